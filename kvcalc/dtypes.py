@@ -1,0 +1,97 @@
+"""The one dtype table: storage width of every element type kvcalc knows, and quantization overhead.
+
+Bytes of ``n`` elements of dtype ``d``::
+
+    ceil(n * d.bits / 8) + ceil(n / d.group_size) * d.group_overhead_bytes
+
+Floating types have no groups. Integer KV-cache types (int8, int4, int2) are stored the way
+transformers' quantized caches (quanto / HQQ) store them: per group of ``group_size`` elements
+(default 64) a scale and a zero-point, each 2 bytes (fp16), i.e. 4 bytes per group. fp8 caches
+(vLLM ``--kv-cache-dtype fp8``) use one float32 scale per tensor, which does not grow with
+tokens and is ignored here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class DType:
+    """An element type. ``bits`` per element; optional per-group overhead for quantized ints."""
+
+    name: str
+    bits: int
+    is_float: bool
+    group_size: int = 0
+    group_overhead_bytes: int = 0
+
+    def nbytes(self, elements: int) -> int:
+        """Bytes for ``elements`` values, including group scales/zeros (see module docstring)."""
+        data = -(-elements * self.bits // 8)
+        if self.group_size:
+            data += -(-elements // self.group_size) * self.group_overhead_bytes
+        return data
+
+    @property
+    def bytes_per_element(self) -> float:
+        """Average bytes per element, overhead included (exact for whole groups)."""
+        extra = self.group_overhead_bytes / self.group_size if self.group_size else 0.0
+        return self.bits / 8 + extra
+
+    def with_groups(self, group_size: int, overhead_bytes: int) -> "DType":
+        """The same type with another quantization group size / per-group overhead."""
+        if self.is_float:
+            raise InputError(f"{self.name} is a floating type and has no quantization groups")
+        if group_size < 1 or overhead_bytes < 0:
+            raise InputError("group size must be >= 1 and overhead >= 0 bytes")
+        return replace(self, group_size=group_size, group_overhead_bytes=overhead_bytes)
+
+
+_TABLE: tuple[tuple[DType, tuple[str, ...]], ...] = (
+    (DType("float32", 32, True), ("fp32", "float", "torch.float32", "f32")),
+    (DType("float16", 16, True), ("fp16", "half", "torch.float16", "f16")),
+    (DType("bfloat16", 16, True), ("bf16", "torch.bfloat16")),
+    (DType("fp8_e4m3", 8, True), ("fp8", "float8", "float8_e4m3fn", "fp8_e4m3fn", "e4m3", "torch.float8_e4m3fn")),
+    (DType("fp8_e5m2", 8, True), ("float8_e5m2", "e5m2", "torch.float8_e5m2")),
+    (DType("int8", 8, False, 64, 4), ("i8", "q8")),
+    (DType("int4", 4, False, 64, 4), ("i4", "q4")),
+    (DType("int2", 2, False, 64, 4), ("i2", "q2")),
+)
+
+DTYPES: dict[str, DType] = {d.name: d for d, _ in _TABLE}
+_ALIASES: dict[str, str] = {}
+for _d, _names in _TABLE:
+    _ALIASES[_d.name] = _d.name
+    for _n in _names:
+        _ALIASES[_n] = _d.name
+
+FLOAT32 = DTYPES["float32"]
+BFLOAT16 = DTYPES["bfloat16"]
+
+
+def dtype_names() -> list[str]:
+    """Canonical names, widest first."""
+    return list(DTYPES)
+
+
+def get_dtype(name: "str | DType") -> DType:
+    """Resolve a dtype name or alias (case-insensitive) to its table entry; raise InputError if unknown."""
+    if isinstance(name, DType):
+        return name
+    if not isinstance(name, str):
+        raise InputError(f"dtype must be a string, got {type(name).__name__}")
+    key = name.strip().lower()
+    if key not in _ALIASES:
+        raise InputError(f"unknown dtype '{name[:40]}'; known: {', '.join(DTYPES)}")
+    return DTYPES[_ALIASES[key]]
+
+
+def is_known_dtype(name: object) -> bool:
+    return isinstance(name, str) and name.strip().lower() in _ALIASES
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+

@@ -1,0 +1,209 @@
+"""KV-cache bytes per layer, for each runtime, from a :class:`~kvcalc.spec.ModelSpec`.
+
+Every layer's cache is a sum of *terms*; a term's bytes at context ``T`` and batch ``B`` are::
+
+    B * per_token_bytes * tokens(T) + B * per_sequence_bytes + fixed_bytes
+
+where ``tokens(T)`` is ``T`` for a growing cache, ``min(T, cap)`` for a capped one (sliding or
+chunked window) and the encoder length for cross-attention. The runtime decides the caps:
+
+``ideal``
+    The least the cache must hold: full layers ``T`` tokens, sliding / chunked layers
+    ``min(T, W)``, MLA the latent (``kv_lora_rank + qk_rope_head_dim`` per token), recurrent /
+    conv states at their fixed size in the model dtype, shared layers nothing.
+``transformers``
+    What Hugging Face transformers' default ``DynamicCache`` (v5.24) pins in memory after a
+    prefill of ``prefill`` tokens and ``T - prefill`` one-token decode steps, counted per tensor
+    storage. A sliding layer keeps a *view* of the last ``W - 1`` tokens, so right after a prefill
+    its storage is all ``T`` prefill tokens, and after any decode step ``min(T, W)`` tokens; each
+    sliding layer also holds an int64 window tensor (8 bytes). Falcon's new decoder architecture
+    caches K/V repeated to every query head. Recurrent (SSM) states are float32 whatever the
+    model dtype; conv states follow the model dtype. KV-shared layers hold nothing.
+``vllm``
+    Paged blocks; see :mod:`kvcalc.vllm` (capacity planning).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .architectures import read_spec
+from .dtypes import FLOAT32, DType, get_dtype
+from .errors import InputError, UnsupportedError
+from .spec import AttentionCache, LayerSpec, ModelSpec
+
+RUNTIMES = ("ideal", "transformers", "vllm")
+MAX_BATCH = 1 << 20           # 1,048,576 sequences
+MAX_CONTEXT = 1 << 30         # 1,073,741,824 tokens
+
+
+@dataclass(frozen=True)
+class CacheTerm:
+    """One cached tensor family of a layer (see the module docstring for the formula)."""
+
+    per_token_bytes: int = 0
+    cap: int | None = None          # tokens held at most; None = grows with context
+    cross: bool = False             # tokens are encoder tokens, not context
+    per_sequence_bytes: int = 0
+    fixed_bytes: int = 0
+
+    def tokens(self, context: int, encoder_tokens: int) -> int:
+        if self.cross:
+            return encoder_tokens
+        return context if self.cap is None else min(context, self.cap)
+
+    def nbytes(self, batch: int, context: int, encoder_tokens: int) -> int:
+        return (batch * (self.per_token_bytes * self.tokens(context, encoder_tokens) + self.per_sequence_bytes)
+                + self.fixed_bytes)
+
+
+@dataclass(frozen=True)
+class LayerBytes:
+    """Bytes one layer's cache holds: ``tokens`` is the number of tokens it keeps per sequence."""
+
+    index: int
+    kind: str
+    tokens: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class KVCacheResult:
+    """Total and per-layer cache bytes for one (model, batch, context, dtype, runtime)."""
+
+    total_bytes: int
+    layers: tuple[LayerBytes, ...]
+    runtime: str
+    batch: int
+    context: int
+    encoder_tokens: int
+    dtype: str
+    kv_dtype: str
+    model_type: str
+    bytes_per_token: int            # bytes one more token adds at batch 1 while below every window
+    fields_used: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total_bytes": self.total_bytes,
+            "layers": [{"index": l.index, "kind": l.kind, "tokens": l.tokens, "bytes": l.bytes} for l in self.layers],
+            "runtime": self.runtime, "batch": self.batch, "context": self.context,
+            "encoder_tokens": self.encoder_tokens, "dtype": self.dtype, "kv_dtype": self.kv_dtype,
+            "model_type": self.model_type, "bytes_per_token": self.bytes_per_token,
+            "fields_used": list(self.fields_used), "warnings": list(self.warnings),
+        }
+
+
+def check_count(name: str, value: Any, minimum: int, maximum: int) -> int:
+    """Validate a planning count (batch, context, ...) and return it as int."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{name} must be a whole number, got {value!r:.40}")
+    if not minimum <= value <= maximum:
+        raise InputError(f"{name} must be between {minimum:,} and {maximum:,}, got {value:,}")
+    return value
+
+
+def resolve_dtypes(spec: ModelSpec, dtype: "str | DType | None", kv_dtype: "str | DType | None") -> tuple[DType, DType]:
+    """(model dtype, KV dtype): the config's own dtype unless overridden; KV defaults to the model dtype."""
+    model = get_dtype(dtype) if dtype is not None else get_dtype(spec.dtype)
+    if not model.is_float or model.bits < 16:
+        if dtype is not None:
+            # a quantized weight dtype still computes activations (and so K/V) in 16 bits
+            model = get_dtype("bfloat16")
+    kv = get_dtype(kv_dtype) if kv_dtype is not None else model
+    return model, kv
+
+
+def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bool, quirks: tuple[str, ...]) -> list[CacheTerm]:
+    if a.latent_dim:
+        per_token = kv.nbytes(a.latent_dim) + (kv.nbytes(a.indexer_dim) if a.indexer_dim else 0)
+    else:
+        heads = a.query_heads if runtime == "transformers" and "kv_expanded_to_query_heads" in quirks else a.kv_heads
+        per_token = heads * (kv.nbytes(a.k_head_dim) + kv.nbytes(a.v_head_dim))
+    if a.source == "cross":
+        return [CacheTerm(per_token_bytes=per_token, cross=True)]
+    if a.window is None:
+        return [CacheTerm(per_token_bytes=per_token)]
+    if runtime == "transformers":
+        cap = None if prefill_only else a.window
+        return [CacheTerm(per_token_bytes=per_token, cap=cap), CacheTerm(fixed_bytes=8)]
+    return [CacheTerm(per_token_bytes=per_token, cap=a.window)]
+
+
+def layer_terms(layer: LayerSpec, model: DType, kv: DType, runtime: str, prefill_only: bool,
+                quirks: tuple[str, ...] = ()) -> list[CacheTerm]:
+    """The cache terms of one layer under ``runtime``."""
+    if layer.kind in ("shared", "none"):
+        return []
+    terms: list[CacheTerm] = []
+    for a in layer.attention:
+        terms.extend(_attention_term(a, kv, runtime, prefill_only, quirks))
+    for s in layer.states:
+        state_dtype = FLOAT32 if runtime == "transformers" and s.role == "ssm" else model
+        terms.append(CacheTerm(per_sequence_bytes=state_dtype.nbytes(s.elements)))
+    return terms
+
+
+def model_terms(spec: ModelSpec, model: DType, kv: DType, runtime: str, prefill_only: bool) -> list[list[CacheTerm]]:
+    return [layer_terms(l, model, kv, runtime, prefill_only, spec.quirks) for l in spec.layers]
+
+
+def _layer_tokens(terms: list[CacheTerm], context: int, encoder_tokens: int) -> int:
+    token_terms = [t for t in terms if t.per_token_bytes and not t.cross]
+    if token_terms:
+        return max(t.tokens(context, encoder_tokens) for t in token_terms)
+    cross = [t for t in terms if t.cross]
+    return encoder_tokens if cross else 0
+
+
+def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: int,
+             dtype: "str | DType | None" = None, kv_dtype: "str | DType | None" = None,
+             runtime: str = "ideal", encoder_tokens: int | None = None,
+             prefill: int | None = None) -> KVCacheResult:
+    """KV-cache bytes for ``batch`` sequences of ``context`` tokens each.
+
+    ``config`` is a config.json dict (or an already-read ModelSpec). ``dtype`` defaults to the
+    config's ``torch_dtype`` / ``dtype``, else bfloat16; ``kv_dtype`` to the model dtype.
+    ``encoder_tokens`` is the encoder (or vision) length cached by cross-attention layers;
+    it defaults to the model's own (Whisper: ``max_source_positions``; Mllama: one image of
+    ``max_num_tiles`` tiles), else to ``context``. ``prefill`` (transformers runtime only) is the
+    length of the first forward pass; the default, ``context``, is the state right after a
+    single prefill. Returns exact integers (bytes).
+    """
+    spec = config if isinstance(config, ModelSpec) else read_spec(config)
+    batch = check_count("batch", batch, 1, MAX_BATCH)
+    context = check_count("context", context, 1, MAX_CONTEXT)
+    if runtime not in RUNTIMES:
+        raise InputError(f"unknown runtime '{str(runtime)[:40]}'; choose one of {', '.join(RUNTIMES)}")
+    if runtime == "vllm":
+        from .vllm import vllm_kv_cache
+
+        return vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
+                             encoder_tokens=encoder_tokens)
+    model, kv = resolve_dtypes(spec, dtype, kv_dtype)
+    if runtime == "transformers" and kv != model:
+        raise UnsupportedError("transformers' DynamicCache stores K/V in the model dtype; "
+                               "use runtime 'ideal' or 'vllm' for a quantized or fp8 KV cache")
+    if prefill is None:
+        prefill = context
+    prefill = check_count("prefill", prefill, 1, context)
+    enc = default_encoder_tokens(spec, context) if encoder_tokens is None else check_count(
+        "encoder_tokens", encoder_tokens, 1, MAX_CONTEXT)
+    terms = model_terms(spec, model, kv, runtime, prefill_only=prefill == context)
+    layers = tuple(
+        LayerBytes(l.index, l.kind, _layer_tokens(t, context, enc), sum(x.nbytes(batch, context, enc) for x in t))
+        for l, t in zip(spec.layers, terms)
+    )
+    per_token = sum(x.per_token_bytes for t in terms for x in t if not x.cross)
+    return KVCacheResult(
+        total_bytes=sum(l.bytes for l in layers), layers=layers, runtime=runtime, batch=batch, context=context,
+        encoder_tokens=enc, dtype=model.name, kv_dtype=kv.name, model_type=spec.model_type,
+        bytes_per_token=per_token, fields_used=spec.fields_used, warnings=spec.warnings,
+    )
+
+
+def default_encoder_tokens(spec: ModelSpec, context: int) -> int:
+    """Encoder tokens cached by cross-attention when the caller gives none (see kv_cache)."""
+    return spec.default_encoder_tokens or context

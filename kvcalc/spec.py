@@ -1,0 +1,106 @@
+"""Frozen dataclasses describing a model's cache layer by layer (the output of config reading).
+
+A layer holds zero or more attention caches (self- or cross-attention) and zero or more
+fixed-size recurrent states. kv.py turns these facts into bytes for each runtime.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+LayerKind = Literal[
+    "full",        # full causal self-attention: grows with every token
+    "sliding",     # sliding-window attention: holds at most `window` tokens
+    "chunked",     # chunked local attention (Llama 4): attends within chunks of `window` tokens
+    "mla",         # multi-head latent attention (DeepSeek): caches one latent vector per token
+    "linear",      # linear attention / gated delta net: fixed-size state
+    "mamba",       # selective state-space layer: fixed-size conv + SSM state
+    "conv",        # short-convolution layer (LFM2): fixed-size conv state
+    "hybrid",      # a recurrent state and an attention cache in the same layer
+    "cross",       # cross-attention only (Mllama): caches encoder / vision tokens
+    "shared",      # reuses another layer's KV cache: holds nothing itself
+    "none",        # no cache at all (MLP / MoE-only block)
+]
+
+
+@dataclass(frozen=True)
+class AttentionCache:
+    """One attention cache in a layer.
+
+    Per token it stores ``kv_heads * k_head_dim`` key and ``kv_heads * v_head_dim`` value
+    elements, or, for MLA, ``latent_dim`` elements (the compressed KV plus the shared RoPE key).
+    ``window`` caps the tokens a sliding or chunked layer needs; ``source == "cross"`` means the
+    cache holds encoder tokens, not generated ones. ``query_heads`` is the number of query heads
+    (some runtimes cache K/V expanded to every query head). ``indexer_dim`` is the DeepSeek
+    sparse-attention indexer key width (elements per token), 0 when absent.
+    """
+
+    kv_heads: int
+    k_head_dim: int
+    v_head_dim: int
+    query_heads: int
+    window: int | None = None
+    chunked: bool = False
+    latent_dim: int = 0
+    indexer_dim: int = 0
+    source: Literal["self", "cross"] = "self"
+
+    @property
+    def elements_per_token(self) -> int:
+        """Elements cached per token per sequence (ideal layout)."""
+        if self.latent_dim:
+            return self.latent_dim + self.indexer_dim
+        return self.kv_heads * (self.k_head_dim + self.v_head_dim)
+
+
+@dataclass(frozen=True)
+class RecurrentState:
+    """A fixed-size state per sequence: ``elements`` values, independent of context length.
+
+    ``role`` is ``"conv"`` (short-convolution window, kept in the model dtype by transformers)
+    or ``"ssm"`` (the recurrent / SSM state, kept in float32 by transformers).
+    """
+
+    role: Literal["conv", "ssm"]
+    elements: int
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """One decoder layer's cache: its kind, attention caches and recurrent states."""
+
+    index: int
+    kind: LayerKind
+    attention: tuple[AttentionCache, ...] = ()
+    states: tuple[RecurrentState, ...] = ()
+    shares_with: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Everything kvcalc read from a config.json, per layer, with the fields it used."""
+
+    model_type: str
+    dtype: str
+    layers: tuple[LayerSpec, ...]
+    hidden_size: int
+    vocab_size: int
+    num_attention_heads: int
+    is_encoder_decoder: bool = False
+    default_encoder_tokens: int | None = None
+    max_position_embeddings: int | None = None
+    known_architecture: bool = True
+    fields_used: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    quirks: tuple[str, ...] = field(default=())
+
+    @property
+    def num_layers(self) -> int:
+        return len(self.layers)
+
+    def kinds(self) -> dict[str, int]:
+        """Count of layers per kind, e.g. {"sliding": 40, "full": 8}."""
+        out: dict[str, int] = {}
+        for layer in self.layers:
+            out[layer.kind] = out.get(layer.kind, 0) + 1
+        return out
