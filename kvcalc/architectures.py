@@ -18,7 +18,7 @@ from .spec import AttentionCache, LayerSpec, ModelSpec, RecurrentState
 # Multimodal wrappers whose decoder lives in ``text_config``: wrapper -> text model_type.
 TEXT_MODEL_TYPES = {
     "gemma3": "gemma3_text", "gemma3n": "gemma3n_text", "mllama": "mllama_text_model",
-    "llama4": "llama4_text", "qwen2_vl": "qwen2_vl_text", "qwen2_5_vl": "qwen2_5_vl_text",
+    "llama4": "llama4_text", "gemma4": "gemma4_text", "qwen2_vl": "qwen2_vl_text", "qwen2_5_vl": "qwen2_5_vl_text",
     "mistral3": "mistral", "llava": "llama", "paligemma": "gemma",
 }
 
@@ -55,7 +55,7 @@ KNOWN_DECODERS = {
     "gptj", "falcon", "bloom", "opt", "deepseek_v2", "deepseek_v3", "kimi_k2", "llama4_text", "mamba", "mamba2",
     "falcon_mamba", "jamba", "bamba", "falcon_h1", "zamba2", "nemotron_h", "granitemoehybrid", "qwen3_next",
     "mllama_text_model", "gemma3n_text", "olmo", "olmo2", "olmo3", "granite", "granitemoe", "stablelm",
-    "internlm3", "glm", "glm4", "glm4_moe", "exaone4", "smollm3", "minimax", "lfm2", "ministral", "helium",
+    "internlm3", "glm", "glm4", "glm4_moe", "exaone4", "smollm3", "minimax", "lfm2", "ministral", "gemma4_text", "deepseek_v32", "olmo3", "helium",
     "qwen2_vl_text", "qwen2_5_vl_text", "persimmon", "codegen", "gpt_neo", "nemotron", "dbrx", "olmoe",
     "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5", "ernie4_5_moe", "seed_oss", "arcee", "apertus",
     "dots1", "bitnet", "cohere2_moe", "chatglm", "baichuan", "internlm2", "qwen", "mpt",
@@ -195,6 +195,9 @@ def _layer_types(ctx: _Ctx, n: int) -> list[str]:
         return ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(n)]
     if mt == "olmo3":
         return ["sliding_attention" if (i + 1) % 4 else "full_attention" for i in range(n)]
+    if mt == "gemma4_text":
+        out = ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)]
+        return out[:-1] + ["full_attention"]
     if mt == "gemma3n_text":
         return ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(n)]
     if mt == "minimax":
@@ -306,6 +309,8 @@ def _recurrent_states(ctx: _Ctx) -> tuple[RecurrentState, ...]:
     def states(conv: int, ssm: int) -> tuple[RecurrentState, ...]:
         return (RecurrentState("conv", conv), RecurrentState("ssm", ssm))
 
+    if mt == "lfm2":
+        return (RecurrentState("conv", hidden * r.int("conv_L_cache", default=3)),)
     if mt in ("mamba", "falcon_mamba"):
         inter = r.int("intermediate_size", default=int(r.raw("expand", default=2) * hidden))
         return states(inter * r.int("conv_kernel", default=4), inter * r.int("state_size", default=16))
@@ -317,6 +322,10 @@ def _recurrent_states(ctx: _Ctx) -> tuple[RecurrentState, ...]:
         kd, vd = r.int("linear_key_head_dim"), r.int("linear_value_head_dim")
         conv_dim = 2 * kh * kd + vh * vd
         return states(conv_dim * r.int("linear_conv_kernel_dim", default=4), vh * kd * vd)
+    if mt == "minimax":
+        heads = ctx.need("num_attention_heads", None, "attention heads")
+        hd = ctx.int("head_dim") or hidden // heads
+        return (RecurrentState("linear", heads * hd * hd),)
     if mt == "mamba2":
         inter = int(r.raw("expand", default=2) * hidden)
         groups, n_state = r.int("n_groups", default=8), r.int("state_size", default=128)
@@ -360,6 +369,8 @@ def _decoder_layers(ctx: _Ctx) -> tuple[list[LayerSpec], list[str]]:
     if n > 4096:
         raise ConfigError(r.field_name("num_hidden_layers"), n, "must be at most 4,096")
     types = _layer_types(ctx, n)
+    if mt == "gemma4_text" and types[-1] != "full_attention":
+        types[-1] = "full_attention"  # transformers forces Gemma 4's last layer to full attention
     kinds = []
     for i, t in enumerate(types):
         kind = _LAYER_TYPE_ALIASES.get(t)
@@ -381,13 +392,14 @@ def _decoder_layers(ctx: _Ctx) -> tuple[list[LayerSpec], list[str]]:
     states = _recurrent_states(ctx) if any(k in ("recurrent", "hybrid") for k in kinds) else ()
 
     shared_from = _kv_sharing(ctx, n, types)
+    overrides = _per_layer_overrides(ctx, n, types)
     layers: list[LayerSpec] = []
     for i, kind in enumerate(kinds):
         if i in shared_from:
             layers.append(LayerSpec(i, "shared", shares_with=shared_from[i]))
         elif kind in ("full", "sliding", "chunked"):
             assert attn is not None
-            a = attn
+            a = _replace(attn, **overrides[i]) if overrides.get(i) else attn
             if kind == "sliding":
                 if window is None:
                     raise ConfigError(r.path + "sliding_window", None, f"layer {i} is sliding but no window is set")
@@ -398,11 +410,7 @@ def _decoder_layers(ctx: _Ctx) -> tuple[list[LayerSpec], list[str]]:
                 a = _replace(attn, window=chunk, chunked=True)
             layers.append(LayerSpec(i, "mla" if a.latent_dim else kind, attention=(a,)))
         elif kind == "recurrent":
-            st = states
-            if mt == "lfm2":
-                st = (RecurrentState("conv", ctx.need("hidden_size", None, "width") * r.int("conv_L_cache", default=3)),)
-            layers.append(LayerSpec(i, "linear" if t_is_linear(types[i], mt) else "mamba" if mt != "lfm2" else "conv",
-                                    states=st))
+            layers.append(LayerSpec(i, _recurrent_kind(types[i], mt), states=states))
         elif kind == "hybrid":
             assert attn is not None
             layers.append(LayerSpec(i, "hybrid", attention=(attn,), states=states))
@@ -414,8 +422,45 @@ def _decoder_layers(ctx: _Ctx) -> tuple[list[LayerSpec], list[str]]:
     return layers, quirks
 
 
-def t_is_linear(layer_type: str, mt: str) -> bool:
-    return layer_type == "linear_attention" and mt in ("qwen3_next", "qwen3_5", "qwen3_5_moe", "minimax", "kimi_linear")
+def _per_layer_overrides(ctx: _Ctx, n: int, types: list[str]) -> dict[int, dict[str, int]]:
+    """Per-layer attention geometry overrides: transformers' ``per_layer_config`` ({"5": {"head_dim": 512}}),
+    or, for Gemma 4 configs without it, ``global_head_dim`` / ``num_global_key_value_heads`` on full layers."""
+    r = ctx.r
+    out: dict[int, dict[str, int]] = {}
+    table = {"head_dim": ("k_head_dim", "v_head_dim"), "num_key_value_heads": ("kv_heads",),
+             "num_attention_heads": ("query_heads",)}
+    if r.has("per_layer_config"):
+        plc = r.raw("per_layer_config")
+        if not isinstance(plc, Mapping):
+            raise ConfigError(r.field_name("per_layer_config"), plc, "must be an object of layer index -> fields")
+        for key, fields in plc.items():
+            field = f"{r.path}per_layer_config.{key}"
+            try:
+                idx = int(key)
+            except (TypeError, ValueError):
+                raise ConfigError(field, key, "layer index must be an integer") from None
+            if not 0 <= idx < n or not isinstance(fields, Mapping):
+                raise ConfigError(field, fields, f"must name a layer below {n} and hold an object")
+            for name, value in fields.items():
+                for attr in table.get(name, ()):
+                    out.setdefault(idx, {})[attr] = ConfigReader.check_int(f"{field}.{name}", value)
+        return out
+    if ctx.mt == "gemma4_text":
+        head_dim = ctx.int("global_head_dim", default=512)
+        kv = ctx.opt_int("num_global_key_value_heads") if r.bool("attention_k_eq_v") else None
+        for i, t in enumerate(types):
+            if t == "full_attention":
+                out[i] = {"k_head_dim": head_dim, "v_head_dim": head_dim, **({"kv_heads": kv} if kv else {})}
+    return out
+
+
+def _recurrent_kind(layer_type: str, mt: str) -> str:
+    """"conv" (LFM2 short conv), "linear" (linear attention / gated delta net) or "mamba"."""
+    if mt == "lfm2":
+        return "conv"
+    if layer_type == "linear_attention" and mt in ("qwen3_next", "qwen3_5", "qwen3_5_moe", "minimax", "kimi_linear"):
+        return "linear"
+    return "mamba"
 
 
 def _kv_sharing(ctx: _Ctx, n: int, types: list[str]) -> dict[int, int]:

@@ -57,11 +57,12 @@ class AttentionCache:
 class RecurrentState:
     """A fixed-size state per sequence: ``elements`` values, independent of context length.
 
-    ``role`` is ``"conv"`` (short-convolution window, kept in the model dtype by transformers)
-    or ``"ssm"`` (the recurrent / SSM state, kept in float32 by transformers).
+    ``role`` is ``"conv"`` (short-convolution window, kept in the model dtype by transformers),
+    ``"ssm"`` (a Mamba / gated-delta-net recurrent state, kept in float32 by transformers) or
+    ``"linear"`` (MiniMax lightning-attention state, kept in the model dtype by transformers).
     """
 
-    role: Literal["conv", "ssm"]
+    role: Literal["conv", "ssm", "linear"]
     elements: int
 
 

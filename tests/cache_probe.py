@@ -43,24 +43,46 @@ def storage_bytes(obj) -> int:
 
 
 def layer_storage_bytes(cache) -> list[int]:
-    layers = getattr(cache, "layers", None)
-    if layers is None:
-        return [storage_bytes(cache)]
-    return [storage_bytes(layer) for layer in layers]
+    """Storage bytes per decoder layer; encoder-decoder caches add self- and cross-attention,
+    MiniMax's cache adds its separate ``linear_cache`` list."""
+    if hasattr(cache, "self_attention_cache"):
+        own = layer_storage_bytes(cache.self_attention_cache)
+        cross = layer_storage_bytes(cache.cross_attention_cache)
+        return [a + b for a, b in zip(own, cross)]
+    layers = list(getattr(cache, "layers", []))
+    linear = list(getattr(cache, "linear_cache", []))
+    n = max(len(layers), len(linear))
+    return [(storage_bytes(layers[i]) if i < len(layers) else 0) + (storage_bytes(linear[i]) if i < len(linear) else 0)
+            for i in range(n)]
 
 
-def feed(model, *, batch: int, prefill: int, decode: int, encoder_tokens: int | None = None, extra=None):
-    """Run one prefill forward of ``prefill`` tokens then ``decode`` one-token forwards; return the cache."""
+def feed(model, *, batch: int, prefill: int, decode: int, encoder_tokens: int = 0):
+    """Run one prefill forward of ``prefill`` tokens then ``decode`` one-token forwards; return the cache.
+
+    Encoder-decoder models get ``encoder_tokens`` encoder inputs (token ids, or Whisper features
+    that the encoder downsamples 2x); Mllama's text model gets that many cross-attention states.
+    """
     g = torch.Generator().manual_seed(0)
-    vocab = model.config.get_text_config(decoder=True).vocab_size
+    cfg = model.config
+    vocab = cfg.get_text_config(decoder=True).vocab_size
+    dtype = next(model.parameters()).dtype
+    first: dict = {}
+    ids_key = "input_ids"
+    if cfg.is_encoder_decoder:
+        ids_key = "decoder_input_ids"
+        if cfg.model_type == "whisper":
+            first["input_features"] = torch.randn(batch, cfg.num_mel_bins, 2 * encoder_tokens, generator=g).to(dtype)
+        else:
+            first["input_ids"] = torch.randint(3, min(vocab, 100), (batch, encoder_tokens), generator=g)
+    elif cfg.model_type == "mllama_text_model":
+        first["cross_attention_states"] = torch.randn(batch, encoder_tokens, cfg.hidden_size, generator=g).to(dtype)
     ids = torch.randint(3, min(vocab, 100), (batch, prefill), generator=g)
-    kwargs = dict(extra or {})
     with torch.no_grad():
-        out = model(input_ids=ids, use_cache=True, **kwargs)
+        out = model(**{ids_key: ids}, use_cache=True, **first)
         cache = out.past_key_values
         for _ in range(decode):
             nxt = torch.randint(3, min(vocab, 100), (batch, 1), generator=g)
-            step_kwargs = {k: v for k, v in kwargs.items() if k in ("encoder_outputs",)}
-            out = model(input_ids=nxt, past_key_values=cache, use_cache=True, **step_kwargs)
+            extra = {"encoder_outputs": (out.encoder_last_hidden_state,)} if cfg.is_encoder_decoder else {}
+            out = model(**{ids_key: nxt}, past_key_values=cache, use_cache=True, **extra)
             cache = out.past_key_values
     return cache

@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from cache_probe import feed, layer_storage_bytes  # noqa: E402
-from tiny_models import TINY  # noqa: E402
+from tiny_models import TINY, TINY_SEQ2SEQ  # noqa: E402
 
 import kvcalc  # noqa: E402
 
@@ -39,9 +39,17 @@ def _model(model_type: str, dtype: str):
     if key not in _models:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cfg = transformers.AutoConfig.for_model(model_type, **TINY[model_type])
+            seq2seq = model_type in TINY_SEQ2SEQ
+            cfg = transformers.AutoConfig.for_model(model_type, **(TINY_SEQ2SEQ if seq2seq else TINY)[model_type])
+            auto = transformers.AutoModelForSeq2SeqLM if seq2seq else transformers.AutoModelForCausalLM
             torch.manual_seed(0)
-            model = transformers.AutoModelForCausalLM.from_config(cfg, dtype=getattr(torch, dtype)).eval()
+            if model_type == "whisper":
+                model = transformers.WhisperForConditionalGeneration(cfg)
+            elif model_type == "mllama_text_model":
+                model = transformers.MllamaForCausalLM(cfg)
+            else:
+                model = auto.from_config(cfg)
+            model = model.to(getattr(torch, dtype)).eval()
         _models[key] = model
     return _models[key]
 
@@ -52,15 +60,18 @@ def config_json(model) -> dict:
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"{s[0]}-b{s[1]}-p{s[2]}-d{s[3]}")
-@pytest.mark.parametrize("model_type", sorted(TINY))
+@pytest.mark.parametrize("model_type", sorted(TINY) + sorted(TINY_SEQ2SEQ))
 def test_transformers_cache_bytes_exact(model_type, scenario):
     dtype, batch, prefill, decode = scenario
     model = _model(model_type, dtype)
+    # encoder / vision tokens for cross-attention; Whisper's encoder length is fixed by its config
+    encoder_tokens = 10 if model_type == "whisper" else 7
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cache = feed(model, batch=batch, prefill=prefill, decode=decode)
+        cache = feed(model, batch=batch, prefill=prefill, decode=decode, encoder_tokens=encoder_tokens)
     measured = layer_storage_bytes(cache)
     result = kvcalc.kv_cache(config_json(model), batch=batch, context=prefill + decode, dtype=dtype,
-                             runtime="transformers", prefill=prefill)
+                             runtime="transformers", prefill=prefill,
+                             encoder_tokens=None if model_type == "whisper" else encoder_tokens)
     assert [l.bytes for l in result.layers] == measured
     assert result.total_bytes == sum(measured)

@@ -66,4 +66,33 @@ TINY: dict[str, dict] = {
                        linear_key_head_dim=16, linear_value_head_dim=16, linear_conv_kernel_dim=4,
                        moe_intermediate_size=32, shared_expert_intermediate_size=32, num_experts=4,
                        num_experts_per_tok=2),
+    "minimax": dict(_DEC, head_dim=16, num_local_experts=2, num_experts_per_tok=1),
+    "lfm2": dict(_DEC, full_attn_idxs=[1, 3]),
+    "granitemoehybrid": dict(_DEC, layer_types=["mamba", "attention", "mamba", "attention"], mamba_n_heads=8,
+                             mamba_d_head=16, mamba_d_state=8, mamba_n_groups=1, num_local_experts=2,
+                             num_experts_per_tok=1),
+    "falcon_mamba": dict(hidden_size=64, num_hidden_layers=3, state_size=8, vocab_size=128),
+    "olmo3": dict(_DEC, sliding_window=6),
+    "exaone4": dict(_DEC, sliding_window=6, sliding_window_pattern=2),
+    "deepseek_v32": dict(_DEC, num_hidden_layers=3, num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=24,
+                         qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=12, moe_intermediate_size=32,
+                         n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
+                         n_group=1, topk_group=1, index_head_dim=16, index_n_heads=2, index_topk=4),
+    "gemma3n_text": dict(_DEC, num_hidden_layers=10, head_dim=16, sliding_window=6, num_kv_shared_layers=4,
+                         hidden_size_per_layer_input=8, vocab_size_per_layer_input=128, laurel_rank=4,
+                         altup_num_inputs=2),
+    "gemma4_text": dict(_DEC, num_hidden_layers=8, head_dim=16, sliding_window=6, global_head_dim=32,
+                        num_kv_shared_layers=2, hidden_size_per_layer_input=8, vocab_size_per_layer_input=128),
+    "mllama_text_model": dict(_DEC, cross_attention_layers=[1, 3], pad_token_id=0),
+}
+
+# Encoder-decoder models (built with their ...ForConditionalGeneration class).
+_SEQ2SEQ = dict(d_model=32, encoder_layers=2, decoder_layers=3, encoder_attention_heads=4, decoder_attention_heads=4,
+                encoder_ffn_dim=64, decoder_ffn_dim=64, vocab_size=100, max_position_embeddings=64)
+TINY_SEQ2SEQ: dict[str, dict] = {
+    "t5": dict(d_model=32, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=3, num_heads=4, vocab_size=100),
+    "bart": dict(_SEQ2SEQ),
+    "whisper": dict(_SEQ2SEQ, num_mel_bins=8, max_source_positions=10, max_target_positions=32, pad_token_id=1,
+                    bos_token_id=1, eos_token_id=2, decoder_start_token_id=3, begin_suppress_tokens=None,
+                    suppress_tokens=None),
 }
