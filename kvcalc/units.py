@@ -1,0 +1,14 @@
+"""Byte formatting used by the CLI and the pages (GiB = 2**30 bytes, MiB = 2**20, KiB = 2**10)."""
+from __future__ import annotations
+
+GiB = 1 << 30
+MiB = 1 << 20
+KiB = 1 << 10
+
+
+def human_bytes(n: float) -> str:
+    """'1.50 GiB', '256.00 MiB', '512 B' (binary units)."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
+        if abs(n) >= size:
+            return f"{n / size:,.2f} {unit}"
+    return f"{int(n):,} B"

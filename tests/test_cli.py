@@ -1,0 +1,57 @@
+"""The CLI: table and JSON output, stdin, and one-line errors with exit status 2."""
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+
+from kvcalc.cli import main
+from paths import ROOT
+
+LLAMA_32_1B = os.path.join(ROOT, "data", "configs", "meta-llama__Llama-3.2-1B.json")
+
+
+def run(capsys, *argv, stdin=None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_output(capsys):
+    code, out, err = run(capsys, "kv", LLAMA_32_1B, "--batch", "2", "--context", "100", "--json")
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    # Llama-3.2-1B: 16 layers x 8 KV heads x 64 dims x (K+V) x bf16
+    assert data["total_bytes"] == 2 * 100 * 16 * 8 * 64 * 2 * 2
+    assert {"total_bytes", "layers", "fields_used", "warnings"} <= data.keys()
+    assert data["layers"][0] == {"index": 0, "kind": "full", "tokens": 100, "bytes": 2 * 100 * 8 * 64 * 2 * 2}
+
+
+def test_table_and_stdin(capsys, monkeypatch):
+    with open(LLAMA_32_1B, encoding="utf-8") as f:
+        text = f.read()
+    code, out, _ = run(capsys, "kv", "-", "--batch", "1", "--context", "10", stdin=text, monkeypatch=monkeypatch)
+    assert code == 0
+    assert "total 327,680 bytes" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["kv", "missing.json", "--batch", "1", "--context", "1"], "cannot read config"),
+    (["kv", LLAMA_32_1B, "--batch", "zero", "--context", "1"], "not a whole number"),
+    (["kv", LLAMA_32_1B, "--batch", "0", "--context", "1"], "batch must be between"),
+    (["kv", LLAMA_32_1B, "--batch", "1", "--context", "1", "--kv-dtype", "int3"], "unknown dtype"),
+    (["kv", LLAMA_32_1B, "--batch", "1", "--context", "1", "--runtime", "tgi"], "invalid choice"),
+])
+def test_bad_input_one_line_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1
+
+
+def test_bad_json_on_stdin(capsys, monkeypatch):
+    code, _, err = run(capsys, "kv", "-", "--batch", "1", "--context", "1", stdin="{not json", monkeypatch=monkeypatch)
+    assert code == 2 and "not valid JSON" in err

@@ -1,0 +1,131 @@
+"""Worked examples with numbers from the literature and from arithmetic on real configs.
+
+Every expected value is written out as plain arithmetic on published shapes, never taken from
+kvcalc's own output.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+import kvcalc
+from paths import reference_configs
+
+GiB, MiB = 2**30, 2**20
+
+LLAMA_7B = {"model_type": "llama", "num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096,
+            "torch_dtype": "float16", "vocab_size": 32000}
+
+
+def load(name: str) -> dict:
+    for path in reference_configs():
+        if os.path.basename(path) == name:
+            with open(path, encoding="utf-8") as f:
+                return json.load(f)
+    pytest.skip(f"{name} not available")
+
+
+def test_llama_7b_fp16_seed_examples():
+    assert kvcalc.kv_cache(LLAMA_7B, batch=1, context=1024).total_bytes == 536_870_912
+    assert kvcalc.kv_cache(LLAMA_7B, batch=1, context=2048).total_bytes == 1 * GiB
+    gqa = dict(LLAMA_7B, num_key_value_heads=8)
+    mqa = dict(LLAMA_7B, num_key_value_heads=1)
+    assert kvcalc.kv_cache(gqa, batch=1, context=2048).total_bytes == 256 * MiB
+    assert kvcalc.kv_cache(mqa, batch=1, context=2048).total_bytes == 32 * MiB
+
+
+def test_per_token_figures_checked_by_hand():
+    # Llama-3-8B: 32 layers x 8 KV heads x 128 dims x (K+V) x 2 bytes
+    assert kvcalc.kv_cache(load("meta-llama__Meta-Llama-3-8B.json"), batch=1, context=1).bytes_per_token == 32 * 8 * 128 * 2 * 2 == 131_072
+    # DeepSeek-V3: 61 layers x (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 bytes, one latent per token
+    assert kvcalc.kv_cache(load("deepseek-ai__DeepSeek-V3.json"), batch=1, context=1).bytes_per_token == 61 * 576 * 2 == 70_272
+    # Qwen3-8B states head_dim 128 explicitly (hidden 4096 / 32 heads would also be 128), 36 layers, 8 KV heads
+    assert kvcalc.kv_cache(load("Qwen__Qwen3-8B.json"), batch=1, context=1).bytes_per_token == 36 * 8 * 128 * 2 * 2
+    # Qwen3-0.6B: head_dim 128 stated, although hidden 1024 / 16 heads = 64
+    assert kvcalc.kv_cache(load("Qwen__Qwen3-0.6B.json"), batch=1, context=1).bytes_per_token == 28 * 8 * 128 * 2 * 2
+
+
+def test_gemma3_27b_interleaved_sliding_window_at_128k():
+    cfg = load("google__gemma-3-27b-it.json")
+    r = kvcalc.kv_cache(cfg, batch=1, context=131_072)
+    per_layer_token = 16 * 128 * 2 * 2        # 16 KV heads x head_dim 128 x (K+V) x bf16
+    full_layers = 62 // 6                     # pattern 6: every 6th layer is global -> 10
+    sliding_layers = 62 - full_layers         # window 1024
+    assert r.total_bytes == full_layers * per_layer_token * 131_072 + sliding_layers * per_layer_token * 1024
+    assert 10 * GiB < r.total_bytes < 10.5 * GiB
+    assert [l.kind for l in r.layers].count("full") == 10
+
+
+def test_mistral_7b_v01_sliding_window_caps_every_layer():
+    cfg = load("mistralai__Mistral-7B-v0.1.json")   # sliding_window 4096 on all 32 layers
+    at_32k = kvcalc.kv_cache(cfg, batch=2, context=32_768).total_bytes
+    assert at_32k == 2 * 32 * 4096 * 8 * 128 * 2 * 2
+
+
+def test_gpt_oss_alternating_128_token_window():
+    cfg = load("openai__gpt-oss-20b.json")           # 24 layers, half sliding (128), 8 KV heads x 64
+    r = kvcalc.kv_cache(cfg, batch=1, context=8192, dtype="bfloat16")
+    per = 8 * 64 * 2 * 2
+    assert r.total_bytes == 12 * per * 8192 + 12 * per * 128
+
+
+def test_t5_cross_attention_counts_encoder_tokens():
+    cfg = load("google-t5__t5-small.json")           # 6 decoder layers, 8 heads x d_kv 64, float32
+    r = kvcalc.kv_cache(cfg, batch=1, context=100, encoder_tokens=512)
+    assert r.total_bytes == 6 * 8 * 64 * 2 * 4 * (100 + 512)
+
+
+def test_quantized_kv_includes_group_scales():
+    cfg = load("meta-llama__Meta-Llama-3-8B.json")
+    # int4: 128 values -> 64 bytes + 2 groups of 64 x (fp16 scale + fp16 zero) = 72 bytes per head vector
+    r = kvcalc.kv_cache(cfg, batch=1, context=1000, kv_dtype="int4")
+    assert r.total_bytes == 1000 * 32 * 8 * 2 * 72
+    fp8 = kvcalc.kv_cache(cfg, batch=1, context=1000, kv_dtype="fp8")
+    assert fp8.total_bytes == 1000 * 32 * 8 * 2 * 128
+
+
+@pytest.mark.parametrize("path", reference_configs(), ids=os.path.basename)
+def test_every_reference_config_parses(path):
+    with open(path, encoding="utf-8") as f:
+        cfg = json.load(f)
+    r = kvcalc.kv_cache(cfg, batch=1, context=4096)
+    assert r.bytes_per_token > 0
+    assert r.total_bytes > 0
+    assert len(r.layers) == len(kvcalc.read_spec(cfg).layers)
+    assert r.fields_used
+
+
+def test_transformers_runtime_differences_from_ideal():
+    cfg = load("mistralai__Mistral-7B-v0.1.json")
+    W, T, per = 4096, 10_000, 8 * 128 * 2 * 2
+    ideal = kvcalc.kv_cache(cfg, batch=1, context=T).total_bytes
+    prefill = kvcalc.kv_cache(cfg, batch=1, context=T, runtime="transformers").total_bytes
+    decoded = kvcalc.kv_cache(cfg, batch=1, context=T, runtime="transformers", prefill=T - 1).total_bytes
+    assert ideal == 32 * per * W
+    assert prefill == 32 * (per * T + 8)          # a view over the whole prefill + int64 window tensor
+    assert decoded == 32 * (per * W + 8)
+
+
+def test_unknown_architecture_warns_with_assumed_fields():
+    cfg = {"model_type": "brand_new_lm", "num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64}
+    r = kvcalc.kv_cache(cfg, batch=1, context=10)
+    assert r.total_bytes == 2 * 4 * 16 * 2 * 2 * 10
+    text = " ".join(r.warnings)
+    assert "unknown architecture" in text and "num_key_value_heads" in text and "head_dim" in text
+
+
+def test_bad_inputs_raise_typed_errors():
+    with pytest.raises(kvcalc.ConfigError) as e:
+        kvcalc.kv_cache({"model_type": "llama", "num_hidden_layers": "32", "num_attention_heads": 32,
+                         "hidden_size": 4096}, batch=1, context=1)
+    assert e.value.field == "num_hidden_layers"
+    with pytest.raises(kvcalc.ConfigError):
+        kvcalc.kv_cache({"model_type": "bert", "num_hidden_layers": 12}, batch=1, context=1)
+    with pytest.raises(kvcalc.InputError):
+        kvcalc.kv_cache(LLAMA_7B, batch=0, context=1)
+    with pytest.raises(kvcalc.InputError):
+        kvcalc.kv_cache(LLAMA_7B, batch=1, context=1, kv_dtype="int3")
+    with pytest.raises(kvcalc.UnsupportedError):
+        kvcalc.kv_cache(LLAMA_7B, batch=1, context=1, kv_dtype="int4", runtime="transformers")
