@@ -55,7 +55,7 @@ KNOWN_DECODERS = {
     "gptj", "falcon", "bloom", "opt", "deepseek_v2", "deepseek_v3", "kimi_k2", "llama4_text", "mamba", "mamba2",
     "falcon_mamba", "jamba", "bamba", "falcon_h1", "zamba2", "nemotron_h", "granitemoehybrid", "qwen3_next",
     "mllama_text_model", "gemma3n_text", "olmo", "olmo2", "olmo3", "granite", "granitemoe", "stablelm",
-    "internlm3", "glm", "glm4", "glm4_moe", "exaone4", "smollm3", "minimax", "lfm2", "ministral", "gemma4_text", "deepseek_v32", "olmo3", "helium",
+    "internlm3", "glm", "glm4", "glm4_moe", "exaone4", "smollm3", "minimax", "kimi_linear", "lfm2", "ministral", "gemma4_text", "deepseek_v32", "olmo3", "helium",
     "qwen2_vl_text", "qwen2_5_vl_text", "persimmon", "codegen", "gpt_neo", "nemotron", "dbrx", "olmoe",
     "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5", "ernie4_5_moe", "seed_oss", "arcee", "apertus",
     "dots1", "bitnet", "cohere2_moe", "chatglm", "baichuan", "internlm2", "qwen", "mpt",
@@ -202,6 +202,11 @@ def _layer_types(ctx: _Ctx, n: int) -> list[str]:
         return ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(n)]
     if mt == "minimax":
         return ["full_attention" if (i + 1) % 2 else "linear_attention" for i in range(n)]
+    if mt == "kimi_linear" and r.has("linear_attn_config"):
+        lac = r.sub("linear_attn_config")
+        assert lac is not None
+        full = set(lac.int_list("full_attn_layers", default=[], minimum=1))   # 1-indexed in checkpoints
+        return ["full_attention" if i + 1 in full else "linear_attention" for i in range(n)]
     if mt == "qwen3_next":
         interval = ctx.int("full_attention_interval", minimum=1)
         return ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(n)]
@@ -322,6 +327,13 @@ def _recurrent_states(ctx: _Ctx) -> tuple[RecurrentState, ...]:
         kd, vd = r.int("linear_key_head_dim"), r.int("linear_value_head_dim")
         conv_dim = 2 * kh * kd + vh * vd
         return states(conv_dim * r.int("linear_conv_kernel_dim", default=4), vh * kd * vd)
+    if mt == "kimi_linear":
+        lac = r.sub("linear_attn_config") or r
+        heads = lac.int("num_heads", default=None) or r.int("linear_num_heads")
+        hd = lac.int("head_dim", default=None) or r.int("linear_head_dim", default=128)
+        k = lac.int("short_conv_kernel_size", default=None) or r.int("linear_conv_kernel_dim", default=4)
+        # Kimi delta attention: separate short convs on q, k and v; one (head_dim x head_dim) state per head
+        return states(3 * heads * hd * k, heads * hd * hd)
     if mt == "minimax":
         heads = ctx.need("num_attention_heads", None, "attention heads")
         hd = ctx.int("head_dim") or hidden // heads

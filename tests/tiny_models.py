@@ -83,6 +83,11 @@ TINY: dict[str, dict] = {
                          altup_num_inputs=2),
     "gemma4_text": dict(_DEC, num_hidden_layers=8, head_dim=16, sliding_window=6, global_head_dim=32,
                         num_kv_shared_layers=2, hidden_size_per_layer_input=8, vocab_size_per_layer_input=128),
+    "kimi_linear": dict(_DEC, num_key_value_heads=4, kv_lora_rank=16, qk_rope_head_dim=8, qk_nope_head_dim=16,
+                        v_head_dim=16, q_lora_rank=None, pad_token_id=0, num_experts=2, num_experts_per_token=1,
+                        moe_intermediate_size=32,
+                        linear_attn_config={"head_dim": 16, "num_heads": 4, "short_conv_kernel_size": 4,
+                                            "full_attn_layers": [2, 4], "kda_layers": [1, 3]}),
     "mllama_text_model": dict(_DEC, cross_attention_layers=[1, 3], pad_token_id=0),
 }
 
