@@ -1,0 +1,108 @@
+"""The GPU catalog (``data/gpus.csv``): memory as the driver reports it, bandwidth, and a source per row.
+
+``memory_mib`` is the total nvidia-smi (or rocm-smi) prints, in MiB (2**20 bytes). Serving
+engines see slightly less (CUDA context, ECC / display reservations); pass a measured figure with
+``custom_gpu`` when you have one.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .errors import InputError
+
+CATALOG_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "gpus.csv")
+MIB = 1 << 20
+MAX_GPU_GIB = 4096.0
+MAX_GPUS = 4096
+
+
+@dataclass(frozen=True)
+class GPU:
+    """One accelerator: ``memory_bytes`` = ``memory_mib`` x 2**20."""
+
+    name: str
+    key: str
+    vendor: str
+    marketed_gb: int
+    memory_mib: int
+    bandwidth_gbps: float | None = None
+    bf16_tflops: float | None = None
+    fp8_support: str = ""
+    source: str = ""
+    note: str = ""
+
+    @property
+    def memory_bytes(self) -> int:
+        return self.memory_mib * MIB
+
+    @property
+    def memory_gib(self) -> float:
+        return self.memory_mib / 1024
+
+    @property
+    def size_class(self) -> str:
+        """'16 GB', '24 GB', '80 GB' ...: the marketed capacity, for grouping."""
+        return f"{self.marketed_gb} GB"
+
+
+def _float(text: str) -> float | None:
+    return float(text) if text.strip() else None
+
+
+@lru_cache(maxsize=1)
+def gpu_catalog() -> tuple[GPU, ...]:
+    """Every GPU of data/gpus.csv, in file order (smallest classes first)."""
+    with open(CATALOG_PATH, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return tuple(
+        GPU(name=r["name"], key=r["key"], vendor=r["vendor"], marketed_gb=int(r["marketed_gb"]),
+            memory_mib=int(r["memory_mib"]), bandwidth_gbps=_float(r["bandwidth_gbps"]),
+            bf16_tflops=_float(r["bf16_tflops_dense"]), fp8_support=r["fp8_support"], source=r["source"],
+            note=r["memory_mib_note"])
+        for r in rows
+    )
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def get_gpu(name: str) -> GPU:
+    """Find a GPU by key ('h100-sxm'), full name, or an unambiguous fragment ('4090', 'H200')."""
+    if not isinstance(name, str) or not name.strip():
+        raise InputError("GPU name must be a non-empty string")
+    wanted = _norm(name)
+    catalog = gpu_catalog()
+    for gpu in catalog:
+        if wanted in (_norm(gpu.key), _norm(gpu.name)):
+            return gpu
+    matches = [g for g in catalog if wanted in _norm(g.name) or wanted in _norm(g.key)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise InputError(f"GPU '{name[:40]}' is ambiguous: {', '.join(g.key for g in matches)}")
+    raise InputError(f"unknown GPU '{name[:40]}'; known: {', '.join(g.key for g in catalog)}")
+
+
+def custom_gpu(memory_gib: float, name: str = "Custom GPU") -> GPU:
+    """A GPU of ``memory_gib`` GiB (2**30 bytes), for cards not in the catalog or measured totals."""
+    if isinstance(memory_gib, bool) or not isinstance(memory_gib, (int, float)) or not 0 < memory_gib <= MAX_GPU_GIB:
+        raise InputError(f"GPU memory must be between 0 and {MAX_GPU_GIB:,.0f} GiB, got {memory_gib!r:.20}")
+    mib = int(round(memory_gib * 1024))
+    if mib < 1:
+        raise InputError("GPU memory must be at least 1 MiB")
+    return GPU(name=name, key="custom", vendor="", marketed_gb=int(round(memory_gib)), memory_mib=mib,
+               source="user input")
+
+
+def gpus_in_class(marketed_gb: int) -> list[GPU]:
+    """Catalog GPUs of one marketed capacity, e.g. 24 -> RTX 3090, RTX 4090, A10, A10G, L4."""
+    return [g for g in gpu_catalog() if g.marketed_gb == marketed_gb]
+
+
+# The classes the UI and CLI put first, with a representative card for each.
+CLASS_REPRESENTATIVES = {16: "t4", 24: "rtx-4090", 80: "h100-sxm"}
