@@ -139,6 +139,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         hidden_size=ctx.need("hidden_size", None, "model width"),
         vocab_size=ctx.int("vocab_size", default=0, minimum=1) or 0,
         num_attention_heads=ctx.int("num_attention_heads", default=0) or 0,
+        mlp_width=_mlp_width(dec),
         max_position_embeddings=ctx.opt_int("max_position_embeddings"),
         known_architecture=known,
         default_encoder_tokens=_vision_tokens(top) if any(l.kind == "cross" for l in layers) else None,
@@ -146,6 +147,29 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         warnings=tuple(warnings) + (() if dtype else ("no torch_dtype/dtype in config: assumed bfloat16",)),
         quirks=tuple(quirks),
     )
+
+
+def _mlp_width(r: ConfigReader) -> int | None:
+    """Per-token MLP intermediate width: dense ``intermediate_size`` (the widest, for per-layer lists),
+    or for MoE ``top_k x expert width + shared-expert width``. None when the config does not say."""
+    def width(*names: str) -> int | None:
+        value = r.raw(*names, default=None) if r.has(*names) else None
+        if isinstance(value, list):
+            value = max((v for v in value if isinstance(v, int) and not isinstance(v, bool)), default=None)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+    dense = width("intermediate_size")
+    topk = width("num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k")
+    experts = width("num_local_experts", "num_experts", "n_routed_experts")
+    if not (topk and experts):
+        return dense
+    expert = width("moe_intermediate_size") or dense
+    if expert is None:
+        return dense
+    shared = width("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size") or 0
+    if not shared and width("n_shared_experts"):
+        shared = (width("n_shared_experts") or 0) * expert
+    return topk * expert + shared
 
 
 def _read_dtype(r: ConfigReader) -> str | None:
@@ -311,29 +335,30 @@ def _recurrent_states(ctx: _Ctx) -> tuple[RecurrentState, ...]:
     r, mt = ctx.r, ctx.mt
     hidden = ctx.need("hidden_size", None, "model width")
 
-    def states(conv: int, ssm: int) -> tuple[RecurrentState, ...]:
-        return (RecurrentState("conv", conv), RecurrentState("ssm", ssm))
+    def states(conv: int, ssm: int, kernel: int) -> tuple[RecurrentState, ...]:
+        return (RecurrentState("conv", conv * kernel, kernel), RecurrentState("ssm", ssm))
 
     if mt == "lfm2":
-        return (RecurrentState("conv", hidden * r.int("conv_L_cache", default=3)),)
+        kernel = r.int("conv_L_cache", default=3)
+        return (RecurrentState("conv", hidden * kernel, kernel),)
     if mt in ("mamba", "falcon_mamba"):
         inter = r.int("intermediate_size", default=int(r.raw("expand", default=2) * hidden))
-        return states(inter * r.int("conv_kernel", default=4), inter * r.int("state_size", default=16))
+        return states(inter, inter * r.int("state_size", default=16), r.int("conv_kernel", default=4))
     if mt == "jamba":
         inter = r.int("mamba_expand", default=2) * hidden
-        return states(inter * r.int("mamba_d_conv", default=4), inter * r.int("mamba_d_state", default=16))
+        return states(inter, inter * r.int("mamba_d_state", default=16), r.int("mamba_d_conv", default=4))
     if mt in ("qwen3_next", "qwen3_5", "qwen3_5_moe"):
         kh, vh = r.int("linear_num_key_heads"), r.int("linear_num_value_heads")
         kd, vd = r.int("linear_key_head_dim"), r.int("linear_value_head_dim")
         conv_dim = 2 * kh * kd + vh * vd
-        return states(conv_dim * r.int("linear_conv_kernel_dim", default=4), vh * kd * vd)
+        return states(conv_dim, vh * kd * vd, r.int("linear_conv_kernel_dim", default=4))
     if mt == "kimi_linear":
         lac = r.sub("linear_attn_config") or r
         heads = lac.int("num_heads", default=None) or r.int("linear_num_heads")
         hd = lac.int("head_dim", default=None) or r.int("linear_head_dim", default=128)
         k = lac.int("short_conv_kernel_size", default=None) or r.int("linear_conv_kernel_dim", default=4)
         # Kimi delta attention: separate short convs on q, k and v; one (head_dim x head_dim) state per head
-        return states(3 * heads * hd * k, heads * hd * hd)
+        return states(3 * heads * hd, heads * hd * hd, k)
     if mt == "minimax":
         heads = ctx.need("num_attention_heads", None, "attention heads")
         hd = ctx.int("head_dim") or hidden // heads
@@ -367,7 +392,7 @@ def _recurrent_states(ctx: _Ctx) -> tuple[RecurrentState, ...]:
         k = r.int("conv_kernel", default=4)
     else:
         raise ConfigError(r.path + "model_type", mt, "has recurrent layers kvcalc has no state rule for")
-    return states((inter + 2 * groups * n_state) * k, nh * hd * n_state)
+    return states(inter + 2 * groups * n_state, nh * hd * n_state, k)
 
 
 def _decoder_layers(ctx: _Ctx) -> tuple[list[LayerSpec], list[str]]:

@@ -64,6 +64,13 @@ class RecurrentState:
 
     role: Literal["conv", "ssm", "linear"]
     elements: int
+    conv_kernel: int = 0       # conv states: the window width (elements = channels x conv_kernel)
+
+    def elements_with_kernel(self, kernel: int) -> int:
+        """Elements if the conv window held ``kernel`` columns (vLLM keeps ``conv_kernel - 1``)."""
+        if self.role != "conv" or not self.conv_kernel:
+            return self.elements
+        return self.elements // self.conv_kernel * kernel
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,7 @@ class ModelSpec:
     hidden_size: int
     vocab_size: int
     num_attention_heads: int
+    mlp_width: int | None = None     # per-token MLP intermediate width (MoE: top-k x expert width + shared)
     is_encoder_decoder: bool = False
     default_encoder_tokens: int | None = None
     max_position_embeddings: int | None = None

@@ -148,11 +148,12 @@ def mamba_state_bytes(states: Sequence[RecurrentState], model: DType, tensor_par
     """Bytes of one request's recurrent state in one layer (``MambaSpec.page_size_bytes``).
 
     ``sum(ceil(elements / tp) * dtype_bytes)`` over the layer's states, every state in the model
-    dtype (vLLM's ``mamba_ssm_cache_dtype="auto"``). Approximations: vLLM keeps ``conv_kernel - 1``
-    columns of the conv state where :class:`~kvcalc.spec.RecurrentState` counts transformers'
-    ``conv_kernel`` columns, and it splits groups that do not divide by ``tp`` differently.
+    dtype (vLLM's ``mamba_ssm_cache_dtype="auto"``); the conv state keeps ``conv_kernel - 1``
+    columns (transformers keeps ``conv_kernel``). Approximation: vLLM splits groups that do not
+    divide by ``tp`` differently.
     """
-    return sum(ceil_div(s.elements, tensor_parallel_size) * _element_bytes(model) for s in states)
+    return sum(ceil_div(s.elements_with_kernel(s.conv_kernel - 1), tensor_parallel_size) * _element_bytes(model)
+               for s in states)
 
 
 # ----------------------------------------------------------------------------- blocks per request
@@ -312,8 +313,7 @@ def vllm_kv_cache(spec: ModelSpec, *, batch: int, context: int, dtype: "str | DT
     if tp > 1:
         warnings.append(f"vLLM bytes are per tensor-parallel rank (tp={tp}); every rank holds the same")
     if any(c.kind == "mamba" for c in caches):
-        warnings.append("vLLM recurrent states: counted from transformers' state sizes in the model dtype "
-                        "(vLLM keeps conv_kernel - 1 conv columns; approximate)")
+        warnings.append("vLLM recurrent states: in the model dtype, conv windows of conv_kernel - 1 columns")
     return KVCacheResult(
         total_bytes=sum(l.bytes for l in layers), layers=tuple(layers), runtime="vllm", batch=batch,
         context=context, encoder_tokens=enc, dtype=model.name, kv_dtype=kv.name, model_type=spec.model_type,
@@ -664,7 +664,8 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
 
     if activation_bytes is None:
         est = estimate_activation_bytes(spec, max_num_batched_tokens=mnbt, max_num_seqs=seqs, dtype=dtype,
-                                        tensor_parallel_size=tp, intermediate_size=intermediate_size)
+                                        tensor_parallel_size=tp,
+                                        intermediate_size=intermediate_size or spec.mlp_width)
         activation = est.peak_bytes
         notes.append(f"activation estimated: max(forward {est.forward_bytes / GiB:.2f} GiB for {mnbt:,} tokens, "
                      f"sampler {est.sampler_bytes / GiB:.2f} GiB for {est.sampler_requests:,} requests)")

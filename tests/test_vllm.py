@@ -220,8 +220,12 @@ def test_activation_forward_term_vs_the_llama_log():
 
 
 def test_activation_estimate_assumes_mlp_width_when_missing():
-    plan = vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(79.19), weights_bytes=gib(14.99), max_model_len=8192)
+    cfg = {k: v for k, v in config(LLAMA8).items() if k != "intermediate_size"}
+    plan = vllm_memory_plan(read_spec(cfg), total_gpu_bytes=gib(79.19), weights_bytes=gib(14.99), max_model_len=8192)
     assert any("assumed 4 x hidden" in n for n in plan.notes)
+    # with the config's own intermediate_size (14336) nothing is assumed
+    plan = vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(79.19), weights_bytes=gib(14.99), max_model_len=8192)
+    assert not any("assumed" in n for n in plan.notes)
 
 
 # ----------------------------------------------------------------------------- tensor parallel heads
@@ -361,7 +365,8 @@ def test_mamba_states_per_request_and_capacity_unsupported():
            "intermediate_size": 1536, "state_size": 16, "conv_kernel": 4, "torch_dtype": "float32"}
     r = vllm_kv_cache(read_spec(cfg), batch=3, context=5000)
     assert r.dtype == "bfloat16"                                     # dtype auto: float32 served in 16 bits
-    assert [l.bytes for l in r.layers] == [3 * (1536 * 4 + 1536 * 16) * 2] * 2
+    # vLLM keeps conv_kernel - 1 = 3 conv columns, plus the 1536 x 16 SSM state, in bf16
+    assert [l.bytes for l in r.layers] == [3 * (1536 * 3 + 1536 * 16) * 2] * 2
     assert r.bytes_per_token == 0
     with pytest.raises(UnsupportedError):
         vllm_memory_plan(read_spec(cfg), total_gpu_bytes=gib(23.58), weights_bytes=gib(0.3), max_model_len=2048)
