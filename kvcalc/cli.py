@@ -58,6 +58,44 @@ def _positive(text: str) -> int:
     return value
 
 
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a finite number")
+    return value
+
+
+def _add_plan_parser(sub: Any) -> None:
+    p = sub.add_parser("plan", help="will it fit: weights + KV + runtime overhead on GPUs, with solvers")
+    p.add_argument("config", help="config.json path, or - for stdin")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--gpu", help="GPU from the catalog (key, name or fragment, e.g. h100-sxm, 4090)")
+    where.add_argument("--gpu-mem-gib", type=_number, help="custom GPU memory in GiB (2**30 bytes)")
+    p.add_argument("--gpus", type=_positive, default=1, help="number of GPUs")
+    p.add_argument("--runtime", default="vllm", choices=RUNTIMES)
+    p.add_argument("--batch", type=_positive, default=1, help="concurrent sequences")
+    p.add_argument("--context", type=_positive, help="tokens per sequence (default: max-model-len or the model's)")
+    p.add_argument("--dtype", help="weights dtype (default: the checkpoint's)")
+    kv = p.add_mutually_exclusive_group()
+    kv.add_argument("--kv-dtype", help="KV-cache dtype")
+    kv.add_argument("--kv-cache-dtype", dest="kv_dtype", help="vLLM's name for --kv-dtype ('auto' = model dtype)")
+    p.add_argument("--gpu-memory-utilization", type=_number, default=0.9)
+    p.add_argument("--max-model-len", type=_positive)
+    p.add_argument("--block-size", type=_positive, default=16)
+    p.add_argument("--tensor-parallel-size", "-tp", type=_positive)
+    p.add_argument("--pipeline-parallel-size", "-pp", type=_positive)
+    p.add_argument("--max-num-batched-tokens", type=_positive)
+    p.add_argument("--max-num-seqs", type=_positive)
+    p.add_argument("--kv-cache-memory", type=_positive, help="KV-cache bytes per GPU (replaces the budget)")
+    p.add_argument("--weights-gib", type=_number, help="measured weights per GPU (GiB)")
+    p.add_argument("--activation-gib", type=_number, help="measured activation peak per GPU (GiB)")
+    p.add_argument("--non-torch-gib", type=_number, help="measured non-torch memory per GPU (GiB)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m kvcalc", description="KV-cache, weights and capacity planner.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -71,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     kv.add_argument("--encoder-tokens", type=_positive, help="encoder / vision tokens for cross-attention")
     kv.add_argument("--prefill", type=_positive, help="transformers runtime: tokens in the first forward pass")
     kv.add_argument("--json", action="store_true", help="print JSON")
+    _add_plan_parser(sub)
     return parser
 
 
@@ -93,7 +132,46 @@ def _kv_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-COMMANDS = {"kv": _kv_command}
+def _plan_command(args: argparse.Namespace) -> str:
+    from .capacity import plan
+
+    config = load_config_arg(args.config)
+    kv_dtype = None if args.kv_dtype in (None, "auto") else args.kv_dtype
+    p = plan(config, gpu=args.gpu, gpu_mem_gib=args.gpu_mem_gib, gpus=args.gpus, runtime=args.runtime,
+             batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
+             tensor_parallel_size=args.tensor_parallel_size, pipeline_parallel_size=args.pipeline_parallel_size,
+             gpu_memory_utilization=args.gpu_memory_utilization, max_model_len=args.max_model_len,
+             block_size=args.block_size, max_num_batched_tokens=args.max_num_batched_tokens,
+             max_num_seqs=args.max_num_seqs, kv_cache_memory=args.kv_cache_memory, weights_gib=args.weights_gib,
+             activation_gib=args.activation_gib, non_torch_gib=args.non_torch_gib)
+    if args.json:
+        return json.dumps(p.to_dict(), indent=2)
+    fmt = human_bytes
+    lines = [
+        f"{p.model_type} on {p.gpus} x {p.gpu} ({fmt(p.gpu_memory_bytes)} each), runtime {p.runtime}, "
+        f"tp={p.tensor_parallel_size} pp={p.pipeline_parallel_size}",
+        f"batch {p.batch:,} x context {p.context:,} tokens, dtype {p.dtype}, kv {p.kv_dtype}, weights {p.weights_scheme}",
+        "",
+        f"weights per GPU   {fmt(p.weights_bytes):>14}",
+        f"KV cache per GPU  {fmt(p.kv_bytes):>14}",
+        f"overhead per GPU  {fmt(p.overhead_bytes):>14}",
+        f"total per GPU     {fmt(p.total_bytes):>14}   (budget {fmt(p.budget_bytes)})",
+        "",
+        f"fits: {'yes' if p.fits else 'NO'}",
+        f"longest context at batch {p.batch:,}: {p.max_context:,} tokens" if p.max_context else
+        f"longest context at batch {p.batch:,}: nothing fits",
+        f"largest batch at {p.context:,} tokens: {p.max_batch:,}" if p.max_batch else
+        f"largest batch at {p.context:,} tokens: nothing fits",
+        f"fewest GPUs of this type: {p.min_gpus}" if p.min_gpus else "fewest GPUs of this type: more than 64",
+        f"binding constraint: {p.binding_constraint}",
+    ]
+    if p.runtime == "vllm":
+        lines += ["", *p.formulas[-3:]]
+    lines += [f"warning: {w}" for w in p.warnings]
+    return "\n".join(lines)
+
+
+COMMANDS = {"kv": _kv_command, "plan": _plan_command}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

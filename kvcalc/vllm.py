@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from .activations import forward_activation_bytes
 from .dtypes import BFLOAT16, DType, ceil_div
 from .errors import InputError, UnsupportedError
 from .kv import KVCacheResult, LayerBytes, MAX_BATCH, MAX_CONTEXT, check_count, default_encoder_tokens, resolve_dtypes
@@ -396,7 +397,7 @@ def estimate_activation_bytes(spec: ModelSpec, *, max_num_batched_tokens: int, m
     hidden = spec.hidden_size
     assumed = intermediate_size is None
     inter = 4 * hidden if intermediate_size is None else check_count("intermediate_size", intermediate_size, 1, 1 << 24)
-    forward = n * b * 3 * (hidden + ceil_div(inter, tp))
+    forward = forward_activation_bytes(n, hidden, inter, b, tp)
     sampler = SAMPLER_BYTES_PER_LOGIT * s * spec.vocab_size + n * hidden * b if spec.vocab_size else 0
     return ActivationEstimate(peak_bytes=max(forward, sampler), forward_bytes=forward, sampler_bytes=sampler,
                               tokens=n, sampler_requests=s, intermediate_size=inter, intermediate_assumed=assumed)
@@ -738,6 +739,23 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         max_num_batched_tokens=mnbt, max_num_seqs=seqs, tensor_parallel_size=tp, pipeline_parallel_size=pp,
         binding=binding, notes=tuple(notes),
     )
+
+
+def request_blocks(spec: ModelSpec, tokens: int, *, dtype: "str | DType | None" = None,
+                   kv_cache_dtype: "str | DType | None" = None, block_size: int = DEFAULT_BLOCK_SIZE,
+                   tensor_parallel_size: int = 1, max_num_batched_tokens: int,
+                   encoder_tokens: int | None = None) -> int:
+    """Blocks of the shared pool one request of ``tokens`` tokens may hold: the sum over KV-cache
+    groups of ``max_memory_usage_bytes / page`` (the count "Maximum concurrency" divides by)."""
+    model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
+    caches = layer_caches(spec, model, kv, block_size, tensor_parallel_size)
+    groups, uniform = _group_caches(caches)
+    enc = spec.default_encoder_tokens or max_num_batched_tokens if encoder_tokens is None else encoder_tokens
+    total = 0
+    for g in groups:
+        page, usage = _group_request_bytes(g, uniform, tokens, max_num_batched_tokens, enc)
+        total += ceil_div(usage, page)
+    return total
 
 
 def _estimate_max_model_len(groups: Sequence[Sequence[VllmLayerCache]], uniform: bool, partition: Sequence[int],
