@@ -5,11 +5,16 @@ Pure Python, no Streamlit: usable from a notebook, a script or ``python -m kvcal
 from .architectures import read_spec
 from .dtypes import DTYPES, DType, get_dtype
 from .errors import ConfigError, InputError, KVCalcError, UnsupportedError
+from .capacity import PlanResult, plan
+from .gpus import GPU, get_gpu, gpu_catalog
 from .kv import RUNTIMES, KVCacheResult, LayerBytes, kv_cache
+from .params import ParamCount, count_params
 from .spec import AttentionCache, LayerSpec, ModelSpec, RecurrentState
+from .weights import WeightBytes, weight_bytes
 
 __all__ = [
-    "AttentionCache", "ConfigError", "DTYPES", "DType", "InputError", "KVCacheResult", "KVCalcError",
-    "LayerBytes", "LayerSpec", "ModelSpec", "RUNTIMES", "RecurrentState", "UnsupportedError",
-    "get_dtype", "kv_cache", "read_spec",
+    "AttentionCache", "ConfigError", "DTYPES", "DType", "GPU", "InputError", "KVCacheResult", "KVCalcError",
+    "LayerBytes", "LayerSpec", "ModelSpec", "ParamCount", "PlanResult", "RUNTIMES", "RecurrentState",
+    "UnsupportedError", "WeightBytes", "count_params", "get_dtype", "get_gpu", "gpu_catalog", "kv_cache", "plan",
+    "read_spec", "weight_bytes",
 ]

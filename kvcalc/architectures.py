@@ -22,6 +22,14 @@ TEXT_MODEL_TYPES = {
     "mistral3": "mistral", "llava": "llama", "paligemma": "gemma",
 }
 
+# transformers' class default for num_key_value_heads where it is a fixed number, not "= heads"
+# (read off transformers 5.24 config classes; e.g. Qwen2Config() has 32 whatever the head count).
+_KV_HEAD_DEFAULTS = {"qwen2": 32, "qwen2_moe": 16, "qwen3": 32, "qwen3_moe": 4, "mistral": 8, "mixtral": 8,
+                     "gemma": 16, "gemma2": 4, "gemma3_text": 4, "starcoder2": 2, "gpt_oss": 8, "deepseek_v3": 128,
+                     "exaone4": 32, "stablelm": 32, "qwen3_next": 2, "minimax": 8, "jamba": 8, "bamba": 8,
+                     "falcon_h1": 8, "nemotron_h": 8, "llama4_text": 8, "smollm3": 4, "glm4": 2, "internlm3": 2,
+                     "helium": 20}
+
 # Defaults of transformers config classes for fields official files are known to omit.
 MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
     "gemma3_text": dict(num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
@@ -39,6 +47,8 @@ MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
     "gpt_bigcode": dict(multi_query=True),
     "qwen3_next": dict(full_attention_interval=4),
 }
+for _mt, _kv in _KV_HEAD_DEFAULTS.items():
+    MODEL_DEFAULTS.setdefault(_mt, {}).setdefault("num_key_value_heads", _kv)
 
 ENCODER_DECODER = {"t5", "mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian",
                    "m2m_100", "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers"}

@@ -43,12 +43,15 @@ class ParamCount:
       relative-position biases (T5), cross-attention gates (Mllama).
     * ``mlp``: dense MLPs, routed experts, shared experts and routers.
     * ``norms``: every normalization weight and bias, including q/k norms and MLA latent norms.
-    * ``mixer``: Mamba / linear-attention mixers (0 for the architectures counted here).
+    * ``mixer``: Mamba mixers and Qwen3-Next gated-DeltaNet (linear-attention) layers, norms excepted.
     * ``vision``: the vision tower plus the multimodal projector (0 without a ``vision_config``).
-    * ``other``: anything else (0 for the architectures counted here).
+    * ``other``: anything else (OPT's project_in / project_out; 0 for the other architectures).
     * ``moe_experts``: parameters of the routed experts (part of ``mlp``; shared experts excluded).
     * ``active``: parameters used for one token: ``total - moe_experts`` plus ``k`` experts per MoE
-      layer. Equal to ``total`` for dense models.
+      layer (embedding table included; gpt-oss's model card quotes it without). Equal to ``total`` for
+      dense models.
+    * ``fields_used``: the config fields read (dotted for nested configs); ``defaults_used``:
+      ``"field=value"`` for each field the config omits and a transformers class default supplied.
     """
 
     model_type: str
@@ -65,6 +68,7 @@ class ParamCount:
     moe_experts: int
     active: int
     fields_used: tuple[str, ...] = ()
+    defaults_used: tuple[str, ...] = ()
 
     def parts(self) -> dict[str, int]:
         """The parts as a dict, in the order of :data:`PARTS`."""
@@ -107,19 +111,58 @@ CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
                         num_attention_heads=128, first_k_dense_replace=3, kv_lora_rank=512, q_lora_rank=1536,
                         n_routed_experts=256, n_shared_experts=1, qk_nope_head_dim=128, qk_rope_head_dim=64,
                         v_head_dim=128, num_experts_per_tok=8, moe_intermediate_size=2048),
+    "gemma": dict(_LLAMA_LIKE, vocab_size=256000, hidden_size=3072, intermediate_size=24576, num_hidden_layers=28,
+                  num_attention_heads=16, num_key_value_heads=16, head_dim=256, tie_word_embeddings=True),
+    "qwen2_moe": dict(_LLAMA_LIKE, vocab_size=151936, hidden_size=2048, intermediate_size=5632, num_hidden_layers=24,
+                      num_attention_heads=16, num_key_value_heads=16, qkv_bias=True, decoder_sparse_step=1,
+                      moe_intermediate_size=1408, shared_expert_intermediate_size=5632, num_experts_per_tok=4,
+                      num_experts=60, mlp_only_layers=[]),
+    "qwen3_next": dict(_LLAMA_LIKE, vocab_size=151936, hidden_size=2048, intermediate_size=5632, num_hidden_layers=48,
+                       num_attention_heads=16, num_key_value_heads=2, head_dim=256, linear_conv_kernel_dim=4,
+                       linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=16,
+                       linear_num_value_heads=32, decoder_sparse_step=1, moe_intermediate_size=512,
+                       shared_expert_intermediate_size=512, num_experts_per_tok=10, num_experts=512,
+                       mlp_only_layers=[], full_attention_interval=4),
+    "cohere2": dict(_LLAMA_LIKE, vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
+                    num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=True),
+    "starcoder2": dict(_LLAMA_LIKE, vocab_size=49152, hidden_size=3072, intermediate_size=12288, num_hidden_layers=30,
+                       num_attention_heads=24, num_key_value_heads=2, use_bias=True, tie_word_embeddings=True),
+    "llama4_text": dict(_LLAMA_LIKE, vocab_size=202048, hidden_size=5120, intermediate_size=8192,
+                        intermediate_size_mlp=16384, num_hidden_layers=48, num_attention_heads=40,
+                        num_key_value_heads=8, head_dim=128, num_experts_per_tok=1, num_local_experts=16,
+                        interleave_moe_layer_step=1),
+    "gpt_bigcode": dict(vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
+                        num_attention_heads=12, intermediate_size=None, tie_word_embeddings=True,
+                        add_cross_attention=False, multi_query=True),
+    "gpt_neox": dict(vocab_size=50432, hidden_size=6144, num_hidden_layers=44, num_attention_heads=64,
+                     intermediate_size=24576, tie_word_embeddings=False, attention_bias=True),
+    "falcon": dict(vocab_size=65024, hidden_size=4544, num_hidden_layers=32, num_attention_heads=71,
+                   num_ln_in_parallel_attn=None, num_kv_heads=None, new_decoder_architecture=False, multi_query=True,
+                   parallel_attn=True, bias=False, ffn_hidden_size=None, tie_word_embeddings=True),
+    "bloom": dict(vocab_size=250880, hidden_size=64, num_hidden_layers=2, num_attention_heads=8,
+                  tie_word_embeddings=True),
+    "opt": dict(vocab_size=50272, hidden_size=768, num_hidden_layers=12, ffn_dim=3072, max_position_embeddings=2048,
+                do_layer_norm_before=True, _remove_final_layer_norm=False, word_embed_proj_dim=None,
+                num_attention_heads=12, enable_bias=True, layer_norm_elementwise_affine=True,
+                tie_word_embeddings=True),
+    "mamba": dict(vocab_size=50280, hidden_size=768, state_size=16, num_hidden_layers=32, expand=2, conv_kernel=4,
+                  use_bias=False, use_conv_bias=True, time_step_rank="auto", tie_word_embeddings=True),
+    "mamba2": dict(num_heads=128, head_dim=64, vocab_size=32768, hidden_size=4096, state_size=128,
+                   num_hidden_layers=64, expand=2, conv_kernel=4, n_groups=8, use_bias=False, use_conv_bias=True,
+                   tie_word_embeddings=False),
     "gpt2": dict(vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
                  num_attention_heads=12, intermediate_size=None, tie_word_embeddings=True, add_cross_attention=False),
     "t5": dict(vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None, num_heads=8,
                relative_attention_num_buckets=32, feed_forward_proj="relu"),
     "gemma3": dict(tie_word_embeddings=True),
-    "mllama": dict(tie_word_embeddings=False),
     "mllama_text_model": dict(vocab_size=128256, hidden_size=4096, num_hidden_layers=40, num_attention_heads=32,
                               num_key_value_heads=8, intermediate_size=14336,
                               cross_attention_layers=[3, 8, 13, 18, 23, 28, 33, 38]),
     "mllama_vision_model": dict(hidden_size=1280, num_hidden_layers=32, num_global_layers=8, attention_heads=16,
                                 num_channels=3, intermediate_size=5120, vision_output_dim=7680, image_size=448,
-                                patch_size=14, max_num_tiles=4, supported_aspect_ratios=[[1, 1], [1, 2], [1, 3], [1, 4],
-                                                                                        [2, 1], [2, 2], [3, 1], [4, 1]]),
+                                patch_size=14, max_num_tiles=4,
+                                supported_aspect_ratios=[[1, 1], [1, 2], [1, 3], [1, 4],
+                                                         [2, 1], [2, 2], [3, 1], [4, 1]]),
     "siglip_vision_model": dict(hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12,
                                 num_channels=3, image_size=224, patch_size=16, vision_use_head=True),
 }
@@ -133,15 +176,20 @@ _MISSING = object()
 class _Fields:
     """One config level read through :class:`ConfigReader`, falling back to the class defaults."""
 
-    def __init__(self, r: ConfigReader, model_type: str):
+    def __init__(self, r: ConfigReader, model_type: str, assumed: list[str] | None = None):
         self.r = r
         self.mt = model_type
         self.defaults = CLASS_DEFAULTS.get(model_type, {})
+        self.assumed: list[str] = assumed if assumed is not None else []
 
     def _default(self, names: tuple[str, ...]) -> Any:
         for name in names:
             if name in self.defaults:
-                return self.defaults[name]
+                value = self.defaults[name]
+                note = f"{self.r.path}{name}={value!r}"
+                if value is not None and note not in self.assumed:
+                    self.assumed.append(note)
+                return value
         return _MISSING
 
     def _missing(self, name: str) -> ConfigError:
@@ -241,6 +289,18 @@ def _linear(n_in: int, n_out: int, bias: bool = False) -> int:
 
 
 # --------------------------------------------------------------------------- Llama-style decoders
+LLAMA_LIKE = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen3_next", "gemma",
+              "gemma2", "gemma3_text", "phi3", "gpt_oss", "cohere2", "starcoder2", "llama4_text")
+# The bias flags each class honours on (q/k/v, o): a config field, or a constant the class hard-codes.
+_ATTN_BIAS: dict[str, tuple[str | bool, str | bool]] = {
+    "mistral": (False, False), "mixtral": (False, False), "phi3": (False, False), "qwen2": (True, False),
+    "qwen2_moe": ("qkv_bias", False), "starcoder2": ("use_bias", "use_bias"),
+}
+_MLP_BIAS = {"llama": "mlp_bias", "starcoder2": "use_bias"}
+_NORMS_PER_LAYER = {"gemma2": 4, "gemma3_text": 4, "cohere2": 1}
+_QK_NORM = ("qwen3", "qwen3_moe", "qwen3_next", "gemma3_text")
+
+
 def _gated_mlp(hidden: int, inter: int, bias: bool = False) -> int:
     """gate, up: ``H -> I``; down: ``I -> H`` (Phi-3's fused gate_up has the same count)."""
     return 2 * _linear(hidden, inter, bias) + _linear(inter, hidden, bias)
@@ -252,76 +312,145 @@ def _lm_head(f: _Fields, t: _Tally, hidden: int, vocab: int, tied: bool | None =
         t.add("lm_head", vocab * hidden)
 
 
-def _llama_like(f: _Fields, t: _Tally, head: bool = True) -> None:
-    """Llama-style decoders: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma2, gemma3_text, phi3, gpt_oss.
+def _flag(f: _Fields, flag: str | bool) -> bool:
+    return f.bool(flag) if isinstance(flag, str) else flag
 
-    embedding ``V*H``; per layer: attention ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` (+ biases: qwen2 on q/k/v,
-    ``attention_bias`` on all four elsewhere; gpt_oss adds ``n_q`` sinks), MLP ``3*H*I`` (+ ``mlp_bias``),
-    norms ``2*H`` (gemma2/gemma3: ``4*H``; qwen3/gemma3 add q/k norms ``2*d``); final norm ``H``;
-    lm_head ``V*H`` unless tied. MoE layers replace the MLP by a router ``E*H`` and ``E`` experts of ``3*H*I_e``
-    (gpt_oss: router bias ``E``, expert biases ``2*I + H`` each).
+
+def _llama_like(f: _Fields, t: _Tally, head: bool = True) -> None:
+    """Llama-style decoders (:data:`LLAMA_LIKE`).
+
+    embedding ``V*H``; per attention layer ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` plus the biases the class
+    honours (qwen2: q/k/v; qwen2_moe: q/k/v with qkv_bias; starcoder2: all with use_bias; mistral, mixtral,
+    phi3: none; others: all four with attention_bias); gpt_oss adds ``n_q`` sinks, qwen3_next doubles q_proj
+    (output gate). MLP ``3*H*I`` (+ mlp_bias on llama; starcoder2: ``H*I+I + I*H+H``). Norms per layer
+    ``2*H`` (gemma2 / gemma3: ``4*H``; cohere2: ``H``; starcoder2 LayerNorms ``4*H``), q/k norms ``2*d`` on
+    qwen3, qwen3_moe, qwen3_next and gemma3; final norm; lm_head ``V*H`` unless tied. ``head_dim``: the
+    config's, else the class default, else ``H/n_q``. MoE layers: :func:`_moe`; Qwen3-Next's linear-attention
+    layers: :func:`_gated_delta_net`.
     """
     mt = f.mt
     vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
     n_q, n_kv = f.heads()
     d = f.head_dim(hidden, n_q)
-    if mt == "qwen2":
-        qkv_bias, o_bias = True, False
-    elif mt == "phi3":
-        qkv_bias = o_bias = False
-    else:
-        qkv_bias = o_bias = f.bool("attention_bias")
-    attn = (_linear(hidden, n_q * d, qkv_bias) + 2 * _linear(hidden, n_kv * d, qkv_bias)
-            + _linear(n_q * d, hidden, o_bias))
+    qkv_flag, o_flag = _ATTN_BIAS.get(mt, ("attention_bias", "attention_bias"))
+    qkv_bias, o_bias = _flag(f, qkv_flag), _flag(f, o_flag)
+    attn = (_linear(hidden, n_q * d * (2 if mt == "qwen3_next" else 1), qkv_bias)
+            + 2 * _linear(hidden, n_kv * d, qkv_bias) + _linear(n_q * d, hidden, o_bias))
     if mt == "gpt_oss":
         attn += n_q  # attention sinks
-    layer_norms = (4 if mt in ("gemma2", "gemma3_text") else 2) * hidden
-    if mt in ("qwen3", "qwen3_moe", "gemma3_text"):
-        layer_norms += 2 * d
+    norm = (2 if mt == "starcoder2" else 1) * hidden
+    kinds = _qwen3_next_kinds(f, n_layers) if mt == "qwen3_next" else ["attention"] * n_layers
+    n_attn = kinds.count("attention")
 
     t.add("embedding", vocab * hidden)
-    t.add("attention", n_layers * attn)
-    t.add("norms", n_layers * layer_norms + hidden)
-    moe = _moe_layers(f, n_layers)
+    t.add("attention", n_attn * attn)
+    t.add("norms", n_layers * _NORMS_PER_LAYER.get(mt, 2) * norm + norm + (n_attn * 2 * d if mt in _QK_NORM else 0))
+    if n_attn < n_layers:
+        mixer, mixer_norm = _gated_delta_net(f, hidden)
+        t.add("mixer", (n_layers - n_attn) * mixer)
+        t.add("norms", (n_layers - n_attn) * mixer_norm)
+    moe = _moe(f, hidden, n_layers)
+    n_moe = len(moe.layers) if moe else 0
     if moe:
-        n_exp, top_k, exp_inter, exp_field = moe
-        for i in range(n_layers):
-            if moe[0] and _is_moe_layer(f, i):
-                if mt == "gpt_oss":
-                    t.add("mlp", n_exp * hidden + n_exp)  # router weight + bias
-                    per_expert = hidden * 2 * exp_inter + 2 * exp_inter + exp_inter * hidden + hidden
-                else:
-                    t.add("mlp", n_exp * hidden)  # router
-                    per_expert = 3 * hidden * exp_inter
-                t.experts(per_expert, n_exp, top_k, exp_field)
-            else:
-                t.add("mlp", _gated_mlp(hidden, f.int("intermediate_size"), f.bool("mlp_bias")))
-    else:
-        t.add("mlp", n_layers * _gated_mlp(hidden, f.int("intermediate_size"), f.bool("mlp_bias")))
+        for _ in moe.layers:
+            t.add("mlp", moe.fixed)
+            t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
+    if n_layers > n_moe:
+        inter = f.int("intermediate_size_mlp" if mt == "llama4_text" else "intermediate_size")
+        bias = _flag(f, _MLP_BIAS.get(mt, False))
+        dense = (_linear(hidden, inter, bias) + _linear(inter, hidden, bias) if mt == "starcoder2"
+                 else _gated_mlp(hidden, inter, bias))
+        t.add("mlp", (n_layers - n_moe) * dense)
     if head:
         _lm_head(f, t, hidden, vocab)
 
 
-def _moe_layers(f: _Fields, n_layers: int) -> tuple[int, int | None, int, str] | None:
-    """(experts, top-k, expert width, top-k field) for MoE model types; None for dense ones."""
+def _hidden_over_heads(f: _Fields, hidden: int, n_q: int) -> int:
+    if hidden % n_q:
+        raise ConfigError(f.r.field_name("hidden_size"), hidden, f"is not divisible by num_attention_heads ({n_q})")
+    return hidden // n_q
+
+
+@dataclass(frozen=True)
+class _Moe:
+    layers: tuple[int, ...]   # indices of the MoE layers
+    n_experts: int
+    top_k: int | None
+    per_expert: int           # parameters of one routed expert
+    fixed: int                # router + shared expert(s) of one MoE layer
+    top_k_field: str
+
+
+def _moe(f: _Fields, hidden: int, n_layers: int) -> _Moe | None:
+    """The MoE layers of a Llama-style decoder; None when it has none.
+
+    Router ``E*H`` (gpt_oss: + bias ``E``); each expert ``3*H*I_e`` (gpt_oss: + biases ``2*I_e + H``);
+    qwen2_moe / qwen3_next add a shared expert ``3*H*I_s`` and its gate ``H``; llama4 a shared expert
+    ``3*H*I``. Which layers: all (mixtral, gpt_oss); ``(i+1) % decoder_sparse_step == 0`` and not in
+    mlp_only_layers (qwen2_moe, qwen3_moe, qwen3_next); ``moe_layers`` or every
+    ``interleave_moe_layer_step``-th layer (llama4).
+    """
     mt = f.mt
-    if mt in ("mixtral", "gpt_oss"):
+    if mt in ("mixtral", "gpt_oss", "llama4_text"):
         n_exp, inter = f.int("num_local_experts", "num_experts"), f.int("intermediate_size")
-    elif mt == "qwen3_moe":
-        n_exp = f.int("num_experts", "num_local_experts", minimum=0)
-        if n_exp == 0:
-            return None
-        inter = f.int("moe_intermediate_size")
+    elif mt in ("qwen2_moe", "qwen3_moe", "qwen3_next"):
+        n_exp, inter = f.int("num_experts", "num_local_experts", minimum=0), f.int("moe_intermediate_size")
     else:
         return None
-    return n_exp, f.opt_int("num_experts_per_tok"), inter, f.r.field_name("num_experts_per_tok")
+    if n_exp == 0:
+        return None
+    if mt in ("mixtral", "gpt_oss"):
+        layers = list(range(n_layers))
+    elif mt == "llama4_text":
+        if f.r.has("moe_layers"):
+            listed = set(f.r.int_list("moe_layers"))
+            layers = [i for i in range(n_layers) if i in listed]
+        else:
+            step = f.int("interleave_moe_layer_step")
+            layers = list(range(step - 1, n_layers, step))
+    else:
+        step, dense_only = f.int("decoder_sparse_step"), set(f.int_list("mlp_only_layers"))
+        layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
+    fixed = n_exp * hidden
+    per_expert = 3 * hidden * inter
+    if mt == "gpt_oss":
+        fixed += n_exp
+        per_expert += 2 * inter + hidden
+    elif mt in ("qwen2_moe", "qwen3_next"):
+        fixed += _gated_mlp(hidden, f.int("shared_expert_intermediate_size", minimum=0)) + hidden
+    elif mt == "llama4_text":
+        fixed += _gated_mlp(hidden, inter)
+    return _Moe(tuple(layers), n_exp, f.opt_int("num_experts_per_tok"), per_expert, fixed,
+                f.r.field_name("num_experts_per_tok"))
 
 
-def _is_moe_layer(f: _Fields, i: int) -> bool:
-    if f.mt != "qwen3_moe":
-        return True
-    step = f.int("decoder_sparse_step")
-    return i not in f.int_list("mlp_only_layers") and (i + 1) % step == 0
+def _qwen3_next_kinds(f: _Fields, n_layers: int) -> list[str]:
+    """"attention" / "linear" per layer: ``layer_types``, else every ``full_attention_interval``-th is full."""
+    if f.r.has("layer_types"):
+        listed = f.r.str_list("layer_types")
+        if len(listed) < n_layers:
+            raise ConfigError(f.r.field_name("layer_types"), f"<{len(listed)} entries>",
+                              f"lists fewer entries than the {n_layers} layers")
+        table = {"full_attention": "attention", "linear_attention": "linear"}
+        for i, kind in enumerate(listed[:n_layers]):
+            if kind not in table:
+                raise ConfigError(f"{f.r.path}layer_types[{i}]", kind, "must be full_attention or linear_attention")
+        return [table[k] for k in listed[:n_layers]]
+    interval = f.int("full_attention_interval")
+    return ["linear" if (i + 1) % interval else "attention" for i in range(n_layers)]
+
+
+def _gated_delta_net(f: _Fields, hidden: int) -> tuple[int, int]:
+    """(mixer, norm) parameters of one Qwen3-Next gated-DeltaNet layer.
+
+    ``k = n_k*d_k``, ``v = n_v*d_v``: conv1d ``(2k+v)*K`` (no bias), in_proj_qkvz ``H*(2k+2v)``, in_proj_ba
+    ``H*2*n_v``, dt_bias and A_log ``n_v`` each, out_proj ``v*H``; gated norm ``d_v``.
+    """
+    n_k, n_v = f.int("linear_num_key_heads"), f.int("linear_num_value_heads")
+    d_k, d_v = f.int("linear_key_head_dim"), f.int("linear_value_head_dim")
+    kernel = f.int("linear_conv_kernel_dim")
+    k, v = n_k * d_k, n_v * d_v
+    return (2 * k + v) * kernel + hidden * (2 * k + 2 * v) + hidden * 2 * n_v + 2 * n_v + v * hidden, d_v
 
 
 # --------------------------------------------------------------------------- DeepSeek (MLA + MoE)
@@ -348,7 +477,8 @@ def _deepseek(f: _Fields, t: _Tally) -> None:
         attn, norms = _linear(hidden, n * qk), 0
     else:
         attn, norms = _linear(hidden, q_rank, bias) + _linear(q_rank, n * qk), q_rank
-    attn += _linear(hidden, kv_rank + rope, bias) + _linear(kv_rank, n * (nope + v_dim)) + _linear(n * v_dim, hidden, bias)
+    attn += (_linear(hidden, kv_rank + rope, bias) + _linear(kv_rank, n * (nope + v_dim))
+             + _linear(n * v_dim, hidden, bias))
     norms += kv_rank + 2 * hidden
 
     t.add("embedding", vocab * hidden)
@@ -370,27 +500,158 @@ def _deepseek(f: _Fields, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
-# --------------------------------------------------------------------------- GPT-2
+# --------------------------------------------------------------------------- GPT-2 and other classic decoders
 def _gpt2(f: _Fields, t: _Tally) -> None:
-    """GPT-2: ``wte V*H`` + ``wpe P*H``; per layer: ``ln_1, ln_2`` (``2*H`` each), ``c_attn H*3H+3H``,
-    ``c_proj H*H+H``, MLP ``H*I+I + I*H+H`` (``I = n_inner or 4*H``); with add_cross_attention also
-    ``c_attn H*2H+2H, q_attn H*H+H, c_proj H*H+H`` and a LayerNorm; ``ln_f 2*H``; lm_head tied by default.
+    """GPT-2 and GPTBigCode: ``wte V*H`` + ``wpe P*H``; per layer: ``ln_1, ln_2`` (``2*H`` each), ``c_attn H*3H+3H``
+    (GPTBigCode: ``H*(H+2*n_kv*d)`` + bias, ``n_kv = 1`` with multi_query), ``c_proj H*H+H``, MLP
+    ``H*I+I + I*H+H`` (``I = n_inner or 4*H``); with add_cross_attention also ``c_attn H*2H+2H, q_attn H*H+H,
+    c_proj H*H+H`` and a LayerNorm; ``ln_f 2*H``; lm_head tied by default.
     """
     vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
     positions = f.int("max_position_embeddings")
     heads = f.int("num_attention_heads")
-    if hidden % heads:
-        raise ConfigError(f.r.field_name("hidden_size"), hidden, f"is not divisible by n_head ({heads})")
+    d = _hidden_over_heads(f, hidden, heads)
     inter = f.opt_int("intermediate_size") or 4 * hidden
-    attn = _linear(hidden, 3 * hidden, True) + _linear(hidden, hidden, True)
+    multi_query = f.mt == "gpt_bigcode" and f.bool("multi_query")
+    kv_dim = (1 if multi_query else heads) * d
+    attn = _linear(hidden, hidden + 2 * kv_dim, True) + _linear(hidden, hidden, True)
     norms = 4 * hidden
     if f.bool("add_cross_attention"):
+        if multi_query:
+            raise UnsupportedError("gpt_bigcode with add_cross_attention and multi_query: transformers cannot build it")
         attn += _linear(hidden, 2 * hidden, True) + 2 * _linear(hidden, hidden, True)
         norms += 2 * hidden
     t.add("embedding", vocab * hidden + positions * hidden)
     t.add("attention", n_layers * attn)
     t.add("mlp", n_layers * (_linear(hidden, inter, True) + _linear(inter, hidden, True)))
     t.add("norms", n_layers * norms + 2 * hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _gpt_neox(f: _Fields, t: _Tally) -> None:
+    """GPT-NeoX: ``embed_in V*H``; per layer: 2 LayerNorms ``4*H``, ``query_key_value H*3H``, ``dense H*H``
+    (+ biases with attention_bias), MLP ``H*I+I + I*H+H``; final LayerNorm ``2*H``; lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
+    _hidden_over_heads(f, hidden, f.int("num_attention_heads"))
+    inter, bias = f.int("intermediate_size"), f.bool("attention_bias")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias)))
+    t.add("mlp", n_layers * (_linear(hidden, inter, True) + _linear(inter, hidden, True)))
+    t.add("norms", n_layers * 4 * hidden + 2 * hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _falcon(f: _Fields, t: _Tally) -> None:
+    """Falcon: ``V*H`` embedding; per layer ``query_key_value H*q`` with ``q = (2*n_kv + n)*d`` (new decoder
+    architecture), ``H + 2*d`` (multi_query) or ``3*H``; ``dense H*H``; MLP ``H*F + F*H`` (``F`` =
+    ffn_hidden_size or ``4*H``), biases on all with ``bias``; LayerNorms ``2*H`` each: two without
+    parallel_attn or with num_ln_in_parallel_attn == 2 (the default for the new architecture), else one;
+    ``ln_f 2*H``; lm_head tied by default. ``n_embed`` overrides hidden_size, as in FalconConfig.
+    """
+    vocab, hidden, n_layers = f.int("vocab_size"), f.int("n_embed", "hidden_size"), f.int("num_hidden_layers")
+    heads = f.int("num_attention_heads")
+    d = _hidden_over_heads(f, hidden, heads)
+    n_kv = f.opt_int("num_kv_heads") or heads
+    new_arch, bias = f.bool("new_decoder_architecture"), f.bool("bias")
+    if new_arch:
+        qkv = (2 * n_kv + heads) * d
+    elif f.bool("multi_query"):
+        qkv = hidden + 2 * d
+    else:
+        qkv = 3 * hidden
+    ffn = f.opt_int("ffn_hidden_size") or 4 * hidden
+    n_ln = f.opt_int("num_ln_in_parallel_attn")
+    if n_ln is None and new_arch:
+        n_ln = 2
+    n_norms = 2 if not f.bool("parallel_attn") or n_ln == 2 else 1
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, qkv, bias) + _linear(hidden, hidden, bias)))
+    t.add("mlp", n_layers * (_linear(hidden, ffn, bias) + _linear(ffn, hidden, bias)))
+    t.add("norms", n_layers * n_norms * 2 * hidden + 2 * hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _bloom(f: _Fields, t: _Tally) -> None:
+    """BLOOM: ``V*H`` embedding + its LayerNorm ``2*H``; per layer: 2 LayerNorms ``4*H``, ``query_key_value
+    H*3H+3H``, ``dense H*H+H``, MLP ``H*4H+4H + 4H*H+H``; ``ln_f 2*H``; lm_head tied by default.
+    ``n_embed`` overrides hidden_size, as in BloomConfig.
+    """
+    vocab, hidden, n_layers = f.int("vocab_size"), f.int("n_embed", "hidden_size"), f.int("num_hidden_layers")
+    _hidden_over_heads(f, hidden, f.int("num_attention_heads"))
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, 3 * hidden, True) + _linear(hidden, hidden, True)))
+    t.add("mlp", n_layers * (_linear(hidden, 4 * hidden, True) + _linear(4 * hidden, hidden, True)))
+    t.add("norms", n_layers * 4 * hidden + 4 * hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _opt(f: _Fields, t: _Tally) -> None:
+    """OPT: token embedding ``V*P`` (``P`` = word_embed_proj_dim or ``H``), learned positions ``(max_pos+2)*H``,
+    ``project_in P*H`` and ``project_out H*P`` when ``P != H`` (counted as other); per layer q/k/v/out
+    ``4*H*H`` (+ ``4*H`` with enable_bias), ``fc1 H*F, fc2 F*H`` (+ biases), 2 LayerNorms ``4*H`` (none without
+    layer_norm_elementwise_affine); a final LayerNorm when do_layer_norm_before and not
+    _remove_final_layer_norm; lm_head ``P*V`` unless tied.
+    """
+    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
+    _hidden_over_heads(f, hidden, f.int("num_attention_heads"))
+    proj = f.opt_int("word_embed_proj_dim") or hidden
+    ffn, bias = f.int("ffn_dim"), f.bool("enable_bias")
+    ln = 2 * hidden if f.bool("layer_norm_elementwise_affine") else 0
+    t.add("embedding", vocab * proj + (f.int("max_position_embeddings") + 2) * hidden)
+    if proj != hidden:
+        t.add("other", 2 * proj * hidden)
+    t.add("attention", n_layers * 4 * _linear(hidden, hidden, bias))
+    t.add("mlp", n_layers * (_linear(hidden, ffn, bias) + _linear(ffn, hidden, bias)))
+    final = f.bool("do_layer_norm_before") and not f.bool("_remove_final_layer_norm")
+    t.add("norms", n_layers * 2 * ln + (ln if final else 0))
+    _lm_head(f, t, proj, vocab)
+
+
+# --------------------------------------------------------------------------- state-space models
+def _mamba(f: _Fields, t: _Tally) -> None:
+    """Mamba: ``V*H`` embedding; per layer an RMSNorm ``H`` and a mixer with ``I`` = intermediate_size or
+    ``expand*H``, ``N`` = state_size, ``K`` = conv_kernel, ``R`` = time_step_rank (``ceil(H/16)`` for "auto"):
+    ``in_proj H*2I``, conv1d ``I*K`` (+ ``I`` with use_conv_bias), ``x_proj I*(R+2N)``, ``dt_proj R*I+I``,
+    ``A_log I*N``, ``D I``, ``out_proj I*H`` (in/out biases with use_bias); final norm ``H``; lm_head tied by
+    default.
+    """
+    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
+    # MambaConfig derives intermediate_size = expand * hidden_size, but a value in the file overrides it
+    inter = f.opt_int("intermediate_size") or f.int("expand") * hidden
+    n_state, kernel = f.int("state_size"), f.int("conv_kernel")
+    rank_value = f.r.raw("time_step_rank") if f.r.has("time_step_rank") else f.defaults["time_step_rank"]
+    rank = -(-hidden // 16) if rank_value == "auto" else ConfigReader.check_int(
+        f.r.field_name("time_step_rank"), rank_value)
+    bias = f.bool("use_bias")
+    mixer = (_linear(hidden, 2 * inter, bias) + inter * kernel + (inter if f.bool("use_conv_bias") else 0)
+             + _linear(inter, rank + 2 * n_state) + _linear(rank, inter, True) + inter * n_state + inter
+             + _linear(inter, hidden, bias))
+    t.add("embedding", vocab * hidden)
+    t.add("mixer", n_layers * mixer)
+    t.add("norms", n_layers * hidden + hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _mamba2(f: _Fields, t: _Tally) -> None:
+    """Mamba-2: ``V*H`` embedding; per layer an RMSNorm ``H`` and a mixer with ``I = expand*H``, ``h`` heads,
+    ``G`` groups, ``N`` state size, ``C = I + 2*G*N``: ``in_proj H*(I + C + h)``, conv1d ``C*K`` (+ ``C`` with
+    use_conv_bias), ``dt_bias, A_log, D`` (``h`` each), gated norm ``I``, ``out_proj I*H`` (in/out biases with
+    use_bias); final norm ``H``; lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
+    inter = f.int("expand") * hidden
+    heads, groups, n_state = f.int("num_heads"), f.int("n_groups"), f.int("state_size")
+    if inter != heads * f.int("head_dim"):
+        raise ConfigError(f.r.field_name("num_heads"), heads,
+                          f"times head_dim must equal expand * hidden_size ({inter}), as Mamba2Config requires")
+    kernel, bias = f.int("conv_kernel"), f.bool("use_bias")
+    conv = inter + 2 * groups * n_state
+    mixer = (_linear(hidden, inter + conv + heads, bias) + conv * kernel + (conv if f.bool("use_conv_bias") else 0)
+             + 3 * heads + _linear(inter, hidden, bias))
+    t.add("embedding", vocab * hidden)
+    t.add("mixer", n_layers * mixer)
+    t.add("norms", n_layers * (hidden + inter) + hidden)
     _lm_head(f, t, hidden, vocab)
 
 
@@ -411,18 +672,21 @@ def _t5(f: _Fields, t: _Tally) -> None:
     parts = proj.split("-")
     if (len(parts) > 1 and parts[0] != "gated") or len(parts) > 2:
         raise ConfigError(f.r.field_name("feed_forward_proj"), proj, "must be 'ACT' or 'gated-ACT'")
-    ff = (3 if parts[0] == "gated" else 2) * d_model * d_ff
+    # T5Config derives is_gated_act from feed_forward_proj; a value in the file (to_dict writes it) overrides it
+    gated = f.r.bool("is_gated_act") if f.r.has("is_gated_act") else parts[0] == "gated"
+    ff = (3 if gated else 2) * d_model * d_ff
     attn = 4 * d_model * heads * d_kv
     t.add("embedding", vocab * d_model)
-    t.add("attention", (n_enc + 2 * n_dec) * attn + (buckets * heads if n_enc else 0) + (buckets * heads if n_dec else 0))
+    t.add("attention", (n_enc + 2 * n_dec) * attn + 2 * buckets * heads)
     t.add("mlp", (n_enc + n_dec) * ff)
     t.add("norms", (2 * n_enc + 3 * n_dec + 2) * d_model)
     t.tied = True
 
 
 # --------------------------------------------------------------------------- multimodal
-def _sub(top: ConfigReader, name: str, model_type: str, expected: tuple[str, ...]) -> _Fields:
+def _sub(top_fields: _Fields, name: str, model_type: str, expected: tuple[str, ...]) -> _Fields:
     """The nested config ``name`` (class defaults when the config omits it)."""
+    top = top_fields.r
     r = top.sub(name) if isinstance(top.data.get(name), Mapping) else None
     if r is None:
         if top.data.get(name) is not None:
@@ -430,11 +694,12 @@ def _sub(top: ConfigReader, name: str, model_type: str, expected: tuple[str, ...
         r = ConfigReader({}, f"{top.path}{name}.", top.used)
     sub_type = r.str("model_type", default=model_type)
     if sub_type not in expected:
-        raise UnsupportedError(f"{top.path}{name}.model_type '{sub_type}' is not counted (expected {', '.join(expected)})")
-    return _Fields(r, sub_type)
+        raise UnsupportedError(f"{top.path}{name}.model_type '{sub_type}' is not counted "
+                               f"(expected {', '.join(expected)})")
+    return _Fields(r, sub_type, top_fields.assumed)
 
 
-def _siglip_vision(v: _Fields, use_head_default: bool | None = None) -> int:
+def _siglip_vision(v: _Fields) -> int:
     """SigLIP vision tower: patch conv ``C*p*p*H + H``, positions ``(img/p)^2 * H``; per layer 2 LayerNorms
     ``4*H``, q/k/v/out ``4*(H*H+H)``, MLP ``H*I+I + I*H+H``; post LayerNorm ``2*H``; with vision_use_head a
     pooling head: probe ``H``, MultiheadAttention ``4*H*H + 4*H``, LayerNorm ``2*H``, MLP.
@@ -457,8 +722,8 @@ def _gemma3(top: _Fields, t: _Tally) -> None:
     (``vision_config``) and the projector ``H_v*H_t`` + RMSNorm ``H_v``. Tying follows the top-level
     ``tie_word_embeddings`` (default true), not the text_config's.
     """
-    text = _sub(top.r, "text_config", "gemma3_text", ("gemma3_text",))
-    vision = _sub(top.r, "vision_config", "siglip_vision_model", ("siglip_vision_model",))
+    text = _sub(top, "text_config", "gemma3_text", ("gemma3_text",))
+    vision = _sub(top, "vision_config", "siglip_vision_model", ("siglip_vision_model",))
     _llama_like(text, t, head=False)
     _lm_head(top, t, text.int("hidden_size"), text.int("vocab_size"))
     hv = vision.int("hidden_size")
@@ -477,9 +742,12 @@ def _mllama_vision(v: _Fields) -> int:
     heads = v.int("attention_heads", "num_attention_heads")
     if hidden % heads:
         raise ConfigError(v.r.field_name("hidden_size"), hidden, f"is not divisible by attention_heads ({heads})")
-    channels, image, patch, tiles = v.int("num_channels"), v.int("image_size"), v.int("patch_size"), v.int("max_num_tiles")
-    ratios = v.r.list("supported_aspect_ratios") if v.r.has("supported_aspect_ratios") else v.defaults["supported_aspect_ratios"]
-    n_ratios = len(ratios)
+    channels, image, patch = v.int("num_channels"), v.int("image_size"), v.int("patch_size")
+    tiles = v.int("max_num_tiles")
+    if v.r.has("supported_aspect_ratios"):
+        n_ratios = len(v.r.list("supported_aspect_ratios"))
+    else:
+        n_ratios = len(v.defaults["supported_aspect_ratios"])
     patches = (image // patch) ** 2 + 1
     n = channels * patch * patch * hidden + hidden
     n += 1 + patches * hidden + (n_ratios + 1) * tiles * patches * hidden
@@ -492,10 +760,10 @@ def _mllama_vision(v: _Fields) -> int:
 def _mllama(top: _Fields, t: _Tally) -> None:
     """MllamaForConditionalGeneration: text decoder with ``V+8`` embedding rows, self-attention layers
     (Llama-style, ``d = H/n_q``, no biases) and cross-attention layers (same projections + q/k norms ``2*d``
-    + 2 scalar gates); vision encoder; projector ``vision_output_dim*H + H``; lm_head ``V*H``.
+    + 2 scalar gates); vision encoder; projector ``vision_output_dim*H + H``; lm_head ``V*H``, never tied.
     """
-    text = _sub(top.r, "text_config", "mllama_text_model", ("mllama_text_model",))
-    vision = _sub(top.r, "vision_config", "mllama_vision_model", ("mllama_vision_model",))
+    text = _sub(top, "text_config", "mllama_text_model", ("mllama_text_model",))
+    vision = _sub(top, "vision_config", "mllama_vision_model", ("mllama_vision_model",))
     vocab, hidden, n_layers = text.int("vocab_size"), text.int("hidden_size"), text.int("num_hidden_layers")
     inter = text.int("intermediate_size")
     n_q, n_kv = text.heads()
@@ -503,22 +771,20 @@ def _mllama(top: _Fields, t: _Tally) -> None:
     cross = {i for i in text.int_list("cross_attention_layers") if 0 <= i < n_layers}
     attn = _linear(hidden, n_q * d) + 2 * _linear(hidden, n_kv * d) + _linear(n_q * d, hidden)
     t.add("embedding", (vocab + 8) * hidden)
-    t.add("attention", n_layers * attn + len(cross) * 1)
+    t.add("attention", n_layers * attn + len(cross))  # + cross_attn_attn_gate
     t.add("norms", n_layers * 2 * hidden + len(cross) * 2 * d + hidden)
-    t.add("mlp", n_layers * _gated_mlp(hidden, inter) + len(cross) * 1)
-    tied = top.bool("tie_word_embeddings")
-    if tied:
-        raise UnsupportedError("mllama with a top-level tie_word_embeddings: true (embedding has V+8 rows, lm_head V)")
-    _lm_head(top, t, hidden, vocab, tied=False)
+    t.add("mlp", n_layers * _gated_mlp(hidden, inter) + len(cross))  # + cross_attn_mlp_gate
+    _lm_head(top, t, hidden, vocab, tied=False)  # transformers never ties Mllama's head (its rows are V, not V+8)
     t.add("vision", _mllama_vision(vision) + _linear(vision.int("vision_output_dim"), hidden, True))
 
 
 # --------------------------------------------------------------------------- entry point
 _COUNTERS: dict[str, Callable[[_Fields, _Tally], None]] = {
-    **dict.fromkeys(("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma2", "gemma3_text", "phi3",
-                     "gpt_oss"), _llama_like),
+    **dict.fromkeys(LLAMA_LIKE, _llama_like),
     "deepseek_v2": _deepseek, "deepseek_v3": _deepseek,
-    "gpt2": _gpt2, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama,
+    "gpt2": _gpt2, "gpt_bigcode": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon, "bloom": _bloom, "opt": _opt,
+    "mamba": _mamba, "mamba2": _mamba2,
+    "t5": _t5, "gemma3": _gemma3, "mllama": _mllama,
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(set(_COUNTERS) | set(SAME_ARCHITECTURE)))
@@ -540,10 +806,12 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
         raise UnsupportedError(f"parameter counting is not implemented for model_type '{model_type}' "
                                f"(supported: {', '.join(SUPPORTED_MODEL_TYPES)})")
     tally = _Tally()
-    counter(_Fields(top, arch), tally)
+    fields = _Fields(top, arch)
+    counter(fields, tally)
     parts = tally.parts
     total = sum(parts.values())
     return ParamCount(
         model_type=model_type, total=total, **parts, tied_embeddings=tally.tied, moe_experts=tally.moe_experts,
         active=total - tally.moe_experts + tally.moe_active, fields_used=tuple(top.used),
+        defaults_used=tuple(fields.assumed),
     )

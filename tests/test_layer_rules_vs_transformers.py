@@ -55,3 +55,15 @@ def test_layer_kinds_match_transformers(path):
         assert attn.kv_heads == getattr(text, "num_key_value_heads", text.num_attention_heads)
         head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
         assert attn.k_head_dim == head_dim
+
+
+@pytest.mark.parametrize("model_type", ["llama", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "mistral", "gemma",
+                                        "gemma2", "gemma3_text", "starcoder2", "gpt_oss", "stablelm", "olmo2"])
+def test_missing_kv_heads_default_like_transformers(model_type):
+    cfg = {"model_type": model_type, "num_attention_heads": 64, "hidden_size": 8192, "num_hidden_layers": 2,
+           "head_dim": 128}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = transformers.AutoConfig.for_model(**cfg).num_key_value_heads
+    spec = kvcalc.read_spec(cfg)
+    assert spec.layers[0].attention[0].kv_heads == expected

@@ -1,0 +1,424 @@
+"""kvcalc.params.count_params == the parameters transformers' nn.Module holds, and == published totals.
+
+(a) Every reference config.json (``../shared/reference/configs`` next to the repo, and ``data/configs`` in
+    it) is built by transformers on the meta device (no memory, no download); the total and the split
+    into parts must equal kvcalc's. Also tiny and all-defaults configs, and variants of the optional
+    features (biases, q_lora_rank null, cross-attention, gated T5, SigLIP pooling head, ...).
+(b) Published totals (Hub safetensors totals from ../shared/reference/params.csv) for models whose
+    checkpoint holds exactly the module's parameters, as plain numbers; and for the rows whose notes say
+    the total includes buffers, the published total minus those buffers.
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+
+from kvcalc.errors import ConfigError, UnsupportedError
+from kvcalc.params import PARTS, SUPPORTED_MODEL_TYPES, ParamCount, count_params
+
+REPO = Path(__file__).resolve().parent.parent
+CONFIG_DIRS = [REPO / "data" / "configs", REPO.parent / "shared" / "reference" / "configs"]
+PARAMS_CSVS = [REPO / "data" / "params.csv", REPO.parent / "shared" / "reference" / "params.csv"]
+
+
+def _config_files() -> dict[str, Path]:
+    """Reference configs by file name; a copy in data/configs wins over ../shared."""
+    found: dict[str, Path] = {}
+    for folder in CONFIG_DIRS:
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.json")):
+                found.setdefault(path.name, path)
+    return found
+
+
+CONFIGS = _config_files()
+
+
+def _load(name: str) -> dict:
+    if name not in CONFIGS:
+        pytest.skip(f"reference config {name} not found in {', '.join(map(str, CONFIG_DIRS))}")
+    return json.loads(CONFIGS[name].read_text())
+
+
+# --------------------------------------------------------------------------- transformers ground truth
+def _part_of(name: str) -> str:
+    """kvcalc's part for a transformers parameter name."""
+    leaf = name.split(".")
+    last = leaf[-2] if leaf[-1] in ("weight", "bias") else leaf[-1]
+    if name.startswith("lm_head."):
+        return "lm_head"
+    if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector)\.", name):
+        return "vision"
+    if last in ("embed_tokens", "wte", "wpe", "shared", "word_embeddings", "embed_in", "embed_positions", "embeddings"):
+        return "embedding"
+    if "norm" in last or last.startswith("ln_"):
+        return "norms"
+    if re.search(r"\.(mixer|linear_attn)\.", name):
+        return "mixer"
+    if re.search(r"(mlp|experts|moe|DenseReluDense|feed_forward|router)", name) or last in ("gate", "fc1", "fc2"):
+        return "mlp"
+    if re.search(r"(attn|attention|Attention)", name):
+        return "attention"
+    return "other"
+
+
+def _hf_config(cfg: dict):
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    fields = {k: v for k, v in cfg.items() if k not in ("model_type", "auto_map", "quantization_config")}
+    model_type = cfg["model_type"]
+    if model_type not in CONFIG_MAPPING:
+        # e.g. kimi_k2: a Hub model_type transformers builds with the class its `architectures` names
+        arch = next((getattr(transformers, a, None) for a in cfg.get("architectures") or []), None)
+        if arch is None:
+            pytest.skip(f"transformers {transformers.__version__} has no config class for model_type '{model_type}'")
+        model_type = arch.config_class.model_type
+    return transformers.AutoConfig.for_model(model_type, **fields)
+
+
+def _hf_counts(cfg: dict) -> tuple[int, dict[str, int], int]:
+    """(total, per-part totals, routed-expert total) of the model transformers builds on the meta device."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.auto import modeling_auto as auto
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            config = _hf_config(cfg)
+        except Exception as exc:  # transformers' config class rejects this config
+            pytest.skip(f"transformers {transformers.__version__} rejects this config: {exc!r:.200}")
+        mt = config.model_type
+        class_name = (auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.get(mt)
+                      or auto.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES.get(mt)
+                      or auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(mt))
+        if class_name is None:
+            pytest.skip(f"transformers {transformers.__version__} has no causal-LM class for '{mt}'")
+        try:
+            with torch.device("meta"):
+                model = getattr(transformers, class_name)._from_config(config)
+        except Exception as exc:  # transformers itself cannot build this config
+            pytest.skip(f"transformers {transformers.__version__} cannot build {class_name}: {exc!r:.200}")
+    parts = dict.fromkeys(PARTS, 0)
+    experts = 0
+    for name, p in model.named_parameters():
+        parts[_part_of(name)] += p.numel()
+        if ".experts." in name and "shared_expert" not in name:
+            experts += p.numel()
+    return sum(parts.values()), parts, experts
+
+
+@functools.lru_cache(maxsize=None)
+def _hf_counts_cached(key: str) -> tuple[int, dict[str, int], int]:
+    return _hf_counts(json.loads(key))
+
+
+def _assert_matches_transformers(cfg: dict) -> ParamCount:
+    ours = count_params(cfg)
+    total, parts, experts = _hf_counts_cached(json.dumps(cfg, sort_keys=True))
+    assert ours.total == total
+    assert ours.parts() == parts
+    assert ours.moe_experts == experts
+    return ours
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS) or ["(no reference configs found)"])
+def test_reference_config_matches_transformers(name):
+    cfg = _load(name)
+    ours = _assert_matches_transformers(cfg)
+    assert ours.total == sum(ours.parts().values())
+
+
+# --------------------------------------------------------------------------- tiny and default configs
+def _tiny() -> dict[str, dict]:
+    from tiny_models import TINY
+
+    return {mt: dict(cfg, model_type=mt) for mt, cfg in TINY.items() if mt in SUPPORTED_MODEL_TYPES}
+
+
+@pytest.mark.parametrize("model_type", sorted(_tiny()))
+def test_tiny_config_matches_transformers(model_type):
+    """Configs that give only a few fields: the rest must come from the transformers class defaults."""
+    _assert_matches_transformers(_tiny()[model_type])
+
+
+@pytest.mark.parametrize("model_type", sorted(set(SUPPORTED_MODEL_TYPES) - {"kimi_k2"}))
+def test_all_defaults_config_matches_transformers(model_type):
+    """``{"model_type": ...}`` alone: every counted field comes from the class defaults.
+
+    DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route): given here."""
+    extra = {"num_experts_per_tok": 6} if model_type == "deepseek_v2" else {}
+    _assert_matches_transformers({"model_type": model_type, **extra})
+
+
+@pytest.mark.parametrize("model_type", sorted(_tiny()))
+def test_tiny_config_as_saved_matches_transformers(model_type):
+    """The same configs as ``save_pretrained`` writes them: every derived attribute spelled out."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        saved = _hf_config(_tiny()[model_type]).to_dict()  # (to_json_string would mangle mamba2's inf limit)
+    _assert_matches_transformers(saved)
+
+
+_DEC = dict(hidden_size=64, intermediate_size=96, num_hidden_layers=4, num_attention_heads=4,
+            num_key_value_heads=2, vocab_size=128, max_position_embeddings=256)
+_MLA = dict(_DEC, kv_lora_rank=16, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=12,
+            moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=2,
+            first_k_dense_replace=1, n_group=1, topk_group=1)
+_SIGLIP = dict(model_type="siglip_vision_model", hidden_size=32, intermediate_size=48, num_hidden_layers=2,
+               num_attention_heads=4, image_size=28, patch_size=14)
+_MLLAMA_VISION = dict(hidden_size=32, num_hidden_layers=2, num_global_layers=1, attention_heads=4,
+                      intermediate_size=48, vision_output_dim=64, image_size=28, patch_size=14, max_num_tiles=2,
+                      supported_aspect_ratios=[[1, 1], [1, 2]])
+
+VARIANTS: dict[str, dict] = {
+    "llama-biases-tied": dict(_DEC, model_type="llama", attention_bias=True, mlp_bias=True, tie_word_embeddings=True),
+    "llama-head_dim": dict(_DEC, model_type="llama", head_dim=24),
+    "mistral-head_dim-null": dict(_DEC, model_type="mistral", head_dim=None),
+    "mixtral-8e": dict(_DEC, model_type="mixtral", num_local_experts=8, num_experts_per_tok=2),
+    "qwen2-tied": dict(_DEC, model_type="qwen2", tie_word_embeddings=True),
+    "qwen3-bias": dict(_DEC, model_type="qwen3", attention_bias=True, head_dim=40),
+    "qwen3_moe-sparse-step": dict(_DEC, model_type="qwen3_moe", num_hidden_layers=6, decoder_sparse_step=2,
+                                  mlp_only_layers=[3], num_experts=4, num_experts_per_tok=2, moe_intermediate_size=24),
+    "qwen3_moe-no-experts": dict(_DEC, model_type="qwen3_moe", num_experts=0),
+    "gemma2-untied": dict(_DEC, model_type="gemma2", head_dim=16, tie_word_embeddings=False),
+    "gemma3_text-bias": dict(_DEC, model_type="gemma3_text", head_dim=16, attention_bias=True),
+    "phi3-kv": dict(_DEC, model_type="phi3", num_key_value_heads=1, tie_word_embeddings=True, pad_token_id=0),
+    "gpt_oss-no-bias": dict(_DEC, model_type="gpt_oss", head_dim=16, attention_bias=False, num_local_experts=4,
+                            num_experts_per_tok=1),
+    "gpt2-cross-n_inner": dict(model_type="gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=128, n_positions=32,
+                               n_inner=80, add_cross_attention=True, tie_word_embeddings=False),
+    "deepseek_v2-q_lora-null-mlp_bias": dict(_MLA, model_type="deepseek_v2", q_lora_rank=None, mlp_bias=True),
+    "deepseek_v2-q_lora-attn_bias": dict(_MLA, model_type="deepseek_v2", q_lora_rank=24, attention_bias=True),
+    "deepseek_v3-q_lora-null": dict(_MLA, model_type="deepseek_v3", q_lora_rank=None),
+    "deepseek_v3-all-dense": dict(_MLA, model_type="deepseek_v3", q_lora_rank=24, first_k_dense_replace=9),
+    "kimi_k2": dict(_MLA, model_type="kimi_k2", q_lora_rank=24, architectures=["DeepseekV3ForCausalLM"]),
+    "t5-is_gated_act-overrides": dict(model_type="t5", d_model=32, d_kv=8, d_ff=48, num_layers=2, num_heads=4,
+                                      vocab_size=100, feed_forward_proj="gated-gelu", is_gated_act=False),
+    "t5-gated-decoder-layers": dict(model_type="t5", d_model=32, d_kv=8, d_ff=48, num_layers=2, num_decoder_layers=3,
+                                    num_heads=4, vocab_size=100, feed_forward_proj="gated-gelu",
+                                    tie_word_embeddings=False),
+    "gemma3-head-untied": dict(model_type="gemma3", tie_word_embeddings=False,
+                               vision_config=dict(_SIGLIP, vision_use_head=True),
+                               text_config=dict(_DEC, head_dim=16, model_type="gemma3_text"), mm_tokens_per_image=4),
+    "gemma3-text-untied-top-tied": dict(model_type="gemma3", vision_config=dict(_SIGLIP, vision_use_head=False),
+                                        text_config=dict(_DEC, head_dim=16, tie_word_embeddings=False),
+                                        mm_tokens_per_image=4),
+    "mllama-small": dict(model_type="mllama", vision_config=_MLLAMA_VISION,
+                         text_config=dict(_DEC, cross_attention_layers=[1, 3, 7], pad_token_id=0, bos_token_id=1,
+                                          eos_token_id=2)),
+    "gemma-bias": dict(_DEC, model_type="gemma", head_dim=16, attention_bias=True),
+    "qwen2_moe-no-qkv-bias-sparse": dict(_DEC, model_type="qwen2_moe", qkv_bias=False, num_experts=4,
+                                         num_experts_per_tok=2, moe_intermediate_size=24, decoder_sparse_step=2,
+                                         shared_expert_intermediate_size=40, mlp_only_layers=[1]),
+    "qwen2_moe-no-experts": dict(_DEC, model_type="qwen2_moe", num_experts=0),
+    "qwen3_next-layer_types": dict(_DEC, model_type="qwen3_next", head_dim=16, attention_bias=True,
+                                   layer_types=["full_attention", "linear_attention"] * 2, linear_num_value_heads=4,
+                                   linear_num_key_heads=2, linear_key_head_dim=8, linear_value_head_dim=12,
+                                   linear_conv_kernel_dim=3, num_experts=4, num_experts_per_tok=2,
+                                   moe_intermediate_size=24, shared_expert_intermediate_size=16, mlp_only_layers=[0]),
+    "cohere2-head_dim-ignored": dict(_DEC, model_type="cohere2", head_dim=6, attention_bias=True),
+    "starcoder2-no-bias": dict(_DEC, model_type="starcoder2", use_bias=False, head_dim=24, tie_word_embeddings=False),
+    "llama4_text-moe_layers": dict(_DEC, model_type="llama4_text", head_dim=16, intermediate_size_mlp=80,
+                                   num_local_experts=3, num_experts_per_tok=1, moe_layers=[0, 3, 9]),
+    "llama4_text-interleave": dict(_DEC, model_type="llama4_text", head_dim=8, intermediate_size_mlp=80,
+                                   num_local_experts=3, num_experts_per_tok=2, interleave_moe_layer_step=2),
+    "gpt_bigcode-mha-cross": dict(model_type="gpt_bigcode", n_embd=64, n_layer=2, n_head=4, vocab_size=128,
+                                  n_positions=32, multi_query=False, add_cross_attention=True),
+    "gpt_neox-no-bias-tied": dict(model_type="gpt_neox", hidden_size=64, intermediate_size=80, num_hidden_layers=2,
+                                  num_attention_heads=4, vocab_size=128, attention_bias=False,
+                                  tie_word_embeddings=True),
+    "falcon-new-arch-bias": dict(model_type="falcon", hidden_size=64, num_hidden_layers=2, num_attention_heads=8,
+                                 num_kv_heads=2, new_decoder_architecture=True, bias=True, ffn_hidden_size=80,
+                                 vocab_size=128, tie_word_embeddings=False),
+    "falcon-new-arch-one-ln": dict(model_type="falcon", hidden_size=64, num_hidden_layers=2, num_attention_heads=8,
+                                   num_kv_heads=4, new_decoder_architecture=True, num_ln_in_parallel_attn=1,
+                                   vocab_size=128),
+    "falcon-sequential-mha": dict(model_type="falcon", n_embed=64, num_hidden_layers=2, num_attention_heads=4,
+                                  multi_query=False, parallel_attn=False, vocab_size=128),
+    "bloom-n_embed": dict(model_type="bloom", n_embed=64, n_layer=2, n_head=4, vocab_size=128,
+                          tie_word_embeddings=False),
+    "opt-proj-no-bias-no-affine": dict(model_type="opt", hidden_size=64, ffn_dim=80, num_hidden_layers=2,
+                                       num_attention_heads=4, vocab_size=128, word_embed_proj_dim=32,
+                                       enable_bias=False, layer_norm_elementwise_affine=False,
+                                       max_position_embeddings=40),
+    "opt-post-ln": dict(model_type="opt", hidden_size=64, ffn_dim=80, num_hidden_layers=2, num_attention_heads=4,
+                        vocab_size=128, do_layer_norm_before=False, tie_word_embeddings=False),
+    "opt-remove-final-ln": dict(model_type="opt", hidden_size=64, ffn_dim=80, num_hidden_layers=2,
+                                num_attention_heads=4, vocab_size=128, _remove_final_layer_norm=True),
+    "mamba-intermediate_size": dict(model_type="mamba", hidden_size=64, num_hidden_layers=2, vocab_size=128,
+                                    intermediate_size=100, state_size=4),
+    "mamba-rank-bias-expand": dict(model_type="mamba", hidden_size=64, num_hidden_layers=2, vocab_size=128,
+                                   state_size=8, expand=3, time_step_rank=6, use_bias=True, use_conv_bias=False,
+                                   tie_word_embeddings=False),
+    "mamba2-bias": dict(model_type="mamba2", hidden_size=64, num_hidden_layers=2, vocab_size=128, state_size=8,
+                        num_heads=8, head_dim=16, n_groups=2, use_bias=True, use_conv_bias=False, conv_kernel=3,
+                        tie_word_embeddings=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_variant_matches_transformers(name):
+    _assert_matches_transformers(VARIANTS[name])
+
+
+# --------------------------------------------------------------------------- (b) published totals
+# Hub safetensors totals (params.csv) whose checkpoints hold exactly the module's parameters.
+# config file -> (params.csv model, published total). Instruct configs stand in for base models of
+# the same architecture where only the Instruct config was saved.
+PUBLISHED = {
+    "meta-llama__Llama-3.1-8B.json": ("meta-llama/Llama-3.1-8B", 8030261248),
+    "meta-llama__Llama-3.1-70B.json": ("meta-llama/Llama-3.1-70B", 70553706496),
+    "meta-llama__Llama-3.1-405B.json": ("meta-llama/Llama-3.1-405B", 405853388800),
+    "meta-llama__Llama-3.2-1B.json": ("meta-llama/Llama-3.2-1B", 1235814400),
+    "meta-llama__Llama-3.2-3B-Instruct.json": ("meta-llama/Llama-3.2-3B", 3212749824),
+    "meta-llama__Meta-Llama-3-8B.json": ("meta-llama/Meta-Llama-3-8B", 8030261248),
+    "mistralai__Mistral-7B-v0.1.json": ("mistralai/Mistral-7B-v0.1", 7241732096),
+    "mistralai__Mistral-7B-Instruct-v0.3.json": ("mistralai/Mistral-7B-Instruct-v0.3", 7248023552),
+    "mistralai__Mixtral-8x7B-v0.1.json": ("mistralai/Mixtral-8x7B-v0.1", 46702792704),
+    "Qwen__Qwen2.5-7B-Instruct.json": ("Qwen/Qwen2.5-7B", 7615616512),
+    "Qwen__Qwen2.5-32B.json": ("Qwen/Qwen2.5-32B", 32763876352),
+    "Qwen__Qwen3-8B.json": ("Qwen/Qwen3-8B", 8190735360),
+    "Qwen__Qwen3-32B.json": ("Qwen/Qwen3-32B", 32762123264),
+    "Qwen__Qwen3-235B-A22B.json": ("Qwen/Qwen3-235B-A22B", 235093634560),
+    "google__gemma-2-9b-it.json": ("google/gemma-2-9b-it", 9241705984),
+    "google__gemma-3-1b-it.json": ("google/gemma-3-1b-it", 999885952),
+    "google__gemma-3-4b-it.json": ("google/gemma-3-4b-it", 4300079472),
+    "google__gemma-3-27b-it.json": ("google/gemma-3-27b-it", 27432406640),
+    "deepseek-ai__DeepSeek-V2-Lite.json": ("deepseek-ai/DeepSeek-V2-Lite", 15706484224),
+}
+
+# Published totals that include stored buffers (per the params.csv notes): total - buffers == parameters.
+PUBLISHED_WITH_BUFFERS = {
+    # 32 layers x 64 rotary inv_freq values
+    "meta-llama__Llama-2-7b-hf.json": ("meta-llama/Llama-2-7b-hf", 6738417664, 32 * 64),
+    # 12 layers x 1024 x 1024 causal-mask buffers (attn.bias)
+    "openai-community__gpt2.json": ("openai-community/gpt2", 137022720, 12 * 1024 * 1024),
+}
+# Not asserted: DeepSeek-V3 / R1 (684,531,386,000 includes the MTP layer transformers does not build and
+# the FP8 weight_scale_inv tensors); gpt-oss (MXFP4 blocks and scales are counted as stored elements).
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_published_total(name):
+    _, total = PUBLISHED[name]
+    assert count_params(_load(name)).total == total
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED_WITH_BUFFERS))
+def test_published_total_minus_buffers(name):
+    _, total, buffers = PUBLISHED_WITH_BUFFERS[name]
+    assert count_params(_load(name)).total == total - buffers
+
+
+def test_published_numbers_are_those_of_params_csv():
+    """The numbers typed above are the ones in params.csv (guards against typos in this file)."""
+    path = next((p for p in PARAMS_CSVS if p.is_file()), None)
+    if path is None:
+        pytest.skip("params.csv not found")
+    with path.open(newline="") as fh:
+        rows = {row["model"]: int(row["total_params"]) for row in csv.DictReader(fh)}
+    for model, total, *_ in list(PUBLISHED.values()) + list(PUBLISHED_WITH_BUFFERS.values()):
+        assert rows[model] == total, model
+
+
+# --------------------------------------------------------------------------- behaviour without torch
+def _llama(**kw) -> dict:
+    return dict(_DEC, model_type="llama", **kw)
+
+
+def test_parts_sum_and_active_for_dense():
+    c = count_params(_llama())
+    assert c.total == sum(c.parts().values())
+    assert c.active == c.total and c.moe_experts == 0
+    assert not c.tied_embeddings and c.lm_head == 128 * 64
+    assert c.mixer == c.vision == c.other == 0
+
+
+def test_tied_embeddings_zero_head():
+    c = count_params(_llama(tie_word_embeddings=True))
+    assert c.tied_embeddings and c.lm_head == 0
+    assert c.total == count_params(_llama()).total - 128 * 64
+
+
+def test_moe_active_is_top_k_experts():
+    cfg = dict(_DEC, model_type="mixtral", num_local_experts=8, num_experts_per_tok=2)
+    c = count_params(cfg)
+    per_expert = 3 * 64 * 96
+    assert c.moe_experts == 4 * 8 * per_expert
+    assert c.active == c.total - c.moe_experts + 4 * 2 * per_expert
+    assert c.moe_experts < c.mlp
+
+
+def test_published_active_counts():
+    """Active counts quoted by the model authors (embedding table included, as defined here)."""
+    ds = count_params(_load("deepseek-ai__DeepSeek-V3.json"))
+    assert round(ds.active / 1e9) == 38 and ds.total == 671026404352  # "671B total, 37B activated"
+    q = count_params(_load("Qwen__Qwen3-30B-A3B.json"))
+    assert round(q.active / 1e8) == 34  # "30.5B total, 3.3B activated"
+    oss = count_params(_load("openai__gpt-oss-120b.json"))
+    assert round((oss.active - oss.embedding) / 1e7) == 513  # model card: 5.13B active (without the embedding)
+
+
+def test_fields_used_are_recorded():
+    c = count_params(_load("google__gemma-3-4b-it.json"))
+    assert "text_config.hidden_size" in c.fields_used
+    assert "vision_config.image_size" in c.fields_used
+    c = count_params(_load("deepseek-ai__DeepSeek-V2-Lite.json"))
+    assert "q_lora_rank" in c.fields_used  # read as an explicit null
+    assert "n_embd" in count_params({"model_type": "gpt2", "n_embd": 64, "n_head": 4}).fields_used
+
+
+def test_defaults_used_are_reported():
+    """gemma-3-4b-it's config.json omits most text fields: the Gemma3TextConfig defaults fill them in."""
+    c = count_params(_load("google__gemma-3-4b-it.json"))
+    assert "text_config.num_attention_heads=8" in c.defaults_used
+    assert "tie_word_embeddings=True" in c.defaults_used
+    assert count_params(_load("meta-llama__Llama-3.1-8B.json")).defaults_used == ()
+
+
+def test_unsupported_model_type():
+    with pytest.raises(UnsupportedError, match="falcon_mamba"):
+        count_params({"model_type": "falcon_mamba", "hidden_size": 64})
+
+
+def test_missing_model_type():
+    with pytest.raises(ConfigError, match="model_type"):
+        count_params(dict(_DEC))
+
+
+@pytest.mark.parametrize("bad, field", [
+    (dict(hidden_size="4096"), "hidden_size"),
+    (dict(num_hidden_layers=-1), "num_hidden_layers"),
+    (dict(num_key_value_heads=3), "num_key_value_heads"),
+    (dict(hidden_size=65, head_dim=None), "hidden_size"),
+    (dict(tie_word_embeddings="yes"), "tie_word_embeddings"),
+    (dict(vocab_size=1.5), "vocab_size"),
+])
+def test_bad_fields_raise_config_error(bad, field):
+    with pytest.raises(ConfigError) as err:
+        count_params(_llama(**bad))
+    assert err.value.field == field
+
+
+def test_moe_without_top_k_raises():
+    cfg = dict(_MLA, model_type="deepseek_v2", q_lora_rank=None)
+    del cfg["num_experts_per_tok"]
+    with pytest.raises(ConfigError, match="num_experts_per_tok"):
+        count_params(cfg)
+
+
+def test_bad_nested_configs():
+    with pytest.raises(UnsupportedError, match="clip_vision_model"):
+        count_params({"model_type": "gemma3", "vision_config": {"model_type": "clip_vision_model"}})
+    with pytest.raises(ConfigError, match="text_config"):
+        count_params({"model_type": "gemma3", "text_config": [1, 2]})
+    with pytest.raises(ConfigError, match="feed_forward_proj"):
+        count_params({"model_type": "t5", "feed_forward_proj": "gated-gelu-x"})
