@@ -1,0 +1,78 @@
+"""Weight bytes per storage format, against published parameter counts and a vLLM log."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+import kvcalc
+from kvcalc.weights import gptq_bytes, weight_bytes
+from paths import ROOT
+
+GiB = 2**30
+
+
+def load(name: str) -> dict:
+    with open(os.path.join(ROOT, "data", "configs", name), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_float_checkpoints_are_params_times_width():
+    cfg = load("meta-llama__Llama-3.1-8B.json")            # 8,030,261,248 parameters (Hub safetensors total)
+    assert weight_bytes(cfg).total_bytes == 8_030_261_248 * 2
+    assert weight_bytes(cfg, "float32").total_bytes == 8_030_261_248 * 4
+    assert weight_bytes(cfg).scheme == "bfloat16"
+
+
+def test_awq_matches_vllm_log_within_runtime_extras():
+    # vLLM loading Qwen2.5-7B-Instruct-AWQ logged "Model loading took 5.29 GiB"; the checkpoint is the
+    # Qwen2.5-7B architecture with 4-bit AWQ (group 128) linear layers and fp16 embeddings / head / norms.
+    cfg = dict(load("Qwen__Qwen2.5-7B-Instruct.json"), torch_dtype="float16",
+               quantization_config={"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
+                                    "version": "gemm"})
+    w = weight_bytes(cfg)
+    assert w.scheme == "awq 4-bit g128"
+    assert set(w.unquantized) == {"embedding", "lm_head", "norms"}
+    assert 5.29 - 0.15 < w.total_bytes / GiB <= 5.29        # vLLM adds rotary caches / kernel workspaces
+    # 152,064 x 3,584 fp16 embeddings, untied head of the same size
+    assert {p.name: p.bytes for p in w.parts}["embedding"] == 152_064 * 3_584 * 2
+
+
+def test_gptq_layout_arithmetic():
+    # 4,096 x 4,096 weights, 4-bit, group 128: packed 8 MiB + fp16 scales 2 x 131,072 + 4-bit zeros 65,536
+    assert gptq_bytes(4096 * 4096, 4, 128) == 4096 * 4096 // 2 + 131_072 * 2 + 131_072 // 2
+
+
+def test_mxfp4_quantizes_only_the_experts():
+    cfg = load("openai__gpt-oss-20b.json")
+    w = weight_bytes(cfg)
+    p = kvcalc.count_params(cfg)
+    parts = {x.name: x for x in w.parts}
+    experts = p.moe_experts
+    assert parts["mlp"].bytes == -(-experts * 17 // 32) + (p.mlp - experts) * 2
+    assert parts["attention"].bytes == p.attention * 2 and "embedding" in w.unquantized
+
+
+def test_fp8_block_scales_deepseek_v3():
+    cfg = load("deepseek-ai__DeepSeek-V3.json")
+    w = weight_bytes(cfg)
+    assert w.scheme == "fp8 block 128x128"
+    mlp = next(x for x in w.parts if x.name == "mlp")
+    assert mlp.bytes == mlp.params + -(-mlp.params // (128 * 128)) * 4
+
+
+def test_user_chosen_quantization_keeps_embeddings_16_bit():
+    cfg = load("meta-llama__Llama-3.1-8B.json")
+    w = weight_bytes(cfg, "int4")
+    parts = {x.name: x for x in w.parts}
+    assert parts["embedding"].bytes == 128_256 * 4096 * 2
+    assert parts["attention"].bytes == gptq_bytes(parts["attention"].params, 4, 128)
+    fp8 = weight_bytes(cfg, "fp8")
+    assert {x.name: x.bytes for x in fp8.parts}["mlp"] == parts["mlp"].params
+
+
+def test_unknown_quantization_is_refused():
+    cfg = dict(load("meta-llama__Llama-3.1-8B.json"), quantization_config={"quant_method": "exl9"})
+    with pytest.raises(kvcalc.UnsupportedError, match="exl9"):
+        weight_bytes(cfg)
