@@ -146,7 +146,9 @@ def _stage_kv(per_layer: list[int], pp: int) -> int:
 
 # ----------------------------------------------------------------------------- the plan
 @dataclass(frozen=True)
-class _Setup:
+class Deployment:
+    """A validated deployment (model x GPUs x runtime x dtypes), before batch and context are chosen."""
+
     spec: ModelSpec
     rank: ModelSpec
     runtime: str
@@ -159,9 +161,11 @@ class _Setup:
     weights: WeightBytes
     weights_rank: int
     opts: dict
+    max_model_len: int | None
+    context_cap: int
 
 
-def _budget(s: _Setup, batch: int, context: int) -> tuple[int, int, int, int, dict]:
+def _budget(s: Deployment, batch: int, context: int) -> tuple[int, int, int, int, dict]:
     """(kv bytes per GPU, overhead per GPU, budget per GPU, total KV, vllm extras) at batch x context."""
     model, kv = resolve_dtypes(s.spec, s.dtype, s.kv_dtype)
     memory = s.gpu.memory_bytes
@@ -183,7 +187,7 @@ def _budget(s: _Setup, batch: int, context: int) -> tuple[int, int, int, int, di
     raise AssertionError(s.runtime)
 
 
-def _vllm(s: _Setup, max_model_len: int):
+def _vllm(s: Deployment, max_model_len: int):
     o = s.opts
     return vllm_memory_plan(
         s.spec, total_gpu_bytes=s.gpu.memory_bytes, weights_bytes=s.weights_rank,
@@ -223,22 +227,48 @@ def _gib_to_bytes(name: str, value: float | None) -> int | None:
     return int(round(_positive_float(name, value, 1 << 20) * GiB))
 
 
-def plan(config: "Mapping[str, Any] | ModelSpec", *, gpu: "str | GPU | None" = None, gpu_mem_gib: float | None = None,
-         gpus: int = 1, runtime: str = "vllm", batch: int = 1, context: int | None = None,
-         dtype: str | None = None, kv_dtype: str | None = None,
-         tensor_parallel_size: int | None = None, pipeline_parallel_size: int | None = None,
-         gpu_memory_utilization: float = 0.9, max_model_len: int | None = None, block_size: int = 16,
-         max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
-         kv_cache_memory: int | None = None, weights_gib: float | None = None, activation_gib: float | None = None,
-         non_torch_gib: float | None = None, cuda_graph_gib: float | None = None,
-         config_dict: Mapping[str, Any] | None = None, solve_gpus: bool = True) -> PlanResult:
-    """Plan one deployment (module docstring). ``gpu`` is a catalog name/key, or give ``gpu_mem_gib``.
+PLAN_OPTIONS = ("gpu", "gpu_mem_gib", "gpus", "runtime", "dtype", "kv_dtype", "tensor_parallel_size",
+                "pipeline_parallel_size", "gpu_memory_utilization", "max_model_len", "block_size",
+                "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory", "weights_gib", "activation_gib",
+                "non_torch_gib", "cuda_graph_gib", "config_dict")
 
-    ``gpus`` GPUs are used as ``tensor_parallel_size x pipeline_parallel_size`` (vLLM: tp = gpus by
-    default; transformers: pipeline only). ``context`` defaults to ``max_model_len``, else the
-    model's ``max_position_embeddings``, else 4096. ``weights_gib`` / ``activation_gib`` /
-    ``non_torch_gib`` / ``cuda_graph_gib`` override estimates with measured figures (per GPU).
+
+def plan(config: "Mapping[str, Any] | ModelSpec", *, batch: int = 1, context: int | None = None,
+         solve_gpus: bool = True, **options: Any) -> PlanResult:
+    """Plan one deployment (module docstring).
+
+    Options (see :func:`prepare`): ``gpu`` (catalog name/key) or ``gpu_mem_gib``, ``gpus``,
+    ``runtime`` ('vllm' default, 'transformers', 'ideal'), ``dtype`` (weights), ``kv_dtype``,
+    ``tensor_parallel_size``, ``pipeline_parallel_size``, vLLM's ``gpu_memory_utilization``,
+    ``max_model_len``, ``block_size``, ``max_num_batched_tokens``, ``max_num_seqs``,
+    ``kv_cache_memory`` (bytes), and measured overrides ``weights_gib`` / ``activation_gib`` /
+    ``non_torch_gib`` / ``cuda_graph_gib`` (per GPU). ``context`` defaults to ``max_model_len``,
+    else the model's ``max_position_embeddings``, else 4096.
     """
+    setup = prepare(config, **options)
+    batch = check_count("batch", batch, 1, MAX_BATCH)
+    if context is None:
+        context = setup.max_model_len or setup.spec.max_position_embeddings or 4096
+    context = check_count("context", context, 1, MAX_CONTEXT)
+    warnings = list(setup.spec.warnings) + list(setup.weights.notes)
+    if setup.runtime == "vllm":
+        result = _plan_vllm(setup, batch, context, setup.max_model_len or context, warnings)
+    else:
+        result = _plan_direct(setup, batch, context, setup.context_cap, warnings)
+    if solve_gpus:
+        result = replace(result, min_gpus=_min_gpus(config, setup, batch, context, options))
+    return result
+
+
+def prepare(config: "Mapping[str, Any] | ModelSpec", *, gpu: "str | GPU | None" = None,
+            gpu_mem_gib: float | None = None, gpus: int = 1, runtime: str = "vllm", dtype: str | None = None,
+            kv_dtype: str | None = None, tensor_parallel_size: int | None = None,
+            pipeline_parallel_size: int | None = None, gpu_memory_utilization: float = 0.9,
+            max_model_len: int | None = None, block_size: int = 16, max_num_batched_tokens: int | None = None,
+            max_num_seqs: int | None = None, kv_cache_memory: int | None = None, weights_gib: float | None = None,
+            activation_gib: float | None = None, non_torch_gib: float | None = None,
+            cuda_graph_gib: float | None = None, config_dict: Mapping[str, Any] | None = None) -> "Deployment":
+    """Validate a deployment and compute what does not depend on batch and context (weights, ranks)."""
     raw = config if isinstance(config, Mapping) else config_dict
     if raw is None:
         raise InputError("plan needs the config.json dict (for the parameter count)")
@@ -254,40 +284,67 @@ def plan(config: "Mapping[str, Any] | ModelSpec", *, gpu: "str | GPU | None" = N
     gpus = check_count("gpus", gpus, 1, MAX_GPUS)
     tp, pp = _parallel(runtime, gpus, tensor_parallel_size, pipeline_parallel_size)
     check_parallel(spec, tp, pp)
-    batch = check_count("batch", batch, 1, MAX_BATCH)
-    model_max = spec.max_position_embeddings
     if max_model_len is not None:
         max_model_len = check_count("max_model_len", max_model_len, 1, MAX_CONTEXT)
-    if context is None:
-        context = max_model_len or model_max or 4096
-    context = check_count("context", context, 1, MAX_CONTEXT)
     if dtype is not None:
         get_dtype(dtype)
     model, kv = resolve_dtypes(spec, dtype, kv_dtype)
     if runtime == "transformers" and kv != model:
         raise UnsupportedError("transformers' DynamicCache stores K/V in the model dtype; "
                                "use runtime 'ideal' or 'vllm' for a quantized or fp8 KV cache")
+    if isinstance(gpu_memory_utilization, bool) or not isinstance(gpu_memory_utilization, (int, float)) \
+            or not 0 < gpu_memory_utilization <= 1:
+        raise InputError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization!r:.20}")
     weights = weight_bytes(raw, dtype, count_params(raw))
     w_override = _gib_to_bytes("weights_gib", weights_gib)
     weights_rank = w_override if w_override is not None else rank_weights(weights, spec.num_layers, tp, pp)
-    if not 0 < gpu_memory_utilization <= 1 or isinstance(gpu_memory_utilization, bool):
-        raise InputError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization!r:.20}")
     opts = dict(gpu_memory_utilization=gpu_memory_utilization, block_size=check_count("block_size", block_size, 1, 1 << 16),
                 max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
                 activation_bytes=_gib_to_bytes("activation_gib", activation_gib),
                 non_torch_bytes=_gib_to_bytes("non_torch_gib", non_torch_gib),
-                cuda_graph_bytes=_gib_to_bytes("cuda_graph_gib", cuda_graph_gib), kv_cache_memory=kv_cache_memory)
-    setup = _Setup(spec, rank_spec(spec, tp), runtime, device, gpus, tp, pp, dtype, kv_dtype, weights, weights_rank, opts)
-    warnings = list(spec.warnings) + list(weights.notes)
-    cap = max_model_len or model_max or MAX_CONTEXT
-    if runtime == "vllm":
-        result = _plan_vllm(setup, batch, context, max_model_len or context, warnings)
-    else:
-        result = _plan_direct(setup, batch, context, cap, warnings)
-    if solve_gpus:
-        result = replace(result, min_gpus=_min_gpus(raw, spec, runtime, device, batch, context, dtype, kv_dtype,
-                                                     max_model_len, opts, weights_gib))
-    return result
+                cuda_graph_bytes=_gib_to_bytes("cuda_graph_gib", cuda_graph_gib),
+                kv_cache_memory=None if kv_cache_memory is None else check_count("kv_cache_memory", kv_cache_memory, 1, 1 << 50))
+    cap = max_model_len or spec.max_position_embeddings or MAX_CONTEXT
+    return Deployment(spec, rank_spec(spec, tp), runtime, device, gpus, tp, pp, dtype, kv_dtype, weights, weights_rank,
+                  opts, max_model_len, cap)
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """Memory on the busiest GPU at one context length (bytes)."""
+
+    context: int
+    weights: int
+    overhead: int
+    kv: int
+    budget: int
+
+    @property
+    def total(self) -> int:
+        return self.weights + self.overhead + self.kv
+
+
+def memory_curve(setup: "Deployment", batch: int, contexts: list[int]) -> list[CurvePoint]:
+    """Weights / overhead / KV per GPU at each context, by the same rules as :func:`plan`.
+
+    vLLM preallocates its pool, so there the KV figure is what ``batch`` requests of that length
+    occupy (blocks x block bytes) and overhead the profiled activation + non-torch + graphs."""
+    batch = check_count("batch", batch, 1, MAX_BATCH)
+    out = []
+    if setup.runtime == "vllm":
+        vp = _vllm(setup, setup.max_model_len or max(contexts))
+        block_bytes = vp.page_bytes * vp.group_size
+        overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes
+        for t in contexts:
+            blocks = request_blocks(setup.spec, t, dtype=setup.dtype, kv_cache_dtype=setup.kv_dtype,
+                                    block_size=vp.block_size, tensor_parallel_size=setup.tp,
+                                    max_num_batched_tokens=vp.max_num_batched_tokens)
+            out.append(CurvePoint(t, setup.weights_rank, overhead, batch * blocks * block_bytes, vp.requested_bytes))
+        return out
+    for t in contexts:
+        kv, overhead, budget, _, _ = _budget(setup, batch, t)
+        out.append(CurvePoint(t, setup.weights_rank, overhead, kv, budget))
+    return out
 
 
 def _parallel(runtime: str, gpus: int, tp: int | None, pp: int | None) -> tuple[int, int]:
@@ -304,7 +361,7 @@ def _parallel(runtime: str, gpus: int, tp: int | None, pp: int | None) -> tuple[
     return tp, pp
 
 
-def _plan_direct(s: _Setup, batch: int, context: int, cap: int, warnings: list[str]) -> PlanResult:
+def _plan_direct(s: Deployment, batch: int, context: int, cap: int, warnings: list[str]) -> PlanResult:
     kv_gpu, overhead, budget, kv_total, _ = _budget(s, batch, context)
     total = s.weights_rank + kv_gpu + overhead
     fits = total <= budget and context <= cap
@@ -345,7 +402,7 @@ def _plan_direct(s: _Setup, batch: int, context: int, cap: int, warnings: list[s
         warnings=tuple(warnings), fields_used=s.spec.fields_used)
 
 
-def _growth_binding(s: _Setup, batch: int, at: int, budget_text: str) -> str:
+def _growth_binding(s: Deployment, batch: int, at: int, budget_text: str) -> str:
     """Which term fills the GPU as context grows past ``at``: the KV cache or the activation peak."""
     k0, o0, _, _, _ = _budget(s, batch, at)
     k1, o1, _, _, _ = _budget(s, batch, at + 1)
@@ -353,7 +410,7 @@ def _growth_binding(s: _Setup, batch: int, at: int, budget_text: str) -> str:
     return f"{what} grows until GPU memory ({budget_text}) is full"
 
 
-def _plan_vllm(s: _Setup, batch: int, context: int, max_model_len: int, warnings: list[str]) -> PlanResult:
+def _plan_vllm(s: Deployment, batch: int, context: int, max_model_len: int, warnings: list[str]) -> PlanResult:
     vp = _vllm(s, max_model_len)
     mnbt = vp.max_num_batched_tokens
     model, kvd = resolve_dtypes(s.spec, s.dtype, s.kv_dtype)
@@ -407,20 +464,20 @@ def _plan_vllm(s: _Setup, batch: int, context: int, max_model_len: int, warnings
         fields_used=s.spec.fields_used)
 
 
-def _min_gpus(raw: Mapping[str, Any], spec: ModelSpec, runtime: str, device: GPU, batch: int, context: int,
-              dtype: str | None, kv_dtype: str | None, max_model_len: int | None, opts: dict,
-              weights_gib: float | None) -> int | None:
-    """Fewest GPUs of this type that fit batch x context (powers of two up to 64)."""
+def _min_gpus(config: Any, setup: "Deployment", batch: int, context: int, options: dict) -> int | None:
+    """Fewest GPUs of this type that fit batch x context (powers of two up to 64; tp for vLLM and
+    ideal, pipeline stages for transformers). A measured ``weights_gib`` only holds for the given count."""
+    keep = {k: v for k, v in options.items()
+            if k not in ("gpus", "tensor_parallel_size", "pipeline_parallel_size", "gpu", "gpu_mem_gib", "weights_gib")}
     for n in (1, 2, 4, 8, 16, 32, 64):
+        if n == setup.gpus and options.get("weights_gib") is not None:
+            keep["weights_gib"] = options["weights_gib"]
+        else:
+            keep.pop("weights_gib", None)
         try:
-            p = plan(raw, gpu=device, gpus=n, runtime=runtime, batch=batch, context=context, dtype=dtype,
-                     kv_dtype=kv_dtype, max_model_len=max_model_len, block_size=opts["block_size"],
-                     gpu_memory_utilization=opts["gpu_memory_utilization"],
-                     max_num_batched_tokens=opts["max_num_batched_tokens"], max_num_seqs=opts["max_num_seqs"],
-                     weights_gib=weights_gib if n == 1 else None, solve_gpus=False,
-                     tensor_parallel_size=None if runtime != "transformers" else None)
+            p = plan(config, gpu=setup.gpu, gpus=n, batch=batch, context=context, solve_gpus=False, **keep)
         except InputError:
-            continue   # e.g. tp that does not divide the heads
+            continue   # e.g. a tensor-parallel size that does not divide the heads
         if p.fits:
             return n
     return None
