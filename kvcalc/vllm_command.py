@@ -1,0 +1,110 @@
+"""Read a ``vllm serve`` command line into plan options (the flags whose meaning kvcalc models).
+
+``parse_vllm_serve("vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 -tp 2")`` ->
+``VllmCommand(model="meta-llama/Llama-3.1-8B", options={"max_model_len": 32768,
+"tensor_parallel_size": 2}, ignored=())``. Flags kvcalc does not model are listed in ``ignored``.
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import InputError
+
+MAX_COMMAND_CHARS = 4000
+
+
+def _int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError
+    return value
+
+
+def _util(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise ValueError
+    return value
+
+
+def _kv_dtype(text: str) -> str | None:
+    return None if text == "auto" else text
+
+
+def _dtype(text: str) -> str | None:
+    return None if text == "auto" else text
+
+
+# flag -> (plan option, parser)
+FLAGS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "--max-model-len": ("max_model_len", _int),
+    "--gpu-memory-utilization": ("gpu_memory_utilization", _util),
+    "--tensor-parallel-size": ("tensor_parallel_size", _int), "-tp": ("tensor_parallel_size", _int),
+    "--pipeline-parallel-size": ("pipeline_parallel_size", _int), "-pp": ("pipeline_parallel_size", _int),
+    "--kv-cache-dtype": ("kv_dtype", _kv_dtype),
+    "--max-num-seqs": ("max_num_seqs", _int),
+    "--max-num-batched-tokens": ("max_num_batched_tokens", _int),
+    "--block-size": ("block_size", _int),
+    "--dtype": ("dtype", _dtype),
+    "--kv-cache-memory": ("kv_cache_memory", _int),
+    "--model": ("model", str),
+}
+BOOLEAN_FLAGS = {"--enforce-eager", "--trust-remote-code", "--enable-prefix-caching", "--disable-log-requests",
+                 "--enable-chunked-prefill", "--no-enable-prefix-caching", "--disable-log-stats"}
+
+
+@dataclass(frozen=True)
+class VllmCommand:
+    model: str | None
+    options: dict[str, Any] = field(default_factory=dict)
+    ignored: tuple[str, ...] = ()
+
+
+def parse_vllm_serve(command: str) -> VllmCommand:
+    """Parse ``vllm serve MODEL [flags]`` (also ``python -m vllm.entrypoints.openai.api_server --model M``)."""
+    if not isinstance(command, str) or not command.strip():
+        raise InputError("paste a 'vllm serve ...' command")
+    if len(command) > MAX_COMMAND_CHARS:
+        raise InputError(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
+    try:
+        words = shlex.split(command.replace("\\\n", " "))
+    except ValueError as e:
+        raise InputError(f"cannot split the command: {e}") from None
+    model: str | None = None
+    options: dict[str, Any] = {}
+    ignored: list[str] = []
+    i = 0
+    if words[:2] == ["vllm", "serve"]:
+        i = 2
+        if i < len(words) and not words[i].startswith("-"):
+            model, i = words[i], i + 1
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("-"):
+            i += 1
+            continue
+        name, _, inline = word.partition("=")
+        if name in FLAGS:
+            if inline:
+                value, i = inline, i + 1
+            elif i + 1 < len(words):
+                value, i = words[i + 1], i + 2
+            else:
+                raise InputError(f"{name} needs a value")
+            key, parse = FLAGS[name]
+            try:
+                parsed = parse(value)
+            except ValueError:
+                raise InputError(f"{name} has an invalid value '{value[:30]}'") from None
+            if key == "model":
+                model = parsed
+            else:
+                options[key] = parsed
+        else:
+            ignored.append(name)
+            has_value = not inline and name not in BOOLEAN_FLAGS and i + 1 < len(words) \
+                and not words[i + 1].startswith("-")
+            i += 2 if has_value else 1
+    return VllmCommand(model=model, options=options, ignored=tuple(ignored))

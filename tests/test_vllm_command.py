@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import pytest
+
+from kvcalc import InputError
+from kvcalc.vllm_command import parse_vllm_serve
+
+
+def test_serve_command_with_flags():
+    cmd = ("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 --gpu-memory-utilization=0.85 "
+           "-tp 2 --kv-cache-dtype fp8 --max-num-seqs 64 --enforce-eager --swap-space 4")
+    c = parse_vllm_serve(cmd)
+    assert c.model == "meta-llama/Llama-3.1-8B-Instruct"
+    assert c.options == {"max_model_len": 32768, "gpu_memory_utilization": 0.85, "tensor_parallel_size": 2,
+                         "kv_dtype": "fp8", "max_num_seqs": 64}
+    assert c.ignored == ("--enforce-eager", "--swap-space")
+
+
+def test_api_server_form_and_auto():
+    c = parse_vllm_serve("python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B --kv-cache-dtype auto")
+    assert c.model == "Qwen/Qwen3-8B" and c.options == {"kv_dtype": None}
+
+
+@pytest.mark.parametrize("bad", ["", "vllm serve m --max-model-len", "vllm serve m --max-model-len -5",
+                                 "vllm serve m --gpu-memory-utilization 2", "vllm serve 'unclosed", "x" * 5000])
+def test_bad_commands(bad):
+    with pytest.raises(InputError):
+        parse_vllm_serve(bad)
