@@ -243,7 +243,8 @@ def plan(config: "Mapping[str, Any] | ModelSpec", *, batch: int = 1, context: in
     ``max_model_len``, ``block_size``, ``max_num_batched_tokens``, ``max_num_seqs``,
     ``kv_cache_memory`` (bytes), and measured overrides ``weights_gib`` / ``activation_gib`` /
     ``non_torch_gib`` / ``cuda_graph_gib`` (per GPU). ``context`` defaults to ``max_model_len``,
-    else the model's ``max_position_embeddings``, else 4096.
+    else the model's ``max_position_embeddings``, else 4096. vLLM's ``max_model_len`` defaults,
+    as in vLLM, to the model's ``max_position_embeddings`` (else ``context``).
     """
     setup = prepare(config, **options)
     batch = check_count("batch", batch, 1, MAX_BATCH)
@@ -252,7 +253,9 @@ def plan(config: "Mapping[str, Any] | ModelSpec", *, batch: int = 1, context: in
     context = check_count("context", context, 1, MAX_CONTEXT)
     warnings = list(setup.spec.warnings) + list(setup.weights.notes)
     if setup.runtime == "vllm":
-        result = _plan_vllm(setup, batch, context, setup.max_model_len or context, warnings)
+        # vLLM's own default max_model_len is the model's max_position_embeddings
+        result = _plan_vllm(setup, batch, context, setup.max_model_len or setup.spec.max_position_embeddings or context,
+                            warnings)
     else:
         result = _plan_direct(setup, batch, context, setup.context_cap, warnings)
     if solve_gpus:

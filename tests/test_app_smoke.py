@@ -1,4 +1,4 @@
-"""The Streamlit entry point renders with no exception (AppTest, no browser)."""
+"""The Planner (home page) renders with no exception and shows the headline numbers (AppTest)."""
 from __future__ import annotations
 
 import os
@@ -10,15 +10,37 @@ from paths import ROOT
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
 
-def test_app_renders_default_view():
-    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=30).run()
-    assert not at.exception
-    # Llama-3.1-8B by default: 32 layers x 8 KV heads x 128 x (K+V) x bf16
-    assert "131,072 B" in [m.value for m in at.metric]
+def run(**query):
+    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
 
 
-def test_app_reports_bad_pasted_config():
-    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=30).run()
-    at.text_area(key="pasted").input('{"model_type": "llama"}').run()
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_default_view():
+    at = run()
     assert not at.exception
-    assert any("num_hidden_layers" in e.value for e in at.error)
+    m = metrics(at)
+    # Llama-3.1-8B in bf16: 8,030,261,248 parameters x 2 bytes = 14.96 GiB
+    assert m["Weights / GPU"] == "14.96 GiB"
+
+
+def test_ideal_runtime_from_the_link():
+    at = run(runtime="ideal", batch="8", ctx="8192", gpu="rtx-4090")
+    assert not at.exception
+    m = metrics(at)
+    # 8 x 8,192 tokens x 128 KiB per token = 8 GiB of KV cache
+    assert m["KV cache / GPU"] == "8.00 GiB"
+    assert m["Fits"] == "yes"                  # 14.96 + 8.00 GiB <= 24,564 MiB (23.99 GiB)
+
+
+def test_bad_link_values_fall_back_with_a_notice():
+    at = run(batch="abc", gpu="nope", zzz="1")
+    assert not at.exception
+    text = " ".join(w.value for w in at.warning)
+    assert "batch='abc'" in text and "gpu='nope'" in text and "zzz" in text
+    assert metrics(at)["Weights / GPU"] == "14.96 GiB"

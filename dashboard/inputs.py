@@ -1,0 +1,154 @@
+"""Shared input widgets. Every widget that changes a view binds to a URL parameter (its key).
+
+``model_inputs`` / ``gpu_inputs`` / ``runtime_inputs`` / ``attention_inputs`` draw a group of
+widgets and return plain values; the pages combine them into kvcalc calls.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from kvcalc.catalog import DEFAULT_MODEL, catalog
+from kvcalc.gpus import CLASS_REPRESENTATIVES, gpu_catalog
+from kvcalc.variants import VARIANTS
+
+from . import state
+from .sources import ModelChoice, load_model
+
+BIND: Any = "query-params"
+
+
+def _gpu_order() -> list[str]:
+    """GPU keys with the 16 / 24 / 80 GB class representatives first, then by memory."""
+    reps = [CLASS_REPRESENTATIVES[c] for c in sorted(CLASS_REPRESENTATIVES)]
+    rest = [g.key for g in sorted(gpu_catalog(), key=lambda g: (g.memory_mib, g.key)) if g.key not in reps]
+    return reps + rest + ["custom"]
+
+
+def gpu_label(key: str) -> str:
+    if key == "custom":
+        return "Custom memory"
+    g = next(g for g in gpu_catalog() if g.key == key)
+    return f"{g.name} ({g.memory_gib:.1f} GiB)"
+
+
+def model_inputs(container: Any) -> ModelChoice:
+    """Model source (bundled catalog / Hub id / pasted config) -> a loaded config or an error."""
+    source = container.radio("Model source", state.SOURCES, key="source", bind=BIND, horizontal=True,
+                             format_func={"bundled": "Bundled", "hub": "Hub id", "paste": "Paste"}.get)
+    ids = [e.hub_id for e in catalog()]
+    if source == "bundled":
+        model = container.selectbox("Model (type to search)", ids, index=ids.index(DEFAULT_MODEL), key="model",
+                                    bind=BIND, help="Verbatim config.json files bundled with the app (offline).")
+        return load_model("bundled", model)
+    if source == "hub":
+        hub = container.text_input("Hugging Face model id", placeholder="Qwen/Qwen3-32B", key="hub", bind=BIND)
+        token = container.text_input("HF token (this session only, never stored or shown)", type="password",
+                                     key="hf_token_input")
+        return load_model("hub", hub.strip(), token=token or None)
+    pasted = container.text_area("Paste a config.json", height=160, key="pasted")
+    upload = container.file_uploader("...or upload one", type=["json"], key="uploaded")
+    data = upload.getvalue() if upload is not None else pasted
+    return load_model("paste", data)
+
+
+def gpu_inputs(container: Any) -> dict[str, Any]:
+    order = _gpu_order()
+    gpu = container.selectbox("GPU", order, index=order.index("h100-sxm"), key="gpu", bind=BIND,
+                              help="16 / 24 / 80 GB classes first. Memory is the total nvidia-smi reports.")
+    container.caption(gpu_label(gpu))
+    out: dict[str, Any] = {"gpu": gpu}
+    if gpu == "custom":
+        out["gpu_mem_gib"] = container.number_input("GPU memory (GiB)", min_value=1.0, max_value=4096.0, value=24.0,
+                                                    step=1.0, key="gpu_mem", bind=BIND)
+        out.pop("gpu")
+    out["gpus"] = int(container.number_input("GPUs", min_value=1, max_value=state.MAX_GPUS_UI, value=1, key="gpus",
+                                             bind=BIND))
+    return out
+
+
+def workload_inputs(container: Any) -> tuple[int, int]:
+    c1, c2 = container.columns(2)
+    batch = c1.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, key="batch", bind=BIND,
+                            help=f"Concurrent sequences, 1 to {state.MAX_BATCH_UI:,}.")
+    ctx = c2.number_input("Context (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI, value=8192, step=1024,
+                          key="ctx", bind=BIND, help=f"Tokens per sequence, 1 to {state.MAX_CONTEXT_UI:,}.")
+    return int(batch), int(ctx)
+
+
+def dtype_inputs(container: Any) -> dict[str, Any]:
+    c1, c2 = container.columns(2)
+    w = c1.selectbox("Weights dtype", state.WEIGHT_DTYPES, key="wdtype", bind=BIND,
+                     help="auto = the checkpoint's own (quantization_config / torch_dtype)")
+    kv = c2.selectbox("KV-cache dtype", state.KV_DTYPES, key="kvdtype", bind=BIND, help="auto = the model dtype")
+    return {"dtype": None if w == "auto" else w, "kv_dtype": None if kv == "auto" else kv}
+
+
+def runtime_inputs(container: Any) -> dict[str, Any]:
+    runtime = container.radio("Runtime", state.RUNTIMES, key="runtime", bind=BIND, horizontal=True,
+                              help="vLLM (paged), transformers (plain generate) or the ideal minimum")
+    out: dict[str, Any] = {"runtime": runtime}
+    with container.expander("Parallelism and vLLM options", expanded=False):
+        c1, c2 = st.columns(2)
+        tp = int(c1.number_input("Tensor parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1, key="tp",
+                                 bind=BIND, disabled=runtime == "transformers"))
+        pp = int(c2.number_input("Pipeline parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1, key="pp",
+                                 bind=BIND))
+        out["parallel"] = (tp, pp)
+        if runtime == "vllm":
+            out["gpu_memory_utilization"] = float(st.slider("gpu_memory_utilization", 0.05, 1.0, 0.9, 0.01,
+                                                            key="util", bind=BIND))
+            mml = int(st.number_input("max_model_len (0 = the model's maximum, as vLLM)", min_value=0,
+                                      max_value=state.MAX_CONTEXT_UI, value=0, key="mml", bind=BIND))
+            out["max_model_len"] = mml or None
+            out["block_size"] = int(st.selectbox("block_size", state.BLOCK_SIZES, index=1, key="block", bind=BIND))
+            seqs = int(st.number_input("max_num_seqs (0 = vLLM default)", min_value=0, max_value=state.MAX_BATCH_UI,
+                                       value=0, key="seqs", bind=BIND))
+            out["max_num_seqs"] = seqs or None
+            mnbt = int(st.number_input("max_num_batched_tokens (0 = vLLM default)", min_value=0,
+                                       max_value=state.MAX_CONTEXT_UI, value=0, key="mnbt", bind=BIND))
+            out["max_num_batched_tokens"] = mnbt or None
+    return out
+
+
+def attention_inputs(container: Any) -> dict[str, Any]:
+    with container.expander("What if: attention override", expanded=False):
+        variant = st.selectbox("Attention", list(VARIANTS), key="attn", bind=BIND,
+                               help="Switch the model's attention to see what MHA / GQA / MQA / sliding window cost")
+        out: dict[str, Any] = {"variant": variant}
+        if variant == "gqa":
+            out["kv_heads"] = int(st.number_input("KV heads", min_value=1, max_value=1024, value=8, key="attn_kv",
+                                                  bind=BIND))
+        if variant == "sliding":
+            out["window"] = int(st.number_input("Window (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI,
+                                                value=4096, key="attn_window", bind=BIND))
+            out["pattern"] = st.text_input("Pattern: 'all' or local:global like 5:1", value="all",
+                                           key="attn_pattern", bind=BIND)
+    return out
+
+
+@dataclass(frozen=True)
+class PlanInputs:
+    """Everything a plan needs, as read from the widgets."""
+
+    options: dict[str, Any] = field(default_factory=dict)
+    batch: int = 1
+    context: int = 8192
+    variant: dict[str, Any] = field(default_factory=dict)
+
+
+def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:
+    """Merge widget groups into kvcalc.plan keyword options."""
+    opts: dict[str, Any] = {**gpu, **dtypes}
+    opts["runtime"] = runtime["runtime"]
+    tp, pp = runtime.get("parallel", (1, 1))
+    if runtime["runtime"] == "transformers":
+        opts["pipeline_parallel_size"] = opts["gpus"]
+    elif tp * pp == opts["gpus"]:
+        opts["tensor_parallel_size"], opts["pipeline_parallel_size"] = tp, pp
+    for k in ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens"):
+        if runtime.get(k) is not None:
+            opts[k] = runtime[k]
+    return opts

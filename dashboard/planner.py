@@ -1,0 +1,167 @@
+"""The Planner page (home): one model on one deployment, with the formulas behind every number."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import streamlit as st
+
+import kvcalc
+from kvcalc.capacity import memory_curve, prepare
+from kvcalc.errors import KVCalcError
+from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
+from kvcalc.units import human_bytes
+from kvcalc.variants import apply_variant
+from kvcalc.vllm_command import parse_vllm_serve
+
+from . import charts, inputs, page, state
+
+URL_KEYS = ("source", "model", "hub", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtype", "batch", "ctx", "runtime",
+            "util", "mml", "block", "seqs", "mnbt", "tp", "pp", "attn", "attn_kv", "attn_window", "attn_pattern",
+            "logx", "curves")
+
+
+def _apply_vllm_command() -> None:
+    """Callback: fill the bound widgets from a pasted ``vllm serve`` command."""
+    text = st.session_state.get("vllm_cmd", "")
+    try:
+        cmd = parse_vllm_serve(text)
+    except KVCalcError as e:
+        st.session_state["vllm_cmd_error"] = str(e)
+        return
+    st.session_state["vllm_cmd_error"] = None
+    s = st.session_state
+    s["runtime"] = "vllm"
+    if cmd.model:
+        if kvcalc.catalog.find_entry(cmd.model):
+            s["source"], s["model"] = "bundled", kvcalc.catalog.find_entry(cmd.model).hub_id
+        else:
+            s["source"], s["hub"] = "hub", cmd.model
+    o = cmd.options
+    mapping = {"max_model_len": "mml", "gpu_memory_utilization": "util", "tensor_parallel_size": "tp",
+               "pipeline_parallel_size": "pp", "max_num_seqs": "seqs", "max_num_batched_tokens": "mnbt"}
+    for opt, key in mapping.items():
+        if opt in o:
+            s[key] = o[opt]
+    if "block_size" in o and o["block_size"] in state.BLOCK_SIZES:
+        s["block"] = o["block_size"]
+    if "kv_dtype" in o:
+        kv = o["kv_dtype"] or "auto"
+        s["kvdtype"] = {"fp8": "fp8_e4m3"}.get(kv, kv) if kv in state.KV_DTYPES or kv == "fp8" else "auto"
+    tp, pp = o.get("tensor_parallel_size", 1), o.get("pipeline_parallel_size", 1)
+    s["gpus"] = tp * pp
+    if "max_model_len" in o:
+        s["ctx"] = o["max_model_len"]
+    if cmd.ignored:
+        st.session_state["vllm_cmd_error"] = "not modelled, ignored: " + ", ".join(cmd.ignored)
+
+
+def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], bool, list[int]]:
+    sb = st.sidebar
+    choice = inputs.model_inputs(sb)
+    gpu = inputs.gpu_inputs(sb)
+    batch, ctx = inputs.workload_inputs(sb)
+    dtypes = inputs.dtype_inputs(sb)
+    runtime = inputs.runtime_inputs(sb)
+    variant = inputs.attention_inputs(sb)
+    with sb.expander("Paste your vllm serve command"):
+        st.text_area("vllm serve ...", key="vllm_cmd", height=90,
+                     placeholder="vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 -tp 2")
+        st.button("Fill the options", on_click=_apply_vllm_command, key="vllm_cmd_apply")
+        if st.session_state.get("vllm_cmd_error"):
+            st.caption(st.session_state["vllm_cmd_error"])
+    log_x = sb.toggle("Log-scale context axis", value=True, key="logx", bind=inputs.BIND)
+    curves = sb.multiselect("Extra curves: batch sizes", state.CURVE_BATCHES, key="curves", bind=inputs.BIND)
+    return choice, inputs.plan_options(gpu, dtypes, runtime), batch, ctx, variant, log_x, list(curves)
+
+
+def _metrics(p: kvcalc.PlanResult) -> None:
+    cols = st.columns(6)
+    cols[0].metric("Weights / GPU", human_bytes(p.weights_bytes), help=f"{p.weights_bytes:,} bytes ({p.weights_scheme})")
+    cols[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
+    cols[2].metric("Total / GPU", human_bytes(p.total_bytes),
+                   help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}; budget {human_bytes(p.budget_bytes)}")
+    cols[3].metric("Fits", "yes" if p.fits else "no")
+    cols[4].metric(f"Longest context @ batch {p.batch:,}", f"{p.max_context:,}" if p.max_context else "none")
+    cols[5].metric(f"Largest batch @ {p.context:,}", f"{p.max_batch:,}" if p.max_batch else "none")
+    st.caption(f"Binding constraint: {p.binding_constraint}. Fewest GPUs of this type: "
+               f"{p.min_gpus if p.min_gpus else 'more than 64'}.")
+    with st.expander("Formulas behind these numbers"):
+        for line in p.formulas:
+            st.markdown(f"- `{line}`")
+
+
+def _curve_csv(points: dict[int, list[Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["batch", "context", "weights_bytes", "overhead_bytes", "kv_bytes", "total_bytes", "budget_bytes"])
+    for batch, pts in points.items():
+        for pt in pts:
+            w.writerow([batch, pt.context, pt.weights, pt.overhead, pt.kv, pt.total, pt.budget])
+    return buf.getvalue()
+
+
+def _layer_table(spec: kvcalc.ModelSpec, p: kvcalc.PlanResult, runtime: str) -> None:
+    kv_runtime = runtime
+    try:
+        r = kvcalc.kv_cache(spec, batch=p.batch, context=p.context, dtype=p.dtype,
+                            kv_dtype=None if runtime == "transformers" else p.kv_dtype, runtime=kv_runtime)
+    except KVCalcError as e:
+        st.info(f"Per-layer table unavailable: {e}")
+        return
+    st.dataframe([{"layer": l.index, "kind": l.kind, "tokens held": l.tokens, "bytes": l.bytes,
+                   "size": human_bytes(l.bytes)} for l in r.layers], hide_index=True, height=280,
+                 width="stretch")
+
+
+def render() -> None:
+    page.start("KV Cache Planner", URL_KEYS)
+    st.caption("How much GPU memory a model needs for its weights and KV cache, and how long a context or how "
+               "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
+    choice, options, batch, ctx, variant, log_x, curves = _sidebar()
+    page.share_box("")
+    if choice.notice:
+        st.info(choice.notice)
+    if choice.error or choice.config is None:
+        st.error(choice.error or "No model loaded.")
+        return
+    try:
+        spec = apply_variant(kvcalc.read_spec(choice.config), variant.get("variant", "as configured"),
+                             kv_heads=variant.get("kv_heads"), window=variant.get("window"),
+                             pattern=variant.get("pattern"))
+        setup = prepare(spec, config_dict=choice.config, **options)
+        p = kvcalc.plan(spec, config_dict=choice.config, batch=batch, context=ctx, **options)
+    except KVCalcError as e:
+        st.error(f"Cannot plan this: {e}")
+        return
+    st.subheader(f"{choice.name} on {p.gpus} x {p.gpu}, {p.runtime}")
+    _metrics(p)
+
+    top = max(ctx, p.max_context or 0, spec.max_position_embeddings or 0, 1024)
+    windows = [a.window for l in spec.layers for a in l.attention if a.window]
+    pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, p.max_context or 0, *windows])
+    curve = memory_curve(setup, batch, pts)
+    extra = {b: memory_curve(setup, b, pts) for b in curves if b != batch}
+    budget = [(f"{p.gpu} budget", p.budget_bytes)]
+    for gb, key in sorted(CLASS_REPRESENTATIVES.items()):
+        g = get_gpu(key)
+        if g.name != p.gpu:
+            budget.append((f"{gb} GB class ({g.name})", g.memory_bytes))
+    fig = charts.memory_chart(curve, log_x=log_x, capacities=budget, longest=p.max_context, extra_curves=extra,
+                              title=f"Memory per GPU vs context, batch {batch:,}")
+    st.plotly_chart(fig, width="stretch", key="memory_chart")
+
+    c1, c2 = st.columns(2)
+    c1.download_button("Chart data (CSV)", _curve_csv({batch: curve, **extra}), file_name="kv_planner_curve.csv",
+                       mime="text/csv", key="dl_csv")
+    c2.download_button("Plan (JSON)", json.dumps(p.to_dict(), indent=2), file_name="kv_planner_plan.json",
+                       mime="application/json", key="dl_json")
+
+    st.subheader("Per layer")
+    _layer_table(spec, p, options["runtime"])
+    with st.expander("Config fields used and warnings"):
+        st.write(", ".join(p.fields_used) or "(none)")
+        for w in p.warnings:
+            st.warning(w)

@@ -1,0 +1,71 @@
+"""Model loading for the pages: bundled catalog, Hub (cached) and pasted / uploaded configs.
+
+Wraps :mod:`kvcalc.sources` (which does the work and the validation) with Streamlit caching and
+turns every typed error into a message for the page. The Hub token comes from Streamlit secrets,
+the ``HF_TOKEN`` environment variable, or the session's password field; it is passed to
+kvcalc only and never reaches the URL, the page or a log.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from kvcalc.catalog import bundled_config
+from kvcalc.errors import KVCalcError
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A loaded config (or the reason there is none), with where it came from."""
+
+    config: dict[str, Any] | None
+    name: str
+    origin: str
+    notice: str | None = None
+    error: str | None = None
+
+
+def secret_token() -> str | None:
+    """HF token from Streamlit secrets or the environment (never shown)."""
+    try:
+        token = st.secrets.get("HF_TOKEN")  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 - no secrets file
+        token = None
+    return token or os.environ.get("HF_TOKEN") or None
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _bundled(name: str) -> dict[str, Any]:
+    return bundled_config(name)
+
+
+@st.cache_data(show_spinner="Fetching config.json from the Hub...", max_entries=64, ttl=3600)
+def _hub(repo_id: str, has_token: bool, _token: str | None) -> tuple[dict[str, Any], str, str | None]:
+    """Cached per (repo, whether a token was given); the token itself is not part of the cache key."""
+    from kvcalc.sources import resolve_config
+
+    r = resolve_config(repo_id, token=_token)
+    return r.config, r.origin, r.notice
+
+
+def load_model(origin: str, value: Any, token: str | None = None) -> ModelChoice:
+    """Load a config for the page; errors become ``ModelChoice.error`` (one line, no traceback)."""
+    try:
+        if origin == "bundled":
+            return ModelChoice(_bundled(value), value, "bundled")
+        if origin == "hub":
+            if not value:
+                return ModelChoice(None, "", "hub", error="Enter a Hugging Face model id such as Qwen/Qwen3-8B.")
+            tok = token or secret_token()
+            config, where, notice = _hub(value, tok is not None, tok)
+            return ModelChoice(config, value, where, notice=notice)
+        from kvcalc.sources import parse_config_text
+
+        if not value:
+            return ModelChoice(None, "", "paste", error="Paste or upload a config.json to plan it.")
+        return ModelChoice(parse_config_text(value), "pasted config", "paste")
+    except KVCalcError as e:
+        return ModelChoice(None, str(value)[:80] if origin != "paste" else "pasted config", origin, error=str(e))
