@@ -51,7 +51,9 @@ LAYER_PARTS = ("attention", "mlp", "mixer")
 @dataclass(frozen=True)
 class PlanResult:
     """The answer for one deployment. Byte figures are per GPU on the busiest rank unless named
-    ``*_total``; ``max_context`` / ``max_batch`` are None when nothing fits."""
+    ``*_total``; ``max_context`` / ``max_batch`` are None when nothing fits. Under vLLM they are
+    what the KV pool holds with ``max_model_len`` set to that context (vLLM refuses to start when
+    one ``max_model_len`` request does not fit; ``fits`` is then False and the binding says so)."""
 
     model_type: str
     runtime: str
@@ -434,6 +436,8 @@ def _plan_vllm(s: Deployment, batch: int, context: int, max_model_len: int, warn
     gib = lambda x: f"{x / GiB:.2f} GiB"  # noqa: E731
     if vp.available_kv_bytes <= 0 or not vp.fits:
         binding = vp.binding
+        if pool and (max_context or max_batch):
+            binding += "; the longest context and largest batch shown assume max_model_len is lowered to fit"
         if s.weights_rank > vp.requested_bytes:
             binding = (f"weights alone exceed the GPU: {gib(s.weights_rank)} per GPU > "
                        f"{vp.gpu_memory_utilization:g} x {gib(s.gpu.memory_bytes)}")

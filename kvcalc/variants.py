@@ -3,6 +3,7 @@
 The variant replaces each attention cache's geometry and keeps everything else (layer count,
 head dim, dtypes), so the KV saving of each attention design shows on the model at hand:
 
+* ``full``: every attention layer full (no sliding window or chunking), heads as configured.
 * ``mha``: one KV head per query head (``kv_heads = query_heads``).
 * ``gqa``: ``kv_heads`` KV heads, a divisor of the query heads.
 * ``mqa``: a single KV head.
@@ -21,7 +22,7 @@ from dataclasses import replace
 from .errors import InputError
 from .spec import AttentionCache, LayerSpec, ModelSpec
 
-VARIANTS = ("as configured", "mha", "gqa", "mqa", "sliding")
+VARIANTS = ("as configured", "full", "mha", "gqa", "mqa", "sliding")
 
 
 def _heads(a: AttentionCache, variant: str, kv_heads: int | None) -> AttentionCache:
@@ -72,11 +73,13 @@ def apply_variant(spec: ModelSpec, variant: str, *, kv_heads: int | None = None,
             elif variant == "sliding":
                 local = every is None or (attn_index % (every + 1)) != every
                 new.append(replace(a, window=window if local else None, chunked=False))
+            elif variant == "full":
+                new.append(replace(a, window=None, chunked=False))
             else:
                 new.append(_heads(a, variant, kv_heads))
         attn_index += 1
         kind = layer.kind
-        if variant == "sliding":
+        if variant in ("sliding", "full") and kind != "mla":
             kind = "sliding" if new[0].window else "full"
         elif kind == "mla":
             kind = "full"
