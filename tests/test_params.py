@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from hf_reference import NotBuildable, hf_config, meta_model
 from kvcalc.errors import ConfigError, UnsupportedError
 from kvcalc.params import PARTS, SUPPORTED_MODEL_TYPES, ParamCount, count_params
 
@@ -68,44 +69,14 @@ def _part_of(name: str) -> str:
     return "other"
 
 
-def _hf_config(cfg: dict):
-    transformers = pytest.importorskip("transformers")
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-
-    fields = {k: v for k, v in cfg.items() if k not in ("model_type", "auto_map", "quantization_config")}
-    model_type = cfg["model_type"]
-    if model_type not in CONFIG_MAPPING:
-        # e.g. kimi_k2: a Hub model_type transformers builds with the class its `architectures` names
-        arch = next((getattr(transformers, a, None) for a in cfg.get("architectures") or []), None)
-        if arch is None:
-            pytest.skip(f"transformers {transformers.__version__} has no config class for model_type '{model_type}'")
-        model_type = arch.config_class.model_type
-    return transformers.AutoConfig.for_model(model_type, **fields)
-
-
 def _hf_counts(cfg: dict) -> tuple[int, dict[str, int], int]:
     """(total, per-part totals, routed-expert total) of the model transformers builds on the meta device."""
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    from transformers.models.auto import modeling_auto as auto
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            config = _hf_config(cfg)
-        except Exception as exc:  # transformers' config class rejects this config
-            pytest.skip(f"transformers {transformers.__version__} rejects this config: {exc!r:.200}")
-        mt = config.model_type
-        class_name = (auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.get(mt)
-                      or auto.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES.get(mt)
-                      or auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(mt))
-        if class_name is None:
-            pytest.skip(f"transformers {transformers.__version__} has no causal-LM class for '{mt}'")
-        try:
-            with torch.device("meta"):
-                model = getattr(transformers, class_name)._from_config(config)
-        except Exception as exc:  # transformers itself cannot build this config
-            pytest.skip(f"transformers {transformers.__version__} cannot build {class_name}: {exc!r:.200}")
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    try:
+        model = meta_model(cfg)
+    except NotBuildable as exc:
+        pytest.skip(str(exc))
     parts = dict.fromkeys(PARTS, 0)
     experts = 0
     for name, p in model.named_parameters():
@@ -163,7 +134,7 @@ def test_tiny_config_as_saved_matches_transformers(model_type):
     """The same configs as ``save_pretrained`` writes them: every derived attribute spelled out."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        saved = _hf_config(_tiny()[model_type]).to_dict()  # (to_json_string would mangle mamba2's inf limit)
+        saved = hf_config(_tiny()[model_type]).to_dict()  # (to_json_string would mangle mamba2's inf limit)
     _assert_matches_transformers(saved)
 
 
