@@ -37,8 +37,9 @@ def secret_token() -> str | None:
     return token or os.environ.get("HF_TOKEN") or None
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=64)
 def _bundled(name: str) -> dict[str, Any]:
+    """Shared, not copied per rerun: pages only read configs (kvcalc never mutates its input)."""
     return bundled_config(name)
 
 

@@ -37,11 +37,12 @@ from .architectures import read_spec
 from .dtypes import ceil_div, get_dtype
 from .errors import InputError, UnsupportedError
 from .gpus import GPU, MAX_GPUS, custom_gpu, get_gpu
-from .kv import MAX_BATCH, MAX_CONTEXT, check_count, kv_cache, resolve_dtypes
+from .kv import MAX_BATCH, MAX_CONTEXT, check_count, resolve_dtypes
 from .params import count_params
 from .spec import LayerSpec, ModelSpec
 from .units import GiB
-from .vllm import pp_layer_partition, request_blocks, vllm_memory_plan
+from .sweep import CompiledCache, cache_bytes, compile_cache
+from .vllm import RequestBlocks, pp_layer_partition, vllm_memory_plan
 from .weights import WeightBytes, weight_bytes
 
 RUNTIMES = ("ideal", "transformers", "vllm")
@@ -138,12 +139,13 @@ def rank_weights(w: WeightBytes, num_layers: int, tp: int, pp: int) -> int:
     return best
 
 
-def _stage_kv(per_layer: list[int], pp: int) -> int:
-    partition, start, best = pp_layer_partition(len(per_layer), pp), 0, 0
-    for n in partition:
-        best = max(best, sum(per_layer[start:start + n]))
+def stage_specs(spec: ModelSpec, pp: int) -> list[ModelSpec]:
+    """The layers of each pipeline stage (vLLM's partition), as specs of their own."""
+    out, start = [], 0
+    for n in pp_layer_partition(spec.num_layers, pp):
+        out.append(replace(spec, layers=spec.layers[start:start + n]))
         start += n
-    return best
+    return out
 
 
 # ----------------------------------------------------------------------------- the plan
@@ -165,28 +167,27 @@ class Deployment:
     opts: dict
     max_model_len: int | None
     context_cap: int
+    stage_caches: tuple[CompiledCache, ...] = ()   # per pipeline stage, one rank (ideal / transformers)
+    total_cache: CompiledCache | None = None       # the whole model, every rank
 
 
 def _budget(s: Deployment, batch: int, context: int) -> tuple[int, int, int, int, dict]:
-    """(kv bytes per GPU, overhead per GPU, budget per GPU, total KV, vllm extras) at batch x context."""
-    model, kv = resolve_dtypes(s.spec, s.dtype, s.kv_dtype)
-    memory = s.gpu.memory_bytes
+    """(kv bytes per GPU, overhead per GPU, budget per GPU, total KV, vllm extras) at batch x context.
+
+    KV per GPU is the busiest pipeline stage of one tensor-parallel rank; bytes come from the
+    deployment's compiled caches (kvcalc.sweep), equal to kv_cache layer by layer."""
+    assert s.total_cache is not None
+    per_gpu = max(cache_bytes(c, batch, context) for c in s.stage_caches)
+    total = cache_bytes(s.total_cache, batch, context)
     if s.runtime == "ideal":
-        r = kv_cache(s.rank, batch=batch, context=context, dtype=model, kv_dtype=kv)
-        per_gpu = _stage_kv([l.bytes for l in r.layers], s.pp)
-        total = kv_cache(s.spec, batch=batch, context=context, dtype=model, kv_dtype=kv).total_bytes
-        return per_gpu, 0, memory, total, {}
-    if s.runtime == "transformers":
-        r = kv_cache(s.spec, batch=batch, context=context, dtype=model, runtime="transformers")
-        per_gpu = _stage_kv([l.bytes for l in r.layers], s.pp)
-        act = s.opts["activation_bytes"]
-        if act is None:
-            b = model.bits // 8
-            act = forward_activation_bytes(batch * context, s.spec.hidden_size, s.spec.mlp_width or 4 * s.spec.hidden_size, b)
-            act = max(act, generate_logits_bytes(batch, s.spec.vocab_size, b))
-        overhead = act + (s.opts["non_torch_bytes"] or 0)
-        return per_gpu, overhead, memory, r.total_bytes, {}
-    raise AssertionError(s.runtime)
+        return per_gpu, 0, s.gpu.memory_bytes, total, {}
+    act = s.opts["activation_bytes"]
+    if act is None:
+        model, _ = resolve_dtypes(s.spec, s.dtype, s.kv_dtype)
+        b = model.bits // 8
+        act = forward_activation_bytes(batch * context, s.spec.hidden_size, s.spec.mlp_width or 4 * s.spec.hidden_size, b)
+        act = max(act, generate_logits_bytes(batch, s.spec.vocab_size, b))
+    return per_gpu, act + (s.opts["non_torch_bytes"] or 0), s.gpu.memory_bytes, total, {}
 
 
 def _vllm(s: Deployment, max_model_len: int):
@@ -310,8 +311,14 @@ def prepare(config: "Mapping[str, Any] | ModelSpec", *, gpu: "str | GPU | None" 
                 cuda_graph_bytes=_gib_to_bytes("cuda_graph_gib", cuda_graph_gib),
                 kv_cache_memory=None if kv_cache_memory is None else check_count("kv_cache_memory", kv_cache_memory, 1, 1 << 50))
     cap = max_model_len or spec.max_position_embeddings or MAX_CONTEXT
-    return Deployment(spec, rank_spec(spec, tp), runtime, device, gpus, tp, pp, dtype, kv_dtype, weights, weights_rank,
-                  opts, max_model_len, cap)
+    rank = rank_spec(spec, tp)
+    stages: tuple[CompiledCache, ...] = ()
+    total = None
+    if runtime != "vllm":
+        stages = tuple(compile_cache(st, dtype=model, kv_dtype=kv, runtime=runtime) for st in stage_specs(rank, pp))
+        total = compile_cache(spec, dtype=model, kv_dtype=kv, runtime=runtime)
+    return Deployment(spec, rank, runtime, device, gpus, tp, pp, dtype, kv_dtype, weights, weights_rank,
+                      opts, max_model_len, cap, stages, total)
 
 
 @dataclass(frozen=True)
@@ -340,11 +347,10 @@ def memory_curve(setup: "Deployment", batch: int, contexts: list[int]) -> list[C
         vp = _vllm(setup, setup.max_model_len or max(contexts))
         block_bytes = vp.page_bytes * vp.group_size
         overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes
+        blocks = RequestBlocks(setup.spec, dtype=setup.dtype, kv_cache_dtype=setup.kv_dtype, block_size=vp.block_size,
+                               tensor_parallel_size=setup.tp, max_num_batched_tokens=vp.max_num_batched_tokens)
         for t in contexts:
-            blocks = request_blocks(setup.spec, t, dtype=setup.dtype, kv_cache_dtype=setup.kv_dtype,
-                                    block_size=vp.block_size, tensor_parallel_size=setup.tp,
-                                    max_num_batched_tokens=vp.max_num_batched_tokens)
-            out.append(CurvePoint(t, setup.weights_rank, overhead, batch * blocks * block_bytes, vp.requested_bytes))
+            out.append(CurvePoint(t, setup.weights_rank, overhead, batch * blocks(t) * block_bytes, vp.requested_bytes))
         return out
     for t in contexts:
         kv, overhead, budget, _, _ = _budget(setup, batch, t)
@@ -420,9 +426,8 @@ def _plan_vllm(s: Deployment, batch: int, context: int, max_model_len: int, warn
     mnbt = vp.max_num_batched_tokens
     model, kvd = resolve_dtypes(s.spec, s.dtype, s.kv_dtype)
 
-    def blocks(t: int) -> int:
-        return request_blocks(s.spec, t, dtype=s.dtype, kv_cache_dtype=s.kv_dtype, block_size=vp.block_size,
-                              tensor_parallel_size=s.tp, max_num_batched_tokens=mnbt)
+    blocks = RequestBlocks(s.spec, dtype=s.dtype, kv_cache_dtype=s.kv_dtype, block_size=vp.block_size,
+                           tensor_parallel_size=s.tp, max_num_batched_tokens=mnbt)
 
     pool = vp.num_gpu_blocks if vp.available_kv_bytes > 0 else 0
     need = batch * blocks(min(context, max_model_len))

@@ -47,6 +47,14 @@ def compile_cache(spec: ModelSpec, *, dtype: "str | DType | None" = None, kv_dty
     return CompiledCache(tuple(sorted(by_cap.items())), per_seq, fixed, enc, spec.default_encoder_tokens)
 
 
+def cache_bytes(cache: CompiledCache, batch: int, context: int, encoder_tokens: int | None = None) -> int:
+    """Total KV bytes at one (batch, context): the scalar twin of :func:`kv_grid`."""
+    per_seq = sum(p * (context if cap == 0 else min(context, cap)) for cap, p in cache.per_token_by_cap)
+    if encoder_tokens is None:
+        encoder_tokens = cache.default_encoder_tokens or context
+    return batch * (per_seq + cache.encoder_per_token * encoder_tokens + cache.per_sequence) + cache.fixed
+
+
 def kv_grid(cache: CompiledCache, batches: Sequence[int], contexts: Sequence[int],
             encoder_tokens: int | None = None):
     """``int64[len(batches), len(contexts)]`` of total KV bytes (numpy array).

@@ -741,21 +741,32 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     )
 
 
-def request_blocks(spec: ModelSpec, tokens: int, *, dtype: "str | DType | None" = None,
-                   kv_cache_dtype: "str | DType | None" = None, block_size: int = DEFAULT_BLOCK_SIZE,
-                   tensor_parallel_size: int = 1, max_num_batched_tokens: int,
-                   encoder_tokens: int | None = None) -> int:
-    """Blocks of the shared pool one request of ``tokens`` tokens may hold: the sum over KV-cache
-    groups of ``max_memory_usage_bytes / page`` (the count "Maximum concurrency" divides by)."""
-    model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
-    caches = layer_caches(spec, model, kv, block_size, tensor_parallel_size)
-    groups, uniform = _group_caches(caches)
-    enc = spec.default_encoder_tokens or max_num_batched_tokens if encoder_tokens is None else encoder_tokens
-    total = 0
-    for g in groups:
-        page, usage = _group_request_bytes(g, uniform, tokens, max_num_batched_tokens, enc)
-        total += ceil_div(usage, page)
-    return total
+class RequestBlocks:
+    """Blocks of the shared pool one request may hold, as a function of its length (built once).
+
+    ``blocks(T)`` = the sum over KV-cache groups of ``max_memory_usage_bytes / page`` (the count
+    "Maximum concurrency" divides by): per group, the largest block count of its members
+    (uniform-type groups) or of its one spec."""
+
+    def __init__(self, spec: ModelSpec, *, dtype: "str | DType | None" = None,
+                 kv_cache_dtype: "str | DType | None" = None, block_size: int = DEFAULT_BLOCK_SIZE,
+                 tensor_parallel_size: int = 1, max_num_batched_tokens: int, encoder_tokens: int | None = None):
+        model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
+        caches = layer_caches(spec, model, kv, block_size, tensor_parallel_size)
+        groups, uniform = _group_caches(caches)
+        self._mnbt = max_num_batched_tokens
+        self._enc = (spec.default_encoder_tokens or max_num_batched_tokens) if encoder_tokens is None else encoder_tokens
+        # one representative per distinct spec in each group: equal specs hold equal blocks
+        self._groups = [list({c.key: c for c in (g if uniform else g[:1])}.values()) for g in groups]
+
+    def __call__(self, tokens: int) -> int:
+        return sum(max(c.blocks(tokens, max_num_batched_tokens=self._mnbt, encoder_tokens=self._enc, cap=False)
+                       for c in reps) for reps in self._groups)
+
+
+def request_blocks(spec: ModelSpec, tokens: int, **kwargs: Any) -> int:
+    """Blocks one request of ``tokens`` tokens may hold (see :class:`RequestBlocks` for the options)."""
+    return RequestBlocks(spec, **kwargs)(tokens)
 
 
 def _estimate_max_model_len(groups: Sequence[Sequence[VllmLayerCache]], uniform: bool, partition: Sequence[int],

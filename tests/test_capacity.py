@@ -146,3 +146,23 @@ def test_plan_cli_errors(capsys):
     assert "ambiguous" in capsys.readouterr().err
     assert main(["plan", path, "--gpu-mem-gib", "-3"]) == 2
     assert main(["plan", path, "--gpu-memory-utilization", "1.5"]) == 2
+
+
+@pytest.mark.parametrize("name, gpus, pp", [("meta-llama__Llama-3.1-70B.json", 4, 2), ("google__gemma-3-27b-it.json", 2, 2),
+                                             ("deepseek-ai__DeepSeek-V3.json", 8, 1)])
+@pytest.mark.parametrize("runtime", ["ideal", "transformers"])
+def test_per_gpu_kv_equals_layer_by_layer_sum(name, gpus, pp, runtime):
+    from kvcalc.capacity import rank_spec
+    from kvcalc.vllm import pp_layer_partition
+
+    cfg = load(name)
+    tp = 1 if runtime == "transformers" else gpus // pp
+    pp = gpus if runtime == "transformers" else pp
+    p = plan(cfg, gpu="h200", runtime=runtime, gpus=gpus, tensor_parallel_size=None if runtime == "transformers" else tp,
+             pipeline_parallel_size=pp, batch=3, context=5000, solve_gpus=False)
+    layers = kvcalc.kv_cache(rank_spec(kvcalc.read_spec(cfg), tp), batch=3, context=5000, runtime=runtime).layers
+    stages, start = [], 0
+    for n in pp_layer_partition(len(layers), pp):
+        stages.append(sum(l.bytes for l in layers[start:start + n]))
+        start += n
+    assert p.kv_bytes == max(stages)
