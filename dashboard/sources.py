@@ -43,12 +43,13 @@ def _bundled(name: str) -> dict[str, Any]:
     return bundled_config(name)
 
 
-@st.cache_data(show_spinner="Fetching config.json from the Hub...", max_entries=64, ttl=3600)
-def _hub(repo_id: str, has_token: bool, _token: str | None) -> tuple[dict[str, Any], str, str | None]:
-    """Cached per (repo, whether a token was given); the token itself is not part of the cache key."""
+def _hub(repo_id: str, token: str | None) -> tuple[dict[str, Any], str, str | None]:
+    """Fetch through kvcalc, which caches per (repo, revision, keyed hash of the token) in-process:
+    a Streamlit cache shared across sessions must not serve one visitor's private config to another."""
     from kvcalc.sources import resolve_config
 
-    r = resolve_config(repo_id, token=_token)
+    with st.spinner("Fetching config.json from the Hub..."):
+        r = resolve_config(repo_id, token=token)
     return r.config, r.origin, r.notice
 
 
@@ -61,7 +62,7 @@ def load_model(origin: str, value: Any, token: str | None = None) -> ModelChoice
             if not value:
                 return ModelChoice(None, "", "hub", error="Enter a Hugging Face model id such as Qwen/Qwen3-8B.")
             tok = token or secret_token()
-            config, where, notice = _hub(value, tok is not None, tok)
+            config, where, notice = _hub(value, tok)
             return ModelChoice(config, value, where, notice=notice)
         from kvcalc.sources import parse_config_text
 

@@ -15,9 +15,6 @@ from .errors import KVCalcError
 from .kv import RUNTIMES, kv_cache
 from .units import human_bytes
 
-MAX_CONFIG_BYTES = 4 * 1024 * 1024
-
-
 class CliError(Exception):
     """A one-line message for stderr (exit status 2)."""
 
@@ -27,27 +24,23 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(message)
 
 
-def load_config_arg(source: str) -> dict[str, Any]:
-    """Read a config.json from a path or stdin ('-'); return the dict."""
-    try:
-        if source == "-":
-            text = sys.stdin.read(MAX_CONFIG_BYTES + 1)
-        else:
-            with open(source, encoding="utf-8") as f:
-                text = f.read(MAX_CONFIG_BYTES + 1)
-    except OSError as e:
-        raise CliError(f"cannot read config '{source}': {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise CliError(f"config '{source}' is not UTF-8 text") from None
-    if len(text) > MAX_CONFIG_BYTES:
-        raise CliError(f"config '{source}' is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB")
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as e:
-        raise CliError(f"config '{source}' is not valid JSON: {getattr(e, 'msg', 'too deeply nested')}") from None
-    if not isinstance(data, dict):
-        raise CliError(f"config '{source}' must be a JSON object")
-    return data
+def load_config_arg(source: str, *, offline: bool = False, revision: str | None = None,
+                    timeout: float = 10.0) -> dict[str, Any]:
+    """A config from a path, '-' (stdin), a bundled model name or a Hugging Face Hub id.
+
+    Hub fetches use ``HF_TOKEN`` from the environment; ``--offline`` forbids the network (bundled
+    snapshots still work). A notice (e.g. a fallback to the bundled snapshot) goes to stderr."""
+    from .hub import MAX_CONFIG_BYTES
+    from .sources import parse_config_text, resolve_config, token_from_env
+
+    if source == "-":
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        return parse_config_text(stream.read(MAX_CONFIG_BYTES + 1), label="standard input")
+    r = resolve_config(source, offline=offline, revision=revision, token=token_from_env(), timeout=timeout,
+                       allow_files=True)
+    if r.notice:
+        print(f"note: {r.notice}", file=sys.stderr)
+    return r.config
 
 
 def _positive(text: str) -> int:
@@ -68,9 +61,20 @@ def _number(text: str) -> float:
     return value
 
 
+def _add_source_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--offline", action="store_true", help="never use the network (bundled snapshots only)")
+    p.add_argument("--revision", help="Hub branch, tag or commit")
+    p.add_argument("--timeout", type=_number, default=10.0, help="Hub timeout in seconds")
+
+
+def _load(args: argparse.Namespace) -> dict[str, Any]:
+    return load_config_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
+
+
 def _add_plan_parser(sub: Any) -> None:
     p = sub.add_parser("plan", help="will it fit: weights + KV + runtime overhead on GPUs, with solvers")
-    p.add_argument("config", help="config.json path, or - for stdin")
+    p.add_argument("config", help="config.json path, - for stdin, a bundled model or a Hub id")
+    _add_source_options(p)
     where = p.add_mutually_exclusive_group()
     where.add_argument("--gpu", help="GPU from the catalog (key, name or fragment, e.g. h100-sxm, 4090)")
     where.add_argument("--gpu-mem-gib", type=_number, help="custom GPU memory in GiB (2**30 bytes)")
@@ -100,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m kvcalc", description="KV-cache, weights and capacity planner.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     kv = sub.add_parser("kv", help="KV-cache bytes for a config at a batch and context")
-    kv.add_argument("config", help="config.json path, or - for stdin")
+    kv.add_argument("config", help="config.json path, - for stdin, a bundled model or a Hub id")
+    _add_source_options(kv)
     kv.add_argument("--batch", type=_positive, required=True, help="sequences in the batch")
     kv.add_argument("--context", type=_positive, required=True, help="tokens per sequence")
     kv.add_argument("--dtype", help=f"model dtype ({', '.join(dtype_names())}); default: the config's")
@@ -114,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _kv_command(args: argparse.Namespace) -> str:
-    config = load_config_arg(args.config)
+    config = _load(args)
     result = kv_cache(config, batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=args.kv_dtype,
                       runtime=args.runtime, encoder_tokens=args.encoder_tokens, prefill=args.prefill)
     if args.json:
@@ -135,7 +140,7 @@ def _kv_command(args: argparse.Namespace) -> str:
 def _plan_command(args: argparse.Namespace) -> str:
     from .capacity import plan
 
-    config = load_config_arg(args.config)
+    config = _load(args)
     kv_dtype = None if args.kv_dtype in (None, "auto") else args.kv_dtype
     p = plan(config, gpu=args.gpu, gpu_mem_gib=args.gpu_mem_gib, gpus=args.gpus, runtime=args.runtime,
              batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,

@@ -40,7 +40,8 @@ def test_table_and_stdin(capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["kv", "missing.json", "--batch", "1", "--context", "1"], "cannot read config"),
+    (["kv", "missing.json", "--batch", "1", "--context", "1"], "does not exist"),
+    (["kv", "not/a..valid", "--batch", "1", "--context", "1", "--offline"], "not a valid Hugging Face model id"),
     (["kv", LLAMA_32_1B, "--batch", "zero", "--context", "1"], "not a whole number"),
     (["kv", LLAMA_32_1B, "--batch", "0", "--context", "1"], "batch must be between"),
     (["kv", LLAMA_32_1B, "--batch", "1", "--context", "1", "--kv-dtype", "int3"], "unknown dtype"),
@@ -55,3 +56,17 @@ def test_bad_input_one_line_exit_2(capsys, argv, message):
 def test_bad_json_on_stdin(capsys, monkeypatch):
     code, _, err = run(capsys, "kv", "-", "--batch", "1", "--context", "1", stdin="{not json", monkeypatch=monkeypatch)
     assert code == 2 and "not valid JSON" in err
+
+
+def test_bundled_name_and_offline(capsys):
+    # a bundled Hub id works with the network forbidden: Qwen3-8B, 36 layers x 8 KV heads x 128 x 2 x bf16
+    code, out, err = run(capsys, "kv", "Qwen/Qwen3-8B", "--batch", "1", "--context", "32768", "--offline", "--json")
+    assert code == 0, err
+    assert json.loads(out)["total_bytes"] == 32768 * 36 * 8 * 128 * 2 * 2
+
+
+def test_plan_from_a_hub_id_offline(capsys):
+    code, out, err = run(capsys, "plan", "meta-llama/Llama-3.1-8B", "--gpu", "rtx-4090", "--runtime", "ideal",
+                         "--offline", "--json")
+    assert code == 0, err
+    assert json.loads(out)["weights_bytes"] == 8_030_261_248 * 2
