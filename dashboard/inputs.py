@@ -36,8 +36,9 @@ def gpu_label(key: str) -> str:
 
 def model_inputs(container: Any) -> ModelChoice:
     """Model source (bundled catalog / Hub id / pasted config) -> a loaded config or an error."""
+    # options are the URL values themselves: a bound widget writes its *label* into the link
     source = container.radio("Model source", state.SOURCES, key="source", bind=BIND, horizontal=True,
-                             format_func={"bundled": "Bundled", "hub": "Hub id", "paste": "Paste"}.get)
+                             help="bundled: offline catalog; hub: a Hugging Face model id; paste: your config.json")
     ids = [e.hub_id for e in catalog()]
     if source == "bundled":
         model = container.selectbox("Model (type to search)", ids, index=ids.index(DEFAULT_MODEL), key="model",

@@ -128,6 +128,8 @@ def problems(params: dict[str, list[str]], allowed: Iterable[str]) -> tuple[list
             drop.append(key)
             notes.append(f"'{shown_key}' was given {len(values)} times; using the default")
             continue
+        if spec.multi and values in ([], [""]):
+            continue          # an emptied multiselect writes "key=": an empty selection
         for v in values:
             if len(v) > MAX_VALUE_CHARS:
                 err = f"is longer than {MAX_VALUE_CHARS} characters"
@@ -136,6 +138,10 @@ def problems(params: dict[str, list[str]], allowed: Iterable[str]) -> tuple[list
             else:
                 err = spec.check(v)
             if err:
+                if spec.multi:
+                    # Streamlit keeps a multiselect's valid entries and skips the others
+                    notes.append(f"link value {shown_key}={v[:40]!r} {err}; ignored")
+                    continue
                 drop.append(key)
                 notes.append(f"link value {shown_key}={v[:40]!r} {err}; using the default")
                 break
@@ -149,6 +155,11 @@ def sanitize(allowed: Iterable[str]) -> list[str]:
     qp = st.query_params
     params = {k: qp.get_all(k) for k in qp.keys()}
     drop, notes = problems(params, allowed)
+    for key, values in params.items():
+        if key not in drop and SCHEMA.get(key) and SCHEMA[key].multi:
+            valid = [v for v in values if v and len(v) <= MAX_VALUE_CHARS and SCHEMA[key].check(v) is None]
+            if len(valid) != len([v for v in values if v]):
+                qp[key] = valid
     for key in drop:
         try:
             del qp[key]

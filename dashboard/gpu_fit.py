@@ -1,0 +1,129 @@
+"""The GPU fit page: one model, a batch x context heatmap on one GPU, and every catalog GPU in a table.
+
+The heatmap's colour is the share of the runtime's budget used, ``total_bytes / budget_bytes`` as
+:func:`kvcalc.plan` computes them (via :func:`kvcalc.capacity.memory_curve`, which applies the
+same rules to one prepared deployment); above 1 it does not fit.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import streamlit as st
+
+import kvcalc
+from kvcalc.capacity import Deployment, memory_curve, plan, prepare
+from kvcalc.errors import KVCalcError
+from kvcalc.gpus import gpu_catalog
+from kvcalc.kv import MAX_CONTEXT
+from kvcalc.units import GiB
+
+from . import charts, inputs, page, state
+
+URL_KEYS = ("source", "model", "hub", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtype", "batch", "ctx", "runtime",
+            "util", "mml", "block", "seqs", "mnbt", "tp", "pp")
+BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+FALLBACK_MAX_CONTEXT = 131072      # for configs that state no maximum
+
+
+def heat_contexts(max_context: int) -> list[int]:
+    """Log-spaced context lengths up to ``max_context``: 2^k and 1.5 x 2^k over the top ~9 octaves, plus
+    the maximum itself."""
+    hi = max(1, max_context)
+    lo = min(hi, max(16, 2 ** (int(math.log2(hi)) - 9)))
+    grid = {v for k in range(0, 31) for v in (2 ** k, 3 * 2 ** k) if lo <= v <= hi}
+    return sorted(grid | {hi})
+
+
+def heat_grid(setup: Deployment, batches: list[int], contexts: list[int]) -> list[list[float]]:
+    """share[i][j] = total / budget at batches[i] x contexts[j] (rows = batch)."""
+    out = []
+    for b in batches:
+        out.append([p.total / p.budget for p in memory_curve(setup, b, contexts)])
+    return out
+
+
+def gpu_table(spec: kvcalc.ModelSpec, config: dict[str, Any], options: dict[str, Any], batch: int,
+              context: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """One row per catalog GPU at ``batch`` x ``context`` (the chosen GPU count and runtime)."""
+    base = {k: v for k, v in options.items() if k not in ("gpu", "gpu_mem_gib")}
+    rows, errors = [], []
+    for g in gpu_catalog():
+        try:
+            p = plan(spec, config_dict=config, batch=batch, context=context, solve_gpus=False, gpu=g.key, **base)
+        except KVCalcError as e:
+            errors.append(f"{g.name}: {e}")
+            continue
+        rows.append({
+            "GPU": g.name, "key": g.key, "memory GiB": round(g.memory_gib, 2),
+            "budget GiB": round(p.budget_bytes / GiB, 2), "weights GiB / GPU": round(p.weights_bytes / GiB, 2),
+            f"fits {batch:,} x {context:,}": "yes" if p.fits else "no",
+            f"longest context @ batch {batch:,}": p.max_context or 0,
+            f"largest batch @ {context:,} tokens": p.max_batch or 0,
+            "binding constraint": p.binding_constraint,
+        })
+    return rows, errors
+
+
+def render() -> None:
+    t0 = time.perf_counter()
+    page.start("GPU fit", URL_KEYS)
+    st.caption("Which batch x context fits one GPU, and how far every GPU in the catalog goes for this model.")
+    sb = st.sidebar
+    choice = inputs.model_inputs(sb)
+    gpu = inputs.gpu_inputs(sb)
+    batch, ctx = inputs.workload_inputs(sb)
+    dtypes = inputs.dtype_inputs(sb)
+    runtime = inputs.runtime_inputs(sb)
+    page.share_box("GPU_fit")
+    if choice.notice:
+        st.info(choice.notice)
+    if choice.error or choice.config is None:
+        st.error(choice.error or "No model loaded.")
+        return
+    options = inputs.plan_options(gpu, dtypes, runtime)
+    try:
+        spec = kvcalc.read_spec(choice.config)
+        setup = prepare(spec, config_dict=choice.config, **options)
+    except KVCalcError as e:
+        st.error(f"Cannot plan this: {e}")
+        return
+
+    cap = setup.context_cap if setup.context_cap < MAX_CONTEXT else max(ctx, FALLBACK_MAX_CONTEXT)
+    contexts = heat_contexts(min(cap, state.MAX_CONTEXT_UI))
+    try:
+        used = heat_grid(setup, BATCHES, contexts)
+    except KVCalcError as e:
+        st.error(f"Cannot draw the heatmap: {e}")
+        return
+    st.subheader(f"{choice.name} on {setup.gpus} x {setup.gpu.name}, {setup.runtime}")
+    try:
+        here = plan(spec, config_dict=choice.config, batch=batch, context=ctx, solve_gpus=False, **options)
+    except KVCalcError as e:
+        st.error(f"Cannot plan batch {batch:,} x {ctx:,}: {e}")
+        return
+    cols = st.columns(4)
+    cols[0].metric(f"Budget used @ {batch:,} x {ctx:,}", f"{here.total_bytes / here.budget_bytes:.1%}",
+                   help=f"{here.total_bytes:,} of {here.budget_bytes:,} bytes per GPU")
+    cols[1].metric("Fits", "yes" if here.fits else "no")
+    cols[2].metric(f"Longest context @ batch {batch:,}", f"{here.max_context:,}" if here.max_context else "none")
+    cols[3].metric(f"Largest batch @ {ctx:,}", f"{here.max_batch:,}" if here.max_batch else "none")
+    st.caption(f"Binding constraint: {here.binding_constraint}.")
+    fig = charts.fit_heatmap(BATCHES, contexts, used,
+                             title=f"Share of the {setup.runtime} budget used per GPU "
+                                   f"({setup.gpu.memory_gib:.1f} GiB GPU)")
+    st.plotly_chart(fig, width="stretch", key="fit_heatmap")
+    st.caption("Colour: (weights + KV cache + runtime overhead) / the runtime's budget, per GPU. Green fits, "
+               "red (above 100%) does not. Contexts run up to "
+               f"{contexts[-1]:,} tokens ({'max_model_len' if setup.max_model_len else 'the model maximum'}).")
+
+    st.subheader(f"Every GPU in the catalog: {setup.gpus} GPU(s), batch {batch:,}, context {ctx:,}")
+    rows, errors = gpu_table(spec, choice.config, options, batch, ctx)
+    for e in errors:
+        st.info(f"Not planned on {e}")
+    if rows:
+        st.dataframe(rows, hide_index=True, width="stretch", key="gpu_table")
+    st.caption("0 = nothing fits (at this batch / context). The budget is the GPU memory (ideal, transformers) "
+               "or gpu_memory_utilization x memory (vLLM).")
+    st.caption(f"Computed in {(time.perf_counter() - t0) * 1000:.0f} ms.")
