@@ -16,7 +16,7 @@ COLORS = {"weights": "#4C78A8", "overhead": "#F58518", "kv": "#54A24B"}
 Figure = dict[str, Any]
 
 
-def context_points(max_context: int, log_x: bool, extra: Sequence[int] = (), n: int = 96) -> list[int]:
+def context_points(max_context: int, log_x: bool, extra: Sequence[int] = (), n: int = 72) -> list[int]:
     """Context lengths to evaluate: ``n`` points (log- or linearly spaced) up to ``max_context``,
     plus ``extra`` points (windows, the chosen context, the longest context) so plateaus show."""
     max_context = max(2, max_context)

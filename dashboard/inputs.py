@@ -46,13 +46,38 @@ def model_inputs(container: Any) -> ModelChoice:
         return load_model("bundled", model)
     if source == "hub":
         hub = container.text_input("Hugging Face model id", placeholder="Qwen/Qwen3-32B", key="hub", bind=BIND)
-        token = container.text_input("HF token (this session only, never stored or shown)", type="password",
-                                     key="hf_token_input")
-        return load_model("hub", hub.strip(), token=token or None)
+        token_field(container)
+        return load_model("hub", hub.strip(), token=st.session_state.get(TOKEN_KEY))
     pasted = container.text_area("Paste a config.json", height=160, key="pasted")
     upload = container.file_uploader("...or upload one", type=["json"], key="uploaded")
     data = upload.getvalue() if upload is not None else pasted
     return load_model("paste", data)
+
+
+TOKEN_KEY = "_hf_token"          # session-only; never a widget value, so never echoed back into the page
+
+
+def _stash_token() -> None:
+    """Move a typed token out of the password field into session state and clear the field, so the
+    page's HTML (the field's value) never holds it."""
+    typed = (st.session_state.get("hf_token_input") or "").strip()
+    if typed:
+        st.session_state[TOKEN_KEY] = typed
+    st.session_state["hf_token_input"] = ""
+
+
+def _forget_token() -> None:
+    st.session_state.pop(TOKEN_KEY, None)
+
+
+def token_field(container: Any) -> None:
+    """Password field for a Hub token used by this browser session only (not stored, not in the URL)."""
+    container.text_input("HF token for gated models (this session only)", type="password", key="hf_token_input",
+                         on_change=_stash_token, help="Kept in this session's memory only: never in the link, "
+                         "the page or a log. Streamlit secrets / HF_TOKEN are used when no token is set here.")
+    if st.session_state.get(TOKEN_KEY):
+        container.caption("A token is set for this session.")
+        container.button("Forget the token", on_click=_forget_token, key="forget_token")
 
 
 def gpu_inputs(container: Any) -> dict[str, Any]:

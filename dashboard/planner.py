@@ -111,9 +111,25 @@ def _layer_table(spec: kvcalc.ModelSpec, p: kvcalc.PlanResult, runtime: str) -> 
     except KVCalcError as e:
         st.info(f"Per-layer table unavailable: {e}")
         return
-    st.dataframe([{"layer": l.index, "kind": l.kind, "tokens held": l.tokens, "bytes": l.bytes,
-                   "size": human_bytes(l.bytes)} for l in r.layers], hide_index=True, height=280,
-                 width="stretch")
+    st.dataframe(layer_rows(r.layers), hide_index=True, width="stretch")
+
+
+def layer_rows(layers: tuple[kvcalc.LayerBytes, ...]) -> list[dict[str, Any]]:
+    """One row per run of consecutive layers with the same kind, tokens and bytes ("layers 0-4")."""
+    rows: list[dict[str, Any]] = []
+    for l in layers:
+        last = rows[-1] if rows else None
+        if last and (last["kind"], last["tokens held"], last["bytes each"]) == (l.kind, l.tokens, l.bytes) \
+                and last["_to"] == l.index - 1:
+            last["_to"] = l.index
+            last["count"] += 1
+        else:
+            rows.append({"_from": l.index, "_to": l.index, "kind": l.kind, "tokens held": l.tokens,
+                         "bytes each": l.bytes, "count": 1})
+    return [{"layers": f"{r['_from']}" if r["_from"] == r["_to"] else f"{r['_from']}-{r['_to']}",
+             "kind": r["kind"], "tokens held": r["tokens held"], "bytes each": r["bytes each"],
+             "size each": human_bytes(r["bytes each"]), "layers in run": r["count"],
+             "bytes in run": r["bytes each"] * r["count"]} for r in rows]
 
 
 def render() -> None:
@@ -154,12 +170,13 @@ def render() -> None:
     st.plotly_chart(fig, width="stretch", key="memory_chart")
 
     c1, c2 = st.columns(2)
-    c1.download_button("Chart data (CSV)", _curve_csv({batch: curve, **extra}), file_name="kv_planner_curve.csv",
+    # deferred: the files are built when clicked, not on every rerun
+    c1.download_button("Chart data (CSV)", lambda: _curve_csv({batch: curve, **extra}), file_name="kv_planner_curve.csv",
                        mime="text/csv", key="dl_csv")
-    c2.download_button("Plan (JSON)", json.dumps(p.to_dict(), indent=2), file_name="kv_planner_plan.json",
+    c2.download_button("Plan (JSON)", lambda: json.dumps(p.to_dict(), indent=2), file_name="kv_planner_plan.json",
                        mime="application/json", key="dl_json")
 
-    st.subheader("Per layer")
+    st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(spec, p, options["runtime"])
     with st.expander("Config fields used and warnings"):
         st.write(", ".join(p.fields_used) or "(none)")

@@ -150,7 +150,10 @@ def problems(params: dict[str, list[str]], allowed: Iterable[str]) -> tuple[list
 
 def sanitize(allowed: Iterable[str]) -> list[str]:
     """Drop invalid / unknown / repeated query parameters from the current URL; return notices."""
+    import contextlib
+
     import streamlit as st
+    from streamlit.errors import StreamlitAPIException
 
     qp = st.query_params
     params = {k: qp.get_all(k) for k in qp.keys()}
@@ -159,12 +162,12 @@ def sanitize(allowed: Iterable[str]) -> list[str]:
         if key not in drop and SCHEMA.get(key) and SCHEMA[key].multi:
             valid = [v for v in values if v and len(v) <= MAX_VALUE_CHARS and SCHEMA[key].check(v) is None]
             if len(valid) != len([v for v in values if v]):
-                qp[key] = valid
+                # a parameter already bound to a widget cannot be rewritten; the widget ignores bad entries
+                with contextlib.suppress(StreamlitAPIException):
+                    qp[key] = valid
     for key in drop:
-        try:
+        with contextlib.suppress(KeyError, StreamlitAPIException):
             del qp[key]
-        except KeyError:
-            pass
     return notes
 
 
