@@ -168,7 +168,25 @@ def sanitize(allowed: Iterable[str]) -> list[str]:
     for key in drop:
         with contextlib.suppress(KeyError, StreamlitAPIException):
             del qp[key]
+    _forget_initial_values(drop)
     return notes
+
+
+def _forget_initial_values(keys: list[str]) -> None:
+    """Also drop rejected keys from the URL snapshot Streamlit seeds bound widgets from.
+
+    Streamlit 1.67 seeds a bound widget from the query string as first loaded, not from
+    ``st.query_params``, and some values crash that seeding instead of being ignored (a 5,000-digit
+    batch -> ``OverflowError`` in number_input). The snapshot is private API, hence the guard: if it
+    moves, the validation notice still shows and Streamlit's own checks still apply."""
+    try:
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        initial = get_session_state()._state.query_params._initial_query_params  # noqa: SLF001
+    except Exception:  # noqa: BLE001 - private API changed: nothing more to do
+        return
+    for key in keys:
+        initial.pop(key, None)
 
 
 def share_link(page_path: str = "") -> str:
