@@ -118,7 +118,7 @@ def bench_meta() -> dict:
 
     t_ours, counts = median_time(ours)
     meta_model(configs[0])        # import transformers and torch outside the timing
-    built, theirs, skipped = [], [], []
+    theirs, skipped = [], []
     t = time.perf_counter()
     for c in configs:
         try:

@@ -188,7 +188,7 @@ def render() -> None:
     device = get_gpu(gpu["gpu"]) if "gpu" in gpu else custom_gpu(gpu["gpu_mem_gib"])
     gpu_name = device.name if "gpu" in gpu else f"Custom GPU ({gpu['gpu_mem_gib']:g} GiB)"
     caps = []
-    for m, cfg in configs.items():
+    for cfg in configs.values():
         try:
             caps.append(kvcalc.read_spec(cfg).max_position_embeddings or 131072)
         except KVCalcError:

@@ -70,19 +70,13 @@ def render() -> None:
     t0 = time.perf_counter()
     page.start("GPU fit", URL_KEYS)
     st.caption("Which batch x context fits one GPU, and how far every GPU in the catalog goes for this model.")
-    sb = st.sidebar
-    choice = inputs.model_inputs(sb)
-    gpu = inputs.gpu_inputs(sb)
-    batch, ctx = inputs.workload_inputs(sb)
-    dtypes = inputs.dtype_inputs(sb)
-    runtime = inputs.runtime_inputs(sb)
+    choice, options, batch, ctx = inputs.deployment_inputs(st.sidebar)
     page.share_box("GPU_fit")
     if choice.notice:
         st.info(choice.notice)
     if choice.error or choice.config is None:
         st.error(choice.error or "No model loaded.")
         return
-    options = inputs.plan_options(gpu, dtypes, runtime)
     try:
         spec = kvcalc.read_spec(choice.config)
         setup = prepare(spec, config_dict=choice.config, **options)

@@ -217,8 +217,8 @@ def _attention(spec: ModelSpec, ctx: int, gqa: int, window: int) -> None:
         "- **MQA** (multi-query): one KV head for all query heads.\n"
         "- **Sliding window** `W`: a layer keeps only the last `W` tokens, so its cache stops growing at `W` "
         "(Mistral 7B v0.1: every layer; Gemma 3: 5 local layers per global one).\n\n"
-        f"The same model with each design (kvcalc.variants.apply_variant; layer count, head dims and dtype kept), "
-        f"batch 1:")
+        "The same model with each design (kvcalc.variants.apply_variant; layer count, head dims and dtype kept), "
+        "batch 1:")
     rows, notes = variant_rows(spec, ctx, gqa, window)
     if rows:
         st.dataframe(rows, hide_index=True, width="stretch")

@@ -165,6 +165,17 @@ class PlanInputs:
     variant: dict[str, Any] = field(default_factory=dict)
 
 
+def deployment_inputs(container: Any) -> tuple[ModelChoice, dict[str, Any], int, int]:
+    """The sidebar every planning page shares: model, GPU, batch x context, dtypes, runtime.
+    Returns the loaded model, kvcalc.plan options, batch and context."""
+    choice = model_inputs(container)
+    gpu = gpu_inputs(container)
+    batch, ctx = workload_inputs(container)
+    dtypes = dtype_inputs(container)
+    runtime = runtime_inputs(container)
+    return choice, plan_options(gpu, dtypes, runtime), batch, ctx
+
+
 def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:
     """Merge widget groups into kvcalc.plan keyword options."""
     opts: dict[str, Any] = {**gpu, **dtypes}

@@ -60,11 +60,7 @@ def _apply_vllm_command() -> None:
 
 def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], bool, list[int]]:
     sb = st.sidebar
-    choice = inputs.model_inputs(sb)
-    gpu = inputs.gpu_inputs(sb)
-    batch, ctx = inputs.workload_inputs(sb)
-    dtypes = inputs.dtype_inputs(sb)
-    runtime = inputs.runtime_inputs(sb)
+    choice, options, batch, ctx = inputs.deployment_inputs(sb)
     variant = inputs.attention_inputs(sb)
     with sb.expander("Paste your vllm serve command"):
         st.text_area("vllm serve ...", key="vllm_cmd", height=90,
@@ -74,7 +70,7 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
             st.caption(st.session_state["vllm_cmd_error"])
     log_x = sb.toggle("Log-scale context axis", value=True, key="logx", bind=inputs.BIND)
     curves = sb.multiselect("Extra curves: batch sizes", state.CURVE_BATCHES, key="curves", bind=inputs.BIND)
-    return choice, inputs.plan_options(gpu, dtypes, runtime), batch, ctx, variant, log_x, list(curves)
+    return choice, options, batch, ctx, variant, log_x, list(curves)
 
 
 def _metrics(p: kvcalc.PlanResult) -> None:

@@ -65,7 +65,7 @@ KNOWN_DECODERS = {
     "gptj", "falcon", "bloom", "opt", "deepseek_v2", "deepseek_v3", "kimi_k2", "llama4_text", "mamba", "mamba2",
     "falcon_mamba", "jamba", "bamba", "falcon_h1", "zamba2", "nemotron_h", "granitemoehybrid", "qwen3_next",
     "mllama_text_model", "gemma3n_text", "olmo", "olmo2", "olmo3", "granite", "granitemoe", "stablelm",
-    "internlm3", "glm", "glm4", "glm4_moe", "exaone4", "smollm3", "minimax", "kimi_linear", "lfm2", "ministral", "gemma4_text", "deepseek_v32", "olmo3", "helium",
+    "internlm3", "glm", "glm4", "glm4_moe", "exaone4", "smollm3", "minimax", "kimi_linear", "lfm2", "ministral", "gemma4_text", "deepseek_v32", "helium",
     "qwen2_vl_text", "qwen2_5_vl_text", "persimmon", "codegen", "gpt_neo", "nemotron", "dbrx", "olmoe",
     "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5", "ernie4_5_moe", "seed_oss", "arcee", "apertus",
     "dots1", "bitnet", "cohere2_moe", "chatglm", "baichuan", "internlm2", "qwen", "mpt",

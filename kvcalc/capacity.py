@@ -28,7 +28,7 @@ every rank; recurrent states split by ``tp``.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -39,8 +39,9 @@ from .errors import InputError, UnsupportedError
 from .gpus import GPU, MAX_GPUS, custom_gpu, get_gpu
 from .kv import MAX_BATCH, MAX_CONTEXT, check_count, resolve_dtypes
 from .params import count_params
-from .spec import LayerSpec, ModelSpec
+from .spec import ModelSpec
 from .units import GiB
+from .solve import largest_true
 from .sweep import CompiledCache, cache_bytes, compile_cache
 from .vllm import RequestBlocks, pp_layer_partition, vllm_memory_plan
 from .weights import WeightBytes, weight_bytes
@@ -200,22 +201,6 @@ def _vllm(s: Deployment, max_model_len: int):
         max_num_seqs=o["max_num_seqs"], activation_bytes=o["activation_bytes"],
         non_torch_bytes=o["non_torch_bytes"], cuda_graph_bytes=o["cuda_graph_bytes"] or 0,
         kv_cache_memory=o["kv_cache_memory"], gpu_name=s.gpu.name)
-
-
-def _largest(fits: Callable[[int], bool], hi: int) -> int | None:
-    """Largest x in [1, hi] with fits(x), for a monotone predicate; None if fits(1) is false."""
-    if not fits(1):
-        return None
-    lo, best = 1, 1
-    if fits(hi):
-        return hi
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            best, lo = mid, mid + 1
-        else:
-            hi = mid - 1
-    return best
 
 
 def _positive_float(name: str, value: Any, hi: float) -> float:
@@ -381,8 +366,8 @@ def _plan_direct(s: Deployment, batch: int, context: int, cap: int, warnings: li
         k, o, bud, _, _ = _budget(s, b, t)
         return s.weights_rank + k + o <= bud
 
-    max_context = _largest(lambda t: fits_at(batch, t), cap)
-    max_batch = _largest(lambda b: fits_at(b, context), MAX_BATCH) if context <= cap else None
+    max_context = largest_true(lambda t: fits_at(batch, t), cap)
+    max_batch = largest_true(lambda b: fits_at(b, context), MAX_BATCH) if context <= cap else None
     gib = lambda x: f"{x / GiB:.2f} GiB"  # noqa: E731
     if s.weights_rank > budget:
         binding = f"weights alone exceed the GPU: {gib(s.weights_rank)} of weights per GPU > {gib(budget)}"
@@ -434,7 +419,7 @@ def _plan_vllm(s: Deployment, batch: int, context: int, max_model_len: int, warn
     fits = vp.fits and context <= max_model_len and need <= pool and batch <= vp.max_num_seqs
     block_bytes = vp.page_bytes * vp.group_size
     kv_gpu = need * block_bytes
-    max_context = _largest(lambda t: batch * blocks(t) <= pool, max_model_len) if pool and batch <= vp.max_num_seqs else None
+    max_context = largest_true(lambda t: batch * blocks(t) <= pool, max_model_len) if pool and batch <= vp.max_num_seqs else None
     per_req = blocks(min(context, max_model_len))
     max_batch = min(pool // per_req, vp.max_num_seqs) if pool and context <= max_model_len else 0
     overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes

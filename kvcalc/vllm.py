@@ -49,6 +49,7 @@ from .dtypes import BFLOAT16, DType, ceil_div
 from .errors import InputError, UnsupportedError
 from .kv import KVCacheResult, LayerBytes, MAX_BATCH, MAX_CONTEXT, check_count, default_encoder_tokens, resolve_dtypes
 from .spec import AttentionCache, LayerSpec, ModelSpec, RecurrentState
+from .solve import largest_true
 from .units import GiB, MiB
 
 DEFAULT_BLOCK_SIZE = 16
@@ -776,13 +777,4 @@ def _estimate_max_model_len(groups: Sequence[Sequence[VllmLayerCache]], uniform:
     def fits(length: int) -> bool:
         return all(w.needed_bytes <= available for w in _workers(groups, uniform, partition, available, length, mnbt, enc))
 
-    if not fits(1):
-        return 0
-    lo, hi, best = 1, max_model_len, 1
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            best, lo = mid, mid + 1
-        else:
-            hi = mid - 1
-    return best
+    return largest_true(fits, max_model_len) or 0
