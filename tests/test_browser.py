@@ -5,7 +5,8 @@ show the expected numbers on every page of a freshly started server, a widget ch
 URL, the plotly chart draws, the browser never talks to anything but 127.0.0.1, the console stays
 free of errors, a bad link shows the fallback notice (no traceback), and a Hub token typed in the
 password field never reaches a URL, the page, the server log, a server reply or an exported file.
-The tests also refresh the README screenshots in ``docs/screenshots/``.
+With ``KVP_SCREENSHOTS=1`` the tests also refresh the README screenshots in ``docs/screenshots/``
+(otherwise they go to a temporary folder, so a test run leaves the checkout unchanged).
 
 One console error is allowed, and only for its URLs: a deep link to a page makes Streamlit's
 frontend probe ``/<page>/_stcore/health`` and ``/host-config`` (404) before ``/`` (see PROBE_404).
@@ -65,7 +66,8 @@ LOAD_MS = 60_000          # first run of a page on a cold server (imports, catal
 STEP_MS = 30_000          # one rerun after a widget change
 TOKEN = "hf_TESTTOKEN_do_not_leak_123"
 HUB_REPO = "acme/tiny-llama"              # served by tests/fake_hub.py when it exists
-SCREENSHOTS = Path(ROOT) / "docs" / "screenshots"
+SCREENSHOTS = (Path(ROOT) / "docs" / "screenshots" if os.environ.get("KVP_SCREENSHOTS") == "1"
+               else Path(tempfile.gettempdir()) / "kvp_screenshots")
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 LOCAL_SCHEMES = {"data", "blob", "about"}
 # The one console error allowed, and only for these URLs. A deep link to a page (/Compare, ...)
