@@ -77,6 +77,7 @@ def render() -> None:
     if choice.error or choice.config is None:
         st.error(choice.error or "No model loaded.")
         return
+    options = {**options, **choice.plan_extras()}
     try:
         spec = kvcalc.read_spec(choice.config)
         setup = prepare(spec, config_dict=choice.config, **options)

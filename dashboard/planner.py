@@ -143,8 +143,8 @@ def render() -> None:
         spec = apply_variant(kvcalc.read_spec(choice.config), variant.get("variant", "as configured"),
                              kv_heads=variant.get("kv_heads"), window=variant.get("window"),
                              pattern=variant.get("pattern"))
-        setup = prepare(spec, config_dict=choice.config, **options)
-        p = kvcalc.plan(spec, config_dict=choice.config, batch=batch, context=ctx, **options)
+        setup = prepare(spec, config_dict=choice.config, **options, **choice.plan_extras())
+        p = kvcalc.plan(spec, config_dict=choice.config, batch=batch, context=ctx, **options, **choice.plan_extras())
     except KVCalcError as e:
         st.error(f"Cannot plan this: {e}")
         return

@@ -26,6 +26,11 @@ class ModelChoice:
     origin: str
     notice: str | None = None
     error: str | None = None
+    checkpoint_bytes: int | None = None      # exact weight bytes from the Hub's safetensors metadata
+
+    def plan_extras(self) -> dict[str, Any]:
+        """Extra kvcalc.plan options this model brings (the checkpoint size, when the Hub gave it)."""
+        return {"checkpoint_bytes": self.checkpoint_bytes} if self.checkpoint_bytes else {}
 
 
 def secret_token() -> str | None:
@@ -43,14 +48,23 @@ def _bundled(name: str) -> dict[str, Any]:
     return bundled_config(name)
 
 
-def _hub(repo_id: str, token: str | None) -> tuple[dict[str, Any], str, str | None]:
+def _hub(repo_id: str, token: str | None) -> tuple[dict[str, Any], str, str | None, int | None]:
     """Fetch through kvcalc, which caches per (repo, revision, keyed hash of the token) in-process:
-    a Streamlit cache shared across sessions must not serve one visitor's private config to another."""
+    a Streamlit cache shared across sessions must not serve one visitor's private config to another.
+    Also reads the checkpoint's exact size from the Hub's safetensors metadata, when it has some."""
+    from kvcalc.hub import fetch_weight_info, safetensors_weight_bytes
     from kvcalc.sources import resolve_config
 
     with st.spinner("Fetching config.json from the Hub..."):
         r = resolve_config(repo_id, token=token)
-    return r.config, r.origin, r.notice
+        size = None
+        if r.origin == "hub":
+            try:
+                info = fetch_weight_info(repo_id, token=token)
+                size = safetensors_weight_bytes(info.parameters) if info else None
+            except KVCalcError:
+                size = None          # the config is enough: weights are then computed from it
+    return r.config, r.origin, r.notice, size
 
 
 def load_model(origin: str, value: Any, token: str | None = None) -> ModelChoice:
@@ -62,8 +76,8 @@ def load_model(origin: str, value: Any, token: str | None = None) -> ModelChoice
             if not value:
                 return ModelChoice(None, "", "hub", error="Enter a Hugging Face model id such as Qwen/Qwen3-8B.")
             tok = token or secret_token()
-            config, where, notice = _hub(value, tok)
-            return ModelChoice(config, value, where, notice=notice)
+            config, where, notice, size = _hub(value, tok)
+            return ModelChoice(config, value, where, notice=notice, checkpoint_bytes=size)
         from kvcalc.sources import parse_config_text
 
         if not value:

@@ -218,7 +218,7 @@ def _gib_to_bytes(name: str, value: float | None) -> int | None:
 PLAN_OPTIONS = ("gpu", "gpu_mem_gib", "gpus", "runtime", "dtype", "kv_dtype", "tensor_parallel_size",
                 "pipeline_parallel_size", "gpu_memory_utilization", "max_model_len", "block_size",
                 "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory", "weights_gib", "activation_gib",
-                "non_torch_gib", "cuda_graph_gib", "config_dict")
+                "non_torch_gib", "cuda_graph_gib", "config_dict", "checkpoint_bytes")
 
 
 def plan(config: "Mapping[str, Any] | ModelSpec", *, batch: int = 1, context: int | None = None,
@@ -258,8 +258,13 @@ def prepare(config: "Mapping[str, Any] | ModelSpec", *, gpu: "str | GPU | None" 
             max_model_len: int | None = None, block_size: int = 16, max_num_batched_tokens: int | None = None,
             max_num_seqs: int | None = None, kv_cache_memory: int | None = None, weights_gib: float | None = None,
             activation_gib: float | None = None, non_torch_gib: float | None = None,
-            cuda_graph_gib: float | None = None, config_dict: Mapping[str, Any] | None = None) -> "Deployment":
-    """Validate a deployment and compute what does not depend on batch and context (weights, ranks)."""
+            cuda_graph_gib: float | None = None, config_dict: Mapping[str, Any] | None = None,
+            checkpoint_bytes: int | None = None) -> "Deployment":
+    """Validate a deployment and compute what does not depend on batch and context (weights, ranks).
+
+    ``checkpoint_bytes``: the checkpoint's exact weight bytes when known (the Hub's safetensors
+    metadata); it replaces the computed total, split over ranks in the computed proportions. Only
+    used when no weights ``dtype`` is chosen (a chosen dtype re-quantizes the weights)."""
     raw = config if isinstance(config, Mapping) else config_dict
     if raw is None:
         raise InputError("plan needs the config.json dict (for the parameter count)")
@@ -287,8 +292,16 @@ def prepare(config: "Mapping[str, Any] | ModelSpec", *, gpu: "str | GPU | None" 
             or not 0 < gpu_memory_utilization <= 1:
         raise InputError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization!r:.20}")
     weights = weight_bytes(raw, dtype, count_params(raw))
+    weights_rank = rank_weights(weights, spec.num_layers, tp, pp)
+    if checkpoint_bytes is not None and dtype is None:
+        known = check_count("checkpoint_bytes", checkpoint_bytes, 1, 1 << 50)
+        weights_rank = ceil_div(weights_rank * known, max(weights.total_bytes, 1))
+        weights = replace(weights, total_bytes=known, scheme=f"{weights.scheme}, checkpoint size from the Hub",
+                          notes=weights.notes + (f"weights: {known:,} bytes from the checkpoint's safetensors metadata "
+                                                 f"(computed from the config: {weights.total_bytes:,})",))
     w_override = _gib_to_bytes("weights_gib", weights_gib)
-    weights_rank = w_override if w_override is not None else rank_weights(weights, spec.num_layers, tp, pp)
+    if w_override is not None:
+        weights_rank = w_override
     opts = dict(gpu_memory_utilization=gpu_memory_utilization, block_size=check_count("block_size", block_size, 1, 1 << 16),
                 max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
                 activation_bytes=_gib_to_bytes("activation_gib", activation_gib),

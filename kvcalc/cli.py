@@ -26,6 +26,10 @@ class _Parser(argparse.ArgumentParser):
 
 def load_config_arg(source: str, *, offline: bool = False, revision: str | None = None,
                     timeout: float = 10.0) -> dict[str, Any]:
+    return resolve_arg(source, offline=offline, revision=revision, timeout=timeout).config
+
+
+def resolve_arg(source: str, *, offline: bool = False, revision: str | None = None, timeout: float = 10.0) -> Any:
     """A config from a path, '-' (stdin), a bundled model name or a Hugging Face Hub id.
 
     Hub fetches use ``HF_TOKEN`` from the environment; ``--offline`` forbids the network (bundled
@@ -33,14 +37,16 @@ def load_config_arg(source: str, *, offline: bool = False, revision: str | None 
     from .hub import MAX_CONFIG_BYTES
     from .sources import parse_config_text, resolve_config, token_from_env
 
+    from .sources import pasted_config
+
     if source == "-":
         stream = getattr(sys.stdin, "buffer", sys.stdin)
-        return parse_config_text(stream.read(MAX_CONFIG_BYTES + 1), label="standard input")
+        return pasted_config(stream.read(MAX_CONFIG_BYTES + 1), name="standard input")
     r = resolve_config(source, offline=offline, revision=revision, token=token_from_env(), timeout=timeout,
                        allow_files=True)
     if r.notice:
         print(f"note: {r.notice}", file=sys.stderr)
-    return r.config
+    return r
 
 
 def _positive(text: str) -> int:
@@ -69,6 +75,21 @@ def _add_source_options(p: argparse.ArgumentParser) -> None:
 
 def _load(args: argparse.Namespace) -> dict[str, Any]:
     return load_config_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
+
+
+def _checkpoint_bytes(args: argparse.Namespace, resolved: Any) -> int | None:
+    """Exact checkpoint bytes from the Hub's safetensors metadata, for a config fetched from the Hub."""
+    if resolved.origin != "hub":
+        return None
+    from .hub import fetch_weight_info, safetensors_weight_bytes
+    from .sources import token_from_env
+
+    try:
+        info = fetch_weight_info(resolved.name, revision=args.revision, token=token_from_env(), timeout=args.timeout)
+    except KVCalcError as e:
+        print(f"note: no safetensors metadata ({e}); weights computed from the config", file=sys.stderr)
+        return None
+    return safetensors_weight_bytes(info.parameters) if info else None
 
 
 def _add_plan_parser(sub: Any) -> None:
@@ -140,7 +161,8 @@ def _kv_command(args: argparse.Namespace) -> str:
 def _plan_command(args: argparse.Namespace) -> str:
     from .capacity import plan
 
-    config = _load(args)
+    resolved = resolve_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
+    config = resolved.config
     kv_dtype = None if args.kv_dtype in (None, "auto") else args.kv_dtype
     p = plan(config, gpu=args.gpu, gpu_mem_gib=args.gpu_mem_gib, gpus=args.gpus, runtime=args.runtime,
              batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
@@ -148,7 +170,8 @@ def _plan_command(args: argparse.Namespace) -> str:
              gpu_memory_utilization=args.gpu_memory_utilization, max_model_len=args.max_model_len,
              block_size=args.block_size, max_num_batched_tokens=args.max_num_batched_tokens,
              max_num_seqs=args.max_num_seqs, kv_cache_memory=args.kv_cache_memory, weights_gib=args.weights_gib,
-             activation_gib=args.activation_gib, non_torch_gib=args.non_torch_gib)
+             activation_gib=args.activation_gib, non_torch_gib=args.non_torch_gib,
+             checkpoint_bytes=_checkpoint_bytes(args, resolved))
     if args.json:
         return json.dumps(p.to_dict(), indent=2)
     fmt = human_bytes

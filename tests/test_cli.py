@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from fake_hub import fake_hub  # noqa: F401 - fixture
 from kvcalc.cli import main
 from paths import ROOT
 
@@ -70,3 +71,13 @@ def test_plan_from_a_hub_id_offline(capsys):
                          "--offline", "--json")
     assert code == 0, err
     assert json.loads(out)["weights_bytes"] == 8_030_261_248 * 2
+
+
+def test_plan_uses_the_hubs_safetensors_size(capsys, fake_hub):  # noqa: F811 - fixture
+    # the fake Hub reports BF16 6,000,000 + F32 1,024 parameters: 12,004,096 bytes of checkpoint
+    code, out, err = run(capsys, "plan", "acme/tiny-llama", "--gpu", "t4", "--runtime", "ideal", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["weights_bytes_total"] == 6_000_000 * 2 + 1_024 * 4
+    assert data["weights_bytes"] == data["weights_bytes_total"]          # one GPU holds all of it
+    assert "safetensors metadata" in " ".join(data["warnings"])
