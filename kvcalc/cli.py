@@ -35,9 +35,7 @@ def resolve_arg(source: str, *, offline: bool = False, revision: str | None = No
     Hub fetches use ``HF_TOKEN`` from the environment; ``--offline`` forbids the network (bundled
     snapshots still work). A notice (e.g. a fallback to the bundled snapshot) goes to stderr."""
     from .hub import MAX_CONFIG_BYTES
-    from .sources import parse_config_text, resolve_config, token_from_env
-
-    from .sources import pasted_config
+    from .sources import pasted_config, resolve_config, token_from_env
 
     if source == "-":
         stream = getattr(sys.stdin, "buffer", sys.stdin)
