@@ -129,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     kv.add_argument("--context", type=_positive, required=True, help="tokens per sequence")
     kv.add_argument("--dtype", help=f"model dtype ({', '.join(dtype_names())}); default: the config's")
     kv.add_argument("--kv-dtype", help="KV-cache dtype; default: the model dtype")
+    kv.add_argument("--kv-group-size", type=_positive,
+                    help="integer KV dtypes: values per quantization group (default 64)")
+    kv.add_argument("--kv-group-overhead", type=_positive,
+                    help="integer KV dtypes: bytes of scale + zero point per group (default 4)")
     kv.add_argument("--runtime", default="ideal", choices=RUNTIMES)
     kv.add_argument("--encoder-tokens", type=_positive, help="encoder / vision tokens for cross-attention")
     kv.add_argument("--prefill", type=_positive, help="transformers runtime: tokens in the first forward pass")
@@ -139,7 +143,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _kv_command(args: argparse.Namespace) -> str:
     config = _load(args)
-    result = kv_cache(config, batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=args.kv_dtype,
+    kv_dtype: Any = args.kv_dtype
+    if args.kv_group_size or args.kv_group_overhead:
+        from .dtypes import get_dtype
+
+        base = get_dtype(args.kv_dtype or "int8")
+        kv_dtype = base.with_groups(args.kv_group_size or base.group_size or 64,
+                                    args.kv_group_overhead or base.group_overhead_bytes or 4)
+    result = kv_cache(config, batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
                       runtime=args.runtime, encoder_tokens=args.encoder_tokens, prefill=args.prefill)
     if args.json:
         return json.dumps(result.to_dict(), indent=2)

@@ -81,3 +81,14 @@ def test_plan_uses_the_hubs_safetensors_size(capsys, fake_hub):  # noqa: F811 - 
     assert data["weights_bytes_total"] == 6_000_000 * 2 + 1_024 * 4
     assert data["weights_bytes"] == data["weights_bytes_total"]          # one GPU holds all of it
     assert "safetensors metadata" in " ".join(data["warnings"])
+
+
+def test_kv_quantization_groups_are_configurable(capsys):
+    # int4, groups of 128: 128 values -> 64 bytes + one 4-byte scale/zero group, per head vector
+    code, out, err = run(capsys, "kv", "meta-llama/Llama-3.1-8B", "--batch", "1", "--context", "1000",
+                         "--kv-dtype", "int4", "--kv-group-size", "128", "--offline", "--json")
+    assert code == 0, err
+    assert json.loads(out)["total_bytes"] == 1000 * 32 * 8 * 2 * (64 + 4)
+    code, _, err = run(capsys, "kv", "meta-llama/Llama-3.1-8B", "--batch", "1", "--context", "1", "--kv-dtype",
+                       "bf16", "--kv-group-size", "128", "--offline")
+    assert code == 2 and "no quantization groups" in err
