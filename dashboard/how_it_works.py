@@ -288,7 +288,7 @@ def _runtimes(spec: ModelSpec, ctx: int) -> None:
 def _provenance(choice: inputs.ModelChoice) -> None:
     st.header("Where the numbers come from")
     st.markdown(
-        "- **transformers** runtime: checked tensor by tensor against the caches real tiny models of 44 "
+        "- **transformers** runtime: checked tensor by tensor against the caches real tiny models of 45 "
         "architectures build in transformers 5.24 (`tests/test_groundtruth_transformers.py` sums the storage of "
         f"every tensor in the returned cache and compares per layer); cache classes in "
         f"[transformers `cache_utils.py`]({LINKS['transformers_cache']}).\n"
