@@ -450,11 +450,11 @@ def _decoder_layers(ctx: _Ctx) -> tuple[list[LayerSpec], list[str]]:
             if kind == "sliding":
                 if window is None:
                     raise ConfigError(r.path + "sliding_window", None, f"layer {i} is sliding but no window is set")
-                a = _replace(attn, window=window)
+                a = _replace(a, window=window)
             elif kind == "chunked":
                 if chunk is None:
                     raise ConfigError(r.path + "attention_chunk_size", None, f"layer {i} is chunked but no chunk size is set")
-                a = _replace(attn, window=chunk, chunked=True)
+                a = _replace(a, window=chunk, chunked=True)
             layers.append(LayerSpec(i, "mla" if a.latent_dim else kind, attention=(a,)))
         elif kind == "recurrent":
             layers.append(LayerSpec(i, _recurrent_kind(types[i], mt), states=states))

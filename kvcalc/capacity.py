@@ -10,8 +10,9 @@ constraint binds. Budgets per GPU (bytes; GiB = 2**30):
 ``transformers``
     Plain ``generate`` without paging: ``weights_rank + kv_rank + activation + non_torch <=
     gpu_memory``, with the transformers cache (kvcalc.kv, right after the prefill) and the prefill's
-    activation peak (kvcalc.activations: one forward of ``batch x context`` tokens, plus the
-    float32 last-position logits ``generate`` keeps). Several GPUs split layers
+    activation peak (kvcalc.activations): the larger of one forward of ``batch x context`` tokens
+    and the last-position logits ``generate`` keeps with their float32 copies (the two are not live
+    at the same time). Several GPUs split layers
     (``device_map="auto"``, pipeline style); there is no tensor parallelism.
 ``vllm``
     vLLM v1's own accounting (kvcalc.vllm): ``gpu_memory_utilization x total`` minus weights,
@@ -240,6 +241,11 @@ def plan(config: "Mapping[str, Any] | ModelSpec", *, batch: int = 1, context: in
         context = setup.max_model_len or setup.spec.max_position_embeddings or 4096
     context = check_count("context", context, 1, MAX_CONTEXT)
     warnings = list(setup.spec.warnings) + list(setup.weights.notes)
+    model_max = setup.spec.max_position_embeddings
+    if setup.max_model_len and model_max and setup.max_model_len > model_max:
+        warnings.append(f"max_model_len {setup.max_model_len:,} exceeds the config's max_position_embeddings "
+                        f"{model_max:,}: vLLM refuses this unless rope scaling extends the context or "
+                        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, and quality past the trained length is not assured")
     if setup.runtime == "vllm":
         # vLLM's own default max_model_len is the model's max_position_embeddings
         result = _plan_vllm(setup, batch, context, setup.max_model_len or setup.spec.max_position_embeddings or context,
@@ -343,7 +349,7 @@ def memory_curve(setup: "Deployment", batch: int, contexts: list[int]) -> list[C
     out = []
     if setup.runtime == "vllm":
         vp = _vllm(setup, setup.max_model_len or max(contexts))
-        block_bytes = vp.page_bytes * vp.group_size
+        block_bytes = vp.block_bytes
         overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes
         blocks = RequestBlocks(setup.spec, dtype=setup.dtype, kv_cache_dtype=setup.kv_dtype, block_size=vp.block_size,
                                tensor_parallel_size=setup.tp, max_num_batched_tokens=vp.max_num_batched_tokens)
@@ -385,12 +391,14 @@ def _plan_direct(s: Deployment, batch: int, context: int, cap: int, warnings: li
     if s.weights_rank > budget:
         binding = f"weights alone exceed the GPU: {gib(s.weights_rank)} of weights per GPU > {gib(budget)}"
     elif context > cap:
-        binding = f"context {context:,} exceeds the model's maximum of {cap:,} tokens"
+        whose = "max_model_len" if s.max_model_len else "the model's maximum"
+        binding = f"context {context:,} exceeds {whose} of {cap:,} tokens"
     elif not fits:
         what = "KV cache" if overhead == 0 or kv_gpu >= overhead else "activation peak"
         binding = f"{what}: weights {gib(s.weights_rank)} + KV {gib(kv_gpu)} + overhead {gib(overhead)} > {gib(budget)}"
     elif max_context == cap and cap != MAX_CONTEXT:
-        binding = f"the model's maximum context ({cap:,} tokens) binds before memory"
+        whose = "max_model_len" if s.max_model_len else "the model's maximum context"
+        binding = f"{whose} ({cap:,} tokens) binds before memory"
     else:
         binding = _growth_binding(s, batch, max_context or 1, gib(budget))
     model, kvd = resolve_dtypes(s.spec, s.dtype, s.kv_dtype)
@@ -430,8 +438,7 @@ def _plan_vllm(s: Deployment, batch: int, context: int, max_model_len: int, warn
     pool = vp.num_gpu_blocks if vp.available_kv_bytes > 0 else 0
     need = batch * blocks(min(context, max_model_len))
     fits = vp.fits and context <= max_model_len and need <= pool and batch <= vp.max_num_seqs
-    block_bytes = vp.page_bytes * vp.group_size
-    kv_gpu = need * block_bytes
+    kv_gpu = need * vp.block_bytes
     max_context = largest_true(lambda t: batch * blocks(t) <= pool, max_model_len) if pool and batch <= vp.max_num_seqs else None
     per_req = blocks(min(context, max_model_len))
     max_batch = min(pool // per_req, vp.max_num_seqs) if pool and context <= max_model_len else 0
@@ -458,14 +465,15 @@ def _plan_vllm(s: Deployment, batch: int, context: int, max_model_len: int, warn
         f"requested = {vp.gpu_memory_utilization:g} x {gib(s.gpu.memory_bytes)} = {gib(vp.requested_bytes)}",
         f"available KV = requested - weights {gib(s.weights_rank)} - activation {gib(vp.activation_bytes)}"
         f" - non-torch {gib(vp.non_torch_bytes)} - CUDA graphs {gib(vp.cuda_graph_bytes)} = {gib(vp.available_kv_bytes)}",
-        f"blocks = available / ({vp.group_size} layers x {vp.page_bytes:,} B per page) = {vp.num_gpu_blocks:,}",
+        f"blocks = available / {vp.block_bytes:,} B per block ({vp.group_size} layers x {vp.block_size} tokens)"
+        f" = {vp.num_gpu_blocks:,}",
         *vp.log_lines(),
     )
     return PlanResult(
         model_type=s.spec.model_type, runtime="vllm", gpu=s.gpu.name, gpu_memory_bytes=s.gpu.memory_bytes,
         gpus=s.gpus, tensor_parallel_size=s.tp, pipeline_parallel_size=s.pp, batch=batch, context=context,
         dtype=model.name, kv_dtype=vp.kv_dtype, weights_scheme=s.weights.scheme, weights_bytes=s.weights_rank,
-        weights_bytes_total=s.weights.total_bytes, kv_bytes=kv_gpu, kv_bytes_total=kv_gpu * s.tp,
+        weights_bytes_total=s.weights.total_bytes, kv_bytes=kv_gpu, kv_bytes_total=need * vp.block_bytes_all_stages * s.tp,
         overhead_bytes=overhead, budget_bytes=vp.requested_bytes, total_bytes=s.weights_rank + kv_gpu + overhead,
         fits=fits, max_context=max_context, max_batch=max_batch or None, min_gpus=None, binding_constraint=binding,
         model_max_context=s.spec.max_position_embeddings, kv_cache_tokens=vp.kv_cache_tokens,

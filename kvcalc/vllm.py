@@ -491,6 +491,7 @@ class _Worker:
     group_size: int
     num_blocks: int
     needed_bytes: int
+    block_bytes: int          # bytes one block of the shared pool costs on this stage
 
 
 def _group_request_bytes(members: Sequence[VllmLayerCache], uniform: bool, tokens: int, mnbt: int,
@@ -514,11 +515,12 @@ def _worker(stage: int, groups: Sequence[Sequence[VllmLayerCache]], uniform: boo
     if uniform:
         members = projected[0]
         page_sum, needed = _group_request_bytes(members, True, tokens, mnbt, enc)
-        return _Worker(stage, len(members), len(members), max(available // page_sum, 0), needed)
+        return _Worker(stage, len(members), len(members), max(available // page_sum, 0), needed, page_sum)
     group_size = max(len(g) for g in projected)
     num_blocks = max(int(available // page // group_size), 0)
     blocks_needed = sum(ceil_div(_group_request_bytes(g, False, tokens, mnbt, enc)[1], page) for g in groups)
-    return _Worker(stage, sum(len(g) for g in projected), group_size, num_blocks, group_size * page * blocks_needed)
+    return _Worker(stage, sum(len(g) for g in projected), group_size, num_blocks, group_size * page * blocks_needed,
+                   group_size * page)
 
 
 def _workers(groups: Sequence[Sequence[VllmLayerCache]], uniform: bool, partition: Sequence[int],
@@ -564,6 +566,8 @@ class VllmMemoryPlan:
     groups: tuple[VllmCacheGroup, ...]
     layers_per_stage: tuple[int, ...]
     group_size: int
+    block_bytes: int                # one block of the pool on the binding stage (all its layers)
+    block_bytes_all_stages: int     # the same block summed over pipeline stages
     num_gpu_blocks: int
     kv_cache_tokens: int
     max_model_len: int
@@ -734,6 +738,7 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         kv_cache_memory_given=kv_cache_memory is not None, available_kv_bytes=available, kv_dtype=kv.name,
         block_size=block_size, page_bytes=page, groups=tuple(group_views),
         layers_per_stage=tuple(w.layers for w in workers), group_size=binding_worker.group_size,
+        block_bytes=binding_worker.block_bytes, block_bytes_all_stages=sum(w.block_bytes for w in workers),
         num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_model_len=max_model_len,
         blocks_per_request=blocks_per_request, max_concurrency=concurrency, fits=fits,
         needed_kv_bytes=max(w.needed_bytes for w in workers), estimated_max_model_len=estimated,

@@ -104,9 +104,16 @@ def _config_scheme(top: ConfigReader, model_dtype_bits: int) -> _Scheme | None:
         bits = q.int("bits", "w_bit", default=4)
         group = q.raw("group_size", "q_group_size", default=128)
         group = ConfigReader.check_int(q.field_name("group_size", "q_group_size"), group, minimum=-1)
-        g = group if group > 0 else 0
+        if group == 0 or group < -1:
+            raise ConfigError(q.field_name("group_size", "q_group_size"), group, "must be a positive size or -1")
+        # -1 = per output channel: one scale per row of each matrix. Rows are not known per matrix
+        # here, so one group per hidden_size inputs is used (exact for matrices that read the hidden
+        # state; an approximation of a few KiB for the MLP down-projection).
+        hidden = (top.sub("text_config") if isinstance(top.data.get("text_config"), Mapping) else top).int(
+            "hidden_size", default=None)
+        g = group if group > 0 else (hidden or 4096)
         return _Scheme(f"{method} {bits}-bit g{group}", lambda p: gptq_bytes(p, bits, g),
-                       f"{bits}-bit + fp16 scales/zeros per {group if group > 0 else 'row'}")
+                       f"{bits}-bit + fp16 scales/zeros per {group if group > 0 else 'output row'}")
     if method == "bitsandbytes":
         if q.bool("load_in_4bit"):
             double = q.bool("bnb_4bit_use_double_quant")

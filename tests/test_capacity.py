@@ -166,3 +166,27 @@ def test_per_gpu_kv_equals_layer_by_layer_sum(name, gpus, pp, runtime):
         stages.append(sum(l.bytes for l in layers[start:start + n]))
         start += n
     assert p.kv_bytes == max(stages)
+
+
+def test_merged_vllm_group_counts_each_layer_once():
+    # one layer with 4 KV heads, 31 with 8: vLLM merges them into one uniform-type group whose block
+    # spans every layer; a batch-1 8,192-token request holds 512 blocks of 16 tokens per layer.
+    cfg = dict(LLAMA8, per_layer_config={"0": {"num_key_value_heads": 4}})
+    p = plan(cfg, gpu="h100-sxm", runtime="vllm", batch=1, context=8192, max_model_len=8192)
+    per_token = 31 * 8 * 128 * 2 * 2 + 4 * 128 * 2 * 2
+    assert p.kv_bytes == 8192 * per_token
+
+
+def test_vllm_total_kv_spans_pipeline_stages():
+    cfg = load("meta-llama__Llama-3.1-70B.json")          # 80 layers x 8 KV heads x 128 x 2 x bf16
+    p = plan(cfg, gpu="h100-sxm", runtime="vllm", gpus=2, tensor_parallel_size=1, pipeline_parallel_size=2,
+             batch=4, context=8192, max_model_len=8192)
+    assert p.kv_bytes_total == 4 * 8192 * 80 * 8 * 128 * 2 * 2
+    assert p.kv_bytes == p.kv_bytes_total // 2
+
+
+def test_max_model_len_beyond_the_model_warns():
+    p = plan(load("meta-llama__Llama-3.2-1B.json"), gpu="h200", runtime="ideal", max_model_len=400_000,
+             context=1000, solve_gpus=False)
+    assert any("exceeds the config's max_position_embeddings 131,072" in w for w in p.warnings)
+    assert "max_model_len (400,000 tokens)" in p.binding_constraint or p.max_context < 400_000

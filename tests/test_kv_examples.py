@@ -129,3 +129,11 @@ def test_bad_inputs_raise_typed_errors():
         kvcalc.kv_cache(LLAMA_7B, batch=1, context=1, kv_dtype="int3")
     with pytest.raises(kvcalc.UnsupportedError):
         kvcalc.kv_cache(LLAMA_7B, batch=1, context=1, kv_dtype="int4", runtime="transformers")
+
+
+def test_per_layer_overrides_apply_to_sliding_layers_too():
+    cfg = dict(load("google__gemma-3-1b-it.json"), per_layer_config={"0": {"head_dim": 512}, "5": {"head_dim": 512}})
+    r = kvcalc.kv_cache(cfg, batch=1, context=100)
+    # gemma-3-1b: 1 KV head; layer 0 sliding (window 512), layer 5 full; both now head_dim 512
+    assert r.layers[0].bytes == r.layers[5].bytes == 100 * 1 * 512 * 2 * 2
+    assert r.layers[1].bytes == 100 * 1 * 256 * 2 * 2
