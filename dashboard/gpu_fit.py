@@ -75,7 +75,7 @@ def render() -> None:
     if choice.notice:
         st.info(choice.notice)
     if choice.error or choice.config is None:
-        st.error(choice.error or "No model loaded.")
+        st.info("No model to plan yet: see the message under the model input in the sidebar.")
         return
     options = {**options, **choice.plan_extras()}
     try:

@@ -333,7 +333,7 @@ def render() -> None:
     if choice.notice:
         st.info(choice.notice)
     if choice.error or choice.config is None:
-        st.error(choice.error or "No model loaded.")
+        st.info("No model to plan yet: see the message under the model input in the sidebar.")
         _provenance(choice)
         return
     name = find_entry(choice.name).display_name if find_entry(choice.name) else choice.name

@@ -35,7 +35,15 @@ def gpu_label(key: str) -> str:
 
 
 def model_inputs(container: Any) -> ModelChoice:
-    """Model source (bundled catalog / Hub id / pasted config) -> a loaded config or an error."""
+    """Model source (bundled catalog / Hub id / pasted config) -> a loaded config or an error,
+    the error shown right under the model input."""
+    choice = _model_source(container)
+    if choice.error:
+        container.error(choice.error)
+    return choice
+
+
+def _model_source(container: Any) -> ModelChoice:
     # options are the URL values themselves: a bound widget writes its *label* into the link
     source = container.radio("Model source", state.SOURCES, key="source", bind=BIND, horizontal=True,
                              help="bundled: offline catalog; hub: a Hugging Face model id; paste: your config.json")

@@ -1,0 +1,124 @@
+"""The Planner page (AppTest): every Planner-specific widget changed at least once, with effects
+checked against plain arithmetic on published figures (see tests/test_pages.py for the shared
+sidebar, which the GPU fit test drives widget by widget).
+
+Llama-3.1-8B: 32 layers x 8 KV heads x (128 + 128) x 2 B (bf16) = 131,072 B per token; 32 query
+heads; 8,030,261,248 parameters x 2 B = 14.96 GiB of weights. RTX 4090: 24,564 MiB.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from paths import ROOT
+
+AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
+GiB, MiB = 1 << 30, 1 << 20
+KV_TOKEN = 32 * 8 * 256 * 2
+
+
+def start(**query):
+    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return rerun(at)
+
+
+def rerun(at):
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at, label_start: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+def gib(n: float) -> str:
+    """Binary units as the page shows them: 512 MiB, 1.50 GiB."""
+    return f"{n / GiB:,.2f} GiB" if n >= GiB else f"{n / MiB:,.2f} MiB"
+
+
+def test_attention_override_every_variant():
+    at = start(runtime="ideal", batch="1", ctx="4096")
+    assert metric(at, "KV cache") == gib(4096 * KV_TOKEN)                        # 512 MiB as configured
+    at.selectbox(key="attn").select("mha")
+    assert metric(rerun(at), "KV cache") == gib(4096 * KV_TOKEN * 4)             # 32 KV heads instead of 8
+    at.selectbox(key="attn").select("mqa")
+    assert metric(rerun(at), "KV cache") == gib(4096 * KV_TOKEN // 8)
+    at.selectbox(key="attn").select("gqa")
+    rerun(at)
+    at.number_input(key="attn_kv").set_value(2)
+    assert metric(rerun(at), "KV cache") == gib(4096 * KV_TOKEN // 4)
+    at.number_input(key="attn_kv").set_value(5)                                  # does not divide 32 heads
+    rerun(at)
+    assert any("divides the 32 query heads" in e.value for e in at.error)
+    at.selectbox(key="attn").select("sliding")
+    rerun(at)
+    at.number_input(key="attn_window").set_value(1024)
+    assert metric(rerun(at), "KV cache") == gib(1024 * KV_TOKEN)
+    at.text_input(key="attn_pattern").set_value("3:1")                           # 24 local + 8 global
+    per_layer = KV_TOKEN // 32
+    assert metric(rerun(at), "KV cache") == gib(24 * per_layer * 1024 + 8 * per_layer * 4096)
+    at.text_input(key="attn_pattern").set_value("x")
+    rerun(at)
+    assert any("5:1" in e.value for e in at.error)
+    at.selectbox(key="attn").select("full")
+    assert metric(rerun(at), "KV cache") == gib(4096 * KV_TOKEN)
+
+
+def test_vllm_serve_command_fills_the_options():
+    at = start()
+    at.text_area(key="vllm_cmd").set_value("vllm serve Qwen/Qwen3-8B --max-model-len 16384 "
+                                           "--gpu-memory-utilization 0.8 -tp 2 --block-size 32 --swap-space 4")
+    at.button(key="vllm_cmd_apply").click()
+    rerun(at)
+    assert at.selectbox(key="model").value == "Qwen/Qwen3-8B"
+    assert at.number_input(key="mml").value == 16384 and at.number_input(key="tp").value == 2
+    assert at.slider(key="util").value == pytest.approx(0.8) and at.selectbox(key="block").value == 32
+    assert at.number_input(key="gpus").value == 2 and at.number_input(key="ctx").value == 16384
+    assert "Qwen/Qwen3-8B on 2 x" in at.subheader[0].value
+    assert any("--swap-space" in c.value for c in at.caption)                    # ignored flags are listed
+    at.text_area(key="vllm_cmd").set_value("vllm serve x --max-model-len -1")
+    at.button(key="vllm_cmd_apply").click()
+    rerun(at)
+    assert any("invalid value" in c.value for c in at.caption)
+
+
+def test_chart_controls_and_exports():
+    at = start(runtime="ideal", gpu="rtx-4090", batch="2", ctx="8192")
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert chart["layout"]["xaxis"]["type"] == "log"
+    at.toggle(key="logx").set_value(False)
+    rerun(at)
+    assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["xaxis"]["type"] == "linear"
+    at.multiselect(key="curves").set_value([8, 32])
+    rerun(at)
+    names = [t["name"] for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
+    assert "total, batch 8" in names and "total, batch 32" in names
+    # at the chosen context the KV area is batch x context x 131,072 B
+    data = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    kv = next(t for t in data if t["name"] == "KV cache")
+    i = kv["x"].index(8192)
+    assert kv["y"][i] == pytest.approx(2 * 8192 * KV_TOKEN / GiB, abs=1e-6)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Chart data (CSV)", "Plan (JSON)"]
+
+
+def test_per_layer_table_groups_identical_layers():
+    at = start(model="google/gemma-3-1b-it", runtime="ideal", batch="1", ctx="4096")
+    rows = at.dataframe[0].value.to_dict("records")
+    # gemma-3-1b: 26 layers, pattern 5 sliding (window 512) : 1 full; 1 KV head x 256 x 2 x bf16
+    assert rows[0]["layers"] == "0-4" and rows[0]["kind"] == "sliding" and rows[0]["tokens held"] == 512
+    assert rows[1]["layers"] == "5" and rows[1]["kind"] == "full" and rows[1]["bytes each"] == 4096 * 1024
+    assert sum(r["bytes in run"] for r in rows) == 4 * 4096 * 1024 + 22 * 512 * 1024
+
+
+def test_model_errors_show_next_to_the_model_input(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = start(source="paste")
+    at.text_area(key="pasted").set_value('{"model_type": "bert", "num_hidden_layers": 12}')
+    rerun(at)
+    assert any("not a decoder language model" in e.value for e in at.sidebar.error)
