@@ -241,5 +241,5 @@ def render() -> None:
                "batch (the weights or the runtime's overhead exceed the budget). vLLM: the longest max_model_len "
                "whose requests fit the KV pool. Contexts stop at each model's maximum. KV bytes / token: the ideal "
                "layout at batch 1 in the scenario's KV dtype.")
-    st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv",
+    st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv", on_click="ignore",
                        key="dl_compare_csv")

@@ -166,11 +166,12 @@ def render() -> None:
     st.plotly_chart(fig, width="stretch", key="memory_chart")
 
     c1, c2 = st.columns(2)
-    # deferred: the files are built when clicked, not on every rerun
+    # deferred: the files are built when clicked, not on every rerun; "ignore": a click does not
+    # rerun the page, which would race the deferred file it asks for
     c1.download_button("Chart data (CSV)", lambda: _curve_csv({batch: curve, **extra}), file_name="kv_planner_curve.csv",
-                       mime="text/csv", key="dl_csv")
+                       mime="text/csv", key="dl_csv", on_click="ignore")
     c2.download_button("Plan (JSON)", lambda: json.dumps(p.to_dict(), indent=2), file_name="kv_planner_plan.json",
-                       mime="application/json", key="dl_json")
+                       mime="application/json", key="dl_json", on_click="ignore")
 
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(spec, p, options["runtime"])
