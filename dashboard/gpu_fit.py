@@ -72,10 +72,7 @@ def render() -> None:
     st.caption("Which batch x context fits one GPU, and how far every GPU in the catalog goes for this model.")
     choice, options, batch, ctx = inputs.deployment_inputs(st.sidebar)
     page.share_box("GPU_fit")
-    if choice.notice:
-        st.info(choice.notice)
-    if choice.error or choice.config is None:
-        st.info("No model to plan yet: see the message under the model input in the sidebar.")
+    if not page.model_ready(choice):
         return
     options = {**options, **choice.plan_extras()}
     try:

@@ -330,10 +330,7 @@ def render() -> None:
     st.caption("The arithmetic behind every number in this app, with the selected model's own figures.")
     choice, ctx, gqa, window = _sidebar()
     page.share_box("How_it_works")
-    if choice.notice:
-        st.info(choice.notice)
-    if choice.error or choice.config is None:
-        st.info("No model to plan yet: see the message under the model input in the sidebar.")
+    if not page.model_ready(choice):
         _provenance(choice)
         return
     name = find_entry(choice.name).display_name if find_entry(choice.name) else choice.name

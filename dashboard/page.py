@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import streamlit as st
 
@@ -16,6 +17,17 @@ def start(title: str, url_keys: Iterable[str]) -> None:
     if notes:
         st.warning("Some values in the link were not usable and fell back to defaults: " + "; ".join(notes[:8])
                    + (f" (and {len(notes) - 8} more)" if len(notes) > 8 else ""), icon="⚠️")
+
+
+def model_ready(choice: Any) -> bool:
+    """Show the model's notice (e.g. a bundled fallback); False, with a pointer to the error shown
+    under the model input, when there is no config to plan."""
+    if choice.notice:
+        st.info(choice.notice)
+    if choice.error or choice.config is None:
+        st.info("No model to plan yet: see the message under the model input in the sidebar.")
+        return False
+    return True
 
 
 def share_box(page_path: str = "") -> None:

@@ -134,10 +134,7 @@ def render() -> None:
                "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
     choice, options, batch, ctx, variant, log_x, curves = _sidebar()
     page.share_box("")
-    if choice.notice:
-        st.info(choice.notice)
-    if choice.error or choice.config is None:
-        st.info("No model to plan yet: see the message under the model input in the sidebar.")
+    if not page.model_ready(choice):
         return
     try:
         spec = apply_variant(kvcalc.read_spec(choice.config), variant.get("variant", "as configured"),

@@ -47,7 +47,8 @@ def resolve_arg(source: str, *, offline: bool = False, revision: str | None = No
     return r
 
 
-def _positive(text: str) -> int:
+def _whole_number(text: str) -> int:
+    """An integer argument; its range is checked by kvcalc, which names the bound in its error."""
     try:
         value = int(text)
     except ValueError:
@@ -97,22 +98,22 @@ def _add_plan_parser(sub: Any) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--gpu", help="GPU from the catalog (key, name or fragment, e.g. h100-sxm, 4090)")
     where.add_argument("--gpu-mem-gib", type=_number, help="custom GPU memory in GiB (2**30 bytes)")
-    p.add_argument("--gpus", type=_positive, default=1, help="number of GPUs")
+    p.add_argument("--gpus", type=_whole_number, default=1, help="number of GPUs")
     p.add_argument("--runtime", default="vllm", choices=RUNTIMES)
-    p.add_argument("--batch", type=_positive, default=1, help="concurrent sequences")
-    p.add_argument("--context", type=_positive, help="tokens per sequence (default: max-model-len or the model's)")
+    p.add_argument("--batch", type=_whole_number, default=1, help="concurrent sequences")
+    p.add_argument("--context", type=_whole_number, help="tokens per sequence (default: max-model-len or the model's)")
     p.add_argument("--dtype", help="weights dtype (default: the checkpoint's)")
     kv = p.add_mutually_exclusive_group()
     kv.add_argument("--kv-dtype", help="KV-cache dtype")
     kv.add_argument("--kv-cache-dtype", dest="kv_dtype", help="vLLM's name for --kv-dtype ('auto' = model dtype)")
     p.add_argument("--gpu-memory-utilization", type=_number, default=0.9)
-    p.add_argument("--max-model-len", type=_positive)
-    p.add_argument("--block-size", type=_positive, default=16)
-    p.add_argument("--tensor-parallel-size", "-tp", type=_positive)
-    p.add_argument("--pipeline-parallel-size", "-pp", type=_positive)
-    p.add_argument("--max-num-batched-tokens", type=_positive)
-    p.add_argument("--max-num-seqs", type=_positive)
-    p.add_argument("--kv-cache-memory", type=_positive, help="KV-cache bytes per GPU (replaces the budget)")
+    p.add_argument("--max-model-len", type=_whole_number)
+    p.add_argument("--block-size", type=_whole_number, default=16)
+    p.add_argument("--tensor-parallel-size", "-tp", type=_whole_number)
+    p.add_argument("--pipeline-parallel-size", "-pp", type=_whole_number)
+    p.add_argument("--max-num-batched-tokens", type=_whole_number)
+    p.add_argument("--max-num-seqs", type=_whole_number)
+    p.add_argument("--kv-cache-memory", type=_whole_number, help="KV-cache bytes per GPU (replaces the budget)")
     p.add_argument("--weights-gib", type=_number, help="measured weights per GPU (GiB)")
     p.add_argument("--activation-gib", type=_number, help="measured activation peak per GPU (GiB)")
     p.add_argument("--non-torch-gib", type=_number, help="measured non-torch memory per GPU (GiB)")
@@ -125,17 +126,17 @@ def build_parser() -> argparse.ArgumentParser:
     kv = sub.add_parser("kv", help="KV-cache bytes for a config at a batch and context")
     kv.add_argument("config", help="config.json path, - for stdin, a bundled model or a Hub id")
     _add_source_options(kv)
-    kv.add_argument("--batch", type=_positive, required=True, help="sequences in the batch")
-    kv.add_argument("--context", type=_positive, required=True, help="tokens per sequence")
+    kv.add_argument("--batch", type=_whole_number, required=True, help="sequences in the batch")
+    kv.add_argument("--context", type=_whole_number, required=True, help="tokens per sequence")
     kv.add_argument("--dtype", help=f"model dtype ({', '.join(dtype_names())}); default: the config's")
     kv.add_argument("--kv-dtype", help="KV-cache dtype; default: the model dtype")
-    kv.add_argument("--kv-group-size", type=_positive,
+    kv.add_argument("--kv-group-size", type=_whole_number,
                     help="integer KV dtypes: values per quantization group (default 64)")
-    kv.add_argument("--kv-group-overhead", type=_positive,
+    kv.add_argument("--kv-group-overhead", type=_whole_number,
                     help="integer KV dtypes: bytes of scale + zero point per group (default 4)")
     kv.add_argument("--runtime", default="ideal", choices=RUNTIMES)
-    kv.add_argument("--encoder-tokens", type=_positive, help="encoder / vision tokens for cross-attention")
-    kv.add_argument("--prefill", type=_positive, help="transformers runtime: tokens in the first forward pass")
+    kv.add_argument("--encoder-tokens", type=_whole_number, help="encoder / vision tokens for cross-attention")
+    kv.add_argument("--prefill", type=_whole_number, help="transformers runtime: tokens in the first forward pass")
     kv.add_argument("--json", action="store_true", help="print JSON")
     _add_plan_parser(sub)
     return parser
