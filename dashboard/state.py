@@ -21,7 +21,6 @@ MAX_BATCH_UI = 65_536
 MAX_CONTEXT_UI = 1 << 24          # 16,777,216 tokens
 MAX_GPUS_UI = 64
 MAX_VALUE_CHARS = 200
-HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}$")
 
 WEIGHT_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "int8", "int4"]
 KV_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "int2"]
@@ -70,9 +69,15 @@ def _bool(v: str) -> str | None:
 
 
 def _hub_id(v: str) -> str | None:
-    if not HUB_ID.fullmatch(v) or ".." in v or "--" in v:
-        return "is not a valid Hub id (owner/name: letters, digits, '-', '_', '.')"
-    return None
+    """The Hub's own rule (kvcalc.hub.validate_hub_id), plus the owner/name form the app asks for."""
+    from kvcalc.errors import KVCalcError
+    from kvcalc.hub import validate_hub_id
+
+    try:
+        ok = validate_hub_id(v) == v and v.count("/") == 1
+    except KVCalcError:
+        ok = False
+    return None if ok else "is not a valid Hub id (owner/name: letters, digits, '-', '_', '.')"
 
 
 def _pattern(v: str) -> str | None:

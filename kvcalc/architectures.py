@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .config import ConfigReader
+from .config import ConfigReader, declared_dtype
 from .errors import ConfigError
 from .spec import AttentionCache, LayerSpec, ModelSpec, RecurrentState
 
@@ -121,7 +121,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     if model_type in NO_KV_CACHE or (not model_type and top.has("is_decoder") and not top.bool("is_decoder")):
         raise ConfigError("model_type", model_type,
                           "this is not a decoder language model: it has no KV cache to plan")
-    dtype = _read_dtype(top)
+    dtype = declared_dtype(top)
     if model_type in ENCODER_DECODER or (top.bool("is_encoder_decoder") and top.has("decoder_layers", "num_decoder_layers")):
         return _encoder_decoder(top, model_type, dtype)
 
@@ -130,7 +130,6 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     text = top.sub("text_config") if isinstance(config.get("text_config"), Mapping) else None
     if text is not None:
         dec = text
-        dtype = _read_dtype(text) or dtype
         text_type = text.str("model_type", default="") or TEXT_MODEL_TYPES.get(model_type, model_type)
     if text_type == "kimi_k2":
         text_type = "deepseek_v3"
@@ -180,17 +179,6 @@ def _mlp_width(r: ConfigReader) -> int | None:
     if not shared and width("n_shared_experts"):
         shared = (width("n_shared_experts") or 0) * expert
     return topk * expert + shared
-
-
-def _read_dtype(r: ConfigReader) -> str | None:
-    from .dtypes import get_dtype, is_known_dtype
-
-    value = r.raw("torch_dtype", "dtype", default=None)
-    if value is None or value == "auto":
-        return None
-    if not is_known_dtype(value):
-        raise ConfigError(r.field_name("torch_dtype", "dtype"), value, "is not a known dtype")
-    return get_dtype(value).name
 
 
 # ----------------------------------------------------------------------------- layer types

@@ -157,3 +157,23 @@ class ConfigReader:
             return None
         self._note(name)
         return ConfigReader(value, f"{self.path}{name}.", self.used)
+
+
+def declared_dtype(top: ConfigReader) -> str | None:
+    """The dtype a config declares (``torch_dtype`` / ``dtype``), canonical name, or None.
+
+    A multimodal config's ``text_config`` value wins over the top level (the decoder's dtype);
+    ``"auto"`` counts as not declared. Unknown names raise ConfigError."""
+    from .dtypes import get_dtype, is_known_dtype
+
+    text = top.sub("text_config") if isinstance(top.data.get("text_config"), Mapping) else None
+    for r in (text, top):
+        if r is None:
+            continue
+        value = r.raw("torch_dtype", "dtype", default=None)
+        if value is None or value == "auto":
+            continue
+        if not is_known_dtype(value):
+            raise ConfigError(r.field_name("torch_dtype", "dtype"), value, "is not a known dtype")
+        return get_dtype(value).name
+    return None

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .config import ConfigReader
+from .config import ConfigReader, declared_dtype
 from .dtypes import get_dtype
 from .errors import ConfigError, UnsupportedError
 from .params import ParamCount, count_params
@@ -149,17 +149,10 @@ def weight_bytes(config: Mapping[str, Any], dtype: str | None = None, params: Pa
     """
     top = ConfigReader(config)
     params = params or count_params(config)
-    text = top.sub("text_config") if isinstance(config.get("text_config"), Mapping) else None
-    raw = top.raw("torch_dtype", "dtype", default=None) or (text.raw("torch_dtype", "dtype", default=None) if text else None)
     notes: list[str] = []
-    base_name = "bfloat16"
-    if isinstance(raw, str) and raw != "auto":
-        try:
-            base = get_dtype(raw)
-        except Exception:
-            raise ConfigError(top.field_name("torch_dtype", "dtype"), raw, "is not a known dtype") from None
-        base_name = base.name
-    elif raw is None:
+    base_name = declared_dtype(top)
+    if base_name is None:
+        base_name = "bfloat16"
         notes.append("no torch_dtype in config: weights assumed bfloat16")
     if dtype is not None:
         scheme = _user_scheme(dtype)
