@@ -16,7 +16,7 @@ import kvcalc
 from kvcalc.capacity import Deployment, memory_curve, plan, prepare
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import gpu_catalog
-from kvcalc.kv import MAX_CONTEXT
+from kvcalc.limits import MAX_CONTEXT
 from kvcalc.units import GiB
 
 from . import charts, inputs, page, state

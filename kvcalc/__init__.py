@@ -7,7 +7,9 @@ from .dtypes import DTYPES, DType, get_dtype
 from .errors import ConfigError, InputError, KVCalcError, UnsupportedError
 from .capacity import PlanResult, plan
 from .gpus import GPU, get_gpu, gpu_catalog
-from .kv import RUNTIMES, KVCacheResult, LayerBytes, kv_cache
+from .kv import kv_cache
+from .results import KVCacheResult, LayerBytes
+from .runtimes import RUNTIMES
 from .params import ParamCount, count_params
 from .spec import AttentionCache, LayerSpec, ModelSpec, RecurrentState
 from .weights import WeightBytes, weight_bytes

@@ -37,9 +37,11 @@ from .activations import forward_activation_bytes, generate_logits_bytes
 from .architectures import read_spec
 from .dtypes import ceil_div, get_dtype
 from .errors import InputError, UnsupportedError
-from .gpus import GPU, MAX_GPUS, custom_gpu, get_gpu
-from .kv import MAX_BATCH, MAX_CONTEXT, check_count, resolve_dtypes
+from .gpus import GPU, custom_gpu, get_gpu
+from .kv import resolve_dtypes
+from .limits import MAX_BATCH, MAX_CONTEXT, MAX_GPUS, check_count
 from .params import count_params
+from .runtimes import RUNTIMES, check_runtime
 from .spec import ModelSpec
 from .units import GiB
 from .solve import largest_true
@@ -47,7 +49,6 @@ from .sweep import CompiledCache, cache_bytes, compile_cache
 from .vllm import RequestBlocks, pp_layer_partition, vllm_memory_plan
 from .weights import WeightBytes, weight_bytes
 
-RUNTIMES = ("ideal", "transformers", "vllm")
 LAYER_PARTS = ("attention", "mlp", "mixer")
 
 
@@ -275,8 +276,7 @@ def prepare(config: "Mapping[str, Any] | ModelSpec", *, gpu: "str | GPU | None" 
     if raw is None:
         raise InputError("plan needs the config.json dict (for the parameter count)")
     spec = config if isinstance(config, ModelSpec) else read_spec(config)
-    if runtime not in RUNTIMES:
-        raise InputError(f"unknown runtime '{str(runtime)[:40]}'; choose one of {', '.join(RUNTIMES)}")
+    runtime = check_runtime(runtime)
     if gpu_mem_gib is not None:
         device = custom_gpu(gpu_mem_gib)
     elif isinstance(gpu, GPU):

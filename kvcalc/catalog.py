@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .data_files import data_dir
 from .errors import InputError, KVCalcError
 
-DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+DATA_DIR = data_dir()
 CONFIG_DIR = os.path.join(DATA_DIR, "configs")
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 

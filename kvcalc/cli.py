@@ -12,7 +12,8 @@ from typing import Any, Sequence
 
 from .dtypes import dtype_names
 from .errors import KVCalcError
-from .kv import RUNTIMES, kv_cache
+from .kv import kv_cache
+from .runtimes import RUNTIMES
 from .units import human_bytes
 
 class CliError(Exception):

@@ -7,17 +7,16 @@ engines see slightly less (CUDA context, ECC / display reservations); pass a mea
 from __future__ import annotations
 
 import csv
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .data_files import data_path
 from .errors import InputError
 
-CATALOG_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "gpus.csv")
+CATALOG_PATH = data_path("gpus.csv")
 MIB = 1 << 20
 MAX_GPU_GIB = 4096.0
-MAX_GPUS = 4096
 
 
 @dataclass(frozen=True)

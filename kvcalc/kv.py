@@ -30,13 +30,14 @@ from typing import Any
 
 from .architectures import read_spec
 from .dtypes import FLOAT32, DType, get_dtype
-from .errors import InputError, UnsupportedError
+from .errors import UnsupportedError
+from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .results import KVCacheResult, LayerBytes
+from .runtimes import RUNTIMES, check_runtime
 from .spec import AttentionCache, LayerSpec, ModelSpec
 
-RUNTIMES = ("ideal", "transformers", "vllm")
-MAX_BATCH = 1 << 20           # 1,048,576 sequences
-MAX_CONTEXT = 1 << 30         # 1,073,741,824 tokens
-
+__all__ = ["MAX_BATCH", "MAX_CONTEXT", "RUNTIMES", "CacheTerm", "KVCacheResult", "LayerBytes", "check_count",
+           "kv_cache", "layer_terms", "model_terms", "resolve_dtypes", "default_encoder_tokens"]
 
 @dataclass(frozen=True)
 class CacheTerm:
@@ -56,53 +57,6 @@ class CacheTerm:
     def nbytes(self, batch: int, context: int, encoder_tokens: int) -> int:
         return (batch * (self.per_token_bytes * self.tokens(context, encoder_tokens) + self.per_sequence_bytes)
                 + self.fixed_bytes)
-
-
-@dataclass(frozen=True)
-class LayerBytes:
-    """Bytes one layer's cache holds: ``tokens`` is the number of tokens it keeps per sequence."""
-
-    index: int
-    kind: str
-    tokens: int
-    bytes: int
-
-
-@dataclass(frozen=True)
-class KVCacheResult:
-    """Total and per-layer cache bytes for one (model, batch, context, dtype, runtime)."""
-
-    total_bytes: int
-    layers: tuple[LayerBytes, ...]
-    runtime: str
-    batch: int
-    context: int
-    encoder_tokens: int
-    dtype: str
-    kv_dtype: str
-    model_type: str
-    bytes_per_token: int            # bytes one more token adds at batch 1 while below every window
-    fields_used: tuple[str, ...]
-    warnings: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "total_bytes": self.total_bytes,
-            "layers": [{"index": l.index, "kind": l.kind, "tokens": l.tokens, "bytes": l.bytes} for l in self.layers],
-            "runtime": self.runtime, "batch": self.batch, "context": self.context,
-            "encoder_tokens": self.encoder_tokens, "dtype": self.dtype, "kv_dtype": self.kv_dtype,
-            "model_type": self.model_type, "bytes_per_token": self.bytes_per_token,
-            "fields_used": list(self.fields_used), "warnings": list(self.warnings),
-        }
-
-
-def check_count(name: str, value: Any, minimum: int, maximum: int) -> int:
-    """Validate a planning count (batch, context, ...) and return it as int."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"{name} must be a whole number, got {value!r:.40}")
-    if not minimum <= value <= maximum:
-        raise InputError(f"{name} must be between {minimum:,} and {maximum:,}, got {value:,}")
-    return value
 
 
 def resolve_dtypes(spec: ModelSpec, dtype: "str | DType | None", kv_dtype: "str | DType | None") -> tuple[DType, DType]:
@@ -175,8 +129,7 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     spec = config if isinstance(config, ModelSpec) else read_spec(config)
     batch = check_count("batch", batch, 1, MAX_BATCH)
     context = check_count("context", context, 1, MAX_CONTEXT)
-    if runtime not in RUNTIMES:
-        raise InputError(f"unknown runtime '{str(runtime)[:40]}'; choose one of {', '.join(RUNTIMES)}")
+    runtime = check_runtime(runtime)
     if runtime == "vllm":
         from .vllm import vllm_kv_cache
 

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .dtypes import DType
-from .kv import RUNTIMES, model_terms, resolve_dtypes
+from .kv import model_terms, resolve_dtypes
+from .runtimes import RUNTIMES
 from .spec import ModelSpec
 
 

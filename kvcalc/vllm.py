@@ -47,7 +47,9 @@ from typing import Any, Literal
 from .activations import forward_activation_bytes
 from .dtypes import BFLOAT16, DType, ceil_div
 from .errors import InputError, UnsupportedError
-from .kv import KVCacheResult, LayerBytes, MAX_BATCH, MAX_CONTEXT, check_count, default_encoder_tokens, resolve_dtypes
+from .kv import default_encoder_tokens, resolve_dtypes
+from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .results import KVCacheResult, LayerBytes
 from .spec import AttentionCache, LayerSpec, ModelSpec, RecurrentState
 from .solve import largest_true
 from .units import GiB, MiB
