@@ -5,7 +5,7 @@ Pure Python, no Streamlit: usable from a notebook, a script or ``python -m kvcal
 from .architectures import read_spec
 from .dtypes import DTYPES, DType, get_dtype
 from .errors import ConfigError, InputError, KVCalcError, UnsupportedError
-from .capacity import PlanResult, plan
+from .capacity import Deployment, LayerTable, PlanResult, deploy, fewest_gpus, layer_bytes, memory_curve, plan
 from .gpus import GPU, get_gpu, gpu_catalog
 from .kv import kv_cache
 from .results import KVCacheResult, LayerBytes
@@ -15,8 +15,8 @@ from .spec import AttentionCache, LayerSpec, ModelSpec, RecurrentState
 from .weights import WeightBytes, weight_bytes
 
 __all__ = [
-    "AttentionCache", "ConfigError", "DTYPES", "DType", "GPU", "InputError", "KVCacheResult", "KVCalcError",
+    "AttentionCache", "ConfigError", "DTYPES", "DType", "Deployment", "GPU", "LayerTable", "InputError", "KVCacheResult", "KVCalcError",
     "LayerBytes", "LayerSpec", "ModelSpec", "ParamCount", "PlanResult", "RUNTIMES", "RecurrentState",
-    "UnsupportedError", "WeightBytes", "count_params", "get_dtype", "get_gpu", "gpu_catalog", "kv_cache", "plan",
+    "UnsupportedError", "WeightBytes", "count_params", "deploy", "fewest_gpus", "get_dtype", "get_gpu", "gpu_catalog", "kv_cache", "layer_bytes", "memory_curve", "plan",
     "read_spec", "weight_bytes",
 ]

@@ -1,0 +1,46 @@
+"""Memory against context for one deployment: the points a chart draws (bytes per GPU).
+
+By the same rules as kvcalc.plan, and equal to its figures at the plan's own context: ``ideal`` /
+``transformers`` from the deployment's compiled caches (kvcalc.sweep, equal to the per-layer
+table), vLLM as ``batch x blocks(T) x block bytes`` of the busiest stage (kvcalc.layer_table).
+vLLM preallocates its pool, so there the KV figure is what ``batch`` requests of that length
+occupy and the overhead the profiled activation + non-torch + CUDA graphs.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .deployment import Deployment
+from .layer_table import vllm_block_bytes
+from .limits import MAX_BATCH, check_count
+from .plan import overhead_bytes
+from .sweep import cache_bytes
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """Memory on the busiest GPU at one context length (bytes)."""
+
+    context: int
+    weights: int
+    overhead: int
+    kv: int
+    budget: int
+
+    @property
+    def total(self) -> int:
+        return self.weights + self.overhead + self.kv
+
+
+def memory_curve(d: Deployment, batch: int, contexts: Sequence[int]) -> list[CurvePoint]:
+    """Weights / overhead / KV per GPU at each context (module docstring)."""
+    batch = check_count("batch", batch, 1, MAX_BATCH)
+    if d.runtime == "vllm":
+        vp = d.vllm_plan()
+        blocks, block = d.request_blocks(), vllm_block_bytes(d)
+        overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes
+        return [CurvePoint(t, d.weights_rank, overhead, batch * blocks(min(t, vp.max_model_len)) * block,
+                           vp.requested_bytes) for t in contexts]
+    return [CurvePoint(t, d.weights_rank, overhead_bytes(d, batch, t),
+                       max(cache_bytes(c, batch, t) for c in d.stage_caches), d.gpu.memory_bytes) for t in contexts]

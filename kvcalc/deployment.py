@@ -1,0 +1,263 @@
+"""One deployment, validated and built once: model x GPUs x runtime x dtypes x engine options.
+
+``deploy(config, ...)`` reads the config, counts and places the weights, splits the model over
+tensor- and pipeline-parallel ranks and compiles each stage's cache; everything that does not
+depend on batch and context. ``plan`` (kvcalc.plan), ``memory_curve`` (kvcalc.curve),
+``layer_bytes`` (kvcalc.layer_table) and ``fewest_gpus`` all read from one :class:`Deployment`,
+so the headline, the chart and the per-layer table cannot disagree. A page builds it once per
+rerun and hands it to each of them.
+
+Units: bytes (GiB = 2**30 bytes), tokens.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .architectures import read_spec
+from .dtypes import DType, ceil_div, get_dtype
+from .errors import InputError, UnsupportedError
+from .gpus import GPU, custom_gpu, get_gpu
+from .kv import resolve_dtypes
+from .limits import MAX_CONTEXT, MAX_GPUS, check_count
+from .parallel import check_parallel, rank_spec, rank_weights, resolve_parallel, stage_specs
+from .params import count_params
+from .runtimes import Runtime, check_runtime
+from .spec import ModelSpec
+from .sweep import CompiledCache, compile_cache
+from .units import GiB
+from .vllm import DEFAULT_BLOCK_SIZE, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
+from .weights import WeightBytes, weight_bytes
+
+DEFAULT_GPU = "h100-sxm"
+"""The catalog GPU a plan uses when none is named."""
+
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
+"""vLLM ``CacheConfig.gpu_memory_utilization`` default (vllm/config/cache.py)."""
+
+MAX_BLOCK_SIZE = 1 << 16
+MAX_KV_CACHE_MEMORY = 1 << 50
+MAX_OVERRIDE_GIB = float(1 << 20)
+FEWEST_GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
+"""GPU counts ``fewest_gpus`` tries, in order (powers of two, as tensor-parallel sizes are)."""
+
+
+@dataclass(frozen=True)
+class VllmOptions:
+    """vLLM's own engine options, under vLLM's names (``vllm serve --gpu-memory-utilization`` ...).
+
+    ``None`` means vLLM's default for this GPU (kvcalc.vllm: ``EngineArgs`` batch defaults).
+    ``kv_cache_memory`` is bytes (``--kv-cache-memory``), replacing the whole budget."""
+
+    gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
+    block_size: int = DEFAULT_BLOCK_SIZE
+    max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
+    kv_cache_memory: int | None = None
+
+
+@dataclass(frozen=True)
+class MeasuredOverrides:
+    """Figures measured on a real run that replace kvcalc's computed ones (bytes per GPU; None = computed).
+
+    ``weights_bytes`` holds only for the GPU count it was measured at."""
+
+    weights_bytes: int | None = None
+    activation_bytes: int | None = None
+    non_torch_bytes: int | None = None
+    cuda_graph_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """A validated deployment before batch and context are chosen (build it with :func:`deploy`).
+
+    ``spec`` is the whole model; ``rank`` what one tensor-parallel rank holds; ``stage_caches``
+    one rank's compiled cache per pipeline stage and ``total_cache`` the whole model's (both for
+    the ``ideal`` / ``transformers`` runtimes; vLLM pages instead). ``weights_rank`` is the weight
+    bytes on the busiest GPU; ``context_cap`` the longest context allowed (``max_model_len``, else
+    the model's ``max_position_embeddings``, else :data:`~kvcalc.limits.MAX_CONTEXT`)."""
+
+    config: Mapping[str, Any]
+    spec: ModelSpec
+    rank: ModelSpec
+    runtime: Runtime
+    gpu: GPU
+    gpus: int
+    tp: int
+    pp: int
+    dtype: str | None               # the weights dtype asked for (None = the checkpoint's)
+    kv_dtype: str | None            # the KV dtype asked for (None = the model dtype)
+    model_dtype: DType              # resolved: what activations (and so K/V) compute in
+    kv: DType                       # resolved KV element type
+    weights: WeightBytes            # what the plan uses (the Hub checkpoint's size when known)
+    weights_computed: WeightBytes   # from the config alone
+    weights_rank: int
+    max_model_len: int | None
+    context_cap: int
+    vllm: VllmOptions
+    measured: MeasuredOverrides
+    checkpoint_bytes: int | None = None
+    explicit_parallel: bool = False  # tp / pp were given, not derived from the GPU count
+    stage_caches: tuple[CompiledCache, ...] = ()
+    total_cache: CompiledCache | None = None
+    _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    # ------------------------------------------------------------------ vLLM, built once per deployment
+    def vllm_max_model_len(self) -> int:
+        """vLLM's ``max_model_len``: the one given, else (as vLLM) the model's maximum, else the cap."""
+        return self.max_model_len or self.spec.max_position_embeddings or self.context_cap
+
+    def vllm_plan(self, max_model_len: int | None = None) -> VllmMemoryPlan:
+        """vLLM's startup budget for this deployment (kvcalc.vllm.vllm_memory_plan), memoized."""
+        mml = max_model_len or self.vllm_max_model_len()
+        key = ("vllm_plan", mml)
+        if key not in self._memo:
+            o, m = self.vllm, self.measured
+            self._memo[key] = vllm_memory_plan(
+                self.spec, total_gpu_bytes=self.gpu.memory_bytes, weights_bytes=self.weights_rank,
+                gpu_memory_utilization=o.gpu_memory_utilization, max_model_len=mml, block_size=o.block_size,
+                kv_cache_dtype=self.kv_dtype, dtype=self.dtype, tensor_parallel_size=self.tp,
+                pipeline_parallel_size=self.pp, max_num_batched_tokens=o.max_num_batched_tokens,
+                max_num_seqs=o.max_num_seqs, activation_bytes=m.activation_bytes, non_torch_bytes=m.non_torch_bytes,
+                cuda_graph_bytes=m.cuda_graph_bytes or 0, kv_cache_memory=o.kv_cache_memory, gpu_name=self.gpu.name)
+        plan: VllmMemoryPlan = self._memo[key]
+        return plan
+
+    def request_blocks(self) -> RequestBlocks:
+        """Blocks one vLLM request holds as a function of its length (kvcalc.vllm.RequestBlocks), memoized."""
+        if "request_blocks" not in self._memo:
+            vp = self.vllm_plan()
+            self._memo["request_blocks"] = RequestBlocks(
+                self.spec, dtype=self.dtype, kv_cache_dtype=self.kv_dtype, block_size=vp.block_size,
+                tensor_parallel_size=self.tp, max_num_batched_tokens=vp.max_num_batched_tokens)
+        blocks: RequestBlocks = self._memo["request_blocks"]
+        return blocks
+
+    # ------------------------------------------------------------------ other GPU counts
+    def with_gpus(self, gpus: int) -> Deployment:
+        """The same deployment on ``gpus`` GPUs of the same type (tensor parallel; pipeline stages
+        under transformers), reusing the spec and the weight count. A measured ``weights_bytes``
+        holds only for the count it was measured at and is dropped for another. InputError when
+        the model cannot be split that way (heads not divisible, more stages than layers)."""
+        if gpus == self.gpus and not self.explicit_parallel:
+            return self
+        measured = self.measured if gpus == self.gpus else replace(self.measured, weights_bytes=None)
+        return _build(self.config, self.spec, self.runtime, self.gpu, gpus, None, None, self.dtype, self.kv_dtype,
+                      self.weights_computed, self.max_model_len, self.vllm, measured, self.checkpoint_bytes)
+
+
+def _positive_float(name: str, value: Any, hi: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= hi:
+        raise InputError(f"{name} must be a number between 0 and {hi:g}, got {value!r:.30}")
+    return float(value)
+
+
+def _gib_to_bytes(name: str, value: float | None) -> int | None:
+    if value is None:
+        return None
+    return int(round(_positive_float(name, value, MAX_OVERRIDE_GIB) * GiB))
+
+
+def check_utilization(value: Any) -> float:
+    """vLLM's ``gpu_memory_utilization``: a number in (0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise InputError(f"gpu_memory_utilization must be in (0, 1], got {value!r:.20}")
+    return float(value)
+
+
+def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = None,
+           gpu_mem_gib: float | None = None, gpus: int = 1, runtime: str = "vllm", dtype: str | None = None,
+           kv_dtype: str | None = None, tensor_parallel_size: int | None = None,
+           pipeline_parallel_size: int | None = None,
+           gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION, max_model_len: int | None = None,
+           block_size: int = DEFAULT_BLOCK_SIZE, max_num_batched_tokens: int | None = None,
+           max_num_seqs: int | None = None, kv_cache_memory: int | None = None, weights_gib: float | None = None,
+           activation_gib: float | None = None, non_torch_gib: float | None = None,
+           cuda_graph_gib: float | None = None, config_dict: Mapping[str, Any] | None = None,
+           checkpoint_bytes: int | None = None) -> Deployment:
+    """Validate a deployment and build what does not depend on batch and context.
+
+    ``config``: the config.json dict, or a ModelSpec already read (an attention what-if, say) with
+    the dict as ``config_dict`` (the parameter count reads it). ``gpu``: catalog key, name or
+    fragment (default :data:`DEFAULT_GPU`), or ``gpu_mem_gib`` for a custom card. ``gpus`` GPUs,
+    all tensor parallel unless ``tensor_parallel_size`` / ``pipeline_parallel_size`` say otherwise
+    (their product must equal ``gpus``). ``runtime``: 'vllm' (default), 'transformers', 'ideal'.
+    ``dtype``: the weights (None = the checkpoint's); ``kv_dtype``: the cache (None = the model's).
+    vLLM's options under vLLM's names (:class:`VllmOptions`); ``max_model_len`` caps the context
+    for every runtime. Measured overrides ``*_gib`` are GiB per GPU (:class:`MeasuredOverrides`).
+    ``checkpoint_bytes``: the checkpoint's exact weight bytes (the Hub's safetensors metadata),
+    used when no ``dtype`` is chosen (a chosen dtype re-quantizes the weights)."""
+    raw = config if isinstance(config, Mapping) else config_dict
+    if raw is None:
+        raise InputError("a deployment needs the config.json dict (for the parameter count)")
+    spec = config if isinstance(config, ModelSpec) else read_spec(config)
+    rt = check_runtime(runtime)
+    if gpu_mem_gib is not None:
+        device = custom_gpu(gpu_mem_gib)
+    elif isinstance(gpu, GPU):
+        device = gpu
+    else:
+        device = get_gpu(DEFAULT_GPU if gpu is None else gpu)
+    gpus = check_count("gpus", gpus, 1, MAX_GPUS)
+    if max_model_len is not None:
+        max_model_len = check_count("max_model_len", max_model_len, 1, MAX_CONTEXT)
+    if dtype is not None:
+        get_dtype(dtype)
+    options = VllmOptions(
+        gpu_memory_utilization=check_utilization(gpu_memory_utilization),
+        block_size=check_count("block_size", block_size, 1, MAX_BLOCK_SIZE),
+        max_num_batched_tokens=None if max_num_batched_tokens is None else check_count(
+            "max_num_batched_tokens", max_num_batched_tokens, 1, MAX_CONTEXT),
+        max_num_seqs=None if max_num_seqs is None else check_count("max_num_seqs", max_num_seqs, 1, 1 << 20),
+        kv_cache_memory=None if kv_cache_memory is None else check_count(
+            "kv_cache_memory", kv_cache_memory, 1, MAX_KV_CACHE_MEMORY))
+    measured = MeasuredOverrides(
+        weights_bytes=_gib_to_bytes("weights_gib", weights_gib),
+        activation_bytes=_gib_to_bytes("activation_gib", activation_gib),
+        non_torch_bytes=_gib_to_bytes("non_torch_gib", non_torch_gib),
+        cuda_graph_bytes=_gib_to_bytes("cuda_graph_gib", cuda_graph_gib))
+    if checkpoint_bytes is not None:
+        checkpoint_bytes = check_count("checkpoint_bytes", checkpoint_bytes, 1, 1 << 50)
+    weights = weight_bytes(raw, dtype, count_params(raw))
+    return _build(raw, spec, rt, device, gpus, tensor_parallel_size, pipeline_parallel_size, dtype, kv_dtype,
+                  weights, max_model_len, options, measured, checkpoint_bytes)
+
+
+def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GPU, gpus: int, tp_in: int | None,
+           pp_in: int | None, dtype: str | None, kv_dtype: str | None, computed: WeightBytes,
+           max_model_len: int | None, options: VllmOptions, measured: MeasuredOverrides,
+           checkpoint_bytes: int | None) -> Deployment:
+    """The part of :func:`deploy` that depends on the GPU count (shared with ``with_gpus``)."""
+    tp, pp = resolve_parallel(runtime, gpus, tp_in, pp_in)
+    check_parallel(spec, tp, pp)
+    model, kv = resolve_dtypes(spec, dtype, kv_dtype)
+    if runtime == "transformers" and kv != model:
+        raise UnsupportedError("transformers' DynamicCache stores K/V in the model dtype; "
+                               "use runtime 'ideal' or 'vllm' for a quantized or fp8 KV cache")
+    weights_rank = rank_weights(computed, spec.num_layers, tp, pp)
+    weights = computed
+    if checkpoint_bytes is not None and dtype is None:
+        weights_rank = ceil_div(weights_rank * checkpoint_bytes, max(computed.total_bytes, 1))
+        weights = replace(computed, total_bytes=checkpoint_bytes,
+                          scheme=f"{computed.scheme}, checkpoint size from the Hub",
+                          notes=computed.notes + (f"weights: {checkpoint_bytes:,} bytes from the checkpoint's "
+                                                  f"safetensors metadata (computed from the config: "
+                                                  f"{computed.total_bytes:,})",))
+    if measured.weights_bytes is not None:
+        weights_rank = measured.weights_bytes
+    cap = max_model_len or spec.max_position_embeddings or MAX_CONTEXT
+    rank = rank_spec(spec, tp)
+    stages: tuple[CompiledCache, ...] = ()
+    total = None
+    if runtime != "vllm":
+        stages = tuple(compile_cache(st, dtype=model, kv_dtype=kv, runtime=runtime) for st in stage_specs(rank, pp))
+        total = compile_cache(spec, dtype=model, kv_dtype=kv, runtime=runtime)
+    return Deployment(config=raw, spec=spec, rank=rank, runtime=runtime, gpu=device, gpus=gpus, tp=tp, pp=pp,
+                      dtype=dtype, kv_dtype=kv_dtype, model_dtype=model, kv=kv, weights=weights,
+                      weights_computed=computed,
+                      weights_rank=weights_rank, max_model_len=max_model_len, context_cap=cap, vllm=options,
+                      measured=measured, checkpoint_bytes=checkpoint_bytes,
+                      explicit_parallel=tp_in is not None or pp_in is not None,
+                      stage_caches=stages, total_cache=total)

@@ -1,0 +1,168 @@
+"""Per-layer KV bytes of a deployment: the rows the plan's KV figure is the sum of.
+
+``layer_bytes(deployment, batch, context)`` gives one row per decoder layer: the pipeline stage
+it sits on and the bytes its cache holds on ONE GPU of that stage (one tensor-parallel rank), at
+``batch`` sequences of ``context`` tokens, by the deployment's own runtime rules:
+
+``ideal`` / ``transformers``
+    kvcalc.kv on the rank's spec (KV heads ``max(1, kv // tp)``, MLA whole, states / tp).
+``vllm``
+    Blocks of the shared pool (kvcalc.vllm): a request of ``T`` tokens holds, per KV-cache group,
+    the blocks its spec needs (``max_memory_usage_bytes`` / page; ``T`` capped at ``max_model_len``),
+    and a layer holds ``batch x blocks(group) x page_bytes``. Where groups have fewer layers on a
+    stage than the stage's group size, a block still costs ``group_size x page`` bytes
+    (``get_kv_cache_config_from_groups``): the unused slots are a ``padding`` row of their own.
+
+``LayerTable.per_gpu_bytes`` (the busiest stage) is the plan's ``kv_bytes`` and
+``LayerTable.all_gpus_bytes`` (every stage x tp ranks) its ``kv_bytes_total``, exactly: kvcalc.plan
+takes them from here. Units: bytes; ``tokens`` is the token slots a layer keeps per sequence.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .deployment import Deployment
+from .kv import kv_cache
+from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .parallel import stage_specs
+from .vllm import _group_caches, layer_caches, pp_layer_partition, vllm_dtypes
+
+PADDING = "padding"
+"""``LayerRow.kind`` of the unused slots of shared vLLM blocks (``index`` is -1)."""
+
+
+@dataclass(frozen=True)
+class LayerRow:
+    """One layer's cache on one GPU of its pipeline stage (or a stage's vLLM block padding)."""
+
+    index: int
+    kind: str
+    stage: int
+    tokens: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class LayerTable:
+    """Every layer's row, in layer order (padding rows last), and the sums the plan reports."""
+
+    rows: tuple[LayerRow, ...]
+    runtime: str
+    batch: int
+    context: int
+    tensor_parallel_size: int
+    pipeline_parallel_size: int
+
+    def stage_bytes(self, stage: int) -> int:
+        """Bytes on one GPU of pipeline stage ``stage``."""
+        return sum(r.bytes for r in self.rows if r.stage == stage)
+
+    @property
+    def busiest_stage(self) -> int:
+        """The stage whose GPUs hold the most KV bytes (the first such stage)."""
+        totals = [self.stage_bytes(s) for s in range(self.pipeline_parallel_size)]
+        return totals.index(max(totals))
+
+    @property
+    def per_gpu_bytes(self) -> int:
+        """KV bytes on the busiest GPU (the plan's ``kv_bytes``)."""
+        return self.stage_bytes(self.busiest_stage)
+
+    @property
+    def all_gpus_bytes(self) -> int:
+        """KV bytes across every GPU: each stage's rank bytes x tp (the plan's ``kv_bytes_total``)."""
+        return sum(r.bytes for r in self.rows) * self.tensor_parallel_size
+
+
+def layer_bytes(deployment: Deployment, batch: int, context: int) -> LayerTable:
+    """The per-layer table of ``deployment`` at ``batch`` x ``context`` (module docstring)."""
+    batch = check_count("batch", batch, 1, MAX_BATCH)
+    context = check_count("context", context, 1, MAX_CONTEXT)
+    rows = _vllm_rows(deployment, batch, context) if deployment.runtime == "vllm" else \
+        _direct_rows(deployment, batch, context)
+    return LayerTable(tuple(rows), deployment.runtime, batch, context, deployment.tp, deployment.pp)
+
+
+def _direct_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
+    rows: list[LayerRow] = []
+    for stage, spec in enumerate(stage_specs(d.rank, d.pp)):
+        if not spec.layers:
+            continue
+        r = kv_cache(spec, batch=batch, context=context, dtype=d.model_dtype, kv_dtype=d.kv, runtime=d.runtime)
+        rows.extend(LayerRow(l.index, l.kind, stage, l.tokens, l.bytes) for l in r.layers)
+    return rows
+
+
+@dataclass(frozen=True)
+class _VllmLayout:
+    """A vLLM deployment's KV-cache groups and what one pool block costs on each stage (built once)."""
+
+    groups: tuple[tuple[Any, ...], ...]
+    uniform: bool
+    stages: tuple[range, ...]
+    stage_block_bytes: tuple[int, ...]   # one block of the shared pool, on one GPU of each stage
+    mnbt: int
+    encoder_tokens: int
+    max_model_len: int
+
+
+def _vllm_layout(d: Deployment) -> _VllmLayout:
+    if "vllm_layout" not in d._memo:
+        vp = d.vllm_plan()
+        model, kv = vllm_dtypes(d.spec, d.dtype, d.kv_dtype)
+        groups, uniform = _group_caches(layer_caches(d.spec, model, kv, vp.block_size, d.tp))
+        stages, start = [], 0
+        for n in pp_layer_partition(d.spec.num_layers, d.pp):
+            stages.append(range(start, start + n))
+            start += n
+        block_bytes = []
+        for layers in stages:
+            if uniform:
+                block_bytes.append(sum(c.page_bytes for c in groups[0] if c.layer in layers))
+            else:
+                size = max(sum(1 for c in g if c.layer in layers) for g in groups)
+                block_bytes.append(size * groups[0][0].page_bytes)
+        d._memo["vllm_layout"] = _VllmLayout(tuple(tuple(g) for g in groups), uniform, tuple(stages),
+                                             tuple(block_bytes), vp.max_num_batched_tokens,
+                                             d.spec.default_encoder_tokens or vp.max_num_batched_tokens,
+                                             vp.max_model_len)
+    layout: _VllmLayout = d._memo["vllm_layout"]
+    return layout
+
+
+def vllm_block_bytes(d: Deployment) -> int:
+    """Bytes one block of vLLM's shared pool costs on the busiest GPU (the largest over stages)."""
+    return max(_vllm_layout(d).stage_block_bytes)
+
+
+def _vllm_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
+    lay = _vllm_layout(d)
+    tokens = min(context, lay.max_model_len)
+
+    def group_blocks(members: tuple[Any, ...]) -> int:
+        reps = members if lay.uniform else members[:1]
+        return max(c.blocks(tokens, max_num_batched_tokens=lay.mnbt, encoder_tokens=lay.encoder_tokens, cap=False)
+                   for c in reps)
+
+    blocks = [group_blocks(g) for g in lay.groups]
+    per_layer: dict[int, int] = {}
+    self_slots: dict[int, int] = {}
+    cross_slots: dict[int, int] = {}
+    for g, b in zip(lay.groups, blocks):
+        for c in g:
+            per_layer[c.layer] = per_layer.get(c.layer, 0) + batch * b * c.page_bytes
+            if c.kind != "mamba":
+                slots = cross_slots if c.kind == "cross" else self_slots
+                slots[c.layer] = max(slots.get(c.layer, 0), b * c.block_size)
+    rows: list[LayerRow] = []
+    padding: list[LayerRow] = []
+    for stage, layers in enumerate(lay.stages):
+        for layer in d.spec.layers[layers.start:layers.stop]:
+            held = self_slots.get(layer.index) or cross_slots.get(layer.index, 0)
+            rows.append(LayerRow(layer.index, layer.kind, stage, held, per_layer.get(layer.index, 0)))
+        used = sum(per_layer.get(i, 0) for i in layers)
+        unused = batch * sum(blocks) * lay.stage_block_bytes[stage] - used
+        if unused:
+            padding.append(LayerRow(-1, PADDING, stage, 0, unused))
+    return rows + padding

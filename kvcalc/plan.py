@@ -1,0 +1,224 @@
+"""Will it fit? One deployment's memory budget at a batch and context, and the solvers on it.
+
+``plan(config_or_deployment, batch=..., context=...)`` answers for one deployment (kvcalc.deployment):
+weights, KV cache and runtime overhead on the busiest GPU, whether it fits, the longest context
+at this batch, the largest batch at this context, the fewest GPUs that fit, and which constraint
+binds. Budgets per GPU (bytes; GiB = 2**30):
+
+``ideal``
+    ``weights_rank + kv_rank(batch, context) <= gpu_memory``: the ideal cache (kvcalc.kv).
+``transformers``
+    Plain ``generate`` without paging: ``weights_rank + kv_rank + activation + non_torch <=
+    gpu_memory``, with the transformers cache (kvcalc.kv, right after the prefill) and the prefill's
+    activation peak (kvcalc.activations): the larger of one forward of ``batch x context`` tokens
+    and the last-position logits ``generate`` keeps with their float32 copies (the two are not live
+    at the same time). Several GPUs split layers (``device_map="auto"``, pipeline style).
+``vllm``
+    vLLM v1's own accounting (kvcalc.vllm): ``gpu_memory_utilization x total`` minus weights,
+    profiled activation peak, non-torch memory and CUDA graphs is the KV pool, cut into pages of
+    ``block_size`` tokens; ``batch`` requests of ``context`` tokens fit when their blocks fit the
+    pool and ``context <= max_model_len``.
+
+The KV figures are the per-layer table's sums (kvcalc.layer_table), so a page's table adds up to
+its headline; the solvers use the deployment's compiled caches (kvcalc.sweep), equal to that
+table point by point (tests/test_layer_table.py).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from .activations import forward_activation_bytes, generate_logits_bytes
+from .deployment import FEWEST_GPU_COUNTS, Deployment, deploy
+from .errors import InputError
+from .explain import direct_binding, direct_formulas, growth_binding, vllm_binding, vllm_formulas
+from .layer_table import layer_bytes
+from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .solve import largest_true
+from .spec import ModelSpec
+from .sweep import cache_bytes
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """The answer for one deployment. Byte figures are per GPU on the busiest rank unless named
+    ``*_total`` (every GPU together); ``max_context`` / ``max_batch`` are None when nothing fits.
+    Under vLLM they are what the KV pool holds with ``max_model_len`` set to that context (vLLM
+    refuses to start when one ``max_model_len`` request does not fit; ``fits`` is then False and
+    the binding says so)."""
+
+    model_type: str
+    runtime: str
+    gpu: str
+    gpu_memory_bytes: int
+    gpus: int
+    tensor_parallel_size: int
+    pipeline_parallel_size: int
+    batch: int
+    context: int
+    dtype: str
+    kv_dtype: str
+    weights_scheme: str
+    weights_bytes: int              # per GPU
+    weights_bytes_total: int
+    kv_bytes: int                   # per GPU, batch x context
+    kv_bytes_total: int
+    overhead_bytes: int             # per GPU: activation + non-torch + CUDA graphs (runtime rules)
+    budget_bytes: int               # per GPU: what the runtime may use
+    total_bytes: int                # per GPU: weights + kv + overhead
+    fits: bool
+    max_context: int | None
+    max_batch: int | None
+    min_gpus: int | None
+    binding_constraint: str
+    model_max_context: int | None
+    kv_cache_tokens: int | None = None
+    num_gpu_blocks: int | None = None
+    max_concurrency: float | None = None
+    available_kv_bytes: int | None = None
+    formulas: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    fields_used: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def overhead_bytes(d: Deployment, batch: int, context: int) -> int:
+    """Per-GPU bytes beside weights and KV under ``ideal`` / ``transformers`` (module docstring)."""
+    if d.runtime == "ideal":
+        return 0
+    act = d.measured.activation_bytes
+    if act is None:
+        b = d.model_dtype.bits // 8
+        width = d.spec.mlp_width or 4 * d.spec.hidden_size
+        act = forward_activation_bytes(batch * context, d.spec.hidden_size, width, b)
+        act = max(act, generate_logits_bytes(batch, d.spec.vocab_size, b))
+    return act + (d.measured.non_torch_bytes or 0)
+
+
+def _fits_direct(d: Deployment, batch: int, context: int) -> bool:
+    kv = max(cache_bytes(c, batch, context) for c in d.stage_caches)
+    return d.weights_rank + kv + overhead_bytes(d, batch, context) <= d.gpu.memory_bytes
+
+
+def plan(config: Mapping[str, Any] | ModelSpec | Deployment, *, batch: int = 1, context: int | None = None,
+         solve_gpus: bool = True, **options: Any) -> PlanResult:
+    """Plan one deployment (module docstring).
+
+    ``config`` is a :class:`~kvcalc.deployment.Deployment` already built, or anything
+    :func:`~kvcalc.deployment.deploy` takes, with its options (``gpu``, ``gpus``, ``runtime``,
+    ``dtype``, ``kv_dtype``, vLLM's ``gpu_memory_utilization`` / ``max_model_len`` / ``block_size`` /
+    ``max_num_batched_tokens`` / ``max_num_seqs`` / ``kv_cache_memory``, measured ``*_gib``, ...).
+    ``context`` defaults to ``max_model_len``, else the model's ``max_position_embeddings``, else
+    4096. vLLM's ``max_model_len`` defaults, as in vLLM, to the model's ``max_position_embeddings``.
+    """
+    if isinstance(config, Deployment):
+        if options:
+            raise InputError(f"plan options ({', '.join(sorted(options))}) belong to the Deployment, not to plan()")
+        d = config
+    else:
+        d = deploy(config, **options)
+    batch = check_count("batch", batch, 1, MAX_BATCH)
+    if context is None:
+        context = d.max_model_len or d.spec.max_position_embeddings or 4096
+    context = check_count("context", context, 1, MAX_CONTEXT)
+    result = plan_at(d, batch, context)
+    if solve_gpus:
+        result = replace(result, min_gpus=fewest_gpus(d, batch, context))
+    return result
+
+
+def plan_at(d: Deployment, batch: int, context: int) -> PlanResult:
+    """:func:`plan` for validated counts, without the fewest-GPUs search."""
+    warnings = list(d.spec.warnings) + list(d.weights.notes)
+    model_max = d.spec.max_position_embeddings
+    if d.max_model_len and model_max and d.max_model_len > model_max:
+        warnings.append(f"max_model_len {d.max_model_len:,} exceeds the config's max_position_embeddings "
+                        f"{model_max:,}: vLLM refuses this unless rope scaling extends the context or "
+                        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, and quality past the trained length is not assured")
+    if d.runtime == "vllm":
+        return _plan_vllm(d, batch, context, warnings)
+    return _plan_direct(d, batch, context, warnings)
+
+
+def _common(d: Deployment, batch: int, context: int) -> dict[str, Any]:
+    return dict(model_type=d.spec.model_type, runtime=d.runtime, gpu=d.gpu.name, gpu_memory_bytes=d.gpu.memory_bytes,
+                gpus=d.gpus, tensor_parallel_size=d.tp, pipeline_parallel_size=d.pp, batch=batch, context=context,
+                dtype=d.model_dtype.name, weights_scheme=d.weights.scheme, weights_bytes=d.weights_rank,
+                weights_bytes_total=d.weights.total_bytes, model_max_context=d.spec.max_position_embeddings,
+                fields_used=d.spec.fields_used)
+
+
+def _plan_direct(d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
+    table = layer_bytes(d, batch, context)
+    kv_gpu, overhead = table.per_gpu_bytes, overhead_bytes(d, batch, context)
+    budget, cap = d.gpu.memory_bytes, d.context_cap
+    total = d.weights_rank + kv_gpu + overhead
+    fits = total <= budget and context <= cap
+    max_context = largest_true(lambda t: _fits_direct(d, batch, t), cap)
+    max_batch = largest_true(lambda b: _fits_direct(d, b, context), MAX_BATCH) if context <= cap else None
+    binding = direct_binding(d, batch, context, kv_gpu, overhead, fits, max_context)
+    if binding is None:
+        grows_kv = _kv_grows_faster(d, batch, max_context or 1)
+        binding = growth_binding(grows_kv, budget)
+    return PlanResult(
+        **_common(d, batch, context), kv_dtype=d.kv.name, kv_bytes=kv_gpu, kv_bytes_total=table.all_gpus_bytes,
+        overhead_bytes=overhead, budget_bytes=budget, total_bytes=total, fits=fits, max_context=max_context,
+        max_batch=max_batch, min_gpus=None, binding_constraint=binding,
+        formulas=direct_formulas(d, batch, context, kv_gpu, overhead, fits), warnings=tuple(warnings))
+
+
+def _kv_grows_faster(d: Deployment, batch: int, at: int) -> bool:
+    """Whether the KV cache (not the activation peak) fills the GPU as context grows past ``at``."""
+    k0 = max(cache_bytes(c, batch, at) for c in d.stage_caches)
+    k1 = max(cache_bytes(c, batch, at + 1) for c in d.stage_caches)
+    return overhead_bytes(d, batch, at + 1) - overhead_bytes(d, batch, at) <= k1 - k0
+
+
+def _plan_vllm(d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
+    vp = d.vllm_plan()
+    max_model_len = vp.max_model_len
+    blocks = d.request_blocks()
+    pool = vp.num_gpu_blocks if vp.available_kv_bytes > 0 else 0
+    per_req = blocks(min(context, max_model_len))
+    need = batch * per_req
+    fits = vp.fits and context <= max_model_len and need <= pool and batch <= vp.max_num_seqs
+    table = layer_bytes(d, batch, context)
+    max_context = largest_true(lambda t: batch * blocks(t) <= pool, max_model_len) \
+        if pool and batch <= vp.max_num_seqs else None
+    max_batch = min(pool // per_req, vp.max_num_seqs) if pool and context <= max_model_len else 0
+    overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes
+    kv_gpu = table.per_gpu_bytes
+    binding = vllm_binding(d, vp, batch, context, per_req, pool, fits, bool(max_context or max_batch), max_batch)
+    return PlanResult(
+        **_common(d, batch, context), kv_dtype=vp.kv_dtype, kv_bytes=kv_gpu, kv_bytes_total=table.all_gpus_bytes,
+        overhead_bytes=overhead, budget_bytes=vp.requested_bytes, total_bytes=d.weights_rank + kv_gpu + overhead,
+        fits=fits, max_context=max_context, max_batch=max_batch or None, min_gpus=None, binding_constraint=binding,
+        kv_cache_tokens=vp.kv_cache_tokens, num_gpu_blocks=vp.num_gpu_blocks, max_concurrency=vp.max_concurrency,
+        available_kv_bytes=vp.available_kv_bytes, formulas=vllm_formulas(d, vp), warnings=tuple(warnings) + vp.notes)
+
+
+def fewest_gpus(d: Deployment, batch: int, context: int) -> int | None:
+    """Fewest GPUs of this type that fit ``batch`` x ``context``: :data:`FEWEST_GPU_COUNTS` in order,
+    tensor parallel under vLLM and ideal, pipeline stages under transformers; None beyond them.
+    Counts the model cannot be split over (heads not divisible) are skipped."""
+    for n in FEWEST_GPU_COUNTS:
+        try:
+            other = d.with_gpus(n)
+        except InputError:
+            continue
+        if fits(other, batch, context):
+            return n
+    return None
+
+
+def fits(d: Deployment, batch: int, context: int) -> bool:
+    """``plan_at(d, batch, context).fits`` without building the rest of the answer."""
+    if d.runtime != "vllm":
+        return context <= d.context_cap and _fits_direct(d, batch, context)
+    vp = d.vllm_plan()
+    pool = vp.num_gpu_blocks if vp.available_kv_bytes > 0 else 0
+    return (vp.fits and context <= vp.max_model_len and batch <= vp.max_num_seqs
+            and batch * d.request_blocks()(context) <= pool)
