@@ -1,6 +1,49 @@
-import os
-import sys
+"""Shared test setup: one tier per test module (pytest.ini lists the tiers) and shared fixtures."""
+from __future__ import annotations
 
-HERE = os.path.dirname(__file__)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+TIERS: dict[str, str] = {
+    # fast: the kvcalc tier, `python -m pytest -m fast`
+    "test_kv_examples": "fast", "test_capacity": "fast", "test_vllm": "fast", "test_cli": "fast",
+    "test_sweep": "fast", "test_gpus": "fast", "test_catalog": "fast", "test_weights": "fast",
+    "test_variants": "fast", "test_vllm_command": "fast", "test_layer_table": "fast", "test_imports": "fast",
+    "test_model_types": "fast", "test_provenance": "fast",
+    "test_groundtruth_transformers": "reference", "test_params": "reference",
+    "test_layer_rules_vs_transformers": "reference",
+    "test_properties": "property",
+    "test_hub": "hub", "test_hub_security": "hub",
+    "test_pages": "pages", "test_planner_page": "pages", "test_app_smoke": "pages",
+    "test_link_fuzz": "fuzz",
+    "test_browser": "browser",
+    "test_packaging": "packaging", "test_lint": "packaging",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test with its module's tier; a module without one is an error, so none is missed."""
+    missing = set()
+    for item in items:
+        module = os.path.splitext(os.path.basename(str(item.fspath)))[0]
+        tier = TIERS.get(module)
+        if tier is None:
+            missing.add(module)
+            continue
+        item.add_marker(getattr(pytest.mark, tier))
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py TIERS has no tier for {', '.join(sorted(missing))}")
+
+
+@pytest.fixture(scope="session")
+def bundled() -> Callable[[str], dict[str, Any]]:
+    """``bundled("meta-llama/Llama-3.1-8B")``: a bundled config.json by Hub id (a fresh copy each call)."""
+    from kvcalc.catalog import bundled_config
+
+    def load(hub_id: str) -> dict[str, Any]:
+        return bundled_config(hub_id)
+
+    return load
