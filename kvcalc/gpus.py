@@ -87,15 +87,23 @@ def get_gpu(name: str) -> GPU:
     raise InputError(f"unknown GPU '{name[:40]}'; known: {', '.join(g.key for g in catalog)}")
 
 
-def custom_gpu(memory_gib: float, name: str = "Custom GPU") -> GPU:
-    """A GPU of ``memory_gib`` GiB (2**30 bytes), for cards not in the catalog or measured totals."""
+def custom_gpu(memory_gib: float, name: str = "Custom GPU", *, bandwidth_gbps: float | None = None,
+               bf16_tflops: float | None = None) -> GPU:
+    """A GPU of ``memory_gib`` GiB (2**30 bytes), for cards not in the catalog or measured totals;
+    optionally its memory bandwidth (GB/s = 1e9 B/s) and dense bf16 tensor rate (TFLOP/s), which
+    speed estimates need (kvcalc.speed)."""
+    for label, value in (("memory bandwidth (GB/s)", bandwidth_gbps), ("bf16 TFLOP/s", bf16_tflops)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not 0 < value <= 1e6):
+            raise InputError(f"{label} must be a number between 0 and 1,000,000, got {value!r:.20}")
     if isinstance(memory_gib, bool) or not isinstance(memory_gib, (int, float)) or not 0 < memory_gib <= MAX_GPU_GIB:
         raise InputError(f"GPU memory must be between 0 and {MAX_GPU_GIB:,.0f} GiB, got {memory_gib!r:.20}")
     mib = int(round(memory_gib * 1024))
     if mib < 1:
         raise InputError("GPU memory must be at least 1 MiB")
     return GPU(name=name, key="custom", vendor="", marketed_gb=int(round(memory_gib)), memory_mib=mib,
-               source="user input")
+               bandwidth_gbps=None if bandwidth_gbps is None else float(bandwidth_gbps),
+               bf16_tflops=None if bf16_tflops is None else float(bf16_tflops), source="user input")
 
 
 def gpus_in_class(marketed_gb: int) -> list[GPU]:

@@ -83,20 +83,24 @@ def stage_specs(spec: ModelSpec, pp: int) -> list[ModelSpec]:
     return out
 
 
-def rank_weights(w: WeightBytes, num_layers: int, tp: int, pp: int) -> int:
-    """Weight bytes on the busiest rank: per stage ``ceil(layer_bytes x n / (L x tp))`` + its norms,
-    the first stage the embeddings / tp + vision + other, the last the LM head / tp (a tied head is
-    a second copy when the stages differ)."""
+def stage_weights(w: WeightBytes, num_layers: int, tp: int, pp: int) -> tuple[int, ...]:
+    """Weight bytes on one GPU of each pipeline stage: ``ceil(layer_bytes x n / (L x tp))`` + its
+    norms; the first stage also the embeddings / tp + vision + other, the last the LM head / tp (a
+    tied head is a second copy when the stages differ)."""
     part = {p.name: p.bytes for p in w.parts}
     layer_bytes = sum(part.get(n, 0) for n in LAYER_PARTS)
-    partition = pp_layer_partition(num_layers, pp)
-    best = 0
-    for stage, n in enumerate(partition):
+    out = []
+    for stage, n in enumerate(pp_layer_partition(num_layers, pp)):
         b = ceil_div(layer_bytes * n, num_layers * tp) + ceil_div(part.get("norms", 0) * n, num_layers)
         if stage == 0:
             b += ceil_div(part.get("embedding", 0), tp) + part.get("vision", 0) + part.get("other", 0)
         if stage == pp - 1:
             head = part.get("lm_head", 0) or (part.get("embedding", 0) if w.params.tied_embeddings and pp > 1 else 0)
             b += ceil_div(head, tp)
-        best = max(best, b)
-    return best
+        out.append(b)
+    return tuple(out)
+
+
+def rank_weights(w: WeightBytes, num_layers: int, tp: int, pp: int) -> int:
+    """Weight bytes on the busiest GPU: the largest of :func:`stage_weights`."""
+    return max(stage_weights(w, num_layers, tp, pp))

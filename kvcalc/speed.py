@@ -1,0 +1,246 @@
+"""How fast will it serve: decode tokens/s and time to first token, estimated from the same deployment.
+
+Always an **estimate**: a roofline over the per-layer model kvcalc already has, with efficiency
+factors taken from published measurements (kvcalc.speed_reference lists them with their sources).
+Units: bytes, FLOP, seconds; bandwidth in GB/s = 1e9 bytes/s and tensor rate in TFLOP/s = 1e12
+FLOP/s, as GPU datasheets (and ``data/gpus.csv``) give them.
+
+Decode (one new token for each of ``batch`` sequences, each ``context`` tokens long):
+    Every step reads the weights it touches and every sequence's whole cache, once::
+
+        bytes_s = weights_s x touched(batch) + kv_s(batch, context)          per GPU of stage s
+        flops_s = (2 x active_params x batch x n_s / L + attention_s) / tp
+        step    = sum over pipeline stages of max(bytes_s / (bandwidth x eta_bw), flops_s / (rate x eta_c))
+
+    ``kv_s`` is the ideal cache one rank of the stage holds (kvcalc.kv ``ideal``: full layers T
+    tokens, sliding min(T, W), MLA the latent, recurrent states their fixed size), in the KV dtype:
+    a step reads the tokens held, not a paged pool's empty slots. ``touched(batch)`` is 1 for dense
+    models; for MoE it is ``1 - f_experts x (1 - E_b / E)``, with ``E_b = E x (1 - (1 - k / E)^batch)``
+    the expected number of distinct experts ``batch`` tokens activate per layer under uniform
+    routing (each token picks ``k`` of ``E``) and ``f_experts`` the routed experts' share of the
+    parameters. The attention term per layer and sequence is ``2 x query_heads x (k_dim + v_dim) x
+    tokens attended`` (MLA: ``2 x query_heads x 2 x latent``). Tokens/s per sequence ``1 / step``;
+    aggregate ``batch / step``. Pipeline stages run one after another within a step (no
+    micro-batch overlap); tensor-parallel communication is not modelled.
+Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
+    ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
+    ``sum_{t=1..P} min(t, W)`` tokens per query position; ``time = sum over stages of max(flops_s /
+    (tp x rate x eta_c), (weights_s + kv written_s) / (bandwidth x eta_bw))``.
+
+Not modelled (each stated in the assumptions): dequantization cost of quantized weights (their
+bytes are counted, their unpacking is not), fp8 tensor rates (the bf16 rate is used), kernel launch
+and scheduling overheads, speculative decoding, communication between GPUs.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .deployment import Deployment
+from .errors import InputError
+from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .parallel import stage_specs, stage_weights
+from .spec import AttentionCache, ModelSpec
+from .sweep import CompiledCache, cache_bytes, compile_cache
+
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.75
+"""Share of the datasheet memory bandwidth a decode step achieves (see kvcalc.speed_reference)."""
+
+DEFAULT_COMPUTE_EFFICIENCY = 0.5
+"""Share of the datasheet dense bf16 tensor rate a prefill achieves (see kvcalc.speed_reference)."""
+
+GB = 10**9
+TFLOP = 10**12
+
+_EXPERT_FIELDS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
+_TOPK_FIELDS = ("num_experts_per_tok", "moe_topk", "num_experts_per_token", "top_k")
+
+
+@dataclass(frozen=True)
+class SpeedEstimate:
+    """Decode and prefill speed of one deployment at one batch and context (module docstring).
+
+    A part whose GPU figure is unknown is None, with the reason in ``unavailable``."""
+
+    batch: int
+    context: int
+    prompt_tokens: int
+    bandwidth_efficiency: float
+    compute_efficiency: float
+    decode_step_seconds: float | None
+    decode_tokens_per_s_per_sequence: float | None
+    decode_tokens_per_s_total: float | None
+    decode_bytes_per_step: int          # summed over pipeline stages, one tensor-parallel rank
+    decode_weight_bytes: int
+    decode_kv_bytes: int
+    decode_flops_per_step: int
+    decode_bound: str | None            # "memory bandwidth" or "compute"
+    ttft_seconds: float | None
+    prefill_flops: int
+    prefill_bound: str | None
+    experts_touched: float | None       # expected distinct routed experts per MoE layer at this batch
+    formulas: tuple[str, ...]
+    assumptions: tuple[str, ...]
+    unavailable: tuple[str, ...] = ()
+    quality: str = "estimated"
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+def _first_int(config: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
+    for scope in (config, config.get("text_config") if isinstance(config.get("text_config"), Mapping) else None):
+        if not scope:
+            continue
+        for name in names:
+            v = scope.get(name)
+            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                return v
+    return None
+
+
+def expected_experts(num_experts: int, top_k: int, tokens: int) -> float:
+    """Expected distinct experts ``tokens`` tokens activate when each picks ``top_k`` of
+    ``num_experts`` uniformly: ``E x (1 - (1 - k / E)^tokens)``."""
+    k = min(top_k, num_experts)
+    return num_experts * (1.0 - (1.0 - k / num_experts) ** tokens)
+
+
+def _attended(a: AttentionCache, tokens: int, encoder_tokens: int) -> int:
+    if a.source == "cross":
+        return encoder_tokens
+    return tokens if a.window is None else min(tokens, a.window)
+
+
+def _causal_attended(a: AttentionCache, prompt: int, encoder_tokens: int) -> int:
+    """Sum over query positions 1..P of the tokens each attends to (causal, windowed)."""
+    if a.source == "cross":
+        return prompt * encoder_tokens
+    w = a.window
+    if w is None or prompt <= w:
+        return prompt * (prompt + 1) // 2
+    return w * (w + 1) // 2 + (prompt - w) * w
+
+
+def _attention_width(a: AttentionCache) -> int:
+    """FLOP per attended token per query position: 2 x heads x (k_dim + v_dim) (MLA: 2 x 2 x latent)."""
+    if a.latent_dim:
+        return 2 * a.query_heads * 2 * a.latent_dim
+    return 2 * a.query_heads * (a.k_head_dim + a.v_head_dim)
+
+
+def _attention_flops(spec: ModelSpec, per_attention: Any) -> int:
+    return sum(_attention_width(a) * per_attention(a) for l in spec.layers for a in l.attention)
+
+
+def _ideal_cache(d: Deployment, stage: int, spec: ModelSpec) -> CompiledCache:
+    """The ideal cache of one rank of pipeline stage ``stage`` (what a step reads), memoized on ``d``."""
+    key = ("speed_ideal_cache", stage)
+    if key not in d._memo:
+        d._memo[key] = compile_cache(spec, dtype=d.model_dtype, kv_dtype=d.kv, runtime="ideal")
+    cache: CompiledCache = d._memo[key]
+    return cache
+
+
+def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: int | None = None,
+                   bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY,
+                   compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY) -> SpeedEstimate:
+    """Decode and prefill estimate for ``batch`` sequences at ``context`` tokens (module docstring).
+
+    ``prompt_tokens`` (default ``context``) is the prompt length the time to first token is for."""
+    batch = check_count("batch", batch, 1, MAX_BATCH)
+    context = check_count("context", context, 1, MAX_CONTEXT)
+    prompt = context if prompt_tokens is None else check_count("prompt_tokens", prompt_tokens, 1, MAX_CONTEXT)
+    for name, value in (("bandwidth_efficiency", bandwidth_efficiency), ("compute_efficiency", compute_efficiency)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+            raise InputError(f"{name} must be in (0, 1], got {value!r:.20}")
+    gpu = d.gpu
+    params = d.weights.params
+    num_experts, top_k = _first_int(d.config, _EXPERT_FIELDS), _first_int(d.config, _TOPK_FIELDS)
+    touched, experts = 1.0, None
+    assumptions = [f"efficiency: {bandwidth_efficiency:.0%} of the memory bandwidth, {compute_efficiency:.0%} of the "
+                   "dense bf16 tensor rate (defaults from published measurements; kvcalc.speed_reference)"]
+    if params.moe_experts and num_experts and top_k:
+        experts = expected_experts(num_experts, top_k, batch)
+        touched = 1.0 - params.moe_experts / params.total * (1.0 - experts / num_experts)
+        assumptions.append(f"MoE: uniform routing, {top_k} of {num_experts} experts per token; {batch} tokens "
+                           f"activate {experts:.1f} experts per layer on average")
+    elif params.moe_experts:
+        touched = 1.0
+        assumptions.append("MoE: expert count or top-k not found in the config; every expert assumed read each step")
+    if d.weights.scheme not in ("bfloat16", "float16", "float32") and not d.weights.scheme.startswith(("bfloat16",
+                                                                                                       "float16")):
+        assumptions.append(f"weights {d.weights.scheme}: their bytes are counted, their dequantization cost is not")
+    if d.tp > 1:
+        assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; communication not modelled")
+    if d.pp > 1:
+        assumptions.append(f"pipeline parallel {d.pp}: stages run one after another within a step")
+    assumptions.append("no kernel launch, scheduling or sampling overhead; no speculative decoding")
+
+    enc = d.spec.default_encoder_tokens or context
+    stages = stage_specs(d.rank, d.pp)
+    weights_s = stage_weights(d.weights_computed, d.spec.num_layers, d.tp, d.pp)
+    if d.weights.total_bytes != d.weights_computed.total_bytes:      # the Hub checkpoint's size
+        scale = d.weights.total_bytes / max(d.weights_computed.total_bytes, 1)
+        weights_s = tuple(int(w * scale) for w in weights_s)
+    if d.measured.weights_bytes is not None:
+        scale = d.measured.weights_bytes / max(max(weights_s), 1)
+        weights_s = tuple(int(w * scale) for w in weights_s)
+    n_layers = max(d.spec.num_layers, 1)
+    bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
+    rate = gpu.bf16_tflops * TFLOP * compute_efficiency if gpu.bf16_tflops else None
+    unavailable = []
+    if bw is None:
+        unavailable.append(f"no speed estimate for {gpu.name}: memory bandwidth unknown")
+    if rate is None:
+        unavailable.append(f"no compute floor or time to first token for {gpu.name}: tensor FLOP/s unknown")
+
+    step = prefill = 0.0
+    dec_bytes = dec_w = dec_kv = dec_flops = pre_flops = 0
+    dec_compute_bound = pre_compute_bound = False
+    for stage, (spec, w) in enumerate(zip(stages, weights_s)):
+        share = spec.num_layers / n_layers
+        ideal = _ideal_cache(d, stage, spec)
+        kv = cache_bytes(ideal, batch, context)
+        wt = int(w * touched)
+        # the rank's spec already holds heads / tp: its attention term is per GPU
+        attended = _attention_flops(spec, lambda a: _attended(a, context, enc))
+        flops = 2 * params.active * batch * share / d.tp + batch * attended
+        dec_bytes, dec_w, dec_kv, dec_flops = dec_bytes + wt + kv, dec_w + wt, dec_kv + kv, dec_flops + int(flops)
+        pflops = (2 * params.active * batch * prompt * share / d.tp
+                  + batch * _attention_flops(spec, lambda a: _causal_attended(a, prompt, enc)))
+        pre_flops += int(pflops * d.tp)
+        written = cache_bytes(ideal, batch, prompt)
+        if bw is not None:
+            mem_t, comp_t = (wt + kv) / bw, (flops / rate if rate else 0.0)
+            step += max(mem_t, comp_t)
+            dec_compute_bound |= comp_t > mem_t
+        if rate is not None:
+            comp_t = pflops / rate
+            mem_t = (w + written) / bw if bw else 0.0
+            prefill += max(comp_t, mem_t)
+            pre_compute_bound |= comp_t >= mem_t
+    decode_ok, prefill_ok = bw is not None, rate is not None
+    formulas = (
+        f"decode step = ({dec_w:,} B weights read + {dec_kv:,} B KV read) / ({gpu.bandwidth_gbps or 0:g} GB/s x "
+        f"{bandwidth_efficiency:g})" + (f" = {step * 1e3:.2f} ms" if decode_ok else " (bandwidth unknown)"),
+        "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
+                                               if decode_ok and step else ""),
+        f"time to first token = {pre_flops:,} FLOP / ({d.tp} x {gpu.bf16_tflops or 0:g} TFLOP/s x "
+        f"{compute_efficiency:g})" + (f" = {prefill * 1e3:.1f} ms" if prefill_ok else " (tensor rate unknown)"),
+    )
+    return SpeedEstimate(
+        batch=batch, context=context, prompt_tokens=prompt, bandwidth_efficiency=float(bandwidth_efficiency),
+        compute_efficiency=float(compute_efficiency),
+        decode_step_seconds=step if decode_ok else None,
+        decode_tokens_per_s_per_sequence=1 / step if decode_ok and step else None,
+        decode_tokens_per_s_total=batch / step if decode_ok and step else None,
+        decode_bytes_per_step=dec_bytes, decode_weight_bytes=dec_w, decode_kv_bytes=dec_kv,
+        decode_flops_per_step=dec_flops,
+        decode_bound=("compute" if dec_compute_bound else "memory bandwidth") if decode_ok else None,
+        ttft_seconds=prefill if prefill_ok else None, prefill_flops=pre_flops,
+        prefill_bound=("compute" if pre_compute_bound else "memory bandwidth") if prefill_ok else None,
+        experts_touched=experts, formulas=formulas, assumptions=tuple(assumptions), unavailable=tuple(unavailable))
