@@ -31,7 +31,6 @@ import json
 import os
 
 import pytest
-
 from paths import REFERENCE
 
 import kvcalc
@@ -235,7 +234,7 @@ def test_kv_heads_per_rank_llama_70b(tp, heads):
     model, kv = vllm_dtypes(s, None, None)
     caches = layer_caches(s, model, kv, 16, tp)
     assert len(caches) == 80
-    assert {c.page_bytes for c in caches} == {16 * heads * 128 * 2 * 2}
+    assert {c.page_size_bytes for c in caches} == {16 * heads * 128 * 2 * 2}
     r = vllm_kv_cache(s, batch=2, context=1000, tensor_parallel_size=tp)
     assert r.total_bytes == 80 * 2 * 63 * 16 * heads * 128 * 2 * 2   # ceil(1000 / 16) = 63 blocks
     plan = vllm_memory_plan(s, total_gpu_bytes=gib(79.19), weights_bytes=gib(140 / tp), max_model_len=8192,
@@ -255,7 +254,7 @@ def test_mla_deepseek_v3_latent_not_split(tp):
     assert s.kinds() == {"mla": 61}
     model, kv = vllm_dtypes(s, None, None)
     caches = layer_caches(s, model, kv, 16, tp)
-    assert {c.page_bytes for c in caches} == {16 * 576 * 2}          # kv_lora_rank 512 + rope 64, one tensor, bf16
+    assert {c.page_size_bytes for c in caches} == {16 * 576 * 2}          # kv_lora_rank 512 + rope 64, one tensor, bf16
     r = vllm_kv_cache(s, batch=3, context=4096, tensor_parallel_size=tp)
     assert r.bytes_per_token == 61 * 576 * 2
     assert r.total_bytes == 61 * 3 * 256 * 16 * 576 * 2
