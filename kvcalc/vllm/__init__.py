@@ -22,7 +22,7 @@ Per-rank: vLLM sizes every tensor-parallel rank alike, so the figures here are f
 """
 from .activation import ActivationEstimate, estimate_activation_bytes
 from .blocks import RequestBlocks
-from .budget import VllmMemoryPlan, vllm_memory_plan
+from .budget import NO_MEMORY_ERROR, VllmMemoryPlan, vllm_memory_plan
 from .cache import vllm_kv_cache
 from .defaults import (
     CUDA_GRAPH_SAFETY_BYTES,
@@ -59,7 +59,7 @@ __all__ = [
     "ActivationEstimate", "AttentionSpec", "CUDA_GRAPH_SAFETY_BYTES", "ChunkedLocalAttentionSpec",
     "CrossAttentionSpec", "DEFAULT_BLOCK_SIZE", "DEFAULT_GPU_MEMORY_UTILIZATION", "DEFAULT_NON_TORCH_BYTES",
     "ENGINE_DEFAULTS", "EngineDefaults", "FullAttentionSpec", "KVCacheSpec", "LARGE_GPU_BYTES", "MLAAttentionSpec",
-    "MambaSpec", "RequestBlocks", "SAMPLER_BYTES_PER_LOGIT",
+    "MambaSpec", "NO_MEMORY_ERROR", "RequestBlocks", "SAMPLER_BYTES_PER_LOGIT",
     "SCHEDULER_DEFAULT_MAX_NUM_BATCHED_TOKENS", "SlidingWindowSpec", "UsageContext", "VllmCacheGroup",
     "VllmMemoryPlan", "attention_page_bytes", "default_max_num_batched_tokens", "default_max_num_seqs",
     "estimate_activation_bytes", "kv_heads_per_rank", "layer_caches", "pp_layer_partition",

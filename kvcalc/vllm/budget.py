@@ -10,9 +10,10 @@ Sources (vllm-project/vllm, read, not copied):
     (``--kv-cache-memory``) skips all of it.
 ``v1/core/kv_cache_utils.py``
     ``get_num_blocks`` (``available // page_size // group_size``), ``get_kv_cache_configs`` (per
-    worker, then the minimum block count over workers), ``check_enough_kv_cache_memory`` (one
-    ``max_model_len`` request must fit, else ``estimate_max_model_len``), ``_report_kv_cache_config``
-    (the two startup log lines after "Available KV cache memory") and ``get_max_concurrency_for_kv_cache_config``.
+    worker, then the minimum block count over workers), ``check_enough_kv_cache_memory`` (no
+    memory: :data:`NO_MEMORY_ERROR`; one ``max_model_len`` request must fit, else
+    ``estimate_max_model_len``), ``_report_kv_cache_config`` (the two startup log lines after
+    "Available KV cache memory") and ``get_max_concurrency_for_kv_cache_config``.
 
 Per-rank: vLLM sizes every tensor-parallel rank alike, so the figures are for ONE GPU.
 """
@@ -40,6 +41,10 @@ from .defaults import (
 )
 from .grouping import Groups, VllmCacheGroup, group_caches, group_request_bytes, pp_layer_partition, workers
 from .specs import MambaSpec, layer_caches
+
+NO_MEMORY_ERROR = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                   "when initializing the engine.")
+"""The ValueError vLLM raises at startup when the KV budget is not positive (``check_enough_kv_cache_memory``)."""
 
 
 def _gib(nbytes: float) -> str:
@@ -96,7 +101,7 @@ class VllmMemoryPlan:
 
     @property
     def available_gib_text(self) -> str:
-        """``Available KV cache memory: X GiB`` as vLLM prints it (``%.2f``)."""
+        """``Available KV cache memory: X GiB`` as vLLM prints it (``%.2f``; negative when nothing is left)."""
         return f"{self.available_kv_bytes / GiB:.2f}"
 
     @property
@@ -114,8 +119,36 @@ class VllmMemoryPlan:
         """Weights + activation + non-torch + CUDA graphs: what the budget holds besides the KV cache."""
         return self.weights_bytes + self.activation_bytes + self.non_torch_bytes + self.cuda_graph_bytes
 
+    def no_memory_text(self) -> str:
+        """Why there is no KV-cache memory, with the figures (only meaningful when ``available_kv_bytes <= 0``).
+
+        The weights alone, or the weights plus whichever of activation / non-torch / CUDA graphs
+        are counted, exceed the requested ``gpu_memory_utilization x total``; or ``--kv-cache-memory``
+        was 0.
+        """
+        if self.kv_cache_memory_given:
+            return f"no KV cache memory: kv_cache_memory (--kv-cache-memory) is {self.available_kv_bytes:,} bytes"
+        budget = (f"the requested {_gib(self.requested_bytes)} ({self.gpu_memory_utilization:g} x "
+                  f"{_gib(self.total_gpu_bytes)})")
+        if self.weights_bytes > self.requested_bytes:
+            return f"no KV cache memory: the weights alone ({_gib(self.weights_bytes)}) exceed {budget}"
+        terms = [(name, b) for name, b in (("weights", self.weights_bytes), ("activation", self.activation_bytes),
+                                           ("non-torch", self.non_torch_bytes),
+                                           ("CUDA graphs", self.cuda_graph_bytes)) if b]
+        verb = "exceed" if self.non_kv_bytes > self.requested_bytes else "fill"
+        return (f"no KV cache memory: {' + '.join(f'{n} {_gib(b)}' for n, b in terms)} = "
+                f"{_gib(self.non_kv_bytes)} alone {verb} {budget}")
+
     def log_lines(self) -> tuple[str, ...]:
-        """The three startup log lines vLLM v1 prints for this budget."""
+        """The startup lines vLLM v1 prints for this budget.
+
+        Three when there is KV memory ("Available KV cache memory", "GPU KV cache size", "Maximum
+        concurrency"); otherwise, instead of a negative "Available" figure, two: what leaves no
+        memory (:meth:`no_memory_text`) and the error vLLM stops with (:data:`NO_MEMORY_ERROR`).
+        """
+        if self.available_kv_bytes <= 0:
+            text = self.no_memory_text()
+            return (text[0].upper() + text[1:], f"vLLM refuses to start: {NO_MEMORY_ERROR}")
         return (f"Available KV cache memory: {self.available_gib_text} GiB",
                 f"GPU KV cache size: {self.kv_cache_size_text} tokens",
                 f"Maximum concurrency for {self.max_model_len:,} tokens per request: {self.max_concurrency_text}x")
@@ -252,8 +285,7 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
 def _binding(p: VllmMemoryPlan, needed: int, stage_text: str) -> str:
     """What limits this budget, in one line (the plan's ``binding``)."""
     if p.available_kv_bytes <= 0:
-        return (f"no KV cache: weights + activation + non-torch{' + CUDA graphs' if p.cuda_graph_bytes else ''} "
-                f"({_gib(p.non_kv_bytes)}) exceed the requested {_gib(p.requested_bytes)}")
+        return p.no_memory_text()
     if not p.fits:
         return (f"max_model_len {p.max_model_len:,} does not fit: one request needs {_gib(needed)} of KV cache"
                 f"{stage_text} but {_gib(p.available_kv_bytes)} is available; vLLM refuses to start "
