@@ -293,7 +293,7 @@ def _provenance(choice: inputs.ModelChoice) -> None:
         f"every tensor in the returned cache and compares per layer); cache classes in "
         f"[transformers `cache_utils.py`]({LINKS['transformers_cache']}).\n"
         "- **vllm** runtime: vLLM v1's allocation rules restated in integer arithmetic, each with the vLLM file "
-        "it comes from in the docstrings of `kvcalc/vllm.py`: "
+        "it comes from in the docstrings of `kvcalc/vllm/`: "
         f"[`kv_cache_interface.py`]({LINKS['vllm_spec']}) (page sizes, blocks per request), "
         f"[`kv_cache_utils.py`]({LINKS['vllm_utils']}) (groups, number of blocks), "
         f"[`gpu_worker.py`]({LINKS['vllm_worker']}) (the memory budget).\n"

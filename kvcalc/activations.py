@@ -9,7 +9,7 @@ tensor-parallel rank)::
 
 with ``b`` the activation dtype width in bytes and ``I`` the per-token MLP width (MoE: top-k x
 expert width + shared experts). Attention scores are not materialised (flash / memory-efficient
-SDPA kernels). The estimate was checked against vLLM's profiled peaks (see kvcalc.vllm).
+SDPA kernels). The estimate was checked against vLLM's profiled peaks (see kvcalc.vllm.activation).
 """
 from __future__ import annotations
 

@@ -20,7 +20,10 @@ chunked window) and the encoder length for cross-attention. The runtime decides 
     caches K/V repeated to every query head. Recurrent (SSM) states are float32 whatever the
     model dtype; conv states follow the model dtype. KV-shared layers hold nothing.
 ``vllm``
-    Paged blocks; see :mod:`kvcalc.vllm` (capacity planning).
+    Paged blocks; see :mod:`kvcalc.vllm` (per-layer specs, capacity planning).
+
+Imports point down: this module uses kvcalc.vllm for the ``vllm`` runtime, and both use
+kvcalc.resolve for the dtype and encoder-length defaults (re-exported here).
 """
 from __future__ import annotations
 
@@ -29,15 +32,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from .architectures import read_spec
-from .dtypes import FLOAT32, DType, get_dtype
+from .dtypes import FLOAT32, DType
 from .errors import UnsupportedError
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .resolve import default_encoder_tokens, resolve_dtypes
 from .results import KVCacheResult, LayerBytes
 from .runtimes import RUNTIMES, check_runtime
 from .spec import AttentionCache, LayerSpec, ModelSpec
+from .vllm import vllm_kv_cache
 
 __all__ = ["MAX_BATCH", "MAX_CONTEXT", "RUNTIMES", "CacheTerm", "KVCacheResult", "LayerBytes", "check_count",
            "kv_cache", "layer_terms", "model_terms", "resolve_dtypes", "default_encoder_tokens"]
+
 
 @dataclass(frozen=True)
 class CacheTerm:
@@ -59,18 +65,8 @@ class CacheTerm:
                 + self.fixed_bytes)
 
 
-def resolve_dtypes(spec: ModelSpec, dtype: "str | DType | None", kv_dtype: "str | DType | None") -> tuple[DType, DType]:
-    """(model dtype, KV dtype): the config's own dtype unless overridden; KV defaults to the model dtype."""
-    model = get_dtype(dtype) if dtype is not None else get_dtype(spec.dtype)
-    if not model.is_float or model.bits < 16:
-        if dtype is not None:
-            # a quantized weight dtype still computes activations (and so K/V) in 16 bits
-            model = get_dtype("bfloat16")
-    kv = get_dtype(kv_dtype) if kv_dtype is not None else model
-    return model, kv
-
-
-def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bool, quirks: tuple[str, ...]) -> list[CacheTerm]:
+def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bool,
+                    quirks: tuple[str, ...]) -> list[CacheTerm]:
     if a.latent_dim:
         per_token = kv.nbytes(a.latent_dim) + (kv.nbytes(a.indexer_dim) if a.indexer_dim else 0)
     else:
@@ -131,8 +127,6 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     context = check_count("context", context, 1, MAX_CONTEXT)
     runtime = check_runtime(runtime)
     if runtime == "vllm":
-        from .vllm import vllm_kv_cache
-
         return vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
                              encoder_tokens=encoder_tokens)
     model, kv = resolve_dtypes(spec, dtype, kv_dtype)
@@ -155,8 +149,3 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
         encoder_tokens=enc, dtype=model.name, kv_dtype=kv.name, model_type=spec.model_type,
         bytes_per_token=per_token, fields_used=spec.fields_used, warnings=spec.warnings,
     )
-
-
-def default_encoder_tokens(spec: ModelSpec, context: int) -> int:
-    """Encoder tokens cached by cross-attention when the caller gives none (see kv_cache)."""
-    return spec.default_encoder_tokens or context

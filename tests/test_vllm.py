@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
-
 from paths import REFERENCE
 
 import kvcalc
@@ -235,7 +235,7 @@ def test_kv_heads_per_rank_llama_70b(tp, heads):
     model, kv = vllm_dtypes(s, None, None)
     caches = layer_caches(s, model, kv, 16, tp)
     assert len(caches) == 80
-    assert {c.page_bytes for c in caches} == {16 * heads * 128 * 2 * 2}
+    assert {c.page_size_bytes for c in caches} == {16 * heads * 128 * 2 * 2}
     r = vllm_kv_cache(s, batch=2, context=1000, tensor_parallel_size=tp)
     assert r.total_bytes == 80 * 2 * 63 * 16 * heads * 128 * 2 * 2   # ceil(1000 / 16) = 63 blocks
     plan = vllm_memory_plan(s, total_gpu_bytes=gib(79.19), weights_bytes=gib(140 / tp), max_model_len=8192,
@@ -255,7 +255,7 @@ def test_mla_deepseek_v3_latent_not_split(tp):
     assert s.kinds() == {"mla": 61}
     model, kv = vllm_dtypes(s, None, None)
     caches = layer_caches(s, model, kv, 16, tp)
-    assert {c.page_bytes for c in caches} == {16 * 576 * 2}          # kv_lora_rank 512 + rope 64, one tensor, bf16
+    assert {c.page_size_bytes for c in caches} == {16 * 576 * 2}          # kv_lora_rank 512 + rope 64, one tensor, bf16
     r = vllm_kv_cache(s, batch=3, context=4096, tensor_parallel_size=tp)
     assert r.bytes_per_token == 61 * 576 * 2
     assert r.total_bytes == 61 * 3 * 256 * 16 * 576 * 2
@@ -350,6 +350,41 @@ def test_no_room_for_kv():
     assert plan.available_kv_bytes < 0 and plan.num_gpu_blocks == 0 and plan.max_concurrency == 0
     assert not plan.fits and plan.estimated_max_model_len == 0
     assert plan.binding.startswith("no KV cache")
+
+
+VLLM_NO_MEMORY = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                  "initializing the engine.")   # vllm/v1/core/kv_cache_utils.py, check_enough_kv_cache_memory
+
+
+@pytest.mark.parametrize("weights,activation,graphs,first", [
+    # 0.9 x 15.99 = 14.391 GiB requested; the figures are the inputs, each printed %.2f
+    (16, 1, 0, "No KV cache memory: the weights alone (16.00 GiB) exceed the requested 14.39 GiB (0.9 x 15.99 GiB)"),
+    (13.5, 1, 0, "No KV cache memory: weights 13.50 GiB + activation 1.00 GiB + non-torch 0.07 GiB = 14.57 GiB "
+                 "alone exceed the requested 14.39 GiB (0.9 x 15.99 GiB)"),            # 13.5 + 1 + 0.07
+    (13.5, 0.5, 0.5, "No KV cache memory: weights 13.50 GiB + activation 0.50 GiB + non-torch 0.07 GiB + "
+                     "CUDA graphs 0.50 GiB = 14.57 GiB alone exceed the requested 14.39 GiB (0.9 x 15.99 GiB)"),
+])
+def test_no_kv_memory_lines_say_what_exceeds_the_budget(weights, activation, graphs, first):
+    # Before: the first line was the raw "Available KV cache memory: -2.68 GiB" (-0.18 GiB in the other two
+    # cases), then "GPU KV cache size: 0 tokens" and "Maximum concurrency ... 0.00x", lines vLLM never
+    # reaches: it raises VLLM_NO_MEMORY instead.
+    plan = vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(15.99), weights_bytes=gib(weights), max_model_len=8192,
+                            activation_bytes=gib(activation), non_torch_bytes=gib(0.07), cuda_graph_bytes=gib(graphs))
+    assert plan.available_kv_bytes <= 0 and not plan.fits
+    assert plan.log_lines() == (first, "vLLM refuses to start: " + VLLM_NO_MEMORY)
+    assert plan.binding == "n" + first[1:]
+    assert not re.search(r"-\s*\d", " ".join(plan.log_lines()))                       # no negative figure
+    assert plan.to_dict()["log_lines"] == list(plan.log_lines())
+
+
+def test_no_kv_memory_in_the_cli_plan(capsys):
+    from kvcalc.cli import main
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--offline", "--gpu-mem-gib", "15.99", "--weights-gib", "13.5",
+                 "--activation-gib", "1", "--non-torch-gib", "0.07", "--max-model-len", "8192"]) == 0
+    out = capsys.readouterr().out
+    assert "Available KV cache memory" not in out and not re.search(r"-\s*\d+\.\d+ GiB", out)
+    assert "weights 13.50 GiB + activation 1.00 GiB + non-torch 0.07 GiB = 14.57 GiB alone exceed" in out
+    assert VLLM_NO_MEMORY in out
 
 
 def test_cuda_graph_bytes_are_subtracted():

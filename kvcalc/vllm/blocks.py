@@ -1,0 +1,37 @@
+"""Blocks of vLLM's shared pool one request holds, as a function of its length (blocks).
+
+``blocks(T)`` = the sum over KV-cache groups of ``max_memory_usage_bytes / page_size`` at ``T``
+tokens (``v1/core/kv_cache_utils.py``: the count "Maximum concurrency" divides by). The capacity
+solvers (kvcalc.capacity) call it for many lengths, so the groups are built once.
+"""
+from __future__ import annotations
+
+from ..dtypes import DType
+from ..resolve import default_encoder_tokens
+from ..spec import ModelSpec
+from .defaults import DEFAULT_BLOCK_SIZE, vllm_dtypes
+from .grouping import group_blocks, group_caches
+from .specs import KVCacheSpec, layer_caches
+
+
+class RequestBlocks:
+    """Blocks of the shared pool one request may hold, as a function of its length (built once).
+
+    Per group, the largest block count of its members (uniform-type groups) or of its one spec.
+    ``encoder_tokens`` defaults to the model's own, else ``max_num_batched_tokens`` (vLLM's default
+    ``max_num_encoder_input_tokens``).
+    """
+
+    def __init__(self, spec: ModelSpec, *, dtype: "str | DType | None" = None,
+                 kv_cache_dtype: "str | DType | None" = None, block_size: int = DEFAULT_BLOCK_SIZE,
+                 tensor_parallel_size: int = 1, max_num_batched_tokens: int, encoder_tokens: int | None = None):
+        model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
+        groups, uniform = group_caches(layer_caches(spec, model, kv, block_size, tensor_parallel_size))
+        self._mnbt = max_num_batched_tokens
+        self._enc = default_encoder_tokens(spec, max_num_batched_tokens) if encoder_tokens is None else encoder_tokens
+        # one representative per distinct spec in each group: equal specs hold equal blocks
+        self._groups: list[list[KVCacheSpec]] = [list({c.key: c for c in (g if uniform else g[:1])}.values())
+                                                 for g in groups]
+
+    def __call__(self, tokens: int) -> int:
+        return sum(group_blocks(reps, tokens, self._mnbt, self._enc) for reps in self._groups)
