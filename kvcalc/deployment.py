@@ -27,14 +27,11 @@ from .runtimes import Runtime, check_runtime
 from .spec import ModelSpec
 from .sweep import CompiledCache, compile_cache
 from .units import GiB
-from .vllm import DEFAULT_BLOCK_SIZE, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
+from .vllm import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
 from .weights import WeightBytes, weight_bytes
 
 DEFAULT_GPU = "h100-sxm"
 """The catalog GPU a plan uses when none is named."""
-
-DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
-"""vLLM ``CacheConfig.gpu_memory_utilization`` default (vllm/config/cache.py)."""
 
 MAX_BLOCK_SIZE = 1 << 16
 MAX_KV_CACHE_MEMORY = 1 << 50

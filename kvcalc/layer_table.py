@@ -20,13 +20,13 @@ takes them from here. Units: bytes; ``tokens`` is the token slots a layer keeps 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .deployment import Deployment
 from .kv import kv_cache
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .parallel import stage_specs
-from .vllm import _group_caches, layer_caches, pp_layer_partition, vllm_dtypes
+from .vllm import KVCacheSpec, layer_caches, pp_layer_partition, vllm_dtypes
+from .vllm.grouping import group_blocks, group_caches
 
 PADDING = "padding"
 """``LayerRow.kind`` of the unused slots of shared vLLM blocks (``index`` is -1)."""
@@ -98,7 +98,7 @@ def _direct_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
 class _VllmLayout:
     """A vLLM deployment's KV-cache groups and what one pool block costs on each stage (built once)."""
 
-    groups: tuple[tuple[Any, ...], ...]
+    groups: tuple[tuple[KVCacheSpec, ...], ...]
     uniform: bool
     stages: tuple[range, ...]
     stage_block_bytes: tuple[int, ...]   # one block of the shared pool, on one GPU of each stage
@@ -111,7 +111,7 @@ def _vllm_layout(d: Deployment) -> _VllmLayout:
     if "vllm_layout" not in d._memo:
         vp = d.vllm_plan()
         model, kv = vllm_dtypes(d.spec, d.dtype, d.kv_dtype)
-        groups, uniform = _group_caches(layer_caches(d.spec, model, kv, vp.block_size, d.tp))
+        groups, uniform = group_caches(layer_caches(d.spec, model, kv, vp.block_size, d.tp))
         stages, start = [], 0
         for n in pp_layer_partition(d.spec.num_layers, d.pp):
             stages.append(range(start, start + n))
@@ -119,10 +119,10 @@ def _vllm_layout(d: Deployment) -> _VllmLayout:
         block_bytes = []
         for layers in stages:
             if uniform:
-                block_bytes.append(sum(c.page_bytes for c in groups[0] if c.layer in layers))
+                block_bytes.append(sum(c.page_size_bytes for c in groups[0] if c.layer in layers))
             else:
                 size = max(sum(1 for c in g if c.layer in layers) for g in groups)
-                block_bytes.append(size * groups[0][0].page_bytes)
+                block_bytes.append(size * groups[0][0].page_size_bytes)
         d._memo["vllm_layout"] = _VllmLayout(tuple(tuple(g) for g in groups), uniform, tuple(stages),
                                              tuple(block_bytes), vp.max_num_batched_tokens,
                                              d.spec.default_encoder_tokens or vp.max_num_batched_tokens,
@@ -140,21 +140,16 @@ def _vllm_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
     lay = _vllm_layout(d)
     tokens = min(context, lay.max_model_len)
 
-    def group_blocks(members: tuple[Any, ...]) -> int:
-        reps = members if lay.uniform else members[:1]
-        return max(c.blocks(tokens, max_num_batched_tokens=lay.mnbt, encoder_tokens=lay.encoder_tokens, cap=False)
-                   for c in reps)
-
-    blocks = [group_blocks(g) for g in lay.groups]
+    blocks = [group_blocks(g if lay.uniform else g[:1], tokens, lay.mnbt, lay.encoder_tokens) for g in lay.groups]
     per_layer: dict[int, int] = {}
     self_slots: dict[int, int] = {}
     cross_slots: dict[int, int] = {}
     for g, b in zip(lay.groups, blocks):
         for c in g:
-            per_layer[c.layer] = per_layer.get(c.layer, 0) + batch * b * c.page_bytes
-            if c.kind != "mamba":
-                slots = cross_slots if c.kind == "cross" else self_slots
-                slots[c.layer] = max(slots.get(c.layer, 0), b * c.block_size)
+            per_layer[c.layer] = per_layer.get(c.layer, 0) + batch * b * c.page_size_bytes
+            context_slots, encoder_slots = c.token_slots(b)
+            self_slots[c.layer] = max(self_slots.get(c.layer, 0), context_slots)
+            cross_slots[c.layer] = max(cross_slots.get(c.layer, 0), encoder_slots)
     rows: list[LayerRow] = []
     padding: list[LayerRow] = []
     for stage, layers in enumerate(lay.stages):
