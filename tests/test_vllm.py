@@ -30,9 +30,12 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import replace
+from math import ceil
 
 import pytest
 from paths import REFERENCE
+from tiny_models import TINY
 
 import kvcalc
 from kvcalc import read_spec
@@ -40,6 +43,12 @@ from kvcalc.errors import InputError, UnsupportedError
 from kvcalc.vllm import (
     CUDA_GRAPH_SAFETY_BYTES,
     DEFAULT_NON_TORCH_BYTES,
+    ChunkedLocalAttentionSpec,
+    CrossAttentionSpec,
+    FullAttentionSpec,
+    MambaSpec,
+    MLAAttentionSpec,
+    SlidingWindowSpec,
     attention_page_bytes,
     default_max_num_batched_tokens,
     default_max_num_seqs,
@@ -51,6 +60,7 @@ from kvcalc.vllm import (
     vllm_kv_cache,
     vllm_memory_plan,
 )
+from kvcalc.vllm.grouping import group_caches, is_uniform_type
 
 GiB = 1 << 30
 HALF_CENT = 0.005 * GiB   # half the last printed digit of a "%.2f GiB" figure
@@ -297,6 +307,63 @@ def test_sliding_window_capacity_gemma2_groups():
     assert plan.kv_cache_tokens == plan.num_gpu_blocks // 2 * 16
     assert [g.blocks_per_request for g in plan.groups] == [385, 512]
     assert plan.max_concurrency == plan.num_gpu_blocks / (385 + 512)
+
+
+# ----------------------------------------------------------------------------- one spec class per vLLM kind
+def test_layer_caches_are_the_vllm_spec_classes():
+    def classes(s):
+        model, kv = vllm_dtypes(s, None, None)
+        return [type(c) for c in layer_caches(s, model, kv)]
+
+    assert classes(spec(GEMMA2)) == [SlidingWindowSpec, FullAttentionSpec] * 21      # Gemma 2 alternates
+    assert set(classes(spec(DEEPSEEK_V3))) == {MLAAttentionSpec}
+    assert issubclass(MLAAttentionSpec, FullAttentionSpec)                            # as in vLLM
+    vision = classes(spec("meta-llama__Llama-3.2-90B-Vision-Instruct.json"))
+    assert vision.count(CrossAttentionSpec) == 20 and vision.count(FullAttentionSpec) == 80
+    llama4 = read_spec(dict(TINY["llama4_text"], model_type="llama4_text"))
+    assert classes(llama4) == [ChunkedLocalAttentionSpec] * 3 + [FullAttentionSpec]   # every 4th layer global
+    mamba = read_spec({"model_type": "mamba", "hidden_size": 768, "num_hidden_layers": 2, "vocab_size": 50280,
+                       "intermediate_size": 1536, "state_size": 16, "conv_kernel": 4})
+    assert classes(mamba) == [MambaSpec, MambaSpec]
+
+
+def test_spec_pages_and_max_memory_usage_hand_arithmetic():
+    kw = dict(max_num_batched_tokens=2048, encoder_tokens=6404)
+    full = FullAttentionSpec(0, 16, 8, 128, 128, 2)
+    assert full.page_size_bytes == 16 * 8 * (128 + 128) * 2 == 65536
+    assert full.max_memory_usage_bytes(1000, **kw) == 63 * 65536                        # cdiv(1000, 16)
+    sliding = SlidingWindowSpec(1, 16, 8, 256, 256, 2, sliding_window=4096)
+    assert sliding.max_memory_usage_bytes(8192, **kw) == (ceil(6143 / 16) + 1) * 131072  # 385 blocks
+    assert sliding.max_memory_usage_bytes(1000, **kw) == (ceil(1000 / 16) + 1) * 131072  # min(W-1+chunk, T) = T
+    chunked = ChunkedLocalAttentionSpec(2, 16, 8, 128, 128, 2, attention_chunk_size=8192)
+    assert chunked.max_memory_usage_bytes(100_000, **kw) == ceil((8192 + 2048) / 16) * 65536   # 640 blocks
+    assert chunked.max_memory_usage_bytes(5000, **kw) == ceil(5000 / 16) * 65536
+    cross = CrossAttentionSpec(3, 16, 8, 128, 128, 2)
+    assert cross.max_memory_usage_bytes(1, **kw) == ceil(6404 / 16) * 65536               # the encoder's length
+    assert cross.token_slots(401) == (0, 401 * 16) and cross.bytes_per_token == 0
+    mla = MLAAttentionSpec(4, 16, 1, 512 + 64, 0, 2)
+    assert mla.page_size_bytes == 16 * 576 * 2                                         # one latent, no V
+    mamba = MambaSpec(5, 16, (1536 * 3, 1536 * 16), 2)
+    assert mamba.page_size_bytes == (1536 * 3 + 1536 * 16) * 2
+    assert mamba.max_memory_usage_bytes(10**6, **kw) == mamba.page_size_bytes           # one state per request
+    assert mamba.bytes_per_token == 0 and mamba.token_slots(1) == (0, 0)
+
+
+def test_uniform_type_and_page_unification():
+    full, mla = FullAttentionSpec(0, 16, 8, 128, 128, 2), MLAAttentionSpec(1, 16, 1, 576, 0, 2)
+    sliding = SlidingWindowSpec(1, 16, 4, 128, 128, 2, sliding_window=4096)
+    assert is_uniform_type([full, mla])                       # full and MLA: one UniformTypeKVCacheSpecs group
+    assert not is_uniform_type([full, sliding])
+    assert not is_uniform_type([sliding, replace(sliding, layer=2, sliding_window=1024)])
+    groups, uniform = group_caches([full, mla])
+    assert uniform and len(groups) == 1
+    # unify_kv_cache_spec_page_size: the sliding page (32 KiB) grows to the full page (64 KiB) by doubling its block
+    groups, uniform = group_caches([full, sliding])
+    assert not uniform and [[type(c) for c in g] for g in groups] == [[FullAttentionSpec], [SlidingWindowSpec]]
+    grown = groups[1][0]
+    assert grown.block_size == 32 and grown.page_size_bytes == 65536 and grown.window == 4096
+    with pytest.raises(UnsupportedError):
+        group_caches([full, MambaSpec(1, 16, (1024,), 2)])     # mamba pages are padded, not grown: not modelled
 
 
 # ----------------------------------------------------------------------------- pipeline parallel, defaults, misc
