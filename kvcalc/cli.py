@@ -205,7 +205,7 @@ def _plan_command(args: argparse.Namespace) -> str:
         f"binding constraint: {p.binding_constraint}",
     ]
     if p.runtime == "vllm":
-        lines += ["", *p.formulas[-3:]]
+        lines += ["", *p.engine_lines]
     lines += [f"warning: {w}" for w in p.warnings]
     return "\n".join(lines)
 

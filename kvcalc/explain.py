@@ -78,13 +78,15 @@ def vllm_binding(d: Deployment, vp: VllmMemoryPlan, batch: int, context: int, pe
 
 
 def vllm_formulas(d: Deployment, vp: VllmMemoryPlan) -> tuple[str, ...]:
-    """vLLM's budget arithmetic, then its own three startup lines."""
+    """vLLM's budget arithmetic (without its startup lines: ``VllmMemoryPlan.log_lines``)."""
+    requested = f"requested = {vp.gpu_memory_utilization:g} x {gib(d.gpu.memory_bytes)} = {gib(vp.requested_bytes)}"
+    if vp.available_kv_bytes <= 0:
+        return requested, vp.no_memory_text()
     return (
-        f"requested = {vp.gpu_memory_utilization:g} x {gib(d.gpu.memory_bytes)} = {gib(vp.requested_bytes)}",
+        requested,
         f"available KV = requested - weights {gib(d.weights_rank)} - activation {gib(vp.activation_bytes)}"
         f" - non-torch {gib(vp.non_torch_bytes)} - CUDA graphs {gib(vp.cuda_graph_bytes)}"
         f" = {gib(vp.available_kv_bytes)}",
         f"blocks = available / {vp.block_bytes:,} B per block ({vp.group_size} layers x {vp.block_size} tokens)"
         f" = {vp.num_gpu_blocks:,}",
-        *vp.log_lines(),
     )

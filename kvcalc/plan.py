@@ -78,6 +78,7 @@ class PlanResult:
     max_concurrency: float | None = None
     available_kv_bytes: int | None = None
     formulas: tuple[str, ...] = ()
+    engine_lines: tuple[str, ...] = ()   # what the engine itself prints at startup (vLLM: its log lines)
     warnings: tuple[str, ...] = ()
     fields_used: tuple[str, ...] = ()
 
@@ -197,7 +198,8 @@ def _plan_vllm(d: Deployment, batch: int, context: int, warnings: list[str]) -> 
         overhead_bytes=overhead, budget_bytes=vp.requested_bytes, total_bytes=d.weights_rank + kv_gpu + overhead,
         fits=fits, max_context=max_context, max_batch=max_batch or None, min_gpus=None, binding_constraint=binding,
         kv_cache_tokens=vp.kv_cache_tokens, num_gpu_blocks=vp.num_gpu_blocks, max_concurrency=vp.max_concurrency,
-        available_kv_bytes=vp.available_kv_bytes, formulas=vllm_formulas(d, vp), warnings=tuple(warnings) + vp.notes)
+        available_kv_bytes=vp.available_kv_bytes, formulas=vllm_formulas(d, vp), engine_lines=vp.log_lines(),
+        warnings=tuple(warnings) + vp.notes)
 
 
 def fewest_gpus(d: Deployment, batch: int, context: int) -> int | None:
