@@ -193,9 +193,9 @@ def _add_plan_parser(sub: Any) -> None:
     kv.add_argument("--kv-dtype", type=_text, help="KV-cache dtype")
     kv.add_argument("--kv-cache-dtype", dest="kv_dtype", type=_text,
                     help="vLLM's name for --kv-dtype ('auto' = model dtype)")
-    p.add_argument("--gpu-memory-utilization", type=_number, default=0.9)
+    p.add_argument("--gpu-memory-utilization", type=_number, help="vLLM: share of GPU memory to use (default 0.9)")
     p.add_argument("--max-model-len", type=_whole_number)
-    p.add_argument("--block-size", type=_whole_number, default=16)
+    p.add_argument("--block-size", type=_whole_number, help="vLLM: tokens per KV block (default 16)")
     p.add_argument("--tensor-parallel-size", "-tp", type=_whole_number)
     p.add_argument("--pipeline-parallel-size", "-pp", type=_whole_number)
     p.add_argument("--max-num-batched-tokens", type=_whole_number)
@@ -243,8 +243,13 @@ def _kv_command(args: argparse.Namespace) -> str:
         kv_dtype = base.with_groups(
             base.group_size if args.kv_group_size is None else args.kv_group_size,
             base.group_overhead_bytes if args.kv_group_overhead is None else args.kv_group_overhead)
+    if args.prefill is not None and args.runtime != "transformers":
+        raise CliError(f"--prefill applies to --runtime transformers only (runtime is {args.runtime})")
     result = kv_cache(config, batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
                       runtime=args.runtime, encoder_tokens=args.encoder_tokens, prefill=args.prefill)
+    if args.encoder_tokens is not None and not any(layer.kind == "cross" for layer in result.layers):
+        raise CliError("--encoder-tokens applies to models with cross-attention (T5, BART, Whisper, Mllama); "
+                       f"this {result.model_type[:60]} config has none")
     if args.json:
         return json.dumps(result.to_dict(), indent=2)
     lines = [
@@ -260,20 +265,36 @@ def _kv_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+_PLAN_OPTIONS = ("gpu", "gpu_mem_gib", "context", "tensor_parallel_size", "pipeline_parallel_size",
+                 "gpu_memory_utilization", "max_model_len", "block_size", "max_num_batched_tokens", "max_num_seqs",
+                 "kv_cache_memory", "weights_gib", "activation_gib", "non_torch_gib")
+# options a runtime ignores (kvcalc.capacity: only vLLM has a memory pool; 'ideal' counts no overhead)
+_VLLM_ONLY = ("gpu_memory_utilization", "block_size", "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory")
+_NOT_IDEAL = ("activation_gib", "non_torch_gib")
+
+
+def _check_runtime_options(runtime: str, given: dict[str, Any]) -> None:
+    """An option the chosen runtime would ignore is an error, not a silent no-op."""
+    for name in given:
+        flag = "--" + name.replace("_", "-")
+        if name in _VLLM_ONLY and runtime != "vllm":
+            raise CliError(f"{flag} is a vLLM option and does nothing with --runtime {runtime}: drop it, "
+                           "or use --runtime vllm")
+        if name in _NOT_IDEAL and runtime == "ideal":
+            raise CliError(f"{flag} does nothing with --runtime ideal (which counts no overhead): drop it, "
+                           "or use --runtime vllm or transformers")
+
+
 def _plan_command(args: argparse.Namespace) -> str:
     from .capacity import plan
 
     resolved = resolve_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
     config = resolved.config
     kv_dtype = None if args.kv_dtype in (None, "auto") else args.kv_dtype
-    p = plan(config, gpu=args.gpu, gpu_mem_gib=args.gpu_mem_gib, gpus=args.gpus, runtime=args.runtime,
-             batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
-             tensor_parallel_size=args.tensor_parallel_size, pipeline_parallel_size=args.pipeline_parallel_size,
-             gpu_memory_utilization=args.gpu_memory_utilization, max_model_len=args.max_model_len,
-             block_size=args.block_size, max_num_batched_tokens=args.max_num_batched_tokens,
-             max_num_seqs=args.max_num_seqs, kv_cache_memory=args.kv_cache_memory, weights_gib=args.weights_gib,
-             activation_gib=args.activation_gib, non_torch_gib=args.non_torch_gib,
-             checkpoint_bytes=_checkpoint_bytes(args, resolved))
+    given = {k: getattr(args, k) for k in _PLAN_OPTIONS if getattr(args, k) is not None}   # plan's defaults: the rest
+    _check_runtime_options(args.runtime, given)
+    p = plan(config, gpus=args.gpus, runtime=args.runtime, batch=args.batch, dtype=args.dtype, kv_dtype=kv_dtype,
+             checkpoint_bytes=_checkpoint_bytes(args, resolved), **given)
     if args.json:
         return json.dumps(p.to_dict(), indent=2)
     fmt = human_bytes

@@ -128,3 +128,31 @@ def test_group_overhead_zero_means_zero(capsys):
     code, out, err = run(capsys, *KV, "--kv-dtype", "int4", "--kv-group-overhead", "0", "--json")
     assert code == 0, err
     assert json.loads(out)["total_bytes"] == 1000 * 32 * 8 * 2 * 64
+
+
+PLAN_IDEAL = ["plan", *L8B, "--gpu", "rtx-4090", "--runtime", "ideal"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    # before: each was accepted and did nothing
+    ([*PLAN_IDEAL, "--block-size", "32"], "--block-size is a vLLM option and does nothing with --runtime ideal"),
+    ([*PLAN_IDEAL, "--max-num-seqs", "3"], "--max-num-seqs is a vLLM option"),
+    ([*PLAN_IDEAL, "--gpu-memory-utilization", "0.5"], "--gpu-memory-utilization is a vLLM option"),
+    ([*PLAN_IDEAL, "--kv-cache-memory", "1000000"], "--kv-cache-memory is a vLLM option"),
+    ([*PLAN_IDEAL, "--activation-gib", "1"], "--activation-gib does nothing with --runtime ideal"),
+    ([*KV, "--prefill", "5"], "--prefill applies to --runtime transformers only (runtime is ideal)"),
+    ([*KV, "--encoder-tokens", "5"], "--encoder-tokens applies to models with cross-attention"),
+])
+def test_options_the_runtime_ignores_are_refused(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1
+
+
+def test_vllm_defaults_still_apply(capsys):
+    # no --gpu-memory-utilization / --block-size given: vLLM's 0.9 and 16 (as in the README's example)
+    code, out, err = run(capsys, "plan", *L8B, "--gpu", "rtx-4090", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["budget_bytes"] == int(0.9 * 24564 * 2**20)                 # RTX 4090: 24,564 MiB (nvidia-smi)
+    assert data["kv_cache_tokens"] == data["num_gpu_blocks"] * 16
