@@ -239,19 +239,16 @@ def _from_file(text: str, timeout: float = DEFAULT_TIMEOUT) -> ResolvedConfig:
     label = f"config file '{shown(path, 80)}'"
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))   # a FIFO opens without a writer
+        try:
+            data = read_config_fd(fd, label, timeout=timeout)
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         raise ConfigFileError(f"{label} does not exist: check the path, or give a Hub id such as "
                               "meta-llama/Llama-3.1-8B.") from None
     except OSError as e:
         raise ConfigFileError(f"cannot read {label} ({e.strerror or type(e).__name__}): check the path and "
                               "its permissions.") from None
-    try:
-        data = read_config_fd(fd, label, timeout=timeout)
-    except OSError as e:
-        raise ConfigFileError(f"cannot read {label} ({e.strerror or type(e).__name__}): check the path and "
-                              "its permissions.") from None
-    finally:
-        os.close(fd)
     config = parse_config_json(data, label=label, fix="check that the file is the model's complete config.json.")
     check_decoder_config(config, label=label)
     return ResolvedConfig(config=config, origin="file", name=path)

@@ -79,3 +79,10 @@ def test_config_sources_name_no_bare_index_id(cells):
     assert opaque_problems(row) == []
     if OPAQUE.search(row):     # an unnamed copy only corroborates: the row's source column is locatable
         assert LOCATABLE.search(cells[2]), cells[2]
+
+
+def test_param_sources_name_no_bare_index_id():
+    with open(os.path.join(ROOT, "data", "params.csv"), encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        assert opaque_problems(row["source"], (row["total_params"], f"{int(row['total_params']):,}")) == [], row
