@@ -1,27 +1,69 @@
 """Command line: ``python -m kvcalc kv CONFIG --batch B --context T [...]``.
 
-CONFIG is a config.json path or ``-`` for standard input. Output is a table, or JSON with
-``--json``. Any bad input prints one line on stderr and exits with status 2.
+CONFIG is a config.json path (also a FIFO or ``<(process substitution)``), ``-`` for standard
+input, a bundled model or a Hub id. Output is a table, or JSON with ``--json``.
+
+Exit status: 0 done; 2 bad input (one line on stderr: an unknown option, a value out of its
+stated bound, a config that cannot be read or planned, nothing on a pipe within ``--timeout``);
+141 (128 + SIGPIPE, what a shell reports for a Unix tool stopped by a closed pipe) when the reader
+of stdout went away, e.g. ``| head -1``: stdout is then sent to /dev/null and nothing is printed;
+130 on Ctrl-C. Every text printed, output, notes and errors alike, goes through
+:func:`terminal_safe`, so a config string cannot send escape sequences to the terminal.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import sys
-from typing import Any, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 from .dtypes import dtype_names
-from .errors import KVCalcError
+from .errors import InputError, KVCalcError
 from .kv import kv_cache
+from .limits import check_count
 from .runtimes import RUNTIMES
 from .units import human_bytes
+
+EXIT_BAD_INPUT = 2
+EXIT_BROKEN_PIPE = 128 + 13      # SIGPIPE
+EXIT_INTERRUPTED = 128 + 2       # SIGINT
+MAX_KV_GROUP_SIZE = 4096         # values per quantization group (sanity bound; KV quantizers use 32-128)
+MAX_KV_GROUP_OVERHEAD = 64       # bytes of scale + zero point per group (fp16 pair: 4; fp32 pair: 8)
+
+
+def _escape(ch: str) -> str:
+    o = ord(ch)
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control or format character (ESC, BEL, CR, bidi overrides...) but the
+    newline shown escaped (ESC -> ``\\x1b``, U+202E -> ``\\u202e``): what the CLI prints."""
+    if text.replace("\n", "").isprintable():
+        return text
+    return "".join(ch if ch == "\n" or ch.isprintable() else _escape(ch) for ch in text)
+
+
+def _note(message: str) -> None:
+    print(terminal_safe(f"note: {message}"), file=sys.stderr)
+
+
+class _NoteHandler(logging.Handler):
+    """kvcalc's logged warnings (e.g. 'waiting for a config.json on standard input') as notes."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        _note(record.getMessage())
+
 
 class CliError(Exception):
     """A one-line message for stderr (exit status 2)."""
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, status 2
+    def error(self, message: str) -> NoReturn:  # one line, status 2
         raise CliError(message)
 
 
@@ -35,17 +77,32 @@ def resolve_arg(source: str, *, offline: bool = False, revision: str | None = No
 
     Hub fetches use ``HF_TOKEN`` from the environment; ``--offline`` forbids the network (bundled
     snapshots still work). A notice (e.g. a fallback to the bundled snapshot) goes to stderr."""
-    from .hub import MAX_CONFIG_BYTES
     from .sources import pasted_config, resolve_config, token_from_env
 
     if source == "-":
-        stream = getattr(sys.stdin, "buffer", sys.stdin)
-        return pasted_config(stream.read(MAX_CONFIG_BYTES + 1), name="standard input")
+        return pasted_config(_read_stdin(timeout), name="standard input")
     r = resolve_config(source, offline=offline, revision=revision, token=token_from_env(), timeout=timeout,
                        allow_files=True)
     if r.notice:
-        print(f"note: {r.notice}", file=sys.stderr)
+        _note(r.notice)
     return r
+
+
+def _read_stdin(timeout: float) -> bytes | str:
+    """Standard input, bounded like a FIFO (:func:`kvcalc.sources.read_config_fd`): a terminal or an
+    idle pipe gets a note after 2 s and an error after ``timeout`` s. An in-memory stream (a test's
+    stand-in) is read directly, capped."""
+    from .hub import MAX_CONFIG_BYTES
+    from .sources import read_config_fd
+
+    if sys.stdin is None:
+        raise InputError("there is no standard input: give a config.json path or a Hub id instead of '-'")
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        return stream.read(MAX_CONFIG_BYTES + 1)
+    return read_config_fd(fd, "standard input", timeout=timeout)
 
 
 def _whole_number(text: str) -> int:
@@ -54,6 +111,33 @@ def _whole_number(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a whole number") from None
+    return value
+
+
+def _bounded(what: str, minimum: int, maximum: int, unit: str = "") -> Callable[[str], int]:
+    """An integer argument type checked against [minimum, maximum] (kvcalc.limits.check_count)."""
+    def parse(text: str) -> int:
+        try:
+            return check_count(what, _whole_number(text), minimum, maximum)
+        except InputError as e:
+            raise argparse.ArgumentTypeError(f"{e}{unit}") from None
+    return parse
+
+
+def _text(text: str) -> str:
+    """A non-empty text argument: an empty value must not quietly mean the default."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: give a value, or leave the option out for the default")
+    return text.strip()
+
+
+def _seconds(text: str) -> float:
+    """A timeout in seconds, in the Hub client's bound (0, MAX_TIMEOUT]."""
+    from .hub import MAX_TIMEOUT
+
+    value = _number(text)
+    if not 0 < value <= MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_TIMEOUT:g} seconds, got {text[:20]}")
     return value
 
 
@@ -69,8 +153,9 @@ def _number(text: str) -> float:
 
 def _add_source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--offline", action="store_true", help="never use the network (bundled snapshots only)")
-    p.add_argument("--revision", help="Hub branch, tag or commit")
-    p.add_argument("--timeout", type=_number, default=10.0, help="Hub timeout in seconds")
+    p.add_argument("--revision", type=_text, help="Hub branch, tag or commit")
+    p.add_argument("--timeout", type=_seconds, default=10.0,
+                   help="seconds to wait for the Hub, or for a pipe / stdin to deliver the config (default 10)")
 
 
 def _load(args: argparse.Namespace) -> dict[str, Any]:
@@ -87,7 +172,7 @@ def _checkpoint_bytes(args: argparse.Namespace, resolved: Any) -> int | None:
     try:
         info = fetch_weight_info(resolved.name, revision=args.revision, token=token_from_env(), timeout=args.timeout)
     except KVCalcError as e:
-        print(f"note: no safetensors metadata ({e}); weights computed from the config", file=sys.stderr)
+        _note(f"no safetensors metadata ({e}); weights computed from the config")
         return None
     return safetensors_weight_bytes(info.parameters) if info else None
 
@@ -97,19 +182,20 @@ def _add_plan_parser(sub: Any) -> None:
     p.add_argument("config", help="config.json path, - for stdin, a bundled model or a Hub id")
     _add_source_options(p)
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--gpu", help="GPU from the catalog (key, name or fragment, e.g. h100-sxm, 4090)")
+    where.add_argument("--gpu", type=_text, help="GPU from the catalog (key, name or fragment, e.g. h100-sxm, 4090)")
     where.add_argument("--gpu-mem-gib", type=_number, help="custom GPU memory in GiB (2**30 bytes)")
     p.add_argument("--gpus", type=_whole_number, default=1, help="number of GPUs")
     p.add_argument("--runtime", default="vllm", choices=RUNTIMES)
     p.add_argument("--batch", type=_whole_number, default=1, help="concurrent sequences")
     p.add_argument("--context", type=_whole_number, help="tokens per sequence (default: max-model-len or the model's)")
-    p.add_argument("--dtype", help="weights dtype (default: the checkpoint's)")
+    p.add_argument("--dtype", type=_text, help="weights dtype (default: the checkpoint's)")
     kv = p.add_mutually_exclusive_group()
-    kv.add_argument("--kv-dtype", help="KV-cache dtype")
-    kv.add_argument("--kv-cache-dtype", dest="kv_dtype", help="vLLM's name for --kv-dtype ('auto' = model dtype)")
-    p.add_argument("--gpu-memory-utilization", type=_number, default=0.9)
+    kv.add_argument("--kv-dtype", type=_text, help="KV-cache dtype")
+    kv.add_argument("--kv-cache-dtype", dest="kv_dtype", type=_text,
+                    help="vLLM's name for --kv-dtype ('auto' = model dtype)")
+    p.add_argument("--gpu-memory-utilization", type=_number, help="vLLM: share of GPU memory to use (default 0.9)")
     p.add_argument("--max-model-len", type=_whole_number)
-    p.add_argument("--block-size", type=_whole_number, default=16)
+    p.add_argument("--block-size", type=_whole_number, help="vLLM: tokens per KV block (default 16)")
     p.add_argument("--tensor-parallel-size", "-tp", type=_whole_number)
     p.add_argument("--pipeline-parallel-size", "-pp", type=_whole_number)
     p.add_argument("--max-num-batched-tokens", type=_whole_number)
@@ -129,12 +215,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_source_options(kv)
     kv.add_argument("--batch", type=_whole_number, required=True, help="sequences in the batch")
     kv.add_argument("--context", type=_whole_number, required=True, help="tokens per sequence")
-    kv.add_argument("--dtype", help=f"model dtype ({', '.join(dtype_names())}); default: the config's")
-    kv.add_argument("--kv-dtype", help="KV-cache dtype; default: the model dtype")
-    kv.add_argument("--kv-group-size", type=_whole_number,
-                    help="integer KV dtypes: values per quantization group (default 64)")
-    kv.add_argument("--kv-group-overhead", type=_whole_number,
-                    help="integer KV dtypes: bytes of scale + zero point per group (default 4)")
+    kv.add_argument("--dtype", type=_text, help=f"model dtype ({', '.join(dtype_names())}); default: the config's")
+    kv.add_argument("--kv-dtype", type=_text, help="KV-cache dtype; default: the model dtype")
+    kv.add_argument("--kv-group-size", type=_bounded("group size", 1, MAX_KV_GROUP_SIZE, " values"),
+                    help=f"integer KV dtypes: values per quantization group, 1-{MAX_KV_GROUP_SIZE} (default 64)")
+    kv.add_argument("--kv-group-overhead", type=_bounded("group overhead", 0, MAX_KV_GROUP_OVERHEAD, " bytes"),
+                    help=f"integer KV dtypes: bytes of scale + zero point per group, 0-{MAX_KV_GROUP_OVERHEAD} "
+                         "(default 4)")
     kv.add_argument("--runtime", default="ideal", choices=RUNTIMES)
     kv.add_argument("--encoder-tokens", type=_whole_number, help="encoder / vision tokens for cross-attention")
     kv.add_argument("--prefill", type=_whole_number, help="transformers runtime: tokens in the first forward pass")
@@ -146,14 +233,23 @@ def build_parser() -> argparse.ArgumentParser:
 def _kv_command(args: argparse.Namespace) -> str:
     config = _load(args)
     kv_dtype: Any = args.kv_dtype
-    if args.kv_group_size or args.kv_group_overhead:
+    if args.kv_group_size is not None or args.kv_group_overhead is not None:
         from .dtypes import get_dtype
 
-        base = get_dtype(args.kv_dtype or "int8")
-        kv_dtype = base.with_groups(args.kv_group_size or base.group_size or 64,
-                                    args.kv_group_overhead or base.group_overhead_bytes or 4)
+        if args.kv_dtype is None:
+            raise CliError("--kv-group-size / --kv-group-overhead apply to an integer --kv-dtype "
+                           "(int8, int4, int2): give one")
+        base = get_dtype(args.kv_dtype)
+        kv_dtype = base.with_groups(
+            base.group_size if args.kv_group_size is None else args.kv_group_size,
+            base.group_overhead_bytes if args.kv_group_overhead is None else args.kv_group_overhead)
+    if args.prefill is not None and args.runtime != "transformers":
+        raise CliError(f"--prefill applies to --runtime transformers only (runtime is {args.runtime})")
     result = kv_cache(config, batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
                       runtime=args.runtime, encoder_tokens=args.encoder_tokens, prefill=args.prefill)
+    if args.encoder_tokens is not None and not any(layer.kind == "cross" for layer in result.layers):
+        raise CliError("--encoder-tokens applies to models with cross-attention (T5, BART, Whisper, Mllama); "
+                       f"this {result.model_type[:60]} config has none")
     if args.json:
         return json.dumps(result.to_dict(), indent=2)
     lines = [
@@ -169,27 +265,44 @@ def _kv_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+_PLAN_OPTIONS = ("gpu", "gpu_mem_gib", "context", "tensor_parallel_size", "pipeline_parallel_size",
+                 "gpu_memory_utilization", "max_model_len", "block_size", "max_num_batched_tokens", "max_num_seqs",
+                 "kv_cache_memory", "weights_gib", "activation_gib", "non_torch_gib")
+# options a runtime ignores (kvcalc.capacity: only vLLM has a memory pool; 'ideal' counts no overhead)
+_VLLM_ONLY = ("gpu_memory_utilization", "block_size", "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory")
+_NOT_IDEAL = ("activation_gib", "non_torch_gib")
+
+
+def _check_runtime_options(runtime: str, given: dict[str, Any]) -> None:
+    """An option the chosen runtime would ignore is an error, not a silent no-op."""
+    for name in given:
+        flag = "--" + name.replace("_", "-")
+        if name in _VLLM_ONLY and runtime != "vllm":
+            raise CliError(f"{flag} is a vLLM option and does nothing with --runtime {runtime}: drop it, "
+                           "or use --runtime vllm")
+        if name in _NOT_IDEAL and runtime == "ideal":
+            raise CliError(f"{flag} does nothing with --runtime ideal (which counts no overhead): drop it, "
+                           "or use --runtime vllm or transformers")
+
+
 def _plan_command(args: argparse.Namespace) -> str:
     from .capacity import plan
 
     resolved = resolve_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
     config = resolved.config
     kv_dtype = None if args.kv_dtype in (None, "auto") else args.kv_dtype
-    p = plan(config, gpu=args.gpu, gpu_mem_gib=args.gpu_mem_gib, gpus=args.gpus, runtime=args.runtime,
-             batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
-             tensor_parallel_size=args.tensor_parallel_size, pipeline_parallel_size=args.pipeline_parallel_size,
-             gpu_memory_utilization=args.gpu_memory_utilization, max_model_len=args.max_model_len,
-             block_size=args.block_size, max_num_batched_tokens=args.max_num_batched_tokens,
-             max_num_seqs=args.max_num_seqs, kv_cache_memory=args.kv_cache_memory, weights_gib=args.weights_gib,
-             activation_gib=args.activation_gib, non_torch_gib=args.non_torch_gib,
-             checkpoint_bytes=_checkpoint_bytes(args, resolved))
+    given = {k: getattr(args, k) for k in _PLAN_OPTIONS if getattr(args, k) is not None}   # plan's defaults: the rest
+    _check_runtime_options(args.runtime, given)
+    p = plan(config, gpus=args.gpus, runtime=args.runtime, batch=args.batch, dtype=args.dtype, kv_dtype=kv_dtype,
+             checkpoint_bytes=_checkpoint_bytes(args, resolved), **given)
     if args.json:
         return json.dumps(p.to_dict(), indent=2)
     fmt = human_bytes
     lines = [
         f"{p.model_type} on {p.gpus} x {p.gpu} ({fmt(p.gpu_memory_bytes)} each), runtime {p.runtime}, "
         f"tp={p.tensor_parallel_size} pp={p.pipeline_parallel_size}",
-        f"batch {p.batch:,} x context {p.context:,} tokens, dtype {p.dtype}, kv {p.kv_dtype}, weights {p.weights_scheme}",
+        f"batch {p.batch:,} x context {p.context:,} tokens, dtype {p.dtype}, kv {p.kv_dtype}, "
+        f"weights {p.weights_scheme}",
         "",
         f"weights per GPU   {fmt(p.weights_bytes):>14}",
         f"KV cache per GPU  {fmt(p.kv_bytes):>14}",
@@ -213,11 +326,54 @@ def _plan_command(args: argparse.Namespace) -> str:
 COMMANDS = {"kv": _kv_command, "plan": _plan_command}
 
 
+def _print_out(text: str) -> None:
+    """``text`` and a newline on stdout, all of it or BrokenPipeError: a short write (the reader
+    went away mid-way, which Python's buffered stdout reports as a smaller count, not an error) is
+    retried with the rest, which then fails with EPIPE."""
+    out = getattr(sys.stdout, "buffer", None)
+    if out is None:                                   # a text-only stand-in (StringIO)
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        return
+    sys.stdout.flush()
+    data = memoryview((text + "\n").encode(sys.stdout.encoding or "utf-8", errors="backslashreplace"))
+    while data:
+        written = out.write(data)
+        out.flush()
+        if not written:
+            raise BrokenPipeError("stdout accepted nothing")
+        data = data[written:]
+
+
+def _stdout_gone() -> int:
+    """The reader of stdout closed it (``| head``): point stdout at /dev/null so the interpreter's
+    final flush cannot fail again, and exit quietly with :data:`EXIT_BROKEN_PIPE`."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return EXIT_BROKEN_PIPE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; the exit status (see the module docstring)."""
+    logger = logging.getLogger("kvcalc")
+    handler = _NoteHandler(logging.WARNING)
+    logger.addHandler(handler)
     try:
         args = build_parser().parse_args(argv)
-        print(COMMANDS[args.command](args))
+        text = COMMANDS[args.command](args)
+        _print_out(terminal_safe(text))
         return 0
+    except BrokenPipeError:
+        return _stdout_gone()
     except (CliError, KVCalcError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        print(terminal_safe(f"error: {e}"), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        logger.removeHandler(handler)

@@ -42,6 +42,7 @@ not hash or store it::
 """
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -122,7 +123,7 @@ def resolve_config(source: str, *, offline: bool = False, token: str | None = No
     text = source.strip()
     entry = find_entry(text)
     if allow_files and _looks_like_path(text) and (entry is None or os.path.exists(os.path.expanduser(text))):
-        return _from_file(text)
+        return _from_file(text, timeout)
     if offline:
         if entry is None:
             validate_hub_id(text)
@@ -177,28 +178,77 @@ def _looks_like_path(text: str) -> bool:
             or "\\" in text or os.path.isabs(text))
 
 
-def _from_file(text: str) -> ResolvedConfig:
+WAIT_NOTICE_S = 2.0       # seconds without a byte before a pipe or terminal reader says what it waits for
+_CHUNK = 1 << 16
+
+
+def read_config_fd(fd: int, label: str, *, timeout: float = DEFAULT_TIMEOUT) -> bytes:
+    """At most :data:`MAX_CONFIG_BYTES` bytes read from ``fd`` until end of file, in at most ``timeout`` s.
+
+    For a pipe, FIFO, terminal or device (anything but a regular file) the bytes are awaited with
+    ``select``: after :data:`WAIT_NOTICE_S` s with nothing, one warning on the ``kvcalc`` logger
+    says what is awaited (shown on stderr by default); at ``timeout`` s in all it gives up with
+    :class:`ConfigFileError`. The cap applies while reading: an endless stream stops at 1 MiB + 1
+    byte with :class:`ConfigTooLargeError`. Regular files never block and are read directly."""
+    import select
+    import stat
+    import time
+
+    st = os.fstat(fd)
+    regular = stat.S_ISREG(st.st_mode)
+    if regular and st.st_size > MAX_CONFIG_BYTES:
+        raise config_too_large(label, st.st_size)
+    waits = not regular and os.name != "nt"           # select() takes no pipes or files on Windows
+    start = time.monotonic()
+    deadline, notice_at = start + timeout, start + WAIT_NOTICE_S
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if waits:
+            now = time.monotonic()
+            if now >= deadline:
+                got = f"{label} sent {size:,} bytes but did not end" if size else f"nothing arrived on {label}"
+                raise ConfigFileError(f"{got} within {timeout:g} s: the writer must send the whole config.json "
+                                      "and close it (end of file); raise the timeout (--timeout) for a slow one.")
+            until = notice_at if notice_at and not size and notice_at < deadline else deadline
+            if not select.select([fd], [], [], max(0.0, until - now))[0]:
+                if notice_at and not size and time.monotonic() >= notice_at:
+                    notice_at = 0.0
+                    logging.getLogger("kvcalc").warning(
+                        "waiting for a config.json on %s (nothing yet; giving up after %g s)", label, timeout)
+                continue
+        try:
+            chunk = os.read(fd, min(_CHUNK, MAX_CONFIG_BYTES + 1 - size))
+        except BlockingIOError:
+            continue
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_CONFIG_BYTES:
+            raise ConfigTooLargeError(f"{label} sent more than {MAX_CONFIG_BYTES:,} bytes (reading stopped there), "
+                                      "over the 1 MiB limit: a config.json is a few KiB; make sure it is the "
+                                      "model's config.json, not its weights, tokenizer or an index file.")
+
+
+def _from_file(text: str, timeout: float = DEFAULT_TIMEOUT) -> ResolvedConfig:
+    """A local config file, FIFO or ``<(process substitution)``: :func:`read_config_fd` with its bounds."""
     path = os.path.expanduser(text)
     if os.path.isdir(path):
         path = os.path.join(path, CONFIG_FILENAME)
     label = f"config file '{shown(path, 80)}'"
-    problem: SourceError | None = None
-    data = b""
     try:
-        size = os.path.getsize(path)
-        if size > MAX_CONFIG_BYTES:
-            problem = config_too_large(label, size)
-        else:
-            with open(path, "rb") as f:
-                data = f.read(MAX_CONFIG_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))   # a FIFO opens without a writer
+        try:
+            data = read_config_fd(fd, label, timeout=timeout)
+        finally:
+            os.close(fd)
     except FileNotFoundError:
-        problem = ConfigFileError(f"{label} does not exist: check the path, or give a Hub id such as "
-                                  "meta-llama/Llama-3.1-8B.")
+        raise ConfigFileError(f"{label} does not exist: check the path, or give a Hub id such as "
+                              "meta-llama/Llama-3.1-8B.") from None
     except OSError as e:
-        problem = ConfigFileError(f"cannot read {label} ({e.strerror or type(e).__name__}): check the path and "
-                                  "its permissions.")
-    if problem is not None:
-        raise problem
+        raise ConfigFileError(f"cannot read {label} ({e.strerror or type(e).__name__}): check the path and "
+                              "its permissions.") from None
     config = parse_config_json(data, label=label, fix="check that the file is the model's complete config.json.")
     check_decoder_config(config, label=label)
     return ResolvedConfig(config=config, origin="file", name=path)

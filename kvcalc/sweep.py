@@ -3,8 +3,9 @@
 Each layer's cache is a sum of terms ``B x per_token x min(T, cap) + B x per_sequence + fixed``
 (kvcalc.kv.CacheTerm). Terms with the same cap are summed once per model, so a sweep costs one
 ``minimum`` per distinct cap (full attention, each window size) over the whole grid, instead of a
-Python loop over layers per point. Results are exact integers (int64; asserted against
-``kv_cache`` in the tests and the benchmark).
+Python loop over layers per point. Results are exact integers: int64 when the largest value the
+grid can reach fits in int64 (checked up front), else Python ints in an object array, so a grid
+never wraps around (asserted against ``kv_cache`` and hand arithmetic in the tests).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .dtypes import DType
+from .errors import InputError, UnsupportedError
 from .kv import model_terms, resolve_dtypes
 from .runtimes import RUNTIMES
 from .spec import ModelSpec
@@ -33,7 +35,7 @@ def compile_cache(spec: ModelSpec, *, dtype: "str | DType | None" = None, kv_dty
                   runtime: str = "ideal", prefill_only: bool = True) -> CompiledCache:
     """Collapse every layer's terms by cap (see module docstring). Runtimes: ideal, transformers."""
     if runtime not in RUNTIMES or runtime == "vllm":
-        raise ValueError("sweeps cover the ideal and transformers runtimes")
+        raise UnsupportedError(f"sweeps cover the ideal and transformers runtimes, not {runtime!r:.40}")
     model, kv = resolve_dtypes(spec, dtype, kv_dtype)
     by_cap: dict[int, int] = defaultdict(int)
     per_seq = fixed = enc = 0
@@ -56,21 +58,46 @@ def cache_bytes(cache: CompiledCache, batch: int, context: int, encoder_tokens: 
     return batch * (per_seq + cache.encoder_per_token * encoder_tokens + cache.per_sequence) + cache.fixed
 
 
+INT64_MAX = (1 << 63) - 1
+
+
+def _counts(name: str, values: Sequence[int]) -> list[int]:
+    """``values`` as Python ints >= 0 (numpy integers accepted, bool refused); InputError otherwise."""
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise InputError(f"{name} must be whole numbers, got {v!r:.40}")
+        if v.__index__() < 0:
+            raise InputError(f"{name} must be 0 or more, got {v.__index__():,}")
+        out.append(v.__index__())
+    return out
+
+
 def kv_grid(cache: CompiledCache, batches: Sequence[int], contexts: Sequence[int],
             encoder_tokens: int | None = None):
-    """``int64[len(batches), len(contexts)]`` of total KV bytes (numpy array).
+    """``[len(batches), len(contexts)]`` numpy array of total KV bytes, exact.
 
-    ``encoder_tokens`` defaults as in :func:`kvcalc.kv_cache`: the model's own (Whisper, Mllama), else
-    the context (cross-attention over an input as long as the output)."""
+    dtype int64 when the largest value the grid can reach (:func:`cache_bytes` at the largest batch
+    and context, batch at least 1: every term is >= 0, so the total grows with both) is at most 2**63 - 1; otherwise
+    ``object`` holding Python ints (slower, never wrapped). ``encoder_tokens`` defaults as in
+    :func:`kvcalc.kv_cache`: the model's own (Whisper, Mllama), else the context (cross-attention
+    over an input as long as the output)."""
     import numpy as np
 
-    t = np.asarray(contexts, dtype=np.int64)
-    b = np.asarray(batches, dtype=np.int64)[:, None]
+    bs, ts = _counts("batches", batches), _counts("contexts", contexts)
+    if encoder_tokens is not None:
+        encoder_tokens = _counts("encoder_tokens", [encoder_tokens])[0]
+    if not bs or not ts:
+        return np.zeros((len(bs), len(ts)), dtype=np.int64)
+    largest = cache_bytes(cache, max(1, *bs), max(ts), encoder_tokens)   # batch >= 1 bounds the per-sequence sums too
+    dtype = np.int64 if largest <= INT64_MAX else object
+    t = np.array(ts, dtype=dtype)
+    b = np.array(bs, dtype=dtype)[:, None]
     per_seq = np.zeros_like(t)
     for cap, per_token in cache.per_token_by_cap:
-        per_seq += per_token * (t if cap == 0 else np.minimum(t, cap))
+        per_seq = per_seq + per_token * (t if cap == 0 else np.minimum(t, cap))
     if encoder_tokens is None:
         encoder_tokens = cache.default_encoder_tokens
-    enc = t if encoder_tokens is None else np.int64(encoder_tokens)
+    enc = t if encoder_tokens is None else encoder_tokens
     per_seq = per_seq + cache.encoder_per_token * enc + cache.per_sequence
     return b * per_seq[None, :] + cache.fixed

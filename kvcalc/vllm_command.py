@@ -7,12 +7,21 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .errors import InputError
 
 MAX_COMMAND_CHARS = 4000
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _int(text: str) -> int:
@@ -85,14 +94,16 @@ def parse_vllm_serve(command: str) -> VllmCommand:
         if not word.startswith("-"):
             i += 1
             continue
-        name, _, inline = word.partition("=")
+        name, eq, inline = word.partition("=")
         if name in FLAGS:
-            if inline:
+            if eq:
                 value, i = inline, i + 1
             elif i + 1 < len(words):
                 value, i = words[i + 1], i + 2
             else:
                 raise InputError(f"{name} needs a value")
+            if not value.strip() or value.startswith("-") and not _is_number(value):
+                raise InputError(f"{name} needs a value, got {'nothing' if not value.strip() else repr(value[:30])}")
             key, parse = FLAGS[name]
             try:
                 parsed = parse(value)

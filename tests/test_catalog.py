@@ -5,10 +5,10 @@ import filecmp
 import os
 
 import pytest
+from paths import REFERENCE
 
 import kvcalc
 from kvcalc.catalog import CONFIG_DIR, bundled_config, catalog, find_entry
-from paths import REFERENCE
 
 
 def test_bundled_configs_are_byte_identical_to_the_reference():

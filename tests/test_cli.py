@@ -6,10 +6,10 @@ import json
 import os
 
 import pytest
-
 from fake_hub import fake_hub  # noqa: F401 - fixture
-from kvcalc.cli import main
 from paths import ROOT
+
+from kvcalc.cli import main
 
 LLAMA_32_1B = os.path.join(ROOT, "data", "configs", "meta-llama__Llama-3.2-1B.json")
 
@@ -92,3 +92,67 @@ def test_kv_quantization_groups_are_configurable(capsys):
     code, _, err = run(capsys, "kv", "meta-llama/Llama-3.1-8B", "--batch", "1", "--context", "1", "--kv-dtype",
                        "bf16", "--kv-group-size", "128", "--offline")
     assert code == 2 and "no quantization groups" in err
+
+
+L8B = ["meta-llama/Llama-3.1-8B", "--offline"]
+KV = ["kv", *L8B, "--batch", "1", "--context", "1000"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    # before: 0 became the default 64 / 4, and there was no upper bound
+    ([*KV, "--kv-dtype", "int4", "--kv-group-size", "0"], "group size must be between 1 and 4,096, got 0 values"),
+    ([*KV, "--kv-dtype", "int4", "--kv-group-size", "4097"], "group size must be between 1 and 4,096"),
+    ([*KV, "--kv-dtype", "int4", "--kv-group-overhead", "65"], "group overhead must be between 0 and 64, got 65 bytes"),
+    ([*KV, "--kv-dtype", "int4", "--kv-group-overhead", "-1"], "group overhead must be between 0 and 64"),
+    # before: a group option alone quietly switched the KV cache to int8
+    ([*KV, "--kv-group-size", "128"], "apply to an integer --kv-dtype (int8, int4, int2)"),
+    # before: an empty --gpu meant the H100, an empty --revision the default branch, a timeout <= 0 was taken
+    (["plan", *L8B, "--gpu", ""], "argument --gpu: is empty"),
+    (["plan", *L8B, "--gpu", "  "], "argument --gpu: is empty"),
+    (["plan", *L8B, "--revision", ""], "argument --revision: is empty"),
+    (["plan", *L8B, "--dtype", ""], "argument --dtype: is empty"),
+    (["plan", *L8B, "--kv-cache-dtype", ""], "argument --kv-cache-dtype: is empty"),
+    ([*KV, "--kv-dtype", ""], "argument --kv-dtype: is empty"),
+    ([*KV, "--timeout", "0"], "argument --timeout: must be more than 0 and at most 300 seconds"),
+    ([*KV, "--timeout", "-1"], "at most 300 seconds"),
+    ([*KV, "--timeout", "1e9"], "at most 300 seconds"),
+])
+def test_values_are_never_silently_changed(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1
+
+
+def test_group_overhead_zero_means_zero(capsys):
+    # int4, groups of 64, no scale/zero bytes: 128 dims x 0.5 B = 64 B per head vector; before, 0 became 4 (72 B)
+    code, out, err = run(capsys, *KV, "--kv-dtype", "int4", "--kv-group-overhead", "0", "--json")
+    assert code == 0, err
+    assert json.loads(out)["total_bytes"] == 1000 * 32 * 8 * 2 * 64
+
+
+PLAN_IDEAL = ["plan", *L8B, "--gpu", "rtx-4090", "--runtime", "ideal"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    # before: each was accepted and did nothing
+    ([*PLAN_IDEAL, "--block-size", "32"], "--block-size is a vLLM option and does nothing with --runtime ideal"),
+    ([*PLAN_IDEAL, "--max-num-seqs", "3"], "--max-num-seqs is a vLLM option"),
+    ([*PLAN_IDEAL, "--gpu-memory-utilization", "0.5"], "--gpu-memory-utilization is a vLLM option"),
+    ([*PLAN_IDEAL, "--kv-cache-memory", "1000000"], "--kv-cache-memory is a vLLM option"),
+    ([*PLAN_IDEAL, "--activation-gib", "1"], "--activation-gib does nothing with --runtime ideal"),
+    ([*KV, "--prefill", "5"], "--prefill applies to --runtime transformers only (runtime is ideal)"),
+    ([*KV, "--encoder-tokens", "5"], "--encoder-tokens applies to models with cross-attention"),
+])
+def test_options_the_runtime_ignores_are_refused(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1
+
+
+def test_vllm_defaults_still_apply(capsys):
+    # no --gpu-memory-utilization / --block-size given: vLLM's 0.9 and 16 (as in the README's example)
+    code, out, err = run(capsys, "plan", *L8B, "--gpu", "rtx-4090", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["budget_bytes"] == int(0.9 * 24564 * 2**20)                 # RTX 4090: 24,564 MiB (nvidia-smi)
+    assert data["kv_cache_tokens"] == data["num_gpu_blocks"] * 16

@@ -5,10 +5,10 @@ import csv
 import os
 
 import pytest
+from paths import REFERENCE
 
 from kvcalc import InputError
 from kvcalc.gpus import custom_gpu, get_gpu, gpu_catalog, gpus_in_class
-from paths import REFERENCE
 
 
 def test_every_reference_gpu_is_in_the_catalog_with_its_memory():

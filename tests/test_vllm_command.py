@@ -26,3 +26,15 @@ def test_api_server_form_and_auto():
 def test_bad_commands(bad):
     with pytest.raises(InputError):
         parse_vllm_serve(bad)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("vllm serve m --kv-cache-dtype ''", "--kv-cache-dtype needs a value, got nothing"),   # was kv_dtype ''
+    ("vllm serve m --dtype= -tp 2", "--dtype needs a value, got nothing"),                  # was dtype '-tp'
+    ("vllm serve --model --max-model-len 5", "--model needs a value, got '--max-model-len'"),  # was the model
+])
+def test_empty_or_missing_values_are_refused(bad, message):
+    with pytest.raises(InputError, match=message):
+        parse_vllm_serve(bad)
+    assert parse_vllm_serve("vllm serve m --max-model-len=4096 -tp 2").options == {
+        "max_model_len": 4096, "tensor_parallel_size": 2}
