@@ -14,6 +14,7 @@ TIERS: dict[str, str] = {
     "test_variants": "fast", "test_vllm_command": "fast", "test_layer_table": "fast", "test_imports": "fast",
     "test_model_types": "fast", "test_provenance": "fast",
     "test_speed": "fast", "test_speed_reference": "fast",
+    "test_cli_io": "io",
     "test_groundtruth_transformers": "reference", "test_params": "reference",
     "test_layer_rules_vs_transformers": "reference",
     "test_properties": "property",
