@@ -13,9 +13,8 @@ import time
 import traceback
 
 import pytest
+from fake_hub import ACCEPTED_TOKEN, BERT_BASE, LLAMA_TINY, PRIVATE_TOKEN, FakeHub, closed_port_url, fake_hub
 
-from fake_hub import (ACCEPTED_TOKEN, BERT_BASE, LLAMA_TINY, PRIVATE_TOKEN, FakeHub, closed_port_url,
-                      fake_hub)  # noqa: F401 - fixture
 from kvcalc import hub as H
 from kvcalc.catalog import bundled_config, catalog
 from kvcalc.errors import ConfigError, KVCalcError
@@ -23,6 +22,8 @@ from kvcalc.sources import ResolvedConfig, parse_config_text, pasted_config, res
 
 TOKENS = "HF_TOKEN, Streamlit secrets or the token field"
 USE_INSTEAD = "or use the bundled catalog or a pasted config.json"
+
+FIXTURES = (fake_hub,)     # imported so that pytest finds the fixture here
 
 
 def _fails(fn, *args, **kwargs) -> H.SourceError:
