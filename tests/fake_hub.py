@@ -74,7 +74,8 @@ class FakeRepo:
     ``kind``: "ok" (serves ``files``), "gated" (needs ``Bearer ACCEPTED_TOKEN``), "private" (needs
     ``Bearer PRIVATE_TOKEN``; a wrong token gets the Hub's invalid-credentials 401), "error500",
     "slow_head" (HEAD sleeps), "slow_get" (HEAD answers, GET sleeps), and the hostile kinds of the
-    module docstring. ``etag`` / ``commit_header``: the ETag / X-Repo-Commit to send instead of the real ones.
+    module docstring. ``etag`` / ``commit_header``: the ETag / X-Repo-Commit to send instead of the real ones;
+    ``location``: HEAD answers 302 to it (as the Hub does for files on its CDN), with X-Linked-Etag.
     """
 
     kind: str = "ok"
@@ -83,6 +84,7 @@ class FakeRepo:
     gated: str | bool = False
     etag: str | None = None
     commit_header: str | None = None
+    location: str | None = None
 
     @property
     def commit(self) -> str:
@@ -289,7 +291,10 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             etag = repo.etag if repo.etag is not None else f'"{hashlib.sha1(body).hexdigest()}"'
             commit = repo.commit_header or repo.commit
             headers = {"X-Repo-Commit": commit, "ETag": etag, "Content-Type": "text/plain; charset=utf-8"}
-            if repo.kind == "trickle" or (repo.kind == "trickle_get" and self.command == "GET"):
+            if repo.location is not None:
+                self._send(302, b"", {"X-Repo-Commit": commit, "X-Linked-Etag": etag,
+                                      "X-Linked-Size": str(len(body)), "Location": repo.location})
+            elif repo.kind == "trickle" or (repo.kind == "trickle_get" and self.command == "GET"):
                 self._raw(200, body, headers, length=len(body), trickle=True)
             elif repo.kind == "gzip_bomb":
                 bomb = _gzip_bomb()

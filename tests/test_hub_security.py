@@ -243,6 +243,19 @@ def test_shared_token_is_refused_for_private_repos(fake_hub: FakeHub):
     assert type(e) is H.PrivateRepoError
 
 
+def test_token_is_not_sent_to_another_host(fake_hub: FakeHub):
+    other = FakeHub()
+    try:
+        fake_hub.repos["acme/on-cdn"] = FakeRepo(kind="gated", files=fake_hub.repos["acme/tiny-llama"].files,
+                                                 location=f"{other.url}/acme/tiny-llama/resolve/main/config.json")
+        got = H.fetch_hub_config("acme/on-cdn", token=ACCEPTED_TOKEN, timeout=2)
+        assert got.config == LLAMA_TINY
+        assert [(r.method, r.authorization) for r in fake_hub.requests] == [("HEAD", f"Bearer {ACCEPTED_TOKEN}")]
+        assert [(r.method, r.authorization) for r in other.requests] == [("GET", None)]
+    finally:
+        other.close()
+
+
 def test_dashboard_uses_the_visitors_token_for_private_repos(fake_hub: FakeHub, monkeypatch):
     pytest.importorskip("streamlit")
     from dashboard.sources import load_model

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -175,9 +175,13 @@ def _fetch_config(ctx: Ctx, token: str | None, root: str, shared: bool) -> HubCo
             if size is not None and size > MAX_CONFIG_BYTES:     # do not even download it
                 raise config_too_large(label, size, repo_id=ctx.repo_id)
             location = response.headers.get("Location") or str(response.request.url)
-            with client.stream("GET", location, headers=_headers(token, identity=True),
+            # A file served from another host (the Hub's CDN, or wherever a hostile answer points)
+            # never gets the token; httpx drops it on cross-origin redirects the same way.
+            same_host = urlsplit(location).netloc == urlsplit(str(response.request.url)).netloc
+            with client.stream("GET", location, headers=_headers(token if same_host else None, identity=True),
                                follow_redirects=True) as got:
-                data = _body(got, ctx, MAX_CONFIG_BYTES, label)
+                data = _body(got, ctx, MAX_CONFIG_BYTES, label, lambda size, inflated: config_too_large(
+                    label, size, repo_id=ctx.repo_id, decompressed=inflated))
         config = validated(data)
         save_atomic(root, path, data, repo_id=ctx.repo_id)        # only a validated file is stored
         return config, commit
@@ -283,7 +287,10 @@ def _model_info(client: Any, ctx: Ctx, token: str | None, expand: list[str]) -> 
         url += f"/revision/{quote(ctx.revision, safe='')}"
     with client.stream("GET", url, params=[("expand", e) for e in expand], headers=_headers(token),
                        follow_redirects=True) as response:
-        body = _body(response, ctx, MAX_INFO_BYTES, f"the model info of '{ctx.repo_id}'")
+        body = _body(response, ctx, MAX_INFO_BYTES, f"the model info of '{ctx.repo_id}'", lambda size, inflated:
+                     HubServerError(f"the Hugging Face Hub sent a model info answer for '{ctx.repo_id}' of over "
+                                    f"{MAX_INFO_BYTES >> 20} MiB: retry in a few minutes.", repo_id=ctx.repo_id,
+                                    reason="oversized answer"))
     try:
         return ModelInfo(**json.loads(body))
     except (ValueError, KeyError, TypeError, AttributeError):   # not JSON, or fields of unexpected shapes
@@ -291,9 +298,12 @@ def _model_info(client: Any, ctx: Ctx, token: str | None, expand: list[str]) -> 
                              "retry in a few minutes.", repo_id=ctx.repo_id, reason="unreadable answer") from None
 
 
-def _body(response: Any, ctx: Ctx, cap: int, label: str) -> bytes:
+def _body(response: Any, ctx: Ctx, cap: int, label: str,
+          too_large: Callable[[int | None, bool], SourceError]) -> bytes:
     """A streamed answer's body, at most ``cap`` bytes on the wire and decompressed; errors typed.
 
+    ``too_large(size, decompressed)`` is the error past the cap (``size``: the Content-Length, or
+    None when streaming stopped at the cap).
     Reads the raw bytes (``iter_raw``) and decodes gzip / deflate here with ``zlib``'s
     ``max_length``, so a compression bomb never inflates past ``cap + 1`` bytes.
     """
@@ -303,7 +313,7 @@ def _body(response: Any, ctx: Ctx, cap: int, label: str) -> bytes:
         _raise_for_status(response, _read_raw(response, MAX_ERROR_BYTES))
     length = _int_or_none(response.headers.get("Content-Length"))
     if length is not None and length > cap:
-        raise config_too_large(label, length, repo_id=ctx.repo_id)
+        raise too_large(length, False)
     encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
     if encoding in ("gzip", "x-gzip"):
         decoder: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -319,17 +329,17 @@ def _body(response: Any, ctx: Ctx, cap: int, label: str) -> bytes:
         for chunk in response.iter_raw():
             wire += len(chunk)
             if wire > cap:
-                raise config_too_large(label, None, repo_id=ctx.repo_id)
+                raise too_large(None, False)
             if decoder is None:
                 out += chunk
                 continue
             out += decoder.decompress(chunk, cap + 1 - len(out))
             if decoder.unconsumed_tail or len(out) > cap:
-                raise config_too_large(label, None, repo_id=ctx.repo_id, decompressed=True)
+                raise too_large(None, True)
         if decoder is not None:
             out += decoder.flush()
             if len(out) > cap:
-                raise config_too_large(label, None, repo_id=ctx.repo_id, decompressed=True)
+                raise too_large(None, True)
             if not decoder.eof:
                 raise _broken(ctx, label, f"its {encoding} data ended early")
     except zlib.error:
