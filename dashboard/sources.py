@@ -3,7 +3,9 @@
 Wraps :mod:`kvcalc.sources` (which does the work and the validation) with Streamlit caching and
 turns every typed error into a message for the page. The Hub token comes from Streamlit secrets,
 the ``HF_TOKEN`` environment variable, or the session's password field; it is passed to
-kvcalc only and never reaches the URL, the page or a log.
+kvcalc only and never reaches the URL, the page or a log. The secret or environment token is the
+operator's, shared by every visitor: kvcalc is told so (``shared_token``) and then opens public
+and gated models with it but refuses private repositories, which need the visitor's own token.
 """
 from __future__ import annotations
 
