@@ -98,10 +98,12 @@ class _Backend(httpcore2.NetworkBackend):
 
 def deadline_client(deadline: Deadline) -> httpx2.Client:
     """A fresh client whose every connection obeys ``deadline``; close it when the fetch ends."""
-    from huggingface_hub.utils._http import hf_request_event_hook
-
-    client = httpx2.Client(event_hooks={"request": [hf_request_event_hook]}, follow_redirects=False,
-                           timeout=deadline.seconds)
+    try:   # a private name of huggingface_hub 2.4; without it only its request id and debug log are missed
+        from huggingface_hub.utils._http import hf_request_event_hook
+        hooks = {"request": [hf_request_event_hook]}
+    except ImportError:  # pragma: no cover - another huggingface_hub
+        hooks = {}
+    client = httpx2.Client(event_hooks=hooks, follow_redirects=False, timeout=deadline.seconds)
     transports = [client._transport, *client._mounts.values()]
     for transport in transports:
         pool = getattr(transport, "_pool", None)
