@@ -3,7 +3,9 @@
 Wraps :mod:`kvcalc.sources` (which does the work and the validation) with Streamlit caching and
 turns every typed error into a message for the page. The Hub token comes from Streamlit secrets,
 the ``HF_TOKEN`` environment variable, or the session's password field; it is passed to
-kvcalc only and never reaches the URL, the page or a log.
+kvcalc only and never reaches the URL, the page or a log. The secret or environment token is the
+operator's, shared by every visitor: kvcalc is told so (``shared_token``) and then opens public
+and gated models with it but refuses private repositories, which need the visitor's own token.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ class ModelChoice:
 def secret_token() -> str | None:
     """HF token from Streamlit secrets or the environment (never shown)."""
     try:
-        token = st.secrets.get("HF_TOKEN")  # type: ignore[union-attr]
+        token = st.secrets.get("HF_TOKEN")
     except Exception:  # noqa: BLE001 - no secrets file
         token = None
     return token or os.environ.get("HF_TOKEN") or None
@@ -48,19 +50,20 @@ def _bundled(name: str) -> dict[str, Any]:
     return bundled_config(name)
 
 
-def _hub(repo_id: str, token: str | None) -> tuple[dict[str, Any], str, str | None, int | None]:
+def _hub(repo_id: str, token: str | None, shared: bool) -> tuple[dict[str, Any], str, str | None, int | None]:
     """Fetch through kvcalc, which caches per (repo, revision, keyed hash of the token) in-process:
     a Streamlit cache shared across sessions must not serve one visitor's private config to another.
+    ``shared``: the token is the operator's (secrets / environment), so kvcalc refuses private repos.
     Also reads the checkpoint's exact size from the Hub's safetensors metadata, when it has some."""
     from kvcalc.hub import fetch_weight_info, safetensors_weight_bytes
     from kvcalc.sources import resolve_config
 
     with st.spinner("Fetching config.json from the Hub..."):
-        r = resolve_config(repo_id, token=token)
+        r = resolve_config(repo_id, token=token, shared_token=shared)
         size = None
         if r.origin == "hub":
             try:
-                info = fetch_weight_info(repo_id, token=token)
+                info = fetch_weight_info(repo_id, token=token, shared_token=shared)
                 size = safetensors_weight_bytes(info.parameters) if info else None
             except KVCalcError:
                 size = None          # the config is enough: weights are then computed from it
@@ -75,8 +78,8 @@ def load_model(origin: str, value: Any, token: str | None = None) -> ModelChoice
         if origin == "hub":
             if not value:
                 return ModelChoice(None, "", "hub", error="Enter a Hugging Face model id such as Qwen/Qwen3-8B.")
-            tok = token or secret_token()
-            config, where, notice, size = _hub(value, tok)
+            own = token.strip() if isinstance(token, str) and token.strip() else None
+            config, where, notice, size = _hub(value, own or secret_token(), own is None)
             return ModelChoice(config, value, where, notice=notice, checkpoint_bytes=size)
         from kvcalc.sources import parse_config_text
 

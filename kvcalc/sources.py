@@ -49,13 +49,47 @@ from typing import Any
 
 from .catalog import CatalogEntry, bundled_config, find_entry
 from .hub import (
-    CONFIG_FILENAME, DEFAULT_TIMEOUT, MAX_CONFIG_BYTES, MAX_JSON_DEPTH, AccessDeniedError, ConfigFileError,
-    ConfigJSONError, ConfigNotObjectError, ConfigTextError, ConfigTooDeepError, ConfigTooLargeError, GatedModelError,
-    HubConfig, HubOfflineError, HubServerError, HubTimeoutError, HubUnavailableError, HubWeightInfo,
-    InvalidConfigError, InvalidRepoIdError, InvalidRevisionError, InvalidTokenError, NoConfigError, NotADecoderError,
-    NotBundledError, RepoNotFoundError, RevisionNotFoundError, SourceError, TOKEN_SOURCES, check_decoder_config,
-    clear_cache, config_too_large, fetch_hub_config, fetch_weight_info, hub_endpoint, parse_config_json, shown,
-    token_from_env, token_identity, validate_hub_id,
+    CONFIG_FILENAME,
+    DEFAULT_TIMEOUT,
+    MAX_CONFIG_BYTES,
+    MAX_JSON_DEPTH,
+    TOKEN_SOURCES,
+    AccessDeniedError,
+    ConfigFileError,
+    ConfigJSONError,
+    ConfigNotObjectError,
+    ConfigTextError,
+    ConfigTooDeepError,
+    ConfigTooLargeError,
+    GatedModelError,
+    HubConfig,
+    HubOfflineError,
+    HubServerError,
+    HubTimeoutError,
+    HubUnavailableError,
+    HubWeightInfo,
+    InvalidConfigError,
+    InvalidRepoIdError,
+    InvalidRevisionError,
+    InvalidTokenError,
+    NoConfigError,
+    NotADecoderError,
+    NotBundledError,
+    PrivateRepoError,
+    RepoNotFoundError,
+    RevisionNotFoundError,
+    SourceError,
+    check_decoder_config,
+    clear_cache,
+    config_too_large,
+    fetch_hub_config,
+    fetch_weight_info,
+    hub_endpoint,
+    parse_config_json,
+    shown,
+    token_from_env,
+    token_identity,
+    validate_hub_id,
 )
 
 ORIGINS = ("bundled", "hub", "file", "pasted")
@@ -65,7 +99,8 @@ __all__ = [
     "token_identity", "clear_cache", "fetch_hub_config", "fetch_weight_info", "HubConfig", "HubWeightInfo",
     "MAX_CONFIG_BYTES", "MAX_JSON_DEPTH",
     "SourceError", "InvalidRepoIdError", "InvalidRevisionError", "InvalidTokenError", "RepoNotFoundError",
-    "RevisionNotFoundError", "AccessDeniedError", "GatedModelError", "NoConfigError", "HubUnavailableError",
+    "RevisionNotFoundError", "AccessDeniedError", "PrivateRepoError", "GatedModelError", "NoConfigError",
+    "HubUnavailableError",
     "HubServerError", "HubTimeoutError", "HubOfflineError", "NotBundledError", "ConfigFileError", "ConfigTextError",
     "ConfigJSONError", "ConfigTooLargeError", "ConfigTooDeepError", "ConfigNotObjectError", "InvalidConfigError",
     "NotADecoderError",
@@ -110,12 +145,15 @@ def pasted_config(text: str | bytes, *, name: str = "pasted config") -> Resolved
 
 
 def resolve_config(source: str, *, offline: bool = False, token: str | None = None, revision: str | None = None,
-                   timeout: float = DEFAULT_TIMEOUT, allow_files: bool = False) -> ResolvedConfig:
+                   timeout: float = DEFAULT_TIMEOUT, allow_files: bool = False,
+                   shared_token: bool = False) -> ResolvedConfig:
     """Resolve a bundled name, Hub id or (with ``allow_files``) local path to a validated config.
 
     See the module docstring for the order and the fallbacks. ``token`` is sent to the Hub only
     (never stored or shown); ``revision`` applies to Hub fetches; ``timeout`` bounds the Hub
-    fetch (seconds). Raises a :class:`SourceError` subclass (all are :class:`KVCalcError`).
+    fetch (seconds). ``shared_token``: the token is the operator's, shared by every visitor, so
+    private repositories are refused (:class:`~kvcalc.hub.PrivateRepoError`; gated public ones
+    are fine). Raises a :class:`SourceError` subclass (all are :class:`KVCalcError`).
     """
     if not isinstance(source, str) or not source.strip():
         raise InvalidRepoIdError("no model given: pick a bundled model, enter a Hub id such as "
@@ -134,8 +172,9 @@ def resolve_config(source: str, *, offline: bool = False, token: str | None = No
         return _bundled(entry, note)
 
     repo_id = entry.hub_id if entry is not None else text
+    failure: SourceError
     try:
-        hub = fetch_hub_config(repo_id, revision=revision, token=token, timeout=timeout)
+        hub = fetch_hub_config(repo_id, revision=revision, token=token, timeout=timeout, shared_token=shared_token)
     except HubUnavailableError as e:
         if entry is None:
             raise

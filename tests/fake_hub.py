@@ -18,16 +18,25 @@ The real Hub's answers are mimicked: a gated repo gives 401 + ``GatedRepo`` with
 403 + ``GatedRepo`` with a token that has no access; a private or missing repo gives 401 +
 ``RepoNotFound`` without a token and 404 + ``RepoNotFound`` with one.
 
+Hostile or broken endpoints, for the security tests: ``FakeRepo.etag`` overrides the ETag (a path
+traversal, say); kind "trickle" sends every answer one byte every :attr:`FakeHub.trickle_interval`
+seconds (headers included; after :data:`TRICKLE_SECONDS` the rest at once), "trickle_get" only the
+GET; "gzip_bomb" serves a gzip body that inflates to :data:`BOMB_BYTES`; "no_length" serves
+:data:`NO_LENGTH_BYTES` with no Content-Length (HEAD and GET); "truncated" promises more bytes
+than it sends; "any_revision" serves every revision, ``../../x`` included.
+
 Every request is recorded (method, path, Authorization header) in :attr:`FakeHub.requests`.
 The server runs in a daemon thread on 127.0.0.1 with an OS-chosen port; slow answers sleep at
 most :data:`SLOW_SECONDS` and stop sleeping as soon as the server is closed.
 """
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -37,6 +46,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 SLOW_SECONDS = 3.0
+TRICKLE_SECONDS = 12.0          # a trickled answer sends its rest after this long (hf alone then returns)
+BOMB_BYTES = 64 << 20           # what the gzip bomb inflates to
+NO_LENGTH_BYTES = 3 << 20       # the config.json served without a Content-Length
 ACCEPTED_TOKEN = "hf_fakeGatedAccessToken0123456789"
 PRIVATE_TOKEN = "hf_fakePrivateRepoToken9876543210"
 
@@ -61,13 +73,18 @@ class FakeRepo:
 
     ``kind``: "ok" (serves ``files``), "gated" (needs ``Bearer ACCEPTED_TOKEN``), "private" (needs
     ``Bearer PRIVATE_TOKEN``; a wrong token gets the Hub's invalid-credentials 401), "error500",
-    "slow_head" (HEAD sleeps), "slow_get" (HEAD answers, GET sleeps).
+    "slow_head" (HEAD sleeps), "slow_get" (HEAD answers, GET sleeps), and the hostile kinds of the
+    module docstring. ``etag`` / ``commit_header``: the ETag / X-Repo-Commit to send instead of the real ones;
+    ``location``: HEAD answers 302 to it (as the Hub does for files on its CDN), with X-Linked-Etag.
     """
 
     kind: str = "ok"
     files: dict[str, bytes] = field(default_factory=dict)
     safetensors: dict[str, Any] | None = None
     gated: str | bool = False
+    etag: str | None = None
+    commit_header: str | None = None
+    location: str | None = None
 
     @property
     def commit(self) -> str:
@@ -104,6 +121,14 @@ def default_repos() -> dict[str, FakeRepo]:
         "acme/list-json": FakeRepo(files={"config.json": b"[1, 2, 3]"}),
         "acme/huge-config": FakeRepo(files={"config.json": b'{"pad": "' + b"x" * (1 << 20) + b'"}'}),
         "acme/bert": FakeRepo(files=_json_file(BERT_BASE)),
+        "acme/trickle": FakeRepo(kind="trickle", files=_json_file(LLAMA_TINY),
+                                 safetensors={"parameters": {"BF16": 100}, "total": 100}),
+        "acme/trickle-download": FakeRepo(kind="trickle_get", files=_json_file(LLAMA_TINY)),
+        "acme/gzip-bomb": FakeRepo(kind="gzip_bomb", files=_json_file(LLAMA_TINY)),
+        "acme/no-length": FakeRepo(kind="no_length", files={"config.json": b'{"pad": "' + b"x" * NO_LENGTH_BYTES
+                                                                           + b'"}'}),
+        "acme/truncated": FakeRepo(kind="truncated", files=_json_file(LLAMA_TINY)),
+        "acme/any-revision": FakeRepo(kind="any_revision", files=_json_file(LLAMA_TINY)),
         "acme/vit": FakeRepo(files=_json_file(VIT_BASE)),
     }
 
@@ -120,9 +145,11 @@ class RecordedRequest:
 class FakeHub:
     """The running server: ``url`` is the endpoint to put in ``HF_ENDPOINT``."""
 
-    def __init__(self, repos: dict[str, FakeRepo] | None = None, slow_seconds: float = SLOW_SECONDS):
+    def __init__(self, repos: dict[str, FakeRepo] | None = None, slow_seconds: float = SLOW_SECONDS,
+                 trickle_interval: float = 0.5):
         self.repos = default_repos() if repos is None else repos
         self.slow_seconds = min(slow_seconds, SLOW_SECONDS)
+        self.trickle_interval = trickle_interval
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -144,6 +171,10 @@ class FakeHub:
     def sleep(self) -> None:
         """The slow answer: wait, but never past the server's closing."""
         self._closing.wait(self.slow_seconds)
+
+    def closing(self, seconds: float) -> bool:
+        """Wait ``seconds``; True as soon as the server is closing."""
+        return self._closing.wait(seconds)
 
     def close(self) -> None:
         self._closing.set()
@@ -179,6 +210,29 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                     self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+        def _raw(self, status: int, body: bytes, headers: dict[str, str], *, length: int | None,
+                 trickle: bool = False) -> None:
+            """An answer written by hand: any Content-Length (or none), optionally trickled."""
+            lines = [f"HTTP/1.0 {status} OK"] + [f"{k}: {v}" for k, v in headers.items()]
+            if length is not None:
+                lines.append(f"Content-Length: {length}")
+            data = ("\r\n".join(lines) + "\r\n\r\n").encode() + (b"" if self.command == "HEAD" else body)
+            self.close_connection = True
+            try:
+                if trickle:
+                    start = time.monotonic()
+                    for i in range(len(data)):
+                        if time.monotonic() - start > TRICKLE_SECONDS:
+                            self.wfile.write(data[i:])
+                            break
+                        self.wfile.write(data[i:i + 1])
+                        if hub.closing(hub.trickle_interval):
+                            return
+                else:
+                    self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
         def _error(self, status: int, code: str | None, message: str, extra: dict[str, str] | None = None) -> None:
             headers = {"X-Error-Message": message, **(extra or {})}
@@ -225,7 +279,7 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             assert repo is not None
             revision, _, filename = rest.partition("/")
             revision = unquote(revision)
-            if revision not in ("main", repo.commit):
+            if revision not in ("main", repo.commit) and repo.kind != "any_revision":
                 self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}")
                 return
             if repo.kind == "slow_head" or (repo.kind == "slow_get" and self.command == "GET"):
@@ -234,9 +288,24 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             if body is None:
                 self._error(404, "EntryNotFound", "Entry not found", {"X-Repo-Commit": repo.commit})
                 return
-            etag = hashlib.sha1(body).hexdigest()
-            self._send(200, body, {"X-Repo-Commit": repo.commit, "ETag": f'"{etag}"'},
-                       content_type="text/plain; charset=utf-8")
+            etag = repo.etag if repo.etag is not None else f'"{hashlib.sha1(body).hexdigest()}"'
+            commit = repo.commit_header or repo.commit
+            headers = {"X-Repo-Commit": commit, "ETag": etag, "Content-Type": "text/plain; charset=utf-8"}
+            if repo.location is not None:
+                self._send(302, b"", {"X-Repo-Commit": commit, "X-Linked-Etag": etag,
+                                      "X-Linked-Size": str(len(body)), "Location": repo.location})
+            elif repo.kind == "trickle" or (repo.kind == "trickle_get" and self.command == "GET"):
+                self._raw(200, body, headers, length=len(body), trickle=True)
+            elif repo.kind == "gzip_bomb":
+                bomb = _gzip_bomb()
+                self._raw(200, bomb, {**headers, "Content-Encoding": "gzip"}, length=len(bomb))
+            elif repo.kind == "no_length":
+                self._raw(200, body, headers, length=None)
+            elif repo.kind == "truncated":
+                self._raw(200, body, headers, length=len(body) + 1000)
+            else:
+                self._send(200, body, {"X-Repo-Commit": commit, "ETag": etag},
+                           content_type="text/plain; charset=utf-8")
 
         def _model_info(self, repo_id: str, revision: str | None) -> None:
             repo = hub.repos.get(repo_id)
@@ -255,6 +324,10 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                                     "siblings": [{"rfilename": name} for name in sorted(repo.files)]}
             if repo.safetensors is not None:
                 info["safetensors"] = repo.safetensors
+            if repo.kind == "trickle":
+                body = json.dumps(info).encode()
+                self._raw(200, body, {"Content-Type": "application/json"}, length=len(body), trickle=True)
+                return
             self._send(200, json.dumps(info).encode())
 
         def _route(self) -> None:
@@ -286,6 +359,16 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             self._route()
 
     return Handler
+
+
+_BOMB: list[bytes] = []
+
+
+def _gzip_bomb() -> bytes:
+    """A config.json that is ~64 KiB gzip-compressed and :data:`BOMB_BYTES` inflated (valid JSON)."""
+    if not _BOMB:
+        _BOMB.append(gzip.compress(b'{"model_type": "llama", "pad": "' + b" " * BOMB_BYTES + b'"}', 6))
+    return _BOMB[0]
 
 
 def closed_port_url() -> str:
