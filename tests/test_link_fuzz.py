@@ -60,7 +60,7 @@ def _record_run(original):
 def offline_hub(monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")     # discard port: nothing listens
     monkeypatch.delenv("HF_TOKEN", raising=False)
-    monkeypatch.setattr(kvcalc.hub, "_run", _record_run(kvcalc.hub._run))
+    monkeypatch.setattr(kvcalc.hub.mapping, "run", _record_run(kvcalc.hub.mapping.run))
     HUB_CALLS.clear()
 
 

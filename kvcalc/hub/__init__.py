@@ -82,7 +82,6 @@ from .ids import (
                           token_identity,
                           validate_hub_id,
 )
-from .mapping import run as _run
 from .store import CONFIG_FILENAME, hub_cache_dir
 
 __all__ = [
@@ -93,7 +92,7 @@ __all__ = [
     "HubConfig", "HubOfflineError", "HubServerError", "HubTimeoutError", "HubUnavailableError", "HubWeightInfo",
     "InvalidConfigError", "InvalidRepoIdError", "InvalidRevisionError", "InvalidTokenError", "NoConfigError",
     "NotADecoderError", "NotBundledError", "PrivateRepoError", "RepoNotFoundError", "RevisionNotFoundError",
-    "SourceError", "UnsafeHubAnswerError", "_json_depth", "_run", "check_decoder_config", "clear_cache",
+    "SourceError", "UnsafeHubAnswerError", "_json_depth", "check_decoder_config", "clear_cache",
     "config_too_large", "fetch_hub_config", "fetch_weight_info", "hub_cache_dir", "hub_endpoint",
     "offline_mode_env", "parse_config_json", "safetensors_weight_bytes", "shown", "token_from_env",
     "token_identity", "validate_hub_id",

@@ -34,6 +34,7 @@ from .config_text import MAX_CONFIG_BYTES, check_decoder_config, config_too_larg
 from .deadline import Deadline, deadline_client
 from .errors import DownloadBrokenError, HubServerError, PrivateRepoError, SourceError
 from .ids import check_commit, check_revision, check_timeout, check_token, hub_endpoint, token_identity, validate_hub_id
+from . import mapping
 from .mapping import Ctx, not_a_hub
 from .store import CONFIG_FILENAME, blob_path, read_cached, safe_root, save_atomic
 
@@ -218,10 +219,8 @@ def _fetch_weight_info(ctx: Ctx, token: str | None, shared: bool) -> HubWeightIn
 
 
 def _run(ctx: Ctx, work: Any) -> Any:
-    """``kvcalc.hub._run`` (:func:`kvcalc.hub.mapping.run`), looked up at call time: the seam tests wrap."""
-    import kvcalc.hub as package
-
-    return package._run(ctx, work)
+    """:func:`kvcalc.hub.mapping.run`, looked up at call time: the seam tests wrap."""
+    return mapping.run(ctx, work)
 
 
 def _refuse_private(ctx: Ctx, info: Any) -> None:
