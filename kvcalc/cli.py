@@ -204,6 +204,14 @@ def _add_plan_parser(sub: Any) -> None:
     p.add_argument("--weights-gib", type=_number, help="measured weights per GPU (GiB)")
     p.add_argument("--activation-gib", type=_number, help="measured activation peak per GPU (GiB)")
     p.add_argument("--non-torch-gib", type=_number, help="measured non-torch memory per GPU (GiB)")
+    p.add_argument("--prompt-tokens", type=_whole_number,
+                   help="speed estimate: prompt length for the time to first token (default: --context)")
+    p.add_argument("--bandwidth-efficiency", type=_number,
+                   help="speed estimate: share of the memory bandwidth decoding achieves (default from published "
+                        "measurements)")
+    p.add_argument("--compute-efficiency", type=_number,
+                   help="speed estimate: share of the bf16 tensor rate a prefill achieves (default from published "
+                        "measurements)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -285,18 +293,41 @@ def _check_runtime_options(runtime: str, given: dict[str, Any]) -> None:
                            "or use --runtime vllm or transformers")
 
 
+def _speed_lines(e: Any) -> list[str]:
+    """The speed estimate in words: always marked estimated, with its assumptions."""
+    if e.decode_tokens_per_s_per_sequence is None:
+        return [f"speed: {u}" for u in e.unavailable]
+    lines = [f"decode (estimated): {e.decode_tokens_per_s_per_sequence:,.1f} tokens/s per sequence, "
+             f"{e.decode_tokens_per_s_total:,.1f} tokens/s in total at batch {e.batch:,} and {e.context:,} tokens "
+             f"({e.decode_bound} bound)"]
+    if e.ttft_seconds is not None:
+        lines.append(f"time to first token (estimated): {e.ttft_seconds * 1e3:,.1f} ms for {e.batch:,} prompt(s) of "
+                     f"{e.prompt_tokens:,} tokens ({e.prefill_bound} bound)")
+    lines += [f"speed: {u}" for u in e.unavailable]
+    lines += [f"speed assumes: {a}" for a in e.assumptions]
+    return lines
+
+
 def _plan_command(args: argparse.Namespace) -> str:
-    from .capacity import plan
+    from .capacity import deploy, plan
+    from .speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY, estimate_speed
 
     resolved = resolve_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
     config = resolved.config
     kv_dtype = None if args.kv_dtype in (None, "auto") else args.kv_dtype
     given = {k: getattr(args, k) for k in _PLAN_OPTIONS if getattr(args, k) is not None}   # plan's defaults: the rest
     _check_runtime_options(args.runtime, given)
-    p = plan(config, gpus=args.gpus, runtime=args.runtime, batch=args.batch, dtype=args.dtype, kv_dtype=kv_dtype,
-             checkpoint_bytes=_checkpoint_bytes(args, resolved), **given)
+    context = given.pop("context", None)
+    deployment = deploy(config, gpus=args.gpus, runtime=args.runtime, dtype=args.dtype, kv_dtype=kv_dtype,
+                        checkpoint_bytes=_checkpoint_bytes(args, resolved), **given)
+    p = plan(deployment, batch=args.batch, context=context)
+    speed = estimate_speed(
+        deployment, p.batch, p.context, prompt_tokens=args.prompt_tokens,
+        bandwidth_efficiency=DEFAULT_BANDWIDTH_EFFICIENCY if args.bandwidth_efficiency is None
+        else args.bandwidth_efficiency,
+        compute_efficiency=DEFAULT_COMPUTE_EFFICIENCY if args.compute_efficiency is None else args.compute_efficiency)
     if args.json:
-        return json.dumps(p.to_dict(), indent=2)
+        return json.dumps({**p.to_dict(), "speed": speed.to_dict()}, indent=2)
     fmt = human_bytes
     lines = [
         f"{p.model_type} on {p.gpus} x {p.gpu} ({fmt(p.gpu_memory_bytes)} each), runtime {p.runtime}, "
@@ -319,6 +350,7 @@ def _plan_command(args: argparse.Namespace) -> str:
     ]
     if p.runtime == "vllm":
         lines += ["", *p.engine_lines]
+    lines += ["", *_speed_lines(speed)]
     lines += [f"warning: {w}" for w in p.warnings]
     return "\n".join(lines)
 

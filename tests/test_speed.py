@@ -104,3 +104,21 @@ def test_a_custom_gpu_can_be_given_both_figures() -> None:
 def test_efficiency_must_be_a_share(bad) -> None:
     with pytest.raises(kvcalc.InputError, match="efficiency"):
         estimate_speed(_llama(gpu="h100-sxm"), 1, 1024, bandwidth_efficiency=bad)
+
+
+def test_cli_plan_prints_and_exports_the_estimate(capsys) -> None:
+    from kvcalc.cli import main
+
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm", "--batch", "4", "--context", "2048",
+                 "--offline", "--bandwidth-efficiency", "0.5"]) == 0
+    out = capsys.readouterr().out
+    step = (LLAMA_WEIGHTS + 4 * 2048 * LLAMA_KV_PER_TOKEN) / (3350 * GB * 0.5)
+    assert f"decode (estimated): {1 / step:,.1f} tokens/s per sequence" in out
+    assert "time to first token (estimated)" in out and "speed assumes:" in out
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm", "--offline", "--json"]) == 0
+    import json
+
+    speed = json.loads(capsys.readouterr().out)["speed"]
+    assert speed["quality"] == "estimated" and speed["decode_tokens_per_s_per_sequence"] > 0
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu-mem-gib", "24", "--offline"]) == 0
+    assert "no speed estimate for Custom GPU: memory bandwidth unknown" in capsys.readouterr().out
