@@ -44,10 +44,10 @@ from .parallel import stage_specs, stage_weights
 from .spec import AttentionCache, ModelSpec
 from .sweep import CompiledCache, cache_bytes, compile_cache
 
-DEFAULT_BANDWIDTH_EFFICIENCY = 0.76
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.77
 """Share of the datasheet memory bandwidth a decode step achieves: the median, rounded to 0.01, of
-the shares implied by the published decode figures with nothing unmodelled (6 rows: 0.70-0.82 on
-A100, H100, L40S, RTX 3090/4090); ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
+the shares implied by the published decode figures with nothing unmodelled (7 rows: 0.70-0.90 on
+A100, H100, L40S, RTX 3090 / 4090 / 5090); ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
 
 DEFAULT_COMPUTE_EFFICIENCY = 0.8
 """Share of the datasheet dense bf16 tensor rate a compute-bound prefill achieves: the median,
