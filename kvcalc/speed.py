@@ -44,11 +44,16 @@ from .parallel import stage_specs, stage_weights
 from .spec import AttentionCache, ModelSpec
 from .sweep import CompiledCache, cache_bytes, compile_cache
 
-DEFAULT_BANDWIDTH_EFFICIENCY = 0.75
-"""Share of the datasheet memory bandwidth a decode step achieves (see kvcalc.speed_reference)."""
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.77
+"""Share of the datasheet memory bandwidth a decode step achieves: the median, rounded to 0.01, of
+the shares implied by the published decode figures with nothing unmodelled (7 rows: 0.70-0.90 on
+A100, H100, L40S, RTX 3090 / 4090 / 5090); ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
 
-DEFAULT_COMPUTE_EFFICIENCY = 0.5
-"""Share of the datasheet dense bf16 tensor rate a prefill achieves (see kvcalc.speed_reference)."""
+DEFAULT_COMPUTE_EFFICIENCY = 0.8
+"""Share of the datasheet dense bf16 tensor rate a compute-bound prefill achieves: the median,
+rounded to 0.01, of the shares implied by the published prefill figures with nothing unmodelled
+(3 rows: 0.69 A100 TensorRT-LLM, 0.80 / 0.91 RTX 3090 / 4090 llama.cpp);
+``kvcalc.speed_reference.derived_efficiencies()[1]``."""
 
 GB = 10**9
 TFLOP = 10**12

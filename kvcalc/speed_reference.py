@@ -1,0 +1,246 @@
+"""Published speed measurements (``data/speed_measurements.csv``) and the efficiencies they imply.
+
+Each row is one public figure - decode tokens/s at a batch, or time to first token - with the
+deployment it was measured on (model, GPU from ``data/gpus.csv``, GPU count, weights and KV
+format, batch, prompt and generated tokens) and its source. No Streamlit.
+
+The two defaults of :mod:`kvcalc.speed` come from here (:func:`derived_efficiencies`):
+
+* bandwidth efficiency of a decode row = bytes the step reads / (datasheet bandwidth x measured
+  step), the step being 1 / (tokens/s per sequence) = batch / (aggregate tokens/s), bytes from
+  ``kvcalc.speed.estimate_speed`` (weights touched + every sequence's ideal cache, per GPU);
+* compute efficiency of a prefill row = prefill FLOPs / (GPUs x datasheet dense bf16 rate x
+  measured time to first token).
+
+The default is the median over the rows that exercise nothing the estimate leaves out
+(:func:`unmodelled_effects` empty): integer-quantized weights (unpacking cost), tensor parallelism
+(all-reduce time) and prefills too short to be compute-bound (fixed per-kernel costs) are such
+effects; rows with them are kept as checks of the direction of the error, not used to set the
+defaults.
+
+A decode figure is for a context that grows from ``prompt_tokens`` to ``prompt_tokens +
+generated_tokens``; the cache read grows linearly with it, so the mean step is the step at the
+mean context, ``prompt_tokens + generated_tokens / 2`` (:attr:`Measurement.context_tokens`).
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import statistics
+from dataclasses import dataclass
+
+from .catalog import bundled_config
+from .data_files import data_path
+from .deployment import Deployment, deploy
+from .errors import ConfigError
+from .speed import GB, TFLOP, SpeedEstimate, estimate_speed
+
+MEASUREMENTS_PATH = data_path("speed_measurements.csv")
+
+METRICS = ("decode_tokens_per_s_per_sequence", "decode_tokens_per_s_total", "prefill_tokens_per_s", "ttft_ms")
+"""What a row's ``value`` is: decode tokens/s of one sequence or of the whole batch; prompt tokens/s of
+the whole batch's prefill (batch x prompt / time to first token); time to first token in ms."""
+
+FLOAT_WEIGHT_FORMATS = ("bf16", "fp16", "f16", "fp32", "f32", "fp8")
+"""Weight formats the estimate models fully (read as stored, no unpacking); a GGUF file is named by
+its tensor type after ``GGUF`` (``GGUF F16`` is float, ``GGUF Q4_0`` integer-quantized)."""
+
+_COLUMNS = ("id", "model", "config", "gpu", "gpus", "engine", "engine_version", "weights_format",
+            "weights_dtype", "weights_gib", "kv_dtype", "batch", "prompt_tokens", "generated_tokens",
+            "metric", "value", "source", "notes")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One published figure. Units: ``weights_gib`` GiB (2**30 bytes) per GPU, None = computed from
+    the config in ``weights_dtype`` (None = the checkpoint's); token counts per sequence; ``value``
+    in the unit ``metric`` names (tokens/s or ms)."""
+
+    id: str
+    model: str
+    config: str            # bundled model whose config.json has the measured model's shape
+    gpu: str               # data/gpus.csv key
+    gpus: int              # all tensor parallel
+    engine: str
+    engine_version: str
+    weights_format: str
+    weights_dtype: str | None
+    weights_gib: float | None
+    kv_dtype: str | None
+    batch: int
+    prompt_tokens: int
+    generated_tokens: int
+    metric: str
+    value: float
+    source: str
+    notes: str
+
+    @property
+    def is_decode(self) -> bool:
+        return self.metric.startswith("decode")
+
+    @property
+    def context_tokens(self) -> int:
+        """Context the estimate is evaluated at: the mean over the generation for decode
+        (``prompt + generated // 2``), the prompt for time to first token."""
+        return self.prompt_tokens + self.generated_tokens // 2 if self.is_decode else self.prompt_tokens
+
+    @property
+    def quantized_weights(self) -> bool:
+        """Integer-quantized weights (unpacked on the fly), as opposed to a float format."""
+        fmt = self.weights_format.lower().removeprefix("gguf").strip()
+        return not fmt.startswith(FLOAT_WEIGHT_FORMATS)
+
+    @property
+    def measured_seconds(self) -> float:
+        """Measured decode step (s per step of the whole batch) or time to first token (s)."""
+        if self.metric == "decode_tokens_per_s_per_sequence":
+            return 1.0 / self.value
+        if self.metric == "decode_tokens_per_s_total":
+            return self.batch / self.value
+        if self.metric == "prefill_tokens_per_s":
+            return self.batch * self.prompt_tokens / self.value
+        return self.value / 1000.0
+
+
+def _field(row: dict[str, str], line: int, name: str, kind: str) -> object:
+    raw = (row.get(name) or "").strip()
+    where = f"speed_measurements.csv line {line}.{name}"
+    if kind == "str":
+        if not raw and name not in ("engine_version", "notes"):
+            raise ConfigError(where, raw, "must not be empty")
+        return raw
+    if kind == "opt_str":
+        return raw or None
+    try:
+        if kind in ("int", "count"):
+            n = int(raw)
+            if n < (1 if kind == "int" else 0):
+                raise ValueError
+            return n
+        if kind == "opt_float" and not raw:
+            return None
+        x = float(raw)
+        if not math.isfinite(x) or x <= 0:
+            raise ValueError
+        return x
+    except ValueError:
+        raise ConfigError(where, raw, "must be a non-negative integer" if kind == "count"
+                          else "must be a positive number") from None
+
+
+def read_measurements(path: str = MEASUREMENTS_PATH) -> tuple[Measurement, ...]:
+    """Parse a measurements CSV (lines starting with '#' are comments); ConfigError names the bad cell."""
+    kinds = {"gpus": "int", "batch": "int", "prompt_tokens": "count", "generated_tokens": "count",
+             "weights_gib": "opt_float", "value": "float", "weights_dtype": "opt_str", "kv_dtype": "opt_str"}
+    with open(path, newline="", encoding="utf-8") as f:
+        lines = [(n, text) for n, text in enumerate(f, 1) if not text.lstrip().startswith("#")]
+    reader = csv.DictReader(text for _, text in lines)
+    missing = [c for c in _COLUMNS if c not in (reader.fieldnames or ())]
+    if missing:
+        raise ConfigError("speed_measurements.csv header", reader.fieldnames, f"missing columns {missing}")
+    out = []
+    for row in reader:
+        line = lines[reader.line_num - 1][0] if reader.line_num - 1 < len(lines) else reader.line_num
+        values = {c: _field(row, line, c, kinds.get(c, "str")) for c in _COLUMNS}
+        if values["metric"] not in METRICS:
+            raise ConfigError(f"speed_measurements.csv line {line}.metric", values["metric"],
+                              f"must be one of {', '.join(METRICS)}")
+        m = Measurement(**values)  # type: ignore[arg-type]
+        needed = "generated_tokens" if m.is_decode else "prompt_tokens"
+        if not getattr(m, needed):
+            raise ConfigError(f"speed_measurements.csv line {line}.{needed}", 0,
+                              f"a {m.metric} figure needs {needed} > 0")
+        out.append(m)
+    ids = [m.id for m in out]
+    if len(set(ids)) != len(ids):
+        raise ConfigError("speed_measurements.csv id", sorted(i for i in ids if ids.count(i) > 1)[0], "duplicate id")
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def published_measurements() -> tuple[Measurement, ...]:
+    """Every row of ``data/speed_measurements.csv``, in file order."""
+    return read_measurements()
+
+
+def measured_deployment(m: Measurement) -> Deployment:
+    """The deployment a row was measured on; a quantized checkpoint's measured size goes in as
+    ``weights_gib`` (kvcalc.deployment's measured override, GiB per GPU)."""
+    return deploy(bundled_config(m.config), gpu=m.gpu, gpus=m.gpus, dtype=m.weights_dtype, kv_dtype=m.kv_dtype,
+                  weights_gib=m.weights_gib, runtime="vllm")
+
+
+def estimate_for(m: Measurement, **efficiencies: float) -> SpeedEstimate:
+    """kvcalc.speed's estimate for the row's batch and context (``efficiencies``: its keyword arguments)."""
+    return estimate_speed(measured_deployment(m), m.batch, m.context_tokens, prompt_tokens=m.prompt_tokens or None,
+                          **efficiencies)
+
+
+def estimated_value(m: Measurement, e: SpeedEstimate) -> float:
+    """The estimate in the row's unit (tokens/s or ms)."""
+    if m.metric == "decode_tokens_per_s_per_sequence":
+        value = e.decode_tokens_per_s_per_sequence
+    elif m.metric == "decode_tokens_per_s_total":
+        value = e.decode_tokens_per_s_total
+    elif e.ttft_seconds is None:
+        value = None
+    elif m.metric == "prefill_tokens_per_s":
+        value = m.batch * m.prompt_tokens / e.ttft_seconds
+    else:
+        value = e.ttft_seconds * 1000.0
+    if value is None:
+        raise ConfigError(f"speed_measurements.csv {m.id}.gpu", m.gpu, "; ".join(e.unavailable))
+    return value
+
+
+def implied_efficiency(m: Measurement) -> float:
+    """The efficiency that makes the roofline equal the figure (module docstring): bandwidth share
+    for a decode row, dense bf16 compute share for a time-to-first-token row."""
+    d = measured_deployment(m)
+    e = estimate_speed(d, m.batch, m.context_tokens, prompt_tokens=m.prompt_tokens or None)
+    rate = d.gpu.bandwidth_gbps if m.is_decode else d.gpu.bf16_tflops
+    if not rate:
+        raise ConfigError(f"speed_measurements.csv {m.id}.gpu", m.gpu, "; ".join(e.unavailable))
+    if m.is_decode:
+        return e.decode_bytes_per_step / (rate * GB * m.measured_seconds)
+    return e.prefill_flops / (d.tp * rate * TFLOP * m.measured_seconds)
+
+
+def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
+    """What the row exercises that kvcalc.speed leaves out; each can only make the real system
+    slower than the roofline: unpacking integer-quantized weights, tensor-parallel all-reduce, and
+    the fixed per-kernel costs of a prefill too short to be compute-bound (below the GPU's ridge
+    point: memory-bound even at 100 % of both datasheet rates)."""
+    out = []
+    if m.quantized_weights:
+        out.append("weight dequantization")
+    if m.gpus > 1:
+        out.append("tensor-parallel communication")
+    if not m.is_decode:
+        full = estimate_for(m, bandwidth_efficiency=1.0, compute_efficiency=1.0)
+        if full.prefill_bound != "compute":
+            out.append("launch overhead of a memory-bound prefill")
+    return tuple(out)
+
+
+def speed_ratio(m: Measurement, e: SpeedEstimate) -> float:
+    """Estimated speed over measured speed (measured seconds / estimated seconds): above 1 the
+    estimate is optimistic, below 1 pessimistic."""
+    seconds = e.decode_step_seconds if m.is_decode else e.ttft_seconds
+    if not seconds:
+        raise ConfigError(f"speed_measurements.csv {m.id}.gpu", m.gpu, "; ".join(e.unavailable) or "no estimate")
+    return m.measured_seconds / seconds
+
+
+def derived_efficiencies(rows: tuple[Measurement, ...] | None = None) -> tuple[float, float]:
+    """(bandwidth, compute) efficiency: the median implied efficiency over the decode rows and over
+    the time-to-first-token rows with nothing left unmodelled."""
+    rows = published_measurements() if rows is None else rows
+    clean = [m for m in rows if not unmodelled_effects(m)]
+    bw = [implied_efficiency(m) for m in clean if m.is_decode]
+    comp = [implied_efficiency(m) for m in clean if not m.is_decode]
+    if not bw or not comp:
+        raise ConfigError("speed_measurements.csv", len(clean), "needs decode and prefill rows with nothing unmodelled")
+    return statistics.median(bw), statistics.median(comp)
