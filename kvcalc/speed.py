@@ -8,7 +8,7 @@ FLOP/s, as GPU datasheets (and ``data/gpus.csv``) give them.
 Decode (one new token for each of ``batch`` sequences, each ``context`` tokens long):
     Every step reads the weights it touches and every sequence's whole cache, once::
 
-        bytes_s = weights_s x touched(batch) + kv_s(batch, context)          per GPU of stage s
+        bytes_s = weights_s x touched(batch) - unread embedding rows + kv_s(batch, context)   per GPU of stage s
         flops_s = (2 x active_params x batch x n_s / L + attention_s) / tp
         step    = sum over pipeline stages of max(bytes_s / (bandwidth x eta_bw), flops_s / (rate x eta_c))
 
@@ -18,10 +18,11 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     models; for MoE it is ``1 - f_experts x (1 - E_b / E)``, with ``E_b = E x (1 - (1 - k / E)^batch)``
     the expected number of distinct experts ``batch`` tokens activate per layer under uniform
     routing (each token picks ``k`` of ``E``) and ``f_experts`` the routed experts' share of the
-    parameters. The attention term per layer and sequence is ``2 x query_heads x (k_dim + v_dim) x
-    tokens attended`` (MLA: ``2 x query_heads x 2 x latent``). Tokens/s per sequence ``1 / step``;
-    aggregate ``batch / step``. Pipeline stages run one after another within a step (no
-    micro-batch overlap); tensor-parallel communication is not modelled.
+    parameters. Of an input embedding table that is not also the LM head on that GPU, a step reads
+    only the ``batch`` rows it looks up. The attention term per layer and sequence is
+    ``2 x query_heads x (k_dim + v_dim) x tokens attended`` (MLA: ``2 x query_heads x 2 x latent``).
+    Tokens/s per sequence ``1 / step``; aggregate ``batch / step``. Pipeline stages run one after
+    another within a step (no micro-batch overlap); tensor-parallel communication is not modelled.
 Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
     ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
     ``sum_{t=1..P} min(t, W)`` tokens per query position; ``time = sum over stages of max(flops_s /
@@ -38,13 +39,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .deployment import Deployment
+from .dtypes import ceil_div
 from .errors import InputError
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .parallel import stage_specs, stage_weights
 from .spec import AttentionCache, ModelSpec
 from .sweep import CompiledCache, cache_bytes, compile_cache
 
-DEFAULT_BANDWIDTH_EFFICIENCY = 0.77
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.76
 """Share of the datasheet memory bandwidth a decode step achieves: the median, rounded to 0.01, of
 the shares implied by the published decode figures with nothing unmodelled (7 rows: 0.70-0.90 on
 A100, H100, L40S, RTX 3090 / 4090 / 5090); ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
@@ -187,7 +189,8 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
 
     enc = d.spec.default_encoder_tokens or context
     stages = stage_specs(d.rank, d.pp)
-    weights_s = stage_weights(d.weights_computed, d.spec.num_layers, d.tp, d.pp)
+    raw_weights = stage_weights(d.weights_computed, d.spec.num_layers, d.tp, d.pp)
+    weights_s = raw_weights
     if d.weights.total_bytes != d.weights_computed.total_bytes:      # the Hub checkpoint's size
         scale = d.weights.total_bytes / max(d.weights_computed.total_bytes, 1)
         weights_s = tuple(int(w * scale) for w in weights_s)
@@ -195,6 +198,14 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         scale = d.measured.weights_bytes / max(max(weights_s), 1)
         weights_s = tuple(int(w * scale) for w in weights_s)
     n_layers = max(d.spec.num_layers, 1)
+    # a step gathers only ``batch`` rows of the input embedding table (all of it only when it doubles
+    # as the LM head on the same GPU)
+    emb = next((p for p in d.weights_computed.parts if p.name == "embedding"), None)
+    skip_embedding = 0
+    if emb is not None and emb.params and (not params.tied_embeddings or d.pp > 1):
+        table = ceil_div(emb.bytes, d.tp) * weights_s[0] // max(raw_weights[0], 1)   # scaled as the stage is
+        rows = min(batch, d.spec.vocab_size) * d.spec.hidden_size
+        skip_embedding = max(table - ceil_div(rows * emb.bytes, max(emb.params, 1)), 0)
     bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
     rate = gpu.bf16_tflops * TFLOP * compute_efficiency if gpu.bf16_tflops else None
     unavailable = []
@@ -210,7 +221,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         share = spec.num_layers / n_layers
         ideal = _ideal_cache(d, stage, spec)
         kv = cache_bytes(ideal, batch, context)
-        wt = int(w * touched)
+        wt = int(w * touched) - (skip_embedding if stage == 0 else 0)
         # the rank's spec already holds heads / tp: its attention term is per GPU
         attended = _attention_flops(spec, lambda a: _attended(a, context, enc))
         flops = 2 * params.active * batch * share / d.tp + batch * attended

@@ -17,6 +17,12 @@ from kvcalc.speed import GB, TFLOP, estimate_speed, expected_experts
 
 LLAMA_WEIGHTS = 8_030_261_248 * 2
 LLAMA_KV_PER_TOKEN = 131_072
+LLAMA_EMBEDDING = 128_256 * 4096 * 2        # the input table (untied): a step reads only its batch rows
+
+
+def llama_read(batch: int) -> int:
+    """Weight bytes one decode step reads: everything but the input table's rows not looked up."""
+    return LLAMA_WEIGHTS - LLAMA_EMBEDDING + batch * 4096 * 2
 
 
 def _llama(**options):
@@ -27,8 +33,8 @@ def test_decode_reads_the_weights_and_every_sequence_cache_once_per_step() -> No
     d = _llama(gpu="h100-sxm")
     e = estimate_speed(d, 4, 2048, bandwidth_efficiency=0.5, compute_efficiency=0.5)
     kv = 4 * 2048 * LLAMA_KV_PER_TOKEN
-    assert e.decode_weight_bytes == LLAMA_WEIGHTS and e.decode_kv_bytes == kv
-    step = (LLAMA_WEIGHTS + kv) / (3350 * GB * 0.5)          # H100 SXM: 3,350 GB/s (data/gpus.csv)
+    assert e.decode_weight_bytes == llama_read(4) and e.decode_kv_bytes == kv
+    step = (llama_read(4) + kv) / (3350 * GB * 0.5)          # H100 SXM: 3,350 GB/s (data/gpus.csv)
     assert e.decode_bound == "memory bandwidth"
     assert math.isclose(e.decode_step_seconds, step, rel_tol=1e-12)
     assert math.isclose(e.decode_tokens_per_s_per_sequence, 1 / step, rel_tol=1e-12)
@@ -78,7 +84,9 @@ def test_moe_reads_only_the_experts_a_batch_activates() -> None:
     params = d.weights.params
     one, many = estimate_speed(d, 1, 1024), estimate_speed(d, 64, 1024)
     share = params.moe_experts / params.total
-    assert math.isclose(one.decode_weight_bytes / d.weights_rank, 1 - share * (1 - 8 / 128), rel_tol=1e-6)
+    unread_table = 151_936 * 2048 * 2 - 2048 * 2           # untied input table, but the one row looked up
+    assert math.isclose((one.decode_weight_bytes + unread_table) / d.weights_rank, 1 - share * (1 - 8 / 128),
+                        rel_tol=1e-6)
     assert one.decode_weight_bytes < many.decode_weight_bytes <= d.weights_rank
     assert any("uniform routing" in a for a in one.assumptions)
 
@@ -96,7 +104,7 @@ def test_a_gpu_without_figures_gets_words_not_a_number() -> None:
 def test_a_custom_gpu_can_be_given_both_figures() -> None:
     gpu = custom_gpu(24, bandwidth_gbps=1000, bf16_tflops=100)
     e = estimate_speed(_llama(gpu=gpu), 1, 1024, bandwidth_efficiency=1.0)
-    assert math.isclose(e.decode_step_seconds, (LLAMA_WEIGHTS + 1024 * LLAMA_KV_PER_TOKEN) / (1000 * GB))
+    assert math.isclose(e.decode_step_seconds, (llama_read(1) + 1024 * LLAMA_KV_PER_TOKEN) / (1000 * GB))
     assert e.ttft_seconds is not None
 
 
@@ -112,7 +120,7 @@ def test_cli_plan_prints_and_exports_the_estimate(capsys) -> None:
     assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm", "--batch", "4", "--context", "2048",
                  "--offline", "--bandwidth-efficiency", "0.5"]) == 0
     out = capsys.readouterr().out
-    step = (LLAMA_WEIGHTS + 4 * 2048 * LLAMA_KV_PER_TOKEN) / (3350 * GB * 0.5)
+    step = (llama_read(4) + 4 * 2048 * LLAMA_KV_PER_TOKEN) / (3350 * GB * 0.5)
     assert f"decode (estimated): {1 / step:,.1f} tokens/s per sequence" in out
     assert "time to first token (estimated)" in out and "speed assumes:" in out
     assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm", "--offline", "--json"]) == 0
