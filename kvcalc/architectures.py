@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, cast
 
-from .config import ConfigReader, declared_dtype
+from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError
 from .model_types import ModelType, lookup, typed
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
@@ -185,17 +185,12 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
     if kv > heads:
         raise ConfigError(r.field_name("num_key_value_heads"), kv, f"exceeds num_attention_heads ({heads})")
     if "doubled_attention_head_dim" in entry.quirks:
-        head_dim: int | None = r.get_int("attention_head_dim", "head_dim", default=2 * hidden // heads)
+        head_dim = r.get_int("attention_head_dim", "head_dim", default=2 * hidden // heads)
     else:
-        head_dim = r.opt_int("head_dim")
-    if head_dim is None:
-        if hidden % heads:
-            raise ConfigError(r.field_name("hidden_size"), hidden,
-                              f"is not divisible by num_attention_heads ({heads}) and no head_dim is given")
-        head_dim = hidden // heads
-        if not known:
+        head_dim = head_dim_or_derived(r, hidden, heads)
+        if not known and not r.has("head_dim"):
             assumed.append(f"{r.path}head_dim not in config: assumed hidden_size / num_attention_heads = {head_dim}")
-    if r.has("kv_lora_rank"):
+    if r.opt_int("kv_lora_rank") is not None:
         return _mla(r, heads), quirks
     return AttentionCache(kv_heads=kv, k_head_dim=head_dim, v_head_dim=head_dim, query_heads=heads), quirks
 

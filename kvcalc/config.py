@@ -263,6 +263,22 @@ class ConfigReader:
                             defaults_used=self.defaults_used)
 
 
+def hidden_per_head(r: ConfigReader, hidden: int, heads: int, head_dim_given: bool = True) -> int:
+    """``hidden_size // num_attention_heads``; ConfigError naming ``hidden_size`` when it does not divide
+    (``head_dim_given=False``: the message adds that no head_dim was given to use instead)."""
+    if hidden % heads:
+        tail = "" if head_dim_given else " and no head_dim is given"
+        raise ConfigError(r.field_name("hidden_size"), hidden,
+                          f"is not divisible by num_attention_heads ({heads}){tail}")
+    return hidden // heads
+
+
+def head_dim_or_derived(r: ConfigReader, hidden: int, heads: int) -> int:
+    """``head_dim`` from the config or class default, else ``hidden_size // num_attention_heads``."""
+    d = r.opt_int("head_dim")
+    return d if d is not None else hidden_per_head(r, hidden, heads, head_dim_given=False)
+
+
 def declared_dtype(top: ConfigReader) -> str | None:
     """The dtype a config declares (``torch_dtype`` / ``dtype``), canonical name, or None.
 

@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from .config import ConfigReader
+from .errors import ConfigError
 from .spec import RecurrentState
 
 LayerRule = Callable[[ConfigReader, int, "int | None"], "list[str] | None"]
@@ -86,11 +87,10 @@ class ModelType:
     quirks: frozenset[str] = frozenset()
 
 
-
 # ----------------------------------------------------------------------------- layer rules
-def _every(period: int, on: str, off: str, phase: int = 0) -> Callable[[int], list[str]]:
-    """``on`` where ``(i + 1 - phase) % period == 0``, else ``off``, for i in range(n)."""
-    return lambda n: [on if (i + 1 - phase) % period == 0 else off for i in range(n)]
+def _every(period: int, on: str, off: str) -> Callable[[int], list[str]]:
+    """n -> ``on`` for every ``period``-th layer (``(i + 1) % period == 0``), ``off`` for the others."""
+    return lambda n: [on if (i + 1) % period == 0 else off for i in range(n)]
 
 
 def _fixed_pattern(period: int) -> LayerRule:
@@ -154,6 +154,16 @@ def _listed(field_name: str, on: str, off: str, every_by_default: bool = False) 
     def rule(r: ConfigReader, n: int, window: int | None) -> list[str]:
         listed = set(r.get_int_list(field_name, default=list(range(n)) if every_by_default else []))
         return [on if i in listed else off for i in range(n)]
+    return rule
+
+
+def _listed_only(field_name: str) -> LayerRule:
+    """Types whose configs list their layers (Zamba2 ``layers_block_type``, Nemotron-H
+    ``hybrid_override_pattern``): transformers rejects a config whose layer count differs from its
+    default list, so a config without the list is refused rather than guessed."""
+    def rule(r: ConfigReader, n: int, window: int | None) -> list[str]:
+        raise ConfigError(r.path + field_name, None,
+                          f"required field is missing ({r.model_type} configs list their {n} layer types)")
     return rule
 
 
@@ -403,12 +413,12 @@ _ENTRIES: tuple[ModelType, ...] = (
               state_rule=_mamba2_like("mamba_expand", "mamba_n_groups", "mamba_d_state", "mamba_n_heads",
                                       "mamba_d_head", "mamba_d_conv", inner="mamba_d_ssm"),
               defaults=_d(_MAMBA2_FIELDS, num_key_value_heads=8)),
-    ModelType("zamba2", quirks=frozenset({"doubled_attention_head_dim"}),
+    ModelType("zamba2", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
               state_rule=_mamba2_like("mamba_expand", "mamba_ngroups", "mamba_d_state", "n_mamba_heads",
                                       "mamba_headdim", "mamba_d_conv"),
               defaults=_d(mamba_expand=2, mamba_ngroups=1, mamba_d_state=64, n_mamba_heads=8, mamba_d_conv=4)),
-    ModelType("nemotron_h", state_rule=_nemotron_h_states, defaults=_d(
-        num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128,
+    ModelType("nemotron_h", layer_rule=_listed_only("hybrid_override_pattern"), state_rule=_nemotron_h_states,
+              defaults=_d(num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128,
         conv_kernel=4)),
     ModelType("minimax", layer_rule=lambda r, n, w: _every(2, "linear_attention", "full_attention")(n),
               state_rule=_lightning_states, recurrent_kind="linear", defaults=_kv(8)),

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .architectures import layer_types
-from .config import ConfigReader
+from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 
@@ -97,17 +97,6 @@ def _heads(f: ConfigReader) -> tuple[int, int]:
     return n_q, n_kv
 
 
-def _head_dim(f: ConfigReader, hidden: int, n_q: int) -> int:
-    """``head_dim`` from the config or class default; else ``hidden_size // num_attention_heads``."""
-    d = f.opt_int("head_dim")
-    if d is None:
-        if hidden % n_q:
-            raise ConfigError(f.field_name("hidden_size"), hidden,
-                              f"is not divisible by num_attention_heads ({n_q}) and no head_dim is given")
-        d = hidden // n_q
-    return d
-
-
 class _Tally:
     """Running sums per part, plus routed-expert totals for ``moe_experts`` and ``active``."""
 
@@ -165,7 +154,7 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     m = _entry(f)
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n_q, n_kv = _heads(f)
-    d = _head_dim(f, hidden, n_q)
+    d = head_dim_or_derived(f, hidden, n_q)
     qkv_flag, o_flag = m.attn_bias
     qkv_bias, o_bias = _flag(f, qkv_flag), _flag(f, o_flag)
     attn = (_linear(hidden, n_q * d * (2 if "gated_q_proj" in m.quirks else 1), qkv_bias)
@@ -197,12 +186,6 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
         t.add("mlp", (n_layers - n_moe) * dense)
     if head:
         _lm_head(f, t, hidden, vocab)
-
-
-def _hidden_over_heads(f: ConfigReader, hidden: int, n_q: int) -> int:
-    if hidden % n_q:
-        raise ConfigError(f.field_name("hidden_size"), hidden, f"is not divisible by num_attention_heads ({n_q})")
-    return hidden // n_q
 
 
 @dataclass(frozen=True)
@@ -337,7 +320,7 @@ def _gpt2(f: ConfigReader, t: _Tally) -> None:
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     positions = f.get_int("max_position_embeddings")
     heads = f.get_int("num_attention_heads")
-    d = _hidden_over_heads(f, hidden, heads)
+    d = hidden_per_head(f, hidden, heads)
     inter = f.opt_int("intermediate_size") or 4 * hidden
     multi_query = "multi_query" in _entry(f).quirks and f.get_bool("multi_query")
     kv_dim = (1 if multi_query else heads) * d
@@ -360,7 +343,7 @@ def _gpt_neox(f: ConfigReader, t: _Tally) -> None:
     (+ biases with attention_bias), MLP ``H*I+I + I*H+H``; final LayerNorm ``2*H``; lm_head ``V*H`` unless tied.
     """
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
-    _hidden_over_heads(f, hidden, f.get_int("num_attention_heads"))
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
     inter, bias = f.get_int("intermediate_size"), f.get_bool("attention_bias")
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * (_linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias)))
@@ -379,7 +362,7 @@ def _falcon(f: ConfigReader, t: _Tally) -> None:
     vocab, hidden = f.get_int("vocab_size"), f.get_int("n_embed", "hidden_size")
     n_layers = f.get_int("num_hidden_layers")
     heads = f.get_int("num_attention_heads")
-    d = _hidden_over_heads(f, hidden, heads)
+    d = hidden_per_head(f, hidden, heads)
     n_kv = f.opt_int("num_kv_heads") or heads
     new_arch, bias = f.get_bool("new_decoder_architecture"), f.get_bool("bias")
     if new_arch:
@@ -407,7 +390,7 @@ def _bloom(f: ConfigReader, t: _Tally) -> None:
     """
     vocab, hidden = f.get_int("vocab_size"), f.get_int("n_embed", "hidden_size")
     n_layers = f.get_int("num_hidden_layers")
-    _hidden_over_heads(f, hidden, f.get_int("num_attention_heads"))
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * (_linear(hidden, 3 * hidden, True) + _linear(hidden, hidden, True)))
     t.add("mlp", n_layers * (_linear(hidden, 4 * hidden, True) + _linear(4 * hidden, hidden, True)))
@@ -423,7 +406,7 @@ def _opt(f: ConfigReader, t: _Tally) -> None:
     _remove_final_layer_norm; lm_head ``P*V`` unless tied.
     """
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
-    _hidden_over_heads(f, hidden, f.get_int("num_attention_heads"))
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
     proj = f.opt_int("word_embed_proj_dim") or hidden
     ffn, bias = f.get_int("ffn_dim"), f.get_bool("enable_bias")
     ln = 2 * hidden if f.get_bool("layer_norm_elementwise_affine") else 0
@@ -535,8 +518,7 @@ def _siglip_vision(v: ConfigReader) -> int:
     """
     hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
     heads = v.get_int("num_attention_heads")
-    if hidden % heads:
-        raise ConfigError(v.field_name("hidden_size"), hidden, f"is not divisible by num_attention_heads ({heads})")
+    hidden_per_head(v, hidden, heads)
     channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
     mlp = _linear(hidden, inter, True) + _linear(inter, hidden, True)
     n = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
