@@ -33,18 +33,30 @@ MAX_LAYERS = 4096
 
 
 class ConfigReader:
-    """Typed, recorded access to one level of a config dict.
+    """Typed, recorded access to one level of a config dict, with the config class's defaults.
 
     ``path`` is the dotted prefix of this level ("" at top, "text_config." nested).
-    ``used`` is shared with nested readers: the dotted names of every field read.
+    ``used`` is shared with nested readers: the dotted names of every config field read.
+    ``defaults`` are the transformers config-class defaults of ``model_type`` (from
+    :mod:`kvcalc.model_types`); a field the config omits (or sets to null) takes its default, as when
+    transformers builds the model, and ``"path.field=value"`` is recorded in ``defaults_used``
+    (shared with nested readers). A default of ``None`` means "derived" and counts as no default.
+
+    Accessors: ``get_*`` return a value or raise :class:`~kvcalc.errors.ConfigError` (a missing field
+    with neither a default nor a ``default=`` argument); ``opt_*`` return ``None`` instead.
     """
 
-    def __init__(self, data: Mapping[str, Any], path: str = "", used: list[str] | None = None):
+    def __init__(self, data: Mapping[str, Any], path: str = "", used: list[str] | None = None, *,
+                 defaults: Mapping[str, Any] | None = None, model_type: str = "",
+                 defaults_used: list[str] | None = None):
         if not isinstance(data, Mapping):
             raise ConfigError(path.rstrip(".") or "config", data, "must be a JSON object")
         self.data = data
         self.path = path
         self.used: list[str] = used if used is not None else []
+        self.defaults: Mapping[str, Any] = defaults if defaults is not None else {}
+        self.model_type = model_type
+        self.defaults_used: list[str] = defaults_used if defaults_used is not None else []
 
     # -- raw access ------------------------------------------------------------------------
     def _note(self, name: str) -> None:
@@ -60,6 +72,7 @@ class ConfigReader:
         return None
 
     def has(self, *names: str) -> bool:
+        """Whether the config itself (not a class default) gives one of ``names``."""
         return self.present(*names) is not None
 
     @staticmethod
@@ -72,26 +85,65 @@ class ConfigReader:
         return out
 
     def raw(self, *names: str, default: Any = _MISSING) -> Any:
-        """The value of the first present alias, recorded as used; ``default`` if none."""
+        """The config's value of the first present alias, recorded as used; ``default`` if none
+        (class defaults are not consulted: see :meth:`value`)."""
         name = self.present(*names)
         if name is None:
             if default is _MISSING:
-                raise ConfigError(self.path + names[0], None, "required field is missing")
+                raise self.missing(names[0])
             return default
         self._note(name)
         return self.data[name]
+
+    def class_default(self, *names: str) -> Any:
+        """The first non-null class default among ``names`` (recorded in ``defaults_used``), else None."""
+        for name in names:
+            value = self.defaults.get(name)
+            if value is not None:
+                note = f"{self.path}{name}={value!r}"
+                if note not in self.defaults_used:
+                    self.defaults_used.append(note)
+                return value
+        return None
+
+    def value(self, *names: str) -> Any:
+        """The config's value, else the class default, else None (unvalidated)."""
+        if self.has(*names):
+            return self.raw(*names)
+        return self.class_default(*names)
 
     def field_name(self, *names: str) -> str:
         name = self.present(*names)
         return self.path + (name or names[0])
 
+    def missing(self, name: str) -> ConfigError:
+        """The error for a required field that neither the config nor a class default gives."""
+        why = f" (no {self.model_type} default)" if self.model_type else ""
+        return ConfigError(self.path + name, None, f"required field is missing{why}")
+
     # -- typed access ------------------------------------------------------------------------
-    def int(self, *names: str, default: Any = _MISSING, minimum: int = 1, maximum: int = MAX_DIM) -> Any:
-        """An integer field in [minimum, maximum]; integral floats (e.g. 4096.0) are accepted."""
-        value = self.raw(*names, default=_MISSING if default is _MISSING else None)
-        if value is None:
-            return default
-        return self.check_int(self.field_name(*names), value, minimum, maximum)
+    def opt_int(self, *names: str, minimum: int = 1, maximum: int = MAX_DIM) -> int | None:
+        """An integer in [minimum, maximum] (integral floats such as 4096.0 accepted), or None."""
+        if self.has(*names):
+            return self.check_int(self.field_name(*names), self.raw(*names), minimum, maximum)
+        value = self.class_default(*names)
+        return None if value is None else int(value)
+
+    def get_int(self, *names: str, default: int | None = None, minimum: int = 1, maximum: int = MAX_DIM) -> int:
+        """Like :meth:`opt_int`; without a value, ``default``, else ConfigError."""
+        value = self.opt_int(*names, minimum=minimum, maximum=maximum)
+        if value is not None:
+            return value
+        if default is None:
+            raise self.missing(names[0])
+        return default
+
+    def nullable_int(self, name: str, minimum: int = 1) -> int | None:
+        """Like :meth:`opt_int`, but an explicit ``null`` in the config means None (not the default)."""
+        if name in self.data and self.data[name] is None:
+            self._note(name)
+            return None
+        return self.opt_int(name, minimum=minimum)
 
     @staticmethod
     def check_int(field: str, value: Any, minimum: int = 1, maximum: int = MAX_DIM) -> int:
@@ -107,43 +159,89 @@ class ConfigReader:
             raise ConfigError(field, value, f"must be at most {maximum:,}")
         return value
 
-    def bool(self, *names: str, default: bool = False) -> bool:
-        value = self.raw(*names, default=None)
+    def opt_float(self, *names: str) -> float | None:
+        """A finite positive number (e.g. Mamba's ``expand``), or None."""
+        value = self.value(*names)
         if value is None:
-            return default
-        if not isinstance(value, bool):
-            raise ConfigError(self.field_name(*names), value, "must be true or false")
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise ConfigError(self.field_name(*names), value, "must be a positive number")
+        return float(value)
+
+    def get_float(self, *names: str) -> float:
+        """Like :meth:`opt_float`; ConfigError without a value."""
+        value = self.opt_float(*names)
+        if value is None:
+            raise self.missing(names[0])
         return value
 
-    def str(self, *names: str, default: Any = _MISSING) -> Any:
-        value = self.raw(*names, default=_MISSING if default is _MISSING else None)
-        if value is None:
-            return default
-        if not isinstance(value, str):
-            raise ConfigError(self.field_name(*names), value, "must be a string")
-        return value
+    def get_bool(self, *names: str, default: bool | None = None) -> bool:
+        """A true/false field: the config's, else the class default, else ``default``, else ConfigError."""
+        if self.has(*names):
+            value = self.raw(*names)
+            if not isinstance(value, bool):
+                raise ConfigError(self.field_name(*names), value, "must be true or false")
+            return value
+        value = self.class_default(*names)
+        if value is not None:
+            return bool(value)
+        if default is None:
+            raise self.missing(names[0])
+        return default
 
-    def list(self, *names: str, default: Any = None, max_len: int = MAX_LAYERS) -> Any:
-        value = self.raw(*names, default=None)
-        if value is None:
-            return default
+    def opt_str(self, *names: str) -> str | None:
+        """A string field (config, else class default), or None."""
+        if self.has(*names):
+            value = self.raw(*names)
+            if not isinstance(value, str):
+                raise ConfigError(self.field_name(*names), value, "must be a string")
+            return value
+        value = self.class_default(*names)
+        return None if value is None else str(value)
+
+    def get_str(self, *names: str, default: str | None = None) -> str:
+        """Like :meth:`opt_str`; without a value, ``default``, else ConfigError."""
+        value = self.opt_str(*names)
+        if value is not None:
+            return value
+        if default is None:
+            raise self.missing(names[0])
+        return default
+
+    def opt_list(self, *names: str, max_len: int = MAX_LAYERS) -> list[Any] | None:
+        """A list field of at most ``max_len`` entries (config, else class default), or None."""
+        if not self.has(*names):
+            value = self.class_default(*names)
+            return None if value is None else list(value)
+        value = self.raw(*names)
         if not isinstance(value, list):
             raise ConfigError(self.field_name(*names), value, "must be a list")
         if len(value) > max_len:
             raise ConfigError(self.field_name(*names), f"<list of {len(value)}>", f"has more than {max_len} entries")
         return value
 
-    def int_list(self, *names: str, default: Any = None, minimum: int = 0) -> Any:
-        value = self.list(*names, default=None)
+    def opt_int_list(self, *names: str, minimum: int = 0) -> list[int] | None:
+        """A list of integers, each at least ``minimum``, or None."""
+        value = self.opt_list(*names)
         if value is None:
-            return default
+            return None
         field = self.field_name(*names)
         return [self.check_int(f"{field}[{i}]", v, minimum) for i, v in enumerate(value)]
 
-    def str_list(self, *names: str, default: Any = None) -> Any:
-        value = self.list(*names, default=None)
+    def get_int_list(self, *names: str, default: list[int] | None = None, minimum: int = 0) -> list[int]:
+        """Like :meth:`opt_int_list`; without a value, ``default``, else ConfigError."""
+        value = self.opt_int_list(*names, minimum=minimum)
+        if value is not None:
+            return value
+        if default is None:
+            raise self.missing(names[0])
+        return list(default)
+
+    def opt_str_list(self, *names: str) -> list[str] | None:
+        """A list of strings, or None."""
+        value = self.opt_list(*names)
         if value is None:
-            return default
+            return None
         field = self.field_name(*names)
         for i, v in enumerate(value):
             if not isinstance(v, str):
@@ -151,12 +249,34 @@ class ConfigReader:
         return value
 
     def sub(self, name: str) -> "ConfigReader | None":
-        """A reader for a nested object (``text_config``), sharing the used-field record."""
+        """A reader for a nested object (``text_config``), sharing the used-field and defaults records
+        (no class defaults: give them with :meth:`with_defaults`)."""
         value = self.data.get(name)
         if value is None:
             return None
         self._note(name)
-        return ConfigReader(value, f"{self.path}{name}.", self.used)
+        return ConfigReader(value, f"{self.path}{name}.", self.used, defaults_used=self.defaults_used)
+
+    def with_defaults(self, defaults: Mapping[str, Any], model_type: str) -> "ConfigReader":
+        """This reader (same level, same records) with the class defaults of ``model_type``."""
+        return ConfigReader(self.data, self.path, self.used, defaults=defaults, model_type=model_type,
+                            defaults_used=self.defaults_used)
+
+
+def hidden_per_head(r: ConfigReader, hidden: int, heads: int, head_dim_given: bool = True) -> int:
+    """``hidden_size // num_attention_heads``; ConfigError naming ``hidden_size`` when it does not divide
+    (``head_dim_given=False``: the message adds that no head_dim was given to use instead)."""
+    if hidden % heads:
+        tail = "" if head_dim_given else " and no head_dim is given"
+        raise ConfigError(r.field_name("hidden_size"), hidden,
+                          f"is not divisible by num_attention_heads ({heads}){tail}")
+    return hidden // heads
+
+
+def head_dim_or_derived(r: ConfigReader, hidden: int, heads: int) -> int:
+    """``head_dim`` from the config or class default, else ``hidden_size // num_attention_heads``."""
+    d = r.opt_int("head_dim")
+    return d if d is not None else hidden_per_head(r, hidden, heads, head_dim_given=False)
 
 
 def declared_dtype(top: ConfigReader) -> str | None:

@@ -25,8 +25,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .config import ConfigReader
+from .architectures import layer_types
+from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .errors import ConfigError, UnsupportedError
+from .model_types import REGISTRY, ModelType, lookup, typed
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -75,192 +77,24 @@ class ParamCount:
         return {name: getattr(self, name) for name in PARTS}
 
 
-# --------------------------------------------------------------------------- class defaults
-# Defaults of the transformers (5.x) config classes for the fields counted here: a config.json that
-# omits a field gets these, exactly as when transformers builds the model. ``None`` means "derived"
-# (num_key_value_heads -> num_attention_heads, head_dim -> hidden_size // num_attention_heads).
-_LLAMA_LIKE = dict(attention_bias=False, mlp_bias=False, tie_word_embeddings=False, head_dim=None)
-CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
-    "llama": dict(_LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
-                  num_attention_heads=32, num_key_value_heads=None),
-    "mistral": dict(_LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-                    num_attention_heads=32, num_key_value_heads=8),
-    "mixtral": dict(_LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-                    num_attention_heads=32, num_key_value_heads=8, num_local_experts=8, num_experts_per_tok=2),
-    "qwen2": dict(_LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
-                  num_attention_heads=32, num_key_value_heads=32),
-    "qwen3": dict(_LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
-                  num_attention_heads=32, num_key_value_heads=32, head_dim=128),
-    "qwen3_moe": dict(_LLAMA_LIKE, vocab_size=151936, hidden_size=2048, intermediate_size=6144, num_hidden_layers=24,
-                      num_attention_heads=32, num_key_value_heads=4, decoder_sparse_step=1, moe_intermediate_size=768,
-                      num_experts_per_tok=8, num_experts=128, mlp_only_layers=[]),
-    "gemma2": dict(_LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
-                   num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True),
-    "gemma3_text": dict(_LLAMA_LIKE, vocab_size=262208, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
-                        num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True),
-    "phi3": dict(_LLAMA_LIKE, vocab_size=32064, hidden_size=3072, intermediate_size=8192, num_hidden_layers=32,
-                 num_attention_heads=32, num_key_value_heads=None),
-    "gpt_oss": dict(_LLAMA_LIKE, vocab_size=201088, hidden_size=2880, intermediate_size=2880, num_hidden_layers=36,
-                    num_attention_heads=64, num_key_value_heads=8, head_dim=64, attention_bias=True,
-                    num_local_experts=128, num_experts_per_tok=4),
-    "deepseek_v2": dict(_LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
-                        num_attention_heads=32, first_k_dense_replace=0, kv_lora_rank=512, q_lora_rank=1536,
-                        n_routed_experts=64, n_shared_experts=2, qk_nope_head_dim=128, qk_rope_head_dim=64,
-                        v_head_dim=128, num_experts_per_tok=None, moe_intermediate_size=1407),
-    "deepseek_v3": dict(_LLAMA_LIKE, vocab_size=129280, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
-                        num_attention_heads=128, first_k_dense_replace=3, kv_lora_rank=512, q_lora_rank=1536,
-                        n_routed_experts=256, n_shared_experts=1, qk_nope_head_dim=128, qk_rope_head_dim=64,
-                        v_head_dim=128, num_experts_per_tok=8, moe_intermediate_size=2048),
-    "gemma": dict(_LLAMA_LIKE, vocab_size=256000, hidden_size=3072, intermediate_size=24576, num_hidden_layers=28,
-                  num_attention_heads=16, num_key_value_heads=16, head_dim=256, tie_word_embeddings=True),
-    "qwen2_moe": dict(_LLAMA_LIKE, vocab_size=151936, hidden_size=2048, intermediate_size=5632, num_hidden_layers=24,
-                      num_attention_heads=16, num_key_value_heads=16, qkv_bias=True, decoder_sparse_step=1,
-                      moe_intermediate_size=1408, shared_expert_intermediate_size=5632, num_experts_per_tok=4,
-                      num_experts=60, mlp_only_layers=[]),
-    "qwen3_next": dict(_LLAMA_LIKE, vocab_size=151936, hidden_size=2048, intermediate_size=5632, num_hidden_layers=48,
-                       num_attention_heads=16, num_key_value_heads=2, head_dim=256, linear_conv_kernel_dim=4,
-                       linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=16,
-                       linear_num_value_heads=32, decoder_sparse_step=1, moe_intermediate_size=512,
-                       shared_expert_intermediate_size=512, num_experts_per_tok=10, num_experts=512,
-                       mlp_only_layers=[], full_attention_interval=4),
-    "cohere2": dict(_LLAMA_LIKE, vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
-                    num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=True),
-    "starcoder2": dict(_LLAMA_LIKE, vocab_size=49152, hidden_size=3072, intermediate_size=12288, num_hidden_layers=30,
-                       num_attention_heads=24, num_key_value_heads=2, use_bias=True, tie_word_embeddings=True),
-    "llama4_text": dict(_LLAMA_LIKE, vocab_size=202048, hidden_size=5120, intermediate_size=8192,
-                        intermediate_size_mlp=16384, num_hidden_layers=48, num_attention_heads=40,
-                        num_key_value_heads=8, head_dim=128, num_experts_per_tok=1, num_local_experts=16,
-                        interleave_moe_layer_step=1),
-    "gpt_bigcode": dict(vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
-                        num_attention_heads=12, intermediate_size=None, tie_word_embeddings=True,
-                        add_cross_attention=False, multi_query=True),
-    "gpt_neox": dict(vocab_size=50432, hidden_size=6144, num_hidden_layers=44, num_attention_heads=64,
-                     intermediate_size=24576, tie_word_embeddings=False, attention_bias=True),
-    "falcon": dict(vocab_size=65024, hidden_size=4544, num_hidden_layers=32, num_attention_heads=71,
-                   num_ln_in_parallel_attn=None, num_kv_heads=None, new_decoder_architecture=False, multi_query=True,
-                   parallel_attn=True, bias=False, ffn_hidden_size=None, tie_word_embeddings=True),
-    "bloom": dict(vocab_size=250880, hidden_size=64, num_hidden_layers=2, num_attention_heads=8,
-                  tie_word_embeddings=True),
-    "opt": dict(vocab_size=50272, hidden_size=768, num_hidden_layers=12, ffn_dim=3072, max_position_embeddings=2048,
-                do_layer_norm_before=True, _remove_final_layer_norm=False, word_embed_proj_dim=None,
-                num_attention_heads=12, enable_bias=True, layer_norm_elementwise_affine=True,
-                tie_word_embeddings=True),
-    "mamba": dict(vocab_size=50280, hidden_size=768, state_size=16, num_hidden_layers=32, expand=2, conv_kernel=4,
-                  use_bias=False, use_conv_bias=True, time_step_rank="auto", tie_word_embeddings=True),
-    "mamba2": dict(num_heads=128, head_dim=64, vocab_size=32768, hidden_size=4096, state_size=128,
-                   num_hidden_layers=64, expand=2, conv_kernel=4, n_groups=8, use_bias=False, use_conv_bias=True,
-                   tie_word_embeddings=False),
-    "gpt2": dict(vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
-                 num_attention_heads=12, intermediate_size=None, tie_word_embeddings=True, add_cross_attention=False),
-    "t5": dict(vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None, num_heads=8,
-               relative_attention_num_buckets=32, feed_forward_proj="relu"),
-    "gemma3": dict(tie_word_embeddings=True),
-    "mllama_text_model": dict(vocab_size=128256, hidden_size=4096, num_hidden_layers=40, num_attention_heads=32,
-                              num_key_value_heads=8, intermediate_size=14336,
-                              cross_attention_layers=[3, 8, 13, 18, 23, 28, 33, 38]),
-    "mllama_vision_model": dict(hidden_size=1280, num_hidden_layers=32, num_global_layers=8, attention_heads=16,
-                                num_channels=3, intermediate_size=5120, vision_output_dim=7680, image_size=448,
-                                patch_size=14, max_num_tiles=4,
-                                supported_aspect_ratios=[[1, 1], [1, 2], [1, 3], [1, 4],
-                                                         [2, 1], [2, 2], [3, 1], [4, 1]]),
-    "siglip_vision_model": dict(hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12,
-                                num_channels=3, image_size=224, patch_size=16, vision_use_head=True),
-}
-
-# Model types transformers builds with another type's classes.
-SAME_ARCHITECTURE = {"kimi_k2": "deepseek_v3"}
-
-_MISSING = object()
+# --------------------------------------------------------------------------- reading
+# Every field a config omits takes the transformers class default from its kvcalc.model_types entry,
+# read through kvcalc.config.ConfigReader (recorded in ``defaults_used``).
+def _entry(f: ConfigReader) -> ModelType:
+    """The registry entry ``f`` reads the defaults of."""
+    entry = lookup(f.model_type)
+    assert entry is not None, f.model_type
+    return entry
 
 
-class _Fields:
-    """One config level read through :class:`ConfigReader`, falling back to the class defaults."""
-
-    def __init__(self, r: ConfigReader, model_type: str, assumed: list[str] | None = None):
-        self.r = r
-        self.mt = model_type
-        self.defaults = CLASS_DEFAULTS.get(model_type, {})
-        self.assumed: list[str] = assumed if assumed is not None else []
-
-    def _default(self, names: tuple[str, ...]) -> Any:
-        for name in names:
-            if name in self.defaults:
-                value = self.defaults[name]
-                note = f"{self.r.path}{name}={value!r}"
-                if value is not None and note not in self.assumed:
-                    self.assumed.append(note)
-                return value
-        return _MISSING
-
-    def _missing(self, name: str) -> ConfigError:
-        return ConfigError(self.r.path + name, None, f"required field is missing (no {self.mt} default)")
-
-    def int(self, *names: str, minimum: int = 1) -> int:
-        """A required integer: the config's value, else the class default."""
-        value = self.opt_int(*names, minimum=minimum)
-        if value is None:
-            raise self._missing(names[0])
-        return value
-
-    def opt_int(self, *names: str, minimum: int = 1) -> int | None:
-        """An integer, or ``None`` when neither the config nor the class default gives one."""
-        if self.r.has(*names):
-            return self.r.int(*names, minimum=minimum)
-        value = self._default(names)
-        return None if value is _MISSING else value
-
-    def nullable_int(self, name: str, minimum: int = 1) -> int | None:
-        """Like :meth:`opt_int`, but an explicit ``null`` in the config means ``None`` (not the default)."""
-        if name in self.r.data and self.r.data[name] is None:
-            full = self.r.path + name
-            if full not in self.r.used:
-                self.r.used.append(full)
-            return None
-        return self.opt_int(name, minimum=minimum)
-
-    def bool(self, *names: str) -> bool:
-        if self.r.has(*names):
-            return self.r.bool(*names)
-        value = self._default(names)
-        if value is _MISSING:
-            raise self._missing(names[0])
-        return bool(value)
-
-    def str(self, *names: str) -> str:
-        if self.r.has(*names):
-            return self.r.str(*names)
-        value = self._default(names)
-        if value is _MISSING:
-            raise self._missing(names[0])
-        return value
-
-    def int_list(self, *names: str) -> list[int]:
-        if self.r.has(*names):
-            return self.r.int_list(*names)
-        value = self._default(names)
-        if value is _MISSING or value is None:
-            raise self._missing(names[0])
-        return list(value)
-
-    def heads(self) -> tuple[int, int]:
-        """(query heads, key-value heads); ``num_key_value_heads`` defaults to the query heads when derived."""
-        n_q = self.int("num_attention_heads")
-        n_kv = self.opt_int("num_key_value_heads")
-        n_kv = n_q if n_kv is None else n_kv
-        if n_kv > n_q or n_q % n_kv:
-            raise ConfigError(self.r.field_name("num_key_value_heads"), n_kv,
-                              f"must divide num_attention_heads ({n_q})")
-        return n_q, n_kv
-
-    def head_dim(self, hidden: int, n_q: int) -> int:
-        """``head_dim`` from the config or class default; else ``hidden_size // num_attention_heads``."""
-        d = self.opt_int("head_dim")
-        if d is None:
-            if hidden % n_q:
-                raise ConfigError(self.r.field_name("hidden_size"), hidden,
-                                  f"is not divisible by num_attention_heads ({n_q}) and no head_dim is given")
-            d = hidden // n_q
-        return d
+def _heads(f: ConfigReader) -> tuple[int, int]:
+    """(query heads, key-value heads); ``num_key_value_heads`` defaults to the query heads when derived."""
+    n_q = f.get_int("num_attention_heads")
+    given = f.opt_int("num_key_value_heads")
+    n_kv = n_q if given is None else given
+    if n_kv > n_q or n_q % n_kv:
+        raise ConfigError(f.field_name("num_key_value_heads"), n_kv, f"must divide num_attention_heads ({n_q})")
+    return n_q, n_kv
 
 
 class _Tally:
@@ -289,35 +123,24 @@ def _linear(n_in: int, n_out: int, bias: bool = False) -> int:
 
 
 # --------------------------------------------------------------------------- Llama-style decoders
-LLAMA_LIKE = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen3_next", "gemma",
-              "gemma2", "gemma3_text", "phi3", "gpt_oss", "cohere2", "starcoder2", "llama4_text")
-# The bias flags each class honours on (q/k/v, o): a config field, or a constant the class hard-codes.
-_ATTN_BIAS: dict[str, tuple[str | bool, str | bool]] = {
-    "mistral": (False, False), "mixtral": (False, False), "phi3": (False, False), "qwen2": (True, False),
-    "qwen2_moe": ("qkv_bias", False), "starcoder2": ("use_bias", "use_bias"),
-}
-_MLP_BIAS = {"llama": "mlp_bias", "starcoder2": "use_bias"}
-_NORMS_PER_LAYER = {"gemma2": 4, "gemma3_text": 4, "cohere2": 1}
-_QK_NORM = ("qwen3", "qwen3_moe", "qwen3_next", "gemma3_text")
-
-
 def _gated_mlp(hidden: int, inter: int, bias: bool = False) -> int:
     """gate, up: ``H -> I``; down: ``I -> H`` (Phi-3's fused gate_up has the same count)."""
     return 2 * _linear(hidden, inter, bias) + _linear(inter, hidden, bias)
 
 
-def _lm_head(f: _Fields, t: _Tally, hidden: int, vocab: int, tied: bool | None = None) -> None:
-    t.tied = f.bool("tie_word_embeddings") if tied is None else tied
+def _lm_head(f: ConfigReader, t: _Tally, hidden: int, vocab: int, tied: bool | None = None) -> None:
+    t.tied = f.get_bool("tie_word_embeddings") if tied is None else tied
     if not t.tied:
         t.add("lm_head", vocab * hidden)
 
 
-def _flag(f: _Fields, flag: str | bool) -> bool:
-    return f.bool(flag) if isinstance(flag, str) else flag
+def _flag(f: ConfigReader, flag: str | bool) -> bool:
+    return f.get_bool(flag) if isinstance(flag, str) else flag
 
 
-def _llama_like(f: _Fields, t: _Tally, head: bool = True) -> None:
-    """Llama-style decoders (:data:`LLAMA_LIKE`).
+def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
+    """Llama-style decoders (registry entries with ``params="llama_like"``; their ``attn_bias``,
+    ``mlp_bias``, ``norms_per_layer``, ``moe`` and quirks say what differs).
 
     embedding ``V*H``; per attention layer ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` plus the biases the class
     honours (qwen2: q/k/v; qwen2_moe: q/k/v with qkv_bias; starcoder2: all with use_bias; mistral, mixtral,
@@ -328,47 +151,41 @@ def _llama_like(f: _Fields, t: _Tally, head: bool = True) -> None:
     config's, else the class default, else ``H/n_q``. MoE layers: :func:`_moe`; Qwen3-Next's linear-attention
     layers: :func:`_gated_delta_net`.
     """
-    mt = f.mt
-    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
-    n_q, n_kv = f.heads()
-    d = f.head_dim(hidden, n_q)
-    qkv_flag, o_flag = _ATTN_BIAS.get(mt, ("attention_bias", "attention_bias"))
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    qkv_flag, o_flag = m.attn_bias
     qkv_bias, o_bias = _flag(f, qkv_flag), _flag(f, o_flag)
-    attn = (_linear(hidden, n_q * d * (2 if mt == "qwen3_next" else 1), qkv_bias)
+    attn = (_linear(hidden, n_q * d * (2 if "gated_q_proj" in m.quirks else 1), qkv_bias)
             + 2 * _linear(hidden, n_kv * d, qkv_bias) + _linear(n_q * d, hidden, o_bias))
-    if mt == "gpt_oss":
+    if "attention_sinks" in m.quirks:
         attn += n_q  # attention sinks
-    norm = (2 if mt == "starcoder2" else 1) * hidden
-    kinds = _qwen3_next_kinds(f, n_layers) if mt == "qwen3_next" else ["attention"] * n_layers
+    norm = (2 if "layer_norm" in m.quirks else 1) * hidden
+    kinds = _linear_kinds(f, m, n_layers) if "gated_delta_net" in m.quirks else ["attention"] * n_layers
     n_attn = kinds.count("attention")
 
     t.add("embedding", vocab * hidden)
     t.add("attention", n_attn * attn)
-    t.add("norms", n_layers * _NORMS_PER_LAYER.get(mt, 2) * norm + norm + (n_attn * 2 * d if mt in _QK_NORM else 0))
+    t.add("norms", n_layers * m.norms_per_layer * norm + norm + (n_attn * 2 * d if "qk_norm" in m.quirks else 0))
     if n_attn < n_layers:
         mixer, mixer_norm = _gated_delta_net(f, hidden)
         t.add("mixer", (n_layers - n_attn) * mixer)
         t.add("norms", (n_layers - n_attn) * mixer_norm)
-    moe = _moe(f, hidden, n_layers)
+    moe = _moe(f, m, hidden, n_layers)
     n_moe = len(moe.layers) if moe else 0
     if moe:
         for _ in moe.layers:
             t.add("mlp", moe.fixed)
             t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
     if n_layers > n_moe:
-        inter = f.int("intermediate_size_mlp" if mt == "llama4_text" else "intermediate_size")
-        bias = _flag(f, _MLP_BIAS.get(mt, False))
-        dense = (_linear(hidden, inter, bias) + _linear(inter, hidden, bias) if mt == "starcoder2"
+        inter = f.get_int("intermediate_size_mlp" if "dense_mlp_width" in m.quirks else "intermediate_size")
+        bias = _flag(f, m.mlp_bias)
+        dense = (_linear(hidden, inter, bias) + _linear(inter, hidden, bias) if "layer_norm" in m.quirks
                  else _gated_mlp(hidden, inter, bias))
         t.add("mlp", (n_layers - n_moe) * dense)
     if head:
         _lm_head(f, t, hidden, vocab)
-
-
-def _hidden_over_heads(f: _Fields, hidden: int, n_q: int) -> int:
-    if hidden % n_q:
-        raise ConfigError(f.r.field_name("hidden_size"), hidden, f"is not divisible by num_attention_heads ({n_q})")
-    return hidden // n_q
 
 
 @dataclass(frozen=True)
@@ -381,7 +198,7 @@ class _Moe:
     top_k_field: str
 
 
-def _moe(f: _Fields, hidden: int, n_layers: int) -> _Moe | None:
+def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | None:
     """The MoE layers of a Llama-style decoder; None when it has none.
 
     Router ``E*H`` (gpt_oss: + bias ``E``); each expert ``3*H*I_e`` (gpt_oss: + biases ``2*I_e + H``);
@@ -390,71 +207,65 @@ def _moe(f: _Fields, hidden: int, n_layers: int) -> _Moe | None:
     mlp_only_layers (qwen2_moe, qwen3_moe, qwen3_next); ``moe_layers`` or every
     ``interleave_moe_layer_step``-th layer (llama4).
     """
-    mt = f.mt
-    if mt in ("mixtral", "gpt_oss", "llama4_text"):
-        n_exp, inter = f.int("num_local_experts", "num_experts"), f.int("intermediate_size")
-    elif mt in ("qwen2_moe", "qwen3_moe", "qwen3_next"):
-        n_exp, inter = f.int("num_experts", "num_local_experts", minimum=0), f.int("moe_intermediate_size")
+    if m.moe in ("all", "interleave"):
+        n_exp, inter = f.get_int("num_local_experts", "num_experts"), f.get_int("intermediate_size")
+    elif m.moe == "sparse_step":
+        n_exp, inter = f.get_int("num_experts", "num_local_experts", minimum=0), f.get_int("moe_intermediate_size")
     else:
         return None
     if n_exp == 0:
         return None
-    if mt in ("mixtral", "gpt_oss"):
+    if m.moe == "all":
         layers = list(range(n_layers))
-    elif mt == "llama4_text":
-        if f.r.has("moe_layers"):
-            listed = set(f.r.int_list("moe_layers"))
+    elif m.moe == "interleave":
+        if f.has("moe_layers"):
+            listed = set(f.get_int_list("moe_layers"))
             layers = [i for i in range(n_layers) if i in listed]
         else:
-            step = f.int("interleave_moe_layer_step")
+            step = f.get_int("interleave_moe_layer_step")
             layers = list(range(step - 1, n_layers, step))
     else:
-        step, dense_only = f.int("decoder_sparse_step"), set(f.int_list("mlp_only_layers"))
+        step, dense_only = f.get_int("decoder_sparse_step"), set(f.get_int_list("mlp_only_layers"))
         layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
     fixed = n_exp * hidden
     per_expert = 3 * hidden * inter
-    if mt == "gpt_oss":
+    if "expert_bias" in m.quirks:
         fixed += n_exp
         per_expert += 2 * inter + hidden
-    elif mt in ("qwen2_moe", "qwen3_next"):
-        fixed += _gated_mlp(hidden, f.int("shared_expert_intermediate_size", minimum=0)) + hidden
-    elif mt == "llama4_text":
+    elif "shared_expert_gate" in m.quirks:
+        fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", minimum=0)) + hidden
+    elif "shared_expert" in m.quirks:
         fixed += _gated_mlp(hidden, inter)
     return _Moe(tuple(layers), n_exp, f.opt_int("num_experts_per_tok"), per_expert, fixed,
-                f.r.field_name("num_experts_per_tok"))
+                f.field_name("num_experts_per_tok"))
 
 
-def _qwen3_next_kinds(f: _Fields, n_layers: int) -> list[str]:
-    """"attention" / "linear" per layer: ``layer_types``, else every ``full_attention_interval``-th is full."""
-    if f.r.has("layer_types"):
-        listed = f.r.str_list("layer_types")
-        if len(listed) < n_layers:
-            raise ConfigError(f.r.field_name("layer_types"), f"<{len(listed)} entries>",
-                              f"lists fewer entries than the {n_layers} layers")
-        table = {"full_attention": "attention", "linear_attention": "linear"}
-        for i, kind in enumerate(listed[:n_layers]):
-            if kind not in table:
-                raise ConfigError(f"{f.r.path}layer_types[{i}]", kind, "must be full_attention or linear_attention")
-        return [table[k] for k in listed[:n_layers]]
-    interval = f.int("full_attention_interval")
-    return ["linear" if (i + 1) % interval else "attention" for i in range(n_layers)]
+def _linear_kinds(f: ConfigReader, m: ModelType, n_layers: int) -> list[str]:
+    """"attention" / "linear" per layer, from the layer types :func:`kvcalc.architectures.layer_types` reads
+    (``layer_types``, else the entry's rule: every ``full_attention_interval``-th layer full)."""
+    table = {"full_attention": "attention", "linear_attention": "linear"}
+    kinds = layer_types(f, m, n_layers)
+    for i, kind in enumerate(kinds):
+        if kind not in table:
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or linear_attention")
+    return [table[k] for k in kinds]
 
 
-def _gated_delta_net(f: _Fields, hidden: int) -> tuple[int, int]:
+def _gated_delta_net(f: ConfigReader, hidden: int) -> tuple[int, int]:
     """(mixer, norm) parameters of one Qwen3-Next gated-DeltaNet layer.
 
     ``k = n_k*d_k``, ``v = n_v*d_v``: conv1d ``(2k+v)*K`` (no bias), in_proj_qkvz ``H*(2k+2v)``, in_proj_ba
     ``H*2*n_v``, dt_bias and A_log ``n_v`` each, out_proj ``v*H``; gated norm ``d_v``.
     """
-    n_k, n_v = f.int("linear_num_key_heads"), f.int("linear_num_value_heads")
-    d_k, d_v = f.int("linear_key_head_dim"), f.int("linear_value_head_dim")
-    kernel = f.int("linear_conv_kernel_dim")
+    n_k, n_v = f.get_int("linear_num_key_heads"), f.get_int("linear_num_value_heads")
+    d_k, d_v = f.get_int("linear_key_head_dim"), f.get_int("linear_value_head_dim")
+    kernel = f.get_int("linear_conv_kernel_dim")
     k, v = n_k * d_k, n_v * d_v
     return (2 * k + v) * kernel + hidden * (2 * k + 2 * v) + hidden * 2 * n_v + 2 * n_v + v * hidden, d_v
 
 
 # --------------------------------------------------------------------------- DeepSeek (MLA + MoE)
-def _deepseek(f: _Fields, t: _Tally) -> None:
+def _deepseek(f: ConfigReader, t: _Tally) -> None:
     """DeepSeek-V2 / V3 (and Kimi-K2, which uses the V3 classes): MLA attention, dense then MoE layers.
 
     Attention per layer (``r_q`` = q_lora_rank, ``r_kv`` = kv_lora_rank, ``d_qk = nope + rope``):
@@ -464,14 +275,13 @@ def _deepseek(f: _Fields, t: _Tally) -> None:
     ``E`` experts ``3*H*I_e`` and a shared expert ``3*H*(I_e*n_shared)`` (V2: + biases with mlp_bias).
     ``moe_layer_freq`` and the MTP layers (``num_nextn_predict_layers``) are not built by transformers.
     """
-    v2 = f.mt == "deepseek_v2"
-    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
-    n = f.int("num_attention_heads")
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n = f.get_int("num_attention_heads")
     q_rank = f.nullable_int("q_lora_rank")
-    kv_rank = f.int("kv_lora_rank")
-    rope, nope = f.int("qk_rope_head_dim", minimum=0), f.int("qk_nope_head_dim", minimum=0)
-    v_dim = f.int("v_head_dim")
-    bias = f.bool("attention_bias")
+    kv_rank = f.get_int("kv_lora_rank")
+    rope, nope = f.get_int("qk_rope_head_dim", minimum=0), f.get_int("qk_nope_head_dim", minimum=0)
+    v_dim = f.get_int("v_head_dim")
+    bias = f.get_bool("attention_bias")
     qk = nope + rope
     if q_rank is None:
         attn, norms = _linear(hidden, n * qk), 0
@@ -484,39 +294,39 @@ def _deepseek(f: _Fields, t: _Tally) -> None:
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * attn)
     t.add("norms", n_layers * norms + hidden)
-    mlp_bias = f.bool("mlp_bias") if v2 else False
-    first_dense = f.int("first_k_dense_replace", minimum=0)
+    mlp_bias = _flag(f, _entry(f).mlp_bias)
+    first_dense = f.get_int("first_k_dense_replace", minimum=0)
     n_dense = min(first_dense, n_layers)
     if n_dense:
-        t.add("mlp", n_dense * _gated_mlp(hidden, f.int("intermediate_size"), mlp_bias))
+        t.add("mlp", n_dense * _gated_mlp(hidden, f.get_int("intermediate_size"), mlp_bias))
     if n_layers > n_dense:
-        n_exp = f.int("n_routed_experts", "num_local_experts", "num_experts")
-        exp_inter = f.int("moe_intermediate_size")
-        shared = f.int("n_shared_experts", minimum=0)
+        n_exp = f.get_int("n_routed_experts", "num_local_experts", "num_experts")
+        exp_inter = f.get_int("moe_intermediate_size")
+        shared = f.get_int("n_shared_experts", minimum=0)
         top_k = f.opt_int("num_experts_per_tok")
         for _ in range(n_layers - n_dense):
             t.add("mlp", n_exp * hidden + _gated_mlp(hidden, exp_inter * shared, mlp_bias))
-            t.experts(3 * hidden * exp_inter, n_exp, top_k, f.r.field_name("num_experts_per_tok"))
+            t.experts(3 * hidden * exp_inter, n_exp, top_k, f.field_name("num_experts_per_tok"))
     _lm_head(f, t, hidden, vocab)
 
 
 # --------------------------------------------------------------------------- GPT-2 and other classic decoders
-def _gpt2(f: _Fields, t: _Tally) -> None:
+def _gpt2(f: ConfigReader, t: _Tally) -> None:
     """GPT-2 and GPTBigCode: ``wte V*H`` + ``wpe P*H``; per layer: ``ln_1, ln_2`` (``2*H`` each), ``c_attn H*3H+3H``
     (GPTBigCode: ``H*(H+2*n_kv*d)`` + bias, ``n_kv = 1`` with multi_query), ``c_proj H*H+H``, MLP
     ``H*I+I + I*H+H`` (``I = n_inner or 4*H``); with add_cross_attention also ``c_attn H*2H+2H, q_attn H*H+H,
     c_proj H*H+H`` and a LayerNorm; ``ln_f 2*H``; lm_head tied by default.
     """
-    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
-    positions = f.int("max_position_embeddings")
-    heads = f.int("num_attention_heads")
-    d = _hidden_over_heads(f, hidden, heads)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    positions = f.get_int("max_position_embeddings")
+    heads = f.get_int("num_attention_heads")
+    d = hidden_per_head(f, hidden, heads)
     inter = f.opt_int("intermediate_size") or 4 * hidden
-    multi_query = f.mt == "gpt_bigcode" and f.bool("multi_query")
+    multi_query = "multi_query" in _entry(f).quirks and f.get_bool("multi_query")
     kv_dim = (1 if multi_query else heads) * d
     attn = _linear(hidden, hidden + 2 * kv_dim, True) + _linear(hidden, hidden, True)
     norms = 4 * hidden
-    if f.bool("add_cross_attention"):
+    if f.get_bool("add_cross_attention"):
         if multi_query:
             raise UnsupportedError("gpt_bigcode with add_cross_attention and multi_query: transformers cannot build it")
         attn += _linear(hidden, 2 * hidden, True) + 2 * _linear(hidden, hidden, True)
@@ -528,13 +338,13 @@ def _gpt2(f: _Fields, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
-def _gpt_neox(f: _Fields, t: _Tally) -> None:
+def _gpt_neox(f: ConfigReader, t: _Tally) -> None:
     """GPT-NeoX: ``embed_in V*H``; per layer: 2 LayerNorms ``4*H``, ``query_key_value H*3H``, ``dense H*H``
     (+ biases with attention_bias), MLP ``H*I+I + I*H+H``; final LayerNorm ``2*H``; lm_head ``V*H`` unless tied.
     """
-    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
-    _hidden_over_heads(f, hidden, f.int("num_attention_heads"))
-    inter, bias = f.int("intermediate_size"), f.bool("attention_bias")
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
+    inter, bias = f.get_int("intermediate_size"), f.get_bool("attention_bias")
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * (_linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias)))
     t.add("mlp", n_layers * (_linear(hidden, inter, True) + _linear(inter, hidden, True)))
@@ -542,21 +352,22 @@ def _gpt_neox(f: _Fields, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
-def _falcon(f: _Fields, t: _Tally) -> None:
+def _falcon(f: ConfigReader, t: _Tally) -> None:
     """Falcon: ``V*H`` embedding; per layer ``query_key_value H*q`` with ``q = (2*n_kv + n)*d`` (new decoder
     architecture), ``H + 2*d`` (multi_query) or ``3*H``; ``dense H*H``; MLP ``H*F + F*H`` (``F`` =
     ffn_hidden_size or ``4*H``), biases on all with ``bias``; LayerNorms ``2*H`` each: two without
     parallel_attn or with num_ln_in_parallel_attn == 2 (the default for the new architecture), else one;
     ``ln_f 2*H``; lm_head tied by default. ``n_embed`` overrides hidden_size, as in FalconConfig.
     """
-    vocab, hidden, n_layers = f.int("vocab_size"), f.int("n_embed", "hidden_size"), f.int("num_hidden_layers")
-    heads = f.int("num_attention_heads")
-    d = _hidden_over_heads(f, hidden, heads)
+    vocab, hidden = f.get_int("vocab_size"), f.get_int("n_embed", "hidden_size")
+    n_layers = f.get_int("num_hidden_layers")
+    heads = f.get_int("num_attention_heads")
+    d = hidden_per_head(f, hidden, heads)
     n_kv = f.opt_int("num_kv_heads") or heads
-    new_arch, bias = f.bool("new_decoder_architecture"), f.bool("bias")
+    new_arch, bias = f.get_bool("new_decoder_architecture"), f.get_bool("bias")
     if new_arch:
         qkv = (2 * n_kv + heads) * d
-    elif f.bool("multi_query"):
+    elif f.get_bool("multi_query"):
         qkv = hidden + 2 * d
     else:
         qkv = 3 * hidden
@@ -564,7 +375,7 @@ def _falcon(f: _Fields, t: _Tally) -> None:
     n_ln = f.opt_int("num_ln_in_parallel_attn")
     if n_ln is None and new_arch:
         n_ln = 2
-    n_norms = 2 if not f.bool("parallel_attn") or n_ln == 2 else 1
+    n_norms = 2 if not f.get_bool("parallel_attn") or n_ln == 2 else 1
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * (_linear(hidden, qkv, bias) + _linear(hidden, hidden, bias)))
     t.add("mlp", n_layers * (_linear(hidden, ffn, bias) + _linear(ffn, hidden, bias)))
@@ -572,13 +383,14 @@ def _falcon(f: _Fields, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
-def _bloom(f: _Fields, t: _Tally) -> None:
+def _bloom(f: ConfigReader, t: _Tally) -> None:
     """BLOOM: ``V*H`` embedding + its LayerNorm ``2*H``; per layer: 2 LayerNorms ``4*H``, ``query_key_value
     H*3H+3H``, ``dense H*H+H``, MLP ``H*4H+4H + 4H*H+H``; ``ln_f 2*H``; lm_head tied by default.
     ``n_embed`` overrides hidden_size, as in BloomConfig.
     """
-    vocab, hidden, n_layers = f.int("vocab_size"), f.int("n_embed", "hidden_size"), f.int("num_hidden_layers")
-    _hidden_over_heads(f, hidden, f.int("num_attention_heads"))
+    vocab, hidden = f.get_int("vocab_size"), f.get_int("n_embed", "hidden_size")
+    n_layers = f.get_int("num_hidden_layers")
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * (_linear(hidden, 3 * hidden, True) + _linear(hidden, hidden, True)))
     t.add("mlp", n_layers * (_linear(hidden, 4 * hidden, True) + _linear(4 * hidden, hidden, True)))
@@ -586,45 +398,45 @@ def _bloom(f: _Fields, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
-def _opt(f: _Fields, t: _Tally) -> None:
+def _opt(f: ConfigReader, t: _Tally) -> None:
     """OPT: token embedding ``V*P`` (``P`` = word_embed_proj_dim or ``H``), learned positions ``(max_pos+2)*H``,
     ``project_in P*H`` and ``project_out H*P`` when ``P != H`` (counted as other); per layer q/k/v/out
     ``4*H*H`` (+ ``4*H`` with enable_bias), ``fc1 H*F, fc2 F*H`` (+ biases), 2 LayerNorms ``4*H`` (none without
     layer_norm_elementwise_affine); a final LayerNorm when do_layer_norm_before and not
     _remove_final_layer_norm; lm_head ``P*V`` unless tied.
     """
-    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
-    _hidden_over_heads(f, hidden, f.int("num_attention_heads"))
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
     proj = f.opt_int("word_embed_proj_dim") or hidden
-    ffn, bias = f.int("ffn_dim"), f.bool("enable_bias")
-    ln = 2 * hidden if f.bool("layer_norm_elementwise_affine") else 0
-    t.add("embedding", vocab * proj + (f.int("max_position_embeddings") + 2) * hidden)
+    ffn, bias = f.get_int("ffn_dim"), f.get_bool("enable_bias")
+    ln = 2 * hidden if f.get_bool("layer_norm_elementwise_affine") else 0
+    t.add("embedding", vocab * proj + (f.get_int("max_position_embeddings") + 2) * hidden)
     if proj != hidden:
         t.add("other", 2 * proj * hidden)
     t.add("attention", n_layers * 4 * _linear(hidden, hidden, bias))
     t.add("mlp", n_layers * (_linear(hidden, ffn, bias) + _linear(ffn, hidden, bias)))
-    final = f.bool("do_layer_norm_before") and not f.bool("_remove_final_layer_norm")
+    final = f.get_bool("do_layer_norm_before") and not f.get_bool("_remove_final_layer_norm")
     t.add("norms", n_layers * 2 * ln + (ln if final else 0))
     _lm_head(f, t, proj, vocab)
 
 
 # --------------------------------------------------------------------------- state-space models
-def _mamba(f: _Fields, t: _Tally) -> None:
+def _mamba(f: ConfigReader, t: _Tally) -> None:
     """Mamba: ``V*H`` embedding; per layer an RMSNorm ``H`` and a mixer with ``I`` = intermediate_size or
     ``expand*H``, ``N`` = state_size, ``K`` = conv_kernel, ``R`` = time_step_rank (``ceil(H/16)`` for "auto"):
     ``in_proj H*2I``, conv1d ``I*K`` (+ ``I`` with use_conv_bias), ``x_proj I*(R+2N)``, ``dt_proj R*I+I``,
     ``A_log I*N``, ``D I``, ``out_proj I*H`` (in/out biases with use_bias); final norm ``H``; lm_head tied by
     default.
     """
-    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     # MambaConfig derives intermediate_size = expand * hidden_size, but a value in the file overrides it
-    inter = f.opt_int("intermediate_size") or f.int("expand") * hidden
-    n_state, kernel = f.int("state_size"), f.int("conv_kernel")
-    rank_value = f.r.raw("time_step_rank") if f.r.has("time_step_rank") else f.defaults["time_step_rank"]
+    inter = f.opt_int("intermediate_size") or f.get_int("expand") * hidden
+    n_state, kernel = f.get_int("state_size"), f.get_int("conv_kernel")
+    rank_value = f.value("time_step_rank")
     rank = -(-hidden // 16) if rank_value == "auto" else ConfigReader.check_int(
-        f.r.field_name("time_step_rank"), rank_value)
-    bias = f.bool("use_bias")
-    mixer = (_linear(hidden, 2 * inter, bias) + inter * kernel + (inter if f.bool("use_conv_bias") else 0)
+        f.field_name("time_step_rank"), rank_value)
+    bias = f.get_bool("use_bias")
+    mixer = (_linear(hidden, 2 * inter, bias) + inter * kernel + (inter if f.get_bool("use_conv_bias") else 0)
              + _linear(inter, rank + 2 * n_state) + _linear(rank, inter, True) + inter * n_state + inter
              + _linear(inter, hidden, bias))
     t.add("embedding", vocab * hidden)
@@ -633,21 +445,21 @@ def _mamba(f: _Fields, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
-def _mamba2(f: _Fields, t: _Tally) -> None:
+def _mamba2(f: ConfigReader, t: _Tally) -> None:
     """Mamba-2: ``V*H`` embedding; per layer an RMSNorm ``H`` and a mixer with ``I = expand*H``, ``h`` heads,
     ``G`` groups, ``N`` state size, ``C = I + 2*G*N``: ``in_proj H*(I + C + h)``, conv1d ``C*K`` (+ ``C`` with
     use_conv_bias), ``dt_bias, A_log, D`` (``h`` each), gated norm ``I``, ``out_proj I*H`` (in/out biases with
     use_bias); final norm ``H``; lm_head ``V*H`` unless tied.
     """
-    vocab, hidden, n_layers = f.int("vocab_size"), f.int("hidden_size"), f.int("num_hidden_layers")
-    inter = f.int("expand") * hidden
-    heads, groups, n_state = f.int("num_heads"), f.int("n_groups"), f.int("state_size")
-    if inter != heads * f.int("head_dim"):
-        raise ConfigError(f.r.field_name("num_heads"), heads,
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    inter = f.get_int("expand") * hidden
+    heads, groups, n_state = f.get_int("num_heads"), f.get_int("n_groups"), f.get_int("state_size")
+    if inter != heads * f.get_int("head_dim"):
+        raise ConfigError(f.field_name("num_heads"), heads,
                           f"times head_dim must equal expand * hidden_size ({inter}), as Mamba2Config requires")
-    kernel, bias = f.int("conv_kernel"), f.bool("use_bias")
+    kernel, bias = f.get_int("conv_kernel"), f.get_bool("use_bias")
     conv = inter + 2 * groups * n_state
-    mixer = (_linear(hidden, inter + conv + heads, bias) + conv * kernel + (conv if f.bool("use_conv_bias") else 0)
+    mixer = (_linear(hidden, inter + conv + heads, bias) + conv * kernel + (conv if f.get_bool("use_conv_bias") else 0)
              + 3 * heads + _linear(inter, hidden, bias))
     t.add("embedding", vocab * hidden)
     t.add("mixer", n_layers * mixer)
@@ -656,24 +468,24 @@ def _mamba2(f: _Fields, t: _Tally) -> None:
 
 
 # --------------------------------------------------------------------------- T5
-def _t5(f: _Fields, t: _Tally) -> None:
+def _t5(f: ConfigReader, t: _Tally) -> None:
     """T5ForConditionalGeneration: shared ``V*d_model``; encoder blocks: self-attention ``4*d_model*n*d_kv``
     + norm, FF ``2*d_model*d_ff`` (gated: ``3*...``) + norm; decoder blocks add cross-attention ``4*d_model*n*d_kv``
     + norm; block 0 of each stack has a relative-attention bias ``buckets*n``; each stack has a final norm.
     transformers 5 always ties lm_head to the shared embedding (``tie_word_embeddings: false`` only turns
     off output scaling), so lm_head is 0.
     """
-    vocab, d_model = f.int("vocab_size"), f.int("d_model", "hidden_size")
-    d_kv, d_ff, heads = f.int("d_kv"), f.int("d_ff"), f.int("num_heads")
-    n_enc = f.int("num_layers")
+    vocab, d_model = f.get_int("vocab_size"), f.get_int("d_model", "hidden_size")
+    d_kv, d_ff, heads = f.get_int("d_kv"), f.get_int("d_ff"), f.get_int("num_heads")
+    n_enc = f.get_int("num_layers")
     n_dec = f.opt_int("num_decoder_layers") or n_enc
-    buckets = f.int("relative_attention_num_buckets")
-    proj = f.str("feed_forward_proj")
+    buckets = f.get_int("relative_attention_num_buckets")
+    proj = f.get_str("feed_forward_proj")
     parts = proj.split("-")
     if (len(parts) > 1 and parts[0] != "gated") or len(parts) > 2:
-        raise ConfigError(f.r.field_name("feed_forward_proj"), proj, "must be 'ACT' or 'gated-ACT'")
+        raise ConfigError(f.field_name("feed_forward_proj"), proj, "must be 'ACT' or 'gated-ACT'")
     # T5Config derives is_gated_act from feed_forward_proj; a value in the file (to_dict writes it) overrides it
-    gated = f.r.bool("is_gated_act") if f.r.has("is_gated_act") else parts[0] == "gated"
+    gated = f.get_bool("is_gated_act") if f.has("is_gated_act") else parts[0] == "gated"
     ff = (3 if gated else 2) * d_model * d_ff
     attn = 4 * d_model * heads * d_kv
     t.add("embedding", vocab * d_model)
@@ -684,40 +496,39 @@ def _t5(f: _Fields, t: _Tally) -> None:
 
 
 # --------------------------------------------------------------------------- multimodal
-def _sub(top_fields: _Fields, name: str, model_type: str, expected: tuple[str, ...]) -> _Fields:
-    """The nested config ``name`` (class defaults when the config omits it)."""
-    top = top_fields.r
+def _sub(top: ConfigReader, name: str, model_type: str, expected: tuple[str, ...]) -> ConfigReader:
+    """The nested config ``name`` (its ``model_type``, default ``model_type``, must be one of ``expected``),
+    read with that type's class defaults; all class defaults when the config omits it."""
     r = top.sub(name) if isinstance(top.data.get(name), Mapping) else None
     if r is None:
         if top.data.get(name) is not None:
             raise ConfigError(name, top.data[name], "must be a JSON object")
-        r = ConfigReader({}, f"{top.path}{name}.", top.used)
-    sub_type = r.str("model_type", default=model_type)
+        r = ConfigReader({}, f"{top.path}{name}.", top.used, defaults_used=top.defaults_used)
+    sub_type = r.get_str("model_type", default=model_type)
     if sub_type not in expected:
         raise UnsupportedError(f"{top.path}{name}.model_type '{sub_type}' is not counted "
                                f"(expected {', '.join(expected)})")
-    return _Fields(r, sub_type, top_fields.assumed)
+    return typed(r, sub_type)
 
 
-def _siglip_vision(v: _Fields) -> int:
+def _siglip_vision(v: ConfigReader) -> int:
     """SigLIP vision tower: patch conv ``C*p*p*H + H``, positions ``(img/p)^2 * H``; per layer 2 LayerNorms
     ``4*H``, q/k/v/out ``4*(H*H+H)``, MLP ``H*I+I + I*H+H``; post LayerNorm ``2*H``; with vision_use_head a
     pooling head: probe ``H``, MultiheadAttention ``4*H*H + 4*H``, LayerNorm ``2*H``, MLP.
     """
-    hidden, inter, n_layers = v.int("hidden_size"), v.int("intermediate_size"), v.int("num_hidden_layers")
-    heads = v.int("num_attention_heads")
-    if hidden % heads:
-        raise ConfigError(v.r.field_name("hidden_size"), hidden, f"is not divisible by num_attention_heads ({heads})")
-    channels, image, patch = v.int("num_channels"), v.int("image_size"), v.int("patch_size")
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    heads = v.get_int("num_attention_heads")
+    hidden_per_head(v, hidden, heads)
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
     mlp = _linear(hidden, inter, True) + _linear(inter, hidden, True)
     n = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
     n += n_layers * (4 * hidden + 4 * _linear(hidden, hidden, True) + mlp) + 2 * hidden
-    if v.bool("vision_use_head"):
+    if v.get_bool("vision_use_head"):
         n += hidden + 4 * hidden * hidden + 4 * hidden + 2 * hidden + mlp
     return n
 
 
-def _gemma3(top: _Fields, t: _Tally) -> None:
+def _gemma3(top: ConfigReader, t: _Tally) -> None:
     """Gemma3ForConditionalGeneration: the gemma3_text decoder (``text_config``), a SigLIP tower
     (``vision_config``) and the projector ``H_v*H_t`` + RMSNorm ``H_v``. Tying follows the top-level
     ``tie_word_embeddings`` (default true), not the text_config's.
@@ -725,29 +536,26 @@ def _gemma3(top: _Fields, t: _Tally) -> None:
     text = _sub(top, "text_config", "gemma3_text", ("gemma3_text",))
     vision = _sub(top, "vision_config", "siglip_vision_model", ("siglip_vision_model",))
     _llama_like(text, t, head=False)
-    _lm_head(top, t, text.int("hidden_size"), text.int("vocab_size"))
-    hv = vision.int("hidden_size")
-    t.add("vision", _siglip_vision(vision) + hv * text.int("hidden_size") + hv)
+    _lm_head(top, t, text.get_int("hidden_size"), text.get_int("vocab_size"))
+    hv = vision.get_int("hidden_size")
+    t.add("vision", _siglip_vision(vision) + hv * text.get_int("hidden_size") + hv)
 
 
-def _mllama_vision(v: _Fields) -> int:
+def _mllama_vision(v: ConfigReader) -> int:
     """Mllama vision encoder (no biases on attention):
     patch conv ``C*p*p*H``, class embedding ``H``, gated position embedding ``1 + P*H + (R+1)*T*P*H``
     (``P = (img/p)^2 + 1`` patches, ``R`` aspect ratios, ``T`` tiles), two gated tile embeddings
     ``(R+1)*T*H + 1``, two LayerNorms ``2*H``; ``num_hidden_layers`` layers of ``4*H*H`` attention,
     MLP ``H*I+I + I*H+H``, 2 LayerNorms ``4*H``; ``num_global_layers`` more with 2 scalar gates each.
     """
-    hidden, inter = v.int("hidden_size"), v.int("intermediate_size")
-    n_local, n_global = v.int("num_hidden_layers", minimum=0), v.int("num_global_layers", minimum=0)
-    heads = v.int("attention_heads", "num_attention_heads")
+    hidden, inter = v.get_int("hidden_size"), v.get_int("intermediate_size")
+    n_local, n_global = v.get_int("num_hidden_layers", minimum=0), v.get_int("num_global_layers", minimum=0)
+    heads = v.get_int("attention_heads", "num_attention_heads")
     if hidden % heads:
-        raise ConfigError(v.r.field_name("hidden_size"), hidden, f"is not divisible by attention_heads ({heads})")
-    channels, image, patch = v.int("num_channels"), v.int("image_size"), v.int("patch_size")
-    tiles = v.int("max_num_tiles")
-    if v.r.has("supported_aspect_ratios"):
-        n_ratios = len(v.r.list("supported_aspect_ratios"))
-    else:
-        n_ratios = len(v.defaults["supported_aspect_ratios"])
+        raise ConfigError(v.field_name("hidden_size"), hidden, f"is not divisible by attention_heads ({heads})")
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    tiles = v.get_int("max_num_tiles")
+    n_ratios = len(v.opt_list("supported_aspect_ratios") or ())
     patches = (image // patch) ** 2 + 1
     n = channels * patch * patch * hidden + hidden
     n += 1 + patches * hidden + (n_ratios + 1) * tiles * patches * hidden
@@ -757,37 +565,37 @@ def _mllama_vision(v: _Fields) -> int:
     return n
 
 
-def _mllama(top: _Fields, t: _Tally) -> None:
+def _mllama(top: ConfigReader, t: _Tally) -> None:
     """MllamaForConditionalGeneration: text decoder with ``V+8`` embedding rows, self-attention layers
     (Llama-style, ``d = H/n_q``, no biases) and cross-attention layers (same projections + q/k norms ``2*d``
     + 2 scalar gates); vision encoder; projector ``vision_output_dim*H + H``; lm_head ``V*H``, never tied.
     """
     text = _sub(top, "text_config", "mllama_text_model", ("mllama_text_model",))
     vision = _sub(top, "vision_config", "mllama_vision_model", ("mllama_vision_model",))
-    vocab, hidden, n_layers = text.int("vocab_size"), text.int("hidden_size"), text.int("num_hidden_layers")
-    inter = text.int("intermediate_size")
-    n_q, n_kv = text.heads()
+    vocab, hidden, n_layers = text.get_int("vocab_size"), text.get_int("hidden_size"), text.get_int("num_hidden_layers")
+    inter = text.get_int("intermediate_size")
+    n_q, n_kv = _heads(text)
     d = hidden // n_q
-    cross = {i for i in text.int_list("cross_attention_layers") if 0 <= i < n_layers}
+    cross = {i for i in text.get_int_list("cross_attention_layers") if 0 <= i < n_layers}
     attn = _linear(hidden, n_q * d) + 2 * _linear(hidden, n_kv * d) + _linear(n_q * d, hidden)
     t.add("embedding", (vocab + 8) * hidden)
     t.add("attention", n_layers * attn + len(cross))  # + cross_attn_attn_gate
     t.add("norms", n_layers * 2 * hidden + len(cross) * 2 * d + hidden)
     t.add("mlp", n_layers * _gated_mlp(hidden, inter) + len(cross))  # + cross_attn_mlp_gate
     _lm_head(top, t, hidden, vocab, tied=False)  # transformers never ties Mllama's head (its rows are V, not V+8)
-    t.add("vision", _mllama_vision(vision) + _linear(vision.int("vision_output_dim"), hidden, True))
+    t.add("vision", _mllama_vision(vision) + _linear(vision.get_int("vision_output_dim"), hidden, True))
 
 
 # --------------------------------------------------------------------------- entry point
-_COUNTERS: dict[str, Callable[[_Fields, _Tally], None]] = {
-    **dict.fromkeys(LLAMA_LIKE, _llama_like),
-    "deepseek_v2": _deepseek, "deepseek_v3": _deepseek,
-    "gpt2": _gpt2, "gpt_bigcode": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon, "bloom": _bloom, "opt": _opt,
-    "mamba": _mamba, "mamba2": _mamba2,
-    "t5": _t5, "gemma3": _gemma3, "mllama": _mllama,
+# parameter-count family (a registry entry's ``params``) -> counter
+_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
+    "bloom": _bloom, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
+    "mllama": _mllama,
 }
 
-SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(set(_COUNTERS) | set(SAME_ARCHITECTURE)))
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(
+    name for name in REGISTRY if (entry := lookup(name)) is not None and entry.params is not None))
 
 
 def count_params(config: Mapping[str, Any]) -> ParamCount:
@@ -797,21 +605,21 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
     whose modules are not counted here (see :data:`SUPPORTED_MODEL_TYPES`): no estimate is ever guessed.
     """
     top = ConfigReader(config)
-    model_type = top.str("model_type", default=None)
+    model_type = top.opt_str("model_type")
     if model_type is None:
         raise ConfigError("model_type", None, "required field is missing (it names the architecture to count)")
-    arch = SAME_ARCHITECTURE.get(model_type, model_type)
-    counter = _COUNTERS.get(arch)
-    if counter is None:
-        raise UnsupportedError(f"parameter counting is not implemented for model_type '{model_type}' "
+    entry = lookup(model_type)
+    if entry is None or entry.params is None:
+        reason = entry.not_countable if entry is not None else "kvcalc does not know this model type"
+        raise UnsupportedError(f"parameter counting is not implemented for model_type '{model_type}': {reason} "
                                f"(supported: {', '.join(SUPPORTED_MODEL_TYPES)})")
     tally = _Tally()
-    fields = _Fields(top, arch)
-    counter(fields, tally)
+    fields = typed(top, entry.name)
+    _COUNTERS[entry.params](fields, tally)
     parts = tally.parts
     total = sum(parts.values())
     return ParamCount(
         model_type=model_type, total=total, **parts, tied_embeddings=tally.tied, moe_experts=tally.moe_experts,
         active=total - tally.moe_experts + tally.moe_active, fields_used=tuple(top.used),
-        defaults_used=tuple(fields.assumed),
+        defaults_used=tuple(fields.defaults_used),
     )

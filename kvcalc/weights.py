@@ -92,7 +92,7 @@ def _config_scheme(top: ConfigReader, model_dtype_bits: int) -> _Scheme | None:
         return None
     method = str(q.raw("quant_method", default="") or "").lower()
     if method == "fp8":
-        block = q.int_list("weight_block_size", default=None, minimum=1)
+        block = q.opt_int_list("weight_block_size", minimum=1)
         if block:
             size = 1
             for b in block:
@@ -101,7 +101,7 @@ def _config_scheme(top: ConfigReader, model_dtype_bits: int) -> _Scheme | None:
                            f"fp8 + f32 scale per {'x'.join(map(str, block))}")
         return _Scheme("fp8", lambda p: p, "fp8 (per-tensor scale)")
     if method in ("gptq", "awq"):
-        bits = q.int("bits", "w_bit", default=4)
+        bits = q.get_int("bits", "w_bit", default=4)
         group = q.raw("group_size", "q_group_size", default=128)
         group = ConfigReader.check_int(q.field_name("group_size", "q_group_size"), group, minimum=-1)
         if group == 0 or group < -1:
@@ -109,20 +109,21 @@ def _config_scheme(top: ConfigReader, model_dtype_bits: int) -> _Scheme | None:
         # -1 = per output channel: one scale per row of each matrix. Rows are not known per matrix
         # here, so one group per hidden_size inputs is used (exact for matrices that read the hidden
         # state; an approximation of a few KiB for the MLP down-projection).
-        hidden = (top.sub("text_config") if isinstance(top.data.get("text_config"), Mapping) else top).int(
-            "hidden_size", default=None)
+        text = top.sub("text_config") if isinstance(top.data.get("text_config"), Mapping) else None
+        hidden = (text or top).opt_int("hidden_size")
         g = group if group > 0 else (hidden or 4096)
         return _Scheme(f"{method} {bits}-bit g{group}", lambda p: gptq_bytes(p, bits, g),
                        f"{bits}-bit + fp16 scales/zeros per {group if group > 0 else 'output row'}")
     if method == "bitsandbytes":
-        if q.bool("load_in_4bit"):
-            double = q.bool("bnb_4bit_use_double_quant")
+        if q.get_bool("load_in_4bit", default=False):
+            double = q.get_bool("bnb_4bit_use_double_quant", default=False)
             if double:
                 return _Scheme("bnb 4-bit (double quant)",
                                lambda p: _ceil(Fraction(p, 2)) + -(-p // 64) + -(-p // (64 * 256)) * 4,
                                "nf4/fp4 + 8-bit absmax per 64")
-            return _Scheme("bnb 4-bit", lambda p: _ceil(Fraction(p, 2)) + -(-p // 64) * 4, "nf4/fp4 + f32 absmax per 64")
-        if q.bool("load_in_8bit"):
+            return _Scheme("bnb 4-bit", lambda p: _ceil(Fraction(p, 2)) + -(-p // 64) * 4,
+                           "nf4/fp4 + f32 absmax per 64")
+        if q.get_bool("load_in_8bit", default=False):
             return _Scheme("bnb 8-bit", lambda p: p, "int8 (LLM.int8)")
     if method == "mxfp4":
         return _Scheme("mxfp4 experts", lambda p: _ceil(Fraction(p * 17, 32)), "mxfp4 (4-bit + e8m0 per 32)",
@@ -158,7 +159,8 @@ def weight_bytes(config: Mapping[str, Any], dtype: str | None = None, params: Pa
         scheme = _user_scheme(dtype)
         d = get_dtype(dtype)
         kept_bits = d.bits if d.is_float and d.bits >= 16 else 16
-        kept_name = d.name if d.is_float and d.bits >= 16 else ("bfloat16" if base_name not in ("float16",) else base_name)
+        kept_name = (d.name if d.is_float and d.bits >= 16
+                     else ("bfloat16" if base_name not in ("float16",) else base_name))
     else:
         kept_bits = get_dtype(base_name).bits
         kept_name = base_name

@@ -50,4 +50,5 @@ def meta_model(cfg: dict):
             with torch.device("meta"):
                 return getattr(transformers, class_name)._from_config(config)
         except Exception as exc:  # noqa: BLE001 - transformers itself cannot build this config
-            raise NotBuildable(f"transformers {transformers.__version__} cannot build {class_name}: {exc!r:.200}") from exc
+            raise NotBuildable(f"transformers {transformers.__version__} cannot build {class_name}: "
+                               f"{exc!r:.200}") from exc

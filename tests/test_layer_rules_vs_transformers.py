@@ -13,10 +13,10 @@ import warnings
 import pytest
 
 transformers = pytest.importorskip("transformers")
+from paths import reference_configs  # noqa: E402
 from transformers.cache_utils import get_layer_types_and_kwargs  # noqa: E402
 
 import kvcalc  # noqa: E402
-from paths import reference_configs  # noqa: E402
 
 _KIND = {"full_attention": "full", "sliding_attention": "sliding", "chunked_attention": "chunked",
          "indexed_attention": "full", "dummy": "shared"}

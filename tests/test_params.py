@@ -18,8 +18,8 @@ import warnings
 from pathlib import Path
 
 import pytest
-
 from hf_reference import NotBuildable, hf_config, meta_model
+
 from kvcalc.errors import ConfigError, UnsupportedError
 from kvcalc.params import PARTS, SUPPORTED_MODEL_TYPES, ParamCount, count_params
 
@@ -86,7 +86,7 @@ def _hf_counts(cfg: dict) -> tuple[int, dict[str, int], int]:
     return sum(parts.values()), parts, experts
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _hf_counts_cached(key: str) -> tuple[int, dict[str, int], int]:
     return _hf_counts(json.loads(key))
 

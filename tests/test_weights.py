@@ -5,10 +5,10 @@ import json
 import os
 
 import pytest
+from paths import ROOT
 
 import kvcalc
 from kvcalc.weights import gptq_bytes, weight_bytes
-from paths import ROOT
 
 GiB = 2**30
 

@@ -1,0 +1,486 @@
+"""One registry entry per model type: everything about a ``model_type`` that is not generic.
+
+Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter counter
+(:func:`kvcalc.params.count_params`) take every type-specific fact from here:
+
+* ``kind``: ``"decoder"``, ``"encoder_decoder"`` or ``"no_cache"`` (encoders, vision towers: no KV cache);
+* ``same_as``: a Hub model type transformers builds with another type's classes (``kimi_k2`` ->
+  ``deepseek_v3``); every other field is then the target's;
+* ``text_type``: for a multimodal wrapper, the ``model_type`` of its ``text_config`` decoder;
+* ``defaults``: the transformers 5.24 config-class defaults for the fields kvcalc reads (a config that
+  omits a field gets these, exactly as when transformers builds the model; ``None`` = derived);
+* ``layer_rule``: the per-layer type list the config class derives in ``__post_init__`` when the
+  config gives no ``layer_types`` (``None``: transformers' generic rule in
+  ``cache_utils.get_layer_types_and_kwargs``);
+* ``state_rule`` / ``recurrent_kind``: the conv / SSM / linear-attention state of its recurrent layers
+  (elements per sequence) and the kvcalc layer kind of those layers;
+* ``params``: the parameter-count family in :mod:`kvcalc.params` (``None``: not countable, with
+  ``not_countable`` saying why), with ``attn_bias``, ``mlp_bias``, ``norms_per_layer`` and ``moe``
+  for the Llama-style family;
+* ``quirks``: named departures from the family's rule (:data:`QUIRKS`).
+
+To add a model type, add ONE :class:`ModelType` to :data:`_ENTRIES` (reuse a layer or state rule
+when the config class derives its layers the same way), then a tiny config to ``tests/tiny_models.py``
+so the ground-truth tests compare it with transformers. ``tests/test_model_types.py`` checks that the
+registry is consistent and that its defaults equal transformers' class defaults.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from .config import ConfigReader
+from .errors import ConfigError
+from .spec import RecurrentState
+
+LayerRule = Callable[[ConfigReader, int, "int | None"], "list[str] | None"]
+"""(decoder reader, layer count, sliding window or None) -> transformers layer types, one per layer
+(None: this config takes transformers' generic rule)."""
+StateRule = Callable[[ConfigReader, int], tuple[RecurrentState, ...]]
+"""(decoder reader, hidden size) -> the states one recurrent layer holds per sequence (elements)."""
+
+QUIRKS = {
+    # spec reader
+    "last_layer_full": "transformers forces the last layer to full attention (Gemma 4)",
+    "global_head_dim": "without per_layer_config, full-attention layers use global_head_dim (default 512, "
+                       "as Gemma 4 checkpoints) and, with attention_k_eq_v, num_global_key_value_heads",
+    "falcon_kv": "KV heads from new_decoder_architecture / multi_query; the new architecture caches K/V "
+                 "expanded to every query head",
+    "multi_query": "multi_query: true means one KV head (GPTBigCode)",
+    "multi_query_attention": "KV heads = multi_query_group_num only with multi_query_attention (ChatGLM)",
+    "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
+    # parameter counter (Llama-style family)
+    "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
+    "attention_sinks": "one learned sink per query head",
+    "gated_q_proj": "q_proj doubled for the output gate (Qwen3-Next)",
+    "layer_norm": "LayerNorms with bias and a plain (non-gated) MLP (StarCoder2)",
+    "gated_delta_net": "linear_attention layers are gated-DeltaNet mixers (Qwen3-Next)",
+    "shared_expert_gate": "MoE layers add a shared expert and its sigmoid gate",
+    "shared_expert": "MoE layers add a shared expert of intermediate_size",
+    "expert_bias": "router and expert projections have biases (gpt-oss)",
+    "dense_mlp_width": "dense layers use intermediate_size_mlp (Llama 4)",
+}
+
+NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
+
+
+@dataclass(frozen=True)
+class ModelType:
+    """What is special about one ``model_type`` (module docstring)."""
+
+    name: str
+    kind: Literal["decoder", "encoder_decoder", "no_cache"] = "decoder"
+    same_as: str | None = None
+    text_type: str | None = None
+    defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    layer_rule: LayerRule | None = None
+    state_rule: StateRule | None = None
+    recurrent_kind: Literal["mamba", "linear", "conv"] = "mamba"
+    params: str | None = None
+    not_countable: str = NOT_COUNTED
+    attn_bias: tuple[str | bool, str | bool] = ("attention_bias", "attention_bias")
+    mlp_bias: str | bool = False
+    norms_per_layer: int = 2
+    moe: Literal["all", "sparse_step", "interleave"] | None = None
+    quirks: frozenset[str] = frozenset()
+
+
+# ----------------------------------------------------------------------------- layer rules
+def _every(period: int, on: str, off: str) -> Callable[[int], list[str]]:
+    """n -> ``on`` for every ``period``-th layer (``(i + 1) % period == 0``), ``off`` for the others."""
+    return lambda n: [on if (i + 1) % period == 0 else off for i in range(n)]
+
+
+def _fixed_pattern(period: int) -> LayerRule:
+    """Every ``period``-th layer full, the others sliding (Olmo 3: 4; Gemma 3n: 5; Gemma 4: 6)."""
+    return lambda r, n, window: _every(period, "full_attention", "sliding_attention")(n)
+
+
+def _field_pattern(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Every ``sliding_window_pattern``-th layer full (Gemma 3, Cohere 2, EXAONE 4)."""
+    return _every(r.get_int("sliding_window_pattern"), "full_attention", "sliding_attention")(n)
+
+
+def _qwen_window(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Qwen2/3: with use_sliding_window and a window, layers from ``max_window_layers`` on slide."""
+    if not r.get_bool("use_sliding_window", default=False) or window is None:
+        return ["full_attention"] * n
+    mwl = r.get_int("max_window_layers", minimum=0)
+    return ["sliding_attention" if i >= mwl else "full_attention" for i in range(n)]
+
+
+def _qwen2_moe(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Qwen2-MoE: even-numbered layers below ``max_window_layers`` slide, with use_sliding_window."""
+    use = r.get_bool("use_sliding_window", default=False)
+    mwl = r.get_int("max_window_layers", minimum=0)
+    return ["sliding_attention" if (i + 1) % 2 and i < mwl and use else "full_attention" for i in range(n)]
+
+
+def _linear_interval(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Qwen3-Next: every ``full_attention_interval``-th layer full, the others linear attention."""
+    return _every(r.get_int("full_attention_interval"), "full_attention", "linear_attention")(n)
+
+
+def _kimi_linear(r: ConfigReader, n: int, window: int | None) -> list[str] | None:
+    """Kimi Linear: ``linear_attn_config.full_attn_layers`` (1-indexed) full, the others linear."""
+    lac = r.sub("linear_attn_config")
+    if lac is None:
+        return None
+    full = set(lac.get_int_list("full_attn_layers", default=[], minimum=1))
+    return ["full_attention" if i + 1 in full else "linear_attention" for i in range(n)]
+
+
+def _llama4(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Llama 4: RoPE layers (``no_rope_layers`` flag 1, else all but every ``no_rope_layer_interval``-th)
+    are chunked when ``attention_chunk_size`` is set."""
+    chunk = r.opt_int("attention_chunk_size")
+    flags = r.opt_int_list("no_rope_layers")
+    if flags is None:
+        interval = r.get_int("no_rope_layer_interval")
+        flags = [int((i + 1) % interval != 0) for i in range(n)]
+    return ["chunked_attention" if f and chunk is not None else "full_attention" for f in flags[:n]]
+
+
+def _jamba(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Jamba: attention where ``i % attn_layer_period == attn_layer_offset``, else Mamba."""
+    period, offset = r.get_int("attn_layer_period"), r.get_int("attn_layer_offset", minimum=0)
+    return ["attention" if i % period == offset else "mamba" for i in range(n)]
+
+
+def _listed(field_name: str, on: str, off: str, every_by_default: bool = False) -> LayerRule:
+    """``on`` for the layer indices listed in ``field_name`` (default: none, or all), else ``off``."""
+    def rule(r: ConfigReader, n: int, window: int | None) -> list[str]:
+        listed = set(r.get_int_list(field_name, default=list(range(n)) if every_by_default else []))
+        return [on if i in listed else off for i in range(n)]
+    return rule
+
+
+def _listed_only(field_name: str) -> LayerRule:
+    """Types whose configs list their layers (Zamba2 ``layers_block_type``, Nemotron-H
+    ``hybrid_override_pattern``): transformers rejects a config whose layer count differs from its
+    default list, so a config without the list is refused rather than guessed."""
+    def rule(r: ConfigReader, n: int, window: int | None) -> list[str]:
+        raise ConfigError(r.path + field_name, None,
+                          f"required field is missing ({r.model_type} configs list their {n} layer types)")
+    return rule
+
+
+def _all(layer_type: str) -> LayerRule:
+    return lambda r, n, window: [layer_type] * n
+
+
+# ----------------------------------------------------------------------------- state rules
+def _conv_ssm(conv: int, ssm: int, kernel: int) -> tuple[RecurrentState, ...]:
+    """A conv state of ``conv`` channels x ``kernel`` and an SSM state of ``ssm`` elements."""
+    return (RecurrentState("conv", conv * kernel, kernel), RecurrentState("ssm", ssm))
+
+
+def _mamba_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Mamba: ``I = intermediate_size or expand*H``; conv ``I x conv_kernel``, SSM ``I x state_size``."""
+    inter = r.opt_int("intermediate_size") or int(r.get_float("expand") * hidden)
+    return _conv_ssm(inter, inter * r.get_int("state_size"), r.get_int("conv_kernel"))
+
+
+def _jamba_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Jamba: ``I = mamba_expand*H``; conv ``I x mamba_d_conv``, SSM ``I x mamba_d_state``."""
+    inter = r.get_int("mamba_expand") * hidden
+    return _conv_ssm(inter, inter * r.get_int("mamba_d_state"), r.get_int("mamba_d_conv"))
+
+
+def _gated_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Gated DeltaNet (Qwen3-Next): conv ``(2*n_k*d_k + n_v*d_v) x K``, state ``n_v x d_k x d_v``."""
+    kh, vh = r.get_int("linear_num_key_heads"), r.get_int("linear_num_value_heads")
+    kd, vd = r.get_int("linear_key_head_dim"), r.get_int("linear_value_head_dim")
+    return _conv_ssm(2 * kh * kd + vh * vd, vh * kd * vd, r.get_int("linear_conv_kernel_dim"))
+
+
+def _kimi_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Kimi delta attention: separate short convs on q, k and v (``3*h*d x K``); one ``d x d`` state per head."""
+    lac = r.sub("linear_attn_config") or r
+    heads = lac.opt_int("num_heads") or r.get_int("linear_num_heads")
+    hd = lac.opt_int("head_dim") or r.get_int("linear_head_dim")
+    k = lac.opt_int("short_conv_kernel_size") or r.get_int("linear_conv_kernel_dim")
+    return _conv_ssm(3 * heads * hd, heads * hd * hd, k)
+
+
+def _lightning_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """MiniMax lightning attention: one ``head_dim x head_dim`` state per head."""
+    heads = r.get_int("num_attention_heads")
+    hd = r.opt_int("head_dim") or hidden // heads
+    return (RecurrentState("linear", heads * hd * hd),)
+
+
+def _short_conv_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """LFM2 short convolution: ``H x conv_L_cache``."""
+    kernel = r.get_int("conv_L_cache")
+    return (RecurrentState("conv", hidden * kernel, kernel),)
+
+
+def _mamba2_like(expand: str, groups: str, state: str, heads: str, head_dim: str, conv: str,
+                 inner: str | None = None) -> StateRule:
+    """Mamba-2 mixers under each config's field names: ``I`` = ``inner`` or ``expand*H``, conv
+    ``(I + 2*G*N) x K``, SSM ``heads x head_dim x N`` (``head_dim`` default ``I / heads``)."""
+    def rule(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+        inter = (r.opt_int(inner) if inner else None) or int(r.get_float(expand) * hidden)
+        g, n_state, nh = r.get_int(groups), r.get_int(state), r.get_int(heads)
+        hd = inter // nh if r.data.get(head_dim) == "auto" else r.get_int(head_dim, default=inter // nh)
+        return _conv_ssm(inter + 2 * g * n_state, nh * hd * n_state, r.get_int(conv))
+    return rule
+
+
+def _nemotron_h_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Nemotron-H: ``I = mamba_num_heads x mamba_head_dim`` (not expand x H), otherwise Mamba-2."""
+    nh, hd = r.get_int("mamba_num_heads"), r.get_int("mamba_head_dim")
+    g, n_state = r.get_int("n_groups"), r.get_int("ssm_state_size")
+    return _conv_ssm(nh * hd + 2 * g * n_state, nh * hd * n_state, r.get_int("conv_kernel"))
+
+
+# ----------------------------------------------------------------------------- class defaults
+# transformers 5.24 config-class defaults of the fields kvcalc reads (checked against
+# ``AutoConfig.for_model(model_type)`` by tests/test_model_types.py). ``None`` means derived:
+# num_key_value_heads -> num_attention_heads, head_dim -> hidden_size // num_attention_heads.
+_LLAMA_LIKE = dict(attention_bias=False, mlp_bias=False, tie_word_embeddings=False, head_dim=None)
+_MAMBA2_FIELDS = dict(mamba_expand=2, mamba_n_groups=1, mamba_d_state=256, mamba_n_heads=128, mamba_d_conv=4)
+
+
+def _d(*bases: Mapping[str, Any], **kw: Any) -> Mapping[str, Any]:
+    """A read-only dict: ``bases`` merged in order, then ``kw`` (later values win)."""
+    out: dict[str, Any] = {}
+    for base in bases:
+        out.update(base)
+    return MappingProxyType({**out, **kw})
+
+
+def _kv(n: int) -> Mapping[str, Any]:
+    """Only ``num_key_value_heads`` differs from "= query heads" (a fixed class default)."""
+    return _d(num_key_value_heads=n)
+
+
+_NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "xlm-roberta",
+             "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
+             "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer", "clip_vision_model",
+             "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
+_ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
+                    "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
+# decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
+_PLAIN_DECODERS = ("cohere", "phi", "phimoe", "gptj", "olmo", "olmo2", "granite", "granitemoe", "glm",
+                   "glm4_moe", "ministral", "persimmon", "codegen", "gpt_neo", "nemotron", "dbrx", "olmoe",
+                   "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5", "ernie4_5_moe", "seed_oss", "arcee",
+                   "apertus", "dots1", "bitnet", "cohere2_moe", "baichuan", "internlm2", "qwen", "mpt",
+                   "deepseek_v32")
+
+_QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
+
+_ENTRIES: tuple[ModelType, ...] = (
+    # ---- Llama-style decoders (parameter-counted by params._llama_like)
+    ModelType("llama", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None)),
+    ModelType("mistral", params="llama_like", attn_bias=(False, False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8)),
+    ModelType("mixtral", params="llama_like", attn_bias=(False, False), moe="all", defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, num_local_experts=8, num_experts_per_tok=2)),
+    ModelType("qwen2", params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window, defaults=_d(
+        _LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, max_window_layers=28)),
+    ModelType("qwen2_moe", params="llama_like", attn_bias=("qkv_bias", False), layer_rule=_qwen2_moe,
+              moe="sparse_step", quirks=frozenset({"shared_expert_gate"}), defaults=_d(
+        _LLAMA_LIKE, _QWEN_MOE, vocab_size=151936, hidden_size=2048, intermediate_size=5632,
+        num_hidden_layers=24, num_attention_heads=16, num_key_value_heads=16, qkv_bias=True,
+        moe_intermediate_size=1408, shared_expert_intermediate_size=5632, num_experts_per_tok=4, num_experts=60,
+        max_window_layers=28)),
+    ModelType("qwen3", params="llama_like", layer_rule=_qwen_window, quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, head_dim=128, max_window_layers=28)),
+    ModelType("qwen3_moe", params="llama_like", layer_rule=_qwen_window, moe="sparse_step",
+              quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, _QWEN_MOE, vocab_size=151936, hidden_size=2048, intermediate_size=6144,
+        num_hidden_layers=24, num_attention_heads=32, num_key_value_heads=4, moe_intermediate_size=768,
+        num_experts_per_tok=8, num_experts=128, max_window_layers=28)),
+    ModelType("qwen3_next", params="llama_like", layer_rule=_linear_interval, state_rule=_gated_delta_states,
+              recurrent_kind="linear", moe="sparse_step",
+              quirks=frozenset({"qk_norm", "gated_q_proj", "gated_delta_net", "shared_expert_gate"}), defaults=_d(
+        _LLAMA_LIKE, _QWEN_MOE, vocab_size=151936, hidden_size=2048, intermediate_size=5632,
+        num_hidden_layers=48, num_attention_heads=16, num_key_value_heads=2, head_dim=256,
+        linear_conv_kernel_dim=4, linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=16,
+        linear_num_value_heads=32, moe_intermediate_size=512, shared_expert_intermediate_size=512,
+        num_experts_per_tok=10, num_experts=512, full_attention_interval=4)),
+    ModelType("gemma", params="llama_like", defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=3072, intermediate_size=24576, num_hidden_layers=28,
+        num_attention_heads=16, num_key_value_heads=16, head_dim=256, tie_word_embeddings=True)),
+    ModelType("gemma2", params="llama_like", layer_rule=_fixed_pattern(2), norms_per_layer=4, defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
+        num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, sliding_window=4096)),
+    ModelType("gemma3_text", params="llama_like", layer_rule=_field_pattern, norms_per_layer=4,
+              quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=262208, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
+        num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True,
+        sliding_window=4096, sliding_window_pattern=6, max_position_embeddings=131072)),
+    ModelType("phi3", params="llama_like", attn_bias=(False, False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=32064, hidden_size=3072, intermediate_size=8192, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None)),
+    ModelType("gpt_oss", params="llama_like", layer_rule=_fixed_pattern(2), moe="all",
+              quirks=frozenset({"attention_sinks", "expert_bias"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=201088, hidden_size=2880, intermediate_size=2880, num_hidden_layers=36,
+        num_attention_heads=64, num_key_value_heads=8, head_dim=64, attention_bias=True, num_local_experts=128,
+        num_experts_per_tok=4, sliding_window=128)),
+    ModelType("cohere2", params="llama_like", layer_rule=_field_pattern, norms_per_layer=1, defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
+        num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=True, sliding_window=4096,
+        sliding_window_pattern=4)),
+    ModelType("starcoder2", params="llama_like", attn_bias=("use_bias", "use_bias"), mlp_bias="use_bias",
+              quirks=frozenset({"layer_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=49152, hidden_size=3072, intermediate_size=12288, num_hidden_layers=30,
+        num_attention_heads=24, num_key_value_heads=2, use_bias=True, tie_word_embeddings=True)),
+    ModelType("llama4_text", params="llama_like", layer_rule=_llama4, moe="interleave",
+              quirks=frozenset({"shared_expert", "dense_mlp_width"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=202048, hidden_size=5120, intermediate_size=8192, intermediate_size_mlp=16384,
+        num_hidden_layers=48, num_attention_heads=40, num_key_value_heads=8, head_dim=128, num_experts_per_tok=1,
+        num_local_experts=16, interleave_moe_layer_step=1, attention_chunk_size=8192, no_rope_layer_interval=4)),
+    # ---- MLA decoders
+    ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, first_k_dense_replace=0, kv_lora_rank=512, q_lora_rank=1536, n_routed_experts=64,
+        n_shared_experts=2, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128, num_experts_per_tok=None,
+        moe_intermediate_size=1407)),
+    ModelType("deepseek_v3", params="deepseek", defaults=_d(
+        _LLAMA_LIKE, vocab_size=129280, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
+        num_attention_heads=128, num_key_value_heads=128, first_k_dense_replace=3, kv_lora_rank=512,
+        q_lora_rank=1536, n_routed_experts=256, n_shared_experts=1, qk_nope_head_dim=128, qk_rope_head_dim=64,
+        v_head_dim=128, num_experts_per_tok=8, moe_intermediate_size=2048)),
+    ModelType("kimi_k2", same_as="deepseek_v3"),
+    # ---- classic decoders
+    ModelType("gpt2", params="gpt2", defaults=_d(
+        vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
+        num_attention_heads=12, intermediate_size=None, tie_word_embeddings=True, add_cross_attention=False)),
+    ModelType("gpt_bigcode", params="gpt2", quirks=frozenset({"multi_query"}), defaults=_d(
+        vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
+        num_attention_heads=12, intermediate_size=None, tie_word_embeddings=True, add_cross_attention=False,
+        multi_query=True)),
+    ModelType("gpt_neox", params="gpt_neox", defaults=_d(
+        vocab_size=50432, hidden_size=6144, num_hidden_layers=44, num_attention_heads=64, intermediate_size=24576,
+        tie_word_embeddings=False, attention_bias=True)),
+    ModelType("falcon", params="falcon", quirks=frozenset({"falcon_kv"}), defaults=_d(
+        vocab_size=65024, hidden_size=4544, num_hidden_layers=32, num_attention_heads=71,
+        num_ln_in_parallel_attn=None, num_kv_heads=None, new_decoder_architecture=False, multi_query=True,
+        parallel_attn=True, bias=False, ffn_hidden_size=None, tie_word_embeddings=True)),
+    ModelType("bloom", params="bloom", defaults=_d(
+        vocab_size=250880, hidden_size=64, num_hidden_layers=2, num_attention_heads=8, tie_word_embeddings=True)),
+    ModelType("opt", params="opt", defaults=_d(
+        vocab_size=50272, hidden_size=768, num_hidden_layers=12, ffn_dim=3072, max_position_embeddings=2048,
+        do_layer_norm_before=True, _remove_final_layer_norm=False, word_embed_proj_dim=None,
+        num_attention_heads=12, enable_bias=True, layer_norm_elementwise_affine=True, tie_word_embeddings=True)),
+    ModelType("chatglm", quirks=frozenset({"multi_query_attention"}),
+              not_countable="remote-code model (no transformers class to count against)"),
+    ModelType("stablelm", defaults=_kv(32)),
+    ModelType("exaone4", layer_rule=_field_pattern, defaults=_d(num_key_value_heads=32, sliding_window_pattern=4)),
+    ModelType("olmo3", layer_rule=_fixed_pattern(4)),
+    ModelType("qwen2_vl_text", layer_rule=_qwen_window),
+    ModelType("qwen2_5_vl_text", layer_rule=_qwen_window),
+    ModelType("smollm3", defaults=_kv(4)),
+    ModelType("glm4", defaults=_kv(2)),
+    ModelType("internlm3", defaults=_kv(2)),
+    ModelType("helium", defaults=_kv(20)),
+    *(ModelType(name) for name in _PLAIN_DECODERS),
+    # ---- KV sharing (Gemma 3n / 4)
+    ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), defaults=_d(
+        sliding_window=512, num_kv_shared_layers=15, head_dim=256)),
+    ModelType("gemma4_text", layer_rule=_fixed_pattern(6), quirks=frozenset({"last_layer_full", "global_head_dim"})),
+    # ---- recurrent and hybrid
+    ModelType("mamba", params="mamba", layer_rule=_all("mamba"), state_rule=_mamba_states, defaults=_d(
+        vocab_size=50280, hidden_size=768, state_size=16, num_hidden_layers=32, expand=2, conv_kernel=4,
+        use_bias=False, use_conv_bias=True, time_step_rank="auto", tie_word_embeddings=True)),
+    ModelType("falcon_mamba", layer_rule=_all("mamba"), state_rule=_mamba_states,
+              defaults=_d(state_size=16, expand=2, conv_kernel=4)),
+    ModelType("mamba2", params="mamba2", layer_rule=_all("mamba"),
+              state_rule=_mamba2_like("expand", "n_groups", "state_size", "num_heads", "head_dim", "conv_kernel"),
+              defaults=_d(num_heads=128, head_dim=64, vocab_size=32768, hidden_size=4096, state_size=128,
+                          num_hidden_layers=64, expand=2, conv_kernel=4, n_groups=8, use_bias=False,
+                          use_conv_bias=True, tie_word_embeddings=False)),
+    ModelType("jamba", layer_rule=_jamba, state_rule=_jamba_states, defaults=_d(
+        num_key_value_heads=8, mamba_expand=2, mamba_d_state=16, mamba_d_conv=4, attn_layer_period=8,
+        attn_layer_offset=4)),
+    *(ModelType(name, layer_rule=_listed("attn_layer_indices", "attention", "mamba"),
+                state_rule=_mamba2_like("mamba_expand", "mamba_n_groups", "mamba_d_state", "mamba_n_heads",
+                                        "mamba_d_head", "mamba_d_conv"),
+                defaults=_d(_MAMBA2_FIELDS, num_key_value_heads=8) if name == "bamba" else _d(_MAMBA2_FIELDS))
+      for name in ("bamba", "granitemoehybrid")),
+    ModelType("falcon_h1", layer_rule=_all("hybrid"),
+              state_rule=_mamba2_like("mamba_expand", "mamba_n_groups", "mamba_d_state", "mamba_n_heads",
+                                      "mamba_d_head", "mamba_d_conv", inner="mamba_d_ssm"),
+              defaults=_d(_MAMBA2_FIELDS, num_key_value_heads=8)),
+    ModelType("zamba2", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
+              state_rule=_mamba2_like("mamba_expand", "mamba_ngroups", "mamba_d_state", "n_mamba_heads",
+                                      "mamba_headdim", "mamba_d_conv"),
+              defaults=_d(mamba_expand=2, mamba_ngroups=1, mamba_d_state=64, n_mamba_heads=8, mamba_d_conv=4)),
+    ModelType("nemotron_h", layer_rule=_listed_only("hybrid_override_pattern"), state_rule=_nemotron_h_states,
+              defaults=_d(num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128,
+        conv_kernel=4)),
+    ModelType("minimax", layer_rule=lambda r, n, w: _every(2, "linear_attention", "full_attention")(n),
+              state_rule=_lightning_states, recurrent_kind="linear", defaults=_kv(8)),
+    ModelType("kimi_linear", layer_rule=_kimi_linear, state_rule=_kimi_delta_states, recurrent_kind="linear",
+              defaults=_d(linear_head_dim=128, linear_conv_kernel_dim=4)),
+    ModelType("lfm2", layer_rule=_listed("full_attn_idxs", "full_attention", "conv", every_by_default=True),
+              state_rule=_short_conv_states, recurrent_kind="conv", defaults=_d(conv_L_cache=3)),
+    # ---- multimodal wrappers (decoder in text_config) and their parts
+    ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
+    ModelType("gemma3n", text_type="gemma3n_text"),
+    ModelType("gemma4", text_type="gemma4_text"),
+    ModelType("llama4", text_type="llama4_text"),
+    ModelType("mllama", text_type="mllama_text_model", params="mllama"),
+    ModelType("qwen2_vl", text_type="qwen2_vl_text"),
+    ModelType("qwen2_5_vl", text_type="qwen2_5_vl_text"),
+    ModelType("mistral3", text_type="mistral"),
+    ModelType("llava", text_type="llama"),
+    ModelType("paligemma", text_type="gemma"),
+    ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),
+              not_countable="counted as part of mllama", defaults=_d(
+        vocab_size=128256, hidden_size=4096, num_hidden_layers=40, num_attention_heads=32, num_key_value_heads=8,
+        intermediate_size=14336, cross_attention_layers=[3, 8, 13, 18, 23, 28, 33, 38])),
+    ModelType("mllama_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=1280, num_hidden_layers=32, num_global_layers=8, attention_heads=16, num_channels=3,
+        intermediate_size=5120, vision_output_dim=7680, image_size=448, patch_size=14, max_num_tiles=4,
+        supported_aspect_ratios=[[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]])),
+    ModelType("siglip_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=224, patch_size=16, vision_use_head=True)),
+    # ---- encoder-decoders and models without a KV cache
+    ModelType("t5", kind="encoder_decoder", params="t5", defaults=_d(
+        vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None, num_heads=8,
+        relative_attention_num_buckets=32, feed_forward_proj="relu")),
+    *(ModelType(name, kind="encoder_decoder") for name in _ENCODER_DECODER),
+    *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models")
+      for name in _NO_CACHE),
+)
+
+
+def _index(entries: tuple[ModelType, ...]) -> Mapping[str, ModelType]:
+    out: dict[str, ModelType] = {}
+    for entry in entries:
+        if entry.name in out:
+            raise ValueError(f"two registry entries for model_type '{entry.name}'")
+        out[entry.name] = entry
+    return MappingProxyType(out)
+
+
+REGISTRY: Mapping[str, ModelType] = _index(_ENTRIES)
+"""model_type -> its entry; every type kvcalc knows by name."""
+
+
+def lookup(model_type: str) -> ModelType | None:
+    """The entry for ``model_type`` with ``same_as`` followed (``kimi_k2`` -> ``deepseek_v3``); None if unknown."""
+    entry = REGISTRY.get(model_type)
+    while entry is not None and entry.same_as is not None:
+        entry = REGISTRY.get(entry.same_as)
+    return entry
+
+
+def typed(r: ConfigReader, model_type: str) -> ConfigReader:
+    """``r`` (same config level and records) reading the class defaults of ``model_type``
+    (none for an unknown type); ``same_as`` is followed."""
+    entry = lookup(model_type)
+    return r.with_defaults(entry.defaults if entry else MappingProxyType({}), entry.name if entry else model_type)
