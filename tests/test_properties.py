@@ -28,9 +28,10 @@ for _e in catalog():
 
 json_scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2**70, max_value=2**70),
                          st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12))
-json_values = st.recursive(json_scalars, lambda kids: st.one_of(st.lists(kids, max_size=4),
-                                                                 st.dictionaries(st.text(max_size=8), kids, max_size=4)),
-                           max_leaves=12)
+json_values = st.recursive(
+    json_scalars,
+    lambda kids: st.one_of(st.lists(kids, max_size=4), st.dictionaries(st.text(max_size=8), kids, max_size=4)),
+    max_leaves=12)
 FIELDS = sorted({k for c in CONFIGS for k in c} | {k for c in CONFIGS for k in c.get("text_config", {}) or {}})
 
 

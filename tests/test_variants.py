@@ -5,10 +5,10 @@ import json
 import os
 
 import pytest
+from paths import ROOT
 
 import kvcalc
 from kvcalc.variants import apply_variant
-from paths import ROOT
 
 
 def spec(name):
