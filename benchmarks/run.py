@@ -11,8 +11,8 @@
 3. page rerun: median AppTest rerun of the Planner after a widget change vs an empty page.
 4. widget change in a browser (headless Debian Chromium, benchmarks/browser.py): Enter in the Planner's
    Batch input to the new text of its "KV cache / GPU" metric, measured in the page, vs the same on an
-   empty page (one number input, one metric echoing it); median of 12 changes each after 3 warm-up
-   changes, the two pages alternated.
+   empty page (one number input, one metric echoing it), each page in its own browser context; median
+   of 12 changes each after 2 warm-up changes, the two pages alternated.
 5. cold start: ``streamlit run`` spawned fresh to that metric visible in a fresh browser context, Planner
    vs the empty page; median of 3 starts each, alternated.
 6. memory: peak RSS of ``import kvcalc``, and of the Planner's server after its first render (row 5).
@@ -197,15 +197,17 @@ def bench_page() -> dict:
 HEADLINE = "KV cache / GPU"   # the Planner's headline metric that a batch change updates (dashboard/planner.py)
 BATCH_INPUT = "Batch"         # the Planner's batch number input (dashboard/inputs.py, workload_inputs)
 BROWSER_GOAL = 2              # the Planner at most 2x the empty one-widget page (issue 10)
-WARMUP_CHANGES = 3
+WARMUP_CHANGES = 2
 CHANGES = 12
 COLD_STARTS = 3
 
 
-def _ratio_row(planner: list[float], empty: list[float], goal: float) -> dict:
+def _ratio_row(planner: list[float], empty: list[float], goal: float, load: float) -> dict:
+    """Medians (seconds), their ratio against the goal, the samples, and the 1-minute load average before
+    the row (other work on the machine shows up here first)."""
     p, e = statistics.median(planner), statistics.median(empty)
     return {"planner_s": p, "empty_s": e, "ratio": p / e, "goal": goal, "met": p / e <= goal,
-            "planner_samples_s": planner, "empty_samples_s": empty}
+            "planner_samples_s": planner, "empty_samples_s": empty, "loadavg_1min_before": load}
 
 
 def bench_browser_change(folder: str) -> dict:
@@ -213,11 +215,12 @@ def bench_browser_change(folder: str) -> dict:
     from playwright.sync_api import sync_playwright
 
     empty_script = browser.write_empty_page(folder, BATCH_INPUT, HEADLINE)
+    load = os.getloadavg()[0]
     with sync_playwright() as pw, browser.StreamlitServer("app.py", ROOT) as planner_srv, \
             browser.StreamlitServer(empty_script, folder) as empty_srv:
         b = browser.launch(pw)
         try:
-            planner, empty = b.new_page(), b.new_page()
+            planner, empty = b.new_context().new_page(), b.new_context().new_page()   # no shared cache/storage
             browser.open_page(planner, planner_srv.url + "/", HEADLINE)
             browser.open_page(empty, empty_srv.url + "/", HEADLINE)
             times: dict[str, list[float]] = {"planner": [], "empty": []}
@@ -229,7 +232,7 @@ def bench_browser_change(folder: str) -> dict:
                         times[name].append(dt)
         finally:
             b.close()
-    return _ratio_row(times["planner"], times["empty"], BROWSER_GOAL) | {"changes": CHANGES,
+    return _ratio_row(times["planner"], times["empty"], BROWSER_GOAL, load) | {"changes": CHANGES,
                                                                        "warmup_changes": WARMUP_CHANGES}
 
 
@@ -241,6 +244,7 @@ def bench_cold_start(folder: str) -> dict:
     empty_script = browser.write_empty_page(folder, BATCH_INPUT, HEADLINE)
     times: dict[str, list[float]] = {"planner": [], "empty": []}
     rss: list[int] = []
+    load = os.getloadavg()[0]
     with sync_playwright() as pw:
         b = browser.launch(pw)
         try:
@@ -251,7 +255,7 @@ def bench_cold_start(folder: str) -> dict:
                 times["empty"].append(browser.time_cold_start(b, empty_script, folder, "/", HEADLINE)[0])
         finally:
             b.close()
-    return _ratio_row(times["planner"], times["empty"], BROWSER_GOAL) | {
+    return _ratio_row(times["planner"], times["empty"], BROWSER_GOAL, load) | {
         "starts": COLD_STARTS, "planner_server_peak_rss_mib": statistics.median(rss) / 1024}
 
 
@@ -285,7 +289,7 @@ def _browser_row(title: str, r: dict, what: str) -> tuple[str, str, str, str]:
         return (title, status, f"<= {BROWSER_GOAL}x", r[status].splitlines()[0])
     return (title, f"{r['ratio']:.2f}x", f"<= {r['goal']}x",
             f"median {r['planner_s'] * 1000:,.0f} ms vs {r['empty_s'] * 1000:,.0f} ms ({what}); "
-            f"goal {'met' if r['met'] else 'not met'}")
+            f"goal {'met' if r['met'] else 'not met'}; load average {r['loadavg_1min_before']:.1f} before")
 
 
 def main() -> int:
