@@ -5,7 +5,7 @@ headline"). The helpers here start a Streamlit server on a free loopback port an
 endpoint (:class:`StreamlitServer`; ``tests/test_browser.py`` could reuse it), launch Chromium
 (:func:`launch`), and time two things a user sees:
 
-- :func:`time_changes`: a number input is changed (type a value, press Enter) until the text of a headline
+- :func:`time_change`: a number input is changed (type a value, press Enter) until the text of a headline
   ``st.metric`` changes, measured inside the page: ``performance.now()`` at the Enter keydown (a capturing
   listener) to the DOM mutation that gives the metric's value a new text (a MutationObserver), in seconds.
 - :func:`time_cold_start`: ``streamlit run`` spawned fresh until that metric is visible in a fresh browser
@@ -13,8 +13,7 @@ endpoint (:class:`StreamlitServer`; ``tests/test_browser.py`` could reuse it), l
   page load and first render).
 
 The headline is found by its data-testid (``stMetric``) and its exact label, never by position, so a page
-that
-reorders its layout or wraps parts in ``st.fragment`` is timed the same way. Playwright's own browser
+that reorders its layout or wraps parts in ``st.fragment`` is timed the same way. Playwright's own browser
 download (``playwright install``) is never used; :func:`unavailable` says why the rows are skipped.
 """
 from __future__ import annotations
@@ -37,7 +36,7 @@ STEP_S = 30.0            # one rerun after a widget change
 
 # In-page probe, armed before each change: the time from the Enter keydown to the first DOM mutation after
 # which the metric labelled LABEL shows a value other than its value at arming. textContent (no layout) is
-# read on every mutation batch; the label element may also hold a help icon, hence "starts with".
+# read on every mutation batch (the label's textContent is the label alone: the help icon is a sibling).
 _ARM_JS = """([label]) => {
   const read = () => {
     for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
@@ -221,11 +220,6 @@ def time_change(page: Any, input_label: str, metric_label: str, value: int) -> f
     dt_ms = page.evaluate("() => window.__kvpProbe.dt")
     wait_idle(page)
     return float(dt_ms) / 1000
-
-
-def time_changes(page: Any, input_label: str, metric_label: str, values: list[int]) -> list[float]:
-    """:func:`time_change` for each value in turn (each must differ from the one before)."""
-    return [time_change(page, input_label, metric_label, v) for v in values]
 
 
 def time_cold_start(browser: Any, script: str, cwd: str, path: str, metric_label: str,
