@@ -9,13 +9,24 @@
 2. config vs meta device: our parameter count + KV figure per bundled config vs building the
    model on the meta device with transformers and counting its parameters; counts must match.
 3. page rerun: median AppTest rerun of the Planner after a widget change vs an empty page.
-4. memory: peak RSS of ``import kvcalc`` and of a Streamlit server serving the Planner.
+4. widget change in a browser (headless Debian Chromium, benchmarks/browser.py): Enter in the Planner's
+   Batch input to the new text of its "KV cache / GPU" metric, measured in the page, vs the same on an
+   empty page (one number input, one metric echoing it), each page in its own browser context; median
+   of 12 changes each after 2 warm-up changes, the two pages alternated.
+5. cold start: ``streamlit run`` spawned fresh to that metric visible in a fresh browser context, Planner
+   vs the empty page; median of 3 starts each, alternated.
+6. memory: peak RSS of ``import kvcalc``, and of the Planner's server after its first render (row 5).
+
+Rows 4 and 5 need /usr/bin/chromium and the playwright package (never ``playwright install``); without
+them they are skipped with the reason. Their goal (issue 10): the Planner at most 2x the empty page.
+kvcalc is imported as installed (``pip install -e .``), else from this checkout.
 
 Nothing here is asserted in the test suite; this script checks that compared results are equal
-and exits non-zero if they are not.
+and exits non-zero if they are not, or if a browser row failed (its page or server broke).
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import statistics
@@ -23,16 +34,25 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-import kvcalc  # noqa: E402
-from kvcalc.catalog import bundled_config, catalog  # noqa: E402
-from kvcalc.gpus import gpu_catalog  # noqa: E402
-from kvcalc.sweep import compile_cache, kv_grid  # noqa: E402
-from kvcalc.weights import weight_bytes  # noqa: E402
+try:
+    import kvcalc
+except ImportError:           # a plain checkout without ``pip install -e .``: use the checkout's package
+    sys.path.insert(0, ROOT)
+    import kvcalc
+from kvcalc.catalog import bundled_config, catalog  # noqa: E402 - after the fallback above
+from kvcalc.gpus import gpu_catalog  # noqa: E402 - after the fallback above
+from kvcalc.sweep import compile_cache, kv_grid  # noqa: E402 - after the fallback above
+from kvcalc.weights import weight_bytes  # noqa: E402 - after the fallback above
+
+try:                          # python -m benchmarks.run from the repository root
+    from benchmarks import browser
+except ImportError:           # python benchmarks/run.py: this folder is sys.path[0]
+    import browser  # type: ignore[no-redef, import-not-found]
 
 PRECISIONS = ["bfloat16", "fp8_e4m3", "int8", "int4"]   # weights and KV cache
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128]
@@ -50,8 +70,11 @@ def contexts() -> list[int]:
     return pts[:N_CONTEXTS]
 
 
-def median_time(fn, reps: int = REPS) -> tuple[float, object]:
-    times, out = [], None
+T = TypeVar("T")
+
+
+def median_time(fn: Callable[[], T], reps: int = REPS) -> tuple[float, T]:
+    times: list[float] = []
     for _ in range(reps):
         t = time.perf_counter()
         out = fn()
@@ -107,8 +130,18 @@ def bench_sweep() -> dict:
 
 
 # --------------------------------------------------------------------------- 2. config vs meta device
+def _tests_module(name: str):
+    """tests/NAME.py loaded by path (tests/ is not a package and is not put on sys.path)."""
+    spec = importlib.util.spec_from_file_location(f"kvp_tests_{name}", os.path.join(ROOT, "tests", f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def bench_meta() -> dict:
-    from hf_reference import NotBuildable, meta_model
+    ref = _tests_module("hf_reference")
+    NotBuildable, meta_model = ref.NotBuildable, ref.meta_model
 
     configs = [bundled_config(e.hub_id) for e in catalog()]
 
@@ -118,7 +151,8 @@ def bench_meta() -> dict:
 
     t_ours, counts = median_time(ours)
     meta_model(configs[0])        # import transformers and torch outside the timing
-    theirs, skipped = [], []
+    theirs: list[int | None] = []
+    skipped: list[str] = []
     t = time.perf_counter()
     for c in configs:
         try:
@@ -159,96 +193,150 @@ def bench_page() -> dict:
     return {"planner_rerun_s": t_planner, "empty_rerun_s": t_empty, "ratio": t_planner / t_empty, "goal": 3}
 
 
-# --------------------------------------------------------------------------- 4. memory
-def _peak_rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return 0
+# --------------------------------------------------------------------------- 4 + 5. the page in a browser
+HEADLINE = "KV cache / GPU"   # the Planner's headline metric that a batch change updates (dashboard/planner.py)
+BATCH_INPUT = "Batch"         # the Planner's batch number input (dashboard/inputs.py, workload_inputs)
+BROWSER_GOAL = 2              # the Planner at most 2x the empty one-widget page (issue 10)
+WARMUP_CHANGES = 2
+CHANGES = 12
+COLD_STARTS = 3
 
 
+def _ratio_row(planner: list[float], empty: list[float], goal: float, load: float) -> dict:
+    """Medians (seconds), their ratio against the goal, the samples, and the 1-minute load average before
+    the row (other work on the machine shows up here first)."""
+    p, e = statistics.median(planner), statistics.median(empty)
+    return {"planner_s": p, "empty_s": e, "ratio": p / e, "goal": goal, "met": p / e <= goal,
+            "planner_samples_s": planner, "empty_samples_s": empty, "loadavg_1min_before": load}
+
+
+def bench_browser_change(folder: str) -> dict:
+    """Widget change to updated headline, in the browser: the Planner vs the empty page, changes alternated."""
+    from playwright.sync_api import sync_playwright
+
+    empty_script = browser.write_empty_page(folder, BATCH_INPUT, HEADLINE)
+    load = os.getloadavg()[0]
+    with sync_playwright() as pw, browser.StreamlitServer("app.py", ROOT) as planner_srv, \
+            browser.StreamlitServer(empty_script, folder) as empty_srv:
+        b = browser.launch(pw)
+        try:
+            planner, empty = b.new_context().new_page(), b.new_context().new_page()   # no shared cache/storage
+            browser.open_page(planner, planner_srv.url + "/", HEADLINE)
+            browser.open_page(empty, empty_srv.url + "/", HEADLINE)
+            times: dict[str, list[float]] = {"planner": [], "empty": []}
+            for i in range(WARMUP_CHANGES + CHANGES):
+                value = 2 + i % 8                                      # batch 2..9, never the value before
+                for name, page in (("planner", planner), ("empty", empty)):
+                    dt = browser.time_change(page, BATCH_INPUT, HEADLINE, value)
+                    if i >= WARMUP_CHANGES:
+                        times[name].append(dt)
+        finally:
+            b.close()
+    return _ratio_row(times["planner"], times["empty"], BROWSER_GOAL, load) | {"changes": CHANGES,
+                                                                       "warmup_changes": WARMUP_CHANGES}
+
+
+def bench_cold_start(folder: str) -> dict:
+    """Fresh ``streamlit run`` to the headline visible in a fresh browser context: Planner vs empty page,
+    starts alternated; also the Planner server's peak RSS after its first render."""
+    from playwright.sync_api import sync_playwright
+
+    empty_script = browser.write_empty_page(folder, BATCH_INPUT, HEADLINE)
+    times: dict[str, list[float]] = {"planner": [], "empty": []}
+    rss: list[int] = []
+    load = os.getloadavg()[0]
+    with sync_playwright() as pw:
+        b = browser.launch(pw)
+        try:
+            for _ in range(COLD_STARTS):
+                t, kib = browser.time_cold_start(b, "app.py", ROOT, "/", HEADLINE)
+                times["planner"].append(t)
+                rss.append(kib)
+                times["empty"].append(browser.time_cold_start(b, empty_script, folder, "/", HEADLINE)[0])
+        finally:
+            b.close()
+    return _ratio_row(times["planner"], times["empty"], BROWSER_GOAL, load) | {
+        "starts": COLD_STARTS, "planner_server_peak_rss_mib": statistics.median(rss) / 1024}
+
+
+# --------------------------------------------------------------------------- 6. memory
 def bench_memory() -> dict:
+    """Peak RSS of ``import kvcalc`` vs Python alone (the server's comes from the cold-start row)."""
     code = ("import kvcalc\nfor l in open('/proc/self/status'):\n    "
             "l.startswith('VmHWM:') and print(l.split()[1])")
     import_kib = int(subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                                     check=True).stdout.strip())
     baseline = int(subprocess.run([sys.executable, "-c", code.replace("import kvcalc", "import sys")], cwd=ROOT,
                                   capture_output=True, text=True, check=True).stdout.strip())
-    out = {"import_kvcalc_peak_rss_mib": import_kib / 1024, "python_alone_peak_rss_mib": baseline / 1024,
-           "server_peak_rss_mib": None}
-    chromium = "/usr/bin/chromium"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        return out | {"server_note": "playwright not installed"}
-    if not os.path.exists(chromium):
-        return out | {"server_note": "no /usr/bin/chromium"}
-    import socket
-    import urllib.request
+    return {"import_kvcalc_peak_rss_mib": import_kib / 1024, "python_alone_peak_rss_mib": baseline / 1024}
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                             "--server.address", "127.0.0.1", "--server.port", str(port),
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+
+def _in_browser(bench: Callable[[str], dict], folder: str) -> dict:
+    """Run a browser row: {"skipped": why} without Chromium or playwright, {"failed": what} if the page or
+    server broke (a headline that never appears or never changes), else the row."""
+    reason = browser.unavailable()
+    if reason:
+        return {"skipped": reason}
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.2)
-        with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
-            browser = pw.chromium.launch_persistent_context(
-                profile, executable_path=chromium, headless=True,
-                args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                      "--disable-background-networking", "--disable-component-update", "--disable-sync"])
-            page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
-            page.wait_for_selector("[data-testid='stMetric']", timeout=60_000)
-            page.wait_for_timeout(1000)
-            browser.close()
-        out["server_peak_rss_mib"] = _peak_rss_kib(proc.pid) / 1024
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-    return out
+        return bench(folder)
+    except Exception as e:  # noqa: BLE001 - playwright's errors, RuntimeError from the server helper
+        return {"failed": f"{type(e).__name__}: {e}"[:3000]}
+
+
+def _browser_row(title: str, r: dict, what: str) -> tuple[str, str, str, str]:
+    if "skipped" in r or "failed" in r:
+        status = "skipped" if "skipped" in r else "failed"
+        return (title, status, f"<= {BROWSER_GOAL}x", r[status].splitlines()[0])
+    return (title, f"{r['ratio']:.2f}x", f"<= {r['goal']}x",
+            f"median {r['planner_s'] * 1000:,.0f} ms vs {r['empty_s'] * 1000:,.0f} ms ({what}); "
+            f"goal {'met' if r['met'] else 'not met'}; load average {r['loadavg_1min_before']:.1f} before")
 
 
 def main() -> int:
     start = time.perf_counter()
-    results = {"cores": os.cpu_count(), "python": sys.version.split()[0]}
-    for name, fn in (("sweep", bench_sweep), ("config_vs_meta", bench_meta), ("page_rerun", bench_page),
-                     ("memory", bench_memory)):
-        t = time.perf_counter()
-        results[name] = fn()
-        results[name]["bench_s"] = time.perf_counter() - t
+    results: dict = {"cores": os.cpu_count(), "python": sys.version.split()[0]}
+    with tempfile.TemporaryDirectory(prefix="kvp-bench-") as folder:
+        for name, fn in (("sweep", bench_sweep), ("config_vs_meta", bench_meta), ("page_rerun", bench_page),
+                         ("browser_change", lambda: _in_browser(bench_browser_change, folder)),
+                         ("cold_start", lambda: _in_browser(bench_cold_start, folder)), ("memory", bench_memory)):
+            t = time.perf_counter()
+            results[name] = fn()
+            results[name]["bench_s"] = time.perf_counter() - t
     results["total_s"] = time.perf_counter() - start
     s, m, p, mem = results["sweep"], results["config_vs_meta"], results["page_rerun"], results["memory"]
+    change, cold = results["browser_change"], results["cold_start"]
+    mem["server_peak_rss_mib"] = cold.get("planner_server_peak_rss_mib")
     rows = [
         ("Sweep: vectorized vs per-scenario loop", f"{s['ratio']:,.0f}x", f">= {s['goal']}x",
-         f"{s['scenarios']:,} scenarios; {s['vectorized_scenarios_per_s']:,.0f}/s vs {s['loop_scenarios_per_s']:,.0f}/s;"
-         f" identical: {s['identical']}"),
+         f"{s['scenarios']:,} scenarios; {s['vectorized_scenarios_per_s']:,.0f}/s vs "
+         f"{s['loop_scenarios_per_s']:,.0f}/s; identical: {s['identical']}"),
         ("Config arithmetic vs meta-device build", f"{m['ratio']:,.0f}x", f">= {m['goal']}x",
          f"{m['configs']} configs ({m['meta_built']} built): {m['ours_s'] * 1000:.1f} ms vs {m['meta_s']:.2f} s;"
          f" identical: {m['identical']}"),
         ("Planner rerun vs empty page", f"{p['ratio']:.2f}x", f"<= {p['goal']}x",
          f"median {p['planner_rerun_s'] * 1000:.0f} ms vs {p['empty_rerun_s'] * 1000:.0f} ms"),
+        _browser_row("Planner widget change vs empty page (browser)", change,
+                     f"Enter in Batch to new '{HEADLINE}' text, {CHANGES} changes, headless Chromium"),
+        _browser_row("Cold start to first headline vs empty page", cold,
+                     f"streamlit run to '{HEADLINE}' visible, {COLD_STARTS} starts"),
         ("Peak RSS", "-", "-", f"import kvcalc {mem['import_kvcalc_peak_rss_mib']:.0f} MiB (python alone "
          f"{mem['python_alone_peak_rss_mib']:.0f}); Streamlit server with the Planner "
-         + (f"{mem['server_peak_rss_mib']:.0f} MiB" if mem["server_peak_rss_mib"] else mem.get("server_note", "n/a"))),
+         + (f"{mem['server_peak_rss_mib']:.0f} MiB" if mem["server_peak_rss_mib"] else "not measured (see above)")),
     ]
     print(f"| benchmark ({results['cores']} cores) | ratio | goal | detail |")
     print("|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
+    for title, r in (("browser widget-change row", change), ("cold-start row", cold)):
+        if "skipped" in r:
+            print(f"skipped the {title}: {r['skipped']}")
+        if "failed" in r:
+            print(f"the {title} failed: {r['failed']}")
     print(f"\ntotal {results['total_s']:.1f} s")
     with open(os.path.join(ROOT, "benchmarks", "results.json"), "w", encoding="utf-8") as f:
         json.dump(results, f, indent=2)
-    return 0 if s["identical"] and m["identical"] else 1
+    broken = "failed" in change or "failed" in cold
+    return 0 if s["identical"] and m["identical"] and not broken else 1
 
 
 if __name__ == "__main__":
