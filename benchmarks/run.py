@@ -130,6 +130,36 @@ def bench_sweep() -> dict:
 
 
 # --------------------------------------------------------------------------- 2. config vs meta device
+# --------------------------------------------------------------------------- 1b. speed sweep
+def bench_speed() -> dict:
+    """Decode tokens/s over the full context grid: kvcalc.speed.decode_rate_grid (vectorized) against
+    estimate_speed point by point, every bundled model on an H100, all batches x contexts."""
+    from kvcalc.speed import decode_rate_grid, estimate_speed
+
+    deployments = [kvcalc.deploy(bundled_config(e.hub_id), gpu="h100-sxm", runtime="ideal") for e in catalog()]
+    ctx = contexts()
+    n = len(deployments) * len(BATCHES) * len(ctx)
+
+    def vectorized():
+        return [decode_rate_grid(d, BATCHES, ctx) for d in deployments]
+
+    t_vec, grids = median_time(vectorized)
+    step = max(1, n // LOOP_SAMPLE)
+    sample = [(di, bi, ci) for di in range(len(deployments)) for bi in range(len(BATCHES)) for ci in range(len(ctx))
+              ][::step]
+
+    def loop():
+        return [estimate_speed(deployments[di], BATCHES[bi], ctx[ci]).decode_tokens_per_s_per_sequence
+                for di, bi, ci in sample]
+
+    t_loop, rates = median_time(loop, reps=3)
+    identical = all(abs(grids[di][bi, ci] - r) <= 1e-9 * r for (di, bi, ci), r in zip(sample, rates))
+    vec_rate, loop_rate = n / t_vec, len(sample) / t_loop
+    return {"points": n, "loop_sample": len(sample), "vectorized_s": t_vec, "loop_s_sample": t_loop,
+            "vectorized_points_per_s": vec_rate, "loop_points_per_s": loop_rate, "ratio": vec_rate / loop_rate,
+            "goal": 50, "identical": identical}
+
+
 def _tests_module(name: str):
     """tests/NAME.py loaded by path (tests/ is not a package and is not put on sys.path)."""
     spec = importlib.util.spec_from_file_location(f"kvp_tests_{name}", os.path.join(ROOT, "tests", f"{name}.py"))
@@ -296,7 +326,8 @@ def main() -> int:
     start = time.perf_counter()
     results: dict = {"cores": os.cpu_count(), "python": sys.version.split()[0]}
     with tempfile.TemporaryDirectory(prefix="kvp-bench-") as folder:
-        for name, fn in (("sweep", bench_sweep), ("config_vs_meta", bench_meta), ("page_rerun", bench_page),
+        for name, fn in (("sweep", bench_sweep), ("speed_sweep", bench_speed), ("config_vs_meta", bench_meta),
+                         ("page_rerun", bench_page),
                          ("browser_change", lambda: _in_browser(bench_browser_change, folder)),
                          ("cold_start", lambda: _in_browser(bench_cold_start, folder)), ("memory", bench_memory)):
             t = time.perf_counter()
@@ -304,12 +335,16 @@ def main() -> int:
             results[name]["bench_s"] = time.perf_counter() - t
     results["total_s"] = time.perf_counter() - start
     s, m, p, mem = results["sweep"], results["config_vs_meta"], results["page_rerun"], results["memory"]
+    sp = results["speed_sweep"]
     change, cold = results["browser_change"], results["cold_start"]
     mem["server_peak_rss_mib"] = cold.get("planner_server_peak_rss_mib")
     rows = [
         ("Sweep: vectorized vs per-scenario loop", f"{s['ratio']:,.0f}x", f">= {s['goal']}x",
          f"{s['scenarios']:,} scenarios; {s['vectorized_scenarios_per_s']:,.0f}/s vs "
          f"{s['loop_scenarios_per_s']:,.0f}/s; identical: {s['identical']}"),
+        ("Decode tokens/s grid: vectorized vs per-point estimate", f"{sp['ratio']:,.0f}x", f">= {sp['goal']}x",
+         f"{sp['points']:,} (model, batch, context) points on an H100; {sp['vectorized_points_per_s']:,.0f}/s vs "
+         f"{sp['loop_points_per_s']:,.0f}/s; identical: {sp['identical']}"),
         ("Config arithmetic vs meta-device build", f"{m['ratio']:,.0f}x", f">= {m['goal']}x",
          f"{m['configs']} configs ({m['meta_built']} built): {m['ours_s'] * 1000:.1f} ms vs {m['meta_s']:.2f} s;"
          f" identical: {m['identical']}"),
@@ -336,7 +371,7 @@ def main() -> int:
     with open(os.path.join(ROOT, "benchmarks", "results.json"), "w", encoding="utf-8") as f:
         json.dump(results, f, indent=2)
     broken = "failed" in change or "failed" in cold
-    return 0 if s["identical"] and m["identical"] and not broken else 1
+    return 0 if s["identical"] and sp["identical"] and m["identical"] and not broken else 1
 
 
 if __name__ == "__main__":

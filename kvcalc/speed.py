@@ -34,7 +34,7 @@ and scheduling overheads, speculative decoding, communication between GPUs.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,12 +116,6 @@ def expected_experts(num_experts: int, top_k: int, tokens: int) -> float:
     return num_experts * (1.0 - (1.0 - k / num_experts) ** tokens)
 
 
-def _attended(a: AttentionCache, tokens: int, encoder_tokens: int) -> int:
-    if a.source == "cross":
-        return encoder_tokens
-    return tokens if a.window is None else min(tokens, a.window)
-
-
 def _causal_attended(a: AttentionCache, prompt: int, encoder_tokens: int) -> int:
     """Sum over query positions 1..P of the tokens each attends to (causal, windowed)."""
     if a.source == "cross":
@@ -143,13 +137,79 @@ def _attention_flops(spec: ModelSpec, per_attention: Any) -> int:
     return sum(_attention_width(a) * per_attention(a) for l in spec.layers for a in l.attention)
 
 
-def _ideal_cache(d: Deployment, stage: int, spec: ModelSpec) -> CompiledCache:
-    """The ideal cache of one rank of pipeline stage ``stage`` (what a step reads), memoized on ``d``."""
-    key = ("speed_ideal_cache", stage)
-    if key not in d._memo:
-        d._memo[key] = compile_cache(spec, dtype=d.model_dtype, kv_dtype=d.kv, runtime="ideal")
-    cache: CompiledCache = d._memo[key]
-    return cache
+@dataclass(frozen=True)
+class _Stage:
+    """What one GPU of a pipeline stage reads and computes per decode step, before batch and context."""
+
+    weights: int                     # bytes on one GPU of the stage (scaled to the checkpoint / measured size)
+    table: int                       # bytes of an input embedding table a step does not read whole (stage 0)
+    row_bytes: int                   # bytes of one row of that table
+    cache: CompiledCache             # the ideal cache of one rank (what a step reads)
+    share: float                     # the stage's share of the decoder layers
+    width_by_cap: tuple[tuple[int, int], ...]   # (window or 0 = unbounded, attention FLOP per attended token)
+    cross_width: int                 # attention FLOP per encoder token (cross-attention layers)
+    spec: ModelSpec
+
+
+def _stages(d: Deployment) -> tuple[_Stage, ...]:
+    """Per-stage constants of :func:`estimate_speed` and :func:`decode_rate_grid`, memoized on ``d``."""
+    if "speed_stages" in d._memo:
+        cached: tuple[_Stage, ...] = d._memo["speed_stages"]
+        return cached
+    params = d.weights.params
+    raw = stage_weights(d.weights_computed, d.spec.num_layers, d.tp, d.pp)
+    weights = raw
+    if d.weights.total_bytes != d.weights_computed.total_bytes:      # the Hub checkpoint's size
+        scale = d.weights.total_bytes / max(d.weights_computed.total_bytes, 1)
+        weights = tuple(int(w * scale) for w in weights)
+    if d.measured.weights_bytes is not None:
+        scale = d.measured.weights_bytes / max(max(weights), 1)
+        weights = tuple(int(w * scale) for w in weights)
+    # a step gathers only ``batch`` rows of the input embedding table (all of it only when it doubles
+    # as the LM head on the same GPU)
+    emb = next((p for p in d.weights_computed.parts if p.name == "embedding"), None)
+    table = row = 0
+    if emb is not None and emb.params and (not params.tied_embeddings or d.pp > 1):
+        table = ceil_div(emb.bytes, d.tp) * weights[0] // max(raw[0], 1)   # scaled as the stage is
+        row = ceil_div(d.spec.hidden_size * emb.bytes, max(emb.params, 1))
+    n_layers = max(d.spec.num_layers, 1)
+    out = []
+    for i, (spec, w) in enumerate(zip(stage_specs(d.rank, d.pp), weights)):
+        widths: dict[int, int] = {}
+        cross = 0
+        for layer in spec.layers:
+            for a in layer.attention:
+                if a.source == "cross":
+                    cross += _attention_width(a)
+                else:
+                    widths[a.window or 0] = widths.get(a.window or 0, 0) + _attention_width(a)
+        out.append(_Stage(w, table if i == 0 else 0, row if i == 0 else 0,
+                          compile_cache(spec, dtype=d.model_dtype, kv_dtype=d.kv, runtime="ideal"),
+                          spec.num_layers / n_layers, tuple(sorted(widths.items())), cross, spec))
+    d._memo["speed_stages"] = tuple(out)
+    return tuple(out)
+
+
+def _touched(d: Deployment, batch: int) -> tuple[float, float | None]:
+    """(share of the weights a step at ``batch`` reads, expected experts per MoE layer or None)."""
+    params = d.weights.params
+    num_experts, top_k = _first_int(d.config, _EXPERT_FIELDS), _first_int(d.config, _TOPK_FIELDS)
+    if params.moe_experts and num_experts and top_k:
+        experts = expected_experts(num_experts, top_k, batch)
+        return 1.0 - params.moe_experts / params.total * (1.0 - experts / num_experts), experts
+    return 1.0, None
+
+
+def _step_weights(st: _Stage, touched: float, batch: int, vocab: int) -> int:
+    """Weight bytes one GPU of the stage reads in a step at ``batch``."""
+    skipped = max(st.table - min(batch, vocab) * st.row_bytes, 0) if st.table else 0
+    return int(st.weights * touched) - skipped
+
+
+def _check_efficiency(bandwidth_efficiency: float, compute_efficiency: float) -> None:
+    for name, value in (("bandwidth_efficiency", bandwidth_efficiency), ("compute_efficiency", compute_efficiency)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+            raise InputError(f"{name} must be in (0, 1], got {value!r:.20}")
 
 
 def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: int | None = None,
@@ -161,22 +221,17 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     batch = check_count("batch", batch, 1, MAX_BATCH)
     context = check_count("context", context, 1, MAX_CONTEXT)
     prompt = context if prompt_tokens is None else check_count("prompt_tokens", prompt_tokens, 1, MAX_CONTEXT)
-    for name, value in (("bandwidth_efficiency", bandwidth_efficiency), ("compute_efficiency", compute_efficiency)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-            raise InputError(f"{name} must be in (0, 1], got {value!r:.20}")
+    _check_efficiency(bandwidth_efficiency, compute_efficiency)
     gpu = d.gpu
     params = d.weights.params
     num_experts, top_k = _first_int(d.config, _EXPERT_FIELDS), _first_int(d.config, _TOPK_FIELDS)
-    touched, experts = 1.0, None
+    touched, experts = _touched(d, batch)
     assumptions = [f"efficiency: {bandwidth_efficiency:.0%} of the memory bandwidth, {compute_efficiency:.0%} of the "
                    "dense bf16 tensor rate (defaults from published measurements; kvcalc.speed_reference)"]
-    if params.moe_experts and num_experts and top_k:
-        experts = expected_experts(num_experts, top_k, batch)
-        touched = 1.0 - params.moe_experts / params.total * (1.0 - experts / num_experts)
+    if experts is not None:
         assumptions.append(f"MoE: uniform routing, {top_k} of {num_experts} experts per token; {batch} tokens "
                            f"activate {experts:.1f} experts per layer on average")
     elif params.moe_experts:
-        touched = 1.0
         assumptions.append("MoE: expert count or top-k not found in the config; every expert assumed read each step")
     if d.weights.scheme not in ("bfloat16", "float16", "float32") and not d.weights.scheme.startswith(("bfloat16",
                                                                                                        "float16")):
@@ -188,24 +243,6 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     assumptions.append("no kernel launch, scheduling or sampling overhead; no speculative decoding")
 
     enc = d.spec.default_encoder_tokens or context
-    stages = stage_specs(d.rank, d.pp)
-    raw_weights = stage_weights(d.weights_computed, d.spec.num_layers, d.tp, d.pp)
-    weights_s = raw_weights
-    if d.weights.total_bytes != d.weights_computed.total_bytes:      # the Hub checkpoint's size
-        scale = d.weights.total_bytes / max(d.weights_computed.total_bytes, 1)
-        weights_s = tuple(int(w * scale) for w in weights_s)
-    if d.measured.weights_bytes is not None:
-        scale = d.measured.weights_bytes / max(max(weights_s), 1)
-        weights_s = tuple(int(w * scale) for w in weights_s)
-    n_layers = max(d.spec.num_layers, 1)
-    # a step gathers only ``batch`` rows of the input embedding table (all of it only when it doubles
-    # as the LM head on the same GPU)
-    emb = next((p for p in d.weights_computed.parts if p.name == "embedding"), None)
-    skip_embedding = 0
-    if emb is not None and emb.params and (not params.tied_embeddings or d.pp > 1):
-        table = ceil_div(emb.bytes, d.tp) * weights_s[0] // max(raw_weights[0], 1)   # scaled as the stage is
-        rows = min(batch, d.spec.vocab_size) * d.spec.hidden_size
-        skip_embedding = max(table - ceil_div(rows * emb.bytes, max(emb.params, 1)), 0)
     bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
     rate = gpu.bf16_tflops * TFLOP * compute_efficiency if gpu.bf16_tflops else None
     unavailable = []
@@ -217,19 +254,18 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     step = prefill = 0.0
     dec_bytes = dec_w = dec_kv = dec_flops = pre_flops = 0
     dec_compute_bound = pre_compute_bound = False
-    for stage, (spec, w) in enumerate(zip(stages, weights_s)):
-        share = spec.num_layers / n_layers
-        ideal = _ideal_cache(d, stage, spec)
-        kv = cache_bytes(ideal, batch, context)
-        wt = int(w * touched) - (skip_embedding if stage == 0 else 0)
+    for st in _stages(d):
+        w, share, spec = st.weights, st.share, st.spec
+        kv = cache_bytes(st.cache, batch, context)
+        wt = _step_weights(st, touched, batch, d.spec.vocab_size)
         # the rank's spec already holds heads / tp: its attention term is per GPU
-        attended = _attention_flops(spec, lambda a: _attended(a, context, enc))
-        flops = 2 * params.active * batch * share / d.tp + batch * attended
+        attended = sum(width * (context if cap == 0 else min(context, cap)) for cap, width in st.width_by_cap)
+        flops = 2 * params.active * batch * share / d.tp + batch * (attended + st.cross_width * enc)
         dec_bytes, dec_w, dec_kv, dec_flops = dec_bytes + wt + kv, dec_w + wt, dec_kv + kv, dec_flops + int(flops)
         pflops = (2 * params.active * batch * prompt * share / d.tp
                   + batch * _attention_flops(spec, lambda a: _causal_attended(a, prompt, enc)))
         pre_flops += int(pflops * d.tp)
-        written = cache_bytes(ideal, batch, prompt)
+        written = cache_bytes(st.cache, batch, prompt)
         if bw is not None:
             mem_t, comp_t = (wt + kv) / bw, (flops / rate if rate else 0.0)
             step += max(mem_t, comp_t)
@@ -260,3 +296,41 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         ttft_seconds=prefill if prefill_ok else None, prefill_flops=pre_flops,
         prefill_bound=("compute" if pre_compute_bound else "memory bandwidth") if prefill_ok else None,
         experts_touched=experts, formulas=formulas, assumptions=tuple(assumptions), unavailable=tuple(unavailable))
+
+
+def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[int], *,
+                     bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY,
+                     compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY) -> Any:
+    """``float64[len(batches), len(contexts)]`` of decode tokens/s per sequence (module docstring), the
+    vectorized twin of ``estimate_speed(...).decode_tokens_per_s_per_sequence`` (equal point by point,
+    tests/test_speed.py). InputError when the GPU's bandwidth is unknown."""
+    import numpy as np
+
+    from .sweep import kv_grid
+
+    _check_efficiency(bandwidth_efficiency, compute_efficiency)
+    if not d.gpu.bandwidth_gbps:
+        raise InputError(f"no speed estimate for {d.gpu.name}: memory bandwidth unknown")
+    bs = [check_count("batch", b, 1, MAX_BATCH) for b in batches]
+    ts = [check_count("context", t, 1, MAX_CONTEXT) for t in contexts]
+    bw = d.gpu.bandwidth_gbps * GB * bandwidth_efficiency
+    rate = d.gpu.bf16_tflops * TFLOP * compute_efficiency if d.gpu.bf16_tflops else None
+    b = np.asarray(bs, dtype=np.float64)[:, None]
+    t = np.asarray(ts, dtype=np.int64)
+    enc = np.full_like(t, d.spec.default_encoder_tokens) if d.spec.default_encoder_tokens else t
+    touched = [_touched(d, x)[0] for x in bs]
+    active = d.weights.params.active
+    step = np.zeros((len(bs), len(ts)))
+    for st in _stages(d):
+        wt = np.asarray([_step_weights(st, f, x, d.spec.vocab_size) for f, x in zip(touched, bs)],
+                        dtype=np.float64)[:, None]
+        mem = (wt + kv_grid(st.cache, bs, ts).astype(np.float64)) / bw
+        if rate is None:
+            step += mem
+            continue
+        attended = np.zeros(len(ts))
+        for cap, width in st.width_by_cap:
+            attended += width * (t if cap == 0 else np.minimum(t, cap))
+        flops = 2 * active * b * st.share / d.tp + b * (attended + st.cross_width * enc)[None, :]
+        step += np.maximum(mem, flops / rate)
+    return 1.0 / step

@@ -130,3 +130,19 @@ def test_cli_plan_prints_and_exports_the_estimate(capsys) -> None:
     assert speed["quality"] == "estimated" and speed["decode_tokens_per_s_per_sequence"] > 0
     assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu-mem-gib", "24", "--offline"]) == 0
     assert "no speed estimate for Custom GPU: memory bandwidth unknown" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("model,options", [("meta-llama/Llama-3.1-8B", {"gpu": "h100-sxm"}),
+                                           ("google/gemma-3-27b-it", {"gpu": "h100-sxm", "gpus": 2}),
+                                           ("Qwen/Qwen3-30B-A3B", {"gpu": "a100-80gb"}),
+                                           ("meta-llama/Llama-3.1-8B", {"gpu": "t4"}),
+                                           ("google-t5/t5-small", {"gpu": "rtx-4090"})])
+def test_the_vectorized_grid_equals_the_estimate_point_by_point(model: str, options: dict) -> None:
+    from kvcalc.speed import decode_rate_grid
+
+    d = kvcalc.deploy(bundled_config(model), runtime="ideal", **options)
+    batches, contexts = [1, 3, 64], [1, 500, 4096, 40_000]
+    grid = decode_rate_grid(d, batches, contexts)
+    for i, b in enumerate(batches):
+        for j, t in enumerate(contexts):
+            assert math.isclose(grid[i, j], estimate_speed(d, b, t).decode_tokens_per_s_per_sequence, rel_tol=1e-12)
