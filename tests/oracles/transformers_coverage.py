@@ -33,6 +33,7 @@ import json
 import os
 import random
 import re
+import resource
 import signal
 import sys
 import time
@@ -51,6 +52,7 @@ ENCODER_TOKENS = 7          # encoder input tokens of encoder-decoder models
 WINDOW = 6                  # sliding windows / attention chunks shrink to this (< PREFILL + DECODE)
 TINY_TIMEOUT_S = 180        # per type: build the tiny model and feed it
 META_TIMEOUT_S = 180        # per type: build the default model on the meta device
+MEMORY_LIMIT_BYTES = 12 * 2**30   # address space of the whole run (GiB = 2**30)
 
 FORMAT = """{"transformers": version, "torch": version, "inputs": {batch, prefill, decode, dtype, encoder_tokens},
  "mappings": {mapping name: [model types]},
@@ -81,7 +83,7 @@ OUT_OF_SCOPE: dict[str, str] = {
 H = 64
 _HIDDEN = re.compile(r"^(hidden_size|d_model|n_embd|n_embed|dim|embed_dim|model_dim|word_embed_proj_dim|hidden_dim|"
                      r"d_embed|embedding_size|text_hidden_size|vision_hidden_size|out_hidden_size|"
-                     r"projector_hidden_size|.*_hidden_size)$")
+                     r"projector_hidden_size|adapter_in_dim|codebook_dim|.*_hidden_size)$")
 _FFN = re.compile(r"(intermediate_size|ffn_dim|^d_ff$|^n_inner$|ffn_hidden_size|^mlp_dim$|^ffn_size$|"
                   r"^intermediate_size_mlp$|^dim_ff$)")
 _HEADS = re.compile(r"^(num_attention_heads|n_head|n_heads|num_heads|encoder_attention_heads|"
@@ -102,7 +104,7 @@ _FIXED: dict[str, int] = {
     "mamba_n_groups": 1, "mamba_ngroups": 1, "n_groups": 1, "mamba_dt_rank": 8,
     "hidden_size_per_layer_input": 8, "laurel_rank": 4, "projection_dim": 64,
     "sliding_window": WINDOW, "attention_chunk_size": WINDOW, "sliding_window_size": WINDOW,
-    "local_window_size": WINDOW, "window_size": WINDOW,
+    "local_window_size": WINDOW, "window_size": WINDOW, "rotary_dim": 8,
 }
 _VOCAB = re.compile(r"^(vocab_size|vocab_size_per_layer_input|n_vocab)$")
 _TOKEN_ID = re.compile(r"(_token_id|_token_index|_token_ids|token_id)$")
@@ -120,12 +122,75 @@ def _special_ids(d: Any, out: set[int]) -> set[int]:
     return out
 
 
-def _small(key: str, value: Any, full: dict, vocab: int) -> Any:
+# Recipe "fill" (tried when the plain shrink fails): fields a default leaves None although its
+# model needs them (Dots1Config / DiffusionGemmaConfig experts, HunYuan head_dim) get a small value.
+_FILL_MOE: dict[str, int] = {"n_routed_experts": 4, "num_experts": 4, "num_local_experts": 4, "num_experts_per_tok": 2,
+                             "top_k_experts": 2, "moe_intermediate_size": 32, "n_shared_experts": 1, "head_dim": 16}
+# ... and fields a default lacks although its modeling file reads them (transformers 5.24 defects
+# found by this script; each only names what the code reads).
+TWEAKS: dict[str, dict[str, Any]] = {
+    "dbrx": {"attn_config": {"rope_theta": 500000.0}},       # modeling_dbrx.py reads attn_config.rope_theta
+    "cohere_compass_text": {"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}},
+    "cohere_compass": {"text_config": {"rope_parameters": {"full_attention": {"rope_type": "default",
+                                                                               "rope_theta": 10000.0}}}},
+    "chameleon": {"vocabulary_map": {"<image>": 8711}},      # ChameleonImageVocabularyMapping needs a map
+    "emu3": {"vocabulary_map": {"<image>": 151851}},
+    # modeling_glm4v.py falls back to mrope_section [8, 12, 12] (half of head_dim 64); head_dim 16 needs 8
+    **{mt: {"text_config": {"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                "mrope_section": [2, 3, 3]}}}
+       for mt in ("glm46v", "glm4v", "glm_ocr", "glmga")},
+    "glm4v_moe": {"text_config": {"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                      "partial_rotary_factor": 0.5, "mrope_section": [1, 2, 1]}}},
+}
+_HEAD_DIMS = ("head_dim", "d_kv", "attention_head_dim", "kv_channels")
+
+
+def _apportion(parts: list[int], total: int) -> list[int]:
+    """``parts`` scaled to sum to ``total`` (largest remainders; each part at least 1 where possible)."""
+    scale = total / sum(parts)
+    raw = [p * scale for p in parts]
+    out = [max(1, int(r)) if total >= len(parts) else int(r) for r in raw]
+    order = sorted(range(len(parts)), key=lambda i: raw[i] - int(raw[i]), reverse=True)
+    i = 0
+    while sum(out) != total and i < 4 * len(parts):
+        j = order[i % len(parts)]
+        if sum(out) < total:
+            out[j] += 1
+        elif out[j] > 1:
+            out[j] -= 1
+        i += 1
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """How one recipe shrinks: vocabulary (tokens), hidden width, None-filling, head_dim kept."""
+
+    vocab: int
+    hidden: int = H
+    fill: bool = False
+    keep_head_dim: bool = False
+
+
+def _small(key: str, value: Any, full: dict, rules: Rules) -> Any:
     """The tiny value for one config field, or ``value`` unchanged (only ever shrinks)."""
+    vocab, fill = rules.vocab, rules.fill
+    if fill and value is None and key in _FILL_MOE:
+        return _FILL_MOE[key]
+    if fill and key == "mrope_section" and isinstance(value, list) and not rules.keep_head_dim:
+        # multimodal RoPE sections must sum to the rotary half of the (shrunk) head_dim
+        half = int(_FIXED["head_dim"] * full.get("partial_rotary_factor", 1.0)) // 2
+        return _apportion(value, half)
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        # plain nested dicts (per-layer overrides, linear-attention settings): shrink their fields too
+        return {k: _small(k, v, value, rules) for k, v in value.items()}
     if isinstance(value, list) and value and all(isinstance(x, int) and not isinstance(x, bool) for x in value):
         if _FFN.search(key) or _HEADS.match(key) or _KV_HEADS.match(key) or key in ("sliding_window", "window_size"):
-            return [_small(key, x, full, vocab) for x in value]
+            return [_small(key, x, full, rules) for x in value]
         return value
+    if value is None and key in ("num_experts_per_tok", "num_experts_per_token") and any(
+            isinstance(full.get(k), int) for k in ("n_routed_experts", "num_experts", "num_local_experts")):
+        return 2    # DeepseekV2Config's default router picks None experts: give it a top-k
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         return value
     if key in _FIXED:
@@ -133,7 +198,7 @@ def _small(key: str, value: Any, full: dict, vocab: int) -> Any:
     if _VOCAB.match(key):
         return min(value, vocab)
     if _HIDDEN.match(key):
-        return min(value, H)
+        return min(value, rules.hidden)
     if _FFN.search(key):
         return min(value, 32 if ("moe" in key or "expert" in key) else 96)
     if _HEADS.match(key):
@@ -152,26 +217,39 @@ def _is_config(obj: Any) -> bool:
     return isinstance(obj, PreTrainedConfig)
 
 
-def shrink(config: Any, vocab: int) -> dict[str, Any]:
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def shrink(config: Any, rules: Rules) -> dict[str, Any]:
     """Constructor kwargs of a tiny copy of ``config``: its non-default fields, widths shrunk."""
     fields = {f.name for f in dataclasses.fields(config)} if dataclasses.is_dataclass(config) else set()
     full = config.to_dict()
     out: dict[str, Any] = {}
     diff = config.to_diff_dict()
     for k in full:
-        v = getattr(config, k, full[k])
+        try:
+            v = getattr(config, k, full[k])
+        except Exception:  # noqa: BLE001 - 5.x per-layer attributes refuse a global read
+            v = full[k]
         if _is_config(v):
-            out[k] = shrink(v, vocab)
+            out[k] = shrink(v, rules)
             continue
         if k not in fields or k in ("transformers_version", "architectures", "dtype"):
             continue
-        new = _small(k, full[k], full, vocab)
+        new = full[k] if rules.keep_head_dim and k in _HEAD_DIMS else _small(k, full[k], full, rules)
         if new != full[k] or k in diff:
             out[k] = new
     if {"expand", "num_heads", "head_dim"} <= fields and isinstance(full.get("expand"), int):
         # Mamba-2 style mixers: num_heads * head_dim must equal expand * hidden_size
-        hidden = out.get("hidden_size", full.get("hidden_size", H))
+        hidden = out.get("hidden_size", full.get("hidden_size", rules.hidden))
         out["num_heads"] = full["expand"] * hidden // out.get("head_dim", 16)
+    kpool = full.get("index_kpool")
+    if isinstance(kpool, int) and isinstance(out.get("index_topk"), int) and out["index_topk"] % kpool:
+        out["index_topk"] = kpool     # GLM-MoE-DSA: the indexer's top-k is whole pools
     out["model_type"] = config.model_type
     return out
 
@@ -206,15 +284,39 @@ def default_config(model_type: str) -> Any:
     return CONFIG_MAPPING[model_type]()
 
 
-def tiny_config(model_type: str) -> Any:
-    """The default config of ``model_type`` with every width shrunk (layer counts kept)."""
+# Tried in order until one builds and runs: "shrink" (widths only), "fill" (+ None fields and
+# TWEAKS), "keep-head-dim" (+ the default head_dim: multimodal RoPE sections are sized for it),
+# "tiny-models" (tests/tiny_models.py's hand-made config, the 45 ground-truth types only).
+RECIPES = ("shrink", "fill", "keep-head-dim", "tiny-models")
+
+
+def tiny_config(model_type: str, recipe: str = "shrink") -> Any:
+    """A tiny config of ``model_type`` by ``recipe`` (see RECIPES): the default's widths shrunk,
+    its layer counts and per-layer patterns kept."""
+    if recipe == "tiny-models":
+        import transformers
+        from tiny_models import TINY, TINY_SEQ2SEQ
+
+        if model_type not in TINY and model_type not in TINY_SEQ2SEQ:
+            raise ValueError(f"tests/tiny_models.py has no config for {model_type}")
+        return transformers.AutoConfig.for_model(model_type, **{**TINY, **TINY_SEQ2SEQ}[model_type])
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     default = default_config(model_type)
     special = _special_ids(default.to_dict(), set())
     vocab = max([128] + [i + 1 for i in special if i < 1_000_000])
-    kwargs = shrink(default, vocab)
+    rules = Rules(vocab=vocab, fill=recipe != "shrink")
+    if recipe == "keep-head-dim":
+        # hidden = 4 heads x the default head_dim, so a derived head_dim keeps its default too
+        text = default.get_text_config(decoder=True)
+        head_dim = getattr(text, "head_dim", None)
+        if not isinstance(head_dim, int):
+            head_dim = text.hidden_size // text.num_attention_heads
+        rules = dataclasses.replace(rules, keep_head_dim=True, hidden=4 * head_dim)
+    kwargs = shrink(default, rules)
     kwargs.pop("model_type")
+    if recipe != "shrink":
+        kwargs = _merge(kwargs, TWEAKS.get(model_type, {}))
     return CONFIG_MAPPING[model_type](**kwargs)
 
 
@@ -256,39 +358,77 @@ def is_encoder_decoder(model: Any) -> bool:
     return "decoder_input_ids" in inspect.signature(model.forward).parameters
 
 
-def feed(model: Any, batch: int, prefill: int, decode: int, encoder_tokens: int) -> Any:
-    """One prefill forward, then ``decode`` one-token forwards; the cache the last one returns."""
+def _required(model: Any, name: str) -> bool:
+    import inspect
+
+    param = inspect.signature(model.forward).parameters.get(name)
+    return param is not None and param.default is inspect.Parameter.empty
+
+
+def _cache_of(out: Any) -> Any:
+    """The cache a forward returned (``past_key_values``, renamed ``cache`` in 5.x, or the language
+    model's own output for BLIP-style wrappers); None when there is none."""
+    for holder in (out, getattr(out, "language_model_outputs", None)):
+        if holder is None:
+            continue
+        for name in ("past_key_values", "cache"):
+            try:
+                value = holder[name] if name in holder else None
+            except (TypeError, KeyError):
+                value = getattr(holder, name, None)
+            if value is not None:
+                return value
+    return None
+
+
+def feed(model: Any, batch: int, prefill: int, decode: int, encoder_tokens: int) -> tuple[Any, dict[str, Any]]:
+    """One prefill forward, then ``decode`` one-token forwards: (the cache the last one returns, the
+    inputs used beyond the token ids: encoder tokens, speech features, images, as shapes).
+
+    A model whose forward requires ``pixel_values`` (BLIP-style) gets one random image of its vision
+    config's size and no decode steps (its forward re-reads the image on every call)."""
     import torch
+    from transformers.modeling_outputs import BaseModelOutput
 
     gen = torch.Generator().manual_seed(0)
     cfg = model.config
+    dtype = next(model.parameters()).dtype
     first: dict[str, Any] = {}
+    used: dict[str, Any] = {}
     ids_key = "input_ids"
     if is_encoder_decoder(model):
         ids_key = "decoder_input_ids"
         if getattr(cfg, "num_mel_bins", None):    # speech encoders (Whisper-like): features, 2x downsampled
-            dtype = next(model.parameters()).dtype
             first["input_features"] = torch.randn(batch, cfg.num_mel_bins, 2 * cfg.max_source_positions,
                                                   generator=gen).to(dtype)
         else:
             first["input_ids"] = _token_ids(cfg, encoder_tokens, batch, gen)
             first["attention_mask"] = torch.ones(batch, encoder_tokens, dtype=torch.long)
+            used["encoder_tokens"] = encoder_tokens
+    if _required(model, "pixel_values"):
+        vision = cfg.vision_config
+        size = vision.image_size if isinstance(vision.image_size, int) else vision.image_size[0]
+        first["pixel_values"] = torch.randn(batch, getattr(vision, "num_channels", 3), size, size,
+                                            generator=gen).to(dtype)
+        decode = 0
+    used.update({k: list(v.shape) for k, v in first.items() if k in ("input_features", "pixel_values")})
+    used["decode"] = decode
     ids = _token_ids(cfg, prefill, batch, gen)
     mask_key = "decoder_attention_mask" if ids_key == "decoder_input_ids" else "attention_mask"
     with torch.no_grad():
         out = model(**{ids_key: ids, mask_key: torch.ones(batch, prefill, dtype=torch.long)}, use_cache=True, **first)
-        cache = out.past_key_values
+        cache = _cache_of(out)
         for step in range(decode):
             nxt = _token_ids(cfg, 1, batch, gen)
             extra: dict[str, Any] = {}
             if ids_key == "decoder_input_ids":
-                extra = {"encoder_outputs": (out.encoder_last_hidden_state,)}
+                extra = {"encoder_outputs": BaseModelOutput(last_hidden_state=out.encoder_last_hidden_state)}
                 if "attention_mask" in first:
                     extra["attention_mask"] = first["attention_mask"]
             mask = torch.ones(batch, prefill + step + 1, dtype=torch.long)
             out = model(**{ids_key: nxt, mask_key: mask}, past_key_values=cache, use_cache=True, **extra)
-            cache = out.past_key_values
-    return cache
+            cache = _cache_of(out)
+    return cache, used
 
 
 def _json_safe(obj: Any) -> Any:
@@ -304,18 +444,32 @@ def measure(model_type: str) -> dict[str, Any]:
     start = time.monotonic()
     rec: dict[str, Any] = {"status": "measured", "class": class_name(model_type)}
     cls = model_class(model_type)
-    with _alarm(TINY_TIMEOUT_S, "tiny model build and feed"):
-        config = tiny_config(model_type)
-        torch.manual_seed(0)
-        model = cls(config).to(getattr(torch, DTYPE)).eval()
-        cache = feed(model, BATCH, PREFILL, DECODE, ENCODER_TOKENS)
+    errors: list[str] = []
+    # bfloat16 first (shows which states stay float32); float32 where a bf16 model cannot run on CPU
+    for recipe, dtype in [(r, DTYPE) for r in RECIPES] + [("shrink", "float32"), ("fill", "float32")]:
+        try:
+            with _alarm(TINY_TIMEOUT_S, "tiny model build and feed"):
+                config = tiny_config(model_type, recipe)
+                torch.manual_seed(0)
+                model = cls(config).to(getattr(torch, dtype)).eval()
+                cache, used = feed(model, BATCH, PREFILL, DECODE, ENCODER_TOKENS)
+            rec["recipe"] = recipe
+            break
+        except Exception as exc:  # noqa: BLE001 - the next recipe; all failures reported together
+            last = traceback.extract_tb(exc.__traceback__)[-1]
+            where = f"{os.path.basename(last.filename)}:{last.lineno}"
+            errors.append(f"{recipe}/{dtype}: {type(exc).__name__}: {str(exc)[:160]} ({where})")
+    else:
+        raise RuntimeError(" | ".join(" ".join(e.split()) for e in errors))
     if not isinstance(cache, transformers.Cache):
         raise RuntimeError(f"keeps state outside Cache: past_key_values is {type(cache).__name__}")
     layers = layer_storage_bytes(cache)
     rec["config"] = _json_safe(model.config.to_dict())
-    rec["inputs"] = {"batch": BATCH, "prefill": PREFILL, "decode": DECODE, "dtype": DTYPE}
-    if is_encoder_decoder(model):
-        rec["inputs"]["encoder_tokens"] = ENCODER_TOKENS
+    rec["inputs"] = {"batch": BATCH, "prefill": PREFILL, "dtype": dtype, **used}
+    try:
+        rec["cached_tokens"] = int(cache.get_seq_length())   # the cache's own count (image tokens included)
+    except Exception:  # noqa: BLE001 - not every cache class can say
+        rec["cached_tokens"] = None
     inner = getattr(cache, "self_attention_cache", cache)
     rec["cache_class"] = type(cache).__name__
     rec["layer_classes"] = [type(layer).__name__ for layer in getattr(inner, "layers", [])]
@@ -339,6 +493,18 @@ def measure(model_type: str) -> dict[str, Any]:
     return rec
 
 
+def _default_builds(model_type: str) -> str:
+    """Whether transformers builds the type's DEFAULT config on the meta device (triage of a failure)."""
+    import torch
+
+    try:
+        with _alarm(META_TIMEOUT_S, "default model build on the meta device"), torch.device("meta"):
+            model_class(model_type)._from_config(default_config(model_type))
+        return "the default config builds on the meta device"
+    except Exception as exc:  # noqa: BLE001 - part of the finding
+        return " ".join(f"the default config fails too: {type(exc).__name__}: {str(exc)[:160]}".split())
+
+
 def record(model_type: str) -> dict[str, Any]:
     """``measure`` with failures turned into an excluded record carrying the exception text."""
     if model_type in OUT_OF_SCOPE:
@@ -350,7 +516,8 @@ def record(model_type: str) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - every failure is a recorded finding
         last = traceback.extract_tb(exc.__traceback__)[-1]
         where = f"{os.path.basename(last.filename)}:{last.lineno}"
-        return {"status": "excluded", "reason": f"failed: {type(exc).__name__}: {str(exc)[:300]} ({where})"}
+        reason = " ".join(f"failed: {type(exc).__name__}: {str(exc)[:300]} ({where})".split())
+        return {"status": "excluded", "reason": reason + "; " + _default_builds(model_type)}
     finally:
         gc.collect()
 
@@ -395,7 +562,8 @@ def run(path: str, only: list[str], restart: bool) -> None:
     data = {} if restart else load(path)
     types = data.get("types", {})
     data.update(header())
-    todo = only or [mt for mt in all_types() if mt not in types or types[mt].get("reason", "").startswith("crashed")]
+    # resume: a type already in the file is kept, a crash marker included (re-measure it with --only)
+    todo = only or [mt for mt in all_types() if mt not in types]
     for mt in todo:
         # marker first: a hard crash (segfault, OOM kill) leaves it, and --resume moves on
         types[mt] = {"status": "excluded", "reason": "crashed: the process died measuring this type"}
@@ -495,6 +663,8 @@ def main(argv: list[str] | None = None) -> int:
     import transformers
 
     torch.set_num_threads(1)    # tiny tensors on shared cores: threads only add overhead
+    # memory guard: an unshrunk width fails with an allocation error instead of an OOM kill
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, resource.getrlimit(resource.RLIMIT_AS)[1]))
     if transformers.__version__ != TRANSFORMERS_VERSION:
         print(f"warning: transformers {transformers.__version__}, the fixture is for {TRANSFORMERS_VERSION}",
               file=sys.stderr)
