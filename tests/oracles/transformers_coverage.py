@@ -73,6 +73,8 @@ OUT_OF_SCOPE: dict[str, str] = {
                   "xlm-roberta", "xlm-roberta-xl", "xmod")},
     "xlm": "encoder-only masked-LM (XLMWithLMHeadModel): no KV cache",
     "xlnet": "keeps its state in `mems` tensors outside Cache",
+    "rwkv": "keeps its recurrent state in `state` tensors outside Cache (RwkvForCausalLM.forward(state=...))",
+    "openai-gpt": "has no KV cache: OpenAIGPTLMHeadModel.forward takes no past_key_values (recomputes the sequence)",
     "musicgen": "music (audio token) generator",
     "musicgen_melody": "music (audio token) generator",
     "moshi": "speech-audio generator (audio codebooks, depth decoder)",
@@ -83,7 +85,7 @@ OUT_OF_SCOPE: dict[str, str] = {
 H = 64
 _HIDDEN = re.compile(r"^(hidden_size|d_model|n_embd|n_embed|dim|embed_dim|model_dim|word_embed_proj_dim|hidden_dim|"
                      r"d_embed|embedding_size|text_hidden_size|vision_hidden_size|out_hidden_size|"
-                     r"projector_hidden_size|adapter_in_dim|codebook_dim|.*_hidden_size)$")
+                     r"projector_hidden_size|adapter_in_dim|adapter_input_size|codebook_dim|.*_hidden_size)$")
 _FFN = re.compile(r"(intermediate_size|ffn_dim|^d_ff$|^n_inner$|ffn_hidden_size|^mlp_dim$|^ffn_size$|"
                   r"^intermediate_size_mlp$|^dim_ff$)")
 _HEADS = re.compile(r"^(num_attention_heads|n_head|n_heads|num_heads|encoder_attention_heads|"
@@ -135,6 +137,8 @@ TWEAKS: dict[str, dict[str, Any]] = {
                                                                                "rope_theta": 10000.0}}}},
     "chameleon": {"vocabulary_map": {"<image>": 8711}},      # ChameleonImageVocabularyMapping needs a map
     "emu3": {"vocabulary_map": {"<image>": 151851}},
+    "reformer": {"is_decoder": True},                         # ReformerModelWithLMHead asserts it
+    "step3p7": {"text_config": {"sliding_window": WINDOW}},  # its sliding layers' default window is None
     # modeling_glm4v.py falls back to mrope_section [8, 12, 12] (half of head_dim 64); head_dim 16 needs 8
     **{mt: {"text_config": {"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
                                                 "mrope_section": [2, 3, 3]}}}
@@ -411,6 +415,8 @@ def feed(model: Any, batch: int, prefill: int, decode: int, encoder_tokens: int)
         first["pixel_values"] = torch.randn(batch, getattr(vision, "num_channels", 3), size, size,
                                             generator=gen).to(dtype)
         decode = 0
+    if _required(model, "qformer_input_ids"):           # InstructBLIP: the Q-Former reads the prompt too
+        first["qformer_input_ids"] = _token_ids(cfg, prefill, batch, gen)
     used.update({k: list(v.shape) for k, v in first.items() if k in ("input_features", "pixel_values")})
     used["decode"] = decode
     ids = _token_ids(cfg, prefill, batch, gen)
