@@ -31,7 +31,18 @@ What runs, per case (every step is vLLM's code; nothing of kvcalc is imported):
 The platform: vLLM is installed with its CUDA build but this machine has no GPU, so the CUDA platform is
 instantiated with the device queries answered for an H100 80GB HBM3 (compute capability 9.0, 79.19 GiB
 as ``torch.cuda.mem_get_info`` reports it); see ``FakeH100Platform``. Everything else of
-``CudaPlatform`` (backend priorities, block sizes, hybrid alignment) runs unchanged. Tensor parallelism:
+``CudaPlatform`` (backend priorities, block sizes, hybrid alignment) runs unchanged. The complete list of
+what differs from a GPU host (each explained where it is done):
+
+* ``ensure_libcuda_stub``: a stub ``libcuda.so.1`` (every driver entry point returns "no device") so the
+  CUDA extension modules load;
+* ``install_fake_platform``: ``NonNvmlCudaPlatform`` with capability / name / total memory / device count
+  answered, ``current_device()`` = meta; Triton's NVIDIA driver reported active but never created; the
+  model-class inspection run in this process instead of a subprocess;
+* ``VLLM_DISABLE_SHARED_EXPERTS_STREAM=1`` (no ``torch.cuda.Stream`` for MoE shared experts);
+* one gloo process (``ensure_distributed``) and ``fake_tp``.
+
+Tensor parallelism:
 one process holds TP rank 0; the TP group's ``world_size`` is set to the case's size (``fake_tp``), so
 every layer sizes itself exactly as rank 0 of that many ranks does (heads per rank, mamba shards).
 Every TP rank of a stage has the same specs, so rank 0's list is repeated ``tp`` times for
