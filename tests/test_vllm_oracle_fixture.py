@@ -19,7 +19,7 @@ from paths import ROOT
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_oracle.json")
 MODEL_FOLDERS = ("data/configs", "tests/oracles/configs")
 INPUT_KEYS = {"model_file", "kv_cache_memory", "max_model_len", "block_size", "tensor_parallel_size",
-              "kv_cache_dtype", "max_num_batched_tokens", "max_num_seqs", "speculative_config"}
+              "kv_cache_dtype", "max_num_batched_tokens", "max_num_seqs", "speculative_config", "device"}
 STATUSES = {"ok", "refused", "config_refused"}
 LOG_LINE = re.compile(r"^GPU KV cache size: [\d,]+ tokens, Maximum concurrency for [\d,]+ tokens per request: "
                       r"\d+\.\d\dx$")
@@ -55,6 +55,7 @@ def test_case_has_inputs_and_outputs(case: dict[str, Any]) -> None:
     assert _model_exists(inputs["model_file"]), inputs["model_file"]
     assert isinstance(inputs["kv_cache_memory"], int) and inputs["kv_cache_memory"] > 0
     assert inputs["tensor_parallel_size"] in (1, 2, 4, 8)
+    assert inputs["device"] in FIXTURE_DATA["devices"]
     assert outputs["status"] in STATUSES, outputs.get("error")
     if outputs["status"] == "config_refused":
         assert outputs["error"]

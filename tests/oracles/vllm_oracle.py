@@ -29,8 +29,8 @@ What runs, per case (every step is vLLM's code; nothing of kvcalc is imported):
    "Maximum concurrency" line of ``update_kv_cache_capacity``).
 
 The platform: vLLM is installed with its CUDA build but this machine has no GPU, so the CUDA platform is
-instantiated with the device queries answered for an H100 80GB HBM3 (compute capability 9.0, 79.19 GiB
-as ``torch.cuda.mem_get_info`` reports it); see ``FakeH100Platform``. Everything else of
+instantiated with the device queries answered for the case's GPU (``DEVICES``: an H100 80GB HBM3 unless
+the case names another; compute capability and the nvidia-smi total); see ``FakeCudaPlatform``. Everything else of
 ``CudaPlatform`` (backend priorities, block sizes, hybrid alignment) runs unchanged. The complete list of
 what differs from a GPU host (each explained where it is done):
 
@@ -70,10 +70,16 @@ ORACLE_CONFIGS = os.path.join(ROOT, "tests", "oracles", "configs")
 OUT = os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_oracle.json")
 GiB = 1 << 30
 
-# what the fake device reports: H100 80GB HBM3 (torch.cuda.mem_get_info()[1] = 85,031,714,816 B = 79.19 GiB)
-DEVICE_NAME = "NVIDIA H100 80GB HBM3"
-DEVICE_TOTAL_BYTES = 85_031_714_816
-DEVICE_CAPABILITY = (9, 0)
+MiB = 1 << 20
+# what the fake device reports: name, total memory (nvidia-smi MiB, ../shared/reference/gpus.csv), capability
+DEVICES: dict[str, tuple[str, int, tuple[int, int]]] = {
+    "h100": ("NVIDIA H100 80GB HBM3", 81559 * MiB, (9, 0)),
+    "h200": ("NVIDIA H200", 143771 * MiB, (9, 0)),
+}
+# Not emulated: a B200 (sm100, the >= 160 GiB batch tier): its FlashInfer backend queries the device's SM
+# count at layer construction. All devices here are sm90, so vLLM's cached backend choice stays valid
+# from one case to the next.
+_DEVICE = {"key": "h100"}  # the device of the case being run (set by run_case)
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
 os.environ.setdefault("VLLM_CONFIGURE_LOGGING", "1")
@@ -111,6 +117,7 @@ class Case:
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
     speculative_config: dict[str, Any] | None = None
+    device: str = "h100"
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -126,6 +133,7 @@ class Case:
             "max_num_seqs": self.max_num_seqs,
             "speculative_config": self.speculative_config,
             "usage_context": "OPENAI_API_SERVER",
+            "device": self.device,
             **self.extra,
         }
 
@@ -174,7 +182,7 @@ def ensure_libcuda_stub() -> None:
 
 
 def install_fake_platform() -> None:
-    """Make vLLM's current_platform the CUDA platform, its device queries answered for an H100.
+    """Make vLLM's current_platform the CUDA platform, its device queries answered for ``_DEVICE``.
 
     Also reports Triton's NVIDIA driver active (it checks ``torch.cuda.is_available()``), as on a GPU
     host: vLLM then keeps Triton (``vllm/triton_utils/importing.py::HAS_TRITON``) and chooses the V2
@@ -197,18 +205,18 @@ def install_fake_platform() -> None:
     from vllm.platforms.cuda import NonNvmlCudaPlatform
     from vllm.platforms.interface import DeviceCapability
 
-    class FakeH100Platform(NonNvmlCudaPlatform):
+    class FakeCudaPlatform(NonNvmlCudaPlatform):
         @classmethod
         def get_device_capability(cls, device_id: int = 0) -> DeviceCapability:
-            return DeviceCapability(*DEVICE_CAPABILITY)
+            return DeviceCapability(*DEVICES[_DEVICE["key"]][2])
 
         @classmethod
         def get_device_name(cls, device_id: int = 0) -> str:
-            return DEVICE_NAME
+            return DEVICES[_DEVICE["key"]][0]
 
         @classmethod
         def get_device_total_memory(cls, device_id: int = 0) -> int:
-            return DEVICE_TOTAL_BYTES
+            return DEVICES[_DEVICE["key"]][1]
 
         @classmethod
         def is_fully_connected(cls, physical_device_ids: list[int]) -> bool:
@@ -223,7 +231,7 @@ def install_fake_platform() -> None:
 
             return torch.device("meta")
 
-    platforms._current_platform = FakeH100Platform()
+    platforms._current_platform = FakeCudaPlatform()
     # vLLM inspects a model class in a fresh subprocess "to avoid initializing CUDA"
     # (registry.py::_run_in_subprocess); that process would not have this fake device, and there is
     # no CUDA to initialize here, so the inspection runs in this process.
@@ -430,14 +438,16 @@ def resolved_settings(vllm_config: Any) -> dict[str, Any]:
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_TEMP_DIR = re.compile(r"/[\w/.-]*vllm_oracle_\w+")  # this run's temp folder: replaced, so reruns compare equal
 
 
 ERROR_CHARS = 1500
 
 
 def error_text(exc: BaseException) -> dict[str, str]:
-    """vLLM's exception text (ANSI codes removed; cut at ``ERROR_CHARS``: some list every architecture)."""
-    text = _ANSI.sub("", str(exc)).strip()
+    """vLLM's exception text (ANSI codes and the temp folder removed; cut at ``ERROR_CHARS``: some list every
+    architecture)."""
+    text = _TEMP_DIR.sub("<config dir>", _ANSI.sub("", str(exc))).strip()
     if len(text) > ERROR_CHARS:
         text = text[:ERROR_CHARS] + " [...]"
     return {"error_type": type(exc).__name__, "error": text}
@@ -445,6 +455,7 @@ def error_text(exc: BaseException) -> dict[str, str]:
 
 def run_case(case: Case) -> dict[str, Any]:
     """Inputs and vLLM's outputs for one case; a refusal or failure is recorded with vLLM's text."""
+    _DEVICE["key"] = case.device
     folder = tempfile.mkdtemp(prefix="vllm_oracle_")
     shutil.copy(model_path(case.model_file), os.path.join(folder, "config.json"))
     record: dict[str, Any] = {"name": case.name, "note": case.note, "inputs": case.inputs()}
@@ -505,6 +516,8 @@ def grid() -> list[Case]:
         Case("llama31_8b_tp8", LLAMA, 10 * g, max_model_len=32768, tensor_parallel_size=8),
         Case("llama31_8b_block32_batch", LLAMA, 10 * g, max_model_len=16384, block_size=32,
              max_num_batched_tokens=4096, max_num_seqs=64),
+        Case("llama31_8b_h200_defaults", LLAMA, 10 * g, max_model_len=32768, device="h200",
+             note="H200 (140.4 GiB): the >= 70 GiB batch defaults"),
         Case("qwen3_8b_default_len", "Qwen__Qwen3-8B.json", 16 * g, note="default max_model_len 40960"),
         Case("qwen3_8b_tp8_fp8", "Qwen__Qwen3-8B.json", 4 * g, max_model_len=40960, tensor_parallel_size=8,
              kv_cache_dtype="fp8"),
@@ -630,10 +643,10 @@ def main(argv: list[str] | None = None) -> int:
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "produced_by": "tests/oracles/vllm_oracle.py, run with the vllm==0.33.0 venv's python "
                        "(see the script's docstring for exactly which vLLM functions run)",
-        "device": {"emulated": DEVICE_NAME, "compute_capability": list(DEVICE_CAPABILITY),
-                   "total_memory_bytes": DEVICE_TOTAL_BYTES,
-                   "note": "CUDA platform with the device queries faked; no GPU, no profiling: "
-                           "kv_cache_memory_bytes is given"},
+        "devices": {key: {"name": name, "total_memory_bytes": total, "compute_capability": list(cap)}
+                    for key, (name, total, cap) in DEVICES.items()},
+        "device_note": "CUDA platform with the device queries faked (each case's inputs.device); no GPU, "
+                       "no profiling: kv_cache_memory_bytes is given",
         "cases": records,
         "default_max_model_len": lengths,
     }
