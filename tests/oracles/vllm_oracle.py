@@ -51,6 +51,7 @@ Every TP rank of a stage has the same specs, so rank 0's list is repeated ``tp``
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import datetime
 import json
@@ -254,6 +255,7 @@ def ensure_distributed() -> None:
     init_file = tempfile.NamedTemporaryFile(prefix="vllm_oracle_dist_", delete=False)
     init_file.close()
     os.unlink(init_file.name)
+    atexit.register(lambda: os.path.exists(init_file.name) and os.unlink(init_file.name))
     ps.init_distributed_environment(world_size=1, rank=0, local_rank=0,
                                     distributed_init_method=f"file://{init_file.name}", backend="gloo")
     # a VllmConfig without a model: initialize_model_parallel then also creates the expert-parallel group
