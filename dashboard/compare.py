@@ -23,6 +23,7 @@ from kvcalc.variants import VARIANTS, apply_variant
 
 from . import charts, inputs, page, state
 from .sources import load_model
+from .text import md, safe_rows
 
 URL_KEYS = ("models", "attns", "kvdtypes", "runtimes", "gpu", "gpu_mem", "gpus", "batch", "logx", "attn_kv",
             "attn_window", "attn_pattern")
@@ -182,7 +183,7 @@ def render() -> None:
     for m in dict.fromkeys(s.model for s in shown):
         choice = load_model("bundled", m)
         if choice.error or choice.config is None:
-            st.error(f"{display_name(m)}: {choice.error or 'not loaded'}")
+            st.error(f"{md(display_name(m))}: {md(choice.error or 'not loaded')}")
         else:
             configs[m] = choice.config
     device = get_gpu(gpu["gpu"]) if "gpu" in gpu else custom_gpu(gpu["gpu_mem_gib"])
@@ -211,7 +212,7 @@ def render() -> None:
         results.append(ScenarioResult(r.scenario, lab, r.curve, r.weights_bytes, r.kv_bytes_per_token, r.kv_dtype,
                                       r.budget_bytes, r.longest))
     for reason, labels in refused.items():
-        st.info(f"Not plotted ({', '.join(labels)}): {reason}")
+        st.info(f"Not plotted ({md(', '.join(labels))}): {md(reason)}")
     if not results:
         st.error("None of the picked scenarios can be planned; see the notes above.")
         return
@@ -236,7 +237,7 @@ def render() -> None:
 
     st.subheader(f"Longest context at batch {batch:,}")
     rows = table_rows(results, batch)
-    st.dataframe(rows, hide_index=True, width="stretch", key="compare_table")
+    st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="compare_table")
     st.caption(f"{gpu.get('gpus', 1)} GPU(s) of each kind; bytes are per GPU. 0 = not even one token fits at this "
                "batch (the weights or the runtime's overhead exceed the budget). vLLM: the longest max_model_len "
                "whose requests fit the KV pool. Contexts stop at each model's maximum. KV bytes / token: the ideal "

@@ -6,17 +6,19 @@ import csv
 import os
 from collections import Counter
 from typing import Any
+from urllib.parse import quote
 
 import streamlit as st
 
 import kvcalc
-from kvcalc.catalog import DATA_DIR, CONFIG_DIR, bundled_config, find_entry
+from kvcalc.catalog import CONFIG_DIR, DATA_DIR, bundled_config, find_entry
 from kvcalc.dtypes import get_dtype
 from kvcalc.errors import KVCalcError
 from kvcalc.spec import ModelSpec
 from kvcalc.variants import VARIANTS, apply_variant
 
 from . import inputs, page, state
+from .text import md, plain, safe_rows
 
 URL_KEYS = ("source", "model", "hub", "ctx", "attn_kv", "attn_window")
 MLA_EXAMPLE = "deepseek-ai/DeepSeek-V2-Lite"
@@ -158,7 +160,7 @@ def _csv_rows(name: str, columns: list[str]) -> list[dict[str, str]]:
 
 def _notes(notes: list[str]) -> None:
     for n in notes:
-        st.info(f"Not applicable to this model: {n}")
+        st.info(f"Not applicable to this model: {md(n)}")
 
 
 def _sidebar() -> tuple[inputs.ModelChoice, int, int, int]:
@@ -185,12 +187,12 @@ def _formula(spec: ModelSpec, config: dict[str, Any], name: str, ctx: int) -> No
     r = kvcalc.kv_cache(spec, batch=1, context=1)
     s = get_dtype(r.kv_dtype).bytes_per_element
     terms = formula_terms(spec, s, config)
-    st.markdown(f"**{name}** ({spec.model_type}, {spec.num_layers} layers, cache in {r.kv_dtype}), bytes per token "
+    st.markdown(f"**{md(name)}** ({md(spec.model_type)}, {spec.num_layers} layers, cache in {r.kv_dtype}), bytes per token "
                 "at batch 1:")
     if terms:
         st.latex(" + ".join(terms) + rf" = {tex_int(r.bytes_per_token)}\ \text{{bytes / token}}")
     kinds = ", ".join(f"{n} {k}" for k, n in spec.kinds().items())
-    st.caption(f"Layer kinds: {kinds}. Groups of layers with the same cache geometry; MLA layers cache one latent "
+    st.caption(f"Layer kinds: {md(kinds)}. Groups of layers with the same cache geometry; MLA layers cache one latent "
                "vector per token instead of per-head K and V.")
     c = st.columns(3)
     c[0].metric("KV bytes / token", _fmt(r.bytes_per_token))
@@ -221,7 +223,7 @@ def _attention(spec: ModelSpec, ctx: int, gqa: int, window: int) -> None:
         "batch 1:")
     rows, notes = variant_rows(spec, ctx, gqa, window)
     if rows:
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(safe_rows(rows), hide_index=True, width="stretch")
     _notes(notes)
     st.caption("Bytes per token count a token while every window still has room, so a sliding window saves "
                "only past the window; the column at the example context shows it.")
@@ -239,17 +241,17 @@ def _mla(spec: ModelSpec, name: str) -> None:
         try:
             example, ex_name = kvcalc.read_spec(bundled_config(MLA_EXAMPLE)), find_entry(MLA_EXAMPLE).display_name
         except KVCalcError as e:
-            st.info(f"MLA example unavailable: {e}")
+            st.info(f"MLA example unavailable: {md(e)}")
             return
-        st.caption(f"{name} does not use MLA; the numbers below are for the bundled {ex_name}.")
+        st.caption(f"{md(name)} does not use MLA; the numbers below are for the bundled {md(ex_name)}.")
     try:
         latent, expanded = mla_numbers(example)
     except KVCalcError as e:
-        st.info(f"MLA comparison unavailable: {e}")
+        st.info(f"MLA comparison unavailable: {md(e)}")
         return
     a = next(a for l in example.layers for a in l.attention if a.latent_dim)
     c = st.columns(3)
-    c[0].metric(f"{ex_name}: latent bytes / token", _fmt(latent),
+    c[0].metric(f"{md(ex_name)}: latent bytes / token", _fmt(latent),
                 help=f"{a.latent_dim} latent elements per layer" + (f" + {a.indexer_dim} indexer" if a.indexer_dim
                                                                     else ""))
     c[1].metric("expanded per-head K/V bytes / token", _fmt(expanded),
@@ -266,7 +268,7 @@ def _dtypes(spec: ModelSpec, ctx: int) -> None:
     st.latex(r"\lceil n b / 8 \rceil + 4 \lceil n / 64 \rceil\ \text{bytes}")
     rows, notes = dtype_rows(spec, ctx)
     if rows:
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(safe_rows(rows), hide_index=True, width="stretch")
     _notes(notes)
 
 
@@ -281,7 +283,7 @@ def _runtimes(spec: ModelSpec, ctx: int) -> None:
         "keep `W - 1 + max_num_batched_tokens` tokens of blocks.")
     rows, notes = runtime_rows(spec, ctx)
     if rows:
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(safe_rows(rows), hide_index=True, width="stretch")
     _notes(notes)
 
 
@@ -308,8 +310,8 @@ def _provenance(choice: inputs.ModelChoice) -> None:
                     + (f" ({row})" if row else "") + f". Parameters: {_fmt(entry.params) if entry.params else '-'} "
                     f"({entry.params_source}).")
     elif choice.origin != "paste" and choice.name:
-        st.markdown(f"**{choice.name}**: fetched from the Hub, [config.json](https://huggingface.co/{choice.name}/"
-                    f"blob/main/config.json).")
+        st.markdown(f"**{md(choice.name)}**: fetched from the Hub, [config.json](https://huggingface.co/"
+                    f"{quote(plain(choice.name), safe='/')}/blob/main/config.json).")
     st.markdown("- `data/configs/SOURCES.md`: where each bundled config.json was found, and how it was checked.\n"
                 "- `data/gpus.csv`: GPU memory as nvidia-smi reports it, with a `source` column per card.\n"
                 "- `data/params.csv`: published parameter totals (Hub safetensors), with a `source` column.")
@@ -318,11 +320,11 @@ def _provenance(choice: inputs.ModelChoice) -> None:
             with open(os.path.join(CONFIG_DIR, "SOURCES.md"), encoding="utf-8") as f:
                 st.markdown(f.read())
         except OSError as e:
-            st.info(f"SOURCES.md unavailable: {e}")
+            st.info(f"SOURCES.md unavailable: {md(e)}")
     with st.expander("data/gpus.csv (memory and source per GPU)"):
-        st.dataframe(_csv_rows("gpus.csv", ["name", "memory_mib", "source"]), hide_index=True, width="stretch")
+        st.dataframe(safe_rows(_csv_rows("gpus.csv", ["name", "memory_mib", "source"])), hide_index=True, width="stretch")
     with st.expander("data/params.csv (parameter totals and their sources)"):
-        st.dataframe(_csv_rows("params.csv", ["model", "total_params", "source"]), hide_index=True, width="stretch")
+        st.dataframe(safe_rows(_csv_rows("params.csv", ["model", "total_params", "source"])), hide_index=True, width="stretch")
 
 
 def render() -> None:
@@ -338,7 +340,7 @@ def render() -> None:
         spec = kvcalc.read_spec(choice.config)
         _formula(spec, choice.config, name, ctx)
     except KVCalcError as e:
-        st.error(f"Cannot read this config: {e}")
+        st.error(f"Cannot read this config: {md(e)}")
         _provenance(choice)
         return
     _attention(spec, ctx, gqa, window)

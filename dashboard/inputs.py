@@ -16,6 +16,7 @@ from kvcalc.variants import VARIANTS
 
 from . import state
 from .sources import ModelChoice, load_model
+from .text import md
 
 BIND: Any = "query-params"
 
@@ -39,7 +40,7 @@ def model_inputs(container: Any) -> ModelChoice:
     the error shown right under the model input."""
     choice = _model_source(container)
     if choice.error:
-        container.error(choice.error)
+        container.error(md(choice.error))
     return choice
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import streamlit as st
 
 from . import state
+from .text import md
 
 
 def start(title: str, url_keys: Iterable[str]) -> None:
@@ -15,7 +16,8 @@ def start(title: str, url_keys: Iterable[str]) -> None:
     st.title(title)
     notes = state.sanitize(url_keys)
     if notes:
-        st.warning("Some values in the link were not usable and fell back to defaults: " + "; ".join(notes[:8])
+        st.warning("Some values in the link were not usable and fell back to defaults: "
+                   + "; ".join(md(n) for n in notes[:8])
                    + (f" (and {len(notes) - 8} more)" if len(notes) > 8 else ""), icon="⚠️")
 
 
@@ -23,7 +25,7 @@ def model_ready(choice: Any) -> bool:
     """Show the model's notice (e.g. a bundled fallback); False, with a pointer to the error shown
     under the model input, when there is no config to plan."""
     if choice.notice:
-        st.info(choice.notice)
+        st.info(md(choice.notice))
     if choice.error or choice.config is None:
         st.info("No model to plan yet: see the message under the model input in the sidebar.")
         return False

@@ -17,6 +17,7 @@ from kvcalc.variants import apply_variant
 from kvcalc.vllm_command import parse_vllm_serve
 
 from . import charts, inputs, page, state
+from .text import code, md, safe_rows
 
 URL_KEYS = ("source", "model", "hub", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtype", "batch", "ctx", "runtime",
             "util", "mml", "block", "seqs", "mnbt", "tp", "pp", "attn", "attn_kv", "attn_window", "attn_pattern",
@@ -67,7 +68,7 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
                      placeholder="vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 -tp 2")
         st.button("Fill the options", on_click=_apply_vllm_command, key="vllm_cmd_apply")
         if st.session_state.get("vllm_cmd_error"):
-            st.caption(st.session_state["vllm_cmd_error"])
+            st.caption(md(st.session_state["vllm_cmd_error"]))
     log_x = sb.toggle("Log-scale context axis", value=True, key="logx", bind=inputs.BIND)
     curves = sb.multiselect("Extra curves: batch sizes", state.CURVE_BATCHES, key="curves", bind=inputs.BIND)
     return choice, options, batch, ctx, variant, log_x, list(curves)
@@ -75,18 +76,18 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
 
 def _metrics(p: kvcalc.PlanResult) -> None:
     cols = st.columns(6)
-    cols[0].metric("Weights / GPU", human_bytes(p.weights_bytes), help=f"{p.weights_bytes:,} bytes ({p.weights_scheme})")
+    cols[0].metric("Weights / GPU", human_bytes(p.weights_bytes), help=f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})")
     cols[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
     cols[2].metric("Total / GPU", human_bytes(p.total_bytes),
                    help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}; budget {human_bytes(p.budget_bytes)}")
     cols[3].metric("Fits", "yes" if p.fits else "no")
     cols[4].metric(f"Longest context @ batch {p.batch:,}", f"{p.max_context:,}" if p.max_context else "none")
     cols[5].metric(f"Largest batch @ {p.context:,}", f"{p.max_batch:,}" if p.max_batch else "none")
-    st.caption(f"Binding constraint: {p.binding_constraint}. Fewest GPUs of this type: "
+    st.caption(f"Binding constraint: {md(p.binding_constraint)}. Fewest GPUs of this type: "
                f"{p.min_gpus if p.min_gpus else 'more than 64'}.")
     with st.expander("Formulas behind these numbers"):
         for line in p.formulas:
-            st.markdown(f"- `{line}`")
+            st.markdown(f"- {code(line)}")
 
 
 def _curve_csv(points: dict[int, list[Any]]) -> str:
@@ -105,9 +106,9 @@ def _layer_table(spec: kvcalc.ModelSpec, p: kvcalc.PlanResult, runtime: str) -> 
         r = kvcalc.kv_cache(spec, batch=p.batch, context=p.context, dtype=p.dtype,
                             kv_dtype=None if runtime == "transformers" else p.kv_dtype, runtime=kv_runtime)
     except KVCalcError as e:
-        st.info(f"Per-layer table unavailable: {e}")
+        st.info(f"Per-layer table unavailable: {md(e)}")
         return
-    st.dataframe(layer_rows(r.layers), hide_index=True, width="stretch")
+    st.dataframe(safe_rows(layer_rows(r.layers)), hide_index=True, width="stretch")
 
 
 def layer_rows(layers: tuple[kvcalc.LayerBytes, ...]) -> list[dict[str, Any]]:
@@ -143,9 +144,9 @@ def render() -> None:
         setup = prepare(spec, config_dict=choice.config, **options, **choice.plan_extras())
         p = kvcalc.plan(spec, config_dict=choice.config, batch=batch, context=ctx, **options, **choice.plan_extras())
     except KVCalcError as e:
-        st.error(f"Cannot plan this: {e}")
+        st.error(f"Cannot plan this: {md(e)}")
         return
-    st.subheader(f"{choice.name} on {p.gpus} x {p.gpu}, {p.runtime}")
+    st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
     _metrics(p)
 
     top = max(ctx, p.max_context or 0, spec.max_position_embeddings or 0, 1024)
@@ -173,6 +174,6 @@ def render() -> None:
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(spec, p, options["runtime"])
     with st.expander("Config fields used and warnings"):
-        st.write(", ".join(p.fields_used) or "(none)")
+        st.markdown(md(", ".join(p.fields_used)) or "(none)")
         for w in p.warnings:
-            st.warning(w)
+            st.warning(md(w))
