@@ -22,8 +22,6 @@ from kvcalc.units import GiB
 from . import charts, inputs, page, state
 from .text import md, safe_rows
 
-URL_KEYS = ("source", "model", "hub", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtype", "batch", "ctx", "runtime",
-            "util", "mml", "block", "seqs", "mnbt", "tp", "pp")
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 FALLBACK_MAX_CONTEXT = 131072      # for configs that state no maximum
 
@@ -69,7 +67,7 @@ def gpu_table(spec: kvcalc.ModelSpec, config: dict[str, Any], options: dict[str,
 
 def render() -> None:
     t0 = time.perf_counter()
-    page.start("GPU fit", URL_KEYS)
+    page.start("GPU fit", state.GPU_FIT)
     st.caption("Which batch x context fits one GPU, and how far every GPU in the catalog goes for this model.")
     choice, options, batch, ctx = inputs.deployment_inputs(st.sidebar)
     page.share_box("GPU_fit")

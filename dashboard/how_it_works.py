@@ -12,15 +12,15 @@ import streamlit as st
 
 import kvcalc
 from kvcalc.catalog import CONFIG_DIR, DATA_DIR, bundled_config, find_entry
-from kvcalc.dtypes import get_dtype
+from kvcalc.dtypes import DTYPES, get_dtype
 from kvcalc.errors import KVCalcError
 from kvcalc.spec import ModelSpec
 from kvcalc.variants import VARIANTS, apply_variant
+from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
 from . import inputs, page, state
 from .text import md, plain, safe_rows
 
-URL_KEYS = ("source", "model", "hub", "ctx", "attn_kv", "attn_window")
 MLA_EXAMPLE = "deepseek-ai/DeepSeek-V2-Lite"
 QUANT_DTYPES = ("float32", "bfloat16", "float16", "fp8_e4m3", "int8", "int4", "int2")
 LINKS = {
@@ -153,6 +153,13 @@ def sources_row(file: str) -> str | None:
     return None
 
 
+def int_groups() -> tuple[int, int]:
+    """(values per group, overhead bytes per group) of the integer KV dtypes: the defaults of kvcalc's
+    dtype table (kvcalc.dtypes.DTYPES; int8 / int4 / int2 share them)."""
+    d = next(d for d in DTYPES.values() if d.group_size)
+    return d.group_size, d.group_overhead_bytes
+
+
 def _csv_rows(name: str, columns: list[str]) -> list[dict[str, str]]:
     with open(os.path.join(DATA_DIR, name), encoding="utf-8", newline="") as f:
         return [{c: r.get(c, "") for c in columns} for r in csv.DictReader(f)]
@@ -167,11 +174,10 @@ def _sidebar() -> tuple[inputs.ModelChoice, int, int, int]:
     sb = st.sidebar
     choice = inputs.model_inputs(sb)
     ctx = int(sb.number_input("Example context (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI, value=32768,
-                              step=1024, key="ctx", bind=inputs.BIND, help="The context the tables below use."))
-    kv = int(sb.number_input("GQA example: KV heads", min_value=1, max_value=1024, value=4, key="attn_kv",
-                             bind=inputs.BIND))
+                              step=1024, **state.bound("ctx"), help="The context the tables below use."))
+    kv = int(sb.number_input("GQA example: KV heads", min_value=1, max_value=1024, value=4, **state.bound("attn_kv")))
     window = int(sb.number_input("Sliding example: window (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI,
-                                 value=4096, key="attn_window", bind=inputs.BIND))
+                                 value=4096, **state.bound("attn_window")))
     return choice, ctx, kv, window
 
 
@@ -183,7 +189,7 @@ def _formula(spec: ModelSpec, config: dict[str, Any], name: str, ctx: int) -> No
              r"(d_{k,\ell} + d_{v,\ell}) \times s")
     st.markdown(r"$B$ sequences, $T_\ell$ tokens layer $\ell$ holds (the context $T$; $\min(T, W)$ for a sliding "
                 r"window $W$), $n_{kv}$ KV heads, $d_k$ / $d_v$ key / value head dims, $s$ bytes per element "
-                "(2 for bf16 / fp16).")
+                f"({get_dtype('bfloat16').bytes_per_element:g} for bf16 / fp16).")
     r = kvcalc.kv_cache(spec, batch=1, context=1)
     s = get_dtype(r.kv_dtype).bytes_per_element
     terms = formula_terms(spec, s, config)
@@ -261,11 +267,12 @@ def _mla(spec: ModelSpec, name: str) -> None:
 
 def _dtypes(spec: ModelSpec, ctx: int) -> None:
     st.header("Quantized and fp8 KV caches")
+    group, overhead = int_groups()
     st.markdown("A narrower cache dtype scales the cache by its width. fp8 (vLLM `--kv-cache-dtype fp8`) keeps one "
                 "scale per tensor, which does not grow with tokens. Integer caches (transformers' quantized caches) "
-                "store a 2-byte scale and a 2-byte zero point per group of 64 values, so a head vector of $n$ "
-                "elements at $b$ bits takes")
-    st.latex(r"\lceil n b / 8 \rceil + 4 \lceil n / 64 \rceil\ \text{bytes}")
+                f"store {overhead} bytes (an fp16 scale and zero point) per group of {group} values, so a head "
+                "vector of $n$ elements at $b$ bits takes")
+    st.latex(rf"\lceil n b / 8 \rceil + {overhead} \lceil n / {group} \rceil\ \text{{bytes}}")
     rows, notes = dtype_rows(spec, ctx)
     if rows:
         st.dataframe(safe_rows(rows), hide_index=True, width="stretch")
@@ -279,8 +286,9 @@ def _runtimes(spec: ModelSpec, ctx: int) -> None:
         "- **transformers**: what the default `DynamicCache` pins: right after a prefill a sliding layer still "
         "holds the whole prompt; recurrent states are float32; some architectures cache K/V repeated per query "
         "head.\n"
-        "- **vllm**: paged blocks of 16 tokens per layer (a request's last block is rounded up), sliding layers "
-        "keep `W - 1 + max_num_batched_tokens` tokens of blocks.")
+        f"- **vllm**: paged blocks of {DEFAULT_BLOCK_SIZE} tokens per layer (vLLM's default `block_size`; a "
+        "request's last block is rounded up), sliding layers keep `W - 1 + max_num_batched_tokens` tokens of "
+        "blocks.")
     rows, notes = runtime_rows(spec, ctx)
     if rows:
         st.dataframe(safe_rows(rows), hide_index=True, width="stretch")
@@ -290,12 +298,12 @@ def _runtimes(spec: ModelSpec, ctx: int) -> None:
 def _provenance(choice: inputs.ModelChoice) -> None:
     st.header("Where the numbers come from")
     st.markdown(
-        "- **transformers** runtime: checked tensor by tensor against the caches real tiny models of 45 "
-        "architectures build in transformers 5.24 (`tests/test_groundtruth_transformers.py` sums the storage of "
+        "- **transformers** runtime: checked tensor by tensor against the caches real tiny models of each "
+        "architecture build in transformers (`tests/test_groundtruth_transformers.py` sums the storage of "
         f"every tensor in the returned cache and compares per layer); cache classes in "
         f"[transformers `cache_utils.py`]({LINKS['transformers_cache']}).\n"
         "- **vllm** runtime: vLLM v1's allocation rules restated in integer arithmetic, each with the vLLM file "
-        "it comes from in the docstrings of `kvcalc/vllm.py`: "
+        "it comes from in the docstrings of `kvcalc.vllm`: "
         f"[`kv_cache_interface.py`]({LINKS['vllm_spec']}) (page sizes, blocks per request), "
         f"[`kv_cache_utils.py`]({LINKS['vllm_utils']}) (groups, number of blocks), "
         f"[`gpu_worker.py`]({LINKS['vllm_worker']}) (the memory budget).\n"
@@ -328,7 +336,7 @@ def _provenance(choice: inputs.ModelChoice) -> None:
 
 
 def render() -> None:
-    page.start("How it works", URL_KEYS)
+    page.start("How it works", state.HOW_IT_WORKS)
     st.caption("The arithmetic behind every number in this app, with the selected model's own figures.")
     choice, ctx, gqa, window = _sidebar()
     page.share_box("How_it_works")

@@ -1,7 +1,6 @@
 """Page frame shared by every page: config, URL notices, the share link and error display."""
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import streamlit as st
@@ -10,15 +9,45 @@ from . import state
 from .text import md
 
 
-def start(title: str, url_keys: Iterable[str]) -> None:
-    """Page config + title; validate the URL before any widget reads it, showing one notice."""
+def start(title: str, page: str) -> None:
+    """Page config + title; validate the URL (``page``'s keys in :data:`state.PARAMS`) before any
+    widget reads it, showing one notice."""
     st.set_page_config(page_title=f"{title} - KV Cache Planner", layout="wide")
     st.title(title)
-    notes = state.sanitize(url_keys)
+    state.set_page(page)
+    _check_link_size()
+    notes = state.sanitize(state.page_keys(page))
     if notes:
         st.warning("Some values in the link were not usable and fell back to defaults: "
                    + "; ".join(md(n) for n in notes[:8])
                    + (f" (and {len(notes) - 8} more)" if len(notes) > 8 else ""), icon="⚠️")
+
+
+_LINK_CHECKED = "_kvp_link_checked"
+# Streamlit ignores a query string past its limits whole (state.link_limits), before any app code
+# runs, so the server cannot see it. The browser can: past the limits this script replaces the
+# link with ``?link_dropped=<count>`` and fires popstate, on which Streamlit's frontend reruns
+# the page with the new query string (App.onHistoryChange); state.sanitize then shows the notice
+# and removes the key, which clears the address bar. Constant code: no outside text in it.
+_LINK_SIZE_JS = """<script>
+(() => {{
+  const q = window.location.search.replace(/^\\?/, "");
+  const fields = q ? q.split("&").length : 0;
+  if (fields <= {fields} && q.length <= {chars}) return;
+  window.history.replaceState(window.history.state, "", window.location.pathname + "?{key}=" + fields);
+  window.dispatchEvent(new PopStateEvent("popstate", {{state: window.history.state}}));
+}})();
+</script>"""
+
+
+def _check_link_size() -> None:
+    """Once per session, with an empty ``st.query_params``: the browser-side check above."""
+    if st.session_state.get(_LINK_CHECKED) or len(st.query_params):
+        st.session_state[_LINK_CHECKED] = True
+        return
+    st.session_state[_LINK_CHECKED] = True
+    fields, chars = state.link_limits()
+    st.html(_LINK_SIZE_JS.format(fields=fields, chars=chars, key=state.DROPPED_KEY), unsafe_allow_javascript=True)
 
 
 def model_ready(choice: Any) -> bool:

@@ -19,9 +19,6 @@ from kvcalc.vllm_command import parse_vllm_serve
 from . import charts, inputs, page, state
 from .text import code, md, safe_rows
 
-URL_KEYS = ("source", "model", "hub", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtype", "batch", "ctx", "runtime",
-            "util", "mml", "block", "seqs", "mnbt", "tp", "pp", "attn", "attn_kv", "attn_window", "attn_pattern",
-            "logx", "curves")
 
 
 def _apply_vllm_command() -> None:
@@ -41,9 +38,7 @@ def _apply_vllm_command() -> None:
         else:
             s["source"], s["hub"] = "hub", cmd.model
     o = cmd.options
-    mapping = {"max_model_len": "mml", "gpu_memory_utilization": "util", "tensor_parallel_size": "tp",
-               "pipeline_parallel_size": "pp", "max_num_seqs": "seqs", "max_num_batched_tokens": "mnbt"}
-    for opt, key in mapping.items():
+    for opt, key in state.VLLM_OPTIONS.items():
         if opt in o:
             s[key] = o[opt]
     if "block_size" in o and o["block_size"] in state.BLOCK_SIZES:
@@ -69,8 +64,8 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
         st.button("Fill the options", on_click=_apply_vllm_command, key="vllm_cmd_apply")
         if st.session_state.get("vllm_cmd_error"):
             st.caption(md(st.session_state["vllm_cmd_error"]))
-    log_x = sb.toggle("Log-scale context axis", value=True, key="logx", bind=inputs.BIND)
-    curves = sb.multiselect("Extra curves: batch sizes", state.CURVE_BATCHES, key="curves", bind=inputs.BIND)
+    log_x = sb.toggle("Log-scale context axis", value=True, **state.bound("logx"))
+    curves = sb.multiselect("Extra curves: batch sizes", state.CURVE_BATCHES, **state.bound("curves"))
     return choice, options, batch, ctx, variant, log_x, list(curves)
 
 
@@ -130,7 +125,7 @@ def layer_rows(layers: tuple[kvcalc.LayerBytes, ...]) -> list[dict[str, Any]]:
 
 
 def render() -> None:
-    page.start("KV Cache Planner", URL_KEYS)
+    page.start("KV Cache Planner", state.PLANNER)
     st.caption("How much GPU memory a model needs for its weights and KV cache, and how long a context or how "
                "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
     choice, options, batch, ctx, variant, log_x, curves = _sidebar()
