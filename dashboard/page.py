@@ -61,9 +61,10 @@ def model_ready(choice: Any) -> bool:
     return True
 
 
-def share_box(page_path: str = "") -> None:
-    """The "Copy share link" control: the URL of this exact view, with a copy button."""
-    with st.sidebar:
-        st.markdown("**Copy share link**")
-        st.code(state.share_link(page_path) or "(open the app in a browser to get a link)", language=None,
-                wrap_lines=True)
+def share_box(page_path: str = "", container: Any = None) -> None:
+    """The "Copy share link" control: the URL of this exact view, with a copy button; drawn in
+    ``container`` (default: the sidebar)."""
+    box = st.sidebar if container is None else container
+    box.markdown("**Copy share link**")
+    box.code(state.share_link(page_path) or "(open the app in a browser to get a link)", language=None,
+             wrap_lines=True)

@@ -54,7 +54,9 @@ def _apply_vllm_command() -> None:
         st.session_state["vllm_cmd_error"] = "not modelled, ignored: " + ", ".join(cmd.ignored)
 
 
-def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], bool, list[int]]:
+def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], Any]:
+    """The deployment inputs; returns them and an empty sidebar slot for the chart's own controls
+    and the share link, which :func:`_chart` fills (a fragment: they rerun only the chart)."""
     sb = st.sidebar
     choice, options, batch, ctx = inputs.deployment_inputs(sb)
     variant = inputs.attention_inputs(sb)
@@ -64,9 +66,14 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
         st.button("Fill the options", on_click=_apply_vllm_command, key="vllm_cmd_apply")
         if st.session_state.get("vllm_cmd_error"):
             st.caption(md(st.session_state["vllm_cmd_error"]))
-    log_x = sb.toggle("Log-scale context axis", value=True, **state.bound("logx"))
-    curves = sb.multiselect("Extra curves: batch sizes", state.CURVE_BATCHES, **state.bound("curves"))
-    return choice, options, batch, ctx, variant, log_x, list(curves)
+    return choice, options, batch, ctx, variant, sb.container()
+
+
+def _chart_controls(container: Any) -> tuple[bool, list[int]]:
+    """The two inputs that change only the chart (and its CSV): log axis, extra batch curves."""
+    log_x = container.toggle("Log-scale context axis", value=True, **state.bound("logx"))
+    curves = container.multiselect("Extra curves: batch sizes", state.CURVE_BATCHES, **state.bound("curves"))
+    return bool(log_x), [int(b) for b in curves]
 
 
 def _metrics(p: kvcalc.PlanResult) -> None:
@@ -124,26 +131,12 @@ def layer_rows(layers: tuple[kvcalc.LayerBytes, ...]) -> list[dict[str, Any]]:
              "bytes in run": r["bytes each"] * r["count"]} for r in rows]
 
 
-def render() -> None:
-    page.start("KV Cache Planner", state.PLANNER)
-    st.caption("How much GPU memory a model needs for its weights and KV cache, and how long a context or how "
-               "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
-    choice, options, batch, ctx, variant, log_x, curves = _sidebar()
-    page.share_box("")
-    if not page.model_ready(choice):
-        return
-    try:
-        spec = apply_variant(kvcalc.read_spec(choice.config), variant.get("variant", "as configured"),
-                             kv_heads=variant.get("kv_heads"), window=variant.get("window"),
-                             pattern=variant.get("pattern"))
-        setup = prepare(spec, config_dict=choice.config, **options, **choice.plan_extras())
-        p = kvcalc.plan(spec, config_dict=choice.config, batch=batch, context=ctx, **options, **choice.plan_extras())
-    except KVCalcError as e:
-        st.error(f"Cannot plan this: {md(e)}")
-        return
-    st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
-    _metrics(p)
-
+@st.fragment
+def _chart(spec: kvcalc.ModelSpec, setup: Any, p: kvcalc.PlanResult, batch: int, ctx: int, slot: Any) -> None:
+    """Memory chart, its controls (drawn into the sidebar ``slot``), its exports and the share link:
+    a fragment, so changing the log axis or the extra curves reruns only this, not the plan."""
+    log_x, curves = _chart_controls(slot)
+    page.share_box("", slot)        # here, so the link includes the controls after a fragment rerun
     top = max(ctx, p.max_context or 0, spec.max_position_embeddings or 0, 1024)
     windows = [a.window for l in spec.layers for a in l.attention if a.window]
     pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, p.max_context or 0, *windows])
@@ -165,6 +158,32 @@ def render() -> None:
                        mime="text/csv", key="dl_csv", on_click="ignore")
     c2.download_button("Plan (JSON)", lambda: json.dumps(p.to_dict(), indent=2), file_name="kv_planner_plan.json",
                        mime="application/json", key="dl_json", on_click="ignore")
+
+
+def render() -> None:
+    page.start("KV Cache Planner", state.PLANNER)
+    st.caption("How much GPU memory a model needs for its weights and KV cache, and how long a context or how "
+               "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
+    choice, options, batch, ctx, variant, slot = _sidebar()
+    if not page.model_ready(choice):
+        _chart_controls(slot)
+        page.share_box("", slot)
+        return
+    try:
+        spec = apply_variant(kvcalc.read_spec(choice.config), variant.get("variant", "as configured"),
+                             kv_heads=variant.get("kv_heads"), window=variant.get("window"),
+                             pattern=variant.get("pattern"))
+        setup = prepare(spec, config_dict=choice.config, **options, **choice.plan_extras())
+        p = kvcalc.plan(spec, config_dict=choice.config, batch=batch, context=ctx, **options, **choice.plan_extras())
+    except KVCalcError as e:
+        _chart_controls(slot)
+        page.share_box("", slot)
+        st.error(f"Cannot plan this: {md(e)}")
+        return
+    st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
+    _metrics(p)
+
+    _chart(spec, setup, p, batch, ctx, slot)
 
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(spec, p, options["runtime"])
