@@ -16,7 +16,6 @@ import subprocess
 import sys
 
 import pytest
-
 from paths import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
