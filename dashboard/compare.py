@@ -142,7 +142,8 @@ def _sidebar() -> tuple[list[str], list[str], list[str], list[str], dict[str, An
                                                   **state.bound("attn_kv")))
     if "sliding" in attns:
         variant["window"] = int(sb.number_input("Sliding: window (tokens)", min_value=1,
-                                                max_value=state.MAX_CONTEXT_UI, value=4096, **state.bound("attn_window")))
+                                                max_value=state.MAX_CONTEXT_UI, value=4096,
+                                                **state.bound("attn_window")))
         variant["pattern"] = sb.text_input("Sliding: 'all' or local:global like 5:1", value="all",
                                            **state.bound("attn_pattern"))
     kvdtypes = sb.multiselect("KV-cache dtype", state.KV_DTYPES, default=["auto"], **state.bound("kvdtypes"),
@@ -150,7 +151,8 @@ def _sidebar() -> tuple[list[str], list[str], list[str], list[str], dict[str, An
     runtimes = sb.multiselect("Runtime", state.RUNTIMES, default=["ideal"], **state.bound("runtimes"),
                               help="ideal minimum, transformers (plain generate) or vLLM (paged)")
     gpu = inputs.gpu_inputs(sb)
-    batch = int(sb.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, **state.bound("batch"), help=f"Concurrent sequences, 1 to {state.MAX_BATCH_UI:,}."))
+    batch = int(sb.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, **state.bound("batch"),
+                                help=f"Concurrent sequences, 1 to {state.MAX_BATCH_UI:,}."))
     log_x = sb.toggle("Log-scale context axis", value=True, **state.bound("logx"))
     return list(models), list(attns), list(kvdtypes), list(runtimes), gpu, batch, variant, log_x
 
@@ -238,5 +240,6 @@ def render() -> None:
                "batch (the weights or the runtime's overhead exceed the budget). vLLM: the longest max_model_len "
                "whose requests fit the KV pool. Contexts stop at each model's maximum. KV bytes / token: the ideal "
                "layout at batch 1 in the scenario's KV dtype.")
-    st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv", on_click="ignore",
+    st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv",
+                       on_click="ignore",
                        key="dl_compare_csv")

@@ -71,12 +71,13 @@ def render() -> None:
     st.caption("Which batch x context fits one GPU, and how far every GPU in the catalog goes for this model.")
     choice, options, batch, ctx = inputs.deployment_inputs(st.sidebar)
     page.share_box("GPU_fit")
-    if not page.model_ready(choice):
+    config = choice.config
+    if not page.model_ready(choice) or config is None:
         return
     options = {**options, **choice.plan_extras()}
     try:
-        spec = kvcalc.read_spec(choice.config)
-        setup = prepare(spec, config_dict=choice.config, **options)
+        spec = kvcalc.read_spec(config)
+        setup = prepare(spec, config_dict=config, **options)
     except KVCalcError as e:
         st.error(f"Cannot plan this: {md(e)}")
         return
@@ -90,7 +91,7 @@ def render() -> None:
         return
     st.subheader(f"{md(choice.name)} on {setup.gpus} x {md(setup.gpu.name)}, {setup.runtime}")
     try:
-        here = plan(spec, config_dict=choice.config, batch=batch, context=ctx, solve_gpus=False, **options)
+        here = plan(spec, config_dict=config, batch=batch, context=ctx, solve_gpus=False, **options)
     except KVCalcError as e:
         st.error(f"Cannot plan batch {batch:,} x {ctx:,}: {md(e)}")
         return
@@ -110,9 +111,9 @@ def render() -> None:
                f"{contexts[-1]:,} tokens ({'max_model_len' if setup.max_model_len else 'the model maximum'}).")
 
     st.subheader(f"Every GPU in the catalog: {setup.gpus} GPU(s), batch {batch:,}, context {ctx:,}")
-    rows, errors = gpu_table(spec, choice.config, options, batch, ctx)
-    for e in errors:
-        st.info(f"Not planned on {md(e)}")
+    rows, errors = gpu_table(spec, config, options, batch, ctx)
+    for err in errors:
+        st.info(f"Not planned on {md(err)}")
     if rows:
         st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="gpu_table")
     st.caption("0 = nothing fits (at this batch / context). The budget is the GPU memory (ideal, transformers) "

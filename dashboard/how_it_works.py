@@ -83,7 +83,7 @@ def formula_terms(spec: ModelSpec, elem_bytes: float, config: dict[str, Any] | N
 
 def variant_rows(spec: ModelSpec, context: int, gqa_heads: int, window: int) -> tuple[list[dict[str, Any]], list[str]]:
     """One row per attention design applied to this model (kvcalc.variants), and one note per refusal."""
-    designs = [("as configured", "as configured", {})]
+    designs: list[tuple[str, str, dict[str, Any]]] = [("as configured", "as configured", {})]
     if "full" in VARIANTS and any(a.window for l in spec.layers for a in l.attention):
         designs.append(("no window: every layer full attention", "full", {}))
     designs += [("MHA", "mha", {}), (f"GQA, {gqa_heads} KV heads", "gqa", {"kv_heads": gqa_heads}), ("MQA", "mqa", {}),
@@ -193,8 +193,8 @@ def _formula(spec: ModelSpec, config: dict[str, Any], name: str, ctx: int) -> No
     r = kvcalc.kv_cache(spec, batch=1, context=1)
     s = get_dtype(r.kv_dtype).bytes_per_element
     terms = formula_terms(spec, s, config)
-    st.markdown(f"**{md(name)}** ({md(spec.model_type)}, {spec.num_layers} layers, cache in {r.kv_dtype}), bytes per token "
-                "at batch 1:")
+    st.markdown(f"**{md(name)}** ({md(spec.model_type)}, {spec.num_layers} layers, cache in {r.kv_dtype}), "
+                "bytes per token at batch 1:")
     if terms:
         st.latex(" + ".join(terms) + rf" = {tex_int(r.bytes_per_token)}\ \text{{bytes / token}}")
     kinds = ", ".join(f"{n} {k}" for k, n in spec.kinds().items())
@@ -245,7 +245,9 @@ def _mla(spec: ModelSpec, name: str) -> None:
     example, ex_name = spec, name
     if not mla:
         try:
-            example, ex_name = kvcalc.read_spec(bundled_config(MLA_EXAMPLE)), find_entry(MLA_EXAMPLE).display_name
+            entry = find_entry(MLA_EXAMPLE)
+            example = kvcalc.read_spec(bundled_config(MLA_EXAMPLE))
+            ex_name = entry.display_name if entry else MLA_EXAMPLE
         except KVCalcError as e:
             st.info(f"MLA example unavailable: {md(e)}")
             return
@@ -330,9 +332,11 @@ def _provenance(choice: inputs.ModelChoice) -> None:
         except OSError as e:
             st.info(f"SOURCES.md unavailable: {md(e)}")
     with st.expander("data/gpus.csv (memory and source per GPU)"):
-        st.dataframe(safe_rows(_csv_rows("gpus.csv", ["name", "memory_mib", "source"])), hide_index=True, width="stretch")
+        st.dataframe(safe_rows(_csv_rows("gpus.csv", ["name", "memory_mib", "source"])), hide_index=True,
+                     width="stretch")
     with st.expander("data/params.csv (parameter totals and their sources)"):
-        st.dataframe(safe_rows(_csv_rows("params.csv", ["model", "total_params", "source"])), hide_index=True, width="stretch")
+        st.dataframe(safe_rows(_csv_rows("params.csv", ["model", "total_params", "source"])), hide_index=True,
+                     width="stretch")
 
 
 def render() -> None:
@@ -343,10 +347,13 @@ def render() -> None:
     if not page.model_ready(choice):
         _provenance(choice)
         return
-    name = find_entry(choice.name).display_name if find_entry(choice.name) else choice.name
+    entry, config = find_entry(choice.name), choice.config
+    name = entry.display_name if entry else choice.name
+    if config is None:
+        return
     try:
-        spec = kvcalc.read_spec(choice.config)
-        _formula(spec, choice.config, name, ctx)
+        spec = kvcalc.read_spec(config)
+        _formula(spec, config, name, ctx)
     except KVCalcError as e:
         st.error(f"Cannot read this config: {md(e)}")
         _provenance(choice)

@@ -20,7 +20,6 @@ from .sources import ModelChoice, load_model
 from .text import md
 
 
-
 def _gpu_order() -> list[str]:
     """GPU keys with the 16 / 24 / 80 GB class representatives first, then by memory."""
     reps = [CLASS_REPRESENTATIVES[c] for c in sorted(CLASS_REPRESENTATIVES)]
@@ -50,7 +49,9 @@ def _model_source(container: Any) -> ModelChoice:
                              help="bundled: offline catalog; hub: a Hugging Face model id; paste: your config.json")
     ids = [e.hub_id for e in catalog()]
     if source == "bundled":
-        model = container.selectbox("Model (type to search)", ids, index=ids.index(DEFAULT_MODEL), **state.bound("model"), help="Verbatim config.json files bundled with the app (offline).")
+        model = container.selectbox("Model (type to search)", ids, index=ids.index(DEFAULT_MODEL),
+                                    **state.bound("model"),
+                                    help="Verbatim config.json files bundled with the app (offline).")
         return load_model("bundled", model)
     if source == "hub":
         hub = container.text_input("Hugging Face model id", placeholder="Qwen/Qwen3-32B", **state.bound("hub"))
@@ -98,7 +99,8 @@ def gpu_inputs(container: Any) -> dict[str, Any]:
         out["gpu_mem_gib"] = container.number_input("GPU memory (GiB)", min_value=1.0, max_value=4096.0, value=24.0,
                                                     step=1.0, **state.bound("gpu_mem"))
         out.pop("gpu")
-    out["gpus"] = int(container.number_input("GPUs", min_value=1, max_value=state.MAX_GPUS_UI, value=1, **state.bound("gpus")))
+    out["gpus"] = int(container.number_input("GPUs", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
+                                             **state.bound("gpus")))
     return out
 
 
@@ -125,8 +127,11 @@ def runtime_inputs(container: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"runtime": runtime}
     with container.expander("Parallelism and vLLM options", expanded=False):
         c1, c2 = st.columns(2)
-        tp = int(c1.number_input("Tensor parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1, **state.bound("tp"), disabled=runtime == "transformers"))
-        pp = int(c2.number_input("Pipeline parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1, **state.bound("pp")))
+        tp = int(c1.number_input("Tensor parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
+                                 **state.bound("tp"),
+                                 disabled=runtime == "transformers"))
+        pp = int(c2.number_input("Pipeline parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
+                                 **state.bound("pp")))
         out["parallel"] = (tp, pp)
         if runtime == "vllm":
             out["gpu_memory_utilization"] = float(st.slider("gpu_memory_utilization", 0.05, 1.0, 0.9, 0.01,
@@ -134,7 +139,8 @@ def runtime_inputs(container: Any) -> dict[str, Any]:
             mml = int(st.number_input("max_model_len (0 = the model's maximum, as vLLM)", min_value=0,
                                       max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mml")))
             out["max_model_len"] = mml or None
-            out["block_size"] = int(st.selectbox("block_size", state.BLOCK_SIZES, index=state.BLOCK_SIZES.index(DEFAULT_BLOCK_SIZE),
+            out["block_size"] = int(st.selectbox("block_size", state.BLOCK_SIZES,
+                                                 index=state.BLOCK_SIZES.index(DEFAULT_BLOCK_SIZE),
                                                  **state.bound("block")))
             seqs = int(st.number_input("max_num_seqs (0 = vLLM default)", min_value=0, max_value=state.MAX_BATCH_UI,
                                        value=0, **state.bound("seqs")))
@@ -151,7 +157,8 @@ def attention_inputs(container: Any) -> dict[str, Any]:
                                help="Switch the model's attention to see what MHA / GQA / MQA / sliding window cost")
         out: dict[str, Any] = {"variant": variant}
         if variant == "gqa":
-            out["kv_heads"] = int(st.number_input("KV heads", min_value=1, max_value=1024, value=8, **state.bound("attn_kv")))
+            out["kv_heads"] = int(st.number_input("KV heads", min_value=1, max_value=1024, value=8,
+                                                  **state.bound("attn_kv")))
         if variant == "sliding":
             out["window"] = int(st.number_input("Window (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI,
                                                 value=4096, **state.bound("attn_window")))

@@ -20,7 +20,6 @@ from . import charts, inputs, page, state
 from .text import code, md, safe_rows
 
 
-
 def _apply_vllm_command() -> None:
     """Callback: fill the bound widgets from a pasted ``vllm serve`` command."""
     text = st.session_state.get("vllm_cmd", "")
@@ -33,8 +32,9 @@ def _apply_vllm_command() -> None:
     s = st.session_state
     s["runtime"] = "vllm"
     if cmd.model:
-        if kvcalc.catalog.find_entry(cmd.model):
-            s["source"], s["model"] = "bundled", kvcalc.catalog.find_entry(cmd.model).hub_id
+        entry = kvcalc.catalog.find_entry(cmd.model)
+        if entry:
+            s["source"], s["model"] = "bundled", entry.hub_id
         else:
             s["source"], s["hub"] = "hub", cmd.model
     o = cmd.options
@@ -78,10 +78,12 @@ def _chart_controls(container: Any) -> tuple[bool, list[int]]:
 
 def _metrics(p: kvcalc.PlanResult) -> None:
     cols = st.columns(6)
-    cols[0].metric("Weights / GPU", human_bytes(p.weights_bytes), help=f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})")
+    cols[0].metric("Weights / GPU", human_bytes(p.weights_bytes),
+                   help=f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})")
     cols[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
     cols[2].metric("Total / GPU", human_bytes(p.total_bytes),
-                   help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}; budget {human_bytes(p.budget_bytes)}")
+                   help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}; "
+                        f"budget {human_bytes(p.budget_bytes)}")
     cols[3].metric("Fits", "yes" if p.fits else "no")
     cols[4].metric(f"Longest context @ batch {p.batch:,}", f"{p.max_context:,}" if p.max_context else "none")
     cols[5].metric(f"Largest batch @ {p.context:,}", f"{p.max_batch:,}" if p.max_batch else "none")
@@ -154,8 +156,8 @@ def _chart(spec: kvcalc.ModelSpec, setup: Any, p: kvcalc.PlanResult, batch: int,
     c1, c2 = st.columns(2)
     # deferred: the files are built when clicked, not on every rerun; "ignore": a click does not
     # rerun the page, which would race the deferred file it asks for
-    c1.download_button("Chart data (CSV)", lambda: _curve_csv({batch: curve, **extra}), file_name="kv_planner_curve.csv",
-                       mime="text/csv", key="dl_csv", on_click="ignore")
+    c1.download_button("Chart data (CSV)", lambda: _curve_csv({batch: curve, **extra}),
+                       file_name="kv_planner_curve.csv", mime="text/csv", key="dl_csv", on_click="ignore")
     c2.download_button("Plan (JSON)", lambda: json.dumps(p.to_dict(), indent=2), file_name="kv_planner_plan.json",
                        mime="application/json", key="dl_json", on_click="ignore")
 
@@ -165,16 +167,17 @@ def render() -> None:
     st.caption("How much GPU memory a model needs for its weights and KV cache, and how long a context or how "
                "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
     choice, options, batch, ctx, variant, slot = _sidebar()
-    if not page.model_ready(choice):
+    config = choice.config
+    if not page.model_ready(choice) or config is None:
         _chart_controls(slot)
         page.share_box("", slot)
         return
     try:
-        spec = apply_variant(kvcalc.read_spec(choice.config), variant.get("variant", "as configured"),
+        spec = apply_variant(kvcalc.read_spec(config), variant.get("variant", "as configured"),
                              kv_heads=variant.get("kv_heads"), window=variant.get("window"),
                              pattern=variant.get("pattern"))
-        setup = prepare(spec, config_dict=choice.config, **options, **choice.plan_extras())
-        p = kvcalc.plan(spec, config_dict=choice.config, batch=batch, context=ctx, **options, **choice.plan_extras())
+        setup = prepare(spec, config_dict=config, **options, **choice.plan_extras())
+        p = kvcalc.plan(spec, config_dict=config, batch=batch, context=ctx, **options, **choice.plan_extras())
     except KVCalcError as e:
         _chart_controls(slot)
         page.share_box("", slot)

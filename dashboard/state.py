@@ -199,6 +199,7 @@ def problems(params: dict[str, list[str]], allowed: Iterable[str]) -> tuple[list
         if spec.multi and values in ([], [""]):
             continue          # an emptied multiselect writes "key=": an empty selection
         for v in values:
+            err: str | None
             if len(v) > MAX_VALUE_CHARS:
                 err = f"is longer than {MAX_VALUE_CHARS} characters"
             elif v == "":
