@@ -602,6 +602,7 @@ def test_simultaneous_first_visits_to_a_fresh_server(browser_context, workdir: P
                 p.goto(srv.url + "/?runtime=ideal&gpu=rtx-4090", wait_until="commit")
             weights = gib(dense_params(bundled(LLAMA)) * 2)
             for p in pages:
+                p.bring_to_front()               # a background tab may not lay out columns and charts
                 p.locator('[data-testid="stMain"] h1').first.wait_for(timeout=LOAD_MS)
                 wait_idle(p, LOAD_MS)
                 expect(p.locator('[data-testid="stMain"] h1').first).to_have_text("KV Cache Planner")
