@@ -204,7 +204,8 @@ def streamlit_server(workdir: Path, fake_hub, log_name: str = "streamlit.log") -
         endpoint = f"http://127.0.0.1:{_free_port()}"      # nothing listens there: refused at once
     env = {k: v for k, v in os.environ.items()
            if k not in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
-    env.update(HF_ENDPOINT=endpoint, HF_HOME=str(workdir / "hf_home"), HF_HUB_DISABLE_TELEMETRY="1",
+    env.update(HF_ENDPOINT=endpoint, HF_HOME=str(workdir / "hf_home"), KVCALC_HUB_CACHE=str(workdir / "kvcalc_hub"),
+               HF_HUB_DISABLE_TELEMETRY="1",
                PYTHONUNBUFFERED="1", NO_PROXY="127.0.0.1,localhost")
     log = workdir / log_name
     with open(log, "wb") as out:
