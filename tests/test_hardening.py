@@ -219,3 +219,63 @@ def test_how_it_works_prose_numbers():
     assert "4 bytes (an fp16 scale and zero point) per group of 64 values" in text
     assert any(r"4 \lceil n / 64 \rceil" in l.value for l in at.latex)
     assert "45 " not in text and "architectures build" not in text
+
+
+# ------------------------------------------------------------------ item 3: every sink, statically
+SINKS = {"markdown", "error", "warning", "info", "caption", "metric", "title", "header", "subheader", "toast",
+         "expander", "tabs", "success", "write"}
+ESCAPERS = {"md", "code"}
+# Interpolations that hold only the app's own text or numbers (reviewed one by one): counts and
+# sizes from kvcalc, bundled catalog entries, constants. Anything else must go through md()/code().
+OWN = {"gpu.get('gpus', 1)", "MAX_SCENARIOS", "setup.gpus", "setup.runtime", "spec.num_layers", "r.kv_dtype",
+       "'max_model_len' if setup.max_model_len else 'the model maximum'", "a.latent_dim", "a.indexer_dim",
+       "a.kv_heads", "a.k_head_dim", "a.v_head_dim", "overhead", "group", "DEFAULT_BLOCK_SIZE",
+       "LINKS['transformers_cache']", "LINKS['vllm_spec']", "LINKS['vllm_utils']", "LINKS['vllm_worker']",
+       "_fmt(entry.params) if entry.params else '-'", "entry.params_source", "entry.display_name", "entry.file",
+       "entry.hub_id", "row", "title", "len(notes) - 8", "p.min_gpus if p.min_gpus else 'more than 64'", "p.gpus",
+       "p.runtime", "p.min_gpus", "quote(plain(choice.name), safe='/')", "names[k]", "f.read()"}
+NUMERIC = {"_fmt", "tex_int", "human_bytes", "_ratio", "len", "gpu_label", "gpu_class_label"}
+
+
+def unescaped(expr) -> list:
+    """The parts of ``expr`` that could carry outside text into Markdown unescaped."""
+    import ast
+
+    if isinstance(expr, ast.Constant):
+        return []
+    if isinstance(expr, ast.JoinedStr):
+        return [p for v in expr.values if isinstance(v, ast.FormattedValue) and v.format_spec is None
+                for p in unescaped(v.value)]
+    if isinstance(expr, ast.BinOp):
+        return unescaped(expr.left) + unescaped(expr.right)
+    if isinstance(expr, ast.BoolOp):
+        return [p for v in expr.values for p in unescaped(v)]
+    if isinstance(expr, ast.IfExp):
+        return unescaped(expr.body) + unescaped(expr.orelse)
+    if isinstance(expr, (ast.GeneratorExp, ast.ListComp)):
+        return unescaped(expr.elt)
+    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "join"
+            and isinstance(expr.func.value, ast.Constant)):
+        return [p for a in expr.args for p in unescaped(a)]
+    fn = expr.func.id if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) else ""
+    if fn in ESCAPERS or fn in NUMERIC or ast.unparse(expr) in OWN:
+        return []
+    return [expr]
+
+
+def test_every_markdown_sink_escapes_outside_text():
+    """Every text passed to a Markdown-rendering Streamlit call in dashboard/ is built from
+    constants, md() / code(), formatted numbers and reviewed app-owned values (OWN) only."""
+    import ast
+    import glob
+
+    found = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "dashboard", "*.py"))):
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SINKS):
+                continue
+            for arg in [*node.args[:2], *(k.value for k in node.keywords if k.arg in ("label", "body", "help"))]:
+                found += [f"{os.path.basename(path)}:{v.lineno}: {ast.unparse(v)}" for v in unescaped(arg)]
+    assert not found, "outside text may reach Markdown unescaped:\n" + "\n".join(found)
