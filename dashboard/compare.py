@@ -23,9 +23,8 @@ from kvcalc.variants import VARIANTS, apply_variant
 
 from . import charts, inputs, page, state
 from .sources import load_model
+from .text import md, safe_rows
 
-URL_KEYS = ("models", "attns", "kvdtypes", "runtimes", "gpu", "gpu_mem", "gpus", "batch", "logx", "attn_kv",
-            "attn_window", "attn_pattern")
 MAX_SCENARIOS = 12
 DEFAULT_MODELS = ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B"]
 CURVE_POINTS = 96
@@ -133,33 +132,33 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
 def _sidebar() -> tuple[list[str], list[str], list[str], list[str], dict[str, Any], int, dict[str, Any], bool]:
     sb = st.sidebar
     ids = [e.hub_id for e in kvcalc.catalog.catalog()]
-    models = sb.multiselect("Models", ids, default=DEFAULT_MODELS, key="models", bind=inputs.BIND,
+    models = sb.multiselect("Models", ids, default=DEFAULT_MODELS, **state.bound("models"),
                             help="Bundled configs (offline), by Hub id.")
-    attns = sb.multiselect("Attention", list(VARIANTS), default=["as configured"], key="attns", bind=inputs.BIND,
+    attns = sb.multiselect("Attention", list(VARIANTS), default=["as configured"], **state.bound("attns"),
                            help="What-if variants: the same model with MHA / GQA / MQA / a sliding window.")
     variant: dict[str, Any] = {}
     if "gqa" in attns:
         variant["kv_heads"] = int(sb.number_input("GQA: KV heads", min_value=1, max_value=1024, value=8,
-                                                  key="attn_kv", bind=inputs.BIND))
+                                                  **state.bound("attn_kv")))
     if "sliding" in attns:
         variant["window"] = int(sb.number_input("Sliding: window (tokens)", min_value=1,
-                                                max_value=state.MAX_CONTEXT_UI, value=4096, key="attn_window",
-                                                bind=inputs.BIND))
+                                                max_value=state.MAX_CONTEXT_UI, value=4096,
+                                                **state.bound("attn_window")))
         variant["pattern"] = sb.text_input("Sliding: 'all' or local:global like 5:1", value="all",
-                                           key="attn_pattern", bind=inputs.BIND)
-    kvdtypes = sb.multiselect("KV-cache dtype", state.KV_DTYPES, default=["auto"], key="kvdtypes", bind=inputs.BIND,
+                                           **state.bound("attn_pattern"))
+    kvdtypes = sb.multiselect("KV-cache dtype", state.KV_DTYPES, default=["auto"], **state.bound("kvdtypes"),
                               help="auto = the model dtype")
-    runtimes = sb.multiselect("Runtime", state.RUNTIMES, default=["ideal"], key="runtimes", bind=inputs.BIND,
+    runtimes = sb.multiselect("Runtime", state.RUNTIMES, default=["ideal"], **state.bound("runtimes"),
                               help="ideal minimum, transformers (plain generate) or vLLM (paged)")
     gpu = inputs.gpu_inputs(sb)
-    batch = int(sb.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, key="batch",
-                                bind=inputs.BIND, help=f"Concurrent sequences, 1 to {state.MAX_BATCH_UI:,}."))
-    log_x = sb.toggle("Log-scale context axis", value=True, key="logx", bind=inputs.BIND)
+    batch = int(sb.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, **state.bound("batch"),
+                                help=f"Concurrent sequences, 1 to {state.MAX_BATCH_UI:,}."))
+    log_x = sb.toggle("Log-scale context axis", value=True, **state.bound("logx"))
     return list(models), list(attns), list(kvdtypes), list(runtimes), gpu, batch, variant, log_x
 
 
 def render() -> None:
-    page.start("Compare scenarios", URL_KEYS)
+    page.start("Compare scenarios", state.COMPARE)
     st.caption("Models x attention variants x KV-cache dtypes x runtimes side by side: total memory per GPU "
                "against context, and the longest context each scenario reaches on each GPU class.")
     models, attns, kvdtypes, runtimes, gpu, batch, variant, log_x = _sidebar()
@@ -182,7 +181,7 @@ def render() -> None:
     for m in dict.fromkeys(s.model for s in shown):
         choice = load_model("bundled", m)
         if choice.error or choice.config is None:
-            st.error(f"{display_name(m)}: {choice.error or 'not loaded'}")
+            st.error(f"{md(display_name(m))}: {md(choice.error or 'not loaded')}")
         else:
             configs[m] = choice.config
     device = get_gpu(gpu["gpu"]) if "gpu" in gpu else custom_gpu(gpu["gpu_mem_gib"])
@@ -211,7 +210,7 @@ def render() -> None:
         results.append(ScenarioResult(r.scenario, lab, r.curve, r.weights_bytes, r.kv_bytes_per_token, r.kv_dtype,
                                       r.budget_bytes, r.longest))
     for reason, labels in refused.items():
-        st.info(f"Not plotted ({', '.join(labels)}): {reason}")
+        st.info(f"Not plotted ({md(', '.join(labels))}): {md(reason)}")
     if not results:
         st.error("None of the picked scenarios can be planned; see the notes above.")
         return
@@ -236,10 +235,11 @@ def render() -> None:
 
     st.subheader(f"Longest context at batch {batch:,}")
     rows = table_rows(results, batch)
-    st.dataframe(rows, hide_index=True, width="stretch", key="compare_table")
+    st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="compare_table")
     st.caption(f"{gpu.get('gpus', 1)} GPU(s) of each kind; bytes are per GPU. 0 = not even one token fits at this "
                "batch (the weights or the runtime's overhead exceed the budget). vLLM: the longest max_model_len "
                "whose requests fit the KV pool. Contexts stop at each model's maximum. KV bytes / token: the ideal "
                "layout at batch 1 in the scenario's KV dtype.")
-    st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv", on_click="ignore",
+    st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv",
+                       on_click="ignore",
                        key="dl_compare_csv")

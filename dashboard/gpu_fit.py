@@ -20,9 +20,8 @@ from kvcalc.limits import MAX_CONTEXT
 from kvcalc.units import GiB
 
 from . import charts, inputs, page, state
+from .text import md, safe_rows
 
-URL_KEYS = ("source", "model", "hub", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtype", "batch", "ctx", "runtime",
-            "util", "mml", "block", "seqs", "mnbt", "tp", "pp")
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 FALLBACK_MAX_CONTEXT = 131072      # for configs that state no maximum
 
@@ -68,18 +67,19 @@ def gpu_table(spec: kvcalc.ModelSpec, config: dict[str, Any], options: dict[str,
 
 def render() -> None:
     t0 = time.perf_counter()
-    page.start("GPU fit", URL_KEYS)
+    page.start("GPU fit", state.GPU_FIT)
     st.caption("Which batch x context fits one GPU, and how far every GPU in the catalog goes for this model.")
     choice, options, batch, ctx = inputs.deployment_inputs(st.sidebar)
     page.share_box("GPU_fit")
-    if not page.model_ready(choice):
+    config = choice.config
+    if not page.model_ready(choice) or config is None:
         return
     options = {**options, **choice.plan_extras()}
     try:
-        spec = kvcalc.read_spec(choice.config)
-        setup = prepare(spec, config_dict=choice.config, **options)
+        spec = kvcalc.read_spec(config)
+        setup = prepare(spec, config_dict=config, **options)
     except KVCalcError as e:
-        st.error(f"Cannot plan this: {e}")
+        st.error(f"Cannot plan this: {md(e)}")
         return
 
     cap = setup.context_cap if setup.context_cap < MAX_CONTEXT else max(ctx, FALLBACK_MAX_CONTEXT)
@@ -87,13 +87,13 @@ def render() -> None:
     try:
         used = heat_grid(setup, BATCHES, contexts)
     except KVCalcError as e:
-        st.error(f"Cannot draw the heatmap: {e}")
+        st.error(f"Cannot draw the heatmap: {md(e)}")
         return
-    st.subheader(f"{choice.name} on {setup.gpus} x {setup.gpu.name}, {setup.runtime}")
+    st.subheader(f"{md(choice.name)} on {setup.gpus} x {md(setup.gpu.name)}, {setup.runtime}")
     try:
-        here = plan(spec, config_dict=choice.config, batch=batch, context=ctx, solve_gpus=False, **options)
+        here = plan(spec, config_dict=config, batch=batch, context=ctx, solve_gpus=False, **options)
     except KVCalcError as e:
-        st.error(f"Cannot plan batch {batch:,} x {ctx:,}: {e}")
+        st.error(f"Cannot plan batch {batch:,} x {ctx:,}: {md(e)}")
         return
     cols = st.columns(4)
     cols[0].metric(f"Budget used @ {batch:,} x {ctx:,}", f"{here.total_bytes / here.budget_bytes:.1%}",
@@ -101,7 +101,7 @@ def render() -> None:
     cols[1].metric("Fits", "yes" if here.fits else "no")
     cols[2].metric(f"Longest context @ batch {batch:,}", f"{here.max_context:,}" if here.max_context else "none")
     cols[3].metric(f"Largest batch @ {ctx:,}", f"{here.max_batch:,}" if here.max_batch else "none")
-    st.caption(f"Binding constraint: {here.binding_constraint}.")
+    st.caption(f"Binding constraint: {md(here.binding_constraint)}.")
     fig = charts.fit_heatmap(BATCHES, contexts, used,
                              title=f"Share of the {setup.runtime} budget used per GPU "
                                    f"({setup.gpu.memory_gib:.1f} GiB GPU)")
@@ -111,11 +111,11 @@ def render() -> None:
                f"{contexts[-1]:,} tokens ({'max_model_len' if setup.max_model_len else 'the model maximum'}).")
 
     st.subheader(f"Every GPU in the catalog: {setup.gpus} GPU(s), batch {batch:,}, context {ctx:,}")
-    rows, errors = gpu_table(spec, choice.config, options, batch, ctx)
-    for e in errors:
-        st.info(f"Not planned on {e}")
+    rows, errors = gpu_table(spec, config, options, batch, ctx)
+    for err in errors:
+        st.info(f"Not planned on {md(err)}")
     if rows:
-        st.dataframe(rows, hide_index=True, width="stretch", key="gpu_table")
+        st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="gpu_table")
     st.caption("0 = nothing fits (at this batch / context). The budget is the GPU memory (ideal, transformers) "
                "or gpu_memory_utilization x memory (vLLM).")
     st.caption(f"Computed in {(time.perf_counter() - t0) * 1000:.0f} ms.")

@@ -6,19 +6,21 @@ import csv
 import os
 from collections import Counter
 from typing import Any
+from urllib.parse import quote
 
 import streamlit as st
 
 import kvcalc
-from kvcalc.catalog import DATA_DIR, CONFIG_DIR, bundled_config, find_entry
-from kvcalc.dtypes import get_dtype
+from kvcalc.catalog import CONFIG_DIR, DATA_DIR, bundled_config, find_entry
+from kvcalc.dtypes import DTYPES, get_dtype
 from kvcalc.errors import KVCalcError
 from kvcalc.spec import ModelSpec
 from kvcalc.variants import VARIANTS, apply_variant
+from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
 from . import inputs, page, state
+from .text import md, plain, safe_rows
 
-URL_KEYS = ("source", "model", "hub", "ctx", "attn_kv", "attn_window")
 MLA_EXAMPLE = "deepseek-ai/DeepSeek-V2-Lite"
 QUANT_DTYPES = ("float32", "bfloat16", "float16", "fp8_e4m3", "int8", "int4", "int2")
 LINKS = {
@@ -81,7 +83,7 @@ def formula_terms(spec: ModelSpec, elem_bytes: float, config: dict[str, Any] | N
 
 def variant_rows(spec: ModelSpec, context: int, gqa_heads: int, window: int) -> tuple[list[dict[str, Any]], list[str]]:
     """One row per attention design applied to this model (kvcalc.variants), and one note per refusal."""
-    designs = [("as configured", "as configured", {})]
+    designs: list[tuple[str, str, dict[str, Any]]] = [("as configured", "as configured", {})]
     if "full" in VARIANTS and any(a.window for l in spec.layers for a in l.attention):
         designs.append(("no window: every layer full attention", "full", {}))
     designs += [("MHA", "mha", {}), (f"GQA, {gqa_heads} KV heads", "gqa", {"kv_heads": gqa_heads}), ("MQA", "mqa", {}),
@@ -151,6 +153,13 @@ def sources_row(file: str) -> str | None:
     return None
 
 
+def int_groups() -> tuple[int, int]:
+    """(values per group, overhead bytes per group) of the integer KV dtypes: the defaults of kvcalc's
+    dtype table (kvcalc.dtypes.DTYPES; int8 / int4 / int2 share them)."""
+    d = next(d for d in DTYPES.values() if d.group_size)
+    return d.group_size, d.group_overhead_bytes
+
+
 def _csv_rows(name: str, columns: list[str]) -> list[dict[str, str]]:
     with open(os.path.join(DATA_DIR, name), encoding="utf-8", newline="") as f:
         return [{c: r.get(c, "") for c in columns} for r in csv.DictReader(f)]
@@ -158,18 +167,17 @@ def _csv_rows(name: str, columns: list[str]) -> list[dict[str, str]]:
 
 def _notes(notes: list[str]) -> None:
     for n in notes:
-        st.info(f"Not applicable to this model: {n}")
+        st.info(f"Not applicable to this model: {md(n)}")
 
 
 def _sidebar() -> tuple[inputs.ModelChoice, int, int, int]:
     sb = st.sidebar
     choice = inputs.model_inputs(sb)
     ctx = int(sb.number_input("Example context (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI, value=32768,
-                              step=1024, key="ctx", bind=inputs.BIND, help="The context the tables below use."))
-    kv = int(sb.number_input("GQA example: KV heads", min_value=1, max_value=1024, value=4, key="attn_kv",
-                             bind=inputs.BIND))
+                              step=1024, **state.bound("ctx"), help="The context the tables below use."))
+    kv = int(sb.number_input("GQA example: KV heads", min_value=1, max_value=1024, value=4, **state.bound("attn_kv")))
     window = int(sb.number_input("Sliding example: window (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI,
-                                 value=4096, key="attn_window", bind=inputs.BIND))
+                                 value=4096, **state.bound("attn_window")))
     return choice, ctx, kv, window
 
 
@@ -181,16 +189,16 @@ def _formula(spec: ModelSpec, config: dict[str, Any], name: str, ctx: int) -> No
              r"(d_{k,\ell} + d_{v,\ell}) \times s")
     st.markdown(r"$B$ sequences, $T_\ell$ tokens layer $\ell$ holds (the context $T$; $\min(T, W)$ for a sliding "
                 r"window $W$), $n_{kv}$ KV heads, $d_k$ / $d_v$ key / value head dims, $s$ bytes per element "
-                "(2 for bf16 / fp16).")
+                f"({get_dtype('bfloat16').bytes_per_element:g} for bf16 / fp16).")
     r = kvcalc.kv_cache(spec, batch=1, context=1)
     s = get_dtype(r.kv_dtype).bytes_per_element
     terms = formula_terms(spec, s, config)
-    st.markdown(f"**{name}** ({spec.model_type}, {spec.num_layers} layers, cache in {r.kv_dtype}), bytes per token "
-                "at batch 1:")
+    st.markdown(f"**{md(name)}** ({md(spec.model_type)}, {spec.num_layers} layers, cache in {r.kv_dtype}), "
+                "bytes per token at batch 1:")
     if terms:
         st.latex(" + ".join(terms) + rf" = {tex_int(r.bytes_per_token)}\ \text{{bytes / token}}")
     kinds = ", ".join(f"{n} {k}" for k, n in spec.kinds().items())
-    st.caption(f"Layer kinds: {kinds}. Groups of layers with the same cache geometry; MLA layers cache one latent "
+    st.caption(f"Layer kinds: {md(kinds)}. Groups of layers with the same cache geometry; MLA layers cache one latent "
                "vector per token instead of per-head K and V.")
     c = st.columns(3)
     c[0].metric("KV bytes / token", _fmt(r.bytes_per_token))
@@ -221,7 +229,7 @@ def _attention(spec: ModelSpec, ctx: int, gqa: int, window: int) -> None:
         "batch 1:")
     rows, notes = variant_rows(spec, ctx, gqa, window)
     if rows:
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(safe_rows(rows), hide_index=True, width="stretch")
     _notes(notes)
     st.caption("Bytes per token count a token while every window still has room, so a sliding window saves "
                "only past the window; the column at the example context shows it.")
@@ -237,19 +245,21 @@ def _mla(spec: ModelSpec, name: str) -> None:
     example, ex_name = spec, name
     if not mla:
         try:
-            example, ex_name = kvcalc.read_spec(bundled_config(MLA_EXAMPLE)), find_entry(MLA_EXAMPLE).display_name
+            entry = find_entry(MLA_EXAMPLE)
+            example = kvcalc.read_spec(bundled_config(MLA_EXAMPLE))
+            ex_name = entry.display_name if entry else MLA_EXAMPLE
         except KVCalcError as e:
-            st.info(f"MLA example unavailable: {e}")
+            st.info(f"MLA example unavailable: {md(e)}")
             return
-        st.caption(f"{name} does not use MLA; the numbers below are for the bundled {ex_name}.")
+        st.caption(f"{md(name)} does not use MLA; the numbers below are for the bundled {md(ex_name)}.")
     try:
         latent, expanded = mla_numbers(example)
     except KVCalcError as e:
-        st.info(f"MLA comparison unavailable: {e}")
+        st.info(f"MLA comparison unavailable: {md(e)}")
         return
     a = next(a for l in example.layers for a in l.attention if a.latent_dim)
     c = st.columns(3)
-    c[0].metric(f"{ex_name}: latent bytes / token", _fmt(latent),
+    c[0].metric(f"{md(ex_name)}: latent bytes / token", _fmt(latent),
                 help=f"{a.latent_dim} latent elements per layer" + (f" + {a.indexer_dim} indexer" if a.indexer_dim
                                                                     else ""))
     c[1].metric("expanded per-head K/V bytes / token", _fmt(expanded),
@@ -259,14 +269,15 @@ def _mla(spec: ModelSpec, name: str) -> None:
 
 def _dtypes(spec: ModelSpec, ctx: int) -> None:
     st.header("Quantized and fp8 KV caches")
+    group, overhead = int_groups()
     st.markdown("A narrower cache dtype scales the cache by its width. fp8 (vLLM `--kv-cache-dtype fp8`) keeps one "
                 "scale per tensor, which does not grow with tokens. Integer caches (transformers' quantized caches) "
-                "store a 2-byte scale and a 2-byte zero point per group of 64 values, so a head vector of $n$ "
-                "elements at $b$ bits takes")
-    st.latex(r"\lceil n b / 8 \rceil + 4 \lceil n / 64 \rceil\ \text{bytes}")
+                f"store {overhead} bytes (an fp16 scale and zero point) per group of {group} values, so a head "
+                "vector of $n$ elements at $b$ bits takes")
+    st.latex(rf"\lceil n b / 8 \rceil + {overhead} \lceil n / {group} \rceil\ \text{{bytes}}")
     rows, notes = dtype_rows(spec, ctx)
     if rows:
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(safe_rows(rows), hide_index=True, width="stretch")
     _notes(notes)
 
 
@@ -277,19 +288,20 @@ def _runtimes(spec: ModelSpec, ctx: int) -> None:
         "- **transformers**: what the default `DynamicCache` pins: right after a prefill a sliding layer still "
         "holds the whole prompt; recurrent states are float32; some architectures cache K/V repeated per query "
         "head.\n"
-        "- **vllm**: paged blocks of 16 tokens per layer (a request's last block is rounded up), sliding layers "
-        "keep `W - 1 + max_num_batched_tokens` tokens of blocks.")
+        f"- **vllm**: paged blocks of {DEFAULT_BLOCK_SIZE} tokens per layer (vLLM's default `block_size`; a "
+        "request's last block is rounded up), sliding layers keep `W - 1 + max_num_batched_tokens` tokens of "
+        "blocks.")
     rows, notes = runtime_rows(spec, ctx)
     if rows:
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(safe_rows(rows), hide_index=True, width="stretch")
     _notes(notes)
 
 
 def _provenance(choice: inputs.ModelChoice) -> None:
     st.header("Where the numbers come from")
     st.markdown(
-        "- **transformers** runtime: checked tensor by tensor against the caches real tiny models of 45 "
-        "architectures build in transformers 5.24 (`tests/test_groundtruth_transformers.py` sums the storage of "
+        "- **transformers** runtime: checked tensor by tensor against the caches real tiny models of each "
+        "architecture build in transformers (`tests/test_groundtruth_transformers.py` sums the storage of "
         f"every tensor in the returned cache and compares per layer); cache classes in "
         f"[transformers `cache_utils.py`]({LINKS['transformers_cache']}).\n"
         "- **vllm** runtime: vLLM v1's allocation rules restated in integer arithmetic, each with the vLLM file "
@@ -308,8 +320,8 @@ def _provenance(choice: inputs.ModelChoice) -> None:
                     + (f" ({row})" if row else "") + f". Parameters: {_fmt(entry.params) if entry.params else '-'} "
                     f"({entry.params_source}).")
     elif choice.origin != "paste" and choice.name:
-        st.markdown(f"**{choice.name}**: fetched from the Hub, [config.json](https://huggingface.co/{choice.name}/"
-                    f"blob/main/config.json).")
+        st.markdown(f"**{md(choice.name)}**: fetched from the Hub, [config.json](https://huggingface.co/"
+                    f"{quote(plain(choice.name), safe='/')}/blob/main/config.json).")
     st.markdown("- `data/configs/SOURCES.md`: where each bundled config.json was found, and how it was checked.\n"
                 "- `data/gpus.csv`: GPU memory as nvidia-smi reports it, with a `source` column per card.\n"
                 "- `data/params.csv`: published parameter totals (Hub safetensors), with a `source` column.")
@@ -318,27 +330,32 @@ def _provenance(choice: inputs.ModelChoice) -> None:
             with open(os.path.join(CONFIG_DIR, "SOURCES.md"), encoding="utf-8") as f:
                 st.markdown(f.read())
         except OSError as e:
-            st.info(f"SOURCES.md unavailable: {e}")
+            st.info(f"SOURCES.md unavailable: {md(e)}")
     with st.expander("data/gpus.csv (memory and source per GPU)"):
-        st.dataframe(_csv_rows("gpus.csv", ["name", "memory_mib", "source"]), hide_index=True, width="stretch")
+        st.dataframe(safe_rows(_csv_rows("gpus.csv", ["name", "memory_mib", "source"])), hide_index=True,
+                     width="stretch")
     with st.expander("data/params.csv (parameter totals and their sources)"):
-        st.dataframe(_csv_rows("params.csv", ["model", "total_params", "source"]), hide_index=True, width="stretch")
+        st.dataframe(safe_rows(_csv_rows("params.csv", ["model", "total_params", "source"])), hide_index=True,
+                     width="stretch")
 
 
 def render() -> None:
-    page.start("How it works", URL_KEYS)
+    page.start("How it works", state.HOW_IT_WORKS)
     st.caption("The arithmetic behind every number in this app, with the selected model's own figures.")
     choice, ctx, gqa, window = _sidebar()
     page.share_box("How_it_works")
     if not page.model_ready(choice):
         _provenance(choice)
         return
-    name = find_entry(choice.name).display_name if find_entry(choice.name) else choice.name
+    entry, config = find_entry(choice.name), choice.config
+    name = entry.display_name if entry else choice.name
+    if config is None:
+        return
     try:
-        spec = kvcalc.read_spec(choice.config)
-        _formula(spec, choice.config, name, ctx)
+        spec = kvcalc.read_spec(config)
+        _formula(spec, config, name, ctx)
     except KVCalcError as e:
-        st.error(f"Cannot read this config: {e}")
+        st.error(f"Cannot read this config: {md(e)}")
         _provenance(choice)
         return
     _attention(spec, ctx, gqa, window)

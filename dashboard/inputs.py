@@ -13,11 +13,11 @@ import streamlit as st
 from kvcalc.catalog import DEFAULT_MODEL, catalog
 from kvcalc.gpus import CLASS_REPRESENTATIVES, gpu_catalog
 from kvcalc.variants import VARIANTS
+from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
 from . import state
 from .sources import ModelChoice, load_model
-
-BIND: Any = "query-params"
+from .text import md
 
 
 def _gpu_order() -> list[str]:
@@ -39,21 +39,22 @@ def model_inputs(container: Any) -> ModelChoice:
     the error shown right under the model input."""
     choice = _model_source(container)
     if choice.error:
-        container.error(choice.error)
+        container.error(md(choice.error))
     return choice
 
 
 def _model_source(container: Any) -> ModelChoice:
     # options are the URL values themselves: a bound widget writes its *label* into the link
-    source = container.radio("Model source", state.SOURCES, key="source", bind=BIND, horizontal=True,
+    source = container.radio("Model source", state.SOURCES, **state.bound("source"), horizontal=True,
                              help="bundled: offline catalog; hub: a Hugging Face model id; paste: your config.json")
     ids = [e.hub_id for e in catalog()]
     if source == "bundled":
-        model = container.selectbox("Model (type to search)", ids, index=ids.index(DEFAULT_MODEL), key="model",
-                                    bind=BIND, help="Verbatim config.json files bundled with the app (offline).")
+        model = container.selectbox("Model (type to search)", ids, index=ids.index(DEFAULT_MODEL),
+                                    **state.bound("model"),
+                                    help="Verbatim config.json files bundled with the app (offline).")
         return load_model("bundled", model)
     if source == "hub":
-        hub = container.text_input("Hugging Face model id", placeholder="Qwen/Qwen3-32B", key="hub", bind=BIND)
+        hub = container.text_input("Hugging Face model id", placeholder="Qwen/Qwen3-32B", **state.bound("hub"))
         token_field(container)
         return load_model("hub", hub.strip(), token=st.session_state.get(TOKEN_KEY))
     pasted = container.text_area("Paste a config.json", height=160, key="pasted")
@@ -90,76 +91,79 @@ def token_field(container: Any) -> None:
 
 def gpu_inputs(container: Any) -> dict[str, Any]:
     order = _gpu_order()
-    gpu = container.selectbox("GPU", order, index=order.index("h100-sxm"), key="gpu", bind=BIND,
+    gpu = container.selectbox("GPU", order, index=order.index("h100-sxm"), **state.bound("gpu"),
                               help="16 / 24 / 80 GB classes first. Memory is the total nvidia-smi reports.")
     container.caption(gpu_label(gpu))
     out: dict[str, Any] = {"gpu": gpu}
     if gpu == "custom":
         out["gpu_mem_gib"] = container.number_input("GPU memory (GiB)", min_value=1.0, max_value=4096.0, value=24.0,
-                                                    step=1.0, key="gpu_mem", bind=BIND)
+                                                    step=1.0, **state.bound("gpu_mem"))
         out.pop("gpu")
-    out["gpus"] = int(container.number_input("GPUs", min_value=1, max_value=state.MAX_GPUS_UI, value=1, key="gpus",
-                                             bind=BIND))
+    out["gpus"] = int(container.number_input("GPUs", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
+                                             **state.bound("gpus")))
     return out
 
 
 def workload_inputs(container: Any) -> tuple[int, int]:
     c1, c2 = container.columns(2)
-    batch = c1.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, key="batch", bind=BIND,
+    batch = c1.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, **state.bound("batch"),
                             help=f"Concurrent sequences, 1 to {state.MAX_BATCH_UI:,}.")
     ctx = c2.number_input("Context (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI, value=8192, step=1024,
-                          key="ctx", bind=BIND, help=f"Tokens per sequence, 1 to {state.MAX_CONTEXT_UI:,}.")
+                          **state.bound("ctx"), help=f"Tokens per sequence, 1 to {state.MAX_CONTEXT_UI:,}.")
     return int(batch), int(ctx)
 
 
 def dtype_inputs(container: Any) -> dict[str, Any]:
     c1, c2 = container.columns(2)
-    w = c1.selectbox("Weights dtype", state.WEIGHT_DTYPES, key="wdtype", bind=BIND,
+    w = c1.selectbox("Weights dtype", state.WEIGHT_DTYPES, **state.bound("wdtype"),
                      help="auto = the checkpoint's own (quantization_config / torch_dtype)")
-    kv = c2.selectbox("KV-cache dtype", state.KV_DTYPES, key="kvdtype", bind=BIND, help="auto = the model dtype")
+    kv = c2.selectbox("KV-cache dtype", state.KV_DTYPES, **state.bound("kvdtype"), help="auto = the model dtype")
     return {"dtype": None if w == "auto" else w, "kv_dtype": None if kv == "auto" else kv}
 
 
 def runtime_inputs(container: Any) -> dict[str, Any]:
-    runtime = container.radio("Runtime", state.RUNTIMES, key="runtime", bind=BIND, horizontal=True,
+    runtime = container.radio("Runtime", state.RUNTIMES, **state.bound("runtime"), horizontal=True,
                               help="vLLM (paged), transformers (plain generate) or the ideal minimum")
     out: dict[str, Any] = {"runtime": runtime}
     with container.expander("Parallelism and vLLM options", expanded=False):
         c1, c2 = st.columns(2)
-        tp = int(c1.number_input("Tensor parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1, key="tp",
-                                 bind=BIND, disabled=runtime == "transformers"))
-        pp = int(c2.number_input("Pipeline parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1, key="pp",
-                                 bind=BIND))
+        tp = int(c1.number_input("Tensor parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
+                                 **state.bound("tp"),
+                                 disabled=runtime == "transformers"))
+        pp = int(c2.number_input("Pipeline parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
+                                 **state.bound("pp")))
         out["parallel"] = (tp, pp)
         if runtime == "vllm":
             out["gpu_memory_utilization"] = float(st.slider("gpu_memory_utilization", 0.05, 1.0, 0.9, 0.01,
-                                                            key="util", bind=BIND))
+                                                            **state.bound("util")))
             mml = int(st.number_input("max_model_len (0 = the model's maximum, as vLLM)", min_value=0,
-                                      max_value=state.MAX_CONTEXT_UI, value=0, key="mml", bind=BIND))
+                                      max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mml")))
             out["max_model_len"] = mml or None
-            out["block_size"] = int(st.selectbox("block_size", state.BLOCK_SIZES, index=1, key="block", bind=BIND))
+            out["block_size"] = int(st.selectbox("block_size", state.BLOCK_SIZES,
+                                                 index=state.BLOCK_SIZES.index(DEFAULT_BLOCK_SIZE),
+                                                 **state.bound("block")))
             seqs = int(st.number_input("max_num_seqs (0 = vLLM default)", min_value=0, max_value=state.MAX_BATCH_UI,
-                                       value=0, key="seqs", bind=BIND))
+                                       value=0, **state.bound("seqs")))
             out["max_num_seqs"] = seqs or None
             mnbt = int(st.number_input("max_num_batched_tokens (0 = vLLM default)", min_value=0,
-                                       max_value=state.MAX_CONTEXT_UI, value=0, key="mnbt", bind=BIND))
+                                       max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mnbt")))
             out["max_num_batched_tokens"] = mnbt or None
     return out
 
 
 def attention_inputs(container: Any) -> dict[str, Any]:
     with container.expander("What if: attention override", expanded=False):
-        variant = st.selectbox("Attention", list(VARIANTS), key="attn", bind=BIND,
+        variant = st.selectbox("Attention", list(VARIANTS), **state.bound("attn"),
                                help="Switch the model's attention to see what MHA / GQA / MQA / sliding window cost")
         out: dict[str, Any] = {"variant": variant}
         if variant == "gqa":
-            out["kv_heads"] = int(st.number_input("KV heads", min_value=1, max_value=1024, value=8, key="attn_kv",
-                                                  bind=BIND))
+            out["kv_heads"] = int(st.number_input("KV heads", min_value=1, max_value=1024, value=8,
+                                                  **state.bound("attn_kv")))
         if variant == "sliding":
             out["window"] = int(st.number_input("Window (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI,
-                                                value=4096, key="attn_window", bind=BIND))
+                                                value=4096, **state.bound("attn_window")))
             out["pattern"] = st.text_input("Pattern: 'all' or local:global like 5:1", value="all",
-                                           key="attn_pattern", bind=BIND)
+                                           **state.bound("attn_pattern"))
     return out
 
 

@@ -17,10 +17,7 @@ from kvcalc.variants import apply_variant
 from kvcalc.vllm_command import parse_vllm_serve
 
 from . import charts, inputs, page, state
-
-URL_KEYS = ("source", "model", "hub", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtype", "batch", "ctx", "runtime",
-            "util", "mml", "block", "seqs", "mnbt", "tp", "pp", "attn", "attn_kv", "attn_window", "attn_pattern",
-            "logx", "curves")
+from .text import code, md, safe_rows
 
 
 def _apply_vllm_command() -> None:
@@ -35,14 +32,13 @@ def _apply_vllm_command() -> None:
     s = st.session_state
     s["runtime"] = "vllm"
     if cmd.model:
-        if kvcalc.catalog.find_entry(cmd.model):
-            s["source"], s["model"] = "bundled", kvcalc.catalog.find_entry(cmd.model).hub_id
+        entry = kvcalc.catalog.find_entry(cmd.model)
+        if entry:
+            s["source"], s["model"] = "bundled", entry.hub_id
         else:
             s["source"], s["hub"] = "hub", cmd.model
     o = cmd.options
-    mapping = {"max_model_len": "mml", "gpu_memory_utilization": "util", "tensor_parallel_size": "tp",
-               "pipeline_parallel_size": "pp", "max_num_seqs": "seqs", "max_num_batched_tokens": "mnbt"}
-    for opt, key in mapping.items():
+    for opt, key in state.VLLM_OPTIONS.items():
         if opt in o:
             s[key] = o[opt]
     if "block_size" in o and o["block_size"] in state.BLOCK_SIZES:
@@ -58,7 +54,9 @@ def _apply_vllm_command() -> None:
         st.session_state["vllm_cmd_error"] = "not modelled, ignored: " + ", ".join(cmd.ignored)
 
 
-def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], bool, list[int]]:
+def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], Any]:
+    """The deployment inputs; returns them and an empty sidebar slot for the chart's own controls
+    and the share link, which :func:`_chart` fills (a fragment: they rerun only the chart)."""
     sb = st.sidebar
     choice, options, batch, ctx = inputs.deployment_inputs(sb)
     variant = inputs.attention_inputs(sb)
@@ -67,26 +65,33 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
                      placeholder="vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 -tp 2")
         st.button("Fill the options", on_click=_apply_vllm_command, key="vllm_cmd_apply")
         if st.session_state.get("vllm_cmd_error"):
-            st.caption(st.session_state["vllm_cmd_error"])
-    log_x = sb.toggle("Log-scale context axis", value=True, key="logx", bind=inputs.BIND)
-    curves = sb.multiselect("Extra curves: batch sizes", state.CURVE_BATCHES, key="curves", bind=inputs.BIND)
-    return choice, options, batch, ctx, variant, log_x, list(curves)
+            st.caption(md(st.session_state["vllm_cmd_error"]))
+    return choice, options, batch, ctx, variant, sb.container()
+
+
+def _chart_controls(container: Any) -> tuple[bool, list[int]]:
+    """The two inputs that change only the chart (and its CSV): log axis, extra batch curves."""
+    log_x = container.toggle("Log-scale context axis", value=True, **state.bound("logx"))
+    curves = container.multiselect("Extra curves: batch sizes", state.CURVE_BATCHES, **state.bound("curves"))
+    return bool(log_x), [int(b) for b in curves]
 
 
 def _metrics(p: kvcalc.PlanResult) -> None:
     cols = st.columns(6)
-    cols[0].metric("Weights / GPU", human_bytes(p.weights_bytes), help=f"{p.weights_bytes:,} bytes ({p.weights_scheme})")
+    cols[0].metric("Weights / GPU", human_bytes(p.weights_bytes),
+                   help=f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})")
     cols[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
     cols[2].metric("Total / GPU", human_bytes(p.total_bytes),
-                   help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}; budget {human_bytes(p.budget_bytes)}")
+                   help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}; "
+                        f"budget {human_bytes(p.budget_bytes)}")
     cols[3].metric("Fits", "yes" if p.fits else "no")
     cols[4].metric(f"Longest context @ batch {p.batch:,}", f"{p.max_context:,}" if p.max_context else "none")
     cols[5].metric(f"Largest batch @ {p.context:,}", f"{p.max_batch:,}" if p.max_batch else "none")
-    st.caption(f"Binding constraint: {p.binding_constraint}. Fewest GPUs of this type: "
+    st.caption(f"Binding constraint: {md(p.binding_constraint)}. Fewest GPUs of this type: "
                f"{p.min_gpus if p.min_gpus else 'more than 64'}.")
     with st.expander("Formulas behind these numbers"):
         for line in p.formulas:
-            st.markdown(f"- `{line}`")
+            st.markdown(f"- {code(line)}")
 
 
 def _curve_csv(points: dict[int, list[Any]]) -> str:
@@ -105,9 +110,9 @@ def _layer_table(spec: kvcalc.ModelSpec, p: kvcalc.PlanResult, runtime: str) -> 
         r = kvcalc.kv_cache(spec, batch=p.batch, context=p.context, dtype=p.dtype,
                             kv_dtype=None if runtime == "transformers" else p.kv_dtype, runtime=kv_runtime)
     except KVCalcError as e:
-        st.info(f"Per-layer table unavailable: {e}")
+        st.info(f"Per-layer table unavailable: {md(e)}")
         return
-    st.dataframe(layer_rows(r.layers), hide_index=True, width="stretch")
+    st.dataframe(safe_rows(layer_rows(r.layers)), hide_index=True, width="stretch")
 
 
 def layer_rows(layers: tuple[kvcalc.LayerBytes, ...]) -> list[dict[str, Any]]:
@@ -128,26 +133,12 @@ def layer_rows(layers: tuple[kvcalc.LayerBytes, ...]) -> list[dict[str, Any]]:
              "bytes in run": r["bytes each"] * r["count"]} for r in rows]
 
 
-def render() -> None:
-    page.start("KV Cache Planner", URL_KEYS)
-    st.caption("How much GPU memory a model needs for its weights and KV cache, and how long a context or how "
-               "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
-    choice, options, batch, ctx, variant, log_x, curves = _sidebar()
-    page.share_box("")
-    if not page.model_ready(choice):
-        return
-    try:
-        spec = apply_variant(kvcalc.read_spec(choice.config), variant.get("variant", "as configured"),
-                             kv_heads=variant.get("kv_heads"), window=variant.get("window"),
-                             pattern=variant.get("pattern"))
-        setup = prepare(spec, config_dict=choice.config, **options, **choice.plan_extras())
-        p = kvcalc.plan(spec, config_dict=choice.config, batch=batch, context=ctx, **options, **choice.plan_extras())
-    except KVCalcError as e:
-        st.error(f"Cannot plan this: {e}")
-        return
-    st.subheader(f"{choice.name} on {p.gpus} x {p.gpu}, {p.runtime}")
-    _metrics(p)
-
+@st.fragment
+def _chart(spec: kvcalc.ModelSpec, setup: Any, p: kvcalc.PlanResult, batch: int, ctx: int, slot: Any) -> None:
+    """Memory chart, its controls (drawn into the sidebar ``slot``), its exports and the share link:
+    a fragment, so changing the log axis or the extra curves reruns only this, not the plan."""
+    log_x, curves = _chart_controls(slot)
+    page.share_box("", slot)        # here, so the link includes the controls after a fragment rerun
     top = max(ctx, p.max_context or 0, spec.max_position_embeddings or 0, 1024)
     windows = [a.window for l in spec.layers for a in l.attention if a.window]
     pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, p.max_context or 0, *windows])
@@ -165,14 +156,41 @@ def render() -> None:
     c1, c2 = st.columns(2)
     # deferred: the files are built when clicked, not on every rerun; "ignore": a click does not
     # rerun the page, which would race the deferred file it asks for
-    c1.download_button("Chart data (CSV)", lambda: _curve_csv({batch: curve, **extra}), file_name="kv_planner_curve.csv",
-                       mime="text/csv", key="dl_csv", on_click="ignore")
+    c1.download_button("Chart data (CSV)", lambda: _curve_csv({batch: curve, **extra}),
+                       file_name="kv_planner_curve.csv", mime="text/csv", key="dl_csv", on_click="ignore")
     c2.download_button("Plan (JSON)", lambda: json.dumps(p.to_dict(), indent=2), file_name="kv_planner_plan.json",
                        mime="application/json", key="dl_json", on_click="ignore")
+
+
+def render() -> None:
+    page.start("KV Cache Planner", state.PLANNER)
+    st.caption("How much GPU memory a model needs for its weights and KV cache, and how long a context or how "
+               "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
+    choice, options, batch, ctx, variant, slot = _sidebar()
+    config = choice.config
+    if not page.model_ready(choice) or config is None:
+        _chart_controls(slot)
+        page.share_box("", slot)
+        return
+    try:
+        spec = apply_variant(kvcalc.read_spec(config), variant.get("variant", "as configured"),
+                             kv_heads=variant.get("kv_heads"), window=variant.get("window"),
+                             pattern=variant.get("pattern"))
+        setup = prepare(spec, config_dict=config, **options, **choice.plan_extras())
+        p = kvcalc.plan(spec, config_dict=config, batch=batch, context=ctx, **options, **choice.plan_extras())
+    except KVCalcError as e:
+        _chart_controls(slot)
+        page.share_box("", slot)
+        st.error(f"Cannot plan this: {md(e)}")
+        return
+    st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
+    _metrics(p)
+
+    _chart(spec, setup, p, batch, ctx, slot)
 
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(spec, p, options["runtime"])
     with st.expander("Config fields used and warnings"):
-        st.write(", ".join(p.fields_used) or "(none)")
+        st.markdown(md(", ".join(p.fields_used)) or "(none)")
         for w in p.warnings:
-            st.warning(w)
+            st.warning(md(w))

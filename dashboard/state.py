@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 from kvcalc.catalog import catalog
@@ -29,12 +30,25 @@ SOURCES = ["bundled", "hub", "paste"]
 BLOCK_SIZES = [8, 16, 32, 64, 128]
 
 
+PLANNER, COMPARE, GPU_FIT, HOW_IT_WORKS = "planner", "compare", "gpu_fit", "how_it_works"
+_MODEL = frozenset({PLANNER, GPU_FIT, HOW_IT_WORKS})          # pages with the model source inputs
+_DEPLOY = frozenset({PLANNER, GPU_FIT})                        # pages with the whole deployment sidebar
+_GPU = frozenset({PLANNER, COMPARE, GPU_FIT})
+
+
 @dataclass(frozen=True)
 class Param:
-    """One URL parameter: ``check`` returns an error text for a bad raw value, else None."""
+    """One URL parameter, which is also the key of the widget bound to it.
 
+    ``check`` returns an error text for a bad raw value, else None; ``multi``: a multiselect (the
+    key may repeat); ``pages``: the pages whose widgets bind it; ``vllm``: the option name of
+    :func:`kvcalc.vllm_command.parse_vllm_serve` that fills this widget as is, if any."""
+
+    key: str
     check: Callable[[str], str | None]
+    pages: frozenset[str]
     multi: bool = False
+    vllm: str | None = None
 
 
 def _choice(options: Callable[[], Iterable[str]]) -> Callable[[str], str | None]:
@@ -84,37 +98,82 @@ def _pattern(v: str) -> str | None:
     return None if v == "all" or re.fullmatch(r"\d{1,4}:1", v) else "must look like 5:1 or all"
 
 
-SCHEMA: dict[str, Param] = {
-    "source": Param(_choice(lambda: SOURCES)),
-    "model": Param(_choice(lambda: [e.hub_id for e in catalog()])),
-    "models": Param(_choice(lambda: [e.hub_id for e in catalog()]), multi=True),
-    "hub": Param(_hub_id),
-    "gpu": Param(_choice(lambda: [g.key for g in gpu_catalog()] + ["custom"])),
-    "gpu_mem": Param(_float(1, 4096)),
-    "gpus": Param(_int(1, MAX_GPUS_UI)),
-    "wdtype": Param(_choice(lambda: WEIGHT_DTYPES)),
-    "kvdtype": Param(_choice(lambda: KV_DTYPES)),
-    "kvdtypes": Param(_choice(lambda: KV_DTYPES), multi=True),
-    "batch": Param(_int(1, MAX_BATCH_UI)),
-    "ctx": Param(_int(1, MAX_CONTEXT_UI)),
-    "runtime": Param(_choice(lambda: RUNTIMES)),
-    "runtimes": Param(_choice(lambda: RUNTIMES), multi=True),
-    "util": Param(_float(0.05, 1.0)),
-    "mml": Param(_int(1, MAX_CONTEXT_UI)),
-    "block": Param(_choice(lambda: [str(b) for b in BLOCK_SIZES])),
-    "seqs": Param(_int(1, MAX_BATCH_UI)),
-    "mnbt": Param(_int(1, MAX_CONTEXT_UI)),
-    "tp": Param(_int(1, MAX_GPUS_UI)),
-    "pp": Param(_int(1, MAX_GPUS_UI)),
-    "attn": Param(_choice(lambda: list(VARIANTS))),
-    "attns": Param(_choice(lambda: list(VARIANTS)), multi=True),
-    "attn_kv": Param(_int(1, 1024)),
-    "attn_window": Param(_int(1, MAX_CONTEXT_UI)),
-    "attn_pattern": Param(_pattern),
-    "logx": Param(_bool),
-    "curves": Param(_choice(lambda: [str(b) for b in CURVE_BATCHES]), multi=True),
-}
 CURVE_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+
+
+def _models() -> list[str]:
+    return [e.hub_id for e in catalog()]
+
+
+# The one table: URL schema, widget keys, each page's keys and the `vllm serve` paste mapping.
+PARAMS: tuple[Param, ...] = (
+    Param("source", _choice(lambda: SOURCES), _MODEL),
+    Param("model", _choice(_models), _MODEL),
+    Param("models", _choice(_models), frozenset({COMPARE}), multi=True),
+    Param("hub", _hub_id, _MODEL),
+    Param("gpu", _choice(lambda: [g.key for g in gpu_catalog()] + ["custom"]), _GPU),
+    Param("gpu_mem", _float(1, 4096), _GPU),
+    Param("gpus", _int(1, MAX_GPUS_UI), _GPU),
+    Param("wdtype", _choice(lambda: WEIGHT_DTYPES), _DEPLOY),
+    Param("kvdtype", _choice(lambda: KV_DTYPES), _DEPLOY),
+    Param("kvdtypes", _choice(lambda: KV_DTYPES), frozenset({COMPARE}), multi=True),
+    Param("batch", _int(1, MAX_BATCH_UI), _GPU),
+    Param("ctx", _int(1, MAX_CONTEXT_UI), _MODEL),
+    Param("runtime", _choice(lambda: RUNTIMES), _DEPLOY),
+    Param("runtimes", _choice(lambda: RUNTIMES), frozenset({COMPARE}), multi=True),
+    Param("util", _float(0.05, 1.0), _DEPLOY, vllm="gpu_memory_utilization"),
+    Param("mml", _int(1, MAX_CONTEXT_UI), _DEPLOY, vllm="max_model_len"),
+    Param("block", _choice(lambda: [str(b) for b in BLOCK_SIZES]), _DEPLOY),
+    Param("seqs", _int(1, MAX_BATCH_UI), _DEPLOY, vllm="max_num_seqs"),
+    Param("mnbt", _int(1, MAX_CONTEXT_UI), _DEPLOY, vllm="max_num_batched_tokens"),
+    Param("tp", _int(1, MAX_GPUS_UI), _DEPLOY, vllm="tensor_parallel_size"),
+    Param("pp", _int(1, MAX_GPUS_UI), _DEPLOY, vllm="pipeline_parallel_size"),
+    Param("attn", _choice(lambda: list(VARIANTS)), frozenset({PLANNER})),
+    Param("attns", _choice(lambda: list(VARIANTS)), frozenset({COMPARE}), multi=True),
+    Param("attn_kv", _int(1, 1024), frozenset({PLANNER, COMPARE, HOW_IT_WORKS})),
+    Param("attn_window", _int(1, MAX_CONTEXT_UI), frozenset({PLANNER, COMPARE, HOW_IT_WORKS})),
+    Param("attn_pattern", _pattern, frozenset({PLANNER, COMPARE})),
+    Param("logx", _bool, frozenset({PLANNER, COMPARE})),
+    Param("curves", _choice(lambda: [str(b) for b in CURVE_BATCHES]), frozenset({PLANNER}), multi=True),
+)
+SCHEMA: dict[str, Param] = {p.key: p for p in PARAMS}
+VLLM_OPTIONS: dict[str, str] = {p.vllm: p.key for p in PARAMS if p.vllm}   # parse_vllm_serve option -> key
+DROPPED_KEY = "link_dropped"     # set by the page's link-size check when Streamlit ignored the whole link
+
+
+def page_keys(page: str) -> tuple[str, ...]:
+    """The URL keys (= bound widget keys) of one page, in table order."""
+    keys = tuple(p.key for p in PARAMS if page in p.pages)
+    if not keys:
+        raise KeyError(f"no URL parameters for page {page!r}")
+    return keys
+
+
+_PAGE = "_kvp_page"     # session-state key: the page whose script is running (set by dashboard.page.start)
+
+
+def set_page(page: str) -> None:
+    """Record the running page, so :func:`bound` can check each widget key against its row."""
+    import streamlit as st
+
+    page_keys(page)
+    st.session_state[_PAGE] = page
+
+
+def bound(key: str) -> dict[str, Any]:
+    """Widget keyword arguments binding a widget to URL parameter ``key`` (``key=``, ``bind=``).
+    A key missing from :data:`PARAMS`, or not listed there for the running page, raises KeyError:
+    a widget cannot bind a parameter its page's link schema would reject."""
+    import streamlit as st
+
+    spec = SCHEMA[key]
+    page = st.session_state.get(_PAGE)
+    if page is not None and page not in spec.pages:
+        raise KeyError(f"URL parameter {key!r} is not listed for page {page!r} in dashboard.state.PARAMS")
+    return {"key": key, "bind": BIND}
+
+
+BIND: Any = "query-params"
 
 
 def problems(params: dict[str, list[str]], allowed: Iterable[str]) -> tuple[list[str], list[str]]:
@@ -124,6 +183,10 @@ def problems(params: dict[str, list[str]], allowed: Iterable[str]) -> tuple[list
     notes: list[str] = []
     for key, values in params.items():
         shown_key = key[:40]
+        if key == DROPPED_KEY:
+            drop.append(key)
+            notes.append(dropped_link_note(values[0] if values else ""))
+            continue
         if key not in allowed or key not in SCHEMA:
             drop.append(key)
             notes.append(f"unknown link parameter '{shown_key}' ignored")
@@ -136,6 +199,7 @@ def problems(params: dict[str, list[str]], allowed: Iterable[str]) -> tuple[list
         if spec.multi and values in ([], [""]):
             continue          # an emptied multiselect writes "key=": an empty selection
         for v in values:
+            err: str | None
             if len(v) > MAX_VALUE_CHARS:
                 err = f"is longer than {MAX_VALUE_CHARS} characters"
             elif v == "":
@@ -151,6 +215,26 @@ def problems(params: dict[str, list[str]], allowed: Iterable[str]) -> tuple[list
                 notes.append(f"link value {shown_key}={v[:40]!r} {err}; using the default")
                 break
     return drop, notes
+
+
+def link_limits() -> tuple[int, int]:
+    """(most parameters, most characters) of a query string Streamlit accepts; past either it
+    ignores the whole query string (streamlit.runtime.state.query_params.sanitize_query_string,
+    which counts ``query.count("&") + 1`` parameters). Streamlit 1.67: 1,000 and 512 Ki."""
+    try:
+        from streamlit.runtime.state import query_params as qp
+
+        return int(qp.CLIENT_STATE_QUERY_STRING_MAX_FIELDS), int(qp.CLIENT_STATE_QUERY_STRING_MAX_LENGTH)
+    except (ImportError, AttributeError):      # moved in another Streamlit version: its 1.67 values
+        return 1000, 512 * 1024
+
+
+def dropped_link_note(count: str) -> str:
+    """The notice for a link Streamlit ignored whole (``count``: its parameter count, from the page)."""
+    fields, chars = link_limits()
+    n = f"{int(count):,} parameters" if re.fullmatch(r"\d{1,9}", count) else "too many parameters"
+    return (f"the link had {n}, more than the {fields:,} parameters (or {chars:,} characters) Streamlit "
+            "accepts, so all of it was ignored")
 
 
 def sanitize(allowed: Iterable[str]) -> list[str]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from paths import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest

@@ -18,6 +18,7 @@ skipped, unless ``KVP_REQUIRE_BROWSER=1`` (set by ``.ci/run``), which turns the 
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -33,10 +34,9 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-
 from paths import ROOT
 
 pytestmark = pytest.mark.browser
@@ -194,8 +194,9 @@ def fake_hub():
     hub.close()
 
 
-@pytest.fixture(scope="session")
-def server(workdir: Path, fake_hub) -> Iterator[Server]:
+@contextlib.contextmanager
+def streamlit_server(workdir: Path, fake_hub, log_name: str = "streamlit.log") -> Iterator[Server]:
+    """A freshly started ``streamlit run app.py`` on a free local port, up when /_stcore/health answers."""
     port = _free_port()
     if fake_hub is not None:
         endpoint = fake_hub.url
@@ -203,9 +204,10 @@ def server(workdir: Path, fake_hub) -> Iterator[Server]:
         endpoint = f"http://127.0.0.1:{_free_port()}"      # nothing listens there: refused at once
     env = {k: v for k, v in os.environ.items()
            if k not in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
-    env.update(HF_ENDPOINT=endpoint, HF_HOME=str(workdir / "hf_home"), HF_HUB_DISABLE_TELEMETRY="1",
+    env.update(HF_ENDPOINT=endpoint, HF_HOME=str(workdir / "hf_home"), KVCALC_HUB_CACHE=str(workdir / "kvcalc_hub"),
+               HF_HUB_DISABLE_TELEMETRY="1",
                PYTHONUNBUFFERED="1", NO_PROXY="127.0.0.1,localhost")
-    log = workdir / "streamlit.log"
+    log = workdir / log_name
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -235,6 +237,12 @@ def server(workdir: Path, fake_hub) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server(workdir: Path, fake_hub) -> Iterator[Server]:
+    with streamlit_server(workdir, fake_hub) as srv:
+        yield srv
 
 
 @pytest.fixture(scope="session")
@@ -536,6 +544,78 @@ def test_bad_typed_values_show_a_message_not_a_traceback(tab: Tab):
     expect(page.get_by_test_id("stAlert").first).to_be_visible()
     assert "Traceback" not in page.content()
     tab.assert_clean()
+
+
+def test_markdown_in_a_link_is_shown_as_text(tab: Tab):
+    """Issue 11 item 3: a link key that is a Markdown image or link shows as text in the notice; no
+    image is fetched from the other host (assert_clean: every request stays on 127.0.0.1)."""
+    image, link = "![x](http://tracker.example/t.png)", "[text](http://evil.example/)"
+    tab.open("/?" + urlencode({image: "1", link: "2"}))
+    page = tab.page
+    notice = page.get_by_test_id("stAlert").filter(has_text="fell back to defaults")
+    expect(notice).to_be_visible()
+    shown = notice.inner_text().replace("\u2060", "")          # the invisible word joiner in "http:⁠//"
+    assert image in shown and link in shown, shown
+    assert notice.locator("a, img").count() == 0
+    assert page.get_by_test_id("stMain").locator("img[src*='tracker.example'], a[href*='evil.example']").count() == 0
+    tab.assert_clean()
+
+
+def test_link_with_too_many_parameters_shows_a_notice(tab: Tab):
+    """Issue 11 item 11: Streamlit ignores a query string of more than 1,000 parameters whole; the
+    page says so and clears the address bar instead of showing defaults under the long link."""
+    tab.open("/?" + "&".join(f"batch={i}" for i in range(1001)))
+    page = tab.page
+    notice = page.get_by_test_id("stAlert").filter(has_text="fell back to defaults")
+    expect(notice).to_contain_text("the link had 1,001 parameters", timeout=STEP_MS)
+    expect(page).not_to_have_url(re.compile(r"[?&](batch|link_dropped)="), timeout=STEP_MS)
+    wait_idle(page)
+    expect_metrics(page, {"Weights / GPU": gib(dense_params(bundled(LLAMA)) * 2)})
+    no_exception(page)
+    tab.assert_clean()
+
+
+def test_chart_controls_rerun_the_chart_and_keep_the_share_link(tab: Tab):
+    """Issue 10 item 7: the log-axis toggle runs in a fragment; the chart, the URL and the share box
+    all follow it."""
+    tab.open("/?runtime=ideal")
+    page = tab.page
+    plotly_visible(page)
+    page.get_by_test_id("stSidebar").get_by_text("Log-scale context axis").click()
+    expect(page).to_have_url(re.compile(r"[?&]logx=false(&|$)"), timeout=STEP_MS)
+    wait_idle(page)
+    page.wait_for_function("() => document.querySelector('.js-plotly-plot')?.layout?.xaxis?.type === 'linear'",
+                           timeout=STEP_MS)
+    expect(page.get_by_test_id("stSidebar").get_by_test_id("stCode")).to_contain_text("logx=false")
+    no_exception(page)
+    tab.assert_clean()
+
+
+def test_simultaneous_first_visits_to_a_fresh_server(browser_context, workdir: Path, fake_hub):
+    """Issue 11 item 5: 10 first visits at once to a server that has run no page yet all render the
+    headline numbers; none shows an error (a half-imported pandas raced here before)."""
+    with streamlit_server(workdir, fake_hub, "streamlit-cold.log") as srv:
+        pages = [browser_context.new_page() for _ in range(10)]
+        errors: list[str] = []
+        try:
+            for p in pages:
+                p.on("pageerror", lambda e: errors.append(str(e)))
+                p.goto(srv.url + "/?runtime=ideal&gpu=rtx-4090", wait_until="commit")
+            weights = gib(dense_params(bundled(LLAMA)) * 2)
+            for p in pages:
+                p.bring_to_front()               # a background tab may not lay out columns and charts
+                p.locator('[data-testid="stMain"] h1').first.wait_for(timeout=LOAD_MS)
+                wait_idle(p, LOAD_MS)
+                expect(p.locator('[data-testid="stMain"] h1').first).to_have_text("KV Cache Planner")
+                expect_metrics(p, {"Weights / GPU": weights, "Fits": "yes"})
+                no_exception(p)
+                assert not p.get_by_test_id("stAlert").filter(has_text="rror").count()
+            assert not errors, errors
+            log = srv.log_text()
+            assert "Traceback" not in log and "partially initialized" not in log, log[-3000:]
+        finally:
+            for p in pages:
+                p.close()
 
 
 # --------------------------------------------------------------------------------------------

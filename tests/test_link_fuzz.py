@@ -1,29 +1,38 @@
 """Share-link fuzzing: random and hostile query strings on every page (AppTest, fixed seed).
 
 Each page gets at least 200 generated query strings: unknown keys, wrong types, huge numbers,
-empty values, repeated keys, unicode, Hub ids with ``../``, very long values. Every page must
+empty values, repeated keys, unicode, Hub ids with ``../``, very long values, Markdown (images,
+links, bare URLs, directives) in keys and values. Every page must
 render without an exception, show a fall-back notice whenever a value is invalid (expectations
 come from the hand-written tables below, not from the app's own validator), keep charts and
-tables free of NaN / infinity / negative sizes, and make no Hub request for an invalid Hub id.
+tables free of NaN / infinity / negative sizes, show no notice with live Markdown in it, and make no
+Hub request for an invalid Hub id.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paths import ROOT
 
 import kvcalc.hub
-from paths import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
 PAGES = {"planner": "app.py", "compare": "pages/1_Compare.py", "gpu_fit": "pages/2_GPU_fit.py",
          "how_it_works": "pages/3_How_it_works.py"}
 LONG = "9" * 5000
+# Markdown that would be live if a notice interpreted it: an image from any host, a link, an
+# autolink, a bare URL, emphasis / code / math, a Streamlit directive
+MARKDOWN = ["![x](http://tracker.example/t.png)", "[text](http://evil.example/)", "<http://evil.example/>",
+            "http://evil.example/x", "**b** `c` $x$", ":red[r]"]
+# live markup in a notice body: an unescaped [..]( , an autolink <scheme: , a bare URL scheme
+LIVE = re.compile(r"(?<!\\)\[[^\]]*(?<!\\)\]\(|(?<!\\)<[a-z]+:|https?://|(?<![\\\w]):[a-z]+\[", re.IGNORECASE)
 
 # key -> (valid values, invalid values); invalid ones must trigger the notice
 TABLE: dict[str, tuple[list[str], list[str]]] = {
@@ -34,18 +43,19 @@ TABLE: dict[str, tuple[list[str], list[str]]] = {
     "gpu_mem": (["24", "79.19"], ["0", "-1", "inf", "nan", "1e309", "lots"]),
     "runtime": (["vllm", "ideal", "transformers"], ["tgi", "VLLM", ""]),
     "model": (["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B", "google/gemma-3-1b-it"],
-              ["meta-llama/Llama-9", "../etc/passwd", "x" * 300]),
-    "hub": (["acme/not-there"], ["../etc/passwd", "a--b/c", "no slash at all", "acme/../x", "ü/ß", "a/b/c"]),
+              ["meta-llama/Llama-9", "../etc/passwd", "x" * 300, *MARKDOWN]),
+    "hub": (["acme/not-there"], ["../etc/passwd", "a--b/c", "no slash at all", "acme/../x", "ü/ß", "a/b/c",
+                                 *MARKDOWN]),
     "source": (["bundled", "hub", "paste"], ["file", "Hub id"]),
     "wdtype": (["auto", "int4", "float16"], ["int3", "fp4"]),
     "kvdtype": (["auto", "fp8_e4m3", "int2"], ["int3", "fp16x"]),
     "util": (["0.9", "0.5", "1.0"], ["1.5", "0", "-0.2", "nan"]),
     "logx": (["true", "false"], ["yes", "2"]),
     "attn": (["mha", "sliding", "as configured"], ["mla", "rope"]),
-    "attn_pattern": (["5:1", "all"], ["foo", "1:2", "5:1; drop table"]),
+    "attn_pattern": (["5:1", "all"], ["foo", "1:2", "5:1; drop table", *MARKDOWN]),
     "models": (["Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B"], ["nope/none", "../x"]),
 }
-UNKNOWN = ["zzz", "utm_source", "batch_size", "__proto__", "ключ", "a" * 100]
+UNKNOWN = ["zzz", "utm_source", "batch_size", "__proto__", "ключ", "a" * 100, *MARKDOWN]
 HUB_CALLS: list[str] = []
 
 
@@ -129,6 +139,9 @@ def test_hostile_links_render_with_a_notice(page, picks, extras, repeat):
     if isinstance(hub, str) and "hub" in invalid:
         assert hub not in HUB_CALLS, "a Hub request was made for an invalid id"
     finite_and_non_negative(at)
+    for kind in ("warning", "error", "info", "caption"):
+        for element in at.get(kind):
+            assert not LIVE.search(element.value), (query, element.value)       # Markdown shown as text
 
 
 UNKNOWN_KEYS = [(k, None) for k in UNKNOWN]

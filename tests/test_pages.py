@@ -21,7 +21,6 @@ import math
 import os
 
 import pytest
-
 from paths import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
@@ -244,9 +243,8 @@ def test_compare_bad_link_falls_back_with_a_notice():
 
 
 def test_compare_csv_matches_the_table():
-    from dashboard import compare
-
     import kvcalc
+    from dashboard import compare
     from kvcalc.catalog import bundled_config
 
     cfg = bundled_config(LLAMA)

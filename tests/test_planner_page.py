@@ -11,7 +11,6 @@ import json
 import os
 
 import pytest
-
 from paths import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
