@@ -9,9 +9,11 @@ from typing import Any
 import streamlit as st
 
 import kvcalc
-from kvcalc.capacity import memory_curve, prepare
+from kvcalc.capacity import Deployment, deploy, layer_bytes, memory_curve
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
+from kvcalc.layer_table import PADDING, LayerRow
+from kvcalc.speed import SpeedEstimate, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
 from kvcalc.vllm_command import parse_vllm_serve
@@ -92,6 +94,32 @@ def _metrics(p: kvcalc.PlanResult) -> None:
     with st.expander("Formulas behind these numbers"):
         for line in p.formulas:
             st.markdown(f"- {code(line)}")
+        if p.engine_lines:
+            st.markdown("What vLLM prints at startup for this deployment:")
+            st.code("\n".join(p.engine_lines), language=None)
+
+
+def _speed(e: SpeedEstimate) -> None:
+    """Decode tokens/s and time to first token: always labelled estimated, with the assumptions."""
+    st.markdown("**Speed** :orange-badge[estimated]")
+    if e.decode_tokens_per_s_per_sequence is None:
+        for u in e.unavailable:
+            st.info(md(u))
+        return
+    cols = st.columns(3)
+    cols[0].metric("Decode / sequence (est.)", f"{e.decode_tokens_per_s_per_sequence:,.1f} tok/s",
+                   help=f"{e.decode_bound} bound; one step reads {e.decode_bytes_per_step:,} bytes per GPU")
+    cols[1].metric(f"Decode total @ batch {e.batch:,} (est.)", f"{e.decode_tokens_per_s_total:,.0f} tok/s")
+    cols[2].metric(f"Time to first token, {e.prompt_tokens:,}-token prompt (est.)",
+                   f"{e.ttft_seconds * 1e3:,.0f} ms" if e.ttft_seconds is not None else "unknown",
+                   help=f"{e.prefill_bound} bound" if e.prefill_bound else None)
+    with st.expander("How the speed is estimated"):
+        for line in e.formulas:
+            st.markdown(f"- {code(line)}")
+        for a in e.assumptions:
+            st.markdown(f"- {md(a)}")
+        for u in e.unavailable:
+            st.markdown(f"- {md(u)}")
 
 
 def _curve_csv(points: dict[int, list[Any]]) -> str:
@@ -104,37 +132,45 @@ def _curve_csv(points: dict[int, list[Any]]) -> str:
     return buf.getvalue()
 
 
-def _layer_table(spec: kvcalc.ModelSpec, p: kvcalc.PlanResult, runtime: str) -> None:
-    kv_runtime = runtime
+def _layer_table(setup: Deployment, batch: int, ctx: int) -> None:
+    """The per-layer rows of the same deployment as the headline (kvcalc.layer_bytes): they add up to it."""
     try:
-        r = kvcalc.kv_cache(spec, batch=p.batch, context=p.context, dtype=p.dtype,
-                            kv_dtype=None if runtime == "transformers" else p.kv_dtype, runtime=kv_runtime)
+        table = layer_bytes(setup, batch, ctx)
     except KVCalcError as e:
         st.info(f"Per-layer table unavailable: {md(e)}")
         return
-    st.dataframe(safe_rows(layer_rows(r.layers)), hide_index=True, width="stretch")
+    if setup.pp > 1:
+        st.caption(f"Bytes on one GPU of each pipeline stage; the busiest stage ({table.busiest_stage}) holds the "
+                   f"headline's {table.per_gpu_bytes:,} bytes.")
+    st.dataframe(safe_rows(layer_rows(table.rows, stages=setup.pp > 1)), hide_index=True, width="stretch")
 
 
-def layer_rows(layers: tuple[kvcalc.LayerBytes, ...]) -> list[dict[str, Any]]:
-    """One row per run of consecutive layers with the same kind, tokens and bytes ("layers 0-4")."""
+def layer_rows(layers: tuple[LayerRow, ...], stages: bool = False) -> list[dict[str, Any]]:
+    """One row per run of consecutive layers with the same stage, kind, tokens and bytes ("layers 0-4");
+    a stage's vLLM block padding (unused slots of shared blocks) is a row of its own."""
     rows: list[dict[str, Any]] = []
     for l in layers:
         last = rows[-1] if rows else None
-        if last and (last["kind"], last["tokens held"], last["bytes each"]) == (l.kind, l.tokens, l.bytes) \
-                and last["_to"] == l.index - 1:
+        if last and l.kind != PADDING and (last["stage"], last["kind"], last["tokens held"], last["bytes each"]) \
+                == (l.stage, l.kind, l.tokens, l.bytes) and last["_to"] == l.index - 1:
             last["_to"] = l.index
             last["count"] += 1
         else:
-            rows.append({"_from": l.index, "_to": l.index, "kind": l.kind, "tokens held": l.tokens,
-                         "bytes each": l.bytes, "count": 1})
-    return [{"layers": f"{r['_from']}" if r["_from"] == r["_to"] else f"{r['_from']}-{r['_to']}",
-             "kind": r["kind"], "tokens held": r["tokens held"], "bytes each": r["bytes each"],
-             "size each": human_bytes(r["bytes each"]), "layers in run": r["count"],
-             "bytes in run": r["bytes each"] * r["count"]} for r in rows]
+            rows.append({"_from": l.index, "_to": l.index, "stage": l.stage, "kind": l.kind,
+                         "tokens held": l.tokens, "bytes each": l.bytes, "count": 1})
+    out = []
+    for r in rows:
+        label = ("padding" if r["kind"] == PADDING else
+                 f"{r['_from']}" if r["_from"] == r["_to"] else f"{r['_from']}-{r['_to']}")
+        row = {"layers": label, "kind": r["kind"], "tokens held": r["tokens held"], "bytes each": r["bytes each"],
+               "size each": human_bytes(r["bytes each"]), "layers in run": r["count"],
+               "bytes in run": r["bytes each"] * r["count"]}
+        out.append({"stage": r["stage"], **row} if stages else row)
+    return out
 
 
 @st.fragment
-def _chart(spec: kvcalc.ModelSpec, setup: Any, p: kvcalc.PlanResult, batch: int, ctx: int, slot: Any) -> None:
+def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, batch: int, ctx: int, slot: Any) -> None:
     """Memory chart, its controls (drawn into the sidebar ``slot``), its exports and the share link:
     a fragment, so changing the log axis or the extra curves reruns only this, not the plan."""
     log_x, curves = _chart_controls(slot)
@@ -176,8 +212,9 @@ def render() -> None:
         spec = apply_variant(kvcalc.read_spec(config), variant.get("variant", "as configured"),
                              kv_heads=variant.get("kv_heads"), window=variant.get("window"),
                              pattern=variant.get("pattern"))
-        setup = prepare(spec, config_dict=config, **options, **choice.plan_extras())
-        p = kvcalc.plan(spec, config_dict=config, batch=batch, context=ctx, **options, **choice.plan_extras())
+        setup = deploy(spec, config_dict=config, **options, **choice.plan_extras())   # once per rerun
+        p = kvcalc.plan(setup, batch=batch, context=ctx)
+        speed = estimate_speed(setup, p.batch, p.context)
     except KVCalcError as e:
         _chart_controls(slot)
         page.share_box("", slot)
@@ -185,11 +222,12 @@ def render() -> None:
         return
     st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
     _metrics(p)
+    _speed(speed)
 
     _chart(spec, setup, p, batch, ctx, slot)
 
     st.subheader("Per layer (consecutive identical layers grouped)")
-    _layer_table(spec, p, options["runtime"])
+    _layer_table(setup, p.batch, p.context)
     with st.expander("Config fields used and warnings"):
         st.markdown(md(", ".join(p.fields_used)) or "(none)")
         for w in p.warnings:

@@ -121,3 +121,31 @@ def test_model_errors_show_next_to_the_model_input(monkeypatch):
     at.text_area(key="pasted").set_value('{"model_type": "bert", "num_hidden_layers": 12}')
     rerun(at)
     assert any("not a decoder language model" in e.value for e in at.sidebar.error)
+
+
+LAYER_TABLE_CASES = [
+    # (runtime, model, extra query): every runtime, non-default block size and max_num_batched_tokens,
+    # tensor and pipeline parallelism, a sliding/full hybrid and an MLA model
+    ("ideal", "meta-llama/Llama-3.1-8B", {}),
+    ("ideal", "google/gemma-3-27b-it", {"gpus": "2", "tp": "2", "pp": "1"}),
+    ("transformers", "google/gemma-2-9b-it", {}),
+    ("transformers", "meta-llama/Llama-3.1-8B", {"gpus": "2", "tp": "1", "pp": "2"}),
+    ("vllm", "meta-llama/Llama-3.1-8B", {"block": "128"}),
+    ("vllm", "meta-llama/Llama-3.1-8B", {"gpus": "2", "tp": "2", "pp": "1"}),
+    ("vllm", "google/gemma-2-9b-it", {"mnbt": "512"}),
+    ("vllm", "google/gemma-3-27b-it", {"gpus": "2", "tp": "1", "pp": "2"}),
+    ("vllm", "deepseek-ai/DeepSeek-V2-Lite", {"gpus": "2", "tp": "2", "pp": "1", "block": "32"}),
+]
+
+
+@pytest.mark.parametrize("runtime,model,extra", LAYER_TABLE_CASES)
+def test_the_layer_table_adds_up_to_the_headline(runtime, model, extra):
+    """One byte path: the per-layer table's bytes on the busiest GPU equal the 'KV cache / GPU'
+    headline to the byte (issue 10: they disagreed for block size, max_num_batched_tokens and TP)."""
+    at = start(runtime=runtime, model=model, batch="4", ctx="1000", gpu="h100-sxm", **extra)
+    m = next(m for m in at.metric if m.label.startswith("KV cache"))
+    headline = int(m.proto.help.split(" bytes")[0].replace(",", ""))
+    table = at.dataframe[0].value
+    per_stage = table.groupby("stage")["bytes in run"].sum() if "stage" in table.columns else \
+        {0: table["bytes in run"].sum()}
+    assert max(int(v) for v in dict(per_stage).values()) == headline
