@@ -100,3 +100,14 @@ def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], used: list[list
         "hovertemplate": "batch %{y}, %{x} tokens: %{z:.0%}<extra></extra>"}],
         "layout": {"title": {"text": title}, "xaxis": {"title": {"text": "context (tokens)"}, "type": "category"},
                    "yaxis": {"title": {"text": "batch"}, "type": "category"}, "height": 420}}
+
+
+def speed_chart(contexts: Sequence[int], rates: dict[int, Sequence[float]], *, log_x: bool, title: str = "") -> Figure:
+    """Estimated decode tokens/s per sequence against context, one line per batch size."""
+    data = [{"type": "scatter", "mode": "lines", "name": f"batch {b:,}", "x": list(contexts),
+             "y": [round(float(v), 3) for v in values],
+             "hovertemplate": f"batch {b:,}: %{{y:,.1f}} tokens/s per sequence at %{{x:,}} tokens<extra></extra>"}
+            for b, values in rates.items()]
+    layout = _layout(title, log_x, [], [], height=320)
+    layout["yaxis"] = {"title": {"text": "decode tokens/s per sequence (estimated)"}, "rangemode": "tozero"}
+    return {"data": data, "layout": layout}

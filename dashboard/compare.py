@@ -14,10 +14,11 @@ from typing import Any
 import streamlit as st
 
 import kvcalc
-from kvcalc.capacity import CurvePoint, memory_curve, plan, prepare
+from kvcalc.capacity import CurvePoint, deploy, memory_curve, plan
 from kvcalc.catalog import bundled_config, find_entry
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, custom_gpu, get_gpu
+from kvcalc.speed import estimate_speed
 from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS, apply_variant
 
@@ -49,6 +50,12 @@ class ScenarioResult:
     kv_dtype: str
     budget_bytes: int               # the chosen GPU's budget under this runtime
     longest: dict[str, int]         # column name -> longest context (0 = nothing fits)
+    decode_tokens_per_s: float | None = None   # estimated, per sequence at SPEED_CONTEXT (None: GPU figure unknown)
+
+
+SPEED_CONTEXT = 4096
+"""Context at which the table's decode speed is estimated (tokens per sequence)."""
+SPEED_COLUMN = f"decode tok/s per sequence @ {SPEED_CONTEXT:,} (estimated)"
 
 
 def display_name(hub_id: str) -> str:
@@ -84,18 +91,18 @@ def evaluate(s: Scenario, config: dict[str, Any], *, gpu: dict[str, Any], batch:
                          window=variant.get("window"), pattern=variant.get("pattern"))
     kv_dtype = None if s.kvdtype == "auto" else s.kvdtype
     opts: dict[str, Any] = {**gpu, "runtime": s.runtime, "kv_dtype": kv_dtype}
-    setup = prepare(spec, config_dict=config, **opts)
+    setup = deploy(spec, config_dict=config, **opts)       # once: every figure below reads it
     pts = [c for c in contexts if c <= setup.context_cap]
     curve = memory_curve(setup, batch, pts)
-    here = plan(spec, config_dict=config, batch=batch, context=pts[-1], solve_gpus=False, **opts)
+    here = plan(setup, batch=batch, context=pts[-1], solve_gpus=False)
     longest = {f"longest context, {name}": here.max_context or 0}
-    base = {k: v for k, v in opts.items() if k not in ("gpu", "gpu_mem_gib")}
     for gb in CLASSES:
-        p = plan(spec, config_dict=config, batch=batch, context=pts[-1], solve_gpus=False,
-                 gpu=CLASS_REPRESENTATIVES[gb], **base)
+        p = plan(setup.with_gpu(CLASS_REPRESENTATIVES[gb]), batch=batch, context=pts[-1], solve_gpus=False)
         longest[gpu_class_label(gb)] = p.max_context or 0
     per_token = kvcalc.kv_cache(spec, batch=1, context=1, kv_dtype=kv_dtype).bytes_per_token
-    return ScenarioResult(s, "", curve, setup.weights_rank, per_token, here.kv_dtype, here.budget_bytes, longest)
+    speed = estimate_speed(setup, batch, min(SPEED_CONTEXT, setup.context_cap))
+    return ScenarioResult(s, "", curve, setup.weights_rank, per_token, here.kv_dtype, here.budget_bytes, longest,
+                          speed.decode_tokens_per_s_per_sequence)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -113,7 +120,8 @@ def table_rows(results: list[ScenarioResult], batch: int) -> list[dict[str, Any]
         row: dict[str, Any] = {"scenario": r.label, "model": s.model, "attention": s.attn,
                                "KV dtype": r.kv_dtype, "runtime": s.runtime, "batch": batch,
                                "KV bytes / token": r.kv_bytes_per_token, "weights bytes / GPU": r.weights_bytes,
-                               "weights GiB / GPU": round(r.weights_bytes / GiB, 2)}
+                               "weights GiB / GPU": round(r.weights_bytes / GiB, 2),
+                               SPEED_COLUMN: None if r.decode_tokens_per_s is None else round(r.decode_tokens_per_s, 1)}
         row.update(r.longest)
         rows.append(row)
     return rows

@@ -2,7 +2,7 @@
 
 The heatmap's colour is the share of the runtime's budget used, ``total_bytes / budget_bytes`` as
 :func:`kvcalc.plan` computes them (via :func:`kvcalc.capacity.memory_curve`, which applies the
-same rules to one prepared deployment); above 1 it does not fit.
+same rules to one deployment, built once); above 1 it does not fit.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 import kvcalc
-from kvcalc.capacity import Deployment, memory_curve, plan, prepare
+from kvcalc.capacity import Deployment, deploy, memory_curve, plan
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import gpu_catalog
 from kvcalc.limits import MAX_CONTEXT
@@ -43,14 +43,13 @@ def heat_grid(setup: Deployment, batches: list[int], contexts: list[int]) -> lis
     return out
 
 
-def gpu_table(spec: kvcalc.ModelSpec, config: dict[str, Any], options: dict[str, Any], batch: int,
-              context: int) -> tuple[list[dict[str, Any]], list[str]]:
-    """One row per catalog GPU at ``batch`` x ``context`` (the chosen GPU count and runtime)."""
-    base = {k: v for k, v in options.items() if k not in ("gpu", "gpu_mem_gib")}
+def gpu_table(setup: Deployment, batch: int, context: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """One row per catalog GPU at ``batch`` x ``context``: the same deployment (GPU count, runtime,
+    options) moved to each card (``Deployment.with_gpu``)."""
     rows, errors = [], []
     for g in gpu_catalog():
         try:
-            p = plan(spec, config_dict=config, batch=batch, context=context, solve_gpus=False, gpu=g.key, **base)
+            p = plan(setup.with_gpu(g), batch=batch, context=context, solve_gpus=False)
         except KVCalcError as e:
             errors.append(f"{g.name}: {e}")
             continue
@@ -77,7 +76,7 @@ def render() -> None:
     options = {**options, **choice.plan_extras()}
     try:
         spec = kvcalc.read_spec(config)
-        setup = prepare(spec, config_dict=config, **options)
+        setup = deploy(spec, config_dict=config, **options)      # once per rerun
     except KVCalcError as e:
         st.error(f"Cannot plan this: {md(e)}")
         return
@@ -91,7 +90,7 @@ def render() -> None:
         return
     st.subheader(f"{md(choice.name)} on {setup.gpus} x {md(setup.gpu.name)}, {setup.runtime}")
     try:
-        here = plan(spec, config_dict=config, batch=batch, context=ctx, solve_gpus=False, **options)
+        here = plan(setup, batch=batch, context=ctx, solve_gpus=False)
     except KVCalcError as e:
         st.error(f"Cannot plan batch {batch:,} x {ctx:,}: {md(e)}")
         return
@@ -111,7 +110,7 @@ def render() -> None:
                f"{contexts[-1]:,} tokens ({'max_model_len' if setup.max_model_len else 'the model maximum'}).")
 
     st.subheader(f"Every GPU in the catalog: {setup.gpus} GPU(s), batch {batch:,}, context {ctx:,}")
-    rows, errors = gpu_table(spec, config, options, batch, ctx)
+    rows, errors = gpu_table(setup, batch, ctx)
     for err in errors:
         st.info(f"Not planned on {md(err)}")
     if rows:

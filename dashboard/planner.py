@@ -13,7 +13,7 @@ from kvcalc.capacity import Deployment, deploy, layer_bytes, memory_curve
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
-from kvcalc.speed import SpeedEstimate, estimate_speed
+from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
 from kvcalc.vllm_command import parse_vllm_serve
@@ -99,6 +99,24 @@ def _metrics(p: kvcalc.PlanResult) -> None:
             st.code("\n".join(p.engine_lines), language=None)
 
 
+def _what_if(name: str, config: dict[str, Any], options: dict[str, Any], choice: inputs.ModelChoice,
+             p: kvcalc.PlanResult, speed: SpeedEstimate) -> None:
+    """The attention what-if against the model as configured: memory and (estimated) speed side by side."""
+    try:
+        base_setup = deploy(kvcalc.read_spec(config), config_dict=config, **options, **choice.plan_extras())
+        base = kvcalc.plan(base_setup, batch=p.batch, context=p.context, solve_gpus=False)
+        base_speed = estimate_speed(base_setup, p.batch, p.context)
+    except KVCalcError:
+        st.warning(f"Attention what-if active: {md(name)} (the model as configured cannot be planned here).")
+        return
+    kv_change = (p.kv_bytes - base.kv_bytes) / base.kv_bytes if base.kv_bytes else 0.0
+    new, old = speed.decode_tokens_per_s_per_sequence, base_speed.decode_tokens_per_s_per_sequence
+    st.warning(f"Attention what-if active: **{md(name)}**. KV cache per GPU {human_bytes(p.kv_bytes)} against "
+               f"{human_bytes(base.kv_bytes)} as configured ({kv_change:+.1%})"
+               + (f"; decode {new:,.1f} against {old:,.1f} tokens/s per sequence ({(new - old) / old:+.1%}, "
+                  "estimated)." if new is not None and old else "."))
+
+
 def _speed(e: SpeedEstimate) -> None:
     """Decode tokens/s and time to first token: always labelled estimated, with the assumptions."""
     st.markdown("**Speed** :orange-badge[estimated]")
@@ -170,7 +188,8 @@ def layer_rows(layers: tuple[LayerRow, ...], stages: bool = False) -> list[dict[
 
 
 @st.fragment
-def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, batch: int, ctx: int, slot: Any) -> None:
+def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, speed: SpeedEstimate, batch: int,
+           ctx: int, slot: Any) -> None:
     """Memory chart, its controls (drawn into the sidebar ``slot``), its exports and the share link:
     a fragment, so changing the log axis or the extra curves reruns only this, not the plan."""
     log_x, curves = _chart_controls(slot)
@@ -189,12 +208,19 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, batc
                               title=f"Memory per GPU vs context, batch {batch:,}")
     st.plotly_chart(fig, width="stretch", key="memory_chart")
 
+    if setup.gpu.bandwidth_gbps:
+        batches = [batch, *(b for b in curves if b != batch)]
+        grid = decode_rate_grid(setup, batches, pts)
+        st.plotly_chart(charts.speed_chart(pts, {b: grid[i] for i, b in enumerate(batches)}, log_x=log_x,
+                                           title="Decode speed vs context (estimated)"),
+                        width="stretch", key="speed_chart")
+
     c1, c2 = st.columns(2)
     # deferred: the files are built when clicked, not on every rerun; "ignore": a click does not
     # rerun the page, which would race the deferred file it asks for
     c1.download_button("Chart data (CSV)", lambda: _curve_csv({batch: curve, **extra}),
                        file_name="kv_planner_curve.csv", mime="text/csv", key="dl_csv", on_click="ignore")
-    c2.download_button("Plan (JSON)", lambda: json.dumps(p.to_dict(), indent=2), file_name="kv_planner_plan.json",
+    c2.download_button("Plan (JSON)", lambda: json.dumps({**p.to_dict(), "speed": speed.to_dict()}, indent=2), file_name="kv_planner_plan.json",
                        mime="application/json", key="dl_json", on_click="ignore")
 
 
@@ -222,9 +248,12 @@ def render() -> None:
         return
     st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
     _metrics(p)
+    what_if = variant.get("variant", "as configured")
+    if what_if != "as configured":
+        _what_if(what_if, config, options, choice, p, speed)
     _speed(speed)
 
-    _chart(spec, setup, p, batch, ctx, slot)
+    _chart(spec, setup, p, speed, batch, ctx, slot)
 
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(setup, p.batch, p.context)

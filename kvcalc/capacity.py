@@ -17,9 +17,6 @@ from .layer_table import LayerRow, LayerTable, layer_bytes
 from .parallel import check_parallel, rank_spec, rank_weights, stage_specs
 from .plan import PlanResult, fewest_gpus, fits, plan, plan_at
 
-prepare = deploy
-"""The former name of :func:`~kvcalc.deployment.deploy`."""
-
 __all__ = ["CurvePoint", "Deployment", "LayerRow", "LayerTable", "MeasuredOverrides", "PlanResult", "VllmOptions",
            "check_parallel", "deploy", "fewest_gpus", "fits", "layer_bytes", "memory_curve", "plan", "plan_at",
-           "prepare", "rank_spec", "rank_weights", "stage_specs"]
+           "rank_spec", "rank_weights", "stage_specs"]

@@ -132,7 +132,17 @@ class Deployment:
         blocks: RequestBlocks = self._memo["request_blocks"]
         return blocks
 
-    # ------------------------------------------------------------------ other GPU counts
+    # ------------------------------------------------------------------ other GPUs
+    def with_gpu(self, gpu: GPU | str) -> Deployment:
+        """The same deployment on another GPU type (same count and parallel sizes), reusing the spec and
+        the weight count. A measured ``weights_bytes`` is kept (it does not depend on the card)."""
+        device = gpu if isinstance(gpu, GPU) else get_gpu(gpu)
+        if device == self.gpu:
+            return self
+        tp, pp = (self.tp, self.pp) if self.explicit_parallel else (None, None)
+        return _build(self.config, self.spec, self.runtime, device, self.gpus, tp, pp, self.dtype, self.kv_dtype,
+                      self.weights_computed, self.max_model_len, self.vllm, self.measured, self.checkpoint_bytes)
+
     def with_gpus(self, gpus: int) -> Deployment:
         """The same deployment on ``gpus`` GPUs of the same type (tensor parallel; pipeline stages
         under transformers), reusing the spec and the weight count. A measured ``weights_bytes``

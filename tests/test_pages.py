@@ -543,3 +543,23 @@ def test_how_it_works_bad_link_falls_back_with_a_notice():
         assert part in text
     assert at.selectbox(key="model").value == LLAMA
     assert num(metrics(at)["KV bytes / token"]) == KV_LLAMA
+
+
+def test_compare_has_the_estimated_decode_speed_of_each_scenario():
+    """Issue 15: a tokens/s column. Llama-3.1-8B bf16 on one H100 SXM (3,350 GB/s x the default 0.76):
+    a step at 4,096 tokens reads the weights less the 128,256 x 4,096 x 2 B input table but its one row,
+    and 4,096 x 131,072 B of cache; and the MQA what-if reads an eighth of that cache, so it is faster."""
+    from dashboard import compare
+    from kvcalc.catalog import bundled_config
+    from kvcalc.speed import DEFAULT_BANDWIDTH_EFFICIENCY
+
+    cfg = bundled_config(LLAMA)
+    rows = []
+    for attn in ("as configured", "mqa"):
+        s = compare.Scenario(LLAMA, attn, "auto", "vllm")
+        r = compare.evaluate(s, cfg, gpu={"gpu": "h100-sxm", "gpus": 1}, batch=1, variant={},
+                             contexts=[1, 1024, 4096], name="H100")
+        rows += compare.table_rows([r], 1)
+    step = (W_LLAMA - 128_256 * 4096 * 2 + 4096 * 2 + 4096 * KV_LLAMA) / (3350e9 * DEFAULT_BANDWIDTH_EFFICIENCY)
+    assert rows[0][compare.SPEED_COLUMN] == round(1 / step, 1)
+    assert rows[1][compare.SPEED_COLUMN] > rows[0][compare.SPEED_COLUMN]
