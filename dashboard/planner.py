@@ -220,7 +220,8 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
     # rerun the page, which would race the deferred file it asks for
     c1.download_button("Chart data (CSV)", lambda: _curve_csv({batch: curve, **extra}),
                        file_name="kv_planner_curve.csv", mime="text/csv", key="dl_csv", on_click="ignore")
-    c2.download_button("Plan (JSON)", lambda: json.dumps({**p.to_dict(), "speed": speed.to_dict()}, indent=2), file_name="kv_planner_plan.json",
+    c2.download_button("Plan (JSON)", lambda: json.dumps({**p.to_dict(), "speed": speed.to_dict()}, indent=2),
+                       file_name="kv_planner_plan.json",
                        mime="application/json", key="dl_json", on_click="ignore")
 
 
