@@ -29,9 +29,9 @@ class DType:
 
     def nbytes(self, elements: int) -> int:
         """Bytes for ``elements`` values, including group scales/zeros (see module docstring)."""
-        data = -(-elements * self.bits // 8)
+        data = ceil_div(elements * self.bits, 8)
         if self.group_size:
-            data += -(-elements // self.group_size) * self.group_overhead_bytes
+            data += ceil_div(elements, self.group_size) * self.group_overhead_bytes
         return data
 
     @property
@@ -93,5 +93,17 @@ def is_known_dtype(name: object) -> bool:
 
 
 def ceil_div(a: int, b: int) -> int:
+    """``ceil(a / b)`` for integers, exactly (no float)."""
     return -(-a // b)
+
+
+SAFETENSORS_DTYPE_BITS: dict[str, int] = {
+    "F64": 64, "I64": 64, "U64": 64,
+    "F32": 32, "I32": 32, "U32": 32,
+    "F16": 16, "BF16": 16, "I16": 16, "U16": 16,
+    "F8_E4M3": 8, "F8_E5M2": 8, "F8_E8M0": 8, "I8": 8, "U8": 8, "BOOL": 8,
+    "F6_E2M3": 6, "F6_E3M2": 6, "F4": 4,
+}
+"""Bits per element of each safetensors dtype, under the names the Hub's ``safetensors.parameters``
+uses (kvcalc.hub sizes checkpoints with it)."""
 

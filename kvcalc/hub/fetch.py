@@ -29,12 +29,13 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
+from ..dtypes import SAFETENSORS_DTYPE_BITS
+from . import mapping
 from .cache import cached
 from .config_text import MAX_CONFIG_BYTES, check_decoder_config, config_too_large, parse_config_json
 from .deadline import Deadline, deadline_client
 from .errors import DownloadBrokenError, HubServerError, PrivateRepoError, SourceError
 from .ids import check_commit, check_revision, check_timeout, check_token, hub_endpoint, token_identity, validate_hub_id
-from . import mapping
 from .mapping import Ctx, not_a_hub
 from .store import CONFIG_FILENAME, blob_path, read_cached, safe_root, save_atomic
 
@@ -44,16 +45,6 @@ DEFAULT_TIMEOUT = 10.0
 MAX_INFO_BYTES = 16 << 20         # model info JSON: a few KiB, a few MiB for repos with thousands of files
 MAX_ERROR_BYTES = 64 << 10        # an error answer's body, read for hf_raise_for_status
 MAX_REDIRECTS = 5                 # relative redirects (renamed repositories), as huggingface_hub follows them
-
-# Bits per element of each safetensors dtype (the names the Hub's "safetensors.parameters" uses).
-SAFETENSORS_DTYPE_BITS: dict[str, int] = {
-    "F64": 64, "I64": 64, "U64": 64,
-    "F32": 32, "I32": 32, "U32": 32,
-    "F16": 16, "BF16": 16, "I16": 16, "U16": 16,
-    "F8_E4M3": 8, "F8_E5M2": 8, "F8_E8M0": 8, "I8": 8, "U8": 8, "BOOL": 8,
-    "F6_E2M3": 6, "F6_E3M2": 6, "F4": 4,
-}
-
 
 @dataclass(frozen=True)
 class HubConfig:
