@@ -155,7 +155,14 @@ def bench_speed() -> dict:
     t_loop, rates = median_time(loop, reps=3)
     identical = all(abs(grids[di][bi, ci] - r) <= 1e-9 * r for (di, bi, ci), r in zip(sample, rates))
     vec_rate, loop_rate = n / t_vec, len(sample) / t_loop
-    return {"points": n, "loop_sample": len(sample), "vectorized_s": t_vec, "loop_s_sample": t_loop,
+    # what the estimate adds to a plan: one estimate against one plan of the same deployment and point
+    pairs = [(d, 8, 8192) for d in deployments]
+    t_plan, _ = median_time(lambda: [kvcalc.plan(d, batch=b, context=min(t, d.context_cap), solve_gpus=False)
+                                     for d, b, t in pairs])
+    t_est, _ = median_time(lambda: [estimate_speed(d, b, min(t, d.context_cap)) for d, b, t in pairs])
+    return {"estimate_ms_per_plan": t_est / len(pairs) * 1e3, "plan_ms": t_plan / len(pairs) * 1e3,
+            "estimate_vs_plan": t_est / t_plan, "points": n, "loop_sample": len(sample), "vectorized_s": t_vec,
+            "loop_s_sample": t_loop,
             "vectorized_points_per_s": vec_rate, "loop_points_per_s": loop_rate, "ratio": vec_rate / loop_rate,
             "goal": 50, "identical": identical}
 
@@ -345,6 +352,8 @@ def main() -> int:
         ("Decode tokens/s grid: vectorized vs per-point estimate", f"{sp['ratio']:,.0f}x", f">= {sp['goal']}x",
          f"{sp['points']:,} (model, batch, context) points on an H100; {sp['vectorized_points_per_s']:,.0f}/s vs "
          f"{sp['loop_points_per_s']:,.0f}/s; identical: {sp['identical']}"),
+        ("Speed estimate added to a plan", f"{sp['estimate_vs_plan']:.2f}x", "< 1 ms",
+         f"estimate {sp['estimate_ms_per_plan']:.3f} ms vs plan {sp['plan_ms']:.3f} ms per deployment (median)"),
         ("Config arithmetic vs meta-device build", f"{m['ratio']:,.0f}x", f">= {m['goal']}x",
          f"{m['configs']} configs ({m['meta_built']} built): {m['ours_s'] * 1000:.1f} ms vs {m['meta_s']:.2f} s;"
          f" identical: {m['identical']}"),
