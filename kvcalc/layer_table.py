@@ -102,7 +102,7 @@ class _VllmLayout:
     uniform: bool
     stages: tuple[range, ...]
     stage_block_bytes: tuple[int, ...]   # one block of the shared pool, on one GPU of each stage
-    mnbt: int
+    mnbt: int                            # tokens in flight (max_in_flight_tokens), what windows hold beyond W - 1
     encoder_tokens: int
     max_model_len: int
 
@@ -124,7 +124,7 @@ def _vllm_layout(d: Deployment) -> _VllmLayout:
                 size = max(sum(1 for c in g if c.layer in layers) for g in groups)
                 block_bytes.append(size * groups[0][0].page_size_bytes)
         d._memo["vllm_layout"] = _VllmLayout(tuple(tuple(g) for g in groups), uniform, tuple(stages),
-                                             tuple(block_bytes), vp.max_num_batched_tokens,
+                                             tuple(block_bytes), vp.max_in_flight_tokens or vp.max_num_batched_tokens,
                                              d.spec.default_encoder_tokens or vp.max_num_batched_tokens,
                                              vp.max_model_len)
     layout: _VllmLayout = d._memo["vllm_layout"]

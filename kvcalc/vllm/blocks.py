@@ -19,15 +19,18 @@ class RequestBlocks:
 
     Per group, the largest block count of its members (uniform-type groups) or of its one spec.
     ``encoder_tokens`` defaults to the model's own, else ``max_num_batched_tokens`` (vLLM's default
-    ``max_num_encoder_input_tokens``).
+    ``max_num_encoder_input_tokens``). Sliding / chunked layers count ``max_in_flight_tokens``
+    (default ``max_num_batched_tokens``; vLLM 0.33 with async scheduling: twice that, see
+    ``EngineDefaults.max_concurrent_batches``).
     """
 
     def __init__(self, spec: ModelSpec, *, dtype: "str | DType | None" = None,
                  kv_cache_dtype: "str | DType | None" = None, block_size: int = DEFAULT_BLOCK_SIZE,
-                 tensor_parallel_size: int = 1, max_num_batched_tokens: int, encoder_tokens: int | None = None):
+                 tensor_parallel_size: int = 1, max_num_batched_tokens: int, encoder_tokens: int | None = None,
+                 max_in_flight_tokens: int | None = None):
         model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
         groups, uniform = group_caches(layer_caches(spec, model, kv, block_size, tensor_parallel_size))
-        self._mnbt = max_num_batched_tokens
+        self._mnbt = max_num_batched_tokens if max_in_flight_tokens is None else max_in_flight_tokens
         self._enc = default_encoder_tokens(spec, max_num_batched_tokens) if encoder_tokens is None else encoder_tokens
         # one representative per distinct spec in each group: equal specs hold equal blocks
         self._groups: list[list[KVCacheSpec]] = [list({c.key: c for c in (g if uniform else g[:1])}.values())
