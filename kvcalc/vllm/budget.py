@@ -41,11 +41,15 @@ from .defaults import (
     engine,
     vllm_dtypes,
 )
-from .grouping import VllmCacheGroup, group_caches, group_request_bytes, pp_layer_partition, workers
-from .specs import KVCacheSpec, MambaSpec, layer_caches
+from .grouping import Groups, VllmCacheGroup, group_caches, group_request_bytes, pp_layer_partition, workers
+from .specs import MambaSpec, layer_caches
 
 NO_MEMORY_ERROR = ENGINE_0_10.no_memory_error
 """vLLM 0.10's ValueError when the KV budget is not positive (0.33's: ``EngineDefaults.no_memory_error``)."""
+
+
+AUTO_FIT = -1
+"""``--max-model-len -1``: vLLM 0.33 fits ``max_model_len`` to the KV memory."""
 
 
 def format_gib(nbytes: float) -> str:
@@ -211,7 +215,7 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
                      non_torch_bytes: int | None = None, cuda_graph_bytes: int | None = None,
                      kv_cache_memory: int | None = None, intermediate_size: int | None = None,
                      usage_context: UsageContext = "server", gpu_name: str = "",
-                     vllm_version: str | None = None) -> VllmMemoryPlan:
+                     vllm_version: str | None = None, derived_max_model_len: int | None = None) -> VllmMemoryPlan:
     """vLLM v1's KV-cache budget and capacity on one GPU (see :class:`VllmMemoryPlan` for the formulas).
 
     ``total_gpu_bytes``: the device total vLLM sees (``torch.cuda.mem_get_info()[1]``, e.g. 79.19 GiB
@@ -224,8 +228,9 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     ``usage_context`` ('server' = ``vllm serve``, 'offline' = ``LLM``) and this GPU (``gpu_name``
     only matters to tell an A100 apart). ``block_size`` defaults to the attention backend's
     (:func:`~kvcalc.vllm.defaults.default_block_size`). ``vllm_version`` picks the release's rules
-    (:data:`~kvcalc.vllm.defaults.ENGINES`; default 0.33). ``intermediate_size`` feeds the
-    activation estimate only.
+    (:data:`~kvcalc.vllm.defaults.ENGINES`; default 0.33). ``max_model_len=-1`` is 0.33's auto-fit
+    (``_auto_fit_max_model_len``): the longest length whose one request fits the budget less the null
+    block, at most ``derived_max_model_len``. ``intermediate_size`` feeds the activation estimate only.
 
     Recurrent (mamba / linear-attention) layers are not supported here: vLLM pads attention and
     mamba pages to one size and aligns attention blocks to mamba pages, which is not modelled.
@@ -236,7 +241,13 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     if isinstance(gpu_memory_utilization, bool) or not isinstance(gpu_memory_utilization, (int, float)) \
             or not 0 < gpu_memory_utilization <= 1:
         raise InputError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization!r:.40}")
-    max_model_len = check_count("max_model_len", max_model_len, 1, MAX_CONTEXT)
+    derived_max = 0
+    if max_model_len == AUTO_FIT:
+        if derived_max_model_len is None:
+            raise InputError("max_model_len -1 (auto-fit) needs the model's derived maximum (derived_max_model_len)")
+        derived_max = check_count("derived_max_model_len", derived_max_model_len, 1, MAX_CONTEXT)
+    else:
+        max_model_len = check_count("max_model_len", max_model_len, 1, MAX_CONTEXT)
     tp = check_count("tensor_parallel_size", tensor_parallel_size, 1, 4096)
     pp = check_count("pipeline_parallel_size", pipeline_parallel_size, 1, 4096)
     if gpu_name is None or not isinstance(gpu_name, str):
@@ -292,13 +303,19 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     groups, uniform = group_caches(caches)
     partition = pp_layer_partition(spec.num_layers, pp)
     budget = max(available, 0)
-    stages = workers(groups, uniform, partition, budget, max_model_len, inflight, enc)
+    stages = workers(groups, uniform, partition, budget, max(max_model_len, 1), inflight, enc)
     binding_worker = min(stages, key=lambda w: (w.num_blocks, -w.layers))
     num_blocks = binding_worker.num_blocks
-    # check_enough_kv_cache_memory (0.33): the null block is held back before the fit check
+    # get_kv_cache_configs (0.33): the null block is held back before the fit check and the auto-fit
     reserves = [w.block_bytes if e.reserves_null_block else 0 for w in stages]
-    stage_caches = _stage_caches(caches, partition)
-    needed = [_needed_bytes(cs, max_model_len, inflight, enc) for cs in stage_caches]
+    checks = [budget - r for r in reserves]
+    if max_model_len == AUTO_FIT:
+        max_model_len = _estimate_max_model_len(groups, uniform, partition, checks, derived_max, inflight, enc) \
+            or derived_max
+        stages = workers(groups, uniform, partition, budget, max_model_len, inflight, enc)
+        binding_worker = min(stages, key=lambda w: (w.num_blocks, -w.layers))
+        notes.append(f"auto-fit (--max-model-len -1): max_model_len {max_model_len:,} of the model's {derived_max:,}")
+    needed = [w.needed_bytes for w in stages]
 
     group_views = []
     for g in groups:
@@ -314,11 +331,10 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         tokens = int(concurrency * max_model_len)
     else:
         tokens = num_blocks // len(groups) * min(g.block_size for g in group_views)
-    checks = [budget - r for r in reserves]
     fits = available > 0 and all(c > 0 and n <= c for n, c in zip(needed, checks))
     estimated = None
     if not fits:
-        estimated = _estimate_max_model_len(stage_caches, checks, max_model_len, inflight, enc)
+        estimated = _estimate_max_model_len(groups, uniform, partition, checks, max_model_len, inflight, enc)
 
     if pp > 1 and len(set(partition)) > 1:
         notes.append(f"layers per pipeline stage {list(partition)}: "
@@ -346,23 +362,6 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     return replace(plan, binding=_binding(plan, needed[bi], stage_text))
 
 
-def _stage_caches(caches: tuple[KVCacheSpec, ...], partition: tuple[int, ...]) -> list[list[KVCacheSpec]]:
-    """Each pipeline stage's layer specs (stages without KV layers left out, as ``workers``)."""
-    out, start = [], 0
-    for n in partition:
-        members = [c for c in caches if start <= c.layer < start + n]
-        if members:
-            out.append(members)
-        start += n
-    return out
-
-
-def _needed_bytes(caches: list[KVCacheSpec], length: int, inflight: int, enc: int) -> int:
-    """KV bytes one request of ``length`` needs on one worker: the sum over its layers' specs of
-    ``max_memory_usage_bytes`` (``max_memory_usage_bytes`` in v1/core/kv_cache_planning.py)."""
-    return sum(c.max_memory_usage_bytes(length, max_num_batched_tokens=inflight, encoder_tokens=enc) for c in caches)
-
-
 def _binding(p: VllmMemoryPlan, needed: int, stage_text: str) -> str:
     """What limits this budget, in one line (the plan's ``binding``)."""
     if p.available_kv_bytes <= 0:
@@ -379,11 +378,13 @@ def _binding(p: VllmMemoryPlan, needed: int, stage_text: str) -> str:
     return f"{source}; {p.group_size} layers x {p.page_bytes:,} B per block{stage_text} -> {p.num_gpu_blocks:,} blocks"
 
 
-def _estimate_max_model_len(stage_caches: list[list[KVCacheSpec]], checks: list[int], max_model_len: int,
-                            inflight: int, enc: int) -> int:
-    """Largest model length whose one-request KV fits every stage (``estimate_max_model_len``); 0 if none."""
+def _estimate_max_model_len(groups: Groups, uniform: bool, partition: tuple[int, ...], checks: list[int],
+                            max_model_len: int, inflight: int, enc: int) -> int:
+    """Largest model length whose one-request KV fits every stage's ``checks`` bytes
+    (``_estimate_max_model_len_from_groups``, v1/core/kv_cache_planning.py); 0 if none."""
 
     def fits(length: int) -> bool:
-        return all(_needed_bytes(cs, length, inflight, enc) <= c for cs, c in zip(stage_caches, checks))
+        stages = workers(groups, uniform, partition, max(checks + [0]), length, inflight, enc)
+        return all(w.needed_bytes <= c for w, c in zip(stages, checks))
 
     return largest_true(fits, max_model_len) or 0
