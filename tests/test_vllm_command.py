@@ -38,3 +38,15 @@ def test_empty_or_missing_values_are_refused(bad, message):
         parse_vllm_serve(bad)
     assert parse_vllm_serve("vllm serve m --max-model-len=4096 -tp 2").options == {
         "max_model_len": 4096, "tensor_parallel_size": 2}
+
+
+def test_vllm_0_33_flag_names_and_human_readable_ints():
+    # vLLM 0.33 names the budget flag --kv-cache-memory-bytes and reads sizes with human_readable_int
+    # (vllm/utils/argparse_utils.py): '20G' = 20 x 2**30, '32k' = 32,000, '1K' = 1,024.
+    c = parse_vllm_serve("vllm serve google/gemma-3-27b-it --kv-cache-memory-bytes 20G --max-model-len 32k "
+                         "--max-num-batched-tokens 1K")
+    assert c.options == {"kv_cache_memory": 20 * 2**30, "max_model_len": 32_000, "max_num_batched_tokens": 1024}
+    with pytest.raises(InputError, match="invalid value '1.5K'"):      # vLLM: no decimals with binary suffixes
+        parse_vllm_serve("vllm serve m --kv-cache-memory-bytes 1.5K")
+    with pytest.raises(InputError, match="invalid value '-1'"):        # auto-fit is not modelled by the paste box
+        parse_vllm_serve("vllm serve m --max-model-len -1")

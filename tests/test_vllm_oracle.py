@@ -144,3 +144,47 @@ def test_models_vllm_0_33_itself_refuses_or_the_oracle_could_not_load_are_listed
     skipped = sorted(os.path.basename(e["model_file"]) for e in DATA["default_max_model_len"] if e["status"] != "ok")
     assert skipped == ["google-t5__t5-11b.json", "google-t5__t5-3b.json",
                        "meta-llama__Llama-3.2-90B-Vision-Instruct.json"]
+
+
+def test_cli_prints_vllm_0_33_lines_and_refusals(capsys):
+    from kvcalc.cli import main
+
+    gemma = CASES["gemma3_27b_len32768"]["outputs"]
+    assert main(["plan", "google/gemma-3-27b-it", "--offline", "--gpu", "h100-sxm", "--max-model-len", "32768",
+                 "--kv-cache-memory-bytes", str(20 * GiB)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # Before: "GPU KV cache size: 37,440 tokens" and "... 2.97x" on two lines (the 0.10 rules); vLLM 0.33: one line
+    assert "Available KV cache memory: 20.0 GiB" in out and gemma["log_line"] in out
+    assert gemma["log_line"] == ("GPU KV cache size: 62,557 tokens, "
+                                 "Maximum concurrency for 32,768 tokens per request: 1.91x")
+
+    short = CASES["llama31_8b_one_byte_short"]
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--offline", "--gpu", "h100-sxm",
+                 "--kv-cache-memory", str(short["inputs"]["kv_cache_memory"])]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # Before: "fits: yes" at one byte short of the exact fit (kvcalc did not hold back the null block)
+    assert "fits: NO" in out and f"vLLM refuses to start: ValueError: {short['outputs']['error']}" in out
+
+    assert main(["plan", "microsoft/phi-4", "--offline", "--max-model-len", "32768"]) == 2
+    err = capsys.readouterr().err
+    assert "User-specified max_model_len (32768) is greater than the derived max_model_len" in err
+    assert "Fix: --max-model-len 16384 or less." in err
+    assert main(["plan", "microsoft/phi-4", "--offline", "--max-model-len", "32768", "--allow-long-max-model-len"]) == 0
+    capsys.readouterr()
+
+
+def test_the_three_public_logs_reproduce_under_their_release_and_differ_under_0_33():
+    # The logs' numbers under vllm_version="0.10" are asserted in tests/test_vllm.py and tests/test_capacity.py;
+    # under 0.33 the Llama 29k run's estimate drops by one block (16 tokens): the null block is held back.
+    cfg = _config({"inputs": {"model_file": "data/configs/meta-llama__Llama-3.1-8B.json"}})
+    spec = kvcalc.read_spec(cfg)
+    kw = dict(total_gpu_bytes=round(23.58 * GiB), weights_bytes=0, max_model_len=29_000,
+              kv_cache_memory=1478 * 2 * 2**20)
+    assert vllm_memory_plan(spec, vllm_version="0.10", **kw).estimated_max_model_len == 23_648   # the log
+    assert vllm_memory_plan(spec, **kw).estimated_max_model_len == 23_648 - 16
+
+
+def test_unknown_vllm_version_is_an_input_error():
+    with pytest.raises(InputError, match="vllm_version '0.7' is not modelled; choose one of 0.10, 0.33"):
+        kvcalc.deploy(_config({"inputs": {"model_file": "data/configs/meta-llama__Llama-3.1-8B.json"}}),
+                      vllm_version="0.7")
