@@ -140,7 +140,7 @@ class Deployment:
             self._memo["request_blocks"] = RequestBlocks(
                 self.spec, dtype=self.dtype, kv_cache_dtype=self.kv_dtype, block_size=vp.block_size,
                 tensor_parallel_size=self.tp, max_num_batched_tokens=vp.max_num_batched_tokens,
-                max_in_flight_tokens=vp.max_in_flight_tokens)
+                max_in_flight_tokens=vp.max_in_flight_tokens, vllm_version=vp.vllm_version)
         blocks: RequestBlocks = self._memo["request_blocks"]
         return blocks
 

@@ -25,8 +25,9 @@ from .deployment import Deployment
 from .kv import kv_cache
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .parallel import stage_specs
-from .vllm import KVCacheSpec, layer_caches, pp_layer_partition, vllm_dtypes
+from .vllm import KVCacheSpec, pp_layer_partition, vllm_dtypes
 from .vllm.grouping import group_blocks, group_caches
+from .vllm.hybrid import engine_caches
 
 PADDING = "padding"
 """``LayerRow.kind`` of the unused slots of shared vLLM blocks (``index`` is -1)."""
@@ -111,7 +112,7 @@ def _vllm_layout(d: Deployment) -> _VllmLayout:
     if "vllm_layout" not in d._memo:
         vp = d.vllm_plan()
         model, kv = vllm_dtypes(d.spec, d.dtype, d.kv_dtype)
-        groups, uniform = group_caches(layer_caches(d.spec, model, kv, vp.block_size, d.tp))
+        groups, uniform = group_caches(engine_caches(d.spec, model, kv, vp.block_size, d.tp, vp.vllm_version)[0])
         stages, start = [], 0
         for n in pp_layer_partition(d.spec.num_layers, d.pp):
             stages.append(range(start, start + n))

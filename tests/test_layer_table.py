@@ -126,3 +126,25 @@ def test_gpu_count_and_parallel_sizes_must_agree() -> None:
         kvcalc.deploy(cfg, runtime="vllm", gpus=4, tensor_parallel_size=2, pipeline_parallel_size=1)
     with pytest.raises(kvcalc.InputError, match="must equal gpus"):
         kvcalc.deploy(cfg, runtime="transformers", gpus=4, pipeline_parallel_size=2)
+
+
+@pytest.mark.parametrize("options", [{"gpus": 4}, {"gpus": 2, "tensor_parallel_size": 1, "pipeline_parallel_size": 2},
+                                     {"gpus": 4, "block_size": 32}])
+def test_hybrid_table_adds_up_to_the_headline(options: dict) -> None:
+    # Qwen3-Next (36 gated-delta-net + 12 attention layers) now plans under vLLM 0.33's hybrid allocator:
+    # the table's rows, the headline and the chart agree, and the headline is the block arithmetic.
+    import json
+    import os
+
+    from paths import ROOT
+    with open(os.path.join(ROOT, "tests", "oracles", "configs", "Qwen__Qwen3-Next-80B-A3B-Thinking.json")) as f:
+        cfg = json.load(f)
+    d = kvcalc.deploy(cfg, gpu="h200", runtime="vllm", max_model_len=65536, **options)
+    vp = d.vllm_plan()
+    for batch, context in SHAPES:
+        p = kvcalc.plan(d, batch=batch, context=context, solve_gpus=False)
+        table = kvcalc.layer_bytes(d, batch, context)
+        assert table.per_gpu_bytes == p.kv_bytes and table.all_gpus_bytes == p.kv_bytes_total
+        assert kvcalc.memory_curve(d, batch, [context])[0].kv == p.kv_bytes
+        blocks = d.request_blocks()(min(context, vp.max_model_len))
+        assert p.kv_bytes_total == batch * blocks * vp.block_bytes_all_stages * d.tp

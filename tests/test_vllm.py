@@ -489,6 +489,27 @@ def test_cuda_graph_bytes_are_subtracted():
     assert old.available_kv_bytes == a.available_kv_bytes and old.cuda_graph_bytes == 0
 
 
+def test_hybrid_allocator_by_hand():
+    # Jamba-v0.1 (4 attention + 28 Mamba-1 layers), bf16, TP 1. Attention: 8 KV heads x 128 x (K+V) x 2 B =
+    # 4,096 B per token. Mamba state: conv 8192 x (4 - 1) + ssm 8192 x 16 = 155,648 values x 2 B = 311,296 B.
+    # Block = 16 x cdiv(311,296, 16 x 4,096) = 80 tokens; attention page 80 x 4,096 = 327,680 B, the mamba
+    # page padded to it. Groups of 4 layers (4 attention, 28 mamba = 7 groups): one block id = 4 x 327,680 B.
+    # Per request at 65,536 tokens: 820 attention blocks + 7 groups x 2 mamba pages ('align' mode) = 834.
+    from paths import ROOT
+    with open(os.path.join(ROOT, "tests", "oracles", "configs", "ai21labs__Jamba-v0.1.json")) as f:
+        jamba = read_spec(json.load(f))
+    plan = vllm_memory_plan(jamba, total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=65_536,
+                            kv_cache_memory=8 * GiB)
+    assert plan.block_size == 16 * ceil(311_296 / (16 * 4096)) == 80
+    assert plan.page_bytes == 80 * 4096 == 327_680 and plan.block_bytes == 4 * 327_680
+    assert plan.num_gpu_blocks == 8 * GiB // (4 * 327_680) == 6553
+    assert plan.blocks_per_request == 820 + 7 * 2
+    assert plan.kv_cache_tokens == int(6553 / 834 * 65_536)
+    with pytest.raises(UnsupportedError, match="vllm_version 0.33 only"):
+        vllm_memory_plan(jamba, total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=65_536,
+                         kv_cache_memory=8 * GiB, vllm_version="0.10")
+
+
 def test_mamba_states_per_request_and_capacity_unsupported():
     cfg = {"model_type": "mamba", "hidden_size": 768, "num_hidden_layers": 2, "vocab_size": 50280,
            "intermediate_size": 1536, "state_size": 16, "conv_kernel": 4, "torch_dtype": "float32"}

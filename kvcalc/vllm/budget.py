@@ -42,7 +42,7 @@ from .defaults import (
     vllm_dtypes,
 )
 from .grouping import Groups, VllmCacheGroup, group_caches, group_request_bytes, pp_layer_partition, workers
-from .specs import MambaSpec, layer_caches
+from .hybrid import engine_caches
 
 NO_MEMORY_ERROR = ENGINE_0_10.no_memory_error
 """vLLM 0.10's ValueError when the KV budget is not positive (0.33's: ``EngineDefaults.no_memory_error``)."""
@@ -232,8 +232,8 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     (``_auto_fit_max_model_len``): the longest length whose one request fits the budget less the null
     block, at most ``derived_max_model_len``. ``intermediate_size`` feeds the activation estimate only.
 
-    Recurrent (mamba / linear-attention) layers are not supported here: vLLM pads attention and
-    mamba pages to one size and aligns attention blocks to mamba pages, which is not modelled.
+    Hybrid (attention + mamba / linear-attention) models follow vLLM 0.33's hybrid allocator
+    (kvcalc.vllm.hybrid); the 0.10 rules refuse them.
     """
     e = engine(vllm_version)
     total = _check_bytes("total_gpu_bytes", total_gpu_bytes, 1)
@@ -262,12 +262,9 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         block_size = default_block_size(any(a.latent_dim for layer in spec.layers for a in layer.attention), kv,
                                         e.version)
     block_size = check_count("block_size", block_size, 1, 1 << 16)
-    caches = layer_caches(spec, model, kv, block_size, tp)
+    caches, block_size = engine_caches(spec, model, kv, block_size, tp, e.version)
     if not caches:
         raise UnsupportedError("this model has no KV cache layers for vLLM to allocate")
-    if any(isinstance(c, MambaSpec) for c in caches):
-        raise UnsupportedError("vLLM capacity for models with recurrent (mamba / linear-attention) layers "
-                               "is not modelled: vLLM pads attention and mamba pages to one size")
     enc = default_encoder_tokens(spec, mnbt)   # max_num_encoder_input_tokens defaults to the token budget
     inflight = mnbt * e.max_concurrent_batches   # VllmConfig.max_in_flight_tokens
     notes: list[str] = []

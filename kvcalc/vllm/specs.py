@@ -206,23 +206,37 @@ class CrossAttentionSpec(AttentionSpec):
 
 @dataclass(frozen=True)
 class MambaSpec(KVCacheSpec):
-    """``MambaSpec``: one request's recurrent states, ``1 + num_speculative_blocks`` pages (cache mode 'none').
+    """``MambaSpec``: one request's recurrent states, in pages of ``page_size_bytes``.
 
-    ``page_size_bytes = sum(state_elements) * dtype_bytes``: per state, its elements on one rank
-    (``ceil(elements / tp)``), every state in the model dtype (``mamba_ssm_cache_dtype="auto"``);
+    ``page_size_bytes = sum(state_elements) * dtype_bytes``, or ``page_size_padded`` when the hybrid
+    allocator pads it to the attention page (:mod:`kvcalc.vllm.hybrid`): per state, its elements on
+    one rank (``ceil(elements / tp)``), every state in the model dtype (``mamba_ssm_cache_dtype="auto"``);
     the conv state keeps ``conv_kernel - 1`` columns (transformers keeps ``conv_kernel``).
+    Pages one request holds (``MambaSpec.max_memory_usage_bytes``): ``1 + num_speculative_blocks``
+    with ``mamba_cache_mode='none'``; ``2 + num_speculative_blocks + num_prefill_checkpoint_blocks``
+    with ``'align'`` (prefix caching on, vLLM 0.33's default for hybrid models).
     """
 
     state_elements: tuple[int, ...]
     dtype_bytes: int
     num_speculative_blocks: int = 0
+    page_size_padded: int | None = None
+    align_mode: bool = False
+    num_prefill_checkpoint_blocks: int = 0
     kind: ClassVar[str] = "mamba"
 
     @property
-    def page_size_bytes(self) -> int:
+    def state_bytes(self) -> int:
+        """Bytes of the states themselves (``real_page_size_bytes``), before any padding."""
         return sum(self.state_elements) * self.dtype_bytes
 
+    @property
+    def page_size_bytes(self) -> int:
+        return self.state_bytes if self.page_size_padded is None else self.page_size_padded
+
     def blocks(self, tokens: int, *, max_num_batched_tokens: int, encoder_tokens: int, cap: bool = False) -> int:
+        if self.align_mode:
+            return 2 + self.num_speculative_blocks + self.num_prefill_checkpoint_blocks
         return 1 + self.num_speculative_blocks
 
     def token_slots(self, blocks: int) -> tuple[int, int]:
@@ -233,8 +247,8 @@ class MambaSpec(KVCacheSpec):
         return 0
 
     def grown(self, ratio: int) -> KVCacheSpec:
-        raise UnsupportedError("vLLM pads mamba pages to the attention page size (page_size_padded), "
-                               "which is not modelled")
+        raise UnsupportedError("vLLM pads mamba pages to the attention page size (page_size_padded) "
+                               "instead of growing them (kvcalc.vllm.hybrid)")
 
 
 def attention_page_bytes(a: AttentionCache, kv: DType, block_size: int, tensor_parallel_size: int = 1) -> int:
