@@ -30,6 +30,7 @@ from .units import GiB
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
 from .vllm.defaults import DEFAULT_VLLM_VERSION, engine
 from .vllm.model_len import check_max_model_len, derived_max_model_len
+from .vllm.speculative import SpeculativeConfig, parse_speculative_config, speculative_kv_layers
 from .weights import WeightBytes, weight_bytes
 
 DEFAULT_GPU = "h100-sxm"
@@ -49,7 +50,8 @@ class VllmOptions:
     ``None`` means vLLM's default for this GPU (kvcalc.vllm: ``EngineArgs`` batch defaults; the
     attention backend's block size). ``kv_cache_memory`` is bytes (``--kv-cache-memory``), replacing
     the whole budget. ``vllm_version`` picks the release whose rules apply (kvcalc.vllm.defaults.ENGINES).
-    ``allow_long_max_model_len`` is ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``."""
+    ``allow_long_max_model_len`` is ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``. ``speculative_config`` is
+    ``--speculative-config`` (kvcalc.vllm.speculative: the drafter's KV layers)."""
 
     gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
     block_size: int | None = None
@@ -58,6 +60,7 @@ class VllmOptions:
     kv_cache_memory: int | None = None
     vllm_version: str = DEFAULT_VLLM_VERSION
     allow_long_max_model_len: bool = False
+    speculative_config: SpeculativeConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -129,9 +132,13 @@ class Deployment:
                 pipeline_parallel_size=self.pp, max_num_batched_tokens=o.max_num_batched_tokens,
                 max_num_seqs=o.max_num_seqs, activation_bytes=m.activation_bytes, non_torch_bytes=m.non_torch_bytes,
                 cuda_graph_bytes=m.cuda_graph_bytes, kv_cache_memory=o.kv_cache_memory, gpu_name=self.gpu.name,
-                vllm_version=o.vllm_version)
+                vllm_version=o.vllm_version, draft_layers=self.draft_layers())
         plan: VllmMemoryPlan = self._memo[key]
         return plan
+
+    def draft_layers(self) -> int:
+        """KV layers vLLM's speculative drafter adds (kvcalc.vllm.speculative); 0 without one."""
+        return speculative_kv_layers(self.config, self.vllm.speculative_config)
 
     def request_blocks(self) -> RequestBlocks:
         """Blocks one vLLM request holds as a function of its length (kvcalc.vllm.RequestBlocks), memoized."""
@@ -140,7 +147,8 @@ class Deployment:
             self._memo["request_blocks"] = RequestBlocks(
                 self.spec, dtype=self.dtype, kv_cache_dtype=self.kv_dtype, block_size=vp.block_size,
                 tensor_parallel_size=self.tp, max_num_batched_tokens=vp.max_num_batched_tokens,
-                max_in_flight_tokens=vp.max_in_flight_tokens, vllm_version=vp.vllm_version)
+                max_in_flight_tokens=vp.max_in_flight_tokens, vllm_version=vp.vllm_version,
+                draft_layers=vp.draft_layers)
         blocks: RequestBlocks = self._memo["request_blocks"]
         return blocks
 
@@ -186,7 +194,8 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
            activation_gib: float | None = None, non_torch_gib: float | None = None,
            cuda_graph_gib: float | None = None, config_dict: Mapping[str, Any] | None = None,
            checkpoint_bytes: int | None = None, vllm_version: str = DEFAULT_VLLM_VERSION,
-           allow_long_max_model_len: bool = False) -> Deployment:
+           allow_long_max_model_len: bool = False,
+           speculative_config: Mapping[str, Any] | SpeculativeConfig | None = None) -> Deployment:
     """Validate a deployment and build what does not depend on batch and context.
 
     ``config``: the config.json dict, or a ModelSpec already read (an attention what-if, say) with
@@ -225,7 +234,8 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         max_num_seqs=None if max_num_seqs is None else check_count("max_num_seqs", max_num_seqs, 1, 1 << 20),
         kv_cache_memory=None if kv_cache_memory is None else check_count(
             "kv_cache_memory", kv_cache_memory, 1, MAX_KV_CACHE_MEMORY),
-        vllm_version=engine(vllm_version).version, allow_long_max_model_len=bool(allow_long_max_model_len))
+        vllm_version=engine(vllm_version).version, allow_long_max_model_len=bool(allow_long_max_model_len),
+        speculative_config=parse_speculative_config(speculative_config))
     measured = MeasuredOverrides(
         weights_bytes=_gib_to_bytes("weights_gib", weights_gib),
         activation_bytes=_gib_to_bytes("activation_gib", activation_gib),
@@ -233,6 +243,10 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         cuda_graph_bytes=_gib_to_bytes("cuda_graph_gib", cuda_graph_gib))
     if checkpoint_bytes is not None:
         checkpoint_bytes = check_count("checkpoint_bytes", checkpoint_bytes, 1, 1 << 50)
+    if rt == "vllm":
+        speculative_kv_layers(raw, options.speculative_config)      # an unusable method fails here, at deploy
+    elif options.speculative_config is not None:
+        raise InputError("speculative_config is a vLLM option; use runtime 'vllm'")
     if rt == "vllm" and max_model_len is not None and not options.allow_long_max_model_len:
         check_max_model_len(raw, max_model_len, options.vllm_version, spec.max_position_embeddings)
     weights = weight_bytes(raw, dtype, count_params(raw))

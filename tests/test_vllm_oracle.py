@@ -20,7 +20,7 @@ import pytest
 from paths import ROOT
 
 import kvcalc
-from kvcalc.errors import InputError, UnsupportedError
+from kvcalc.errors import InputError
 from kvcalc.vllm import vllm_memory_plan
 from kvcalc.vllm.model_len import check_max_model_len, derived_max_model_len
 
@@ -31,9 +31,7 @@ CASES = {c["name"]: c for c in DATA["cases"]}
 TOTAL = DATA["device"]["total_memory_bytes"]       # the emulated H100's total: selects vLLM's batch defaults
 GiB = 1 << 30
 
-NOT_YET: dict[str, str] = {
-    "deepseek_v3_tp8_mtp1": "speculative decoding (MTP layers' KV cache) is not modelled",
-}
+NOT_YET: dict[str, str] = {}
 NO_PARAM_COUNT = {"ai21labs__Jamba-v0.1.json"}
 """Models kvcalc cannot count the weights of yet (kvcalc.params): ``deploy`` refuses them, so their cases are
 replayed through the vllm package directly (the weights do not matter: ``--kv-cache-memory`` is given)."""
@@ -48,8 +46,6 @@ def _config(case: dict[str, Any]) -> dict[str, Any]:
 def _replay(case: dict[str, Any]) -> kvcalc.vllm.VllmMemoryPlan:
     i = case["inputs"]
     cfg = _config(case)
-    if case["inputs"]["speculative_config"]:
-        raise UnsupportedError("speculative decoding is not modelled")
     kv = None if i["kv_cache_dtype"] == "auto" else i["kv_cache_dtype"]
     tp = i["tensor_parallel_size"]
     direct = i["max_model_len"] == -1 or os.path.basename(i["model_file"]) in NO_PARAM_COUNT
@@ -65,7 +61,7 @@ def _replay(case: dict[str, Any]) -> kvcalc.vllm.VllmMemoryPlan:
     d = kvcalc.deploy(cfg, gpu_mem_gib=TOTAL / GiB, runtime="vllm", gpus=tp, tensor_parallel_size=tp,
                       kv_dtype=kv, kv_cache_memory=i["kv_cache_memory"], max_model_len=i["max_model_len"],
                       block_size=i["block_size"], max_num_batched_tokens=i["max_num_batched_tokens"],
-                      max_num_seqs=i["max_num_seqs"])
+                      max_num_seqs=i["max_num_seqs"], speculative_config=i["speculative_config"])
     return d.vllm_plan()
 
 
@@ -187,3 +183,22 @@ def test_unknown_vllm_version_is_an_input_error():
     with pytest.raises(InputError, match="vllm_version '0.7' is not modelled; choose one of 0.10, 0.33"):
         kvcalc.deploy(_config({"inputs": {"model_file": "data/configs/meta-llama__Llama-3.1-8B.json"}}),
                       vllm_version="0.7")
+
+
+def test_speculative_decoding_layers_and_bad_configs():
+    llama = _config({"inputs": {"model_file": "data/configs/meta-llama__Llama-3.1-8B.json"}})
+    # EAGLE-1 on Llama-3.1-8B: the public log's 33 KV layers (32 + the one-layer EAGLE head)
+    d = kvcalc.deploy(llama, runtime="vllm", max_model_len=8192, kv_cache_memory=10 * GiB,
+                      speculative_config={"method": "eagle", "num_speculative_tokens": 3})
+    vp = d.vllm_plan()
+    assert vp.layers_per_stage == (33,) and vp.block_bytes == 33 * 65_536
+    assert vp.num_gpu_blocks == 10 * GiB // (33 * 65_536)
+    ngram = kvcalc.deploy(llama, runtime="vllm", max_model_len=8192, kv_cache_memory=10 * GiB,
+                          speculative_config={"method": "ngram", "num_speculative_tokens": 3}).vllm_plan()
+    assert ngram.layers_per_stage == (32,)
+    with pytest.raises(InputError, match="needs MTP layers"):
+        kvcalc.deploy(llama, runtime="vllm", speculative_config={"method": "mtp", "num_speculative_tokens": 1})
+    with pytest.raises(InputError, match="num_speculative_tokens"):
+        kvcalc.deploy(llama, runtime="vllm", speculative_config={"method": "eagle", "num_speculative_tokens": 0})
+    with pytest.raises(kvcalc.UnsupportedError, match="'draft_model' is not modelled"):
+        kvcalc.deploy(llama, runtime="vllm", speculative_config={"method": "draft_model", "num_speculative_tokens": 2})

@@ -29,10 +29,11 @@ class RequestBlocks:
     def __init__(self, spec: ModelSpec, *, dtype: "str | DType | None" = None,
                  kv_cache_dtype: "str | DType | None" = None, block_size: int = DEFAULT_BLOCK_SIZE,
                  tensor_parallel_size: int = 1, max_num_batched_tokens: int, encoder_tokens: int | None = None,
-                 max_in_flight_tokens: int | None = None, vllm_version: str | None = None):
+                 max_in_flight_tokens: int | None = None, vllm_version: str | None = None,
+                 draft_layers: int = 0):
         model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
         groups, uniform = group_caches(engine_caches(spec, model, kv, block_size, tensor_parallel_size,
-                                                     vllm_version)[0])
+                                                     vllm_version, draft_layers)[0])
         self._mnbt = max_num_batched_tokens if max_in_flight_tokens is None else max_in_flight_tokens
         self._enc = default_encoder_tokens(spec, max_num_batched_tokens) if encoder_tokens is None else encoder_tokens
         # one representative per distinct spec in each group: equal specs hold equal blocks

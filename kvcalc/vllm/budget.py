@@ -41,7 +41,7 @@ from .defaults import (
     engine,
     vllm_dtypes,
 )
-from .grouping import Groups, VllmCacheGroup, group_caches, group_request_bytes, pp_layer_partition, workers
+from .grouping import Groups, VllmCacheGroup, group_caches, group_request_bytes, kv_layer_partition, workers
 from .hybrid import engine_caches
 
 NO_MEMORY_ERROR = ENGINE_0_10.no_memory_error
@@ -110,6 +110,7 @@ class VllmMemoryPlan:
     notes: tuple[str, ...] = ()
     vllm_version: str = "0.10"
     max_in_flight_tokens: int = 0
+    draft_layers: int = 0           # speculative decoding's KV layers (numbered from the model's layer count)
     check_kv_bytes: int = 0         # what the fit check compares with: available minus the null block (0.33)
 
     @property
@@ -215,7 +216,8 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
                      non_torch_bytes: int | None = None, cuda_graph_bytes: int | None = None,
                      kv_cache_memory: int | None = None, intermediate_size: int | None = None,
                      usage_context: UsageContext = "server", gpu_name: str = "",
-                     vllm_version: str | None = None, derived_max_model_len: int | None = None) -> VllmMemoryPlan:
+                     vllm_version: str | None = None, derived_max_model_len: int | None = None,
+                     draft_layers: int = 0) -> VllmMemoryPlan:
     """vLLM v1's KV-cache budget and capacity on one GPU (see :class:`VllmMemoryPlan` for the formulas).
 
     ``total_gpu_bytes``: the device total vLLM sees (``torch.cuda.mem_get_info()[1]``, e.g. 79.19 GiB
@@ -230,7 +232,9 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     (:func:`~kvcalc.vllm.defaults.default_block_size`). ``vllm_version`` picks the release's rules
     (:data:`~kvcalc.vllm.defaults.ENGINES`; default 0.33). ``max_model_len=-1`` is 0.33's auto-fit
     (``_auto_fit_max_model_len``): the longest length whose one request fits the budget less the null
-    block, at most ``derived_max_model_len``. ``intermediate_size`` feeds the activation estimate only.
+    block, at most ``derived_max_model_len``. ``draft_layers``: KV layers speculative decoding adds
+    (kvcalc.vllm.speculative.speculative_kv_layers), on the last stage. ``intermediate_size`` feeds
+    the activation estimate only.
 
     Hybrid (attention + mamba / linear-attention) models follow vLLM 0.33's hybrid allocator
     (kvcalc.vllm.hybrid); the 0.10 rules refuse them.
@@ -262,7 +266,8 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         block_size = default_block_size(any(a.latent_dim for layer in spec.layers for a in layer.attention), kv,
                                         e.version)
     block_size = check_count("block_size", block_size, 1, 1 << 16)
-    caches, block_size = engine_caches(spec, model, kv, block_size, tp, e.version)
+    draft_layers = check_count("draft_layers", draft_layers, 0, 64)
+    caches, block_size = engine_caches(spec, model, kv, block_size, tp, e.version, draft_layers)
     if not caches:
         raise UnsupportedError("this model has no KV cache layers for vLLM to allocate")
     enc = default_encoder_tokens(spec, mnbt)   # max_num_encoder_input_tokens defaults to the token budget
@@ -298,7 +303,7 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         available = int(requested - (weights + activation + non_torch) - cuda_graph)
 
     groups, uniform = group_caches(caches)
-    partition = pp_layer_partition(spec.num_layers, pp)
+    partition = kv_layer_partition(spec.num_layers, pp, draft_layers)
     budget = max(available, 0)
     stages = workers(groups, uniform, partition, budget, max(max_model_len, 1), inflight, enc)
     binding_worker = min(stages, key=lambda w: (w.num_blocks, -w.layers))
@@ -336,6 +341,9 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     if pp > 1 and len(set(partition)) > 1:
         notes.append(f"layers per pipeline stage {list(partition)}: "
                      "the stage with the most KV layers sets the block count")
+    if draft_layers:
+        notes.append(f"speculative decoding: {draft_layers} drafter KV layer(s) on the last stage; "
+                     "their weights are not counted")
     if tp > 1:
         notes.append(f"KV heads per rank = max(1, kv_heads // {tp}); MLA latents are not split")
 
@@ -353,6 +361,7 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         needed_kv_bytes=max(needed), estimated_max_model_len=estimated,
         max_num_batched_tokens=mnbt, max_num_seqs=seqs, tensor_parallel_size=tp, pipeline_parallel_size=pp,
         binding="", notes=tuple(notes), vllm_version=e.version, max_in_flight_tokens=inflight,
+        draft_layers=draft_layers,
         check_kv_bytes=min(checks),
     )
     stage_text = f" on pipeline stage {binding_worker.stage}" if pp > 1 else ""

@@ -27,7 +27,7 @@ from ..dtypes import DType, ceil_div
 from ..errors import UnsupportedError
 from ..spec import ModelSpec
 from .defaults import engine
-from .specs import AttentionSpec, KVCacheSpec, MambaSpec, MLAAttentionSpec, layer_caches
+from .specs import AttentionSpec, CrossAttentionSpec, KVCacheSpec, MambaSpec, MLAAttentionSpec, layer_caches
 
 KERNEL_BLOCK_ALIGNMENT = 16
 """FLASH_ATTN's smallest supported kernel block (``get_supported_kernel_block_sizes``: ``MultipleOf(16)``), tokens."""
@@ -66,13 +66,26 @@ def hybrid_block_size(attn_bytes_per_token: int, mamba_page_bytes: int, block_si
 
 
 def engine_caches(spec: ModelSpec, model: DType, kv: DType, block_size: int, tensor_parallel_size: int = 1,
-                  vllm_version: str | None = None) -> tuple[tuple[KVCacheSpec, ...], int]:
+                  vllm_version: str | None = None, draft_layers: int = 0) -> tuple[tuple[KVCacheSpec, ...], int]:
     """The layer specs vLLM allocates, after the platform's block-size update, and that block size.
 
     Models without recurrent layers: :func:`~kvcalc.vllm.specs.layer_caches` at ``block_size``.
     Hybrid models (vLLM 0.33): the block size of :func:`hybrid_block_size` and every mamba page
-    padded to the attention page, in ``align`` mode.
+    padded to the attention page, in ``align`` mode. ``draft_layers`` speculative-decoding layers
+    (kvcalc.vllm.speculative) follow, numbered from ``spec.num_layers``, each a copy of the last
+    decoder layer's self-attention spec.
     """
+    caches, size = _engine_caches(spec, model, kv, block_size, tensor_parallel_size, vllm_version)
+    if not draft_layers:
+        return caches, size
+    own = [c for c in caches if isinstance(c, AttentionSpec) and not isinstance(c, CrossAttentionSpec)]
+    if not own:
+        raise UnsupportedError("speculative decoding needs a model with self-attention layers")
+    return caches + tuple(replace(own[-1], layer=spec.num_layers + i) for i in range(draft_layers)), size
+
+
+def _engine_caches(spec: ModelSpec, model: DType, kv: DType, block_size: int, tensor_parallel_size: int,
+                   vllm_version: str | None) -> tuple[tuple[KVCacheSpec, ...], int]:
     caches = layer_caches(spec, model, kv, block_size, tensor_parallel_size)
     mambas = [c for c in caches if isinstance(c, MambaSpec)]
     if not mambas:
