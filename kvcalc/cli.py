@@ -141,6 +141,14 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _json_object(text: str) -> dict[str, Any]:
+    from .vllm_command import json_object
+    try:
+        return json_object(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is not a JSON object") from None
+
+
 def _number(text: str) -> float:
     try:
         value = float(text)
@@ -205,6 +213,9 @@ def _add_plan_parser(sub: Any) -> None:
                    help="KV-cache bytes per GPU (replaces the budget; vLLM 0.33: --kv-cache-memory-bytes)")
     p.add_argument("--vllm-version", type=_text,
                    help="vLLM release whose rules apply: 0.33 (default) or 0.10 (the releases before)")
+    p.add_argument("--speculative-config", type=_json_object,
+                   help='vLLM: speculative decoding, e.g. \'{"method": "mtp", "num_speculative_tokens": 1}\'')
+    p.add_argument("--cpu-offload-gb", type=_number, help="vLLM: GiB of weights per GPU kept in CPU memory")
     p.add_argument("--allow-long-max-model-len", action="store_true", default=None,
                    help="vLLM: accept a max-model-len above the model's maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     p.add_argument("--cuda-graph-gib", type=_number,
@@ -284,10 +295,11 @@ def _kv_command(args: argparse.Namespace) -> str:
 _PLAN_OPTIONS = ("gpu", "gpu_mem_gib", "context", "tensor_parallel_size", "pipeline_parallel_size",
                  "gpu_memory_utilization", "max_model_len", "block_size", "max_num_batched_tokens", "max_num_seqs",
                  "kv_cache_memory", "weights_gib", "activation_gib", "non_torch_gib", "vllm_version",
-                 "cuda_graph_gib", "allow_long_max_model_len")
+                 "cuda_graph_gib", "allow_long_max_model_len", "speculative_config",
+                 "cpu_offload_gb")
 # options a runtime ignores (kvcalc.capacity: only vLLM has a memory pool; 'ideal' counts no overhead)
 _VLLM_ONLY = ("gpu_memory_utilization", "block_size", "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory",
-              "vllm_version", "cuda_graph_gib", "allow_long_max_model_len")
+              "vllm_version", "cuda_graph_gib", "allow_long_max_model_len", "speculative_config", "cpu_offload_gb")
 _NOT_IDEAL = ("activation_gib", "non_torch_gib")
 
 

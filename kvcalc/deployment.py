@@ -51,7 +51,8 @@ class VllmOptions:
     attention backend's block size). ``kv_cache_memory`` is bytes (``--kv-cache-memory``), replacing
     the whole budget. ``vllm_version`` picks the release whose rules apply (kvcalc.vllm.defaults.ENGINES).
     ``allow_long_max_model_len`` is ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``. ``speculative_config`` is
-    ``--speculative-config`` (kvcalc.vllm.speculative: the drafter's KV layers)."""
+    ``--speculative-config`` (kvcalc.vllm.speculative: the drafter's KV layers); ``cpu_offload_gb``
+    ``--cpu-offload-gb`` (GiB of weights per GPU vLLM keeps in CPU memory)."""
 
     gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
     block_size: int | None = None
@@ -61,6 +62,7 @@ class VllmOptions:
     vllm_version: str = DEFAULT_VLLM_VERSION
     allow_long_max_model_len: bool = False
     speculative_config: SpeculativeConfig | None = None
+    cpu_offload_gb: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,8 @@ class Deployment:
                 pipeline_parallel_size=self.pp, max_num_batched_tokens=o.max_num_batched_tokens,
                 max_num_seqs=o.max_num_seqs, activation_bytes=m.activation_bytes, non_torch_bytes=m.non_torch_bytes,
                 cuda_graph_bytes=m.cuda_graph_bytes, kv_cache_memory=o.kv_cache_memory, gpu_name=self.gpu.name,
-                vllm_version=o.vllm_version, draft_layers=self.draft_layers())
+                vllm_version=o.vllm_version, draft_layers=self.draft_layers(),
+                cpu_offload_bytes=int(o.cpu_offload_gb * GiB))
         plan: VllmMemoryPlan = self._memo[key]
         return plan
 
@@ -195,7 +198,8 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
            cuda_graph_gib: float | None = None, config_dict: Mapping[str, Any] | None = None,
            checkpoint_bytes: int | None = None, vllm_version: str = DEFAULT_VLLM_VERSION,
            allow_long_max_model_len: bool = False,
-           speculative_config: Mapping[str, Any] | SpeculativeConfig | None = None) -> Deployment:
+           speculative_config: Mapping[str, Any] | SpeculativeConfig | None = None,
+           cpu_offload_gb: float = 0.0) -> Deployment:
     """Validate a deployment and build what does not depend on batch and context.
 
     ``config``: the config.json dict, or a ModelSpec already read (an attention what-if, say) with
@@ -235,7 +239,8 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         kv_cache_memory=None if kv_cache_memory is None else check_count(
             "kv_cache_memory", kv_cache_memory, 1, MAX_KV_CACHE_MEMORY),
         vllm_version=engine(vllm_version).version, allow_long_max_model_len=bool(allow_long_max_model_len),
-        speculative_config=parse_speculative_config(speculative_config))
+        speculative_config=parse_speculative_config(speculative_config),
+        cpu_offload_gb=_positive_float("cpu_offload_gb", cpu_offload_gb, MAX_OVERRIDE_GIB))
     measured = MeasuredOverrides(
         weights_bytes=_gib_to_bytes("weights_gib", weights_gib),
         activation_bytes=_gib_to_bytes("activation_gib", activation_gib),
@@ -245,8 +250,8 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         checkpoint_bytes = check_count("checkpoint_bytes", checkpoint_bytes, 1, 1 << 50)
     if rt == "vllm":
         speculative_kv_layers(raw, options.speculative_config)      # an unusable method fails here, at deploy
-    elif options.speculative_config is not None:
-        raise InputError("speculative_config is a vLLM option; use runtime 'vllm'")
+    elif options.speculative_config is not None or options.cpu_offload_gb:
+        raise InputError("speculative_config and cpu_offload_gb are vLLM options; use runtime 'vllm'")
     if rt == "vllm" and max_model_len is not None and not options.allow_long_max_model_len:
         check_max_model_len(raw, max_model_len, options.vllm_version, spec.max_position_embeddings)
     weights = weight_bytes(raw, dtype, count_params(raw))

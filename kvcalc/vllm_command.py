@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,6 +66,23 @@ def _max_model_len(text: str) -> int:
     return human_readable_int(text)
 
 
+def json_object(text: str) -> dict[str, Any]:
+    """A JSON object argument (``--speculative-config '{"method": "mtp", "num_speculative_tokens": 1}'``)."""
+    if len(text) > 2000:
+        raise ValueError
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError
+    return value
+
+
+def _gib(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1 << 20:
+        raise ValueError
+    return value
+
+
 def _kv_dtype(text: str) -> str | None:
     return None if text == "auto" else text
 
@@ -87,6 +105,8 @@ FLAGS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--kv-cache-memory": ("kv_cache_memory", human_readable_int),
     "--kv-cache-memory-bytes": ("kv_cache_memory", human_readable_int),   # vLLM 0.33's name
     "--model": ("model", str),
+    "--speculative-config": ("speculative_config", json_object),
+    "--cpu-offload-gb": ("cpu_offload_gb", _gib),
 }
 BOOLEAN_FLAGS = {"--enforce-eager", "--trust-remote-code", "--enable-prefix-caching", "--disable-log-requests",
                  "--enable-chunked-prefill", "--no-enable-prefix-caching", "--disable-log-stats"}

@@ -542,3 +542,15 @@ def test_page_bytes_formula():
     a = kvcalc.AttentionCache(kv_heads=8, k_head_dim=128, v_head_dim=128, query_heads=32)
     assert attention_page_bytes(a, kvcalc.get_dtype("bf16"), 16) == 16 * 8 * 128 * 2 * 2
     assert attention_page_bytes(a, kvcalc.get_dtype("bf16"), 16, 4) == 16 * 2 * 128 * 2 * 2
+
+
+def test_cpu_offload_moves_weights_off_the_gpu():
+    # --cpu-offload-gb 4 (OffloadConfig: int(4 x 1024**3) bytes): 4 GiB fewer weights on the GPU, 4 GiB more KV
+    kw = dict(total_gpu_bytes=gib(23.58), weights_bytes=gib(14.99), max_model_len=8192, activation_bytes=gib(1),
+              non_torch_bytes=gib(0.07), cuda_graph_bytes=0)
+    base = vllm_memory_plan(spec(LLAMA8), **kw)
+    off = vllm_memory_plan(spec(LLAMA8), **kw, cpu_offload_bytes=4 * GiB)
+    assert off.weights_bytes == gib(14.99) - 4 * GiB and off.weights_offloaded_bytes == 4 * GiB
+    assert off.available_kv_bytes - base.available_kv_bytes == 4 * GiB
+    whole = vllm_memory_plan(spec(LLAMA8), **kw, cpu_offload_bytes=100 * GiB)    # at most the weights themselves
+    assert whole.weights_bytes == 0 and whole.weights_offloaded_bytes == gib(14.99)

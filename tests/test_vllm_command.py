@@ -50,3 +50,12 @@ def test_vllm_0_33_flag_names_and_human_readable_ints():
         parse_vllm_serve("vllm serve m --kv-cache-memory-bytes 1.5K")
     with pytest.raises(InputError, match="invalid value '-1'"):        # auto-fit is not modelled by the paste box
         parse_vllm_serve("vllm serve m --max-model-len -1")
+
+
+def test_speculative_config_and_cpu_offload_flags():
+    c = parse_vllm_serve("""vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --cpu-offload-gb 2.5 """
+                         """--speculative-config '{"method": "mtp", "num_speculative_tokens": 1}'""")
+    assert c.options == {"tensor_parallel_size": 8, "cpu_offload_gb": 2.5,
+                         "speculative_config": {"method": "mtp", "num_speculative_tokens": 1}}
+    with pytest.raises(InputError, match="--speculative-config has an invalid value"):
+        parse_vllm_serve("vllm serve m --speculative-config '[1, 2]'")

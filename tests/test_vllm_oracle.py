@@ -202,3 +202,13 @@ def test_speculative_decoding_layers_and_bad_configs():
         kvcalc.deploy(llama, runtime="vllm", speculative_config={"method": "eagle", "num_speculative_tokens": 0})
     with pytest.raises(kvcalc.UnsupportedError, match="'draft_model' is not modelled"):
         kvcalc.deploy(llama, runtime="vllm", speculative_config={"method": "draft_model", "num_speculative_tokens": 2})
+
+
+def test_cli_speculative_config_reproduces_the_mtp_case(capsys):
+    from kvcalc.cli import main
+
+    case = CASES["deepseek_v3_tp8_mtp1"]
+    assert main(["plan", "deepseek-ai/DeepSeek-V3", "--offline", "--gpu", "h100-sxm", "--gpus", "8", "-tp", "8",
+                 "--max-model-len", "65536", "--kv-cache-memory-bytes", str(case["inputs"]["kv_cache_memory"]),
+                 "--speculative-config", json.dumps(case["inputs"]["speculative_config"])]) == 0
+    assert case["outputs"]["log_line"] in capsys.readouterr().out.splitlines()

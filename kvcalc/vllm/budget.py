@@ -111,6 +111,7 @@ class VllmMemoryPlan:
     vllm_version: str = "0.10"
     max_in_flight_tokens: int = 0
     draft_layers: int = 0           # speculative decoding's KV layers (numbered from the model's layer count)
+    weights_offloaded_bytes: int = 0    # --cpu-offload-gb: weights moved to the CPU (weights_bytes is what stays)
     check_kv_bytes: int = 0         # what the fit check compares with: available minus the null block (0.33)
 
     @property
@@ -217,7 +218,7 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
                      kv_cache_memory: int | None = None, intermediate_size: int | None = None,
                      usage_context: UsageContext = "server", gpu_name: str = "",
                      vllm_version: str | None = None, derived_max_model_len: int | None = None,
-                     draft_layers: int = 0) -> VllmMemoryPlan:
+                     draft_layers: int = 0, cpu_offload_bytes: int = 0) -> VllmMemoryPlan:
     """vLLM v1's KV-cache budget and capacity on one GPU (see :class:`VllmMemoryPlan` for the formulas).
 
     ``total_gpu_bytes``: the device total vLLM sees (``torch.cuda.mem_get_info()[1]``, e.g. 79.19 GiB
@@ -233,8 +234,11 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     (:data:`~kvcalc.vllm.defaults.ENGINES`; default 0.33). ``max_model_len=-1`` is 0.33's auto-fit
     (``_auto_fit_max_model_len``): the longest length whose one request fits the budget less the null
     block, at most ``derived_max_model_len``. ``draft_layers``: KV layers speculative decoding adds
-    (kvcalc.vllm.speculative.speculative_kv_layers), on the last stage. ``intermediate_size`` feeds
-    the activation estimate only.
+    (kvcalc.vllm.speculative.speculative_kv_layers), on the last stage. ``cpu_offload_bytes``
+    (``--cpu-offload-gb`` x 2**30, ``OffloadConfig``; ``UVAOffloader`` in model_executor/offloader/uva.py)
+    leave the GPU: ``min(weights, cpu_offload_bytes)``; vLLM moves whole parameters until the cap is
+    reached, so it may move up to one parameter more (a stated approximation). ``intermediate_size``
+    feeds the activation estimate only.
 
     Hybrid (attention + mamba / linear-attention) models follow vLLM 0.33's hybrid allocator
     (kvcalc.vllm.hybrid); the 0.10 rules refuse them.
@@ -242,6 +246,8 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     e = engine(vllm_version)
     total = _check_bytes("total_gpu_bytes", total_gpu_bytes, 1)
     weights = _check_bytes("weights_bytes", weights_bytes)
+    offloaded = min(weights, _check_bytes("cpu_offload_bytes", cpu_offload_bytes))
+    weights -= offloaded
     if isinstance(gpu_memory_utilization, bool) or not isinstance(gpu_memory_utilization, (int, float)) \
             or not 0 < gpu_memory_utilization <= 1:
         raise InputError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization!r:.40}")
@@ -341,6 +347,9 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     if pp > 1 and len(set(partition)) > 1:
         notes.append(f"layers per pipeline stage {list(partition)}: "
                      "the stage with the most KV layers sets the block count")
+    if offloaded:
+        notes.append(f"--cpu-offload-gb: {offloaded / GiB:.2f} GiB of weights on the CPU (vLLM moves whole "
+                     "parameters, so up to one parameter more)")
     if draft_layers:
         notes.append(f"speculative decoding: {draft_layers} drafter KV layer(s) on the last stage; "
                      "their weights are not counted")
@@ -361,7 +370,7 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         needed_kv_bytes=max(needed), estimated_max_model_len=estimated,
         max_num_batched_tokens=mnbt, max_num_seqs=seqs, tensor_parallel_size=tp, pipeline_parallel_size=pp,
         binding="", notes=tuple(notes), vllm_version=e.version, max_in_flight_tokens=inflight,
-        draft_layers=draft_layers,
+        draft_layers=draft_layers, weights_offloaded_bytes=offloaded,
         check_kv_bytes=min(checks),
     )
     stage_text = f" on pipeline stage {binding_worker.stage}" if pp > 1 else ""
