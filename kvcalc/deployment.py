@@ -28,7 +28,7 @@ from .spec import ModelSpec
 from .sweep import CompiledCache, compile_cache
 from .units import GiB
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
-from .vllm.defaults import DEFAULT_VLLM_VERSION, engine
+from .vllm.defaults import DEFAULT_VLLM_VERSION, engine, vllm_dtypes
 from .vllm.model_len import check_max_model_len, derived_max_model_len
 from .vllm.speculative import SpeculativeConfig, parse_speculative_config, speculative_kv_layers
 from .weights import WeightBytes, weight_bytes
@@ -266,7 +266,10 @@ def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GP
     """The part of :func:`deploy` that depends on the GPU count (shared with ``with_gpus``)."""
     tp, pp = resolve_parallel(runtime, gpus, tp_in, pp_in)
     check_parallel(spec, tp, pp)
-    model, kv = resolve_dtypes(spec, dtype, kv_dtype)
+    if runtime == "vllm" and kv_dtype == "fp8_ds_mla":    # vLLM's own DSA format (kvcalc.vllm.defaults.FP8_DS_MLA)
+        model, kv = vllm_dtypes(spec, dtype, kv_dtype)
+    else:
+        model, kv = resolve_dtypes(spec, dtype, kv_dtype)
     if runtime == "transformers" and kv != model:
         raise UnsupportedError("transformers' DynamicCache stores K/V in the model dtype; "
                                "use runtime 'ideal' or 'vllm' for a quantized or fp8 KV cache")

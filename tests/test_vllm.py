@@ -554,3 +554,27 @@ def test_cpu_offload_moves_weights_off_the_gpu():
     assert off.available_kv_bytes - base.available_kv_bytes == 4 * GiB
     whole = vllm_memory_plan(spec(LLAMA8), **kw, cpu_offload_bytes=100 * GiB)    # at most the weights themselves
     assert whole.weights_bytes == 0 and whole.weights_offloaded_bytes == gib(14.99)
+
+
+@pytest.mark.parametrize("kv, per_token_mla", [("fp8_ds_mla", 656), (None, 576 * 2)])
+def test_dsa_indexer_is_its_own_spec_and_fp8_ds_mla(kv, per_token_mla):
+    # DeepSeek-V3 with V3.2's DSA fields (index_topk 2048, index_head_dim 128 as in DeepSeek-V3.2-Exp's config).
+    # vLLM 0.33: the MLA latent (576 values; fp8_ds_mla packs it into 656 B: 512 fp8 + 4 x fp32 scales + 64 bf16)
+    # and a separate indexer key cache of uint8, 128 + 128 // 128 x 4 = 132 B per token; FLASHMLA_SPARSE's
+    # 64-token blocks. Before: the indexer was folded into the MLA head at the KV width (704 x 2 B per token).
+    cfg = dict(config(DEEPSEEK_V3), index_topk=2048, index_head_dim=128, index_n_heads=64)
+    plan = vllm_memory_plan(read_spec(cfg), total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=65_536,
+                            kv_cache_memory=40 * GiB, kv_cache_dtype=kv, tensor_parallel_size=8)
+    assert plan.block_size == 64
+    assert plan.block_bytes == 61 * 64 * (per_token_mla + 132)
+    assert plan.num_gpu_blocks == 40 * GiB // plan.block_bytes
+    assert [(g.kind, len(g.layers)) for g in plan.groups] == [("indexer+mla", 122)]
+
+
+def test_vllm_kv_dtype_errors_name_vllms_choices():
+    with pytest.raises(UnsupportedError, match="fp8_ds_mla is vLLM's DeepSeek sparse-attention"):
+        vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=8192,
+                         kv_cache_dtype="fp8_ds_mla")
+    with pytest.raises(InputError, match="kv_cache_dtype 'fp7' is not one of vLLM's: auto, float16, bfloat16, fp8"):
+        vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=8192,
+                         kv_cache_dtype="fp7")

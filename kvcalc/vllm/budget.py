@@ -269,8 +269,8 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         else check_count("max_num_seqs", max_num_seqs, 1, MAX_BATCH)
     model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
     if block_size is None:
-        block_size = default_block_size(any(a.latent_dim for layer in spec.layers for a in layer.attention), kv,
-                                        e.version)
+        mla = [a for layer in spec.layers for a in layer.attention if a.latent_dim]
+        block_size = default_block_size(bool(mla), kv, e.version, sparse=any(a.indexer_dim for a in mla))
     block_size = check_count("block_size", block_size, 1, 1 << 16)
     draft_layers = check_count("draft_layers", draft_layers, 0, 64)
     caches, block_size = engine_caches(spec, model, kv, block_size, tp, e.version, draft_layers)

@@ -202,18 +202,30 @@ def default_max_num_seqs(total_gpu_bytes: int, max_num_batched_tokens: int, gpu_
     return min(e.max_num_seqs[large], max_num_batched_tokens)
 
 
-def default_block_size(mla: bool, kv: DType, vllm_version: str | None = None) -> int:
+def default_block_size(mla: bool, kv: DType, vllm_version: str | None = None, sparse: bool = False) -> int:
     """The attention backend's default block size, in tokens (``CacheConfig.block_size`` left unset).
 
     0.33 lets the backend choose (``resolve_kv_cache_block_sizes``, v1/core/kv_cache_utils.py): on a
-    Hopper GPU an MLA model with an fp8 KV cache runs FLASHMLA, whose kernel wants 64-token blocks;
-    FLASH_ATTN / FLASH_ATTN_MLA / TRITON_ATTN keep 16. 0.10: 16 everywhere (MLA users set 64 by hand).
-    Hybrid (mamba) models align the attention block size to the mamba page, which is not modelled.
+    Hopper GPU an MLA model with an fp8 KV cache runs FLASHMLA, whose kernel wants 64-token blocks
+    (pinned by the oracle's DeepSeek-V3 fp8 case); DeepSeek sparse attention (``sparse``: a DSA
+    indexer) runs FLASHMLA_SPARSE, 64 as well (its ``get_supported_kernel_block_sizes``; not
+    oracle-checked); FLASH_ATTN / FLASH_ATTN_MLA / TRITON_ATTN keep 16. 0.10: 16 everywhere.
+    Hybrid (mamba) models then align the attention block size to the mamba page (kvcalc.vllm.hybrid).
     """
     e = engine(vllm_version)
-    if e.version != "0.10" and mla and kv.is_float and kv.bits == 8:
+    if e.version != "0.10" and mla and (sparse or (kv.is_float and kv.bits == 8)):
         return 64
     return e.block_size
+
+
+FP8_DS_MLA = DType("fp8_ds_mla", 8, True)
+"""``--kv-cache-dtype fp8_ds_mla``: DeepSeek sparse attention's packed MLA format, 656 bytes per token
+(512 fp8 NoPE values, 4 float32 scales, 64 bf16 RoPE values; ``MLAAttention.get_kv_cache_spec``'s
+``state_content_bytes``, model_executor/layers/attention/mla_attention.py; v1/attention/backends/mla/
+flashmla_sparse.py)."""
+
+VLLM_KV_CACHE_DTYPES = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_ds_mla")
+"""The ``--kv-cache-dtype`` values of ``CacheDType`` (config/cache.py) kvcalc models."""
 
 
 def vllm_dtypes(spec: ModelSpec, dtype: "str | DType | None",
@@ -224,14 +236,29 @@ def vllm_dtypes(spec: ModelSpec, dtype: "str | DType | None",
     releases, the platform's preferred type, bfloat16 here, since v0.10.1), and a config dtype
     narrower than 16 bits computes in 16 bits too; ``kv_cache_dtype="auto"`` (``None``) is the
     model dtype (``config/model.py``).
-    vLLM's KV cache is a floating type (16-bit, or fp8 via ``--kv-cache-dtype fp8``); the integer
-    group-quantized types of :mod:`kvcalc.dtypes` have no vLLM equivalent.
+    vLLM's KV cache is a floating type (16-bit, or fp8 via ``--kv-cache-dtype fp8``, or
+    :data:`FP8_DS_MLA` for DeepSeek sparse attention); the integer group-quantized types of
+    :mod:`kvcalc.dtypes` have no vLLM equivalent.
     """
-    model, kv = resolve_dtypes(spec, dtype, kv_dtype)
+    ds_mla = kv_dtype == "fp8_ds_mla" or kv_dtype == FP8_DS_MLA
+    if ds_mla:
+        if not any(a.latent_dim and a.indexer_dim for layer in spec.layers for a in layer.attention):
+            raise UnsupportedError("kv_cache_dtype fp8_ds_mla is vLLM's DeepSeek sparse-attention (DSA) format; "
+                                   "this model has no DSA indexer: use fp8 or auto")
+        kv_dtype = None
+    try:
+        model, kv = resolve_dtypes(spec, dtype, kv_dtype)
+    except InputError:
+        if isinstance(kv_dtype, str):
+            raise InputError(f"kv_cache_dtype {kv_dtype[:30]!r} is not one of vLLM's: "
+                             f"{', '.join(VLLM_KV_CACHE_DTYPES)}") from None
+        raise
     if dtype is None and (model.bits != 16 or not model.is_float):
         model = BFLOAT16
         if kv_dtype is None:
             kv = model
+    if ds_mla:
+        return model, FP8_DS_MLA
     if not kv.is_float:
         raise UnsupportedError(f"vLLM has no '{kv.name}' KV-cache dtype; use fp8 or a 16-bit type")
     return model, kv
