@@ -41,8 +41,9 @@ from .defaults import (
     engine,
     vllm_dtypes,
 )
-from .grouping import Groups, VllmCacheGroup, group_caches, group_request_bytes, kv_layer_partition, workers
+from .grouping import VllmCacheGroup, group_caches, group_request_bytes, kv_layer_partition, workers
 from .hybrid import engine_caches
+from .specs import KVCacheSpec
 
 NO_MEMORY_ERROR = ENGINE_0_10.no_memory_error
 """vLLM 0.10's ValueError when the KV budget is not positive (0.33's: ``EngineDefaults.no_memory_error``)."""
@@ -393,8 +394,8 @@ def _binding(p: VllmMemoryPlan, needed: int, stage_text: str) -> str:
     return f"{source}; {p.group_size} layers x {p.page_bytes:,} B per block{stage_text} -> {p.num_gpu_blocks:,} blocks"
 
 
-def _estimate_max_model_len(groups: Groups, uniform: bool, partition: tuple[int, ...], checks: list[int],
-                            max_model_len: int, inflight: int, enc: int) -> int:
+def _estimate_max_model_len(groups: list[list[KVCacheSpec]], uniform: bool, partition: tuple[int, ...],
+                            checks: list[int], max_model_len: int, inflight: int, enc: int) -> int:
     """Largest model length whose one-request KV fits every stage's ``checks`` bytes
     (``_estimate_max_model_len_from_groups``, v1/core/kv_cache_planning.py); 0 if none."""
 
