@@ -296,8 +296,11 @@ def test_sliding_window_blocks_gemma2():
     assert sliding_window_blocks(4097, w, 16, 2048) == 257           # 258 capped at 257
     assert sliding_window_blocks(100_000, w, 16, 1) == 257           # steady decode: window + 1 block
     assert sliding_window_blocks(4096, w, 16, 2048, cap=False) == 257
-    r = vllm_kv_cache(s, batch=2, context=8192, max_num_batched_tokens=2048)
+    r = vllm_kv_cache(s, batch=2, context=8192, max_num_batched_tokens=2048, vllm_version="0.10")
     page = 16 * 8 * 256 * 2 * 2
+    # 0.33 (async scheduling, 2 x 2048 in flight): cdiv(min(4095 + 4096, 8192), 16) + 1 = 513, capped at 512
+    new = vllm_kv_cache(s, batch=2, context=8192, max_num_batched_tokens=2048)
+    assert {l.bytes for l in new.layers if l.kind == "sliding"} == {2 * 512 * page}
     sliding = [l for l in r.layers if l.kind == "sliding"]
     full = [l for l in r.layers if l.kind == "full"]
     assert {l.tokens for l in sliding} == {385 * 16} and {l.bytes for l in sliding} == {2 * 385 * page}
