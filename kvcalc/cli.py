@@ -141,6 +141,12 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _max_model_len(text: str) -> int:
+    if text.strip() in ("-1", "auto"):
+        return -1
+    return _whole_number(text)
+
+
 def _json_object(text: str) -> dict[str, Any]:
     from .vllm_command import json_object
     try:
@@ -202,7 +208,8 @@ def _add_plan_parser(sub: Any) -> None:
     kv.add_argument("--kv-cache-dtype", dest="kv_dtype", type=_text,
                     help="vLLM's name for --kv-dtype ('auto' = model dtype)")
     p.add_argument("--gpu-memory-utilization", type=_number, help="vLLM: share of GPU memory to use (default 0.9)")
-    p.add_argument("--max-model-len", type=_whole_number)
+    p.add_argument("--max-model-len", type=_max_model_len,
+                   help="vLLM: tokens per request (-1 or auto: vLLM 0.33 fits it to the KV memory)")
     p.add_argument("--block-size", type=_whole_number,
                    help="vLLM: tokens per KV block (default: the attention backend's, 16; 64 for fp8 MLA)")
     p.add_argument("--tensor-parallel-size", "-tp", type=_whole_number)

@@ -28,6 +28,7 @@ from .spec import ModelSpec
 from .sweep import CompiledCache, compile_cache
 from .units import GiB
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
+from .vllm.budget import AUTO_FIT
 from .vllm.defaults import DEFAULT_VLLM_VERSION, engine, vllm_dtypes
 from .vllm.model_len import check_max_model_len, derived_max_model_len
 from .vllm.speculative import SpeculativeConfig, parse_speculative_config, speculative_kv_layers
@@ -63,6 +64,7 @@ class VllmOptions:
     allow_long_max_model_len: bool = False
     speculative_config: SpeculativeConfig | None = None
     cpu_offload_gb: float = 0.0
+    auto_fit_max_model_len: bool = False    # --max-model-len -1 / auto (vLLM 0.33): fit it to the KV memory
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,8 @@ class Deployment:
 
     def vllm_plan(self, max_model_len: int | None = None) -> VllmMemoryPlan:
         """vLLM's startup budget for this deployment (kvcalc.vllm.vllm_memory_plan), memoized."""
-        mml = max_model_len or self.vllm_max_model_len()
+        auto = max_model_len is None and self.vllm.auto_fit_max_model_len
+        mml = AUTO_FIT if auto else max_model_len or self.vllm_max_model_len()
         key = ("vllm_plan", mml)
         if key not in self._memo:
             o, m = self.vllm, self.measured
@@ -135,6 +138,7 @@ class Deployment:
                 max_num_seqs=o.max_num_seqs, activation_bytes=m.activation_bytes, non_torch_bytes=m.non_torch_bytes,
                 cuda_graph_bytes=m.cuda_graph_bytes, kv_cache_memory=o.kv_cache_memory, gpu_name=self.gpu.name,
                 vllm_version=o.vllm_version, draft_layers=self.draft_layers(),
+                derived_max_model_len=self.vllm_max_model_len() if auto else None,
                 cpu_offload_bytes=int(o.cpu_offload_gb * GiB))
         plan: VllmMemoryPlan = self._memo[key]
         return plan
@@ -209,6 +213,7 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
     (their product must equal ``gpus``). ``runtime``: 'vllm' (default), 'transformers', 'ideal'.
     ``dtype``: the weights (None = the checkpoint's); ``kv_dtype``: the cache (None = the model's).
     vLLM's options under vLLM's names (:class:`VllmOptions`); ``max_model_len`` caps the context
+    (``-1``: vLLM 0.33's auto-fit to the KV memory)
     for every runtime; under vLLM one above the model's derived maximum is refused as vLLM refuses it
     (kvcalc.vllm.model_len) unless ``allow_long_max_model_len``. Measured overrides ``*_gib`` are GiB
     per GPU (:class:`MeasuredOverrides`).
@@ -226,6 +231,11 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
     else:
         device = get_gpu(DEFAULT_GPU if gpu is None else gpu)
     gpus = check_count("gpus", gpus, 1, MAX_GPUS)
+    auto_fit = max_model_len == AUTO_FIT and not isinstance(max_model_len, bool)
+    if auto_fit:
+        if check_runtime(runtime) != "vllm" or engine(vllm_version).version == "0.10":
+            raise InputError("max_model_len -1 (auto-fit) is vLLM 0.33's: use runtime 'vllm' (vllm_version 0.33)")
+        max_model_len = None
     if max_model_len is not None:
         max_model_len = check_count("max_model_len", max_model_len, 1, MAX_CONTEXT)
     if dtype is not None:
@@ -240,7 +250,8 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
             "kv_cache_memory", kv_cache_memory, 1, MAX_KV_CACHE_MEMORY),
         vllm_version=engine(vllm_version).version, allow_long_max_model_len=bool(allow_long_max_model_len),
         speculative_config=parse_speculative_config(speculative_config),
-        cpu_offload_gb=_positive_float("cpu_offload_gb", cpu_offload_gb, MAX_OVERRIDE_GIB))
+        cpu_offload_gb=_positive_float("cpu_offload_gb", cpu_offload_gb, MAX_OVERRIDE_GIB),
+        auto_fit_max_model_len=auto_fit)
     measured = MeasuredOverrides(
         weights_bytes=_gib_to_bytes("weights_gib", weights_gib),
         activation_bytes=_gib_to_bytes("activation_gib", activation_gib),

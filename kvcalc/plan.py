@@ -122,6 +122,8 @@ def plan(config: Mapping[str, Any] | ModelSpec | Deployment, *, batch: int = 1, 
     else:
         d = deploy(config, **options)
     batch = check_count("batch", batch, 1, MAX_BATCH)
+    if context is None and d.vllm.auto_fit_max_model_len and d.runtime == "vllm":
+        context = d.vllm_plan().max_model_len          # vLLM 0.33's auto-fit: what it settled on
     if context is None:
         context = d.max_model_len or d.spec.max_position_embeddings or 4096
     context = check_count("context", context, 1, MAX_CONTEXT)

@@ -60,9 +60,10 @@ def human_readable_int(text: str) -> int:
 
 
 def _max_model_len(text: str) -> int:
-    """``--max-model-len``: a human-readable int, or -1 / 'auto' (0.33's auto-fit, reported as not modelled)."""
+    """``--max-model-len``: a human-readable int, or -1 / 'auto' (0.33's auto-fit: -1,
+    ``human_readable_int_or_auto``)."""
     if text.strip() in ("-1", "auto"):
-        raise ValueError
+        return -1
     return human_readable_int(text)
 
 

@@ -48,12 +48,12 @@ def _replay(case: dict[str, Any]) -> kvcalc.vllm.VllmMemoryPlan:
     cfg = _config(case)
     kv = None if i["kv_cache_dtype"] == "auto" else i["kv_cache_dtype"]
     tp = i["tensor_parallel_size"]
-    direct = i["max_model_len"] == -1 or os.path.basename(i["model_file"]) in NO_PARAM_COUNT
-    if direct:     # auto-fit (deploy takes lengths >= 1), or no weight count: the vllm package directly
+    if os.path.basename(i["model_file"]) in NO_PARAM_COUNT:     # no weight count: the vllm package directly
         spec = kvcalc.read_spec(cfg)
         got = derived_max_model_len(cfg, class_default=spec.max_position_embeddings)
         assert got is not None
         mml = int(got[0]) if i["max_model_len"] is None else i["max_model_len"]   # vLLM's default: the derived
+        assert mml != -1
         return vllm_memory_plan(spec, total_gpu_bytes=TOTAL, weights_bytes=0, max_model_len=mml,
                                 derived_max_model_len=int(got[0]), kv_cache_memory=i["kv_cache_memory"],
                                 kv_cache_dtype=kv, tensor_parallel_size=tp, block_size=i["block_size"],
@@ -212,3 +212,18 @@ def test_cli_speculative_config_reproduces_the_mtp_case(capsys):
                  "--max-model-len", "65536", "--kv-cache-memory-bytes", str(case["inputs"]["kv_cache_memory"]),
                  "--speculative-config", json.dumps(case["inputs"]["speculative_config"])]) == 0
     assert case["outputs"]["log_line"] in capsys.readouterr().out.splitlines()
+
+
+def test_auto_fit_through_the_cli_and_its_refusal_elsewhere(capsys):
+    from kvcalc.cli import main
+
+    case = CASES["llama31_8b_autofit"]
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--offline", "--gpu", "h100-sxm", "--max-model-len", "auto",
+                 "--kv-cache-memory-bytes", str(case["inputs"]["kv_cache_memory"])]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert case["outputs"]["log_line"] in out          # 81,904 tokens per request: 5,119 blocks less the null one
+    llama = _config(case)
+    with pytest.raises(InputError, match="auto-fit"):
+        kvcalc.deploy(llama, runtime="ideal", max_model_len=-1)
+    with pytest.raises(InputError, match="auto-fit"):
+        kvcalc.deploy(llama, runtime="vllm", max_model_len=-1, vllm_version="0.10")
