@@ -407,6 +407,12 @@ def test_engine_defaults():
     assert default_max_num_batched_tokens(a100, gpu_name="NVIDIA A100-SXM4-80GB") == 2048
     assert default_max_num_seqs(h100, 8192) == 1024 and default_max_num_seqs(card16, 2048) == 256
     assert default_max_num_seqs(card16, 128) == 128
+    # vLLM 0.33's third tier (EngineArgs.get_batch_defaults: device_memory >= 160 GiB, B200 / B300): 16384 tokens
+    # for vllm serve too; before it, a 180 GB card got the H100 tier's 8192
+    b200 = 183 * GiB
+    assert default_max_num_batched_tokens(b200) == 16384 and default_max_num_seqs(b200, 16384) == 1024
+    assert default_max_num_batched_tokens(b200, vllm_version="0.10") == 8192
+    assert default_max_num_batched_tokens(gib(159.9)) == 8192
 
 
 def test_kv_cache_runtime_vllm_matches():
