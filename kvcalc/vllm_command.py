@@ -60,10 +60,11 @@ def human_readable_int(text: str) -> int:
 
 
 def _max_model_len(text: str) -> int:
-    """``--max-model-len``: a human-readable int, or -1 / 'auto' (0.33's auto-fit: -1,
-    ``human_readable_int_or_auto``)."""
+    """``--max-model-len``: a human-readable int. -1 / 'auto' (0.33's auto-fit) is refused here: the
+    Planner's options hold a length (``kvcalc plan --max-model-len auto`` and ``deploy(max_model_len=-1)``
+    model it)."""
     if text.strip() in ("-1", "auto"):
-        return -1
+        raise ValueError
     return human_readable_int(text)
 
 
