@@ -141,6 +141,20 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _max_model_len(text: str) -> int:
+    if text.strip() in ("-1", "auto"):
+        return -1
+    return _whole_number(text)
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    from .vllm_command import json_object
+    try:
+        return json_object(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is not a JSON object") from None
+
+
 def _number(text: str) -> float:
     try:
         value = float(text)
@@ -194,13 +208,25 @@ def _add_plan_parser(sub: Any) -> None:
     kv.add_argument("--kv-cache-dtype", dest="kv_dtype", type=_text,
                     help="vLLM's name for --kv-dtype ('auto' = model dtype)")
     p.add_argument("--gpu-memory-utilization", type=_number, help="vLLM: share of GPU memory to use (default 0.9)")
-    p.add_argument("--max-model-len", type=_whole_number)
-    p.add_argument("--block-size", type=_whole_number, help="vLLM: tokens per KV block (default 16)")
+    p.add_argument("--max-model-len", type=_max_model_len,
+                   help="vLLM: tokens per request (-1 or auto: vLLM 0.33 fits it to the KV memory)")
+    p.add_argument("--block-size", type=_whole_number,
+                   help="vLLM: tokens per KV block (default: the attention backend's, 16; 64 for fp8 MLA)")
     p.add_argument("--tensor-parallel-size", "-tp", type=_whole_number)
     p.add_argument("--pipeline-parallel-size", "-pp", type=_whole_number)
     p.add_argument("--max-num-batched-tokens", type=_whole_number)
     p.add_argument("--max-num-seqs", type=_whole_number)
-    p.add_argument("--kv-cache-memory", type=_whole_number, help="KV-cache bytes per GPU (replaces the budget)")
+    p.add_argument("--kv-cache-memory", "--kv-cache-memory-bytes", dest="kv_cache_memory", type=_whole_number,
+                   help="KV-cache bytes per GPU (replaces the budget; vLLM 0.33: --kv-cache-memory-bytes)")
+    p.add_argument("--vllm-version", type=_text,
+                   help="vLLM release whose rules apply: 0.33 (default) or 0.10 (the releases before)")
+    p.add_argument("--speculative-config", type=_json_object,
+                   help='vLLM: speculative decoding, e.g. \'{"method": "mtp", "num_speculative_tokens": 1}\'')
+    p.add_argument("--cpu-offload-gb", type=_number, help="vLLM: GiB of weights per GPU kept in CPU memory")
+    p.add_argument("--allow-long-max-model-len", action="store_true", default=None,
+                   help="vLLM: accept a max-model-len above the model's maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
+    p.add_argument("--cuda-graph-gib", type=_number,
+                   help="vLLM: measured CUDA-graph memory per GPU (GiB; default: 0.33 assumes 0.67 GiB)")
     p.add_argument("--weights-gib", type=_number, help="measured weights per GPU (GiB)")
     p.add_argument("--activation-gib", type=_number, help="measured activation peak per GPU (GiB)")
     p.add_argument("--non-torch-gib", type=_number, help="measured non-torch memory per GPU (GiB)")
@@ -275,9 +301,12 @@ def _kv_command(args: argparse.Namespace) -> str:
 
 _PLAN_OPTIONS = ("gpu", "gpu_mem_gib", "context", "tensor_parallel_size", "pipeline_parallel_size",
                  "gpu_memory_utilization", "max_model_len", "block_size", "max_num_batched_tokens", "max_num_seqs",
-                 "kv_cache_memory", "weights_gib", "activation_gib", "non_torch_gib")
+                 "kv_cache_memory", "weights_gib", "activation_gib", "non_torch_gib", "vllm_version",
+                 "cuda_graph_gib", "allow_long_max_model_len", "speculative_config",
+                 "cpu_offload_gb")
 # options a runtime ignores (kvcalc.capacity: only vLLM has a memory pool; 'ideal' counts no overhead)
-_VLLM_ONLY = ("gpu_memory_utilization", "block_size", "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory")
+_VLLM_ONLY = ("gpu_memory_utilization", "block_size", "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory",
+              "vllm_version", "cuda_graph_gib", "allow_long_max_model_len", "speculative_config", "cpu_offload_gb")
 _NOT_IDEAL = ("activation_gib", "non_torch_gib")
 
 

@@ -40,7 +40,7 @@ def memory_curve(d: Deployment, batch: int, contexts: Sequence[int]) -> list[Cur
         vp = d.vllm_plan()
         blocks, block = d.request_blocks(), vllm_block_bytes(d)
         overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes
-        return [CurvePoint(t, d.weights_rank, overhead, batch * blocks(min(t, vp.max_model_len)) * block,
+        return [CurvePoint(t, vp.weights_bytes, overhead, batch * blocks(min(t, vp.max_model_len)) * block,
                            vp.requested_bytes) for t in contexts]
     return [CurvePoint(t, d.weights_rank, overhead_bytes(d, batch, t),
                        max(cache_bytes(c, batch, t) for c in d.stage_caches), d.gpu.memory_bytes) for t in contexts]

@@ -27,7 +27,11 @@ from .runtimes import Runtime, check_runtime
 from .spec import ModelSpec
 from .sweep import CompiledCache, compile_cache
 from .units import GiB
-from .vllm import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
+from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
+from .vllm.budget import AUTO_FIT
+from .vllm.defaults import DEFAULT_VLLM_VERSION, engine, vllm_dtypes
+from .vllm.model_len import check_max_model_len, derived_max_model_len
+from .vllm.speculative import SpeculativeConfig, parse_speculative_config, speculative_kv_layers
 from .weights import WeightBytes, weight_bytes
 
 DEFAULT_GPU = "h100-sxm"
@@ -44,14 +48,23 @@ FEWEST_GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 class VllmOptions:
     """vLLM's own engine options, under vLLM's names (``vllm serve --gpu-memory-utilization`` ...).
 
-    ``None`` means vLLM's default for this GPU (kvcalc.vllm: ``EngineArgs`` batch defaults).
-    ``kv_cache_memory`` is bytes (``--kv-cache-memory``), replacing the whole budget."""
+    ``None`` means vLLM's default for this GPU (kvcalc.vllm: ``EngineArgs`` batch defaults; the
+    attention backend's block size). ``kv_cache_memory`` is bytes (``--kv-cache-memory``), replacing
+    the whole budget. ``vllm_version`` picks the release whose rules apply (kvcalc.vllm.defaults.ENGINES).
+    ``allow_long_max_model_len`` is ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``. ``speculative_config`` is
+    ``--speculative-config`` (kvcalc.vllm.speculative: the drafter's KV layers); ``cpu_offload_gb``
+    ``--cpu-offload-gb`` (GiB of weights per GPU vLLM keeps in CPU memory)."""
 
     gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
-    block_size: int = DEFAULT_BLOCK_SIZE
+    block_size: int | None = None
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
     kv_cache_memory: int | None = None
+    vllm_version: str = DEFAULT_VLLM_VERSION
+    allow_long_max_model_len: bool = False
+    speculative_config: SpeculativeConfig | None = None
+    cpu_offload_gb: float = 0.0
+    auto_fit_max_model_len: bool = False    # --max-model-len -1 / auto (vLLM 0.33): fit it to the KV memory
 
 
 @dataclass(frozen=True)
@@ -103,12 +116,17 @@ class Deployment:
 
     # ------------------------------------------------------------------ vLLM, built once per deployment
     def vllm_max_model_len(self) -> int:
-        """vLLM's ``max_model_len``: the one given, else (as vLLM) the model's maximum, else the cap."""
-        return self.max_model_len or self.spec.max_position_embeddings or self.context_cap
+        """vLLM's ``max_model_len``: the one given, else (as vLLM) the model's derived maximum
+        (kvcalc.vllm.model_len, RoPE factors included), else the cap."""
+        if self.max_model_len:
+            return self.max_model_len
+        got = derived_max_model_len(self.config, self.vllm.vllm_version, self.spec.max_position_embeddings)
+        return min(int(got[0]), MAX_CONTEXT) if got else self.context_cap
 
     def vllm_plan(self, max_model_len: int | None = None) -> VllmMemoryPlan:
         """vLLM's startup budget for this deployment (kvcalc.vllm.vllm_memory_plan), memoized."""
-        mml = max_model_len or self.vllm_max_model_len()
+        auto = max_model_len is None and self.vllm.auto_fit_max_model_len
+        mml = AUTO_FIT if auto else max_model_len or self.vllm_max_model_len()
         key = ("vllm_plan", mml)
         if key not in self._memo:
             o, m = self.vllm, self.measured
@@ -118,9 +136,16 @@ class Deployment:
                 kv_cache_dtype=self.kv_dtype, dtype=self.dtype, tensor_parallel_size=self.tp,
                 pipeline_parallel_size=self.pp, max_num_batched_tokens=o.max_num_batched_tokens,
                 max_num_seqs=o.max_num_seqs, activation_bytes=m.activation_bytes, non_torch_bytes=m.non_torch_bytes,
-                cuda_graph_bytes=m.cuda_graph_bytes or 0, kv_cache_memory=o.kv_cache_memory, gpu_name=self.gpu.name)
+                cuda_graph_bytes=m.cuda_graph_bytes, kv_cache_memory=o.kv_cache_memory, gpu_name=self.gpu.name,
+                vllm_version=o.vllm_version, draft_layers=self.draft_layers(),
+                derived_max_model_len=self.vllm_max_model_len() if auto else None,
+                cpu_offload_bytes=int(o.cpu_offload_gb * GiB))
         plan: VllmMemoryPlan = self._memo[key]
         return plan
+
+    def draft_layers(self) -> int:
+        """KV layers vLLM's speculative drafter adds (kvcalc.vllm.speculative); 0 without one."""
+        return speculative_kv_layers(self.config, self.vllm.speculative_config)
 
     def request_blocks(self) -> RequestBlocks:
         """Blocks one vLLM request holds as a function of its length (kvcalc.vllm.RequestBlocks), memoized."""
@@ -128,7 +153,9 @@ class Deployment:
             vp = self.vllm_plan()
             self._memo["request_blocks"] = RequestBlocks(
                 self.spec, dtype=self.dtype, kv_cache_dtype=self.kv_dtype, block_size=vp.block_size,
-                tensor_parallel_size=self.tp, max_num_batched_tokens=vp.max_num_batched_tokens)
+                tensor_parallel_size=self.tp, max_num_batched_tokens=vp.max_num_batched_tokens,
+                max_in_flight_tokens=vp.max_in_flight_tokens, vllm_version=vp.vllm_version,
+                draft_layers=vp.draft_layers)
         blocks: RequestBlocks = self._memo["request_blocks"]
         return blocks
 
@@ -179,11 +206,14 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
            kv_dtype: str | None = None, tensor_parallel_size: int | None = None,
            pipeline_parallel_size: int | None = None,
            gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION, max_model_len: int | None = None,
-           block_size: int = DEFAULT_BLOCK_SIZE, max_num_batched_tokens: int | None = None,
+           block_size: int | None = None, max_num_batched_tokens: int | None = None,
            max_num_seqs: int | None = None, kv_cache_memory: int | None = None, weights_gib: float | None = None,
            activation_gib: float | None = None, non_torch_gib: float | None = None,
            cuda_graph_gib: float | None = None, config_dict: Mapping[str, Any] | None = None,
-           checkpoint_bytes: int | None = None) -> Deployment:
+           checkpoint_bytes: int | None = None, vllm_version: str = DEFAULT_VLLM_VERSION,
+           allow_long_max_model_len: bool = False,
+           speculative_config: Mapping[str, Any] | SpeculativeConfig | None = None,
+           cpu_offload_gb: float = 0.0) -> Deployment:
     """Validate a deployment and build what does not depend on batch and context.
 
     ``config``: the config.json dict, or a ModelSpec already read (an attention what-if, say) with
@@ -193,7 +223,10 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
     (their product must equal ``gpus``). ``runtime``: 'vllm' (default), 'transformers', 'ideal'.
     ``dtype``: the weights (None = the checkpoint's); ``kv_dtype``: the cache (None = the model's).
     vLLM's options under vLLM's names (:class:`VllmOptions`); ``max_model_len`` caps the context
-    for every runtime. Measured overrides ``*_gib`` are GiB per GPU (:class:`MeasuredOverrides`).
+    (``-1``: vLLM 0.33's auto-fit to the KV memory)
+    for every runtime; under vLLM one above the model's derived maximum is refused as vLLM refuses it
+    (kvcalc.vllm.model_len) unless ``allow_long_max_model_len``. Measured overrides ``*_gib`` are GiB
+    per GPU (:class:`MeasuredOverrides`).
     ``checkpoint_bytes``: the checkpoint's exact weight bytes (the Hub's safetensors metadata),
     used when no ``dtype`` is chosen (a chosen dtype re-quantizes the weights)."""
     raw = config if isinstance(config, Mapping) else config_dict
@@ -208,18 +241,27 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
     else:
         device = get_gpu(DEFAULT_GPU if gpu is None else gpu)
     gpus = check_count("gpus", gpus, 1, MAX_GPUS)
+    auto_fit = max_model_len == AUTO_FIT and not isinstance(max_model_len, bool)
+    if auto_fit:
+        if check_runtime(runtime) != "vllm" or engine(vllm_version).version == "0.10":
+            raise InputError("max_model_len -1 (auto-fit) is vLLM 0.33's: use runtime 'vllm' (vllm_version 0.33)")
+        max_model_len = None
     if max_model_len is not None:
         max_model_len = check_count("max_model_len", max_model_len, 1, MAX_CONTEXT)
     if dtype is not None:
         get_dtype(dtype)
     options = VllmOptions(
         gpu_memory_utilization=check_utilization(gpu_memory_utilization),
-        block_size=check_count("block_size", block_size, 1, MAX_BLOCK_SIZE),
+        block_size=None if block_size is None else check_count("block_size", block_size, 1, MAX_BLOCK_SIZE),
         max_num_batched_tokens=None if max_num_batched_tokens is None else check_count(
             "max_num_batched_tokens", max_num_batched_tokens, 1, MAX_CONTEXT),
         max_num_seqs=None if max_num_seqs is None else check_count("max_num_seqs", max_num_seqs, 1, 1 << 20),
         kv_cache_memory=None if kv_cache_memory is None else check_count(
-            "kv_cache_memory", kv_cache_memory, 1, MAX_KV_CACHE_MEMORY))
+            "kv_cache_memory", kv_cache_memory, 1, MAX_KV_CACHE_MEMORY),
+        vllm_version=engine(vllm_version).version, allow_long_max_model_len=bool(allow_long_max_model_len),
+        speculative_config=parse_speculative_config(speculative_config),
+        cpu_offload_gb=_positive_float("cpu_offload_gb", cpu_offload_gb, MAX_OVERRIDE_GIB),
+        auto_fit_max_model_len=auto_fit)
     measured = MeasuredOverrides(
         weights_bytes=_gib_to_bytes("weights_gib", weights_gib),
         activation_bytes=_gib_to_bytes("activation_gib", activation_gib),
@@ -227,6 +269,12 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         cuda_graph_bytes=_gib_to_bytes("cuda_graph_gib", cuda_graph_gib))
     if checkpoint_bytes is not None:
         checkpoint_bytes = check_count("checkpoint_bytes", checkpoint_bytes, 1, 1 << 50)
+    if rt == "vllm":
+        speculative_kv_layers(raw, options.speculative_config)      # an unusable method fails here, at deploy
+    elif options.speculative_config is not None or options.cpu_offload_gb:
+        raise InputError("speculative_config and cpu_offload_gb are vLLM options; use runtime 'vllm'")
+    if rt == "vllm" and max_model_len is not None and not options.allow_long_max_model_len:
+        check_max_model_len(raw, max_model_len, options.vllm_version, spec.max_position_embeddings)
     weights = weight_bytes(raw, dtype, count_params(raw))
     return _build(raw, spec, rt, device, gpus, tensor_parallel_size, pipeline_parallel_size, dtype, kv_dtype,
                   weights, max_model_len, options, measured, checkpoint_bytes)
@@ -239,7 +287,10 @@ def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GP
     """The part of :func:`deploy` that depends on the GPU count (shared with ``with_gpus``)."""
     tp, pp = resolve_parallel(runtime, gpus, tp_in, pp_in)
     check_parallel(spec, tp, pp)
-    model, kv = resolve_dtypes(spec, dtype, kv_dtype)
+    if runtime == "vllm" and kv_dtype == "fp8_ds_mla":    # vLLM's own DSA format (kvcalc.vllm.defaults.FP8_DS_MLA)
+        model, kv = vllm_dtypes(spec, dtype, kv_dtype)
+    else:
+        model, kv = resolve_dtypes(spec, dtype, kv_dtype)
     if runtime == "transformers" and kv != model:
         raise UnsupportedError("transformers' DynamicCache stores K/V in the model dtype; "
                                "use runtime 'ideal' or 'vllm' for a quantized or fp8 KV cache")

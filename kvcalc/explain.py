@@ -62,8 +62,8 @@ def vllm_binding(d: Deployment, vp: VllmMemoryPlan, batch: int, context: int, pe
         binding = vp.binding
         if pool and solvers_answered:
             binding += "; the longest context and largest batch shown assume max_model_len is lowered to fit"
-        if d.weights_rank > vp.requested_bytes:
-            binding = (f"weights alone exceed the GPU: {gib(d.weights_rank)} per GPU > "
+        if vp.weights_bytes > vp.requested_bytes:
+            binding = (f"weights alone exceed the GPU: {gib(vp.weights_bytes)} per GPU > "
                        f"{vp.gpu_memory_utilization:g} x {gib(d.gpu.memory_bytes)}")
         return binding
     if context > vp.max_model_len:
@@ -84,7 +84,7 @@ def vllm_formulas(d: Deployment, vp: VllmMemoryPlan) -> tuple[str, ...]:
         return requested, vp.no_memory_text()
     return (
         requested,
-        f"available KV = requested - weights {gib(d.weights_rank)} - activation {gib(vp.activation_bytes)}"
+        f"available KV = requested - weights {gib(vp.weights_bytes)} - activation {gib(vp.activation_bytes)}"
         f" - non-torch {gib(vp.non_torch_bytes)} - CUDA graphs {gib(vp.cuda_graph_bytes)}"
         f" = {gib(vp.available_kv_bytes)}",
         f"blocks = available / {vp.block_bytes:,} B per block ({vp.group_size} layers x {vp.block_size} tokens)"

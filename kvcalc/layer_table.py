@@ -25,11 +25,15 @@ from .deployment import Deployment
 from .kv import kv_cache
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .parallel import stage_specs
-from .vllm import KVCacheSpec, layer_caches, pp_layer_partition, vllm_dtypes
-from .vllm.grouping import group_blocks, group_caches
+from .vllm import KVCacheSpec, vllm_dtypes
+from .vllm.grouping import group_blocks, group_caches, kv_layer_partition
+from .vllm.hybrid import engine_caches
 
 PADDING = "padding"
 """``LayerRow.kind`` of the unused slots of shared vLLM blocks (``index`` is -1)."""
+
+DRAFT = "draft"
+"""``LayerRow.kind`` of a speculative drafter's KV layer under vLLM (MTP / EAGLE; index from the layer count)."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,7 @@ class _VllmLayout:
     uniform: bool
     stages: tuple[range, ...]
     stage_block_bytes: tuple[int, ...]   # one block of the shared pool, on one GPU of each stage
-    mnbt: int
+    mnbt: int                            # tokens in flight (max_in_flight_tokens), what windows hold beyond W - 1
     encoder_tokens: int
     max_model_len: int
 
@@ -111,9 +115,10 @@ def _vllm_layout(d: Deployment) -> _VllmLayout:
     if "vllm_layout" not in d._memo:
         vp = d.vllm_plan()
         model, kv = vllm_dtypes(d.spec, d.dtype, d.kv_dtype)
-        groups, uniform = group_caches(layer_caches(d.spec, model, kv, vp.block_size, d.tp))
+        groups, uniform = group_caches(engine_caches(d.spec, model, kv, vp.block_size, d.tp, vp.vllm_version,
+                                                     vp.draft_layers)[0])
         stages, start = [], 0
-        for n in pp_layer_partition(d.spec.num_layers, d.pp):
+        for n in kv_layer_partition(d.spec.num_layers, d.pp, vp.draft_layers):
             stages.append(range(start, start + n))
             start += n
         block_bytes = []
@@ -124,7 +129,7 @@ def _vllm_layout(d: Deployment) -> _VllmLayout:
                 size = max(sum(1 for c in g if c.layer in layers) for g in groups)
                 block_bytes.append(size * groups[0][0].page_size_bytes)
         d._memo["vllm_layout"] = _VllmLayout(tuple(tuple(g) for g in groups), uniform, tuple(stages),
-                                             tuple(block_bytes), vp.max_num_batched_tokens,
+                                             tuple(block_bytes), vp.max_in_flight_tokens or vp.max_num_batched_tokens,
                                              d.spec.default_encoder_tokens or vp.max_num_batched_tokens,
                                              vp.max_model_len)
     layout: _VllmLayout = d._memo["vllm_layout"]
@@ -153,9 +158,10 @@ def _vllm_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
     rows: list[LayerRow] = []
     padding: list[LayerRow] = []
     for stage, layers in enumerate(lay.stages):
-        for layer in d.spec.layers[layers.start:layers.stop]:
-            held = self_slots.get(layer.index) or cross_slots.get(layer.index, 0)
-            rows.append(LayerRow(layer.index, layer.kind, stage, held, per_layer.get(layer.index, 0)))
+        for index in layers:
+            kind = d.spec.layers[index].kind if index < d.spec.num_layers else DRAFT
+            held = self_slots.get(index) or cross_slots.get(index, 0)
+            rows.append(LayerRow(index, kind, stage, held, per_layer.get(index, 0)))
         used = sum(per_layer.get(i, 0) for i in layers)
         unused = batch * sum(blocks) * lay.stage_block_bytes[stage] - used
         if unused:

@@ -122,6 +122,8 @@ def plan(config: Mapping[str, Any] | ModelSpec | Deployment, *, batch: int = 1, 
     else:
         d = deploy(config, **options)
     batch = check_count("batch", batch, 1, MAX_BATCH)
+    if context is None and d.vllm.auto_fit_max_model_len and d.runtime == "vllm":
+        context = d.vllm_plan().max_model_len          # vLLM 0.33's auto-fit: what it settled on
     if context is None:
         context = d.max_model_len or d.spec.max_position_embeddings or 4096
     context = check_count("context", context, 1, MAX_CONTEXT)
@@ -193,9 +195,11 @@ def _plan_vllm(d: Deployment, batch: int, context: int, warnings: list[str]) -> 
     overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes
     kv_gpu = table.per_gpu_bytes
     binding = vllm_binding(d, vp, batch, context, per_req, pool, fits, bool(max_context or max_batch), max_batch)
+    common = _common(d, batch, context)
+    common["weights_bytes"] = vp.weights_bytes       # on the GPU: less what --cpu-offload-gb keeps on the CPU
     return PlanResult(
-        **_common(d, batch, context), kv_dtype=vp.kv_dtype, kv_bytes=kv_gpu, kv_bytes_total=table.all_gpus_bytes,
-        overhead_bytes=overhead, budget_bytes=vp.requested_bytes, total_bytes=d.weights_rank + kv_gpu + overhead,
+        **common, kv_dtype=vp.kv_dtype, kv_bytes=kv_gpu, kv_bytes_total=table.all_gpus_bytes,
+        overhead_bytes=overhead, budget_bytes=vp.requested_bytes, total_bytes=vp.weights_bytes + kv_gpu + overhead,
         fits=fits, max_context=max_context, max_batch=max_batch or None, min_gpus=None, binding_constraint=binding,
         kv_cache_tokens=vp.kv_cache_tokens, num_gpu_blocks=vp.num_gpu_blocks, max_concurrency=vp.max_concurrency,
         available_kv_bytes=vp.available_kv_bytes, formulas=vllm_formulas(d, vp), engine_lines=vp.log_lines(),

@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,6 +39,52 @@ def _util(text: str) -> float:
     return value
 
 
+_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def human_readable_int(text: str) -> int:
+    """vLLM's ``human_readable_int`` (vllm/utils/argparse_utils.py): '1k' = 1,000, '1K' = 1,024, '25.6k' = 25,600;
+    decimals are not allowed with the binary suffixes. At least 1."""
+    text = text.strip()
+    value: int
+    if len(text) > 1 and text[-1] in _DECIMAL:
+        value = int(float(text[:-1]) * _DECIMAL[text[-1]])
+    elif len(text) > 1 and text[-1] in _BINARY:
+        value = int(text[:-1]) * _BINARY[text[-1]]
+    else:
+        value = int(text)
+    if value < 1:
+        raise ValueError
+    return value
+
+
+def _max_model_len(text: str) -> int:
+    """``--max-model-len``: a human-readable int. -1 / 'auto' (0.33's auto-fit) is refused here: the
+    Planner's options hold a length (``kvcalc plan --max-model-len auto`` and ``deploy(max_model_len=-1)``
+    model it)."""
+    if text.strip() in ("-1", "auto"):
+        raise ValueError
+    return human_readable_int(text)
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """A JSON object argument (``--speculative-config '{"method": "mtp", "num_speculative_tokens": 1}'``)."""
+    if len(text) > 2000:
+        raise ValueError
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError
+    return value
+
+
+def _gib(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1 << 20:
+        raise ValueError
+    return value
+
+
 def _kv_dtype(text: str) -> str | None:
     return None if text == "auto" else text
 
@@ -48,17 +95,20 @@ def _dtype(text: str) -> str | None:
 
 # flag -> (plan option, parser)
 FLAGS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "--max-model-len": ("max_model_len", _int),
+    "--max-model-len": ("max_model_len", _max_model_len),
     "--gpu-memory-utilization": ("gpu_memory_utilization", _util),
     "--tensor-parallel-size": ("tensor_parallel_size", _int), "-tp": ("tensor_parallel_size", _int),
     "--pipeline-parallel-size": ("pipeline_parallel_size", _int), "-pp": ("pipeline_parallel_size", _int),
     "--kv-cache-dtype": ("kv_dtype", _kv_dtype),
     "--max-num-seqs": ("max_num_seqs", _int),
-    "--max-num-batched-tokens": ("max_num_batched_tokens", _int),
+    "--max-num-batched-tokens": ("max_num_batched_tokens", human_readable_int),
     "--block-size": ("block_size", _int),
     "--dtype": ("dtype", _dtype),
-    "--kv-cache-memory": ("kv_cache_memory", _int),
+    "--kv-cache-memory": ("kv_cache_memory", human_readable_int),
+    "--kv-cache-memory-bytes": ("kv_cache_memory", human_readable_int),   # vLLM 0.33's name
     "--model": ("model", str),
+    "--speculative-config": ("speculative_config", json_object),
+    "--cpu-offload-gb": ("cpu_offload_gb", _gib),
 }
 BOOLEAN_FLAGS = {"--enforce-eager", "--trust-remote-code", "--enable-prefix-caching", "--disable-log-requests",
                  "--enable-chunked-prefill", "--no-enable-prefix-caching", "--disable-log-stats"}

@@ -1,16 +1,17 @@
 """plan(): budgets per runtime, solvers and the vLLM logs, through the public API and CLI."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
 
 import pytest
+from paths import ROOT, reference_configs
 
 import kvcalc
 from kvcalc.capacity import plan
 from kvcalc.cli import main
-from paths import ROOT, reference_configs
 
 GiB, MiB = 2**30, 2**20
 
@@ -25,16 +26,20 @@ MISTRAL = load("mistralai__Mistral-7B-Instruct-v0.3.json")
 QWEN7 = load("Qwen__Qwen2.5-7B-Instruct.json")
 
 
+LOG_RELEASE = "0.10"   # the three public logs are from releases before 0.33 (tests/test_vllm.py)
+log_plan = functools.partial(plan, vllm_version=LOG_RELEASE)
+
+
 def test_vllm_log_mistral_h100_exact_budget():
     # vLLM log: 28,234 blocks of 16 tokens, 451,744 tokens, 110.29x at max_model_len 4,096.
     # One block holds 16 tokens x 32 layers x 8 KV heads x 128 x (K+V) x bf16 = 2 MiB.
-    p = plan(MISTRAL, gpu_mem_gib=79.19, max_model_len=4096, context=4096, kv_cache_memory=28_234 * 2 * MiB + 1)
+    p = log_plan(MISTRAL, gpu_mem_gib=79.19, max_model_len=4096, context=4096, kv_cache_memory=28_234 * 2 * MiB + 1)
     assert (p.num_gpu_blocks, p.kv_cache_tokens, f"{p.max_concurrency:.2f}") == (28_234, 451_744, "110.29")
 
 
 def test_vllm_log_mistral_h100_from_logged_gib():
     # weights 14.08 GiB, activation 1.97, non-torch 0.07 of 0.9 x 79.19 GiB -> 55.15 GiB available
-    p = plan(MISTRAL, gpu_mem_gib=79.19, max_model_len=4096, context=4096, weights_gib=14.08,
+    p = log_plan(MISTRAL, gpu_mem_gib=79.19, max_model_len=4096, context=4096, weights_gib=14.08,
              activation_gib=1.97, non_torch_gib=0.07)
     assert abs(p.available_kv_bytes / GiB - 55.15) <= 0.005 + 1e-9
     assert abs(p.num_gpu_blocks - 28_234) <= 0.015 * GiB / (2 * MiB)   # the logged GiB are rounded to 0.01
@@ -42,7 +47,7 @@ def test_vllm_log_mistral_h100_from_logged_gib():
 
 def test_vllm_log_llama_3090():
     # KV 3.81 GiB -> 1,952 blocks (31,232 tokens), concurrency 1.56x at max_model_len 20,000
-    p = plan(LLAMA8, gpu_mem_gib=23.58, max_model_len=20_000, context=20_000, kv_cache_memory=1952 * 2 * MiB)
+    p = log_plan(LLAMA8, gpu_mem_gib=23.58, max_model_len=20_000, context=20_000, kv_cache_memory=1952 * 2 * MiB)
     assert (p.num_gpu_blocks, p.kv_cache_tokens, f"{p.max_concurrency:.2f}") == (1952, 31_232, "1.56")
     assert p.fits and p.max_batch == 1 and p.max_context == 20_000
 
@@ -50,11 +55,11 @@ def test_vllm_log_llama_3090():
 def test_vllm_log_qwen_awq_16gb():
     # weights 5.29, activation 1.04, non-torch 0.06 of 0.9 x 15.99 -> 8.0 GiB; 9,357 blocks, 149,712 tokens, 4.57x.
     # Qwen2.5-7B: 28 layers x 4 KV heads x 128 x 2 x bf16 = 57,344 B/token; a block of 16 = 917,504 B
-    p = plan(QWEN7, gpu_mem_gib=15.99, max_model_len=32_768, context=32_768, weights_gib=5.29, activation_gib=1.04,
+    p = log_plan(QWEN7, gpu_mem_gib=15.99, max_model_len=32_768, context=32_768, weights_gib=5.29, activation_gib=1.04,
              non_torch_gib=0.06)
     assert abs(p.available_kv_bytes / GiB - 8.0) <= 0.015
     assert abs(p.num_gpu_blocks - 9357) <= 0.015 * GiB / 917_504
-    exact = plan(QWEN7, gpu_mem_gib=15.99, max_model_len=32_768, context=32_768, kv_cache_memory=9357 * 917_504)
+    exact = log_plan(QWEN7, gpu_mem_gib=15.99, max_model_len=32_768, context=32_768, kv_cache_memory=9357 * 917_504)
     assert (exact.num_gpu_blocks, exact.kv_cache_tokens, f"{exact.max_concurrency:.2f}") == (9357, 149_712, "4.57")
 
 
@@ -148,7 +153,8 @@ def test_plan_cli_errors(capsys):
     assert main(["plan", path, "--gpu-memory-utilization", "1.5"]) == 2
 
 
-@pytest.mark.parametrize("name, gpus, pp", [("meta-llama__Llama-3.1-70B.json", 4, 2), ("google__gemma-3-27b-it.json", 2, 2),
+@pytest.mark.parametrize("name, gpus, pp", [("meta-llama__Llama-3.1-70B.json", 4, 2),
+                                             ("google__gemma-3-27b-it.json", 2, 2),
                                              ("deepseek-ai__DeepSeek-V3.json", 8, 1)])
 @pytest.mark.parametrize("runtime", ["ideal", "transformers"])
 def test_per_gpu_kv_equals_layer_by_layer_sum(name, gpus, pp, runtime):
@@ -158,8 +164,9 @@ def test_per_gpu_kv_equals_layer_by_layer_sum(name, gpus, pp, runtime):
     cfg = load(name)
     tp = 1 if runtime == "transformers" else gpus // pp
     pp = gpus if runtime == "transformers" else pp
-    p = plan(cfg, gpu="h200", runtime=runtime, gpus=gpus, tensor_parallel_size=None if runtime == "transformers" else tp,
-             pipeline_parallel_size=pp, batch=3, context=5000, solve_gpus=False)
+    p = plan(cfg, gpu="h200", runtime=runtime, gpus=gpus,
+             tensor_parallel_size=None if runtime == "transformers" else tp, pipeline_parallel_size=pp,
+             batch=3, context=5000, solve_gpus=False)
     layers = kvcalc.kv_cache(rank_spec(kvcalc.read_spec(cfg), tp), batch=3, context=5000, runtime=runtime).layers
     stages, start = [], 0
     for n in pp_layer_partition(len(layers), pp):

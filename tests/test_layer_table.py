@@ -126,3 +126,37 @@ def test_gpu_count_and_parallel_sizes_must_agree() -> None:
         kvcalc.deploy(cfg, runtime="vllm", gpus=4, tensor_parallel_size=2, pipeline_parallel_size=1)
     with pytest.raises(kvcalc.InputError, match="must equal gpus"):
         kvcalc.deploy(cfg, runtime="transformers", gpus=4, pipeline_parallel_size=2)
+
+
+@pytest.mark.parametrize("options", [{"gpus": 4}, {"gpus": 2, "tensor_parallel_size": 1, "pipeline_parallel_size": 2},
+                                     {"gpus": 4, "block_size": 32}])
+def test_hybrid_table_adds_up_to_the_headline(options: dict) -> None:
+    # Qwen3-Next (36 gated-delta-net + 12 attention layers) now plans under vLLM 0.33's hybrid allocator:
+    # the table's rows, the headline and the chart agree, and the headline is the block arithmetic.
+    import json
+    import os
+
+    from paths import ROOT
+    with open(os.path.join(ROOT, "tests", "oracles", "configs", "Qwen__Qwen3-Next-80B-A3B-Thinking.json")) as f:
+        cfg = json.load(f)
+    d = kvcalc.deploy(cfg, gpu="h200", runtime="vllm", max_model_len=65536, **options)
+    vp = d.vllm_plan()
+    for batch, context in SHAPES:
+        p = kvcalc.plan(d, batch=batch, context=context, solve_gpus=False)
+        table = kvcalc.layer_bytes(d, batch, context)
+        assert table.per_gpu_bytes == p.kv_bytes and table.all_gpus_bytes == p.kv_bytes_total
+        assert kvcalc.memory_curve(d, batch, [context])[0].kv == p.kv_bytes
+        blocks = d.request_blocks()(min(context, vp.max_model_len))
+        assert p.kv_bytes_total == batch * blocks * vp.block_bytes_all_stages * d.tp
+
+
+def test_speculative_drafter_rows_add_up() -> None:
+    # DeepSeek-V3 + MTP (num_nextn_predict_layers 1) on 8 GPUs: 61 decoder rows plus one 'draft' row (index
+    # 61), each MLA layer 16 x 576 x 2 B = 18,432 B per block, the headline the same block arithmetic.
+    from kvcalc.layer_table import DRAFT
+    d = kvcalc.deploy(bundled_config("deepseek-ai/DeepSeek-V3"), gpu="h200", gpus=8, runtime="vllm",
+                      max_model_len=65536, speculative_config={"method": "mtp", "num_speculative_tokens": 1})
+    p = kvcalc.plan(d, batch=2, context=5000, solve_gpus=False)
+    table = kvcalc.layer_bytes(d, 2, 5000)
+    assert [r.index for r in table.rows] == list(range(62)) and table.rows[-1].kind == DRAFT
+    assert table.per_gpu_bytes == p.kv_bytes == 2 * 313 * 62 * 18_432     # ceil(5000 / 16) = 313 blocks

@@ -98,11 +98,20 @@ DEEPSEEK_V3 = "deepseek-ai__DeepSeek-V3.json"
 GEMMA2 = "google__gemma-2-9b-it.json"
 
 
+LOG_RELEASE = "0.10"
+"""The release line of the three public logs (v0.6.4 V0 engine, v0.10.2 v1 engine): kvcalc's "0.10" rules."""
+
+
+def log_plan(s: kvcalc.ModelSpec, **kw) -> kvcalc.vllm.VllmMemoryPlan:
+    """``vllm_memory_plan`` under the logs' release."""
+    return vllm_memory_plan(s, vllm_version=LOG_RELEASE, **kw)
+
+
 # ----------------------------------------------------------------------------- log 1: Mistral on H100
 def test_mistral_h100_budget_from_logged_figures():
     s = spec(MISTRAL)
     assert s.kinds() == {"full": 32}                       # sliding_window null: full attention
-    plan = vllm_memory_plan(s, total_gpu_bytes=gib(79.19), weights_bytes=gib(14.08), gpu_memory_utilization=0.9,
+    plan = log_plan(s, total_gpu_bytes=gib(79.19), weights_bytes=gib(14.08), gpu_memory_utilization=0.9,
                             activation_bytes=gib(1.97), non_torch_bytes=gib(0.07), max_model_len=4096)
     assert plan.page_bytes == 16 * 8 * 128 * 2 * 2 == 65536          # one layer, one block of 16 tokens
     assert plan.page_bytes * 32 // 16 == 128 * 1024                  # 128 KiB per token in bf16
@@ -123,7 +132,7 @@ def test_mistral_h100_blocks_pinned_by_the_log():
     assert low <= exact < high
     # vLLM's suggestion = budget - CUDA graphs - 150 MiB safety: gives back the logged 0.67 GiB of graphs
     assert printed(exact - 58333988249 - CUDA_GRAPH_SAFETY_BYTES) == "0.67"
-    plan = vllm_memory_plan(spec(MISTRAL), total_gpu_bytes=gib(79.19), weights_bytes=gib(14.08),
+    plan = log_plan(spec(MISTRAL), total_gpu_bytes=gib(79.19), weights_bytes=gib(14.08),
                             max_model_len=4096, kv_cache_memory=exact)
     assert plan.kv_cache_memory_given and plan.available_kv_bytes == exact
     assert plan.num_gpu_blocks == 28234
@@ -138,7 +147,7 @@ def test_mistral_h100_blocks_pinned_by_the_log():
 def test_llama_3090_budget_from_logged_figures():
     weights = gib(14.9888)                      # "Loading model weights took 14.9888 GB" (GiB, 4 decimals)
     activation = gib(17.06) - weights           # V0 logs the torch peak including the weights
-    plan = vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(23.58), weights_bytes=weights,
+    plan = log_plan(spec(LLAMA8), total_gpu_bytes=gib(23.58), weights_bytes=weights,
                             activation_bytes=activation, non_torch_bytes=gib(0.35), max_model_len=20_000)
     assert printed(plan.available_kv_bytes) == "3.81"
     # 23.58 x 0.9, 17.06 and 0.35 are each exact to +-0.005 GiB: +-0.0145 GiB = +-8 blocks of 2 MiB
@@ -149,7 +158,7 @@ def test_llama_3090_blocks_pinned_by_the_log():
     block_bytes = 32 * 8 * 128 * 2 * 2 * 16
     low, high = max(1952 * block_bytes, 3.805 * GiB), min(1953 * block_bytes, 3.815 * GiB)
     assert low < high                                                # 3.8125 .. 3.8145 GiB
-    plan = vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(23.58), weights_bytes=gib(14.9888),
+    plan = log_plan(spec(LLAMA8), total_gpu_bytes=gib(23.58), weights_bytes=gib(14.9888),
                             max_model_len=20_000, kv_cache_memory=int(low))
     assert plan.num_gpu_blocks == 1952
     assert plan.kv_cache_tokens == 31_232
@@ -157,7 +166,7 @@ def test_llama_3090_blocks_pinned_by_the_log():
     assert plan.max_concurrency_text == "1.56"                       # 1952 / 1250 = 1.5616
     assert printed(plan.available_kv_bytes) == "3.81"
     # the same log's 29k run: "maximum number of tokens that can be stored in KV cache (23648)" = 1478 blocks
-    short = vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(23.58), weights_bytes=gib(14.9888),
+    short = log_plan(spec(LLAMA8), total_gpu_bytes=gib(23.58), weights_bytes=gib(14.9888),
                              max_model_len=29_000, kv_cache_memory=1478 * block_bytes)
     assert not short.fits and short.estimated_max_model_len == 23_648
     assert short.max_concurrency_text == "0.82"                      # "Maximum concurrency for 29000 ...: 0.82x"
@@ -168,7 +177,7 @@ def test_llama_3090_blocks_pinned_by_the_log():
 def test_qwen_awq_budget_from_logged_figures():
     s = spec(QWEN7)                                                  # AWQ keeps the bf16 model's KV layout
     assert s.kinds() == {"full": 28}                                 # use_sliding_window false
-    plan = vllm_memory_plan(s, total_gpu_bytes=gib(15.99), weights_bytes=gib(5.29), activation_bytes=gib(1.04),
+    plan = log_plan(s, total_gpu_bytes=gib(15.99), weights_bytes=gib(5.29), activation_bytes=gib(1.04),
                             non_torch_bytes=gib(0.06), max_model_len=32_768)
     assert plan.page_bytes == 16 * 4 * 128 * 2 * 2
     assert round(plan.available_kv_bytes / GiB, 2) == 8.0            # printed "8.0 GiB" (round(x, 2))
@@ -184,7 +193,7 @@ def test_qwen_awq_blocks_pinned_by_the_log():
     # vLLM's "--kv-cache-memory=7911991092" = budget - CUDA graphs (0.48 GiB printed) - 150 MiB: brackets it
     base = 7911991092 + CUDA_GRAPH_SAFETY_BYTES
     assert base + 0.475 * GiB < high and low < base + 0.485 * GiB
-    plan = vllm_memory_plan(spec(QWEN7), total_gpu_bytes=gib(15.99), weights_bytes=gib(5.29),
+    plan = log_plan(spec(QWEN7), total_gpu_bytes=gib(15.99), weights_bytes=gib(5.29),
                             max_model_len=32_768, kv_cache_memory=int(low))
     assert plan.num_gpu_blocks == 9357
     assert plan.kv_cache_tokens == 149_712
@@ -201,7 +210,7 @@ def test_activation_estimate_qwen_sampler_bound():
     assert est.sampler_bytes > est.forward_bytes                     # 28 B x 256 x 152064 dominates
     assert abs(est.peak_bytes - gib(1.04)) < 0.02 * GiB              # 1.029 GiB vs 1.04 logged
     plan = vllm_memory_plan(spec(QWEN7), total_gpu_bytes=gib(15.99), weights_bytes=gib(5.29),
-                            max_model_len=32_768, intermediate_size=18944)
+                            max_model_len=32_768, intermediate_size=18944, vllm_version=LOG_RELEASE)
     assert plan.activation_estimated and plan.non_torch_bytes == DEFAULT_NON_TORCH_BYTES
     assert abs(plan.num_gpu_blocks - 9357) <= 0.01 * 9357           # within 1% of the logged blocks
 
@@ -235,7 +244,7 @@ def test_activation_estimate_assumes_mlp_width_when_missing():
     assert any("assumed 4 x hidden" in n for n in plan.notes)
     # with the config's own intermediate_size (14336) nothing is assumed
     plan = vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(79.19), weights_bytes=gib(14.99), max_model_len=8192)
-    assert not any("assumed" in n for n in plan.notes)
+    assert not any("assumed 4 x hidden" in n for n in plan.notes)
 
 
 # ----------------------------------------------------------------------------- tensor parallel heads
@@ -287,8 +296,11 @@ def test_sliding_window_blocks_gemma2():
     assert sliding_window_blocks(4097, w, 16, 2048) == 257           # 258 capped at 257
     assert sliding_window_blocks(100_000, w, 16, 1) == 257           # steady decode: window + 1 block
     assert sliding_window_blocks(4096, w, 16, 2048, cap=False) == 257
-    r = vllm_kv_cache(s, batch=2, context=8192, max_num_batched_tokens=2048)
+    r = vllm_kv_cache(s, batch=2, context=8192, max_num_batched_tokens=2048, vllm_version="0.10")
     page = 16 * 8 * 256 * 2 * 2
+    # 0.33 (async scheduling, 2 x 2048 in flight): cdiv(min(4095 + 4096, 8192), 16) + 1 = 513, capped at 512
+    new = vllm_kv_cache(s, batch=2, context=8192, max_num_batched_tokens=2048)
+    assert {l.bytes for l in new.layers if l.kind == "sliding"} == {2 * 512 * page}
     sliding = [l for l in r.layers if l.kind == "sliding"]
     full = [l for l in r.layers if l.kind == "full"]
     assert {l.tokens for l in sliding} == {385 * 16} and {l.bytes for l in sliding} == {2 * 385 * page}
@@ -297,16 +309,23 @@ def test_sliding_window_blocks_gemma2():
     assert r.bytes_per_token == 42 * page // 16
 
 
-def test_sliding_window_capacity_gemma2_groups():
+@pytest.mark.parametrize("release,sliding_blocks", [
+    ("0.10", 385),    # cdiv(min(4095 + 2048, 8192), 16) + 1: one batch of 2,048 tokens in flight
+    ("0.33", 513),    # cdiv(min(4095 + 2 x 2048, 8192), 16) + 1: async scheduling keeps two batches in flight
+])
+def test_sliding_window_capacity_gemma2_groups(release, sliding_blocks):
     plan = vllm_memory_plan(spec(GEMMA2), total_gpu_bytes=gib(79.19), weights_bytes=gib(17.2), max_model_len=8192,
-                            max_num_batched_tokens=2048, kv_cache_memory=gib(30))
+                            max_num_batched_tokens=2048, kv_cache_memory=gib(30), vllm_version=release)
     page = 16 * 8 * 256 * 2 * 2
     assert [(g.kind, len(g.layers)) for g in plan.groups] == [("sliding", 21), ("full", 21)]
     assert plan.group_size == 21
     assert plan.num_gpu_blocks == gib(30) // page // 21
-    assert plan.kv_cache_tokens == plan.num_gpu_blocks // 2 * 16
-    assert [g.blocks_per_request for g in plan.groups] == [385, 512]
-    assert plan.max_concurrency == plan.num_gpu_blocks / (385 + 512)
+    assert [g.blocks_per_request for g in plan.groups] == [sliding_blocks, 512]
+    assert plan.max_concurrency == plan.num_gpu_blocks / (sliding_blocks + 512)
+    if release == "0.10":
+        assert plan.kv_cache_tokens == plan.num_gpu_blocks // 2 * 16
+    else:   # get_kv_cache_capacity: int(max_concurrency x max_model_len)
+        assert plan.kv_cache_tokens == int(plan.num_gpu_blocks / (sliding_blocks + 512) * 8192)
 
 
 # ----------------------------------------------------------------------------- one spec class per vLLM kind
@@ -388,6 +407,12 @@ def test_engine_defaults():
     assert default_max_num_batched_tokens(a100, gpu_name="NVIDIA A100-SXM4-80GB") == 2048
     assert default_max_num_seqs(h100, 8192) == 1024 and default_max_num_seqs(card16, 2048) == 256
     assert default_max_num_seqs(card16, 128) == 128
+    # vLLM 0.33's third tier (EngineArgs.get_batch_defaults: device_memory >= 160 GiB, B200 / B300): 16384 tokens
+    # for vllm serve too; before it, a 180 GB card got the H100 tier's 8192
+    b200 = 183 * GiB
+    assert default_max_num_batched_tokens(b200) == 16384 and default_max_num_seqs(b200, 16384) == 1024
+    assert default_max_num_batched_tokens(b200, vllm_version="0.10") == 8192
+    assert default_max_num_batched_tokens(gib(159.9)) == 8192
 
 
 def test_kv_cache_runtime_vllm_matches():
@@ -420,7 +445,9 @@ def test_no_room_for_kv():
 
 
 VLLM_NO_MEMORY = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-                  "initializing the engine.")   # vllm/v1/core/kv_cache_utils.py, check_enough_kv_cache_memory
+                  "initializing the engine (this flag also controls CPU memory reservation on the CPU backend, "
+                  "despite its name). See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ "
+                  "for more details.")   # vLLM 0.33.0 vllm/v1/core/kv_cache_planning.py, _check_enough_kv_cache_memory
 
 
 @pytest.mark.parametrize("weights,activation,graphs,first", [
@@ -450,16 +477,46 @@ def test_no_kv_memory_in_the_cli_plan(capsys):
                  "--activation-gib", "1", "--non-torch-gib", "0.07", "--max-model-len", "8192"]) == 0
     out = capsys.readouterr().out
     assert "Available KV cache memory" not in out and not re.search(r"-\s*\d+\.\d+ GiB", out)
-    assert "weights 13.50 GiB + activation 1.00 GiB + non-torch 0.07 GiB = 14.57 GiB alone exceed" in out
+    # vLLM 0.33 also subtracts CUDA graphs: kvcalc's stated 0.67 GiB assumption (13.5 + 1 + 0.07 + 0.67)
+    assert ("weights 13.50 GiB + activation 1.00 GiB + non-torch 0.07 GiB + CUDA graphs 0.67 GiB = 15.24 GiB "
+            "alone exceed") in out
     assert VLLM_NO_MEMORY in out
 
 
 def test_cuda_graph_bytes_are_subtracted():
     kw = dict(total_gpu_bytes=gib(15.99), weights_bytes=gib(5.29), activation_bytes=gib(1.04),
               non_torch_bytes=gib(0.06), max_model_len=32_768)
-    a = vllm_memory_plan(spec(QWEN7), **kw)
+    a = vllm_memory_plan(spec(QWEN7), **kw, cuda_graph_bytes=0)
     b = vllm_memory_plan(spec(QWEN7), **kw, cuda_graph_bytes=gib(0.48))
     assert a.available_kv_bytes - b.available_kv_bytes == gib(0.48)
+    # 0.33 subtracts its CUDA-graph estimate by default; it is measured on the GPU, so kvcalc assumes the
+    # 0.67 GiB of the public H100 log (log 1) and says so; 0.10 subtracted nothing by default
+    c = vllm_memory_plan(spec(QWEN7), **kw)
+    assert a.available_kv_bytes - c.available_kv_bytes == round(0.67 * GiB)
+    assert any("CUDA graphs assumed 0.67 GiB" in n for n in c.notes)
+    old = vllm_memory_plan(spec(QWEN7), **kw, vllm_version="0.10")
+    assert old.available_kv_bytes == a.available_kv_bytes and old.cuda_graph_bytes == 0
+
+
+def test_hybrid_allocator_by_hand():
+    # Jamba-v0.1 (4 attention + 28 Mamba-1 layers), bf16, TP 1. Attention: 8 KV heads x 128 x (K+V) x 2 B =
+    # 4,096 B per token. Mamba state: conv 8192 x (4 - 1) + ssm 8192 x 16 = 155,648 values x 2 B = 311,296 B.
+    # Block = 16 x cdiv(311,296, 16 x 4,096) = 80 tokens; attention page 80 x 4,096 = 327,680 B, the mamba
+    # page padded to it. Groups of 4 layers (4 attention, 28 mamba = 7 groups): one block id = 4 x 327,680 B.
+    # Per request at 65,536 tokens: 820 attention blocks + 7 groups x 2 mamba pages ('align' mode) = 834.
+    from paths import ROOT
+    with open(os.path.join(ROOT, "tests", "oracles", "configs", "ai21labs__Jamba-v0.1.json")) as f:
+        jamba = read_spec(json.load(f))
+    plan = vllm_memory_plan(jamba, total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=65_536,
+                            kv_cache_memory=8 * GiB)
+    assert plan.block_size == 16 * ceil(311_296 / (16 * 4096)) == 80
+    assert plan.page_bytes == 80 * 4096 == 327_680 and plan.block_bytes == 4 * 327_680
+    assert plan.num_gpu_blocks == 8 * GiB // (4 * 327_680) == 6553
+    assert plan.blocks_per_request == 820 + 7 * 2
+    assert plan.kv_cache_tokens == int(6553 / 834 * 65_536)
+    with pytest.raises(UnsupportedError, match="vllm_version 0.33 only"):
+        vllm_memory_plan(jamba, total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=65_536,
+                         kv_cache_memory=8 * GiB, vllm_version="0.10")
 
 
 def test_mamba_states_per_request_and_capacity_unsupported():
@@ -494,3 +551,39 @@ def test_page_bytes_formula():
     a = kvcalc.AttentionCache(kv_heads=8, k_head_dim=128, v_head_dim=128, query_heads=32)
     assert attention_page_bytes(a, kvcalc.get_dtype("bf16"), 16) == 16 * 8 * 128 * 2 * 2
     assert attention_page_bytes(a, kvcalc.get_dtype("bf16"), 16, 4) == 16 * 2 * 128 * 2 * 2
+
+
+def test_cpu_offload_moves_weights_off_the_gpu():
+    # --cpu-offload-gb 4 (OffloadConfig: int(4 x 1024**3) bytes): 4 GiB fewer weights on the GPU, 4 GiB more KV
+    kw = dict(total_gpu_bytes=gib(23.58), weights_bytes=gib(14.99), max_model_len=8192, activation_bytes=gib(1),
+              non_torch_bytes=gib(0.07), cuda_graph_bytes=0)
+    base = vllm_memory_plan(spec(LLAMA8), **kw)
+    off = vllm_memory_plan(spec(LLAMA8), **kw, cpu_offload_bytes=4 * GiB)
+    assert off.weights_bytes == gib(14.99) - 4 * GiB and off.weights_offloaded_bytes == 4 * GiB
+    assert off.available_kv_bytes - base.available_kv_bytes == 4 * GiB
+    whole = vllm_memory_plan(spec(LLAMA8), **kw, cpu_offload_bytes=100 * GiB)    # at most the weights themselves
+    assert whole.weights_bytes == 0 and whole.weights_offloaded_bytes == gib(14.99)
+
+
+@pytest.mark.parametrize("kv, per_token_mla", [("fp8_ds_mla", 656), (None, 576 * 2)])
+def test_dsa_indexer_is_its_own_spec_and_fp8_ds_mla(kv, per_token_mla):
+    # DeepSeek-V3 with V3.2's DSA fields (index_topk 2048, index_head_dim 128 as in DeepSeek-V3.2-Exp's config).
+    # vLLM 0.33: the MLA latent (576 values; fp8_ds_mla packs it into 656 B: 512 fp8 + 4 x fp32 scales + 64 bf16)
+    # and a separate indexer key cache of uint8, 128 + 128 // 128 x 4 = 132 B per token; FLASHMLA_SPARSE's
+    # 64-token blocks. Before: the indexer was folded into the MLA head at the KV width (704 x 2 B per token).
+    cfg = dict(config(DEEPSEEK_V3), index_topk=2048, index_head_dim=128, index_n_heads=64)
+    plan = vllm_memory_plan(read_spec(cfg), total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=65_536,
+                            kv_cache_memory=40 * GiB, kv_cache_dtype=kv, tensor_parallel_size=8)
+    assert plan.block_size == 64
+    assert plan.block_bytes == 61 * 64 * (per_token_mla + 132)
+    assert plan.num_gpu_blocks == 40 * GiB // plan.block_bytes
+    assert [(g.kind, len(g.layers)) for g in plan.groups] == [("indexer+mla", 122)]
+
+
+def test_vllm_kv_dtype_errors_name_vllms_choices():
+    with pytest.raises(UnsupportedError, match="fp8_ds_mla is vLLM's DeepSeek sparse-attention"):
+        vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=8192,
+                         kv_cache_dtype="fp8_ds_mla")
+    with pytest.raises(InputError, match="kv_cache_dtype 'fp7' is not one of vLLM's: auto, float16, bfloat16, fp8"):
+        vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=8192,
+                         kv_cache_dtype="fp7")

@@ -38,3 +38,26 @@ def test_empty_or_missing_values_are_refused(bad, message):
         parse_vllm_serve(bad)
     assert parse_vllm_serve("vllm serve m --max-model-len=4096 -tp 2").options == {
         "max_model_len": 4096, "tensor_parallel_size": 2}
+
+
+def test_vllm_0_33_flag_names_and_human_readable_ints():
+    # vLLM 0.33 names the budget flag --kv-cache-memory-bytes and reads sizes with human_readable_int
+    # (vllm/utils/argparse_utils.py): '20G' = 20 x 2**30, '32k' = 32,000, '1K' = 1,024.
+    c = parse_vllm_serve("vllm serve google/gemma-3-27b-it --kv-cache-memory-bytes 20G --max-model-len 32k "
+                         "--max-num-batched-tokens 1K")
+    assert c.options == {"kv_cache_memory": 20 * 2**30, "max_model_len": 32_000, "max_num_batched_tokens": 1024}
+    with pytest.raises(InputError, match="invalid value '1.5K'"):      # vLLM: no decimals with binary suffixes
+        parse_vllm_serve("vllm serve m --kv-cache-memory-bytes 1.5K")
+    # -1 / auto (vLLM 0.33's auto-fit): the Planner's options hold a length, so the paste box refuses it
+    for auto in ("-1", "auto"):
+        with pytest.raises(InputError, match=f"invalid value '{auto}'"):
+            parse_vllm_serve(f"vllm serve m --max-model-len {auto}")
+
+
+def test_speculative_config_and_cpu_offload_flags():
+    c = parse_vllm_serve("""vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --cpu-offload-gb 2.5 """
+                         """--speculative-config '{"method": "mtp", "num_speculative_tokens": 1}'""")
+    assert c.options == {"tensor_parallel_size": 8, "cpu_offload_gb": 2.5,
+                         "speculative_config": {"method": "mtp", "num_speculative_tokens": 1}}
+    with pytest.raises(InputError, match="--speculative-config has an invalid value"):
+        parse_vllm_serve("vllm serve m --speculative-config '[1, 2]'")

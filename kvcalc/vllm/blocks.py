@@ -11,7 +11,8 @@ from ..resolve import default_encoder_tokens
 from ..spec import ModelSpec
 from .defaults import DEFAULT_BLOCK_SIZE, vllm_dtypes
 from .grouping import group_blocks, group_caches
-from .specs import KVCacheSpec, layer_caches
+from .hybrid import engine_caches
+from .specs import KVCacheSpec
 
 
 class RequestBlocks:
@@ -19,15 +20,21 @@ class RequestBlocks:
 
     Per group, the largest block count of its members (uniform-type groups) or of its one spec.
     ``encoder_tokens`` defaults to the model's own, else ``max_num_batched_tokens`` (vLLM's default
-    ``max_num_encoder_input_tokens``).
+    ``max_num_encoder_input_tokens``). Sliding / chunked layers count ``max_in_flight_tokens``
+    (default ``max_num_batched_tokens``; vLLM 0.33 with async scheduling: twice that, see
+    ``EngineDefaults.max_concurrent_batches``). Pass the plan's resolved ``block_size`` and
+    ``vllm_version`` (hybrid models: kvcalc.vllm.hybrid).
     """
 
     def __init__(self, spec: ModelSpec, *, dtype: "str | DType | None" = None,
                  kv_cache_dtype: "str | DType | None" = None, block_size: int = DEFAULT_BLOCK_SIZE,
-                 tensor_parallel_size: int = 1, max_num_batched_tokens: int, encoder_tokens: int | None = None):
+                 tensor_parallel_size: int = 1, max_num_batched_tokens: int, encoder_tokens: int | None = None,
+                 max_in_flight_tokens: int | None = None, vllm_version: str | None = None,
+                 draft_layers: int = 0):
         model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
-        groups, uniform = group_caches(layer_caches(spec, model, kv, block_size, tensor_parallel_size))
-        self._mnbt = max_num_batched_tokens
+        groups, uniform = group_caches(engine_caches(spec, model, kv, block_size, tensor_parallel_size,
+                                                     vllm_version, draft_layers)[0])
+        self._mnbt = max_num_batched_tokens if max_in_flight_tokens is None else max_in_flight_tokens
         self._enc = default_encoder_tokens(spec, max_num_batched_tokens) if encoder_tokens is None else encoder_tokens
         # one representative per distinct spec in each group: equal specs hold equal blocks
         self._groups: list[list[KVCacheSpec]] = [list({c.key: c for c in (g if uniform else g[:1])}.values())

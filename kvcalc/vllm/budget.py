@@ -31,20 +31,31 @@ from ..spec import ModelSpec
 from ..units import GiB
 from .activation import estimate_activation_bytes
 from .defaults import (
-    DEFAULT_BLOCK_SIZE,
     DEFAULT_GPU_MEMORY_UTILIZATION,
     DEFAULT_NON_TORCH_BYTES,
+    ENGINE_0_10,
     UsageContext,
+    default_block_size,
     default_max_num_batched_tokens,
     default_max_num_seqs,
+    engine,
     vllm_dtypes,
 )
-from .grouping import Groups, VllmCacheGroup, group_caches, group_request_bytes, pp_layer_partition, workers
-from .specs import MambaSpec, layer_caches
+from .grouping import VllmCacheGroup, group_caches, group_request_bytes, kv_layer_partition, workers
+from .hybrid import engine_caches
+from .specs import KVCacheSpec
 
-NO_MEMORY_ERROR = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
-                   "when initializing the engine.")
-"""The ValueError vLLM raises at startup when the KV budget is not positive (``check_enough_kv_cache_memory``)."""
+NO_MEMORY_ERROR = ENGINE_0_10.no_memory_error
+"""vLLM 0.10's ValueError when the KV budget is not positive (0.33's: ``EngineDefaults.no_memory_error``)."""
+
+
+AUTO_FIT = -1
+"""``--max-model-len -1``: vLLM 0.33 fits ``max_model_len`` to the KV memory."""
+
+
+def format_gib(nbytes: float) -> str:
+    """vLLM 0.33's ``format_gib`` (vllm/utils/mem_utils.py): ``str(round(bytes / 2**30, 2))``, e.g. '8.0'."""
+    return f"{round(nbytes / GiB, 2)}"
 
 
 def _gib(nbytes: float) -> str:
@@ -98,11 +109,34 @@ class VllmMemoryPlan:
     pipeline_parallel_size: int
     binding: str
     notes: tuple[str, ...] = ()
+    vllm_version: str = "0.10"
+    max_in_flight_tokens: int = 0
+    draft_layers: int = 0           # speculative decoding's KV layers (numbered from the model's layer count)
+    weights_offloaded_bytes: int = 0    # --cpu-offload-gb: weights moved to the CPU (weights_bytes is what stays)
+    check_kv_bytes: int = 0         # what the fit check compares with: available minus the null block (0.33)
+
+    @property
+    def _engine(self) -> Any:
+        return engine(self.vllm_version)
+
+    def refusal_text(self) -> str | None:
+        """The ValueError vLLM raises at startup for this budget, in its own words; None when it starts."""
+        e = self._engine
+        if self.available_kv_bytes <= 0 or self.check_kv_bytes <= 0:
+            return e.no_memory_error
+        if self.fits:
+            return None
+        est = self.estimated_max_model_len or 0
+        sentence = (f"Based on the available memory, the estimated maximum model length is {est}. " if est > 0 else "")
+        return e.max_model_len_error.format(mml=self.max_model_len, need=format_gib(self.needed_kv_bytes),
+                                            avail=format_gib(self.check_kv_bytes), est=sentence)
 
     @property
     def available_gib_text(self) -> str:
-        """``Available KV cache memory: X GiB`` as vLLM prints it (``%.2f``; negative when nothing is left)."""
-        return f"{self.available_kv_bytes / GiB:.2f}"
+        """``Available KV cache memory: X GiB`` as vLLM prints it (0.10: ``%.2f``; 0.33: :func:`format_gib`)."""
+        if self.vllm_version == "0.10":
+            return f"{self.available_kv_bytes / GiB:.2f}"
+        return format_gib(self.available_kv_bytes)
 
     @property
     def kv_cache_size_text(self) -> str:
@@ -142,16 +176,24 @@ class VllmMemoryPlan:
     def log_lines(self) -> tuple[str, ...]:
         """The startup lines vLLM v1 prints for this budget.
 
-        Three when there is KV memory ("Available KV cache memory", "GPU KV cache size", "Maximum
-        concurrency"); otherwise, instead of a negative "Available" figure, two: what leaves no
+        0.10: three when there is KV memory ("Available KV cache memory", "GPU KV cache size", "Maximum
+        concurrency"); 0.33: two ("Available ...", then "GPU KV cache size: N tokens, Maximum concurrency
+        ...: X.XXx" as one line, ``update_kv_cache_capacity``), or the refusal in vLLM's words when one
+        ``max_model_len`` request does not fit; otherwise, instead of a negative "Available" figure, two: what leaves no
         memory (:meth:`no_memory_text`) and the error vLLM stops with (:data:`NO_MEMORY_ERROR`).
         """
         if self.available_kv_bytes <= 0:
             text = self.no_memory_text()
-            return (text[0].upper() + text[1:], f"vLLM refuses to start: {NO_MEMORY_ERROR}")
-        return (f"Available KV cache memory: {self.available_gib_text} GiB",
-                f"GPU KV cache size: {self.kv_cache_size_text} tokens",
-                f"Maximum concurrency for {self.max_model_len:,} tokens per request: {self.max_concurrency_text}x")
+            return (text[0].upper() + text[1:], f"vLLM refuses to start: {self._engine.no_memory_error}")
+        available = f"Available KV cache memory: {self.available_gib_text} GiB"
+        size = f"GPU KV cache size: {self.kv_cache_size_text} tokens"
+        conc = f"Maximum concurrency for {self.max_model_len:,} tokens per request: {self.max_concurrency_text}x"
+        if not self._engine.one_capacity_line:
+            return (available, size, conc)
+        refusal = self.refusal_text()
+        if refusal is not None:     # 0.33 checks the fit before it logs the capacity
+            return (available, f"vLLM refuses to start: ValueError: {refusal}")
+        return (available, f"{size}, {conc}")
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -169,53 +211,78 @@ def _check_bytes(name: str, value: Any, minimum: int = 0) -> int:
 
 def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: int,
                      gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION, max_model_len: int,
-                     block_size: int = DEFAULT_BLOCK_SIZE, kv_cache_dtype: "str | DType | None" = None,
+                     block_size: int | None = None, kv_cache_dtype: "str | DType | None" = None,
                      dtype: "str | DType | None" = None, tensor_parallel_size: int = 1,
                      pipeline_parallel_size: int = 1, max_num_batched_tokens: int | None = None,
                      max_num_seqs: int | None = None, activation_bytes: int | None = None,
-                     non_torch_bytes: int | None = None, cuda_graph_bytes: int = 0,
+                     non_torch_bytes: int | None = None, cuda_graph_bytes: int | None = None,
                      kv_cache_memory: int | None = None, intermediate_size: int | None = None,
-                     usage_context: UsageContext = "server", gpu_name: str = "") -> VllmMemoryPlan:
+                     usage_context: UsageContext = "server", gpu_name: str = "",
+                     vllm_version: str | None = None, derived_max_model_len: int | None = None,
+                     draft_layers: int = 0, cpu_offload_bytes: int = 0) -> VllmMemoryPlan:
     """vLLM v1's KV-cache budget and capacity on one GPU (see :class:`VllmMemoryPlan` for the formulas).
 
     ``total_gpu_bytes``: the device total vLLM sees (``torch.cuda.mem_get_info()[1]``, e.g. 79.19 GiB
     on an H100 80GB). ``weights_bytes``: model weights on one GPU ("Model loading took X GiB").
     ``activation_bytes`` / ``non_torch_bytes`` default to :func:`estimate_activation_bytes` and
-    ``DEFAULT_NON_TORCH_BYTES``; ``cuda_graph_bytes`` (default 0) is subtracted too, as releases that
-    set ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` do. ``kv_cache_memory`` (``--kv-cache-memory``)
-    replaces the whole budget. ``max_num_batched_tokens`` / ``max_num_seqs`` default to vLLM's
-    ``EngineArgs`` defaults for ``usage_context`` ('server' = ``vllm serve``, 'offline' = ``LLM``)
-    and this GPU (``gpu_name`` only matters to tell an A100 apart). ``intermediate_size`` feeds
-    the activation estimate only.
+    ``DEFAULT_NON_TORCH_BYTES``; ``cuda_graph_bytes`` defaults to the release's assumption
+    (``EngineDefaults.cuda_graph_assumed_bytes``: 0.33 subtracts its CUDA-graph estimate, 0.10
+    nothing). ``kv_cache_memory`` (``--kv-cache-memory``) replaces the whole budget.
+    ``max_num_batched_tokens`` / ``max_num_seqs`` default to vLLM's ``EngineArgs`` defaults for
+    ``usage_context`` ('server' = ``vllm serve``, 'offline' = ``LLM``) and this GPU (``gpu_name``
+    only matters to tell an A100 apart). ``block_size`` defaults to the attention backend's
+    (:func:`~kvcalc.vllm.defaults.default_block_size`). ``vllm_version`` picks the release's rules
+    (:data:`~kvcalc.vllm.defaults.ENGINES`; default 0.33). ``max_model_len=-1`` is 0.33's auto-fit
+    (``_auto_fit_max_model_len``): the longest length whose one request fits the budget less the null
+    block, at most ``derived_max_model_len``. ``draft_layers``: KV layers speculative decoding adds
+    (kvcalc.vllm.speculative.speculative_kv_layers), on the last stage. ``cpu_offload_bytes``
+    (``--cpu-offload-gb`` x 2**30, ``OffloadConfig``; ``UVAOffloader`` in model_executor/offloader/uva.py)
+    leave the GPU: ``min(weights, cpu_offload_bytes)``; vLLM moves whole parameters until the cap is
+    reached, so it may move up to one parameter more (a stated approximation). ``intermediate_size``
+    feeds the activation estimate only.
 
-    Recurrent (mamba / linear-attention) layers are not supported here: vLLM pads attention and
-    mamba pages to one size, which is not modelled.
+    Hybrid (attention + mamba / linear-attention) models follow vLLM 0.33's hybrid allocator
+    (kvcalc.vllm.hybrid); the 0.10 rules refuse them.
     """
+    e = engine(vllm_version)
     total = _check_bytes("total_gpu_bytes", total_gpu_bytes, 1)
     weights = _check_bytes("weights_bytes", weights_bytes)
+    offloaded = min(weights, _check_bytes("cpu_offload_bytes", cpu_offload_bytes))
+    weights -= offloaded
     if isinstance(gpu_memory_utilization, bool) or not isinstance(gpu_memory_utilization, (int, float)) \
             or not 0 < gpu_memory_utilization <= 1:
         raise InputError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization!r:.40}")
-    max_model_len = check_count("max_model_len", max_model_len, 1, MAX_CONTEXT)
-    block_size = check_count("block_size", block_size, 1, 1 << 16)
+    derived_max = 0
+    if max_model_len == AUTO_FIT:
+        if derived_max_model_len is None:
+            raise InputError("max_model_len -1 (auto-fit) needs the model's derived maximum (derived_max_model_len)")
+        derived_max = check_count("derived_max_model_len", derived_max_model_len, 1, MAX_CONTEXT)
+    else:
+        max_model_len = check_count("max_model_len", max_model_len, 1, MAX_CONTEXT)
     tp = check_count("tensor_parallel_size", tensor_parallel_size, 1, 4096)
     pp = check_count("pipeline_parallel_size", pipeline_parallel_size, 1, 4096)
-    cuda_graph = _check_bytes("cuda_graph_bytes", cuda_graph_bytes)
     if gpu_name is None or not isinstance(gpu_name, str):
         raise InputError("gpu_name must be a string")
-    mnbt = default_max_num_batched_tokens(total, usage_context, gpu_name) if max_num_batched_tokens is None \
-        else check_count("max_num_batched_tokens", max_num_batched_tokens, 1, MAX_CONTEXT)
-    seqs = default_max_num_seqs(total, mnbt, gpu_name) if max_num_seqs is None \
+    mnbt = default_max_num_batched_tokens(total, usage_context, gpu_name, e.version) \
+        if max_num_batched_tokens is None else check_count("max_num_batched_tokens", max_num_batched_tokens, 1,
+                                                            MAX_CONTEXT)
+    seqs = default_max_num_seqs(total, mnbt, gpu_name, e.version) if max_num_seqs is None \
         else check_count("max_num_seqs", max_num_seqs, 1, MAX_BATCH)
     model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
-    caches = layer_caches(spec, model, kv, block_size, tp)
+    if block_size is None:
+        mla = [a for layer in spec.layers for a in layer.attention if a.latent_dim]
+        block_size = default_block_size(bool(mla), kv, e.version, sparse=any(a.indexer_dim for a in mla))
+    block_size = check_count("block_size", block_size, 1, 1 << 16)
+    draft_layers = check_count("draft_layers", draft_layers, 0, 64)
+    caches, block_size = engine_caches(spec, model, kv, block_size, tp, e.version, draft_layers)
     if not caches:
         raise UnsupportedError("this model has no KV cache layers for vLLM to allocate")
-    if any(isinstance(c, MambaSpec) for c in caches):
-        raise UnsupportedError("vLLM capacity for models with recurrent (mamba / linear-attention) layers "
-                               "is not modelled: vLLM pads attention and mamba pages to one size")
     enc = default_encoder_tokens(spec, mnbt)   # max_num_encoder_input_tokens defaults to the token budget
+    inflight = mnbt * e.max_concurrent_batches   # VllmConfig.max_in_flight_tokens
     notes: list[str] = []
+    if e.max_concurrent_batches > 1 and any(c.window is not None for c in caches):
+        notes.append(f"vLLM {e.version}: async scheduling keeps {e.max_concurrent_batches} batches in flight, so a "
+                     f"sliding / chunked layer holds W - 1 + {inflight:,} tokens (max_in_flight_tokens)")
 
     if activation_bytes is None:
         est = estimate_activation_bytes(spec, max_num_batched_tokens=mnbt, max_num_seqs=seqs, dtype=dtype,
@@ -228,6 +295,13 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
             notes.append(f"MLP width not given: assumed 4 x hidden = {est.intermediate_size:,}")
     else:
         activation = _check_bytes("activation_bytes", activation_bytes)
+    if cuda_graph_bytes is None:
+        cuda_graph = e.cuda_graph_assumed_bytes
+        if cuda_graph and kv_cache_memory is None:
+            notes.append(f"CUDA graphs assumed {cuda_graph / GiB:.2f} GiB: vLLM {e.version} subtracts its profiler's "
+                         "estimate, which is measured on the GPU (pass a measured figure to replace it)")
+    else:
+        cuda_graph = _check_bytes("cuda_graph_bytes", cuda_graph_bytes)
     non_torch = DEFAULT_NON_TORCH_BYTES if non_torch_bytes is None else _check_bytes("non_torch_bytes", non_torch_bytes)
     requested = total * gpu_memory_utilization
     if kv_cache_memory is not None:
@@ -236,34 +310,54 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         available = int(requested - (weights + activation + non_torch) - cuda_graph)
 
     groups, uniform = group_caches(caches)
-    partition = pp_layer_partition(spec.num_layers, pp)
+    partition = kv_layer_partition(spec.num_layers, pp, draft_layers)
     budget = max(available, 0)
-    stages = workers(groups, uniform, partition, budget, max_model_len, mnbt, enc)
+    stages = workers(groups, uniform, partition, budget, max(max_model_len, 1), inflight, enc)
     binding_worker = min(stages, key=lambda w: (w.num_blocks, -w.layers))
     num_blocks = binding_worker.num_blocks
+    # get_kv_cache_configs (0.33): the null block is held back before the fit check and the auto-fit
+    reserves = [w.block_bytes if e.reserves_null_block else 0 for w in stages]
+    checks = [budget - r for r in reserves]
+    if max_model_len == AUTO_FIT:
+        max_model_len = _estimate_max_model_len(groups, uniform, partition, checks, derived_max, inflight, enc) \
+            or derived_max
+        stages = workers(groups, uniform, partition, budget, max_model_len, inflight, enc)
+        binding_worker = min(stages, key=lambda w: (w.num_blocks, -w.layers))
+        notes.append(f"auto-fit (--max-model-len -1): max_model_len {max_model_len:,} of the model's {derived_max:,}")
+    needed = [w.needed_bytes for w in stages]
 
     group_views = []
     for g in groups:
-        page, usage = group_request_bytes(g, uniform, max_model_len, mnbt, enc)
+        page, usage = group_request_bytes(g, uniform, max_model_len, inflight, enc)
         kind = "+".join(sorted({c.kind for c in g}))
         group_views.append(VllmCacheGroup(kind=kind, layers=tuple(c.layer for c in g), block_size=g[0].block_size,
                                           page_bytes=page, window=g[0].window,
                                           blocks_per_request=ceil_div(usage, page), uniform_type=uniform))
     page = group_views[0].page_bytes
     blocks_per_request = sum(g.blocks_per_request for g in group_views)
-    tokens = num_blocks // len(groups) * min(g.block_size for g in group_views)
     concurrency = num_blocks / blocks_per_request
-    fits = all(w.needed_bytes <= budget for w in stages) and available > 0
+    if e.tokens_from_concurrency:
+        tokens = int(concurrency * max_model_len)
+    else:
+        tokens = num_blocks // len(groups) * min(g.block_size for g in group_views)
+    fits = available > 0 and all(c > 0 and n <= c for n, c in zip(needed, checks))
     estimated = None
     if not fits:
-        estimated = _estimate_max_model_len(groups, uniform, partition, budget, max_model_len, mnbt, enc)
+        estimated = _estimate_max_model_len(groups, uniform, partition, checks, max_model_len, inflight, enc)
 
     if pp > 1 and len(set(partition)) > 1:
         notes.append(f"layers per pipeline stage {list(partition)}: "
                      "the stage with the most KV layers sets the block count")
+    if offloaded:
+        notes.append(f"--cpu-offload-gb: {offloaded / GiB:.2f} GiB of weights on the CPU (vLLM moves whole "
+                     "parameters, so up to one parameter more)")
+    if draft_layers:
+        notes.append(f"speculative decoding: {draft_layers} drafter KV layer(s) on the last stage; "
+                     "their weights are not counted")
     if tp > 1:
         notes.append(f"KV heads per rank = max(1, kv_heads // {tp}); MLA latents are not split")
 
+    bi = stages.index(binding_worker)
     plan = VllmMemoryPlan(
         total_gpu_bytes=total, gpu_memory_utilization=float(gpu_memory_utilization), requested_bytes=int(requested),
         weights_bytes=weights, activation_bytes=activation, activation_estimated=activation_bytes is None,
@@ -274,12 +368,14 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         block_bytes=binding_worker.block_bytes, block_bytes_all_stages=sum(w.block_bytes for w in stages),
         num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_model_len=max_model_len,
         blocks_per_request=blocks_per_request, max_concurrency=concurrency, fits=fits,
-        needed_kv_bytes=max(w.needed_bytes for w in stages), estimated_max_model_len=estimated,
+        needed_kv_bytes=max(needed), estimated_max_model_len=estimated,
         max_num_batched_tokens=mnbt, max_num_seqs=seqs, tensor_parallel_size=tp, pipeline_parallel_size=pp,
-        binding="", notes=tuple(notes),
+        binding="", notes=tuple(notes), vllm_version=e.version, max_in_flight_tokens=inflight,
+        draft_layers=draft_layers, weights_offloaded_bytes=offloaded,
+        check_kv_bytes=min(checks),
     )
     stage_text = f" on pipeline stage {binding_worker.stage}" if pp > 1 else ""
-    return replace(plan, binding=_binding(plan, binding_worker.needed_bytes, stage_text))
+    return replace(plan, binding=_binding(plan, needed[bi], stage_text))
 
 
 def _binding(p: VllmMemoryPlan, needed: int, stage_text: str) -> str:
@@ -298,12 +394,13 @@ def _binding(p: VllmMemoryPlan, needed: int, stage_text: str) -> str:
     return f"{source}; {p.group_size} layers x {p.page_bytes:,} B per block{stage_text} -> {p.num_gpu_blocks:,} blocks"
 
 
-def _estimate_max_model_len(groups: Groups, uniform: bool, partition: tuple[int, ...], available: int,
-                            max_model_len: int, mnbt: int, enc: int) -> int:
-    """Largest model length whose one-request KV fits every stage (``estimate_max_model_len``); 0 if none."""
+def _estimate_max_model_len(groups: list[list[KVCacheSpec]], uniform: bool, partition: tuple[int, ...],
+                            checks: list[int], max_model_len: int, inflight: int, enc: int) -> int:
+    """Largest model length whose one-request KV fits every stage's ``checks`` bytes
+    (``_estimate_max_model_len_from_groups``, v1/core/kv_cache_planning.py); 0 if none."""
 
     def fits(length: int) -> bool:
-        stages = workers(groups, uniform, partition, available, length, mnbt, enc)
-        return all(w.needed_bytes <= available for w in stages)
+        stages = workers(groups, uniform, partition, max(checks + [0]), length, inflight, enc)
+        return all(w.needed_bytes <= c for w, c in zip(stages, checks))
 
     return largest_true(fits, max_model_len) or 0

@@ -11,25 +11,27 @@ from ..limits import MAX_BATCH, MAX_CONTEXT, check_count
 from ..resolve import default_encoder_tokens
 from ..results import KVCacheResult, LayerBytes
 from ..spec import ModelSpec
-from .defaults import DEFAULT_BLOCK_SIZE, SCHEDULER_DEFAULT_MAX_NUM_BATCHED_TOKENS, vllm_dtypes
+from .defaults import DEFAULT_BLOCK_SIZE, SCHEDULER_DEFAULT_MAX_NUM_BATCHED_TOKENS, engine, vllm_dtypes
 from .specs import KVCacheSpec, MambaSpec, layer_caches
 
 
 def vllm_kv_cache(spec: ModelSpec, *, batch: int, context: int, dtype: "str | DType | None" = None,
                   kv_dtype: "str | DType | None" = None, encoder_tokens: int | None = None,
                   block_size: int = DEFAULT_BLOCK_SIZE, max_num_batched_tokens: int | None = None,
-                  tensor_parallel_size: int = 1) -> KVCacheResult:
+                  tensor_parallel_size: int = 1, vllm_version: str | None = None) -> KVCacheResult:
     """KV-cache bytes vLLM allocates for ``batch`` requests of ``context`` tokens, per layer, on one rank.
 
     Per request and layer: full attention / MLA ``ceil(T / block_size)`` blocks; sliding window
-    ``min(cdiv(min(W - 1 + max_num_batched_tokens, T), block_size) + 1, ceil(T / block_size))``;
-    chunked local attention ``cdiv(min(C + max_num_batched_tokens, T), block_size)``; cross-attention
+    ``min(cdiv(min(W - 1 + in_flight, T), block_size) + 1, ceil(T / block_size))``;
+    chunked local attention ``cdiv(min(C + in_flight, T), block_size)``; cross-attention
     ``ceil(encoder_tokens / block_size)``; a recurrent layer one state page. Bytes = ``batch * blocks *
     page_size_bytes`` (the spec classes of :mod:`kvcalc.vllm.specs`). ``LayerBytes.tokens`` is the
     token slots held (``blocks * block_size``).
 
     ``max_num_batched_tokens`` (the prefill chunk) only matters for sliding / chunked layers; the
     default is 2048 (vLLM's scheduler default and its online-server default on GPUs under 70 GiB).
+    Those layers count the tokens in flight, ``max_concurrent_batches x max_num_batched_tokens``
+    (``vllm_version`` 0.33, the default: two batches with async scheduling; 0.10: one).
     With ``tensor_parallel_size > 1`` the bytes are those of ONE rank (every rank holds the same).
     """
     batch = check_count("batch", batch, 1, MAX_BATCH)
@@ -38,6 +40,7 @@ def vllm_kv_cache(spec: ModelSpec, *, batch: int, context: int, dtype: "str | DT
     tp = check_count("tensor_parallel_size", tensor_parallel_size, 1, 4096)
     mnbt = SCHEDULER_DEFAULT_MAX_NUM_BATCHED_TOKENS if max_num_batched_tokens is None else check_count(
         "max_num_batched_tokens", max_num_batched_tokens, 1, MAX_CONTEXT)
+    inflight = mnbt * engine(vllm_version).max_concurrent_batches
     enc = default_encoder_tokens(spec, context) if encoder_tokens is None else check_count(
         "encoder_tokens", encoder_tokens, 1, MAX_CONTEXT)
     model, kv = vllm_dtypes(spec, dtype, kv_dtype)
@@ -50,7 +53,7 @@ def vllm_kv_cache(spec: ModelSpec, *, batch: int, context: int, dtype: "str | DT
     for layer in spec.layers:
         nbytes, self_slots, cross_slots = 0, 0, 0
         for c in per_layer.get(layer.index, []):
-            blocks = c.blocks(context, max_num_batched_tokens=mnbt, encoder_tokens=enc, cap=True)
+            blocks = c.blocks(context, max_num_batched_tokens=inflight, encoder_tokens=enc, cap=True)
             nbytes += batch * blocks * c.page_size_bytes
             own, cross = c.token_slots(blocks)
             self_slots, cross_slots = max(self_slots, own), max(cross_slots, cross)

@@ -1,11 +1,12 @@
 """vLLM's engine defaults and constants, and its dtype resolution (bytes; GiB = 2**30).
 
-Every release-dependent number kvcalc uses for vLLM lives in one :class:`EngineDefaults` record,
-``ENGINE_DEFAULTS`` (the v1 engine as the startup logs in tests/test_vllm.py show it, v0.10.x).
-A later release with other numbers is a second record built with ``dataclasses.replace``; a
-``vllm_version`` switch then picks the record (and, where a rule rather than a number changes, a
-spec subclass in :mod:`kvcalc.vllm.specs`). The module-level names below are that record's
-fields, kept as the names the rest of kvcalc and the tests import.
+Every release-dependent number and rule kvcalc uses for vLLM lives in one :class:`EngineDefaults`
+record per release line, ``ENGINES[vllm_version]``: ``"0.33"`` (vLLM 0.33.0, the default,
+:data:`DEFAULT_VLLM_VERSION`) and ``"0.10"`` (the v1 engine up to v0.10.x, and the V0 engine's
+block arithmetic before it: the releases of the three public startup logs in tests/test_vllm.py).
+``ENGINE_DEFAULTS`` is the default release's record. Where a rule changed, the field's comment
+names the vLLM file and function of 0.33.0 that has it; the release it changed in is "after
+v0.10.2, at or before v0.33.0" (kvcalc has no finer history than these two reference points).
 
 Sources (vllm-project/vllm, read, not copied): ``config/cache.py`` (``CacheConfig.block_size``,
 ``gpu_memory_utilization``), ``config/scheduler.py`` (``DEFAULT_MAX_NUM_BATCHED_TOKENS``),
@@ -32,8 +33,11 @@ class EngineDefaults:
     """The numbers one vLLM release line uses when the user sets nothing (bytes, tokens, requests).
 
     Pairs are ``(other GPUs, large GPUs)``: a large GPU has at least ``large_gpu_bytes`` and is not
-    an A100 (``EngineArgs``).
+    an A100 (``EngineArgs``); ``xl_*`` is 0.33's third tier (``EngineArgs.get_batch_defaults``:
+    ``>= 160 GiB``, B200 / B300; None = no such tier).
     """
+
+    version: str = "0.10"
 
     block_size: int = 16                       # CacheConfig.block_size on CUDA (tokens per block)
     gpu_memory_utilization: float = 0.9        # CacheConfig.gpu_memory_utilization
@@ -45,10 +49,85 @@ class EngineDefaults:
     non_torch_bytes: int = 64 * MiB
     sampler_bytes_per_logit: int = 28
     cuda_graph_safety_bytes: int = 150 * MiB
+    xl_gpu_bytes: int | None = None
+    xl_max_num_batched_tokens: int = 16384     # both usage contexts on the >= 160 GiB tier
+    max_concurrent_batches: int = 1
+    """Batches in flight: 2 with async scheduling (on by default in 0.33, ``VllmConfig.max_in_flight_tokens``
+    = ``max_concurrent_batches x max_num_batched_tokens``, config/vllm.py); the sliding-window and
+    chunked-local footprints count ``max_in_flight_tokens`` (``SlidingWindowSpec.max_admission_blocks_per_request``,
+    v1/kv_cache_interface.py). 0.10: 1 (``W - 1 + max_num_batched_tokens``)."""
+    tokens_from_concurrency: bool = False
+    """"GPU KV cache size": 0.33 prints ``int(max_concurrency x max_model_len)`` (``get_kv_cache_capacity``,
+    v1/core/kv_cache_utils.py); 0.10 printed ``num_blocks // len(groups) x block_size``."""
+    reserves_null_block: bool = False
+    """0.33 holds back the null block (one pool block) before the ``max_model_len`` fit check and the
+    estimated maximum model length (``check_enough_kv_cache_memory``, v1/core/kv_cache_planning.py)."""
+    one_capacity_line: bool = False
+    """0.33 logs "GPU KV cache size: N tokens, Maximum concurrency for L tokens per request: X.XXx" as one
+    line (``update_kv_cache_capacity``); 0.10 printed two."""
+    cuda_graph_assumed_bytes: int = 0
+    """CUDA-graph bytes subtracted when none is measured. 0.33 subtracts its profiler's estimate by default
+    (``Worker.determine_available_memory``, v1/worker/gpu_worker.py, ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1``
+    in envs.py); the estimate is measured by capturing graphs (``GPUModelRunner.profile_cudagraph_memory``)
+    and cannot be computed from a config, so kvcalc assumes the 0.67 GiB the public H100 log shows
+    (tests/test_vllm.py, log 1) and says so in the plan's notes. 0.10 subtracted nothing by default."""
+    long_max_model_len_factor_types: tuple[str, ...] = ("su", "longrope", "llama3")
+    """RoPE types whose ``factor`` does NOT multiply the derived maximum model length
+    (``_get_and_verify_max_len``, config/model.py); 0.33 adds the YaRN family, whose
+    ``max_position_embeddings`` is already scaled."""
+    no_memory_error: str = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                            "when initializing the engine.")
+    """The ValueError of ``_check_enough_kv_cache_memory`` when the KV budget is not positive."""
+    max_model_len_error: str = (
+        "To serve at least one request with the model's max seq len ({mml}), ({need} GiB KV cache is "
+        "needed, which is larger than the available KV cache memory ({avail} GiB). {est}Try increasing "
+        "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.")
+    """The ValueError of ``_check_enough_kv_cache_memory`` when one max_model_len request does not fit
+    (``{need}`` / ``{avail}``: ``format_gib``, ``round(bytes / 2**30, 2)``; ``{est}``: the estimate sentence)."""
 
 
-ENGINE_DEFAULTS = EngineDefaults()
-"""The v1 engine's defaults (v0.10.x, the releases of the startup logs the tests reproduce)."""
+ENGINE_0_10 = EngineDefaults()
+"""The v1 engine's rules up to v0.10.x (the releases of the startup logs the tests reproduce)."""
+
+ENGINE_0_33 = EngineDefaults(
+    version="0.33", xl_gpu_bytes=160 * GiB, max_concurrent_batches=2, tokens_from_concurrency=True,
+    reserves_null_block=True, one_capacity_line=True, cuda_graph_assumed_bytes=round(0.67 * GiB),
+    long_max_model_len_factor_types=("su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"),
+    no_memory_error=("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                     "initializing the engine (this flag also controls CPU memory reservation on the CPU backend, "
+                     "despite its name). See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ "
+                     "for more details."),
+    max_model_len_error=(
+        "To serve at least one request with the model's max seq len ({mml}), ({need} GiB KV cache is needed, "
+        "which is larger than the available KV cache memory ({avail} GiB). {est}Try increasing "
+        "`gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing "
+        "`max_model_len` when initializing the engine. "
+        "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."),
+)
+"""vLLM 0.33.0 (every field's docstring names its 0.33 source)."""
+
+ENGINES: dict[str, EngineDefaults] = {"0.10": ENGINE_0_10, "0.33": ENGINE_0_33}
+"""The release lines kvcalc models, by ``vllm_version``."""
+
+DEFAULT_VLLM_VERSION = "0.33"
+"""The ``vllm_version`` a plan follows when none is named: vLLM as people run it today."""
+
+ENGINE_DEFAULTS = ENGINES[DEFAULT_VLLM_VERSION]
+"""The default release's record."""
+
+
+def engine(vllm_version: str | None = None) -> EngineDefaults:
+    """The :class:`EngineDefaults` of ``vllm_version`` ("0.33", "0.10"; a patch "0.33.0" is accepted)."""
+    v = DEFAULT_VLLM_VERSION if vllm_version is None else vllm_version
+    if not isinstance(v, str):
+        raise InputError(f"vllm_version must be a string such as '0.33', got {v!r:.40}")
+    key = v.strip().lstrip("v")
+    parts = key.split(".")
+    if len(parts) >= 2:
+        key = ".".join(parts[:2])
+    if key not in ENGINES:
+        raise InputError(f"vllm_version {v[:40]!r} is not modelled; choose one of {', '.join(sorted(ENGINES))}")
+    return ENGINES[key]
 
 DEFAULT_BLOCK_SIZE = ENGINE_DEFAULTS.block_size
 """vLLM ``CacheConfig.block_size`` default on CUDA (tokens per block)."""
@@ -89,26 +168,64 @@ def _is_large_gpu(total_gpu_bytes: int, gpu_name: str) -> bool:
     return total_gpu_bytes >= LARGE_GPU_BYTES and "a100" not in gpu_name.lower()
 
 
-def default_max_num_batched_tokens(total_gpu_bytes: int, usage_context: UsageContext = "server",
-                                   gpu_name: str = "") -> int:
-    """vLLM v1's default ``max_num_batched_tokens`` (``EngineArgs``, chunked prefill on), in tokens.
+def _is_xl_gpu(total_gpu_bytes: int, e: EngineDefaults) -> bool:
+    return e.xl_gpu_bytes is not None and total_gpu_bytes >= e.xl_gpu_bytes
 
-    GPUs with >= 70 GiB that are not A100s (H100, H200, MI300X): 8192 for the OpenAI server
-    (``vllm serve``), 16384 for the offline ``LLM`` class; other GPUs: 2048 / 8192. (It is *not*
-    ``max(max_model_len, ...)``: that was the V0 rule without chunked prefill.)
+
+def default_max_num_batched_tokens(total_gpu_bytes: int, usage_context: UsageContext = "server",
+                                   gpu_name: str = "", vllm_version: str | None = None) -> int:
+    """vLLM v1's default ``max_num_batched_tokens`` (``EngineArgs.get_batch_defaults``, chunked prefill on), in tokens.
+
+    0.33: GPUs with >= 160 GiB (B200, B300) 16384 in both usage contexts. GPUs with >= 70 GiB
+    that are not A100s (H100, H200, MI300X): 8192 for the OpenAI server (``vllm serve``), 16384 for
+    the offline ``LLM`` class; other GPUs: 2048 / 8192. (It is *not* ``max(max_model_len, ...)``:
+    that was the V0 rule without chunked prefill.) The 160 GiB tier is new in 0.33 (0.10: none).
     """
+    e = engine(vllm_version)
     if usage_context == "server":
-        pair = ENGINE_DEFAULTS.server_max_num_batched_tokens
+        pair = e.server_max_num_batched_tokens
     elif usage_context == "offline":
-        pair = ENGINE_DEFAULTS.offline_max_num_batched_tokens
+        pair = e.offline_max_num_batched_tokens
     else:
         raise InputError(f"usage_context must be 'server' or 'offline', got {str(usage_context)[:40]!r}")
+    if _is_xl_gpu(total_gpu_bytes, e):
+        return e.xl_max_num_batched_tokens
     return pair[_is_large_gpu(total_gpu_bytes, gpu_name)]
 
 
-def default_max_num_seqs(total_gpu_bytes: int, max_num_batched_tokens: int, gpu_name: str = "") -> int:
-    """vLLM v1's default ``max_num_seqs``: 1024 on >= 70 GiB non-A100 GPUs, else 256; at most the token budget."""
-    return min(ENGINE_DEFAULTS.max_num_seqs[_is_large_gpu(total_gpu_bytes, gpu_name)], max_num_batched_tokens)
+def default_max_num_seqs(total_gpu_bytes: int, max_num_batched_tokens: int, gpu_name: str = "",
+                         vllm_version: str | None = None) -> int:
+    """vLLM v1's default ``max_num_seqs``: 1024 on >= 70 GiB non-A100 GPUs (and every >= 160 GiB GPU
+    in 0.33), else 256; at most the token budget."""
+    e = engine(vllm_version)
+    large = _is_xl_gpu(total_gpu_bytes, e) or _is_large_gpu(total_gpu_bytes, gpu_name)
+    return min(e.max_num_seqs[large], max_num_batched_tokens)
+
+
+def default_block_size(mla: bool, kv: DType, vllm_version: str | None = None, sparse: bool = False) -> int:
+    """The attention backend's default block size, in tokens (``CacheConfig.block_size`` left unset).
+
+    0.33 lets the backend choose (``resolve_kv_cache_block_sizes``, v1/core/kv_cache_utils.py): on a
+    Hopper GPU an MLA model with an fp8 KV cache runs FLASHMLA, whose kernel wants 64-token blocks
+    (pinned by the oracle's DeepSeek-V3 fp8 case); DeepSeek sparse attention (``sparse``: a DSA
+    indexer) runs FLASHMLA_SPARSE, 64 as well (its ``get_supported_kernel_block_sizes``; not
+    oracle-checked); FLASH_ATTN / FLASH_ATTN_MLA / TRITON_ATTN keep 16. 0.10: 16 everywhere.
+    Hybrid (mamba) models then align the attention block size to the mamba page (kvcalc.vllm.hybrid).
+    """
+    e = engine(vllm_version)
+    if e.version != "0.10" and mla and (sparse or (kv.is_float and kv.bits == 8)):
+        return 64
+    return e.block_size
+
+
+FP8_DS_MLA = DType("fp8_ds_mla", 8, True)
+"""``--kv-cache-dtype fp8_ds_mla``: DeepSeek sparse attention's packed MLA format, 656 bytes per token
+(512 fp8 NoPE values, 4 float32 scales, 64 bf16 RoPE values; ``MLAAttention.get_kv_cache_spec``'s
+``state_content_bytes``, model_executor/layers/attention/mla_attention.py; v1/attention/backends/mla/
+flashmla_sparse.py)."""
+
+VLLM_KV_CACHE_DTYPES = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_ds_mla")
+"""The ``--kv-cache-dtype`` values of ``CacheDType`` (config/cache.py) kvcalc models."""
 
 
 def vllm_dtypes(spec: ModelSpec, dtype: "str | DType | None",
@@ -119,14 +236,29 @@ def vllm_dtypes(spec: ModelSpec, dtype: "str | DType | None",
     releases, the platform's preferred type, bfloat16 here, since v0.10.1), and a config dtype
     narrower than 16 bits computes in 16 bits too; ``kv_cache_dtype="auto"`` (``None``) is the
     model dtype (``config/model.py``).
-    vLLM's KV cache is a floating type (16-bit, or fp8 via ``--kv-cache-dtype fp8``); the integer
-    group-quantized types of :mod:`kvcalc.dtypes` have no vLLM equivalent.
+    vLLM's KV cache is a floating type (16-bit, or fp8 via ``--kv-cache-dtype fp8``, or
+    :data:`FP8_DS_MLA` for DeepSeek sparse attention); the integer group-quantized types of
+    :mod:`kvcalc.dtypes` have no vLLM equivalent.
     """
-    model, kv = resolve_dtypes(spec, dtype, kv_dtype)
+    ds_mla = kv_dtype == "fp8_ds_mla" or kv_dtype == FP8_DS_MLA
+    if ds_mla:
+        if not any(a.latent_dim and a.indexer_dim for layer in spec.layers for a in layer.attention):
+            raise UnsupportedError("kv_cache_dtype fp8_ds_mla is vLLM's DeepSeek sparse-attention (DSA) format; "
+                                   "this model has no DSA indexer: use fp8 or auto")
+        kv_dtype = None
+    try:
+        model, kv = resolve_dtypes(spec, dtype, kv_dtype)
+    except InputError:
+        if isinstance(kv_dtype, str):
+            raise InputError(f"kv_cache_dtype {kv_dtype[:30]!r} is not one of vLLM's: "
+                             f"{', '.join(VLLM_KV_CACHE_DTYPES)}") from None
+        raise
     if dtype is None and (model.bits != 16 or not model.is_float):
         model = BFLOAT16
         if kv_dtype is None:
             kv = model
+    if ds_mla:
+        return model, FP8_DS_MLA
     if not kv.is_float:
         raise UnsupportedError(f"vLLM has no '{kv.name}' KV-cache dtype; use fp8 or a 16-bit type")
     return model, kv

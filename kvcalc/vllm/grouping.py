@@ -33,6 +33,14 @@ def pp_layer_partition(num_layers: int, pipeline_parallel_size: int) -> tuple[in
     return tuple(parts)
 
 
+def kv_layer_partition(num_layers: int, pipeline_parallel_size: int, draft_layers: int = 0) -> tuple[int, ...]:
+    """KV-cache layers per pipeline stage: :func:`pp_layer_partition`, plus the speculative drafter's
+    ``draft_layers`` on the last stage (where vLLM runs the drafter, kvcalc.vllm.speculative)."""
+    parts = list(pp_layer_partition(num_layers, pipeline_parallel_size))
+    parts[-1] += draft_layers
+    return tuple(parts)
+
+
 @dataclass(frozen=True)
 class VllmCacheGroup:
     """One KV-cache group: layers sharing a block table (``KVCacheGroupSpec``).

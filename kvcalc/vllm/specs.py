@@ -29,6 +29,9 @@ from .defaults import DEFAULT_BLOCK_SIZE, element_bytes
 
 SpecKey = tuple[str, int, int, int | None]
 
+FP8_DS_MLA_BYTES_PER_TOKEN = 656
+"""Bytes per token of the ``fp8_ds_mla`` format (``state_content_bytes``, mla_attention.py)."""
+
 
 def kv_heads_per_rank(kv_heads: int, tensor_parallel_size: int) -> int:
     """KV heads one tensor-parallel rank stores: ``max(1, kv_heads // tp)``.
@@ -145,16 +148,33 @@ class MLAAttentionSpec(FullAttentionSpec):
 
     ``page_size_bytes = block_size * head_size * dtype_bytes`` with ``num_kv_heads == 1`` and
     ``head_size = kv_lora_rank + qk_rope_head_dim`` (no separate V), the whole latent on every
-    tensor-parallel rank. The DeepSeek sparse-attention indexer key (``indexer_dim``), when present,
-    is counted in ``head_size`` at the KV dtype width as well (vLLM keeps it in a separate cache
-    whose layout is not modelled here).
+    tensor-parallel rank. With ``--kv-cache-dtype fp8_ds_mla`` a token is ``state_bytes`` = 656
+    bytes instead (``state_content_bytes``, see ``kvcalc.vllm.defaults.FP8_DS_MLA``). The DeepSeek
+    sparse-attention indexer key is its own spec, :class:`IndexerSpec`.
     """
 
+    state_bytes: int = 0
     kind: ClassVar[str] = "mla"
 
     @property
     def page_size_bytes(self) -> int:
+        if self.state_bytes:
+            return self.block_size * self.state_bytes
         return self.block_size * self.num_kv_heads * self.head_size * self.dtype_bytes
+
+
+INDEXER_QUANT_BLOCK = 128
+"""Values per float32 scale of the DSA indexer key cache (``Indexer.quant_block_size``, deepseek_v2.py)."""
+
+
+@dataclass(frozen=True)
+class IndexerSpec(MLAAttentionSpec):
+    """DeepSeek sparse attention's indexer key cache (``DeepseekV32IndexerCache.get_kv_cache_spec``,
+    model_executor/models/deepseek_v2.py): an ``MLAAttentionSpec`` of uint8 with ``head_size =
+    index_head_dim + index_head_dim // 128 x 4`` (fp8 keys and their float32 scales): 132 bytes per
+    token for ``index_head_dim`` 128, whole on every rank."""
+
+    kind: ClassVar[str] = "indexer"
 
 
 @dataclass(frozen=True)
@@ -206,23 +226,37 @@ class CrossAttentionSpec(AttentionSpec):
 
 @dataclass(frozen=True)
 class MambaSpec(KVCacheSpec):
-    """``MambaSpec``: one request's recurrent states, ``1 + num_speculative_blocks`` pages (cache mode 'none').
+    """``MambaSpec``: one request's recurrent states, in pages of ``page_size_bytes``.
 
-    ``page_size_bytes = sum(state_elements) * dtype_bytes``: per state, its elements on one rank
-    (``ceil(elements / tp)``), every state in the model dtype (``mamba_ssm_cache_dtype="auto"``);
+    ``page_size_bytes = sum(state_elements) * dtype_bytes``, or ``page_size_padded`` when the hybrid
+    allocator pads it to the attention page (:mod:`kvcalc.vllm.hybrid`): per state, its elements on
+    one rank (``ceil(elements / tp)``), every state in the model dtype (``mamba_ssm_cache_dtype="auto"``);
     the conv state keeps ``conv_kernel - 1`` columns (transformers keeps ``conv_kernel``).
+    Pages one request holds (``MambaSpec.max_memory_usage_bytes``): ``1 + num_speculative_blocks``
+    with ``mamba_cache_mode='none'``; ``2 + num_speculative_blocks + num_prefill_checkpoint_blocks``
+    with ``'align'`` (prefix caching on, vLLM 0.33's default for hybrid models).
     """
 
     state_elements: tuple[int, ...]
     dtype_bytes: int
     num_speculative_blocks: int = 0
+    page_size_padded: int | None = None
+    align_mode: bool = False
+    num_prefill_checkpoint_blocks: int = 0
     kind: ClassVar[str] = "mamba"
 
     @property
-    def page_size_bytes(self) -> int:
+    def state_bytes(self) -> int:
+        """Bytes of the states themselves (``real_page_size_bytes``), before any padding."""
         return sum(self.state_elements) * self.dtype_bytes
 
+    @property
+    def page_size_bytes(self) -> int:
+        return self.state_bytes if self.page_size_padded is None else self.page_size_padded
+
     def blocks(self, tokens: int, *, max_num_batched_tokens: int, encoder_tokens: int, cap: bool = False) -> int:
+        if self.align_mode:
+            return 2 + self.num_speculative_blocks + self.num_prefill_checkpoint_blocks
         return 1 + self.num_speculative_blocks
 
     def token_slots(self, blocks: int) -> tuple[int, int]:
@@ -233,8 +267,8 @@ class MambaSpec(KVCacheSpec):
         return 0
 
     def grown(self, ratio: int) -> KVCacheSpec:
-        raise UnsupportedError("vLLM pads mamba pages to the attention page size (page_size_padded), "
-                               "which is not modelled")
+        raise UnsupportedError("vLLM pads mamba pages to the attention page size (page_size_padded) "
+                               "instead of growing them (kvcalc.vllm.hybrid)")
 
 
 def attention_page_bytes(a: AttentionCache, kv: DType, block_size: int, tensor_parallel_size: int = 1) -> int:
@@ -247,7 +281,8 @@ def _attention_spec(layer: int, a: AttentionCache, kv: DType, block_size: int, t
     """The spec class vLLM's attention layer registers for this cache (``get_kv_cache_spec``)."""
     b = element_bytes(kv)
     if a.latent_dim:
-        return MLAAttentionSpec(layer, block_size, 1, a.latent_dim + a.indexer_dim, 0, b)   # no separate V
+        state = FP8_DS_MLA_BYTES_PER_TOKEN if kv.name == "fp8_ds_mla" else 0
+        return MLAAttentionSpec(layer, block_size, 1, a.latent_dim, 0, b, state)   # no separate V
     heads = (layer, block_size, kv_heads_per_rank(a.kv_heads, tp), a.k_head_dim, a.v_head_dim, b)
     if a.source == "cross":
         return CrossAttentionSpec(*heads)
@@ -281,6 +316,8 @@ def _layer_specs(layer: LayerSpec, model: DType, kv: DType, block_size: int, tp:
     if layer.kind in ("shared", "none"):
         return []
     out = [_attention_spec(layer.index, a, kv, block_size, tp) for a in layer.attention]
+    out += [IndexerSpec(layer.index, block_size, 1, a.indexer_dim + a.indexer_dim // INDEXER_QUANT_BLOCK * 4, 0, 1)
+            for a in layer.attention if a.latent_dim and a.indexer_dim]
     if layer.states:
         out.append(_mamba_spec(layer.index, layer.states, model, block_size, tp))
     return out
