@@ -67,12 +67,12 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     if text_entry is not None:
         text_type = text_entry.name   # a same_as alias (kimi_k2) is built as its target (deepseek_v3)
     else:
-        warnings.append(f"unknown architecture '{text_type or '(no model_type)'}': estimated as standard "
+        warnings.append(f"estimated: unknown architecture '{text_type or '(no model_type)'}': read as standard "
                         "decoder attention from the fields below")
     r = typed(dec, text_type)
     assumed: list[str] = []
     layers, quirks = _decoder_layers(r, text_entry if known and text_entry else _UNKNOWN, known, assumed)
-    warnings.extend(assumed)
+    warnings.extend(a if a.startswith("estimated: ") else f"estimated: {a}" for a in assumed)
     return ModelSpec(
         model_type=text_type or "unknown",
         dtype=dtype or "bfloat16",
@@ -87,6 +87,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         fields_used=tuple(top.used),
         warnings=tuple(warnings) + (() if dtype else ("no torch_dtype/dtype in config: assumed bfloat16",)),
         quirks=tuple(quirks),
+        quality="exact" if known and not assumed else "estimated",
     )
 
 
@@ -366,5 +367,8 @@ def _encoder_decoder(top: ConfigReader, mt: str, dtype: str | None) -> ModelSpec
         default_encoder_tokens=default_enc,
         max_position_embeddings=top.opt_int("max_target_positions", "max_position_embeddings"),
         fields_used=tuple(top.used),
-        warnings=() if dtype else ("no torch_dtype/dtype in config: assumed float32",),
+        warnings=(() if dtype else ("no torch_dtype/dtype in config: assumed float32",)) + (
+            () if lookup(mt) else (f"estimated: unknown encoder-decoder '{mt or '(no model_type)'}': read as "
+                                   "BART-style self- and cross-attention from the fields above",)),
+        quality="exact" if lookup(mt) else "estimated",
     )

@@ -268,7 +268,7 @@ def _kv_command(args: argparse.Namespace) -> str:
         f"{'layer':>5}  {'kind':<8} {'tokens':>12} {'bytes':>16}",
     ]
     lines += [f"{l.index:>5}  {l.kind:<8} {l.tokens:>12,} {l.bytes:>16,}" for l in result.layers]
-    lines += ["", f"total {result.total_bytes:,} bytes ({human_bytes(result.total_bytes)})"]
+    lines += ["", f"total {result.total_bytes:,} bytes ({human_bytes(result.total_bytes)})   [{result.quality}]"]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
 
@@ -335,8 +335,8 @@ def _plan_command(args: argparse.Namespace) -> str:
         f"batch {p.batch:,} x context {p.context:,} tokens, dtype {p.dtype}, kv {p.kv_dtype}, "
         f"weights {p.weights_scheme}",
         "",
-        f"weights per GPU   {fmt(p.weights_bytes):>14}",
-        f"KV cache per GPU  {fmt(p.kv_bytes):>14}",
+        f"weights per GPU   {fmt(p.weights_bytes):>14}   [{p.weights_quality}]",
+        f"KV cache per GPU  {fmt(p.kv_bytes):>14}   [{p.kv_quality}]",
         f"overhead per GPU  {fmt(p.overhead_bytes):>14}",
         f"total per GPU     {fmt(p.total_bytes):>14}   (budget {fmt(p.budget_bytes)})",
         "",

@@ -22,13 +22,12 @@ from .gpus import GPU, custom_gpu, get_gpu
 from .kv import resolve_dtypes
 from .limits import MAX_CONTEXT, MAX_GPUS, check_count
 from .parallel import check_parallel, rank_spec, rank_weights, resolve_parallel, stage_specs
-from .params import count_params
 from .runtimes import Runtime, check_runtime
-from .spec import ModelSpec
+from .spec import ModelSpec, Quality, combine_quality
 from .sweep import CompiledCache, compile_cache
 from .units import GiB
 from .vllm import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
-from .weights import WeightBytes, weight_bytes
+from .weights import WeightBytes, plan_weights
 
 DEFAULT_GPU = "h100-sxm"
 """The catalog GPU a plan uses when none is named."""
@@ -100,6 +99,19 @@ class Deployment:
     stage_caches: tuple[CompiledCache, ...] = ()
     total_cache: CompiledCache | None = None
     _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def weights_quality(self) -> str:
+        """``given`` (weights_gib, or the checkpoint's own size), else the parameter count's quality."""
+        if self.measured.weights_bytes is not None or (self.checkpoint_bytes is not None and self.dtype is None):
+            return "given"
+        return self.weights_computed.params.quality
+
+    @property
+    def quality(self) -> str:
+        """kvcalc.spec.Quality of the plan: the KV rules' and, unless given, the weight count's."""
+        w: Quality = "estimated" if self.weights_quality == "estimated" else "exact"
+        return combine_quality(self.spec.quality, w)
 
     # ------------------------------------------------------------------ vLLM, built once per deployment
     def vllm_max_model_len(self) -> int:
@@ -217,7 +229,9 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         cuda_graph_bytes=_gib_to_bytes("cuda_graph_gib", cuda_graph_gib))
     if checkpoint_bytes is not None:
         checkpoint_bytes = check_count("checkpoint_bytes", checkpoint_bytes, 1, 1 << 50)
-    weights = weight_bytes(raw, dtype, count_params(raw))
+    # weights never block a plan: an uncountable model takes the given weights_gib (per GPU) x GPUs
+    given = None if measured.weights_bytes is None else measured.weights_bytes * gpus
+    weights = plan_weights(raw, dtype, given)
     return _build(raw, spec, rt, device, gpus, tensor_parallel_size, pipeline_parallel_size, dtype, kv_dtype,
                   weights, max_model_len, options, measured, checkpoint_bytes)
 

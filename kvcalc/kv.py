@@ -28,7 +28,7 @@ kvcalc.resolve for the dtype and encoder-length defaults (re-exported here).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .architectures import read_spec
@@ -127,8 +127,8 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     context = check_count("context", context, 1, MAX_CONTEXT)
     runtime = check_runtime(runtime)
     if runtime == "vllm":
-        return vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
-                             encoder_tokens=encoder_tokens)
+        return replace(vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
+                                     encoder_tokens=encoder_tokens), quality=spec.quality)
     model, kv = resolve_dtypes(spec, dtype, kv_dtype)
     if runtime == "transformers" and kv != model:
         raise UnsupportedError("transformers' DynamicCache stores K/V in the model dtype; "
@@ -147,5 +147,5 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     return KVCacheResult(
         total_bytes=sum(l.bytes for l in layers), layers=layers, runtime=runtime, batch=batch, context=context,
         encoder_tokens=enc, dtype=model.name, kv_dtype=kv.name, model_type=spec.model_type,
-        bytes_per_token=per_token, fields_used=spec.fields_used, warnings=spec.warnings,
+        bytes_per_token=per_token, fields_used=spec.fields_used, warnings=spec.warnings, quality=spec.quality,
     )

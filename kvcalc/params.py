@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .architectures import layer_types
 from .config import ConfigReader, head_dim_or_derived, hidden_per_head
@@ -71,10 +71,18 @@ class ParamCount:
     active: int
     fields_used: tuple[str, ...] = ()
     defaults_used: tuple[str, ...] = ()
+    quality: str = "exact"            # kvcalc.spec.Quality: the counter is verified against transformers
 
     def parts(self) -> dict[str, int]:
         """The parts as a dict, in the order of :data:`PARTS`."""
         return {name: getattr(self, name) for name in PARTS}
+
+    @classmethod
+    def not_counted(cls, model_type: str) -> ParamCount:
+        """A placeholder for a model kvcalc cannot count (every part 0, ``quality="estimated"``):
+        a plan then takes its weights from the user (:func:`kvcalc.weights.given_weights`)."""
+        return cls(model_type=model_type, total=0, embedding=0, lm_head=0, attention=0, mlp=0, norms=0, mixer=0,
+                   vision=0, other=0, tied_embeddings=False, moe_experts=0, active=0, quality="estimated")
 
 
 # --------------------------------------------------------------------------- reading
@@ -619,7 +627,7 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
     parts = tally.parts
     total = sum(parts.values())
     return ParamCount(
-        model_type=model_type, total=total, **parts, tied_embeddings=tally.tied, moe_experts=tally.moe_experts,
+        model_type=model_type, total=total, **cast(dict[str, Any], parts), tied_embeddings=tally.tied, moe_experts=tally.moe_experts,
         active=total - tally.moe_experts + tally.moe_active, fields_used=tuple(top.used),
         defaults_used=tuple(fields.defaults_used),
     )

@@ -9,9 +9,9 @@ import json
 import os
 
 import pytest
+from paths import reference_configs
 
 import kvcalc
-from paths import reference_configs
 
 GiB, MiB = 2**30, 2**20
 
@@ -38,9 +38,11 @@ def test_llama_7b_fp16_seed_examples():
 
 def test_per_token_figures_checked_by_hand():
     # Llama-3-8B: 32 layers x 8 KV heads x 128 dims x (K+V) x 2 bytes
-    assert kvcalc.kv_cache(load("meta-llama__Meta-Llama-3-8B.json"), batch=1, context=1).bytes_per_token == 32 * 8 * 128 * 2 * 2 == 131_072
+    llama3 = load("meta-llama__Meta-Llama-3-8B.json")
+    assert kvcalc.kv_cache(llama3, batch=1, context=1).bytes_per_token == 32 * 8 * 128 * 2 * 2 == 131_072
     # DeepSeek-V3: 61 layers x (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 bytes, one latent per token
-    assert kvcalc.kv_cache(load("deepseek-ai__DeepSeek-V3.json"), batch=1, context=1).bytes_per_token == 61 * 576 * 2 == 70_272
+    dsv3 = load("deepseek-ai__DeepSeek-V3.json")
+    assert kvcalc.kv_cache(dsv3, batch=1, context=1).bytes_per_token == 61 * 576 * 2 == 70_272
     # Qwen3-8B states head_dim 128 explicitly (hidden 4096 / 32 heads would also be 128), 36 layers, 8 KV heads
     assert kvcalc.kv_cache(load("Qwen__Qwen3-8B.json"), batch=1, context=1).bytes_per_token == 36 * 8 * 128 * 2 * 2
     # Qwen3-0.6B: head_dim 128 stated, although hidden 1024 / 16 heads = 64
@@ -137,3 +139,17 @@ def test_per_layer_overrides_apply_to_sliding_layers_too():
     # gemma-3-1b: 1 KV head; layer 0 sliding (window 512), layer 5 full; both now head_dim 512
     assert r.layers[0].bytes == r.layers[5].bytes == 100 * 1 * 512 * 2 * 2
     assert r.layers[1].bytes == 100 * 1 * 256 * 2 * 2
+
+
+def test_quality_exact_for_known_estimated_with_assumptions_for_unknown():
+    """Every result carries its quality: a registry type is exact; an unknown one is estimated and each
+    assumed field is named in an ``estimated:`` warning (hand arithmetic as above)."""
+    known = kvcalc.kv_cache(LLAMA_7B, batch=1, context=10)
+    assert known.quality == "exact" and known.to_dict()["quality"] == "exact"
+    cfg = {"model_type": "brand_new_lm", "num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64}
+    for runtime in ("ideal", "transformers", "vllm"):
+        r = kvcalc.kv_cache(cfg, batch=1, context=10, runtime=runtime)
+        assert r.quality == "estimated" and r.to_dict()["quality"] == "estimated"
+    assumed = [w for w in r.warnings if w.startswith("estimated: ")]
+    assert any("num_key_value_heads" in w and "assumed 4" in w for w in assumed)
+    assert any("head_dim" in w and "= 16" in w for w in assumed)
