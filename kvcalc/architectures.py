@@ -152,7 +152,10 @@ def _generic_types(r: ConfigReader, n: int, window: int | None) -> list[str]:
 
 
 def _window(r: ConfigReader) -> int | None:
-    """``sliding_window`` in tokens (config, else class default); 0 or null mean no window."""
+    """``sliding_window`` in tokens (config, else class default); 0 or null mean no window, and so does
+    ``use_sliding_window: false`` for every type (the Qwen config classes drop the window then)."""
+    if r.has("use_sliding_window") and not r.get_bool("use_sliding_window"):
+        return None
     if r.has("sliding_window"):
         value = r.raw("sliding_window")
         if isinstance(value, bool):
@@ -220,6 +223,8 @@ def _recurrent_states(r: ConfigReader, entry: ModelType, model_type: str,
 def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
                     assumed: list[str]) -> tuple[list[LayerSpec], list[str]]:
     n = r.opt_int("num_hidden_layers")
+    if "attention_pairs" in entry.quirks:
+        n = 2 * r.get_int("num_layers")     # two cache layers per decoder layer (LongCat-Flash)
     if n is None:
         # Nemotron-H style configs give only the per-layer pattern
         listed = next((r.raw(f) for f in ("layers_block_type", "hybrid_override_pattern", "layer_types")

@@ -233,6 +233,12 @@ def build_parser() -> argparse.ArgumentParser:
     kv.add_argument("--runtime", default="ideal", choices=RUNTIMES)
     kv.add_argument("--encoder-tokens", type=_whole_number, help="encoder / vision tokens for cross-attention")
     kv.add_argument("--prefill", type=_whole_number, help="transformers runtime: tokens in the first forward pass")
+    kv.add_argument("--cache-implementation", default="dynamic", choices=("dynamic", "static"),
+                    help="transformers runtime: DynamicCache (default) or StaticCache (preallocated)")
+    kv.add_argument("--max-cache-len", type=_whole_number,
+                    help="transformers static cache: tokens preallocated per layer (default: --context)")
+    kv.add_argument("--beam-search", action="store_true",
+                    help="transformers runtime: the cache after a beam reorder (--batch = sequences x beams)")
     kv.add_argument("--json", action="store_true", help="print JSON")
     _add_plan_parser(sub)
     return parser
@@ -254,7 +260,9 @@ def _kv_command(args: argparse.Namespace) -> str:
     if args.prefill is not None and args.runtime != "transformers":
         raise CliError(f"--prefill applies to --runtime transformers only (runtime is {args.runtime})")
     result = kv_cache(config, batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
-                      runtime=args.runtime, encoder_tokens=args.encoder_tokens, prefill=args.prefill)
+                      runtime=args.runtime, encoder_tokens=args.encoder_tokens, prefill=args.prefill,
+                      cache_implementation=args.cache_implementation, max_cache_len=args.max_cache_len,
+                      beam_search=args.beam_search)
     if args.encoder_tokens is not None and not any(layer.kind == "cross" for layer in result.layers):
         raise CliError("--encoder-tokens applies to models with cross-attention (T5, BART, Whisper, Mllama); "
                        f"this {result.model_type[:60]} config has none")

@@ -50,6 +50,8 @@ QUIRKS = {
                  "expanded to every query head",
     "multi_query": "multi_query: true means one KV head (GPTBigCode)",
     "multi_query_attention": "KV heads = multi_query_group_num only with multi_query_attention (ChatGLM)",
+    "attention_pairs": "each of the num_layers decoder layers holds two MLA sublayers, each with its own "
+                       "cache (cache layers 2i and 2i+1: LongCat-Flash)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
@@ -109,6 +111,13 @@ def _qwen_window(r: ConfigReader, n: int, window: int | None) -> list[str]:
         return ["full_attention"] * n
     mwl = r.get_int("max_window_layers", minimum=0)
     return ["sliding_attention" if i >= mwl else "full_attention" for i in range(n)]
+
+
+def _window_all(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Qwen3-MoE: the config class keeps ``sliding_window`` only with use_sliding_window, and then
+    transformers' generic rule windows every layer (``max_window_layers`` is not a field)."""
+    slide = r.get_bool("use_sliding_window", default=False) and window is not None
+    return ["sliding_attention" if slide else "full_attention"] * n
 
 
 def _qwen2_moe(r: ConfigReader, n: int, window: int | None) -> list[str]:
@@ -296,11 +305,11 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("qwen3", params="llama_like", layer_rule=_qwen_window, quirks=frozenset({"qk_norm"}), defaults=_d(
         _LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=32, head_dim=128, max_window_layers=28)),
-    ModelType("qwen3_moe", params="llama_like", layer_rule=_qwen_window, moe="sparse_step",
+    ModelType("qwen3_moe", params="llama_like", layer_rule=_window_all, moe="sparse_step",
               quirks=frozenset({"qk_norm"}), defaults=_d(
         _LLAMA_LIKE, _QWEN_MOE, vocab_size=151936, hidden_size=2048, intermediate_size=6144,
         num_hidden_layers=24, num_attention_heads=32, num_key_value_heads=4, moe_intermediate_size=768,
-        num_experts_per_tok=8, num_experts=128, max_window_layers=28)),
+        num_experts_per_tok=8, num_experts=128)),
     ModelType("qwen3_next", params="llama_like", layer_rule=_linear_interval, state_rule=_gated_delta_states,
               recurrent_kind="linear", moe="sparse_step",
               quirks=frozenset({"qk_norm", "gated_q_proj", "gated_delta_net", "shared_expert_gate"}), defaults=_d(
@@ -309,6 +318,19 @@ _ENTRIES: tuple[ModelType, ...] = (
         linear_conv_kernel_dim=4, linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=16,
         linear_num_value_heads=32, moe_intermediate_size=512, shared_expert_intermediate_size=512,
         num_experts_per_tok=10, num_experts=512, full_attention_interval=4)),
+    # Qwen3.5: Qwen3-Next's layers (gated DeltaNet + gated full attention), dense or MoE
+    ModelType("qwen3_5_text", layer_rule=_linear_interval, state_rule=_gated_delta_states, recurrent_kind="linear",
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=248320, hidden_size=4096, intermediate_size=12288, num_hidden_layers=32,
+        num_attention_heads=16, num_key_value_heads=4, head_dim=256, linear_conv_kernel_dim=4,
+        linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=16, linear_num_value_heads=32,
+        full_attention_interval=4)),
+    ModelType("qwen3_5_moe_text", layer_rule=_linear_interval, state_rule=_gated_delta_states,
+              recurrent_kind="linear", defaults=_d(
+        _LLAMA_LIKE, vocab_size=248320, hidden_size=2048, num_hidden_layers=40, num_attention_heads=16,
+        num_key_value_heads=2, head_dim=256, linear_conv_kernel_dim=4, linear_key_head_dim=128,
+        linear_value_head_dim=128, linear_num_key_heads=16, linear_num_value_heads=32, moe_intermediate_size=512,
+        shared_expert_intermediate_size=512, num_experts_per_tok=8, num_experts=256, full_attention_interval=4)),
     ModelType("gemma", params="llama_like", defaults=_d(
         _LLAMA_LIKE, vocab_size=256000, hidden_size=3072, intermediate_size=24576, num_hidden_layers=28,
         num_attention_heads=16, num_key_value_heads=16, head_dim=256, tie_word_embeddings=True)),
@@ -353,6 +375,9 @@ _ENTRIES: tuple[ModelType, ...] = (
         q_lora_rank=1536, n_routed_experts=256, n_shared_experts=1, qk_nope_head_dim=128, qk_rope_head_dim=64,
         v_head_dim=128, num_experts_per_tok=8, moe_intermediate_size=2048)),
     ModelType("kimi_k2", same_as="deepseek_v3"),
+    ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), defaults=_d(
+        num_layers=28, num_attention_heads=64, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128,
+        qk_rope_head_dim=64, v_head_dim=128, head_dim=64)),
     # ---- classic decoders
     ModelType("gpt2", params="gpt2", defaults=_d(
         vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
@@ -435,6 +460,8 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("qwen2_vl", text_type="qwen2_vl_text"),
     ModelType("qwen2_5_vl", text_type="qwen2_5_vl_text"),
     ModelType("mistral3", text_type="mistral"),
+    ModelType("qwen3_5", text_type="qwen3_5_text"),
+    ModelType("qwen3_5_moe", text_type="qwen3_5_moe_text"),
     ModelType("llava", text_type="llama"),
     ModelType("paligemma", text_type="gemma"),
     ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),

@@ -627,7 +627,8 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
     parts = tally.parts
     total = sum(parts.values())
     return ParamCount(
-        model_type=model_type, total=total, **cast(dict[str, Any], parts), tied_embeddings=tally.tied, moe_experts=tally.moe_experts,
+        model_type=model_type, total=total, **cast(dict[str, Any], parts), tied_embeddings=tally.tied,
+        moe_experts=tally.moe_experts,
         active=total - tally.moe_experts + tally.moe_active, fields_used=tuple(top.used),
         defaults_used=tuple(fields.defaults_used),
     )

@@ -153,3 +153,26 @@ def test_quality_exact_for_known_estimated_with_assumptions_for_unknown():
     assumed = [w for w in r.warnings if w.startswith("estimated: ")]
     assert any("num_key_value_heads" in w and "assumed 4" in w for w in assumed)
     assert any("head_dim" in w and "= 16" in w for w in assumed)
+
+
+def test_static_cache_preallocates_and_beam_reorder_caps_at_window_minus_one():
+    """Hand arithmetic (per layer 8 KV heads x 128 x 2 (K, V) x 2 bytes = 4,096 B per token, int64
+    counters 8 B): StaticCache holds max_cache_len tokens whatever the context (a sliding layer
+    min(W, max_cache_len)); after a beam reorder a sliding layer keeps min(T, W - 1) tokens."""
+    llama = load("meta-llama__Llama-3.1-8B.json")              # 32 full layers
+    r = kvcalc.kv_cache(llama, batch=2, context=100, runtime="transformers", cache_implementation="static",
+                        max_cache_len=1000)
+    assert r.total_bytes == 32 * (2 * 4096 * 1000 + 8) and r.layers[0].tokens == 1000
+    mistral = load("mistralai__Mistral-7B-v0.1.json")          # 32 sliding layers, W = 4096
+    r = kvcalc.kv_cache(mistral, batch=1, context=5000, runtime="transformers", cache_implementation="static",
+                        max_cache_len=8000)
+    assert r.total_bytes == 32 * (4096 * 4096 + 8)
+    beam = kvcalc.kv_cache(mistral, batch=4, context=5000, runtime="transformers", beam_search=True)
+    assert beam.total_bytes == 32 * (4 * 4096 * 4095 + 8)
+    with pytest.raises(kvcalc.InputError, match="exceeds max_cache_len"):
+        kvcalc.kv_cache(llama, batch=1, context=2000, runtime="transformers", cache_implementation="static",
+                        max_cache_len=1000)
+    with pytest.raises(kvcalc.InputError, match="runtime 'transformers' only"):
+        kvcalc.kv_cache(llama, batch=1, context=10, cache_implementation="static")
+    with pytest.raises(kvcalc.InputError, match="cache_implementation must be"):
+        kvcalc.kv_cache(llama, batch=1, context=10, runtime="transformers", cache_implementation="paged")
