@@ -52,6 +52,8 @@ QUIRKS = {
     "multi_query_attention": "KV heads = multi_query_group_num only with multi_query_attention (ChatGLM)",
     "attention_pairs": "each of the num_layers decoder layers holds two MLA sublayers, each with its own "
                        "cache (cache layers 2i and 2i+1: LongCat-Flash)",
+    "swa_double_kv": "sliding layers have twice num_key_value_heads; sliding_window_size (the Hub field) "
+                     "means a window of sliding_window_size + 1 (MiMo-V2-Flash)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
@@ -402,6 +404,10 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("chatglm", quirks=frozenset({"multi_query_attention"}),
               not_countable="remote-code model (no transformers class to count against)"),
     ModelType("stablelm", defaults=_kv(32)),
+    ModelType("mimo_v2_flash", layer_rule=lambda r, n, w: [
+        "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(n)],
+              quirks=frozenset({"swa_double_kv"}), defaults=_d(
+        num_key_value_heads=4, head_dim=192, v_head_dim=128, sliding_window=129)),
     ModelType("exaone4", layer_rule=_field_pattern, defaults=_d(num_key_value_heads=32, sliding_window_pattern=4)),
     ModelType("olmo3", layer_rule=_fixed_pattern(4)),
     ModelType("qwen2_vl_text", layer_rule=_qwen_window),

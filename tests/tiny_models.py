@@ -96,6 +96,8 @@ TINY: dict[str, dict] = {
                              linear_num_key_heads=2, linear_key_head_dim=16, linear_value_head_dim=16,
                              linear_conv_kernel_dim=4, moe_intermediate_size=32, shared_expert_intermediate_size=32,
                              num_experts=4, num_experts_per_tok=2),
+    "mimo_v2_flash": dict(_DEC, num_hidden_layers=7, head_dim=16, v_head_dim=8, sliding_window=6,
+                          n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32),
     "longcat_flash": dict(hidden_size=64, num_layers=3, num_attention_heads=4, vocab_size=128, kv_lora_rank=16,
                           q_lora_rank=24, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=12, head_dim=8,
                           ffn_hidden_size=96, expert_ffn_hidden_size=32, n_routed_experts=4, zero_expert_num=2,
