@@ -1,0 +1,687 @@
+"""Measure the KV cache of every text-generating architecture transformers ships (dev-only oracle).
+
+For every model type of transformers' own auto mappings (``MODEL_FOR_CAUSAL_LM_MAPPING_NAMES``,
+``MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES``, ``MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES``)
+this script
+
+1. shrinks the config class's DEFAULT config to a tiny one: widths only (hidden 64, 4 heads,
+   head_dim 16, small FFN / experts / MLA ranks / SSM states / vocabulary, windows of 6 tokens);
+   the number of layers and every per-layer list (layer_types, KV sharing, hybrid patterns) are
+   kept as the default has them, so every structural feature of the type is kept;
+2. builds the random-init model (same class choice as tests/hf_reference.py: image-text-to-text,
+   then seq2seq, then causal LM), runs one prefill of ``PREFILL`` tokens and ``DECODE`` one-token
+   decode steps on CPU, and counts the bytes of every distinct tensor storage the returned
+   ``Cache`` holds, per layer (tests/cache_probe.py's rule: a view pins its whole base storage);
+3. builds the default (full-size) model on the meta device and counts its parameters
+   (``sum(p.numel() for p in model.parameters())``: tied weights once, as tests/test_params.py).
+
+The result goes to tests/fixtures/transformers_5_24_coverage.json (see ``FORMAT`` below). Run:
+
+    python tests/oracles/transformers_coverage.py            # everything (resumes: done types kept)
+    python tests/oracles/transformers_coverage.py --restart  # everything, from scratch
+    python tests/oracles/transformers_coverage.py --only llama --only gemma3   # re-measure, merge
+    python tests/oracles/transformers_coverage.py --sample 5 # re-measure 5 types, compare, exit 1 on drift
+
+Needs the dev stack: torch 2.13 (CPU) and transformers 5.24.0. No network: nothing is downloaded.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gc
+import json
+import os
+import random
+import re
+import resource
+import signal
+import sys
+import time
+import traceback
+import warnings
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
+sys.path.insert(0, TESTS)
+FIXTURE = os.path.join(TESTS, "fixtures", "transformers_5_24_coverage.json")
+TRANSFORMERS_VERSION = "5.24.0"
+
+BATCH, PREFILL, DECODE, DTYPE = 2, 9, 2, "bfloat16"
+ENCODER_TOKENS = 7          # encoder input tokens of encoder-decoder models
+WINDOW = 6                  # sliding windows / attention chunks shrink to this (< PREFILL + DECODE)
+TINY_TIMEOUT_S = 180        # per type: build the tiny model and feed it
+META_TIMEOUT_S = 180        # per type: build the default model on the meta device
+MEMORY_LIMIT_BYTES = 12 * 2**30   # address space of the whole run (GiB = 2**30)
+
+FORMAT = """{"transformers": version, "torch": version, "inputs": {batch, prefill, decode, dtype, encoder_tokens},
+ "mappings": {mapping name: [model types]},
+ "types": {model_type: {"status": "measured", "class", "config" (config.to_dict() of the tiny model),
+            "inputs", "cache_class", "layer_classes", "layer_bytes" [per layer, int], "total_bytes"
+            (distinct storages of the whole cache), "default_config" (to_diff_dict() of the config
+            class's default: what save_pretrained writes), "default_params" (meta device, that
+            default config) or "default_params_error", "seconds"}
+          | {"status": "excluded", "reason": one line}}}"""
+
+# Out of scope, decided before measuring (one line each). Everything else that generates text is
+# attempted; a type that fails is recorded with its exception text (status "excluded", reason
+# starting "failed:") so the failure is visible, never silently dropped.
+OUT_OF_SCOPE: dict[str, str] = {
+    **{mt: "encoder-only masked-LM model registered as a causal LM head (is_decoder flag); not a text generator"
+       for mt in ("bert", "bert-generation", "big_bird", "camembert", "data2vec-text", "electra", "ernie",
+                  "megatron-bert", "rembert", "roberta", "roberta-prelayernorm", "roc_bert", "roformer",
+                  "xlm-roberta", "xlm-roberta-xl", "xmod")},
+    "xlm": "encoder-only masked-LM (XLMWithLMHeadModel): no KV cache",
+    "xlnet": "keeps its state in `mems` tensors outside Cache",
+    "rwkv": "keeps its recurrent state in `state` tensors outside Cache (RwkvForCausalLM.forward(state=...))",
+    "openai-gpt": "has no KV cache: OpenAIGPTLMHeadModel.forward takes no past_key_values (recomputes the sequence)",
+    "musicgen": "music (audio token) generator",
+    "musicgen_melody": "music (audio token) generator",
+    "moshi": "speech-audio generator (audio codebooks, depth decoder)",
+    "pi0": "robot-action generator (flow-matching action expert), not a text generator",
+}
+
+# --------------------------------------------------------------------------- shrinking rules
+H = 64
+_HIDDEN = re.compile(r"^(hidden_size|d_model|n_embd|n_embed|dim|embed_dim|model_dim|word_embed_proj_dim|hidden_dim|"
+                     r"d_embed|embedding_size|text_hidden_size|vision_hidden_size|out_hidden_size|"
+                     r"projector_hidden_size|adapter_in_dim|adapter_input_size|codebook_dim|.*_hidden_size)$")
+_FFN = re.compile(r"(intermediate_size|ffn_dim|^d_ff$|^n_inner$|ffn_hidden_size|^mlp_dim$|^ffn_size$|"
+                  r"^intermediate_size_mlp$|^dim_ff$)")
+_HEADS = re.compile(r"^(num_attention_heads|n_head|n_heads|num_heads|encoder_attention_heads|"
+                    r"decoder_attention_heads|num_attention_heads_per_layer)$")
+_KV_HEADS = re.compile(r"^(num_key_value_heads|num_kv_heads|n_kv_heads|multi_query_group_num|n_head_kv|"
+                       r"num_key_value_heads_per_layer)$")
+_FIXED: dict[str, int] = {
+    "head_dim": 16, "d_kv": 16, "attention_head_dim": 16, "kv_channels": 16, "global_head_dim": 32,
+    "kv_lora_rank": 16, "q_lora_rank": 24, "qk_rope_head_dim": 8, "qk_nope_head_dim": 16, "v_head_dim": 16,
+    "index_head_dim": 16, "index_n_heads": 2, "index_topk": 4,
+    "num_experts": 4, "num_local_experts": 4, "n_routed_experts": 4, "moe_num_experts": 4,
+    "num_experts_per_tok": 2, "num_experts_per_token": 2, "moe_topk": 2, "moe_k": 2, "top_k": 2,
+    "num_selected_experts": 2, "n_group": 1, "topk_group": 1,
+    "state_size": 8, "ssm_state_size": 8, "mamba_d_state": 8, "d_state": 8,
+    "linear_num_value_heads": 4, "linear_num_key_heads": 2, "linear_key_head_dim": 16,
+    "linear_value_head_dim": 16, "mamba_d_head": 16, "mamba_head_dim": 16, "mamba_headdim": 16,
+    "mamba_n_heads": 8, "mamba_num_heads": 8, "n_mamba_heads": 8, "mamba_d_ssm": 128,
+    "mamba_n_groups": 1, "mamba_ngroups": 1, "n_groups": 1, "mamba_dt_rank": 8,
+    "hidden_size_per_layer_input": 8, "laurel_rank": 4, "projection_dim": 64,
+    "sliding_window": WINDOW, "attention_chunk_size": WINDOW, "sliding_window_size": WINDOW,
+    "local_window_size": WINDOW, "window_size": WINDOW, "rotary_dim": 8,
+}
+_VOCAB = re.compile(r"^(vocab_size|vocab_size_per_layer_input|n_vocab)$")
+_TOKEN_ID = re.compile(r"(_token_id|_token_index|_token_ids|token_id)$")
+
+
+def _special_ids(d: Any, out: set[int]) -> set[int]:
+    """Every token id a config names (pad/bos/eos/image/... ids), recursively."""
+    if isinstance(d, dict):
+        for k, v in d.items():
+            if isinstance(k, str) and _TOKEN_ID.search(k):
+                for x in v if isinstance(v, list) else [v]:
+                    if isinstance(x, int) and not isinstance(x, bool) and x >= 0:
+                        out.add(x)
+            _special_ids(v, out)
+    return out
+
+
+# Recipe "fill" (tried when the plain shrink fails): fields a default leaves None although its
+# model needs them (Dots1Config / DiffusionGemmaConfig experts, HunYuan head_dim) get a small value.
+_FILL_MOE: dict[str, int] = {"n_routed_experts": 4, "num_experts": 4, "num_local_experts": 4, "num_experts_per_tok": 2,
+                             "top_k_experts": 2, "moe_intermediate_size": 32, "n_shared_experts": 1, "head_dim": 16}
+# ... and fields a default lacks although its modeling file reads them (transformers 5.24 defects
+# found by this script; each only names what the code reads).
+TWEAKS: dict[str, dict[str, Any]] = {
+    "dbrx": {"attn_config": {"rope_theta": 500000.0}},       # modeling_dbrx.py reads attn_config.rope_theta
+    "cohere_compass_text": {"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}},
+    "cohere_compass": {"text_config": {"rope_parameters": {"full_attention": {"rope_type": "default",
+                                                                               "rope_theta": 10000.0}}}},
+    "chameleon": {"vocabulary_map": {"<image>": 8711}},      # ChameleonImageVocabularyMapping needs a map
+    "emu3": {"vocabulary_map": {"<image>": 151851}},
+    "reformer": {"is_decoder": True},                         # ReformerModelWithLMHead asserts it
+    "step3p7": {"text_config": {"sliding_window": WINDOW}},  # its sliding layers' default window is None
+    # modeling_glm4v.py falls back to mrope_section [8, 12, 12] (half of head_dim 64); head_dim 16 needs 8
+    **{mt: {"text_config": {"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                "mrope_section": [2, 3, 3]}}}
+       for mt in ("glm46v", "glm4v", "glm_ocr", "glmga")},
+    "glm4v_moe": {"text_config": {"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                      "partial_rotary_factor": 0.5, "mrope_section": [1, 2, 1]}}},
+}
+_HEAD_DIMS = ("head_dim", "d_kv", "attention_head_dim", "kv_channels")
+
+
+def _apportion(parts: list[int], total: int) -> list[int]:
+    """``parts`` scaled to sum to ``total`` (largest remainders; each part at least 1 where possible)."""
+    scale = total / sum(parts)
+    raw = [p * scale for p in parts]
+    out = [max(1, int(r)) if total >= len(parts) else int(r) for r in raw]
+    order = sorted(range(len(parts)), key=lambda i: raw[i] - int(raw[i]), reverse=True)
+    i = 0
+    while sum(out) != total and i < 4 * len(parts):
+        j = order[i % len(parts)]
+        if sum(out) < total:
+            out[j] += 1
+        elif out[j] > 1:
+            out[j] -= 1
+        i += 1
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """How one recipe shrinks: vocabulary (tokens), hidden width, None-filling, head_dim kept."""
+
+    vocab: int
+    hidden: int = H
+    fill: bool = False
+    keep_head_dim: bool = False
+
+
+def _small(key: str, value: Any, full: dict, rules: Rules) -> Any:
+    """The tiny value for one config field, or ``value`` unchanged (only ever shrinks)."""
+    vocab, fill = rules.vocab, rules.fill
+    if fill and value is None and key in _FILL_MOE:
+        return _FILL_MOE[key]
+    if fill and key == "mrope_section" and isinstance(value, list) and not rules.keep_head_dim:
+        # multimodal RoPE sections must sum to the rotary half of the (shrunk) head_dim
+        half = int(_FIXED["head_dim"] * full.get("partial_rotary_factor", 1.0)) // 2
+        return _apportion(value, half)
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        # plain nested dicts (per-layer overrides, linear-attention settings): shrink their fields too
+        return {k: _small(k, v, value, rules) for k, v in value.items()}
+    if isinstance(value, list) and value and all(isinstance(x, int) and not isinstance(x, bool) for x in value):
+        if _FFN.search(key) or _HEADS.match(key) or _KV_HEADS.match(key) or key in ("sliding_window", "window_size"):
+            return [_small(key, x, full, rules) for x in value]
+        return value
+    if value is None and key in ("num_experts_per_tok", "num_experts_per_token") and any(
+            isinstance(full.get(k), int) for k in ("n_routed_experts", "num_experts", "num_local_experts")):
+        return 2    # DeepseekV2Config's default router picks None experts: give it a top-k
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        return value
+    if key in _FIXED:
+        return min(value, _FIXED[key])
+    if _VOCAB.match(key):
+        return min(value, vocab)
+    if _HIDDEN.match(key):
+        return min(value, rules.hidden)
+    if _FFN.search(key):
+        return min(value, 32 if ("moe" in key or "expert" in key) else 96)
+    if _HEADS.match(key):
+        return min(value, 4)
+    if _KV_HEADS.match(key):
+        heads = next((v for k, v in full.items() if _HEADS.match(k) and isinstance(v, int)), None)
+        if value == 1:
+            return 1
+        return 4 if value == heads else min(value, 2)
+    return value
+
+
+def _is_config(obj: Any) -> bool:
+    from transformers import PreTrainedConfig
+
+    return isinstance(obj, PreTrainedConfig)
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def shrink(config: Any, rules: Rules) -> dict[str, Any]:
+    """Constructor kwargs of a tiny copy of ``config``: its non-default fields, widths shrunk."""
+    fields = {f.name for f in dataclasses.fields(config)} if dataclasses.is_dataclass(config) else set()
+    full = config.to_dict()
+    out: dict[str, Any] = {}
+    diff = config.to_diff_dict()
+    for k in full:
+        try:
+            v = getattr(config, k, full[k])
+        except Exception:  # noqa: BLE001 - 5.x per-layer attributes refuse a global read
+            v = full[k]
+        if _is_config(v):
+            out[k] = shrink(v, rules)
+            continue
+        if k not in fields or k in ("transformers_version", "architectures", "dtype"):
+            continue
+        new = full[k] if rules.keep_head_dim and k in _HEAD_DIMS else _small(k, full[k], full, rules)
+        if new != full[k] or k in diff:
+            out[k] = new
+    if {"expand", "num_heads", "head_dim"} <= fields and isinstance(full.get("expand"), int):
+        # Mamba-2 style mixers: num_heads * head_dim must equal expand * hidden_size
+        hidden = out.get("hidden_size", full.get("hidden_size", rules.hidden))
+        out["num_heads"] = full["expand"] * hidden // out.get("head_dim", 16)
+    kpool = full.get("index_kpool")
+    if isinstance(kpool, int) and isinstance(out.get("index_topk"), int) and out["index_topk"] % kpool:
+        out["index_topk"] = kpool     # GLM-MoE-DSA: the indexer's top-k is whole pools
+    out["model_type"] = config.model_type
+    return out
+
+
+# --------------------------------------------------------------------------- building
+def mappings() -> dict[str, list[str]]:
+    from transformers.models.auto import modeling_auto as auto
+
+    return {"MODEL_FOR_CAUSAL_LM_MAPPING_NAMES": sorted(auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES),
+            "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES": sorted(auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES),
+            "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES": sorted(auto.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES)}
+
+
+def class_name(model_type: str) -> str:
+    """The class measured: tests/hf_reference.py's order (image-text-to-text, seq2seq, causal LM)."""
+    from transformers.models.auto import modeling_auto as auto
+
+    return (auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.get(model_type)
+            or auto.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES.get(model_type)
+            or auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES[model_type])
+
+
+def model_class(model_type: str) -> Any:
+    import transformers
+
+    return getattr(transformers, class_name(model_type))
+
+
+def default_config(model_type: str) -> Any:
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    return CONFIG_MAPPING[model_type]()
+
+
+# Tried in order until one builds and runs: "shrink" (widths only), "fill" (+ None fields and
+# TWEAKS), "keep-head-dim" (+ the default head_dim: multimodal RoPE sections are sized for it),
+# "tiny-models" (tests/tiny_models.py's hand-made config, the 45 ground-truth types only).
+RECIPES = ("shrink", "fill", "keep-head-dim", "tiny-models")
+
+
+def tiny_config(model_type: str, recipe: str = "shrink") -> Any:
+    """A tiny config of ``model_type`` by ``recipe`` (see RECIPES): the default's widths shrunk,
+    its layer counts and per-layer patterns kept."""
+    if recipe == "tiny-models":
+        import transformers
+        from tiny_models import TINY, TINY_SEQ2SEQ
+
+        if model_type not in TINY and model_type not in TINY_SEQ2SEQ:
+            raise ValueError(f"tests/tiny_models.py has no config for {model_type}")
+        return transformers.AutoConfig.for_model(model_type, **{**TINY, **TINY_SEQ2SEQ}[model_type])
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    default = default_config(model_type)
+    special = _special_ids(default.to_dict(), set())
+    vocab = max([128] + [i + 1 for i in special if i < 1_000_000])
+    rules = Rules(vocab=vocab, fill=recipe != "shrink")
+    if recipe == "keep-head-dim":
+        # hidden = 4 heads x the default head_dim, so a derived head_dim keeps its default too
+        text = default.get_text_config(decoder=True)
+        head_dim = getattr(text, "head_dim", None)
+        if not isinstance(head_dim, int):
+            head_dim = text.hidden_size // text.num_attention_heads
+        rules = dataclasses.replace(rules, keep_head_dim=True, hidden=4 * head_dim)
+    kwargs = shrink(default, rules)
+    kwargs.pop("model_type")
+    if recipe != "shrink":
+        kwargs = _merge(kwargs, TWEAKS.get(model_type, {}))
+    return CONFIG_MAPPING[model_type](**kwargs)
+
+
+class Timeout(Exception):
+    """The step ran past its time limit."""
+
+
+class _alarm:
+    def __init__(self, seconds: int, what: str) -> None:
+        self.seconds, self.what = seconds, what
+
+    def _fire(self, *_: Any) -> None:
+        raise Timeout(f"{self.what} ran past {self.seconds} s")
+
+    def __enter__(self) -> None:
+        signal.signal(signal.SIGALRM, self._fire)
+        signal.alarm(self.seconds)
+
+    def __exit__(self, *_: Any) -> None:
+        signal.alarm(0)
+
+
+def _token_ids(config: Any, n: int, batch: int, gen: Any) -> Any:
+    """``batch x n`` ordinary token ids: below 100, never a special (pad, image, ...) id."""
+    import torch
+
+    text = config.get_text_config(decoder=True)
+    vocab = getattr(text, "vocab_size", None) or 128
+    special = _special_ids(config.to_dict(), set())
+    pool = [i for i in range(3, min(vocab, 100)) if i not in special]
+    idx = torch.randint(0, len(pool), (batch, n), generator=gen)
+    return torch.tensor(pool)[idx]
+
+
+def is_encoder_decoder(model: Any) -> bool:
+    """An encoder-decoder model as built: Whisper's config says encoder-decoder, WhisperForCausalLM is not."""
+    import inspect
+
+    return "decoder_input_ids" in inspect.signature(model.forward).parameters
+
+
+def _required(model: Any, name: str) -> bool:
+    import inspect
+
+    param = inspect.signature(model.forward).parameters.get(name)
+    return param is not None and param.default is inspect.Parameter.empty
+
+
+def _cache_of(out: Any) -> Any:
+    """The cache a forward returned (``past_key_values``, renamed ``cache`` in 5.x, or the language
+    model's own output for BLIP-style wrappers); None when there is none."""
+    for holder in (out, getattr(out, "language_model_outputs", None)):
+        if holder is None:
+            continue
+        for name in ("past_key_values", "cache"):
+            try:
+                value = holder[name] if name in holder else None
+            except (TypeError, KeyError):
+                value = getattr(holder, name, None)
+            if value is not None:
+                return value
+    return None
+
+
+def feed(model: Any, batch: int, prefill: int, decode: int, encoder_tokens: int) -> tuple[Any, dict[str, Any]]:
+    """One prefill forward, then ``decode`` one-token forwards: (the cache the last one returns, the
+    inputs used beyond the token ids: encoder tokens, speech features, images, as shapes).
+
+    A model whose forward requires ``pixel_values`` (BLIP-style) gets one random image of its vision
+    config's size and no decode steps (its forward re-reads the image on every call)."""
+    import torch
+    from transformers.modeling_outputs import BaseModelOutput
+
+    gen = torch.Generator().manual_seed(0)
+    cfg = model.config
+    dtype = next(model.parameters()).dtype
+    first: dict[str, Any] = {}
+    used: dict[str, Any] = {}
+    ids_key = "input_ids"
+    if is_encoder_decoder(model):
+        ids_key = "decoder_input_ids"
+        if getattr(cfg, "num_mel_bins", None):    # speech encoders (Whisper-like): features, 2x downsampled
+            first["input_features"] = torch.randn(batch, cfg.num_mel_bins, 2 * cfg.max_source_positions,
+                                                  generator=gen).to(dtype)
+        else:
+            first["input_ids"] = _token_ids(cfg, encoder_tokens, batch, gen)
+            first["attention_mask"] = torch.ones(batch, encoder_tokens, dtype=torch.long)
+            used["encoder_tokens"] = encoder_tokens
+    if _required(model, "pixel_values"):
+        vision = cfg.vision_config
+        size = vision.image_size if isinstance(vision.image_size, int) else vision.image_size[0]
+        first["pixel_values"] = torch.randn(batch, getattr(vision, "num_channels", 3), size, size,
+                                            generator=gen).to(dtype)
+        decode = 0
+    if _required(model, "qformer_input_ids"):           # InstructBLIP: the Q-Former reads the prompt too
+        first["qformer_input_ids"] = _token_ids(cfg, prefill, batch, gen)
+    used.update({k: list(v.shape) for k, v in first.items() if k in ("input_features", "pixel_values")})
+    used["decode"] = decode
+    ids = _token_ids(cfg, prefill, batch, gen)
+    mask_key = "decoder_attention_mask" if ids_key == "decoder_input_ids" else "attention_mask"
+    with torch.no_grad():
+        out = model(**{ids_key: ids, mask_key: torch.ones(batch, prefill, dtype=torch.long)}, use_cache=True, **first)
+        cache = _cache_of(out)
+        for step in range(decode):
+            nxt = _token_ids(cfg, 1, batch, gen)
+            extra: dict[str, Any] = {}
+            if ids_key == "decoder_input_ids":
+                extra = {"encoder_outputs": BaseModelOutput(last_hidden_state=out.encoder_last_hidden_state)}
+                if "attention_mask" in first:
+                    extra["attention_mask"] = first["attention_mask"]
+            mask = torch.ones(batch, prefill + step + 1, dtype=torch.long)
+            out = model(**{ids_key: nxt, mask_key: mask}, past_key_values=cache, use_cache=True, **extra)
+            cache = _cache_of(out)
+    return cache, used
+
+
+def _json_safe(obj: Any) -> Any:
+    return json.loads(json.dumps(obj, default=str))
+
+
+def measure(model_type: str) -> dict[str, Any]:
+    """One type's record (see FORMAT); raises on any failure (the caller records it)."""
+    import torch
+    import transformers
+    from cache_probe import layer_storage_bytes, storage_bytes
+
+    start = time.monotonic()
+    rec: dict[str, Any] = {"status": "measured", "class": class_name(model_type)}
+    cls = model_class(model_type)
+    errors: list[str] = []
+    # bfloat16 first (shows which states stay float32); float32 where a bf16 model cannot run on CPU
+    for recipe, dtype in [(r, DTYPE) for r in RECIPES] + [("shrink", "float32"), ("fill", "float32")]:
+        try:
+            with _alarm(TINY_TIMEOUT_S, "tiny model build and feed"):
+                config = tiny_config(model_type, recipe)
+                torch.manual_seed(0)
+                model = cls(config).to(getattr(torch, dtype)).eval()
+                cache, used = feed(model, BATCH, PREFILL, DECODE, ENCODER_TOKENS)
+            rec["recipe"] = recipe
+            break
+        except Exception as exc:  # noqa: BLE001 - the next recipe; all failures reported together
+            last = traceback.extract_tb(exc.__traceback__)[-1]
+            where = f"{os.path.basename(last.filename)}:{last.lineno}"
+            errors.append(f"{recipe}/{dtype}: {type(exc).__name__}: {str(exc)[:160]} ({where})")
+    else:
+        raise RuntimeError(" | ".join(" ".join(e.split()) for e in errors))
+    if not isinstance(cache, transformers.Cache):
+        raise RuntimeError(f"keeps state outside Cache: past_key_values is {type(cache).__name__}")
+    layers = layer_storage_bytes(cache)
+    rec["config"] = _json_safe(model.config.to_dict())
+    rec["inputs"] = {"batch": BATCH, "prefill": PREFILL, "dtype": dtype, **used}
+    try:
+        rec["cached_tokens"] = int(cache.get_seq_length())   # the cache's own count (image tokens included)
+    except Exception:  # noqa: BLE001 - not every cache class can say
+        rec["cached_tokens"] = None
+    inner = getattr(cache, "self_attention_cache", cache)
+    rec["cache_class"] = type(cache).__name__
+    rec["layer_classes"] = [type(layer).__name__ for layer in getattr(inner, "layers", [])]
+    rec["layer_bytes"] = [int(b) for b in layers]
+    rec["total_bytes"] = int(storage_bytes(cache))
+    del model, cache
+    try:
+        with _alarm(META_TIMEOUT_S, "default model build on the meta device"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            default = default_config(model_type)
+            rec["default_config"] = _json_safe(default.to_diff_dict())
+            with torch.device("meta"):
+                big = cls._from_config(default)
+            rec["default_params"] = int(sum(p.numel() for p in big.parameters()))
+            del big
+    except Exception as exc:  # noqa: BLE001 - recorded as a finding
+        rec["default_params"] = None
+        rec["default_params_error"] = f"{type(exc).__name__}: {exc}"[:300]
+    gc.collect()
+    rec["seconds"] = round(time.monotonic() - start, 2)
+    return rec
+
+
+def _default_builds(model_type: str) -> str:
+    """Whether transformers builds the type's DEFAULT config on the meta device (triage of a failure)."""
+    import torch
+
+    try:
+        with _alarm(META_TIMEOUT_S, "default model build on the meta device"), torch.device("meta"):
+            model_class(model_type)._from_config(default_config(model_type))
+        return "the default config builds on the meta device"
+    except Exception as exc:  # noqa: BLE001 - part of the finding
+        return " ".join(f"the default config fails too: {type(exc).__name__}: {str(exc)[:160]}".split())
+
+
+def record(model_type: str) -> dict[str, Any]:
+    """``measure`` with failures turned into an excluded record carrying the exception text."""
+    if model_type in OUT_OF_SCOPE:
+        return {"status": "excluded", "reason": OUT_OF_SCOPE[model_type]}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return measure(model_type)
+    except Exception as exc:  # noqa: BLE001 - every failure is a recorded finding
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f"{os.path.basename(last.filename)}:{last.lineno}"
+        reason = " ".join(f"failed: {type(exc).__name__}: {str(exc)[:300]} ({where})".split())
+        return {"status": "excluded", "reason": reason + "; " + _default_builds(model_type)}
+    finally:
+        gc.collect()
+
+
+# --------------------------------------------------------------------------- the fixture file
+def all_types() -> list[str]:
+    return sorted(set().union(*mappings().values()))
+
+
+def load(path: str) -> dict[str, Any]:
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    return {}
+
+
+def header() -> dict[str, Any]:
+    import torch
+    import transformers
+
+    return {"transformers": transformers.__version__, "torch": torch.__version__,
+            "inputs": {"batch": BATCH, "prefill": PREFILL, "decode": DECODE, "dtype": DTYPE,
+                       "encoder_tokens": ENCODER_TOKENS, "window": WINDOW},
+            "mappings": mappings()}
+
+
+def save(path: str, data: dict[str, Any]) -> None:
+    """Write atomically: one type per line, so diffs stay readable."""
+    tmp = path + ".tmp"
+    types = data.get("types", {})
+    with open(tmp, "w") as f:
+        f.write("{\n")
+        for k in ("transformers", "torch", "inputs", "mappings"):
+            f.write(f"{json.dumps(k)}: {json.dumps(data[k], sort_keys=True)},\n")
+        f.write('"types": {\n')
+        f.write(",\n".join(f"{json.dumps(mt)}: {json.dumps(types[mt], sort_keys=True)}" for mt in sorted(types)))
+        f.write("\n}\n}\n")
+    os.replace(tmp, path)
+
+
+def run(path: str, only: list[str], restart: bool) -> None:
+    data = {} if restart else load(path)
+    types = data.get("types", {})
+    data.update(header())
+    # resume: a type already in the file is kept, a crash marker included (re-measure it with --only)
+    todo = only or [mt for mt in all_types() if mt not in types]
+    for mt in todo:
+        # marker first: a hard crash (segfault, OOM kill) leaves it, and --resume moves on
+        types[mt] = {"status": "excluded", "reason": "crashed: the process died measuring this type"}
+        data["types"] = types
+        save(path, data)
+        print(f"{mt} ...", end=" ", flush=True)
+        types[mt] = record(mt)
+        r = types[mt]
+        print(r["status"], r.get("seconds", ""), r.get("reason", "")[:160], flush=True)
+        data["types"] = types
+        save(path, data)
+
+
+def _comparable(rec: dict[str, Any]) -> dict[str, Any]:
+    return {k: rec.get(k) for k in ("status", "class", "layer_bytes", "total_bytes", "default_params", "cache_class")}
+
+
+def sample(path: str, n: int, seed: int) -> int:
+    """Re-measure ``n`` measured types from the committed file; print differences; 1 if any drifted."""
+    data = load(path)
+    measured = sorted(mt for mt, r in data["types"].items() if r["status"] == "measured")
+    picked = random.Random(seed).sample(measured, min(n, len(measured)))
+    drift = 0
+    for mt in picked:
+        now, then = _comparable(record(mt)), _comparable(data["types"][mt])
+        ok = now == then
+        drift += not ok
+        print(f"{mt}: {'same' if ok else f'DRIFT committed={then} now={now}'}", flush=True)
+    return 1 if drift else 0
+
+
+def _kvcalc_outcome(call: Any, *args: Any, **kwargs: Any) -> tuple[str, Any]:
+    """("ok", value) or ("refused", message) for a KVCalcError, ("crashed", message) for anything else."""
+    from kvcalc.errors import KVCalcError
+
+    try:
+        return "ok", call(*args, **kwargs)
+    except KVCalcError as exc:
+        return "refused", f"{type(exc).__name__}: {exc}"[:200]
+    except Exception as exc:  # noqa: BLE001 - a crash is a kvcalc bug to report
+        return "crashed", f"{type(exc).__name__}: {exc}"[:200]
+
+
+def report(path: str) -> dict[str, Any]:
+    """Replay every measured type through kvcalc (read-only use): cache bytes and parameter count.
+
+    Cache: ``kvcalc.kv_cache(config, batch, context=prefill + decode, dtype, runtime="transformers",
+    prefill)`` per layer and in total against the measured bytes. Parameters:
+    ``kvcalc.count_params(default_config).total`` against the meta-device count."""
+    import kvcalc
+
+    data = load(path)
+    out: dict[str, Any] = {"kv": {}, "params": {}}
+    for mt, rec in sorted(data["types"].items()):
+        if rec["status"] != "measured":
+            continue
+        i = rec["inputs"]
+        enc = None if rec["config"].get("num_mel_bins") else i.get("encoder_tokens")
+        status, value = _kvcalc_outcome(
+            kvcalc.kv_cache, rec["config"], batch=i["batch"], context=i["prefill"] + i["decode"], dtype=i["dtype"],
+            runtime="transformers", prefill=i["prefill"], encoder_tokens=enc)
+        if status == "ok":
+            ours = [layer.bytes for layer in value.layers]
+            same = ours == rec["layer_bytes"] and value.total_bytes == sum(rec["layer_bytes"])
+            status, value = ("match", None) if same else (
+                "differ", f"kvcalc {value.total_bytes} B {ours[:6]} vs measured {sum(rec['layer_bytes'])} B "
+                          f"{rec['layer_bytes'][:6]}")
+        out["kv"][mt] = [status, value]
+        if rec.get("default_params") is None:
+            out["params"][mt] = ["unmeasured", rec.get("default_params_error")]
+            continue
+        cfg = {**rec.get("default_config", {}), "model_type": mt}
+        status, value = _kvcalc_outcome(kvcalc.count_params, cfg)
+        if status == "ok":
+            value = value.total
+            status, value = ("match", None) if value == rec["default_params"] else (
+                "differ", f"kvcalc {value:,} vs transformers {rec['default_params']:,}")
+        out["params"][mt] = [status, value]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", default=FIXTURE, help="the coverage JSON file (default: the committed fixture)")
+    p.add_argument("--only", action="append", default=[], metavar="TYPE", help="re-measure this type (repeatable)")
+    p.add_argument("--restart", action="store_true", help="ignore the existing file; measure everything")
+    p.add_argument("--sample", type=int, metavar="N", help="re-measure N types and compare with the file")
+    p.add_argument("--seed", type=int, default=0, help="which types --sample picks")
+    p.add_argument("--report", action="store_true",
+                   help="replay the file through kvcalc; print JSON {kv, params: {type: [outcome, detail]}}")
+    args = p.parse_args(argv)
+    if args.report:
+        sys.path.insert(0, os.path.dirname(TESTS))
+        print(json.dumps(report(args.out), indent=1))
+        return 0
+    import torch
+    import transformers
+
+    torch.set_num_threads(1)    # tiny tensors on shared cores: threads only add overhead
+    # memory guard: an unshrunk width fails with an allocation error instead of an OOM kill
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    if transformers.__version__ != TRANSFORMERS_VERSION:
+        print(f"warning: transformers {transformers.__version__}, the fixture is for {TRANSFORMERS_VERSION}",
+              file=sys.stderr)
+    if args.sample is not None:
+        return sample(args.out, args.sample, args.seed)
+    unknown = [mt for mt in args.only if mt not in all_types()]
+    if unknown:
+        p.error(f"not in the three mappings: {', '.join(unknown)}")
+    run(args.out, args.only, args.restart)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
