@@ -57,6 +57,8 @@ QUIRKS = {
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
+    "full_qk_norm": "q/k RMSNorms over all heads (n_q*d and n_kv*d) on every attention layer (OLMo 2 / 3, OLMoE)",
+    "use_qk_norm": "with use_qk_norm, q/k norms over all heads, n_q*d and n_kv*d (Cohere)",
     "attention_sinks": "one learned sink per query head",
     "gated_q_proj": "q_proj doubled for the output gate (Qwen3-Next)",
     "layer_norm": "LayerNorms with bias and a plain (non-gated) MLP (StarCoder2)",
@@ -276,11 +278,9 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
 _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
                     "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
-_PLAIN_DECODERS = ("cohere", "phi", "phimoe", "gptj", "olmo", "olmo2", "granite", "granitemoe", "glm",
-                   "glm4_moe", "ministral", "persimmon", "codegen", "gpt_neo", "nemotron", "dbrx", "olmoe",
-                   "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5", "ernie4_5_moe", "seed_oss", "arcee",
-                   "apertus", "dots1", "bitnet", "cohere2_moe", "baichuan", "internlm2", "qwen", "mpt",
-                   "deepseek_v32")
+_PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "glm4_moe", "ministral", "persimmon", "codegen", "gpt_neo",
+                   "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe", "arcee",
+                   "apertus", "dots1", "bitnet", "baichuan", "internlm2", "qwen", "mpt", "deepseek_v32")
 
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
 
@@ -365,6 +365,98 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=202048, hidden_size=5120, intermediate_size=8192, intermediate_size_mlp=16384,
         num_hidden_layers=48, num_attention_heads=40, num_key_value_heads=8, head_dim=128, num_experts_per_tok=1,
         num_local_experts=16, interleave_moe_layer_step=1, attention_chunk_size=8192, no_rope_layer_interval=4)),
+    # ---- Llama-style decoders whose counts were first matched against transformers 5.24's meta-device
+    # counts of the class defaults (tests/fixtures/transformers_5_24_coverage.json), then checked by test_params
+    ModelType("cohere", params="llama_like", quirks=frozenset({"use_qk_norm"}), norms_per_layer=1, defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
+        num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=True, attention_bias=False,
+        use_qk_norm=False)),
+    ModelType("cohere2_moe", params="llama_like", moe="all", norms_per_layer=1, defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
+        num_attention_heads=64, num_key_value_heads=None, head_dim=128, tie_word_embeddings=True,
+        attention_bias=False, num_experts=8, num_experts_per_tok=2)),
+    ModelType("cwm", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=128256, hidden_size=6144, intermediate_size=21504, num_hidden_layers=64,
+        num_attention_heads=48, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        mlp_bias=False)),
+    ModelType("ernie4_5", params="llama_like", defaults=_d(
+        _LLAMA_LIKE, vocab_size=103424, hidden_size=1024, intermediate_size=3072, num_hidden_layers=18,
+        num_attention_heads=16, num_key_value_heads=2, head_dim=128, tie_word_embeddings=True)),
+    ModelType("exaone", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    ModelType("exaone4", params="llama_like", quirks=frozenset({"qk_norm"}), layer_rule=_field_pattern, defaults=_d(
+        _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=16384, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, tie_word_embeddings=False, sliding_window_pattern=4,
+        sliding_window=4096)),
+    ModelType("flex_olmo", params="llama_like", moe="all", quirks=frozenset({"full_qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=100352, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        num_experts=7, num_experts_per_tok=5)),
+    ModelType("glm", params="llama_like", attn_bias=("attention_bias", False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=13696, num_hidden_layers=40,
+        num_attention_heads=32, num_key_value_heads=2, head_dim=128, tie_word_embeddings=False,
+        attention_bias=True)),
+    ModelType("glm4", params="llama_like", norms_per_layer=4, attn_bias=("attention_bias", False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=13696, num_hidden_layers=40,
+        num_attention_heads=32, num_key_value_heads=2, head_dim=128, tie_word_embeddings=False,
+        attention_bias=True)),
+    ModelType("granite", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        mlp_bias=False)),
+    ModelType("granitemoe", params="llama_like", moe="all", defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        num_local_experts=8, num_experts_per_tok=2)),
+    ModelType("helium", defaults=_kv(20)),
+    ModelType("hyperclovax", params="llama_like", norms_per_layer=4, mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    ModelType("internlm3", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=128512, hidden_size=4096, intermediate_size=10240, num_hidden_layers=48,
+        num_attention_heads=32, num_key_value_heads=2, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    ModelType("iquestcoder", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=76800, hidden_size=5120, intermediate_size=27648, num_hidden_layers=80,
+        num_attention_heads=40, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    ModelType("kolibri1"),
+    ModelType("mellum", params="llama_like", moe="sparse_step", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, _QWEN_MOE, vocab_size=98304, hidden_size=2304, intermediate_size=7168,
+        num_hidden_layers=28, num_attention_heads=32, num_key_value_heads=4, head_dim=128,
+        tie_word_embeddings=False, attention_bias=False, num_local_experts=64, num_experts_per_tok=8,
+        moe_intermediate_size=896)),
+    ModelType("ministral3", params="llama_like", defaults=_d(
+        _LLAMA_LIKE, vocab_size=131072, hidden_size=4096, intermediate_size=14336, num_hidden_layers=34,
+        num_attention_heads=32, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False)),
+    ModelType("olmo2", params="llama_like", quirks=frozenset({"full_qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False)),
+    ModelType("olmo3", params="llama_like", quirks=frozenset({"full_qk_norm"}),
+              layer_rule=_fixed_pattern(4), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        sliding_window=4096)),
+    ModelType("olmoe", params="llama_like", moe="all", quirks=frozenset({"full_qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=2048, intermediate_size=2048, num_hidden_layers=16,
+        num_attention_heads=16, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        num_experts=64, num_experts_per_tok=8)),
+    ModelType("seed_oss", params="llama_like", attn_bias=("attention_bias", "attention_out_bias"),
+              mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=155136, hidden_size=4096, intermediate_size=27648, num_hidden_layers=64,
+        num_attention_heads=80, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        attention_bias=True, attention_out_bias=False, mlp_bias=False)),
+    ModelType("smollm3", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=128256, hidden_size=2048, intermediate_size=11008, num_hidden_layers=36,
+        num_attention_heads=16, num_key_value_heads=4, tie_word_embeddings=True, attention_bias=False,
+        mlp_bias=False)),
+    ModelType("vaultgemma", params="llama_like", defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
+        num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True,
+        attention_bias=False)),
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(
         _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
@@ -408,14 +500,8 @@ _ENTRIES: tuple[ModelType, ...] = (
         "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(n)],
               quirks=frozenset({"swa_double_kv"}), defaults=_d(
         num_key_value_heads=4, head_dim=192, v_head_dim=128, sliding_window=129)),
-    ModelType("exaone4", layer_rule=_field_pattern, defaults=_d(num_key_value_heads=32, sliding_window_pattern=4)),
-    ModelType("olmo3", layer_rule=_fixed_pattern(4)),
     ModelType("qwen2_vl_text", layer_rule=_qwen_window),
     ModelType("qwen2_5_vl_text", layer_rule=_qwen_window),
-    ModelType("smollm3", defaults=_kv(4)),
-    ModelType("glm4", defaults=_kv(2)),
-    ModelType("internlm3", defaults=_kv(2)),
-    ModelType("helium", defaults=_kv(20)),
     *(ModelType(name) for name in _PLAIN_DECODERS),
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), defaults=_d(

@@ -175,7 +175,10 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
 
     t.add("embedding", vocab * hidden)
     t.add("attention", n_attn * attn)
-    t.add("norms", n_layers * m.norms_per_layer * norm + norm + (n_attn * 2 * d if "qk_norm" in m.quirks else 0))
+    qk_norm = 2 * d if "qk_norm" in m.quirks else 0
+    if "full_qk_norm" in m.quirks or ("use_qk_norm" in m.quirks and f.get_bool("use_qk_norm", default=False)):
+        qk_norm = (n_q + n_kv) * d          # one weight per element of every head (OLMo 2, Cohere)
+    t.add("norms", n_layers * m.norms_per_layer * norm + norm + n_attn * qk_norm)
     if n_attn < n_layers:
         mixer, mixer_norm = _gated_delta_net(f, hidden)
         t.add("mixer", (n_layers - n_attn) * mixer)
