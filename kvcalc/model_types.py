@@ -32,7 +32,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from .config import ConfigReader
-from .errors import ConfigError
+from .errors import ConfigError, UnsupportedError
 from .spec import RecurrentState
 
 LayerRule = Callable[[ConfigReader, int, "int | None"], "list[str] | None"]
@@ -211,6 +211,9 @@ def _gated_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, .
 
 def _kimi_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
     """Kimi delta attention: separate short convs on q, k and v (``3*h*d x K``); one ``d x d`` state per head."""
+    if r.sub("linear_attn_config") is None:
+        raise UnsupportedError(f"config field '{r.path}linear_attn_config' is missing: the delta-attention state "
+                               "size of this kimi_linear config is not known to kvcalc")
     lac = r.sub("linear_attn_config") or r
     heads = lac.opt_int("num_heads") or r.get_int("linear_num_heads")
     hd = lac.opt_int("head_dim") or r.get_int("linear_head_dim")
@@ -281,6 +284,30 @@ _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasu
 _PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "glm4_moe", "ministral", "persimmon", "codegen", "gpt_neo",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe", "arcee",
                    "apertus", "dots1", "bitnet", "baichuan", "internlm2", "qwen", "mpt", "deepseek_v32")
+
+# Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
+# replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
+# beyond the decoder a wrapper holds in its text_config.
+_VERIFIED_DECODERS = (
+    "afmoe", "apertus1p5_text", "aria_text", "axk1", "axk2", "beam", "biogpt", "chameleon", "cohere_compass_text",
+    "cosmos3_edge_text", "ctrl", "diffllama", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
+    "exaone_moe", "flint", "gemma4_unified_text", "git", "glm4_moe_lite", "glm4v_moe_text", "glm4v_text",
+    "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
+    "granitemoeshared", "hrm_text", "hy_v3", "jais2", "jetmoe", "laguna", "minicpm3", "minimax_m2",
+    "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
+    "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla", "sarvam_moe",
+    "solar_open", "step3p5", "xglm", "youtu",
+)
+_VERIFIED_WRAPPERS = {
+    "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
+    "cosmos3_omni": "qwen3_vl_text", "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
+    "gemma4_unified": "gemma4_unified_text", "glm46v": "glm4v_text", "glm4v": "glm4v_text",
+    "glm4v_moe": "glm4v_moe_text", "glm_ocr": "glm_ocr_text", "glmga": "glm4v_text",
+    "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
+    "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
+    "qwen3_vl": "qwen3_vl_text", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
+}
+_VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
 
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
 
@@ -503,6 +530,8 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("qwen2_vl_text", layer_rule=_qwen_window),
     ModelType("qwen2_5_vl_text", layer_rule=_qwen_window),
     *(ModelType(name) for name in _PLAIN_DECODERS),
+    *(ModelType(name) for name in _VERIFIED_DECODERS),
+    *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), defaults=_d(
         sliding_window=512, num_kv_shared_layers=15, head_dim=256)),
@@ -571,7 +600,7 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("t5", kind="encoder_decoder", params="t5", defaults=_d(
         vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None, num_heads=8,
         relative_attention_num_buckets=32, feed_forward_proj="relu")),
-    *(ModelType(name, kind="encoder_decoder") for name in _ENCODER_DECODER),
+    *(ModelType(name, kind="encoder_decoder") for name in _ENCODER_DECODER + _VERIFIED_ENCODER_DECODERS),
     *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models")
       for name in _NO_CACHE),
 )
