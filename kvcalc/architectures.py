@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
-from .errors import ConfigError
+from .errors import ConfigError, UnsupportedError
 from .model_types import ModelType, lookup, typed
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
@@ -24,7 +24,7 @@ _LAYER_TYPE_ALIASES = {
     "chunked_attention": "chunked",
     "linear_attention": "recurrent", "mamba": "recurrent", "mamba2": "recurrent", "conv": "recurrent",
     "hybrid": "hybrid", "moe": "none", "mlp": "none", "cross_attention": "cross",
-    "indexed_attention": "full",
+    "indexed_attention": "full", "dummy": "none",
 }
 _UNKNOWN = ModelType("")   # the entry of a model type kvcalc does not know: generic rules, no defaults
 
@@ -63,16 +63,25 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         wrapped = entry.text_type if entry is not None and entry.text_type else model_type
         text_type = text.get_str("model_type", default="") or wrapped
     text_entry = lookup(text_type)
+    if text_entry is None and text_type.endswith("_text"):
+        # a nested ``X_text`` type kvcalc does not list: X's decoder when X is a known decoder or wrapper
+        base = lookup(text_type[:-len("_text")])
+        if base is not None and base.text_type:
+            base = lookup(base.text_type)
+        if base is not None and base.kind == "decoder" and base.text_type is None:
+            text_entry = base
+            warnings.append(f"estimated: '{text_type[:60]}' read as '{base.name}' (the nested text type of a "
+                            "known model)")
     known = text_entry is not None and text_entry.kind == "decoder" and text_entry.text_type is None
     if text_entry is not None:
         text_type = text_entry.name   # a same_as alias (kimi_k2) is built as its target (deepseek_v3)
     else:
-        warnings.append(f"unknown architecture '{text_type or '(no model_type)'}': estimated as standard "
+        warnings.append(f"estimated: unknown architecture '{text_type or '(no model_type)'}': read as standard "
                         "decoder attention from the fields below")
     r = typed(dec, text_type)
     assumed: list[str] = []
     layers, quirks = _decoder_layers(r, text_entry if known and text_entry else _UNKNOWN, known, assumed)
-    warnings.extend(assumed)
+    warnings.extend(a if a.startswith("estimated: ") else f"estimated: {a}" for a in assumed)
     return ModelSpec(
         model_type=text_type or "unknown",
         dtype=dtype or "bfloat16",
@@ -87,6 +96,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         fields_used=tuple(top.used),
         warnings=tuple(warnings) + (() if dtype else ("no torch_dtype/dtype in config: assumed bfloat16",)),
         quirks=tuple(quirks),
+        quality="exact" if known and not any(w.startswith("estimated: ") for w in warnings) else "estimated",
     )
 
 
@@ -128,6 +138,8 @@ def layer_types(r: ConfigReader, entry: ModelType, n: int) -> list[str]:
         if any(c not in table for c in pattern):
             raise ConfigError(r.field_name("hybrid_override_pattern"), pattern, "only M, *, - and E are known")
         explicit = [table[c] for c in pattern]
+    if explicit is None and entry.layer_rule is None:
+        explicit = _convention_types(r, n)
     if explicit is not None:
         if len(explicit) < n:
             raise ConfigError(r.path + "layer_types", f"<{len(explicit)} entries>",
@@ -141,6 +153,45 @@ def layer_types(r: ConfigReader, entry: ModelType, n: int) -> list[str]:
     return types
 
 
+def _convention_types(r: ConfigReader, n: int) -> list[str] | None:
+    """Layer types from conventions of remote-code configs (types without a transformers rule):
+
+    * ``hybrid_layer_pattern`` (MiMo-V2-Flash): one 0/1 per layer, 1 = sliding window, 0 = full;
+    * ``block_configs`` (DeciLM / Nemotron-NAS): per block ``attention.no_op`` or
+      ``attention.replace_with_linear`` means no attention (no cache), ``attention.window_length``
+      a sliding window, otherwise full attention.
+    None when the config uses neither."""
+    if r.has("hybrid_layer_pattern"):
+        pattern = r.get_int_list("hybrid_layer_pattern")
+        for i, v in enumerate(pattern):
+            if v not in (0, 1):
+                raise ConfigError(f"{r.field_name('hybrid_layer_pattern')}[{i}]", v, "must be 0 (full) or 1 (sliding)")
+        return ["sliding_attention" if v else "full_attention" for v in pattern]
+    if r.has("block_configs"):
+        out = []
+        for attention in _block_attention(r):
+            if attention.get("no_op") or attention.get("replace_with_linear"):
+                out.append("mlp")
+            elif attention.get("window_length") is not None:
+                out.append("sliding_attention")
+            else:
+                out.append("full_attention")
+        return out
+    return None
+
+
+def _block_attention(r: ConfigReader) -> list[Mapping[str, Any]]:
+    """The ``attention`` object of every entry of ``block_configs`` (ConfigError when malformed)."""
+    blocks = r.opt_list("block_configs") or []
+    out = []
+    for i, block in enumerate(blocks):
+        attention = block.get("attention") if isinstance(block, Mapping) else None
+        if not isinstance(attention, Mapping):
+            raise ConfigError(f"{r.path}block_configs[{i}].attention", attention, "must be an object")
+        out.append(attention)
+    return out
+
+
 def _generic_types(r: ConfigReader, n: int, window: int | None) -> list[str]:
     """transformers' generic rule: all sliding with a window, all chunked with a chunk size, else all full."""
     if window is not None:
@@ -151,7 +202,12 @@ def _generic_types(r: ConfigReader, n: int, window: int | None) -> list[str]:
 
 
 def _window(r: ConfigReader) -> int | None:
-    """``sliding_window`` in tokens (config, else class default); 0 or null mean no window."""
+    """``sliding_window`` in tokens (config, else class default); 0 or null mean no window, and so does
+    ``use_sliding_window: false`` for every type (the Qwen config classes drop the window then)."""
+    if r.has("use_sliding_window") and not r.get_bool("use_sliding_window"):
+        return None
+    if "swa_double_kv" in (lookup(r.model_type) or _UNKNOWN).quirks and r.has("sliding_window_size"):
+        return r.get_int("sliding_window_size") + 1
     if r.has("sliding_window"):
         value = r.raw("sliding_window")
         if isinstance(value, bool):
@@ -179,7 +235,7 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         kv = heads
     else:
         given = r.opt_int("num_key_value_heads")
-        if given is None and not known:
+        if given is None and not known and not r.has("block_configs"):
             assumed.append(f"{r.path}num_key_value_heads not in config: assumed {heads} (multi-head attention)")
         kv = heads if given is None else given
     if kv > heads:
@@ -192,7 +248,8 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
             assumed.append(f"{r.path}head_dim not in config: assumed hidden_size / num_attention_heads = {head_dim}")
     if r.opt_int("kv_lora_rank") is not None:
         return _mla(r, heads), quirks
-    return AttentionCache(kv_heads=kv, k_head_dim=head_dim, v_head_dim=head_dim, query_heads=heads), quirks
+    v_dim = r.get_int("v_head_dim", default=head_dim)     # MiMo-V2-Flash: values narrower than keys
+    return AttentionCache(kv_heads=kv, k_head_dim=head_dim, v_head_dim=v_dim, query_heads=heads), quirks
 
 
 def _mla(r: ConfigReader, heads: int) -> AttentionCache:
@@ -219,25 +276,41 @@ def _recurrent_states(r: ConfigReader, entry: ModelType, model_type: str,
 def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
                     assumed: list[str]) -> tuple[list[LayerSpec], list[str]]:
     n = r.opt_int("num_hidden_layers")
+    if "attention_pairs" in entry.quirks:
+        n = 2 * r.get_int("num_layers")     # two cache layers per decoder layer (LongCat-Flash)
     if n is None:
         # Nemotron-H style configs give only the per-layer pattern
-        listed = next((r.raw(f) for f in ("layers_block_type", "hybrid_override_pattern", "layer_types")
+        listed = next((r.raw(f) for f in ("layers_block_type", "hybrid_override_pattern", "layer_types",
+                                          "block_configs", "hybrid_layer_pattern")
                        if r.has(f) and isinstance(r.data[f], (list, str))), None)
         n = len(listed) if listed else _need(r, "num_hidden_layers", None, "layer count", assumed)
     if n > 4096:
         raise ConfigError(r.field_name("num_hidden_layers"), n, "must be at most 4,096")
+    if r.has("compress_ratios"):
+        raise UnsupportedError(f"config field '{r.field_name('compress_ratios')}': compressed-KV layers (a KV "
+                               "entry per N tokens, indexer caches) are not modelled; kvcalc will not guess "
+                               "their cache size")
     types = layer_types(r, entry, n)
     kinds = []
+    unknown: dict[str, int] = {}
     for i, t in enumerate(types):
         kind = _LAYER_TYPE_ALIASES.get(t)
+        if kind is None and "compress" in t:
+            raise UnsupportedError(f"config field '{r.path}layer_types[{i}]' = {t!r:.60}: compressed-KV layers "
+                                   "are not modelled; kvcalc will not guess their cache size")
         if kind is None:
-            raise ConfigError(f"{r.path}layer_types[{i}]", t, "is not a layer type kvcalc knows")
+            unknown.setdefault(t, i)
+            kind = "full"
         kinds.append(kind)
 
     quirks: list[str] = []
     attn: AttentionCache | None = None
     if any(k in ("full", "sliding", "chunked", "hybrid", "cross") for k in kinds):
         attn, quirks = _attention_geometry(r, entry, known, assumed)
+    for t in unknown:
+        assert attn is not None
+        assumed.append(f"estimated: {t[:60]!r} layers are unknown; assumed full attention with {attn.kv_heads} KV "
+                       f"heads x {attn.k_head_dim}")
     window = _window(r)
     chunk = r.opt_int("attention_chunk_size")
     states = (_recurrent_states(r, entry, r.model_type, assumed)
@@ -253,10 +326,10 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
             assert attn is not None
             a = _replace(attn, overrides[i]) if overrides.get(i) else attn
             if kind == "sliding":
-                if window is None:
+                if a.window is None and window is None:
                     raise ConfigError(r.path + "sliding_window", r.raw("sliding_window", default=None),
                                       f"layer {i} is sliding but no window is set")
-                a = replace(a, window=window)
+                a = replace(a, window=a.window or window)
             elif kind == "chunked":
                 if chunk is None:
                     raise ConfigError(r.path + "attention_chunk_size", r.raw("attention_chunk_size", default=None),
@@ -299,6 +372,32 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
                 for attr in table.get(name, ()):
                     out.setdefault(idx, {})[attr] = ConfigReader.check_int(f"{field}.{name}", value)
         return out
+    if r.has("block_configs"):
+        heads = r.get_int("num_attention_heads")
+        for i, attention in enumerate(_block_attention(r)[:n]):
+            field = f"{r.path}block_configs[{i}].attention"
+            group = attention.get("n_heads_in_group")
+            if group is not None:
+                group = ConfigReader.check_int(f"{field}.n_heads_in_group", group)
+                if heads % group:
+                    raise ConfigError(f"{field}.n_heads_in_group", group,
+                                      f"must divide num_attention_heads ({heads})")
+                out.setdefault(i, {})["kv_heads"] = heads // group
+            if attention.get("window_length") is not None:
+                out.setdefault(i, {})["window"] = ConfigReader.check_int(f"{field}.window_length",
+                                                                         attention["window_length"])
+    if "swa_double_kv" in entry.quirks:
+        swa_kv = 2 * r.get_int("num_key_value_heads")
+        for i, t in enumerate(types):
+            if t == "sliding_attention":
+                out.setdefault(i, {})["kv_heads"] = swa_kv
+    elif any(r.has(f) for f in _SWA_FIELDS):
+        swa = {attr: r.get_int(name) for name, attr in _SWA_FIELDS.items() if r.has(name)}
+        if "k_head_dim" in swa and "v_head_dim" not in swa:
+            swa["v_head_dim"] = swa["k_head_dim"]
+        for i, t in enumerate(types):
+            if t == "sliding_attention":
+                out.setdefault(i, {}).update(swa)
     if "global_head_dim" in entry.quirks:
         head_dim = r.get_int("global_head_dim", default=512)
         kv = r.opt_int("num_global_key_value_heads") if r.get_bool("attention_k_eq_v", default=False) else None
@@ -306,6 +405,11 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
             if t == "full_attention":
                 out[i] = {"k_head_dim": head_dim, "v_head_dim": head_dim, **({"kv_heads": kv} if kv else {})}
     return out
+
+
+_SWA_FIELDS = {"swa_num_key_value_heads": "kv_heads", "swa_head_dim": "k_head_dim", "swa_v_head_dim": "v_head_dim",
+               "swa_num_attention_heads": "query_heads"}
+"""Sliding-layer geometry overrides of remote-code hybrid configs (MiMo-V2-Flash) -> AttentionCache field."""
 
 
 def _replace(a: AttentionCache, fields: Mapping[str, int]) -> AttentionCache:
@@ -366,5 +470,8 @@ def _encoder_decoder(top: ConfigReader, mt: str, dtype: str | None) -> ModelSpec
         default_encoder_tokens=default_enc,
         max_position_embeddings=top.opt_int("max_target_positions", "max_position_embeddings"),
         fields_used=tuple(top.used),
-        warnings=() if dtype else ("no torch_dtype/dtype in config: assumed float32",),
+        warnings=(() if dtype else ("no torch_dtype/dtype in config: assumed float32",)) + (
+            () if lookup(mt) else (f"estimated: unknown encoder-decoder '{mt or '(no model_type)'}': read as "
+                                   "BART-style self- and cross-attention from the fields above",)),
+        quality="exact" if lookup(mt) else "estimated",
     )

@@ -259,6 +259,12 @@ def build_parser() -> argparse.ArgumentParser:
     kv.add_argument("--runtime", default="ideal", choices=RUNTIMES)
     kv.add_argument("--encoder-tokens", type=_whole_number, help="encoder / vision tokens for cross-attention")
     kv.add_argument("--prefill", type=_whole_number, help="transformers runtime: tokens in the first forward pass")
+    kv.add_argument("--cache-implementation", default="dynamic", choices=("dynamic", "static"),
+                    help="transformers runtime: DynamicCache (default) or StaticCache (preallocated)")
+    kv.add_argument("--max-cache-len", type=_whole_number,
+                    help="transformers static cache: tokens preallocated per layer (default: --context)")
+    kv.add_argument("--beam-search", action="store_true",
+                    help="transformers runtime: the cache after a beam reorder (--batch = sequences x beams)")
     kv.add_argument("--json", action="store_true", help="print JSON")
     _add_plan_parser(sub)
     return parser
@@ -280,7 +286,9 @@ def _kv_command(args: argparse.Namespace) -> str:
     if args.prefill is not None and args.runtime != "transformers":
         raise CliError(f"--prefill applies to --runtime transformers only (runtime is {args.runtime})")
     result = kv_cache(config, batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
-                      runtime=args.runtime, encoder_tokens=args.encoder_tokens, prefill=args.prefill)
+                      runtime=args.runtime, encoder_tokens=args.encoder_tokens, prefill=args.prefill,
+                      cache_implementation=args.cache_implementation, max_cache_len=args.max_cache_len,
+                      beam_search=args.beam_search)
     if args.encoder_tokens is not None and not any(layer.kind == "cross" for layer in result.layers):
         raise CliError("--encoder-tokens applies to models with cross-attention (T5, BART, Whisper, Mllama); "
                        f"this {result.model_type[:60]} config has none")
@@ -294,7 +302,7 @@ def _kv_command(args: argparse.Namespace) -> str:
         f"{'layer':>5}  {'kind':<8} {'tokens':>12} {'bytes':>16}",
     ]
     lines += [f"{l.index:>5}  {l.kind:<8} {l.tokens:>12,} {l.bytes:>16,}" for l in result.layers]
-    lines += ["", f"total {result.total_bytes:,} bytes ({human_bytes(result.total_bytes)})"]
+    lines += ["", f"total {result.total_bytes:,} bytes ({human_bytes(result.total_bytes)})   [{result.quality}]"]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
 
@@ -364,8 +372,8 @@ def _plan_command(args: argparse.Namespace) -> str:
         f"batch {p.batch:,} x context {p.context:,} tokens, dtype {p.dtype}, kv {p.kv_dtype}, "
         f"weights {p.weights_scheme}",
         "",
-        f"weights per GPU   {fmt(p.weights_bytes):>14}",
-        f"KV cache per GPU  {fmt(p.kv_bytes):>14}",
+        f"weights per GPU   {fmt(p.weights_bytes):>14}   [{p.weights_quality}]",
+        f"KV cache per GPU  {fmt(p.kv_bytes):>14}   [{p.kv_quality}]",
         f"overhead per GPU  {fmt(p.overhead_bytes):>14}",
         f"total per GPU     {fmt(p.total_bytes):>14}   (budget {fmt(p.budget_bytes)})",
         "",

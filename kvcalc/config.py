@@ -16,7 +16,7 @@ _MISSING = object()
 # Canonical field -> aliases, in the order transformers' configs (and older checkpoints) use them.
 ALIASES: dict[str, tuple[str, ...]] = {
     "num_hidden_layers": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
-    "num_attention_heads": ("num_attention_heads", "n_head", "n_heads", "num_heads"),
+    "num_attention_heads": ("num_attention_heads", "n_head", "n_heads", "num_heads", "attention_heads"),
     "hidden_size": ("hidden_size", "n_embd", "d_model", "dim", "model_dim"),
     "num_key_value_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv", "n_kv_heads",
                             "multi_query_group_num", "num_kv"),

@@ -22,9 +22,8 @@ from .gpus import GPU, custom_gpu, get_gpu
 from .kv import resolve_dtypes
 from .limits import MAX_CONTEXT, MAX_GPUS, check_count
 from .parallel import check_parallel, rank_spec, rank_weights, resolve_parallel, stage_specs
-from .params import count_params
 from .runtimes import Runtime, check_runtime
-from .spec import ModelSpec
+from .spec import ModelSpec, Quality, combine_quality
 from .sweep import CompiledCache, compile_cache
 from .units import GiB
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
@@ -32,7 +31,7 @@ from .vllm.budget import AUTO_FIT
 from .vllm.defaults import DEFAULT_VLLM_VERSION, engine, vllm_dtypes
 from .vllm.model_len import check_max_model_len, derived_max_model_len
 from .vllm.speculative import SpeculativeConfig, parse_speculative_config, speculative_kv_layers
-from .weights import WeightBytes, weight_bytes
+from .weights import WeightBytes, plan_weights
 
 DEFAULT_GPU = "h100-sxm"
 """The catalog GPU a plan uses when none is named."""
@@ -113,6 +112,19 @@ class Deployment:
     stage_caches: tuple[CompiledCache, ...] = ()
     total_cache: CompiledCache | None = None
     _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def weights_quality(self) -> str:
+        """``given`` (weights_gib, or the checkpoint's own size), else the parameter count's quality."""
+        if self.measured.weights_bytes is not None or (self.checkpoint_bytes is not None and self.dtype is None):
+            return "given"
+        return self.weights_computed.params.quality
+
+    @property
+    def quality(self) -> str:
+        """kvcalc.spec.Quality of the plan: the KV rules' and, unless given, the weight count's."""
+        w: Quality = "estimated" if self.weights_quality == "estimated" else "exact"
+        return combine_quality(self.spec.quality, w)
 
     # ------------------------------------------------------------------ vLLM, built once per deployment
     def vllm_max_model_len(self) -> int:
@@ -275,7 +287,9 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         raise InputError("speculative_config and cpu_offload_gb are vLLM options; use runtime 'vllm'")
     if rt == "vllm" and max_model_len is not None and not options.allow_long_max_model_len:
         check_max_model_len(raw, max_model_len, options.vllm_version, spec.max_position_embeddings)
-    weights = weight_bytes(raw, dtype, count_params(raw))
+    # weights never block a plan: an uncountable model takes the given weights_gib (per GPU) x GPUs
+    given = None if measured.weights_bytes is None else measured.weights_bytes * gpus
+    weights = plan_weights(raw, dtype, given)
     return _build(raw, spec, rt, device, gpus, tensor_parallel_size, pipeline_parallel_size, dtype, kv_dtype,
                   weights, max_model_len, options, measured, checkpoint_bytes)
 

@@ -19,6 +19,13 @@ chunked window) and the encoder length for cross-attention. The runtime decides 
     sliding layer also holds an int64 window tensor (8 bytes). Falcon's new decoder architecture
     caches K/V repeated to every query head. Recurrent (SSM) states are float32 whatever the
     model dtype; conv states follow the model dtype. KV-shared layers hold nothing.
+    With ``cache_implementation="static"`` (``StaticCache``, what ``torch.compile`` users get) every
+    attention layer preallocates ``max_cache_len`` tokens (sliding / chunked layers
+    ``min(W, max_cache_len)``) whatever the context, plus an int64 ``cumulative_length`` (8 bytes;
+    DSA layers a second one for the indexer): ``cache_utils.StaticLayer.lazy_initialization``.
+    With ``beam_search=True``, the state after ``Cache.reorder_cache``: ``index_select`` replaces each
+    sliding layer's view by a fresh tensor of the last ``min(T, W - 1)`` tokens
+    (``DynamicSlidingWindowLayer.update`` keeps ``W - 1``); pass ``batch`` = sequences x beams.
 ``vllm``
     Paged blocks; see :mod:`kvcalc.vllm` (per-layer specs, capacity planning).
 
@@ -28,12 +35,12 @@ kvcalc.resolve for the dtype and encoder-length defaults (re-exported here).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .architectures import read_spec
 from .dtypes import FLOAT32, DType
-from .errors import UnsupportedError
+from .errors import InputError, UnsupportedError
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .resolve import default_encoder_tokens, resolve_dtypes
 from .results import KVCacheResult, LayerBytes
@@ -45,6 +52,24 @@ __all__ = ["MAX_BATCH", "MAX_CONTEXT", "RUNTIMES", "CacheTerm", "KVCacheResult",
            "kv_cache", "layer_terms", "model_terms", "resolve_dtypes", "default_encoder_tokens"]
 
 
+CACHE_IMPLEMENTATIONS = ("dynamic", "static")
+
+
+@dataclass(frozen=True)
+class TransformersCache:
+    """Which transformers cache and state (runtime ``transformers``; module docstring).
+
+    ``implementation``: ``dynamic`` (``DynamicCache``, the default) or ``static`` (``StaticCache``,
+    ``max_cache_len`` tokens preallocated); ``beam_search``: the state after a beam reorder."""
+
+    implementation: str = "dynamic"
+    max_cache_len: int | None = None
+    beam_search: bool = False
+
+
+DYNAMIC = TransformersCache()
+
+
 @dataclass(frozen=True)
 class CacheTerm:
     """One cached tensor family of a layer (see the module docstring for the formula)."""
@@ -54,6 +79,7 @@ class CacheTerm:
     cross: bool = False             # tokens are encoder tokens, not context
     per_sequence_bytes: int = 0
     fixed_bytes: int = 0
+    held_tokens: int = 0            # tokens a preallocated (static) cache holds in per_sequence_bytes
 
     def tokens(self, context: int, encoder_tokens: int) -> int:
         if self.cross:
@@ -66,42 +92,76 @@ class CacheTerm:
 
 
 def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bool,
-                    quirks: tuple[str, ...]) -> list[CacheTerm]:
+                    quirks: tuple[str, ...], layout: TransformersCache = DYNAMIC) -> list[CacheTerm]:
     if a.latent_dim:
         per_token = kv.nbytes(a.latent_dim) + (kv.nbytes(a.indexer_dim) if a.indexer_dim else 0)
     else:
         heads = a.query_heads if runtime == "transformers" and "kv_expanded_to_query_heads" in quirks else a.kv_heads
         per_token = heads * (kv.nbytes(a.k_head_dim) + kv.nbytes(a.v_head_dim))
     if a.source == "cross":
+        if runtime == "transformers" and layout.implementation == "static":
+            raise UnsupportedError("a static cache for cross-attention (encoder-decoder) is not modelled; "
+                                   "use the dynamic cache")
         return [CacheTerm(per_token_bytes=per_token, cross=True)]
+    if runtime == "transformers" and layout.implementation == "static":
+        assert layout.max_cache_len is not None
+        held = layout.max_cache_len if a.window is None else min(a.window, layout.max_cache_len)
+        counters = 16 if a.indexer_dim else 8      # int64 cumulative_length (+ the indexer's)
+        return [CacheTerm(per_sequence_bytes=per_token * held, held_tokens=held), CacheTerm(fixed_bytes=counters)]
     if a.window is None:
         return [CacheTerm(per_token_bytes=per_token)]
     if runtime == "transformers":
+        if layout.beam_search:          # a fresh tensor of the W - 1 tokens the view showed
+            return [CacheTerm(per_token_bytes=per_token, cap=max(a.window - 1, 1)), CacheTerm(fixed_bytes=8)]
         cap = None if prefill_only else a.window
         return [CacheTerm(per_token_bytes=per_token, cap=cap), CacheTerm(fixed_bytes=8)]
     return [CacheTerm(per_token_bytes=per_token, cap=a.window)]
 
 
 def layer_terms(layer: LayerSpec, model: DType, kv: DType, runtime: str, prefill_only: bool,
-                quirks: tuple[str, ...] = ()) -> list[CacheTerm]:
-    """The cache terms of one layer under ``runtime``."""
+                quirks: tuple[str, ...] = (), layout: TransformersCache = DYNAMIC) -> list[CacheTerm]:
+    """The cache terms of one layer under ``runtime`` (``layout``: which transformers cache)."""
     if layer.kind in ("shared", "none"):
         return []
     terms: list[CacheTerm] = []
     for a in layer.attention:
-        terms.extend(_attention_term(a, kv, runtime, prefill_only, quirks))
+        terms.extend(_attention_term(a, kv, runtime, prefill_only, quirks, layout))
     for s in layer.states:
         state_dtype = FLOAT32 if runtime == "transformers" and s.role == "ssm" else model
         terms.append(CacheTerm(per_sequence_bytes=state_dtype.nbytes(s.elements)))
     return terms
 
 
-def model_terms(spec: ModelSpec, model: DType, kv: DType, runtime: str, prefill_only: bool) -> list[list[CacheTerm]]:
-    return [layer_terms(l, model, kv, runtime, prefill_only, spec.quirks) for l in spec.layers]
+def model_terms(spec: ModelSpec, model: DType, kv: DType, runtime: str, prefill_only: bool,
+                layout: TransformersCache = DYNAMIC) -> list[list[CacheTerm]]:
+    return [layer_terms(l, model, kv, runtime, prefill_only, spec.quirks, layout) for l in spec.layers]
+
+
+def _transformers_cache(runtime: str, context: int, implementation: str, max_cache_len: int | None,
+                        beam_search: bool) -> TransformersCache:
+    """The validated transformers cache options (InputError / UnsupportedError for misuse)."""
+    if implementation not in CACHE_IMPLEMENTATIONS:
+        raise InputError(f"cache_implementation must be one of {', '.join(CACHE_IMPLEMENTATIONS)}, "
+                         f"got {implementation!r:.40}")
+    if runtime != "transformers" and (implementation != "dynamic" or max_cache_len is not None or beam_search):
+        raise InputError("cache_implementation, max_cache_len and beam_search apply to runtime 'transformers' only")
+    if implementation == "dynamic":
+        if max_cache_len is not None:
+            raise InputError("max_cache_len applies to cache_implementation 'static' only")
+        return TransformersCache(beam_search=bool(beam_search))
+    if beam_search:
+        raise UnsupportedError("beam search with a static cache is not modelled")
+    length = context if max_cache_len is None else check_count("max_cache_len", max_cache_len, 1, MAX_CONTEXT)
+    if length < context:
+        raise InputError(f"context {context:,} exceeds max_cache_len {length:,}: a StaticCache cannot hold it")
+    return TransformersCache("static", length)
 
 
 def _layer_tokens(terms: list[CacheTerm], context: int, encoder_tokens: int) -> int:
     token_terms = [t for t in terms if t.per_token_bytes and not t.cross]
+    held = [t.held_tokens for t in terms if t.held_tokens]
+    if held:
+        return max(held)
     if token_terms:
         return max(t.tokens(context, encoder_tokens) for t in token_terms)
     cross = [t for t in terms if t.cross]
@@ -111,7 +171,8 @@ def _layer_tokens(terms: list[CacheTerm], context: int, encoder_tokens: int) -> 
 def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: int,
              dtype: "str | DType | None" = None, kv_dtype: "str | DType | None" = None,
              runtime: str = "ideal", encoder_tokens: int | None = None,
-             prefill: int | None = None) -> KVCacheResult:
+             prefill: int | None = None, cache_implementation: str = "dynamic",
+             max_cache_len: int | None = None, beam_search: bool = False) -> KVCacheResult:
     """KV-cache bytes for ``batch`` sequences of ``context`` tokens each.
 
     ``config`` is a config.json dict (or an already-read ModelSpec). ``dtype`` defaults to the
@@ -120,15 +181,17 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     it defaults to the model's own (Whisper: ``max_source_positions``; Mllama: one image of
     ``max_num_tiles`` tiles), else to ``context``. ``prefill`` (transformers runtime only) is the
     length of the first forward pass; the default, ``context``, is the state right after a
-    single prefill. Returns exact integers (bytes).
+    single prefill. ``cache_implementation`` (``"static"``: transformers' ``StaticCache`` of
+    ``max_cache_len`` tokens, default ``context``) and ``beam_search`` (the state after a beam
+    reorder) apply to the transformers runtime (module docstring). Returns exact integers (bytes).
     """
     spec = config if isinstance(config, ModelSpec) else read_spec(config)
     batch = check_count("batch", batch, 1, MAX_BATCH)
     context = check_count("context", context, 1, MAX_CONTEXT)
     runtime = check_runtime(runtime)
     if runtime == "vllm":
-        return vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
-                             encoder_tokens=encoder_tokens)
+        return replace(vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
+                                     encoder_tokens=encoder_tokens), quality=spec.quality)
     model, kv = resolve_dtypes(spec, dtype, kv_dtype)
     if runtime == "transformers" and kv != model:
         raise UnsupportedError("transformers' DynamicCache stores K/V in the model dtype; "
@@ -136,9 +199,10 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     if prefill is None:
         prefill = context
     prefill = check_count("prefill", prefill, 1, context)
+    layout = _transformers_cache(runtime, context, cache_implementation, max_cache_len, beam_search)
     enc = default_encoder_tokens(spec, context) if encoder_tokens is None else check_count(
         "encoder_tokens", encoder_tokens, 1, MAX_CONTEXT)
-    terms = model_terms(spec, model, kv, runtime, prefill_only=prefill == context)
+    terms = model_terms(spec, model, kv, runtime, prefill_only=prefill == context, layout=layout)
     layers = tuple(
         LayerBytes(l.index, l.kind, _layer_tokens(t, context, enc), sum(x.nbytes(batch, context, enc) for x in t))
         for l, t in zip(spec.layers, terms)
@@ -147,5 +211,5 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     return KVCacheResult(
         total_bytes=sum(l.bytes for l in layers), layers=layers, runtime=runtime, batch=batch, context=context,
         encoder_tokens=enc, dtype=model.name, kv_dtype=kv.name, model_type=spec.model_type,
-        bytes_per_token=per_token, fields_used=spec.fields_used, warnings=spec.warnings,
+        bytes_per_token=per_token, fields_used=spec.fields_used, warnings=spec.warnings, quality=spec.quality,
     )

@@ -32,7 +32,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from .config import ConfigReader
-from .errors import ConfigError
+from .errors import ConfigError, UnsupportedError
 from .spec import RecurrentState
 
 LayerRule = Callable[[ConfigReader, int, "int | None"], "list[str] | None"]
@@ -50,9 +50,15 @@ QUIRKS = {
                  "expanded to every query head",
     "multi_query": "multi_query: true means one KV head (GPTBigCode)",
     "multi_query_attention": "KV heads = multi_query_group_num only with multi_query_attention (ChatGLM)",
+    "attention_pairs": "each of the num_layers decoder layers holds two MLA sublayers, each with its own "
+                       "cache (cache layers 2i and 2i+1: LongCat-Flash)",
+    "swa_double_kv": "sliding layers have twice num_key_value_heads; sliding_window_size (the Hub field) "
+                     "means a window of sliding_window_size + 1 (MiMo-V2-Flash)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
+    "full_qk_norm": "q/k RMSNorms over all heads (n_q*d and n_kv*d) on every attention layer (OLMo 2 / 3, OLMoE)",
+    "use_qk_norm": "with use_qk_norm, q/k norms over all heads, n_q*d and n_kv*d (Cohere)",
     "attention_sinks": "one learned sink per query head",
     "gated_q_proj": "q_proj doubled for the output gate (Qwen3-Next)",
     "layer_norm": "LayerNorms with bias and a plain (non-gated) MLP (StarCoder2)",
@@ -109,6 +115,13 @@ def _qwen_window(r: ConfigReader, n: int, window: int | None) -> list[str]:
         return ["full_attention"] * n
     mwl = r.get_int("max_window_layers", minimum=0)
     return ["sliding_attention" if i >= mwl else "full_attention" for i in range(n)]
+
+
+def _window_all(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Qwen3-MoE: the config class keeps ``sliding_window`` only with use_sliding_window, and then
+    transformers' generic rule windows every layer (``max_window_layers`` is not a field)."""
+    slide = r.get_bool("use_sliding_window", default=False) and window is not None
+    return ["sliding_attention" if slide else "full_attention"] * n
 
 
 def _qwen2_moe(r: ConfigReader, n: int, window: int | None) -> list[str]:
@@ -198,6 +211,9 @@ def _gated_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, .
 
 def _kimi_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
     """Kimi delta attention: separate short convs on q, k and v (``3*h*d x K``); one ``d x d`` state per head."""
+    if r.sub("linear_attn_config") is None:
+        raise UnsupportedError(f"config field '{r.path}linear_attn_config' is missing: the delta-attention state "
+                               "size of this kimi_linear config is not known to kvcalc")
     lac = r.sub("linear_attn_config") or r
     heads = lac.opt_int("num_heads") or r.get_int("linear_num_heads")
     hd = lac.opt_int("head_dim") or r.get_int("linear_head_dim")
@@ -265,11 +281,33 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
 _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
                     "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
-_PLAIN_DECODERS = ("cohere", "phi", "phimoe", "gptj", "olmo", "olmo2", "granite", "granitemoe", "glm",
-                   "glm4_moe", "ministral", "persimmon", "codegen", "gpt_neo", "nemotron", "dbrx", "olmoe",
-                   "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5", "ernie4_5_moe", "seed_oss", "arcee",
-                   "apertus", "dots1", "bitnet", "cohere2_moe", "baichuan", "internlm2", "qwen", "mpt",
-                   "deepseek_v32")
+_PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "glm4_moe", "ministral", "persimmon", "codegen", "gpt_neo",
+                   "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe", "arcee",
+                   "apertus", "dots1", "bitnet", "baichuan", "internlm2", "qwen", "mpt", "deepseek_v32")
+
+# Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
+# replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
+# beyond the decoder a wrapper holds in its text_config.
+_VERIFIED_DECODERS = (
+    "afmoe", "apertus1p5_text", "aria_text", "axk1", "axk2", "beam", "biogpt", "chameleon", "cohere_compass_text",
+    "cosmos3_edge_text", "ctrl", "diffllama", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
+    "exaone_moe", "flint", "gemma4_unified_text", "git", "glm4_moe_lite", "glm4v_moe_text", "glm4v_text",
+    "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
+    "granitemoeshared", "hrm_text", "hy_v3", "jais2", "jetmoe", "laguna", "minicpm3", "minimax_m2",
+    "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
+    "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla", "sarvam_moe",
+    "solar_open", "step3p5", "xglm", "youtu",
+)
+_VERIFIED_WRAPPERS = {
+    "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
+    "cosmos3_omni": "qwen3_vl_text", "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
+    "gemma4_unified": "gemma4_unified_text", "glm46v": "glm4v_text", "glm4v": "glm4v_text",
+    "glm4v_moe": "glm4v_moe_text", "glm_ocr": "glm_ocr_text", "glmga": "glm4v_text",
+    "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
+    "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
+    "qwen3_vl": "qwen3_vl_text", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
+}
+_VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
 
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
 
@@ -296,11 +334,11 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("qwen3", params="llama_like", layer_rule=_qwen_window, quirks=frozenset({"qk_norm"}), defaults=_d(
         _LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=32, head_dim=128, max_window_layers=28)),
-    ModelType("qwen3_moe", params="llama_like", layer_rule=_qwen_window, moe="sparse_step",
+    ModelType("qwen3_moe", params="llama_like", layer_rule=_window_all, moe="sparse_step",
               quirks=frozenset({"qk_norm"}), defaults=_d(
         _LLAMA_LIKE, _QWEN_MOE, vocab_size=151936, hidden_size=2048, intermediate_size=6144,
         num_hidden_layers=24, num_attention_heads=32, num_key_value_heads=4, moe_intermediate_size=768,
-        num_experts_per_tok=8, num_experts=128, max_window_layers=28)),
+        num_experts_per_tok=8, num_experts=128)),
     ModelType("qwen3_next", params="llama_like", layer_rule=_linear_interval, state_rule=_gated_delta_states,
               recurrent_kind="linear", moe="sparse_step",
               quirks=frozenset({"qk_norm", "gated_q_proj", "gated_delta_net", "shared_expert_gate"}), defaults=_d(
@@ -309,6 +347,19 @@ _ENTRIES: tuple[ModelType, ...] = (
         linear_conv_kernel_dim=4, linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=16,
         linear_num_value_heads=32, moe_intermediate_size=512, shared_expert_intermediate_size=512,
         num_experts_per_tok=10, num_experts=512, full_attention_interval=4)),
+    # Qwen3.5: Qwen3-Next's layers (gated DeltaNet + gated full attention), dense or MoE
+    ModelType("qwen3_5_text", layer_rule=_linear_interval, state_rule=_gated_delta_states, recurrent_kind="linear",
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=248320, hidden_size=4096, intermediate_size=12288, num_hidden_layers=32,
+        num_attention_heads=16, num_key_value_heads=4, head_dim=256, linear_conv_kernel_dim=4,
+        linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=16, linear_num_value_heads=32,
+        full_attention_interval=4)),
+    ModelType("qwen3_5_moe_text", layer_rule=_linear_interval, state_rule=_gated_delta_states,
+              recurrent_kind="linear", defaults=_d(
+        _LLAMA_LIKE, vocab_size=248320, hidden_size=2048, num_hidden_layers=40, num_attention_heads=16,
+        num_key_value_heads=2, head_dim=256, linear_conv_kernel_dim=4, linear_key_head_dim=128,
+        linear_value_head_dim=128, linear_num_key_heads=16, linear_num_value_heads=32, moe_intermediate_size=512,
+        shared_expert_intermediate_size=512, num_experts_per_tok=8, num_experts=256, full_attention_interval=4)),
     ModelType("gemma", params="llama_like", defaults=_d(
         _LLAMA_LIKE, vocab_size=256000, hidden_size=3072, intermediate_size=24576, num_hidden_layers=28,
         num_attention_heads=16, num_key_value_heads=16, head_dim=256, tie_word_embeddings=True)),
@@ -341,6 +392,98 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=202048, hidden_size=5120, intermediate_size=8192, intermediate_size_mlp=16384,
         num_hidden_layers=48, num_attention_heads=40, num_key_value_heads=8, head_dim=128, num_experts_per_tok=1,
         num_local_experts=16, interleave_moe_layer_step=1, attention_chunk_size=8192, no_rope_layer_interval=4)),
+    # ---- Llama-style decoders whose counts were first matched against transformers 5.24's meta-device
+    # counts of the class defaults (tests/fixtures/transformers_5_24_coverage.json), then checked by test_params
+    ModelType("cohere", params="llama_like", quirks=frozenset({"use_qk_norm"}), norms_per_layer=1, defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
+        num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=True, attention_bias=False,
+        use_qk_norm=False)),
+    ModelType("cohere2_moe", params="llama_like", moe="all", norms_per_layer=1, defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
+        num_attention_heads=64, num_key_value_heads=None, head_dim=128, tie_word_embeddings=True,
+        attention_bias=False, num_experts=8, num_experts_per_tok=2)),
+    ModelType("cwm", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=128256, hidden_size=6144, intermediate_size=21504, num_hidden_layers=64,
+        num_attention_heads=48, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        mlp_bias=False)),
+    ModelType("ernie4_5", params="llama_like", defaults=_d(
+        _LLAMA_LIKE, vocab_size=103424, hidden_size=1024, intermediate_size=3072, num_hidden_layers=18,
+        num_attention_heads=16, num_key_value_heads=2, head_dim=128, tie_word_embeddings=True)),
+    ModelType("exaone", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    ModelType("exaone4", params="llama_like", quirks=frozenset({"qk_norm"}), layer_rule=_field_pattern, defaults=_d(
+        _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=16384, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, tie_word_embeddings=False, sliding_window_pattern=4,
+        sliding_window=4096)),
+    ModelType("flex_olmo", params="llama_like", moe="all", quirks=frozenset({"full_qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=100352, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        num_experts=7, num_experts_per_tok=5)),
+    ModelType("glm", params="llama_like", attn_bias=("attention_bias", False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=13696, num_hidden_layers=40,
+        num_attention_heads=32, num_key_value_heads=2, head_dim=128, tie_word_embeddings=False,
+        attention_bias=True)),
+    ModelType("glm4", params="llama_like", norms_per_layer=4, attn_bias=("attention_bias", False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=13696, num_hidden_layers=40,
+        num_attention_heads=32, num_key_value_heads=2, head_dim=128, tie_word_embeddings=False,
+        attention_bias=True)),
+    ModelType("granite", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        mlp_bias=False)),
+    ModelType("granitemoe", params="llama_like", moe="all", defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        num_local_experts=8, num_experts_per_tok=2)),
+    ModelType("helium", defaults=_kv(20)),
+    ModelType("hyperclovax", params="llama_like", norms_per_layer=4, mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    ModelType("internlm3", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=128512, hidden_size=4096, intermediate_size=10240, num_hidden_layers=48,
+        num_attention_heads=32, num_key_value_heads=2, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    ModelType("iquestcoder", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=76800, hidden_size=5120, intermediate_size=27648, num_hidden_layers=80,
+        num_attention_heads=40, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    ModelType("kolibri1"),
+    ModelType("mellum", params="llama_like", moe="sparse_step", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, _QWEN_MOE, vocab_size=98304, hidden_size=2304, intermediate_size=7168,
+        num_hidden_layers=28, num_attention_heads=32, num_key_value_heads=4, head_dim=128,
+        tie_word_embeddings=False, attention_bias=False, num_local_experts=64, num_experts_per_tok=8,
+        moe_intermediate_size=896)),
+    ModelType("ministral3", params="llama_like", defaults=_d(
+        _LLAMA_LIKE, vocab_size=131072, hidden_size=4096, intermediate_size=14336, num_hidden_layers=34,
+        num_attention_heads=32, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False)),
+    ModelType("olmo2", params="llama_like", quirks=frozenset({"full_qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False)),
+    ModelType("olmo3", params="llama_like", quirks=frozenset({"full_qk_norm"}),
+              layer_rule=_fixed_pattern(4), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        sliding_window=4096)),
+    ModelType("olmoe", params="llama_like", moe="all", quirks=frozenset({"full_qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=2048, intermediate_size=2048, num_hidden_layers=16,
+        num_attention_heads=16, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        num_experts=64, num_experts_per_tok=8)),
+    ModelType("seed_oss", params="llama_like", attn_bias=("attention_bias", "attention_out_bias"),
+              mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=155136, hidden_size=4096, intermediate_size=27648, num_hidden_layers=64,
+        num_attention_heads=80, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        attention_bias=True, attention_out_bias=False, mlp_bias=False)),
+    ModelType("smollm3", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=128256, hidden_size=2048, intermediate_size=11008, num_hidden_layers=36,
+        num_attention_heads=16, num_key_value_heads=4, tie_word_embeddings=True, attention_bias=False,
+        mlp_bias=False)),
+    ModelType("vaultgemma", params="llama_like", defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
+        num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True,
+        attention_bias=False)),
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(
         _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
@@ -353,6 +496,9 @@ _ENTRIES: tuple[ModelType, ...] = (
         q_lora_rank=1536, n_routed_experts=256, n_shared_experts=1, qk_nope_head_dim=128, qk_rope_head_dim=64,
         v_head_dim=128, num_experts_per_tok=8, moe_intermediate_size=2048)),
     ModelType("kimi_k2", same_as="deepseek_v3"),
+    ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), defaults=_d(
+        num_layers=28, num_attention_heads=64, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128,
+        qk_rope_head_dim=64, v_head_dim=128, head_dim=64)),
     # ---- classic decoders
     ModelType("gpt2", params="gpt2", defaults=_d(
         vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
@@ -377,15 +523,15 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("chatglm", quirks=frozenset({"multi_query_attention"}),
               not_countable="remote-code model (no transformers class to count against)"),
     ModelType("stablelm", defaults=_kv(32)),
-    ModelType("exaone4", layer_rule=_field_pattern, defaults=_d(num_key_value_heads=32, sliding_window_pattern=4)),
-    ModelType("olmo3", layer_rule=_fixed_pattern(4)),
+    ModelType("mimo_v2_flash", layer_rule=lambda r, n, w: [
+        "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(n)],
+              quirks=frozenset({"swa_double_kv"}), defaults=_d(
+        num_key_value_heads=4, head_dim=192, v_head_dim=128, sliding_window=129)),
     ModelType("qwen2_vl_text", layer_rule=_qwen_window),
     ModelType("qwen2_5_vl_text", layer_rule=_qwen_window),
-    ModelType("smollm3", defaults=_kv(4)),
-    ModelType("glm4", defaults=_kv(2)),
-    ModelType("internlm3", defaults=_kv(2)),
-    ModelType("helium", defaults=_kv(20)),
     *(ModelType(name) for name in _PLAIN_DECODERS),
+    *(ModelType(name) for name in _VERIFIED_DECODERS),
+    *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), defaults=_d(
         sliding_window=512, num_kv_shared_layers=15, head_dim=256)),
@@ -435,6 +581,8 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("qwen2_vl", text_type="qwen2_vl_text"),
     ModelType("qwen2_5_vl", text_type="qwen2_5_vl_text"),
     ModelType("mistral3", text_type="mistral"),
+    ModelType("qwen3_5", text_type="qwen3_5_text"),
+    ModelType("qwen3_5_moe", text_type="qwen3_5_moe_text"),
     ModelType("llava", text_type="llama"),
     ModelType("paligemma", text_type="gemma"),
     ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),
@@ -452,7 +600,7 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("t5", kind="encoder_decoder", params="t5", defaults=_d(
         vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None, num_heads=8,
         relative_attention_num_buckets=32, feed_forward_proj="relu")),
-    *(ModelType(name, kind="encoder_decoder") for name in _ENCODER_DECODER),
+    *(ModelType(name, kind="encoder_decoder") for name in _ENCODER_DECODER + _VERIFIED_ENCODER_DECODERS),
     *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models")
       for name in _NO_CACHE),
 )

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .architectures import layer_types
 from .config import ConfigReader, head_dim_or_derived, hidden_per_head
@@ -71,10 +71,18 @@ class ParamCount:
     active: int
     fields_used: tuple[str, ...] = ()
     defaults_used: tuple[str, ...] = ()
+    quality: str = "exact"            # kvcalc.spec.Quality: the counter is verified against transformers
 
     def parts(self) -> dict[str, int]:
         """The parts as a dict, in the order of :data:`PARTS`."""
         return {name: getattr(self, name) for name in PARTS}
+
+    @classmethod
+    def not_counted(cls, model_type: str) -> ParamCount:
+        """A placeholder for a model kvcalc cannot count (every part 0, ``quality="estimated"``):
+        a plan then takes its weights from the user (:func:`kvcalc.weights.given_weights`)."""
+        return cls(model_type=model_type, total=0, embedding=0, lm_head=0, attention=0, mlp=0, norms=0, mixer=0,
+                   vision=0, other=0, tied_embeddings=False, moe_experts=0, active=0, quality="estimated")
 
 
 # --------------------------------------------------------------------------- reading
@@ -167,7 +175,10 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
 
     t.add("embedding", vocab * hidden)
     t.add("attention", n_attn * attn)
-    t.add("norms", n_layers * m.norms_per_layer * norm + norm + (n_attn * 2 * d if "qk_norm" in m.quirks else 0))
+    qk_norm = 2 * d if "qk_norm" in m.quirks else 0
+    if "full_qk_norm" in m.quirks or ("use_qk_norm" in m.quirks and f.get_bool("use_qk_norm", default=False)):
+        qk_norm = (n_q + n_kv) * d          # one weight per element of every head (OLMo 2, Cohere)
+    t.add("norms", n_layers * m.norms_per_layer * norm + norm + n_attn * qk_norm)
     if n_attn < n_layers:
         mixer, mixer_norm = _gated_delta_net(f, hidden)
         t.add("mixer", (n_layers - n_attn) * mixer)
@@ -619,7 +630,8 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
     parts = tally.parts
     total = sum(parts.values())
     return ParamCount(
-        model_type=model_type, total=total, **parts, tied_embeddings=tally.tied, moe_experts=tally.moe_experts,
+        model_type=model_type, total=total, **cast(dict[str, Any], parts), tied_embeddings=tally.tied,
+        moe_experts=tally.moe_experts,
         active=total - tally.moe_experts + tally.moe_active, fields_used=tuple(top.used),
         defaults_used=tuple(fields.defaults_used),
     )

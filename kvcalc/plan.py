@@ -81,6 +81,9 @@ class PlanResult:
     engine_lines: tuple[str, ...] = ()   # what the engine itself prints at startup (vLLM: its log lines)
     warnings: tuple[str, ...] = ()
     fields_used: tuple[str, ...] = ()
+    quality: str = "exact"          # kvcalc.spec.Quality of the KV rules and of the weights figure together
+    weights_quality: str = "exact"  # "exact" (counted), "estimated", or "given" (weights_gib / checkpoint size)
+    kv_quality: str = "exact"       # kvcalc.spec.Quality of the KV rules alone
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -151,7 +154,8 @@ def _common(d: Deployment, batch: int, context: int) -> dict[str, Any]:
                 gpus=d.gpus, tensor_parallel_size=d.tp, pipeline_parallel_size=d.pp, batch=batch, context=context,
                 dtype=d.model_dtype.name, weights_scheme=d.weights.scheme, weights_bytes=d.weights_rank,
                 weights_bytes_total=d.weights.total_bytes, model_max_context=d.spec.max_position_embeddings,
-                fields_used=d.spec.fields_used)
+                fields_used=d.spec.fields_used, quality=d.quality, weights_quality=d.weights_quality,
+                kv_quality=d.spec.quality)
 
 
 def _plan_direct(d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:

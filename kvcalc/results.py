@@ -31,6 +31,7 @@ class KVCacheResult:
     bytes_per_token: int            # bytes one more token adds at batch 1 while below every window
     fields_used: tuple[str, ...]
     warnings: tuple[str, ...]
+    quality: str = "exact"          # kvcalc.spec.Quality of the model's rules ("estimated": see warnings)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -39,5 +40,5 @@ class KVCacheResult:
             "runtime": self.runtime, "batch": self.batch, "context": self.context,
             "encoder_tokens": self.encoder_tokens, "dtype": self.dtype, "kv_dtype": self.kv_dtype,
             "model_type": self.model_type, "bytes_per_token": self.bytes_per_token,
-            "fields_used": list(self.fields_used), "warnings": list(self.warnings),
+            "fields_used": list(self.fields_used), "warnings": list(self.warnings), "quality": self.quality,
         }

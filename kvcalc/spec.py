@@ -22,6 +22,16 @@ LayerKind = Literal[
     "none",        # no cache at all (MLP / MoE-only block)
 ]
 
+Quality = Literal["exact", "estimated"]
+"""How far a figure can be trusted: ``exact`` (the type's rules are verified against transformers'
+real caches / meta-device counts), ``estimated`` (generic rules; every assumed field is in the warnings).
+What kvcalc cannot bound is refused with :class:`~kvcalc.errors.UnsupportedError` instead."""
+
+
+def combine_quality(*qualities: Quality) -> Quality:
+    """``exact`` only when every part is exact."""
+    return "exact" if all(q == "exact" for q in qualities) else "estimated"
+
 
 @dataclass(frozen=True)
 class AttentionCache:
@@ -102,6 +112,7 @@ class ModelSpec:
     fields_used: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     quirks: tuple[str, ...] = field(default=())
+    quality: Quality = "exact"       # "estimated": generic rules, the assumptions are in ``warnings``
 
     @property
     def num_layers(self) -> int:

@@ -184,3 +184,29 @@ def weight_bytes(config: Mapping[str, Any], dtype: str | None = None, params: Pa
     unquantized = tuple(p.name for p in parts if scheme is not None and p.name not in scheme.parts)
     return WeightBytes(total_bytes=sum(p.bytes for p in parts), scheme=scheme.name if scheme else kept_name,
                        parts=tuple(parts), params=params, unquantized=unquantized, notes=tuple(notes))
+
+
+def given_weights(config: Mapping[str, Any], total_bytes: int, reason: str) -> WeightBytes:
+    """Weights the user measured (``weights_gib`` x GPUs, bytes) for a model kvcalc cannot count.
+
+    The bytes are charged as one per-layer part (so pipeline stages and other GPU counts split them
+    evenly across layers, kvcalc.parallel.stage_weights); the note says they are the user's figure."""
+    model_type = str(config.get("model_type") or "unknown")[:60]
+    return WeightBytes(total_bytes=total_bytes, scheme="given (weights_gib)",
+                       parts=(WeightPart("mlp", 0, "given", total_bytes),),
+                       params=ParamCount.not_counted(model_type), unquantized=(),
+                       notes=(f"weights: {total_bytes:,} bytes as given (weights_gib): kvcalc cannot count this "
+                              f"model's parameters ({reason})",))
+
+
+def plan_weights(config: Mapping[str, Any], dtype: str | None, given_bytes: int | None) -> WeightBytes:
+    """The weights a plan uses: counted from the config (:func:`weight_bytes`), else, when kvcalc
+    cannot count the model (UnsupportedError), the user's ``given_bytes`` (:func:`given_weights`);
+    without them the refusal says how to give them."""
+    try:
+        return weight_bytes(config, dtype, count_params(config))
+    except UnsupportedError as e:
+        if given_bytes is None:
+            raise UnsupportedError(f"{e}; give the measured weights (weights_gib, --weights-gib GiB per GPU) "
+                                   "to plan this model anyway") from None
+        return given_weights(config, given_bytes, str(e).split(": ", 1)[-1].split(" (supported:")[0][:200])

@@ -56,11 +56,12 @@ def layer_storage_bytes(cache) -> list[int]:
             for i in range(n)]
 
 
-def feed(model, *, batch: int, prefill: int, decode: int, encoder_tokens: int = 0):
+def feed(model, *, batch: int, prefill: int, decode: int, encoder_tokens: int = 0, cache=None):
     """Run one prefill forward of ``prefill`` tokens then ``decode`` one-token forwards; return the cache.
 
     Encoder-decoder models get ``encoder_tokens`` encoder inputs (token ids, or Whisper features
     that the encoder downsamples 2x); Mllama's text model gets that many cross-attention states.
+    ``cache``: a cache to fill (a ``StaticCache``); default: the model's own (``DynamicCache``).
     """
     g = torch.Generator().manual_seed(0)
     cfg = model.config
@@ -78,6 +79,8 @@ def feed(model, *, batch: int, prefill: int, decode: int, encoder_tokens: int = 
         first["cross_attention_states"] = torch.randn(batch, encoder_tokens, cfg.hidden_size, generator=g).to(dtype)
     ids = torch.randint(3, min(vocab, 100), (batch, prefill), generator=g)
     with torch.no_grad():
+        if cache is not None:
+            first["past_key_values"] = cache
         out = model(**{ids_key: ids}, use_cache=True, **first)
         cache = out.past_key_values
         for _ in range(decode):

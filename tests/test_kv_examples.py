@@ -9,9 +9,9 @@ import json
 import os
 
 import pytest
+from paths import reference_configs
 
 import kvcalc
-from paths import reference_configs
 
 GiB, MiB = 2**30, 2**20
 
@@ -38,9 +38,11 @@ def test_llama_7b_fp16_seed_examples():
 
 def test_per_token_figures_checked_by_hand():
     # Llama-3-8B: 32 layers x 8 KV heads x 128 dims x (K+V) x 2 bytes
-    assert kvcalc.kv_cache(load("meta-llama__Meta-Llama-3-8B.json"), batch=1, context=1).bytes_per_token == 32 * 8 * 128 * 2 * 2 == 131_072
+    llama3 = load("meta-llama__Meta-Llama-3-8B.json")
+    assert kvcalc.kv_cache(llama3, batch=1, context=1).bytes_per_token == 32 * 8 * 128 * 2 * 2 == 131_072
     # DeepSeek-V3: 61 layers x (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 bytes, one latent per token
-    assert kvcalc.kv_cache(load("deepseek-ai__DeepSeek-V3.json"), batch=1, context=1).bytes_per_token == 61 * 576 * 2 == 70_272
+    dsv3 = load("deepseek-ai__DeepSeek-V3.json")
+    assert kvcalc.kv_cache(dsv3, batch=1, context=1).bytes_per_token == 61 * 576 * 2 == 70_272
     # Qwen3-8B states head_dim 128 explicitly (hidden 4096 / 32 heads would also be 128), 36 layers, 8 KV heads
     assert kvcalc.kv_cache(load("Qwen__Qwen3-8B.json"), batch=1, context=1).bytes_per_token == 36 * 8 * 128 * 2 * 2
     # Qwen3-0.6B: head_dim 128 stated, although hidden 1024 / 16 heads = 64
@@ -137,3 +139,104 @@ def test_per_layer_overrides_apply_to_sliding_layers_too():
     # gemma-3-1b: 1 KV head; layer 0 sliding (window 512), layer 5 full; both now head_dim 512
     assert r.layers[0].bytes == r.layers[5].bytes == 100 * 1 * 512 * 2 * 2
     assert r.layers[1].bytes == 100 * 1 * 256 * 2 * 2
+
+
+def test_quality_exact_for_known_estimated_with_assumptions_for_unknown():
+    """Every result carries its quality: a registry type is exact; an unknown one is estimated and each
+    assumed field is named in an ``estimated:`` warning (hand arithmetic as above)."""
+    known = kvcalc.kv_cache(LLAMA_7B, batch=1, context=10)
+    assert known.quality == "exact" and known.to_dict()["quality"] == "exact"
+    cfg = {"model_type": "brand_new_lm", "num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64}
+    for runtime in ("ideal", "transformers", "vllm"):
+        r = kvcalc.kv_cache(cfg, batch=1, context=10, runtime=runtime)
+        assert r.quality == "estimated" and r.to_dict()["quality"] == "estimated"
+    assumed = [w for w in r.warnings if w.startswith("estimated: ")]
+    assert any("num_key_value_heads" in w and "assumed 4" in w for w in assumed)
+    assert any("head_dim" in w and "= 16" in w for w in assumed)
+
+
+def test_static_cache_preallocates_and_beam_reorder_caps_at_window_minus_one():
+    """Hand arithmetic (per layer 8 KV heads x 128 x 2 (K, V) x 2 bytes = 4,096 B per token, int64
+    counters 8 B): StaticCache holds max_cache_len tokens whatever the context (a sliding layer
+    min(W, max_cache_len)); after a beam reorder a sliding layer keeps min(T, W - 1) tokens."""
+    llama = load("meta-llama__Llama-3.1-8B.json")              # 32 full layers
+    r = kvcalc.kv_cache(llama, batch=2, context=100, runtime="transformers", cache_implementation="static",
+                        max_cache_len=1000)
+    assert r.total_bytes == 32 * (2 * 4096 * 1000 + 8) and r.layers[0].tokens == 1000
+    mistral = load("mistralai__Mistral-7B-v0.1.json")          # 32 sliding layers, W = 4096
+    r = kvcalc.kv_cache(mistral, batch=1, context=5000, runtime="transformers", cache_implementation="static",
+                        max_cache_len=8000)
+    assert r.total_bytes == 32 * (4096 * 4096 + 8)
+    beam = kvcalc.kv_cache(mistral, batch=4, context=5000, runtime="transformers", beam_search=True)
+    assert beam.total_bytes == 32 * (4 * 4096 * 4095 + 8)
+    with pytest.raises(kvcalc.InputError, match="exceeds max_cache_len"):
+        kvcalc.kv_cache(llama, batch=1, context=2000, runtime="transformers", cache_implementation="static",
+                        max_cache_len=1000)
+    with pytest.raises(kvcalc.InputError, match="runtime 'transformers' only"):
+        kvcalc.kv_cache(llama, batch=1, context=10, cache_implementation="static")
+    with pytest.raises(kvcalc.InputError, match="cache_implementation must be"):
+        kvcalc.kv_cache(llama, batch=1, context=10, runtime="transformers", cache_implementation="paged")
+
+
+def _remote(**fields):
+    """A remote-code style config (a model_type kvcalc does not list), bfloat16."""
+    return {"model_type": "remote_lm", "torch_dtype": "bfloat16", "vocab_size": 100, **fields}
+
+
+def test_hybrid_layer_pattern_with_swa_overrides():
+    """MiMo-V2-Flash's Hub convention: hybrid_layer_pattern 1 = sliding, swa_* give the sliding layers' own
+    geometry. Hand arithmetic at T = 10, bf16: full layer 2 KV heads x (16 + 8) x 10 x 2 B = 960 B; sliding
+    layer 4 x (16 + 8) x min(10, 6) x 2 B = 1,152 B."""
+    cfg = _remote(num_hidden_layers=4, hidden_size=64, num_attention_heads=8, num_key_value_heads=2, head_dim=16,
+                  v_head_dim=8, hybrid_layer_pattern=[0, 1, 1, 0], sliding_window=6, swa_num_key_value_heads=4,
+                  swa_head_dim=16, swa_v_head_dim=8)
+    r = kvcalc.kv_cache(cfg, batch=1, context=10)
+    assert [l.kind for l in r.layers] == ["full", "sliding", "sliding", "full"]
+    assert [l.bytes for l in r.layers] == [960, 1152, 1152, 960]
+    assert r.quality == "estimated"
+
+
+def test_block_configs_variable_gqa_and_no_op_attention():
+    """DeciLM / Nemotron-NAS block_configs: KV heads = heads / n_heads_in_group per block; no_op and
+    replace_with_linear blocks hold no cache. 8 heads x 16: T = 10 bf16 -> 2 x 32 x 10 x 2 = 1,280 B and
+    1 x 32 x 10 x 2 = 640 B; no KV-head assumption is warned (the blocks give them)."""
+    blocks = [{"attention": {"n_heads_in_group": 4}}, {"attention": {"no_op": True}},
+              {"attention": {"replace_with_linear": True}}, {"attention": {"n_heads_in_group": 8}}]
+    cfg = _remote(hidden_size=128, num_attention_heads=8, head_dim=16, block_configs=blocks)
+    r = kvcalc.kv_cache(cfg, batch=1, context=10)
+    assert [l.bytes for l in r.layers] == [1280, 0, 0, 640]
+    assert not any("num_key_value_heads" in w for w in r.warnings)
+    with pytest.raises(kvcalc.ConfigError, match="n_heads_in_group"):
+        kvcalc.kv_cache(_remote(hidden_size=128, num_attention_heads=8, head_dim=16,
+                                block_configs=[{"attention": {"n_heads_in_group": 3}}]), batch=1, context=1)
+
+
+def test_use_sliding_window_false_is_honoured_for_any_type():
+    """A 32k window with use_sliding_window false caps nothing (the Qwen config classes drop it)."""
+    cfg = _remote(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, num_key_value_heads=2,
+                  sliding_window=32768, use_sliding_window=False)
+    r = kvcalc.kv_cache(cfg, batch=1, context=40000)
+    assert r.total_bytes == 2 * 2 * 16 * 2 * 2 * 40000
+
+
+def test_unknown_layer_types_estimated_and_compressed_kv_refused():
+    cfg = _remote(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, num_key_value_heads=2,
+                  layer_types=["full_attention", "foo_layer"])
+    r = kvcalc.kv_cache(cfg, batch=1, context=10)
+    assert r.quality == "estimated" and r.total_bytes == 2 * 2 * 16 * 2 * 2 * 10
+    assert "estimated: 'foo_layer' layers are unknown; assumed full attention with 2 KV heads x 16" in r.warnings
+    with pytest.raises(kvcalc.UnsupportedError, match="compress_ratios"):
+        kvcalc.kv_cache(_remote(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
+                                compress_ratios=[4, 128]), batch=1, context=10)
+    with pytest.raises(kvcalc.UnsupportedError, match=r"layer_types\[0\]"):
+        kvcalc.kv_cache(_remote(num_hidden_layers=1, hidden_size=64, num_attention_heads=4,
+                                layer_types=["heavily_compressed_attention"]), batch=1, context=10)
+
+
+def test_nested_text_type_of_a_known_model():
+    """An unlisted ``X_text`` nested type is read with X's rules (Olmo 3: every 4th layer full), estimated."""
+    cfg = {"model_type": "olmo3_text", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
+           "num_key_value_heads": 2, "sliding_window": 6, "torch_dtype": "bfloat16"}
+    r = kvcalc.kv_cache(cfg, batch=1, context=10)
+    assert [l.kind for l in r.layers] == ["sliding", "sliding", "sliding", "full"]
+    assert r.quality == "estimated"

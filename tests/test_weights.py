@@ -76,3 +76,19 @@ def test_unknown_quantization_is_refused():
     cfg = dict(load("meta-llama__Llama-3.1-8B.json"), quantization_config={"quant_method": "exl9"})
     with pytest.raises(kvcalc.UnsupportedError, match="exl9"):
         weight_bytes(cfg)
+
+
+def test_uncountable_model_plans_with_given_weights():
+    """Weights never block a plan: a config kvcalc cannot count is refused without weights (naming the
+    option), and with weights_gib the plan uses exactly those bytes per GPU and says so."""
+    cfg = {"model_type": "brand_new_lm", "num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64,
+           "vocab_size": 100, "torch_dtype": "bfloat16"}
+    with pytest.raises(kvcalc.UnsupportedError, match="weights_gib"):
+        kvcalc.plan(cfg, gpu="h100-sxm", runtime="ideal")
+    for runtime, gpus in (("ideal", 1), ("vllm", 1), ("transformers", 2)):
+        p = kvcalc.plan(cfg, gpu="h100-sxm", runtime=runtime, gpus=gpus, weights_gib=1.5)
+        assert p.weights_bytes == 3 * 2**29                      # 1.5 GiB per GPU, as given
+        assert p.weights_quality == "given" and p.kv_quality == "estimated" and p.quality == "estimated"
+        assert any("as given (weights_gib)" in w and "cannot count" in w for w in p.warnings)
+    counted = kvcalc.plan(load("meta-llama__Llama-3.1-8B.json"), gpu="h100-sxm", runtime="ideal")
+    assert (counted.quality, counted.weights_quality, counted.kv_quality) == ("exact", "exact", "exact")

@@ -72,8 +72,6 @@ TINY: dict[str, dict] = {
                              mamba_d_head=16, mamba_d_state=8, mamba_n_groups=1, num_local_experts=2,
                              num_experts_per_tok=1),
     "falcon_mamba": dict(hidden_size=64, num_hidden_layers=3, state_size=8, vocab_size=128),
-    "olmo3": dict(_DEC, sliding_window=6),
-    "exaone4": dict(_DEC, sliding_window=6, sliding_window_pattern=2),
     "deepseek_v32": dict(_DEC, num_hidden_layers=3, num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=24,
                          qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=12, moe_intermediate_size=32,
                          n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
@@ -89,7 +87,60 @@ TINY: dict[str, dict] = {
                         linear_attn_config={"head_dim": 16, "num_heads": 4, "short_conv_kernel_size": 4,
                                             "full_attn_layers": [2, 4], "kda_layers": [1, 3]}),
     "mllama_text_model": dict(_DEC, cross_attention_layers=[1, 3], pad_token_id=0),
+    "qwen3_5_text": dict(_DEC, head_dim=16, layer_types=["linear_attention", "full_attention", "linear_attention",
+                         "full_attention"], linear_num_value_heads=4, linear_num_key_heads=2,
+                         linear_key_head_dim=16, linear_value_head_dim=16, linear_conv_kernel_dim=4),
+    "qwen3_5_moe_text": dict(_DEC, head_dim=16, num_hidden_layers=8, linear_num_value_heads=4,
+                             linear_num_key_heads=2, linear_key_head_dim=16, linear_value_head_dim=16,
+                             linear_conv_kernel_dim=4, moe_intermediate_size=32, shared_expert_intermediate_size=32,
+                             num_experts=4, num_experts_per_tok=2),
+    # Llama-style types counted by params._llama_like (entries matched to the coverage fixture)
+    "cohere": dict(_DEC, use_qk_norm=True),
+    "cohere2_moe": dict(_DEC, num_experts=4, num_experts_per_tok=2, sliding_window=6),
+    "cwm": dict(_DEC, sliding_window=6),
+    "ernie4_5": dict(_DEC),
+    "exaone": dict(_DEC),
+    "exaone4": dict(_DEC, sliding_window=6, sliding_window_pattern=2),
+    "flex_olmo": dict(_DEC, num_experts=4, num_experts_per_tok=2, pad_token_id=0),
+    "glm": dict(_DEC, pad_token_id=0),
+    "glm4": dict(_DEC, pad_token_id=0),
+    "granite": dict(_DEC),
+    "granitemoe": dict(_DEC, num_local_experts=4, num_experts_per_tok=2),
+    "helium": dict(_DEC),
+    "hyperclovax": dict(_DEC),
+    "internlm3": dict(_DEC),
+    "iquestcoder": dict(_DEC),
+    "mellum": dict(_DEC, num_local_experts=4, num_experts_per_tok=2, moe_intermediate_size=32),
+    "ministral3": dict(_DEC, sliding_window=6),
+    "olmo2": dict(_DEC),
+    "olmo3": dict(_DEC, sliding_window=6),
+    "olmoe": dict(_DEC, num_experts=4, num_experts_per_tok=2),
+    "seed_oss": dict(_DEC),
+    "smollm3": dict(_DEC, sliding_window=6, pad_token_id=0),
+    "vaultgemma": dict(_DEC, sliding_window=6),
+    "mimo_v2_flash": dict(_DEC, num_hidden_layers=7, head_dim=16, v_head_dim=8, sliding_window=6,
+                          n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32),
+    "longcat_flash": dict(hidden_size=64, num_layers=3, num_attention_heads=4, vocab_size=128, kv_lora_rank=16,
+                          q_lora_rank=24, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=12, head_dim=8,
+                          ffn_hidden_size=96, expert_ffn_hidden_size=32, n_routed_experts=4, zero_expert_num=2,
+                          moe_topk=2, max_position_embeddings=256),
 }
+
+# Variants of a type whose rule differs with a flag: name -> (model_type, tiny fields).
+TINY_VARIANTS: dict[str, tuple[str, dict]] = {
+    # transformers windows every qwen3_moe layer (no max_window_layers field), unlike qwen2 / qwen3
+    "qwen3_moe+sliding": ("qwen3_moe", dict(TINY["qwen3_moe"], use_sliding_window=True, sliding_window=6,
+                                            max_window_layers=2)),
+    # use_sliding_window false: the config class drops the window, every layer is full
+    "qwen3+no_window": ("qwen3", dict(TINY["qwen3"], use_sliding_window=False, sliding_window=6)),
+}
+
+
+def tiny(name: str) -> tuple[str, dict]:
+    """(model_type, tiny fields) for a TINY, TINY_SEQ2SEQ or TINY_VARIANTS name."""
+    if name in TINY_VARIANTS:
+        return TINY_VARIANTS[name]
+    return name, (TINY_SEQ2SEQ if name in TINY_SEQ2SEQ else TINY)[name]
 
 # Encoder-decoder models (built with their ...ForConditionalGeneration class).
 _SEQ2SEQ = dict(d_model=32, encoder_layers=2, decoder_layers=3, encoder_attention_heads=4, decoder_attention_heads=4,
