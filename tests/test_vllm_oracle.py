@@ -21,6 +21,7 @@ from paths import ROOT
 
 import kvcalc
 from kvcalc.errors import InputError
+from kvcalc.gpus import custom_gpu
 from kvcalc.vllm import vllm_memory_plan
 from kvcalc.vllm.model_len import check_max_model_len, derived_max_model_len
 
@@ -28,7 +29,7 @@ FIXTURE = os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_oracle.json")
 with open(FIXTURE, encoding="utf-8") as _f:
     DATA: dict[str, Any] = json.load(_f)
 CASES = {c["name"]: c for c in DATA["cases"]}
-TOTAL = DATA["device"]["total_memory_bytes"]       # the emulated H100's total: selects vLLM's batch defaults
+DEVICES = DATA["devices"]       # each case's emulated GPU; its total selects vLLM's batch defaults
 GiB = 1 << 30
 
 NOT_YET: dict[str, str] = {}
@@ -48,17 +49,20 @@ def _replay(case: dict[str, Any]) -> kvcalc.vllm.VllmMemoryPlan:
     cfg = _config(case)
     kv = None if i["kv_cache_dtype"] == "auto" else i["kv_cache_dtype"]
     tp = i["tensor_parallel_size"]
+    device = DEVICES[i["device"]]
+    total = device["total_memory_bytes"]
     if os.path.basename(i["model_file"]) in NO_PARAM_COUNT:     # no weight count: the vllm package directly
         spec = kvcalc.read_spec(cfg)
         got = derived_max_model_len(cfg, class_default=spec.max_position_embeddings)
         assert got is not None
         mml = int(got[0]) if i["max_model_len"] is None else i["max_model_len"]   # vLLM's default: the derived
         assert mml != -1
-        return vllm_memory_plan(spec, total_gpu_bytes=TOTAL, weights_bytes=0, max_model_len=mml,
+        return vllm_memory_plan(spec, total_gpu_bytes=total, gpu_name=device["name"], weights_bytes=0, max_model_len=mml,
                                 derived_max_model_len=int(got[0]), kv_cache_memory=i["kv_cache_memory"],
                                 kv_cache_dtype=kv, tensor_parallel_size=tp, block_size=i["block_size"],
                                 max_num_batched_tokens=i["max_num_batched_tokens"], max_num_seqs=i["max_num_seqs"])
-    d = kvcalc.deploy(cfg, gpu_mem_gib=TOTAL / GiB, runtime="vllm", gpus=tp, tensor_parallel_size=tp,
+    gpu = custom_gpu(total / GiB, name=device["name"])
+    d = kvcalc.deploy(cfg, gpu=gpu, runtime="vllm", gpus=tp, tensor_parallel_size=tp,
                       kv_dtype=kv, kv_cache_memory=i["kv_cache_memory"], max_model_len=i["max_model_len"],
                       block_size=i["block_size"], max_num_batched_tokens=i["max_num_batched_tokens"],
                       max_num_seqs=i["max_num_seqs"], speculative_config=i["speculative_config"])
