@@ -388,6 +388,8 @@ def _plan_command(args: argparse.Namespace) -> str:
     if p.runtime == "vllm":
         lines += ["", *p.engine_lines]
     lines += ["", *_speed_lines(speed)]
+    if not p.fits:
+        lines.append("speed: estimated for the batch and context asked, which do not fit as given")
     lines += [f"warning: {w}" for w in p.warnings]
     return "\n".join(lines)
 
