@@ -1,19 +1,14 @@
 """The Planner (home page) renders with no exception and shows the headline numbers (AppTest)."""
 from __future__ import annotations
 
-import os
-
 import pytest
-from paths import ROOT
+from apptest import PLANNER, run_page
 
-AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
+pytest.importorskip("streamlit.testing.v1")
 
 
 def run(**query):
-    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    return at.run()
+    return run_page(PLANNER, **query)
 
 
 def metrics(at) -> dict[str, str]:

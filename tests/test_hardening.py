@@ -16,11 +16,13 @@ import subprocess
 import sys
 
 import pytest
+from apptest import run_page
 from paths import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
-PLANNER, GPU_FIT, HOW = "app.py", "pages/2_GPU_fit.py", "pages/3_How_it_works.py"
+from apptest import GPU_FIT, HOW, PLANNER  # noqa: E402  (the pages' paths, one place)
+
 WJ = "\u2060"                        # WORD JOINER: breaks a bare URL without showing anything
 # live Markdown: an unescaped [text]( or ![alt]( , an autolink <scheme: , a bare URL scheme
 LIVE = re.compile(r"(?<!\\)\[[^\]]*(?<!\\)\]\(|(?<!\\)<[a-z]+:|https?://", re.IGNORECASE)
@@ -35,13 +37,7 @@ def llama() -> dict:
         return json.load(f)
 
 
-def run(page: str, **query) -> AppTest:
-    at = AppTest.from_file(os.path.join(ROOT, page), default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+run = run_page
 
 
 def pasted(page: str, config: dict, **query) -> AppTest:
@@ -139,10 +135,8 @@ def test_how_it_works_tables_past_int64():
 def test_link_with_too_many_parameters_shows_a_notice():
     # Streamlit 1.67 ignores a query string with more than 1,000 parameters (query_params.py,
     # CLIENT_STATE_QUERY_STRING_MAX_FIELDS): the page sees none, and loads the browser-side check
-    at = AppTest.from_file(os.path.join(ROOT, PLANNER), default_timeout=60)
-    at.query_params["batch"] = [str(i) for i in range(1001)]
-    at.run()
-    assert not at.exception and not [w for w in at.warning if "fell back" in w.value]
+    at = run(PLANNER, batch=[str(i) for i in range(1001)])
+    assert not [w for w in at.warning if "fell back" in w.value]
     assert any("link_dropped" in h.proto.body and "1000" in h.proto.body for h in at.get("html"))
     # what the browser-side check sends back: a notice, and the URL cleared
     at = run(PLANNER, link_dropped="1001")

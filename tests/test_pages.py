@@ -21,6 +21,7 @@ import math
 import os
 
 import pytest
+from apptest import rerun, run_page
 from paths import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
@@ -36,23 +37,10 @@ KV_QWEN06 = 28 * 8 * (128 + 128) * 2                  # 114,688
 T4, RTX4090, H100 = 15_360 * MiB, 24_564 * MiB, 81_559 * MiB
 LLAMA_MAX, QWEN_MAX = 131_072, 40_960
 
-COMPARE, GPU_FIT, HOW = "pages/1_Compare.py", "pages/2_GPU_fit.py", "pages/3_How_it_works.py"
+from apptest import COMPARE, GPU_FIT, HOW  # noqa: E402  (the pages' paths, one place)
 
-
-def run(page: str, **query):
-    at = AppTest.from_file(os.path.join(ROOT, page), default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def ok(at):
-    """Rerun after a widget change; no exception."""
-    at.run()
-    assert not at.exception, at.exception
-    return at
+run = run_page
+ok = rerun
 
 
 def table(at, i: int = 0) -> list[dict]:

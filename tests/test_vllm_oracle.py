@@ -57,7 +57,8 @@ def _replay(case: dict[str, Any]) -> kvcalc.vllm.VllmMemoryPlan:
         assert got is not None
         mml = int(got[0]) if i["max_model_len"] is None else i["max_model_len"]   # vLLM's default: the derived
         assert mml != -1
-        return vllm_memory_plan(spec, total_gpu_bytes=total, gpu_name=device["name"], weights_bytes=0, max_model_len=mml,
+        return vllm_memory_plan(spec, total_gpu_bytes=total, gpu_name=device["name"], weights_bytes=0,
+                                max_model_len=mml,
                                 derived_max_model_len=int(got[0]), kv_cache_memory=i["kv_cache_memory"],
                                 kv_cache_dtype=kv, tensor_parallel_size=tp, block_size=i["block_size"],
                                 max_num_batched_tokens=i["max_num_batched_tokens"], max_num_seqs=i["max_num_seqs"])

@@ -1,0 +1,27 @@
+"""The one AppTest runner the page tests share: run a page with a query string, fail on any exception."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from paths import ROOT
+
+PLANNER, COMPARE, GPU_FIT, HOW = "app.py", "pages/1_Compare.py", "pages/2_GPU_fit.py", "pages/3_How_it_works.py"
+
+
+def run_page(page: str = PLANNER, timeout: float = 60, **query: Any) -> Any:
+    """``page`` (a path from the checkout root) run once with ``query`` as its URL parameters (a list
+    value repeats the key)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(os.path.join(ROOT, page), default_timeout=timeout)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return rerun(at)
+
+
+def rerun(at: Any) -> Any:
+    """Run again (after a widget change); no exception."""
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
