@@ -16,12 +16,11 @@ import subprocess
 import sys
 
 import pytest
-from apptest import run_page
+from apptest import GPU_FIT, HOW, PLANNER, run_page
 from paths import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
-from apptest import GPU_FIT, HOW, PLANNER  # noqa: E402  (the pages' paths, one place)
 
 WJ = "\u2060"                        # WORD JOINER: breaks a bare URL without showing anything
 # live Markdown: an unescaped [text]( or ![alt]( , an autolink <scheme: , a bare URL scheme

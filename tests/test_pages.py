@@ -21,7 +21,7 @@ import math
 import os
 
 import pytest
-from apptest import rerun, run_page
+from apptest import COMPARE, GPU_FIT, HOW, rerun, run_page
 from paths import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
@@ -37,7 +37,6 @@ KV_QWEN06 = 28 * 8 * (128 + 128) * 2                  # 114,688
 T4, RTX4090, H100 = 15_360 * MiB, 24_564 * MiB, 81_559 * MiB
 LLAMA_MAX, QWEN_MAX = 131_072, 40_960
 
-from apptest import COMPARE, GPU_FIT, HOW  # noqa: E402  (the pages' paths, one place)
 
 run = run_page
 ok = rerun
