@@ -15,3 +15,16 @@ def reference_configs() -> list[str]:
         for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
             found[os.path.basename(path)] = path
     return [found[name] for name in sorted(found)]
+
+
+def load_config(name: str) -> dict:
+    """The verbatim config.json called ``name`` (a file name, e.g. ``meta-llama__Llama-3.1-8B.json``) from
+    data/configs or ../shared/reference/configs; FileNotFoundError naming the folders otherwise."""
+    import json
+
+    for path in reference_configs():
+        if os.path.basename(path) == name:
+            with open(path, encoding="utf-8") as f:
+                config: dict = json.load(f)
+                return config
+    raise FileNotFoundError(f"{name} is in neither data/configs nor {os.path.join(REFERENCE, 'configs')}")

@@ -7,7 +7,7 @@ import os
 import time
 
 import pytest
-from paths import ROOT, reference_configs
+from paths import ROOT, load_config, reference_configs
 
 import kvcalc
 from kvcalc.capacity import plan
@@ -16,9 +16,7 @@ from kvcalc.cli import main
 GiB, MiB = 2**30, 2**20
 
 
-def load(name: str) -> dict:
-    with open(os.path.join(ROOT, "data", "configs", name), encoding="utf-8") as f:
-        return json.load(f)
+load = load_config
 
 
 LLAMA8 = load("meta-llama__Llama-3.1-8B.json")
