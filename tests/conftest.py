@@ -1,11 +1,10 @@
-"""Shared test setup: one tier per test module (pytest.ini lists the tiers) and shared fixtures."""
+"""Shared test setup: one tier per test module (pytest.ini lists the tiers) and the shared fixtures."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import Any
 
 import pytest
+from fake_hub import fake_hub  # noqa: F401  (the local fake Hub fixture, for every test module)
 
 TIERS: dict[str, str] = {
     # fast: the kvcalc tier, `python -m pytest -m fast`
@@ -39,14 +38,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(getattr(pytest.mark, tier))
     if missing:
         raise pytest.UsageError(f"tests/conftest.py TIERS has no tier for {', '.join(sorted(missing))}")
-
-
-@pytest.fixture(scope="session")
-def bundled() -> Callable[[str], dict[str, Any]]:
-    """``bundled("meta-llama/Llama-3.1-8B")``: a bundled config.json by Hub id (a fresh copy each call)."""
-    from kvcalc.catalog import bundled_config
-
-    def load(hub_id: str) -> dict[str, Any]:
-        return bundled_config(hub_id)
-
-    return load

@@ -6,7 +6,6 @@ import json
 import os
 
 import pytest
-from fake_hub import fake_hub  # noqa: F401 - fixture
 from paths import ROOT
 
 from kvcalc.cli import main

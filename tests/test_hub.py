@@ -13,7 +13,7 @@ import time
 import traceback
 
 import pytest
-from fake_hub import ACCEPTED_TOKEN, BERT_BASE, LLAMA_TINY, PRIVATE_TOKEN, FakeHub, closed_port_url, fake_hub
+from fake_hub import ACCEPTED_TOKEN, BERT_BASE, LLAMA_TINY, PRIVATE_TOKEN, FakeHub, closed_port_url
 
 from kvcalc import hub as H
 from kvcalc.catalog import bundled_config, catalog
@@ -23,7 +23,6 @@ from kvcalc.sources import ResolvedConfig, parse_config_text, pasted_config, res
 TOKENS = "HF_TOKEN, Streamlit secrets or the token field"
 USE_INSTEAD = "or use the bundled catalog or a pasted config.json"
 
-FIXTURES = (fake_hub,)     # imported so that pytest finds the fixture here
 
 
 def _fails(fn, *args, **kwargs) -> H.SourceError:

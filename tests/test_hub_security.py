@@ -22,7 +22,6 @@ from fake_hub import (
     PRIVATE_TOKEN,
     FakeHub,
     FakeRepo,
-    fake_hub,
 )
 
 from kvcalc import hub as H
@@ -32,7 +31,6 @@ from kvcalc.sources import parse_config_text, resolve_config
 ROOT = Path(__file__).resolve().parents[1]
 MARGIN_S = 3.0          # a loose upper bound over the timeout: the machine is shared and noisy
 
-FIXTURES = (fake_hub,)     # imported so that pytest finds the fixture here
 
 
 def _fails(fn, *args, **kwargs) -> H.SourceError:
