@@ -240,14 +240,14 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         kv = heads if given is None else given
     if kv > heads:
         raise ConfigError(r.field_name("num_key_value_heads"), kv, f"exceeds num_attention_heads ({heads})")
+    if r.opt_int("kv_lora_rank") is not None:
+        return _mla(r, heads), quirks
     if "doubled_attention_head_dim" in entry.quirks:
         head_dim = r.get_int("attention_head_dim", "head_dim", default=2 * hidden // heads)
     else:
-        head_dim = head_dim_or_derived(r, hidden, heads)
+        head_dim = head_dim_or_derived(r, hidden, heads, floor="floor_head_dim" in entry.quirks)
         if not known and not r.has("head_dim"):
             assumed.append(f"{r.path}head_dim not in config: assumed hidden_size / num_attention_heads = {head_dim}")
-    if r.opt_int("kv_lora_rank") is not None:
-        return _mla(r, heads), quirks
     v_dim = r.get_int("v_head_dim", default=head_dim)     # MiMo-V2-Flash: values narrower than keys
     return AttentionCache(kv_heads=kv, k_head_dim=head_dim, v_head_dim=v_dim, query_heads=heads), quirks
 
