@@ -294,12 +294,12 @@ _PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "ministral", "persimmon", "c
 _VERIFIED_DECODERS = (
     "afmoe", "apertus1p5_text", "aria_text", "axk1", "axk2", "beam", "biogpt", "chameleon", "cohere_compass_text",
     "cosmos3_edge_text", "ctrl", "diffllama", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
-    "exaone_moe", "flint", "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
+    "flint", "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
     "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
     "granitemoeshared", "hrm_text", "hy_v3", "jais2", "jetmoe", "laguna", "minicpm3",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
-    "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla", "sarvam_moe",
-    "solar_open", "step3p5", "xglm", "youtu",
+    "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla",
+    "step3p5", "xglm", "youtu",
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
@@ -522,6 +522,13 @@ _ENTRIES: tuple[ModelType, ...] = (
         moe_intermediate_size=2048, num_experts_per_tok=8, q_lora_rank=1536, kv_lora_rank=512,
         qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128, index_n_heads=64, index_head_dim=128,
         index_topk=2048, mlp_bias=False)),
+    ModelType("solar_open"),
+    ModelType("sarvam_moe", params="llama_like", moe="first_dense", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=262144, hidden_size=4096, intermediate_size=8192, num_hidden_layers=19,
+        num_attention_heads=64, num_key_value_heads=4, head_dim=64, tie_word_embeddings=False,
+        attention_bias=False, n_routed_experts=128, n_shared_experts=1, first_k_dense_replace=1,
+        moe_intermediate_size=1024, num_experts_per_tok=6)),
+    ModelType("exaone_moe"),
     ModelType("kimi_k2", same_as="deepseek_v3"),
     ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), defaults=_d(
         num_layers=28, num_attention_heads=64, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128,

@@ -124,6 +124,8 @@ TINY: dict[str, dict] = {
     "glm4_moe_lite": dict(_DEC, num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=24, qk_rope_head_dim=8,
                           qk_nope_head_dim=16, v_head_dim=12, moe_intermediate_size=32, n_routed_experts=4,
                           num_experts_per_tok=2, n_shared_experts=1, n_group=1, topk_group=1, pad_token_id=0),
+    "sarvam_moe": dict(_DEC, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                       first_k_dense_replace=1, n_shared_experts=1, pad_token_id=0),
     "mimo_v2_flash": dict(_DEC, num_hidden_layers=7, head_dim=16, v_head_dim=8, sliding_window=6,
                           n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32),
     "longcat_flash": dict(hidden_size=64, num_layers=3, num_attention_heads=4, vocab_size=128, kv_lora_rank=16,
