@@ -22,7 +22,13 @@ Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter 
 To add a model type, add ONE :class:`ModelType` to :data:`_ENTRIES` (reuse a layer or state rule
 when the config class derives its layers the same way), then a tiny config to ``tests/tiny_models.py``
 so the ground-truth tests compare it with transformers. ``tests/test_model_types.py`` checks that the
-registry is consistent and that its defaults equal transformers' class defaults.
+registry is consistent and that its defaults equal transformers' class defaults. A type that
+transformers 5.24 ships is also replayed against its measured cache and parameter count by
+``tests/test_transformers_coverage.py`` (remove it from that file's miss list once it matches), and
+``python tests/oracles/coverage_table.py`` regenerates docs/architectures.md.
+
+A registered type reads as ``quality="exact"``; a type kvcalc does not list is read with the generic
+conventions of :mod:`kvcalc.architectures` and marked ``estimated``, every assumption in its warnings.
 """
 from __future__ import annotations
 
