@@ -229,9 +229,12 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         cuda_graph_bytes=_gib_to_bytes("cuda_graph_gib", cuda_graph_gib))
     if checkpoint_bytes is not None:
         checkpoint_bytes = check_count("checkpoint_bytes", checkpoint_bytes, 1, 1 << 50)
-    # weights never block a plan: an uncountable model takes the given weights_gib (per GPU) x GPUs
-    given = None if measured.weights_bytes is None else measured.weights_bytes * gpus
-    weights = plan_weights(raw, dtype, given)
+    # weights never block a plan: an uncountable model takes the given weights_gib (per GPU) x GPUs,
+    # else the Hub checkpoint's own size
+    if measured.weights_bytes is not None:
+        weights = plan_weights(raw, dtype, measured.weights_bytes * gpus)
+    else:
+        weights = plan_weights(raw, dtype, checkpoint_bytes if dtype is None else None, "checkpoint size")
     return _build(raw, spec, rt, device, gpus, tensor_parallel_size, pipeline_parallel_size, dtype, kv_dtype,
                   weights, max_model_len, options, measured, checkpoint_bytes)
 
