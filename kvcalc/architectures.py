@@ -398,6 +398,13 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
         for i, t in enumerate(types):
             if t == "sliding_attention":
                 out.setdefault(i, {}).update(swa)
+    if r.has("indexer_types"):
+        # DSA indexer per layer (HunYuan V4): "shared" layers reuse another layer's indexer keys
+        for i, kind in enumerate((r.opt_str_list("indexer_types") or [])[:n]):
+            if kind not in ("full", "shared"):
+                raise ConfigError(f"{r.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
+            if kind == "shared":
+                out.setdefault(i, {})["indexer_dim"] = 0
     if "global_head_dim" in entry.quirks:
         head_dim = r.get_int("global_head_dim", default=512)
         kv = r.opt_int("num_global_key_value_heads") if r.get_bool("attention_k_eq_v", default=False) else None

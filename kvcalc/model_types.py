@@ -302,7 +302,7 @@ _VERIFIED_DECODERS = (
     "cosmos3_edge_text", "ctrl", "diffllama", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
     "flint", "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
     "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
-    "granitemoeshared", "hrm_text", "hy_v3", "jais2", "jetmoe", "laguna", "minicpm3",
+    "granitemoeshared", "hrm_text", "hy_v3", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
     "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla",
     "step3p5", "xglm", "youtu",
