@@ -106,7 +106,6 @@ TINY: dict[str, dict] = {
     "glm4": dict(_DEC, pad_token_id=0),
     "granite": dict(_DEC),
     "granitemoe": dict(_DEC, num_local_experts=4, num_experts_per_tok=2),
-    "helium": dict(_DEC),
     "hyperclovax": dict(_DEC),
     "internlm3": dict(_DEC),
     "iquestcoder": dict(_DEC),
