@@ -268,8 +268,8 @@ def _recurrent_states(r: ConfigReader, entry: ModelType, model_type: str,
                       assumed: list[str]) -> tuple[RecurrentState, ...]:
     """Conv and SSM state sizes (elements per sequence) of the entry's recurrent mixer."""
     if entry.state_rule is None:
-        raise ConfigError(r.path + "model_type", model_type or None,
-                          "has recurrent layers kvcalc has no state rule for")
+        raise UnsupportedError(f"config field '{r.path}model_type' = {model_type or None!r:.60}: has recurrent "
+                               "layers kvcalc has no state rule for, so their state size is not bounded")
     return entry.state_rule(r, _need(r, "hidden_size", None, "model width", assumed))
 
 
