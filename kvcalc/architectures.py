@@ -240,14 +240,14 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         kv = heads if given is None else given
     if kv > heads:
         raise ConfigError(r.field_name("num_key_value_heads"), kv, f"exceeds num_attention_heads ({heads})")
+    if r.opt_int("kv_lora_rank") is not None:
+        return _mla(r, heads), quirks
     if "doubled_attention_head_dim" in entry.quirks:
         head_dim = r.get_int("attention_head_dim", "head_dim", default=2 * hidden // heads)
     else:
-        head_dim = head_dim_or_derived(r, hidden, heads)
+        head_dim = head_dim_or_derived(r, hidden, heads, floor="floor_head_dim" in entry.quirks)
         if not known and not r.has("head_dim"):
             assumed.append(f"{r.path}head_dim not in config: assumed hidden_size / num_attention_heads = {head_dim}")
-    if r.opt_int("kv_lora_rank") is not None:
-        return _mla(r, heads), quirks
     v_dim = r.get_int("v_head_dim", default=head_dim)     # MiMo-V2-Flash: values narrower than keys
     return AttentionCache(kv_heads=kv, k_head_dim=head_dim, v_head_dim=v_dim, query_heads=heads), quirks
 
@@ -268,8 +268,8 @@ def _recurrent_states(r: ConfigReader, entry: ModelType, model_type: str,
                       assumed: list[str]) -> tuple[RecurrentState, ...]:
     """Conv and SSM state sizes (elements per sequence) of the entry's recurrent mixer."""
     if entry.state_rule is None:
-        raise ConfigError(r.path + "model_type", model_type or None,
-                          "has recurrent layers kvcalc has no state rule for")
+        raise UnsupportedError(f"config field '{r.path}model_type' = {model_type or None!r:.60}: has recurrent "
+                               "layers kvcalc has no state rule for, so their state size is not bounded")
     return entry.state_rule(r, _need(r, "hidden_size", None, "model width", assumed))
 
 
@@ -398,6 +398,13 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
         for i, t in enumerate(types):
             if t == "sliding_attention":
                 out.setdefault(i, {}).update(swa)
+    if r.has("indexer_types"):
+        # DSA indexer per layer (HunYuan V4): "shared" layers reuse another layer's indexer keys
+        for i, kind in enumerate((r.opt_str_list("indexer_types") or [])[:n]):
+            if kind not in ("full", "shared"):
+                raise ConfigError(f"{r.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
+            if kind == "shared":
+                out.setdefault(i, {})["indexer_dim"] = 0
     if "global_head_dim" in entry.quirks:
         head_dim = r.get_int("global_head_dim", default=512)
         kv = r.opt_int("num_global_key_value_heads") if r.get_bool("attention_k_eq_v", default=False) else None

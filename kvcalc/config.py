@@ -273,10 +273,13 @@ def hidden_per_head(r: ConfigReader, hidden: int, heads: int, head_dim_given: bo
     return hidden // heads
 
 
-def head_dim_or_derived(r: ConfigReader, hidden: int, heads: int) -> int:
-    """``head_dim`` from the config or class default, else ``hidden_size // num_attention_heads``."""
+def head_dim_or_derived(r: ConfigReader, hidden: int, heads: int, floor: bool = False) -> int:
+    """``head_dim`` from the config or class default, else ``hidden_size // num_attention_heads``
+    (``floor``: even when it does not divide, as GLM-4.5 MoE's attention does; otherwise ConfigError)."""
     d = r.opt_int("head_dim")
-    return d if d is not None else hidden_per_head(r, hidden, heads, head_dim_given=False)
+    if d is not None:
+        return d
+    return hidden // heads if floor else hidden_per_head(r, hidden, heads, head_dim_given=False)
 
 
 def declared_dtype(top: ConfigReader) -> str | None:

@@ -287,9 +287,12 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         raise InputError("speculative_config and cpu_offload_gb are vLLM options; use runtime 'vllm'")
     if rt == "vllm" and max_model_len is not None and not options.allow_long_max_model_len:
         check_max_model_len(raw, max_model_len, options.vllm_version, spec.max_position_embeddings)
-    # weights never block a plan: an uncountable model takes the given weights_gib (per GPU) x GPUs
-    given = None if measured.weights_bytes is None else measured.weights_bytes * gpus
-    weights = plan_weights(raw, dtype, given)
+    # weights never block a plan: an uncountable model takes the given weights_gib (per GPU) x GPUs,
+    # else the Hub checkpoint's own size
+    if measured.weights_bytes is not None:
+        weights = plan_weights(raw, dtype, measured.weights_bytes * gpus)
+    else:
+        weights = plan_weights(raw, dtype, checkpoint_bytes if dtype is None else None, "checkpoint size")
     return _build(raw, spec, rt, device, gpus, tensor_parallel_size, pipeline_parallel_size, dtype, kv_dtype,
                   weights, max_model_len, options, measured, checkpoint_bytes)
 

@@ -22,7 +22,13 @@ Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter 
 To add a model type, add ONE :class:`ModelType` to :data:`_ENTRIES` (reuse a layer or state rule
 when the config class derives its layers the same way), then a tiny config to ``tests/tiny_models.py``
 so the ground-truth tests compare it with transformers. ``tests/test_model_types.py`` checks that the
-registry is consistent and that its defaults equal transformers' class defaults.
+registry is consistent and that its defaults equal transformers' class defaults. A type that
+transformers 5.24 ships is also replayed against its measured cache and parameter count by
+``tests/test_transformers_coverage.py`` (remove it from that file's miss list once it matches), and
+``python tests/oracles/coverage_table.py`` regenerates docs/architectures.md.
+
+A registered type reads as ``quality="exact"``; a type kvcalc does not list is read with the generic
+conventions of :mod:`kvcalc.architectures` and marked ``estimated``, every assumption in its warnings.
 """
 from __future__ import annotations
 
@@ -57,6 +63,9 @@ QUIRKS = {
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
+    "dsa_indexer": "each layer adds the DeepSeek sparse-attention indexer (wq_b, wk, k_norm, weights_proj)",
+    "floor_head_dim": "head_dim defaults to hidden_size // num_attention_heads even when it does not divide",
+    "use_head_qk_norm": "with use_qk_norm, q/k RMSNorms of head_dim (GLM-4.5 MoE)",
     "full_qk_norm": "q/k RMSNorms over all heads (n_q*d and n_kv*d) on every attention layer (OLMo 2 / 3, OLMoE)",
     "use_qk_norm": "with use_qk_norm, q/k norms over all heads, n_q*d and n_kv*d (Cohere)",
     "attention_sinks": "one learned sink per query head",
@@ -89,7 +98,7 @@ class ModelType:
     attn_bias: tuple[str | bool, str | bool] = ("attention_bias", "attention_bias")
     mlp_bias: str | bool = False
     norms_per_layer: int = 2
-    moe: Literal["all", "sparse_step", "interleave"] | None = None
+    moe: Literal["all", "sparse_step", "interleave", "first_dense"] | None = None
     quirks: frozenset[str] = frozenset()
 
 
@@ -281,9 +290,9 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
 _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
                     "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
-_PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "glm4_moe", "ministral", "persimmon", "codegen", "gpt_neo",
+_PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "ministral", "persimmon", "codegen", "gpt_neo",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe", "arcee",
-                   "apertus", "dots1", "bitnet", "baichuan", "internlm2", "qwen", "mpt", "deepseek_v32")
+                   "apertus", "dots1", "bitnet", "baichuan", "internlm2", "qwen", "mpt")
 
 # Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
@@ -291,12 +300,12 @@ _PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "glm4_moe", "ministral", "pe
 _VERIFIED_DECODERS = (
     "afmoe", "apertus1p5_text", "aria_text", "axk1", "axk2", "beam", "biogpt", "chameleon", "cohere_compass_text",
     "cosmos3_edge_text", "ctrl", "diffllama", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
-    "exaone_moe", "flint", "gemma4_unified_text", "git", "glm4_moe_lite", "glm4v_moe_text", "glm4v_text",
+    "flint", "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
     "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
-    "granitemoeshared", "hrm_text", "hy_v3", "jais2", "jetmoe", "laguna", "minicpm3", "minimax_m2",
+    "granitemoeshared", "hrm_text", "hy_v3", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
-    "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla", "sarvam_moe",
-    "solar_open", "step3p5", "xglm", "youtu",
+    "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla",
+    "step3p5", "xglm", "youtu",
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
@@ -348,14 +357,16 @@ _ENTRIES: tuple[ModelType, ...] = (
         linear_num_value_heads=32, moe_intermediate_size=512, shared_expert_intermediate_size=512,
         num_experts_per_tok=10, num_experts=512, full_attention_interval=4)),
     # Qwen3.5: Qwen3-Next's layers (gated DeltaNet + gated full attention), dense or MoE
-    ModelType("qwen3_5_text", layer_rule=_linear_interval, state_rule=_gated_delta_states, recurrent_kind="linear",
-              defaults=_d(
+    ModelType("qwen3_5_text", params="llama_like", layer_rule=_linear_interval, state_rule=_gated_delta_states,
+              recurrent_kind="linear", quirks=frozenset({"qk_norm", "gated_q_proj", "gated_delta_net"}), defaults=_d(
         _LLAMA_LIKE, vocab_size=248320, hidden_size=4096, intermediate_size=12288, num_hidden_layers=32,
         num_attention_heads=16, num_key_value_heads=4, head_dim=256, linear_conv_kernel_dim=4,
         linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=16, linear_num_value_heads=32,
         full_attention_interval=4)),
-    ModelType("qwen3_5_moe_text", layer_rule=_linear_interval, state_rule=_gated_delta_states,
-              recurrent_kind="linear", defaults=_d(
+    ModelType("qwen3_5_moe_text", params="llama_like", layer_rule=_linear_interval, state_rule=_gated_delta_states,
+              recurrent_kind="linear", moe="sparse_step",
+              quirks=frozenset({"qk_norm", "gated_q_proj", "gated_delta_net", "shared_expert_gate"}), defaults=_d(
+        _QWEN_MOE,
         _LLAMA_LIKE, vocab_size=248320, hidden_size=2048, num_hidden_layers=40, num_attention_heads=16,
         num_key_value_heads=2, head_dim=256, linear_conv_kernel_dim=4, linear_key_head_dim=128,
         linear_value_head_dim=128, linear_num_key_heads=16, linear_num_value_heads=32, moe_intermediate_size=512,
@@ -484,6 +495,11 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
         num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True,
         attention_bias=False)),
+    ModelType("glm4_moe", params="llama_like", moe="first_dense", attn_bias=("attention_bias", False),
+              quirks=frozenset({"use_head_qk_norm", "floor_head_dim"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
+        num_attention_heads=96, num_key_value_heads=8, n_routed_experts=128, n_shared_experts=1,
+        first_k_dense_replace=1, moe_intermediate_size=1408, num_experts_per_tok=8, use_qk_norm=False)),
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(
         _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
@@ -495,6 +511,30 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=128, num_key_value_heads=128, first_k_dense_replace=3, kv_lora_rank=512,
         q_lora_rank=1536, n_routed_experts=256, n_shared_experts=1, qk_nope_head_dim=128, qk_rope_head_dim=64,
         v_head_dim=128, num_experts_per_tok=8, moe_intermediate_size=2048)),
+    ModelType("minimax_m2", params="llama_like", moe="all", quirks=frozenset({"full_qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=200064, hidden_size=3072, intermediate_size=1536, num_hidden_layers=62,
+        num_attention_heads=48, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        num_local_experts=256, num_experts_per_tok=8)),
+    ModelType("glm4_moe_lite", params="deepseek", defaults=_d(
+        _LLAMA_LIKE, first_k_dense_replace=1, vocab_size=154880, hidden_size=2048, intermediate_size=10240,
+        num_hidden_layers=47,
+        num_attention_heads=20, num_key_value_heads=20, tie_word_embeddings=False, attention_bias=False,
+        n_routed_experts=64, n_shared_experts=1, moe_intermediate_size=1536, num_experts_per_tok=4,
+        q_lora_rank=768, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64, v_head_dim=256)),
+    ModelType("deepseek_v32", params="deepseek", quirks=frozenset({"dsa_indexer"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=129280, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
+        num_attention_heads=128, num_key_value_heads=128, head_dim=64, tie_word_embeddings=False,
+        attention_bias=False, n_routed_experts=256, n_shared_experts=1, first_k_dense_replace=3,
+        moe_intermediate_size=2048, num_experts_per_tok=8, q_lora_rank=1536, kv_lora_rank=512,
+        qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128, index_n_heads=64, index_head_dim=128,
+        index_topk=2048, mlp_bias=False)),
+    ModelType("solar_open"),
+    ModelType("sarvam_moe", params="llama_like", moe="first_dense", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=262144, hidden_size=4096, intermediate_size=8192, num_hidden_layers=19,
+        num_attention_heads=64, num_key_value_heads=4, head_dim=64, tie_word_embeddings=False,
+        attention_bias=False, n_routed_experts=128, n_shared_experts=1, first_k_dense_replace=1,
+        moe_intermediate_size=1024, num_experts_per_tok=6)),
+    ModelType("exaone_moe"),
     ModelType("kimi_k2", same_as="deepseek_v3"),
     ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), defaults=_d(
         num_layers=28, num_attention_heads=64, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128,

@@ -162,7 +162,7 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     m = _entry(f)
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n_q, n_kv = _heads(f)
-    d = head_dim_or_derived(f, hidden, n_q)
+    d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in m.quirks)
     qkv_flag, o_flag = m.attn_bias
     qkv_bias, o_bias = _flag(f, qkv_flag), _flag(f, o_flag)
     attn = (_linear(hidden, n_q * d * (2 if "gated_q_proj" in m.quirks else 1), qkv_bias)
@@ -176,6 +176,8 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     t.add("embedding", vocab * hidden)
     t.add("attention", n_attn * attn)
     qk_norm = 2 * d if "qk_norm" in m.quirks else 0
+    if "use_head_qk_norm" in m.quirks and f.get_bool("use_qk_norm", default=False):
+        qk_norm = 2 * d
     if "full_qk_norm" in m.quirks or ("use_qk_norm" in m.quirks and f.get_bool("use_qk_norm", default=False)):
         qk_norm = (n_q + n_kv) * d          # one weight per element of every head (OLMo 2, Cohere)
     t.add("norms", n_layers * m.norms_per_layer * norm + norm + n_attn * qk_norm)
@@ -222,6 +224,9 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
         n_exp, inter = f.get_int("num_local_experts", "num_experts"), f.get_int("intermediate_size")
     elif m.moe == "sparse_step":
         n_exp, inter = f.get_int("num_experts", "num_local_experts", minimum=0), f.get_int("moe_intermediate_size")
+    elif m.moe == "first_dense":
+        n_exp = f.get_int("n_routed_experts", "num_local_experts", "num_experts", minimum=0)
+        inter = f.get_int("moe_intermediate_size")
     else:
         return None
     if n_exp == 0:
@@ -235,11 +240,15 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
         else:
             step = f.get_int("interleave_moe_layer_step")
             layers = list(range(step - 1, n_layers, step))
+    elif m.moe == "first_dense":
+        layers = list(range(min(f.get_int("first_k_dense_replace", minimum=0), n_layers), n_layers))
     else:
         step, dense_only = f.get_int("decoder_sparse_step"), set(f.get_int_list("mlp_only_layers"))
         layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
     fixed = n_exp * hidden
     per_expert = 3 * hidden * inter
+    if m.moe == "first_dense":      # DeepSeek-style shared experts: one gated MLP of n_shared x I_e
+        fixed += _gated_mlp(hidden, inter * f.get_int("n_shared_experts", minimum=0))
     if "expert_bias" in m.quirks:
         fixed += n_exp
         per_expert += 2 * inter + hidden
@@ -306,8 +315,20 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
     t.add("attention", n_layers * attn)
     t.add("norms", n_layers * norms + hidden)
     mlp_bias = _flag(f, _entry(f).mlp_bias)
-    first_dense = f.get_int("first_k_dense_replace", minimum=0)
-    n_dense = min(first_dense, n_layers)
+    if f.has("mlp_layer_types"):        # transformers 5's per-layer list ("dense" / "sparse"), GLM-4.7-Flash
+        kinds = (f.opt_str_list("mlp_layer_types") or [])[:n_layers]
+        for i, kind in enumerate(kinds):
+            if kind not in ("dense", "sparse"):
+                raise ConfigError(f"{f.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
+        n_dense = kinds.count("dense") + max(n_layers - len(kinds), 0)
+    else:
+        n_dense = min(f.get_int("first_k_dense_replace", minimum=0), n_layers)
+    if "dsa_indexer" in _entry(f).quirks:
+        # DeepSeek sparse-attention indexer per layer: wq_b r_q -> n_i*d_i, wk H -> d_i, k_norm LayerNorm
+        # 2*d_i, weights_proj H -> n_i (DeepseekV32Indexer)
+        n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
+        t.add("attention", n_layers * ((q_rank or hidden) * n_i * d_i + hidden * d_i + hidden * n_i))
+        t.add("norms", n_layers * 2 * d_i)
     if n_dense:
         t.add("mlp", n_dense * _gated_mlp(hidden, f.get_int("intermediate_size"), mlp_bias))
     if n_layers > n_dense:

@@ -186,22 +186,24 @@ def weight_bytes(config: Mapping[str, Any], dtype: str | None = None, params: Pa
                        parts=tuple(parts), params=params, unquantized=unquantized, notes=tuple(notes))
 
 
-def given_weights(config: Mapping[str, Any], total_bytes: int, reason: str) -> WeightBytes:
-    """Weights the user measured (``weights_gib`` x GPUs, bytes) for a model kvcalc cannot count.
+def given_weights(config: Mapping[str, Any], total_bytes: int, reason: str, source: str = "weights_gib") -> WeightBytes:
+    """Weights measured elsewhere (``source``: the user's ``weights_gib`` x GPUs, or the checkpoint's
+    safetensors size; bytes) for a model kvcalc cannot count.
 
     The bytes are charged as one per-layer part (so pipeline stages and other GPU counts split them
-    evenly across layers, kvcalc.parallel.stage_weights); the note says they are the user's figure."""
+    evenly across layers, kvcalc.parallel.stage_weights); the note says where they come from."""
     model_type = str(config.get("model_type") or "unknown")[:60]
-    return WeightBytes(total_bytes=total_bytes, scheme="given (weights_gib)",
+    return WeightBytes(total_bytes=total_bytes, scheme=f"given ({source})",
                        parts=(WeightPart("mlp", 0, "given", total_bytes),),
                        params=ParamCount.not_counted(model_type), unquantized=(),
-                       notes=(f"weights: {total_bytes:,} bytes as given (weights_gib): kvcalc cannot count this "
+                       notes=(f"weights: {total_bytes:,} bytes as given ({source}): kvcalc cannot count this "
                               f"model's parameters ({reason})",))
 
 
-def plan_weights(config: Mapping[str, Any], dtype: str | None, given_bytes: int | None) -> WeightBytes:
+def plan_weights(config: Mapping[str, Any], dtype: str | None, given_bytes: int | None,
+                 source: str = "weights_gib") -> WeightBytes:
     """The weights a plan uses: counted from the config (:func:`weight_bytes`), else, when kvcalc
-    cannot count the model (UnsupportedError), the user's ``given_bytes`` (:func:`given_weights`);
+    cannot count the model (UnsupportedError), ``given_bytes`` from ``source`` (:func:`given_weights`);
     without them the refusal says how to give them."""
     try:
         return weight_bytes(config, dtype, count_params(config))
@@ -209,4 +211,5 @@ def plan_weights(config: Mapping[str, Any], dtype: str | None, given_bytes: int 
         if given_bytes is None:
             raise UnsupportedError(f"{e}; give the measured weights (weights_gib, --weights-gib GiB per GPU) "
                                    "to plan this model anyway") from None
-        return given_weights(config, given_bytes, str(e).split(": ", 1)[-1].split(" (supported:")[0][:200])
+        reason = str(e).split(": ", 1)[-1].split(" (supported:")[0][:200]
+        return given_weights(config, given_bytes, reason, source)

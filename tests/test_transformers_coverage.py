@@ -58,7 +58,6 @@ KV_MISSES: dict[str, str] = {
         "kvcalc does not read)"
     ),
     "glm5_next": "refused: its text_config has head_dim 0 (a derived value kvcalc does not derive)",
-    "hy_v4": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
     "inkling2": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "inkling2_loop": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "inkling2_loop_text": "refused: recurrent layers of a mixer kvcalc has no state rule for",

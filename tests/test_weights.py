@@ -92,3 +92,14 @@ def test_uncountable_model_plans_with_given_weights():
         assert any("as given (weights_gib)" in w and "cannot count" in w for w in p.warnings)
     counted = kvcalc.plan(load("meta-llama__Llama-3.1-8B.json"), gpu="h100-sxm", runtime="ideal")
     assert (counted.quality, counted.weights_quality, counted.kv_quality) == ("exact", "exact", "exact")
+
+
+def test_uncountable_hub_model_plans_with_its_checkpoint_size():
+    """A Hub config kvcalc cannot count still plans: the checkpoint's safetensors size is the weights."""
+    cfg = {"model_type": "brand_new_lm", "num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64,
+           "vocab_size": 100, "torch_dtype": "bfloat16"}
+    p = kvcalc.plan(cfg, gpu="h100-sxm", runtime="ideal", checkpoint_bytes=3 * GiB)
+    assert p.weights_bytes == 3 * GiB and p.weights_quality == "given"
+    assert any("as given (checkpoint size)" in w for w in p.warnings)
+    with pytest.raises(kvcalc.UnsupportedError, match="weights_gib"):     # a chosen dtype re-quantizes: no size
+        kvcalc.plan(cfg, gpu="h100-sxm", runtime="ideal", checkpoint_bytes=3 * GiB, dtype="int4")
