@@ -78,7 +78,20 @@ def _chart_controls(container: Any) -> tuple[bool, list[int]]:
     return bool(log_x), [int(b) for b in curves]
 
 
+QUALITY_BADGES = {"exact": ":green-badge[exact]", "estimated": ":orange-badge[estimated]",
+                  "given": ":blue-badge[given]"}
+"""How each figure was obtained (kvcalc's quality), as a visible badge."""
+
+
+def badge(quality: str) -> str:
+    """The badge of a quality kvcalc reports (unknown words read as estimated: never shown raw)."""
+    return QUALITY_BADGES.get(quality, QUALITY_BADGES["estimated"])
+
+
 def _metrics(p: kvcalc.PlanResult) -> None:
+    st.markdown(f"KV cache {badge(p.kv_quality)} · weights {badge(p.weights_quality)}"
+                + (" - the assumptions are listed under *Config fields used and warnings*"
+                   if "estimated" in (p.kv_quality, p.weights_quality) else ""))
     cols = st.columns(6)
     cols[0].metric("Weights / GPU", human_bytes(p.weights_bytes),
                    help=f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})")

@@ -159,3 +159,11 @@ def test_an_attention_what_if_shows_its_memory_and_speed_change():
     assert "-87.5%" in banner and "as configured" in banner
     speed_change = banner.split("tokens/s per sequence (")[1].split("%")[0]
     assert float(speed_change) > 0
+
+
+def test_each_figure_shows_how_it_was_obtained():
+    """Issue 12: a visible quality badge beside the numbers (exact for a registered type; kvcalc's
+    estimated / given qualities are tested in tests/test_kv_examples.py and map to their own badges)."""
+    at = start(runtime="ideal", batch="1", ctx="4096")
+    assert any("KV cache :green-badge[exact]" in m.value and "weights :green-badge[exact]" in m.value
+               for m in at.markdown)
