@@ -27,6 +27,7 @@ from typing import Any, cast
 
 from .architectures import layer_types
 from .config import ConfigReader, head_dim_or_derived, hidden_per_head
+from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 
@@ -465,7 +466,7 @@ def _mamba(f: ConfigReader, t: _Tally) -> None:
     inter = f.opt_int("intermediate_size") or f.get_int("expand") * hidden
     n_state, kernel = f.get_int("state_size"), f.get_int("conv_kernel")
     rank_value = f.value("time_step_rank")
-    rank = -(-hidden // 16) if rank_value == "auto" else ConfigReader.check_int(
+    rank = ceil_div(hidden, 16) if rank_value == "auto" else ConfigReader.check_int(
         f.field_name("time_step_rank"), rank_value)
     bias = f.get_bool("use_bias")
     mixer = (_linear(hidden, 2 * inter, bias) + inter * kernel + (inter if f.get_bool("use_conv_bias") else 0)

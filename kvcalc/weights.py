@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from .config import ConfigReader, declared_dtype
-from .dtypes import get_dtype
+from .dtypes import ceil_div, get_dtype
 from .errors import ConfigError, UnsupportedError
 from .params import ParamCount, count_params
 
@@ -63,12 +63,12 @@ class WeightBytes:
 
 
 def _ceil(x: Fraction) -> int:
-    return -(-x.numerator // x.denominator)
+    return ceil_div(x.numerator, x.denominator)
 
 
 def gptq_bytes(params: int, bits: int, group_size: int) -> int:
     """GPTQ / AWQ layout: packed weights + fp16 scales + packed zero points (see module docstring)."""
-    groups = -(-params // group_size) if group_size > 0 else 1
+    groups = ceil_div(params, group_size) if group_size > 0 else 1
     return _ceil(Fraction(params * bits, 8)) + groups * 2 + _ceil(Fraction(groups * bits, 8))
 
 
@@ -97,7 +97,7 @@ def _config_scheme(top: ConfigReader, model_dtype_bits: int) -> _Scheme | None:
             size = 1
             for b in block:
                 size *= b
-            return _Scheme(f"fp8 block {'x'.join(map(str, block))}", lambda p: p + -(-p // size) * 4,
+            return _Scheme(f"fp8 block {'x'.join(map(str, block))}", lambda p: p + ceil_div(p, size) * 4,
                            f"fp8 + f32 scale per {'x'.join(map(str, block))}")
         return _Scheme("fp8", lambda p: p, "fp8 (per-tensor scale)")
     if method in ("gptq", "awq"):
@@ -119,9 +119,9 @@ def _config_scheme(top: ConfigReader, model_dtype_bits: int) -> _Scheme | None:
             double = q.get_bool("bnb_4bit_use_double_quant", default=False)
             if double:
                 return _Scheme("bnb 4-bit (double quant)",
-                               lambda p: _ceil(Fraction(p, 2)) + -(-p // 64) + -(-p // (64 * 256)) * 4,
+                               lambda p: _ceil(Fraction(p, 2)) + ceil_div(p, 64) + ceil_div(p, 64 * 256) * 4,
                                "nf4/fp4 + 8-bit absmax per 64")
-            return _Scheme("bnb 4-bit", lambda p: _ceil(Fraction(p, 2)) + -(-p // 64) * 4,
+            return _Scheme("bnb 4-bit", lambda p: _ceil(Fraction(p, 2)) + ceil_div(p, 64) * 4,
                            "nf4/fp4 + f32 absmax per 64")
         if q.get_bool("load_in_8bit", default=False):
             return _Scheme("bnb 8-bit", lambda p: p, "int8 (LLM.int8)")
