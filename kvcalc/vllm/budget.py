@@ -274,6 +274,9 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     seqs = default_max_num_seqs(total, mnbt, gpu_name, e.version) if max_num_seqs is None \
         else check_count("max_num_seqs", max_num_seqs, 1, MAX_BATCH)
     model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
+    if lora is not None and pp > 1:
+        raise UnsupportedError("LoRA with pipeline parallelism is not modelled (each stage wraps its own layers); "
+                               "use tensor parallelism")
     adapters = 0 if lora is None else lora_bytes(spec, lora, model, tensor_parallel_size=tp,
                                                   max_num_batched_tokens=mnbt, max_num_seqs=seqs)
     weights += adapters
