@@ -21,7 +21,9 @@ Sources (vllm-project/vllm 0.33.0, read, not copied):
     ``max_loras + 2``); with ``t > 1`` the LM head's int64 ``sharded_to_full_mapping`` (vocab entries).
 
 Pinned by the oracle (tests/oracles/vllm_oracle.py ``--lora`` -> tests/fixtures/vllm_0_33_lora.json:
-vLLM's own LoRA-wrapped model built on the meta device): Llama-3.1-8B, 4 x rank 16, 369,844,352 bytes.
+vLLM's own LoRA-wrapped model built on the meta device), 5 cases, all equal: Llama-3.1-8B 4 x rank 16
+369,844,352 bytes; TP 2; TP 2 fully sharded in float16; Qwen3-0.6B (tied embeddings) 8 x rank 64; Qwen3-8B
+TP 4 fully sharded.
 Modelled: dense Llama-layout decoders (:data:`LORA_MODEL_TYPES`, GQA attention + gated MLP);
 MoE experts, MLA and hybrid layers are refused. Not counted (stated in the plan's notes): the profile
 run's LoRA activation buffers (``num_tokens x r`` float32 per slice, in the activation peak) and the
