@@ -51,6 +51,7 @@ from .defaults import (
     vllm_dtypes,
 )
 from .grouping import VllmCacheGroup, pp_layer_partition
+from .lora import LoraConfig, lora_bytes
 from .model_len import check_max_model_len, derived_max_model_len
 from .specs import (
     AttentionSpec,
@@ -66,7 +67,6 @@ from .specs import (
     layer_caches,
     sliding_window_blocks,
 )
-from .lora import LoraConfig, lora_bytes
 from .speculative import SpeculativeConfig, speculative_kv_layers
 
 __all__ = [
@@ -77,6 +77,6 @@ __all__ = [
     "SAMPLER_BYTES_PER_LOGIT", "SCHEDULER_DEFAULT_MAX_NUM_BATCHED_TOKENS", "SlidingWindowSpec", "SpeculativeConfig",
     "UsageContext", "VllmCacheGroup", "VllmMemoryPlan", "attention_page_bytes", "check_max_model_len",
     "default_max_num_batched_tokens", "default_max_num_seqs", "derived_max_model_len", "engine",
-    "estimate_activation_bytes", "kv_heads_per_rank", "layer_caches", "lora_bytes", "pp_layer_partition", "sliding_window_blocks",
-    "speculative_kv_layers", "vllm_dtypes", "vllm_kv_cache", "vllm_memory_plan",
+    "estimate_activation_bytes", "kv_heads_per_rank", "layer_caches", "lora_bytes", "pp_layer_partition",
+    "sliding_window_blocks", "speculative_kv_layers", "vllm_dtypes", "vllm_kv_cache", "vllm_memory_plan",
 ]
