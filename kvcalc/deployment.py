@@ -29,7 +29,7 @@ from .units import GiB
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
 from .vllm.budget import AUTO_FIT
 from .vllm.defaults import DEFAULT_VLLM_VERSION, engine, vllm_dtypes
-from .vllm.lora import LoraConfig, check_lora_config, check_lora_model
+from .vllm.lora import LoraConfig, check_lora_config, check_lora_model, check_lora_parallel
 from .vllm.model_len import check_max_model_len, derived_max_model_len
 from .vllm.speculative import SpeculativeConfig, parse_speculative_config, speculative_kv_layers
 from .weights import WeightBytes, plan_weights
@@ -309,6 +309,8 @@ def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GP
     """The part of :func:`deploy` that depends on the GPU count (shared with ``with_gpus``)."""
     tp, pp = resolve_parallel(runtime, gpus, tp_in, pp_in)
     check_parallel(spec, tp, pp)
+    if runtime == "vllm" and options.lora is not None:
+        check_lora_parallel(spec, options.lora, tp, pp)
     if runtime == "vllm" and kv_dtype == "fp8_ds_mla":    # vLLM's own DSA format (kvcalc.vllm.defaults.FP8_DS_MLA)
         model, kv = vllm_dtypes(spec, dtype, kv_dtype)
     else:

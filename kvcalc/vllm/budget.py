@@ -43,7 +43,7 @@ from .defaults import (
 )
 from .grouping import VllmCacheGroup, group_caches, group_request_bytes, kv_layer_partition, workers
 from .hybrid import engine_caches
-from .lora import LoraConfig, lora_bytes
+from .lora import LoraConfig, check_lora_parallel, lora_bytes
 from .specs import KVCacheSpec
 
 NO_MEMORY_ERROR = ENGINE_0_10.no_memory_error
@@ -274,9 +274,8 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     seqs = default_max_num_seqs(total, mnbt, gpu_name, e.version) if max_num_seqs is None \
         else check_count("max_num_seqs", max_num_seqs, 1, MAX_BATCH)
     model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
-    if lora is not None and pp > 1:
-        raise UnsupportedError("LoRA with pipeline parallelism is not modelled (each stage wraps its own layers); "
-                               "use tensor parallelism")
+    if lora is not None:
+        check_lora_parallel(spec, lora, tp, pp)
     adapters = 0 if lora is None else lora_bytes(spec, lora, model, tensor_parallel_size=tp,
                                                   max_num_batched_tokens=mnbt, max_num_seqs=seqs)
     weights += adapters

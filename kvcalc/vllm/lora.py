@@ -127,6 +127,18 @@ def _div(name: str, n: int, tp: int) -> int:
     return n // tp
 
 
+def check_lora_parallel(spec: ModelSpec, lora: LoraConfig, tensor_parallel_size: int,
+                        pipeline_parallel_size: int) -> None:
+    """vLLM's LoRA layers on this split: ``fully_sharded_loras`` divides the rank and the hidden size by the
+    TP size (``divide`` asserts: InputError); pipeline stages are not modelled (UnsupportedError)."""
+    if pipeline_parallel_size > 1:
+        raise UnsupportedError("LoRA with pipeline parallelism is not modelled (each stage wraps its own layers); "
+                               "use tensor parallelism")
+    if lora.fully_sharded_loras:
+        _div("max_lora_rank", lora.max_lora_rank, tensor_parallel_size)
+        _div("hidden_size", spec.hidden_size, tensor_parallel_size)
+
+
 def lora_bytes(spec: ModelSpec, lora: LoraConfig, model_dtype: DType, *, tensor_parallel_size: int,
                max_num_batched_tokens: int, max_num_seqs: int) -> int:
     """Bytes vLLM's LoRA manager allocates on one GPU (module docstring for every term).
