@@ -318,7 +318,7 @@ def test_cli_lora_flags_reproduce_the_oracle_case(capsys):
 
 def test_fewest_gpus_skips_splits_lora_cannot_shard():
     """Fully sharded rank 1 divides over TP 1 only (vLLM's divide()), so the search tries no larger split
-    instead of failing; rank 16 can split, and 4 RTX 4090s hold Llama-3.1-8B's 131,072-token request."""
+    instead of failing (Llama-3.1-8B's 131,072-token request needs more than one RTX 4090); rank 16 splits."""
     llama = _config({"inputs": {"model_file": "data/configs/meta-llama__Llama-3.1-8B.json"}})
     kw = dict(gpu="rtx-4090", batch=1, context=8192)
     assert kvcalc.plan(llama, lora={"max_lora_rank": 1, "fully_sharded_loras": True}, **kw).min_gpus is None
