@@ -148,6 +148,36 @@ def runtime_inputs(container: Any) -> dict[str, Any]:
             mnbt = int(st.number_input("max_num_batched_tokens (0 = vLLM default)", min_value=0,
                                        max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mnbt")))
             out["max_num_batched_tokens"] = mnbt or None
+            out.update(_vllm_engine_inputs())
+    return out
+
+
+def _vllm_engine_inputs() -> dict[str, Any]:
+    """vLLM's release, speculative decoding, CPU offload, LoRA and the long-length switch, as plan options."""
+    out: dict[str, Any] = {}
+    out["vllm_version"] = st.selectbox("vLLM release (rules)", state.VLLM_VERSIONS, **state.bound("vllm_ver"),
+                                       help="0.33: today's rules (default); 0.10: the releases before")
+    c1, c2 = st.columns(2)
+    method = c1.selectbox("Speculative method", state.SPEC_METHODS, **state.bound("spec"),
+                          help="--speculative-config method: MTP / EAGLE add drafter KV layers")
+    tokens = int(c2.number_input("num_speculative_tokens", min_value=1, max_value=64, value=1,
+                                 **state.bound("spec_tokens"), disabled=method == "none"))
+    if method != "none":
+        out["speculative_config"] = {"method": method, "num_speculative_tokens": tokens}
+    offload = float(st.number_input("cpu_offload_gb (GiB of weights per GPU in CPU memory)", min_value=0.0,
+                                    max_value=4096.0, value=0.0, step=1.0, **state.bound("offload")))
+    if offload:
+        out["cpu_offload_gb"] = offload
+    c1, c2 = st.columns(2)
+    loras = int(c1.number_input("max_loras (0 = LoRA off)", min_value=0, max_value=state.MAX_LORAS_UI, value=0,
+                                **state.bound("loras"), help="--enable-lora --max-loras: adapter slots per batch"))
+    rank = int(c2.selectbox("max_lora_rank", state.LORA_RANKS, index=state.LORA_RANKS.index(16),
+                            **state.bound("lora_rank"), disabled=loras == 0))
+    if loras:
+        out["lora"] = {"max_loras": loras, "max_lora_rank": rank}
+    if st.toggle("allow_long_max_model_len (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)", value=False,
+                 **state.bound("long_mml")):
+        out["allow_long_max_model_len"] = True
     return out
 
 
@@ -197,7 +227,8 @@ def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str,
         opts["pipeline_parallel_size"] = opts["gpus"]
     elif tp * pp == opts["gpus"]:
         opts["tensor_parallel_size"], opts["pipeline_parallel_size"] = tp, pp
-    for k in ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens"):
+    for k in ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens",
+              "vllm_version", "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len"):
         if runtime.get(k) is not None:
             opts[k] = runtime[k]
     return opts

@@ -52,8 +52,21 @@ def _apply_vllm_command() -> None:
     s["gpus"] = tp * pp
     if "max_model_len" in o:
         s["ctx"] = o["max_model_len"]
-    if cmd.ignored:
-        st.session_state["vllm_cmd_error"] = "not modelled, ignored: " + ", ".join(cmd.ignored)
+    ignored = list(cmd.ignored)
+    spec = o.get("speculative_config") or {}
+    n = spec.get("num_speculative_tokens")
+    if spec.get("method") in state.SPEC_METHODS and isinstance(n, int) and 1 <= n <= 64:
+        s["spec"], s["spec_tokens"] = spec["method"], n
+    elif spec:
+        ignored.append(f"--speculative-config (method {str(spec.get('method'))[:30]!r}, tokens {str(n)[:10]})")
+    if "lora" in o:
+        lora = o["lora"]
+        s["loras"] = min(lora.get("max_loras", 1), state.MAX_LORAS_UI)      # vLLM's defaults: 1 x rank 16
+        s["lora_rank"] = lora.get("max_lora_rank", 16)
+        ignored += [f"--{k.replace('_', '-')} (not a Planner option)" for k in lora
+                    if k not in ("max_loras", "max_lora_rank")]
+    if ignored:
+        st.session_state["vllm_cmd_error"] = "not modelled, ignored: " + ", ".join(ignored)
 
 
 def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], Any]:

@@ -17,6 +17,9 @@ from urllib.parse import urlencode
 from kvcalc.catalog import catalog
 from kvcalc.gpus import gpu_catalog
 from kvcalc.variants import VARIANTS
+from kvcalc.vllm.defaults import DEFAULT_VLLM_VERSION, ENGINES
+from kvcalc.vllm.lora import MAX_LORA_RANKS
+from kvcalc.vllm.speculative import EAGLE_METHODS, MODEL_FREE_METHODS
 
 MAX_BATCH_UI = 65_536
 MAX_CONTEXT_UI = 1 << 24          # 16,777,216 tokens
@@ -28,6 +31,10 @@ KV_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "fp8_e5m2", "
 RUNTIMES = ["vllm", "transformers", "ideal"]
 SOURCES = ["bundled", "hub", "paste"]
 BLOCK_SIZES = [8, 16, 32, 64, 128]
+VLLM_VERSIONS = [DEFAULT_VLLM_VERSION] + sorted(set(ENGINES) - {DEFAULT_VLLM_VERSION})
+SPEC_METHODS = ["none", "mtp", *EAGLE_METHODS, *MODEL_FREE_METHODS]   # --speculative-config method
+LORA_RANKS = list(MAX_LORA_RANKS)
+MAX_LORAS_UI = 1024
 
 
 PLANNER, COMPARE, GPU_FIT, HOW_IT_WORKS = "planner", "compare", "gpu_fit", "how_it_works"
@@ -128,6 +135,13 @@ PARAMS: tuple[Param, ...] = (
     Param("mnbt", _int(1, MAX_CONTEXT_UI), _DEPLOY, vllm="max_num_batched_tokens"),
     Param("tp", _int(1, MAX_GPUS_UI), _DEPLOY, vllm="tensor_parallel_size"),
     Param("pp", _int(1, MAX_GPUS_UI), _DEPLOY, vllm="pipeline_parallel_size"),
+    Param("vllm_ver", _choice(lambda: VLLM_VERSIONS), _DEPLOY),
+    Param("spec", _choice(lambda: SPEC_METHODS), _DEPLOY),
+    Param("spec_tokens", _int(1, 64), _DEPLOY),
+    Param("offload", _float(0, 4096), _DEPLOY, vllm="cpu_offload_gb"),
+    Param("loras", _int(0, MAX_LORAS_UI), _DEPLOY),
+    Param("lora_rank", _choice(lambda: [str(r) for r in LORA_RANKS]), _DEPLOY),
+    Param("long_mml", _bool, _DEPLOY, vllm="allow_long_max_model_len"),
     Param("attn", _choice(lambda: list(VARIANTS)), frozenset({PLANNER})),
     Param("attns", _choice(lambda: list(VARIANTS)), frozenset({COMPARE}), multi=True),
     Param("attn_kv", _int(1, 1024), frozenset({PLANNER, COMPARE, HOW_IT_WORKS})),

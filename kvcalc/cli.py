@@ -223,6 +223,14 @@ def _add_plan_parser(sub: Any) -> None:
     p.add_argument("--speculative-config", type=_json_object,
                    help='vLLM: speculative decoding, e.g. \'{"method": "mtp", "num_speculative_tokens": 1}\'')
     p.add_argument("--cpu-offload-gb", type=_number, help="vLLM: GiB of weights per GPU kept in CPU memory")
+    p.add_argument("--enable-lora", action="store_true", default=None,
+                   help="vLLM: serve LoRA adapters (their preallocated slots count with the weights)")
+    p.add_argument("--max-loras", type=_whole_number, help="vLLM: LoRA adapters in one batch (default 1)")
+    p.add_argument("--max-lora-rank", type=_whole_number, help="vLLM: largest LoRA rank (default 16)")
+    p.add_argument("--max-cpu-loras", type=_whole_number, help="vLLM: LoRA adapters cached in CPU memory")
+    p.add_argument("--fully-sharded-loras", action="store_true", default=None,
+                   help="vLLM: shard LoRA A/B over tensor-parallel ranks fully")
+    p.add_argument("--lora-dtype", type=_text, help="vLLM: LoRA dtype (auto, float16, bfloat16)")
     p.add_argument("--allow-long-max-model-len", action="store_true", default=None,
                    help="vLLM: accept a max-model-len above the model's maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     p.add_argument("--cuda-graph-gib", type=_number,
@@ -314,7 +322,20 @@ _PLAN_OPTIONS = ("gpu", "gpu_mem_gib", "context", "tensor_parallel_size", "pipel
                  "cpu_offload_gb")
 # options a runtime ignores (kvcalc.capacity: only vLLM has a memory pool; 'ideal' counts no overhead)
 _VLLM_ONLY = ("gpu_memory_utilization", "block_size", "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory",
-              "vllm_version", "cuda_graph_gib", "allow_long_max_model_len", "speculative_config", "cpu_offload_gb")
+              "vllm_version", "cuda_graph_gib", "allow_long_max_model_len", "speculative_config", "cpu_offload_gb",
+              "enable_lora")
+_LORA_FLAGS = ("max_loras", "max_lora_rank", "max_cpu_loras", "fully_sharded_loras", "lora_dtype")
+
+
+def _lora_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``--enable-lora`` and its flags as kvcalc.vllm.lora.LoraConfig fields; None without ``--enable-lora``."""
+    given = {k: getattr(args, k) for k in _LORA_FLAGS if getattr(args, k) is not None}
+    if not args.enable_lora:
+        if given:
+            flag = "--" + next(iter(given)).replace("_", "-")
+            raise CliError(f"{flag} does nothing without --enable-lora (as in vLLM): add --enable-lora or drop it")
+        return None
+    return given
 _NOT_IDEAL = ("activation_gib", "non_torch_gib")
 
 
@@ -354,6 +375,10 @@ def _plan_command(args: argparse.Namespace) -> str:
     kv_dtype = None if args.kv_dtype in (None, "auto") else args.kv_dtype
     given = {k: getattr(args, k) for k in _PLAN_OPTIONS if getattr(args, k) is not None}   # plan's defaults: the rest
     _check_runtime_options(args.runtime, given)
+    lora = _lora_options(args)
+    if lora is not None:
+        _check_runtime_options(args.runtime, {"enable_lora": True})
+        given["lora"] = lora
     context = given.pop("context", None)
     deployment = deploy(config, gpus=args.gpus, runtime=args.runtime, dtype=args.dtype, kv_dtype=kv_dtype,
                         checkpoint_bytes=_checkpoint_bytes(args, resolved), **given)

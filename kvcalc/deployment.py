@@ -29,6 +29,7 @@ from .units import GiB
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
 from .vllm.budget import AUTO_FIT
 from .vllm.defaults import DEFAULT_VLLM_VERSION, engine, vllm_dtypes
+from .vllm.lora import LoraConfig, check_lora_config, check_lora_model, check_lora_parallel
 from .vllm.model_len import check_max_model_len, derived_max_model_len
 from .vllm.speculative import SpeculativeConfig, parse_speculative_config, speculative_kv_layers
 from .weights import WeightBytes, plan_weights
@@ -52,7 +53,8 @@ class VllmOptions:
     the whole budget. ``vllm_version`` picks the release whose rules apply (kvcalc.vllm.defaults.ENGINES).
     ``allow_long_max_model_len`` is ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``. ``speculative_config`` is
     ``--speculative-config`` (kvcalc.vllm.speculative: the drafter's KV layers); ``cpu_offload_gb``
-    ``--cpu-offload-gb`` (GiB of weights per GPU vLLM keeps in CPU memory)."""
+    ``--cpu-offload-gb`` (GiB of weights per GPU vLLM keeps in CPU memory); ``lora`` ``--enable-lora`` with
+    its ``--max-loras`` / ``--max-lora-rank`` / ... (kvcalc.vllm.lora: bytes added to the weights; None = off)."""
 
     gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
     block_size: int | None = None
@@ -64,6 +66,7 @@ class VllmOptions:
     speculative_config: SpeculativeConfig | None = None
     cpu_offload_gb: float = 0.0
     auto_fit_max_model_len: bool = False    # --max-model-len -1 / auto (vLLM 0.33): fit it to the KV memory
+    lora: LoraConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,7 @@ class Deployment:
                 cuda_graph_bytes=m.cuda_graph_bytes, kv_cache_memory=o.kv_cache_memory, gpu_name=self.gpu.name,
                 vllm_version=o.vllm_version, draft_layers=self.draft_layers(),
                 derived_max_model_len=self.vllm_max_model_len() if auto else None,
-                cpu_offload_bytes=int(o.cpu_offload_gb * GiB))
+                cpu_offload_bytes=int(o.cpu_offload_gb * GiB), lora=o.lora)
         plan: VllmMemoryPlan = self._memo[key]
         return plan
 
@@ -225,7 +228,7 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
            checkpoint_bytes: int | None = None, vllm_version: str = DEFAULT_VLLM_VERSION,
            allow_long_max_model_len: bool = False,
            speculative_config: Mapping[str, Any] | SpeculativeConfig | None = None,
-           cpu_offload_gb: float = 0.0) -> Deployment:
+           cpu_offload_gb: float = 0.0, lora: Mapping[str, Any] | LoraConfig | None = None) -> Deployment:
     """Validate a deployment and build what does not depend on batch and context.
 
     ``config``: the config.json dict, or a ModelSpec already read (an attention what-if, say) with
@@ -237,7 +240,8 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
     vLLM's options under vLLM's names (:class:`VllmOptions`); ``max_model_len`` caps the context
     (``-1``: vLLM 0.33's auto-fit to the KV memory)
     for every runtime; under vLLM one above the model's derived maximum is refused as vLLM refuses it
-    (kvcalc.vllm.model_len) unless ``allow_long_max_model_len``. Measured overrides ``*_gib`` are GiB
+    (kvcalc.vllm.model_len) unless ``allow_long_max_model_len``. ``lora``: vLLM's LoRA options
+    (kvcalc.vllm.lora.LoraConfig or a dict of its fields; vLLM 0.33). Measured overrides ``*_gib`` are GiB
     per GPU (:class:`MeasuredOverrides`).
     ``checkpoint_bytes``: the checkpoint's exact weight bytes (the Hub's safetensors metadata),
     used when no ``dtype`` is chosen (a chosen dtype re-quantizes the weights)."""
@@ -273,7 +277,7 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         vllm_version=engine(vllm_version).version, allow_long_max_model_len=bool(allow_long_max_model_len),
         speculative_config=parse_speculative_config(speculative_config),
         cpu_offload_gb=_positive_float("cpu_offload_gb", cpu_offload_gb, MAX_OVERRIDE_GIB),
-        auto_fit_max_model_len=auto_fit)
+        auto_fit_max_model_len=auto_fit, lora=check_lora_config(lora))
     measured = MeasuredOverrides(
         weights_bytes=_gib_to_bytes("weights_gib", weights_gib),
         activation_bytes=_gib_to_bytes("activation_gib", activation_gib),
@@ -283,8 +287,12 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         checkpoint_bytes = check_count("checkpoint_bytes", checkpoint_bytes, 1, 1 << 50)
     if rt == "vllm":
         speculative_kv_layers(raw, options.speculative_config)      # an unusable method fails here, at deploy
-    elif options.speculative_config is not None or options.cpu_offload_gb:
-        raise InputError("speculative_config and cpu_offload_gb are vLLM options; use runtime 'vllm'")
+        if options.lora is not None:
+            if options.vllm_version == "0.10":
+                raise UnsupportedError("LoRA memory is modelled for vLLM 0.33; use vllm_version 0.33")
+            check_lora_model(raw, spec)
+    elif options.speculative_config is not None or options.cpu_offload_gb or options.lora is not None:
+        raise InputError("speculative_config, cpu_offload_gb and lora are vLLM options; use runtime 'vllm'")
     if rt == "vllm" and max_model_len is not None and not options.allow_long_max_model_len:
         check_max_model_len(raw, max_model_len, options.vllm_version, spec.max_position_embeddings)
     # weights never block a plan: an uncountable model takes the given weights_gib (per GPU) x GPUs,
@@ -304,6 +312,8 @@ def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GP
     """The part of :func:`deploy` that depends on the GPU count (shared with ``with_gpus``)."""
     tp, pp = resolve_parallel(runtime, gpus, tp_in, pp_in)
     check_parallel(spec, tp, pp)
+    if runtime == "vllm" and options.lora is not None:
+        check_lora_parallel(spec, options.lora, tp, pp)
     if runtime == "vllm" and kv_dtype == "fp8_ds_mla":    # vLLM's own DSA format (kvcalc.vllm.defaults.FP8_DS_MLA)
         model, kv = vllm_dtypes(spec, dtype, kv_dtype)
     else:

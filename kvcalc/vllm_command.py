@@ -3,6 +3,8 @@
 ``parse_vllm_serve("vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 -tp 2")`` ->
 ``VllmCommand(model="meta-llama/Llama-3.1-8B", options={"max_model_len": 32768,
 "tensor_parallel_size": 2}, ignored=())``. Flags kvcalc does not model are listed in ``ignored``.
+``--enable-lora`` and its flags become one ``lora`` option (kvcalc.vllm.lora.LoraConfig fields); a
+leading ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`` sets ``allow_long_max_model_len``.
 """
 from __future__ import annotations
 
@@ -93,6 +95,23 @@ def _dtype(text: str) -> str | None:
     return None if text == "auto" else text
 
 
+def _lora_rank(text: str) -> int:
+    from .vllm.lora import MAX_LORA_RANKS
+
+    value = int(text)
+    if value not in MAX_LORA_RANKS:
+        raise ValueError
+    return value
+
+
+def _lora_dtype(text: str) -> str:
+    from .vllm.lora import LORA_DTYPES
+
+    if text not in LORA_DTYPES:
+        raise ValueError
+    return text
+
+
 # flag -> (plan option, parser)
 FLAGS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--max-model-len": ("max_model_len", _max_model_len),
@@ -109,7 +128,16 @@ FLAGS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--model": ("model", str),
     "--speculative-config": ("speculative_config", json_object),
     "--cpu-offload-gb": ("cpu_offload_gb", _gib),
+    "--max-loras": ("max_loras", _int),
+    "--max-lora-rank": ("max_lora_rank", _lora_rank),
+    "--max-cpu-loras": ("max_cpu_loras", _int),
+    "--lora-dtype": ("lora_dtype", _lora_dtype),
 }
+LORA_OPTIONS = ("max_loras", "max_lora_rank", "max_cpu_loras", "lora_dtype", "fully_sharded_loras")
+"""Flags gathered into the ``lora`` option (vLLM ignores them without ``--enable-lora``)."""
+SWITCHES = {"--enable-lora": "enable_lora", "--fully-sharded-loras": "fully_sharded_loras"}
+"""Boolean flags kvcalc models (present = on)."""
+ALLOW_LONG_ENV = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
 BOOLEAN_FLAGS = {"--enforce-eager", "--trust-remote-code", "--enable-prefix-caching", "--disable-log-requests",
                  "--enable-chunked-prefill", "--no-enable-prefix-caching", "--disable-log-stats"}
 
@@ -135,6 +163,13 @@ def parse_vllm_serve(command: str) -> VllmCommand:
     options: dict[str, Any] = {}
     ignored: list[str] = []
     i = 0
+    while i < len(words) and "=" in words[i] and not words[i].startswith("-"):    # NAME=VALUE env prefix
+        name, _, value = words[i].partition("=")
+        if name == ALLOW_LONG_ENV:
+            options["allow_long_max_model_len"] = value.strip().lower() in ("1", "true")
+        i += 1
+    words = words[i:]
+    i = 0
     if words[:2] == ["vllm", "serve"]:
         i = 2
         if i < len(words) and not words[i].startswith("-"):
@@ -145,7 +180,10 @@ def parse_vllm_serve(command: str) -> VllmCommand:
             i += 1
             continue
         name, eq, inline = word.partition("=")
-        if name in FLAGS:
+        if name in SWITCHES and not eq:
+            options[SWITCHES[name]] = True
+            i += 1
+        elif name in FLAGS:
             if eq:
                 value, i = inline, i + 1
             elif i + 1 < len(words):
@@ -168,4 +206,9 @@ def parse_vllm_serve(command: str) -> VllmCommand:
             has_value = not inline and name not in BOOLEAN_FLAGS and i + 1 < len(words) \
                 and not words[i + 1].startswith("-")
             i += 2 if has_value else 1
+    lora = {k: options.pop(k) for k in LORA_OPTIONS if k in options}
+    if options.pop("enable_lora", False):
+        options["lora"] = lora
+    elif lora:
+        ignored += [f"--{k.replace('_', '-')} (without --enable-lora)" for k in lora]
     return VllmCommand(model=model, options=options, ignored=tuple(ignored))

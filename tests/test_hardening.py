@@ -187,7 +187,8 @@ def test_each_page_binds_the_keys_of_its_widgets():
     # vllm serve flags that fill a widget as they are
     assert state.VLLM_OPTIONS == {"gpu_memory_utilization": "util", "max_model_len": "mml", "max_num_seqs": "seqs",
                                   "max_num_batched_tokens": "mnbt", "tensor_parallel_size": "tp",
-                                  "pipeline_parallel_size": "pp"}
+                                  "pipeline_parallel_size": "pp", "cpu_offload_gb": "offload",
+                                  "allow_long_max_model_len": "long_mml"}
 
 
 def test_a_widget_cannot_bind_a_key_its_page_does_not_list(monkeypatch):

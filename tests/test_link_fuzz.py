@@ -54,6 +54,13 @@ TABLE: dict[str, tuple[list[str], list[str]]] = {
     "attn": (["mha", "sliding", "as configured"], ["mla", "rope"]),
     "attn_pattern": (["5:1", "all"], ["foo", "1:2", "5:1; drop table", *MARKDOWN]),
     "models": (["Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B"], ["nope/none", "../x"]),
+    "vllm_ver": (["0.33", "0.10"], ["0.9", "v0.33", "latest", "0.33.0"]),
+    "spec": (["none", "mtp", "eagle", "eagle3", "ngram", "suffix"], ["medusa", "EAGLE", "draft_model"]),
+    "spec_tokens": (["1", "4", "64"], ["0", "65", "-1", "two"]),
+    "offload": (["0", "2", "40.5"], ["-1", "nan", "inf", "4097", "lots"]),
+    "loras": (["0", "1", "8"], ["-1", "1025", "1.5", "x"]),
+    "lora_rank": (["8", "16", "512"], ["7", "0", "1024", "r16"]),
+    "long_mml": (["true", "false"], ["yes", "1"]),
 }
 UNKNOWN = ["zzz", "utm_source", "batch_size", "__proto__", "ключ", "a" * 100, *MARKDOWN]
 HUB_CALLS: list[str] = []

@@ -167,3 +167,100 @@ def test_each_figure_shows_how_it_was_obtained():
     at = start(runtime="ideal", batch="1", ctx="4096")
     assert any("KV cache :green-badge[exact]" in m.value and "weights :green-badge[exact]" in m.value
                for m in at.markdown)
+
+
+# ----------------------------------------------------------------------------- vLLM options (issue 13)
+LORA_FIXTURE = os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_lora.json")
+
+
+def lora_case(name: str) -> dict:
+    with open(LORA_FIXTURE) as f:
+        return next(c for c in json.load(f)["cases"] if c["name"] == name)
+
+
+def metric_bytes(at, label_start: str) -> int:
+    """The exact bytes a metric's help text starts with ('15,316,103,168 bytes ...')."""
+    m = next(m for m in at.metric if m.label.startswith(label_start))
+    return int(m.proto.help.split(" bytes")[0].replace(",", ""))
+
+
+def engine_lines(at) -> list[str]:
+    return next(c.value for c in at.code if "Available KV cache memory" in c.value).splitlines()
+
+
+def test_lora_slots_count_with_the_weights():
+    """--enable-lora --max-loras 4 (rank 16) on Llama-3.1-8B, H100: vLLM 0.33's LoRA manager allocates
+    369,844,352 bytes (the oracle's meta-built LoRA model), counted in "Model loading took"."""
+    case = lora_case("lora_llama31_8b_r16_x4")
+    assert case["resolved"]["max_num_batched_tokens"] == 8192 and case["resolved"]["max_num_seqs"] == 1024
+    at = start(gpu="h100-sxm", mml="8192", ctx="8192")
+    before = metric_bytes(at, "Weights")
+    at.number_input(key="loras").set_value(4)
+    rerun(at)
+    assert at.selectbox(key="lora_rank").value == 16
+    assert metric_bytes(at, "Weights") - before == case["outputs"]["lora_bytes"]
+    at.selectbox(key="lora_rank").select(8)                      # half the rank: the A/B slots halve
+    rerun(at)
+    stacked = case["outputs"]["stacked_bytes"]
+    assert metric_bytes(at, "Weights") - before == stacked // 2 + case["outputs"]["other_bytes"]
+
+
+def test_vllm_release_switch_prints_each_release_s_lines():
+    """0.33 logs capacity and concurrency on one line and subtracts its CUDA-graph estimate (assumed 0.67 GiB);
+    0.10 prints three lines and subtracts nothing (kvcalc.vllm.defaults)."""
+    at = start(gpu="h100-sxm", mml="8192", ctx="8192")
+    new = engine_lines(at)
+    assert len(new) == 2 and ", Maximum concurrency for 8,192 tokens per request:" in new[1]
+    at.selectbox(key="vllm_ver").select("0.10")
+    old = engine_lines(rerun(at))
+    assert len(old) == 3 and old[2].startswith("Maximum concurrency for 8,192 tokens per request:")
+    gib_of = lambda line: float(line.split(": ")[1].split(" GiB")[0])  # noqa: E731
+    assert gib_of(old[0]) - gib_of(new[0]) == pytest.approx(0.67, abs=0.011)
+
+
+def test_speculative_eagle_adds_one_drafter_layer():
+    """EAGLE on Llama-3.1-8B: 33 KV layers instead of 32 (its public log), so a request's pages grow by 33/32."""
+    at = start(gpu="h100-sxm", mml="8192", ctx="8192", batch="4")
+    target = metric_bytes(at, "KV cache")
+    assert target == 4 * 8192 * KV_TOKEN                         # 512 pages of 16 tokens per request
+    at.selectbox(key="spec").select("eagle")
+    rerun(at)
+    at.number_input(key="spec_tokens").set_value(3)
+    rerun(at)
+    assert metric_bytes(at, "KV cache") == target * 33 // 32
+    at.selectbox(key="spec").select("mtp")                       # Llama has no MTP layers: refused, named
+    rerun(at)
+    assert any("needs MTP layers" in e.value for e in at.error)
+
+
+def test_cpu_offload_moves_weights_off_the_gpu():
+    at = start(gpu="h100-sxm", mml="8192", ctx="8192")
+    before = metric_bytes(at, "Weights")
+    at.number_input(key="offload").set_value(2.0)
+    rerun(at)
+    assert before - metric_bytes(at, "Weights") == 2 * GiB       # min(weights, 2 GiB)
+
+
+def test_allow_long_max_model_len_accepts_a_length_over_the_model_s():
+    """Llama-3.1-8B's derived maximum is 131,072 (the oracle's default_max_model_len); 200,000 is refused
+    unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1."""
+    at = start(gpu="h100-sxm", mml="200000", ctx="8192")
+    assert any("131072" in e.value.replace(",", "") for e in at.error)
+    at.toggle(key="long_mml").set_value(True)
+    rerun(at)
+    assert not [e for e in at.error if "131072" in e.value.replace(",", "")]
+    assert any("Maximum concurrency for 200,000 tokens" in line or "200000" in line for line in engine_lines(at))
+
+
+def test_vllm_serve_paste_fills_lora_speculative_offload_and_long_len():
+    at = start()
+    at.text_area(key="vllm_cmd").set_value(
+        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve meta-llama/Llama-3.1-8B --enable-lora --max-loras 4 "
+        "--max-lora-rank 32 --fully-sharded-loras --cpu-offload-gb 2 "
+        "--speculative-config '{\"method\": \"eagle3\", \"num_speculative_tokens\": 3}'")
+    at.button(key="vllm_cmd_apply").click()
+    rerun(at)
+    assert at.number_input(key="loras").value == 4 and at.selectbox(key="lora_rank").value == 32
+    assert at.selectbox(key="spec").value == "eagle3" and at.number_input(key="spec_tokens").value == 3
+    assert at.number_input(key="offload").value == pytest.approx(2.0) and at.toggle(key="long_mml").value
+    assert any("--fully-sharded-loras" in c.value for c in at.caption)   # not a Planner widget: listed

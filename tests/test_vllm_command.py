@@ -61,3 +61,27 @@ def test_speculative_config_and_cpu_offload_flags():
                          "speculative_config": {"method": "mtp", "num_speculative_tokens": 1}}
     with pytest.raises(InputError, match="--speculative-config has an invalid value"):
         parse_vllm_serve("vllm serve m --speculative-config '[1, 2]'")
+
+
+def test_lora_flags_env_prefix_and_speculative_config():
+    c = parse_vllm_serve("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve meta-llama/Llama-3.1-8B --enable-lora "
+                         "--max-loras 4 --max-lora-rank 64 --max-cpu-loras 8 --fully-sharded-loras "
+                         "--lora-dtype float16 "
+                         "--speculative-config '{\"method\": \"eagle\", \"num_speculative_tokens\": 3}' "
+                         "--cpu-offload-gb 2")
+    assert c.model == "meta-llama/Llama-3.1-8B" and c.ignored == ()
+    assert c.options == {"allow_long_max_model_len": True, "cpu_offload_gb": 2.0,
+                         "speculative_config": {"method": "eagle", "num_speculative_tokens": 3},
+                         "lora": {"max_loras": 4, "max_lora_rank": 64, "max_cpu_loras": 8, "lora_dtype": "float16",
+                                  "fully_sharded_loras": True}}
+    assert parse_vllm_serve("vllm serve m --enable-lora").options == {"lora": {}}     # vLLM's defaults: 1 x rank 16
+    off = parse_vllm_serve("vllm serve m --max-loras 4")                          # vLLM ignores it without the switch
+    assert off.options == {} and off.ignored == ("--max-loras (without --enable-lora)",)
+
+
+@pytest.mark.parametrize("bad", ["vllm serve m --enable-lora --max-lora-rank 7",
+                                 "vllm serve m --enable-lora --lora-dtype float32",
+                                 "vllm serve m --enable-lora --max-loras 0"])
+def test_bad_lora_flags(bad):
+    with pytest.raises(InputError, match="invalid value"):
+        parse_vllm_serve(bad)

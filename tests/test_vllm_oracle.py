@@ -232,3 +232,94 @@ def test_auto_fit_through_the_cli_and_its_refusal_elsewhere(capsys):
         kvcalc.deploy(llama, runtime="ideal", max_model_len=-1)
     with pytest.raises(InputError, match="auto-fit"):
         kvcalc.deploy(llama, runtime="vllm", max_model_len=-1, vllm_version="0.10")
+
+
+# ----------------------------------------------------------------------------- LoRA (second fixture)
+with open(os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_lora.json")) as _f:
+    LORA_DATA = json.load(_f)
+LORA_CASES = {c["name"]: c for c in LORA_DATA["cases"]}
+
+
+def _lora_options(case: dict[str, Any]) -> dict[str, Any]:
+    args = case["inputs"]["engine_args"]
+    return {k: v for k, v in args.items() if k != "enable_lora"}
+
+
+@pytest.mark.parametrize("name", sorted(LORA_CASES))
+def test_lora_bytes_equal_vllm_0_33s_lora_manager(name):
+    """The bytes vLLM 0.33's LoRA manager allocated on its own LoRA-wrapped model (tests/oracles/vllm_oracle.py
+    --lora), through deploy: the plan's weights grow by exactly that much and the KV budget shrinks by it."""
+    case = LORA_CASES[name]
+    assert LORA_DATA["vllm_version"] == "0.33.0" and case["outputs"]["status"] == "ok"
+    inputs, cfg = case["inputs"], _config(case)
+    kw = dict(runtime="vllm", gpu="h100-sxm", gpus=inputs["tensor_parallel_size"], max_model_len=4096,
+              max_num_batched_tokens=inputs["max_num_batched_tokens"], max_num_seqs=inputs["max_num_seqs"])
+    base = kvcalc.deploy(cfg, **kw).vllm_plan()
+    with_lora = kvcalc.deploy(cfg, lora=_lora_options(case), **kw).vllm_plan()
+    assert with_lora.lora_bytes == case["outputs"]["lora_bytes"]
+    assert with_lora.weights_bytes - base.weights_bytes == case["outputs"]["lora_bytes"]
+    assert base.available_kv_bytes - with_lora.available_kv_bytes == case["outputs"]["lora_bytes"]
+
+
+def test_lora_hand_arithmetic_llama_8b():
+    """Llama-3.1-8B, 4 x rank 16, bf16, TP 1: per slot and layer qkv 3x16x4096 + (4096+2x1024)x16, o 16x4096 +
+    4096x16, gate_up 2x16x4096 + 2x14336x16, down 16x14336 + 4096x16 = 1,310,720 elements; embedding and
+    LM head 2 x (128256 + 4096) x 16; x 4 slots x 2 B; punica indices 4x8192x8 + 3x1024x8 + 2x(2x8192x4 + 2x5x4
+    + 6x4) = 417,920 B (the oracle lists these tensors)."""
+    elements = 4 * (32 * 1_310_720 + 2 * (128_256 + 4096) * 16)
+    punica = 4 * 8192 * 8 + 3 * 1024 * 8 + 2 * (2 * 8192 * 4 + 2 * 5 * 4 + 6 * 4)
+    out = LORA_CASES["lora_llama31_8b_r16_x4"]["outputs"]
+    assert (elements * 2, punica) == (out["stacked_bytes"], out["other_bytes"]) == (369_426_432, 417_920)
+
+
+@pytest.mark.parametrize("lora,error", [
+    ({"max_lora_rank": 7}, "MaxLoRARanks"),
+    ({"max_loras": 0}, "max_loras must be a whole number"),
+    ({"max_loras": 4, "max_cpu_loras": 2}, r"max_cpu_loras \(2\) must be >= max_loras \(4\)"),
+    ({"lora_dtype": "float32"}, "lora_dtype must be one of auto, float16, bfloat16"),
+    ({"rank": 8}, "unknown LoRA option"),
+])
+def test_bad_lora_options_are_input_errors(lora, error):
+    with pytest.raises(InputError, match=error):
+        kvcalc.deploy(_config({"inputs": {"model_file": "data/configs/meta-llama__Llama-3.1-8B.json"}}), lora=lora)
+
+
+def test_lora_refusals_name_the_reason():
+    llama = _config({"inputs": {"model_file": "data/configs/meta-llama__Llama-3.1-8B.json"}})
+    mixtral = _config({"inputs": {"model_file": "data/configs/mistralai__Mixtral-8x7B-v0.1.json"}})
+    with pytest.raises(kvcalc.UnsupportedError, match="not 'mixtral'"):
+        kvcalc.deploy(mixtral, lora={"max_loras": 2})
+    with pytest.raises(kvcalc.UnsupportedError, match="vllm_version 0.33"):
+        kvcalc.deploy(llama, lora={"max_loras": 2}, vllm_version="0.10")
+    with pytest.raises(InputError, match="lora are vLLM options"):
+        kvcalc.deploy(llama, runtime="ideal", lora={"max_loras": 2})
+    with pytest.raises(InputError, match="max_lora_rank 1 is not divisible by tensor_parallel_size 2"):
+        kvcalc.deploy(llama, gpus=2, kv_cache_memory=GiB,
+                      lora={"max_lora_rank": 1, "fully_sharded_loras": True}).vllm_plan()
+    with pytest.raises(kvcalc.UnsupportedError, match="pipeline parallelism"):
+        kvcalc.deploy(llama, gpus=2, tensor_parallel_size=1, pipeline_parallel_size=2, kv_cache_memory=GiB,
+                      lora={"max_loras": 2}).vllm_plan()
+
+
+def test_cli_lora_flags_reproduce_the_oracle_case(capsys):
+    from kvcalc.cli import main
+
+    case = LORA_CASES["lora_llama31_8b_tp2_fully_sharded_fp16"]
+    argv = ["plan", "meta-llama/Llama-3.1-8B", "--offline", "--gpu", "h100-sxm", "--gpus", "2", "-tp", "2",
+            "--max-model-len", "4096", "--json"]
+    assert main(argv) == 0
+    base = json.loads(capsys.readouterr().out)["weights_bytes"]
+    assert main(argv + ["--enable-lora", "--max-loras", "2", "--max-lora-rank", "8", "--fully-sharded-loras",
+                        "--lora-dtype", "float16"]) == 0
+    assert json.loads(capsys.readouterr().out)["weights_bytes"] - base == case["outputs"]["lora_bytes"]
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--offline", "--max-loras", "2"]) == 2
+    assert "does nothing without --enable-lora" in capsys.readouterr().err
+
+
+def test_fewest_gpus_skips_splits_lora_cannot_shard():
+    """Fully sharded rank 1 divides over TP 1 only (vLLM's divide()), so the search tries no larger split
+    instead of failing (Llama-3.1-8B's 131,072-token request needs more than one RTX 4090); rank 16 splits."""
+    llama = _config({"inputs": {"model_file": "data/configs/meta-llama__Llama-3.1-8B.json"}})
+    kw = dict(gpu="rtx-4090", batch=1, context=8192)
+    assert kvcalc.plan(llama, lora={"max_lora_rank": 1, "fully_sharded_loras": True}, **kw).min_gpus is None
+    assert kvcalc.plan(llama, lora={"max_lora_rank": 16, "fully_sharded_loras": True}, **kw).min_gpus is not None

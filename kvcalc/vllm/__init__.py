@@ -11,6 +11,7 @@ naming its vLLM sources:
 ``specs``       one frozen dataclass per ``KVCacheSpec`` kind (``v1/kv_cache_interface.py``).
 ``hybrid``      the hybrid allocator (attention blocks aligned to mamba pages, pages padded).
 ``speculative`` the speculative drafter's KV layers (MTP / EAGLE).
+``lora``        ``--enable-lora``: the adapter slots and punica buffers, counted with the weights.
 ``grouping``    KV-cache groups, page-size unification, workers, the pipeline partition.
 ``activation``  the estimate of the profiled activation peak.
 ``budget``      ``vllm_memory_plan`` / ``VllmMemoryPlan``: the budget and its log lines.
@@ -21,7 +22,8 @@ Dependencies point down only: this package uses kvcalc's spec, dtype, limit and 
 kvcalc.resolve, never kvcalc.kv (which imports it for the ``vllm`` runtime). Release-dependent
 numbers and rules sit in ``defaults.ENGINES``; ``vllm_version`` picks one (default "0.33").
 The vLLM 0.33 rules are replayed against vLLM 0.33.0's own planning code in
-tests/test_vllm_oracle.py (fixture tests/fixtures/vllm_0_33_oracle.json).
+tests/test_vllm_oracle.py (fixtures tests/fixtures/vllm_0_33_oracle.json and, for LoRA,
+vllm_0_33_lora.json).
 
 Units: bytes everywhere; GiB = 2**30 bytes, as vLLM prints it (``%.2f`` of ``bytes / 2**30``).
 Per-rank: vLLM sizes every tensor-parallel rank alike, so the figures here are for ONE GPU.
@@ -49,6 +51,7 @@ from .defaults import (
     vllm_dtypes,
 )
 from .grouping import VllmCacheGroup, pp_layer_partition
+from .lora import LoraConfig, lora_bytes
 from .model_len import check_max_model_len, derived_max_model_len
 from .specs import (
     AttentionSpec,
@@ -70,10 +73,10 @@ __all__ = [
     "ActivationEstimate", "AttentionSpec", "CUDA_GRAPH_SAFETY_BYTES", "ChunkedLocalAttentionSpec",
     "CrossAttentionSpec", "DEFAULT_BLOCK_SIZE", "DEFAULT_GPU_MEMORY_UTILIZATION", "DEFAULT_NON_TORCH_BYTES",
     "DEFAULT_VLLM_VERSION", "ENGINES", "ENGINE_DEFAULTS", "EngineDefaults", "FullAttentionSpec", "KVCacheSpec",
-    "LARGE_GPU_BYTES", "MLAAttentionSpec", "MambaSpec", "NO_MEMORY_ERROR", "RequestBlocks",
+    "LARGE_GPU_BYTES", "LoraConfig", "MLAAttentionSpec", "MambaSpec", "NO_MEMORY_ERROR", "RequestBlocks",
     "SAMPLER_BYTES_PER_LOGIT", "SCHEDULER_DEFAULT_MAX_NUM_BATCHED_TOKENS", "SlidingWindowSpec", "SpeculativeConfig",
     "UsageContext", "VllmCacheGroup", "VllmMemoryPlan", "attention_page_bytes", "check_max_model_len",
     "default_max_num_batched_tokens", "default_max_num_seqs", "derived_max_model_len", "engine",
-    "estimate_activation_bytes", "kv_heads_per_rank", "layer_caches", "pp_layer_partition", "sliding_window_blocks",
-    "speculative_kv_layers", "vllm_dtypes", "vllm_kv_cache", "vllm_memory_plan",
+    "estimate_activation_bytes", "kv_heads_per_rank", "layer_caches", "lora_bytes", "pp_layer_partition",
+    "sliding_window_blocks", "speculative_kv_layers", "vllm_dtypes", "vllm_kv_cache", "vllm_memory_plan",
 ]

@@ -43,6 +43,7 @@ from .defaults import (
 )
 from .grouping import VllmCacheGroup, group_caches, group_request_bytes, kv_layer_partition, workers
 from .hybrid import engine_caches
+from .lora import LoraConfig, check_lora_parallel, lora_bytes
 from .specs import KVCacheSpec
 
 NO_MEMORY_ERROR = ENGINE_0_10.no_memory_error
@@ -114,6 +115,7 @@ class VllmMemoryPlan:
     draft_layers: int = 0           # speculative decoding's KV layers (numbered from the model's layer count)
     weights_offloaded_bytes: int = 0    # --cpu-offload-gb: weights moved to the CPU (weights_bytes is what stays)
     check_kv_bytes: int = 0         # what the fit check compares with: available minus the null block (0.33)
+    lora_bytes: int = 0             # --enable-lora buffers (kvcalc.vllm.lora), included in weights_bytes
 
     @property
     def _engine(self) -> Any:
@@ -219,7 +221,8 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
                      kv_cache_memory: int | None = None, intermediate_size: int | None = None,
                      usage_context: UsageContext = "server", gpu_name: str = "",
                      vllm_version: str | None = None, derived_max_model_len: int | None = None,
-                     draft_layers: int = 0, cpu_offload_bytes: int = 0) -> VllmMemoryPlan:
+                     draft_layers: int = 0, cpu_offload_bytes: int = 0,
+                     lora: LoraConfig | None = None) -> VllmMemoryPlan:
     """vLLM v1's KV-cache budget and capacity on one GPU (see :class:`VllmMemoryPlan` for the formulas).
 
     ``total_gpu_bytes``: the device total vLLM sees (``torch.cuda.mem_get_info()[1]``, e.g. 79.19 GiB
@@ -238,7 +241,9 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     (kvcalc.vllm.speculative.speculative_kv_layers), on the last stage. ``cpu_offload_bytes``
     (``--cpu-offload-gb`` x 2**30, ``OffloadConfig``; ``UVAOffloader`` in model_executor/offloader/uva.py)
     leave the GPU: ``min(weights, cpu_offload_bytes)``; vLLM moves whole parameters until the cap is
-    reached, so it may move up to one parameter more (a stated approximation). ``intermediate_size``
+    reached, so it may move up to one parameter more (a stated approximation). ``lora``
+    (``--enable-lora``, kvcalc.vllm.lora) adds the LoRA manager's buffers to the weights, as vLLM's
+    "Model loading took" counts them (``GPUModelRunner.load_model``). ``intermediate_size``
     feeds the activation estimate only.
 
     Hybrid (attention + mamba / linear-attention) models follow vLLM 0.33's hybrid allocator
@@ -269,6 +274,11 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     seqs = default_max_num_seqs(total, mnbt, gpu_name, e.version) if max_num_seqs is None \
         else check_count("max_num_seqs", max_num_seqs, 1, MAX_BATCH)
     model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
+    if lora is not None:
+        check_lora_parallel(spec, lora, tp, pp)
+    adapters = 0 if lora is None else lora_bytes(spec, lora, model, tensor_parallel_size=tp,
+                                                  max_num_batched_tokens=mnbt, max_num_seqs=seqs)
+    weights += adapters
     if block_size is None:
         mla = [a for layer in spec.layers for a in layer.attention if a.latent_dim]
         block_size = default_block_size(bool(mla), kv, e.version, sparse=any(a.indexer_dim for a in mla))
@@ -351,6 +361,10 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     if offloaded:
         notes.append(f"--cpu-offload-gb: {offloaded / GiB:.2f} GiB of weights on the CPU (vLLM moves whole "
                      "parameters, so up to one parameter more)")
+    if adapters:
+        notes.append(f"LoRA: {adapters / GiB:.2f} GiB of adapter slots (max_loras x A/B per wrapped module) counted "
+                     "with the weights, as vLLM's \"Model loading took\"; the profile run's LoRA activations and "
+                     "extra CUDA graphs are not counted")
     if draft_layers:
         notes.append(f"speculative decoding: {draft_layers} drafter KV layer(s) on the last stage; "
                      "their weights are not counted")
@@ -372,7 +386,7 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         max_num_batched_tokens=mnbt, max_num_seqs=seqs, tensor_parallel_size=tp, pipeline_parallel_size=pp,
         binding="", notes=tuple(notes), vllm_version=e.version, max_in_flight_tokens=inflight,
         draft_layers=draft_layers, weights_offloaded_bytes=offloaded,
-        check_kv_bytes=min(checks),
+        check_kv_bytes=min(checks), lora_bytes=adapters,
     )
     stage_text = f" on pipeline stage {binding_worker.stage}" if pp > 1 else ""
     return replace(plan, binding=_binding(plan, needed[bi], stage_text))

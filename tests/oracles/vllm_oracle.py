@@ -6,6 +6,7 @@ virtual environment outside the repository and writes ``tests/fixtures/vllm_0_33
     python -m venv /work/vllm-venv && /work/vllm-venv/bin/pip install vllm==0.33.0
     /work/vllm-venv/bin/python tests/oracles/vllm_oracle.py            # every case (a few minutes)
     /work/vllm-venv/bin/python tests/oracles/vllm_oracle.py --only llama  # cases whose name contains 'llama'
+    /work/vllm-venv/bin/python tests/oracles/vllm_oracle.py --lora     # only tests/fixtures/vllm_0_33_lora.json
 
 What runs, per case (every step is vLLM's code; nothing of kvcalc is imported):
 
@@ -69,6 +70,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DATA = os.path.join(ROOT, "data", "configs")
 ORACLE_CONFIGS = os.path.join(ROOT, "tests", "oracles", "configs")
 OUT = os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_oracle.json")
+LORA_OUT = os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_lora.json")
 GiB = 1 << 30
 
 MiB = 1 << 20
@@ -605,6 +607,138 @@ def all_config_files() -> list[str]:
     return sorted(names)
 
 
+# ----------------------------------------------------------------------------- LoRA (--enable-lora)
+LORA_DOC = """What vLLM 0.33 allocates on one GPU for ``--enable-lora``, measured on its own LoRA-wrapped model.
+
+The model is built on the meta device as for the KV cases (``build_specs``); then, as
+``GPUModelRunner.load_model`` does inside its ``DeviceMemoryProfiler`` (so the bytes land in "Model
+loading took X GiB"), ``LoRAModelRunnerMixin.load_lora_model`` -> ``LRUCacheWorkerLoRAManager.create_lora_manager``
+wraps every supported module (``LoRAModelManager._create_lora_modules``: each layer's ``create_lora_weights``)
+and builds the punica wrapper (``_init_punica_wrapper``). Every tensor created on the device meanwhile
+is recorded (a ``TorchFunctionMode``); the bytes of those still alive afterwards, views excluded, are
+``lora_bytes``; ``stacked_bytes`` is the part held in the layers' ``lora_a_stacked`` / ``lora_b_stacked``."""
+
+
+def lora_cases() -> list[Case]:
+    """LoRA cases: (model, TP, LoRA flags); kv_cache_memory is unused here."""
+    qwen8, qwen06 = "Qwen__Qwen3-8B.json", "Qwen__Qwen3-0.6B.json"
+    return [
+        Case("lora_llama31_8b_r16_x4", LLAMA, GiB, max_model_len=4096,
+             extra={"engine_args": {"enable_lora": True, "max_loras": 4, "max_lora_rank": 16}}),
+        Case("lora_llama31_8b_tp2_r8_x2", LLAMA, GiB, max_model_len=4096, tensor_parallel_size=2,
+             extra={"engine_args": {"enable_lora": True, "max_loras": 2, "max_lora_rank": 8}}),
+        Case("lora_llama31_8b_tp2_fully_sharded_fp16", LLAMA, GiB, max_model_len=4096, tensor_parallel_size=2,
+             extra={"engine_args": {"enable_lora": True, "max_loras": 2, "max_lora_rank": 8,
+                                    "fully_sharded_loras": True, "lora_dtype": "float16"}}),
+        Case("lora_qwen3_06b_tied_r64_x8", qwen06, GiB, max_model_len=4096, max_num_batched_tokens=4096,
+             max_num_seqs=128,
+             extra={"engine_args": {"enable_lora": True, "max_loras": 8, "max_lora_rank": 64, "max_cpu_loras": 16}}),
+        Case("lora_qwen3_8b_tp4_fully_sharded_r32", qwen8, GiB, max_model_len=4096, tensor_parallel_size=4,
+             extra={"engine_args": {"enable_lora": True, "max_loras": 3, "max_lora_rank": 32,
+                                    "fully_sharded_loras": True}}),
+    ]
+
+
+def lora_bytes(vllm_config: Any) -> dict[str, Any]:
+    """Bytes vLLM's LoRA manager allocates on the device for this config (see :data:`LORA_DOC`)."""
+    import gc
+    import weakref
+
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from vllm.config import set_current_vllm_config
+    from vllm.lora.layers import BaseLayerWithLoRA
+    from vllm.lora.worker_manager import LRUCacheWorkerLoRAManager
+    from vllm.model_executor.model_loader.utils import initialize_model
+    from vllm.utils.torch_utils import set_default_torch_dtype
+
+    class Track(TorchFunctionMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.refs: list[Any] = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            out = func(*args, **(kwargs or {}))
+            if isinstance(out, torch.Tensor) and out.device.type != "cpu":
+                self.refs.append(weakref.ref(out))
+            return out
+
+    tp = vllm_config.parallel_config.tensor_parallel_size
+    with set_current_vllm_config(vllm_config), set_default_torch_dtype(vllm_config.model_config.dtype), \
+            torch.device("meta"), fake_tp(tp):
+        model = initialize_model(vllm_config=vllm_config)
+        manager = LRUCacheWorkerLoRAManager(vllm_config, torch.device("meta"), model.embedding_modules)
+        track = Track()
+        with track:
+            model = manager.create_lora_manager(model, vllm_config)
+        gc.collect()
+        alive = {id(t): t for t in (r() for r in track.refs) if t is not None and t._base is None}
+        stacked: dict[int, Any] = {}
+        modules: dict[str, dict[str, Any]] = {}
+        for name, module in model.named_modules():
+            if not isinstance(module, BaseLayerWithLoRA):
+                continue
+            parts = []
+            for attr in ("lora_a_stacked", "lora_b_stacked"):
+                value = getattr(module, attr)
+                tensors = list(value) if isinstance(value, (tuple, list)) else [value]
+                stacked.update({id(t): t for t in tensors})
+                parts.append([list(t.shape) for t in tensors])
+            key = f"{type(module).__name__}:{name.split('.')[-1]}"
+            entry = modules.setdefault(key, {"count": 0, "lora_a_shapes": parts[0], "lora_b_shapes": parts[1],
+                                             "dtype": str(tensors[0].dtype).replace("torch.", "")})
+            entry["count"] += 1
+    nbytes = lambda ts: sum(t.numel() * t.element_size() for t in ts)  # noqa: E731
+    other = [t for i, t in alive.items() if i not in stacked]
+    return {"lora_bytes": nbytes(alive.values()), "stacked_bytes": nbytes(stacked.values()),
+            "other_bytes": nbytes(other),
+            "other_tensors": sorted([list(t.shape), str(t.dtype).replace("torch.", "")] for t in other),
+            "wrapped_modules": modules}
+
+
+def run_lora_case(case: Case) -> dict[str, Any]:
+    """Inputs, vLLM's resolved LoRA config and :func:`lora_bytes` for one case."""
+    _DEVICE["key"] = case.device
+    folder = tempfile.mkdtemp(prefix="vllm_oracle_")
+    shutil.copy(model_path(case.model_file), os.path.join(folder, "config.json"))
+    inputs = {k: v for k, v in case.inputs().items() if k not in ("kv_cache_memory", "kv_cache_dtype", "block_size",
+                                                                   "speculative_config")}
+    record: dict[str, Any] = {"name": case.name, "inputs": inputs}
+    try:
+        vllm_config = engine_config(case, folder)
+        ensure_distributed()
+        lc, sc = vllm_config.lora_config, vllm_config.scheduler_config
+        record["resolved"] = {"max_loras": lc.max_loras, "max_lora_rank": lc.max_lora_rank,
+                              "max_cpu_loras": lc.max_cpu_loras, "fully_sharded_loras": lc.fully_sharded_loras,
+                              "lora_dtype": str(lc.lora_dtype).replace("torch.", ""),
+                              "max_num_batched_tokens": sc.max_num_batched_tokens, "max_num_seqs": sc.max_num_seqs,
+                              "architecture": vllm_config.model_config.architecture}
+        record["outputs"] = {"status": "ok", **lora_bytes(vllm_config)}
+    except Exception as exc:
+        record["outputs"] = {"status": "oracle_error", **error_text(exc)}
+        print(traceback.format_exc(), file=sys.stderr)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return record
+
+
+def write_lora_fixture(path: str) -> int:
+    records = []
+    for case in lora_cases():
+        records.append(run_lora_case(case))
+        out = records[-1]["outputs"]
+        print(f"{case.name:45s} {out['status']:10s} {out.get('lora_bytes', out.get('error', ''))}", flush=True)
+    fixture = {"vllm_version": versions()["vllm"], "versions": versions(),
+               "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+               "produced_by": "tests/oracles/vllm_oracle.py --lora, run with the vllm==0.33.0 venv's python",
+               "method": LORA_DOC, "cases": records}
+    with open(path, "w") as f:
+        json.dump(fixture, f, indent=1, default=str)
+        f.write("\n")
+    print(f"wrote {rel(path)}: {len(records)} LoRA cases")
+    return 0
+
+
 # ----------------------------------------------------------------------------- main
 def versions() -> dict[str, str]:
     import torch
@@ -619,10 +753,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=OUT, help="fixture path (default: %(default)s)")
     parser.add_argument("--only", default="", help="run only cases whose name contains this text (no write)")
+    parser.add_argument("--lora", action="store_true",
+                        help=f"write only the LoRA fixture ({rel(LORA_OUT)}); the KV fixture is untouched")
     opts = parser.parse_args(argv)
     ensure_libcuda_stub()
     install_fake_platform()
     logging.getLogger("vllm").setLevel(logging.WARNING)
+    if opts.lora:
+        return write_lora_fixture(LORA_OUT)
     cases = [c for c in grid() if opts.only in c.name]
     records = []
     for case in cases:
