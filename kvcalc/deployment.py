@@ -114,7 +114,8 @@ class Deployment:
     explicit_parallel: bool = False  # tp / pp were given, not derived from the GPU count
     stage_caches: tuple[CompiledCache, ...] = ()
     total_cache: CompiledCache | None = None
-    _memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    # built-once results per object (vLLM budget, blocks, layouts); never copied by dataclasses.replace
+    _memo: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def weights_quality(self) -> str:
