@@ -18,7 +18,7 @@ from kvcalc.capacity import CurvePoint, deploy, memory_curve, plan
 from kvcalc.catalog import bundled_config, find_entry
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, custom_gpu, get_gpu
-from kvcalc.speed import estimate_speed
+from kvcalc.speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY, estimate_speed
 from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS, apply_variant
 
@@ -51,11 +51,13 @@ class ScenarioResult:
     budget_bytes: int               # the chosen GPU's budget under this runtime
     longest: dict[str, int]         # column name -> longest context (0 = nothing fits)
     decode_tokens_per_s: float | None = None   # estimated, per sequence at SPEED_CONTEXT (None: GPU figure unknown)
+    ttft_ms: float | None = None               # estimated time to first token for one SPEED_CONTEXT-token prompt
 
 
 SPEED_CONTEXT = 4096
 """Context at which the table's decode speed is estimated (tokens per sequence)."""
 SPEED_COLUMN = f"decode tok/s per sequence @ {SPEED_CONTEXT:,} (estimated)"
+TTFT_COLUMN = f"time to first token, {SPEED_CONTEXT:,}-token prompt, ms (estimated)"
 
 
 def display_name(hub_id: str) -> str:
@@ -102,7 +104,8 @@ def evaluate(s: Scenario, config: dict[str, Any], *, gpu: dict[str, Any], batch:
     per_token = kvcalc.kv_cache(spec, batch=1, context=1, kv_dtype=kv_dtype).bytes_per_token
     speed = estimate_speed(setup, batch, min(SPEED_CONTEXT, setup.context_cap))
     return ScenarioResult(s, "", curve, setup.weights_rank, per_token, here.kv_dtype, here.budget_bytes, longest,
-                          speed.decode_tokens_per_s_per_sequence)
+                          speed.decode_tokens_per_s_per_sequence,
+                          None if speed.ttft_seconds is None else speed.ttft_seconds * 1e3)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -121,7 +124,8 @@ def table_rows(results: list[ScenarioResult], batch: int) -> list[dict[str, Any]
                                "KV dtype": r.kv_dtype, "runtime": s.runtime, "batch": batch,
                                "KV bytes / token": r.kv_bytes_per_token, "weights bytes / GPU": r.weights_bytes,
                                "weights GiB / GPU": round(r.weights_bytes / GiB, 2),
-                               SPEED_COLUMN: None if r.decode_tokens_per_s is None else round(r.decode_tokens_per_s, 1)}
+                               SPEED_COLUMN: None if r.decode_tokens_per_s is None else round(r.decode_tokens_per_s, 1),
+                               TTFT_COLUMN: None if r.ttft_ms is None else round(r.ttft_ms, 1)}
         row.update(r.longest)
         rows.append(row)
     return rows
@@ -248,6 +252,12 @@ def render() -> None:
                "batch (the weights or the runtime's overhead exceed the budget). vLLM: the longest max_model_len "
                "whose requests fit the KV pool. Contexts stop at each model's maximum. KV bytes / token: the ideal "
                "layout at batch 1 in the scenario's KV dtype.")
+    st.caption(f"Speed columns are estimates (kvcalc.speed), at the chosen batch and {SPEED_CONTEXT:,} tokens on "
+               "the chosen GPU: decode step = (weights read + every sequence's KV cache) / (memory bandwidth x "
+               f"{DEFAULT_BANDWIDTH_EFFICIENCY:g}); time to first token = (2 x active parameters x prompt + "
+               f"attention) FLOPs / (bf16 tensor rate x {DEFAULT_COMPUTE_EFFICIENCY:g}); efficiencies are medians "
+               "of published measurements; MoE under uniform routing; dequantization, GPU-to-GPU communication "
+               "and launch overheads are not modelled. Empty: the GPU's bandwidth or tensor rate is unknown.")
     st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv",
                        on_click="ignore",
                        key="dl_compare_csv")

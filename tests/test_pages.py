@@ -550,3 +550,8 @@ def test_compare_has_the_estimated_decode_speed_of_each_scenario():
     step = (W_LLAMA - 128_256 * 4096 * 2 + 4096 * 2 + 4096 * KV_LLAMA) / (3350e9 * DEFAULT_BANDWIDTH_EFFICIENCY)
     assert rows[0][compare.SPEED_COLUMN] == round(1 / step, 1)
     assert rows[1][compare.SPEED_COLUMN] > rows[0][compare.SPEED_COLUMN]
+    # time to first token: 2 x 8,030,261,248 x 4,096 + 32 layers x 2 x 32 heads x 256 x 4,096 x 4,097 / 2
+    # FLOPs over 989 TFLOP/s x the default 0.80 (compute bound on an H100)
+    from kvcalc.speed import DEFAULT_COMPUTE_EFFICIENCY
+    flops = 2 * 8_030_261_248 * 4096 + 32 * 2 * 32 * 256 * (4096 * 4097 // 2)
+    assert rows[0][compare.TTFT_COLUMN] == round(flops / (989e12 * DEFAULT_COMPUTE_EFFICIENCY) * 1e3, 1)
