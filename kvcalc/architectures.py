@@ -82,6 +82,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     assumed: list[str] = []
     layers, quirks = _decoder_layers(r, text_entry if known and text_entry else _UNKNOWN, known, assumed)
     warnings.extend(a if a.startswith("estimated: ") else f"estimated: {a}" for a in assumed)
+    moe_experts, moe_top_k = _moe_shape(dec)
     return ModelSpec(
         model_type=text_type or "unknown",
         dtype=dtype or "bfloat16",
@@ -90,6 +91,8 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         vocab_size=r.opt_int("vocab_size") or 0,
         num_attention_heads=r.opt_int("num_attention_heads") or 0,
         mlp_width=_mlp_width(dec),
+        moe_experts=moe_experts,
+        moe_top_k=moe_top_k,
         max_position_embeddings=r.opt_int("max_position_embeddings"),
         known_architecture=known,
         default_encoder_tokens=_vision_tokens(top) if any(l.kind == "cross" for l in layers) else None,
@@ -100,18 +103,33 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     )
 
 
+MOE_EXPERT_FIELDS = ("num_local_experts", "num_experts", "n_routed_experts")
+MOE_TOP_K_FIELDS = ("num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k")
+"""The spellings configs use for the routed-expert count and the experts each token picks."""
+
+
+def _positive_int(r: ConfigReader, *names: str) -> int | None:
+    """The first of ``names`` the config has, as a positive int (the widest of a per-layer list); else None."""
+    value = r.raw(*names, default=None) if r.has(*names) else None
+    if isinstance(value, list):
+        value = max((v for v in value if isinstance(v, int) and not isinstance(v, bool)), default=None)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _moe_shape(r: ConfigReader) -> tuple[int | None, int | None]:
+    """(routed experts, experts per token), both or neither."""
+    experts, topk = _positive_int(r, *MOE_EXPERT_FIELDS), _positive_int(r, *MOE_TOP_K_FIELDS)
+    return (experts, topk) if experts and topk else (None, None)
+
+
 def _mlp_width(r: ConfigReader) -> int | None:
     """Per-token MLP intermediate width: dense ``intermediate_size`` (the widest, for per-layer lists),
     or for MoE ``top_k x expert width + shared-expert width``. None when the config does not say."""
     def width(*names: str) -> int | None:
-        value = r.raw(*names, default=None) if r.has(*names) else None
-        if isinstance(value, list):
-            value = max((v for v in value if isinstance(v, int) and not isinstance(v, bool)), default=None)
-        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+        return _positive_int(r, *names)
 
     dense = width("intermediate_size")
-    topk = width("num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k")
-    experts = width("num_local_experts", "num_experts", "n_routed_experts")
+    experts, topk = _moe_shape(r)
     if not (topk and experts):
         return dense
     expert = width("moe_intermediate_size") or dense

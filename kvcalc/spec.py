@@ -105,6 +105,8 @@ class ModelSpec:
     vocab_size: int
     num_attention_heads: int
     mlp_width: int | None = None     # per-token MLP intermediate width (MoE: top-k x expert width + shared)
+    moe_experts: int | None = None   # routed experts per MoE layer (None: dense, or the config does not say)
+    moe_top_k: int | None = None     # routed experts each token picks
     is_encoder_decoder: bool = False
     default_encoder_tokens: int | None = None
     max_position_embeddings: int | None = None

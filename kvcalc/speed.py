@@ -34,7 +34,7 @@ and scheduling overheads, speculative decoding, communication between GPUs.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,8 +60,6 @@ rounded to 0.01, of the shares implied by the published prefill figures with not
 GB = 10**9
 TFLOP = 10**12
 
-_EXPERT_FIELDS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
-_TOPK_FIELDS = ("num_experts_per_tok", "moe_topk", "num_experts_per_token", "top_k")
 
 
 @dataclass(frozen=True)
@@ -96,17 +94,6 @@ class SpeedEstimate:
         from dataclasses import asdict
 
         return asdict(self)
-
-
-def _first_int(config: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
-    for scope in (config, config.get("text_config") if isinstance(config.get("text_config"), Mapping) else None):
-        if not scope:
-            continue
-        for name in names:
-            v = scope.get(name)
-            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-                return v
-    return None
 
 
 def expected_experts(num_experts: int, top_k: int, tokens: int) -> float:
@@ -193,7 +180,7 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
 def _touched(d: Deployment, batch: int) -> tuple[float, float | None]:
     """(share of the weights a step at ``batch`` reads, expected experts per MoE layer or None)."""
     params = d.weights.params
-    num_experts, top_k = _first_int(d.config, _EXPERT_FIELDS), _first_int(d.config, _TOPK_FIELDS)
+    num_experts, top_k = d.spec.moe_experts, d.spec.moe_top_k       # read once, by kvcalc.architectures
     if params.moe_experts and num_experts and top_k:
         experts = expected_experts(num_experts, top_k, batch)
         return 1.0 - params.moe_experts / params.total * (1.0 - experts / num_experts), experts
@@ -224,7 +211,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     _check_efficiency(bandwidth_efficiency, compute_efficiency)
     gpu = d.gpu
     params = d.weights.params
-    num_experts, top_k = _first_int(d.config, _EXPERT_FIELDS), _first_int(d.config, _TOPK_FIELDS)
+    num_experts, top_k = d.spec.moe_experts, d.spec.moe_top_k
     touched, experts = _touched(d, batch)
     assumptions = [f"efficiency: {bandwidth_efficiency:.0%} of the memory bandwidth, {compute_efficiency:.0%} of the "
                    "dense bf16 tensor rate (defaults from published measurements; kvcalc.speed_reference)"]
