@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from .deployment import Deployment
 from .layer_table import vllm_block_bytes
 from .limits import MAX_BATCH, check_count
-from .plan import overhead_bytes
-from .sweep import cache_bytes
+from .plan import busiest_stage_kv, overhead_bytes
 
 
 @dataclass(frozen=True)
@@ -43,4 +42,4 @@ def memory_curve(d: Deployment, batch: int, contexts: Sequence[int]) -> list[Cur
         return [CurvePoint(t, vp.weights_bytes, overhead, batch * blocks(min(t, vp.max_model_len)) * block,
                            vp.requested_bytes) for t in contexts]
     return [CurvePoint(t, d.weights_rank, overhead_bytes(d, batch, t),
-                       max(cache_bytes(c, batch, t) for c in d.stage_caches), d.gpu.memory_bytes) for t in contexts]
+                       busiest_stage_kv(d, batch, t), d.gpu.memory_bytes) for t in contexts]

@@ -102,8 +102,14 @@ def overhead_bytes(d: Deployment, batch: int, context: int) -> int:
     return act + (d.measured.non_torch_bytes or 0)
 
 
+def busiest_stage_kv(d: Deployment, batch: int, context: int) -> int:
+    """KV bytes on the busiest GPU under ``ideal`` / ``transformers``, from the compiled stage caches
+    (kvcalc.sweep): the fast twin of ``layer_bytes(d, ...).per_gpu_bytes`` the solvers and curves use."""
+    return max(cache_bytes(c, batch, context) for c in d.stage_caches)
+
+
 def _fits_direct(d: Deployment, batch: int, context: int) -> bool:
-    kv = max(cache_bytes(c, batch, context) for c in d.stage_caches)
+    kv = busiest_stage_kv(d, batch, context)
     return d.weights_rank + kv + overhead_bytes(d, batch, context) <= d.gpu.memory_bytes
 
 
@@ -179,8 +185,7 @@ def _plan_direct(d: Deployment, batch: int, context: int, warnings: list[str]) -
 
 def _kv_grows_faster(d: Deployment, batch: int, at: int) -> bool:
     """Whether the KV cache (not the activation peak) fills the GPU as context grows past ``at``."""
-    k0 = max(cache_bytes(c, batch, at) for c in d.stage_caches)
-    k1 = max(cache_bytes(c, batch, at + 1) for c in d.stage_caches)
+    k0, k1 = busiest_stage_kv(d, batch, at), busiest_stage_kv(d, batch, at + 1)
     return overhead_bytes(d, batch, at + 1) - overhead_bytes(d, batch, at) <= k1 - k0
 
 
