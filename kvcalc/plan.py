@@ -38,6 +38,7 @@ from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .solve import largest_true
 from .spec import ModelSpec
 from .sweep import cache_bytes
+from .vllm import VllmMemoryPlan
 
 
 @dataclass(frozen=True)
@@ -193,23 +194,22 @@ def _plan_vllm(d: Deployment, batch: int, context: int, warnings: list[str]) -> 
     vp = d.vllm_plan()
     max_model_len = vp.max_model_len
     blocks = d.request_blocks()
-    pool = vp.num_gpu_blocks if vp.available_kv_bytes > 0 else 0
+    pool = _pool_blocks(vp)
     per_req = blocks(min(context, max_model_len))
-    need = batch * per_req
-    fits = vp.fits and context <= max_model_len and need <= pool and batch <= vp.max_num_seqs
+    ok = fits(d, batch, context)
     table = layer_bytes(d, batch, context)
     max_context = largest_true(lambda t: batch * blocks(t) <= pool, max_model_len) \
         if pool and batch <= vp.max_num_seqs else None
     max_batch = min(pool // per_req, vp.max_num_seqs) if pool and context <= max_model_len else 0
     overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes
     kv_gpu = table.per_gpu_bytes
-    binding = vllm_binding(d, vp, batch, context, per_req, pool, fits, bool(max_context or max_batch), max_batch)
+    binding = vllm_binding(d, vp, batch, context, per_req, pool, ok, bool(max_context or max_batch), max_batch)
     common = _common(d, batch, context)
     common["weights_bytes"] = vp.weights_bytes       # on the GPU: less what --cpu-offload-gb keeps on the CPU
     return PlanResult(
         **common, kv_dtype=vp.kv_dtype, kv_bytes=kv_gpu, kv_bytes_total=table.all_gpus_bytes,
         overhead_bytes=overhead, budget_bytes=vp.requested_bytes, total_bytes=vp.weights_bytes + kv_gpu + overhead,
-        fits=fits, max_context=max_context, max_batch=max_batch or None, min_gpus=None, binding_constraint=binding,
+        fits=ok, max_context=max_context, max_batch=max_batch or None, min_gpus=None, binding_constraint=binding,
         kv_cache_tokens=vp.kv_cache_tokens, num_gpu_blocks=vp.num_gpu_blocks, max_concurrency=vp.max_concurrency,
         available_kv_bytes=vp.available_kv_bytes, formulas=vllm_formulas(d, vp), engine_lines=vp.log_lines(),
         warnings=tuple(warnings) + vp.notes)
@@ -234,6 +234,10 @@ def fits(d: Deployment, batch: int, context: int) -> bool:
     if d.runtime != "vllm":
         return context <= d.context_cap and _fits_direct(d, batch, context)
     vp = d.vllm_plan()
-    pool = vp.num_gpu_blocks if vp.available_kv_bytes > 0 else 0
     return (vp.fits and context <= vp.max_model_len and batch <= vp.max_num_seqs
-            and batch * d.request_blocks()(context) <= pool)
+            and batch * d.request_blocks()(context) <= _pool_blocks(vp))
+
+
+def _pool_blocks(vp: VllmMemoryPlan) -> int:
+    """Blocks vLLM's KV pool holds (0 when no memory is left for it)."""
+    return vp.num_gpu_blocks if vp.available_kv_bytes > 0 else 0
