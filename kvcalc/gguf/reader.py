@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from ..errors import InputError, UnsupportedError
+from .mixes import GgufWeights
 from .tensor import TensorInfo
 from .types import ggml_type
 
@@ -86,6 +87,21 @@ class GGUFHeader:
             if len(parts) > 2 and parts[0] == "blk" and parts[1].isdigit():
                 out[int(parts[1])] = out.get(int(parts[1]), 0) + t.nbytes
         return out
+
+    def as_weights(self) -> GgufWeights:
+        """The header's tensors as the weights a llama.cpp plan uses (exact bytes, per block)."""
+        blocks = self.layer_bytes()
+        n = self.arch_value("block_count")
+        n_layer = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else (max(blocks) + 1 if blocks else 0)
+        if blocks and max(blocks) >= n_layer:
+            raise InputError(f"GGUF tensor blk.{max(blocks)} is beyond block_count = {n_layer}")
+        inp = sum(t.nbytes for t in self.tensors if t.name == "token_embd.weight")
+        out = self.weight_bytes - sum(blocks.values()) - inp
+        ftype = self.metadata.get("general.file_type")
+        return GgufWeights(file_type=f"file_type {ftype}" if isinstance(ftype, int) else "from header",
+                           tensors=self.tensors, layer_bytes=tuple(blocks.get(i, 0) for i in range(n_layer)),
+                           input_bytes=inp, output_bytes=out, quality="exact",
+                           notes=("weights: exact tensor bytes from the GGUF header",))
 
     def geometry(self) -> dict[str, Any]:
         """The KV-cache geometry llama.cpp reads (``llama-model.cpp`` ``load_hparams``): block_count,
