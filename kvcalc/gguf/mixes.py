@@ -33,7 +33,7 @@ from ..config import ConfigReader
 from ..errors import ConfigError, UnsupportedError
 from ..spec import Quality
 from .tensor import TensorInfo
-from .types import GGMLType, ggml_type
+from .types import ggml_type
 
 # file type -> its default (base) tensor type (llama_ftype_get_default_type)
 FILE_TYPES: dict[str, str] = {
@@ -136,7 +136,8 @@ def source_tensors(config: Mapping[str, Any]) -> tuple[list[tuple[str, tuple[int
                 (b + "attn_k.weight", (hidden, kv * hd)), (b + "attn_v.weight", (hidden, kv * hd)),
                 (b + "attn_output.weight", (heads * hd, hidden))]
         if bias:
-            out += [(b + "attn_q.bias", (heads * hd,)), (b + "attn_k.bias", (kv * hd,)), (b + "attn_v.bias", (kv * hd,))]
+            out += [(b + "attn_q.bias", (heads * hd,)), (b + "attn_k.bias", (kv * hd,)),
+                    (b + "attn_v.bias", (kv * hd,))]
         if qk_norm:
             out += [(b + "attn_q_norm.weight", (hd,)), (b + "attn_k_norm.weight", (hd,))]
         if gemma:
@@ -306,13 +307,13 @@ def gguf_weights(config: Mapping[str, Any], file_type: str, *, imatrix: bool = F
         tensors.append(TensorInfo(name, dims, ggml_type(t)))
     layer = [0] * n_layer
     input_bytes = output_bytes = 0
-    for t in tensors:
-        if t.name.startswith("blk."):
-            layer[_layer_of(t.name)] += t.nbytes
-        elif t.name == "token_embd.weight":
-            input_bytes += t.nbytes
+    for info in tensors:
+        if info.name.startswith("blk."):
+            layer[_layer_of(info.name)] += info.nbytes
+        elif info.name == "token_embd.weight":
+            input_bytes += info.nbytes
         else:
-            output_bytes += t.nbytes
+            output_bytes += info.nbytes
     notes = ["tensor data only: the file's header and metadata (tokenizer) add a few MiB"]
     quality: Quality = "exact"
     if mt not in EXACT_TYPES:

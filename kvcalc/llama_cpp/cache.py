@@ -17,7 +17,8 @@ Sources (ggml-org/llama.cpp, read, not copied):
     for V (width ``n_embd_v_gqa_max`` when ``v_trans``), ``n_stream = unified ? 1 : n_seq_max``; the log
     line ``size = %7.2f MiB (%6u cells, %3d layers, %2u/%u seqs), K (%s): %7.2f MiB, V (%s): %7.2f MiB``
     (MiB = bytes / 2**20 as a float).
-``src/llama-kv-cache-iswa.cpp`` ``llama_kv_cache_iswa::llama_kv_cache_iswa`` (commit 2aef9767d982beb7ab61b3ae359366f627eb74dd)
+``src/llama-kv-cache-iswa.cpp`` ``llama_kv_cache_iswa::llama_kv_cache_iswa``
+(commit 2aef9767d982beb7ab61b3ae359366f627eb74dd)
     non-SWA cache of ``kv_size`` cells; SWA cache of
     ``GGML_PAD(min(kv_size, n_swa * (unified ? n_seq_max : 1) + n_ubatch), 256)`` cells, or ``kv_size``
     with ``--swa-full``. Since PR #21277 (2026-04) the SWA cache stays F16 when a quantized type is asked.
@@ -29,8 +30,8 @@ from dataclasses import dataclass
 
 from ..dtypes import ceil_div
 from ..errors import InputError, UnsupportedError
-from ..spec import AttentionCache, ModelSpec
 from ..gguf.types import GGMLType, ggml_type
+from ..spec import AttentionCache, ModelSpec
 from .options import CTX_PAD, LlamaCppOptions
 
 SWA_KEEPS_F16 = True
@@ -136,7 +137,8 @@ def _attention(spec: ModelSpec) -> list[tuple[int, AttentionCache]]:
             if a.source == "cross":
                 raise UnsupportedError("llama.cpp's cross-attention caches (encoder-decoder models) are not modelled")
             if a.latent_dim:
-                raise UnsupportedError("llama.cpp's MLA cache layout (DeepSeek) is not modelled for the llama_cpp runtime")
+                raise UnsupportedError("llama.cpp's MLA cache layout (DeepSeek) is not modelled "
+                                       "for the llama_cpp runtime")
             out.append((layer.index, a))
     return out
 
@@ -153,7 +155,8 @@ def kv_groups(spec: ModelSpec, options: LlamaCppOptions, cells: Cells) -> tuple[
     swa = [(i, a) for i, a in layers if a.window is not None]
     full = [(i, a) for i, a in layers if a.window is None]
 
-    def group(name: str, members: list[tuple[int, AttentionCache]], size: int, k: GGMLType, v: GGMLType) -> KVCacheGroup:
+    def group(name: str, members: list[tuple[int, AttentionCache]], size: int,
+              k: GGMLType, v: GGMLType) -> KVCacheGroup:
         rows = size * cells.n_stream
         out = [KVLayer(i, k.row_bytes(a.kv_heads * a.k_head_dim) * rows,
                        v.row_bytes(v_max if v_trans else a.kv_heads * a.v_head_dim) * rows) for i, a in members]
@@ -162,8 +165,9 @@ def kv_groups(spec: ModelSpec, options: LlamaCppOptions, cells: Cells) -> tuple[
     if not swa:
         return (group("kv", full, cells.n_ctx_seq, tk, tv),)
     n_swa = max(a.window or 0 for _, a in swa)
+    n_ubatch = min(options.n_ubatch, options.n_batch)
     size_swa = cells.n_ctx_seq if options.swa_full else pad(
-        min(cells.n_ctx_seq, n_swa * (cells.n_seq_max if cells.unified else 1) + min(options.n_ubatch, options.n_batch)))
+        min(cells.n_ctx_seq, n_swa * (cells.n_seq_max if cells.unified else 1) + n_ubatch))
     sk, sv = tk, tv
     if SWA_KEEPS_F16:
         f16 = ggml_type("F16")

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..spec import ModelSpec, Quality, combine_quality
 from ..gguf.mixes import GgufWeights
+from ..spec import ModelSpec, Quality, combine_quality
 from .cache import Cells, KVCacheGroup, RecurrentMemory, kv_groups, recurrent_memory, resolve_cells
 from .options import LlamaCppOptions
 
@@ -120,7 +120,8 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
     first_gpu = max(n_layer - g, 0)
     on_gpu = [i >= first_gpu and g > 0 for i in range(n_layer)]
     output_on_gpu = g > n_layer
-    w_gpu = sum(b for i, b in enumerate(weights.layer_bytes) if on_gpu[i]) + (weights.output_bytes if output_on_gpu else 0)
+    w_gpu = (sum(b for i, b in enumerate(weights.layer_bytes) if on_gpu[i])
+             + (weights.output_bytes if output_on_gpu else 0))
     w_host = weights.total_bytes - w_gpu
     kv_gpu = kv_host = 0
     for c in caches:
