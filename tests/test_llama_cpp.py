@@ -53,7 +53,8 @@ def test_kv_self_size_reproduces_the_log_to_the_mib(case_id: str) -> None:
     assert f"{cache.v_bytes / MiB:.2f}" == f"{v:.2f}"
     assert len(cache.layers) == case["pins"]["layers"]
     line = cache.log_line()                 # the current build prints the same numbers in its new format
-    assert f"size = {total:7.2f} MiB" in line and f"K ({case['options'].get('cache_type_k', 'f16')}): {k:7.2f} MiB" in line
+    k_type = case["options"].get("cache_type_k", "f16")
+    assert f"size = {total:7.2f} MiB" in line and f"K ({k_type}): {k:7.2f} MiB" in line
 
 
 def test_kv_split_over_two_gpus_is_whole_layers() -> None:
