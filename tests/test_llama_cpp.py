@@ -92,8 +92,12 @@ def test_n_ctx_is_shared_by_slots_and_padded_to_256() -> None:
     assert any("rounding down to 9216" in n for n in cells.notes)
     unified = resolve_cells(LlamaCppOptions(n_ctx=32768, n_parallel=10, kv_unified=True), 131072)
     assert (unified.n_ctx_seq, unified.n_stream) == (32768, 1)
-    bare = resolve_cells(LlamaCppOptions(n_ctx=8192), 131072)          # llama-server without -np: 4 unified
+    # tools/server/server.cpp: n_parallel == 1 && !kv_unified && no draft model -> 4 slots, unified
+    bare = resolve_cells(LlamaCppOptions(n_ctx=8192), 131072)
     assert (bare.n_seq_max, bare.n_stream, bare.n_ctx_seq) == (4, 1, 8192)
+    assert resolve_cells(parse_llama_command("llama-server -c 8192 -np 1").options, 131072).n_seq_max == 4
+    assert resolve_cells(parse_llama_command("llama-server -c 8192 -md d.gguf").options, 131072).n_seq_max == 1
+    assert resolve_cells(parse_llama_command("llama-cli -c 8192").options, 131072).n_seq_max == 1
 
 
 def test_non_unified_cache_bytes_follow_cells_times_streams() -> None:
@@ -108,12 +112,15 @@ def test_non_unified_cache_bytes_follow_cells_times_streams() -> None:
 
 def test_swa_cache_size_rule() -> None:
     """llama_kv_cache_iswa: SWA cells = PAD(min(n_ctx_seq, n_swa * n_seq (unified) + n_ubatch), 256);
-    gemma-3-27b (window 1024, 52 SWA + 10 full layers) at -c 32768 -np 1 -> 1536 cells; --swa-full -> all."""
+    gemma-3-27b (window 1024, 52 SWA + 10 full layers) at -c 32768: llama-cli (1 seq) -> PAD(1024 + 512) =
+    1536 cells; llama-server's 4 unified slots -> PAD(4 x 1024 + 512) = 4608; --swa-full -> all 32768."""
     spec = read_spec(load_config("google__gemma-3-27b-it.json"))
-    opts = LlamaCppOptions(n_ctx=32768, n_parallel=1)
+    opts = LlamaCppOptions(n_ctx=32768, program="llama-cli")
     base, swa = kv_groups(spec, opts, resolve_cells(opts, spec.max_position_embeddings))
     assert (base.cells, len(base.layers), swa.cells, len(swa.layers)) == (32768, 10, 1536, 52)
-    full = LlamaCppOptions(n_ctx=32768, n_parallel=1, swa_full=True)
+    server = LlamaCppOptions(n_ctx=32768)
+    assert kv_groups(spec, server, resolve_cells(server, spec.max_position_embeddings))[1].cells == 4608
+    full = LlamaCppOptions(n_ctx=32768, program="llama-cli", swa_full=True)
     _, swa_full = kv_groups(spec, full, resolve_cells(full, spec.max_position_embeddings))
     assert swa_full.cells == 32768
 

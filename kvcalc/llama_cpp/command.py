@@ -4,7 +4,8 @@ Flag names follow ggml-org/llama.cpp ``common/arg.cpp`` (``common_params_parser_
 ``-hf/--hf-repo repo[:quant]``, ``-c/--ctx-size``, ``-np/--parallel``, ``-kvu/--kv-unified``,
 ``-ctk/--cache-type-k``, ``-ctv/--cache-type-v``, ``-fa/--flash-attn [on|off|auto]`` (a bare ``-fa``
 is the older on switch), ``-ngl/--gpu-layers/--n-gpu-layers``, ``--swa-full``, ``-nkvo/--no-kv-offload``,
-``-b/--batch-size``, ``-ub/--ubatch-size``; ``--flag=value`` works too. Flags that do not change memory
+``-b/--batch-size``, ``-ub/--ubatch-size``, a draft model ``-md/--model-draft`` or ``-hfd`` (speculative
+decoding); ``--flag=value`` works too. Flags that do not change memory
 are skipped and listed in ``ignored``; the text is never executed.
 """
 from __future__ import annotations
@@ -28,6 +29,7 @@ _VALUE = {
 _SWITCH = {"--swa-full": ("swa_full", True), "-kvu": ("kv_unified", True), "--kv-unified": ("kv_unified", True),
            "--no-kv-unified": ("kv_unified", False), "-nkvo": ("kv_offload", False),
            "--no-kv-offload": ("kv_offload", False)}
+_DRAFT = {"-md", "--model-draft", "-hfd", "-hfrd", "--hf-repo-draft"}
 _INTS = {"n_ctx", "n_parallel", "n_gpu_layers", "n_batch", "n_ubatch"}
 _PROGRAMS = {"llama-server": "llama-server", "server": "llama-server", "llama-cli": "llama-cli",
              "main": "llama-cli", "llama-run": "llama-cli"}
@@ -77,6 +79,10 @@ def parse_llama_command(text: str) -> ParsedCommand:
             else:
                 fields["flash_attn"] = "on"
                 i += 1
+            continue
+        if flag in _DRAFT:
+            fields["speculative"] = True
+            i += 1 if eq else 2
             continue
         if flag in _SWITCH:
             name, value = _SWITCH[flag]

@@ -3,9 +3,11 @@
 Defaults follow ggml-org/llama.cpp ``common/common.h`` ``struct common_params`` (``n_ctx = 0``: the
 model's training context; ``n_batch = 2048``; ``n_ubatch = 512``; ``kv_unified = false``;
 ``swa_full = false``; cache types f16; ``flash_attn_type = auto``) and ``llama_model_default_params``
-(``n_gpu_layers = -1``: every layer). Without ``-np``, llama-server runs 4 slots sharing one unified
-cache (``tools/server/server.cpp``; a public log shows ``n_slots = 4, kv_unified = 'true'`` for a bare
-``llama-server`` and ``kv_unified = 'false'`` with ``--parallel 6``), llama-cli one sequence.
+(``n_gpu_layers = -1``: every layer; ``n_parallel = 1``). llama-server's ``main``
+(``tools/server/server.cpp``) turns one non-unified slot into four sharing a unified cache:
+``if (n_parallel == 1 && !kv_unified && !has_speculative()) { n_parallel = 4; kv_unified = true; }``
+("setting n_parallel = 4 and kv_unified = true (add -kvu to disable this)"), which is why a bare
+``llama-server`` log says ``4/1 seqs``; llama-cli keeps one sequence.
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ class LlamaCppOptions:
     means every layer (and the output layer) on the GPU."""
 
     n_ctx: int = 0                      # -c / --ctx-size: total cells, shared by the slots
-    n_parallel: int | None = None       # -np / --parallel: slots (sequences); None: not given
+    n_parallel: int = 1                 # -np / --parallel: slots (sequences)
     kv_unified: bool = False            # -kvu / --kv-unified: one stream for all slots
     cache_type_k: str = "f16"           # -ctk
     cache_type_v: str = "f16"           # -ctv
@@ -45,6 +47,7 @@ class LlamaCppOptions:
     n_gpu_layers: int = -1              # -ngl
     swa_full: bool = False              # --swa-full
     kv_offload: bool = True             # -nkvo / --no-kv-offload turns it off
+    speculative: bool = False           # a draft model (-md / -hfd): the server keeps its slots as given
     n_batch: int = DEFAULT_N_BATCH      # -b
     n_ubatch: int = DEFAULT_N_UBATCH    # -ub
     program: Program = "llama-server"
@@ -60,9 +63,8 @@ class LlamaCppOptions:
         if self.flash_attn not in ("on", "off", "auto"):
             raise InputError(f"-fa takes on, off or auto, not '{str(self.flash_attn)[:20]}'")
         check_count("n_ctx", self.n_ctx, 0, MAX_CONTEXT)
-        if self.n_parallel is not None:
-            check_count("n_parallel", self.n_parallel, 1, 1 << 20)
-        if self.n_parallel is not None and self.n_parallel > LLAMA_MAX_SEQ:
+        check_count("n_parallel", self.n_parallel, 1, 1 << 20)
+        if self.n_parallel > LLAMA_MAX_SEQ:
             raise InputError(f"n_seq_max must be <= {LLAMA_MAX_SEQ} (-np {self.n_parallel})")
         check_count("n_gpu_layers", self.n_gpu_layers, -1, 1 << 20)
         check_count("n_batch", self.n_batch, 1, MAX_CONTEXT)
@@ -70,11 +72,10 @@ class LlamaCppOptions:
 
     def slots(self) -> tuple[int, bool, str | None]:
         """(sequences, unified, note): llama-server's automatic 4 unified slots applied."""
-        if self.n_parallel is None:
-            if self.program == "llama-server":
-                return SERVER_AUTO_SLOTS, True, (f"llama-server without -np: {SERVER_AUTO_SLOTS} slots "
-                                                 "sharing one unified cache")
-            return 1, self.kv_unified, None
+        if (self.program == "llama-server" and self.n_parallel == 1 and not self.kv_unified
+                and not self.speculative):
+            return SERVER_AUTO_SLOTS, True, (f"llama-server: setting n_parallel = {SERVER_AUTO_SLOTS} and "
+                                             "kv_unified = true (add -kvu to disable this)")
         return self.n_parallel, self.kv_unified, None
 
     @property
