@@ -139,15 +139,20 @@ def test_quantized_v_needs_flash_attention() -> None:
 
 
 def test_partial_offload_splits_layers_and_output() -> None:
-    """load_tensors: layers il >= n_layer - ngl on the GPU; output only when ngl > n_layer; -ngl above
-    n_layer + 1 is clamped; token_embd stays on the host."""
+    """load_tensors: i_gpu_start = max(n_layer + 1 - ngl, 0) over n_layer + 1 slots (the output layer is
+    slot n_layer): -ngl 16 on 32 blocks puts the output layer and blocks 17..31 on the GPU; -ngl above
+    n_layer + 1 is clamped; token_embd stays on the host. A public b9993 / b10437 reading of the same
+    lines: 'the GPU gets the output layer first (any k >= 1), then the last k-1 blocks'."""
     config = load_config("meta-llama__Llama-3.1-8B.json")
     spec = read_spec(config)
     w = gguf_weights(config, "Q4_K_M")
     half = llama_cpp_plan(spec, LlamaCppOptions(n_ctx=4096, n_parallel=1, n_gpu_layers=16), w)
-    assert half.gpu_layers == 16 and not half.output_on_gpu
-    assert half.gpu.weights == sum(w.layer_bytes[16:])
-    assert half.gpu.kv == half.host.kv == half.kv_bytes // 2
+    assert half.gpu_layers == 15 and half.output_on_gpu
+    assert half.gpu.weights == sum(w.layer_bytes[17:]) + w.output_bytes
+    assert half.gpu.kv * 32 == half.kv_bytes * 15
+    assert half.log_lines(32)[0] == "load_tensors: offloaded 16/33 layers to GPU"
+    none = llama_cpp_plan(spec, LlamaCppOptions(n_ctx=4096, n_gpu_layers=0), w)
+    assert none.gpu.weights == 0 and none.gpu.kv == 0 and none.host.weights == w.total_bytes
     full = llama_cpp_plan(spec, LlamaCppOptions(n_ctx=4096, n_parallel=1, n_gpu_layers=999), w)
     assert full.output_on_gpu and full.gpu.weights == w.total_bytes - w.input_bytes
     assert any("at most n_layer + 1 = 33" in x for x in full.warnings)

@@ -2,10 +2,13 @@
 
 Entry point: :func:`llama_cpp_plan` (bytes; MiB = 2**20 in log lines).
 
-Offload (ggml-org/llama.cpp ``src/llama-model.cpp`` ``llama_model::load_tensors``): with ``n_gpu_layers
-= g`` the repeating layers ``il >= max(n_layer - g, 0)`` live on the GPU, the output layer (output_norm +
-output) only when ``g > n_layer``; at most ``n_layer + 1`` layers are offloaded ("offloaded X/Y layers
-to GPU", Y = n_layer + 1), a larger ``-ngl`` is clamped, ``-1`` means all. The input embedding
+Offload (ggml-org/llama.cpp ``src/llama-model.cpp`` ``llama_model::load_tensors``, current form):
+``i_gpu_start = max(n_layer + 1 - g, 0)`` with ``g = n_gpu_layers``; slot ``il`` (blocks 0..n_layer-1,
+then the output layer output_norm + output as slot n_layer) is on the GPU when ``il >= i_gpu_start``. So
+any ``g >= 1`` puts the output layer on the GPU first, then the last ``g - 1`` blocks; at most
+``n_layer + 1`` slots ("offloaded X/Y layers to GPU", Y = n_layer + 1), a larger ``-ngl`` is clamped,
+``-1`` is taken as all (newer builds' ``--fit`` may pick fewer to fit memory; not modelled). Older builds
+used ``max(n_layer - g, 0)`` (the output layer only when ``g > n_layer``). The input embedding
 (token_embd) stays in host memory. A layer's KV cells live on its layer's device unless ``-nkvo``
 (``llama_kv_cache``: ``offload ? model.dev_layer(il) : CPU``).
 
@@ -117,9 +120,9 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
     if g > n_layer + 1:
         warnings.append(f"-ngl {g}: llama.cpp offloads at most n_layer + 1 = {n_layer + 1} layers")
         g = n_layer + 1
-    first_gpu = max(n_layer - g, 0)
-    on_gpu = [i >= first_gpu and g > 0 for i in range(n_layer)]
-    output_on_gpu = g > n_layer
+    first_gpu = max(n_layer + 1 - g, 0)
+    on_gpu = [i >= first_gpu for i in range(n_layer)]
+    output_on_gpu = g >= 1
     w_gpu = (sum(b for i, b in enumerate(weights.layer_bytes) if on_gpu[i])
              + (weights.output_bytes if output_on_gpu else 0))
     w_host = weights.total_bytes - w_gpu
