@@ -13,6 +13,9 @@ read, not copied:
   Q4_K, ffn_down Q5_K below n/16 then Q4_K; Q2_K: attn_v Q4_K (n_gqa >= 4) else Q3_K, ffn_down and
   attn_output Q3_K; ...); the 70B special case (attn_v Q3_K / Q4_K -> Q5_K); 8-expert models
   (attn_v, attn_k -> Q8_0).
+* The counters ``i_attention_wv`` / ``i_ffn_down`` advance in the loader's tensor order, which
+  ``src/llama-model-loader.h`` ``weight_name_comparer`` sorts by block number (then name), so for a dense
+  model the counter is the block index.
 * ``tensor_type_fallback``: a tensor whose row length is not a multiple of the type's block falls back
   (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K / Q3_K -> Q4_0, IQ4_XS -> IQ4_NL), then to F16.
 
