@@ -65,10 +65,13 @@ def test_f16_size_matches_log() -> None:
     assert f"{w.bits_per_weight:.2f}" == f"{case['pins']['bpw']:.2f}"
 
 
-def test_q4_k_m_type_counts_match_loader_log() -> None:
-    """A Llama 3.2 3B Q4_K_M loader log: 58 f32, 168 q4_K, 29 q6_K (attn_v and ffn_down in the
-    use_more_bits layers, and the tied token_embd as the output tensor, go to Q6_K)."""
-    case = _weights_case("llama-3.2-3b-q4_k_m")
+@pytest.mark.parametrize("case_id", ["llama-3.2-3b-q4_k_m", "gemma-3-27b-iq3_m", "qwen2-7b-f16-types"])
+def test_type_counts_match_loader_log(case_id: str) -> None:
+    """Loader logs' '- type X: N tensors'. Llama 3.2 3B Q4_K_M: 58 f32, 168 q4_K, 29 q6_K (attn_v and
+    ffn_down in the use_more_bits layers, and the tied token_embd as the output tensor, go to Q6_K).
+    gemma-3-27b IQ3_M: attn_v, attn_output and the first n/8 ffn_down go to Q4_K, the tied embedding to
+    Q6_K, 6 norms per block + output_norm stay F32. Qwen2 F16: biases and norms F32."""
+    case = _weights_case(case_id)
     w = gguf_weights(load_config(case["config"]), case["file_type"])
     assert w.type_counts() == case["pins"]["type_counts"]
 

@@ -32,8 +32,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..architectures import read_spec
 from ..config import ConfigReader
 from ..errors import ConfigError, UnsupportedError
+from ..params import count_params
 from ..spec import Quality
 from .tensor import TensorInfo
 from .types import ggml_type
@@ -44,11 +46,11 @@ FILE_TYPES: dict[str, str] = {
     "Q4_0": "Q4_0", "Q4_1": "Q4_1", "Q5_0": "Q5_0", "Q5_1": "Q5_1", "Q8_0": "Q8_0",
     "Q2_K": "Q2_K", "Q3_K_S": "Q3_K", "Q3_K_M": "Q3_K", "Q3_K_L": "Q3_K",
     "Q4_K_S": "Q4_K", "Q4_K_M": "Q4_K", "Q5_K_S": "Q5_K", "Q5_K_M": "Q5_K", "Q6_K": "Q6_K",
-    "IQ4_NL": "IQ4_NL", "IQ4_XS": "IQ4_XS",
+    "IQ3_S": "IQ3_S", "IQ3_M": "IQ3_S", "IQ4_NL": "IQ4_NL", "IQ4_XS": "IQ4_XS",
 }
-"""The file types modelled; the IQ1 / IQ2 / IQ3 mixes need an importance matrix and are refused."""
+"""The file types modelled; IQ1 / IQ2 / IQ3_XXS / IQ3_XS mixes (imatrix-dependent rules) are refused."""
 
-EXACT_TYPES = frozenset({"llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral"})
+EXACT_TYPES = frozenset({"llama", "mistral", "qwen2", "qwen3", "qwen3_moe", "mixtral", "gemma3", "gemma3_text"})
 """Model types whose GGUF tensor list kvcalc rebuilds tensor for tensor."""
 
 _FALLBACK = {"IQ4_XS": "IQ4_NL", "Q2_K": "Q4_0", "Q3_K": "Q4_0", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
@@ -108,41 +110,53 @@ def _text(config: Mapping[str, Any]) -> ConfigReader:
     return sub or top
 
 
+def _tied(config: Mapping[str, Any]) -> bool:
+    """Whether the LM head is the input embedding (kvcalc.params' reading of tie_word_embeddings and the
+    model type's default); the config's own field when kvcalc cannot count the model."""
+    try:
+        return count_params(config).tied_embeddings
+    except UnsupportedError:
+        return bool(config.get("tie_word_embeddings", False))
+
+
 def source_tensors(config: Mapping[str, Any]) -> tuple[list[tuple[str, tuple[int, ...]]], str, int, int, int]:
     """The tensors of a converted (F16) GGUF for a llama-like decoder: (name, dims) in llama.cpp's
-    tensor order, with the model type, layer count, n_gqa and expert count."""
+    tensor order, with the model type, layer count, n_gqa and expert count. Geometry comes from the
+    per-layer spec (kvcalc.architectures, class defaults applied), widths of routed experts from the config."""
+    spec = read_spec(config)
     r = _text(config)
     mt = str(config.get("model_type") or "")
-    sub_mt = str(r.data.get("model_type") or mt)
-    hidden = r.get_int("hidden_size")
-    n_layer = r.get_int("num_hidden_layers")
-    heads = r.get_int("num_attention_heads")
-    kv = r.get_int("num_key_value_heads", default=heads)
-    hd = r.get_int("head_dim", default=hidden // heads)
-    vocab = r.get_int("vocab_size")
-    experts = r.opt_int("num_local_experts", "num_experts") or 0
-    inter = r.get_int("intermediate_size")
-    moe_inter = r.opt_int("moe_intermediate_size") or inter
-    tied = bool(r.data.get("tie_word_embeddings", config.get("tie_word_embeddings", False)))
+    sub_mt = spec.model_type
+    hidden, vocab, n_layer = spec.hidden_size, spec.vocab_size, spec.num_layers
+    experts = spec.moe_experts or 0
+    inter = spec.mlp_width or 4 * hidden
+    moe_inter = r.opt_int("moe_intermediate_size", "intermediate_size") or inter
     qk_norm = sub_mt.startswith("qwen3") or sub_mt.startswith("gemma3")
     bias = sub_mt.startswith("qwen2") and bool(r.data.get("attention_bias", True))
     gemma = sub_mt.startswith("gemma")
     rope = r.data.get("rope_scaling")
+    first = next((a for layer in spec.layers for a in layer.attention), None)
+    if first is None:
+        raise UnsupportedError("a GGUF tensor list needs attention layers; this model has none kvcalc can list")
+    hd = first.k_head_dim
     out: list[tuple[str, tuple[int, ...]]] = [("token_embd.weight", (hidden, vocab)), ("output_norm.weight", (hidden,))]
-    if not tied:
+    if not _tied(config):
         out.append(("output.weight", (hidden, vocab)))
     if isinstance(rope, Mapping) and rope.get("rope_type") == "llama3":
         out.append(("rope_freqs.weight", (hd // 2,)))
-    for i in range(n_layer):
+    for layer in spec.layers:
+        i = layer.index
+        a = layer.attention[0] if layer.attention else first
+        heads, kv, kd, vd = a.query_heads, a.kv_heads, a.k_head_dim, a.v_head_dim
         b = f"blk.{i}."
-        out += [(b + "attn_norm.weight", (hidden,)), (b + "attn_q.weight", (hidden, heads * hd)),
-                (b + "attn_k.weight", (hidden, kv * hd)), (b + "attn_v.weight", (hidden, kv * hd)),
-                (b + "attn_output.weight", (heads * hd, hidden))]
+        out += [(b + "attn_norm.weight", (hidden,)), (b + "attn_q.weight", (hidden, heads * kd)),
+                (b + "attn_k.weight", (hidden, kv * kd)), (b + "attn_v.weight", (hidden, kv * vd)),
+                (b + "attn_output.weight", (heads * vd, hidden))]
         if bias:
-            out += [(b + "attn_q.bias", (heads * hd,)), (b + "attn_k.bias", (kv * hd,)),
-                    (b + "attn_v.bias", (kv * hd,))]
+            out += [(b + "attn_q.bias", (heads * kd,)), (b + "attn_k.bias", (kv * kd,)),
+                    (b + "attn_v.bias", (kv * vd,))]
         if qk_norm:
-            out += [(b + "attn_q_norm.weight", (hd,)), (b + "attn_k_norm.weight", (hd,))]
+            out += [(b + "attn_q_norm.weight", (kd,)), (b + "attn_k_norm.weight", (kd,))]
         if gemma:
             out += [(b + "post_attention_norm.weight", (hidden,)), (b + "post_ffw_norm.weight", (hidden,))]
         out.append((b + "ffn_norm.weight", (hidden,)))
@@ -154,7 +168,7 @@ def source_tensors(config: Mapping[str, Any]) -> tuple[list[tuple[str, tuple[int
         else:
             out += [(b + "ffn_gate.weight", (hidden, inter)), (b + "ffn_up.weight", (hidden, inter)),
                     (b + "ffn_down.weight", (inter, hidden))]
-    return out, mt, n_layer, max(1, heads // max(1, kv)), experts
+    return out, mt, n_layer, max(1, first.query_heads // max(1, first.kv_heads)), experts
 
 
 def _allows_quantization(name: str, dims: tuple[int, ...]) -> bool:
@@ -217,6 +231,10 @@ def _pick(qs: _State, ftype: str, default: str, name: str, cols: int) -> str:
             t = "Q5_K" if i < 2 else "Q4_K"
         elif ftype == "Q3_K_L":
             t = "Q5_K"
+        elif ftype == "IQ3_S" and qs.n_gqa >= 4:
+            t = "Q4_K"
+        elif ftype == "IQ3_M":
+            t = "Q4_K"
         elif ftype in ("IQ4_NL", "IQ4_XS") and qs.n_gqa >= 4:
             t = "Q5_K"
         elif ftype in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n):
@@ -238,6 +256,8 @@ def _pick(qs: _State, ftype: str, default: str, name: str, cols: int) -> str:
             t = "Q3_K"
         elif ftype == "Q3_K_M":
             t = "Q5_K" if i < n // 16 else "Q4_K"
+        elif ftype == "IQ3_M" and (i < n // 8 or (qs.n_expert == 8 and _use_more_bits(i, n))):
+            t = "Q4_K"
         elif ftype == "Q3_K_L":
             t = "Q5_K"
         elif ftype == "Q4_K_M":
@@ -255,7 +275,7 @@ def _pick(qs: _State, ftype: str, default: str, name: str, cols: int) -> str:
         return t
     if cat == "attn_output":
         if qs.n_expert == 8:
-            if ftype in ("Q2_K", "Q3_K_S", "Q3_K_M", "IQ4_NL", "Q4_K_S", "Q4_K_M", "IQ4_XS"):
+            if ftype in ("Q2_K", "Q3_K_S", "Q3_K_M", "IQ4_NL", "Q4_K_S", "Q4_K_M", "IQ3_S", "IQ3_M", "IQ4_XS"):
                 t = "Q5_K"
         elif ftype == "Q2_K":
             t = "Q3_K"
@@ -263,9 +283,11 @@ def _pick(qs: _State, ftype: str, default: str, name: str, cols: int) -> str:
             t = "Q4_K"
         elif ftype == "Q3_K_L":
             t = "Q5_K"
+        elif ftype == "IQ3_M":
+            t = "Q4_K"
         return t
     if cat == "qkv":
-        if ftype in ("Q3_K_M", "Q3_K_L"):
+        if ftype in ("Q3_K_M", "Q3_K_L", "IQ3_M"):
             t = "Q4_K"
         elif ftype == "Q4_K_M":
             t = "Q5_K"
