@@ -100,6 +100,15 @@ def test_n_ctx_is_shared_by_slots_and_padded_to_256() -> None:
     assert resolve_cells(parse_llama_command("llama-cli -c 8192").options, 131072).n_seq_max == 1
 
 
+def test_cell_rounding_matches_measured_allocations() -> None:
+    """unslothai/unsloth#7530 (a maintainer measured a live llama-server, build 10107): 'ctx 1024 with
+    3 slots allocates 1536 cells ..., but 4 slots allocates 1024 cells' (separate, non-unified slots)."""
+    three = resolve_cells(parse_llama_command("llama-server -c 1024 -np 3").options, 32768)
+    assert (three.n_ctx, three.n_ctx_seq, three.n_stream) == (1536, 512, 3)
+    four = resolve_cells(parse_llama_command("llama-server -c 1024 -np 4").options, 32768)
+    assert (four.n_ctx, four.n_ctx_seq, four.n_stream) == (1024, 256, 4)
+
+
 def test_non_unified_cache_bytes_follow_cells_times_streams() -> None:
     """llama_kv_cache allocates K as [n_embd_k_gqa, kv_size, n_stream]: the 33280-cell run above needs
     33280 x 512 KiB for a 32-layer, 4096-wide f16 model (logged: 'allocating 16640.00 MiB')."""
