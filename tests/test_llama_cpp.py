@@ -11,7 +11,7 @@ import pytest
 from kvcalc import read_spec
 from kvcalc.errors import InputError, UnsupportedError
 from kvcalc.gguf.mixes import gguf_weights
-from kvcalc.llama_cpp import LlamaCppOptions, llama_cpp_plan
+from kvcalc.llama_cpp import LlamaCppOptions, llama_cpp_plan, plan_from_config
 from kvcalc.llama_cpp.cache import kv_groups, resolve_cells
 from kvcalc.llama_cpp.command import parse_llama_command
 from tests.paths import load_config
@@ -194,3 +194,17 @@ def test_command_line_flags() -> None:
         parse_llama_command("llama-server -m")
     with pytest.raises(InputError, match="Unsupported cache type"):
         parse_llama_command("llama-server -ctk q3_k")
+
+
+def test_plan_from_a_command_line_and_config() -> None:
+    """The -hf tail names the file type; the plan's weights are that mix, GPU = all but token_embd."""
+    config = load_config("meta-llama__Llama-3.1-8B.json")
+    opts = parse_llama_command("llama-server -hf bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M -c 8192").options
+    plan = plan_from_config(config, opts, gpu_bytes=24 * 2**30)
+    w = gguf_weights(config, "Q4_K_M")
+    assert plan.gpu.weights == w.total_bytes - w.input_bytes and plan.fits is True
+    assert plan.caches[0].cells == 8192 and plan.caches[0].n_seq_max == 4      # the server's 4 unified slots
+    with pytest.raises(UnsupportedError, match="which GGUF file"):
+        plan_from_config(config, LlamaCppOptions(n_ctx=8192))
+    with pytest.raises(UnsupportedError, match="not modelled"):
+        plan_from_config(config, LlamaCppOptions(n_ctx=8192), "UD-Q4_K_XL")

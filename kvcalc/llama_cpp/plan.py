@@ -1,6 +1,7 @@
 """llama.cpp's memory on one GPU and the host: weights split by ``-ngl``, KV cache, compute buffer.
 
-Entry point: :func:`llama_cpp_plan` (bytes; MiB = 2**20 in log lines).
+Entry points: :func:`llama_cpp_plan` (a spec and weights) and :func:`plan_from_config` (a config.json and
+a file type or header); bytes, MiB = 2**20 in log lines.
 
 Offload (ggml-org/llama.cpp ``src/llama-model.cpp`` ``llama_model::load_tensors``, current form):
 ``i_gpu_start = max(n_layer + 1 - g, 0)`` with ``g = n_gpu_layers``; slot ``il`` (blocks 0..n_layer-1,
@@ -18,10 +19,14 @@ Flash Attention the f32 attention scores ``4 * n_head * n_ubatch * n_ctx_seq``.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from ..errors import InputError
-from ..gguf.mixes import GgufWeights
+from ..architectures import read_spec
+from ..errors import InputError, UnsupportedError
+from ..gguf.mixes import GgufWeights, gguf_weights
+from ..gguf.reader import GGUFHeader
 from ..spec import ModelSpec, Quality, combine_quality
 from .cache import Cells, KVCacheGroup, RecurrentMemory, kv_groups, recurrent_memory, resolve_cells
 from .options import LlamaCppOptions
@@ -150,3 +155,21 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
                         host=DeviceBytes(w_host, kv_host, rec_bytes - rec_gpu, 0 if g > 0 else compute),
                         gpu_bytes=gpu_bytes, kv_quality=kv_quality, weights_quality=weights.quality,
                         warnings=tuple(warnings), assumptions=tuple(assumptions))
+
+
+def plan_from_config(config: Mapping[str, Any], options: LlamaCppOptions,
+                     weights: "str | GGUFHeader | GgufWeights | None" = None,
+                     gpu_bytes: int | None = None) -> LlamaCppPlan:
+    """:func:`llama_cpp_plan` from a config.json: ``weights`` is a GGUF file type (``"Q4_K_M"``), a
+    parsed header (exact bytes), ready GgufWeights, or None for the ``-hf repo:QUANT`` tail of the
+    command line (UnsupportedError when neither says which file)."""
+    spec = read_spec(config)
+    if weights is None:
+        if not options.hf_quant:
+            raise UnsupportedError("which GGUF file? give a file type (Q4_K_M, Q8_0, ...) or the file's header")
+        weights = options.hf_quant
+    if isinstance(weights, str):
+        weights = gguf_weights(config, weights)
+    elif isinstance(weights, GGUFHeader):
+        weights = weights.as_weights()
+    return llama_cpp_plan(spec, options, weights, gpu_bytes)
