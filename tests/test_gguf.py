@@ -164,6 +164,14 @@ def test_reader_refuses_malformed_headers(blob: bytes, message: str) -> None:
         read_gguf_header(blob)
 
 
+def test_reader_checks_tensor_bounds_against_the_file_size() -> None:
+    h = read_gguf_header(_tiny())
+    end = h.data_offset + 38112 + 100 * 8 * 34            # the last tensor's offset + bytes
+    assert read_gguf_header(_tiny(), file_size=end).weight_bytes == h.weight_bytes
+    with pytest.raises(InputError, match="not within the file bounds"):
+        read_gguf_header(_tiny(), file_size=end - 1)
+
+
 def test_reader_caps_header_size_and_versions() -> None:
     with pytest.raises(InputError, match="larger than"):
         read_gguf_header(_tiny(), max_bytes=100)

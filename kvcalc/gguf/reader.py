@@ -182,10 +182,12 @@ def _value(c: _Cursor, vtype: int, what: str, depth: int = 0) -> Any:
 
 
 def read_gguf_header(source: "bytes | bytearray | memoryview | BinaryIO", *,
-                     max_bytes: int = MAX_HEADER_BYTES) -> GGUFHeader:
+                     max_bytes: int = MAX_HEADER_BYTES, file_size: int | None = None) -> GGUFHeader:
     """Parse the header and tensor-info table of a .gguf file (bytes, a prefix of them, or a binary
-    file object); the tensor data is never read. Raises InputError on anything malformed or truncated,
-    UnsupportedError for a ggml type kvcalc does not know."""
+    file object); the tensor data is never read. With ``file_size`` (bytes of the whole file) every
+    tensor must lie inside it, as llama.cpp's loader checks ("tensor data is not within the file
+    bounds"). Raises InputError on anything malformed or truncated, UnsupportedError for a ggml type
+    kvcalc does not know."""
     c = _Cursor(source, max_bytes)
     if c.read(4, "magic") != MAGIC:
         raise InputError("not a GGUF file (the first 4 bytes are not 'GGUF')")
@@ -229,5 +231,10 @@ def read_gguf_header(source: "bytes | bytearray | memoryview | BinaryIO", *,
         tensors.append(TensorInfo(name, dims, gtype, offset))
     header_bytes = c.pos
     data_offset = -(-header_bytes // alignment) * alignment
+    if file_size is not None:
+        for t in tensors:
+            if data_offset + t.offset + t.nbytes > file_size:
+                raise InputError(f"GGUF tensor '{t.name[:80]}' data is not within the file bounds "
+                                 f"({file_size:,} bytes): the file is truncated or corrupted")
     return GGUFHeader(version=version, metadata=meta, tensors=tuple(tensors), alignment=alignment,
                       data_offset=data_offset, header_bytes=header_bytes)
