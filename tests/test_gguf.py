@@ -47,9 +47,12 @@ def test_unknown_types_are_refused() -> None:
         ggml_type("Q4_K").row_bytes(100)   # not whole 256-value blocks
 
 
-def test_q4_0_size_matches_ollama_log() -> None:
-    """ollama#6279: Llama 3.1 70B Q4_0: 'model params = 70.55 B', 'model size = 37.22 GiB (4.53 BPW)'."""
-    case = _weights_case("llama-3.1-70b-q4_0")
+@pytest.mark.parametrize("case_id", ["llama-3.1-70b-q4_0", "llama-3.3-70b-q3_k_m"])
+def test_file_size_matches_ollama_log(case_id: str) -> None:
+    """ollama#6279: Llama 3.1 70B Q4_0 'model size = 37.22 GiB (4.53 BPW)'; ollama#10553: Llama 3.3 70B
+    Q3_K_M 'file size = 31.91 GiB (3.88 BPW)' (the 70B attn_v rule and Q3_K_M's ffn_down / attn_output
+    rules); both 'model params = 70.55 B'."""
+    case = _weights_case(case_id)
     w = gguf_weights(load_config(case["config"]), case["file_type"])
     assert f"{sum(t.elements for t in w.tensors) / 1e9:.2f}" == f"{case['pins']['params_b']:.2f}"
     assert f"{w.total_bytes / 2**30:.2f}" == f"{case['pins']['size_gib']:.2f}"
@@ -65,7 +68,8 @@ def test_f16_size_matches_log() -> None:
     assert f"{w.bits_per_weight:.2f}" == f"{case['pins']['bpw']:.2f}"
 
 
-@pytest.mark.parametrize("case_id", ["llama-3.2-3b-q4_k_m", "gemma-3-27b-iq3_m", "qwen2-7b-f16-types"])
+@pytest.mark.parametrize("case_id", ["llama-3.2-3b-q4_k_m", "gemma-3-27b-iq3_m", "qwen2-7b-f16-types",
+                                     "llama-3.3-70b-q3_k_m"])
 def test_type_counts_match_loader_log(case_id: str) -> None:
     """Loader logs' '- type X: N tensors'. Llama 3.2 3B Q4_K_M: 58 f32, 168 q4_K, 29 q6_K (attn_v and
     ffn_down in the use_more_bits layers, and the tied token_embd as the output tensor, go to Q6_K).
