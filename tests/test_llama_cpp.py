@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from kvcalc import read_spec
+from kvcalc import AttentionCache, LayerSpec, ModelSpec, read_spec
 from kvcalc.errors import InputError, UnsupportedError
-from kvcalc.gguf.mixes import gguf_weights
+from kvcalc.gguf.mixes import GgufWeights, gguf_weights
 from kvcalc.llama_cpp import LlamaCppOptions, llama_cpp_plan, plan_from_config
 from kvcalc.llama_cpp.cache import kv_groups, resolve_cells
 from kvcalc.llama_cpp.command import parse_llama_command
@@ -208,3 +208,29 @@ def test_plan_from_a_command_line_and_config() -> None:
         plan_from_config(config, LlamaCppOptions(n_ctx=8192))
     with pytest.raises(UnsupportedError, match="not modelled"):
         plan_from_config(config, LlamaCppOptions(n_ctx=8192), "UD-Q4_K_XL")
+
+
+def test_log_line_format_matches_a_current_build() -> None:
+    """ggml-org/llama.cpp#21730 (a 2026 build) prints 'llama_kv_cache: size = 2048.00 MiB (131072 cells,
+    4 layers,  1/1 seqs), K (f16): 1024.00 MiB, V (f16): 1024.00 MiB' (spacing as asserted below) and
+    'llama_kv_cache_iswa: creating     SWA KV cache, size = 1024 cells'. 1024 MiB of f16 K over 4 layers
+    x 131072 cells is 1024 values per cell per layer (hand arithmetic); a spec with that geometry must print
+    the same characters."""
+    full = AttentionCache(kv_heads=2, k_head_dim=512, v_head_dim=512, query_heads=8)
+    spec = ModelSpec(model_type="test", dtype="bfloat16", hidden_size=2048, vocab_size=1000, num_attention_heads=8,
+                     layers=tuple(LayerSpec(i, "full", (full,)) for i in range(4)), max_position_embeddings=131072)
+    opts = LlamaCppOptions(n_ctx=131072, program="llama-cli")
+    (cache,) = kv_groups(spec, opts, resolve_cells(opts, 131072))
+    assert cache.log_line() == ("llama_kv_cache: size = 2048.00 MiB (131072 cells,   4 layers,  1/1 seqs), "
+                                "K (f16): 1024.00 MiB, V (f16): 1024.00 MiB")
+    swa = AttentionCache(kv_heads=2, k_head_dim=256, v_head_dim=256, query_heads=8, window=512)
+    spec2 = ModelSpec(model_type="test", dtype="bfloat16", hidden_size=2048, vocab_size=1000, num_attention_heads=8,
+                      layers=(LayerSpec(0, "sliding", (swa,)), LayerSpec(1, "full", (full,))),
+                      max_position_embeddings=131072)
+    plan = llama_cpp_plan(spec2, opts, _no_weights(2))
+    assert "llama_kv_cache_iswa: creating     SWA KV cache, size = 1024 cells" in plan.log_lines(2)
+
+
+def _no_weights(n_layer: int) -> GgufWeights:
+    """Weights of zero bytes (the KV lines do not depend on them)."""
+    return GgufWeights("test", (), (0,) * n_layer, 0, 0, "exact")
