@@ -50,6 +50,8 @@ DEFAULT_GPU = "h100-sxm"
 MAX_BLOCK_SIZE = 1 << 16
 MAX_KV_CACHE_MEMORY = 1 << 50
 MAX_OVERRIDE_GIB = float(1 << 20)
+NO_SGLANG = SglangOptions()
+NO_TRTLLM = TrtllmOptions()
 FEWEST_GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 """GPU counts ``fewest_gpus`` tries, in order (powers of two, as tensor-parallel sizes are)."""
 
@@ -197,12 +199,17 @@ class Deployment:
                                                self.spec.mlp_width or 4 * self.spec.hidden_size,
                                                self.model_dtype.bits // 8, self.tp)
                 notes.append(f"activation peak estimated as one forward pass of max_num_tokens {tokens:,} tokens "
-                             f"({act / GiB:.2f} GiB; TensorRT-LLM profiles it): give activation_gib to use a measured one")
+                             f"({act / GiB:.2f} GiB; TensorRT-LLM profiles it): give activation_gib to use a "
+                             "measured one")
             runtime = m.non_torch_bytes
             if runtime is None:
                 runtime = DEFAULT_RUNTIME_RESERVED_BYTES
                 notes.append(f"assumed {runtime / GiB:.2f} GiB of CUDA context and runtime buffers (memory.md's H100 "
                              "log): give non_torch_gib to use a measured figure")
+            model_max = self.spec.max_position_embeddings
+            if o.max_seq_len and model_max and o.max_seq_len > model_max:
+                notes.append(f"max_seq_len {o.max_seq_len:,} exceeds the config's max_position_embeddings "
+                             f"{model_max:,}: quality past the trained length is not assured")
             ep = trtllm_memory_plan(max(stage_cell_bytes(stages, self.kv)), total_gpu_bytes=self.gpu.memory_bytes,
                                     weights_bytes=self.weights_rank, activation_bytes=act, runtime_bytes=runtime,
                                     options=o, max_seq_len=self.context_cap, notes=tuple(notes))
@@ -415,8 +422,8 @@ def _check_engine_options(rt: Runtime, spec: ModelSpec, sg: SglangOptions, tr: T
 def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GPU, gpus: int, tp_in: int | None,
            pp_in: int | None, dtype: str | None, kv_dtype: str | None, computed: WeightBytes,
            max_model_len: int | None, options: VllmOptions, measured: MeasuredOverrides,
-           checkpoint_bytes: int | None, sg: SglangOptions = SglangOptions(),
-           tr: TrtllmOptions = TrtllmOptions()) -> Deployment:
+           checkpoint_bytes: int | None, sg: SglangOptions = NO_SGLANG,
+           tr: TrtllmOptions = NO_TRTLLM) -> Deployment:
     """The part of :func:`deploy` that depends on the GPU count (shared with ``with_gpus``)."""
     tp, pp = resolve_parallel(runtime, gpus, tp_in, pp_in)
     check_parallel(spec, tp, pp)

@@ -37,8 +37,8 @@ from typing import Any
 
 from .activations import forward_activation_bytes, generate_logits_bytes
 from .deployment import FEWEST_GPU_COUNTS, Deployment, deploy
-from .errors import InputError
 from .engine import EngineMemoryPlan
+from .errors import InputError
 from .explain import direct_binding, direct_formulas, engine_binding, growth_binding, vllm_binding, vllm_formulas
 from .layer_table import layer_bytes
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
