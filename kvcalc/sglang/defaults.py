@@ -79,8 +79,8 @@ def default_mem_fraction_static(total_gpu_bytes: int, tp_size: int = 1, pp_size:
 def default_max_running_requests(max_total_num_tokens: int, context_len: int) -> int:
     """Requests the scheduler runs at once when ``--max-running-requests`` is not given.
 
-    ``max_num_reqs = min(max(int(max_total_num_tokens / context_len x 512), 2048), 4096)`` and the
-    request pool holds one more slot (``ReqToTokenPool(size=max_num_reqs + 1)``, model_runner.py
-    ``init_memory_pool``); the v0.4.3 QwQ-32B log prints ``max_running_requests=2049``.
+    ``min(max(int(max_total_num_tokens / context_len x 512), 2048), 4096)`` (``max_num_reqs``,
+    model_runner.py ``init_memory_pool`` / ``resolve_max_num_reqs``): the v0.5 logs print 2048 and
+    4096 (tests/test_engine_logs.py). v0.4.3 printed one more (2049: its request pool had a padding slot).
     """
-    return min(max(int(max_total_num_tokens / context_len * 512), 2048), 4096) + 1
+    return min(max(int(max_total_num_tokens / context_len * 512), 2048), 4096)
