@@ -382,6 +382,14 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
                   weights, max_model_len, options, measured, checkpoint_bytes, sg, tr)
 
 
+_VLLM_EQUIVALENTS: dict[str, dict[str, str]] = {
+    "sglang": {"max_model_len": "context_length", "block_size": "page_size", "max_num_seqs": "max_running_requests",
+               "gpu_memory_utilization": "mem_fraction_static"},
+    "tensorrt_llm": {"max_model_len": "max_seq_len", "block_size": "tokens_per_block", "max_num_seqs": "max_batch_size",
+                     "max_num_batched_tokens": "max_num_tokens", "gpu_memory_utilization": "free_gpu_memory_fraction"},
+}
+"""Each engine's name for a vLLM option (an engine without one refuses it: 'has no such option')."""
+
 _SGLANG_KV = ("bfloat16", "float16", "fp8_e4m3", "fp8_e5m2")
 _TRTLLM_KV = ("bfloat16", "float16", "fp8_e4m3")
 
@@ -401,18 +409,19 @@ def _check_engine_options(rt: Runtime, spec: ModelSpec, sg: SglangOptions, tr: T
     if rt not in ENGINE_RUNTIMES:
         return
     label = ENGINE_LABELS[rt]
-    names = {"sglang": ("context_length", "page_size", "mem_fraction_static", "max_running_requests"),
-             "tensorrt_llm": ("max_seq_len", "tokens_per_block", "free_gpu_memory_fraction", "max_batch_size")}[rt]
-    for given, vllm_name, theirs in ((max_model_len, "max_model_len", names[0]), (block_size, "block_size", names[1]),
-                                     (max_num_seqs, "max_num_seqs", names[3]),
-                                     (max_num_batched_tokens, "max_num_batched_tokens", None),
-                                     (kv_cache_memory, "kv_cache_memory", None)):
+    names = _VLLM_EQUIVALENTS[rt]
+    for given, vllm_name in ((max_model_len, "max_model_len"), (block_size, "block_size"),
+                             (max_num_seqs, "max_num_seqs"), (max_num_batched_tokens, "max_num_batched_tokens"),
+                             (kv_cache_memory, "kv_cache_memory")):
         if given is not None:
+            theirs = names.get(vllm_name)
             hint = f"{label}'s option is {theirs}" if theirs else f"{label} has no such option"
             raise InputError(f"{vllm_name} is a vLLM option: {hint}")
     if gpu_memory_utilization != DEFAULT_GPU_MEMORY_UTILIZATION:
-        raise InputError(f"gpu_memory_utilization is a vLLM option: {label}'s option is {names[2]}")
-    check_full_attention(spec, label)
+        raise InputError(f"gpu_memory_utilization is a vLLM option: {label}'s option is "
+                         f"{names['gpu_memory_utilization']}")
+    if rt in ("sglang", "tensorrt_llm"):        # their pools for other layer kinds are not modelled
+        check_full_attention(spec, label)
     model_max = spec.max_position_embeddings
     if rt == "sglang" and sg.context_length and model_max and sg.context_length > model_max \
             and not sg.allow_long_context:

@@ -4,8 +4,12 @@ An engine module (kvcalc.sglang, kvcalc.trtllm; kvcalc.llama_cpp next) turns a m
 spec, the GPU and the engine's own options into an ``EngineMemoryPlan``: the budget, the bytes it
 sets aside for the KV cache, the pool in tokens and pages, the longest request and the most
 concurrent ones it accepts, its startup lines in its own words and the sources of each rule.
-kvcalc.plan, kvcalc.layer_table and kvcalc.curve read only this record, so wiring a new engine is
-its module, a name in kvcalc.runtimes and one branch in ``Deployment.engine_plan``.
+kvcalc.plan, kvcalc.layer_table and kvcalc.curve read only this record. Wiring a further engine
+(llama.cpp: ``kvcalc.llama_cpp``) is: its module returns an ``EngineMemoryPlan``; its name in
+kvcalc.runtimes (``Runtime``, ``RUNTIMES``, ``ENGINE_RUNTIMES``, ``ENGINE_LABELS``); in
+kvcalc.deployment an options field on ``Deployment``, its keywords in ``deploy``, one branch in
+``Deployment.engine_plan`` and its names for vLLM's options in ``_VLLM_EQUIVALENTS``; in kvcalc.cli
+its flag group and ``_ENGINE_ONLY`` entry. Nothing in plan, the layer table or the curve changes.
 
 Units: bytes (GiB = 2**30), tokens. Per GPU: the figures are for the busiest GPU (one
 tensor-parallel rank of the pipeline stage with the most KV bytes per token).
