@@ -139,3 +139,20 @@ def test_bad_commands(command: str, words: str) -> None:
     with pytest.raises(kvcalc.InputError) as e:
         parse_engine_command(command)
     assert words in str(e.value)
+
+
+@pytest.mark.parametrize("runtime", ["sglang", "tensorrt_llm"])
+@pytest.mark.parametrize(("model", "gpu", "gpus", "batch"), [
+    ("meta-llama/Llama-3.1-8B", "rtx-4090", 1, 3), ("Qwen/Qwen3-8B", "l4", 2, 7),
+    ("deepseek-ai/DeepSeek-V2-Lite", "h100-sxm", 1, 40), ("meta-llama/Llama-3.1-70B", "h200", 4, 64),
+])
+def test_solvers_are_the_fit_tests_edges(runtime: str, model: str, gpu: str, gpus: int, batch: int) -> None:
+    """The longest context fits and one token more does not; the largest batch fits and one more does not."""
+    d = kvcalc.deploy(bundled_config(model), runtime=runtime, gpu=gpu, gpus=gpus, page_size=16) \
+        if runtime == "sglang" else kvcalc.deploy(bundled_config(model), runtime=runtime, gpu=gpu, gpus=gpus)
+    p = kvcalc.plan(d, batch=batch, context=4096, solve_gpus=False)
+    assert p.max_context is not None and p.max_batch is not None
+    assert kvcalc.plan(d, batch=batch, context=p.max_context, solve_gpus=False).fits
+    assert not kvcalc.plan(d, batch=batch, context=p.max_context + 1, solve_gpus=False).fits
+    assert kvcalc.plan(d, batch=p.max_batch, context=4096, solve_gpus=False).fits
+    assert not kvcalc.plan(d, batch=p.max_batch + 1, context=4096, solve_gpus=False).fits
