@@ -1,11 +1,14 @@
 """SGLang's defaults and its own words, pinned to one release line (tokens, MiB as SGLang counts them).
 
-Pinned: SGLang's ``main`` of late 2025 (the v0.5 line; stored snapshot of sgl-project/sglang read
-via the code index, ``python/sglang/srt/server_args.py`` and
-``python/sglang/srt/model_executor/model_runner.py`` / ``model_runner_kv_cache_mixin.py``). The
-token-pool rule is the same in the v0.4.3 log the tests reproduce (tests/test_engine_logs.py);
-the default ``mem_fraction_static`` changed in v0.5 (v0.4: a table by TP size, 0.88 / 0.87 /
-0.85 / 0.81 / 0.79 for tp 1 / 2 / 4 / 8 / 16), so give ``mem_fraction_static`` for an older release.
+Pinned: the v0.5 line of late 2025, read from stored copies of sgl-project/sglang (code index):
+``python/sglang/srt/server_args.py`` ``ServerArgs._handle_gpu_memory_settings`` (stored copy id 8356329),
+``python/sglang/srt/model_executor/model_runner.py`` / ``model_runner_kv_cache_mixin.py``
+``profile_max_num_token`` (commit 0005834cdb2a5b7472789ccbf0d3361b5cf853b8 and its v0.5.9 backport).
+SGLang's main of 2026 (server_args.py at 001067fffe33427bee0ed2f007fb7551a1d76b44) restructured
+both files; its defaults may differ. The token-pool rule is the same in the v0.4 logs the tests
+reproduce (tests/test_engine_logs.py); the default ``mem_fraction_static`` changed in v0.5 (v0.4: a
+table by TP size, 0.88 / 0.87 / 0.85 / 0.81 / 0.79 for tp 1 / 2 / 4 / 8 / 16), so give
+``mem_fraction_static`` for an older release.
 """
 from __future__ import annotations
 

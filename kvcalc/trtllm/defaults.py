@@ -1,10 +1,10 @@
 """TensorRT-LLM's defaults and its own words (tokens, bytes), pinned to the LLM API of the 1.x line.
 
-Pinned: NVIDIA/TensorRT-LLM ``main`` of late 2025 (1.1 / 1.2 line; stored snapshot read via the
-code index): ``tensorrt_llm/llmapi/llm_args.py`` (``KvCacheConfig``, ``BaseLlmArgs``),
-``tensorrt_llm/_torch/pyexecutor/_util.py`` (``KvCacheCreator._cal_max_memory``),
-``cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp`` (the pool and its log lines) and
-``docs/source/reference/memory.md``.
+Pinned: stored copies of NVIDIA/TensorRT-LLM (code index): ``tensorrt_llm/llmapi/llm_args.py``
+(``KvCacheConfig``, ``BaseLlmArgs``; commit fcd3f31682808ae56118ae43c1d7864a3a945e6f),
+``tensorrt_llm/_torch/pyexecutor/_util.py`` (``KvCacheCreator._cal_max_memory``; commit
+d8ae02caed59708512e5aa578a09bb09f365bfed), ``docs/source/reference/memory.md`` (the C++ runtime's
+pool and log lines) and the C++ ``kvCacheManager`` behaviour the public logs show.
 """
 from __future__ import annotations
 
