@@ -156,3 +156,10 @@ def test_solvers_are_the_fit_tests_edges(runtime: str, model: str, gpu: str, gpu
     assert not kvcalc.plan(d, batch=batch, context=p.max_context + 1, solve_gpus=False).fits
     assert kvcalc.plan(d, batch=p.max_batch, context=4096, solve_gpus=False).fits
     assert not kvcalc.plan(d, batch=p.max_batch + 1, context=4096, solve_gpus=False).fits
+
+
+@pytest.mark.parametrize("runtime", ["sglang", "tensorrt_llm"])
+def test_kv_cache_points_engines_to_their_pool(runtime: str) -> None:
+    """kvcalc.kv_cache has no engine rows (it would answer with ideal bytes): refused, naming layer_bytes."""
+    with pytest.raises(kvcalc.UnsupportedError, match="layer_bytes"):
+        kvcalc.kv_cache(LLAMA_8B, batch=1, context=10, runtime=runtime)
