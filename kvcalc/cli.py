@@ -24,7 +24,7 @@ from .dtypes import dtype_names
 from .errors import InputError, KVCalcError
 from .kv import kv_cache
 from .limits import check_count
-from .runtimes import RUNTIMES
+from .runtimes import ENGINE_RUNTIMES, KV_RUNTIMES, RUNTIMES
 from .units import human_bytes
 
 EXIT_BAD_INPUT = 2
@@ -235,6 +235,28 @@ def _add_plan_parser(sub: Any) -> None:
                    help="vLLM: accept a max-model-len above the model's maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     p.add_argument("--cuda-graph-gib", type=_number,
                    help="vLLM: measured CUDA-graph memory per GPU (GiB; default: 0.33 assumes 0.67 GiB)")
+    sg = p.add_argument_group("SGLang (--runtime sglang), under its flag names")
+    sg.add_argument("--mem-fraction-static", type=_number,
+                    help="share of the memory free before the weights load for weights + KV pool "
+                         "(default: by GPU memory and TP, as SGLang's server_args)")
+    sg.add_argument("--context-length", type=_whole_number, help="longest request (default: the model's)")
+    sg.add_argument("--max-running-requests", type=_whole_number, help="requests run at once")
+    sg.add_argument("--page-size", type=_whole_number, help="tokens per KV page (default 1)")
+    sg.add_argument("--max-total-tokens", type=_whole_number, help="cap on the token pool")
+    sg.add_argument("--allow-overwrite-longer-context-len", action="store_true", default=None,
+                    help="accept a context length above the model's (SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1)")
+    tr = p.add_argument_group("TensorRT-LLM (--runtime tensorrt_llm), under its option names")
+    tr.add_argument("--free-gpu-memory-fraction", "--kv-cache-free-gpu-memory-fraction",
+                    dest="free_gpu_memory_fraction", type=_number,
+                    help="share of the memory free after weights and activations for the KV cache (default 0.9)")
+    tr.add_argument("--max-tokens-in-paged-kv-cache", type=_whole_number,
+                    help="cap on the KV pool in tokens (KvCacheConfig.max_tokens)")
+    tr.add_argument("--tokens-per-block", type=_whole_number,
+                    help="tokens per KV block (default 32; 64 in 0.x engines)")
+    tr.add_argument("--max-seq-len", type=_whole_number, help="longest request (default: the model's)")
+    tr.add_argument("--max-batch-size", type=_whole_number, help="requests run at once (default 2048)")
+    tr.add_argument("--max-num-tokens", type=_whole_number,
+                    help="tokens in one forward pass (default 8192; sizes the estimated activation peak)")
     p.add_argument("--weights-gib", type=_number, help="measured weights per GPU (GiB)")
     p.add_argument("--activation-gib", type=_number, help="measured activation peak per GPU (GiB)")
     p.add_argument("--non-torch-gib", type=_number, help="measured non-torch memory per GPU (GiB)")
@@ -264,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     kv.add_argument("--kv-group-overhead", type=_bounded("group overhead", 0, MAX_KV_GROUP_OVERHEAD, " bytes"),
                     help=f"integer KV dtypes: bytes of scale + zero point per group, 0-{MAX_KV_GROUP_OVERHEAD} "
                          "(default 4)")
-    kv.add_argument("--runtime", default="ideal", choices=RUNTIMES)
+    kv.add_argument("--runtime", default="ideal", choices=KV_RUNTIMES)
     kv.add_argument("--encoder-tokens", type=_whole_number, help="encoder / vision tokens for cross-attention")
     kv.add_argument("--prefill", type=_whole_number, help="transformers runtime: tokens in the first forward pass")
     kv.add_argument("--cache-implementation", default="dynamic", choices=("dynamic", "static"),
@@ -319,7 +341,17 @@ _PLAN_OPTIONS = ("gpu", "gpu_mem_gib", "context", "tensor_parallel_size", "pipel
                  "gpu_memory_utilization", "max_model_len", "block_size", "max_num_batched_tokens", "max_num_seqs",
                  "kv_cache_memory", "weights_gib", "activation_gib", "non_torch_gib", "vllm_version",
                  "cuda_graph_gib", "allow_long_max_model_len", "speculative_config",
-                 "cpu_offload_gb")
+                 "cpu_offload_gb") + (
+    "mem_fraction_static", "context_length", "max_running_requests", "page_size", "max_total_tokens",
+    "allow_overwrite_longer_context_len", "free_gpu_memory_fraction", "max_tokens_in_paged_kv_cache",
+    "tokens_per_block", "max_seq_len", "max_batch_size", "max_num_tokens")
+_ENGINE_ONLY = {
+    "sglang": ("mem_fraction_static", "context_length", "max_running_requests", "page_size", "max_total_tokens",
+               "allow_overwrite_longer_context_len"),
+    "tensorrt_llm": ("free_gpu_memory_fraction", "max_tokens_in_paged_kv_cache", "tokens_per_block", "max_seq_len",
+                     "max_batch_size", "max_num_tokens"),
+}
+_ENGINE_NAMES = {"sglang": "an SGLang", "tensorrt_llm": "a TensorRT-LLM"}
 # options a runtime ignores (kvcalc.capacity: only vLLM has a memory pool; 'ideal' counts no overhead)
 _VLLM_ONLY = ("gpu_memory_utilization", "block_size", "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory",
               "vllm_version", "cuda_graph_gib", "allow_long_max_model_len", "speculative_config", "cpu_offload_gb",
@@ -346,6 +378,10 @@ def _check_runtime_options(runtime: str, given: dict[str, Any]) -> None:
         if name in _VLLM_ONLY and runtime != "vllm":
             raise CliError(f"{flag} is a vLLM option and does nothing with --runtime {runtime}: drop it, "
                            "or use --runtime vllm")
+        for engine, names in _ENGINE_ONLY.items():
+            if name in names and runtime != engine:
+                raise CliError(f"{flag} is {_ENGINE_NAMES[engine]} option and does nothing with --runtime {runtime}: "
+                               f"drop it, or use --runtime {engine}")
         if name in _NOT_IDEAL and runtime == "ideal":
             raise CliError(f"{flag} does nothing with --runtime ideal (which counts no overhead): drop it, "
                            "or use --runtime vllm or transformers")
@@ -410,7 +446,7 @@ def _plan_command(args: argparse.Namespace) -> str:
         f"fewest GPUs of this type: {p.min_gpus}" if p.min_gpus else "fewest GPUs of this type: more than 64",
         f"binding constraint: {p.binding_constraint}",
     ]
-    if p.runtime == "vllm":
+    if p.runtime == "vllm" or p.runtime in ENGINE_RUNTIMES:
         lines += ["", *p.engine_lines]
     lines += ["", *_speed_lines(speed)]
     if not p.fits:

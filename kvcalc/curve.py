@@ -15,6 +15,7 @@ from .deployment import Deployment
 from .layer_table import vllm_block_bytes
 from .limits import MAX_BATCH, check_count
 from .plan import busiest_stage_kv, overhead_bytes
+from .runtimes import ENGINE_RUNTIMES
 
 
 @dataclass(frozen=True)
@@ -41,5 +42,9 @@ def memory_curve(d: Deployment, batch: int, contexts: Sequence[int]) -> list[Cur
         overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes
         return [CurvePoint(t, vp.weights_bytes, overhead, batch * blocks(min(t, vp.max_model_len)) * block,
                            vp.requested_bytes) for t in contexts]
+    if d.runtime in ENGINE_RUNTIMES:     # SGLang / TensorRT-LLM: batch x page-rounded slots x per-token cell
+        ep = d.engine_plan()
+        return [CurvePoint(t, ep.weights_bytes, ep.overhead_bytes, batch * ep.request_tokens(t) * ep.cell_bytes,
+                           ep.budget_bytes) for t in contexts]
     return [CurvePoint(t, d.weights_rank, overhead_bytes(d, batch, t),
                        busiest_stage_kv(d, batch, t), d.gpu.memory_bytes) for t in contexts]

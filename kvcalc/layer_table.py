@@ -13,6 +13,11 @@ it sits on and the bytes its cache holds on ONE GPU of that stage (one tensor-pa
     stage than the stage's group size, a block still costs ``group_size x page`` bytes
     (``get_kv_cache_config_from_groups``): the unused slots are a ``padding`` row of their own.
 
+``sglang`` / ``tensorrt_llm``
+    The engine's pool (kvcalc.engine): a request holds ``ceil(T / page_size)`` pages of
+    ``page_size`` token slots (``T`` capped at the engine's maximum), every layer
+    ``batch x slots x its per-token cell``.
+
 ``LayerTable.per_gpu_bytes`` (the busiest stage) is the plan's ``kv_bytes`` and
 ``LayerTable.all_gpus_bytes`` (every stage x tp ranks) its ``kv_bytes_total``, exactly: kvcalc.plan
 takes them from here. Units: bytes; ``tokens`` is the token slots a layer keeps per sequence.
@@ -22,9 +27,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .deployment import Deployment
+from .engine import layer_cell_bytes
 from .kv import kv_cache
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .parallel import stage_specs
+from .runtimes import ENGINE_RUNTIMES
 from .vllm import KVCacheSpec, vllm_dtypes
 from .vllm.grouping import group_blocks, group_caches, kv_layer_partition
 from .vllm.hybrid import engine_caches
@@ -83,8 +90,12 @@ def layer_bytes(deployment: Deployment, batch: int, context: int) -> LayerTable:
     """The per-layer table of ``deployment`` at ``batch`` x ``context`` (module docstring)."""
     batch = check_count("batch", batch, 1, MAX_BATCH)
     context = check_count("context", context, 1, MAX_CONTEXT)
-    rows = _vllm_rows(deployment, batch, context) if deployment.runtime == "vllm" else \
-        _direct_rows(deployment, batch, context)
+    if deployment.runtime == "vllm":
+        rows = _vllm_rows(deployment, batch, context)
+    elif deployment.runtime in ENGINE_RUNTIMES:
+        rows = _engine_rows(deployment, batch, context)
+    else:
+        rows = _direct_rows(deployment, batch, context)
     return LayerTable(tuple(rows), deployment.runtime, batch, context, deployment.tp, deployment.pp)
 
 
@@ -96,6 +107,12 @@ def _direct_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
         r = kv_cache(spec, batch=batch, context=context, dtype=d.model_dtype, kv_dtype=d.kv, runtime=d.runtime)
         rows.extend(LayerRow(l.index, l.kind, stage, l.tokens, l.bytes) for l in r.layers)
     return rows
+
+
+def _engine_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
+    slots = d.engine_plan().request_tokens(context)
+    return [LayerRow(layer.index, layer.kind, stage, slots, batch * slots * layer_cell_bytes(layer, d.kv))
+            for stage, spec in enumerate(stage_specs(d.rank, d.pp)) for layer in spec.layers]
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,12 @@ binds. Budgets per GPU (bytes; GiB = 2**30):
     profiled activation peak, non-torch memory and CUDA graphs is the KV pool, cut into pages of
     ``block_size`` tokens; ``batch`` requests of ``context`` tokens fit when their blocks fit the
     pool and ``context <= max_model_len``.
+``sglang`` / ``tensorrt_llm``
+    The engine's own budget and pool (kvcalc.engine.EngineMemoryPlan from kvcalc.sglang /
+    kvcalc.trtllm): SGLang ``mem_fraction_static x free-before-load - weights`` in a token pool of
+    ``page_size`` pages; TensorRT-LLM ``free_gpu_memory_fraction x (total - weights - activations)``
+    in blocks of ``tokens_per_block``. ``batch`` requests fit when their pages fit the pool, the
+    context is at most the engine's maximum and the batch at most its concurrent-request cap.
 
 The KV figures are the per-layer table's sums (kvcalc.layer_table), so a page's table adds up to
 its headline; the solvers use the deployment's compiled caches (kvcalc.sweep), equal to that
@@ -31,10 +37,12 @@ from typing import Any
 
 from .activations import forward_activation_bytes, generate_logits_bytes
 from .deployment import FEWEST_GPU_COUNTS, Deployment, deploy
+from .engine import EngineMemoryPlan
 from .errors import InputError
-from .explain import direct_binding, direct_formulas, growth_binding, vllm_binding, vllm_formulas
+from .explain import direct_binding, direct_formulas, engine_binding, growth_binding, vllm_binding, vllm_formulas
 from .layer_table import layer_bytes
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .runtimes import ENGINE_RUNTIMES
 from .solve import largest_true
 from .spec import ModelSpec
 from .sweep import cache_bytes
@@ -134,6 +142,8 @@ def plan(config: Mapping[str, Any] | ModelSpec | Deployment, *, batch: int = 1, 
     batch = check_count("batch", batch, 1, MAX_BATCH)
     if context is None and d.vllm.auto_fit_max_model_len and d.runtime == "vllm":
         context = d.vllm_plan().max_model_len          # vLLM 0.33's auto-fit: what it settled on
+    if context is None and d.runtime in ENGINE_RUNTIMES:
+        context = d.engine_plan().max_context or d.context_cap
     if context is None:
         context = d.max_model_len or d.spec.max_position_embeddings or 4096
     context = check_count("context", context, 1, MAX_CONTEXT)
@@ -153,6 +163,8 @@ def plan_at(d: Deployment, batch: int, context: int) -> PlanResult:
                         "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, and quality past the trained length is not assured")
     if d.runtime == "vllm":
         return _plan_vllm(d, batch, context, warnings)
+    if d.runtime in ENGINE_RUNTIMES:
+        return _plan_engine(d, batch, context, warnings)
     return _plan_direct(d, batch, context, warnings)
 
 
@@ -215,9 +227,26 @@ def _plan_vllm(d: Deployment, batch: int, context: int, warnings: list[str]) -> 
         warnings=tuple(warnings) + vp.notes)
 
 
+def _plan_engine(d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
+    """A paged engine's plan from its EngineMemoryPlan (SGLang, TensorRT-LLM)."""
+    ep: EngineMemoryPlan = d.engine_plan()
+    table = layer_bytes(d, batch, context)
+    kv_gpu = table.per_gpu_bytes
+    ok = ep.fits(batch, context)
+    max_batch = ep.largest_batch(context)
+    return PlanResult(
+        **_common(d, batch, context), kv_dtype=d.kv.name, kv_bytes=kv_gpu, kv_bytes_total=table.all_gpus_bytes,
+        overhead_bytes=ep.overhead_bytes, budget_bytes=ep.budget_bytes,
+        total_bytes=ep.weights_bytes + kv_gpu + ep.overhead_bytes, fits=ok, max_context=ep.longest_context(batch),
+        max_batch=max_batch, min_gpus=None, binding_constraint=engine_binding(ep, batch, context, ok, max_batch),
+        kv_cache_tokens=ep.pool_tokens, num_gpu_blocks=ep.pool_pages, max_concurrency=ep.max_concurrency,
+        available_kv_bytes=ep.available_kv_bytes, formulas=ep.formulas, engine_lines=ep.log_lines,
+        warnings=tuple(warnings) + ep.notes)
+
+
 def fewest_gpus(d: Deployment, batch: int, context: int) -> int | None:
     """Fewest GPUs of this type that fit ``batch`` x ``context``: :data:`FEWEST_GPU_COUNTS` in order,
-    tensor parallel under vLLM and ideal, pipeline stages under transformers; None beyond them.
+    tensor parallel under vLLM, SGLang, TensorRT-LLM and ideal, pipeline stages under transformers; None beyond them.
     Counts the model cannot be split over (heads not divisible) are skipped."""
     for n in FEWEST_GPU_COUNTS:
         try:
@@ -231,6 +260,8 @@ def fewest_gpus(d: Deployment, batch: int, context: int) -> int | None:
 
 def fits(d: Deployment, batch: int, context: int) -> bool:
     """``plan_at(d, batch, context).fits`` without building the rest of the answer."""
+    if d.runtime in ENGINE_RUNTIMES:
+        return d.engine_plan().fits(batch, context)
     if d.runtime != "vllm":
         return context <= d.context_cap and _fits_direct(d, batch, context)
     vp = d.vllm_plan()
