@@ -4,26 +4,92 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
 import kvcalc
+from kvcalc.bundled_match import bundled_match
 from kvcalc.capacity import Deployment, deploy, layer_bytes, memory_curve
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
+from kvcalc.serve_command import ServeCommand, transformers_call, vllm_serve
 from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
-from kvcalc.vllm_command import parse_vllm_serve
+from kvcalc.verdict import MaxLenSource, Verdict, judge
+from kvcalc.vllm import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_VLLM_VERSION
+from kvcalc.vllm_command import parse_vllm_serve, weights_dtype
 
 from . import charts, inputs, page, state
+from .sources import load_model
 from .text import code, md, safe_rows
+
+PASTE_RESET: dict[str, Any] = {
+    "util": DEFAULT_GPU_MEMORY_UTILIZATION, "mml": 0, "block": DEFAULT_BLOCK_SIZE, "seqs": 0, "mnbt": 0, "tp": 1,
+    "pp": 1, "offload": 0.0, "long_mml": False, "spec": "none", "spec_tokens": 1, "loras": 0, "lora_rank": 16,
+    "kvdtype": "auto", "wdtype": "auto", "vllm_ver": DEFAULT_VLLM_VERSION,
+}
+"""What a pasted command resets before it fills what it sets: vLLM's defaults (kvcalc.vllm), as the
+widgets in dashboard.inputs show them (0 = vLLM's default; 'auto' = the checkpoint's dtype)."""
+
+
+def _is_hub_id(text: str) -> bool:
+    from kvcalc.hub import validate_hub_id
+
+    try:
+        return validate_hub_id(text) == text and text.count("/") == 1
+    except KVCalcError:
+        return False
+
+
+def _paste_model(model: str, notes: list[str]) -> None:
+    """Point the model inputs at a pasted command's model: bundled when it is, else the Hub id (the page
+    falls back to the bundled model of the same architecture when the Hub cannot give it), else for a
+    local path the bundled model of the same architecture; else the model is left as it was."""
+    s = st.session_state
+    entry = kvcalc.catalog.find_entry(model)
+    if entry:
+        s["source"], s["model"] = "bundled", entry.hub_id
+        return
+    if _is_hub_id(model):
+        s["source"], s["hub"] = "hub", model
+        return
+    match = bundled_match(model)
+    if match:
+        s["source"], s["model"] = "bundled", match.hub_id
+        notes.append(match.label)
+    else:
+        notes.append(f"model {model[:80]!r} is neither bundled nor a Hub id; the model was not changed")
+
+
+def _paste_dtypes(o: dict[str, Any], notes: list[str]) -> None:
+    s = st.session_state
+    kv = o.get("kv_dtype")
+    if kv is not None:
+        kv = {"fp8": "fp8_e4m3"}.get(kv, kv)
+        if kv in state.KV_DTYPES:
+            s["kvdtype"] = kv
+        else:
+            notes.append(f"--kv-cache-dtype {str(kv)[:30]} (not a Planner choice; auto used)")
+    w = weights_dtype(o)
+    q = o.get("quantization")
+    if w in state.WEIGHT_DTYPES:
+        s["wdtype"] = w
+        if q and q not in ("fp8", "fbgemm_fp8", "ptpc_fp8"):
+            notes.append(f"--quantization {q}: weights planned as {w} (4-bit + fp16 scales per 128)")
+    elif w is not None:
+        notes.append(f"weights dtype {str(w)[:30]} (not a Planner choice; the checkpoint's used)")
+    elif q:
+        notes.append(f"--quantization {q}: the checkpoint's own quantization_config decides the weights")
 
 
 def _apply_vllm_command() -> None:
-    """Callback: fill the bound widgets from a pasted ``vllm serve`` command."""
+    """Callback: set the bound widgets from a pasted ``vllm serve`` command. Every option the command
+    does not set goes back to vLLM's default (:data:`PASTE_RESET`), so a second paste keeps nothing of
+    the first."""
     text = st.session_state.get("vllm_cmd", "")
     try:
         cmd = parse_vllm_serve(text)
@@ -33,26 +99,30 @@ def _apply_vllm_command() -> None:
     st.session_state["vllm_cmd_error"] = None
     s = st.session_state
     s["runtime"] = "vllm"
+    s.update(PASTE_RESET)
+    notes: list[str] = []
     if cmd.model:
-        entry = kvcalc.catalog.find_entry(cmd.model)
-        if entry:
-            s["source"], s["model"] = "bundled", entry.hub_id
-        else:
-            s["source"], s["hub"] = "hub", cmd.model
+        _paste_model(cmd.model, notes)
     o = cmd.options
     for opt, key in state.VLLM_OPTIONS.items():
         if opt in o:
             s[key] = o[opt]
-    if "block_size" in o and o["block_size"] in state.BLOCK_SIZES:
-        s["block"] = o["block_size"]
-    if "kv_dtype" in o:
-        kv = o["kv_dtype"] or "auto"
-        s["kvdtype"] = {"fp8": "fp8_e4m3"}.get(kv, kv) if kv in state.KV_DTYPES or kv == "fp8" else "auto"
+    if "block_size" in o:
+        if o["block_size"] in state.BLOCK_SIZES:
+            s["block"] = o["block_size"]
+        else:
+            notes.append(f"--block-size {o['block_size']} (not a Planner choice; the default used)")
+    _paste_dtypes(o, notes)
     tp, pp = o.get("tensor_parallel_size", 1), o.get("pipeline_parallel_size", 1)
     s["gpus"] = tp * pp
     if "max_model_len" in o:
         s["ctx"] = o["max_model_len"]
     ignored = list(cmd.ignored)
+    if "kv_cache_memory" in o:
+        ignored.append("--kv-cache-memory-bytes (not a Planner option)")
+    if "enable_prefix_caching" in o:
+        notes.append("--enable-prefix-caching: vLLM's default, no memory change" if o["enable_prefix_caching"]
+                     else "--no-enable-prefix-caching: not modelled (planned as vLLM's default, on)")
     spec = o.get("speculative_config") or {}
     n = spec.get("num_speculative_tokens")
     if spec.get("method") in state.SPEC_METHODS and isinstance(n, int) and 1 <= n <= 64:
@@ -66,7 +136,9 @@ def _apply_vllm_command() -> None:
         ignored += [f"--{k.replace('_', '-')} (not a Planner option)" for k in lora
                     if k not in ("max_loras", "max_lora_rank")]
     if ignored:
-        st.session_state["vllm_cmd_error"] = "not modelled, ignored: " + ", ".join(ignored)
+        notes.append("not modelled, ignored: " + ", ".join(ignored))
+    if notes:
+        st.session_state["vllm_cmd_error"] = "; ".join(notes)
 
 
 def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], Any]:
@@ -101,20 +173,24 @@ def badge(quality: str) -> str:
     return QUALITY_BADGES.get(quality, QUALITY_BADGES["estimated"])
 
 
-def _metrics(p: kvcalc.PlanResult) -> None:
+def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
+    """Six figures in two rows of three, short labels and values with units (they fit at 1280 px)."""
     st.markdown(f"KV cache {badge(p.kv_quality)} · weights {badge(p.weights_quality)}"
                 + (" - the assumptions are listed under *Config fields used and warnings*"
                    if "estimated" in (p.kv_quality, p.weights_quality) else ""))
-    cols = st.columns(6)
-    cols[0].metric("Weights / GPU", human_bytes(p.weights_bytes),
+    row1, row2 = st.columns(3), st.columns(3)
+    row1[0].metric("Weights / GPU", human_bytes(p.weights_bytes),
                    help=f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})")
-    cols[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
-    cols[2].metric("Total / GPU", human_bytes(p.total_bytes),
-                   help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}; "
-                        f"budget {human_bytes(p.budget_bytes)}")
-    cols[3].metric("Fits", "yes" if p.fits else "no")
-    cols[4].metric(f"Longest context @ batch {p.batch:,}", f"{p.max_context:,}" if p.max_context else "none")
-    cols[5].metric(f"Largest batch @ {p.context:,}", f"{p.max_batch:,}" if p.max_batch else "none")
+    row1[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
+    row1[2].metric("Total / GPU", human_bytes(p.total_bytes),
+                   help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}")
+    row2[0].metric("Longest context", f"{v.longest:,} tokens" if v.longest else "none",
+                   help=f"per sequence at batch {p.batch:,}"
+                        + (" (vLLM: served with --max-model-len set to it)" if p.runtime == "vllm" else ""))
+    row2[1].metric("Largest batch", f"{p.max_batch:,} seqs" if p.max_batch else "none",
+                   help=f"sequences of {p.context:,} tokens")
+    row2[2].metric("Budget / GPU", human_bytes(p.budget_bytes),
+                   help="what the runtime may use (vLLM: gpu_memory_utilization x the GPU's memory)")
     st.caption(f"Binding constraint: {md(p.binding_constraint)}. Fewest GPUs of this type: "
                f"{p.min_gpus if p.min_gpus else 'more than 64'}.")
     with st.expander("Formulas behind these numbers"):
@@ -125,20 +201,114 @@ def _metrics(p: kvcalc.PlanResult) -> None:
             st.code("\n".join(p.engine_lines), language=None)
 
 
-def _what_if(name: str, config: dict[str, Any], options: dict[str, Any], choice: inputs.ModelChoice,
-             p: kvcalc.PlanResult, speed: SpeedEstimate) -> None:
-    """The attention what-if against the model as configured: memory and (estimated) speed side by side."""
+VERDICT_BOXES = {"fits": st.success, "fits_if": st.warning, "does_not_fit": st.error}
+"""The colour of each verdict state (green / amber / red)."""
+
+
+def _verdict(v: Verdict) -> None:
+    """The answer first, in its colour, with the max_model_len the plan used and why."""
+    fix = f"  \nFix: {v.fix}." if v.fix and v.state == "does_not_fit" else ""
+    note = f"  \nvLLM {v.max_model_len_note}." if v.max_model_len_note else ""
+    VERDICT_BOXES[v.state](f"**{v.sentence}.**{fix}{note}")
+
+
+def _as_configured(config: dict[str, Any], options: dict[str, Any], choice: inputs.ModelChoice,
+                   p: kvcalc.PlanResult) -> tuple[kvcalc.PlanResult, Deployment] | None:
+    """The plan of the model as configured (no attention what-if) at the same inputs, or None."""
     try:
         base_setup = deploy(kvcalc.read_spec(config), config_dict=config, **options, **choice.plan_extras())
-        base = kvcalc.plan(base_setup, batch=p.batch, context=p.context, solve_gpus=False)
-        base_speed = estimate_speed(base_setup, p.batch, p.context)
+        return kvcalc.plan(base_setup, batch=p.batch, context=p.context, solve_gpus=False), base_setup
     except KVCalcError:
+        return None
+
+
+def _badges(p: kvcalc.PlanResult, what_if: str, base: kvcalc.PlanResult | None) -> None:
+    """Visible badges for an attention what-if (its KV saving against the model as configured) and
+    for an estimated architecture."""
+    out = []
+    if what_if != "as configured":
+        if base is not None and base.kv_bytes:
+            saved = base.kv_bytes - p.kv_bytes
+            out.append(f":orange-badge[attention what-if {md(what_if)}: KV {'-' if saved >= 0 else '+'}"
+                       f"{human_bytes(abs(saved))} ({-saved / base.kv_bytes:+.1%}) against the model as "
+                       "configured]")
+        else:
+            out.append(f":orange-badge[attention what-if {md(what_if)}]")
+    if p.kv_quality == "estimated":
+        out.append(":orange-badge[estimated architecture: assumptions under Config fields used and warnings]")
+    if out:
+        st.markdown(" ".join(out))
+
+
+def _model_for_command(choice: inputs.ModelChoice) -> str:
+    return choice.name if _is_hub_id(choice.name) else "/path/to/your/model"
+
+
+def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> None:
+    """The command that serves this plan (the fix's, when there is one), with a copy button."""
+    model = _model_for_command(choice)
+    cmd: ServeCommand | None = None
+    title = "Command to run"
+    try:
+        if setup.runtime == "vllm":
+            if v.state == "does_not_fit" and p.min_gpus:
+                cmd = vllm_serve(model, setup.with_gpus(p.min_gpus), v.max_model_len)
+                title = f"Command that fits: {p.min_gpus} x {p.gpu}"
+            else:
+                cmd = vllm_serve(model, setup, v.serve_max_model_len)
+                title += " (with the fix)" if v.state == "fits_if" and v.serve_max_model_len != v.max_model_len \
+                    else ""
+        elif setup.runtime == "transformers":
+            cmd = transformers_call(model, setup, p.batch, p.context)
+    except KVCalcError:
+        cmd = None
+    if cmd is None:
+        return
+    st.markdown(f"**{md(title)}**")
+    st.code(cmd.text, language=cmd.language, wrap_lines=True)
+    for n in cmd.notes:
+        st.caption(md(n))
+
+
+def _with_bundled_fallback(choice: inputs.ModelChoice) -> inputs.ModelChoice:
+    """A Hub id that could not be loaded (offline, gated, not found) plans with the bundled model of the
+    same architecture (kvcalc.bundled_match), labelled; any other choice as it is."""
+    if choice.config is not None or choice.origin != "hub":
+        return choice
+    hub = str(st.session_state.get("hub") or "").strip()
+    match = bundled_match(hub) if hub else None
+    if match is None:
+        return choice
+    got = load_model("bundled", match.hub_id)
+    if got.config is None:
+        return choice
+    return replace(got, name=hub, notice=f"{match.label} (the Hub did not give its config: {choice.error})")
+
+
+def _max_model_len(options: dict[str, Any], ctx: int) -> tuple[dict[str, Any], MaxLenSource]:
+    """vLLM's max_model_len: the one set, else the context asked for (not the model's maximum, which
+    often does not fit and makes vLLM refuse to start)."""
+    if options.get("runtime") != "vllm" or options.get("max_model_len"):
+        return options, "given"
+    return {**options, "max_model_len": ctx}, "context"
+
+
+def _what_if(name: str, choice: inputs.ModelChoice, p: kvcalc.PlanResult, speed: SpeedEstimate,
+             base: tuple[kvcalc.PlanResult, Deployment] | None) -> None:
+    """The attention what-if against the model as configured: memory and (estimated) speed side by side."""
+    if base is None:
         st.warning(f"Attention what-if active: {md(name)} (the model as configured cannot be planned here).")
         return
-    kv_change = (p.kv_bytes - base.kv_bytes) / base.kv_bytes if base.kv_bytes else 0.0
-    new, old = speed.decode_tokens_per_s_per_sequence, base_speed.decode_tokens_per_s_per_sequence
+    base_plan, base_setup = base
+    try:
+        base_speed = estimate_speed(base_setup, p.batch, p.context)
+    except KVCalcError:
+        base_speed = None
+    kv_change = (p.kv_bytes - base_plan.kv_bytes) / base_plan.kv_bytes if base_plan.kv_bytes else 0.0
+    new = speed.decode_tokens_per_s_per_sequence
+    old = base_speed.decode_tokens_per_s_per_sequence if base_speed else None
     st.warning(f"Attention what-if active: **{md(name)}**. KV cache per GPU {human_bytes(p.kv_bytes)} against "
-               f"{human_bytes(base.kv_bytes)} as configured ({kv_change:+.1%})"
+               f"{human_bytes(base_plan.kv_bytes)} as configured ({kv_change:+.1%})"
                + (f"; decode {new:,.1f} against {old:,.1f} tokens/s per sequence ({(new - old) / old:+.1%}, "
                   "estimated)." if new is not None and old else "."))
 
@@ -256,28 +426,34 @@ def render() -> None:
     st.caption("How much GPU memory a model needs for its weights and KV cache, and how long a context or how "
                "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
     choice, options, batch, ctx, variant, slot = _sidebar()
+    choice = _with_bundled_fallback(choice)
     config = choice.config
     if not page.model_ready(choice) or config is None:
         _chart_controls(slot)
         page.share_box("", slot)
         return
+    options, mml_source = _max_model_len(options, ctx)
+    what_if = variant.get("variant", "as configured")
     try:
-        spec = apply_variant(kvcalc.read_spec(config), variant.get("variant", "as configured"),
-                             kv_heads=variant.get("kv_heads"), window=variant.get("window"),
-                             pattern=variant.get("pattern"))
+        spec = apply_variant(kvcalc.read_spec(config), what_if, kv_heads=variant.get("kv_heads"),
+                             window=variant.get("window"), pattern=variant.get("pattern"))
         setup = deploy(spec, config_dict=config, **options, **choice.plan_extras())   # once per rerun
         p = kvcalc.plan(setup, batch=batch, context=ctx)
         speed = estimate_speed(setup, p.batch, p.context)
+        verdict = judge(setup, p, mml_source)
     except KVCalcError as e:
         _chart_controls(slot)
         page.share_box("", slot)
         st.error(f"Cannot plan this: {md(e)}")
         return
+    base = _as_configured(config, options, choice, p) if what_if != "as configured" else None
     st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
-    _metrics(p)
-    what_if = variant.get("variant", "as configured")
+    _verdict(verdict)
+    _badges(p, what_if, base[0] if base else None)
+    _command(choice, setup, p, verdict)
+    _metrics(p, verdict)
     if what_if != "as configured":
-        _what_if(what_if, config, options, choice, p, speed)
+        _what_if(what_if, choice, p, speed, base)
     _speed(speed)
 
     _chart(spec, setup, p, speed, batch, ctx, slot)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .deployment import Deployment
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION
@@ -63,6 +63,11 @@ def _weights_flags(dtype: str | None) -> tuple[list[str], list[str]]:
     return [], [f"weights {dtype}: vLLM has no flag that quantizes to it; serve a checkpoint stored in {dtype}"]
 
 
+def _default_block(d: Deployment) -> int:
+    """The block size vLLM picks when ``--block-size`` is not given (the attention backend's, kvcalc.vllm)."""
+    return replace(d, vllm=replace(d.vllm, block_size=None)).vllm_plan().block_size
+
+
 def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> ServeCommand:
     """The ``vllm serve`` line for deployment ``d`` (module docstring); ``max_model_len`` defaults to the
     one the deployment's vLLM budget uses."""
@@ -84,7 +89,8 @@ def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> S
             words += ["--kv-cache-dtype", d.kv_dtype]
         else:
             notes.append(f"KV cache {d.kv_dtype}: not a vLLM --kv-cache-dtype (use fp8 or auto)")
-    for flag, value in (("--block-size", o.block_size), ("--max-num-seqs", o.max_num_seqs),
+    block = None if o.block_size is None or _default_block(d) == o.block_size else o.block_size
+    for flag, value in (("--block-size", block), ("--max-num-seqs", o.max_num_seqs),
                         ("--max-num-batched-tokens", o.max_num_batched_tokens),
                         ("--kv-cache-memory-bytes", o.kv_cache_memory)):
         if value is not None:

@@ -101,7 +101,7 @@ def _max_len_note(d: Deployment, source: MaxLenSource) -> tuple[int | None, str]
 def _fewest(d: Deployment, p: PlanResult) -> str:
     n = p.min_gpus
     if n is None:
-        return f"more than 64 {d.gpu.name} GPUs"
+        return f"more than 64 {d.gpu.name} GPUs needed"
     return f"fewest {d.gpu.name} GPUs: {n:,}"
 
 
@@ -127,8 +127,9 @@ def judge(d: Deployment, p: PlanResult, max_model_len_source: MaxLenSource = "gi
     if d.runtime == "vllm" and mml is not None and longest is not None and longest >= ctx:
         what = "the model's default" if max_model_len_source == "model" else "max_model_len"
         fix = f"--max-model-len {longest}"
+        verb = "fits" if batch == 1 else "fit"
         return Verdict("fits_if", f"Fits if you serve with `{fix}` ({what} {mml:,} does not)",
-                       f"serve with `{fix}`: {_sequences(batch)} of up to {longest:,} tokens fit", mml, note,
+                       f"serve with `{fix}`: {_sequences(batch)} of up to {longest:,} tokens {verb}", mml, note,
                        longest, longest)
     per_seq = p.max_batch or 0
     if 1 <= per_seq < batch:
@@ -142,7 +143,7 @@ def judge(d: Deployment, p: PlanResult, max_model_len_source: MaxLenSource = "gi
             p.budget_bytes - p.weights_bytes - p.overhead_bytes
         why = (f"weights alone need {gib(p.weights_bytes)} per GPU, leaving {gib(max(free, 0))} for the KV cache; "
                f"one sequence of {ctx:,} tokens needs {gib(p.kv_bytes // max(batch, 1))}")
-    shorter = f"; here at most {longest:,} tokens per sequence at batch {batch:,}" if longest else ""
-    fewest = _fewest(d, p)
-    return Verdict("does_not_fit", f"Does not fit: {why}; {fewest}", f"{fewest}{shorter}", mml, note, longest,
-                   None)
+    shorter = f"; on {d.gpus:,} GPU(s) at most {longest:,} tokens per sequence at batch {batch:,}" if longest else ""
+    more = _more_gpus(d, p)
+    fix = (more[len(", or "):] if more else "more GPUs or a smaller model") + shorter
+    return Verdict("does_not_fit", f"Does not fit: {why}; {_fewest(d, p)}", fix, mml, note, longest, None)
