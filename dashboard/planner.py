@@ -1,6 +1,7 @@
 """The Planner page (home): one model on one deployment, with the formulas behind every number."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -8,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import kvcalc
 from kvcalc.bundled_match import bundled_match
@@ -56,6 +58,10 @@ def _paste_model(model: str, notes: list[str]) -> None:
         return
     if _is_hub_id(model):
         s["source"], s["hub"] = "hub", model
+        # the Hub id widget is not drawn in this run, so its URL parameter would stay unwritten and the
+        # share link would read ?source=hub with no id (issue 14): write it here
+        with contextlib.suppress(StreamlitAPIException):
+            st.query_params["hub"] = model
         return
     match = bundled_match(model)
     if match:
@@ -201,15 +207,12 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
             st.code("\n".join(p.engine_lines), language=None)
 
 
-VERDICT_BOXES = {"fits": st.success, "fits_if": st.warning, "does_not_fit": st.error}
-"""The colour of each verdict state (green / amber / red)."""
-
-
 def _verdict(v: Verdict) -> None:
-    """The answer first, in its colour, with the max_model_len the plan used and why."""
-    fix = f"  \nFix: {v.fix}." if v.fix and v.state == "does_not_fit" else ""
-    note = f"  \nvLLM {v.max_model_len_note}." if v.max_model_len_note else ""
-    VERDICT_BOXES[v.state](f"**{v.sentence}.**{fix}{note}")
+    """The answer first, in its colour (green fits / amber fits if / red does not fit), with the fix
+    and the max_model_len the plan used and why."""
+    box = st.success if v.state == "fits" else st.warning if v.state == "fits_if" else st.error
+    box(f"**{md(v.sentence)}.**" + (f"  \nFix: {md(v.fix)}." if v.fix and v.state == "does_not_fit" else "")
+        + (f"  \nvLLM {md(v.max_model_len_note)}." if v.max_model_len_note else ""))
 
 
 def _as_configured(config: dict[str, Any], options: dict[str, Any], choice: inputs.ModelChoice,
@@ -225,19 +228,14 @@ def _as_configured(config: dict[str, Any], options: dict[str, Any], choice: inpu
 def _badges(p: kvcalc.PlanResult, what_if: str, base: kvcalc.PlanResult | None) -> None:
     """Visible badges for an attention what-if (its KV saving against the model as configured) and
     for an estimated architecture."""
-    out = []
-    if what_if != "as configured":
-        if base is not None and base.kv_bytes:
-            saved = base.kv_bytes - p.kv_bytes
-            out.append(f":orange-badge[attention what-if {md(what_if)}: KV {'-' if saved >= 0 else '+'}"
-                       f"{human_bytes(abs(saved))} ({-saved / base.kv_bytes:+.1%}) against the model as "
-                       "configured]")
-        else:
-            out.append(f":orange-badge[attention what-if {md(what_if)}]")
+    if what_if != "as configured" and base is not None and base.kv_bytes:
+        saved = base.kv_bytes - p.kv_bytes
+        st.markdown(f":orange-badge[attention what-if {md(what_if)}: KV {'-' if saved >= 0 else '+'}"
+                    f"{human_bytes(abs(saved))} ({-saved / base.kv_bytes:+.1%}) against the model as configured]")
+    elif what_if != "as configured":
+        st.markdown(f":orange-badge[attention what-if {md(what_if)}]")
     if p.kv_quality == "estimated":
-        out.append(":orange-badge[estimated architecture: assumptions under Config fields used and warnings]")
-    if out:
-        st.markdown(" ".join(out))
+        st.markdown(":orange-badge[estimated architecture: assumptions under Config fields used and warnings]")
 
 
 def _model_for_command(choice: inputs.ModelChoice) -> str:

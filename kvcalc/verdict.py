@@ -15,7 +15,8 @@
     Not even one sequence of ``context`` tokens fits on these GPUs; the fix is the fewest GPUs of
     this type that fit (kvcalc.plan.fewest_gpus, in ``PlanResult.min_gpus``).
 
-Numbers are written with thousands separators; sizes in GiB (2**30 bytes) with one decimal.
+Numbers are written with thousands separators; sizes in GiB (2**30 bytes) with one decimal. The
+text is plain (no Markdown): a page escapes it like any other text.
 """
 from __future__ import annotations
 
@@ -109,7 +110,7 @@ def _more_gpus(d: Deployment, p: PlanResult) -> str:
     n = p.min_gpus
     if n is None or n <= d.gpus:
         return ""
-    how = "pipeline stages" if d.runtime == "transformers" else f"`--tensor-parallel-size {n}`"
+    how = "pipeline stages" if d.runtime == "transformers" else f"--tensor-parallel-size {n}"
     return f", or serve on {n:,} x {d.gpu.name} ({how})"
 
 
@@ -128,8 +129,8 @@ def judge(d: Deployment, p: PlanResult, max_model_len_source: MaxLenSource = "gi
         what = "the model's default" if max_model_len_source == "model" else "max_model_len"
         fix = f"--max-model-len {longest}"
         verb = "fits" if batch == 1 else "fit"
-        return Verdict("fits_if", f"Fits if you serve with `{fix}` ({what} {mml:,} does not)",
-                       f"serve with `{fix}`: {_sequences(batch)} of up to {longest:,} tokens {verb}", mml, note,
+        return Verdict("fits_if", f"Fits if you serve with {fix} ({what} {mml:,} does not)",
+                       f"serve with {fix}: {_sequences(batch)} of up to {longest:,} tokens {verb}", mml, note,
                        longest, longest)
     per_seq = p.max_batch or 0
     if 1 <= per_seq < batch:

@@ -10,9 +10,10 @@ TIERS: dict[str, str] = {
     # fast: the kvcalc tier, `python -m pytest -m fast`
     "test_kv_examples": "fast", "test_capacity": "fast", "test_vllm": "fast", "test_cli": "fast",
     "test_sweep": "fast", "test_gpus": "fast", "test_catalog": "fast", "test_weights": "fast",
-    "test_variants": "fast", "test_vllm_command": "fast", "test_verdict": "fast", "test_layer_table": "fast", "test_imports": "fast",
+    "test_variants": "fast", "test_vllm_command": "fast", "test_layer_table": "fast", "test_imports": "fast",
     "test_model_types": "fast", "test_provenance": "fast", "test_coverage_fixture": "fast",
     "test_vllm_oracle_fixture": "fast", "test_vllm_oracle": "fast",
+    "test_verdict": "fast",
     "test_speed": "fast", "test_speed_reference": "fast",
     "test_cli_io": "io",
     "test_groundtruth_transformers": "reference", "test_params": "reference",

@@ -37,7 +37,7 @@ def test_fits_if_names_the_max_model_len_vllm_itself_estimates():
     assert "the estimated maximum model length is 131056" in case["outputs"]["error"]
     v, _ = verdict(LLAMA8, 1, 8192, "model", gpu="h100-sxm", kv_cache_memory=case["inputs"]["kv_cache_memory"])
     assert v.state == "fits_if" and v.longest == 131_056 and v.serve_max_model_len == 131_056
-    assert v.sentence == "Fits if you serve with `--max-model-len 131056` (the model's default 131,072 does not)"
+    assert v.sentence == "Fits if you serve with --max-model-len 131056 (the model's default 131,072 does not)"
     assert v.max_model_len == 131_072 and "the model's default" in v.max_model_len_note
 
 
@@ -68,7 +68,7 @@ def test_rtx_4090_default_story():
     assert served.state == "fits" and served.longest == estimate
     assert served.sentence.startswith(f"Fits: 1 sequence of 8,192 tokens (up to {estimate:,} tokens each)")
     assert default.state == "fits_if" and default.serve_max_model_len == estimate
-    assert default.sentence == (f"Fits if you serve with `--max-model-len {estimate}` "
+    assert default.sentence == (f"Fits if you serve with --max-model-len {estimate} "
                                 "(the model's default 131,072 does not)")
 
 
@@ -78,7 +78,7 @@ def test_fits_if_a_smaller_batch():
     assert served.state == "fits_if" and 1 <= p.max_batch < 8
     assert served.sentence.startswith(f"Fits if you lower the batch to {p.max_batch} sequences of 8,192 tokens")
     n = fewest_gpus(d, 8, 8192)
-    assert f"or serve on {n} x GeForce RTX 4090 24GB (`--tensor-parallel-size {n}`)" in served.sentence
+    assert f"or serve on {n} x GeForce RTX 4090 24GB (--tensor-parallel-size {n})" in served.sentence
 
 
 def test_does_not_fit_70b_on_two_h100s():
@@ -89,7 +89,7 @@ def test_does_not_fit_70b_on_two_h100s():
     assert v.state == "does_not_fit"
     assert v.sentence.startswith("Does not fit: weights alone need 65.7 GiB per GPU")
     assert v.sentence.endswith(f"fewest NVIDIA H100 80GB HBM3 (SXM) GPUs: {n}")
-    assert v.fix.startswith(f"serve on {n} x NVIDIA H100 80GB HBM3 (SXM) (`--tensor-parallel-size {n}`)")
+    assert v.fix.startswith(f"serve on {n} x NVIDIA H100 80GB HBM3 (SXM) (--tensor-parallel-size {n})")
 
 
 def test_70b_fits_with_4_bit_weights_and_fp8_kv():
