@@ -23,6 +23,7 @@ TIERS: dict[str, str] = {
     "test_pages": "pages", "test_hardening": "pages", "test_planner_page": "pages", "test_app_smoke": "pages",
     "test_link_fuzz": "fuzz",
     "test_browser": "browser",
+    "test_browser_verdict": "browser",
     "test_packaging": "packaging", "test_lint": "packaging",
 }
 
