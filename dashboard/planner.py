@@ -14,7 +14,7 @@ from streamlit.errors import StreamlitAPIException
 import kvcalc
 from kvcalc.bundled_match import bundled_match
 from kvcalc.capacity import Deployment, deploy, layer_bytes, memory_curve
-from kvcalc.errors import KVCalcError
+from kvcalc.errors import InputError, KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
 from kvcalc.serve_command import ServeCommand, transformers_call, vllm_serve
@@ -430,12 +430,21 @@ def render() -> None:
         _chart_controls(slot)
         page.share_box("", slot)
         return
+    raw_options = options
     options, mml_source = _max_model_len(options, ctx)
     what_if = variant.get("variant", "as configured")
     try:
         spec = apply_variant(kvcalc.read_spec(config), what_if, kv_heads=variant.get("kv_heads"),
                              window=variant.get("window"), pattern=variant.get("pattern"))
-        setup = deploy(spec, config_dict=config, **options, **choice.plan_extras())   # once per rerun
+        try:
+            setup = deploy(spec, config_dict=config, **options, **choice.plan_extras())   # once per rerun
+        except InputError:
+            if mml_source != "context":
+                raise
+            # the context is longer than vLLM allows as max_model_len: plan at the model's default, and
+            # the verdict says the context is too long
+            options, mml_source = raw_options, "model"
+            setup = deploy(spec, config_dict=config, **options, **choice.plan_extras())
         p = kvcalc.plan(setup, batch=batch, context=ctx)
         speed = estimate_speed(setup, p.batch, p.context)
         verdict = judge(setup, p, mml_source)

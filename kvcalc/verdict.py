@@ -125,6 +125,12 @@ def judge(d: Deployment, p: PlanResult, max_model_len_source: MaxLenSource = "gi
         more = f"; up to {p.max_batch:,} sequences of this length" if p.max_batch and p.max_batch > batch else ""
         return Verdict("fits", f"Fits: {_sequences(batch)} of {ctx:,} tokens{up_to}{more}", None, mml, note,
                        longest, mml)
+    cap = d.vllm_max_model_len() if d.runtime == "vllm" else d.context_cap
+    if ctx > cap and (d.runtime != "vllm" or max_model_len_source == "model"):
+        refused = " (vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set)" if d.runtime == "vllm" else ""
+        return Verdict("does_not_fit", f"Does not fit: {ctx:,} tokens is more than the model's maximum context "
+                       f"{cap:,}{refused}",
+                       f"lower the context to at most {cap:,} tokens", mml, note, longest, None)
     if d.runtime == "vllm" and mml is not None and longest is not None and longest >= ctx:
         what = "the model's default" if max_model_len_source == "model" else "max_model_len"
         fix = f"--max-model-len {longest}"

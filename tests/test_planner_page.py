@@ -352,3 +352,17 @@ def test_an_attention_what_if_shows_a_badge_with_its_saving():
     at = start(runtime="ideal", batch="8", ctx="32768", gpu="h100-sxm", attn="mqa")
     assert any(":orange-badge[attention what-if mqa: KV -28.00 GiB (-87.5%) against the model as configured]"
                in m.value for m in at.markdown)
+
+
+def test_a_context_past_the_model_s_maximum_gets_a_red_verdict_not_an_error():
+    """Llama-3.1-8B's derived maximum is 131,072: a 200,000-token context plans at vLLM's default length and
+    the verdict says why it cannot be served (before, the context was never vLLM's max_model_len)."""
+    state, text = verdict_box(start(gpu="h100-sxm", ctx="200000"))
+    assert state == "does_not_fit" and "200,000 tokens is more than the model's maximum context 131,072" in text
+
+
+def test_transformers_runtime_shows_its_calls():
+    at = start(runtime="transformers", gpu="h100-sxm", batch="4", ctx="8192")
+    code_blocks = [c.value for c in at.code if "from_pretrained" in c.value]
+    assert code_blocks and "AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.1-8B', dtype=torch.bfloat16" \
+        in code_blocks[0] and "max_length=8192" in code_blocks[0]

@@ -111,3 +111,18 @@ def test_gemma_3_27b_at_128k_on_a_24_gb_card(runtime):
     assert v.state == "does_not_fit"
     assert v.sentence.startswith(f"Does not fit: weights alone need 51.1 GiB per GPU (budget {gib(budget)})")
     assert (v.max_model_len is None) == (runtime != "vllm")
+
+
+def test_a_context_past_the_model_s_maximum_is_refused_in_words():
+    """vLLM 0.33 refuses max_model_len 131,073 for Llama-3.1-8B ("greater than the derived max_model_len
+    (max_position_embeddings=131072.0 ...)" unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1): 131,073 tokens cannot be
+    served at the model's default length; the ideal runtime caps at the same max_position_embeddings."""
+    err = oracle("llama31_8b_len_over_derived")["outputs"]["error"]
+    assert "max_position_embeddings=131072.0" in err and "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1" in err
+    v, _ = verdict(LLAMA8, 1, 131_073, "model", gpu="h100-sxm")
+    assert v.state == "does_not_fit" and v.sentence == (
+        "Does not fit: 131,073 tokens is more than the model's maximum context 131,072 "
+        "(vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set)")
+    assert v.fix == "lower the context to at most 131,072 tokens"
+    v, _ = verdict(LLAMA8, 1, 131_073, gpu="h100-sxm", runtime="ideal")
+    assert v.sentence == "Does not fit: 131,073 tokens is more than the model's maximum context 131,072"
