@@ -66,6 +66,7 @@ def _paste_model(model: str, notes: list[str]) -> None:
     match = bundled_match(model)
     if match:
         s["source"], s["model"] = "bundled", match.hub_id
+        s["wdtype"] = match.weights_dtype or "auto"
         notes.append(match.label)
     else:
         notes.append(f"model {model[:80]!r} is neither bundled nor a Hub id; the model was not changed")
@@ -268,19 +269,21 @@ def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult
         st.caption(md(n))
 
 
-def _with_bundled_fallback(choice: inputs.ModelChoice) -> inputs.ModelChoice:
+def _with_bundled_fallback(choice: inputs.ModelChoice) -> tuple[inputs.ModelChoice, str | None]:
     """A Hub id that could not be loaded (offline, gated, not found) plans with the bundled model of the
-    same architecture (kvcalc.bundled_match), labelled; any other choice as it is."""
+    same architecture (kvcalc.bundled_match), labelled; with it the weights dtype a quantized
+    re-upload's name says (None: the config's own). Any other choice as it is."""
     if choice.config is not None or choice.origin != "hub":
-        return choice
+        return choice, None
     hub = str(st.session_state.get("hub") or "").strip()
     match = bundled_match(hub) if hub else None
     if match is None:
-        return choice
+        return choice, None
     got = load_model("bundled", match.hub_id)
     if got.config is None:
-        return choice
-    return replace(got, name=hub, notice=f"{match.label} (the Hub did not give its config: {choice.error})")
+        return choice, None
+    return replace(got, name=hub, notice=f"{match.label} (the Hub did not give its config: {choice.error})"), \
+        match.weights_dtype
 
 
 def _max_model_len(options: dict[str, Any], ctx: int) -> tuple[dict[str, Any], MaxLenSource]:
@@ -424,7 +427,9 @@ def render() -> None:
     st.caption("How much GPU memory a model needs for its weights and KV cache, and how long a context or how "
                "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
     choice, options, batch, ctx, variant, slot = _sidebar()
-    choice = _with_bundled_fallback(choice)
+    choice, quantized = _with_bundled_fallback(choice)
+    if quantized and options.get("dtype") is None:
+        options = {**options, "dtype": quantized}
     config = choice.config
     if not page.model_ready(choice) or config is None:
         _chart_controls(slot)

@@ -17,6 +17,11 @@ from .catalog import catalog
 
 VARIANT_SUFFIXES = ("-instruct", "-it", "-chat", "-hf", "-base", "-pt")
 """Name endings that mark a variant of the same architecture (Hugging Face naming conventions)."""
+QUANTIZED_SUFFIXES = {"-awq-int4": "int4", "-gptq-int4": "int4", "-awq": "int4", "-gptq": "int4", "-int4": "int4",
+                      "-bnb-4bit": "int4", "-4bit": "int4", "-fp8-dynamic": "fp8_e4m3", "-fp8": "fp8_e4m3",
+                      "-int8": "int8", "-w8a8": "int8", "-gptq-int8": "int8"}
+"""Name endings of quantized re-uploads (hugging-quants, neuralmagic, unsloth naming) and the weights dtype
+(kvcalc.dtypes) their checkpoints store: vLLM reads the format from the checkpoint, so the plan must too."""
 
 
 @dataclass(frozen=True)
@@ -25,18 +30,29 @@ class BundledMatch:
 
     hub_id: str
     label: str
+    weights_dtype: str | None = None    # a quantized re-upload's weights (None: the bundled config's own)
+
+
+def _strip(name: str) -> tuple[str, str | None]:
+    """(stem, quantized weights dtype or None): variant and quantization suffixes removed, lower case,
+    and a leading 'meta-' (Meta-Llama-3.1-8B is Llama-3.1-8B)."""
+    s = name.strip().lower()
+    dtype: str | None = None
+    changed = True
+    while changed:
+        changed = False
+        for suffix, d in QUANTIZED_SUFFIXES.items():
+            if s.endswith(suffix) and len(s) > len(suffix):
+                s, dtype, changed = s[: -len(suffix)], dtype or d, True
+        for suffix in VARIANT_SUFFIXES:
+            if s.endswith(suffix) and len(s) > len(suffix):
+                s, changed = s[: -len(suffix)], True
+    return s.removeprefix("meta-"), dtype
 
 
 def stem(name: str) -> str:
     """The lower-case name without its variant suffixes: 'Llama-3.1-8B-Instruct' -> 'llama-3.1-8b'."""
-    s = name.strip().lower()
-    changed = True
-    while changed:
-        changed = False
-        for suffix in VARIANT_SUFFIXES:
-            if s.endswith(suffix) and len(s) > len(suffix):
-                s, changed = s[: -len(suffix)], True
-    return s
+    return _strip(name)[0]
 
 
 def _split(model_id: str) -> tuple[str, str]:
@@ -55,7 +71,7 @@ def bundled_match(model_id: str) -> BundledMatch | None:
     org, name = _split(model_id)
     if not name:
         return None
-    key = stem(name)
+    key, dtype = _strip(name)
     same_org, any_org = [], []
     for e in catalog():
         e_org, e_name = e.hub_id.split("/", 1)
@@ -66,4 +82,7 @@ def bundled_match(model_id: str) -> BundledMatch | None:
     found = same_org[0] if len(same_org) == 1 else any_org[0] if len(any_org) == 1 else None
     if found is None or found.lower() == model_id.strip().lower():
         return None
-    return BundledMatch(found, f"planned with {found}'s config: same architecture as {model_id.strip()[:120]}")
+    label = f"planned with {found}'s config: same architecture as {model_id.strip()[:120]}"
+    if dtype:
+        label += f", weights planned as {dtype} (the name says the checkpoint is quantized)"
+    return BundledMatch(found, label, dtype)

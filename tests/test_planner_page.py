@@ -366,3 +366,18 @@ def test_transformers_runtime_shows_its_calls():
     code_blocks = [c.value for c in at.code if "from_pretrained" in c.value]
     assert code_blocks and "AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.1-8B', dtype=torch.bfloat16" \
         in code_blocks[0] and "max_length=8192" in code_blocks[0]
+
+
+
+def test_a_quantized_re_upload_plans_with_the_base_config_and_4_bit_weights(monkeypatch):
+    """hugging-quants' AWQ-INT4 upload of Llama-3.1-70B-Instruct: the Hub cannot give it offline; the bundled
+    Llama-3.1-70B has the same geometry, and its weights are planned 4-bit as the name says (vLLM reads the
+    format from the checkpoint). 80 layers x 8 KV heads x 256 x 2 B / 2 GPUs = 163,840 B per token per GPU."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = start(source="hub", hub="hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", gpu="h100-sxm", gpus="2",
+               ctx="8192")
+    assert any("planned with meta-llama/Llama-3.1-70B's config" in i.value and "int4" in i.value for i in at.info)
+    assert metric(at, "KV cache") == gib(8192 * 163_840)
+    full = start(model="meta-llama/Llama-3.1-70B", gpu="h100-sxm", gpus="2", ctx="8192")
+    assert metric_bytes(at, "Weights") < metric_bytes(full, "Weights") / 3      # 4-bit + scales against bf16
+    assert any("--quantization awq" in c.value for c in at.code)

@@ -165,3 +165,29 @@ def test_the_command_writes_only_what_differs_from_vllm_s_defaults():
     cmd = vllm_serve(LLAMA8, d)                                 # vLLM has no flag that quantizes to int8
     assert cmd.text == "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192"
     assert any("weights int8" in n for n in cmd.notes)
+
+
+@pytest.mark.parametrize("model, base, dtype", [
+    ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B", None),
+    ("meta-llama/Llama-2-7b-chat-hf", "meta-llama/Llama-2-7b-hf", None),
+    ("google/gemma-3-27b-pt", "google/gemma-3-27b-it", None),
+    ("Qwen/Qwen3-8B-Base", "Qwen/Qwen3-8B", None),
+    ("unsloth/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B", None),         # another org, one stem match
+    ("/models/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B", None),            # a local path's last part
+    ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "meta-llama/Llama-3.1-70B", "int4"),
+    ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "meta-llama/Llama-3.1-8B", "fp8_e4m3"),
+    ("meta-llama/Meta-Llama-3-8B-Instruct", "meta-llama/Meta-Llama-3-8B", None),   # Llama 3, not 3.1
+])
+def test_bundled_model_of_the_same_architecture(model, base, dtype):
+    from kvcalc.bundled_match import bundled_match
+
+    m = bundled_match(model)
+    assert m is not None and m.hub_id == base and m.weights_dtype == dtype
+    assert m.label.startswith(f"planned with {base}'s config: same architecture as {model}")
+
+
+@pytest.mark.parametrize("model", ["meta-llama/Llama-3.1-8B", "acme/unknown-model", "", "/", "Qwen/Qwen3-9B-Instruct"])
+def test_no_bundled_match(model):
+    from kvcalc.bundled_match import bundled_match
+
+    assert bundled_match(model) is None
