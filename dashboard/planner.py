@@ -244,14 +244,14 @@ def layer_rows(layers: tuple[LayerRow, ...], stages: bool = False) -> list[dict[
 
 @st.fragment
 def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, speed: SpeedEstimate, batch: int,
-           ctx: int, slot: Any) -> None:
+           ctx: int, slot: Any, longest: int | None) -> None:
     """Memory chart, its controls (drawn into the sidebar ``slot``), its exports and the share link:
     a fragment, so changing the log axis or the extra curves reruns only this, not the plan."""
     log_x, curves = _chart_controls(slot)
     page.share_box("", slot)        # here, so the link includes the controls after a fragment rerun
-    top = max(ctx, p.max_context or 0, spec.max_position_embeddings or 0, 1024)
+    top = max(ctx, longest or 0, spec.max_position_embeddings or 0, 1024)
     windows = [a.window for l in spec.layers for a in l.attention if a.window]
-    pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, p.max_context or 0, *windows])
+    pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, longest or 0, *windows])
     curve = memory_curve(setup, batch, pts)
     extra = {b: memory_curve(setup, b, pts) for b in curves if b != batch}
     budget = [(f"{p.gpu} budget", p.budget_bytes)]
@@ -259,7 +259,7 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
         g = get_gpu(key)
         if g.name != p.gpu:
             budget.append((f"{gb} GB class ({g.name})", g.memory_bytes))
-    fig = charts.memory_chart(curve, log_x=log_x, capacities=budget, longest=p.max_context, extra_curves=extra,
+    fig = charts.memory_chart(curve, log_x=log_x, capacities=budget, longest=longest, extra_curves=extra,
                               title=f"Memory per GPU vs context, batch {batch:,}")
     st.plotly_chart(fig, width="stretch", key="memory_chart")
 
@@ -326,7 +326,7 @@ def render() -> None:
         _what_if(what_if, choice, p, speed, base)
     _speed(speed)
 
-    _chart(spec, setup, p, speed, batch, ctx, slot)
+    _chart(spec, setup, p, speed, batch, ctx, slot, verdict.longest)   # the verdict's longest (served at it)
 
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(setup, p.batch, p.context)
