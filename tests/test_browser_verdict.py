@@ -44,10 +44,10 @@ def test_rtx_4090_default_is_green_with_its_command_and_untruncated_metrics(tab:
     page.set_viewport_size({"width": 1280, "height": 900})
     tab.open("/?gpu=rtx-4090")
     box = alert(page, "Fits: 1 sequence of 8,192 tokens")
-    expect(box).to_be_visible()
-    expect(box).to_contain_text("max_model_len 8,192: the context asked for")
-    expect(box.get_by_test_id("stAlertContentSuccess")).to_be_visible()          # green
-    expect(command(page)).to_contain_text("vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192")
+    expect(box).to_be_visible(timeout=STEP_MS)
+    expect(box).to_contain_text("max_model_len 8,192: the context asked for", timeout=STEP_MS)
+    expect(box.get_by_test_id("stAlertContentSuccess")).to_be_visible(timeout=STEP_MS)          # green
+    expect(command(page)).to_contain_text("vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192", timeout=STEP_MS)
     cut = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMetric"] *')]
         .filter(e => e.children.length === 0 && e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)""")
     assert not cut, f"truncated at 1280 px: {cut}"
@@ -59,11 +59,11 @@ def test_70b_on_two_h100s_red_then_green_with_4_bit_weights_and_fp8_kv(tab: Tab)
     page = tab.page
     tab.open("/?model=meta-llama/Llama-3.1-70B&gpu=h100-sxm&gpus=2&batch=16&ctx=32768")
     expect(alert(page, "Does not fit: weights alone need 65.7 GiB per GPU").get_by_test_id("stAlertContentError")
-           ).to_be_visible()                                                       # red
+           ).to_be_visible(timeout=STEP_MS)                                                       # red
     tab.open("/?model=meta-llama/Llama-3.1-70B&gpu=h100-sxm&gpus=2&batch=16&ctx=32768&wdtype=int4&kvdtype=fp8_e4m3")
-    expect(alert(page, "Fits: 16 sequences of 32,768 tokens")).to_be_visible()
+    expect(alert(page, "Fits: 16 sequences of 32,768 tokens")).to_be_visible(timeout=STEP_MS)
     expect(command(page)).to_contain_text("--tensor-parallel-size 2 --max-model-len 32768 --quantization awq "
-                                          "--kv-cache-dtype fp8_e4m3")
+                                          "--kv-cache-dtype fp8_e4m3", timeout=STEP_MS)
     no_exception(page)
     tab.assert_clean()
 
@@ -85,10 +85,11 @@ def test_a_pasted_unbundled_instruct_id_plans_with_the_bundled_base(tab: Tab):
     tab.open("/?gpu=h100-sxm")
     paste(page, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 -tp 2")
     expect(alert(page, "planned with meta-llama/Llama-3.1-8B's config: same architecture as "
-                       "meta-llama/Llama-3.1-8B-Instruct")).to_be_visible()
+                       "meta-llama/Llama-3.1-8B-Instruct")).to_be_visible(timeout=STEP_MS)
     expect(page).to_have_url(re.compile(r"[?&]hub=meta-llama%2FLlama-3\.1-8B-Instruct"), timeout=STEP_MS)
-    expect(alert(page, "Fits: 1 sequence of 32,768 tokens")).to_be_visible()
-    expect(command(page)).to_contain_text("vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2")
+    expect(alert(page, "Fits: 1 sequence of 32,768 tokens")).to_be_visible(timeout=STEP_MS)
+    expect(command(page)).to_contain_text("vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2",
+                                          timeout=STEP_MS)
     no_exception(page)
     tab.assert_clean()
 
@@ -98,7 +99,7 @@ def test_phone_shows_the_verdict_before_the_metrics(tab: Tab):
     page.set_viewport_size({"width": 390, "height": 844})
     tab.open("/?gpu=rtx-4090")
     box = alert(page, "Fits: 1 sequence of 8,192 tokens")
-    expect(box).to_be_visible()
+    expect(box).to_be_visible(timeout=STEP_MS)
     first_metric = page.get_by_test_id("stMetric").first
     assert box.bounding_box()["y"] < first_metric.bounding_box()["y"]
     no_exception(page)
