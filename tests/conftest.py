@@ -13,6 +13,7 @@ TIERS: dict[str, str] = {
     "test_variants": "fast", "test_vllm_command": "fast", "test_layer_table": "fast", "test_imports": "fast",
     "test_model_types": "fast", "test_provenance": "fast", "test_coverage_fixture": "fast",
     "test_vllm_oracle_fixture": "fast", "test_vllm_oracle": "fast",
+    "test_verdict": "fast",
     "test_speed": "fast", "test_speed_reference": "fast",
     "test_gguf": "fast", "test_llama_cpp": "fast",
     "test_engine_logs": "fast", "test_sglang": "fast", "test_trtllm": "fast",
@@ -24,6 +25,7 @@ TIERS: dict[str, str] = {
     "test_pages": "pages", "test_hardening": "pages", "test_planner_page": "pages", "test_app_smoke": "pages",
     "test_link_fuzz": "fuzz",
     "test_browser": "browser",
+    "test_browser_verdict": "browser",
     "test_packaging": "packaging", "test_lint": "packaging",
 }
 
