@@ -1,11 +1,12 @@
 """The seam every paged serving engine plugs into: one frozen :class:`EngineMemoryPlan` per deployment.
 
-An engine module (kvcalc.sglang, kvcalc.trtllm; kvcalc.llama_cpp next) turns a model's per-layer
+An engine module (kvcalc.sglang, kvcalc.trtllm, kvcalc.llama_cpp.seam) turns a model's per-layer
 spec, the GPU and the engine's own options into an ``EngineMemoryPlan``: the budget, the bytes it
 sets aside for the KV cache, the pool in tokens and pages, the longest request and the most
 concurrent ones it accepts, its startup lines in its own words and the sources of each rule.
-kvcalc.plan, kvcalc.layer_table and kvcalc.curve read only this record. Wiring a further engine
-(llama.cpp: ``kvcalc.llama_cpp``) is: its module returns an ``EngineMemoryPlan``; its name in
+kvcalc.plan, kvcalc.layer_table and kvcalc.curve read only this record (llama.cpp's preallocated
+cells add a per-layer occupancy and sized-run solvers: kvcalc.llama_cpp.seam). Wiring a further engine
+is: its module returns an ``EngineMemoryPlan``; its name in
 kvcalc.runtimes (``Runtime``, ``RUNTIMES``, ``ENGINE_RUNTIMES``, ``ENGINE_LABELS``); in
 kvcalc.deployment an options field on ``Deployment``, its keywords in ``deploy``, one branch in
 ``Deployment.engine_plan`` and its names for vLLM's options in ``_VLLM_EQUIVALENTS``; in kvcalc.cli
