@@ -243,6 +243,10 @@ def _add_plan_parser(sub: Any) -> None:
     sg.add_argument("--max-running-requests", type=_whole_number, help="requests run at once")
     sg.add_argument("--page-size", type=_whole_number, help="tokens per KV page (default 1)")
     sg.add_argument("--max-total-tokens", type=_whole_number, help="cap on the token pool")
+    sg.add_argument("--swa-full-tokens-ratio", type=_number,
+                    help="hybrid SWA models (gpt-oss): SWA-pool tokens per full-pool token (default 0.8)")
+    sg.add_argument("--disable-hybrid-swa-memory", action="store_true", default=None,
+                    help="pool sliding-window layers at full length even for hybrid SWA models")
     sg.add_argument("--allow-overwrite-longer-context-len", action="store_true", default=None,
                     help="accept a context length above the model's (SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1)")
     tr = p.add_argument_group("TensorRT-LLM (--runtime tensorrt_llm), under its option names")
@@ -366,11 +370,12 @@ _PLAN_OPTIONS: tuple[str, ...] = ("gpu", "gpu_mem_gib", "context", "tensor_paral
                  "cuda_graph_gib", "allow_long_max_model_len", "speculative_config",
                  "cpu_offload_gb") + (
     "mem_fraction_static", "context_length", "max_running_requests", "page_size", "max_total_tokens",
-    "allow_overwrite_longer_context_len", "free_gpu_memory_fraction", "max_tokens_in_paged_kv_cache",
+    "allow_overwrite_longer_context_len", "swa_full_tokens_ratio", "disable_hybrid_swa_memory",
+    "free_gpu_memory_fraction", "max_tokens_in_paged_kv_cache",
     "tokens_per_block", "max_seq_len", "max_batch_size", "max_num_tokens")
 _ENGINE_ONLY: dict[str, tuple[str, ...]] = {
     "sglang": ("mem_fraction_static", "context_length", "max_running_requests", "page_size", "max_total_tokens",
-               "allow_overwrite_longer_context_len"),
+               "allow_overwrite_longer_context_len", "swa_full_tokens_ratio", "disable_hybrid_swa_memory"),
     "tensorrt_llm": ("free_gpu_memory_fraction", "max_tokens_in_paged_kv_cache", "tokens_per_block", "max_seq_len",
                      "max_batch_size", "max_num_tokens"),
 }

@@ -51,7 +51,7 @@ def memory_curve(d: Deployment, batch: int, contexts: Sequence[int]) -> list[Cur
                            batch * sum(c.tokens(t) * c.cell_bytes for c in cells), ep.budget_bytes) for t in contexts]
     if d.runtime in ENGINE_RUNTIMES:     # SGLang / TensorRT-LLM: batch x page-rounded slots x per-token cell
         ep = d.engine_plan()
-        return [CurvePoint(t, ep.weights_bytes, ep.overhead_bytes, batch * ep.request_tokens(t) * ep.cell_bytes,
+        return [CurvePoint(t, ep.weights_bytes, ep.overhead_bytes, ep.occupied_bytes(batch, t),
                            ep.budget_bytes) for t in contexts]
     return [CurvePoint(t, d.weights_rank, overhead_bytes(d, batch, t),
                        busiest_stage_kv(d, batch, t), d.gpu.memory_bytes) for t in contexts]

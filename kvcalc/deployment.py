@@ -215,7 +215,8 @@ class Deployment:
         if self.runtime == "sglang":
             ep = sglang_memory_plan(stages, self.kv, total_gpu_bytes=self.gpu.memory_bytes,
                                     weights_bytes=self.weights_rank, options=self.sglang, context_len=self.context_cap,
-                                    tp=self.tp, pp=self.pp, used_before_load_bytes=m.non_torch_bytes)
+                                    tp=self.tp, pp=self.pp, used_before_load_bytes=m.non_torch_bytes,
+                                    architectures=_architectures(self.config))
         else:
             o = self.trtllm
             notes = []
@@ -284,6 +285,12 @@ class Deployment:
                       self.sglang, self.trtllm, self.llama_cpp, self.gguf)
 
 
+def _architectures(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The config's ``architectures`` (text only, capped): the engines' model gates read them."""
+    archs = config.get("architectures")
+    return tuple(str(a)[:100] for a in archs[:8]) if isinstance(archs, list) else ()
+
+
 def _positive_float(name: str, value: Any, hi: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= hi:
         raise InputError(f"{name} must be a number between 0 and {hi:g}, got {value!r:.30}")
@@ -319,6 +326,7 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
            mem_fraction_static: float | None = None, context_length: int | None = None,
            max_running_requests: int | None = None, page_size: int | None = None,
            max_total_tokens: int | None = None, allow_overwrite_longer_context_len: bool = False,
+           swa_full_tokens_ratio: float | None = None, disable_hybrid_swa_memory: bool = False,
            free_gpu_memory_fraction: float | None = None, max_tokens_in_paged_kv_cache: int | None = None,
            tokens_per_block: int | None = None, max_seq_len: int | None = None, max_batch_size: int | None = None,
            max_num_tokens: int | None = None, llama_cpp: LlamaCppOptions | None = None,
@@ -341,7 +349,8 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
     used when no ``dtype`` is chosen (a chosen dtype re-quantizes the weights).
     SGLang's options (runtime 'sglang', :class:`~kvcalc.sglang.SglangOptions`): ``mem_fraction_static``,
     ``context_length``, ``max_running_requests``, ``page_size``, ``max_total_tokens``,
-    ``allow_overwrite_longer_context_len`` (``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1``). TensorRT-LLM's
+    ``allow_overwrite_longer_context_len`` (``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1``),
+    ``swa_full_tokens_ratio`` / ``disable_hybrid_swa_memory`` (the hybrid SWA pool). TensorRT-LLM's
     (runtime 'tensorrt_llm', :class:`~kvcalc.trtllm.TrtllmOptions`): ``free_gpu_memory_fraction``,
     ``max_tokens_in_paged_kv_cache``, ``tokens_per_block``, ``max_seq_len``, ``max_batch_size``, ``max_num_tokens``.
     llama.cpp's (runtime 'llama_cpp', :class:`~kvcalc.llama_cpp.LlamaCppOptions`): ``llama_cpp`` (options, e.g. a
@@ -400,7 +409,7 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
     elif options.speculative_config is not None or options.cpu_offload_gb or options.lora is not None:
         raise InputError("speculative_config, cpu_offload_gb and lora are vLLM options; use runtime 'vllm'")
     sg = sglang_options(mem_fraction_static, context_length, max_running_requests, page_size, max_total_tokens,
-                        allow_overwrite_longer_context_len)
+                        allow_overwrite_longer_context_len, swa_full_tokens_ratio, disable_hybrid_swa_memory)
     tr = trtllm_options(free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len,
                         max_batch_size, max_num_tokens)
     _check_engine_options(rt, spec, sg, tr, max_model_len, block_size, max_num_batched_tokens, max_num_seqs,
@@ -508,7 +517,7 @@ def _check_engine_options(rt: Runtime, spec: ModelSpec, sg: SglangOptions, tr: T
         raise InputError("gpu_memory_utilization is a vLLM option: "
                          + (f"{label}'s option is {theirs}" if theirs else f"{label} has no such option"))
     if rt in ("sglang", "tensorrt_llm"):        # their pools for other layer kinds are not modelled
-        check_full_attention(spec, label)
+        check_full_attention(spec, label, sliding_ok=rt == "sglang")
     model_max = spec.max_position_embeddings
     if rt == "sglang" and sg.context_length and model_max and sg.context_length > model_max \
             and not sg.allow_long_context:

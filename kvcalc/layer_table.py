@@ -16,7 +16,8 @@ it sits on and the bytes its cache holds on ONE GPU of that stage (one tensor-pa
 ``sglang`` / ``tensorrt_llm``
     The engine's pool (kvcalc.engine): a request holds ``ceil(T / page_size)`` pages of
     ``page_size`` token slots (``T`` capped at the engine's maximum), every layer
-    ``batch x slots x its per-token cell``.
+    ``batch x slots x its per-token cell``; under SGLang's hybrid SWA pool a sliding layer holds
+    ``ceil(min(T, window) / page_size)`` pages of the SWA pool instead.
 
 ``llama_cpp``
     The cells ``batch`` requests of ``T`` tokens occupy in llama.cpp's preallocated cache
@@ -126,9 +127,15 @@ def _direct_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
 
 
 def _engine_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
-    slots = d.engine_plan().request_tokens(context)
-    return [LayerRow(layer.index, layer.kind, stage, slots, batch * slots * layer_cell_bytes(layer, d.kv))
-            for stage, spec in enumerate(stage_specs(d.rank, d.pp)) for layer in spec.layers]
+    ep = d.engine_plan()
+    full, swa = ep.request_tokens(context), ep.request_swa_tokens(context)
+    rows = []
+    for stage, spec in enumerate(stage_specs(d.rank, d.pp)):
+        for layer in spec.layers:
+            windowed = ep.swa_cell_bytes and any(a.window for a in layer.attention)
+            slots = swa if windowed else full
+            rows.append(LayerRow(layer.index, layer.kind, stage, slots, batch * slots * layer_cell_bytes(layer, d.kv)))
+    return rows
 
 
 def llama_layer_cells(d: Deployment) -> tuple[LayerCells, ...]:
