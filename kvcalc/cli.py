@@ -283,7 +283,8 @@ def _add_plan_parser(sub: Any) -> None:
     gg = ll.add_mutually_exclusive_group()
     gg.add_argument("--gguf-type", type=_text, help="the GGUF file type of the weights (Q4_K_M, Q8_0, F16, ...)")
     gg.add_argument("--gguf", dest="gguf_file", type=_text,
-                    help="a .gguf file: only its header is read (exact weight bytes)")
+                    help="a .gguf file, or hf://ORG/REPO/FILE.gguf on the Hub: only its header is read "
+                         "(exact weight bytes; the Hub file by one range request)")
     p.add_argument("--weights-gib", type=_number, help="measured weights per GPU (GiB)")
     p.add_argument("--activation-gib", type=_number, help="measured activation peak per GPU (GiB)")
     p.add_argument("--non-torch-gib", type=_number, help="measured non-torch memory per GPU (GiB)")
@@ -452,7 +453,8 @@ def _plan_command(args: argparse.Namespace) -> str:
         given["lora"] = lora
     context = given.pop("context", None)
     if args.runtime == "llama_cpp":
-        given["gguf"] = _gguf_header(given.pop("gguf_file")) if "gguf_file" in given else given.pop("gguf_type", None)
+        given["gguf"] = (_gguf_header(given.pop("gguf_file"), args) if "gguf_file" in given
+                         else given.pop("gguf_type", None))
         if "n_gpu_layers" in given and given["n_gpu_layers"] < -1:
             given["n_gpu_layers"] = -1          # llama.cpp: any negative -ngl means all layers
     deployment = deploy(config, gpus=args.gpus, runtime=args.runtime, dtype=args.dtype, kv_dtype=kv_dtype,
@@ -500,12 +502,24 @@ def _plan_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-def _gguf_header(path: str) -> Any:
-    """The header of a local .gguf file (kvcalc.gguf.reader: at most its 64 MiB cap read, never the tensor data)."""
+def _gguf_header(path: str, args: argparse.Namespace) -> Any:
+    """The header of a local .gguf file (kvcalc.gguf.reader: at most its 64 MiB cap read, never the tensor data),
+    or of ``hf://ORG/REPO/FILE.gguf`` on the Hub (kvcalc.hub.gguf_header: one range request)."""
     import stat
 
     from .gguf.reader import read_gguf_header
 
+    if path.startswith("hf://"):
+        from .hub.gguf_header import fetch_gguf_header
+        from .sources import token_from_env
+
+        parts = path[len("hf://"):].split("/", 2)
+        if len(parts) != 3:
+            raise CliError("--gguf hf://ORG/REPO/FILE.gguf: give the repository and the file in it")
+        if args.offline:
+            raise CliError("--gguf hf://... needs the Hub, and --offline forbids the network")
+        return fetch_gguf_header(f"{parts[0]}/{parts[1]}", parts[2], revision=args.revision, token=token_from_env(),
+                                 timeout=args.timeout)
     try:
         with open(os.path.expanduser(path), "rb") as f:
             st = os.fstat(f.fileno())

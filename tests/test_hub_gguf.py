@@ -77,3 +77,19 @@ def test_missing_file_and_repo_are_typed(gguf_hub: FakeHub) -> None:
 def test_range_size_is_bounded() -> None:
     with pytest.raises(InputError, match="from 1 MiB to 64 MiB"):
         fetch_gguf_header("acme/tiny-GGUF", "tiny-Q8_0.gguf", max_bytes=1 << 30)
+
+
+def test_cli_reads_a_hub_gguf_header(gguf_hub: FakeHub, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--gguf hf://ORG/REPO/FILE`` plans with the header's exact bytes (a 4-block geometry stand-in)."""
+    import json
+
+    from kvcalc.cli import main
+
+    gguf_hub.repos["acme/tiny-GGUF"].files["llama-32.gguf"] = _gguf(blocks=32, data_bytes=32 * 4_352)
+    code = main(["plan", "meta-llama/Llama-3.1-8B", "--runtime", "llama_cpp", "--gpu", "4090", "-c", "4096",
+                 "--gguf", "hf://acme/tiny-GGUF/llama-32.gguf", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["weights_bytes_total"] == 32 * 4_352
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--offline", "--runtime", "llama_cpp", "--gguf",
+                 "hf://acme/tiny-GGUF/llama-32.gguf"]) == 2
