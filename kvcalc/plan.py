@@ -47,6 +47,7 @@ from .deployment import FEWEST_GPU_COUNTS, Deployment, deploy
 from .engine import EngineMemoryPlan
 from .errors import InputError
 from .explain import direct_binding, direct_formulas, engine_binding, growth_binding, vllm_binding, vllm_formulas
+from .explain import gib as gib_text
 from .layer_table import layer_bytes
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .llama_cpp.seam import largest_batch as llama_largest_batch
@@ -277,8 +278,17 @@ def _plan_llama(d: Deployment, batch: int, context: int, warnings: list[str]) ->
     ok = ep.fits(batch, context)
     max_context, max_batch = llama_solvers(d, batch, context)
     binding = engine_binding(ep, batch, context, ok, None)
-    if not ok and max_context is not None and max_context >= context:
+    if ok:
+        c = lp.cells
+        binding = (f"the cells llama.cpp allocates at startup: n_ctx {c.n_ctx:,} ({c.n_ctx_seq:,} per sequence, "
+                   f"{c.n_seq_max} sequences), {gib_text(ep.available_kv_bytes)} of KV on the GPU, of which the "
+                   "requests occupy the KV figure")
+    elif max_context is not None and max_context >= context:
         binding += f"; a run sized to the request fits: -np {batch} -c {batch * context:,}"
+    offloaded = lp.host.weights - (d.gguf.input_bytes if d.gguf else 0)
+    if offloaded > 0:
+        warnings.append(f"-ngl leaves {gib_text(offloaded)} of layer weights in host memory: llama.cpp runs those "
+                        "layers on the CPU, which the speed estimate (all weights at GPU bandwidth) does not model")
     o = d.llama_cpp
     common = _common(d, batch, context)
     common.update(quality=lp.quality, kv_quality=lp.kv_quality)     # the compute buffer is estimated
