@@ -1,11 +1,12 @@
 """The seam every paged serving engine plugs into: one frozen :class:`EngineMemoryPlan` per deployment.
 
-An engine module (kvcalc.sglang, kvcalc.trtllm; kvcalc.llama_cpp next) turns a model's per-layer
+An engine module (kvcalc.sglang, kvcalc.trtllm, kvcalc.llama_cpp.seam) turns a model's per-layer
 spec, the GPU and the engine's own options into an ``EngineMemoryPlan``: the budget, the bytes it
 sets aside for the KV cache, the pool in tokens and pages, the longest request and the most
 concurrent ones it accepts, its startup lines in its own words and the sources of each rule.
-kvcalc.plan, kvcalc.layer_table and kvcalc.curve read only this record. Wiring a further engine
-(llama.cpp: ``kvcalc.llama_cpp``) is: its module returns an ``EngineMemoryPlan``; its name in
+kvcalc.plan, kvcalc.layer_table and kvcalc.curve read only this record (llama.cpp's preallocated
+cells add a per-layer occupancy and sized-run solvers: kvcalc.llama_cpp.seam). Wiring a further engine
+is: its module returns an ``EngineMemoryPlan``; its name in
 kvcalc.runtimes (``Runtime``, ``RUNTIMES``, ``ENGINE_RUNTIMES``, ``ENGINE_LABELS``); in
 kvcalc.deployment an options field on ``Deployment``, its keywords in ``deploy``, one branch in
 ``Deployment.engine_plan`` and its names for vLLM's options in ``_VLLM_EQUIVALENTS``; in kvcalc.cli
@@ -41,6 +42,10 @@ class EngineMemoryPlan:
     what the pool allocates. A request of ``T`` tokens holds ``ceil(T / page_size)`` pages;
     ``batch`` requests fit when ``T <= max_context``, ``batch <= max_running`` and their pages
     fit the pool. ``refusal`` is the engine's error, in its words, when it would not start.
+
+    An engine with a second pool for its sliding-window layers (SGLang's ``SWAKVPool``) sets
+    ``swa_pool_tokens`` / ``swa_cell_bytes`` (those layers' bytes per token, not in ``cell_bytes``) and
+    ``swa_window``: a request then also holds ``ceil(min(T, swa_window) / page_size)`` pages there.
     """
 
     engine: str
@@ -61,6 +66,9 @@ class EngineMemoryPlan:
     notes: tuple[str, ...] = ()      # assumptions and warnings, shown with the plan
     sources: tuple[str, ...] = ()    # engine file + function of each rule
     refusal: str | None = None
+    swa_cell_bytes: int = 0          # sliding-window layers' KV bytes per token in the second pool (0: none)
+    swa_pool_tokens: int = 0
+    swa_window: int = 0
 
     @property
     def pool_pages(self) -> int:
@@ -72,23 +80,41 @@ class EngineMemoryPlan:
         ``max_context``."""
         return ceil_div(min(context, self.max_context), self.page_size) * self.page_size
 
+    def request_swa_tokens(self, context: int) -> int:
+        """Token slots one request holds in the sliding-window pool (0 without one): its window, in pages."""
+        if not self.swa_cell_bytes:
+            return 0
+        return ceil_div(min(context, self.max_context, self.swa_window), self.page_size) * self.page_size
+
+    def _pools_hold(self, batch: int, context: int) -> bool:
+        return (batch * self.request_tokens(context) <= self.pool_tokens
+                and batch * self.request_swa_tokens(context) <= self.swa_pool_tokens if self.swa_cell_bytes
+                else batch * self.request_tokens(context) <= self.pool_tokens)
+
     def fits(self, batch: int, context: int) -> bool:
         """Whether ``batch`` requests of ``context`` tokens run at once (the engine starts, the
-        context is allowed, the batch is allowed and their pages fit the pool)."""
+        context is allowed, the batch is allowed and their pages fit the pool(s))."""
         return (self.refusal is None and context <= self.max_context and batch <= self.max_running
-                and batch * self.request_tokens(context) <= self.pool_tokens)
+                and self._pools_hold(batch, context))
+
+    def occupied_bytes(self, batch: int, context: int) -> int:
+        """KV bytes ``batch`` requests of ``context`` tokens hold on this GPU (both pools)."""
+        return batch * (self.request_tokens(context) * self.cell_bytes
+                        + self.request_swa_tokens(context) * self.swa_cell_bytes)
 
     def longest_context(self, batch: int) -> int | None:
         """The longest context ``batch`` requests can each hold (None when none fits)."""
         if self.refusal is not None or batch > self.max_running:
             return None
-        return largest_true(lambda t: batch * self.request_tokens(t) <= self.pool_tokens, self.max_context)
+        return largest_true(lambda t: self._pools_hold(batch, t), self.max_context)
 
     def largest_batch(self, context: int) -> int | None:
         """The most requests of ``context`` tokens at once (None when none fits)."""
         if self.refusal is not None or context > self.max_context:
             return None
         n = min(self.pool_tokens // self.request_tokens(context), self.max_running)
+        if self.swa_cell_bytes:
+            n = min(n, self.swa_pool_tokens // self.request_swa_tokens(context))
         return n or None
 
     @property
@@ -100,8 +126,9 @@ class EngineMemoryPlan:
         return asdict(self)
 
 
-def check_full_attention(spec: ModelSpec, engine_label: str) -> None:
-    """UnsupportedError unless every cached layer is plain full self-attention (MHA, GQA or MLA)."""
+def check_full_attention(spec: ModelSpec, engine_label: str, *, sliding_ok: bool = False) -> None:
+    """UnsupportedError unless every cached layer is plain full self-attention (MHA, GQA or MLA), or,
+    with ``sliding_ok``, a sliding-window layer (the engine has a rule for them)."""
     for layer in spec.layers:
         if layer.kind in ("shared", "none"):
             continue
@@ -110,7 +137,8 @@ def check_full_attention(spec: ModelSpec, engine_label: str) -> None:
                                    "attention); that engine's state pool is not modelled: use runtime 'vllm'")
         for a in layer.attention:
             what = ("cross-attention" if a.source == "cross" else "a sliding-window or chunked layer"
-                    if a.window is not None else "a sparse-attention indexer" if a.indexer_dim else None)
+                    if a.window is not None and (a.chunked or not sliding_ok)
+                    else "a sparse-attention indexer" if a.indexer_dim else None)
             if what:
                 raise UnsupportedError(f"{engine_label}: layer {layer.index} is {what}; that engine's pool for "
                                        "it is not modelled yet: use runtime 'vllm' or 'ideal'")

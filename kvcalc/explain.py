@@ -94,9 +94,9 @@ def vllm_formulas(d: Deployment, vp: VllmMemoryPlan) -> tuple[str, ...]:
 
 
 def engine_binding(ep: EngineMemoryPlan, batch: int, context: int, fits: bool, max_batch: int | None) -> str:
-    """What binds under a paged engine (SGLang, TensorRT-LLM): its refusal in its words when it
+    """What binds under an engine (SGLang, TensorRT-LLM, llama.cpp): its refusal in its words when it
     would not start, else the context cap, the concurrency cap or the pool."""
-    unit = "pages" if ep.engine == "sglang" else "blocks"
+    unit = {"sglang": "pages", "llama_cpp": "cells"}.get(ep.engine, "blocks")
     if ep.refusal is not None:
         return ep.refusal
     if ep.weights_bytes > ep.total_gpu_bytes:

@@ -193,3 +193,20 @@ def test_trtllm_plan_table(capsys):
     assert code == 0, err
     assert "runtime tensorrt_llm" in out and "Number of tokens per block: 64." in out
     assert "for max tokens in paged KV cache (" in out and "fits: yes" in out
+
+
+def test_llama_cpp_flags_in_the_engines_names(capsys):
+    """llama-server's flags under --runtime llama_cpp: Llama-3.2-1B, -c 4096 -np 2 -ctk q8_0 -ctv q8_0 -fa:
+    n_ctx_seq = PAD(4096 / 2, 256) = 2048 cells x 2 streams; 16 layers x 4096 cells x 512 values x 34/32 B
+    x (K+V) = 71,303,168 B = 68.00 MiB (llama_kv_cache's size line)."""
+    code, out, err = run(capsys, "plan", LLAMA_32_1B, "--runtime", "llama_cpp", "--gpu", "4090", "-c", "4096",
+                         "-np", "2", "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "--gguf-type", "Q8_0")
+    assert code == 0, err
+    assert "llama_kv_cache: size =   68.00 MiB (  2048 cells,  16 layers,  2/2 seqs)" in out
+    code, _, err = run(capsys, "plan", LLAMA_32_1B, "--runtime", "llama_cpp", "-c", "4096")
+    assert code == 2 and "needs the GGUF weights" in err
+    code, _, err = run(capsys, "plan", LLAMA_32_1B, "--runtime", "llama_cpp", "--gguf-type", "Q8_0",
+                       "--max-model-len", "4096")
+    assert code == 2 and "n_ctx (-c)" in err
+    code, _, err = run(capsys, "plan", LLAMA_32_1B, "--runtime", "vllm", "-ctk", "q8_0")
+    assert code == 2 and "-ctk is a llama.cpp option" in err

@@ -112,8 +112,59 @@ def test_sglang_options_need_the_sglang_runtime() -> None:
 
 
 def test_unmodelled_layer_kinds_are_refused() -> None:
-    with pytest.raises(kvcalc.UnsupportedError, match="sliding-window"):
-        kvcalc.deploy(bundled_config("google/gemma-3-27b-it"), runtime="sglang")
+    """Chunked local attention (Llama 4), recurrent state and cross-attention pools stay refused."""
+    with pytest.raises(kvcalc.UnsupportedError, match="SGLang"):
+        kvcalc.deploy(bundled_config("google-t5/t5-small"), runtime="sglang")
+
+
+@pytest.mark.parametrize("model", ["google/gemma-3-27b-it", "google/gemma-2-9b-it", "mistralai/Mistral-7B-v0.1"])
+def test_sliding_layers_outside_the_hybrid_list_pool_at_full_length(model: str) -> None:
+    """model_config.py is_hybrid_swa_model lists Llama4 / GptOss / MiMoV2 / Step3p5 only; any other model gets
+    MHATokenToKVPool over every layer (sgl-project/sglang#39310: a model missing from the allowlist
+    "allocates KV slots in all 36 layers"): the pool is rest // (all layers' K+V bytes per token), as for
+    full attention, and a sliding layer holds every token of a request."""
+    config = bundled_config(model)
+    d = kvcalc.deploy(config, gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8)
+    ep = d.engine_plan()
+    t = config.get("text_config", config)
+    heads = t["num_key_value_heads"]
+    head_dim = t.get("head_dim") or t["hidden_size"] // t["num_attention_heads"]
+    cell = t["num_hidden_layers"] * heads * head_dim * 2 * 2
+    rest = int((H100 - round(0.86 * GiB)) * 0.8) - d.weights_rank
+    assert ep.cell_bytes == cell and ep.swa_cell_bytes == 0
+    assert ep.pool_tokens == rest // cell
+    assert {r.tokens for r in kvcalc.layer_bytes(d, 2, 9000).rows} == {min(9000, ep.max_context)}
+    assert any("is not one of is_hybrid_swa_model's" in n for n in ep.notes)
+
+
+def test_gpt_oss_gets_the_hybrid_swa_pool() -> None:
+    """gpt-oss-20b (GptOssForCausalLM, in is_hybrid_swa_model): 24 layers, 12 full and 12 sliding (window 128),
+    8 KV heads x 64 x K+V x bf16 = 2,048 B per layer per token. set_num_tokens_hybrid_swa
+    (model_runner_kv_cache_mixin.py): single-pool T = rest // (24 x 2048); full = int(T x 24 x 2048 /
+    (12 x 2048 + 0.8 x 12 x 2048)), swa = int(full x 0.8). A request of T tokens holds T slots in the
+    full pool and min(T, 128) in the SWA pool."""
+    d = kvcalc.deploy(bundled_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8)
+    ep = d.engine_plan()
+    rest = int((H100 - round(0.86 * GiB)) * 0.8) - d.weights_rank
+    single = rest // (24 * 2048)
+    full = int(single * 24 * 2048 / (12 * 2048 + 0.8 * 12 * 2048))
+    assert (ep.pool_tokens, ep.swa_pool_tokens) == (full, int(full * 0.8))
+    assert ep.log_lines[0] == (f"Use sliding window memory pool. full_layer_tokens={full}, "
+                               f"swa_layer_tokens={int(full * 0.8)}")
+    assert ep.max_running == min(max(int(single / 131072 * 512), 2048), 4096)     # from the single-pool count
+    p = kvcalc.plan(d, batch=3, context=5000, solve_gpus=False)
+    assert p.kv_bytes == 3 * (5000 * 12 + 128 * 12) * 2048
+    rows = kvcalc.layer_bytes(d, 3, 5000).rows
+    assert sorted({r.tokens for r in rows}) == [128, 5000]
+    assert kvcalc.memory_curve(d, 3, [5000])[0].kv == p.kv_bytes
+    assert p.max_batch == min(full // 5000, int(full * 0.8) // 128, ep.max_running)
+    off = kvcalc.deploy(bundled_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
+                        mem_fraction_static=0.8, disable_hybrid_swa_memory=True).engine_plan()
+    assert off.pool_tokens == single and off.swa_cell_bytes == 0
+    half = kvcalc.deploy(bundled_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
+                         mem_fraction_static=0.8, swa_full_tokens_ratio=0.5).engine_plan()
+    full_half = int(single * 24 * 2048 / (12 * 2048 + 0.5 * 12 * 2048))
+    assert (half.pool_tokens, half.swa_pool_tokens) == (full_half, int(full_half * 0.5))
 
 
 def test_launch_server_command() -> None:
