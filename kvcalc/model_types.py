@@ -17,7 +17,9 @@ Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter 
 * ``params``: the parameter-count family in :mod:`kvcalc.params` (``None``: not countable, with
   ``not_countable`` saying why), with ``attn_bias``, ``mlp_bias``, ``norms_per_layer`` and ``moe``
   for the Llama-style family;
-* ``quirks``: named departures from the family's rule (:data:`QUIRKS`).
+* ``quirks``: named departures from the family's rule (:data:`QUIRKS`);
+* ``vision``: for a vision-language wrapper counted by :mod:`kvcalc.params_vision` (``params="multimodal"``),
+  its tower type, projector rule and default sub-configs (:class:`Vision`).
 
 To add a model type, add ONE :class:`ModelType` to :data:`_ENTRIES` (reuse a layer or state rule
 when the config class derives its layers the same way), then a tiny config to ``tests/tiny_models.py``
@@ -81,6 +83,28 @@ QUIRKS = {
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
 
 
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Vision:
+    """How :mod:`kvcalc.params_vision` counts one vision-language wrapper.
+
+    ``tower``: the ``vision_config`` model_type the config class assumes; ``projector``: the rule in
+    ``params_vision.PROJECTORS``; ``vision_defaults`` / ``text_defaults``: the fields the wrapper's config class
+    sets on the sub-config it builds when the config has no ``vision_config`` / ``text_config`` (over that
+    sub-type's own class defaults; a sub-config the file gives takes only its type's class defaults);
+    ``image_newline``: the model holds a learned ``image_newline`` vector of the decoder width (LLaVA-NeXT),
+    counted as ``other``.
+    """
+
+    tower: str
+    projector: str
+    vision_defaults: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    text_defaults: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    image_newline: bool = False
+
+
 @dataclass(frozen=True)
 class ModelType:
     """What is special about one ``model_type`` (module docstring)."""
@@ -100,6 +124,7 @@ class ModelType:
     norms_per_layer: int = 2
     moe: Literal["all", "sparse_step", "interleave", "first_dense"] | None = None
     quirks: frozenset[str] = frozenset()
+    vision: Vision | None = None
 
 
 # ----------------------------------------------------------------------------- layer rules
@@ -285,7 +310,7 @@ def _kv(n: int) -> Mapping[str, Any]:
 
 _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "xlm-roberta",
              "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
-             "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer", "clip_vision_model",
+             "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer",
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
 _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
                     "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
@@ -304,21 +329,99 @@ _VERIFIED_DECODERS = (
     "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
     "granitemoeshared", "hrm_text", "hy_v3", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
-    "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla",
+    "paddleocr_vl_text", "phi4_multimodal", "sarvam_mla",
     "step3p5", "xglm", "youtu",
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
-    "cosmos3_omni": "qwen3_vl_text", "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
+    "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "gemma4_unified": "gemma4_unified_text", "glm46v": "glm4v_text", "glm4v": "glm4v_text",
     "glm4v_moe": "glm4v_moe_text", "glm_ocr": "glm_ocr_text", "glmga": "glm4v_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
-    "qwen3_vl": "qwen3_vl_text", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
+    "step3p7": "step3p5",
 }
 _VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
 
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
+
+# ============================================================================= vision-language wrappers
+# Counted by kvcalc.params_vision (params="multimodal"): the text decoder of text_type, the tower of the
+# vision_config's model_type (params_vision.TOWERS), the projector rule named by ``vision``. The decoders
+# only these wrappers hold, and the towers, are listed here too. Defaults: transformers 5.24 config classes.
+_QWEN_VL_TEXT = dict(_LLAMA_LIKE, vocab_size=152064, hidden_size=8192, intermediate_size=29568,
+                     num_hidden_layers=80, num_attention_heads=64, num_key_value_heads=8, max_window_layers=80)
+_QWEN3_VISION = dict(hidden_size=1152, intermediate_size=4304, depth=27, num_heads=16, in_channels=3,
+                     temporal_patch_size=2, patch_size=16, spatial_merge_size=2, out_hidden_size=3584,
+                     num_position_embeddings=2304)
+_CLIP_L = dict(hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16,
+               image_size=336, patch_size=14)
+_LLAVA = dict(tie_word_embeddings=False, vision_feature_layer=-2, multimodal_projector_bias=True)
+_QWEN_VL = dict(tie_word_embeddings=False)
+_VISION_WRAPPERS: tuple[ModelType, ...] = (
+    # ---- wrappers
+    *(ModelType(name, text_type="llama", params="multimodal", defaults=_d(_LLAVA),
+                vision=Vision("clip_vision_model", "llava", vision_defaults=_d(_CLIP_L), image_newline=newline))
+      for name, newline in (("llava", False), ("llava_next", True), ("llava_next_video", True))),
+    ModelType("video_llava", text_type="llama", params="multimodal", defaults=_d(_LLAVA), vision=Vision(
+        "clip_vision_model", "video_llava", vision_defaults=_d(_CLIP_L, image_size=224))),
+    ModelType("vipllava", text_type="llama", params="multimodal", vision=Vision(
+        "clip_vision_model", "vipllava", vision_defaults=_d(_CLIP_L)), defaults=_d(
+        tie_word_embeddings=False, vision_feature_layers=(-2, -5, -8, -11, 6))),
+    ModelType("llava_onevision", text_type="qwen2", params="multimodal", vision=Vision(
+        "siglip_vision_model", "llava", image_newline=True, vision_defaults=_d(
+            hidden_size=1152, intermediate_size=4304, num_hidden_layers=26, num_attention_heads=16, image_size=384,
+            patch_size=14, vision_use_head=False)), defaults=_d(_LLAVA, vision_feature_layer=-1)),
+    ModelType("mistral3", text_type="mistral", params="multimodal", vision=Vision(
+        "pixtral", "mistral3", vision_defaults=_d(patch_size=14), text_defaults=_d(
+            vocab_size=131072, hidden_size=5120, intermediate_size=32768, num_hidden_layers=40, head_dim=128)),
+              defaults=_d(tie_word_embeddings=True, vision_feature_layer=-1, multimodal_projector_bias=False,
+                          spatial_merge_size=2)),
+    ModelType("lighton_ocr", text_type="qwen3", params="multimodal", vision=Vision(
+        "pixtral", "mistral3", vision_defaults=_d(patch_size=14), text_defaults=_d(
+            hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16,
+            num_key_value_heads=8)), defaults=_d(tie_word_embeddings=True, spatial_merge_size=2)),
+    ModelType("paligemma", text_type="gemma", params="multimodal", vision=Vision(
+        "siglip_vision_model", "paligemma", vision_defaults=_d(
+            hidden_size=1152, intermediate_size=4096, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
+            vision_use_head=False), text_defaults=_d(
+            vocab_size=257152, hidden_size=2048, intermediate_size=16384, num_hidden_layers=18,
+            num_attention_heads=8, num_key_value_heads=1)), defaults=_d(tie_word_embeddings=True, projection_dim=2048)),
+    *(ModelType(name, text_type=text, params="multimodal", defaults=_d(_QWEN_VL), vision=Vision(tower, "qwen_vl"))
+      for name, text, tower in (
+        ("qwen2_vl", "qwen2_vl_text", "qwen2_vl_vision"), ("qwen2_5_vl", "qwen2_5_vl_text", "qwen2_5_vl_vision"),
+        ("qwen3_vl", "qwen3_vl_text", "qwen3_vl_vision"), ("cosmos3_omni", "qwen3_vl_text", "qwen3_vl_vision"),
+        ("qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_vl_moe_vision"), ("qwen3_5", "qwen3_5_text", "qwen3_5_vision"),
+        ("qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5_moe_vision"))),
+    # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
+    *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
+                defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),
+    ModelType("qwen3_vl_text", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, head_dim=128)),
+    ModelType("qwen3_vl_moe_text", params="llama_like", moe="sparse_step", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, _QWEN_MOE, vocab_size=151936, hidden_size=2048, intermediate_size=5632, num_hidden_layers=24,
+        num_attention_heads=16, num_key_value_heads=16, head_dim=128, tie_word_embeddings=True,
+        moe_intermediate_size=1408, num_experts_per_tok=4, num_experts=60)),
+    # ---- vision towers (no KV cache; counted by params_vision.TOWERS)
+    ModelType("clip_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=224, patch_size=32)),
+    ModelType("pixtral", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, num_channels=3,
+        patch_size=16)),
+    ModelType("qwen2_vl_vision", kind="no_cache", defaults=_d(
+        embed_dim=1280, depth=32, num_heads=16, mlp_ratio=4, in_channels=3, temporal_patch_size=2, patch_size=14,
+        spatial_merge_size=2, hidden_size=3584)),
+    ModelType("qwen2_5_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=3584, intermediate_size=3420, depth=32, num_heads=16, in_channels=3, temporal_patch_size=2,
+        patch_size=14, spatial_merge_size=2, out_hidden_size=3584)),
+    *(ModelType(name, kind="no_cache", defaults=_d(_QWEN3_VISION, deepstack_visual_indexes=(8, 16, 24)))
+      for name in ("qwen3_vl_vision", "qwen3_vl_moe_vision")),
+    *(ModelType(name, kind="no_cache", defaults=_d(_QWEN3_VISION))
+      for name in ("qwen3_5_vision", "qwen3_5_moe_vision")),
+)
+# ============================================================================= end of vision-language wrappers
 
 _ENTRIES: tuple[ModelType, ...] = (
     # ---- Llama-style decoders (parameter-counted by params._llama_like)
@@ -567,8 +670,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(n)],
               quirks=frozenset({"swa_double_kv"}), defaults=_d(
         num_key_value_heads=4, head_dim=192, v_head_dim=128, sliding_window=129)),
-    ModelType("qwen2_vl_text", layer_rule=_qwen_window),
-    ModelType("qwen2_5_vl_text", layer_rule=_qwen_window),
     *(ModelType(name) for name in _PLAIN_DECODERS),
     *(ModelType(name) for name in _VERIFIED_DECODERS),
     *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
@@ -618,13 +719,6 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("gemma4", text_type="gemma4_text"),
     ModelType("llama4", text_type="llama4_text"),
     ModelType("mllama", text_type="mllama_text_model", params="mllama"),
-    ModelType("qwen2_vl", text_type="qwen2_vl_text"),
-    ModelType("qwen2_5_vl", text_type="qwen2_5_vl_text"),
-    ModelType("mistral3", text_type="mistral"),
-    ModelType("qwen3_5", text_type="qwen3_5_text"),
-    ModelType("qwen3_5_moe", text_type="qwen3_5_moe_text"),
-    ModelType("llava", text_type="llama"),
-    ModelType("paligemma", text_type="gemma"),
     ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),
               not_countable="counted as part of mllama", defaults=_d(
         vocab_size=128256, hidden_size=4096, num_hidden_layers=40, num_attention_heads=32, num_key_value_heads=8,
@@ -636,6 +730,7 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("siglip_vision_model", kind="no_cache", defaults=_d(
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
         image_size=224, patch_size=16, vision_use_head=True)),
+    *_VISION_WRAPPERS,
     # ---- encoder-decoders and models without a KV cache
     ModelType("t5", kind="encoder_decoder", params="t5", defaults=_d(
         vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None, num_heads=8,

@@ -619,12 +619,20 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
     t.add("vision", _mllama_vision(vision) + _linear(vision.get_int("vision_output_dim"), hidden, True))
 
 
+# --------------------------------------------------------------------------- vision-language wrappers
+def _multimodal(f: ConfigReader, t: _Tally) -> None:
+    """Vision-language wrappers: :func:`kvcalc.params_vision.count_wrapper` (imported late: it builds on
+    this module)."""
+    from .params_vision import count_wrapper
+    count_wrapper(f, t)
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
-    "mllama": _mllama,
+    "mllama": _mllama, "multimodal": _multimodal,
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(
