@@ -393,6 +393,30 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         ("qwen3_vl", "qwen3_vl_text", "qwen3_vl_vision"), ("cosmos3_omni", "qwen3_vl_text", "qwen3_vl_vision"),
         ("qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_vl_moe_vision"), ("qwen3_5", "qwen3_5_text", "qwen3_5_vision"),
         ("qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5_moe_vision"))),
+    ModelType("deepseek_vl", text_type="llama", params="multimodal",
+              vision=Vision("siglip_vision_model", "deepseek_vl"), defaults=_d(tie_word_embeddings=True)),
+    *(ModelType(name, text_type="llama", params="multimodal", vision=Vision(f"{name}_vision", "idefics3"),
+                defaults=_d(tie_word_embeddings=False, scale_factor=2)) for name in ("idefics3", "smolvlm")),
+    ModelType("internvl", text_type="qwen2", params="multimodal", vision=Vision("internvl_vision", "internvl"),
+              defaults=_d(tie_word_embeddings=True, downsample_ratio=0.5)),
+    ModelType("qianfan_ocr", text_type="qwen3", params="multimodal", vision=Vision("qianfan_ocr_vision", "internvl"),
+              defaults=_d(tie_word_embeddings=False, downsample_ratio=0.5)),
+    ModelType("cohere2_vision", text_type="cohere2", params="multimodal", vision=Vision(
+        "siglip_vision_model", "cohere2_vision", vision_defaults=_d(hidden_size=1152, num_hidden_layers=27,
+                                                                   image_size=512)),
+              defaults=_d(tie_word_embeddings=True, alignment_intermediate_size=36864, downsample_factor=2)),
+    *(ModelType(name, text_type="qwen2", params="multimodal", defaults=_d(tie_word_embeddings=True),
+                vision=Vision(f"{name}_vision", "got_ocr2", text_defaults=_d(
+                    vocab_size=151860, hidden_size=1024, intermediate_size=2816, num_hidden_layers=24,
+                    num_attention_heads=16, num_key_value_heads=16, tie_word_embeddings=True, max_window_layers=21)))
+      for name in ("got_ocr2", "pp_chart2table")),
+    ModelType("hyperclovax_vision_v2", text_type="hyperclovax", params="multimodal",
+              vision=Vision("qwen2_5_vl_vision", "out_to_text"), defaults=_d(tie_word_embeddings=True)),
+    ModelType("exaone4_5", text_type="exaone4", params="multimodal", vision=Vision("exaone4_5_vision", "qwen_vl"),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("kimi_k25", text_type="deepseek_v3", params="multimodal", vision=Vision("kimi_k25_vision", "kimi_k25"),
+              defaults=_d(tie_word_embeddings=True, projection_hidden_size=1152)),
+    ModelType("shieldgemma2", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),
@@ -420,6 +444,25 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
       for name in ("qwen3_vl_vision", "qwen3_vl_moe_vision")),
     *(ModelType(name, kind="no_cache", defaults=_d(_QWEN3_VISION))
       for name in ("qwen3_5_vision", "qwen3_5_moe_vision")),
+    ModelType("exaone4_5_vision", kind="no_cache", defaults=_d(
+        hidden_size=3584, intermediate_size=3420, depth=32, num_heads=16, num_key_value_heads=8, in_channels=3,
+        temporal_patch_size=2, patch_size=14, spatial_merge_size=2, out_hidden_size=3584)),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=hidden, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=heads, num_channels=3,
+        image_size=224, patch_size=32)) for name, hidden, heads in (
+        ("idefics2_vision", 768, 12), ("idefics3_vision", 1152, 16), ("smolvlm_vision", 1152, 16))),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, num_channels=3,
+        image_size=(448, 448), patch_size=(14, 14), attention_bias=bias, use_absolute_position_embeddings=True,
+        use_mask_token=False, norm_type="layer_norm", use_qk_norm=False, use_mean_pooling=True))
+      for name, bias in (("internvl_vision", False), ("qianfan_ocr_vision", True))),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=768, num_hidden_layers=12, num_attention_heads=12, num_channels=3, image_size=1024, patch_size=16,
+        mlp_dim=3072, window_size=14, output_channels=256, global_attn_indexes=(2, 5, 8, 11), use_abs_pos=True,
+        use_rel_pos=True, qkv_bias=True)) for name in ("got_ocr2_vision", "pp_chart2table_vision")),
+    ModelType("kimi_k25_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
+        pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),
 )
 # ============================================================================= end of vision-language wrappers
 

@@ -86,13 +86,17 @@ def _qwen2_vl_vision(v: ConfigReader) -> int:
 
 
 def _qwen2_5_vl_vision(v: ConfigReader) -> int:
-    """Qwen2_5_VisionTransformerPretrainedModel (modeling_qwen2_5_vl.py): Conv3d patch embed ``C*t*p*p*H``
-    (no bias); ``depth`` blocks of 2 RMSNorms ``2H``, qkv ``H*3H+3H``, proj ``H*H+H``, gated MLP with biases
-    ``2*(H*I+I) + I*H+H``; merger with an RMSNorm ``H`` to ``out_hidden_size``."""
+    """Qwen2_5_VisionTransformerPretrainedModel (modeling_qwen2_5_vl.py; EXAONE 4.5's, modeling_exaone4_5.py,
+    adds num_key_value_heads): Conv3d patch embed ``C*t*p*p*H`` (no bias); ``depth`` blocks of 2 RMSNorms
+    ``2H``, qkv ``H*(H + 2*kv*d) + (H + 2*kv*d)`` (``d = H/heads``, ``kv`` = num_key_value_heads, default
+    heads), proj ``H*H+H``, gated MLP with biases ``2*(H*I+I) + I*H+H``; merger with an RMSNorm ``H`` to
+    ``out_hidden_size``."""
     hidden, inter, depth = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("depth")
-    hidden_per_head(v, hidden, v.get_int("num_heads"))
+    heads = v.get_int("num_heads")
+    d = hidden_per_head(v, hidden, heads)
+    kv = v.opt_int("num_key_value_heads") or heads
     patch = v.get_int("in_channels") * v.get_int("temporal_patch_size") * v.get_int("patch_size") ** 2 * hidden
-    block = (2 * hidden + _linear(hidden, 3 * hidden, True) + _linear(hidden, hidden, True)
+    block = (2 * hidden + _linear(hidden, hidden + 2 * kv * d, True) + _linear(hidden, hidden, True)
              + 2 * _linear(hidden, inter, True) + _linear(inter, hidden, True))
     return patch + depth * block + _qwen_merger(hidden, v.get_int("spatial_merge_size"),
                                                 v.get_int("out_hidden_size"), hidden)
@@ -116,6 +120,80 @@ def _qwen3_vl_vision(v: ConfigReader) -> int:
     return n + len(deepstack) * _qwen_merger(hidden, merge, out, 2 * hidden * merge * merge)
 
 
+def _siglip_headless(v: ConfigReader) -> int:
+    """Idefics2 / Idefics3 / SmolVLM vision transformers (modeling_idefics3.py, Idefics3VisionTransformer):
+    SigLIP's embeddings, layers and post LayerNorm without the pooling head: patch conv ``C*p*p*H + H``,
+    positions ``(img/p)^2 * H``, ``L`` ViT layers, post LayerNorm ``2H``."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    return (channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
+            + _vit_layers(hidden, inter, n_layers) + 2 * hidden)
+
+
+def _pair(v: ConfigReader, name: str) -> tuple[int, int]:
+    """An int or ``[h, w]`` field as (h, w)."""
+    value = v.value(name)
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return tuple(ConfigReader.check_int(f"{v.path}{name}[{i}]", value[i]) for i in (0, 1))  # type: ignore[return-value]
+    n = v.get_int(name)
+    return n, n
+
+
+def _internvl_vision(v: ConfigReader) -> int:
+    """InternVLVisionModel (modeling_internvl.py; QianfanOCR's is the same): cls token ``H``, patch conv
+    ``C*p_h*p_w*H + H``, positions ``(patches + 1)*H`` with use_absolute_position_embeddings, mask token ``H``
+    with use_mask_token; per layer q/k/v ``3*H*H`` (+ ``3H`` with attention_bias), projection ``H*H+H``, q/k
+    RMSNorms ``2H`` with use_qk_norm, MLP ``H*I+I + I*H+H``, 2 norms (``4H`` layer_norm, ``2H`` rms_norm),
+    layer scales ``2H``; a final LayerNorm ``2H`` unless use_mean_pooling."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    (img_h, img_w), (p_h, p_w) = _pair(v, "image_size"), _pair(v, "patch_size")
+    patches = (img_h // p_h) * (img_w // p_w)
+    n = hidden + v.get_int("num_channels") * p_h * p_w * hidden + hidden
+    n += (patches + 1) * hidden if v.get_bool("use_absolute_position_embeddings") else 0
+    n += hidden if v.get_bool("use_mask_token") else 0
+    norm_type = v.get_str("norm_type")
+    if norm_type not in ("layer_norm", "rms_norm"):
+        raise ConfigError(v.field_name("norm_type"), norm_type, "must be layer_norm or rms_norm")
+    norm = (2 if norm_type == "layer_norm" else 1) * hidden
+    layer = (3 * _linear(hidden, hidden, v.get_bool("attention_bias")) + _linear(hidden, hidden, True)
+             + (2 * hidden if v.get_bool("use_qk_norm") else 0)
+             + _linear(hidden, inter, True) + _linear(inter, hidden, True) + 2 * norm + 2 * hidden)
+    return n + n_layers * layer + (0 if v.get_bool("use_mean_pooling") else 2 * hidden)
+
+
+def _got_ocr2_vision(v: ConfigReader) -> int:
+    """GotOcr2VisionEncoder (modeling_got_ocr2.py, SAM-style; PP-Chart2Table's is the same): patch conv
+    ``C*p*p*H + H``, positions ``(img/p)^2 * H`` with use_abs_pos; per layer 2 LayerNorms ``4H``, qkv ``H*3H``
+    (+ ``3H`` with qkv_bias), proj ``H*H+H``, MLP ``H*M+M + M*H+H`` (``M`` = mlp_dim), with use_rel_pos
+    relative positions ``2*(2s-1)*d`` (``s`` = window_size, or ``img/p`` on global_attn_indexes layers);
+    neck: 1x1 conv ``H*O``, 3x3 conv ``O*O*9`` (no biases), 2 LayerNorms ``4O`` (``O`` = output_channels)."""
+    hidden, n_layers, mlp = v.get_int("hidden_size"), v.get_int("num_hidden_layers"), v.get_int("mlp_dim")
+    d = hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    grid, window, out = image // patch, v.get_int("window_size", minimum=0), v.get_int("output_channels")
+    global_layers = set(v.get_int_list("global_attn_indexes"))
+    n = channels * patch * patch * hidden + hidden + (grid * grid * hidden if v.get_bool("use_abs_pos") else 0)
+    layer = (4 * hidden + _linear(hidden, 3 * hidden, v.get_bool("qkv_bias")) + _linear(hidden, hidden, True)
+             + _linear(hidden, mlp, True) + _linear(mlp, hidden, True))
+    n += n_layers * layer
+    if v.get_bool("use_rel_pos"):
+        n += sum(2 * (2 * (grid if i in global_layers or window == 0 else window) - 1) * d for i in range(n_layers))
+    return n + hidden * out + out * out * 9 + 4 * out
+
+
+def _kimi_k25_vision(v: ConfigReader) -> int:
+    """Kimi_K25VisionModel (modeling_kimi_k25.py): patch conv ``3*p*p*H + H``, learned positions
+    ``pos_emb_height*pos_emb_width*H``; per layer 2 LayerNorms ``4H``, q/k/v/proj ``4*(H*H+H)``, MLP
+    ``H*I+I + I*H+H``; final LayerNorm ``2H``."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    patch = v.get_int("patch_size")
+    return (3 * patch * patch * hidden + hidden + v.get_int("pos_emb_height") * v.get_int("pos_emb_width") * hidden
+            + _vit_layers(hidden, inter, n_layers) + 2 * hidden)
+
+
 TOWERS: Mapping[str, Tower] = {
     "clip_vision_model": _clip,
     "siglip_vision_model": _siglip_vision,
@@ -126,6 +204,15 @@ TOWERS: Mapping[str, Tower] = {
     "qwen3_vl_moe_vision": _qwen3_vl_vision,
     "qwen3_5_vision": _qwen3_vl_vision,
     "qwen3_5_moe_vision": _qwen3_vl_vision,
+    "exaone4_5_vision": _qwen2_5_vl_vision,
+    "idefics2_vision": _siglip_headless,
+    "idefics3_vision": _siglip_headless,
+    "smolvlm_vision": _siglip_headless,
+    "internvl_vision": _internvl_vision,
+    "qianfan_ocr_vision": _internvl_vision,
+    "got_ocr2_vision": _got_ocr2_vision,
+    "pp_chart2table_vision": _got_ocr2_vision,
+    "kimi_k25_vision": _kimi_k25_vision,
 }
 """vision_config ``model_type`` -> its tower counter."""
 
@@ -141,7 +228,7 @@ def _llava(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -
     """LlavaMultiModalProjector (modeling_llava.py): ``linear_1 H*k -> H_t`` and ``linear_2 H_t -> H_t``,
     biases with multimodal_projector_bias (``k`` feature layers concatenated)."""
     hv, ht, bias = v.get_int("hidden_size"), text.get_int("hidden_size"), top.get_bool("multimodal_projector_bias")
-    return _linear(hv * _feature_layers(top), ht, bias) + _linear(ht, ht, bias)
+    return _mlp2(hv * _feature_layers(top), ht, bias)
 
 
 def _video_llava(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
@@ -172,6 +259,63 @@ def _paligemma(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: in
     return _linear(v.get_int("hidden_size"), top.get_int("projection_dim"), True)
 
 
+def _mlp2(n_in: int, n_out: int, bias: bool = True) -> int:
+    """Two linear layers ``n_in -> n_out -> n_out``."""
+    return _linear(n_in, n_out, bias) + _linear(n_out, n_out, bias)
+
+
+def _deepseek_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """DeepseekVLAligner (modeling_deepseek_vl.py): ``H -> H_t -> H_t`` with biases."""
+    return _mlp2(v.get_int("hidden_size"), text.get_int("hidden_size"))
+
+
+def _idefics3(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Idefics3Connector (modeling_idefics3.py; SmolVLM's is the same): pixel shuffle by ``s`` =
+    scale_factor, then ``H*s^2 -> H_t`` without bias."""
+    return v.get_int("hidden_size") * top.get_int("scale_factor") ** 2 * text.get_int("hidden_size")
+
+
+def _internvl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """InternVLMultiModalProjector (modeling_internvl.py; QianfanOCR's is the same): ``k = int(1/r)^2``
+    (``r`` = downsample_ratio), LayerNorm ``2*H*k``, ``H*k -> H_t -> H_t`` with biases."""
+    k = int(1 / top.get_float("downsample_ratio")) ** 2
+    hv = v.get_int("hidden_size")
+    return 2 * hv * k + _mlp2(hv * k, text.get_int("hidden_size"))
+
+
+def _cohere2_vision(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Cohere2VisionMultiModalProjector (modeling_cohere2_vision.py): ``H*f^2 -> A`` and ``A/2 -> H_t``
+    (SwiGLU halves the width), biases (``f`` = downsample_factor, ``A`` = alignment_intermediate_size)."""
+    inter = top.get_int("alignment_intermediate_size")
+    return (_linear(v.get_int("hidden_size") * top.get_int("downsample_factor") ** 2, inter, True)
+            + _linear(inter // 2, text.get_int("hidden_size"), True))
+
+
+def _got_ocr2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """GotOcr2MultiModalProjector (modeling_got_ocr2.py): 3x3 convs ``O -> 2O -> H_t`` (no biases,
+    ``O`` = output_channels), then ``H_t -> H_t`` with bias."""
+    out, ht = v.get_int("output_channels"), text.get_int("hidden_size")
+    return 9 * out * 2 * out + 9 * 2 * out * ht + _linear(ht, ht, True)
+
+
+def _out_to_text(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """HyperCLOVAX-Vision-V2 (modeling_hyperclovax_vision_v2.py): the Qwen2.5-VL tower's merger output
+    ``out_hidden_size -> H_t`` with bias."""
+    return _linear(v.get_int("out_hidden_size"), text.get_int("hidden_size"), True)
+
+
+def _kimi_k25(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Kimi_K25MultimodalProjection (modeling_kimi_k25.py): LayerNorm ``2P`` (``P`` =
+    projection_hidden_size), ``M -> M`` and ``M -> H_t`` with biases, ``M = H * k_h * k_w``
+    (merge_kernel_size)."""
+    kernel = v.get_int_list("merge_kernel_size", minimum=1)
+    if len(kernel) != 2:
+        raise ConfigError(v.field_name("merge_kernel_size"), kernel, "must be [height, width]")
+    merged = v.get_int("hidden_size") * kernel[0] * kernel[1]
+    return 2 * top.get_int("projection_hidden_size") + _linear(merged, merged, True) + _linear(
+        merged, text.get_int("hidden_size"), True)
+
+
 def _merger_in_tower(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
     """Qwen-VL wrappers: the patch merger is part of the tower (``model.visual.merger``); nothing else."""
     return 0
@@ -179,7 +323,9 @@ def _merger_in_tower(top: ConfigReader, v: ConfigReader, text: ConfigReader, tow
 
 PROJECTORS: Mapping[str, Projector] = {
     "llava": _llava, "video_llava": _video_llava, "vipllava": _vipllava,
-    "mistral3": _mistral3, "paligemma": _paligemma, "qwen_vl": _merger_in_tower,
+    "mistral3": _mistral3, "paligemma": _paligemma, "qwen_vl": _merger_in_tower, "deepseek_vl": _deepseek_vl,
+    "idefics3": _idefics3, "internvl": _internvl, "cohere2_vision": _cohere2_vision, "got_ocr2": _got_ocr2,
+    "out_to_text": _out_to_text, "kimi_k25": _kimi_k25,
 }
 """A registry entry's ``vision[1]`` -> its projector rule."""
 
