@@ -73,12 +73,11 @@ def _qwen_merger(width: int, merge: int, out: int, norm: int) -> int:
 def _qwen2_vl_vision(v: ConfigReader) -> int:
     """Qwen2VisionTransformerPretrainedModel (modeling_qwen2_vl.py): Conv3d patch embed
     ``C*t*p*p*D`` (no bias; ``D`` = embed_dim, ``t`` = temporal_patch_size); ``depth`` blocks of 2 LayerNorms
-    ``4D``, qkv ``D*3D+3D``, proj ``D*D+D``, MLP ``D*R+R + R*D+D`` (``R = D*mlp_ratio``); merger with a
-    LayerNorm ``2D`` to ``hidden_size`` (the decoder width)."""
+    ``4D``, qkv ``D*3D+3D``, proj ``D*D+D``, MLP ``D*R+R + R*D+D`` (``R = D*mlp_ratio``, an int field);
+    merger with a LayerNorm ``2D`` to ``hidden_size`` (the decoder width)."""
     dim, depth = v.get_int("embed_dim"), v.get_int("depth")
     hidden_per_head(v, dim, v.get_int("num_heads"))
-    ratio = v.get_float("mlp_ratio")
-    inter = int(dim * ratio)
+    inter = dim * v.get_int("mlp_ratio")
     patch = v.get_int("in_channels") * v.get_int("temporal_patch_size") * v.get_int("patch_size") ** 2 * dim
     block = 4 * dim + _linear(dim, 3 * dim, True) + _linear(dim, dim, True) + _linear(dim, inter, True) + _linear(
         inter, dim, True)

@@ -15,7 +15,7 @@ TIERS: dict[str, str] = {
     "test_vllm_oracle_fixture": "fast", "test_vllm_oracle": "fast",
     "test_speed": "fast", "test_speed_reference": "fast",
     "test_cli_io": "io",
-    "test_groundtruth_transformers": "reference", "test_params": "reference",
+    "test_groundtruth_transformers": "reference", "test_params": "reference", "test_params_vision": "reference",
     "test_layer_rules_vs_transformers": "reference", "test_transformers_coverage": "reference",
     "test_properties": "property",
     "test_hub": "hub", "test_hub_security": "hub",
