@@ -325,7 +325,7 @@ _PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "ministral", "persimmon", "c
 _VERIFIED_DECODERS = (
     "afmoe", "apertus1p5_text", "aria_text", "axk1", "axk2", "beam", "biogpt", "chameleon", "cohere_compass_text",
     "cosmos3_edge_text", "ctrl", "diffllama", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
-    "flint", "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
+    "flint", "gemma4_unified_text", "git",
     "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
     "granitemoeshared", "hrm_text", "hy_v3", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
@@ -335,8 +335,7 @@ _VERIFIED_DECODERS = (
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
-    "gemma4_unified": "gemma4_unified_text", "glm46v": "glm4v_text", "glm4v": "glm4v_text",
-    "glm4v_moe": "glm4v_moe_text", "glm_ocr": "glm_ocr_text", "glmga": "glm4v_text",
+    "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
     "step3p7": "step3p5",
@@ -417,6 +416,10 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("kimi_k25", text_type="deepseek_v3", params="multimodal", vision=Vision("kimi_k25_vision", "kimi_k25"),
               defaults=_d(tie_word_embeddings=True, projection_hidden_size=1152)),
     ModelType("shieldgemma2", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
+    *(ModelType(name, text_type=text, params="multimodal", vision=Vision(tower, "qwen_vl"),
+                defaults=_d(tie_word_embeddings=False)) for name, text, tower in (
+        ("glm4v", "glm4v_text", "glm4v_vision"), ("glm46v", "glm4v_text", "glm4v_vision"),
+        ("glmga", "glm4v_text", "glm4v_vision"), ("glm4v_moe", "glm4v_moe_text", "glm4v_moe_vision"))),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),
@@ -427,6 +430,15 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         _LLAMA_LIKE, _QWEN_MOE, vocab_size=151936, hidden_size=2048, intermediate_size=5632, num_hidden_layers=24,
         num_attention_heads=16, num_key_value_heads=16, head_dim=128, tie_word_embeddings=True,
         moe_intermediate_size=1408, num_experts_per_tok=4, num_experts=60)),
+    # GLM-4.1V / 4.5V / 4.6V decoders: q/k/v biases always (o none), GLM-4's four norms per layer
+    ModelType("glm4v_text", params="llama_like", attn_bias=(True, False), norms_per_layer=4, defaults=_d(
+        _LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=13696, num_hidden_layers=40,
+        num_attention_heads=32, num_key_value_heads=2)),
+    ModelType("glm4v_moe_text", params="llama_like", moe="first_dense", attn_bias=("attention_bias", False),
+              quirks=frozenset({"floor_head_dim"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151424, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
+        num_attention_heads=96, num_key_value_heads=8, attention_bias=True, moe_intermediate_size=1408,
+        n_routed_experts=128, num_experts_per_tok=8, first_k_dense_replace=1, n_shared_experts=1)),
     # ---- vision towers (no KV cache; counted by params_vision.TOWERS)
     ModelType("clip_vision_model", kind="no_cache", defaults=_d(
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
@@ -460,6 +472,10 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=768, num_hidden_layers=12, num_attention_heads=12, num_channels=3, image_size=1024, patch_size=16,
         mlp_dim=3072, window_size=14, output_channels=256, global_attn_indexes=(2, 5, 8, 11), use_abs_pos=True,
         use_rel_pos=True, qkv_bias=True)) for name in ("got_ocr2_vision", "pp_chart2table_vision")),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=1536, intermediate_size=13696, depth=24, num_heads=12, in_channels=3, temporal_patch_size=2,
+        patch_size=14, image_size=336, spatial_merge_size=2, out_hidden_size=4096, attention_bias=False))
+      for name in ("glm4v_vision", "glm4v_moe_vision")),
     ModelType("kimi_k25_vision", kind="no_cache", defaults=_d(
         hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),

@@ -193,6 +193,28 @@ def _kimi_k25_vision(v: ConfigReader) -> int:
             + _vit_layers(hidden, inter, n_layers) + 2 * hidden)
 
 
+def _glm_merger(out: int, context: int) -> int:
+    """Glm4vVisionPatchMerger: proj ``O*O``, LayerNorm ``2O``, gated MLP ``3*O*ctx`` (no biases)."""
+    return out * out + 2 * out + 3 * out * context
+
+
+def _glm4v_vision(v: ConfigReader) -> int:
+    """Glm4vVisionModel (modeling_glm4v.py; GLM-4.5V's glm4v_moe_vision is the same): learned positions
+    ``(img/p)^2 * H``, Conv3d patch embed ``C*t*p*p*H + H``; ``depth`` blocks of 2 RMSNorms ``2H``, qkv ``H*3H``
+    (+ ``3H`` with attention_bias), proj ``H*H``, gated MLP ``3*H*O`` (Glm4VisionMlp's width is
+    ``O`` = out_hidden_size); post-conv RMSNorm ``H``; downsample conv ``H*O*m^2 + O``; merger to ``O`` with a
+    gated MLP of intermediate_size; post RMSNorm ``H``."""
+    hidden, depth, out = v.get_int("hidden_size"), v.get_int("depth"), v.get_int("out_hidden_size")
+    hidden_per_head(v, hidden, v.get_int("num_heads"))
+    merge, patch = v.get_int("spatial_merge_size"), v.get_int("patch_size")
+    n = (v.get_int("image_size") // patch) ** 2 * hidden
+    n += v.get_int("in_channels") * v.get_int("temporal_patch_size") * patch * patch * hidden + hidden
+    n += depth * (2 * hidden + _linear(hidden, 3 * hidden, v.get_bool("attention_bias")) + hidden * hidden
+                  + 3 * hidden * out)
+    n += hidden + hidden * out * merge * merge + out + _glm_merger(out, v.get_int("intermediate_size")) + hidden
+    return n
+
+
 TOWERS: Mapping[str, Tower] = {
     "clip_vision_model": _clip,
     "siglip_vision_model": _siglip_vision,
@@ -212,6 +234,8 @@ TOWERS: Mapping[str, Tower] = {
     "got_ocr2_vision": _got_ocr2_vision,
     "pp_chart2table_vision": _got_ocr2_vision,
     "kimi_k25_vision": _kimi_k25_vision,
+    "glm4v_vision": _glm4v_vision,
+    "glm4v_moe_vision": _glm4v_vision,
 }
 """vision_config ``model_type`` -> its tower counter."""
 

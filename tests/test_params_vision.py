@@ -128,6 +128,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
                               num_experts_per_tok=2),
         vision=dict(num_hidden_layers=2, pos_emb_height=32, pos_emb_width=48, merge_kernel_size=[2, 3]),
         projection_hidden_size=1152),
+    # GLM-4V tower: positions, downsample conv, gated merger
+    "glm4v_small": _variant("glm4v", text=dict(_TINY, num_key_value_heads=4), vision=dict(
+        depth=2, hidden_size=96, num_heads=4, out_hidden_size=80, intermediate_size=120, image_size=224,
+        attention_bias=True, spatial_merge_size=1)),
     "hyperclovax_vision_v2_small": _variant("hyperclovax_vision_v2", text=_TINY, vision=dict(
         depth=2, hidden_size=96, intermediate_size=64, num_heads=4, out_hidden_size=80)),
 }
