@@ -329,7 +329,7 @@ _VERIFIED_DECODERS = (
     "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
     "granitemoeshared", "hrm_text", "hy_v3", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
-    "paddleocr_vl_text", "phi4_multimodal", "sarvam_mla",
+    "phi4_multimodal", "sarvam_mla",
     "step3p5", "xglm", "youtu",
 )
 _VERIFIED_WRAPPERS = {
@@ -337,7 +337,7 @@ _VERIFIED_WRAPPERS = {
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
-    "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
+    "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
 }
 _VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
@@ -416,6 +416,11 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("kimi_k25", text_type="deepseek_v3", params="multimodal", vision=Vision("kimi_k25_vision", "kimi_k25"),
               defaults=_d(tie_word_embeddings=True, projection_hidden_size=1152)),
     ModelType("shieldgemma2", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
+    ModelType("video_llama_3", text_type="qwen2", params="multimodal", vision=Vision("video_llama_3_vision",
+                                                                                    "deepseek_vl"),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("paddleocr_vl", text_type="paddleocr_vl_text", params="multimodal",
+              vision=Vision("paddleocr_vl_vision", "paddleocr_vl"), defaults=_d(tie_word_embeddings=True)),
     *(ModelType(name, text_type=text, params="multimodal", vision=Vision(tower, "qwen_vl"),
                 defaults=_d(tie_word_embeddings=False)) for name, text, tower in (
         ("glm4v", "glm4v_text", "glm4v_vision"), ("glm46v", "glm4v_text", "glm4v_vision"),
@@ -439,6 +444,11 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=151424, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
         num_attention_heads=96, num_key_value_heads=8, attention_bias=True, moe_intermediate_size=1408,
         n_routed_experts=128, num_experts_per_tok=8, first_k_dense_replace=1, n_shared_experts=1)),
+    # PaddleOCR-VL's ERNIE-4.5 decoder: every projection biased with use_bias
+    ModelType("paddleocr_vl_text", params="llama_like", attn_bias=("use_bias", "use_bias"), mlp_bias="use_bias",
+              defaults=_d(_LLAMA_LIKE, vocab_size=103424, hidden_size=1024, intermediate_size=3072,
+                          num_hidden_layers=18, num_attention_heads=16, num_key_value_heads=2, head_dim=128,
+                          use_bias=False, tie_word_embeddings=True)),
     # ---- vision towers (no KV cache; counted by params_vision.TOWERS)
     ModelType("clip_vision_model", kind="no_cache", defaults=_d(
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
@@ -476,6 +486,12 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=1536, intermediate_size=13696, depth=24, num_heads=12, in_channels=3, temporal_patch_size=2,
         patch_size=14, image_size=336, spatial_merge_size=2, out_hidden_size=4096, attention_bias=False))
       for name in ("glm4v_vision", "glm4v_moe_vision")),
+    ModelType("paddleocr_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, num_channels=3,
+        image_size=384, patch_size=14, spatial_merge_size=2)),
+    ModelType("video_llama_3_vision", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        patch_size=16)),
     ModelType("kimi_k25_vision", kind="no_cache", defaults=_d(
         hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),

@@ -130,6 +130,15 @@ def _siglip_headless(v: ConfigReader) -> int:
             + _vit_layers(hidden, inter, n_layers) + 2 * hidden)
 
 
+def _siglip_rope(v: ConfigReader) -> int:
+    """VideoLLaMA3's vision encoder (modeling_video_llama_3.py): SigLIP's layers with 2D RoPE instead of a
+    position table, no pooling head: patch conv ``C*p*p*H + H``, ``L`` ViT layers, post LayerNorm ``2H``."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, patch = v.get_int("num_channels"), v.get_int("patch_size")
+    return channels * patch * patch * hidden + hidden + _vit_layers(hidden, inter, n_layers) + 2 * hidden
+
+
 def _pair(v: ConfigReader, name: str) -> tuple[int, int]:
     """An int or ``[h, w]`` field as (h, w)."""
     value = v.value(name)
@@ -236,6 +245,8 @@ TOWERS: Mapping[str, Tower] = {
     "kimi_k25_vision": _kimi_k25_vision,
     "glm4v_vision": _glm4v_vision,
     "glm4v_moe_vision": _glm4v_vision,
+    "paddleocr_vl_vision": _siglip_headless,
+    "video_llama_3_vision": _siglip_rope,
 }
 """vision_config ``model_type`` -> its tower counter."""
 
@@ -287,8 +298,17 @@ def _mlp2(n_in: int, n_out: int, bias: bool = True) -> int:
     return _linear(n_in, n_out, bias) + _linear(n_out, n_out, bias)
 
 
+def _paddleocr_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """PaddleOCRProjector (modeling_paddleocr_vl.py): LayerNorm ``2H``, ``H*m^2 -> H*m^2`` and
+    ``H*m^2 -> H_t`` with biases (``m`` = the vision_config's spatial_merge_size)."""
+    hv = v.get_int("hidden_size")
+    merged = hv * v.get_int("spatial_merge_size") ** 2
+    return 2 * hv + _linear(merged, merged, True) + _linear(merged, text.get_int("hidden_size"), True)
+
+
 def _deepseek_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
-    """DeepseekVLAligner (modeling_deepseek_vl.py): ``H -> H_t -> H_t`` with biases."""
+    """DeepseekVLAligner (modeling_deepseek_vl.py; VideoLlama3Projector is the same): ``H -> H_t -> H_t``
+    with biases."""
     return _mlp2(v.get_int("hidden_size"), text.get_int("hidden_size"))
 
 
@@ -348,7 +368,7 @@ PROJECTORS: Mapping[str, Projector] = {
     "llava": _llava, "video_llava": _video_llava, "vipllava": _vipllava,
     "mistral3": _mistral3, "paligemma": _paligemma, "qwen_vl": _merger_in_tower, "deepseek_vl": _deepseek_vl,
     "idefics3": _idefics3, "internvl": _internvl, "cohere2_vision": _cohere2_vision, "got_ocr2": _got_ocr2,
-    "out_to_text": _out_to_text, "kimi_k25": _kimi_k25,
+    "out_to_text": _out_to_text, "kimi_k25": _kimi_k25, "paddleocr_vl": _paddleocr_vl,
 }
 """A registry entry's ``vision[1]`` -> its projector rule."""
 

@@ -132,6 +132,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "glm4v_small": _variant("glm4v", text=dict(_TINY, num_key_value_heads=4), vision=dict(
         depth=2, hidden_size=96, num_heads=4, out_hidden_size=80, intermediate_size=120, image_size=224,
         attention_bias=True, spatial_merge_size=1)),
+    "paddleocr_vl_biases_merge3": _variant(
+        "paddleocr_vl", text=dict(_TINY, head_dim=16, use_bias=True),
+        vision=dict(num_hidden_layers=2, image_size=224, spatial_merge_size=3)),
+    "video_llama_3_small": _variant("video_llama_3", text=_TINY, vision=dict(num_hidden_layers=2, patch_size=14)),
     "hyperclovax_vision_v2_small": _variant("hyperclovax_vision_v2", text=_TINY, vision=dict(
         depth=2, hidden_size=96, intermediate_size=64, num_heads=4, out_hidden_size=80)),
 }
