@@ -416,6 +416,9 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("kimi_k25", text_type="deepseek_v3", params="multimodal", vision=Vision("kimi_k25_vision", "kimi_k25"),
               defaults=_d(tie_word_embeddings=True, projection_hidden_size=1152)),
     ModelType("shieldgemma2", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
+    *(ModelType(name, text_type="qwen3_5_text", params="multimodal", vision=Vision(f"{name}_vision", "minicpmv"),
+                defaults=_d(tie_word_embeddings=tied, merger_times=1))
+      for name, tied in (("minicpmv4_6", False), ("minicpmv4_7", False), ("minicpm_ocr", True))),
     ModelType("video_llama_3", text_type="qwen2", params="multimodal", vision=Vision("video_llama_3_vision",
                                                                                     "deepseek_vl"),
               defaults=_d(tie_word_embeddings=False)),
@@ -492,6 +495,10 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("video_llama_3_vision", kind="no_cache", defaults=_d(
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
         patch_size=16)),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=224, patch_size=16, window_kernel_size=(2, 2)))
+      for name in ("minicpmv4_6_vision", "minicpmv4_7_vision", "minicpm_ocr_vision")),
     ModelType("kimi_k25_vision", kind="no_cache", defaults=_d(
         hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),

@@ -171,6 +171,25 @@ def _internvl_vision(v: ConfigReader) -> int:
     return n + n_layers * layer + (0 if v.get_bool("use_mean_pooling") else 2 * hidden)
 
 
+def _minicpmv_vision(v: ConfigReader) -> int:
+    """MiniCPMV4_6VisionModel (modeling_minicpmv4_6.py; MiniCPM-V 4.7's and MiniCPM-OCR's are the same):
+    SigLIP-style patch conv ``C*p*p*H + H``, positions ``(img/p)^2 * H``, ``L`` ViT layers, post LayerNorm
+    ``2H``, and the window-attention merger inserted after insert_layer_id: attention ``4*(H*H+H)``, LayerNorm
+    ``2H``, LayerNorm ``2W``, ``W -> I*k`` and ``I*k -> H`` with biases (``k = k_h*k_w`` window_kernel_size,
+    ``W = H*k``)."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    (img_h, img_w), (p_h, p_w) = _pair(v, "image_size"), _pair(v, "patch_size")
+    kernel = v.get_int_list("window_kernel_size", minimum=1)
+    if len(kernel) != 2:
+        raise ConfigError(v.field_name("window_kernel_size"), kernel, "must be [height, width]")
+    k = kernel[0] * kernel[1]
+    n = v.get_int("num_channels") * p_h * p_w * hidden + hidden + (img_h // p_h) * (img_w // p_w) * hidden
+    n += _vit_layers(hidden, inter, n_layers) + 2 * hidden
+    return n + 4 * _linear(hidden, hidden, True) + 2 * hidden + 2 * hidden * k + _linear(
+        hidden * k, inter * k, True) + _linear(inter * k, hidden, True)
+
+
 def _got_ocr2_vision(v: ConfigReader) -> int:
     """GotOcr2VisionEncoder (modeling_got_ocr2.py, SAM-style; PP-Chart2Table's is the same): patch conv
     ``C*p*p*H + H``, positions ``(img/p)^2 * H`` with use_abs_pos; per layer 2 LayerNorms ``4H``, qkv ``H*3H``
@@ -247,6 +266,9 @@ TOWERS: Mapping[str, Tower] = {
     "glm4v_moe_vision": _glm4v_vision,
     "paddleocr_vl_vision": _siglip_headless,
     "video_llama_3_vision": _siglip_rope,
+    "minicpmv4_6_vision": _minicpmv_vision,
+    "minicpmv4_7_vision": _minicpmv_vision,
+    "minicpm_ocr_vision": _minicpmv_vision,
 }
 """vision_config ``model_type`` -> its tower counter."""
 
@@ -304,6 +326,16 @@ def _paddleocr_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower:
     hv = v.get_int("hidden_size")
     merged = hv * v.get_int("spatial_merge_size") ** 2
     return 2 * hv + _linear(merged, merged, True) + _linear(merged, text.get_int("hidden_size"), True)
+
+
+def _minicpmv(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """MiniCPMV4_6Merger (modeling_minicpmv4_6.py): merger_times DownsampleMLPs over ``4H`` (two 2x2 merges):
+    LayerNorm ``8H``, ``4H -> 4H`` and ``4H -> out`` with biases, ``out = H`` except the last (``H_t``)."""
+    hv, times = v.get_int("hidden_size"), top.get_int("merger_times")
+
+    def mlp(out: int) -> int:
+        return 8 * hv + _linear(4 * hv, 4 * hv, True) + _linear(4 * hv, out, True)
+    return (times - 1) * mlp(hv) + mlp(text.get_int("hidden_size"))
 
 
 def _deepseek_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
@@ -369,6 +401,7 @@ PROJECTORS: Mapping[str, Projector] = {
     "mistral3": _mistral3, "paligemma": _paligemma, "qwen_vl": _merger_in_tower, "deepseek_vl": _deepseek_vl,
     "idefics3": _idefics3, "internvl": _internvl, "cohere2_vision": _cohere2_vision, "got_ocr2": _got_ocr2,
     "out_to_text": _out_to_text, "kimi_k25": _kimi_k25, "paddleocr_vl": _paddleocr_vl,
+    "minicpmv": _minicpmv,
 }
 """A registry entry's ``vision[1]`` -> its projector rule."""
 

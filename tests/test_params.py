@@ -55,7 +55,7 @@ def _part_of(name: str) -> str:
     if name.startswith("lm_head."):
         return "lm_head"
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
-                 r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector)\.", name):
+                 r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger)\.", name):
         return "vision"
     if last in ("embed_tokens", "wte", "wpe", "shared", "word_embeddings", "embed_in", "embed_positions", "embeddings"):
         return "embedding"

@@ -136,6 +136,11 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "paddleocr_vl", text=dict(_TINY, head_dim=16, use_bias=True),
         vision=dict(num_hidden_layers=2, image_size=224, spatial_merge_size=3)),
     "video_llama_3_small": _variant("video_llama_3", text=_TINY, vision=dict(num_hidden_layers=2, patch_size=14)),
+    "minicpmv4_6_merger_times_2": _variant(
+        "minicpmv4_6", vision=dict(num_hidden_layers=3, insert_layer_id=1, image_size=448, window_kernel_size=[1, 2]),
+        merger_times=2),
+    "minicpm_ocr_small": _variant("minicpm_ocr", vision=dict(num_hidden_layers=2, patch_size=14, hidden_size=96,
+                                                              intermediate_size=64, num_attention_heads=4)),
     "hyperclovax_vision_v2_small": _variant("hyperclovax_vision_v2", text=_TINY, vision=dict(
         depth=2, hidden_size=96, intermediate_size=64, num_heads=4, out_hidden_size=80)),
 }
