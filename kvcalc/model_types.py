@@ -416,6 +416,12 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("kimi_k25", text_type="deepseek_v3", params="multimodal", vision=Vision("kimi_k25_vision", "kimi_k25"),
               defaults=_d(tie_word_embeddings=True, projection_hidden_size=1152)),
     ModelType("shieldgemma2", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
+    # LFM2-VL: tower and projector verified (tests/test_params_vision.py, on a Llama decoder); the wrapper
+    # becomes countable with params="multimodal" once kvcalc counts its lfm2 decoder
+    ModelType("lfm2_vl", text_type="lfm2", vision=Vision("siglip2_vision_model", "lfm2_vl"),
+              not_countable="its lfm2 decoder is not counted yet (the SigLIP2 tower and projector are)",
+              defaults=_d(tie_word_embeddings=True, downsample_factor=2, projector_bias=True,
+                          projector_hidden_size=2560, projector_use_layernorm=True)),
     *(ModelType(name, text_type="qwen3_5_text", params="multimodal", vision=Vision(f"{name}_vision", "minicpmv"),
                 defaults=_d(tie_word_embeddings=tied, merger_times=1))
       for name, tied in (("minicpmv4_6", False), ("minicpmv4_7", False), ("minicpm_ocr", True))),
@@ -499,6 +505,9 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
         image_size=224, patch_size=16, window_kernel_size=(2, 2)))
       for name in ("minicpmv4_6_vision", "minicpmv4_7_vision", "minicpm_ocr_vision")),
+    ModelType("siglip2_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        num_patches=256, patch_size=16, vision_use_head=True)),
     ModelType("kimi_k25_vision", kind="no_cache", defaults=_d(
         hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),

@@ -130,6 +130,21 @@ def _siglip_headless(v: ConfigReader) -> int:
             + _vit_layers(hidden, inter, n_layers) + 2 * hidden)
 
 
+def _siglip2(v: ConfigReader) -> int:
+    """Siglip2VisionModel (modeling_siglip2.py): patch embedding as a linear layer ``C*p*p*H + H``, positions
+    ``num_patches*H``, ``L`` ViT layers, post LayerNorm ``2H``; with vision_use_head the pooling head of
+    SigLIP (probe ``H``, MultiheadAttention ``4*H*H + 4H``, LayerNorm ``2H``, MLP)."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, patch = v.get_int("num_channels"), v.get_int("patch_size")
+    mlp = _linear(hidden, inter, True) + _linear(inter, hidden, True)
+    n = _linear(channels * patch * patch, hidden, True) + v.get_int("num_patches") * hidden
+    n += _vit_layers(hidden, inter, n_layers) + 2 * hidden
+    if v.get_bool("vision_use_head"):
+        n += hidden + 4 * hidden * hidden + 4 * hidden + 2 * hidden + mlp
+    return n
+
+
 def _siglip_rope(v: ConfigReader) -> int:
     """VideoLLaMA3's vision encoder (modeling_video_llama_3.py): SigLIP's layers with 2D RoPE instead of a
     position table, no pooling head: patch conv ``C*p*p*H + H``, ``L`` ViT layers, post LayerNorm ``2H``."""
@@ -269,6 +284,7 @@ TOWERS: Mapping[str, Tower] = {
     "minicpmv4_6_vision": _minicpmv_vision,
     "minicpmv4_7_vision": _minicpmv_vision,
     "minicpm_ocr_vision": _minicpmv_vision,
+    "siglip2_vision_model": _siglip2,
 }
 """vision_config ``model_type`` -> its tower counter."""
 
@@ -338,6 +354,17 @@ def _minicpmv(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int
     return (times - 1) * mlp(hv) + mlp(text.get_int("hidden_size"))
 
 
+def _lfm2_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Lfm2VlMultiModalProjector (modeling_lfm2_vl.py): pixel unshuffle by ``f`` = downsample_factor,
+    LayerNorm ``2*H*f^2`` with projector_use_layernorm, ``H*f^2 -> P -> H_t`` (``P`` = projector_hidden_size;
+    biases with projector_bias)."""
+    width = v.get_int("hidden_size") * top.get_int("downsample_factor") ** 2
+    hidden = top.get_int("projector_hidden_size")
+    bias = top.get_bool("projector_bias")
+    return ((2 * width if top.get_bool("projector_use_layernorm") else 0) + _linear(width, hidden, bias)
+            + _linear(hidden, text.get_int("hidden_size"), bias))
+
+
 def _deepseek_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
     """DeepseekVLAligner (modeling_deepseek_vl.py; VideoLlama3Projector is the same): ``H -> H_t -> H_t``
     with biases."""
@@ -401,7 +428,7 @@ PROJECTORS: Mapping[str, Projector] = {
     "mistral3": _mistral3, "paligemma": _paligemma, "qwen_vl": _merger_in_tower, "deepseek_vl": _deepseek_vl,
     "idefics3": _idefics3, "internvl": _internvl, "cohere2_vision": _cohere2_vision, "got_ocr2": _got_ocr2,
     "out_to_text": _out_to_text, "kimi_k25": _kimi_k25, "paddleocr_vl": _paddleocr_vl,
-    "minicpmv": _minicpmv,
+    "minicpmv": _minicpmv, "lfm2_vl": _lfm2_vl,
 }
 """A registry entry's ``vision[1]`` -> its projector rule."""
 
