@@ -95,7 +95,8 @@ class Vision:
     sets on the sub-config it builds when the config has no ``vision_config`` / ``text_config`` (over that
     sub-type's own class defaults; a sub-config the file gives takes only its type's class defaults);
     ``image_newline``: the model holds a learned ``image_newline`` vector of the decoder width (LLaVA-NeXT),
-    counted as ``other``.
+    counted as ``other``; ``optional``: the config class builds no tower without a ``vision_config`` (Gemma 4);
+    ``refused``: top-level sub-configs (audio towers) kvcalc does not count, refused when present.
     """
 
     tower: str
@@ -103,6 +104,8 @@ class Vision:
     vision_defaults: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     text_defaults: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     image_newline: bool = False
+    optional: bool = False
+    refused: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -416,6 +419,12 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("kimi_k25", text_type="deepseek_v3", params="multimodal", vision=Vision("kimi_k25_vision", "kimi_k25"),
               defaults=_d(tie_word_embeddings=True, projection_hidden_size=1152)),
     ModelType("shieldgemma2", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
+    # Gemma 4: tower and projector verified (tests/test_params_vision.py, on a Llama decoder); the wrapper
+    # becomes countable with params="multimodal" once kvcalc counts gemma4_text. No audio tower is counted.
+    ModelType("gemma4", text_type="gemma4_text", vision=Vision("gemma4_vision", "gemma4", optional=True,
+                                                               refused=("audio_config",)),
+              not_countable="its gemma4_text decoder is not counted yet (the vision tower and projector are)",
+              defaults=_d(tie_word_embeddings=True)),
     # LFM2-VL: tower and projector verified (tests/test_params_vision.py, on a Llama decoder); the wrapper
     # becomes countable with params="multimodal" once kvcalc counts its lfm2 decoder
     ModelType("lfm2_vl", text_type="lfm2", vision=Vision("siglip2_vision_model", "lfm2_vl"),
@@ -508,6 +517,9 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("siglip2_vision_model", kind="no_cache", defaults=_d(
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
         num_patches=256, patch_size=16, vision_use_head=True)),
+    ModelType("gemma4_vision", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=16, num_attention_heads=12, num_key_value_heads=12,
+        head_dim=64, patch_size=16, position_embedding_size=10240, use_clipped_linears=False, standardize=False)),
     ModelType("kimi_k25_vision", kind="no_cache", defaults=_d(
         hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),
@@ -807,7 +819,6 @@ _ENTRIES: tuple[ModelType, ...] = (
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
     ModelType("gemma3n", text_type="gemma3n_text"),
-    ModelType("gemma4", text_type="gemma4_text"),
     ModelType("llama4", text_type="llama4_text"),
     ModelType("mllama", text_type="mllama_text_model", params="mllama"),
     ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),

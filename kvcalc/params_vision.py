@@ -145,6 +145,22 @@ def _siglip2(v: ConfigReader) -> int:
     return n
 
 
+def _gemma4_vision(v: ConfigReader) -> int:
+    """Gemma4VisionModel (modeling_gemma4.py): 2D position table ``2*P*H`` (``P`` = position_embedding_size),
+    patch projection ``3*p*p*H`` (no bias); per layer q/k/v/o ``2*H*n_q*d + 2*H*n_kv*d``, q/k RMSNorms ``2d``
+    (v_norm has no weight), gated MLP ``3*H*I``, 4 RMSNorms ``4H``. use_clipped_linears and standardize add
+    tensors kvcalc does not count: refused."""
+    for flag in ("use_clipped_linears", "standardize"):
+        if v.get_bool(flag):
+            raise UnsupportedError(f"{v.path}{flag}: true is not counted (its extra tensors are not modelled)")
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    n_q = v.get_int("num_attention_heads")
+    n_kv, d = v.opt_int("num_key_value_heads") or n_q, v.get_int("head_dim")
+    patch = v.get_int("patch_size")
+    layer = 2 * hidden * n_q * d + 2 * hidden * n_kv * d + 2 * d + 3 * hidden * inter + 4 * hidden
+    return 2 * v.get_int("position_embedding_size") * hidden + 3 * patch * patch * hidden + n_layers * layer
+
+
 def _siglip_rope(v: ConfigReader) -> int:
     """VideoLLaMA3's vision encoder (modeling_video_llama_3.py): SigLIP's layers with 2D RoPE instead of a
     position table, no pooling head: patch conv ``C*p*p*H + H``, ``L`` ViT layers, post LayerNorm ``2H``."""
@@ -285,6 +301,7 @@ TOWERS: Mapping[str, Tower] = {
     "minicpmv4_7_vision": _minicpmv_vision,
     "minicpm_ocr_vision": _minicpmv_vision,
     "siglip2_vision_model": _siglip2,
+    "gemma4_vision": _gemma4_vision,
 }
 """vision_config ``model_type`` -> its tower counter."""
 
@@ -365,6 +382,12 @@ def _lfm2_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int)
             + _linear(hidden, text.get_int("hidden_size"), bias))
 
 
+def _gemma4(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Gemma4MultimodalEmbedder (modeling_gemma4.py): ``H -> H_t`` without bias (its pre-projection RMSNorm
+    has no weight)."""
+    return v.get_int("hidden_size") * text.get_int("hidden_size")
+
+
 def _deepseek_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
     """DeepseekVLAligner (modeling_deepseek_vl.py; VideoLlama3Projector is the same): ``H -> H_t -> H_t``
     with biases."""
@@ -428,7 +451,7 @@ PROJECTORS: Mapping[str, Projector] = {
     "mistral3": _mistral3, "paligemma": _paligemma, "qwen_vl": _merger_in_tower, "deepseek_vl": _deepseek_vl,
     "idefics3": _idefics3, "internvl": _internvl, "cohere2_vision": _cohere2_vision, "got_ocr2": _got_ocr2,
     "out_to_text": _out_to_text, "kimi_k25": _kimi_k25, "paddleocr_vl": _paddleocr_vl,
-    "minicpmv": _minicpmv, "lfm2_vl": _lfm2_vl,
+    "minicpmv": _minicpmv, "lfm2_vl": _lfm2_vl, "gemma4": _gemma4,
 }
 """A registry entry's ``vision[1]`` -> its projector rule."""
 
@@ -471,7 +494,11 @@ def count_wrapper(top: ConfigReader, t: _Tally) -> None:
         reason = text_entry.not_countable if text_entry is not None else "kvcalc does not know this model type"
         raise UnsupportedError(f"parameter counting is not implemented for {top.path}text_config.model_type "
                                f"'{text.model_type}': {reason}")
-    vision = _sub_config(top, "vision_config", spec.tower, spec.vision_defaults, TOWERS)
+    for name in spec.refused:
+        if top.data.get(name) is not None:
+            raise UnsupportedError(f"{top.path}{name}: this tower is not counted (kvcalc never guesses a count)")
+    vision = None if spec.optional and top.data.get("vision_config") is None else _sub_config(
+        top, "vision_config", spec.tower, spec.vision_defaults, TOWERS)
     inner = _Tally()
     _COUNTERS[text_entry.params](text, inner)
     for part in PARTS:
@@ -480,7 +507,8 @@ def count_wrapper(top: ConfigReader, t: _Tally) -> None:
     t.moe_experts += inner.moe_experts
     t.moe_active += inner.moe_active
     _lm_head(top, t, text.get_int("hidden_size"), text.get_int("vocab_size"))
-    tower = TOWERS[vision.model_type](vision)
-    t.add("vision", tower + PROJECTORS[spec.projector](top, vision, text, tower))
+    if vision is not None:
+        tower = TOWERS[vision.model_type](vision)
+        t.add("vision", tower + PROJECTORS[spec.projector](top, vision, text, tower))
     if spec.image_newline:
         t.add("other", text.get_int("hidden_size"))
