@@ -20,12 +20,27 @@ width ``n`` has ``2n``, an RMSNorm ``n``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from .config import ConfigReader, hidden_per_head
 from .errors import ConfigError, UnsupportedError
 from .model_types import lookup, typed
-from .params import _COUNTERS, PARTS, _entry, _linear, _lm_head, _siglip_vision, _Tally
+
+
+class Tally(Protocol):
+    """The running sums :mod:`kvcalc.params` counts into (its ``_Tally``; this module never imports it)."""
+
+    parts: dict[str, int]
+    moe_experts: int
+    moe_active: int
+    tied: bool
+
+    def add(self, part: str, n: int) -> None: ...
+
+
+def _linear(n_in: int, n_out: int, bias: bool = False) -> int:
+    return n_in * n_out + (n_out if bias else 0)
+
 
 Tower = Callable[[ConfigReader], int]
 """vision_config reader -> parameters of the tower (its own merger included, where it holds one)."""
@@ -39,6 +54,28 @@ def _vit_layers(hidden: int, inter: int, n_layers: int) -> int:
     """Pre-norm ViT layers: 2 LayerNorms ``4H``, q/k/v/out with biases ``4*(H*H+H)``, MLP ``H*I+I + I*H+H``."""
     return n_layers * (4 * hidden + 4 * _linear(hidden, hidden, True)
                        + _linear(hidden, inter, True) + _linear(inter, hidden, True))
+
+
+def _pooling_head(hidden: int, inter: int) -> int:
+    """SigLIP's attention-pooling head: probe ``H``, MultiheadAttention ``4*H*H + 4H``, LayerNorm ``2H``,
+    MLP ``H*I+I + I*H+H``."""
+    return hidden + 4 * hidden * hidden + 4 * hidden + 2 * hidden + _linear(hidden, inter, True) + _linear(
+        inter, hidden, True)
+
+
+def siglip_vision(v: ConfigReader) -> int:
+    """SigLIP vision tower (modeling_siglip.py, SiglipVisionTransformer; also Gemma 3's, counted in
+    kvcalc.params): patch conv ``C*p*p*H + H``, positions ``(img/p)^2 * H``; per layer 2 LayerNorms
+    ``4*H``, q/k/v/out ``4*(H*H+H)``, MLP ``H*I+I + I*H+H``; post LayerNorm ``2*H``; with vision_use_head a
+    pooling head: probe ``H``, MultiheadAttention ``4*H*H + 4*H``, LayerNorm ``2*H``, MLP.
+    """
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    heads = v.get_int("num_attention_heads")
+    hidden_per_head(v, hidden, heads)
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    n = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
+    n += _vit_layers(hidden, inter, n_layers) + 2 * hidden
+    return n + (_pooling_head(hidden, inter) if v.get_bool("vision_use_head") else 0)
 
 
 def _clip(v: ConfigReader) -> int:
@@ -137,12 +174,9 @@ def _siglip2(v: ConfigReader) -> int:
     hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
     hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
     channels, patch = v.get_int("num_channels"), v.get_int("patch_size")
-    mlp = _linear(hidden, inter, True) + _linear(inter, hidden, True)
     n = _linear(channels * patch * patch, hidden, True) + v.get_int("num_patches") * hidden
     n += _vit_layers(hidden, inter, n_layers) + 2 * hidden
-    if v.get_bool("vision_use_head"):
-        n += hidden + 4 * hidden * hidden + 4 * hidden + 2 * hidden + mlp
-    return n
+    return n + (_pooling_head(hidden, inter) if v.get_bool("vision_use_head") else 0)
 
 
 def _gemma4_vision(v: ConfigReader) -> int:
@@ -276,7 +310,7 @@ def _glm4v_vision(v: ConfigReader) -> int:
 
 TOWERS: Mapping[str, Tower] = {
     "clip_vision_model": _clip,
-    "siglip_vision_model": _siglip_vision,
+    "siglip_vision_model": siglip_vision,
     "pixtral": _pixtral,
     "qwen2_vl_vision": _qwen2_vl_vision,
     "qwen2_5_vl_vision": _qwen2_5_vl_vision,
@@ -481,11 +515,14 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
     return r.with_defaults({**entry.defaults, **overrides}, entry.name)
 
 
-def count_wrapper(top: ConfigReader, t: _Tally) -> None:
+def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
+                  counters: Mapping[str, Callable[[ConfigReader, Any], None]]) -> None:
     """A vision-language wrapper: the text decoder by its own counter (its lm_head replaced by the wrapper's,
     tied per the top-level ``tie_word_embeddings``), the tower by :data:`TOWERS`, the projector by
-    :data:`PROJECTORS`, both in ``vision``; LLaVA-NeXT's ``image_newline`` vector ``H_t`` in ``other``."""
-    entry = _entry(top)
+    :data:`PROJECTORS`, both in ``vision``; LLaVA-NeXT's ``image_newline`` vector ``H_t`` in ``other``.
+    ``counters``: :mod:`kvcalc.params`' counter per family, ``new_tally`` its empty tally."""
+    entry = lookup(top.model_type)
+    assert entry is not None, top.model_type
     spec = entry.vision
     assert entry.text_type is not None and spec is not None, entry.name
     text = _sub_config(top, "text_config", entry.text_type, spec.text_defaults)
@@ -499,14 +536,16 @@ def count_wrapper(top: ConfigReader, t: _Tally) -> None:
             raise UnsupportedError(f"{top.path}{name}: this tower is not counted (kvcalc never guesses a count)")
     vision = None if spec.optional and top.data.get("vision_config") is None else _sub_config(
         top, "vision_config", spec.tower, spec.vision_defaults, TOWERS)
-    inner = _Tally()
-    _COUNTERS[text_entry.params](text, inner)
-    for part in PARTS:
+    inner = new_tally()
+    counters[text_entry.params](text, inner)
+    for part, n in inner.parts.items():
         if part != "lm_head":
-            t.add(part, inner.parts[part])
+            t.add(part, n)
     t.moe_experts += inner.moe_experts
     t.moe_active += inner.moe_active
-    _lm_head(top, t, text.get_int("hidden_size"), text.get_int("vocab_size"))
+    t.tied = top.get_bool("tie_word_embeddings")
+    if not t.tied:
+        t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
     if vision is not None:
         tower = TOWERS[vision.model_type](vision)
         t.add("vision", tower + PROJECTORS[spec.projector](top, vision, text, tower))

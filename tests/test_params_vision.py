@@ -20,7 +20,7 @@ from hf_reference import meta_model
 from paths import ROOT
 
 from kvcalc.errors import ConfigError, UnsupportedError
-from kvcalc.model_types import lookup
+from kvcalc.model_types import ModelType, lookup
 from kvcalc.params import ParamCount, count_params
 
 with open(f"{ROOT}/tests/fixtures/transformers_5_24_coverage.json", encoding="utf-8") as _f:
@@ -164,7 +164,9 @@ def _count(cfg: dict[str, Any]) -> ParamCount:
     if entry is None or entry.params is not None or entry.vision is None:
         return count_params(cfg)
     patched = dataclasses.replace(entry, params="multimodal")
-    with mock.patch("kvcalc.params.lookup", lambda mt: patched if mt == patched.name else lookup(mt)):
+    def patched_lookup(mt: str) -> ModelType | None:
+        return patched if mt == patched.name else lookup(mt)
+    with mock.patch("kvcalc.params.lookup", patched_lookup), mock.patch("kvcalc.params_vision.lookup", patched_lookup):
         return count_params(cfg)
 
 
