@@ -17,7 +17,9 @@ Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter 
 * ``params``: the parameter-count family in :mod:`kvcalc.params` (``None``: not countable, with
   ``not_countable`` saying why), with ``attn_bias``, ``mlp_bias``, ``norms_per_layer`` and ``moe``
   for the Llama-style family;
-* ``quirks``: named departures from the family's rule (:data:`QUIRKS`).
+* ``quirks``: named departures from the family's rule (:data:`QUIRKS`);
+* ``vision``: for a vision-language wrapper counted by :mod:`kvcalc.params_vision` (``params="multimodal"``),
+  its tower type, projector rule and default sub-configs (:class:`Vision`).
 
 To add a model type, add ONE :class:`ModelType` to :data:`_ENTRIES` (reuse a layer or state rule
 when the config class derives its layers the same way), then a tiny config to ``tests/tiny_models.py``
@@ -81,6 +83,31 @@ QUIRKS = {
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
 
 
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Vision:
+    """How :mod:`kvcalc.params_vision` counts one vision-language wrapper.
+
+    ``tower``: the ``vision_config`` model_type the config class assumes; ``projector``: the rule in
+    ``params_vision.PROJECTORS``; ``vision_defaults`` / ``text_defaults``: the fields the wrapper's config class
+    sets on the sub-config it builds when the config has no ``vision_config`` / ``text_config`` (over that
+    sub-type's own class defaults; a sub-config the file gives takes only its type's class defaults);
+    ``image_newline``: the model holds a learned ``image_newline`` vector of the decoder width (LLaVA-NeXT),
+    counted as ``other``; ``optional``: the config class builds no tower without a ``vision_config`` (Gemma 4);
+    ``refused``: top-level sub-configs (audio towers) kvcalc does not count, refused when present.
+    """
+
+    tower: str
+    projector: str
+    vision_defaults: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    text_defaults: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    image_newline: bool = False
+    optional: bool = False
+    refused: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class ModelType:
     """What is special about one ``model_type`` (module docstring)."""
@@ -100,6 +127,7 @@ class ModelType:
     norms_per_layer: int = 2
     moe: Literal["all", "sparse_step", "interleave", "first_dense"] | None = None
     quirks: frozenset[str] = frozenset()
+    vision: Vision | None = None
 
 
 # ----------------------------------------------------------------------------- layer rules
@@ -285,7 +313,7 @@ def _kv(n: int) -> Mapping[str, Any]:
 
 _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "xlm-roberta",
              "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
-             "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer", "clip_vision_model",
+             "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer",
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
 _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
                     "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
@@ -300,25 +328,203 @@ _PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "ministral", "persimmon", "c
 _VERIFIED_DECODERS = (
     "afmoe", "apertus1p5_text", "aria_text", "axk1", "axk2", "beam", "biogpt", "chameleon", "cohere_compass_text",
     "cosmos3_edge_text", "ctrl", "diffllama", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
-    "flint", "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
+    "flint", "gemma4_unified_text", "git",
     "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
     "granitemoeshared", "hrm_text", "hy_v3", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
-    "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla",
+    "phi4_multimodal", "sarvam_mla",
     "step3p5", "xglm", "youtu",
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
-    "cosmos3_omni": "qwen3_vl_text", "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
-    "gemma4_unified": "gemma4_unified_text", "glm46v": "glm4v_text", "glm4v": "glm4v_text",
-    "glm4v_moe": "glm4v_moe_text", "glm_ocr": "glm_ocr_text", "glmga": "glm4v_text",
+    "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
+    "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
-    "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
-    "qwen3_vl": "qwen3_vl_text", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
+    "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
+    "step3p7": "step3p5",
 }
 _VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
 
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
+
+# ============================================================================= vision-language wrappers
+# Counted by kvcalc.params_vision (params="multimodal"): the text decoder of text_type, the tower of the
+# vision_config's model_type (params_vision.TOWERS), the projector rule named by ``vision``. The decoders
+# only these wrappers hold, and the towers, are listed here too. Defaults: transformers 5.24 config classes.
+_QWEN_VL_TEXT = dict(_LLAMA_LIKE, vocab_size=152064, hidden_size=8192, intermediate_size=29568,
+                     num_hidden_layers=80, num_attention_heads=64, num_key_value_heads=8, max_window_layers=80)
+_QWEN3_VISION = dict(hidden_size=1152, intermediate_size=4304, depth=27, num_heads=16, in_channels=3,
+                     temporal_patch_size=2, patch_size=16, spatial_merge_size=2, out_hidden_size=3584,
+                     num_position_embeddings=2304)
+_CLIP_L = dict(hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16,
+               image_size=336, patch_size=14)
+_LLAVA = dict(tie_word_embeddings=False, vision_feature_layer=-2, multimodal_projector_bias=True)
+_QWEN_VL = dict(tie_word_embeddings=False)
+_VISION_WRAPPERS: tuple[ModelType, ...] = (
+    # ---- wrappers
+    *(ModelType(name, text_type="llama", params="multimodal", defaults=_d(_LLAVA),
+                vision=Vision("clip_vision_model", "llava", vision_defaults=_d(_CLIP_L), image_newline=newline))
+      for name, newline in (("llava", False), ("llava_next", True), ("llava_next_video", True))),
+    ModelType("video_llava", text_type="llama", params="multimodal", defaults=_d(_LLAVA), vision=Vision(
+        "clip_vision_model", "video_llava", vision_defaults=_d(_CLIP_L, image_size=224))),
+    ModelType("vipllava", text_type="llama", params="multimodal", vision=Vision(
+        "clip_vision_model", "vipllava", vision_defaults=_d(_CLIP_L)), defaults=_d(
+        tie_word_embeddings=False, vision_feature_layers=(-2, -5, -8, -11, 6))),
+    ModelType("llava_onevision", text_type="qwen2", params="multimodal", vision=Vision(
+        "siglip_vision_model", "llava", image_newline=True, vision_defaults=_d(
+            hidden_size=1152, intermediate_size=4304, num_hidden_layers=26, num_attention_heads=16, image_size=384,
+            patch_size=14, vision_use_head=False)), defaults=_d(_LLAVA, vision_feature_layer=-1)),
+    ModelType("mistral3", text_type="mistral", params="multimodal", vision=Vision(
+        "pixtral", "mistral3", vision_defaults=_d(patch_size=14), text_defaults=_d(
+            vocab_size=131072, hidden_size=5120, intermediate_size=32768, num_hidden_layers=40, head_dim=128)),
+              defaults=_d(tie_word_embeddings=True, vision_feature_layer=-1, multimodal_projector_bias=False,
+                          spatial_merge_size=2)),
+    ModelType("lighton_ocr", text_type="qwen3", params="multimodal", vision=Vision(
+        "pixtral", "mistral3", vision_defaults=_d(patch_size=14), text_defaults=_d(
+            hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16,
+            num_key_value_heads=8)), defaults=_d(tie_word_embeddings=True, spatial_merge_size=2)),
+    ModelType("paligemma", text_type="gemma", params="multimodal", vision=Vision(
+        "siglip_vision_model", "paligemma", vision_defaults=_d(
+            hidden_size=1152, intermediate_size=4096, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
+            vision_use_head=False), text_defaults=_d(
+            vocab_size=257152, hidden_size=2048, intermediate_size=16384, num_hidden_layers=18,
+            num_attention_heads=8, num_key_value_heads=1)), defaults=_d(tie_word_embeddings=True, projection_dim=2048)),
+    *(ModelType(name, text_type=text, params="multimodal", defaults=_d(_QWEN_VL), vision=Vision(tower, "qwen_vl"))
+      for name, text, tower in (
+        ("qwen2_vl", "qwen2_vl_text", "qwen2_vl_vision"), ("qwen2_5_vl", "qwen2_5_vl_text", "qwen2_5_vl_vision"),
+        ("qwen3_vl", "qwen3_vl_text", "qwen3_vl_vision"), ("cosmos3_omni", "qwen3_vl_text", "qwen3_vl_vision"),
+        ("qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_vl_moe_vision"), ("qwen3_5", "qwen3_5_text", "qwen3_5_vision"),
+        ("qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5_moe_vision"))),
+    ModelType("deepseek_vl", text_type="llama", params="multimodal",
+              vision=Vision("siglip_vision_model", "deepseek_vl"), defaults=_d(tie_word_embeddings=True)),
+    *(ModelType(name, text_type="llama", params="multimodal", vision=Vision(f"{name}_vision", "idefics3"),
+                defaults=_d(tie_word_embeddings=False, scale_factor=2)) for name in ("idefics3", "smolvlm")),
+    ModelType("internvl", text_type="qwen2", params="multimodal", vision=Vision("internvl_vision", "internvl"),
+              defaults=_d(tie_word_embeddings=True, downsample_ratio=0.5)),
+    ModelType("qianfan_ocr", text_type="qwen3", params="multimodal", vision=Vision("qianfan_ocr_vision", "internvl"),
+              defaults=_d(tie_word_embeddings=False, downsample_ratio=0.5)),
+    ModelType("cohere2_vision", text_type="cohere2", params="multimodal", vision=Vision(
+        "siglip_vision_model", "cohere2_vision", vision_defaults=_d(hidden_size=1152, num_hidden_layers=27,
+                                                                   image_size=512)),
+              defaults=_d(tie_word_embeddings=True, alignment_intermediate_size=36864, downsample_factor=2)),
+    *(ModelType(name, text_type="qwen2", params="multimodal", defaults=_d(tie_word_embeddings=True),
+                vision=Vision(f"{name}_vision", "got_ocr2", text_defaults=_d(
+                    vocab_size=151860, hidden_size=1024, intermediate_size=2816, num_hidden_layers=24,
+                    num_attention_heads=16, num_key_value_heads=16, tie_word_embeddings=True, max_window_layers=21)))
+      for name in ("got_ocr2", "pp_chart2table")),
+    ModelType("hyperclovax_vision_v2", text_type="hyperclovax", params="multimodal",
+              vision=Vision("qwen2_5_vl_vision", "out_to_text"), defaults=_d(tie_word_embeddings=True)),
+    ModelType("exaone4_5", text_type="exaone4", params="multimodal", vision=Vision("exaone4_5_vision", "qwen_vl"),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("kimi_k25", text_type="deepseek_v3", params="multimodal", vision=Vision("kimi_k25_vision", "kimi_k25"),
+              defaults=_d(tie_word_embeddings=True, projection_hidden_size=1152)),
+    ModelType("shieldgemma2", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
+    # Gemma 4: tower and projector verified (tests/test_params_vision.py, on a Llama decoder); the wrapper
+    # becomes countable with params="multimodal" once kvcalc counts gemma4_text. No audio tower is counted.
+    ModelType("gemma4", text_type="gemma4_text", vision=Vision("gemma4_vision", "gemma4", optional=True,
+                                                               refused=("audio_config",)),
+              not_countable="its gemma4_text decoder is not counted yet (the vision tower and projector are)",
+              defaults=_d(tie_word_embeddings=True)),
+    # LFM2-VL: tower and projector verified (tests/test_params_vision.py, on a Llama decoder); the wrapper
+    # becomes countable with params="multimodal" once kvcalc counts its lfm2 decoder
+    ModelType("lfm2_vl", text_type="lfm2", vision=Vision("siglip2_vision_model", "lfm2_vl"),
+              not_countable="its lfm2 decoder is not counted yet (the SigLIP2 tower and projector are)",
+              defaults=_d(tie_word_embeddings=True, downsample_factor=2, projector_bias=True,
+                          projector_hidden_size=2560, projector_use_layernorm=True)),
+    *(ModelType(name, text_type="qwen3_5_text", params="multimodal", vision=Vision(f"{name}_vision", "minicpmv"),
+                defaults=_d(tie_word_embeddings=tied, merger_times=1))
+      for name, tied in (("minicpmv4_6", False), ("minicpmv4_7", False), ("minicpm_ocr", True))),
+    ModelType("video_llama_3", text_type="qwen2", params="multimodal", vision=Vision("video_llama_3_vision",
+                                                                                    "deepseek_vl"),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("paddleocr_vl", text_type="paddleocr_vl_text", params="multimodal",
+              vision=Vision("paddleocr_vl_vision", "paddleocr_vl"), defaults=_d(tie_word_embeddings=True)),
+    *(ModelType(name, text_type=text, params="multimodal", vision=Vision(tower, "qwen_vl"),
+                defaults=_d(tie_word_embeddings=False)) for name, text, tower in (
+        ("glm4v", "glm4v_text", "glm4v_vision"), ("glm46v", "glm4v_text", "glm4v_vision"),
+        ("glmga", "glm4v_text", "glm4v_vision"), ("glm4v_moe", "glm4v_moe_text", "glm4v_moe_vision"))),
+    # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
+    *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
+                defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),
+    ModelType("qwen3_vl_text", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, head_dim=128)),
+    ModelType("qwen3_vl_moe_text", params="llama_like", moe="sparse_step", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, _QWEN_MOE, vocab_size=151936, hidden_size=2048, intermediate_size=5632, num_hidden_layers=24,
+        num_attention_heads=16, num_key_value_heads=16, head_dim=128, tie_word_embeddings=True,
+        moe_intermediate_size=1408, num_experts_per_tok=4, num_experts=60)),
+    # GLM-4.1V / 4.5V / 4.6V decoders: q/k/v biases always (o none), GLM-4's four norms per layer
+    ModelType("glm4v_text", params="llama_like", attn_bias=(True, False), norms_per_layer=4, defaults=_d(
+        _LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=13696, num_hidden_layers=40,
+        num_attention_heads=32, num_key_value_heads=2)),
+    ModelType("glm4v_moe_text", params="llama_like", moe="first_dense", attn_bias=("attention_bias", False),
+              quirks=frozenset({"floor_head_dim"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151424, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
+        num_attention_heads=96, num_key_value_heads=8, attention_bias=True, moe_intermediate_size=1408,
+        n_routed_experts=128, num_experts_per_tok=8, first_k_dense_replace=1, n_shared_experts=1)),
+    # PaddleOCR-VL's ERNIE-4.5 decoder: every projection biased with use_bias
+    ModelType("paddleocr_vl_text", params="llama_like", attn_bias=("use_bias", "use_bias"), mlp_bias="use_bias",
+              defaults=_d(_LLAMA_LIKE, vocab_size=103424, hidden_size=1024, intermediate_size=3072,
+                          num_hidden_layers=18, num_attention_heads=16, num_key_value_heads=2, head_dim=128,
+                          use_bias=False, tie_word_embeddings=True)),
+    # ---- vision towers (no KV cache; counted by params_vision.TOWERS)
+    ModelType("clip_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=224, patch_size=32)),
+    ModelType("pixtral", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, num_channels=3,
+        patch_size=16)),
+    ModelType("qwen2_vl_vision", kind="no_cache", defaults=_d(
+        embed_dim=1280, depth=32, num_heads=16, mlp_ratio=4, in_channels=3, temporal_patch_size=2, patch_size=14,
+        spatial_merge_size=2, hidden_size=3584)),
+    ModelType("qwen2_5_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=3584, intermediate_size=3420, depth=32, num_heads=16, in_channels=3, temporal_patch_size=2,
+        patch_size=14, spatial_merge_size=2, out_hidden_size=3584)),
+    *(ModelType(name, kind="no_cache", defaults=_d(_QWEN3_VISION, deepstack_visual_indexes=(8, 16, 24)))
+      for name in ("qwen3_vl_vision", "qwen3_vl_moe_vision")),
+    *(ModelType(name, kind="no_cache", defaults=_d(_QWEN3_VISION))
+      for name in ("qwen3_5_vision", "qwen3_5_moe_vision")),
+    ModelType("exaone4_5_vision", kind="no_cache", defaults=_d(
+        hidden_size=3584, intermediate_size=3420, depth=32, num_heads=16, num_key_value_heads=8, in_channels=3,
+        temporal_patch_size=2, patch_size=14, spatial_merge_size=2, out_hidden_size=3584)),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=hidden, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=heads, num_channels=3,
+        image_size=224, patch_size=32)) for name, hidden, heads in (
+        ("idefics2_vision", 768, 12), ("idefics3_vision", 1152, 16), ("smolvlm_vision", 1152, 16))),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, num_channels=3,
+        image_size=(448, 448), patch_size=(14, 14), attention_bias=bias, use_absolute_position_embeddings=True,
+        use_mask_token=False, norm_type="layer_norm", use_qk_norm=False, use_mean_pooling=True))
+      for name, bias in (("internvl_vision", False), ("qianfan_ocr_vision", True))),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=768, num_hidden_layers=12, num_attention_heads=12, num_channels=3, image_size=1024, patch_size=16,
+        mlp_dim=3072, window_size=14, output_channels=256, global_attn_indexes=(2, 5, 8, 11), use_abs_pos=True,
+        use_rel_pos=True, qkv_bias=True)) for name in ("got_ocr2_vision", "pp_chart2table_vision")),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=1536, intermediate_size=13696, depth=24, num_heads=12, in_channels=3, temporal_patch_size=2,
+        patch_size=14, image_size=336, spatial_merge_size=2, out_hidden_size=4096, attention_bias=False))
+      for name in ("glm4v_vision", "glm4v_moe_vision")),
+    ModelType("paddleocr_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, num_channels=3,
+        image_size=384, patch_size=14, spatial_merge_size=2)),
+    ModelType("video_llama_3_vision", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        patch_size=16)),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=224, patch_size=16, window_kernel_size=(2, 2)))
+      for name in ("minicpmv4_6_vision", "minicpmv4_7_vision", "minicpm_ocr_vision")),
+    ModelType("siglip2_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        num_patches=256, patch_size=16, vision_use_head=True)),
+    ModelType("gemma4_vision", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=16, num_attention_heads=12, num_key_value_heads=12,
+        head_dim=64, patch_size=16, position_embedding_size=10240, use_clipped_linears=False, standardize=False)),
+    ModelType("kimi_k25_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
+        pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),
+)
+# ============================================================================= end of vision-language wrappers
 
 _ENTRIES: tuple[ModelType, ...] = (
     # ---- Llama-style decoders (parameter-counted by params._llama_like)
@@ -567,8 +773,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(n)],
               quirks=frozenset({"swa_double_kv"}), defaults=_d(
         num_key_value_heads=4, head_dim=192, v_head_dim=128, sliding_window=129)),
-    ModelType("qwen2_vl_text", layer_rule=_qwen_window),
-    ModelType("qwen2_5_vl_text", layer_rule=_qwen_window),
     *(ModelType(name) for name in _PLAIN_DECODERS),
     *(ModelType(name) for name in _VERIFIED_DECODERS),
     *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
@@ -615,16 +819,8 @@ _ENTRIES: tuple[ModelType, ...] = (
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
     ModelType("gemma3n", text_type="gemma3n_text"),
-    ModelType("gemma4", text_type="gemma4_text"),
     ModelType("llama4", text_type="llama4_text"),
     ModelType("mllama", text_type="mllama_text_model", params="mllama"),
-    ModelType("qwen2_vl", text_type="qwen2_vl_text"),
-    ModelType("qwen2_5_vl", text_type="qwen2_5_vl_text"),
-    ModelType("mistral3", text_type="mistral"),
-    ModelType("qwen3_5", text_type="qwen3_5_text"),
-    ModelType("qwen3_5_moe", text_type="qwen3_5_moe_text"),
-    ModelType("llava", text_type="llama"),
-    ModelType("paligemma", text_type="gemma"),
     ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),
               not_countable="counted as part of mllama", defaults=_d(
         vocab_size=128256, hidden_size=4096, num_hidden_layers=40, num_attention_heads=32, num_key_value_heads=8,
@@ -636,6 +832,7 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("siglip_vision_model", kind="no_cache", defaults=_d(
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
         image_size=224, patch_size=16, vision_use_head=True)),
+    *_VISION_WRAPPERS,
     # ---- encoder-decoders and models without a KV cache
     ModelType("t5", kind="encoder_decoder", params="t5", defaults=_d(
         vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None, num_heads=8,

@@ -30,6 +30,7 @@ from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
+from .params_vision import count_wrapper, siglip_vision
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -544,23 +545,6 @@ def _sub(top: ConfigReader, name: str, model_type: str, expected: tuple[str, ...
     return typed(r, sub_type)
 
 
-def _siglip_vision(v: ConfigReader) -> int:
-    """SigLIP vision tower: patch conv ``C*p*p*H + H``, positions ``(img/p)^2 * H``; per layer 2 LayerNorms
-    ``4*H``, q/k/v/out ``4*(H*H+H)``, MLP ``H*I+I + I*H+H``; post LayerNorm ``2*H``; with vision_use_head a
-    pooling head: probe ``H``, MultiheadAttention ``4*H*H + 4*H``, LayerNorm ``2*H``, MLP.
-    """
-    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
-    heads = v.get_int("num_attention_heads")
-    hidden_per_head(v, hidden, heads)
-    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
-    mlp = _linear(hidden, inter, True) + _linear(inter, hidden, True)
-    n = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
-    n += n_layers * (4 * hidden + 4 * _linear(hidden, hidden, True) + mlp) + 2 * hidden
-    if v.get_bool("vision_use_head"):
-        n += hidden + 4 * hidden * hidden + 4 * hidden + 2 * hidden + mlp
-    return n
-
-
 def _gemma3(top: ConfigReader, t: _Tally) -> None:
     """Gemma3ForConditionalGeneration: the gemma3_text decoder (``text_config``), a SigLIP tower
     (``vision_config``) and the projector ``H_v*H_t`` + RMSNorm ``H_v``. Tying follows the top-level
@@ -571,7 +555,7 @@ def _gemma3(top: ConfigReader, t: _Tally) -> None:
     _llama_like(text, t, head=False)
     _lm_head(top, t, text.get_int("hidden_size"), text.get_int("vocab_size"))
     hv = vision.get_int("hidden_size")
-    t.add("vision", _siglip_vision(vision) + hv * text.get_int("hidden_size") + hv)
+    t.add("vision", siglip_vision(vision) + hv * text.get_int("hidden_size") + hv)
 
 
 def _mllama_vision(v: ConfigReader) -> int:
@@ -619,12 +603,18 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
     t.add("vision", _mllama_vision(vision) + _linear(vision.get_int("vision_output_dim"), hidden, True))
 
 
+# --------------------------------------------------------------------------- vision-language wrappers
+def _multimodal(f: ConfigReader, t: _Tally) -> None:
+    """Vision-language wrappers: :func:`kvcalc.params_vision.count_wrapper`, given this module's text counters."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
-    "mllama": _mllama,
+    "mllama": _mllama, "multimodal": _multimodal,
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(

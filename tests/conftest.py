@@ -18,7 +18,7 @@ TIERS: dict[str, str] = {
     "test_gguf": "fast", "test_llama_cpp": "fast", "test_llama_cpp_runtime": "fast",
     "test_engine_logs": "fast", "test_sglang": "fast", "test_trtllm": "fast",
     "test_cli_io": "io",
-    "test_groundtruth_transformers": "reference", "test_params": "reference",
+    "test_groundtruth_transformers": "reference", "test_params": "reference", "test_params_vision": "reference",
     "test_layer_rules_vs_transformers": "reference", "test_transformers_coverage": "reference",
     "test_properties": "property",
     "test_hub": "hub", "test_hub_security": "hub", "test_hub_gguf": "hub",

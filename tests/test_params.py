@@ -54,7 +54,8 @@ def _part_of(name: str) -> str:
     last = leaf[-2] if leaf[-1] in ("weight", "bias") else leaf[-1]
     if name.startswith("lm_head."):
         return "lm_head"
-    if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector)\.", name):
+    if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
+                 r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger)\.", name):
         return "vision"
     if last in ("embed_tokens", "wte", "wpe", "shared", "word_embeddings", "embed_in", "embed_positions", "embeddings"):
         return "embedding"
