@@ -69,13 +69,21 @@ QUIRKS = {
     "full_qk_norm": "q/k RMSNorms over all heads (n_q*d and n_kv*d) on every attention layer (OLMo 2 / 3, OLMoE)",
     "use_qk_norm": "with use_qk_norm, q/k norms over all heads, n_q*d and n_kv*d (Cohere)",
     "attention_sinks": "one learned sink per query head",
-    "gated_q_proj": "q_proj doubled for the output gate (Qwen3-Next)",
+    "gated_q_proj": "an output gate of n_q*d: q_proj doubled (Qwen3-Next) or a gate_proj (AFMoE)",
     "layer_norm": "LayerNorms with bias and a plain (non-gated) MLP (StarCoder2)",
     "gated_delta_net": "linear_attention layers are gated-DeltaNet mixers (Qwen3-Next)",
     "shared_expert_gate": "MoE layers add a shared expert and its sigmoid gate",
     "shared_expert": "MoE layers add a shared expert of intermediate_size",
     "expert_bias": "router and expert projections have biases (gpt-oss)",
     "dense_mlp_width": "dense layers use intermediate_size_mlp (Llama 4)",
+    "plain_mlp": "dense MLP of up/down projections only, no gate (Arcee, Apertus)",
+    "norm_bias": "every norm is a LayerNorm with a bias (2*H each)",
+    "no_norm_weights": "the norms hold no parameters (OLMo's non-affine LayerNorm)",
+    "xielu": "the MLP activation xIELU holds 2 scalars (alpha_p, alpha_n) per layer (Apertus)",
+    "lm_head_bias": "lm_head has a bias of vocab_size",
+    "qk_layernorm": "with qk_layernorm, q/k norms of head_dim (Persimmon, Phi)",
+    "shared_experts": "MoE layers add shared experts: one gated MLP of n_shared x the expert width (Aria)",
+    "router_score_bias": "MoE routers hold a score-correction bias of E as a parameter (AFMoE)",
 }
 
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
@@ -290,15 +298,15 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
 _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
                     "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
-_PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "ministral", "persimmon", "codegen", "gpt_neo",
-                   "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe", "arcee",
-                   "apertus", "dots1", "bitnet", "baichuan", "internlm2", "qwen", "mpt")
+_PLAIN_DECODERS = ("phi", "phimoe", "gptj", "ministral", "persimmon", "codegen", "gpt_neo",
+                   "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe",
+                   "dots1", "bitnet", "baichuan", "internlm2", "qwen", "mpt")
 
 # Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "afmoe", "apertus1p5_text", "aria_text", "axk1", "axk2", "beam", "biogpt", "chameleon", "cohere_compass_text",
+    "axk1", "axk2", "beam", "biogpt", "chameleon", "cohere_compass_text",
     "cosmos3_edge_text", "ctrl", "diffllama", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
     "flint", "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
     "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
@@ -448,7 +456,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
         num_local_experts=8, num_experts_per_tok=2)),
-    ModelType("helium", defaults=_kv(20)),
     ModelType("hyperclovax", params="llama_like", norms_per_layer=4, mlp_bias="mlp_bias", defaults=_d(
         _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
@@ -500,6 +507,35 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
         num_attention_heads=96, num_key_value_heads=8, n_routed_experts=128, n_shared_experts=1,
         first_k_dense_replace=1, moe_intermediate_size=1408, num_experts_per_tok=8, use_qk_norm=False)),
+    # ---- P1 (issue 12): text decoders matched against transformers 5.24's meta-device counts of the class
+    # defaults (tests/fixtures/transformers_5_24_coverage.json), then checked by tests/test_params.py
+    ModelType("arcee", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"plain_mlp"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=2560, intermediate_size=18432, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    *(ModelType(name, params="llama_like", quirks=frozenset({"plain_mlp", "xielu", "qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=vocab, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False))
+      for name, vocab in (("apertus", 131072), ("apertus1p5_text", 266752))),
+    ModelType("helium", params="llama_like", attn_bias=("attention_bias", False), mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=48000, hidden_size=2560, intermediate_size=7040, num_hidden_layers=24,
+        num_attention_heads=20, num_key_value_heads=20, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    ModelType("olmo", params="llama_like", quirks=frozenset({"no_norm_weights"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False)),
+    ModelType("aria_text", params="llama_like", mlp_bias="mlp_bias", moe="all", quirks=frozenset({"shared_experts"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=4096, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False, moe_num_experts=8, moe_num_shared_experts=2, moe_topk=2)),
+    ModelType("afmoe", params="llama_like", moe="first_dense", norms_per_layer=4,
+              quirks=frozenset({"qk_norm", "gated_q_proj", "router_score_bias"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=200192, hidden_size=2048, intermediate_size=6144, num_hidden_layers=32,
+        num_attention_heads=16, num_key_value_heads=None, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, num_experts=64, num_shared_experts=2, num_experts_per_tok=6, num_dense_layers=1,
+        moe_intermediate_size=1408)),
+    # ---- end P1 block
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(
         _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,

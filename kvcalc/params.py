@@ -154,32 +154,38 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     embedding ``V*H``; per attention layer ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` plus the biases the class
     honours (qwen2: q/k/v; qwen2_moe: q/k/v with qkv_bias; starcoder2: all with use_bias; mistral, mixtral,
     phi3: none; others: all four with attention_bias); gpt_oss adds ``n_q`` sinks, qwen3_next doubles q_proj
-    (output gate). MLP ``3*H*I`` (+ mlp_bias on llama; starcoder2: ``H*I+I + I*H+H``). Norms per layer
-    ``2*H`` (gemma2 / gemma3: ``4*H``; cohere2: ``H``; starcoder2 LayerNorms ``4*H``), q/k norms ``2*d`` on
-    qwen3, qwen3_moe, qwen3_next and gemma3; final norm; lm_head ``V*H`` unless tied. ``head_dim``: the
-    config's, else the class default, else ``H/n_q``. MoE layers: :func:`_moe`; Qwen3-Next's linear-attention
-    layers: :func:`_gated_delta_net`.
+    (output gate; AFMoE's separate gate_proj ``H*n_q*d`` has the same count). MLP ``3*H*I`` (+ mlp_bias on
+    llama; plain up/down ``2*H*I`` with ``plain_mlp`` (Arcee, Apertus) or ``layer_norm`` (starcoder2:
+    ``H*I+I + I*H+H``); Apertus' xIELU adds 2 scalars per layer). Norms per layer ``norms_per_layer*H``
+    (gemma2 / gemma3: ``4*H``; cohere2: ``H``; LayerNorms with bias ``2*H`` each; OLMo's LayerNorms hold no
+    weights), q/k norms ``2*d`` on qwen3, qwen3_moe, qwen3_next and gemma3; final norm; lm_head ``V*H``
+    unless tied (+ ``V`` with lm_head_bias). ``head_dim``: the config's, else the class default, else
+    ``H/n_q``. MoE layers: :func:`_moe`; Qwen3-Next's linear-attention layers: :func:`_gated_delta_net`.
     """
     m = _entry(f)
+    q = m.quirks
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n_q, n_kv = _heads(f)
-    d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in m.quirks)
+    d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in q)
     qkv_flag, o_flag = m.attn_bias
     qkv_bias, o_bias = _flag(f, qkv_flag), _flag(f, o_flag)
-    attn = (_linear(hidden, n_q * d * (2 if "gated_q_proj" in m.quirks else 1), qkv_bias)
+    attn = (_linear(hidden, n_q * d * (2 if "gated_q_proj" in q else 1), qkv_bias)
             + 2 * _linear(hidden, n_kv * d, qkv_bias) + _linear(n_q * d, hidden, o_bias))
-    if "attention_sinks" in m.quirks:
+    if "attention_sinks" in q:
         attn += n_q  # attention sinks
-    norm = (2 if "layer_norm" in m.quirks else 1) * hidden
-    kinds = _linear_kinds(f, m, n_layers) if "gated_delta_net" in m.quirks else ["attention"] * n_layers
+    norm_bias = "layer_norm" in q or "norm_bias" in q
+    norm = 0 if "no_norm_weights" in q else (2 if norm_bias else 1) * hidden
+    kinds = _linear_kinds(f, m, n_layers) if "gated_delta_net" in q else ["attention"] * n_layers
     n_attn = kinds.count("attention")
 
     t.add("embedding", vocab * hidden)
     t.add("attention", n_attn * attn)
-    qk_norm = 2 * d if "qk_norm" in m.quirks else 0
-    if "use_head_qk_norm" in m.quirks and f.get_bool("use_qk_norm", default=False):
+    qk_norm = 2 * d if "qk_norm" in q else 0
+    if "use_head_qk_norm" in q and f.get_bool("use_qk_norm", default=False):
         qk_norm = 2 * d
-    if "full_qk_norm" in m.quirks or ("use_qk_norm" in m.quirks and f.get_bool("use_qk_norm", default=False)):
+    if "qk_layernorm" in q and f.get_bool("qk_layernorm"):
+        qk_norm = 2 * d * (2 if norm_bias else 1)       # per-head-dim LayerNorms on q and k (Persimmon, Phi)
+    if "full_qk_norm" in q or ("use_qk_norm" in q and f.get_bool("use_qk_norm", default=False)):
         qk_norm = (n_q + n_kv) * d          # one weight per element of every head (OLMo 2, Cohere)
     t.add("norms", n_layers * m.norms_per_layer * norm + norm + n_attn * qk_norm)
     if n_attn < n_layers:
@@ -191,15 +197,20 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     if moe:
         for _ in moe.layers:
             t.add("mlp", moe.fixed)
+            t.add("norms", moe.norms)
             t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
     if n_layers > n_moe:
-        inter = f.get_int("intermediate_size_mlp" if "dense_mlp_width" in m.quirks else "intermediate_size")
+        inter = f.get_int("intermediate_size_mlp" if "dense_mlp_width" in q else "intermediate_size")
         bias = _flag(f, m.mlp_bias)
-        dense = (_linear(hidden, inter, bias) + _linear(inter, hidden, bias) if "layer_norm" in m.quirks
+        dense = (_linear(hidden, inter, bias) + _linear(inter, hidden, bias) if "layer_norm" in q or "plain_mlp" in q
                  else _gated_mlp(hidden, inter, bias))
         t.add("mlp", (n_layers - n_moe) * dense)
+    if "xielu" in q:
+        t.add("mlp", n_layers * 2)          # xIELU's alpha_p, alpha_n (Apertus)
     if head:
         _lm_head(f, t, hidden, vocab)
+        if "lm_head_bias" in q and not t.tied:
+            t.add("lm_head", vocab)
 
 
 @dataclass(frozen=True)
@@ -210,19 +221,28 @@ class _Moe:
     per_expert: int           # parameters of one routed expert
     fixed: int                # router + shared expert(s) of one MoE layer
     top_k_field: str
+    norms: int = 0            # norms only MoE layers hold
+
+
+# the field spellings of one MoE shape, in the order transformers' configs use them
+_TOP_K = ("num_experts_per_tok", "moe_topk")
+_SHARED = ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts")
 
 
 def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | None:
     """The MoE layers of a Llama-style decoder; None when it has none.
 
-    Router ``E*H`` (gpt_oss: + bias ``E``); each expert ``3*H*I_e`` (gpt_oss: + biases ``2*I_e + H``);
-    qwen2_moe / qwen3_next add a shared expert ``3*H*I_s`` and its gate ``H``; llama4 a shared expert
-    ``3*H*I``. Which layers: all (mixtral, gpt_oss); ``(i+1) % decoder_sparse_step == 0`` and not in
-    mlp_only_layers (qwen2_moe, qwen3_moe, qwen3_next); ``moe_layers`` or every
-    ``interleave_moe_layer_step``-th layer (llama4).
+    Router ``E*H`` (gpt_oss: + bias ``E``; AFMoE: + its ``expert_bias`` parameter ``E``); each expert
+    ``3*H*I_e`` (gpt_oss: + biases ``2*I_e + H``); qwen2_moe / qwen3_next add a shared expert ``3*H*I_s`` and
+    its gate ``H``; llama4 a shared expert ``3*H*I``; DeepSeek-style types (and ``shared_experts``: Aria)
+    shared experts ``3*H*(n_shared*I_e)``. Which layers: all (mixtral, gpt_oss); ``(i+1) % decoder_sparse_step
+    == 0`` and not in mlp_only_layers (qwen2_moe, qwen3_moe, qwen3_next); ``moe_layers`` or every
+    ``interleave_moe_layer_step``-th layer (llama4); "sparse" in ``mlp_layer_types``, else from
+    ``first_k_dense_replace`` / ``num_dense_layers`` on (first_dense).
     """
     if m.moe in ("all", "interleave"):
-        n_exp, inter = f.get_int("num_local_experts", "num_experts"), f.get_int("intermediate_size")
+        n_exp = f.get_int("num_local_experts", "num_experts", "moe_num_experts")
+        inter = f.get_int("intermediate_size")
     elif m.moe == "sparse_step":
         n_exp, inter = f.get_int("num_experts", "num_local_experts", minimum=0), f.get_int("moe_intermediate_size")
     elif m.moe == "first_dense":
@@ -242,14 +262,16 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
             step = f.get_int("interleave_moe_layer_step")
             layers = list(range(step - 1, n_layers, step))
     elif m.moe == "first_dense":
-        layers = list(range(min(f.get_int("first_k_dense_replace", minimum=0), n_layers), n_layers))
+        layers = _sparse_layers(f, n_layers)
     else:
         step, dense_only = f.get_int("decoder_sparse_step"), set(f.get_int_list("mlp_only_layers"))
         layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
     fixed = n_exp * hidden
     per_expert = 3 * hidden * inter
-    if m.moe == "first_dense":      # DeepSeek-style shared experts: one gated MLP of n_shared x I_e
-        fixed += _gated_mlp(hidden, inter * f.get_int("n_shared_experts", minimum=0))
+    if m.moe == "first_dense" or "shared_experts" in m.quirks:  # shared experts: one gated MLP of n_shared x I_e
+        fixed += _gated_mlp(hidden, inter * f.get_int(*_SHARED, minimum=0))
+    if "router_score_bias" in m.quirks:
+        fixed += n_exp
     if "expert_bias" in m.quirks:
         fixed += n_exp
         per_expert += 2 * inter + hidden
@@ -257,8 +279,20 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
         fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", minimum=0)) + hidden
     elif "shared_expert" in m.quirks:
         fixed += _gated_mlp(hidden, inter)
-    return _Moe(tuple(layers), n_exp, f.opt_int("num_experts_per_tok"), per_expert, fixed,
-                f.field_name("num_experts_per_tok"))
+    return _Moe(tuple(layers), n_exp, f.opt_int(*_TOP_K), per_expert, fixed, f.field_name(*_TOP_K))
+
+
+def _sparse_layers(f: ConfigReader, n_layers: int) -> list[int]:
+    """The MoE layers of a dense-first decoder: "sparse" in ``mlp_layer_types`` (transformers 5's per-layer
+    list; layers past its end are sparse), else from ``first_k_dense_replace`` / ``num_dense_layers`` on."""
+    if f.has("mlp_layer_types"):
+        kinds = (f.opt_str_list("mlp_layer_types") or [])[:n_layers]
+        for i, kind in enumerate(kinds):
+            if kind not in ("dense", "sparse"):
+                raise ConfigError(f"{f.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
+        return [i for i in range(n_layers) if i >= len(kinds) or kinds[i] == "sparse"]
+    first = f.get_int("first_k_dense_replace", "num_dense_layers", minimum=0)
+    return list(range(min(first, n_layers), n_layers))
 
 
 def _linear_kinds(f: ConfigReader, m: ModelType, n_layers: int) -> list[str]:
