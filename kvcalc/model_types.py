@@ -84,6 +84,11 @@ QUIRKS = {
     "qk_layernorm": "with qk_layernorm, q/k norms of head_dim (Persimmon, Phi)",
     "shared_experts": "MoE layers add shared experts: one gated MLP of n_shared x the expert width (Aria)",
     "router_score_bias": "MoE routers hold a score-correction bias of E as a parameter (AFMoE)",
+    "no_shared_experts": "dense-first MoE without shared experts (Beam)",
+    "head_gate_bias": "the attention output gate has a bias of one value per query head (Beam)",
+    "sub_norms": "an RMSNorm of H before o_proj and one of I before down_proj in every layer (BitNet)",
+    "diff_lambdas": "differential attention: 4 lambda vectors of head_dim per layer (DiffLlama)",
+    "mlp_4h": "an unset MLP width means 4 * hidden_size",
 }
 
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
@@ -108,6 +113,9 @@ class ModelType:
     norms_per_layer: int = 2
     moe: Literal["all", "sparse_step", "interleave", "first_dense"] | None = None
     quirks: frozenset[str] = frozenset()
+    mlp_width: str = "intermediate_size"      # the config field of the dense MLP width (CTRL: dff)
+    positions: int | None = None              # learned position table of max_position_embeddings + this rows
+    dense_first: int | None = None            # dense-first layers the class fixes when the config lists none
 
 
 # ----------------------------------------------------------------------------- layer rules
@@ -298,22 +306,22 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
 _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
                     "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
-_PLAIN_DECODERS = ("phi", "phimoe", "gptj", "ministral", "persimmon", "codegen", "gpt_neo",
+_PLAIN_DECODERS = ("phi", "phimoe", "ministral", "persimmon",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe",
-                   "dots1", "bitnet", "baichuan", "internlm2", "qwen", "mpt")
+                   "dots1", "baichuan", "internlm2", "qwen", "mpt")
 
 # Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "axk1", "axk2", "beam", "biogpt", "chameleon", "cohere_compass_text",
-    "cosmos3_edge_text", "ctrl", "diffllama", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
+    "axk1", "axk2", "chameleon", "cohere_compass_text",
+    "cosmos3_edge_text", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
     "flint", "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
     "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
     "granitemoeshared", "hrm_text", "hy_v3", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
     "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla",
-    "step3p5", "xglm", "youtu",
+    "step3p5", "youtu",
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
@@ -535,6 +543,39 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=16, num_key_value_heads=None, head_dim=128, tie_word_embeddings=False,
         attention_bias=False, num_experts=64, num_shared_experts=2, num_experts_per_tok=6, num_dense_layers=1,
         moe_intermediate_size=1408)),
+    ModelType("beam", params="llama_like", moe="first_dense", norms_per_layer=4, dense_first=3,
+              quirks=frozenset({"qk_norm", "gated_q_proj", "head_gate_bias", "no_shared_experts"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151936, hidden_size=5120, intermediate_size=20480, num_hidden_layers=52,
+        num_attention_heads=48, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, moe_intermediate_size=2560, num_experts=256, num_experts_per_tok=8)),
+    ModelType("bitnet", params="llama_like", quirks=frozenset({"sub_norms"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=128256, hidden_size=2560, intermediate_size=6912, num_hidden_layers=30,
+        num_attention_heads=20, num_key_value_heads=5, tie_word_embeddings=False, attention_bias=False)),
+    ModelType("diffllama", params="llama_like", quirks=frozenset({"diff_lambdas"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
+        num_attention_heads=32, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False)),
+    # classic decoders (LayerNorms with bias, plain MLP with bias): the same reader, other flags
+    ModelType("biogpt", params="llama_like", attn_bias=(True, True), mlp_bias=True, positions=2,
+              quirks=frozenset({"norm_bias", "plain_mlp"}), defaults=_d(
+        vocab_size=42384, hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16,
+        max_position_embeddings=1024, tie_word_embeddings=True)),
+    ModelType("xglm", params="llama_like", attn_bias=(True, True), mlp_bias=True,
+              quirks=frozenset({"norm_bias", "plain_mlp"}), defaults=_d(
+        vocab_size=256008, hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, tie_word_embeddings=True)),
+    ModelType("ctrl", params="llama_like", attn_bias=(True, True), mlp_bias=True, mlp_width="dff",
+              quirks=frozenset({"norm_bias", "plain_mlp", "lm_head_bias"}), defaults=_d(
+        vocab_size=246534, hidden_size=1280, dff=8192, num_hidden_layers=48, num_attention_heads=16, tie_word_embeddings=True)),
+    ModelType("codegen", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1,
+              quirks=frozenset({"norm_bias", "plain_mlp", "lm_head_bias", "mlp_4h"}), defaults=_d(
+        vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16, tie_word_embeddings=False)),
+    ModelType("gptj", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1,
+              quirks=frozenset({"norm_bias", "plain_mlp", "lm_head_bias", "mlp_4h"}), defaults=_d(
+        vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16, tie_word_embeddings=False)),
+    ModelType("gpt_neo", params="llama_like", attn_bias=(False, True), mlp_bias=True, positions=0,
+              quirks=frozenset({"norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
+        vocab_size=50257, hidden_size=2048, intermediate_size=None, num_hidden_layers=24, num_attention_heads=16,
+        max_position_embeddings=2048, tie_word_embeddings=True)),
     # ---- end P1 block
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(

@@ -171,14 +171,18 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     qkv_bias, o_bias = _flag(f, qkv_flag), _flag(f, o_flag)
     attn = (_linear(hidden, n_q * d * (2 if "gated_q_proj" in q else 1), qkv_bias)
             + 2 * _linear(hidden, n_kv * d, qkv_bias) + _linear(n_q * d, hidden, o_bias))
-    if "attention_sinks" in q:
-        attn += n_q  # attention sinks
+    if "attention_sinks" in q or "head_gate_bias" in q:
+        attn += n_q  # attention sinks (gpt-oss) / the output gate's per-head bias (Beam)
+    if "diff_lambdas" in q:
+        attn += 4 * d  # lambda_q1, lambda_k1, lambda_q2, lambda_k2 (DiffLlamaAttention)
     norm_bias = "layer_norm" in q or "norm_bias" in q
     norm = 0 if "no_norm_weights" in q else (2 if norm_bias else 1) * hidden
     kinds = _linear_kinds(f, m, n_layers) if "gated_delta_net" in q else ["attention"] * n_layers
     n_attn = kinds.count("attention")
 
     t.add("embedding", vocab * hidden)
+    if m.positions is not None:
+        t.add("embedding", (f.get_int("max_position_embeddings") + m.positions) * hidden)
     t.add("attention", n_attn * attn)
     qk_norm = 2 * d if "qk_norm" in q else 0
     if "use_head_qk_norm" in q and f.get_bool("use_qk_norm", default=False):
@@ -200,17 +204,20 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
             t.add("norms", moe.norms)
             t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
     if n_layers > n_moe:
-        inter = f.get_int("intermediate_size_mlp" if "dense_mlp_width" in q else "intermediate_size")
+        width = "intermediate_size_mlp" if "dense_mlp_width" in q else m.mlp_width
+        inter = f.opt_int(width) or (4 * hidden if "mlp_4h" in q else f.get_int(width))
         bias = _flag(f, m.mlp_bias)
         dense = (_linear(hidden, inter, bias) + _linear(inter, hidden, bias) if "layer_norm" in q or "plain_mlp" in q
                  else _gated_mlp(hidden, inter, bias))
         t.add("mlp", (n_layers - n_moe) * dense)
+    if "sub_norms" in q:
+        t.add("norms", n_layers * (hidden + f.get_int(m.mlp_width)))   # attn_sub_norm, ffn_sub_norm (BitNet)
     if "xielu" in q:
         t.add("mlp", n_layers * 2)          # xIELU's alpha_p, alpha_n (Apertus)
     if head:
         _lm_head(f, t, hidden, vocab)
-        if "lm_head_bias" in q and not t.tied:
-            t.add("lm_head", vocab)
+        if "lm_head_bias" in q:
+            t.add("lm_head", vocab)     # a bias even when the weight is tied (CTRL)
 
 
 @dataclass(frozen=True)
@@ -262,13 +269,13 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
             step = f.get_int("interleave_moe_layer_step")
             layers = list(range(step - 1, n_layers, step))
     elif m.moe == "first_dense":
-        layers = _sparse_layers(f, n_layers)
+        layers = _sparse_layers(f, n_layers, m.dense_first)
     else:
         step, dense_only = f.get_int("decoder_sparse_step"), set(f.get_int_list("mlp_only_layers"))
         layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
     fixed = n_exp * hidden
     per_expert = 3 * hidden * inter
-    if m.moe == "first_dense" or "shared_experts" in m.quirks:  # shared experts: one gated MLP of n_shared x I_e
+    if (m.moe == "first_dense" and "no_shared_experts" not in m.quirks) or "shared_experts" in m.quirks:  # shared experts: one gated MLP of n_shared x I_e
         fixed += _gated_mlp(hidden, inter * f.get_int(*_SHARED, minimum=0))
     if "router_score_bias" in m.quirks:
         fixed += n_exp
@@ -282,16 +289,18 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
     return _Moe(tuple(layers), n_exp, f.opt_int(*_TOP_K), per_expert, fixed, f.field_name(*_TOP_K))
 
 
-def _sparse_layers(f: ConfigReader, n_layers: int) -> list[int]:
+def _sparse_layers(f: ConfigReader, n_layers: int, dense_first: int | None = None) -> list[int]:
     """The MoE layers of a dense-first decoder: "sparse" in ``mlp_layer_types`` (transformers 5's per-layer
-    list; layers past its end are sparse), else from ``first_k_dense_replace`` / ``num_dense_layers`` on."""
+    list; layers past its end are sparse), else from ``first_k_dense_replace`` / ``num_dense_layers`` on
+    (or the entry's fixed ``dense_first``: BeamConfig.__post_init__ makes the first ``min(3, L)`` dense)."""
     if f.has("mlp_layer_types"):
         kinds = (f.opt_str_list("mlp_layer_types") or [])[:n_layers]
         for i, kind in enumerate(kinds):
             if kind not in ("dense", "sparse"):
                 raise ConfigError(f"{f.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
         return [i for i in range(n_layers) if i >= len(kinds) or kinds[i] == "sparse"]
-    first = f.get_int("first_k_dense_replace", "num_dense_layers", minimum=0)
+    first = dense_first if dense_first is not None else f.get_int("first_k_dense_replace", "num_dense_layers",
+                                                                  minimum=0)
     return list(range(min(first, n_layers), n_layers))
 
 
