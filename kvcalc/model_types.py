@@ -80,7 +80,6 @@ QUIRKS = {
     "norm_bias": "every norm is a LayerNorm with a bias (2*H each)",
     "no_norm_weights": "the norms hold no parameters (OLMo's non-affine LayerNorm)",
     "xielu": "the MLP activation xIELU holds 2 scalars (alpha_p, alpha_n) per layer (Apertus)",
-    "lm_head_bias": "lm_head has a bias of vocab_size",
     "qk_layernorm": "with qk_layernorm, q/k norms of head_dim (Persimmon, Phi)",
     "shared_experts": "MoE layers add shared experts: one gated MLP of n_shared x the expert width (Aria)",
     "router_score_bias": "MoE routers hold a score-correction bias of E as a parameter (AFMoE)",
@@ -89,6 +88,7 @@ QUIRKS = {
     "sub_norms": "an RMSNorm of H before o_proj and one of I before down_proj in every layer (BitNet)",
     "diff_lambdas": "differential attention: 4 lambda vectors of head_dim per layer (DiffLlama)",
     "mlp_4h": "an unset MLP width means 4 * hidden_size",
+    "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint)",
 }
 
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
@@ -111,11 +111,12 @@ class ModelType:
     attn_bias: tuple[str | bool, str | bool] = ("attention_bias", "attention_bias")
     mlp_bias: str | bool = False
     norms_per_layer: int = 2
-    moe: Literal["all", "sparse_step", "interleave", "first_dense"] | None = None
+    moe: Literal["all", "sparse_step", "interleave", "first_dense", "index_range"] | None = None
     quirks: frozenset[str] = frozenset()
     mlp_width: str = "intermediate_size"      # the config field of the dense MLP width (CTRL: dff)
     positions: int | None = None              # learned position table of max_position_embeddings + this rows
     dense_first: int | None = None            # dense-first layers the class fixes when the config lists none
+    head_bias: str | bool = False             # the flag (or fixed value) of lm_head's bias (kept when tied)
 
 
 # ----------------------------------------------------------------------------- layer rules
@@ -307,7 +308,7 @@ _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasu
                     "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
 _PLAIN_DECODERS = ("phi", "phimoe", "ministral", "persimmon",
-                   "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe",
+                   "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe",
                    "dots1", "baichuan", "internlm2", "qwen", "mpt")
 
 # Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
@@ -316,7 +317,7 @@ _PLAIN_DECODERS = ("phi", "phimoe", "ministral", "persimmon",
 _VERIFIED_DECODERS = (
     "axk1", "axk2", "chameleon", "cohere_compass_text",
     "cosmos3_edge_text", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
-    "flint", "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
+    "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
     "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
     "granitemoeshared", "hrm_text", "hy_v3", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
@@ -563,19 +564,37 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("xglm", params="llama_like", attn_bias=(True, True), mlp_bias=True,
               quirks=frozenset({"norm_bias", "plain_mlp"}), defaults=_d(
         vocab_size=256008, hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, tie_word_embeddings=True)),
-    ModelType("ctrl", params="llama_like", attn_bias=(True, True), mlp_bias=True, mlp_width="dff",
-              quirks=frozenset({"norm_bias", "plain_mlp", "lm_head_bias"}), defaults=_d(
+    ModelType("ctrl", params="llama_like", attn_bias=(True, True), mlp_bias=True, mlp_width="dff", head_bias=True,
+              quirks=frozenset({"norm_bias", "plain_mlp"}), defaults=_d(
         vocab_size=246534, hidden_size=1280, dff=8192, num_hidden_layers=48, num_attention_heads=16, tie_word_embeddings=True)),
-    ModelType("codegen", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1,
-              quirks=frozenset({"norm_bias", "plain_mlp", "lm_head_bias", "mlp_4h"}), defaults=_d(
+    ModelType("codegen", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1, head_bias=True,
+              quirks=frozenset({"norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
         vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16, tie_word_embeddings=False)),
-    ModelType("gptj", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1,
-              quirks=frozenset({"norm_bias", "plain_mlp", "lm_head_bias", "mlp_4h"}), defaults=_d(
+    ModelType("gptj", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1, head_bias=True,
+              quirks=frozenset({"norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
         vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16, tie_word_embeddings=False)),
     ModelType("gpt_neo", params="llama_like", attn_bias=(False, True), mlp_bias=True, positions=0,
               quirks=frozenset({"norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
         vocab_size=50257, hidden_size=2048, intermediate_size=None, num_hidden_layers=24, num_attention_heads=16,
         max_position_embeddings=2048, tie_word_embeddings=True)),
+    ModelType("exaone_moe", params="llama_like", attn_bias=(False, False), moe="first_dense",
+              quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=16384, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, tie_word_embeddings=False, num_experts=64,
+        num_shared_experts=1, num_experts_per_tok=8, first_k_dense_replace=1, moe_intermediate_size=1024)),
+    ModelType("flint", params="llama_like", moe="sparse_step",
+              quirks=frozenset({"qk_norm", "attention_sinks", "sized_shared_expert"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=150144, hidden_size=2048, intermediate_size=6144, num_hidden_layers=49,
+        num_attention_heads=32, num_key_value_heads=4, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, num_experts=256, num_experts_per_tok=6, moe_intermediate_size=512,
+        shared_expert_intermediate_size=1024, decoder_sparse_step=1, mlp_only_layers=[0, 1])),
+    ModelType("ernie4_5_moe", params="llama_like", attn_bias=("use_bias", "use_bias"), mlp_bias="use_bias",
+              head_bias="use_bias", moe="index_range", quirks=frozenset({"shared_experts", "router_score_bias"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=103424, hidden_size=2560, intermediate_size=12288, num_hidden_layers=28,
+        num_attention_heads=20, num_key_value_heads=4, tie_word_embeddings=True, moe_num_experts=64,
+        moe_num_shared_experts=2, moe_k=6, moe_intermediate_size=1536, moe_layer_start_index=1,
+        moe_layer_end_index=None, moe_layer_interval=1, use_bias=False)),
     # ---- end P1 block
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(
@@ -611,7 +630,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=64, num_key_value_heads=4, head_dim=64, tie_word_embeddings=False,
         attention_bias=False, n_routed_experts=128, n_shared_experts=1, first_k_dense_replace=1,
         moe_intermediate_size=1024, num_experts_per_tok=6)),
-    ModelType("exaone_moe"),
     ModelType("kimi_k2", same_as="deepseek_v3"),
     ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), defaults=_d(
         num_layers=28, num_attention_heads=64, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128,

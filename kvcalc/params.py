@@ -159,7 +159,7 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     ``H*I+I + I*H+H``); Apertus' xIELU adds 2 scalars per layer). Norms per layer ``norms_per_layer*H``
     (gemma2 / gemma3: ``4*H``; cohere2: ``H``; LayerNorms with bias ``2*H`` each; OLMo's LayerNorms hold no
     weights), q/k norms ``2*d`` on qwen3, qwen3_moe, qwen3_next and gemma3; final norm; lm_head ``V*H``
-    unless tied (+ ``V`` with lm_head_bias). ``head_dim``: the config's, else the class default, else
+    unless tied (+ a bias ``V`` where the entry's ``head_bias`` says, tied or not). ``head_dim``: the config's, else the class default, else
     ``H/n_q``. MoE layers: :func:`_moe`; Qwen3-Next's linear-attention layers: :func:`_gated_delta_net`.
     """
     m = _entry(f)
@@ -216,7 +216,7 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
         t.add("mlp", n_layers * 2)          # xIELU's alpha_p, alpha_n (Apertus)
     if head:
         _lm_head(f, t, hidden, vocab)
-        if "lm_head_bias" in q:
+        if _flag(f, m.head_bias):
             t.add("lm_head", vocab)     # a bias even when the weight is tied (CTRL)
 
 
@@ -232,7 +232,7 @@ class _Moe:
 
 
 # the field spellings of one MoE shape, in the order transformers' configs use them
-_TOP_K = ("num_experts_per_tok", "moe_topk")
+_TOP_K = ("num_experts_per_tok", "moe_topk", "moe_k")
 _SHARED = ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts")
 
 
@@ -245,15 +245,17 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
     shared experts ``3*H*(n_shared*I_e)``. Which layers: all (mixtral, gpt_oss); ``(i+1) % decoder_sparse_step
     == 0`` and not in mlp_only_layers (qwen2_moe, qwen3_moe, qwen3_next); ``moe_layers`` or every
     ``interleave_moe_layer_step``-th layer (llama4); "sparse" in ``mlp_layer_types``, else from
-    ``first_k_dense_replace`` / ``num_dense_layers`` on (first_dense).
+    ``first_k_dense_replace`` / ``num_dense_layers`` on (first_dense); every ``moe_layer_interval``-th from
+    ``moe_layer_start_index`` to ``moe_layer_end_index`` (index_range: Ernie 4.5 MoE, whose router also holds
+    ``e_score_correction_bias`` as a parameter).
     """
     if m.moe in ("all", "interleave"):
         n_exp = f.get_int("num_local_experts", "num_experts", "moe_num_experts")
         inter = f.get_int("intermediate_size")
     elif m.moe == "sparse_step":
         n_exp, inter = f.get_int("num_experts", "num_local_experts", minimum=0), f.get_int("moe_intermediate_size")
-    elif m.moe == "first_dense":
-        n_exp = f.get_int("n_routed_experts", "num_local_experts", "num_experts", minimum=0)
+    elif m.moe in ("first_dense", "index_range"):
+        n_exp = f.get_int("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", minimum=0)
         inter = f.get_int("moe_intermediate_size")
     else:
         return None
@@ -270,13 +272,18 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
             layers = list(range(step - 1, n_layers, step))
     elif m.moe == "first_dense":
         layers = _sparse_layers(f, n_layers, m.dense_first)
+    elif m.moe == "index_range":        # Ernie4_5_MoeDecoderLayer: end index -1 (the default) is the last layer
+        start, step = f.get_int("moe_layer_start_index", minimum=0), f.get_int("moe_layer_interval")
+        end = f.opt_int("moe_layer_end_index", minimum=-1)
+        end = n_layers - 1 if end is None or end == -1 else end
+        layers = [i for i in range(n_layers) if (i + 1) % step == 0 and start <= i <= end]
     else:
         step, dense_only = f.get_int("decoder_sparse_step"), set(f.get_int_list("mlp_only_layers"))
         layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
     fixed = n_exp * hidden
     per_expert = 3 * hidden * inter
     if (m.moe == "first_dense" and "no_shared_experts" not in m.quirks) or "shared_experts" in m.quirks:  # shared experts: one gated MLP of n_shared x I_e
-        fixed += _gated_mlp(hidden, inter * f.get_int(*_SHARED, minimum=0))
+        fixed += _gated_mlp(hidden, inter * f.get_int(*_SHARED, minimum=0), _flag(f, m.mlp_bias))
     if "router_score_bias" in m.quirks:
         fixed += n_exp
     if "expert_bias" in m.quirks:
@@ -286,6 +293,8 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
         fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", minimum=0)) + hidden
     elif "shared_expert" in m.quirks:
         fixed += _gated_mlp(hidden, inter)
+    elif "sized_shared_expert" in m.quirks:
+        fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", minimum=0))
     return _Moe(tuple(layers), n_exp, f.opt_int(*_TOP_K), per_expert, fixed, f.field_name(*_TOP_K))
 
 
