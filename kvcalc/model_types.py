@@ -88,7 +88,8 @@ QUIRKS = {
     "sub_norms": "an RMSNorm of H before o_proj and one of I before down_proj in every layer (BitNet)",
     "diff_lambdas": "differential attention: 4 lambda vectors of head_dim per layer (DiffLlama)",
     "mlp_4h": "an unset MLP width means 4 * hidden_size",
-    "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint)",
+    "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
+                           "GraniteMoeShared: shared_intermediate_size, none when 0)",
 }
 
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
@@ -318,8 +319,8 @@ _VERIFIED_DECODERS = (
     "axk1", "axk2", "chameleon", "cohere_compass_text",
     "cosmos3_edge_text", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
     "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
-    "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
-    "granitemoeshared", "hrm_text", "hy_v3", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
+    "glm_moe_dsa", "glm_ocr_text", "granite_docling_text",
+    "hrm_text", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
     "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla",
     "step3p5", "youtu",
@@ -595,6 +596,26 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=20, num_key_value_heads=4, tie_word_embeddings=True, moe_num_experts=64,
         moe_num_shared_experts=2, moe_k=6, moe_intermediate_size=1536, moe_layer_start_index=1,
         moe_layer_end_index=None, moe_layer_interval=1, use_bias=False)),
+    ModelType("granite_swa", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"attention_sinks"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=100352, hidden_size=2560, intermediate_size=8192, num_hidden_layers=24,
+        num_attention_heads=20, num_key_value_heads=4, tie_word_embeddings=True, attention_bias=False,
+        mlp_bias=False)),
+    *(ModelType(name, params="llama_like", moe="all", quirks=quirks, defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        num_local_experts=8, num_experts_per_tok=2, shared_intermediate_size=0))
+      for name, quirks in (("granitemoe_swa", frozenset({"attention_sinks", "sized_shared_expert"})),
+                           ("granitemoeshared", frozenset({"sized_shared_expert"})))),
+    ModelType("hy_v3", params="llama_like", mlp_bias="mlp_bias", moe="first_dense", dense_first=1,
+              quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=120832, hidden_size=4096, intermediate_size=13312, num_hidden_layers=80,
+        num_attention_heads=64, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False, num_experts=192, num_experts_per_tok=8, num_shared_experts=1,
+        moe_intermediate_size=1536)),
+    ModelType("gpt_neox_japanese", params="gpt_neox_japanese", defaults=_d(
+        vocab_size=32000, hidden_size=2560, num_hidden_layers=32, num_attention_heads=32, tie_word_embeddings=True,
+        intermediate_multiple_size=4)),
     # ---- end P1 block
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(

@@ -294,7 +294,7 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
     elif "shared_expert" in m.quirks:
         fixed += _gated_mlp(hidden, inter)
     elif "sized_shared_expert" in m.quirks:
-        fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", minimum=0))
+        fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", "shared_intermediate_size", minimum=0))
     return _Moe(tuple(layers), n_exp, f.opt_int(*_TOP_K), per_expert, fixed, f.field_name(*_TOP_K))
 
 
@@ -433,6 +433,22 @@ def _gpt_neox(f: ConfigReader, t: _Tally) -> None:
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * (_linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias)))
     t.add("mlp", n_layers * (_linear(hidden, inter, True) + _linear(inter, hidden, True)))
+    t.add("norms", n_layers * 4 * hidden + 2 * hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _gpt_neox_japanese(f: ConfigReader, t: _Tally) -> None:
+    """GPT-NeoX-Japanese (transformers/models/gpt_neox_japanese/modeling_gpt_neox_japanese.py): ``embed_in V*H``;
+    per layer 2 LayerNorms ``4*H``, ``query_key_value H*3H`` and ``dense H*H`` without biases, MLP
+    ``H*I + I*H`` without biases (``I = H * intermediate_multiple_size``); the last layer's attention holds
+    ``dense_bias H`` (GPTNeoXJapaneseAttention use_bias); final LayerNorm ``2*H``; lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
+    inter = hidden * f.get_int("intermediate_multiple_size")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * 4 * hidden * hidden + hidden)
+    t.add("mlp", n_layers * 2 * hidden * inter)
     t.add("norms", n_layers * 4 * hidden + 2 * hidden)
     _lm_head(f, t, hidden, vocab)
 
@@ -675,7 +691,7 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
-    "bloom": _bloom, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
+    "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
     "mllama": _mllama,
 }
 
