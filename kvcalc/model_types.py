@@ -63,7 +63,10 @@ QUIRKS = {
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
-    "dsa_indexer": "each layer adds the DeepSeek sparse-attention indexer (wq_b, wk, k_norm, weights_proj)",
+    "dsa_indexer": "each layer adds the DeepSeek sparse-attention indexer (wq_b, wk, k_norm, weights_proj); "
+                   "with indexer_types only the 'full' layers (GLM-MoE-DSA)",
+    "dense_mla": "MLA attention with a dense MLP in every layer (MiniCPM3, Youtu)",
+    "moe_post_norm": "MoE layers add a post_mlp_layernorm of H (A.X-K1)",
     "floor_head_dim": "head_dim defaults to hidden_size // num_attention_heads even when it does not divide",
     "use_head_qk_norm": "with use_qk_norm, q/k RMSNorms of head_dim (GLM-4.5 MoE)",
     "full_qk_norm": "q/k RMSNorms over all heads (n_q*d and n_kv*d) on every attention layer (OLMo 2 / 3, OLMoE)",
@@ -316,14 +319,14 @@ _PLAIN_DECODERS = ("phi", "phimoe", "ministral", "persimmon",
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "axk1", "axk2", "chameleon", "cohere_compass_text",
+    "axk2", "chameleon", "cohere_compass_text",
     "cosmos3_edge_text", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
     "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
-    "glm_moe_dsa", "glm_ocr_text", "granite_docling_text",
-    "hrm_text", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
+    "glm_ocr_text", "granite_docling_text",
+    "hrm_text", "hy_v4", "jetmoe", "laguna",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
-    "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text", "sarvam_mla",
-    "step3p5", "youtu",
+    "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text",
+    "step3p5",
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
@@ -616,6 +619,39 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("gpt_neox_japanese", params="gpt_neox_japanese", defaults=_d(
         vocab_size=32000, hidden_size=2560, num_hidden_layers=32, num_attention_heads=32, tie_word_embeddings=True,
         intermediate_multiple_size=4)),
+    ModelType("jais2", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"norm_bias", "plain_mlp"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=150272, hidden_size=3328, intermediate_size=26624, num_hidden_layers=32,
+        num_attention_heads=26, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=True, mlp_bias=True)),
+    # MLA decoders (params._deepseek)
+    ModelType("glm_moe_dsa", params="deepseek", quirks=frozenset({"dsa_indexer"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=154880, hidden_size=6144, intermediate_size=12288, num_hidden_layers=78,
+        num_attention_heads=64, num_key_value_heads=64, tie_word_embeddings=False, attention_bias=False,
+        mlp_bias=False, q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
+        v_head_dim=256, n_routed_experts=256, n_shared_experts=1, first_k_dense_replace=3,
+        moe_intermediate_size=2048, num_experts_per_tok=8, index_n_heads=32, index_head_dim=128)),
+    ModelType("axk1", params="deepseek", quirks=frozenset({"moe_post_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=163840, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
+        num_attention_heads=64, num_key_value_heads=64, tie_word_embeddings=False, attention_bias=False,
+        q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
+        n_routed_experts=192, n_shared_experts=1, moe_intermediate_size=2048, num_experts_per_tok=8,
+        first_k_dense_replace=1)),
+    ModelType("sarvam_mla", params="deepseek", defaults=_d(
+        _LLAMA_LIKE, vocab_size=262144, hidden_size=4096, intermediate_size=16384, num_hidden_layers=32,
+        num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        q_lora_rank=None, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
+        n_routed_experts=128, n_shared_experts=1, first_k_dense_replace=1, moe_intermediate_size=2048,
+        num_experts_per_tok=8)),
+    ModelType("youtu", params="deepseek", quirks=frozenset({"dense_mla"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=128256, hidden_size=2048, intermediate_size=6144, num_hidden_layers=32,
+        num_attention_heads=16, num_key_value_heads=16, tie_word_embeddings=True, attention_bias=False,
+        q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128)),
+    ModelType("minicpm3", params="deepseek", quirks=frozenset({"dense_mla"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=73448, hidden_size=2560, intermediate_size=6400, num_hidden_layers=62,
+        num_attention_heads=40, num_key_value_heads=40, head_dim=None, tie_word_embeddings=True,
+        attention_bias=False, mlp_bias=False, q_lora_rank=768, kv_lora_rank=256, qk_nope_head_dim=64,
+        qk_rope_head_dim=32, v_head_dim=None)),
     # ---- end P1 block
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(

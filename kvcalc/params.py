@@ -300,14 +300,14 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
 
 def _sparse_layers(f: ConfigReader, n_layers: int, dense_first: int | None = None) -> list[int]:
     """The MoE layers of a dense-first decoder: "sparse" in ``mlp_layer_types`` (transformers 5's per-layer
-    list; layers past its end are sparse), else from ``first_k_dense_replace`` / ``num_dense_layers`` on
+    list; layers past its end count as dense), else from ``first_k_dense_replace`` / ``num_dense_layers`` on
     (or the entry's fixed ``dense_first``: BeamConfig.__post_init__ makes the first ``min(3, L)`` dense)."""
     if f.has("mlp_layer_types"):
         kinds = (f.opt_str_list("mlp_layer_types") or [])[:n_layers]
         for i, kind in enumerate(kinds):
             if kind not in ("dense", "sparse"):
                 raise ConfigError(f"{f.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
-        return [i for i in range(n_layers) if i >= len(kinds) or kinds[i] == "sparse"]
+        return [i for i, kind in enumerate(kinds) if kind == "sparse"]
     first = dense_first if dense_first is not None else f.get_int("first_k_dense_replace", "num_dense_layers",
                                                                   minimum=0)
     return list(range(min(first, n_layers), n_layers))
@@ -344,16 +344,20 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
     Attention per layer (``r_q`` = q_lora_rank, ``r_kv`` = kv_lora_rank, ``d_qk = nope + rope``):
     ``q_proj H*n*d_qk`` when ``r_q`` is null, else ``q_a H*r_q + q_b r_q*n*d_qk`` (+ norm ``r_q``);
     ``kv_a H*(r_kv+rope)``, norm ``r_kv``, ``kv_b r_kv*n*(nope+v)``, ``o n*v*H`` (+ biases with attention_bias
-    on q_a, kv_a, o). Layers ``< first_k_dense_replace`` have a dense MLP ``3*H*I``; the others a router ``E*H``,
+    on q_a, kv_a, o). Dense layers (:func:`_sparse_layers`; every layer with ``dense_mla``: MiniCPM3, Youtu) have a
+    dense MLP ``3*H*I``; the others a router ``E*H``,
     ``E`` experts ``3*H*I_e`` and a shared expert ``3*H*(I_e*n_shared)`` (V2: + biases with mlp_bias).
     ``moe_layer_freq`` and the MTP layers (``num_nextn_predict_layers``) are not built by transformers.
+    A.X-K1 adds a post_mlp_layernorm ``H`` per MoE layer; the DSA indexer (``dsa_indexer``: DeepSeek-V3.2,
+    GLM-MoE-DSA) is below. Sources: transformers/models/deepseek_v3/modeling_deepseek_v3.py,
+    axk1/modeling_axk1.py, glm_moe_dsa/modeling_glm_moe_dsa.py, minicpm3/modeling_minicpm3.py, youtu/modeling_youtu.py.
     """
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n = f.get_int("num_attention_heads")
     q_rank = f.nullable_int("q_lora_rank")
     kv_rank = f.get_int("kv_lora_rank")
     rope, nope = f.get_int("qk_rope_head_dim", minimum=0), f.get_int("qk_nope_head_dim", minimum=0)
-    v_dim = f.get_int("v_head_dim")
+    v_dim = f.opt_int("v_head_dim") or hidden // n      # MiniCPM3Config derives H / n_q when null
     bias = f.get_bool("attention_bias")
     qk = nope + rope
     if q_rank is None:
@@ -367,21 +371,26 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * attn)
     t.add("norms", n_layers * norms + hidden)
+    q = _entry(f).quirks
     mlp_bias = _flag(f, _entry(f).mlp_bias)
-    if f.has("mlp_layer_types"):        # transformers 5's per-layer list ("dense" / "sparse"), GLM-4.7-Flash
-        kinds = (f.opt_str_list("mlp_layer_types") or [])[:n_layers]
-        for i, kind in enumerate(kinds):
-            if kind not in ("dense", "sparse"):
-                raise ConfigError(f"{f.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
-        n_dense = kinds.count("dense") + max(n_layers - len(kinds), 0)
-    else:
-        n_dense = min(f.get_int("first_k_dense_replace", minimum=0), n_layers)
-    if "dsa_indexer" in _entry(f).quirks:
+    n_dense = n_layers if "dense_mla" in q else n_layers - len(_sparse_layers(f, n_layers))
+    if "dsa_indexer" in q:
         # DeepSeek sparse-attention indexer per layer: wq_b r_q -> n_i*d_i, wk H -> d_i, k_norm LayerNorm
-        # 2*d_i, weights_proj H -> n_i (DeepseekV32Indexer)
+        # 2*d_i, weights_proj H -> n_i (DeepseekV32Indexer); GLM-MoE-DSA builds it only on its "full"
+        # indexer_types layers ("shared" layers reuse another layer's top-k)
         n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
-        t.add("attention", n_layers * ((q_rank or hidden) * n_i * d_i + hidden * d_i + hidden * n_i))
-        t.add("norms", n_layers * 2 * d_i)
+        n_idx = n_layers
+        if f.has("indexer_types"):
+            kinds = (f.opt_str_list("indexer_types") or [])[:n_layers]
+            for i, kind in enumerate(kinds):
+                if kind not in ("full", "shared"):
+                    raise ConfigError(f"{f.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
+            n_idx = kinds.count("full") + max(n_layers - len(kinds), 0)
+        elif f.has("index_topk_pattern", "index_topk_freq"):
+            raise UnsupportedError("index_topk_pattern / index_topk_freq without indexer_types: kvcalc does not "
+                                   "derive which layers hold an indexer")
+        t.add("attention", n_idx * ((q_rank or hidden) * n_i * d_i + hidden * d_i + hidden * n_i))
+        t.add("norms", n_idx * 2 * d_i)
     if n_dense:
         t.add("mlp", n_dense * _gated_mlp(hidden, f.get_int("intermediate_size"), mlp_bias))
     if n_layers > n_dense:
@@ -391,6 +400,8 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
         top_k = f.opt_int("num_experts_per_tok")
         for _ in range(n_layers - n_dense):
             t.add("mlp", n_exp * hidden + _gated_mlp(hidden, exp_inter * shared, mlp_bias))
+            if "moe_post_norm" in q:
+                t.add("norms", hidden)
             t.experts(3 * hidden * exp_inter, n_exp, top_k, f.field_name("num_experts_per_tok"))
     _lm_head(f, t, hidden, vocab)
 

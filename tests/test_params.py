@@ -56,13 +56,14 @@ def _part_of(name: str) -> str:
         return "lm_head"
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector)\.", name):
         return "vision"
-    if last in ("embed_tokens", "wte", "wpe", "shared", "word_embeddings", "embed_in", "embed_positions", "embeddings"):
+    if last in ("embed_tokens", "wte", "wpe", "shared", "word_embeddings", "embed_in", "embed_positions", "embeddings") \
+            or name == "transformer.w.weight":  # CTRL's token table
         return "embedding"
     if "norm" in last or last.startswith("ln_"):
         return "norms"
     if re.search(r"\.(mixer|linear_attn)\.", name):
         return "mixer"
-    if re.search(r"(mlp|experts|moe|DenseReluDense|feed_forward|router)", name) or last in ("gate", "fc1", "fc2"):
+    if re.search(r"(mlp|experts|moe|DenseReluDense|feed_forward|router|\.ffn\.)", name) or last in ("gate", "fc1", "fc2"):
         return "mlp"
     if re.search(r"(attn|attention|Attention)", name):
         return "attention"
