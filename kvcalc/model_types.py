@@ -67,6 +67,9 @@ QUIRKS = {
                    "with indexer_types only the 'full' layers (GLM-MoE-DSA)",
     "dense_mla": "MLA attention with a dense MLP in every layer (MiniCPM3, Youtu)",
     "moe_post_norm": "MoE layers add a post_mlp_layernorm of H (A.X-K1)",
+    "moe_width": "every-layer MoE whose experts are moe_intermediate_size wide (Kolibri1)",
+    "head_softplus_gate": "g_proj H -> n_q (gating true / 'per-head') or H -> n_q*d gates the attention output "
+                          "(Laguna); num_attention_heads_per_layer must be uniform",
     "floor_head_dim": "head_dim defaults to hidden_size // num_attention_heads even when it does not divide",
     "use_head_qk_norm": "with use_qk_norm, q/k RMSNorms of head_dim (GLM-4.5 MoE)",
     "full_qk_norm": "q/k RMSNorms over all heads (n_q*d and n_kv*d) on every attention layer (OLMo 2 / 3, OLMoE)",
@@ -323,7 +326,7 @@ _VERIFIED_DECODERS = (
     "cosmos3_edge_text", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
     "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
     "glm_ocr_text", "granite_docling_text",
-    "hrm_text", "hy_v4", "jetmoe", "laguna",
+    "hrm_text", "hy_v4", "jetmoe",
     "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
     "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text",
     "step3p5",
@@ -481,7 +484,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=76800, hidden_size=5120, intermediate_size=27648, num_hidden_layers=80,
         num_attention_heads=40, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
         attention_bias=False, mlp_bias=False)),
-    ModelType("kolibri1"),
     ModelType("mellum", params="llama_like", moe="sparse_step", quirks=frozenset({"qk_norm"}), defaults=_d(
         _LLAMA_LIKE, _QWEN_MOE, vocab_size=98304, hidden_size=2304, intermediate_size=7168,
         num_hidden_layers=28, num_attention_heads=32, num_key_value_heads=4, head_dim=128,
@@ -652,6 +654,18 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=40, num_key_value_heads=40, head_dim=None, tie_word_embeddings=True,
         attention_bias=False, mlp_bias=False, q_lora_rank=768, kv_lora_rank=256, qk_nope_head_dim=64,
         qk_rope_head_dim=32, v_head_dim=None)),
+    ModelType("kolibri1", params="llama_like", moe="all", norms_per_layer=4,
+              quirks=frozenset({"qk_norm", "moe_width", "sized_shared_expert"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=128000, hidden_size=2560, num_hidden_layers=50, num_attention_heads=48,
+        num_key_value_heads=4, head_dim=128, tie_word_embeddings=False, num_local_experts=384, num_experts_per_tok=6,
+        moe_intermediate_size=512, shared_expert_intermediate_size=512)),
+    ModelType("laguna", params="llama_like", moe="first_dense", dense_first=1,
+              quirks=frozenset({"qk_norm", "head_softplus_gate", "router_score_bias", "no_shared_experts",
+                                "sized_shared_expert"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=100352, hidden_size=2048, intermediate_size=8192, num_hidden_layers=40,
+        num_attention_heads=48, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, num_experts=256, num_experts_per_tok=8, moe_intermediate_size=512,
+        shared_expert_intermediate_size=512, gating=True)),
     # ---- end P1 block
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(
@@ -732,8 +746,9 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("mamba", params="mamba", layer_rule=_all("mamba"), state_rule=_mamba_states, defaults=_d(
         vocab_size=50280, hidden_size=768, state_size=16, num_hidden_layers=32, expand=2, conv_kernel=4,
         use_bias=False, use_conv_bias=True, time_step_rank="auto", tie_word_embeddings=True)),
-    ModelType("falcon_mamba", layer_rule=_all("mamba"), state_rule=_mamba_states,
-              defaults=_d(state_size=16, expand=2, conv_kernel=4)),
+    ModelType("falcon_mamba", params="mamba", layer_rule=_all("mamba"), state_rule=_mamba_states, defaults=_d(
+        vocab_size=50280, hidden_size=768, num_hidden_layers=32, tie_word_embeddings=True, state_size=16, expand=2,
+        conv_kernel=4, use_bias=False, use_conv_bias=True, time_step_rank="auto")),
     ModelType("mamba2", params="mamba2", layer_rule=_all("mamba"),
               state_rule=_mamba2_like("expand", "n_groups", "state_size", "num_heads", "head_dim", "conv_kernel"),
               defaults=_d(num_heads=128, head_dim=64, vocab_size=32768, hidden_size=4096, state_size=128,

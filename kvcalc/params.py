@@ -173,6 +173,12 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
             + 2 * _linear(hidden, n_kv * d, qkv_bias) + _linear(n_q * d, hidden, o_bias))
     if "attention_sinks" in q or "head_gate_bias" in q:
         attn += n_q  # attention sinks (gpt-oss) / the output gate's per-head bias (Beam)
+    if "head_softplus_gate" in q:        # LagunaAttention.g_proj
+        per_layer = set(f.opt_int_list("num_attention_heads_per_layer") or [n_q])
+        if per_layer != {n_q}:
+            raise UnsupportedError("laguna with per-layer head counts (num_attention_heads_per_layer) is not counted")
+        gating = f.value("gating")
+        attn += hidden * (n_q if gating is True or gating == "per-head" else n_q * d)
     if "diff_lambdas" in q:
         attn += 4 * d  # lambda_q1, lambda_k1, lambda_q2, lambda_k2 (DiffLlamaAttention)
     norm_bias = "layer_norm" in q or "norm_bias" in q
@@ -251,7 +257,7 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
     """
     if m.moe in ("all", "interleave"):
         n_exp = f.get_int("num_local_experts", "num_experts", "moe_num_experts")
-        inter = f.get_int("intermediate_size")
+        inter = f.get_int("moe_intermediate_size" if "moe_width" in m.quirks else "intermediate_size")
     elif m.moe == "sparse_step":
         n_exp, inter = f.get_int("num_experts", "num_local_experts", minimum=0), f.get_int("moe_intermediate_size")
     elif m.moe in ("first_dense", "index_range"):
