@@ -67,7 +67,6 @@ QUIRKS = {
                    "with indexer_types only the 'full' layers (GLM-MoE-DSA)",
     "dense_mla": "MLA attention with a dense MLP in every layer (MiniCPM3, Youtu)",
     "moe_post_norm": "MoE layers add a post_mlp_layernorm of H (A.X-K1)",
-    "moe_width": "every-layer MoE whose experts are moe_intermediate_size wide (Kolibri1)",
     "head_softplus_gate": "g_proj H -> n_q (gating true / 'per-head') or H -> n_q*d gates the attention output "
                           "(Laguna); num_attention_heads_per_layer must be uniform",
     "floor_head_dim": "head_dim defaults to hidden_size // num_attention_heads even when it does not divide",
@@ -124,6 +123,7 @@ class ModelType:
     positions: int | None = None              # learned position table of max_position_embeddings + this rows
     dense_first: int | None = None            # dense-first layers the class fixes when the config lists none
     head_bias: str | bool = False             # the flag (or fixed value) of lm_head's bias (kept when tied)
+    expert_width: str | None = None           # the config field of a routed expert's width (None: the moe mode's)
 
 
 # ----------------------------------------------------------------------------- layer rules
@@ -316,7 +316,7 @@ _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasu
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
 _PLAIN_DECODERS = ("phi", "phimoe", "ministral", "persimmon",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe",
-                   "dots1", "baichuan", "internlm2", "qwen", "mpt")
+                   "dots1", "baichuan", "internlm2", "qwen")
 
 # Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
@@ -327,7 +327,7 @@ _VERIFIED_DECODERS = (
     "gemma4_unified_text", "git", "glm4v_moe_text", "glm4v_text",
     "glm_ocr_text", "granite_docling_text",
     "hrm_text", "hy_v4", "jetmoe",
-    "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
+    "molmo2_text", "muse_glimmer_text", "muse_spark_text",
     "paddleocr_vl_text", "phi4_multimodal", "qwen3_vl_moe_text", "qwen3_vl_text",
     "step3p5",
 )
@@ -655,7 +655,8 @@ _ENTRIES: tuple[ModelType, ...] = (
         attention_bias=False, mlp_bias=False, q_lora_rank=768, kv_lora_rank=256, qk_nope_head_dim=64,
         qk_rope_head_dim=32, v_head_dim=None)),
     ModelType("kolibri1", params="llama_like", moe="all", norms_per_layer=4,
-              quirks=frozenset({"qk_norm", "moe_width", "sized_shared_expert"}), defaults=_d(
+              expert_width="moe_intermediate_size",
+              quirks=frozenset({"qk_norm", "sized_shared_expert"}), defaults=_d(
         _LLAMA_LIKE, vocab_size=128000, hidden_size=2560, num_hidden_layers=50, num_attention_heads=48,
         num_key_value_heads=4, head_dim=128, tie_word_embeddings=False, num_local_experts=384, num_experts_per_tok=6,
         moe_intermediate_size=512, shared_expert_intermediate_size=512)),
@@ -666,6 +667,22 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=48, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
         attention_bias=False, num_experts=256, num_experts_per_tok=8, moe_intermediate_size=512,
         shared_expert_intermediate_size=512, gating=True)),
+    ModelType("minimax_m3_vl_text", params="llama_like", moe="first_dense", dense_first=0,
+              mlp_width="dense_intermediate_size", expert_width="intermediate_size",
+              quirks=frozenset({"qk_norm", "no_shared_experts", "sized_shared_expert"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=200064, hidden_size=6144, intermediate_size=3072, num_hidden_layers=60,
+        num_attention_heads=64, num_key_value_heads=4, head_dim=128, tie_word_embeddings=False,
+        dense_intermediate_size=12288, num_local_experts=128, num_experts_per_tok=4, shared_intermediate_size=3072)),
+    ModelType("nanochat", params="llama_like", quirks=frozenset({"plain_mlp", "no_norm_weights"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=768, intermediate_size=8192, num_hidden_layers=12,
+        num_attention_heads=6, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False)),
+    ModelType("mpt", params="llama_like", attn_bias=(False, False), quirks=frozenset({"plain_mlp", "mlp_4h"}),
+              defaults=_d(vocab_size=50368, tie_word_embeddings=True, hidden_size=2048, num_attention_heads=16,
+                          num_hidden_layers=24)),
+    ModelType("modernbert-decoder", params="modernbert_decoder", defaults=_d(
+        _LLAMA_LIKE, vocab_size=50368, hidden_size=768, intermediate_size=1152, num_hidden_layers=22,
+        num_attention_heads=12, tie_word_embeddings=True, attention_bias=False, mlp_bias=False, norm_bias=False,
+        classifier_bias=False, decoder_bias=True)),
     # ---- end P1 block
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(

@@ -257,12 +257,13 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
     """
     if m.moe in ("all", "interleave"):
         n_exp = f.get_int("num_local_experts", "num_experts", "moe_num_experts")
-        inter = f.get_int("moe_intermediate_size" if "moe_width" in m.quirks else "intermediate_size")
+        inter = f.get_int(m.expert_width or "intermediate_size")
     elif m.moe == "sparse_step":
-        n_exp, inter = f.get_int("num_experts", "num_local_experts", minimum=0), f.get_int("moe_intermediate_size")
+        n_exp = f.get_int("num_experts", "num_local_experts", minimum=0)
+        inter = f.get_int(m.expert_width or "moe_intermediate_size")
     elif m.moe in ("first_dense", "index_range"):
         n_exp = f.get_int("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", minimum=0)
-        inter = f.get_int("moe_intermediate_size")
+        inter = f.get_int(m.expert_width or "moe_intermediate_size")
     else:
         return None
     if n_exp == 0:
@@ -314,6 +315,9 @@ def _sparse_layers(f: ConfigReader, n_layers: int, dense_first: int | None = Non
             if kind not in ("dense", "sparse"):
                 raise ConfigError(f"{f.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
         return [i for i, kind in enumerate(kinds) if kind == "sparse"]
+    freq = f.value("moe_layer_freq")
+    if isinstance(freq, list):          # MiniMaxM3VLConfig: a per-layer list of MoE flags
+        return [i for i, flag in enumerate(freq[:n_layers]) if flag]
     first = dense_first if dense_first is not None else f.get_int("first_k_dense_replace", "num_dense_layers",
                                                                   minimum=0)
     return list(range(min(first, n_layers), n_layers))
@@ -468,6 +472,28 @@ def _gpt_neox_japanese(f: ConfigReader, t: _Tally) -> None:
     t.add("mlp", n_layers * 2 * hidden * inter)
     t.add("norms", n_layers * 4 * hidden + 2 * hidden)
     _lm_head(f, t, hidden, vocab)
+
+
+def _modernbert_decoder(f: ConfigReader, t: _Tally) -> None:
+    """ModernBERT decoder (transformers/models/modernbert_decoder/modeling_modernbert_decoder.py): token table
+    ``V*H`` + its LayerNorm; per layer q/k/v/Wo ``4*H*H`` (+ ``4*H`` with attention_bias), ``Wi H*2I`` and
+    ``Wo I*H`` (+ biases with mlp_bias), mlp_norm, and attn_norm on every layer but the first (an Identity
+    there); final_norm; head: dense ``H*H`` (+ ``H`` with classifier_bias) and a LayerNorm; decoder ``V*H``
+    unless tied, + ``V`` with decoder_bias. LayerNorms ``H`` each (+ ``H`` with norm_bias).
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
+    inter = f.get_int("intermediate_size")
+    attn_bias, mlp_bias = f.get_bool("attention_bias"), f.get_bool("mlp_bias")
+    norm = (2 if f.get_bool("norm_bias") else 1) * hidden
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * 4 * _linear(hidden, hidden, attn_bias))
+    t.add("mlp", n_layers * (_linear(hidden, 2 * inter, mlp_bias) + _linear(inter, hidden, mlp_bias)))
+    t.add("norms", (2 * n_layers - 1) * norm + 2 * norm)   # layer norms, embedding + final norms
+    t.add("lm_head", _linear(hidden, hidden, f.get_bool("classifier_bias")) + norm)   # ModernBertDecoderPredictionHead
+    _lm_head(f, t, hidden, vocab)
+    if f.get_bool("decoder_bias"):
+        t.add("lm_head", vocab)
 
 
 def _falcon(f: ConfigReader, t: _Tally) -> None:
@@ -708,7 +734,8 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
-    "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
+    "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese,
+    "modernbert_decoder": _modernbert_decoder, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
     "mllama": _mllama,
 }
 

@@ -52,11 +52,12 @@ def _part_of(name: str) -> str:
     """kvcalc's part for a transformers parameter name."""
     leaf = name.split(".")
     last = leaf[-2] if leaf[-1] in ("weight", "bias") else leaf[-1]
-    if name.startswith("lm_head."):
+    if name.startswith(("lm_head.", "decoder.")):      # ModernBERT-decoder's head is lm_head + decoder
         return "lm_head"
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector)\.", name):
         return "vision"
-    if last in ("embed_tokens", "wte", "wpe", "shared", "word_embeddings", "embed_in", "embed_positions", "embeddings") \
+    if last in ("embed_tokens", "wte", "wpe", "shared", "word_embeddings", "embed_in", "embed_positions", "embeddings",
+                "tok_embeddings") \
             or name == "transformer.w.weight":  # CTRL's token table
         return "embedding"
     if "norm" in last or last.startswith("ln_"):
