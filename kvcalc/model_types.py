@@ -86,6 +86,8 @@ QUIRKS = {
     "no_norm_weights": "the norms hold no parameters (OLMo's non-affine LayerNorm)",
     "xielu": "the MLP activation xIELU holds 2 scalars (alpha_p, alpha_n) per layer (Apertus)",
     "qk_layernorm": "with qk_layernorm, q/k norms of head_dim (Persimmon, Phi)",
+    "per_head_qk_layernorm": "with qk_layernorm, one LayerNorm of head_dim per q and per k head (StableLM)",
+    "parallel_residual": "with use_parallel_residual, no post_attention_layernorm (StableLM)",
     "shared_experts": "MoE layers add shared experts: one gated MLP of n_shared x the expert width (Aria)",
     "router_score_bias": "MoE routers hold a score-correction bias of E as a parameter (AFMoE)",
     "no_shared_experts": "dense-first MoE without shared experts (Beam)",
@@ -314,7 +316,7 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
 _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
                     "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
-_PLAIN_DECODERS = ("phi", "phimoe", "ministral", "persimmon",
+_PLAIN_DECODERS = ("ministral",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe",
                    "dots1", "baichuan", "internlm2", "qwen")
 
@@ -683,6 +685,28 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=50368, hidden_size=768, intermediate_size=1152, num_hidden_layers=22,
         num_attention_heads=12, tie_word_embeddings=True, attention_bias=False, mlp_bias=False, norm_bias=False,
         classifier_bias=False, decoder_bias=True)),
+    ModelType("persimmon", params="llama_like", attn_bias=(True, True), mlp_bias=True,
+              quirks=frozenset({"norm_bias", "plain_mlp", "qk_layernorm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=262144, hidden_size=4096, intermediate_size=16384, num_hidden_layers=36,
+        num_attention_heads=64, tie_word_embeddings=False, qk_layernorm=True)),
+    ModelType("phi", params="llama_like", attn_bias=(True, True), mlp_bias=True, norms_per_layer=1, head_bias=True,
+              quirks=frozenset({"norm_bias", "plain_mlp", "qk_layernorm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=51200, hidden_size=2048, intermediate_size=8192, num_hidden_layers=24,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, qk_layernorm=False)),
+    ModelType("phimoe", params="llama_like", moe="all", head_bias="lm_head_bias", quirks=frozenset({"norm_bias"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=32064, hidden_size=4096, intermediate_size=6400, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, tie_word_embeddings=False, attention_bias=False,
+        num_local_experts=16, num_experts_per_tok=2, lm_head_bias=False)),
+    ModelType("stablelm", params="llama_like", attn_bias=("use_qkv_bias", False),
+              quirks=frozenset({"norm_bias", "per_head_qk_layernorm", "parallel_residual"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=2560, intermediate_size=6912, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, tie_word_embeddings=False, use_qkv_bias=False,
+        qk_layernorm=False, use_parallel_residual=False)),
+    ModelType("solar_open", params="llama_like", moe="first_dense", dense_first=0, defaults=_d(
+        _LLAMA_LIKE, vocab_size=196608, hidden_size=4096, num_hidden_layers=48, num_attention_heads=64,
+        num_key_value_heads=8, head_dim=128, tie_word_embeddings=False, attention_bias=False, n_routed_experts=128,
+        n_shared_experts=1, moe_intermediate_size=1280, num_experts_per_tok=8)),
     # ---- end P1 block
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(
@@ -712,7 +736,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         moe_intermediate_size=2048, num_experts_per_tok=8, q_lora_rank=1536, kv_lora_rank=512,
         qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128, index_n_heads=64, index_head_dim=128,
         index_topk=2048, mlp_bias=False)),
-    ModelType("solar_open"),
     ModelType("sarvam_moe", params="llama_like", moe="first_dense", quirks=frozenset({"qk_norm"}), defaults=_d(
         _LLAMA_LIKE, vocab_size=262144, hidden_size=4096, intermediate_size=8192, num_hidden_layers=19,
         num_attention_heads=64, num_key_value_heads=4, head_dim=64, tie_word_embeddings=False,
@@ -745,7 +768,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=12, enable_bias=True, layer_norm_elementwise_affine=True, tie_word_embeddings=True)),
     ModelType("chatglm", quirks=frozenset({"multi_query_attention"}),
               not_countable="remote-code model (no transformers class to count against)"),
-    ModelType("stablelm", defaults=_kv(32)),
     ModelType("mimo_v2_flash", layer_rule=lambda r, n, w: [
         "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(n)],
               quirks=frozenset({"swa_double_kv"}), defaults=_d(

@@ -195,9 +195,12 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
         qk_norm = 2 * d
     if "qk_layernorm" in q and f.get_bool("qk_layernorm"):
         qk_norm = 2 * d * (2 if norm_bias else 1)       # per-head-dim LayerNorms on q and k (Persimmon, Phi)
+    if "per_head_qk_layernorm" in q and f.get_bool("qk_layernorm"):
+        qk_norm = (n_q + n_kv) * d          # StableLmLayerNormPerHead: a LayerNorm (no bias) per head
     if "full_qk_norm" in q or ("use_qk_norm" in q and f.get_bool("use_qk_norm", default=False)):
         qk_norm = (n_q + n_kv) * d          # one weight per element of every head (OLMo 2, Cohere)
-    t.add("norms", n_layers * m.norms_per_layer * norm + norm + n_attn * qk_norm)
+    per_layer = 1 if "parallel_residual" in q and f.get_bool("use_parallel_residual") else m.norms_per_layer
+    t.add("norms", n_layers * per_layer * norm + norm + n_attn * qk_norm)
     if n_attn < n_layers:
         mixer, mixer_norm = _gated_delta_net(f, hidden)
         t.add("mixer", (n_layers - n_attn) * mixer)
