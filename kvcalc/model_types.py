@@ -95,6 +95,7 @@ QUIRKS = {
     "sub_norms": "an RMSNorm of H before o_proj and one of I before down_proj in every layer (BitNet)",
     "diff_lambdas": "differential attention: 4 lambda vectors of head_dim per layer (DiffLlama)",
     "mlp_4h": "an unset MLP width means 4 * hidden_size",
+    "mha": "multi-head attention only: the class has no num_key_value_heads (a config's value is ignored)",
     "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
                            "GraniteMoeShared: shared_intermediate_size, none when 0)",
 }
@@ -566,23 +567,23 @@ _ENTRIES: tuple[ModelType, ...] = (
         attention_bias=False)),
     # classic decoders (LayerNorms with bias, plain MLP with bias): the same reader, other flags
     ModelType("biogpt", params="llama_like", attn_bias=(True, True), mlp_bias=True, positions=2,
-              quirks=frozenset({"norm_bias", "plain_mlp"}), defaults=_d(
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp"}), defaults=_d(
         vocab_size=42384, hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16,
         max_position_embeddings=1024, tie_word_embeddings=True)),
     ModelType("xglm", params="llama_like", attn_bias=(True, True), mlp_bias=True,
-              quirks=frozenset({"norm_bias", "plain_mlp"}), defaults=_d(
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp"}), defaults=_d(
         vocab_size=256008, hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, tie_word_embeddings=True)),
     ModelType("ctrl", params="llama_like", attn_bias=(True, True), mlp_bias=True, mlp_width="dff", head_bias=True,
-              quirks=frozenset({"norm_bias", "plain_mlp"}), defaults=_d(
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp"}), defaults=_d(
         vocab_size=246534, hidden_size=1280, dff=8192, num_hidden_layers=48, num_attention_heads=16, tie_word_embeddings=True)),
     ModelType("codegen", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1, head_bias=True,
-              quirks=frozenset({"norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
         vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16, tie_word_embeddings=False)),
     ModelType("gptj", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1, head_bias=True,
-              quirks=frozenset({"norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
         vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16, tie_word_embeddings=False)),
     ModelType("gpt_neo", params="llama_like", attn_bias=(False, True), mlp_bias=True, positions=0,
-              quirks=frozenset({"norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
         vocab_size=50257, hidden_size=2048, intermediate_size=None, num_hidden_layers=24, num_attention_heads=16,
         max_position_embeddings=2048, tie_word_embeddings=True)),
     ModelType("exaone_moe", params="llama_like", attn_bias=(False, False), moe="first_dense",
@@ -678,7 +679,7 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("nanochat", params="llama_like", quirks=frozenset({"plain_mlp", "no_norm_weights"}), defaults=_d(
         _LLAMA_LIKE, vocab_size=50304, hidden_size=768, intermediate_size=8192, num_hidden_layers=12,
         num_attention_heads=6, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False)),
-    ModelType("mpt", params="llama_like", attn_bias=(False, False), quirks=frozenset({"plain_mlp", "mlp_4h"}),
+    ModelType("mpt", params="llama_like", attn_bias=(False, False), quirks=frozenset({"mha", "plain_mlp", "mlp_4h"}),
               defaults=_d(vocab_size=50368, tie_word_embeddings=True, hidden_size=2048, num_attention_heads=16,
                           num_hidden_layers=24)),
     ModelType("modernbert-decoder", params="modernbert_decoder", defaults=_d(
@@ -686,7 +687,7 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=12, tie_word_embeddings=True, attention_bias=False, mlp_bias=False, norm_bias=False,
         classifier_bias=False, decoder_bias=True)),
     ModelType("persimmon", params="llama_like", attn_bias=(True, True), mlp_bias=True,
-              quirks=frozenset({"norm_bias", "plain_mlp", "qk_layernorm"}), defaults=_d(
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp", "qk_layernorm"}), defaults=_d(
         _LLAMA_LIKE, vocab_size=262144, hidden_size=4096, intermediate_size=16384, num_hidden_layers=36,
         num_attention_heads=64, tie_word_embeddings=False, qk_layernorm=True)),
     ModelType("phi", params="llama_like", attn_bias=(True, True), mlp_bias=True, norms_per_layer=1, head_bias=True,

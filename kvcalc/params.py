@@ -166,6 +166,8 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     q = m.quirks
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n_q, n_kv = _heads(f)
+    if "mha" in q:
+        n_kv = n_q
     d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in q)
     qkv_flag, o_flag = m.attn_bias
     qkv_bias, o_bias = _flag(f, qkv_flag), _flag(f, o_flag)
