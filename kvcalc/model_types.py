@@ -572,16 +572,20 @@ _ENTRIES: tuple[ModelType, ...] = (
         max_position_embeddings=1024, tie_word_embeddings=True)),
     ModelType("xglm", params="llama_like", attn_bias=(True, True), mlp_bias=True,
               quirks=frozenset({"mha", "norm_bias", "plain_mlp"}), defaults=_d(
-        vocab_size=256008, hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, tie_word_embeddings=True)),
+        vocab_size=256008, hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16,
+        tie_word_embeddings=True)),
     ModelType("ctrl", params="llama_like", attn_bias=(True, True), mlp_bias=True, mlp_width="dff", head_bias=True,
               quirks=frozenset({"mha", "norm_bias", "plain_mlp"}), defaults=_d(
-        vocab_size=246534, hidden_size=1280, dff=8192, num_hidden_layers=48, num_attention_heads=16, tie_word_embeddings=True)),
-    ModelType("codegen", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1, head_bias=True,
-              quirks=frozenset({"mha", "norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
-        vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16, tie_word_embeddings=False)),
+        vocab_size=246534, hidden_size=1280, dff=8192, num_hidden_layers=48, num_attention_heads=16,
+        tie_word_embeddings=True)),
+    ModelType("codegen", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1,
+              head_bias=True, quirks=frozenset({"mha", "norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
+        vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16,
+        tie_word_embeddings=False)),
     ModelType("gptj", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1, head_bias=True,
               quirks=frozenset({"mha", "norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
-        vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16, tie_word_embeddings=False)),
+        vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16,
+        tie_word_embeddings=False)),
     ModelType("gpt_neo", params="llama_like", attn_bias=(False, True), mlp_bias=True, positions=0,
               quirks=frozenset({"mha", "norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
         vocab_size=50257, hidden_size=2048, intermediate_size=None, num_hidden_layers=24, num_attention_heads=16,

@@ -159,7 +159,8 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     ``H*I+I + I*H+H``); Apertus' xIELU adds 2 scalars per layer). Norms per layer ``norms_per_layer*H``
     (gemma2 / gemma3: ``4*H``; cohere2: ``H``; LayerNorms with bias ``2*H`` each; OLMo's LayerNorms hold no
     weights), q/k norms ``2*d`` on qwen3, qwen3_moe, qwen3_next and gemma3; final norm; lm_head ``V*H``
-    unless tied (+ a bias ``V`` where the entry's ``head_bias`` says, tied or not). ``head_dim``: the config's, else the class default, else
+    unless tied (+ a bias ``V`` where the entry's ``head_bias`` says, tied or not). ``head_dim``: the config's,
+    else the class default, else
     ``H/n_q``. MoE layers: :func:`_moe`; Qwen3-Next's linear-attention layers: :func:`_gated_delta_net`.
     """
     m = _entry(f)
@@ -176,8 +177,8 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     if "attention_sinks" in q or "head_gate_bias" in q:
         attn += n_q  # attention sinks (gpt-oss) / the output gate's per-head bias (Beam)
     if "head_softplus_gate" in q:        # LagunaAttention.g_proj
-        per_layer = set(f.opt_int_list("num_attention_heads_per_layer") or [n_q])
-        if per_layer != {n_q}:
+        layer_heads = set(f.opt_int_list("num_attention_heads_per_layer") or [n_q])
+        if layer_heads != {n_q}:
             raise UnsupportedError("laguna with per-layer head counts (num_attention_heads_per_layer) is not counted")
         gating = f.value("gating")
         attn += hidden * (n_q if gating is True or gating == "per-head" else n_q * d)
@@ -294,7 +295,8 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
         layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
     fixed = n_exp * hidden
     per_expert = 3 * hidden * inter
-    if (m.moe == "first_dense" and "no_shared_experts" not in m.quirks) or "shared_experts" in m.quirks:  # shared experts: one gated MLP of n_shared x I_e
+    # shared experts: one gated MLP of n_shared x I_e
+    if (m.moe == "first_dense" and "no_shared_experts" not in m.quirks) or "shared_experts" in m.quirks:
         fixed += _gated_mlp(hidden, inter * f.get_int(*_SHARED, minimum=0), _flag(f, m.mlp_bias))
     if "router_score_bias" in m.quirks:
         fixed += n_exp
@@ -739,9 +741,8 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
-    "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese,
-    "modernbert_decoder": _modernbert_decoder, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
-    "mllama": _mllama,
+    "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
+    "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama,
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(

@@ -67,7 +67,8 @@ def _part_of(name: str) -> str:
         return "norms"
     if re.search(r"\.(mixer|linear_attn)\.", name):
         return "mixer"
-    if re.search(r"(mlp|experts|moe|DenseReluDense|feed_forward|router|\.ffn\.)", name) or last in ("gate", "fc1", "fc2"):
+    if re.search(r"(mlp|experts|moe|DenseReluDense|feed_forward|router|\.ffn\.)", name) \
+            or last in ("gate", "fc1", "fc2"):
         return "mlp"
     if re.search(r"(attn|attention|Attention)", name):
         return "attention"
@@ -296,7 +297,8 @@ ISSUE12_VARIANTS: dict[str, dict] = {
     "jais2-no-bias": dict(_DEC, model_type="jais2", attention_bias=False, mlp_bias=False, tie_word_embeddings=True),
     "glm_moe_dsa-shared-indexer": dict(_MLA, model_type="glm_moe_dsa", q_lora_rank=24, index_n_heads=2,
                                        index_head_dim=8, indexer_types=["full", "shared", "full", "shared"]),
-    "axk1-layers": dict(_MLA, model_type="axk1", q_lora_rank=24, mlp_layer_types=["dense", "sparse", "sparse", "dense"]),
+    "axk1-layers": dict(_MLA, model_type="axk1", q_lora_rank=24,
+                        mlp_layer_types=["dense", "sparse", "sparse", "dense"]),
     "sarvam_mla-q_lora": dict(_MLA, model_type="sarvam_mla", q_lora_rank=24),
     "youtu-untied": dict(_MLA_DENSE, model_type="youtu", tie_word_embeddings=False),
     "minicpm3-v_head_dim-derived": dict(_MLA_DENSE, model_type="minicpm3", v_head_dim=None),
@@ -324,7 +326,8 @@ ISSUE12_VARIANTS: dict[str, dict] = {
                              lm_head_bias=True, attention_bias=True),
     "stablelm-qk-ln-parallel": dict(_DEC, model_type="stablelm", qk_layernorm=True, use_parallel_residual=True,
                                     use_qkv_bias=True),
-    "solar_open-small": dict(_DEC, **_MOE, model_type="solar_open", head_dim=16, n_routed_experts=4, n_shared_experts=2),
+    "solar_open-small": dict(_DEC, **_MOE, model_type="solar_open", head_dim=16, n_routed_experts=4,
+                             n_shared_experts=2),
 }
 
 
