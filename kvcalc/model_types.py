@@ -295,6 +295,7 @@ def _nemotron_h_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ..
 # num_key_value_heads -> num_attention_heads, head_dim -> hidden_size // num_attention_heads.
 _LLAMA_LIKE = dict(attention_bias=False, mlp_bias=False, tie_word_embeddings=False, head_dim=None)
 _MAMBA2_FIELDS = dict(mamba_expand=2, mamba_n_groups=1, mamba_d_state=256, mamba_n_heads=128, mamba_d_conv=4)
+_MAMBA2_PARAMS = dict(mamba_conv_bias=True, mamba_proj_bias=False, tie_word_embeddings=False, attention_bias=False)
 
 
 def _d(*bases: Mapping[str, Any], **kw: Any) -> Mapping[str, Any]:
@@ -804,8 +805,16 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name, layer_rule=_listed("attn_layer_indices", "attention", "mamba"),
                 state_rule=_mamba2_like("mamba_expand", "mamba_n_groups", "mamba_d_state", "mamba_n_heads",
                                         "mamba_d_head", "mamba_d_conv"),
-                defaults=_d(_MAMBA2_FIELDS, num_key_value_heads=8) if name == "bamba" else _d(_MAMBA2_FIELDS))
-      for name in ("bamba", "granitemoehybrid")),
+                params="mamba2_hybrid", mlp_bias="mlp_bias" if name == "bamba" else False,
+                moe="all" if name == "granitemoehybrid" else None, defaults=defaults)
+      for name, defaults in (
+          ("bamba", _d(_LLAMA_LIKE, _MAMBA2_FIELDS, _MAMBA2_PARAMS, vocab_size=128000, hidden_size=4096,
+                       intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+                       mlp_bias=False)),
+          ("granitemoehybrid", _d(_LLAMA_LIKE, _MAMBA2_FIELDS, _MAMBA2_PARAMS, vocab_size=32000, hidden_size=4096,
+                                  intermediate_size=11008, num_hidden_layers=32, num_attention_heads=32,
+                                  num_key_value_heads=None, num_local_experts=8, num_experts_per_tok=2,
+                                  shared_intermediate_size=1024)))),
     ModelType("falcon_h1", layer_rule=_all("hybrid"),
               state_rule=_mamba2_like("mamba_expand", "mamba_n_groups", "mamba_d_state", "mamba_n_heads",
                                       "mamba_d_head", "mamba_d_conv", inner="mamba_d_ssm"),

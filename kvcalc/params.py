@@ -618,6 +618,49 @@ def _mamba2(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _mamba2_hybrid(f: ConfigReader, t: _Tally) -> None:
+    """Bamba and GraniteMoeHybrid (transformers/models/bamba/modeling_bamba.py BambaDecoderLayer,
+    granitemoehybrid/modeling_granitemoehybrid.py GraniteMoeHybridDecoderLayer): ``V*H`` embedding; per layer
+    two RMSNorms ``2*H`` and either attention (q/k/v/o ``H*n_q*d + 2*H*n_kv*d + n_q*d*H``, + biases with
+    attention_bias) or a Mamba-2 mixer (``I = mamba_expand*H``, ``h`` heads, ``G`` groups, ``N`` state,
+    ``C = I + 2*G*N``: in_proj ``H*(I + C + h)``, conv1d ``C*K`` (+ ``C`` with mamba_conv_bias), dt_bias, A_log,
+    D ``h`` each, gated norm ``I``, out_proj ``I*H``; in/out biases with mamba_proj_bias); then Bamba's gated
+    MLP ``3*H*I_mlp`` (+ biases with mlp_bias), or GraniteMoeHybrid's MoE (:func:`_moe`, none with 0 experts)
+    plus its shared MLP ``3*H*shared_intermediate_size``; final norm ``H``; lm_head ``V*H`` unless tied.
+    Layer kinds: "mamba" / "linear_attention" are mixers, "attention" / "full_attention" attention.
+    """
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kinds = layer_types(f, m, n_layers)
+    for i, kind in enumerate(kinds):
+        if kind not in ("mamba", "linear_attention", "attention", "full_attention"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be mamba / linear_attention or attention")
+    n_attn = sum(kind in ("attention", "full_attention") for kind in kinds)
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    bias = f.get_bool("attention_bias")
+    attn = _linear(hidden, n_q * d, bias) + 2 * _linear(hidden, n_kv * d, bias) + _linear(n_q * d, hidden, bias)
+    inter = f.get_int("mamba_expand") * hidden
+    heads, groups, n_state = f.get_int("mamba_n_heads"), f.get_int("mamba_n_groups"), f.get_int("mamba_d_state")
+    kernel, proj_bias = f.get_int("mamba_d_conv"), f.get_bool("mamba_proj_bias")
+    conv = inter + 2 * groups * n_state
+    mixer = (_linear(hidden, inter + conv + heads, proj_bias) + conv * kernel
+             + (conv if f.get_bool("mamba_conv_bias") else 0) + 3 * heads + _linear(inter, hidden, proj_bias))
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_attn * attn)
+    t.add("mixer", (n_layers - n_attn) * mixer)
+    t.add("norms", n_layers * 2 * hidden + (n_layers - n_attn) * inter + hidden)
+    if m.moe is None:
+        t.add("mlp", n_layers * _gated_mlp(hidden, f.get_int("intermediate_size"), _flag(f, m.mlp_bias)))
+    else:
+        moe = _moe(f, m, hidden, n_layers)
+        for _ in moe.layers if moe else ():
+            t.add("mlp", moe.fixed)
+            t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
+        t.add("mlp", n_layers * _gated_mlp(hidden, f.get_int("shared_intermediate_size", minimum=0)))
+    _lm_head(f, t, hidden, vocab)
+
+
 # --------------------------------------------------------------------------- T5
 def _t5(f: ConfigReader, t: _Tally) -> None:
     """T5ForConditionalGeneration: shared ``V*d_model``; encoder blocks: self-attention ``4*d_model*n*d_kv``
@@ -742,7 +785,7 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
-    "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama,
+    "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama,
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(

@@ -65,7 +65,7 @@ def _part_of(name: str) -> str:
         return "embedding"
     if "norm" in last or last.startswith("ln_"):
         return "norms"
-    if re.search(r"\.(mixer|linear_attn)\.", name):
+    if re.search(r"\.(mixer|linear_attn|mamba)\.", name):
         return "mixer"
     if re.search(r"(mlp|experts|moe|DenseReluDense|feed_forward|router|\.ffn\.)", name) \
             or last in ("gate", "fc1", "fc2"):
@@ -326,6 +326,12 @@ ISSUE12_VARIANTS: dict[str, dict] = {
                              lm_head_bias=True, attention_bias=True),
     "stablelm-qk-ln-parallel": dict(_DEC, model_type="stablelm", qk_layernorm=True, use_parallel_residual=True,
                                     use_qkv_bias=True),
+    "bamba-attn-biases": dict(_DEC, model_type="bamba", attn_layer_indices=[1, 3], mamba_n_heads=8, mamba_d_head=16,
+                              mamba_d_state=8, mamba_proj_bias=True, attention_bias=True, mlp_bias=True),
+    "granitemoehybrid-layers": dict(_DEC, model_type="granitemoehybrid", mamba_n_heads=8, mamba_d_head=16,
+                                    mamba_d_state=8, mamba_n_groups=2, mamba_conv_bias=False, num_local_experts=4,
+                                    num_experts_per_tok=2, shared_intermediate_size=40,
+                                    layer_types=["linear_attention", "full_attention"] * 2),
     "solar_open-small": dict(_DEC, **_MOE, model_type="solar_open", head_dim=16, n_routed_experts=4,
                              n_shared_experts=2),
 }
