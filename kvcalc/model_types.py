@@ -77,6 +77,8 @@ QUIRKS = {
     "gated_q_proj": "an output gate of n_q*d: q_proj doubled (Qwen3-Next) or a gate_proj (AFMoE)",
     "layer_norm": "LayerNorms with bias and a plain (non-gated) MLP (StarCoder2)",
     "gated_delta_net": "linear_attention layers are gated-DeltaNet mixers (Qwen3-Next)",
+    "lightning_attention": "linear_attention layers are MiniMax lightning attention (qkv_proj, out_proj, "
+                           "output_gate, norm; counted as attention)",
     "shared_expert_gate": "MoE layers add a shared expert and its sigmoid gate",
     "shared_expert": "MoE layers add a shared expert of intermediate_size",
     "expert_bias": "router and expert projections have biases (gpt-oss)",
@@ -827,11 +829,18 @@ _ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128,
         conv_kernel=4)),
     ModelType("minimax", layer_rule=lambda r, n, w: _every(2, "linear_attention", "full_attention")(n),
-              state_rule=_lightning_states, recurrent_kind="linear", defaults=_kv(8)),
+              state_rule=_lightning_states, recurrent_kind="linear", params="llama_like", moe="all",
+              quirks=frozenset({"lightning_attention"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
+        num_local_experts=8, num_experts_per_tok=2)),
     ModelType("kimi_linear", layer_rule=_kimi_linear, state_rule=_kimi_delta_states, recurrent_kind="linear",
               defaults=_d(linear_head_dim=128, linear_conv_kernel_dim=4)),
     ModelType("lfm2", layer_rule=_listed("full_attn_idxs", "full_attention", "conv", every_by_default=True),
-              state_rule=_short_conv_states, recurrent_kind="conv", defaults=_d(conv_L_cache=3)),
+              state_rule=_short_conv_states, recurrent_kind="conv", params="lfm2", defaults=_d(
+        vocab_size=65536, hidden_size=2560, intermediate_size=12288, num_hidden_layers=32, num_attention_heads=32,
+        num_key_value_heads=8, tie_word_embeddings=True, conv_L_cache=3, conv_bias=False,
+        block_auto_adjust_ff_dim=True, block_ffn_dim_multiplier=1.0, block_multiple_of=256)),
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
     ModelType("gemma3n", text_type="gemma3n_text"),

@@ -186,7 +186,8 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
         attn += 4 * d  # lambda_q1, lambda_k1, lambda_q2, lambda_k2 (DiffLlamaAttention)
     norm_bias = "layer_norm" in q or "norm_bias" in q
     norm = 0 if "no_norm_weights" in q else (2 if norm_bias else 1) * hidden
-    kinds = _linear_kinds(f, m, n_layers) if "gated_delta_net" in q else ["attention"] * n_layers
+    linear = "gated_delta_net" in q or "lightning_attention" in q
+    kinds = _linear_kinds(f, m, n_layers) if linear else ["attention"] * n_layers
     n_attn = kinds.count("attention")
 
     t.add("embedding", vocab * hidden)
@@ -204,7 +205,11 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
         qk_norm = (n_q + n_kv) * d          # one weight per element of every head (OLMo 2, Cohere)
     per_layer = 1 if "parallel_residual" in q and f.get_bool("use_parallel_residual") else m.norms_per_layer
     t.add("norms", n_layers * per_layer * norm + norm + n_attn * qk_norm)
-    if n_attn < n_layers:
+    if n_attn < n_layers and "lightning_attention" in q:
+        # MiniMaxLightningAttention: qkv_proj H -> 3*n_q*d, out_proj n_q*d -> H, output_gate H -> n_q*d, norm n_q*d
+        t.add("attention", (n_layers - n_attn) * (hidden * 3 * n_q * d + n_q * d * hidden + hidden * n_q * d))
+        t.add("norms", (n_layers - n_attn) * n_q * d)
+    elif n_attn < n_layers:
         mixer, mixer_norm = _gated_delta_net(f, hidden)
         t.add("mixer", (n_layers - n_attn) * mixer)
         t.add("norms", (n_layers - n_attn) * mixer_norm)
@@ -661,6 +666,41 @@ def _mamba2_hybrid(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _lfm2(f: ConfigReader, t: _Tally) -> None:
+    """LFM2 (transformers/models/lfm2/modeling_lfm2.py Lfm2DecoderLayer): ``V*H`` embedding; per layer
+    operator_norm and ffn_norm ``2*H``, then attention (q/k/v/out ``H*n_q*d + 2*H*n_kv*d + n_q*d*H``, no
+    biases, q/k layernorms ``2*d``) or a short convolution ("conv" layers: in_proj ``H*3H``, conv ``H*K``,
+    out_proj ``H*H``, biases ``3H + H + H`` with conv_bias); MLP w1/w3/w2 ``3*H*F`` where Lfm2MLP derives
+    ``F``: with block_auto_adjust_ff_dim ``int(2*I/3)``, times block_ffn_dim_multiplier, rounded up to
+    block_multiple_of; embedding_norm ``H`` at the end; lm_head ``V*H`` unless tied.
+    """
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kinds = layer_types(f, m, n_layers)
+    for i, kind in enumerate(kinds):
+        if kind not in ("full_attention", "conv"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or conv")
+    n_attn = kinds.count("full_attention")
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    inter = f.get_int("intermediate_size")
+    if f.get_bool("block_auto_adjust_ff_dim"):
+        inter = int(2 * inter / 3)
+        multiplier = f.opt_float("block_ffn_dim_multiplier")
+        if multiplier is not None:
+            inter = int(multiplier * inter)
+        step = f.get_int("block_multiple_of")
+        inter = step * ((inter + step - 1) // step)
+    kernel, bias = f.get_int("conv_L_cache"), f.get_bool("conv_bias")
+    conv = _linear(hidden, 3 * hidden, bias) + hidden * kernel + (hidden if bias else 0) + _linear(hidden, hidden, bias)
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_attn * (2 * hidden * n_q * d + 2 * hidden * n_kv * d))
+    t.add("mixer", (n_layers - n_attn) * conv)
+    t.add("mlp", n_layers * _gated_mlp(hidden, inter))
+    t.add("norms", n_layers * 2 * hidden + n_attn * 2 * d + hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
 # --------------------------------------------------------------------------- T5
 def _t5(f: ConfigReader, t: _Tally) -> None:
     """T5ForConditionalGeneration: shared ``V*d_model``; encoder blocks: self-attention ``4*d_model*n*d_kv``
@@ -785,7 +825,8 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
-    "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama,
+    "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2, "t5": _t5,
+    "gemma3": _gemma3, "mllama": _mllama,
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(

@@ -65,7 +65,7 @@ def _part_of(name: str) -> str:
         return "embedding"
     if "norm" in last or last.startswith("ln_"):
         return "norms"
-    if re.search(r"\.(mixer|linear_attn|mamba)\.", name):
+    if re.search(r"\.(mixer|linear_attn|mamba|conv)\.", name):
         return "mixer"
     if re.search(r"(mlp|experts|moe|DenseReluDense|feed_forward|router|\.ffn\.)", name) \
             or last in ("gate", "fc1", "fc2"):
@@ -332,6 +332,12 @@ ISSUE12_VARIANTS: dict[str, dict] = {
                                     mamba_d_state=8, mamba_n_groups=2, mamba_conv_bias=False, num_local_experts=4,
                                     num_experts_per_tok=2, shared_intermediate_size=40,
                                     layer_types=["linear_attention", "full_attention"] * 2),
+    "lfm2-conv-bias-multiplier": dict(_DEC, model_type="lfm2", layer_types=["conv", "full_attention", "conv", "conv"],
+                                      conv_bias=True, block_ffn_dim_multiplier=1.3, tie_word_embeddings=False),
+    "lfm2-no-adjust": dict(_DEC, model_type="lfm2", layer_types=["conv", "full_attention"] * 2,
+                           block_auto_adjust_ff_dim=False),
+    "minimax-head_dim": dict(_DEC, model_type="minimax", head_dim=24, num_local_experts=4, num_experts_per_tok=2,
+                             layer_types=["linear_attention", "full_attention", "full_attention", "linear_attention"]),
     "solar_open-small": dict(_DEC, **_MOE, model_type="solar_open", head_dim=16, n_routed_experts=4,
                              n_shared_experts=2),
 }
