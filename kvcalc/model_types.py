@@ -801,9 +801,11 @@ _ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(num_heads=128, head_dim=64, vocab_size=32768, hidden_size=4096, state_size=128,
                           num_hidden_layers=64, expand=2, conv_kernel=4, n_groups=8, use_bias=False,
                           use_conv_bias=True, tie_word_embeddings=False)),
-    ModelType("jamba", layer_rule=_jamba, state_rule=_jamba_states, defaults=_d(
+    ModelType("jamba", layer_rule=_jamba, state_rule=_jamba_states, params="jamba", defaults=_d(
         num_key_value_heads=8, mamba_expand=2, mamba_d_state=16, mamba_d_conv=4, attn_layer_period=8,
-        attn_layer_offset=4)),
+        attn_layer_offset=4, vocab_size=65536, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, tie_word_embeddings=False, mamba_dt_rank="auto", mamba_conv_bias=True,
+        mamba_proj_bias=False, num_experts=16, num_experts_per_tok=2, expert_layer_period=2, expert_layer_offset=1)),
     *(ModelType(name, layer_rule=_listed("attn_layer_indices", "attention", "mamba"),
                 state_rule=_mamba2_like("mamba_expand", "mamba_n_groups", "mamba_d_state", "mamba_n_heads",
                                         "mamba_d_head", "mamba_d_conv"),

@@ -666,6 +666,45 @@ def _mamba2_hybrid(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _jamba(f: ConfigReader, t: _Tally) -> None:
+    """Jamba (transformers/models/jamba/modeling_jamba.py JambaAttentionDecoderLayer / JambaMambaDecoderLayer):
+    ``V*H`` embedding; per layer input_layernorm and pre_ff_layernorm ``2*H``; attention layers
+    (``i % attn_layer_period == attn_layer_offset``) q/k/v/o without biases; Mamba layers with ``I =
+    mamba_expand*H``, ``R`` = mamba_dt_rank ("auto": ``ceil(H/16)``), ``N`` = mamba_d_state, ``K`` = mamba_d_conv:
+    in_proj ``H*2I``, conv1d ``I*K`` (+ ``I`` with mamba_conv_bias), x_proj ``I*(R+2N)``, dt_proj ``R*I + I``,
+    A_log ``I*N``, D ``I``, out_proj ``I*H`` (in/out biases with mamba_proj_bias), dt/b/c RMSNorms ``R + 2N``;
+    feed-forward: a MoE (router ``E*H``, ``E`` experts ``3*H*I_ff``) where ``i % expert_layer_period ==
+    expert_layer_offset`` and num_experts > 1, else a gated MLP ``3*H*I_ff``; final norm ``H``; lm_head.
+    """
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kinds = layer_types(f, m, n_layers)
+    n_attn = sum(kind in ("attention", "full_attention") for kind in kinds)
+    n_q, n_kv = _heads(f)
+    d = hidden_per_head(f, hidden, n_q)
+    inter, n_state, kernel = f.get_int("mamba_expand") * hidden, f.get_int("mamba_d_state"), f.get_int("mamba_d_conv")
+    rank_value = f.value("mamba_dt_rank")
+    rank = ceil_div(hidden, 16) if rank_value == "auto" else ConfigReader.check_int(
+        f.field_name("mamba_dt_rank"), rank_value)
+    bias = f.get_bool("mamba_proj_bias")
+    mixer = (_linear(hidden, 2 * inter, bias) + inter * kernel + (inter if f.get_bool("mamba_conv_bias") else 0)
+             + _linear(inter, rank + 2 * n_state) + _linear(rank, inter, True) + inter * n_state + inter
+             + _linear(inter, hidden, bias))
+    ff = f.get_int("intermediate_size")
+    n_exp = f.get_int("num_experts")
+    period, offset = f.get_int("expert_layer_period"), f.get_int("expert_layer_offset", minimum=0)
+    n_moe = sum(1 for i in range(n_layers) if i % period == offset) if n_exp > 1 else 0
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_attn * (2 * hidden * n_q * d + 2 * hidden * n_kv * d))
+    t.add("mixer", (n_layers - n_attn) * mixer)
+    t.add("norms", n_layers * 2 * hidden + (n_layers - n_attn) * (rank + 2 * n_state) + hidden)
+    t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, ff))
+    for _ in range(n_moe):
+        t.add("mlp", n_exp * hidden)
+        t.experts(3 * hidden * ff, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
 def _lfm2(f: ConfigReader, t: _Tally) -> None:
     """LFM2 (transformers/models/lfm2/modeling_lfm2.py Lfm2DecoderLayer): ``V*H`` embedding; per layer
     operator_norm and ffn_norm ``2*H``, then attention (q/k/v/out ``H*n_q*d + 2*H*n_kv*d + n_q*d*H``, no
@@ -825,7 +864,7 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
-    "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2, "t5": _t5,
+    "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2, "jamba": _jamba, "t5": _t5,
     "gemma3": _gemma3, "mllama": _mllama,
 }
 

@@ -338,6 +338,9 @@ ISSUE12_VARIANTS: dict[str, dict] = {
                            block_auto_adjust_ff_dim=False),
     "minimax-head_dim": dict(_DEC, model_type="minimax", head_dim=24, num_local_experts=4, num_experts_per_tok=2,
                              layer_types=["linear_attention", "full_attention", "full_attention", "linear_attention"]),
+    "jamba-periods": dict(_DEC, model_type="jamba", attn_layer_period=2, attn_layer_offset=1, expert_layer_period=3,
+                          expert_layer_offset=0, mamba_dt_rank=8, mamba_proj_bias=True, num_experts=4,
+                          mamba_d_state=4),
     "solar_open-small": dict(_DEC, **_MOE, model_type="solar_open", head_dim=16, n_routed_experts=4,
                              n_shared_experts=2),
 }
