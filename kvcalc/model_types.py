@@ -77,6 +77,8 @@ QUIRKS = {
     "gated_q_proj": "an output gate of n_q*d: q_proj doubled (Qwen3-Next) or a gate_proj (AFMoE)",
     "layer_norm": "LayerNorms with bias and a plain (non-gated) MLP (StarCoder2)",
     "gated_delta_net": "linear_attention layers are gated-DeltaNet mixers (Qwen3-Next)",
+    "falcon_h1_mixer": "every layer holds attention and a Mamba-2 mixer of mamba_d_ssm (default expand*H); its "
+                       "gated norm only with mamba_rms_norm; out_proj bias with projectors_bias (Falcon-H1)",
     "lightning_attention": "linear_attention layers are MiniMax lightning attention (qkv_proj, out_proj, "
                            "output_gate, norm; counted as attention)",
     "shared_expert_gate": "MoE layers add a shared expert and its sigmoid gate",
@@ -822,7 +824,10 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("falcon_h1", layer_rule=_all("hybrid"),
               state_rule=_mamba2_like("mamba_expand", "mamba_n_groups", "mamba_d_state", "mamba_n_heads",
                                       "mamba_d_head", "mamba_d_conv", inner="mamba_d_ssm"),
-              defaults=_d(_MAMBA2_FIELDS, num_key_value_heads=8)),
+              params="mamba2_hybrid", mlp_bias="mlp_bias", quirks=frozenset({"falcon_h1_mixer"}), defaults=_d(
+        _LLAMA_LIKE, _MAMBA2_FIELDS, _MAMBA2_PARAMS, num_key_value_heads=8, vocab_size=128000, hidden_size=4096,
+        intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, mlp_bias=False, mamba_d_ssm=1024,
+        projectors_bias=False, mamba_rms_norm=False)),
     ModelType("zamba2", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
               state_rule=_mamba2_like("mamba_expand", "mamba_ngroups", "mamba_d_state", "n_mamba_heads",
                                       "mamba_headdim", "mamba_d_conv"),

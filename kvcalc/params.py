@@ -632,29 +632,38 @@ def _mamba2_hybrid(f: ConfigReader, t: _Tally) -> None:
     D ``h`` each, gated norm ``I``, out_proj ``I*H``; in/out biases with mamba_proj_bias); then Bamba's gated
     MLP ``3*H*I_mlp`` (+ biases with mlp_bias), or GraniteMoeHybrid's MoE (:func:`_moe`, none with 0 experts)
     plus its shared MLP ``3*H*shared_intermediate_size``; final norm ``H``; lm_head ``V*H`` unless tied.
-    Layer kinds: "mamba" / "linear_attention" are mixers, "attention" / "full_attention" attention.
+    Layer kinds: "mamba" / "linear_attention" are mixers, "attention" / "full_attention" attention; Falcon-H1
+    (falcon_h1/modeling_falcon_h1.py FalconH1DecoderLayer, quirk ``falcon_h1_mixer``): every layer is "hybrid"
+    (both), ``I`` = mamba_d_ssm when set, the gated norm only with mamba_rms_norm, out_proj's bias from
+    projectors_bias, and a gated MLP like Bamba's.
     """
     m = _entry(f)
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     kinds = layer_types(f, m, n_layers)
     for i, kind in enumerate(kinds):
-        if kind not in ("mamba", "linear_attention", "attention", "full_attention"):
+        if kind not in ("mamba", "linear_attention", "attention", "full_attention", "hybrid"):
             raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be mamba / linear_attention or attention")
-    n_attn = sum(kind in ("attention", "full_attention") for kind in kinds)
+    n_attn = sum(kind in ("attention", "full_attention", "hybrid") for kind in kinds)
+    n_mixer = sum(kind in ("mamba", "linear_attention", "hybrid") for kind in kinds)
+    falcon = "falcon_h1_mixer" in m.quirks
     n_q, n_kv = _heads(f)
     d = head_dim_or_derived(f, hidden, n_q)
     bias = f.get_bool("attention_bias")
     attn = _linear(hidden, n_q * d, bias) + 2 * _linear(hidden, n_kv * d, bias) + _linear(n_q * d, hidden, bias)
-    inter = f.get_int("mamba_expand") * hidden
+    # an explicit null mamba_d_ssm means expand*H (FalconH1Mixer); omitted, the class default (1024) applies
+    explicit_null = "mamba_d_ssm" in f.data and f.data["mamba_d_ssm"] is None
+    inter = (f.opt_int("mamba_d_ssm") if falcon and not explicit_null else None) or f.get_int("mamba_expand") * hidden
     heads, groups, n_state = f.get_int("mamba_n_heads"), f.get_int("mamba_n_groups"), f.get_int("mamba_d_state")
     kernel, proj_bias = f.get_int("mamba_d_conv"), f.get_bool("mamba_proj_bias")
+    out_bias = f.get_bool("projectors_bias") if falcon else proj_bias
     conv = inter + 2 * groups * n_state
     mixer = (_linear(hidden, inter + conv + heads, proj_bias) + conv * kernel
-             + (conv if f.get_bool("mamba_conv_bias") else 0) + 3 * heads + _linear(inter, hidden, proj_bias))
+             + (conv if f.get_bool("mamba_conv_bias") else 0) + 3 * heads + _linear(inter, hidden, out_bias))
+    mixer_norm = inter if not falcon or f.get_bool("mamba_rms_norm") else 0
     t.add("embedding", vocab * hidden)
     t.add("attention", n_attn * attn)
-    t.add("mixer", (n_layers - n_attn) * mixer)
-    t.add("norms", n_layers * 2 * hidden + (n_layers - n_attn) * inter + hidden)
+    t.add("mixer", n_mixer * mixer)
+    t.add("norms", n_layers * 2 * hidden + n_mixer * mixer_norm + hidden)
     if m.moe is None:
         t.add("mlp", n_layers * _gated_mlp(hidden, f.get_int("intermediate_size"), _flag(f, m.mlp_bias)))
     else:
@@ -864,8 +873,8 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
-    "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2, "jamba": _jamba, "t5": _t5,
-    "gemma3": _gemma3, "mllama": _mllama,
+    "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
+    "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama,
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(

@@ -341,6 +341,11 @@ ISSUE12_VARIANTS: dict[str, dict] = {
     "jamba-periods": dict(_DEC, model_type="jamba", attn_layer_period=2, attn_layer_offset=1, expert_layer_period=3,
                           expert_layer_offset=0, mamba_dt_rank=8, mamba_proj_bias=True, num_experts=4,
                           mamba_d_state=4),
+    "falcon_h1-rms-norm-biases": dict(_DEC, model_type="falcon_h1", mamba_n_heads=8, mamba_d_head=16, mamba_d_ssm=None,
+                                      mamba_d_state=8, mamba_rms_norm=True, projectors_bias=True,
+                                      mamba_proj_bias=True, mlp_bias=True),
+    "falcon_h1-d_ssm": dict(_DEC, model_type="falcon_h1", mamba_n_heads=4, mamba_d_head=16, mamba_d_ssm=64,
+                            mamba_d_state=8, mamba_n_groups=2),
     "solar_open-small": dict(_DEC, **_MOE, model_type="solar_open", head_dim=16, n_routed_experts=4,
                              n_shared_experts=2),
 }
