@@ -668,9 +668,10 @@ def _mamba2_hybrid(f: ConfigReader, t: _Tally) -> None:
         t.add("mlp", n_layers * _gated_mlp(hidden, f.get_int("intermediate_size"), _flag(f, m.mlp_bias)))
     else:
         moe = _moe(f, m, hidden, n_layers)
-        for _ in moe.layers if moe else ():
-            t.add("mlp", moe.fixed)
-            t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
+        if moe is not None:
+            for _ in moe.layers:
+                t.add("mlp", moe.fixed)
+                t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
         t.add("mlp", n_layers * _gated_mlp(hidden, f.get_int("shared_intermediate_size", minimum=0)))
     _lm_head(f, t, hidden, vocab)
 
