@@ -53,7 +53,7 @@ def _part_of(name: str) -> str:
     leaf = name.split(".")
     last = leaf[-2] if leaf[-1] in ("weight", "bias") else leaf[-1]
     # heads: ModernBERT-decoder's lm_head + decoder, BioGPT's output_projection, GPT-NeoX-Japanese's embed_out
-    if name.startswith(("lm_head.", "decoder.", "output_projection.", "embed_out.")):
+    if name.startswith(("lm_head.", "output_projection.", "embed_out.")) or name in ("decoder.weight", "decoder.bias"):
         return "lm_head"
     if re.search(r"_layernorm\.norms\.\d+\.", name):   # StableLmLayerNormPerHead: one LayerNorm per head
         return "norms"
@@ -472,8 +472,8 @@ def test_defaults_used_are_reported():
 
 
 def test_unsupported_model_type():
-    with pytest.raises(UnsupportedError, match="falcon_mamba"):
-        count_params({"model_type": "falcon_mamba", "hidden_size": 64})
+    with pytest.raises(UnsupportedError, match="zamba2"):     # (falcon_mamba is counted since issue 12)
+        count_params({"model_type": "zamba2", "hidden_size": 64})
 
 
 def test_missing_model_type():
