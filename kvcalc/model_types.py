@@ -65,19 +65,45 @@ QUIRKS = {
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
-    "dsa_indexer": "each layer adds the DeepSeek sparse-attention indexer (wq_b, wk, k_norm, weights_proj)",
+    "dsa_indexer": "each layer adds the DeepSeek sparse-attention indexer (wq_b, wk, k_norm, weights_proj); "
+                   "with indexer_types only the 'full' layers (GLM-MoE-DSA)",
+    "dense_mla": "MLA attention with a dense MLP in every layer (MiniCPM3, Youtu)",
+    "moe_post_norm": "MoE layers add a post_mlp_layernorm of H (A.X-K1)",
+    "head_softplus_gate": "g_proj H -> n_q (gating true / 'per-head') or H -> n_q*d gates the attention output "
+                          "(Laguna); num_attention_heads_per_layer must be uniform",
     "floor_head_dim": "head_dim defaults to hidden_size // num_attention_heads even when it does not divide",
     "use_head_qk_norm": "with use_qk_norm, q/k RMSNorms of head_dim (GLM-4.5 MoE)",
     "full_qk_norm": "q/k RMSNorms over all heads (n_q*d and n_kv*d) on every attention layer (OLMo 2 / 3, OLMoE)",
     "use_qk_norm": "with use_qk_norm, q/k norms over all heads, n_q*d and n_kv*d (Cohere)",
     "attention_sinks": "one learned sink per query head",
-    "gated_q_proj": "q_proj doubled for the output gate (Qwen3-Next)",
+    "gated_q_proj": "an output gate of n_q*d: q_proj doubled (Qwen3-Next) or a gate_proj (AFMoE)",
     "layer_norm": "LayerNorms with bias and a plain (non-gated) MLP (StarCoder2)",
     "gated_delta_net": "linear_attention layers are gated-DeltaNet mixers (Qwen3-Next)",
+    "falcon_h1_mixer": "every layer holds attention and a Mamba-2 mixer of mamba_d_ssm (default expand*H); its "
+                       "gated norm only with mamba_rms_norm; out_proj bias with projectors_bias (Falcon-H1)",
+    "lightning_attention": "linear_attention layers are MiniMax lightning attention (qkv_proj, out_proj, "
+                           "output_gate, norm; counted as attention)",
     "shared_expert_gate": "MoE layers add a shared expert and its sigmoid gate",
     "shared_expert": "MoE layers add a shared expert of intermediate_size",
     "expert_bias": "router and expert projections have biases (gpt-oss)",
     "dense_mlp_width": "dense layers use intermediate_size_mlp (Llama 4)",
+    "plain_mlp": "dense MLP of up/down projections only, no gate (Arcee, Apertus)",
+    "norm_bias": "every norm is a LayerNorm with a bias (2*H each)",
+    "no_norm_weights": "the norms hold no parameters (OLMo's non-affine LayerNorm)",
+    "xielu": "the MLP activation xIELU holds 2 scalars (alpha_p, alpha_n) per layer (Apertus)",
+    "qk_layernorm": "with qk_layernorm, q/k norms of head_dim (Persimmon, Phi)",
+    "per_head_qk_layernorm": "with qk_layernorm, one LayerNorm of head_dim per q and per k head (StableLM)",
+    "parallel_residual": "with use_parallel_residual, no post_attention_layernorm (StableLM)",
+    "shared_experts": "MoE layers add shared experts: one gated MLP of n_shared x the expert width (Aria)",
+    "router_score_bias": "MoE routers hold a score-correction bias of E as a parameter (AFMoE)",
+    "no_shared_experts": "dense-first MoE without shared experts (Beam)",
+    "head_gate_bias": "the attention output gate has a bias of one value per query head (Beam)",
+    "sub_norms": "an RMSNorm of H before o_proj and one of I before down_proj in every layer (BitNet)",
+    "diff_lambdas": "differential attention: 4 lambda vectors of head_dim per layer (DiffLlama)",
+    "mlp_4h": "an unset MLP width means 4 * hidden_size",
+    "mha": "multi-head attention only: the class has no num_key_value_heads (a config's value is ignored)",
+    "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
+                           "GraniteMoeShared: shared_intermediate_size, none when 0)",
 }
 
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
@@ -125,9 +151,14 @@ class ModelType:
     attn_bias: tuple[str | bool, str | bool] = ("attention_bias", "attention_bias")
     mlp_bias: str | bool = False
     norms_per_layer: int = 2
-    moe: Literal["all", "sparse_step", "interleave", "first_dense"] | None = None
+    moe: Literal["all", "sparse_step", "interleave", "first_dense", "index_range"] | None = None
     quirks: frozenset[str] = frozenset()
     vision: Vision | None = None
+    mlp_width: str = "intermediate_size"      # the config field of the dense MLP width (CTRL: dff)
+    positions: int | None = None              # learned position table of max_position_embeddings + this rows
+    dense_first: int | None = None            # dense-first layers the class fixes when the config lists none
+    head_bias: str | bool = False             # the flag (or fixed value) of lm_head's bias (kept when tied)
+    expert_width: str | None = None           # the config field of a routed expert's width (None: the moe mode's)
 
 
 # ----------------------------------------------------------------------------- layer rules
@@ -296,6 +327,7 @@ def _nemotron_h_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ..
 # num_key_value_heads -> num_attention_heads, head_dim -> hidden_size // num_attention_heads.
 _LLAMA_LIKE = dict(attention_bias=False, mlp_bias=False, tie_word_embeddings=False, head_dim=None)
 _MAMBA2_FIELDS = dict(mamba_expand=2, mamba_n_groups=1, mamba_d_state=256, mamba_n_heads=128, mamba_d_conv=4)
+_MAMBA2_PARAMS = dict(mamba_conv_bias=True, mamba_proj_bias=False, tie_word_embeddings=False, attention_bias=False)
 
 
 def _d(*bases: Mapping[str, Any], **kw: Any) -> Mapping[str, Any]:
@@ -318,22 +350,18 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
 _ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
                     "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
-_PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "ministral", "persimmon", "codegen", "gpt_neo",
-                   "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe", "arcee",
-                   "apertus", "dots1", "bitnet", "baichuan", "internlm2", "qwen", "mpt")
+_PLAIN_DECODERS = ("ministral",
+                   "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe",
+                   "dots1", "baichuan", "internlm2", "qwen")
 
 # Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "afmoe", "apertus1p5_text", "aria_text", "axk1", "axk2", "beam", "biogpt", "chameleon", "cohere_compass_text",
-    "cosmos3_edge_text", "ctrl", "diffllama", "doge", "emu3_text_model", "ernie4_5_vl_moe_text", "evolla",
-    "flint", "gemma4_unified_text", "git",
-    "glm_moe_dsa", "glm_ocr_text", "gpt_neox_japanese", "granite_docling_text", "granite_swa", "granitemoe_swa",
-    "granitemoeshared", "hrm_text", "hy_v3", "hy_v4", "jais2", "jetmoe", "laguna", "minicpm3",
-    "minimax_m3_vl_text", "modernbert-decoder", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "nanochat",
-    "phi4_multimodal", "sarvam_mla",
-    "step3p5", "xglm", "youtu",
+    "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "doge", "emu3_text_model",
+    "ernie4_5_vl_moe_text", "evolla", "gemma4_unified_text", "git", "glm_ocr_text", "granite_docling_text",
+    "hrm_text", "hy_v4", "jetmoe", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
+    "step3p5",
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
@@ -654,7 +682,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
         num_local_experts=8, num_experts_per_tok=2)),
-    ModelType("helium", defaults=_kv(20)),
     ModelType("hyperclovax", params="llama_like", norms_per_layer=4, mlp_bias="mlp_bias", defaults=_d(
         _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
@@ -667,7 +694,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=76800, hidden_size=5120, intermediate_size=27648, num_hidden_layers=80,
         num_attention_heads=40, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
         attention_bias=False, mlp_bias=False)),
-    ModelType("kolibri1"),
     ModelType("mellum", params="llama_like", moe="sparse_step", quirks=frozenset({"qk_norm"}), defaults=_d(
         _LLAMA_LIKE, _QWEN_MOE, vocab_size=98304, hidden_size=2304, intermediate_size=7168,
         num_hidden_layers=28, num_attention_heads=32, num_key_value_heads=4, head_dim=128,
@@ -706,6 +732,194 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
         num_attention_heads=96, num_key_value_heads=8, n_routed_experts=128, n_shared_experts=1,
         first_k_dense_replace=1, moe_intermediate_size=1408, num_experts_per_tok=8, use_qk_norm=False)),
+    # ---- P1 (issue 12): text decoders matched against transformers 5.24's meta-device counts of the class
+    # defaults (tests/fixtures/transformers_5_24_coverage.json), then checked by tests/test_params.py
+    ModelType("arcee", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"plain_mlp"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=2560, intermediate_size=18432, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    *(ModelType(name, params="llama_like", quirks=frozenset({"plain_mlp", "xielu", "qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=vocab, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False))
+      for name, vocab in (("apertus", 131072), ("apertus1p5_text", 266752))),
+    ModelType("helium", params="llama_like", attn_bias=("attention_bias", False), mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=48000, hidden_size=2560, intermediate_size=7040, num_hidden_layers=24,
+        num_attention_heads=20, num_key_value_heads=20, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    ModelType("olmo", params="llama_like", quirks=frozenset({"no_norm_weights"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False)),
+    ModelType("aria_text", params="llama_like", mlp_bias="mlp_bias", moe="all", quirks=frozenset({"shared_experts"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=4096, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False, moe_num_experts=8, moe_num_shared_experts=2, moe_topk=2)),
+    ModelType("afmoe", params="llama_like", moe="first_dense", norms_per_layer=4,
+              quirks=frozenset({"qk_norm", "gated_q_proj", "router_score_bias"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=200192, hidden_size=2048, intermediate_size=6144, num_hidden_layers=32,
+        num_attention_heads=16, num_key_value_heads=None, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, num_experts=64, num_shared_experts=2, num_experts_per_tok=6, num_dense_layers=1,
+        moe_intermediate_size=1408)),
+    ModelType("beam", params="llama_like", moe="first_dense", norms_per_layer=4, dense_first=3,
+              quirks=frozenset({"qk_norm", "gated_q_proj", "head_gate_bias", "no_shared_experts"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=151936, hidden_size=5120, intermediate_size=20480, num_hidden_layers=52,
+        num_attention_heads=48, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, moe_intermediate_size=2560, num_experts=256, num_experts_per_tok=8)),
+    ModelType("bitnet", params="llama_like", quirks=frozenset({"sub_norms"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=128256, hidden_size=2560, intermediate_size=6912, num_hidden_layers=30,
+        num_attention_heads=20, num_key_value_heads=5, tie_word_embeddings=False, attention_bias=False)),
+    ModelType("diffllama", params="llama_like", quirks=frozenset({"diff_lambdas"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
+        num_attention_heads=32, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False)),
+    # classic decoders (LayerNorms with bias, plain MLP with bias): the same reader, other flags
+    ModelType("biogpt", params="llama_like", attn_bias=(True, True), mlp_bias=True, positions=2,
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp"}), defaults=_d(
+        vocab_size=42384, hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16,
+        max_position_embeddings=1024, tie_word_embeddings=True)),
+    ModelType("xglm", params="llama_like", attn_bias=(True, True), mlp_bias=True,
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp"}), defaults=_d(
+        vocab_size=256008, hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16,
+        tie_word_embeddings=True)),
+    ModelType("ctrl", params="llama_like", attn_bias=(True, True), mlp_bias=True, mlp_width="dff", head_bias=True,
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp"}), defaults=_d(
+        vocab_size=246534, hidden_size=1280, dff=8192, num_hidden_layers=48, num_attention_heads=16,
+        tie_word_embeddings=True)),
+    ModelType("codegen", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1,
+              head_bias=True, quirks=frozenset({"mha", "norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
+        vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16,
+        tie_word_embeddings=False)),
+    ModelType("gptj", params="llama_like", attn_bias=(False, False), mlp_bias=True, norms_per_layer=1, head_bias=True,
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
+        vocab_size=50400, hidden_size=4096, intermediate_size=None, num_hidden_layers=28, num_attention_heads=16,
+        tie_word_embeddings=False)),
+    ModelType("gpt_neo", params="llama_like", attn_bias=(False, True), mlp_bias=True, positions=0,
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp", "mlp_4h"}), defaults=_d(
+        vocab_size=50257, hidden_size=2048, intermediate_size=None, num_hidden_layers=24, num_attention_heads=16,
+        max_position_embeddings=2048, tie_word_embeddings=True)),
+    ModelType("exaone_moe", params="llama_like", attn_bias=(False, False), moe="first_dense",
+              quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=16384, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, tie_word_embeddings=False, num_experts=64,
+        num_shared_experts=1, num_experts_per_tok=8, first_k_dense_replace=1, moe_intermediate_size=1024)),
+    ModelType("flint", params="llama_like", moe="sparse_step",
+              quirks=frozenset({"qk_norm", "attention_sinks", "sized_shared_expert"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=150144, hidden_size=2048, intermediate_size=6144, num_hidden_layers=49,
+        num_attention_heads=32, num_key_value_heads=4, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, num_experts=256, num_experts_per_tok=6, moe_intermediate_size=512,
+        shared_expert_intermediate_size=1024, decoder_sparse_step=1, mlp_only_layers=[0, 1])),
+    ModelType("ernie4_5_moe", params="llama_like", attn_bias=("use_bias", "use_bias"), mlp_bias="use_bias",
+              head_bias="use_bias", moe="index_range", quirks=frozenset({"shared_experts", "router_score_bias"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=103424, hidden_size=2560, intermediate_size=12288, num_hidden_layers=28,
+        num_attention_heads=20, num_key_value_heads=4, tie_word_embeddings=True, moe_num_experts=64,
+        moe_num_shared_experts=2, moe_k=6, moe_intermediate_size=1536, moe_layer_start_index=1,
+        moe_layer_end_index=None, moe_layer_interval=1, use_bias=False)),
+    ModelType("granite_swa", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"attention_sinks"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=100352, hidden_size=2560, intermediate_size=8192, num_hidden_layers=24,
+        num_attention_heads=20, num_key_value_heads=4, tie_word_embeddings=True, attention_bias=False,
+        mlp_bias=False)),
+    *(ModelType(name, params="llama_like", moe="all", quirks=quirks, defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        num_local_experts=8, num_experts_per_tok=2, shared_intermediate_size=0))
+      for name, quirks in (("granitemoe_swa", frozenset({"attention_sinks", "sized_shared_expert"})),
+                           ("granitemoeshared", frozenset({"sized_shared_expert"})))),
+    ModelType("hy_v3", params="llama_like", mlp_bias="mlp_bias", moe="first_dense", dense_first=1,
+              quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=120832, hidden_size=4096, intermediate_size=13312, num_hidden_layers=80,
+        num_attention_heads=64, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False, num_experts=192, num_experts_per_tok=8, num_shared_experts=1,
+        moe_intermediate_size=1536)),
+    ModelType("gpt_neox_japanese", params="gpt_neox_japanese", defaults=_d(
+        vocab_size=32000, hidden_size=2560, num_hidden_layers=32, num_attention_heads=32, tie_word_embeddings=True,
+        intermediate_multiple_size=4)),
+    ModelType("jais2", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"norm_bias", "plain_mlp"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=150272, hidden_size=3328, intermediate_size=26624, num_hidden_layers=32,
+        num_attention_heads=26, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=True, mlp_bias=True)),
+    # MLA decoders (params._deepseek)
+    ModelType("glm_moe_dsa", params="deepseek", quirks=frozenset({"dsa_indexer"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=154880, hidden_size=6144, intermediate_size=12288, num_hidden_layers=78,
+        num_attention_heads=64, num_key_value_heads=64, tie_word_embeddings=False, attention_bias=False,
+        mlp_bias=False, q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
+        v_head_dim=256, n_routed_experts=256, n_shared_experts=1, first_k_dense_replace=3,
+        moe_intermediate_size=2048, num_experts_per_tok=8, index_n_heads=32, index_head_dim=128)),
+    ModelType("axk1", params="deepseek", quirks=frozenset({"moe_post_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=163840, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
+        num_attention_heads=64, num_key_value_heads=64, tie_word_embeddings=False, attention_bias=False,
+        q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
+        n_routed_experts=192, n_shared_experts=1, moe_intermediate_size=2048, num_experts_per_tok=8,
+        first_k_dense_replace=1)),
+    ModelType("sarvam_mla", params="deepseek", defaults=_d(
+        _LLAMA_LIKE, vocab_size=262144, hidden_size=4096, intermediate_size=16384, num_hidden_layers=32,
+        num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False,
+        q_lora_rank=None, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
+        n_routed_experts=128, n_shared_experts=1, first_k_dense_replace=1, moe_intermediate_size=2048,
+        num_experts_per_tok=8)),
+    ModelType("youtu", params="deepseek", quirks=frozenset({"dense_mla"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=128256, hidden_size=2048, intermediate_size=6144, num_hidden_layers=32,
+        num_attention_heads=16, num_key_value_heads=16, tie_word_embeddings=True, attention_bias=False,
+        q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128)),
+    ModelType("minicpm3", params="deepseek", quirks=frozenset({"dense_mla"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=73448, hidden_size=2560, intermediate_size=6400, num_hidden_layers=62,
+        num_attention_heads=40, num_key_value_heads=40, head_dim=None, tie_word_embeddings=True,
+        attention_bias=False, mlp_bias=False, q_lora_rank=768, kv_lora_rank=256, qk_nope_head_dim=64,
+        qk_rope_head_dim=32, v_head_dim=None)),
+    ModelType("kolibri1", params="llama_like", moe="all", norms_per_layer=4,
+              expert_width="moe_intermediate_size",
+              quirks=frozenset({"qk_norm", "sized_shared_expert"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=128000, hidden_size=2560, num_hidden_layers=50, num_attention_heads=48,
+        num_key_value_heads=4, head_dim=128, tie_word_embeddings=False, num_local_experts=384, num_experts_per_tok=6,
+        moe_intermediate_size=512, shared_expert_intermediate_size=512)),
+    ModelType("laguna", params="llama_like", moe="first_dense", dense_first=1,
+              quirks=frozenset({"qk_norm", "head_softplus_gate", "router_score_bias", "no_shared_experts",
+                                "sized_shared_expert"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=100352, hidden_size=2048, intermediate_size=8192, num_hidden_layers=40,
+        num_attention_heads=48, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
+        attention_bias=False, num_experts=256, num_experts_per_tok=8, moe_intermediate_size=512,
+        shared_expert_intermediate_size=512, gating=True)),
+    ModelType("minimax_m3_vl_text", params="llama_like", moe="first_dense", dense_first=0,
+              mlp_width="dense_intermediate_size", expert_width="intermediate_size",
+              quirks=frozenset({"qk_norm", "no_shared_experts", "sized_shared_expert"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=200064, hidden_size=6144, intermediate_size=3072, num_hidden_layers=60,
+        num_attention_heads=64, num_key_value_heads=4, head_dim=128, tie_word_embeddings=False,
+        dense_intermediate_size=12288, num_local_experts=128, num_experts_per_tok=4, shared_intermediate_size=3072)),
+    ModelType("nanochat", params="llama_like", quirks=frozenset({"plain_mlp", "no_norm_weights"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=768, intermediate_size=8192, num_hidden_layers=12,
+        num_attention_heads=6, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False)),
+    ModelType("mpt", params="llama_like", attn_bias=(False, False), quirks=frozenset({"mha", "plain_mlp", "mlp_4h"}),
+              defaults=_d(vocab_size=50368, tie_word_embeddings=True, hidden_size=2048, num_attention_heads=16,
+                          num_hidden_layers=24)),
+    ModelType("modernbert-decoder", params="modernbert_decoder", defaults=_d(
+        _LLAMA_LIKE, vocab_size=50368, hidden_size=768, intermediate_size=1152, num_hidden_layers=22,
+        num_attention_heads=12, tie_word_embeddings=True, attention_bias=False, mlp_bias=False, norm_bias=False,
+        classifier_bias=False, decoder_bias=True)),
+    ModelType("persimmon", params="llama_like", attn_bias=(True, True), mlp_bias=True,
+              quirks=frozenset({"mha", "norm_bias", "plain_mlp", "qk_layernorm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=262144, hidden_size=4096, intermediate_size=16384, num_hidden_layers=36,
+        num_attention_heads=64, tie_word_embeddings=False, qk_layernorm=True)),
+    ModelType("phi", params="llama_like", attn_bias=(True, True), mlp_bias=True, norms_per_layer=1, head_bias=True,
+              quirks=frozenset({"norm_bias", "plain_mlp", "qk_layernorm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=51200, hidden_size=2048, intermediate_size=8192, num_hidden_layers=24,
+        num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False, qk_layernorm=False)),
+    ModelType("phimoe", params="llama_like", moe="all", head_bias="lm_head_bias", quirks=frozenset({"norm_bias"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=32064, hidden_size=4096, intermediate_size=6400, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, tie_word_embeddings=False, attention_bias=False,
+        num_local_experts=16, num_experts_per_tok=2, lm_head_bias=False)),
+    ModelType("stablelm", params="llama_like", attn_bias=("use_qkv_bias", False),
+              quirks=frozenset({"norm_bias", "per_head_qk_layernorm", "parallel_residual"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=50304, hidden_size=2560, intermediate_size=6912, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32, tie_word_embeddings=False, use_qkv_bias=False,
+        qk_layernorm=False, use_parallel_residual=False)),
+    ModelType("solar_open", params="llama_like", moe="first_dense", dense_first=0, defaults=_d(
+        _LLAMA_LIKE, vocab_size=196608, hidden_size=4096, num_hidden_layers=48, num_attention_heads=64,
+        num_key_value_heads=8, head_dim=128, tie_word_embeddings=False, attention_bias=False, n_routed_experts=128,
+        n_shared_experts=1, moe_intermediate_size=1280, num_experts_per_tok=8)),
+    # ---- end P1 block
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(
         _LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
@@ -734,13 +948,11 @@ _ENTRIES: tuple[ModelType, ...] = (
         moe_intermediate_size=2048, num_experts_per_tok=8, q_lora_rank=1536, kv_lora_rank=512,
         qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128, index_n_heads=64, index_head_dim=128,
         index_topk=2048, mlp_bias=False)),
-    ModelType("solar_open"),
     ModelType("sarvam_moe", params="llama_like", moe="first_dense", quirks=frozenset({"qk_norm"}), defaults=_d(
         _LLAMA_LIKE, vocab_size=262144, hidden_size=4096, intermediate_size=8192, num_hidden_layers=19,
         num_attention_heads=64, num_key_value_heads=4, head_dim=64, tie_word_embeddings=False,
         attention_bias=False, n_routed_experts=128, n_shared_experts=1, first_k_dense_replace=1,
         moe_intermediate_size=1024, num_experts_per_tok=6)),
-    ModelType("exaone_moe"),
     ModelType("kimi_k2", same_as="deepseek_v3"),
     ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), defaults=_d(
         num_layers=28, num_attention_heads=64, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128,
@@ -768,7 +980,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=12, enable_bias=True, layer_norm_elementwise_affine=True, tie_word_embeddings=True)),
     ModelType("chatglm", quirks=frozenset({"multi_query_attention"}),
               not_countable="remote-code model (no transformers class to count against)"),
-    ModelType("stablelm", defaults=_kv(32)),
     ModelType("mimo_v2_flash", layer_rule=lambda r, n, w: [
         "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(n)],
               quirks=frozenset({"swa_double_kv"}), defaults=_d(
@@ -784,25 +995,39 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("mamba", params="mamba", layer_rule=_all("mamba"), state_rule=_mamba_states, defaults=_d(
         vocab_size=50280, hidden_size=768, state_size=16, num_hidden_layers=32, expand=2, conv_kernel=4,
         use_bias=False, use_conv_bias=True, time_step_rank="auto", tie_word_embeddings=True)),
-    ModelType("falcon_mamba", layer_rule=_all("mamba"), state_rule=_mamba_states,
-              defaults=_d(state_size=16, expand=2, conv_kernel=4)),
+    ModelType("falcon_mamba", params="mamba", layer_rule=_all("mamba"), state_rule=_mamba_states, defaults=_d(
+        vocab_size=50280, hidden_size=768, num_hidden_layers=32, tie_word_embeddings=True, state_size=16, expand=2,
+        conv_kernel=4, use_bias=False, use_conv_bias=True, time_step_rank="auto")),
     ModelType("mamba2", params="mamba2", layer_rule=_all("mamba"),
               state_rule=_mamba2_like("expand", "n_groups", "state_size", "num_heads", "head_dim", "conv_kernel"),
               defaults=_d(num_heads=128, head_dim=64, vocab_size=32768, hidden_size=4096, state_size=128,
                           num_hidden_layers=64, expand=2, conv_kernel=4, n_groups=8, use_bias=False,
                           use_conv_bias=True, tie_word_embeddings=False)),
-    ModelType("jamba", layer_rule=_jamba, state_rule=_jamba_states, defaults=_d(
+    ModelType("jamba", layer_rule=_jamba, state_rule=_jamba_states, params="jamba", defaults=_d(
         num_key_value_heads=8, mamba_expand=2, mamba_d_state=16, mamba_d_conv=4, attn_layer_period=8,
-        attn_layer_offset=4)),
+        attn_layer_offset=4, vocab_size=65536, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, tie_word_embeddings=False, mamba_dt_rank="auto", mamba_conv_bias=True,
+        mamba_proj_bias=False, num_experts=16, num_experts_per_tok=2, expert_layer_period=2, expert_layer_offset=1)),
     *(ModelType(name, layer_rule=_listed("attn_layer_indices", "attention", "mamba"),
                 state_rule=_mamba2_like("mamba_expand", "mamba_n_groups", "mamba_d_state", "mamba_n_heads",
                                         "mamba_d_head", "mamba_d_conv"),
-                defaults=_d(_MAMBA2_FIELDS, num_key_value_heads=8) if name == "bamba" else _d(_MAMBA2_FIELDS))
-      for name in ("bamba", "granitemoehybrid")),
+                params="mamba2_hybrid", mlp_bias="mlp_bias" if name == "bamba" else False,
+                moe="all" if name == "granitemoehybrid" else None, defaults=defaults)
+      for name, defaults in (
+          ("bamba", _d(_LLAMA_LIKE, _MAMBA2_FIELDS, _MAMBA2_PARAMS, vocab_size=128000, hidden_size=4096,
+                       intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+                       mlp_bias=False)),
+          ("granitemoehybrid", _d(_LLAMA_LIKE, _MAMBA2_FIELDS, _MAMBA2_PARAMS, vocab_size=32000, hidden_size=4096,
+                                  intermediate_size=11008, num_hidden_layers=32, num_attention_heads=32,
+                                  num_key_value_heads=None, num_local_experts=8, num_experts_per_tok=2,
+                                  shared_intermediate_size=1024)))),
     ModelType("falcon_h1", layer_rule=_all("hybrid"),
               state_rule=_mamba2_like("mamba_expand", "mamba_n_groups", "mamba_d_state", "mamba_n_heads",
                                       "mamba_d_head", "mamba_d_conv", inner="mamba_d_ssm"),
-              defaults=_d(_MAMBA2_FIELDS, num_key_value_heads=8)),
+              params="mamba2_hybrid", mlp_bias="mlp_bias", quirks=frozenset({"falcon_h1_mixer"}), defaults=_d(
+        _LLAMA_LIKE, _MAMBA2_FIELDS, _MAMBA2_PARAMS, num_key_value_heads=8, vocab_size=128000, hidden_size=4096,
+        intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, mlp_bias=False, mamba_d_ssm=1024,
+        projectors_bias=False, mamba_rms_norm=False)),
     ModelType("zamba2", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
               state_rule=_mamba2_like("mamba_expand", "mamba_ngroups", "mamba_d_state", "n_mamba_heads",
                                       "mamba_headdim", "mamba_d_conv"),
@@ -811,11 +1036,18 @@ _ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128,
         conv_kernel=4)),
     ModelType("minimax", layer_rule=lambda r, n, w: _every(2, "linear_attention", "full_attention")(n),
-              state_rule=_lightning_states, recurrent_kind="linear", defaults=_kv(8)),
+              state_rule=_lightning_states, recurrent_kind="linear", params="llama_like", moe="all",
+              quirks=frozenset({"lightning_attention"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
+        num_local_experts=8, num_experts_per_tok=2)),
     ModelType("kimi_linear", layer_rule=_kimi_linear, state_rule=_kimi_delta_states, recurrent_kind="linear",
               defaults=_d(linear_head_dim=128, linear_conv_kernel_dim=4)),
     ModelType("lfm2", layer_rule=_listed("full_attn_idxs", "full_attention", "conv", every_by_default=True),
-              state_rule=_short_conv_states, recurrent_kind="conv", defaults=_d(conv_L_cache=3)),
+              state_rule=_short_conv_states, recurrent_kind="conv", params="lfm2", defaults=_d(
+        vocab_size=65536, hidden_size=2560, intermediate_size=12288, num_hidden_layers=32, num_attention_heads=32,
+        num_key_value_heads=8, tie_word_embeddings=True, conv_L_cache=3, conv_bias=False,
+        block_auto_adjust_ff_dim=True, block_ffn_dim_multiplier=1.0, block_multiple_of=256)),
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
     ModelType("gemma3n", text_type="gemma3n_text"),

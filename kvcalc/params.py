@@ -155,35 +155,62 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     embedding ``V*H``; per attention layer ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` plus the biases the class
     honours (qwen2: q/k/v; qwen2_moe: q/k/v with qkv_bias; starcoder2: all with use_bias; mistral, mixtral,
     phi3: none; others: all four with attention_bias); gpt_oss adds ``n_q`` sinks, qwen3_next doubles q_proj
-    (output gate). MLP ``3*H*I`` (+ mlp_bias on llama; starcoder2: ``H*I+I + I*H+H``). Norms per layer
-    ``2*H`` (gemma2 / gemma3: ``4*H``; cohere2: ``H``; starcoder2 LayerNorms ``4*H``), q/k norms ``2*d`` on
-    qwen3, qwen3_moe, qwen3_next and gemma3; final norm; lm_head ``V*H`` unless tied. ``head_dim``: the
-    config's, else the class default, else ``H/n_q``. MoE layers: :func:`_moe`; Qwen3-Next's linear-attention
-    layers: :func:`_gated_delta_net`.
+    (output gate; AFMoE's separate gate_proj ``H*n_q*d`` has the same count). MLP ``3*H*I`` (+ mlp_bias on
+    llama; plain up/down ``2*H*I`` with ``plain_mlp`` (Arcee, Apertus) or ``layer_norm`` (starcoder2:
+    ``H*I+I + I*H+H``); Apertus' xIELU adds 2 scalars per layer). Norms per layer ``norms_per_layer*H``
+    (gemma2 / gemma3: ``4*H``; cohere2: ``H``; LayerNorms with bias ``2*H`` each; OLMo's LayerNorms hold no
+    weights), q/k norms ``2*d`` on qwen3, qwen3_moe, qwen3_next and gemma3; final norm; lm_head ``V*H``
+    unless tied (+ a bias ``V`` where the entry's ``head_bias`` says, tied or not). ``head_dim``: the config's,
+    else the class default, else
+    ``H/n_q``. MoE layers: :func:`_moe`; Qwen3-Next's linear-attention layers: :func:`_gated_delta_net`.
     """
     m = _entry(f)
+    q = m.quirks
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n_q, n_kv = _heads(f)
-    d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in m.quirks)
+    if "mha" in q:
+        n_kv = n_q
+    d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in q)
     qkv_flag, o_flag = m.attn_bias
     qkv_bias, o_bias = _flag(f, qkv_flag), _flag(f, o_flag)
-    attn = (_linear(hidden, n_q * d * (2 if "gated_q_proj" in m.quirks else 1), qkv_bias)
+    attn = (_linear(hidden, n_q * d * (2 if "gated_q_proj" in q else 1), qkv_bias)
             + 2 * _linear(hidden, n_kv * d, qkv_bias) + _linear(n_q * d, hidden, o_bias))
-    if "attention_sinks" in m.quirks:
-        attn += n_q  # attention sinks
-    norm = (2 if "layer_norm" in m.quirks else 1) * hidden
-    kinds = _linear_kinds(f, m, n_layers) if "gated_delta_net" in m.quirks else ["attention"] * n_layers
+    if "attention_sinks" in q or "head_gate_bias" in q:
+        attn += n_q  # attention sinks (gpt-oss) / the output gate's per-head bias (Beam)
+    if "head_softplus_gate" in q:        # LagunaAttention.g_proj
+        layer_heads = set(f.opt_int_list("num_attention_heads_per_layer") or [n_q])
+        if layer_heads != {n_q}:
+            raise UnsupportedError("laguna with per-layer head counts (num_attention_heads_per_layer) is not counted")
+        gating = f.value("gating")
+        attn += hidden * (n_q if gating is True or gating == "per-head" else n_q * d)
+    if "diff_lambdas" in q:
+        attn += 4 * d  # lambda_q1, lambda_k1, lambda_q2, lambda_k2 (DiffLlamaAttention)
+    norm_bias = "layer_norm" in q or "norm_bias" in q
+    norm = 0 if "no_norm_weights" in q else (2 if norm_bias else 1) * hidden
+    linear = "gated_delta_net" in q or "lightning_attention" in q
+    kinds = _linear_kinds(f, m, n_layers) if linear else ["attention"] * n_layers
     n_attn = kinds.count("attention")
 
     t.add("embedding", vocab * hidden)
+    if m.positions is not None:
+        t.add("embedding", (f.get_int("max_position_embeddings") + m.positions) * hidden)
     t.add("attention", n_attn * attn)
-    qk_norm = 2 * d if "qk_norm" in m.quirks else 0
-    if "use_head_qk_norm" in m.quirks and f.get_bool("use_qk_norm", default=False):
+    qk_norm = 2 * d if "qk_norm" in q else 0
+    if "use_head_qk_norm" in q and f.get_bool("use_qk_norm", default=False):
         qk_norm = 2 * d
-    if "full_qk_norm" in m.quirks or ("use_qk_norm" in m.quirks and f.get_bool("use_qk_norm", default=False)):
+    if "qk_layernorm" in q and f.get_bool("qk_layernorm"):
+        qk_norm = 2 * d * (2 if norm_bias else 1)       # per-head-dim LayerNorms on q and k (Persimmon, Phi)
+    if "per_head_qk_layernorm" in q and f.get_bool("qk_layernorm"):
+        qk_norm = (n_q + n_kv) * d          # StableLmLayerNormPerHead: a LayerNorm (no bias) per head
+    if "full_qk_norm" in q or ("use_qk_norm" in q and f.get_bool("use_qk_norm", default=False)):
         qk_norm = (n_q + n_kv) * d          # one weight per element of every head (OLMo 2, Cohere)
-    t.add("norms", n_layers * m.norms_per_layer * norm + norm + n_attn * qk_norm)
-    if n_attn < n_layers:
+    per_layer = 1 if "parallel_residual" in q and f.get_bool("use_parallel_residual") else m.norms_per_layer
+    t.add("norms", n_layers * per_layer * norm + norm + n_attn * qk_norm)
+    if n_attn < n_layers and "lightning_attention" in q:
+        # MiniMaxLightningAttention: qkv_proj H -> 3*n_q*d, out_proj n_q*d -> H, output_gate H -> n_q*d, norm n_q*d
+        t.add("attention", (n_layers - n_attn) * (hidden * 3 * n_q * d + n_q * d * hidden + hidden * n_q * d))
+        t.add("norms", (n_layers - n_attn) * n_q * d)
+    elif n_attn < n_layers:
         mixer, mixer_norm = _gated_delta_net(f, hidden)
         t.add("mixer", (n_layers - n_attn) * mixer)
         t.add("norms", (n_layers - n_attn) * mixer_norm)
@@ -192,15 +219,23 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     if moe:
         for _ in moe.layers:
             t.add("mlp", moe.fixed)
+            t.add("norms", moe.norms)
             t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
     if n_layers > n_moe:
-        inter = f.get_int("intermediate_size_mlp" if "dense_mlp_width" in m.quirks else "intermediate_size")
+        width = "intermediate_size_mlp" if "dense_mlp_width" in q else m.mlp_width
+        inter = f.opt_int(width) or (4 * hidden if "mlp_4h" in q else f.get_int(width))
         bias = _flag(f, m.mlp_bias)
-        dense = (_linear(hidden, inter, bias) + _linear(inter, hidden, bias) if "layer_norm" in m.quirks
+        dense = (_linear(hidden, inter, bias) + _linear(inter, hidden, bias) if "layer_norm" in q or "plain_mlp" in q
                  else _gated_mlp(hidden, inter, bias))
         t.add("mlp", (n_layers - n_moe) * dense)
+    if "sub_norms" in q:
+        t.add("norms", n_layers * (hidden + f.get_int(m.mlp_width)))   # attn_sub_norm, ffn_sub_norm (BitNet)
+    if "xielu" in q:
+        t.add("mlp", n_layers * 2)          # xIELU's alpha_p, alpha_n (Apertus)
     if head:
         _lm_head(f, t, hidden, vocab)
+        if _flag(f, m.head_bias):
+            t.add("lm_head", vocab)     # a bias even when the weight is tied (CTRL)
 
 
 @dataclass(frozen=True)
@@ -211,24 +246,36 @@ class _Moe:
     per_expert: int           # parameters of one routed expert
     fixed: int                # router + shared expert(s) of one MoE layer
     top_k_field: str
+    norms: int = 0            # norms only MoE layers hold
+
+
+# the field spellings of one MoE shape, in the order transformers' configs use them
+_TOP_K = ("num_experts_per_tok", "moe_topk", "moe_k")
+_SHARED = ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts")
 
 
 def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | None:
     """The MoE layers of a Llama-style decoder; None when it has none.
 
-    Router ``E*H`` (gpt_oss: + bias ``E``); each expert ``3*H*I_e`` (gpt_oss: + biases ``2*I_e + H``);
-    qwen2_moe / qwen3_next add a shared expert ``3*H*I_s`` and its gate ``H``; llama4 a shared expert
-    ``3*H*I``. Which layers: all (mixtral, gpt_oss); ``(i+1) % decoder_sparse_step == 0`` and not in
-    mlp_only_layers (qwen2_moe, qwen3_moe, qwen3_next); ``moe_layers`` or every
-    ``interleave_moe_layer_step``-th layer (llama4).
+    Router ``E*H`` (gpt_oss: + bias ``E``; AFMoE: + its ``expert_bias`` parameter ``E``); each expert
+    ``3*H*I_e`` (gpt_oss: + biases ``2*I_e + H``); qwen2_moe / qwen3_next add a shared expert ``3*H*I_s`` and
+    its gate ``H``; llama4 a shared expert ``3*H*I``; DeepSeek-style types (and ``shared_experts``: Aria)
+    shared experts ``3*H*(n_shared*I_e)``. Which layers: all (mixtral, gpt_oss); ``(i+1) % decoder_sparse_step
+    == 0`` and not in mlp_only_layers (qwen2_moe, qwen3_moe, qwen3_next); ``moe_layers`` or every
+    ``interleave_moe_layer_step``-th layer (llama4); "sparse" in ``mlp_layer_types``, else from
+    ``first_k_dense_replace`` / ``num_dense_layers`` on (first_dense); every ``moe_layer_interval``-th from
+    ``moe_layer_start_index`` to ``moe_layer_end_index`` (index_range: Ernie 4.5 MoE, whose router also holds
+    ``e_score_correction_bias`` as a parameter).
     """
     if m.moe in ("all", "interleave"):
-        n_exp, inter = f.get_int("num_local_experts", "num_experts"), f.get_int("intermediate_size")
+        n_exp = f.get_int("num_local_experts", "num_experts", "moe_num_experts")
+        inter = f.get_int(m.expert_width or "intermediate_size")
     elif m.moe == "sparse_step":
-        n_exp, inter = f.get_int("num_experts", "num_local_experts", minimum=0), f.get_int("moe_intermediate_size")
-    elif m.moe == "first_dense":
-        n_exp = f.get_int("n_routed_experts", "num_local_experts", "num_experts", minimum=0)
-        inter = f.get_int("moe_intermediate_size")
+        n_exp = f.get_int("num_experts", "num_local_experts", minimum=0)
+        inter = f.get_int(m.expert_width or "moe_intermediate_size")
+    elif m.moe in ("first_dense", "index_range"):
+        n_exp = f.get_int("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", minimum=0)
+        inter = f.get_int(m.expert_width or "moe_intermediate_size")
     else:
         return None
     if n_exp == 0:
@@ -243,14 +290,22 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
             step = f.get_int("interleave_moe_layer_step")
             layers = list(range(step - 1, n_layers, step))
     elif m.moe == "first_dense":
-        layers = list(range(min(f.get_int("first_k_dense_replace", minimum=0), n_layers), n_layers))
+        layers = _sparse_layers(f, n_layers, m.dense_first)
+    elif m.moe == "index_range":        # Ernie4_5_MoeDecoderLayer: end index -1 (the default) is the last layer
+        start, step = f.get_int("moe_layer_start_index", minimum=0), f.get_int("moe_layer_interval")
+        end = f.opt_int("moe_layer_end_index", minimum=-1)
+        end = n_layers - 1 if end is None or end == -1 else end
+        layers = [i for i in range(n_layers) if (i + 1) % step == 0 and start <= i <= end]
     else:
         step, dense_only = f.get_int("decoder_sparse_step"), set(f.get_int_list("mlp_only_layers"))
         layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
     fixed = n_exp * hidden
     per_expert = 3 * hidden * inter
-    if m.moe == "first_dense":      # DeepSeek-style shared experts: one gated MLP of n_shared x I_e
-        fixed += _gated_mlp(hidden, inter * f.get_int("n_shared_experts", minimum=0))
+    # shared experts: one gated MLP of n_shared x I_e
+    if (m.moe == "first_dense" and "no_shared_experts" not in m.quirks) or "shared_experts" in m.quirks:
+        fixed += _gated_mlp(hidden, inter * f.get_int(*_SHARED, minimum=0), _flag(f, m.mlp_bias))
+    if "router_score_bias" in m.quirks:
+        fixed += n_exp
     if "expert_bias" in m.quirks:
         fixed += n_exp
         per_expert += 2 * inter + hidden
@@ -258,8 +313,27 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
         fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", minimum=0)) + hidden
     elif "shared_expert" in m.quirks:
         fixed += _gated_mlp(hidden, inter)
-    return _Moe(tuple(layers), n_exp, f.opt_int("num_experts_per_tok"), per_expert, fixed,
-                f.field_name("num_experts_per_tok"))
+    elif "sized_shared_expert" in m.quirks:
+        fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", "shared_intermediate_size", minimum=0))
+    return _Moe(tuple(layers), n_exp, f.opt_int(*_TOP_K), per_expert, fixed, f.field_name(*_TOP_K))
+
+
+def _sparse_layers(f: ConfigReader, n_layers: int, dense_first: int | None = None) -> list[int]:
+    """The MoE layers of a dense-first decoder: "sparse" in ``mlp_layer_types`` (transformers 5's per-layer
+    list; layers past its end count as dense), else from ``first_k_dense_replace`` / ``num_dense_layers`` on
+    (or the entry's fixed ``dense_first``: BeamConfig.__post_init__ makes the first ``min(3, L)`` dense)."""
+    if f.has("mlp_layer_types"):
+        kinds = (f.opt_str_list("mlp_layer_types") or [])[:n_layers]
+        for i, kind in enumerate(kinds):
+            if kind not in ("dense", "sparse"):
+                raise ConfigError(f"{f.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
+        return [i for i, kind in enumerate(kinds) if kind == "sparse"]
+    freq = f.value("moe_layer_freq")
+    if isinstance(freq, list):          # MiniMaxM3VLConfig: a per-layer list of MoE flags
+        return [i for i, flag in enumerate(freq[:n_layers]) if flag]
+    first = dense_first if dense_first is not None else f.get_int("first_k_dense_replace", "num_dense_layers",
+                                                                  minimum=0)
+    return list(range(min(first, n_layers), n_layers))
 
 
 def _linear_kinds(f: ConfigReader, m: ModelType, n_layers: int) -> list[str]:
@@ -293,16 +367,20 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
     Attention per layer (``r_q`` = q_lora_rank, ``r_kv`` = kv_lora_rank, ``d_qk = nope + rope``):
     ``q_proj H*n*d_qk`` when ``r_q`` is null, else ``q_a H*r_q + q_b r_q*n*d_qk`` (+ norm ``r_q``);
     ``kv_a H*(r_kv+rope)``, norm ``r_kv``, ``kv_b r_kv*n*(nope+v)``, ``o n*v*H`` (+ biases with attention_bias
-    on q_a, kv_a, o). Layers ``< first_k_dense_replace`` have a dense MLP ``3*H*I``; the others a router ``E*H``,
+    on q_a, kv_a, o). Dense layers (:func:`_sparse_layers`; every layer with ``dense_mla``: MiniCPM3, Youtu) have a
+    dense MLP ``3*H*I``; the others a router ``E*H``,
     ``E`` experts ``3*H*I_e`` and a shared expert ``3*H*(I_e*n_shared)`` (V2: + biases with mlp_bias).
     ``moe_layer_freq`` and the MTP layers (``num_nextn_predict_layers``) are not built by transformers.
+    A.X-K1 adds a post_mlp_layernorm ``H`` per MoE layer; the DSA indexer (``dsa_indexer``: DeepSeek-V3.2,
+    GLM-MoE-DSA) is below. Sources: transformers/models/deepseek_v3/modeling_deepseek_v3.py,
+    axk1/modeling_axk1.py, glm_moe_dsa/modeling_glm_moe_dsa.py, minicpm3/modeling_minicpm3.py, youtu/modeling_youtu.py.
     """
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n = f.get_int("num_attention_heads")
     q_rank = f.nullable_int("q_lora_rank")
     kv_rank = f.get_int("kv_lora_rank")
     rope, nope = f.get_int("qk_rope_head_dim", minimum=0), f.get_int("qk_nope_head_dim", minimum=0)
-    v_dim = f.get_int("v_head_dim")
+    v_dim = f.opt_int("v_head_dim") or hidden // n      # MiniCPM3Config derives H / n_q when null
     bias = f.get_bool("attention_bias")
     qk = nope + rope
     if q_rank is None:
@@ -316,21 +394,26 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * attn)
     t.add("norms", n_layers * norms + hidden)
+    q = _entry(f).quirks
     mlp_bias = _flag(f, _entry(f).mlp_bias)
-    if f.has("mlp_layer_types"):        # transformers 5's per-layer list ("dense" / "sparse"), GLM-4.7-Flash
-        kinds = (f.opt_str_list("mlp_layer_types") or [])[:n_layers]
-        for i, kind in enumerate(kinds):
-            if kind not in ("dense", "sparse"):
-                raise ConfigError(f"{f.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
-        n_dense = kinds.count("dense") + max(n_layers - len(kinds), 0)
-    else:
-        n_dense = min(f.get_int("first_k_dense_replace", minimum=0), n_layers)
-    if "dsa_indexer" in _entry(f).quirks:
+    n_dense = n_layers if "dense_mla" in q else n_layers - len(_sparse_layers(f, n_layers))
+    if "dsa_indexer" in q:
         # DeepSeek sparse-attention indexer per layer: wq_b r_q -> n_i*d_i, wk H -> d_i, k_norm LayerNorm
-        # 2*d_i, weights_proj H -> n_i (DeepseekV32Indexer)
+        # 2*d_i, weights_proj H -> n_i (DeepseekV32Indexer); GLM-MoE-DSA builds it only on its "full"
+        # indexer_types layers ("shared" layers reuse another layer's top-k)
         n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
-        t.add("attention", n_layers * ((q_rank or hidden) * n_i * d_i + hidden * d_i + hidden * n_i))
-        t.add("norms", n_layers * 2 * d_i)
+        n_idx = n_layers
+        if f.has("indexer_types"):
+            kinds = (f.opt_str_list("indexer_types") or [])[:n_layers]
+            for i, kind in enumerate(kinds):
+                if kind not in ("full", "shared"):
+                    raise ConfigError(f"{f.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
+            n_idx = kinds.count("full") + max(n_layers - len(kinds), 0)
+        elif f.has("index_topk_pattern", "index_topk_freq"):
+            raise UnsupportedError("index_topk_pattern / index_topk_freq without indexer_types: kvcalc does not "
+                                   "derive which layers hold an indexer")
+        t.add("attention", n_idx * ((q_rank or hidden) * n_i * d_i + hidden * d_i + hidden * n_i))
+        t.add("norms", n_idx * 2 * d_i)
     if n_dense:
         t.add("mlp", n_dense * _gated_mlp(hidden, f.get_int("intermediate_size"), mlp_bias))
     if n_layers > n_dense:
@@ -340,6 +423,8 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
         top_k = f.opt_int("num_experts_per_tok")
         for _ in range(n_layers - n_dense):
             t.add("mlp", n_exp * hidden + _gated_mlp(hidden, exp_inter * shared, mlp_bias))
+            if "moe_post_norm" in q:
+                t.add("norms", hidden)
             t.experts(3 * hidden * exp_inter, n_exp, top_k, f.field_name("num_experts_per_tok"))
     _lm_head(f, t, hidden, vocab)
 
@@ -384,6 +469,44 @@ def _gpt_neox(f: ConfigReader, t: _Tally) -> None:
     t.add("mlp", n_layers * (_linear(hidden, inter, True) + _linear(inter, hidden, True)))
     t.add("norms", n_layers * 4 * hidden + 2 * hidden)
     _lm_head(f, t, hidden, vocab)
+
+
+def _gpt_neox_japanese(f: ConfigReader, t: _Tally) -> None:
+    """GPT-NeoX-Japanese (transformers/models/gpt_neox_japanese/modeling_gpt_neox_japanese.py): ``embed_in V*H``;
+    per layer 2 LayerNorms ``4*H``, ``query_key_value H*3H`` and ``dense H*H`` without biases, MLP
+    ``H*I + I*H`` without biases (``I = H * intermediate_multiple_size``); the last layer's attention holds
+    ``dense_bias H`` (GPTNeoXJapaneseAttention use_bias); final LayerNorm ``2*H``; lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
+    inter = hidden * f.get_int("intermediate_multiple_size")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * 4 * hidden * hidden + hidden)
+    t.add("mlp", n_layers * 2 * hidden * inter)
+    t.add("norms", n_layers * 4 * hidden + 2 * hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _modernbert_decoder(f: ConfigReader, t: _Tally) -> None:
+    """ModernBERT decoder (transformers/models/modernbert_decoder/modeling_modernbert_decoder.py): token table
+    ``V*H`` + its LayerNorm; per layer q/k/v/Wo ``4*H*H`` (+ ``4*H`` with attention_bias), ``Wi H*2I`` and
+    ``Wo I*H`` (+ biases with mlp_bias), mlp_norm, and attn_norm on every layer but the first (an Identity
+    there); final_norm; head: dense ``H*H`` (+ ``H`` with classifier_bias) and a LayerNorm; decoder ``V*H``
+    unless tied, + ``V`` with decoder_bias. LayerNorms ``H`` each (+ ``H`` with norm_bias).
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
+    inter = f.get_int("intermediate_size")
+    attn_bias, mlp_bias = f.get_bool("attention_bias"), f.get_bool("mlp_bias")
+    norm = (2 if f.get_bool("norm_bias") else 1) * hidden
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * 4 * _linear(hidden, hidden, attn_bias))
+    t.add("mlp", n_layers * (_linear(hidden, 2 * inter, mlp_bias) + _linear(inter, hidden, mlp_bias)))
+    t.add("norms", (2 * n_layers - 1) * norm + 2 * norm)   # layer norms, embedding + final norms
+    t.add("lm_head", _linear(hidden, hidden, f.get_bool("classifier_bias")) + norm)   # ModernBertDecoderPredictionHead
+    _lm_head(f, t, hidden, vocab)
+    if f.get_bool("decoder_bias"):
+        t.add("lm_head", vocab)
 
 
 def _falcon(f: ConfigReader, t: _Tally) -> None:
@@ -501,6 +624,133 @@ def _mamba2(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _mamba2_hybrid(f: ConfigReader, t: _Tally) -> None:
+    """Bamba and GraniteMoeHybrid (transformers/models/bamba/modeling_bamba.py BambaDecoderLayer,
+    granitemoehybrid/modeling_granitemoehybrid.py GraniteMoeHybridDecoderLayer): ``V*H`` embedding; per layer
+    two RMSNorms ``2*H`` and either attention (q/k/v/o ``H*n_q*d + 2*H*n_kv*d + n_q*d*H``, + biases with
+    attention_bias) or a Mamba-2 mixer (``I = mamba_expand*H``, ``h`` heads, ``G`` groups, ``N`` state,
+    ``C = I + 2*G*N``: in_proj ``H*(I + C + h)``, conv1d ``C*K`` (+ ``C`` with mamba_conv_bias), dt_bias, A_log,
+    D ``h`` each, gated norm ``I``, out_proj ``I*H``; in/out biases with mamba_proj_bias); then Bamba's gated
+    MLP ``3*H*I_mlp`` (+ biases with mlp_bias), or GraniteMoeHybrid's MoE (:func:`_moe`, none with 0 experts)
+    plus its shared MLP ``3*H*shared_intermediate_size``; final norm ``H``; lm_head ``V*H`` unless tied.
+    Layer kinds: "mamba" / "linear_attention" are mixers, "attention" / "full_attention" attention; Falcon-H1
+    (falcon_h1/modeling_falcon_h1.py FalconH1DecoderLayer, quirk ``falcon_h1_mixer``): every layer is "hybrid"
+    (both), ``I`` = mamba_d_ssm when set, the gated norm only with mamba_rms_norm, out_proj's bias from
+    projectors_bias, and a gated MLP like Bamba's.
+    """
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kinds = layer_types(f, m, n_layers)
+    for i, kind in enumerate(kinds):
+        if kind not in ("mamba", "linear_attention", "attention", "full_attention", "hybrid"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be mamba / linear_attention or attention")
+    n_attn = sum(kind in ("attention", "full_attention", "hybrid") for kind in kinds)
+    n_mixer = sum(kind in ("mamba", "linear_attention", "hybrid") for kind in kinds)
+    falcon = "falcon_h1_mixer" in m.quirks
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    bias = f.get_bool("attention_bias")
+    attn = _linear(hidden, n_q * d, bias) + 2 * _linear(hidden, n_kv * d, bias) + _linear(n_q * d, hidden, bias)
+    # an explicit null mamba_d_ssm means expand*H (FalconH1Mixer); omitted, the class default (1024) applies
+    explicit_null = "mamba_d_ssm" in f.data and f.data["mamba_d_ssm"] is None
+    inter = (f.opt_int("mamba_d_ssm") if falcon and not explicit_null else None) or f.get_int("mamba_expand") * hidden
+    heads, groups, n_state = f.get_int("mamba_n_heads"), f.get_int("mamba_n_groups"), f.get_int("mamba_d_state")
+    kernel, proj_bias = f.get_int("mamba_d_conv"), f.get_bool("mamba_proj_bias")
+    out_bias = f.get_bool("projectors_bias") if falcon else proj_bias
+    conv = inter + 2 * groups * n_state
+    mixer = (_linear(hidden, inter + conv + heads, proj_bias) + conv * kernel
+             + (conv if f.get_bool("mamba_conv_bias") else 0) + 3 * heads + _linear(inter, hidden, out_bias))
+    mixer_norm = inter if not falcon or f.get_bool("mamba_rms_norm") else 0
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_attn * attn)
+    t.add("mixer", n_mixer * mixer)
+    t.add("norms", n_layers * 2 * hidden + n_mixer * mixer_norm + hidden)
+    if m.moe is None:
+        t.add("mlp", n_layers * _gated_mlp(hidden, f.get_int("intermediate_size"), _flag(f, m.mlp_bias)))
+    else:
+        moe = _moe(f, m, hidden, n_layers)
+        if moe is not None:
+            for _ in moe.layers:
+                t.add("mlp", moe.fixed)
+                t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
+        t.add("mlp", n_layers * _gated_mlp(hidden, f.get_int("shared_intermediate_size", minimum=0)))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _jamba(f: ConfigReader, t: _Tally) -> None:
+    """Jamba (transformers/models/jamba/modeling_jamba.py JambaAttentionDecoderLayer / JambaMambaDecoderLayer):
+    ``V*H`` embedding; per layer input_layernorm and pre_ff_layernorm ``2*H``; attention layers
+    (``i % attn_layer_period == attn_layer_offset``) q/k/v/o without biases; Mamba layers with ``I =
+    mamba_expand*H``, ``R`` = mamba_dt_rank ("auto": ``ceil(H/16)``), ``N`` = mamba_d_state, ``K`` = mamba_d_conv:
+    in_proj ``H*2I``, conv1d ``I*K`` (+ ``I`` with mamba_conv_bias), x_proj ``I*(R+2N)``, dt_proj ``R*I + I``,
+    A_log ``I*N``, D ``I``, out_proj ``I*H`` (in/out biases with mamba_proj_bias), dt/b/c RMSNorms ``R + 2N``;
+    feed-forward: a MoE (router ``E*H``, ``E`` experts ``3*H*I_ff``) where ``i % expert_layer_period ==
+    expert_layer_offset`` and num_experts > 1, else a gated MLP ``3*H*I_ff``; final norm ``H``; lm_head.
+    """
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kinds = layer_types(f, m, n_layers)
+    n_attn = sum(kind in ("attention", "full_attention") for kind in kinds)
+    n_q, n_kv = _heads(f)
+    d = hidden_per_head(f, hidden, n_q)
+    inter, n_state, kernel = f.get_int("mamba_expand") * hidden, f.get_int("mamba_d_state"), f.get_int("mamba_d_conv")
+    rank_value = f.value("mamba_dt_rank")
+    rank = ceil_div(hidden, 16) if rank_value == "auto" else ConfigReader.check_int(
+        f.field_name("mamba_dt_rank"), rank_value)
+    bias = f.get_bool("mamba_proj_bias")
+    mixer = (_linear(hidden, 2 * inter, bias) + inter * kernel + (inter if f.get_bool("mamba_conv_bias") else 0)
+             + _linear(inter, rank + 2 * n_state) + _linear(rank, inter, True) + inter * n_state + inter
+             + _linear(inter, hidden, bias))
+    ff = f.get_int("intermediate_size")
+    n_exp = f.get_int("num_experts")
+    period, offset = f.get_int("expert_layer_period"), f.get_int("expert_layer_offset", minimum=0)
+    n_moe = sum(1 for i in range(n_layers) if i % period == offset) if n_exp > 1 else 0
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_attn * (2 * hidden * n_q * d + 2 * hidden * n_kv * d))
+    t.add("mixer", (n_layers - n_attn) * mixer)
+    t.add("norms", n_layers * 2 * hidden + (n_layers - n_attn) * (rank + 2 * n_state) + hidden)
+    t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, ff))
+    for _ in range(n_moe):
+        t.add("mlp", n_exp * hidden)
+        t.experts(3 * hidden * ff, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _lfm2(f: ConfigReader, t: _Tally) -> None:
+    """LFM2 (transformers/models/lfm2/modeling_lfm2.py Lfm2DecoderLayer): ``V*H`` embedding; per layer
+    operator_norm and ffn_norm ``2*H``, then attention (q/k/v/out ``H*n_q*d + 2*H*n_kv*d + n_q*d*H``, no
+    biases, q/k layernorms ``2*d``) or a short convolution ("conv" layers: in_proj ``H*3H``, conv ``H*K``,
+    out_proj ``H*H``, biases ``3H + H + H`` with conv_bias); MLP w1/w3/w2 ``3*H*F`` where Lfm2MLP derives
+    ``F``: with block_auto_adjust_ff_dim ``int(2*I/3)``, times block_ffn_dim_multiplier, rounded up to
+    block_multiple_of; embedding_norm ``H`` at the end; lm_head ``V*H`` unless tied.
+    """
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kinds = layer_types(f, m, n_layers)
+    for i, kind in enumerate(kinds):
+        if kind not in ("full_attention", "conv"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or conv")
+    n_attn = kinds.count("full_attention")
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    inter = f.get_int("intermediate_size")
+    if f.get_bool("block_auto_adjust_ff_dim"):
+        inter = int(2 * inter / 3)
+        multiplier = f.opt_float("block_ffn_dim_multiplier")
+        if multiplier is not None:
+            inter = int(multiplier * inter)
+        step = f.get_int("block_multiple_of")
+        inter = step * ((inter + step - 1) // step)
+    kernel, bias = f.get_int("conv_L_cache"), f.get_bool("conv_bias")
+    conv = _linear(hidden, 3 * hidden, bias) + hidden * kernel + (hidden if bias else 0) + _linear(hidden, hidden, bias)
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_attn * (2 * hidden * n_q * d + 2 * hidden * n_kv * d))
+    t.add("mixer", (n_layers - n_attn) * conv)
+    t.add("mlp", n_layers * _gated_mlp(hidden, inter))
+    t.add("norms", n_layers * 2 * hidden + n_attn * 2 * d + hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
 # --------------------------------------------------------------------------- T5
 def _t5(f: ConfigReader, t: _Tally) -> None:
     """T5ForConditionalGeneration: shared ``V*d_model``; encoder blocks: self-attention ``4*d_model*n*d_kv``
@@ -613,8 +863,9 @@ def _multimodal(f: ConfigReader, t: _Tally) -> None:
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
-    "bloom": _bloom, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
-    "mllama": _mllama, "multimodal": _multimodal,
+    "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
+    "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
+    "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(
