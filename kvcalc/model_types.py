@@ -453,10 +453,8 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
                                                                refused=("audio_config",)),
               not_countable="its gemma4_text decoder is not counted yet (the vision tower and projector are)",
               defaults=_d(tie_word_embeddings=True)),
-    # LFM2-VL: tower and projector verified (tests/test_params_vision.py, on a Llama decoder); the wrapper
-    # becomes countable with params="multimodal" once kvcalc counts its lfm2 decoder
-    ModelType("lfm2_vl", text_type="lfm2", vision=Vision("siglip2_vision_model", "lfm2_vl"),
-              not_countable="its lfm2 decoder is not counted yet (the SigLIP2 tower and projector are)",
+    # LFM2-VL: tower and projector verified (tests/test_params_vision.py), decoder by the lfm2 counter
+    ModelType("lfm2_vl", text_type="lfm2", params="multimodal", vision=Vision("siglip2_vision_model", "lfm2_vl"),
               defaults=_d(tie_word_embeddings=True, downsample_factor=2, projector_bias=True,
                           projector_hidden_size=2560, projector_use_layernorm=True)),
     *(ModelType(name, text_type="qwen3_5_text", params="multimodal", vision=Vision(f"{name}_vision", "minicpmv"),
