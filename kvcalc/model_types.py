@@ -38,7 +38,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from .config import ConfigReader
-from .errors import ConfigError, UnsupportedError
+from .errors import ConfigError
 from .spec import RecurrentState
 
 LayerRule = Callable[[ConfigReader, int, "int | None"], "list[str] | None"]
@@ -145,13 +145,43 @@ def _linear_interval(r: ConfigReader, n: int, window: int | None) -> list[str]:
     return _every(r.get_int("full_attention_interval"), "full_attention", "linear_attention")(n)
 
 
-def _kimi_linear(r: ConfigReader, n: int, window: int | None) -> list[str] | None:
-    """Kimi Linear: ``linear_attn_config.full_attn_layers`` (1-indexed) full, the others linear."""
+def _kimi_linear(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Kimi Linear: ``linear_attn_config.full_attn_layers`` (1-indexed) full, the others linear; without
+    it every 4th layer from layer 4 (``i and i % 4 == 0``) is full (``KimiLinearConfig.__post_init__``)."""
     lac = r.sub("linear_attn_config")
-    if lac is None:
-        return None
+    if lac is None or not lac.has("full_attn_layers"):
+        return ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(n)]
     full = set(lac.get_int_list("full_attn_layers", default=[], minimum=1))
     return ["full_attention" if i + 1 in full else "linear_attention" for i in range(n)]
+
+
+def _lfm3(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """LFM3: layer ``i % 4 == 2`` full, ``i % 4 == 0`` (not 0) sliding, the others short convolutions
+    (``Lfm3Config.__post_init__``)."""
+    return ["full_attention" if i % 4 == 2 else "sliding_attention" if i % 4 == 0 and i else "conv"
+            for i in range(n)]
+
+
+def _lara_mini(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Lara-Mini: the released period-5 pattern linear, sliding, linear, full, sliding
+    (``LaraMiniConfig.__post_init__``)."""
+    pattern = ("linear_attention", "sliding_attention", "linear_attention", "full_attention", "sliding_attention")
+    return [pattern[i % 5] for i in range(n)]
+
+
+def _olmo_hybrid(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """OLMo Hybrid: every 4th layer (``i % 4 == 3``) full, the others gated DeltaNet; with no full layer
+    the last is full (``OlmoHybridConfig.__post_init__``)."""
+    types = ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(n)]
+    if "full_attention" not in types and types:
+        types[-1] = "full_attention"
+    return types
+
+
+def _group_last_full(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Bailing hybrid: the last layer of each ``layer_group_size`` group full, the others KDA
+    (``BailingHybridConfig.__post_init__``)."""
+    return _every(r.get_int("layer_group_size"), "full_attention", "linear_attention")(n)
 
 
 def _llama4(r: ConfigReader, n: int, window: int | None) -> list[str]:
@@ -219,15 +249,20 @@ def _gated_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, .
 
 
 def _kimi_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
-    """Kimi delta attention: separate short convs on q, k and v (``3*h*d x K``); one ``d x d`` state per head."""
-    if r.sub("linear_attn_config") is None:
-        raise UnsupportedError(f"config field '{r.path}linear_attn_config' is missing: the delta-attention state "
-                               "size of this kimi_linear config is not known to kvcalc")
-    lac = r.sub("linear_attn_config") or r
-    heads = lac.opt_int("num_heads") or r.get_int("linear_num_heads")
-    hd = lac.opt_int("head_dim") or r.get_int("linear_head_dim")
-    k = lac.opt_int("short_conv_kernel_size") or r.get_int("linear_conv_kernel_dim")
-    return _conv_ssm(3 * heads * hd, heads * hd * hd, k)
+    """Kimi delta attention (KDA): one short conv over the concatenated q, k, v (``3*h*d x K``, model dtype)
+    and one ``d x d`` float32 state per head (``modeling_kimi_linear.KimiDeltaAttention.forward``;
+    Bailing hybrid and GLM-5 Next use the same mixer). ``h, d, K`` from the Hub's ``linear_attn_config``
+    (``num_heads``, ``head_dim``, ``short_conv_kernel_size``), else the flat ``linear_num_heads``,
+    ``linear_head_dim``, ``linear_conv_kernel_dim`` (``KimiLinearConfig.__post_init__`` maps the first
+    onto the second)."""
+    lac = r.sub("linear_attn_config")
+
+    def pick(nested: str, flat: str) -> int:
+        value = lac.opt_int(nested) if lac is not None else None
+        return value if value is not None else r.get_int(flat)
+
+    heads, hd = pick("num_heads", "linear_num_heads"), pick("head_dim", "linear_head_dim")
+    return _conv_ssm(3 * heads * hd, heads * hd * hd, pick("short_conv_kernel_size", "linear_conv_kernel_dim"))
 
 
 def _lightning_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
@@ -314,7 +349,7 @@ _VERIFIED_WRAPPERS = {
     "glm4v_moe": "glm4v_moe_text", "glm_ocr": "glm_ocr_text", "glmga": "glm4v_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
-    "qwen3_vl": "qwen3_vl_text", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
+    "qwen3_vl": "qwen3_vl_text", "lfm3_vl": "lfm3", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
 }
 _VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
 
@@ -609,7 +644,19 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("minimax", layer_rule=lambda r, n, w: _every(2, "linear_attention", "full_attention")(n),
               state_rule=_lightning_states, recurrent_kind="linear", defaults=_kv(8)),
     ModelType("kimi_linear", layer_rule=_kimi_linear, state_rule=_kimi_delta_states, recurrent_kind="linear",
-              defaults=_d(linear_head_dim=128, linear_conv_kernel_dim=4)),
+              defaults=_d(linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4)),
+    # ---- recurrent and hybrid types first measured in transformers 5.24 (tests/test_transformers_coverage.py)
+    ModelType("bailing_hybrid", layer_rule=_group_last_full, state_rule=_kimi_delta_states, recurrent_kind="linear",
+              defaults=_d(layer_group_size=6, linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4)),
+    ModelType("lara_mini", layer_rule=_lara_mini, state_rule=_gated_delta_states, recurrent_kind="linear",
+              defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=512, linear_conv_kernel_dim=4,
+                          linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=8,
+                          linear_num_value_heads=16)),
+    ModelType("olmo_hybrid", layer_rule=_olmo_hybrid, state_rule=_gated_delta_states, recurrent_kind="linear",
+              defaults=_d(num_key_value_heads=30, linear_conv_kernel_dim=4, linear_key_head_dim=96,
+                          linear_value_head_dim=192, linear_num_key_heads=30, linear_num_value_heads=30)),
+    ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
+              defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),
     ModelType("lfm2", layer_rule=_listed("full_attn_idxs", "full_attention", "conv", every_by_default=True),
               state_rule=_short_conv_states, recurrent_kind="conv", defaults=_d(conv_L_cache=3)),
     # ---- multimodal wrappers (decoder in text_config) and their parts

@@ -44,7 +44,6 @@ COUNTED = {mt: rec for mt, rec in MEASURED.items() if rec.get("default_params") 
 
 # Measured types whose cache kvcalc does not reproduce, with the reason.
 KV_MISSES: dict[str, str] = {
-    "bailing_hybrid": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "deepseek_v4": "refused: compressed-KV layers (heavily_compressed_attention) are not modelled",
     "diffusion_gemma": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
     "dory": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
@@ -63,23 +62,15 @@ KV_MISSES: dict[str, str] = {
     "inkling2_loop_text": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "inkling2_text": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "inkling_text": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "kimi_linear": (
-        "refused: the default config has no linear_attn_config, and kvcalc does not guess the delta-attention"
-        " state without it"
-    ),
     "kosmos-2.5": (
         "refused: 'text_config.num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout "
         "kvcalc does not read)"
     ),
-    "lara_mini": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "lfm3": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "lfm3_vl": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "mistral_large4": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
     "mllama": (
         "measured without an image: the cross-attention layers hold nothing, while kvcalc charges one image "
         "(its default encoder tokens)"
     ),
-    "olmo_hybrid": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "prophetnet": (
         "refused: 'decoder_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not "
         "read)"
@@ -111,9 +102,8 @@ KV_MISSES: dict[str, str] = {
 
 # The ideal-runtime check fails only where the transformers one does and the layers are comparable
 # (a refused config, or a differing full / sliding layer); elsewhere in KV_MISSES it holds.
-IDEAL_MISSES = ("bailing_hybrid", "diffusion_gemma", "dory", "dots3_note_text", "encoder-decoder", "florence2",
-                "kimi_linear", "kosmos-2.5", "lara_mini", "lfm3", "lfm3_vl", "olmo_hybrid", "prophetnet",
-                "seamless_m4t", "seamless_m4t_v2", "t5gemma", "t5gemma2", "trocr", "whisper")
+IDEAL_MISSES = ("diffusion_gemma", "dory", "dots3_note_text", "encoder-decoder", "florence2", "kosmos-2.5",
+                "prophetnet", "seamless_m4t", "seamless_m4t_v2", "t5gemma", "t5gemma2", "trocr", "whisper")
 
 
 def _param(mt: str, misses: "dict[str, str] | tuple[str, ...]"):
