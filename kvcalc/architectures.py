@@ -23,7 +23,7 @@ _LAYER_TYPE_ALIASES = {
     "sliding_attention": "sliding", "local": "sliding", "local_attention": "sliding", "sliding": "sliding",
     "chunked_attention": "chunked",
     "linear_attention": "recurrent", "mamba": "recurrent", "mamba2": "recurrent", "conv": "recurrent",
-    "hybrid": "hybrid", "moe": "none", "mlp": "none", "cross_attention": "cross",
+    "hybrid": "hybrid", "hybrid_sliding": "hybrid_sliding", "moe": "none", "mlp": "none", "cross_attention": "cross",
     "indexed_attention": "full", "dummy": "none",
 }
 _UNKNOWN = ModelType("")   # the entry of a model type kvcalc does not know: generic rules, no defaults
@@ -231,7 +231,8 @@ def _window(r: ConfigReader) -> int | None:
         if isinstance(value, bool):
             raise ConfigError(r.field_name("sliding_window"), value, "must be an integer number of tokens")
         return ConfigReader.check_int(r.field_name("sliding_window"), value, minimum=0) or None
-    return r.opt_int("sliding_window")
+    # Inkling's config classes map sliding_window onto sliding_window_size (attribute_map)
+    return r.opt_int("sliding_window") or r.opt_int("sliding_window_size")
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -309,6 +310,13 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
                                "entry per N tokens, indexer caches) are not modelled; kvcalc will not guess "
                                "their cache size")
     types = layer_types(r, entry, n)
+    if "loop_passes" in entry.quirks:
+        start, end = r.get_int("loop_layer_index_start", minimum=0), r.get_int("loop_layer_index_end")
+        if not start < end <= n:
+            raise ConfigError(r.field_name("loop_layer_index_end"), end,
+                              f"must lie above loop_layer_index_start ({start}) and at most {n}")
+        types += types[start:end] * (r.get_int("loop_num_passes") - 1)
+        n = len(types)
     kinds = []
     unknown: dict[str, int] = {}
     for i, t in enumerate(types):
@@ -323,7 +331,7 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
 
     quirks: list[str] = []
     attn: AttentionCache | None = None
-    if any(k in ("full", "sliding", "chunked", "hybrid", "cross") for k in kinds):
+    if any(k in ("full", "sliding", "chunked", "hybrid", "hybrid_sliding", "cross") for k in kinds):
         attn, quirks = _attention_geometry(r, entry, known, assumed)
     for t in unknown:
         assert attn is not None
@@ -332,7 +340,7 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
     window = _window(r)
     chunk = r.opt_int("attention_chunk_size")
     states = (_recurrent_states(r, entry, r.model_type, assumed)
-              if any(k in ("recurrent", "hybrid") for k in kinds) else ())
+              if any(k in ("recurrent", "hybrid", "hybrid_sliding") for k in kinds) else ())
 
     shared_from = _kv_sharing(r, n, types)
     overrides = _per_layer_overrides(r, entry, n, types)
@@ -356,9 +364,16 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
             layers.append(LayerSpec(i, "mla" if a.latent_dim else cast(LayerKind, kind), attention=(a,)))
         elif kind == "recurrent":
             layers.append(LayerSpec(i, entry.recurrent_kind, states=states))
-        elif kind == "hybrid":
+        elif kind in ("hybrid", "hybrid_sliding"):
             assert attn is not None
-            layers.append(LayerSpec(i, "hybrid", attention=(attn,), states=states))
+            a = _replace(attn, overrides[i]) if overrides.get(i) else attn
+            if kind == "hybrid_sliding":
+                if a.window is None and window is None:
+                    raise ConfigError(r.path + "sliding_window", r.raw("sliding_window", default=None),
+                                      f"layer {i} is sliding but no window is set")
+                a = replace(a, window=a.window or window)
+            extra = entry.kv_state_rule(r, a) if entry.kv_state_rule else ()
+            layers.append(LayerSpec(i, "hybrid", attention=(a,), states=states + extra))
         elif kind == "cross":
             assert attn is not None
             layers.append(LayerSpec(i, "cross", attention=(replace(attn, source="cross"),)))
@@ -409,12 +424,12 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
         for i, t in enumerate(types):
             if t == "sliding_attention":
                 out.setdefault(i, {})["kv_heads"] = swa_kv
-    elif any(r.has(f) for f in _SWA_FIELDS):
-        swa = {attr: r.get_int(name) for name, attr in _SWA_FIELDS.items() if r.has(name)}
+    elif any(r.opt_int(f) is not None for f in _SWA_FIELDS):    # the config's, else the class defaults
+        swa = {attr: value for name, attr in _SWA_FIELDS.items() if (value := r.opt_int(name)) is not None}
         if "k_head_dim" in swa and "v_head_dim" not in swa:
             swa["v_head_dim"] = swa["k_head_dim"]
         for i, t in enumerate(types):
-            if t == "sliding_attention":
+            if t in ("sliding_attention", "hybrid_sliding"):
                 out.setdefault(i, {}).update(swa)
     if r.has("indexer_types"):
         # DSA indexer per layer (HunYuan V4): "shared" layers reuse another layer's indexer keys

@@ -18,7 +18,8 @@ chunked window) and the encoder length for cross-attention. The runtime decides 
     its storage is all ``T`` prefill tokens, and after any decode step ``min(T, W)`` tokens; each
     sliding layer also holds an int64 window tensor (8 bytes). Falcon's new decoder architecture
     caches K/V repeated to every query head. Recurrent (SSM) states are float32 whatever the
-    model dtype; conv states follow the model dtype. KV-shared layers hold nothing.
+    model dtype; conv states follow the model dtype, except those a mixer computes in float32
+    (``RecurrentState.float32``: Inkling's short convolutions). KV-shared layers hold nothing.
     With ``cache_implementation="static"`` (``StaticCache``, what ``torch.compile`` users get) every
     attention layer preallocates ``max_cache_len`` tokens (sliding / chunked layers
     ``min(W, max_cache_len)``) whatever the context, plus an int64 ``cumulative_length`` (8 bytes;
@@ -127,7 +128,7 @@ def layer_terms(layer: LayerSpec, model: DType, kv: DType, runtime: str, prefill
     for a in layer.attention:
         terms.extend(_attention_term(a, kv, runtime, prefill_only, quirks, layout))
     for s in layer.states:
-        state_dtype = FLOAT32 if runtime == "transformers" and s.role == "ssm" else model
+        state_dtype = FLOAT32 if runtime == "transformers" and (s.role == "ssm" or s.float32) else model
         terms.append(CacheTerm(per_sequence_bytes=state_dtype.nbytes(s.elements)))
     return terms
 

@@ -13,7 +13,8 @@ Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter 
   config gives no ``layer_types`` (``None``: transformers' generic rule in
   ``cache_utils.get_layer_types_and_kwargs``);
 * ``state_rule`` / ``recurrent_kind``: the conv / SSM / linear-attention state of its recurrent layers
-  (elements per sequence) and the kvcalc layer kind of those layers;
+  (elements per sequence) and the kvcalc layer kind of those layers; ``kv_state_rule``: states a hybrid
+  layer adds that follow its own attention geometry;
 * ``params``: the parameter-count family in :mod:`kvcalc.params` (``None``: not countable, with
   ``not_countable`` saying why), with ``attn_bias``, ``mlp_bias``, ``norms_per_layer`` and ``moe``
   for the Llama-style family;
@@ -39,13 +40,16 @@ from typing import Any, Literal
 
 from .config import ConfigReader
 from .errors import ConfigError
-from .spec import RecurrentState
+from .spec import AttentionCache, RecurrentState
 
 LayerRule = Callable[[ConfigReader, int, "int | None"], "list[str] | None"]
 """(decoder reader, layer count, sliding window or None) -> transformers layer types, one per layer
 (None: this config takes transformers' generic rule)."""
 StateRule = Callable[[ConfigReader, int], tuple[RecurrentState, ...]]
 """(decoder reader, hidden size) -> the states one recurrent layer holds per sequence (elements)."""
+KVStateRule = Callable[[ConfigReader, AttentionCache], tuple[RecurrentState, ...]]
+"""(decoder reader, the layer's attention cache) -> further states a hybrid layer holds that depend on its
+own attention geometry (Inkling's short convolutions over K and V: sliding layers have other heads)."""
 
 QUIRKS = {
     # spec reader
@@ -60,6 +64,8 @@ QUIRKS = {
                        "cache (cache layers 2i and 2i+1: LongCat-Flash)",
     "swa_double_kv": "sliding layers have twice num_key_value_heads; sliding_window_size (the Hub field) "
                      "means a window of sliding_window_size + 1 (MiMo-V2-Flash)",
+    "loop_passes": "layers loop_layer_index_start..loop_layer_index_end - 1 run loop_num_passes times, each "
+                   "pass with its own cache layers, appended after the model's layers (Inkling2-Loop)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
@@ -92,6 +98,7 @@ class ModelType:
     defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     layer_rule: LayerRule | None = None
     state_rule: StateRule | None = None
+    kv_state_rule: KVStateRule | None = None
     recurrent_kind: Literal["mamba", "linear", "conv"] = "mamba"
     params: str | None = None
     not_countable: str = NOT_COUNTED
@@ -176,6 +183,13 @@ def _olmo_hybrid(r: ConfigReader, n: int, window: int | None) -> list[str]:
     if "full_attention" not in types and types:
         types[-1] = "full_attention"
     return types
+
+
+def _inkling(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Inkling: the layers in ``local_layer_ids`` (default: all but every 6th) sliding hybrids, the others
+    full hybrids (``InklingConfig`` / ``Inkling2Config.__post_init__``; Inkling 2 has no local_layer_ids)."""
+    local = set(r.get_int_list("local_layer_ids", default=[i for i in range(n) if (i + 1) % 6]))
+    return ["hybrid_sliding" if i in local else "hybrid" for i in range(n)]
 
 
 def _group_last_full(r: ConfigReader, n: int, window: int | None) -> list[str]:
@@ -265,6 +279,35 @@ def _kimi_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ..
     return _conv_ssm(3 * heads * hd, heads * hd * hd, pick("short_conv_kernel_size", "linear_conv_kernel_dim"))
 
 
+def _zaya_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Zaya CCA: a conv window over q and k, ``(n_q + n_kv) * d x ((cca_time0 - 1) + (cca_time1 - 1))``, and
+    the previous token's delayed value projection, ``n_kv * d / 2``, both in the model dtype
+    (``modeling_zaya.ZayaCCA.forward``: ``update_conv_state`` / ``update_recurrent_state``)."""
+    heads, kv, hd = r.get_int("num_attention_heads"), r.get_int("num_key_value_heads"), r.get_int("head_dim")
+    kernel = r.get_int("cca_time0") - 1 + r.get_int("cca_time1") - 1
+    return (RecurrentState("conv", (heads + kv) * hd * kernel, kernel), RecurrentState("linear", kv * hd // 2))
+
+
+def _inkling_kernel(r: ConfigReader) -> int:
+    """The short-convolution width: ``sconv_kernel_size`` (checkpoints), an alias of ``conv_kernel_size``."""
+    return r.opt_int("sconv_kernel_size") or r.get_int("conv_kernel_size")
+
+
+def _inkling_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Inkling (1, 2, 2-Loop): the short convolutions after attention and after the MLP, ``H x K`` each, in
+    float32 (``InklingShortConvolution``, conv states 2 and 3)."""
+    k = _inkling_kernel(r)
+    return (RecurrentState("conv", hidden * k, k, float32=True),) * 2
+
+
+def _inkling_kv_states(r: ConfigReader, a: AttentionCache) -> tuple[RecurrentState, ...]:
+    """Inkling: the short convolutions over the layer's keys and values (conv states 0 and 1),
+    ``n_kv * d_k x K`` and ``n_kv * d_v x K`` in float32, with the sliding layers' ``swa_*`` geometry."""
+    k = _inkling_kernel(r)
+    return (RecurrentState("conv", a.kv_heads * a.k_head_dim * k, k, float32=True),
+            RecurrentState("conv", a.kv_heads * a.v_head_dim * k, k, float32=True))
+
+
 def _lightning_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
     """MiniMax lightning attention: one ``head_dim x head_dim`` state per head."""
     heads = r.get_int("num_attention_heads")
@@ -349,10 +392,12 @@ _VERIFIED_WRAPPERS = {
     "glm4v_moe": "glm4v_moe_text", "glm_ocr": "glm_ocr_text", "glmga": "glm4v_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
-    "qwen3_vl": "qwen3_vl_text", "lfm3_vl": "lfm3", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
+    "qwen3_vl": "qwen3_vl_text", "lfm3_vl": "lfm3", "inkling2": "inkling2_text",
+    "inkling2_loop": "inkling2_loop_text", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
 }
 _VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
 
+_KDA_MLA = dict(kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128)   # Kimi / Bailing MLA
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
 
 _ENTRIES: tuple[ModelType, ...] = (
@@ -644,10 +689,11 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("minimax", layer_rule=lambda r, n, w: _every(2, "linear_attention", "full_attention")(n),
               state_rule=_lightning_states, recurrent_kind="linear", defaults=_kv(8)),
     ModelType("kimi_linear", layer_rule=_kimi_linear, state_rule=_kimi_delta_states, recurrent_kind="linear",
-              defaults=_d(linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4)),
+              defaults=_d(_KDA_MLA, linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4)),
     # ---- recurrent and hybrid types first measured in transformers 5.24 (tests/test_transformers_coverage.py)
     ModelType("bailing_hybrid", layer_rule=_group_last_full, state_rule=_kimi_delta_states, recurrent_kind="linear",
-              defaults=_d(layer_group_size=6, linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4)),
+              defaults=_d(_KDA_MLA, layer_group_size=6, linear_head_dim=128, linear_num_heads=32,
+                          linear_conv_kernel_dim=4)),
     ModelType("lara_mini", layer_rule=_lara_mini, state_rule=_gated_delta_states, recurrent_kind="linear",
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=512, linear_conv_kernel_dim=4,
                           linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=8,
@@ -655,6 +701,19 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("olmo_hybrid", layer_rule=_olmo_hybrid, state_rule=_gated_delta_states, recurrent_kind="linear",
               defaults=_d(num_key_value_heads=30, linear_conv_kernel_dim=4, linear_key_head_dim=96,
                           linear_value_head_dim=192, linear_num_key_heads=30, linear_num_value_heads=30)),
+    ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear",
+              defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2)),
+    *(ModelType(name, layer_rule=_inkling, state_rule=_inkling_states,
+                kv_state_rule=_inkling_kv_states, quirks=frozenset({"loop_passes"}) if "loop" in name else frozenset(),
+                defaults=_d(num_key_value_heads=8, head_dim=128, conv_kernel_size=4, **swa))
+      for name, swa in (
+          ("inkling_text", dict(swa_num_attention_heads=64, swa_num_key_value_heads=16, swa_head_dim=128,
+                                sliding_window_size=512)),
+          ("inkling2_text", dict(swa_num_attention_heads=48, swa_num_key_value_heads=8, swa_head_dim=128,
+                                 sliding_window_size=1024)),
+          ("inkling2_loop_text", dict(swa_num_attention_heads=24, swa_num_key_value_heads=8, swa_head_dim=128,
+                                      sliding_window_size=1024, loop_layer_index_start=6, loop_layer_index_end=18,
+                                      loop_num_passes=3)))),
     ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),
     ModelType("lfm2", layer_rule=_listed("full_attn_idxs", "full_attention", "conv", every_by_default=True),

@@ -69,12 +69,15 @@ class RecurrentState:
 
     ``role`` is ``"conv"`` (short-convolution window, kept in the model dtype by transformers),
     ``"ssm"`` (a Mamba / gated-delta-net recurrent state, kept in float32 by transformers) or
-    ``"linear"`` (MiniMax lightning-attention state, kept in the model dtype by transformers).
+    ``"linear"`` (MiniMax lightning-attention state, Zaya's delayed value, kept in the model dtype by
+    transformers). ``float32`` marks a state transformers keeps in float32 whatever its role (Inkling's
+    short convolutions run in float32: ``modeling_inkling.InklingShortConvolution.forward``).
     """
 
     role: Literal["conv", "ssm", "linear"]
     elements: int
     conv_kernel: int = 0       # conv states: the window width (elements = channels x conv_kernel)
+    float32: bool = False      # transformers keeps it in float32 (SSM states always are)
 
     def elements_with_kernel(self, kernel: int) -> int:
         """Elements if the conv window held ``kernel`` columns (vLLM keeps ``conv_kernel - 1``)."""

@@ -57,11 +57,6 @@ KV_MISSES: dict[str, str] = {
         "kvcalc does not read)"
     ),
     "glm5_next": "refused: its text_config has head_dim 0 (a derived value kvcalc does not derive)",
-    "inkling2": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "inkling2_loop": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "inkling2_loop_text": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "inkling2_text": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "inkling_text": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "kosmos-2.5": (
         "refused: 'text_config.num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout "
         "kvcalc does not read)"
@@ -97,7 +92,7 @@ KV_MISSES: dict[str, str] = {
         "frames); tests/test_groundtruth_transformers.py measures the filled cross cache and kvcalc matches "
         "it there"
     ),
-    "zaya": "refused: recurrent layers of a mixer kvcalc has no state rule for",}
+}
 
 
 # The ideal-runtime check fails only where the transformers one does and the layers are comparable
