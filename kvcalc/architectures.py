@@ -20,7 +20,8 @@ from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentStat
 # transformers layer-type names -> kvcalc kinds.
 _LAYER_TYPE_ALIASES = {
     "full_attention": "full", "attention": "full", "global": "full", "global_attention": "full",
-    "sliding_attention": "sliding", "local": "sliding", "local_attention": "sliding", "sliding": "sliding",
+    "sliding_attention": "sliding", "reference_sliding_attention": "reference_sliding",
+    "local": "sliding", "local_attention": "sliding", "sliding": "sliding",
     "chunked_attention": "chunked",
     "linear_attention": "recurrent", "mamba": "recurrent", "mamba2": "recurrent", "conv": "recurrent",
     "hybrid": "hybrid", "hybrid_sliding": "hybrid_sliding", "moe": "none", "mlp": "none", "cross_attention": "cross",
@@ -331,7 +332,8 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
 
     quirks: list[str] = []
     attn: AttentionCache | None = None
-    if any(k in ("full", "sliding", "chunked", "hybrid", "hybrid_sliding", "cross") for k in kinds):
+    if any(k in ("full", "sliding", "reference_sliding", "chunked", "hybrid", "hybrid_sliding", "cross")
+           for k in kinds):
         attn, quirks = _attention_geometry(r, entry, known, assumed)
     for t in unknown:
         assert attn is not None
@@ -348,14 +350,15 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
     for i, kind in enumerate(kinds):
         if i in shared_from:
             layers.append(LayerSpec(i, "shared", shares_with=shared_from[i]))
-        elif kind in ("full", "sliding", "chunked"):
+        elif kind in ("full", "sliding", "reference_sliding", "chunked"):
             assert attn is not None
             a = _replace(attn, overrides[i]) if overrides.get(i) else attn
-            if kind == "sliding":
+            if kind in ("sliding", "reference_sliding"):
                 if a.window is None and window is None:
                     raise ConfigError(r.path + "sliding_window", r.raw("sliding_window", default=None),
                                       f"layer {i} is sliding but no window is set")
-                a = replace(a, window=a.window or window)
+                a = replace(a, window=a.window or window, keeps_prefill=kind == "reference_sliding")
+                kind = "sliding"
             elif kind == "chunked":
                 if chunk is None:
                     raise ConfigError(r.path + "attention_chunk_size", r.raw("attention_chunk_size", default=None),

@@ -42,7 +42,9 @@ class AttentionCache:
     ``window`` caps the tokens a sliding or chunked layer needs; ``source == "cross"`` means the
     cache holds encoder tokens, not generated ones. ``query_heads`` is the number of query heads
     (some runtimes cache K/V expanded to every query head). ``indexer_dim`` is the DeepSeek
-    sparse-attention indexer key width (elements per token), 0 when absent.
+    sparse-attention indexer key width (elements per token), 0 when absent. ``keeps_prefill`` marks a
+    reference sliding window (R-SWA, Unlimited-OCR): every prefill token stays, the window caps only the
+    tokens decoded after it (``modeling_unlimited_ocr.UnlimitedOcrDynamicReferenceSlidingWindowLayer``).
     """
 
     kv_heads: int
@@ -54,6 +56,7 @@ class AttentionCache:
     latent_dim: int = 0
     indexer_dim: int = 0
     source: Literal["self", "cross"] = "self"
+    keeps_prefill: bool = False
 
     @property
     def elements_per_token(self) -> int:

@@ -86,7 +86,6 @@ KV_MISSES: dict[str, str] = {
         "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
         " read)"
     ),
-    "unlimited_ocr": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
     "whisper": (
         "the fixture's probe holds no cross-attention cache for Whisper (its encoder runs on 1,500 mel "
         "frames); tests/test_groundtruth_transformers.py measures the filled cross cache and kvcalc matches "
