@@ -279,7 +279,8 @@ def _mla(r: ConfigReader, heads: int) -> AttentionCache:
     rope = r.get_int("qk_rope_head_dim", minimum=0)
     nope = r.get_int("qk_nope_head_dim", default=0, minimum=0)
     v_dim = r.get_int("v_head_dim", default=nope + rope)
-    indexer = r.get_int("index_head_dim", default=0, minimum=0) if r.has("index_topk") else 0
+    # the config's index_topk, else the class default's (DeepSeek-V3.2, Mistral Large 4 build the indexer then)
+    indexer = r.get_int("index_head_dim", default=0, minimum=0) if r.opt_int("index_topk") is not None else 0
     return AttentionCache(kv_heads=heads, k_head_dim=nope + rope, v_head_dim=v_dim, query_heads=heads,
                           latent_dim=rank + rope, indexer_dim=indexer)
 
@@ -441,6 +442,14 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
                 raise ConfigError(f"{r.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
             if kind == "shared":
                 out.setdefault(i, {})["indexer_dim"] = 0
+    if "nope_mla" in entry.quirks and r.opt_int("kv_lora_rank") is not None:
+        # NoPE layers cache the latent only, without the RoPE key (MistralLarge4Attention: qk_rope_head_dim 0)
+        flags = r.opt_int_list("no_rope_layers")
+        if flags is None:
+            flags = [int((i + 1) % 4 != 0) for i in range(n)]     # no_rope_layer_interval 4
+        for i, flag in enumerate(flags[:n]):
+            if not flag:
+                out.setdefault(i, {})["latent_dim"] = r.get_int("kv_lora_rank")
     if "global_head_dim" in entry.quirks:
         head_dim = r.get_int("global_head_dim", default=512)
         kv = r.opt_int("num_global_key_value_heads") if r.get_bool("attention_k_eq_v", default=False) else None
@@ -462,6 +471,12 @@ def _replace(a: AttentionCache, fields: Mapping[str, int]) -> AttentionCache:
 
 def _kv_sharing(r: ConfigReader, n: int, types: list[str]) -> dict[int, int]:
     """Layers that reuse an earlier layer's KV cache (Gemma 3n ``num_kv_shared_layers``): index -> source."""
+    if r.has("kv_source_layers"):
+        sources = r.opt_int_list("kv_source_layers") or []
+        if any(src != i for i, src in enumerate(sources[:n])):
+            raise UnsupportedError(f"config field '{r.field_name('kv_source_layers')}': layers that attend to "
+                                   "another layer's latent KV cache are not modelled; kvcalc will not guess what "
+                                   "they hold")
     shared = r.get_int("num_kv_shared_layers", default=0, minimum=0)
     if not shared:
         return {}

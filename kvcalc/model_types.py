@@ -64,6 +64,8 @@ QUIRKS = {
                        "cache (cache layers 2i and 2i+1: LongCat-Flash)",
     "swa_double_kv": "sliding layers have twice num_key_value_heads; sliding_window_size (the Hub field) "
                      "means a window of sliding_window_size + 1 (MiMo-V2-Flash)",
+    "nope_mla": "MLA layers flagged 0 in no_rope_layers (default: every 4th) cache kv_lora_rank elements, "
+                "no RoPE key (Mistral Large 4)",
     "loop_passes": "layers loop_layer_index_start..loop_layer_index_end - 1 run loop_num_passes times, each "
                    "pass with its own cache layers, appended after the model's layers (Inkling2-Loop)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
@@ -394,7 +396,8 @@ _VERIFIED_WRAPPERS = {
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
     "qwen3_vl": "qwen3_vl_text", "lfm3_vl": "lfm3", "inkling2": "inkling2_text",
     "inkling2_loop": "inkling2_loop_text",
-    "unlimited_ocr": "unlimited_ocr_text", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
+    "unlimited_ocr": "unlimited_ocr_text", "mistral_large4": "mistral_large4_text",
+    "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
 }
 _VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
 
@@ -715,6 +718,9 @@ _ENTRIES: tuple[ModelType, ...] = (
           ("inkling2_loop_text", dict(swa_num_attention_heads=24, swa_num_key_value_heads=8, swa_head_dim=128,
                                       sliding_window_size=1024, loop_layer_index_start=6, loop_layer_index_end=18,
                                       loop_num_passes=3)))),
+    ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), defaults=_d(
+        num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,
+        index_head_dim=128, index_topk=2048)),
     ModelType("unlimited_ocr_text", layer_rule=lambda r, n, w: [
         "reference_sliding_attention" if w is not None else "full_attention"] * n,
               defaults=_d(num_key_value_heads=10, sliding_window=128)),

@@ -61,7 +61,6 @@ KV_MISSES: dict[str, str] = {
         "refused: 'text_config.num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout "
         "kvcalc does not read)"
     ),
-    "mistral_large4": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
     "mllama": (
         "measured without an image: the cross-attention layers hold nothing, while kvcalc charges one image "
         "(its default encoder tokens)"
