@@ -261,7 +261,7 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
     if kv > heads:
         raise ConfigError(r.field_name("num_key_value_heads"), kv, f"exceeds num_attention_heads ({heads})")
     if r.opt_int("kv_lora_rank") is not None:
-        return _mla(r, heads), quirks
+        return _mla(r, heads, pooled_indexer="pooled_indexer" in entry.quirks), quirks
     if "doubled_attention_head_dim" in entry.quirks:
         head_dim = r.get_int("attention_head_dim", "head_dim", default=2 * hidden // heads)
     else:
@@ -272,15 +272,19 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
     return AttentionCache(kv_heads=kv, k_head_dim=head_dim, v_head_dim=v_dim, query_heads=heads), quirks
 
 
-def _mla(r: ConfigReader, heads: int) -> AttentionCache:
+def _mla(r: ConfigReader, heads: int, pooled_indexer: bool = False) -> AttentionCache:
     """DeepSeek multi-head latent attention: one ``kv_lora_rank + qk_rope_head_dim`` latent per token
-    (+ the DSA indexer key ``index_head_dim`` when ``index_topk`` is set)."""
+    (+ the DSA indexer key ``index_head_dim`` when ``index_topk`` is set; a pooled indexer, GLM-5 Next,
+    caches its key, its ``index_head_dim`` pool-gate scores and a validity channel: ``2 * d + 1``,
+    ``modeling_glm5_next.Glm5NextIndexer.forward``)."""
     rank = r.get_int("kv_lora_rank")
     rope = r.get_int("qk_rope_head_dim", minimum=0)
     nope = r.get_int("qk_nope_head_dim", default=0, minimum=0)
     v_dim = r.get_int("v_head_dim", default=nope + rope)
     # the config's index_topk, else the class default's (DeepSeek-V3.2, Mistral Large 4 build the indexer then)
     indexer = r.get_int("index_head_dim", default=0, minimum=0) if r.opt_int("index_topk") is not None else 0
+    if pooled_indexer and indexer:
+        indexer = 2 * indexer + 1
     return AttentionCache(kv_heads=heads, k_head_dim=nope + rope, v_head_dim=v_dim, query_heads=heads,
                           latent_dim=rank + rope, indexer_dim=indexer)
 

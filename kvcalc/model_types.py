@@ -66,6 +66,8 @@ QUIRKS = {
                      "means a window of sliding_window_size + 1 (MiMo-V2-Flash)",
     "nope_mla": "MLA layers flagged 0 in no_rope_layers (default: every 4th) cache kv_lora_rank elements, "
                 "no RoPE key (Mistral Large 4)",
+    "pooled_indexer": "the DSA indexer caches key, pool-gate scores and a validity channel per token: "
+                      "2 * index_head_dim + 1 elements (GLM-5 Next)",
     "loop_passes": "layers loop_layer_index_start..loop_layer_index_end - 1 run loop_num_passes times, each "
                    "pass with its own cache layers, appended after the model's layers (Inkling2-Loop)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
@@ -396,7 +398,7 @@ _VERIFIED_WRAPPERS = {
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
     "qwen3_vl": "qwen3_vl_text", "lfm3_vl": "lfm3", "inkling2": "inkling2_text",
     "inkling2_loop": "inkling2_loop_text",
-    "unlimited_ocr": "unlimited_ocr_text", "mistral_large4": "mistral_large4_text",
+    "unlimited_ocr": "unlimited_ocr_text", "mistral_large4": "mistral_large4_text", "glm5_next": "glm5_next_text",
     "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
 }
 _VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
@@ -718,6 +720,12 @@ _ENTRIES: tuple[ModelType, ...] = (
           ("inkling2_loop_text", dict(swa_num_attention_heads=24, swa_num_key_value_heads=8, swa_head_dim=128,
                                       sliding_window_size=1024, loop_layer_index_start=6, loop_layer_index_end=18,
                                       loop_num_passes=3)))),
+    ModelType("glm5_next_text", layer_rule=lambda r, n, w: [
+        "indexed_attention" if i % 4 == 3 else "linear_attention" for i in range(n)],
+              state_rule=_kimi_delta_states, recurrent_kind="linear", quirks=frozenset({"pooled_indexer"}),
+              defaults=_d(num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=0, qk_nope_head_dim=256,
+                          v_head_dim=256, index_head_dim=128, index_topk=2048, linear_head_dim=128,
+                          linear_num_heads=64, linear_conv_kernel_dim=4)),
     ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), defaults=_d(
         num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,
         index_head_dim=128, index_topk=2048)),

@@ -56,7 +56,6 @@ KV_MISSES: dict[str, str] = {
         "refused: 'text_config.num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout "
         "kvcalc does not read)"
     ),
-    "glm5_next": "refused: its text_config has head_dim 0 (a derived value kvcalc does not derive)",
     "kosmos-2.5": (
         "refused: 'text_config.num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout "
         "kvcalc does not read)"
