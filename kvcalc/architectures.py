@@ -261,7 +261,8 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
     if kv > heads:
         raise ConfigError(r.field_name("num_key_value_heads"), kv, f"exceeds num_attention_heads ({heads})")
     if r.opt_int("kv_lora_rank") is not None:
-        return _mla(r, heads, pooled_indexer="pooled_indexer" in entry.quirks), quirks
+        mla = _mla(r, heads, pooled_indexer="pooled_indexer" in entry.quirks)
+        return replace(mla, indexer_float32="float32_indexer" in entry.quirks), quirks
     if "doubled_attention_head_dim" in entry.quirks:
         head_dim = r.get_int("attention_head_dim", "head_dim", default=2 * hidden // heads)
     else:
@@ -412,6 +413,14 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
             for name, value in fields.items():
                 for attr in table.get(name, ()):
                     out.setdefault(idx, {})[attr] = ConfigReader.check_int(f"{field}.{name}", value)
+            if r.opt_int("kv_lora_rank") is not None and ("kv_lora_rank" in fields or "qk_rope_head_dim" in fields):
+                # a per-layer MLA geometry (Dots3-Note's sliding layers): the latent is rank + RoPE key
+                rank = ConfigReader.check_int(f"{field}.kv_lora_rank", fields.get("kv_lora_rank", r.get_int(
+                    "kv_lora_rank")))
+                rope = ConfigReader.check_int(f"{field}.qk_rope_head_dim", fields.get(
+                    "qk_rope_head_dim", r.get_int("qk_rope_head_dim", minimum=0)), minimum=0)
+                out.setdefault(idx, {})["latent_dim"] = rank + rope
+        _indexed_layers_only(types, out)
         return out
     if r.has("block_configs"):
         heads = r.get_int("num_attention_heads")
@@ -454,6 +463,7 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
         for i, flag in enumerate(flags[:n]):
             if not flag:
                 out.setdefault(i, {})["latent_dim"] = r.get_int("kv_lora_rank")
+    _indexed_layers_only(types, out)
     if "global_head_dim" in entry.quirks:
         head_dim = r.get_int("global_head_dim", default=512)
         kv = r.opt_int("num_global_key_value_heads") if r.get_bool("attention_k_eq_v", default=False) else None
@@ -461,6 +471,15 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
             if t == "full_attention":
                 out[i] = {"k_head_dim": head_dim, "v_head_dim": head_dim, **({"kv_heads": kv} if kv else {})}
     return out
+
+
+def _indexed_layers_only(types: list[str], out: dict[int, dict[str, int]]) -> None:
+    """Where the layer types name ``indexed_attention``, only those layers hold DSA indexer keys
+    (transformers builds ``DynamicIndexedLayer`` for them alone)."""
+    if "indexed_attention" in types:
+        for i, t in enumerate(types):
+            if t != "indexed_attention":
+                out.setdefault(i, {})["indexer_dim"] = 0
 
 
 _SWA_FIELDS = {"swa_num_key_value_heads": "kv_heads", "swa_head_dim": "k_head_dim", "swa_v_head_dim": "v_head_dim",

@@ -20,7 +20,8 @@ chunked window) and the encoder length for cross-attention. The runtime decides 
     sliding layer also holds an int64 window tensor (8 bytes). Falcon's new decoder architecture
     caches K/V repeated to every query head. Recurrent (SSM) states are float32 whatever the
     model dtype; conv states follow the model dtype, except those a mixer computes in float32
-    (``RecurrentState.float32``: Inkling's short convolutions). KV-shared layers hold nothing.
+    (``RecurrentState.float32``: Inkling's short convolutions), and DSA indexer keys marked
+    ``AttentionCache.indexer_float32`` (Dots3-Note). KV-shared layers hold nothing.
     With ``cache_implementation="static"`` (``StaticCache``, what ``torch.compile`` users get) every
     attention layer preallocates ``max_cache_len`` tokens (sliding / chunked layers
     ``min(W, max_cache_len)``) whatever the context, plus an int64 ``cumulative_length`` (8 bytes;
@@ -97,7 +98,8 @@ def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bo
                     quirks: tuple[str, ...], layout: TransformersCache = DYNAMIC,
                     prefill: int | None = None) -> list[CacheTerm]:
     if a.latent_dim:
-        per_token = kv.nbytes(a.latent_dim) + (kv.nbytes(a.indexer_dim) if a.indexer_dim else 0)
+        indexer = FLOAT32 if runtime == "transformers" and a.indexer_float32 else kv
+        per_token = kv.nbytes(a.latent_dim) + (indexer.nbytes(a.indexer_dim) if a.indexer_dim else 0)
     else:
         heads = a.query_heads if runtime == "transformers" and "kv_expanded_to_query_heads" in quirks else a.kv_heads
         per_token = heads * (kv.nbytes(a.k_head_dim) + kv.nbytes(a.v_head_dim))

@@ -68,6 +68,8 @@ QUIRKS = {
                 "no RoPE key (Mistral Large 4)",
     "pooled_indexer": "the DSA indexer caches key, pool-gate scores and a validity channel per token: "
                       "2 * index_head_dim + 1 elements (GLM-5 Next)",
+    "float32_indexer": "the DSA indexer keys are cached in float32: the indexer's RoPE uses float32 cos/sin "
+                       "and torch.cat promotes the key (Dots3-Note)",
     "loop_passes": "layers loop_layer_index_start..loop_layer_index_end - 1 run loop_num_passes times, each "
                    "pass with its own cache layers, appended after the model's layers (Inkling2-Loop)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
@@ -726,6 +728,7 @@ _ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=0, qk_nope_head_dim=256,
                           v_head_dim=256, index_head_dim=128, index_topk=2048, linear_head_dim=128,
                           linear_num_heads=64, linear_conv_kernel_dim=4)),
+    ModelType("dots3_note_text", quirks=frozenset({"float32_indexer"})),
     ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), defaults=_d(
         num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,
         index_head_dim=128, index_topk=2048)),

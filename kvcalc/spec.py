@@ -57,6 +57,7 @@ class AttentionCache:
     indexer_dim: int = 0
     source: Literal["self", "cross"] = "self"
     keeps_prefill: bool = False
+    indexer_float32: bool = False   # transformers caches the indexer keys in float32 (Dots3-Note's fp32 RoPE)
 
     @property
     def elements_per_token(self) -> int:
