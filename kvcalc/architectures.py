@@ -312,10 +312,13 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
         n = len(listed) if listed else _need(r, "num_hidden_layers", None, "layer count", assumed)
     if n > 4096:
         raise ConfigError(r.field_name("num_hidden_layers"), n, "must be at most 4,096")
-    if r.has("compress_ratios"):
-        raise UnsupportedError(f"config field '{r.field_name('compress_ratios')}': compressed-KV layers (a KV "
-                               "entry per N tokens, indexer caches) are not modelled; kvcalc will not guess "
-                               "their cache size")
+    if r.has("compress_ratios", "compress_rates"):
+        # DeepSeek-V4 (transformers 5.24: DeepseekV4HCACache / DeepseekV4CSACache): a sliding window plus one
+        # compressed entry per N source tokens, a partial buffer of the last < N tokens, CSA indexer entries
+        raise UnsupportedError(f"config field '{r.field_name('compress_ratios', 'compress_rates')}': compressed-KV "
+                               "layers (a KV entry per N tokens on top of a sliding window, a buffer of the "
+                               "tokens not yet compressed, indexer caches) are not modelled; kvcalc will not "
+                               "guess their cache size")
     types = layer_types(r, entry, n)
     if "loop_passes" in entry.quirks:
         start, end = r.get_int("loop_layer_index_start", minimum=0), r.get_int("loop_layer_index_end")

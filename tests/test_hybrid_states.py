@@ -100,3 +100,10 @@ def test_reference_sliding_window_holds_prefill_plus_window():
     assert ideal.layers[0].bytes == 8 * 4 * 16 * 2 * 2
     with pytest.raises(kvcalc.UnsupportedError, match="reference sliding"):
         kvcalc.kv_cache(cfg, batch=1, context=16, runtime="vllm")
+
+
+def test_compressed_kv_is_refused_naming_the_field():
+    """DeepSeek-V4's cache grows one compressed entry per compress_rates[type] tokens on top of a window
+    (DeepseekV4HCACache / DeepseekV4CSACache): kvcalc refuses and names the field it cannot bound."""
+    with pytest.raises(kvcalc.UnsupportedError, match="compress_rates"):
+        kvcalc.kv_cache(_TYPES["deepseek_v4"]["config"], batch=1, context=16)

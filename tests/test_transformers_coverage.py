@@ -44,9 +44,23 @@ COUNTED = {mt: rec for mt, rec in MEASURED.items() if rec.get("default_params") 
 
 # Measured types whose cache kvcalc does not reproduce, with the reason.
 KV_MISSES: dict[str, str] = {
-    "deepseek_v4": "refused: compressed-KV layers (heavily_compressed_attention) are not modelled",
-    "diffusion_gemma": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
-    "dory": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
+    "deepseek_v4": (
+        "refused (UnsupportedError naming 'compress_rates'): DeepSeek-V4's HCA / CSA layers "
+        "(DeepseekV4HCACache, DeepseekV4CSACache) hold a sliding window plus one compressed KV entry per "
+        "compress_rates[type] source tokens (4 CSA, 128 HCA), a buffer of the tokens not yet compressed and "
+        "CSA indexer entries; the cache grows in steps kvcalc does not model"
+    ),
+    "diffusion_gemma": (
+        "block-diffusion model measured with its 7 prompt tokens as the cached prefix: every layer holds "
+        "those 7 tokens (sliding layers too: a single prefill view) and the 9 + 2 canvas tokens are not "
+        "cached (DiffusionGemma's canvas attends to the cache without writing it); kvcalc reads it as an "
+        "autoregressive decoder of 11 tokens"
+    ),
+    "dory": (
+        "looped recurrent-depth model (n_input_layers / n_recurrent_layers / n_output_layers, "
+        "recurrent_kv_cache_mode 'per_loop'): 56 cache layers for 72 layer_types, each holding one token "
+        "after 9 + 2 tokens; kvcalc reads 72 plain layers. The loop's cache rule is not yet read"
+    ),
     "encoder-decoder": (
         "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
         " read)"
@@ -60,8 +74,10 @@ KV_MISSES: dict[str, str] = {
         "kvcalc does not read)"
     ),
     "mllama": (
-        "measured without an image: the cross-attention layers hold nothing, while kvcalc charges one image "
-        "(its default encoder tokens)"
+        "measured without an image: the oracle feeds token ids only, so MllamaForConditionalGeneration's "
+        "cross-attention layers hold nothing (0 bytes), while kvcalc charges one image (max_num_tiles x "
+        "(patches + 1) vision tokens) by default; tests/test_groundtruth_transformers.py feeds "
+        "mllama_text_model cross_attention_states and kvcalc matches the filled cross cache there"
     ),
     "prophetnet": (
         "refused: 'decoder_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not "
