@@ -398,10 +398,7 @@ _VERIFIED_WRAPPERS = {
     "glm4v_moe": "glm4v_moe_text", "glm_ocr": "glm_ocr_text", "glmga": "glm4v_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
-    "qwen3_vl": "qwen3_vl_text", "lfm3_vl": "lfm3", "inkling2": "inkling2_text",
-    "inkling2_loop": "inkling2_loop_text",
-    "unlimited_ocr": "unlimited_ocr_text", "mistral_large4": "mistral_large4_text", "glm5_next": "glm5_next_text",
-    "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
+    "qwen3_vl": "qwen3_vl_text", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
 }
 _VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
 
@@ -735,6 +732,10 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("unlimited_ocr_text", layer_rule=lambda r, n, w: [
         "reference_sliding_attention" if w is not None else "full_attention"] * n,
               defaults=_d(num_key_value_heads=10, sliding_window=128)),
+    *(ModelType(name, text_type=text) for name, text in (
+        ("lfm3_vl", "lfm3"), ("inkling2", "inkling2_text"), ("inkling2_loop", "inkling2_loop_text"),
+        ("unlimited_ocr", "unlimited_ocr_text"), ("mistral_large4", "mistral_large4_text"),
+        ("glm5_next", "glm5_next_text"))),
     ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),
     ModelType("lfm2", layer_rule=_listed("full_attn_idxs", "full_attention", "conv", every_by_default=True),
