@@ -20,10 +20,11 @@ from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentStat
 # transformers layer-type names -> kvcalc kinds.
 _LAYER_TYPE_ALIASES = {
     "full_attention": "full", "attention": "full", "global": "full", "global_attention": "full",
-    "sliding_attention": "sliding", "local": "sliding", "local_attention": "sliding", "sliding": "sliding",
+    "sliding_attention": "sliding", "reference_sliding_attention": "reference_sliding",
+    "local": "sliding", "local_attention": "sliding", "sliding": "sliding",
     "chunked_attention": "chunked",
     "linear_attention": "recurrent", "mamba": "recurrent", "mamba2": "recurrent", "conv": "recurrent",
-    "hybrid": "hybrid", "moe": "none", "mlp": "none", "cross_attention": "cross",
+    "hybrid": "hybrid", "hybrid_sliding": "hybrid_sliding", "moe": "none", "mlp": "none", "cross_attention": "cross",
     "indexed_attention": "full", "dummy": "none",
 }
 _UNKNOWN = ModelType("")   # the entry of a model type kvcalc does not know: generic rules, no defaults
@@ -231,7 +232,8 @@ def _window(r: ConfigReader) -> int | None:
         if isinstance(value, bool):
             raise ConfigError(r.field_name("sliding_window"), value, "must be an integer number of tokens")
         return ConfigReader.check_int(r.field_name("sliding_window"), value, minimum=0) or None
-    return r.opt_int("sliding_window")
+    # Inkling's config classes map sliding_window onto sliding_window_size (attribute_map)
+    return r.opt_int("sliding_window") or r.opt_int("sliding_window_size")
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -259,7 +261,8 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
     if kv > heads:
         raise ConfigError(r.field_name("num_key_value_heads"), kv, f"exceeds num_attention_heads ({heads})")
     if r.opt_int("kv_lora_rank") is not None:
-        return _mla(r, heads), quirks
+        mla = _mla(r, heads, pooled_indexer="pooled_indexer" in entry.quirks)
+        return replace(mla, indexer_float32="float32_indexer" in entry.quirks), quirks
     if "doubled_attention_head_dim" in entry.quirks:
         head_dim = r.get_int("attention_head_dim", "head_dim", default=2 * hidden // heads)
     else:
@@ -270,14 +273,19 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
     return AttentionCache(kv_heads=kv, k_head_dim=head_dim, v_head_dim=v_dim, query_heads=heads), quirks
 
 
-def _mla(r: ConfigReader, heads: int) -> AttentionCache:
+def _mla(r: ConfigReader, heads: int, pooled_indexer: bool = False) -> AttentionCache:
     """DeepSeek multi-head latent attention: one ``kv_lora_rank + qk_rope_head_dim`` latent per token
-    (+ the DSA indexer key ``index_head_dim`` when ``index_topk`` is set)."""
+    (+ the DSA indexer key ``index_head_dim`` when ``index_topk`` is set; a pooled indexer, GLM-5 Next,
+    caches its key, its ``index_head_dim`` pool-gate scores and a validity channel: ``2 * d + 1``,
+    ``modeling_glm5_next.Glm5NextIndexer.forward``)."""
     rank = r.get_int("kv_lora_rank")
     rope = r.get_int("qk_rope_head_dim", minimum=0)
     nope = r.get_int("qk_nope_head_dim", default=0, minimum=0)
     v_dim = r.get_int("v_head_dim", default=nope + rope)
-    indexer = r.get_int("index_head_dim", default=0, minimum=0) if r.has("index_topk") else 0
+    # the config's index_topk, else the class default's (DeepSeek-V3.2, Mistral Large 4 build the indexer then)
+    indexer = r.get_int("index_head_dim", default=0, minimum=0) if r.opt_int("index_topk") is not None else 0
+    if pooled_indexer and indexer:
+        indexer = 2 * indexer + 1
     return AttentionCache(kv_heads=heads, k_head_dim=nope + rope, v_head_dim=v_dim, query_heads=heads,
                           latent_dim=rank + rope, indexer_dim=indexer)
 
@@ -304,11 +312,21 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
         n = len(listed) if listed else _need(r, "num_hidden_layers", None, "layer count", assumed)
     if n > 4096:
         raise ConfigError(r.field_name("num_hidden_layers"), n, "must be at most 4,096")
-    if r.has("compress_ratios"):
-        raise UnsupportedError(f"config field '{r.field_name('compress_ratios')}': compressed-KV layers (a KV "
-                               "entry per N tokens, indexer caches) are not modelled; kvcalc will not guess "
-                               "their cache size")
+    if r.has("compress_ratios", "compress_rates"):
+        # DeepSeek-V4 (transformers 5.24: DeepseekV4HCACache / DeepseekV4CSACache): a sliding window plus one
+        # compressed entry per N source tokens, a partial buffer of the last < N tokens, CSA indexer entries
+        raise UnsupportedError(f"config field '{r.field_name('compress_ratios', 'compress_rates')}': compressed-KV "
+                               "layers (a KV entry per N tokens on top of a sliding window, a buffer of the "
+                               "tokens not yet compressed, indexer caches) are not modelled; kvcalc will not "
+                               "guess their cache size")
     types = layer_types(r, entry, n)
+    if "loop_passes" in entry.quirks:
+        start, end = r.get_int("loop_layer_index_start", minimum=0), r.get_int("loop_layer_index_end")
+        if not start < end <= n:
+            raise ConfigError(r.field_name("loop_layer_index_end"), end,
+                              f"must lie above loop_layer_index_start ({start}) and at most {n}")
+        types += types[start:end] * (r.get_int("loop_num_passes") - 1)
+        n = len(types)
     kinds = []
     unknown: dict[str, int] = {}
     for i, t in enumerate(types):
@@ -323,7 +341,8 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
 
     quirks: list[str] = []
     attn: AttentionCache | None = None
-    if any(k in ("full", "sliding", "chunked", "hybrid", "cross") for k in kinds):
+    if any(k in ("full", "sliding", "reference_sliding", "chunked", "hybrid", "hybrid_sliding", "cross")
+           for k in kinds):
         attn, quirks = _attention_geometry(r, entry, known, assumed)
     for t in unknown:
         assert attn is not None
@@ -332,7 +351,7 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
     window = _window(r)
     chunk = r.opt_int("attention_chunk_size")
     states = (_recurrent_states(r, entry, r.model_type, assumed)
-              if any(k in ("recurrent", "hybrid") for k in kinds) else ())
+              if any(k in ("recurrent", "hybrid", "hybrid_sliding") for k in kinds) else ())
 
     shared_from = _kv_sharing(r, n, types)
     overrides = _per_layer_overrides(r, entry, n, types)
@@ -340,14 +359,15 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
     for i, kind in enumerate(kinds):
         if i in shared_from:
             layers.append(LayerSpec(i, "shared", shares_with=shared_from[i]))
-        elif kind in ("full", "sliding", "chunked"):
+        elif kind in ("full", "sliding", "reference_sliding", "chunked"):
             assert attn is not None
             a = _replace(attn, overrides[i]) if overrides.get(i) else attn
-            if kind == "sliding":
+            if kind in ("sliding", "reference_sliding"):
                 if a.window is None and window is None:
                     raise ConfigError(r.path + "sliding_window", r.raw("sliding_window", default=None),
                                       f"layer {i} is sliding but no window is set")
-                a = replace(a, window=a.window or window)
+                a = replace(a, window=a.window or window, keeps_prefill=kind == "reference_sliding")
+                kind = "sliding"
             elif kind == "chunked":
                 if chunk is None:
                     raise ConfigError(r.path + "attention_chunk_size", r.raw("attention_chunk_size", default=None),
@@ -356,9 +376,16 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
             layers.append(LayerSpec(i, "mla" if a.latent_dim else cast(LayerKind, kind), attention=(a,)))
         elif kind == "recurrent":
             layers.append(LayerSpec(i, entry.recurrent_kind, states=states))
-        elif kind == "hybrid":
+        elif kind in ("hybrid", "hybrid_sliding"):
             assert attn is not None
-            layers.append(LayerSpec(i, "hybrid", attention=(attn,), states=states))
+            a = _replace(attn, overrides[i]) if overrides.get(i) else attn
+            if kind == "hybrid_sliding":
+                if a.window is None and window is None:
+                    raise ConfigError(r.path + "sliding_window", r.raw("sliding_window", default=None),
+                                      f"layer {i} is sliding but no window is set")
+                a = replace(a, window=a.window or window)
+            extra = entry.kv_state_rule(r, a) if entry.kv_state_rule else ()
+            layers.append(LayerSpec(i, "hybrid", attention=(a,), states=states + extra))
         elif kind == "cross":
             assert attn is not None
             layers.append(LayerSpec(i, "cross", attention=(replace(attn, source="cross"),)))
@@ -389,6 +416,14 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
             for name, value in fields.items():
                 for attr in table.get(name, ()):
                     out.setdefault(idx, {})[attr] = ConfigReader.check_int(f"{field}.{name}", value)
+            if r.opt_int("kv_lora_rank") is not None and ("kv_lora_rank" in fields or "qk_rope_head_dim" in fields):
+                # a per-layer MLA geometry (Dots3-Note's sliding layers): the latent is rank + RoPE key
+                rank = ConfigReader.check_int(f"{field}.kv_lora_rank", fields.get("kv_lora_rank", r.get_int(
+                    "kv_lora_rank")))
+                rope = ConfigReader.check_int(f"{field}.qk_rope_head_dim", fields.get(
+                    "qk_rope_head_dim", r.get_int("qk_rope_head_dim", minimum=0)), minimum=0)
+                out.setdefault(idx, {})["latent_dim"] = rank + rope
+        _indexed_layers_only(types, out)
         return out
     if r.has("block_configs"):
         heads = r.get_int("num_attention_heads")
@@ -409,12 +444,12 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
         for i, t in enumerate(types):
             if t == "sliding_attention":
                 out.setdefault(i, {})["kv_heads"] = swa_kv
-    elif any(r.has(f) for f in _SWA_FIELDS):
-        swa = {attr: r.get_int(name) for name, attr in _SWA_FIELDS.items() if r.has(name)}
+    elif any(r.opt_int(f) is not None for f in _SWA_FIELDS):    # the config's, else the class defaults
+        swa = {attr: value for name, attr in _SWA_FIELDS.items() if (value := r.opt_int(name)) is not None}
         if "k_head_dim" in swa and "v_head_dim" not in swa:
             swa["v_head_dim"] = swa["k_head_dim"]
         for i, t in enumerate(types):
-            if t == "sliding_attention":
+            if t in ("sliding_attention", "hybrid_sliding"):
                 out.setdefault(i, {}).update(swa)
     if r.has("indexer_types"):
         # DSA indexer per layer (HunYuan V4): "shared" layers reuse another layer's indexer keys
@@ -423,6 +458,15 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
                 raise ConfigError(f"{r.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
             if kind == "shared":
                 out.setdefault(i, {})["indexer_dim"] = 0
+    if "nope_mla" in entry.quirks and r.opt_int("kv_lora_rank") is not None:
+        # NoPE layers cache the latent only, without the RoPE key (MistralLarge4Attention: qk_rope_head_dim 0)
+        flags = r.opt_int_list("no_rope_layers")
+        if flags is None:
+            flags = [int((i + 1) % 4 != 0) for i in range(n)]     # no_rope_layer_interval 4
+        for i, flag in enumerate(flags[:n]):
+            if not flag:
+                out.setdefault(i, {})["latent_dim"] = r.get_int("kv_lora_rank")
+    _indexed_layers_only(types, out)
     if "global_head_dim" in entry.quirks:
         head_dim = r.get_int("global_head_dim", default=512)
         kv = r.opt_int("num_global_key_value_heads") if r.get_bool("attention_k_eq_v", default=False) else None
@@ -430,6 +474,15 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
             if t == "full_attention":
                 out[i] = {"k_head_dim": head_dim, "v_head_dim": head_dim, **({"kv_heads": kv} if kv else {})}
     return out
+
+
+def _indexed_layers_only(types: list[str], out: dict[int, dict[str, int]]) -> None:
+    """Where the layer types name ``indexed_attention``, only those layers hold DSA indexer keys
+    (transformers builds ``DynamicIndexedLayer`` for them alone)."""
+    if "indexed_attention" in types:
+        for i, t in enumerate(types):
+            if t != "indexed_attention":
+                out.setdefault(i, {})["indexer_dim"] = 0
 
 
 _SWA_FIELDS = {"swa_num_key_value_heads": "kv_heads", "swa_head_dim": "k_head_dim", "swa_v_head_dim": "v_head_dim",
@@ -444,6 +497,12 @@ def _replace(a: AttentionCache, fields: Mapping[str, int]) -> AttentionCache:
 
 def _kv_sharing(r: ConfigReader, n: int, types: list[str]) -> dict[int, int]:
     """Layers that reuse an earlier layer's KV cache (Gemma 3n ``num_kv_shared_layers``): index -> source."""
+    if r.has("kv_source_layers"):
+        sources = r.opt_int_list("kv_source_layers") or []
+        if any(src != i for i, src in enumerate(sources[:n])):
+            raise UnsupportedError(f"config field '{r.field_name('kv_source_layers')}': layers that attend to "
+                                   "another layer's latent KV cache are not modelled; kvcalc will not guess what "
+                                   "they hold")
     shared = r.get_int("num_kv_shared_layers", default=0, minimum=0)
     if not shared:
         return {}

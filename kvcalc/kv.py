@@ -9,7 +9,8 @@ chunked window) and the encoder length for cross-attention. The runtime decides 
 
 ``ideal``
     The least the cache must hold: full layers ``T`` tokens, sliding / chunked layers
-    ``min(T, W)``, MLA the latent (``kv_lora_rank + qk_rope_head_dim`` per token), recurrent /
+    ``min(T, W)`` (a reference sliding window, R-SWA: ``min(T, P + W)`` after a prefill of ``P``),
+    MLA the latent (``kv_lora_rank + qk_rope_head_dim`` per token), recurrent /
     conv states at their fixed size in the model dtype, shared layers nothing.
 ``transformers``
     What Hugging Face transformers' default ``DynamicCache`` (v5.24) pins in memory after a
@@ -18,7 +19,9 @@ chunked window) and the encoder length for cross-attention. The runtime decides 
     its storage is all ``T`` prefill tokens, and after any decode step ``min(T, W)`` tokens; each
     sliding layer also holds an int64 window tensor (8 bytes). Falcon's new decoder architecture
     caches K/V repeated to every query head. Recurrent (SSM) states are float32 whatever the
-    model dtype; conv states follow the model dtype. KV-shared layers hold nothing.
+    model dtype; conv states follow the model dtype, except those a mixer computes in float32
+    (``RecurrentState.float32``: Inkling's short convolutions), and DSA indexer keys marked
+    ``AttentionCache.indexer_float32`` (Dots3-Note). KV-shared layers hold nothing.
     With ``cache_implementation="static"`` (``StaticCache``, what ``torch.compile`` users get) every
     attention layer preallocates ``max_cache_len`` tokens (sliding / chunked layers
     ``min(W, max_cache_len)``) whatever the context, plus an int64 ``cumulative_length`` (8 bytes;
@@ -92,9 +95,11 @@ class CacheTerm:
 
 
 def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bool,
-                    quirks: tuple[str, ...], layout: TransformersCache = DYNAMIC) -> list[CacheTerm]:
+                    quirks: tuple[str, ...], layout: TransformersCache = DYNAMIC,
+                    prefill: int | None = None) -> list[CacheTerm]:
     if a.latent_dim:
-        per_token = kv.nbytes(a.latent_dim) + (kv.nbytes(a.indexer_dim) if a.indexer_dim else 0)
+        indexer = FLOAT32 if runtime == "transformers" and a.indexer_float32 else kv
+        per_token = kv.nbytes(a.latent_dim) + (indexer.nbytes(a.indexer_dim) if a.indexer_dim else 0)
     else:
         heads = a.query_heads if runtime == "transformers" and "kv_expanded_to_query_heads" in quirks else a.kv_heads
         per_token = heads * (kv.nbytes(a.k_head_dim) + kv.nbytes(a.v_head_dim))
@@ -103,6 +108,8 @@ def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bo
             raise UnsupportedError("a static cache for cross-attention (encoder-decoder) is not modelled; "
                                    "use the dynamic cache")
         return [CacheTerm(per_token_bytes=per_token, cross=True)]
+    if a.keeps_prefill and a.window is not None:
+        return _reference_sliding_terms(a, per_token, runtime, prefill_only, layout, prefill)
     if runtime == "transformers" and layout.implementation == "static":
         assert layout.max_cache_len is not None
         held = layout.max_cache_len if a.window is None else min(a.window, layout.max_cache_len)
@@ -118,23 +125,40 @@ def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bo
     return [CacheTerm(per_token_bytes=per_token, cap=a.window)]
 
 
+def _reference_sliding_terms(a: AttentionCache, per_token: int, runtime: str, prefill_only: bool,
+                             layout: TransformersCache, prefill: int | None) -> list[CacheTerm]:
+    """A reference sliding window (R-SWA): all ``P`` prefill tokens plus at most ``W`` decoded ones, i.e.
+    ``min(T, P + W)`` tokens (``P = T`` after a single prefill: every token); in transformers the
+    prefill tensors stay whole, the decoded ones sit in a ``DynamicSlidingWindowLayer`` (its 8-byte
+    window tensor included): ``UnlimitedOcrDynamicReferenceSlidingWindowLayer.update``."""
+    assert a.window is not None
+    if runtime == "transformers" and (layout.implementation == "static" or layout.beam_search):
+        raise UnsupportedError("a static cache or beam search over reference sliding-window layers "
+                               "(Unlimited-OCR) is not modelled; use the dynamic cache without beams")
+    cap = None if prefill_only or prefill is None else prefill + a.window
+    terms = [CacheTerm(per_token_bytes=per_token, cap=cap)]
+    return terms + [CacheTerm(fixed_bytes=8)] if runtime == "transformers" else terms
+
+
 def layer_terms(layer: LayerSpec, model: DType, kv: DType, runtime: str, prefill_only: bool,
-                quirks: tuple[str, ...] = (), layout: TransformersCache = DYNAMIC) -> list[CacheTerm]:
-    """The cache terms of one layer under ``runtime`` (``layout``: which transformers cache)."""
+                quirks: tuple[str, ...] = (), layout: TransformersCache = DYNAMIC,
+                prefill: int | None = None) -> list[CacheTerm]:
+    """The cache terms of one layer under ``runtime`` (``layout``: which transformers cache; ``prefill``:
+    the first pass's tokens, which a reference sliding window keeps whole; None = the whole context)."""
     if layer.kind in ("shared", "none"):
         return []
     terms: list[CacheTerm] = []
     for a in layer.attention:
-        terms.extend(_attention_term(a, kv, runtime, prefill_only, quirks, layout))
+        terms.extend(_attention_term(a, kv, runtime, prefill_only, quirks, layout, prefill))
     for s in layer.states:
-        state_dtype = FLOAT32 if runtime == "transformers" and s.role == "ssm" else model
+        state_dtype = FLOAT32 if runtime == "transformers" and (s.role == "ssm" or s.float32) else model
         terms.append(CacheTerm(per_sequence_bytes=state_dtype.nbytes(s.elements)))
     return terms
 
 
 def model_terms(spec: ModelSpec, model: DType, kv: DType, runtime: str, prefill_only: bool,
-                layout: TransformersCache = DYNAMIC) -> list[list[CacheTerm]]:
-    return [layer_terms(l, model, kv, runtime, prefill_only, spec.quirks, layout) for l in spec.layers]
+                layout: TransformersCache = DYNAMIC, prefill: int | None = None) -> list[list[CacheTerm]]:
+    return [layer_terms(l, model, kv, runtime, prefill_only, spec.quirks, layout, prefill) for l in spec.layers]
 
 
 def _transformers_cache(runtime: str, context: int, implementation: str, max_cache_len: int | None,
@@ -193,6 +217,9 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
         raise UnsupportedError(f"{runtime}'s per-layer bytes come from its pool: use "
                                f"kvcalc.layer_bytes(kvcalc.deploy(config, runtime={runtime!r}), batch, context)")
     if runtime == "vllm":
+        if any(a.keeps_prefill for layer in spec.layers for a in layer.attention):
+            raise UnsupportedError("vLLM's handling of reference sliding-window layers (Unlimited-OCR: every "
+                                   "prefill token kept) is not modelled; use runtime 'ideal' or 'transformers'")
         return replace(vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
                                      encoder_tokens=encoder_tokens), quality=spec.quality)
     model, kv = resolve_dtypes(spec, dtype, kv_dtype)
@@ -205,7 +232,7 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     layout = _transformers_cache(runtime, context, cache_implementation, max_cache_len, beam_search)
     enc = default_encoder_tokens(spec, context) if encoder_tokens is None else check_count(
         "encoder_tokens", encoder_tokens, 1, MAX_CONTEXT)
-    terms = model_terms(spec, model, kv, runtime, prefill_only=prefill == context, layout=layout)
+    terms = model_terms(spec, model, kv, runtime, prefill_only=prefill == context, layout=layout, prefill=prefill)
     layers = tuple(
         LayerBytes(l.index, l.kind, _layer_tokens(t, context, enc), sum(x.nbytes(batch, context, enc) for x in t))
         for l, t in zip(spec.layers, terms)

@@ -13,7 +13,8 @@ Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter 
   config gives no ``layer_types`` (``None``: transformers' generic rule in
   ``cache_utils.get_layer_types_and_kwargs``);
 * ``state_rule`` / ``recurrent_kind``: the conv / SSM / linear-attention state of its recurrent layers
-  (elements per sequence) and the kvcalc layer kind of those layers;
+  (elements per sequence) and the kvcalc layer kind of those layers; ``kv_state_rule``: states a hybrid
+  layer adds that follow its own attention geometry;
 * ``params``: the parameter-count family in :mod:`kvcalc.params` (``None``: not countable, with
   ``not_countable`` saying why), with ``attn_bias``, ``mlp_bias``, ``norms_per_layer`` and ``moe``
   for the Llama-style family;
@@ -40,14 +41,17 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from .config import ConfigReader
-from .errors import ConfigError, UnsupportedError
-from .spec import RecurrentState
+from .errors import ConfigError
+from .spec import AttentionCache, RecurrentState
 
 LayerRule = Callable[[ConfigReader, int, "int | None"], "list[str] | None"]
 """(decoder reader, layer count, sliding window or None) -> transformers layer types, one per layer
 (None: this config takes transformers' generic rule)."""
 StateRule = Callable[[ConfigReader, int], tuple[RecurrentState, ...]]
 """(decoder reader, hidden size) -> the states one recurrent layer holds per sequence (elements)."""
+KVStateRule = Callable[[ConfigReader, AttentionCache], tuple[RecurrentState, ...]]
+"""(decoder reader, the layer's attention cache) -> further states a hybrid layer holds that depend on its
+own attention geometry (Inkling's short convolutions over K and V: sliding layers have other heads)."""
 
 QUIRKS = {
     # spec reader
@@ -62,6 +66,14 @@ QUIRKS = {
                        "cache (cache layers 2i and 2i+1: LongCat-Flash)",
     "swa_double_kv": "sliding layers have twice num_key_value_heads; sliding_window_size (the Hub field) "
                      "means a window of sliding_window_size + 1 (MiMo-V2-Flash)",
+    "nope_mla": "MLA layers flagged 0 in no_rope_layers (default: every 4th) cache kv_lora_rank elements, "
+                "no RoPE key (Mistral Large 4)",
+    "pooled_indexer": "the DSA indexer caches key, pool-gate scores and a validity channel per token: "
+                      "2 * index_head_dim + 1 elements (GLM-5 Next)",
+    "float32_indexer": "the DSA indexer keys are cached in float32: the indexer's RoPE uses float32 cos/sin "
+                       "and torch.cat promotes the key (Dots3-Note)",
+    "loop_passes": "layers loop_layer_index_start..loop_layer_index_end - 1 run loop_num_passes times, each "
+                   "pass with its own cache layers, appended after the model's layers (Inkling2-Loop)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
@@ -145,6 +157,7 @@ class ModelType:
     defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     layer_rule: LayerRule | None = None
     state_rule: StateRule | None = None
+    kv_state_rule: KVStateRule | None = None
     recurrent_kind: Literal["mamba", "linear", "conv"] = "mamba"
     params: str | None = None
     not_countable: str = NOT_COUNTED
@@ -204,13 +217,50 @@ def _linear_interval(r: ConfigReader, n: int, window: int | None) -> list[str]:
     return _every(r.get_int("full_attention_interval"), "full_attention", "linear_attention")(n)
 
 
-def _kimi_linear(r: ConfigReader, n: int, window: int | None) -> list[str] | None:
-    """Kimi Linear: ``linear_attn_config.full_attn_layers`` (1-indexed) full, the others linear."""
+def _kimi_linear(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Kimi Linear: ``linear_attn_config.full_attn_layers`` (1-indexed) full, the others linear; without
+    it every 4th layer from layer 4 (``i and i % 4 == 0``) is full (``KimiLinearConfig.__post_init__``)."""
     lac = r.sub("linear_attn_config")
-    if lac is None:
-        return None
+    if lac is None or not lac.has("full_attn_layers"):
+        return ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(n)]
     full = set(lac.get_int_list("full_attn_layers", default=[], minimum=1))
     return ["full_attention" if i + 1 in full else "linear_attention" for i in range(n)]
+
+
+def _lfm3(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """LFM3: layer ``i % 4 == 2`` full, ``i % 4 == 0`` (not 0) sliding, the others short convolutions
+    (``Lfm3Config.__post_init__``)."""
+    return ["full_attention" if i % 4 == 2 else "sliding_attention" if i % 4 == 0 and i else "conv"
+            for i in range(n)]
+
+
+def _lara_mini(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Lara-Mini: the released period-5 pattern linear, sliding, linear, full, sliding
+    (``LaraMiniConfig.__post_init__``)."""
+    pattern = ("linear_attention", "sliding_attention", "linear_attention", "full_attention", "sliding_attention")
+    return [pattern[i % 5] for i in range(n)]
+
+
+def _olmo_hybrid(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """OLMo Hybrid: every 4th layer (``i % 4 == 3``) full, the others gated DeltaNet; with no full layer
+    the last is full (``OlmoHybridConfig.__post_init__``)."""
+    types = ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(n)]
+    if "full_attention" not in types and types:
+        types[-1] = "full_attention"
+    return types
+
+
+def _inkling(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Inkling: the layers in ``local_layer_ids`` (default: all but every 6th) sliding hybrids, the others
+    full hybrids (``InklingConfig`` / ``Inkling2Config.__post_init__``; Inkling 2 has no local_layer_ids)."""
+    local = set(r.get_int_list("local_layer_ids", default=[i for i in range(n) if (i + 1) % 6]))
+    return ["hybrid_sliding" if i in local else "hybrid" for i in range(n)]
+
+
+def _group_last_full(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Bailing hybrid: the last layer of each ``layer_group_size`` group full, the others KDA
+    (``BailingHybridConfig.__post_init__``)."""
+    return _every(r.get_int("layer_group_size"), "full_attention", "linear_attention")(n)
 
 
 def _llama4(r: ConfigReader, n: int, window: int | None) -> list[str]:
@@ -278,15 +328,49 @@ def _gated_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, .
 
 
 def _kimi_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
-    """Kimi delta attention: separate short convs on q, k and v (``3*h*d x K``); one ``d x d`` state per head."""
-    if r.sub("linear_attn_config") is None:
-        raise UnsupportedError(f"config field '{r.path}linear_attn_config' is missing: the delta-attention state "
-                               "size of this kimi_linear config is not known to kvcalc")
-    lac = r.sub("linear_attn_config") or r
-    heads = lac.opt_int("num_heads") or r.get_int("linear_num_heads")
-    hd = lac.opt_int("head_dim") or r.get_int("linear_head_dim")
-    k = lac.opt_int("short_conv_kernel_size") or r.get_int("linear_conv_kernel_dim")
-    return _conv_ssm(3 * heads * hd, heads * hd * hd, k)
+    """Kimi delta attention (KDA): one short conv over the concatenated q, k, v (``3*h*d x K``, model dtype)
+    and one ``d x d`` float32 state per head (``modeling_kimi_linear.KimiDeltaAttention.forward``;
+    Bailing hybrid and GLM-5 Next use the same mixer). ``h, d, K`` from the Hub's ``linear_attn_config``
+    (``num_heads``, ``head_dim``, ``short_conv_kernel_size``), else the flat ``linear_num_heads``,
+    ``linear_head_dim``, ``linear_conv_kernel_dim`` (``KimiLinearConfig.__post_init__`` maps the first
+    onto the second)."""
+    lac = r.sub("linear_attn_config")
+
+    def pick(nested: str, flat: str) -> int:
+        value = lac.opt_int(nested) if lac is not None else None
+        return value if value is not None else r.get_int(flat)
+
+    heads, hd = pick("num_heads", "linear_num_heads"), pick("head_dim", "linear_head_dim")
+    return _conv_ssm(3 * heads * hd, heads * hd * hd, pick("short_conv_kernel_size", "linear_conv_kernel_dim"))
+
+
+def _zaya_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Zaya CCA: a conv window over q and k, ``(n_q + n_kv) * d x ((cca_time0 - 1) + (cca_time1 - 1))``, and
+    the previous token's delayed value projection, ``n_kv * d / 2``, both in the model dtype
+    (``modeling_zaya.ZayaCCA.forward``: ``update_conv_state`` / ``update_recurrent_state``)."""
+    heads, kv, hd = r.get_int("num_attention_heads"), r.get_int("num_key_value_heads"), r.get_int("head_dim")
+    kernel = r.get_int("cca_time0") - 1 + r.get_int("cca_time1") - 1
+    return (RecurrentState("conv", (heads + kv) * hd * kernel, kernel), RecurrentState("linear", kv * hd // 2))
+
+
+def _inkling_kernel(r: ConfigReader) -> int:
+    """The short-convolution width: ``sconv_kernel_size`` (checkpoints), an alias of ``conv_kernel_size``."""
+    return r.opt_int("sconv_kernel_size") or r.get_int("conv_kernel_size")
+
+
+def _inkling_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Inkling (1, 2, 2-Loop): the short convolutions after attention and after the MLP, ``H x K`` each, in
+    float32 (``InklingShortConvolution``, conv states 2 and 3)."""
+    k = _inkling_kernel(r)
+    return (RecurrentState("conv", hidden * k, k, float32=True),) * 2
+
+
+def _inkling_kv_states(r: ConfigReader, a: AttentionCache) -> tuple[RecurrentState, ...]:
+    """Inkling: the short convolutions over the layer's keys and values (conv states 0 and 1),
+    ``n_kv * d_k x K`` and ``n_kv * d_v x K`` in float32, with the sliding layers' ``swa_*`` geometry."""
+    k = _inkling_kernel(r)
+    return (RecurrentState("conv", a.kv_heads * a.k_head_dim * k, k, float32=True),
+            RecurrentState("conv", a.kv_heads * a.v_head_dim * k, k, float32=True))
 
 
 def _lightning_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
@@ -373,6 +457,7 @@ _VERIFIED_WRAPPERS = {
 }
 _VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
 
+_KDA_MLA = dict(kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128)   # Kimi / Bailing MLA
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
 
 # ============================================================================= vision-language wrappers
@@ -1040,7 +1125,50 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
         num_local_experts=8, num_experts_per_tok=2)),
     ModelType("kimi_linear", layer_rule=_kimi_linear, state_rule=_kimi_delta_states, recurrent_kind="linear",
-              defaults=_d(linear_head_dim=128, linear_conv_kernel_dim=4)),
+              defaults=_d(_KDA_MLA, linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4)),
+    # ---- recurrent and hybrid types first measured in transformers 5.24 (tests/test_transformers_coverage.py)
+    ModelType("bailing_hybrid", layer_rule=_group_last_full, state_rule=_kimi_delta_states, recurrent_kind="linear",
+              defaults=_d(_KDA_MLA, layer_group_size=6, linear_head_dim=128, linear_num_heads=32,
+                          linear_conv_kernel_dim=4)),
+    ModelType("lara_mini", layer_rule=_lara_mini, state_rule=_gated_delta_states, recurrent_kind="linear",
+              defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=512, linear_conv_kernel_dim=4,
+                          linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=8,
+                          linear_num_value_heads=16)),
+    ModelType("olmo_hybrid", layer_rule=_olmo_hybrid, state_rule=_gated_delta_states, recurrent_kind="linear",
+              defaults=_d(num_key_value_heads=30, linear_conv_kernel_dim=4, linear_key_head_dim=96,
+                          linear_value_head_dim=192, linear_num_key_heads=30, linear_num_value_heads=30)),
+    ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear",
+              defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2)),
+    *(ModelType(name, layer_rule=_inkling, state_rule=_inkling_states,
+                kv_state_rule=_inkling_kv_states, quirks=frozenset({"loop_passes"}) if "loop" in name else frozenset(),
+                defaults=_d(num_key_value_heads=8, head_dim=128, conv_kernel_size=4, **swa))
+      for name, swa in (
+          ("inkling_text", dict(swa_num_attention_heads=64, swa_num_key_value_heads=16, swa_head_dim=128,
+                                sliding_window_size=512)),
+          ("inkling2_text", dict(swa_num_attention_heads=48, swa_num_key_value_heads=8, swa_head_dim=128,
+                                 sliding_window_size=1024)),
+          ("inkling2_loop_text", dict(swa_num_attention_heads=24, swa_num_key_value_heads=8, swa_head_dim=128,
+                                      sliding_window_size=1024, loop_layer_index_start=6, loop_layer_index_end=18,
+                                      loop_num_passes=3)))),
+    ModelType("glm5_next_text", layer_rule=lambda r, n, w: [
+        "indexed_attention" if i % 4 == 3 else "linear_attention" for i in range(n)],
+              state_rule=_kimi_delta_states, recurrent_kind="linear", quirks=frozenset({"pooled_indexer"}),
+              defaults=_d(num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=0, qk_nope_head_dim=256,
+                          v_head_dim=256, index_head_dim=128, index_topk=2048, linear_head_dim=128,
+                          linear_num_heads=64, linear_conv_kernel_dim=4)),
+    ModelType("dots3_note_text", quirks=frozenset({"float32_indexer"})),
+    ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), defaults=_d(
+        num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,
+        index_head_dim=128, index_topk=2048)),
+    ModelType("unlimited_ocr_text", layer_rule=lambda r, n, w: [
+        "reference_sliding_attention" if w is not None else "full_attention"] * n,
+              defaults=_d(num_key_value_heads=10, sliding_window=128)),
+    *(ModelType(name, text_type=text) for name, text in (
+        ("lfm3_vl", "lfm3"), ("inkling2", "inkling2_text"), ("inkling2_loop", "inkling2_loop_text"),
+        ("unlimited_ocr", "unlimited_ocr_text"), ("mistral_large4", "mistral_large4_text"),
+        ("glm5_next", "glm5_next_text"))),
+    ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
+              defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),
     ModelType("lfm2", layer_rule=_listed("full_attn_idxs", "full_attention", "conv", every_by_default=True),
               state_rule=_short_conv_states, recurrent_kind="conv", params="lfm2", defaults=_d(
         vocab_size=65536, hidden_size=2560, intermediate_size=12288, num_hidden_layers=32, num_attention_heads=32,

@@ -42,7 +42,9 @@ class AttentionCache:
     ``window`` caps the tokens a sliding or chunked layer needs; ``source == "cross"`` means the
     cache holds encoder tokens, not generated ones. ``query_heads`` is the number of query heads
     (some runtimes cache K/V expanded to every query head). ``indexer_dim`` is the DeepSeek
-    sparse-attention indexer key width (elements per token), 0 when absent.
+    sparse-attention indexer key width (elements per token), 0 when absent. ``keeps_prefill`` marks a
+    reference sliding window (R-SWA, Unlimited-OCR): every prefill token stays, the window caps only the
+    tokens decoded after it (``modeling_unlimited_ocr.UnlimitedOcrDynamicReferenceSlidingWindowLayer``).
     """
 
     kv_heads: int
@@ -54,6 +56,8 @@ class AttentionCache:
     latent_dim: int = 0
     indexer_dim: int = 0
     source: Literal["self", "cross"] = "self"
+    keeps_prefill: bool = False
+    indexer_float32: bool = False   # transformers caches the indexer keys in float32 (Dots3-Note's fp32 RoPE)
 
     @property
     def elements_per_token(self) -> int:
@@ -69,12 +73,15 @@ class RecurrentState:
 
     ``role`` is ``"conv"`` (short-convolution window, kept in the model dtype by transformers),
     ``"ssm"`` (a Mamba / gated-delta-net recurrent state, kept in float32 by transformers) or
-    ``"linear"`` (MiniMax lightning-attention state, kept in the model dtype by transformers).
+    ``"linear"`` (MiniMax lightning-attention state, Zaya's delayed value, kept in the model dtype by
+    transformers). ``float32`` marks a state transformers keeps in float32 whatever its role (Inkling's
+    short convolutions run in float32: ``modeling_inkling.InklingShortConvolution.forward``).
     """
 
     role: Literal["conv", "ssm", "linear"]
     elements: int
     conv_kernel: int = 0       # conv states: the window width (elements = channels x conv_kernel)
+    float32: bool = False      # transformers keeps it in float32 (SSM states always are)
 
     def elements_with_kernel(self, kernel: int) -> int:
         """Elements if the conv window held ``kernel`` columns (vLLM keeps ``conv_kernel - 1``)."""

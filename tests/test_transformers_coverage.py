@@ -44,11 +44,23 @@ COUNTED = {mt: rec for mt, rec in MEASURED.items() if rec.get("default_params") 
 
 # Measured types whose cache kvcalc does not reproduce, with the reason.
 KV_MISSES: dict[str, str] = {
-    "bailing_hybrid": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "deepseek_v4": "refused: compressed-KV layers (heavily_compressed_attention) are not modelled",
-    "diffusion_gemma": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
-    "dory": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
-    "dots3_note_text": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
+    "deepseek_v4": (
+        "refused (UnsupportedError naming 'compress_rates'): DeepSeek-V4's HCA / CSA layers "
+        "(DeepseekV4HCACache, DeepseekV4CSACache) hold a sliding window plus one compressed KV entry per "
+        "compress_rates[type] source tokens (4 CSA, 128 HCA), a buffer of the tokens not yet compressed and "
+        "CSA indexer entries; the cache grows in steps kvcalc does not model"
+    ),
+    "diffusion_gemma": (
+        "block-diffusion model measured with its 7 prompt tokens as the cached prefix: every layer holds "
+        "those 7 tokens (sliding layers too: a single prefill view) and the 9 + 2 canvas tokens are not "
+        "cached (DiffusionGemma's canvas attends to the cache without writing it); kvcalc reads it as an "
+        "autoregressive decoder of 11 tokens"
+    ),
+    "dory": (
+        "looped recurrent-depth model (n_input_layers / n_recurrent_layers / n_output_layers, "
+        "recurrent_kv_cache_mode 'per_loop'): 56 cache layers for 72 layer_types, each holding one token "
+        "after 9 + 2 tokens; kvcalc reads 72 plain layers. The loop's cache rule is not yet read"
+    ),
     "encoder-decoder": (
         "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
         " read)"
@@ -57,29 +69,16 @@ KV_MISSES: dict[str, str] = {
         "refused: 'text_config.num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout "
         "kvcalc does not read)"
     ),
-    "glm5_next": "refused: its text_config has head_dim 0 (a derived value kvcalc does not derive)",
-    "inkling2": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "inkling2_loop": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "inkling2_loop_text": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "inkling2_text": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "inkling_text": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "kimi_linear": (
-        "refused: the default config has no linear_attn_config, and kvcalc does not guess the delta-attention"
-        " state without it"
-    ),
     "kosmos-2.5": (
         "refused: 'text_config.num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout "
         "kvcalc does not read)"
     ),
-    "lara_mini": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "lfm3": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "lfm3_vl": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "mistral_large4": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
     "mllama": (
-        "measured without an image: the cross-attention layers hold nothing, while kvcalc charges one image "
-        "(its default encoder tokens)"
+        "measured without an image: the oracle feeds token ids only, so MllamaForConditionalGeneration's "
+        "cross-attention layers hold nothing (0 bytes), while kvcalc charges one image (max_num_tiles x "
+        "(patches + 1) vision tokens) by default; tests/test_groundtruth_transformers.py feeds "
+        "mllama_text_model cross_attention_states and kvcalc matches the filled cross cache there"
     ),
-    "olmo_hybrid": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "prophetnet": (
         "refused: 'decoder_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not "
         "read)"
@@ -100,20 +99,18 @@ KV_MISSES: dict[str, str] = {
         "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
         " read)"
     ),
-    "unlimited_ocr": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
     "whisper": (
         "the fixture's probe holds no cross-attention cache for Whisper (its encoder runs on 1,500 mel "
         "frames); tests/test_groundtruth_transformers.py measures the filled cross cache and kvcalc matches "
         "it there"
     ),
-    "zaya": "refused: recurrent layers of a mixer kvcalc has no state rule for",}
+}
 
 
 # The ideal-runtime check fails only where the transformers one does and the layers are comparable
 # (a refused config, or a differing full / sliding layer); elsewhere in KV_MISSES it holds.
-IDEAL_MISSES = ("bailing_hybrid", "diffusion_gemma", "dory", "dots3_note_text", "encoder-decoder", "florence2",
-                "kimi_linear", "kosmos-2.5", "lara_mini", "lfm3", "lfm3_vl", "olmo_hybrid", "prophetnet",
-                "seamless_m4t", "seamless_m4t_v2", "t5gemma", "t5gemma2", "trocr", "whisper")
+IDEAL_MISSES = ("diffusion_gemma", "dory", "encoder-decoder", "florence2", "kosmos-2.5", "prophetnet", "seamless_m4t",
+                "seamless_m4t_v2", "t5gemma", "t5gemma2", "trocr", "whisper")
 
 
 def _param(mt: str, misses: "dict[str, str] | tuple[str, ...]"):
