@@ -76,6 +76,23 @@ QUIRKS = {
     "shared_expert": "MoE layers add a shared expert of intermediate_size",
     "expert_bias": "router and expert projections have biases (gpt-oss)",
     "dense_mlp_width": "dense layers use intermediate_size_mlp (Llama 4)",
+    # parameter counter (encoder-decoders: kvcalc.params_seq2seq, kvcalc.params._t5)
+    "positions_offset_2": "learned position tables of max_position_embeddings + 2 rows (BART)",
+    "positions_buffer": "sinusoidal position tables are buffers, not parameters (M2M100, PEGASUS-X)",
+    "positions_pad_offset": "sinusoidal position tables of max_position_embeddings + pad_token_id + 1 rows (FSMT)",
+    "led_positions": "learned tables of max_encoder_position_embeddings / max_decoder_position_embeddings rows",
+    "layernorm_embedding": "a LayerNorm after the embeddings of each stack",
+    "final_layer_norm": "a LayerNorm after the last layer of each stack",
+    "no_attention_bias": "attention projections without biases (PEGASUS-X)",
+    "use_bias": "attention projections with biases only with use_bias (BigBird-Pegasus)",
+    "longformer_global": "encoder attention adds global q/k/v projections (LED)",
+    "global_tokens": "embed_global table and a global-token LayerNorm per encoder layer (PEGASUS-X)",
+    "marian_embeddings": "share_encoder_decoder_embeddings / decoder_vocab_size decide the token tables (Marian)",
+    "fsmt_embeddings": "separate src_vocab_size / tgt_vocab_size tables (FSMT)",
+    "relative_bias_every_layer": "every self-attention layer has its own relative-position bias (UMT5)",
+    "transient_global": "with encoder_attention_type 'transient-global', a global relative bias (block 0) and "
+                        "a global-input LayerNorm per encoder layer (LongT5)",
+    "mvp_prompts": "with use_prompt, the decoder's self- and cross-attention prompt networks (MVP)",
 }
 
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
@@ -287,8 +304,7 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
              "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
              "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer", "clip_vision_model",
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
-_ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
-                    "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
+_ENCODER_DECODER = ("whisper", "nllb_moe", "blenderbot_small", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
 _PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "ministral", "persimmon", "codegen", "gpt_neo",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe", "arcee",
@@ -316,7 +332,56 @@ _VERIFIED_WRAPPERS = {
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text", "paddleocr_vl": "paddleocr_vl_text",
     "qwen3_vl": "qwen3_vl_text", "qwen3_vl_moe": "qwen3_vl_moe_text", "step3p7": "step3p5",
 }
-_VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
+
+# ----------------------------------------------------------------------------- encoder-decoders (P3 block)
+# Parameter families in kvcalc.params_seq2seq ("bart") and kvcalc.params ("t5"); the KV cache of every
+# one is read by kvcalc.architectures' encoder-decoder rule. Defaults: transformers 5.24 config classes.
+_BART_FIELDS = dict(vocab_size=50265, d_model=1024, encoder_layers=12, decoder_layers=12, encoder_ffn_dim=4096,
+                    decoder_ffn_dim=4096, encoder_attention_heads=16, decoder_attention_heads=16,
+                    max_position_embeddings=1024, tie_word_embeddings=True)
+
+
+def _bart_like(name: str, quirks: str, **defaults: Any) -> ModelType:
+    return ModelType(name, kind="encoder_decoder", params="bart", quirks=frozenset(quirks.split()),
+                     defaults=_d(_BART_FIELDS, **defaults))
+
+
+_T5_FIELDS = dict(vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None,
+                  num_heads=8, relative_attention_num_buckets=32, feed_forward_proj="relu")
+_MT5_FIELDS = dict(_T5_FIELDS, vocab_size=250112, d_ff=1024, num_layers=8, num_heads=6,
+                   feed_forward_proj="gated-gelu")
+
+_SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
+    ModelType("mt5", kind="encoder_decoder", params="t5", defaults=_d(_MT5_FIELDS)),
+    ModelType("umt5", kind="encoder_decoder", params="t5", quirks=frozenset({"relative_bias_every_layer"}),
+              defaults=_d(_MT5_FIELDS)),
+    ModelType("longt5", kind="encoder_decoder", params="t5", quirks=frozenset({"transient_global"}),
+              defaults=_d(_T5_FIELDS, encoder_attention_type="local")),
+    _bart_like("bart", "positions_offset_2 layernorm_embedding"),
+    _bart_like("mbart", "positions_offset_2 layernorm_embedding final_layer_norm"),
+    _bart_like("plbart", "positions_offset_2 layernorm_embedding", vocab_size=50005, d_model=768, encoder_layers=6,
+               decoder_layers=6, encoder_ffn_dim=3072, decoder_ffn_dim=3072, encoder_attention_heads=12,
+               decoder_attention_heads=12),
+    _bart_like("mvp", "positions_offset_2 layernorm_embedding mvp_prompts", vocab_size=50267, use_prompt=False,
+               prompt_length=100, prompt_mid_dim=800),
+    _bart_like("marian", "marian_embeddings", vocab_size=58101, decoder_vocab_size=None,
+               share_encoder_decoder_embeddings=True),
+    _bart_like("pegasus", "final_layer_norm"),
+    _bart_like("pegasus_x", "positions_buffer final_layer_norm no_attention_bias global_tokens", vocab_size=96103,
+               encoder_layers=16, decoder_layers=16, max_position_embeddings=16384, num_global_tokens=32),
+    _bart_like("led", "led_positions layernorm_embedding longformer_global", max_encoder_position_embeddings=16384,
+               max_decoder_position_embeddings=1024),
+    _bart_like("blenderbot", "final_layer_norm", vocab_size=8008, d_model=2560, encoder_layers=2, decoder_layers=24,
+               encoder_ffn_dim=10240, decoder_ffn_dim=10240, encoder_attention_heads=32, decoder_attention_heads=32,
+               max_position_embeddings=128),
+    _bart_like("blenderbot-small", "layernorm_embedding", d_model=512, encoder_layers=8, decoder_layers=8,
+               encoder_ffn_dim=2048, decoder_ffn_dim=2048, max_position_embeddings=512),
+    _bart_like("m2m_100", "positions_buffer final_layer_norm", vocab_size=128112),
+    _bart_like("fsmt", "positions_pad_offset fsmt_embeddings", vocab_size=None, src_vocab_size=42024,
+               tgt_vocab_size=42024, pad_token_id=1, tie_word_embeddings=False),
+    _bart_like("bigbird_pegasus", "layernorm_embedding use_bias", vocab_size=96103, encoder_layers=16,
+               decoder_layers=16, max_position_embeddings=4096, use_bias=False),
+)
 
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
 
@@ -640,7 +705,8 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("t5", kind="encoder_decoder", params="t5", defaults=_d(
         vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None, num_heads=8,
         relative_attention_num_buckets=32, feed_forward_proj="relu")),
-    *(ModelType(name, kind="encoder_decoder") for name in _ENCODER_DECODER + _VERIFIED_ENCODER_DECODERS),
+    *(ModelType(name, kind="encoder_decoder") for name in _ENCODER_DECODER),
+    *_SEQ2SEQ_ENTRIES,
     *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models")
       for name in _NO_CACHE),
 )

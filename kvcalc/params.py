@@ -30,6 +30,7 @@ from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
+from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -506,7 +507,9 @@ def _t5(f: ConfigReader, t: _Tally) -> None:
     + norm, FF ``2*d_model*d_ff`` (gated: ``3*...``) + norm; decoder blocks add cross-attention ``4*d_model*n*d_kv``
     + norm; block 0 of each stack has a relative-attention bias ``buckets*n``; each stack has a final norm.
     transformers 5 always ties lm_head to the shared embedding (``tie_word_embeddings: false`` only turns
-    off output scaling), so lm_head is 0.
+    off output scaling), so lm_head is 0. mt5, umt5 (modeling_umt5.py: a bias in every self-attention
+    layer) and longt5 (modeling_longt5.py: transient-global encoder layers add ``global_input_layer_norm``
+    ``d_model`` each and block 0 a ``global_relative_attention_bias``) by their registry quirks.
     """
     vocab, d_model = f.get_int("vocab_size"), f.get_int("d_model", "hidden_size")
     d_kv, d_ff, heads = f.get_int("d_kv"), f.get_int("d_ff"), f.get_int("num_heads")
@@ -521,10 +524,14 @@ def _t5(f: ConfigReader, t: _Tally) -> None:
     gated = f.get_bool("is_gated_act") if f.has("is_gated_act") else parts[0] == "gated"
     ff = (3 if gated else 2) * d_model * d_ff
     attn = 4 * d_model * heads * d_kv
+    q = _entry(f).quirks
+    # UMT5: a relative bias in every self-attention layer; LongT5 transient-global: + a global one (block 0)
+    n_bias = n_enc + n_dec if "relative_bias_every_layer" in q else 2
+    tglobal = "transient_global" in q and f.get_str("encoder_attention_type") == "transient-global"
     t.add("embedding", vocab * d_model)
-    t.add("attention", (n_enc + 2 * n_dec) * attn + 2 * buckets * heads)
+    t.add("attention", (n_enc + 2 * n_dec) * attn + (n_bias + tglobal) * buckets * heads)
     t.add("mlp", (n_enc + n_dec) * ff)
-    t.add("norms", (2 * n_enc + 3 * n_dec + 2) * d_model)
+    t.add("norms", (2 * n_enc + 3 * n_dec + 2 + (n_enc if tglobal else 0)) * d_model)
     t.tied = True
 
 
@@ -625,6 +632,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
     "mllama": _mllama,
+    **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(

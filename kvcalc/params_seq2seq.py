@@ -1,0 +1,173 @@
+"""Exact parameter counts of encoder-decoder models (BART family, Whisper), without torch.
+
+:mod:`kvcalc.params` dispatches here by a registry entry's ``params`` family (:data:`COUNTERS`); what
+differs between the types of one family is in their :mod:`kvcalc.model_types` entries (``quirks``).
+This module does not import :mod:`kvcalc.params` (which imports it): a counter adds its parts to any
+:class:`Tally`, the parts being those of :class:`kvcalc.params.ParamCount`.
+
+Ground truth: ``sum(p.numel() for p in model.parameters())`` of the ``...ForConditionalGeneration``
+class transformers 5.24 builds on the meta device (tied weights counted once; buffers such as
+``final_logits_bias`` and M2M100 / PEGASUS-X sinusoidal tables are not parameters), checked for the class
+defaults by tests/fixtures/transformers_5_24_coverage.json and for other geometries by
+tests/test_params_seq2seq.py.
+
+Notation: ``d`` d_model, ``V`` vocab_size, ``F_e`` / ``F_d`` encoder / decoder FFN width, ``L_e`` / ``L_d``
+encoder / decoder layers, ``P`` max_position_embeddings. A linear layer ``a -> b`` has ``a*b`` weights
+(+ ``b`` with bias); a LayerNorm of width ``d`` has ``2d``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from .config import ConfigReader
+from .errors import ConfigError
+from .model_types import lookup
+
+
+class Tally(Protocol):
+    """Where a counter adds its parts (:class:`kvcalc.params._Tally`)."""
+
+    tied: bool
+
+    def add(self, part: str, n: int) -> None: ...
+
+
+def _linear(n_in: int, n_out: int, bias: bool = False) -> int:
+    return n_in * n_out + (n_out if bias else 0)
+
+
+def _quirks(f: ConfigReader) -> frozenset[str]:
+    entry = lookup(f.model_type)
+    assert entry is not None, f.model_type
+    return entry.quirks
+
+
+def _width(f: ConfigReader, heads_field: str) -> int:
+    """``d_model``, checked to divide into ``heads_field`` heads (the attention's ``head_dim = d / heads``)."""
+    d, heads = f.get_int("d_model"), f.get_int(heads_field)
+    if d % heads:
+        raise ConfigError(f.field_name("d_model"), d, f"is not divisible by {heads_field} ({heads})")
+    return d
+
+
+# --------------------------------------------------------------------------- BART family
+def _positions(f: ConfigReader, q: frozenset[str], d: int) -> tuple[int, int]:
+    """(encoder, decoder) position-table parameters.
+
+    Learned tables (``BartLearnedPositionalEmbedding``, modeling_bart.py) hold ``(P + 2) * d`` (an offset of
+    2 rows: bart, mbart, plbart, mvp); Blenderbot's, BigBird-Pegasus's and LED's learned tables ``P * d`` (LED:
+    max_encoder_position_embeddings / max_decoder_position_embeddings); Marian's and Pegasus's sinusoidal
+    tables are ``nn.Embedding`` parameters of ``P * d``; FSMT's ``SinusoidalPositionalEmbedding`` has
+    ``P + pad_token_id + 1`` rows; M2M100's and PEGASUS-X's sinusoidal tables are buffers (0).
+    """
+    if "positions_buffer" in q:
+        return 0, 0
+    if "led_positions" in q:
+        return (f.get_int("max_encoder_position_embeddings") * d, f.get_int("max_decoder_position_embeddings") * d)
+    rows = f.get_int("max_position_embeddings")
+    if "positions_offset_2" in q:
+        rows += 2
+    elif "positions_pad_offset" in q:
+        rows += f.get_int("pad_token_id", minimum=0) + 1
+    return rows * d, rows * d
+
+
+def _embeddings(f: ConfigReader, t: Tally, q: frozenset[str], d: int) -> None:
+    """Token tables and lm_head. transformers 5 ties them only with ``tie_word_embeddings``
+    (``PreTrainedModel.tie_weights`` applies ``_tied_weights_keys`` then), else each is its own tensor.
+
+    * shared (most types): ``model.shared``, ``encoder.embed_tokens``, ``decoder.embed_tokens`` and lm_head,
+      all ``V*d``: ``V*d`` tied, ``4*V*d`` untied (3 tables + lm_head).
+    * Marian (modeling_marian.py ``MarianModel``): with ``share_encoder_decoder_embeddings`` as shared, the
+      decoder table having ``decoder_vocab_size`` rows (``V_dec``) when untied; without it no ``shared``,
+      encoder ``V*d``, decoder ``V_dec*d`` and lm_head ``V_dec*d`` tied to the decoder table.
+    * FSMT (modeling_fsmt.py ``FSMTModel``): encoder ``src_vocab_size*d``, decoder ``tgt_vocab_size*d`` and
+      ``output_projection`` (the lm_head) ``tgt_vocab_size*d``; tied: one table (both sizes must agree).
+      ``vocab_size`` is an alias of ``tgt_vocab_size`` (``FSMTConfig.attribute_map``).
+    """
+    tied = f.get_bool("tie_word_embeddings")
+    t.tied = tied
+    if "fsmt_embeddings" in q:
+        src, tgt = f.get_int("src_vocab_size"), f.get_int("tgt_vocab_size")
+        if f.has("vocab_size") and f.get_int("vocab_size") != tgt:  # FSMTConfig.attribute_map: the same field
+            raise ConfigError(f.field_name("vocab_size"), f.get_int("vocab_size"),
+                              f"is FSMT's tgt_vocab_size ({tgt}); the config gives two different values")
+        if tied and src != tgt:
+            raise ConfigError(f.field_name("tgt_vocab_size"), tgt,
+                              f"must equal src_vocab_size ({src}) when tie_word_embeddings is true")
+        t.add("embedding", tgt * d if tied else (src + tgt) * d)
+        t.add("lm_head", 0 if tied else tgt * d)
+        return
+    vocab = f.get_int("vocab_size")
+    if "marian_embeddings" in q:
+        dec = f.get_int("decoder_vocab_size", default=vocab)
+        if f.get_bool("share_encoder_decoder_embeddings"):
+            t.add("embedding", vocab * d if tied else (2 * vocab + dec) * d)
+            t.add("lm_head", 0 if tied else vocab * d)
+        else:
+            t.add("embedding", (vocab + dec) * d)
+            t.add("lm_head", 0 if tied else dec * d)
+        return
+    t.add("embedding", vocab * d if tied else 3 * vocab * d)
+    t.add("lm_head", 0 if tied else vocab * d)
+
+
+def _mvp_prompts(f: ConfigReader, d: int) -> int:
+    """MVP with ``use_prompt``: the decoder's self- and cross-attention prompts (modeling_mvp.py ``MvpPrompt``),
+    each ``prompt_length*d`` + ``d -> prompt_mid_dim`` + ``prompt_mid_dim -> L_d*2*d`` (biases). The encoder
+    builds none: ``MvpModel`` passes ``config.use_prompt`` as ``MvpEncoder``'s second positional argument,
+    ``embed_tokens``, so the encoder's ``use_prompt`` stays False."""
+    if not f.get_bool("use_prompt"):
+        return 0
+    length, mid = f.get_int("prompt_length"), f.get_int("prompt_mid_dim")
+    n_dec = f.get_int("decoder_layers")
+    return 2 * (length * d + _linear(d, mid, True) + _linear(mid, n_dec * 2 * d, True))
+
+
+def _bart(f: ConfigReader, t: Tally) -> None:
+    """BART-style encoder-decoders (registry ``params="bart"``; quirks say what differs), as in
+    modeling_bart.py ``BartForConditionalGeneration`` and its copies (mbart, marian, pegasus, pegasus_x, led,
+    blenderbot, blenderbot_small, m2m_100, fsmt, plbart, mvp, bigbird_pegasus).
+
+    Attention ``4*(d*d + d)`` (no biases: PEGASUS-X; BigBird-Pegasus: biases with use_bias). Encoder layer:
+    self-attention + LayerNorm ``2d`` + MLP ``d*F_e+F_e + F_e*d+d`` + LayerNorm ``2d``; LED adds the global
+    q/k/v ``3*(d*d+d)`` (``LEDEncoderSelfAttention``), PEGASUS-X a global LayerNorm ``2d`` (and
+    ``embed_global`` ``num_global_tokens*d``). Decoder layer: self- and cross-attention, 3 LayerNorms, MLP
+    with ``F_d``. Per stack: ``layernorm_embedding`` ``2d`` (bart, mbart, led, blenderbot_small, plbart, mvp,
+    bigbird_pegasus) and a final ``layer_norm`` ``2d`` (mbart, pegasus, pegasus_x, blenderbot, m2m_100).
+    Positions: :func:`_positions`; tables and lm_head: :func:`_embeddings`; ``final_logits_bias`` is a buffer.
+    """
+    q = _quirks(f)
+    d = _width(f, "encoder_attention_heads")
+    _width(f, "decoder_attention_heads")
+    n_enc, n_dec = f.get_int("encoder_layers", minimum=0), f.get_int("decoder_layers", minimum=0)
+    ffn_enc, ffn_dec = f.get_int("encoder_ffn_dim"), f.get_int("decoder_ffn_dim")
+    if "no_attention_bias" in q:
+        enc_bias = dec_bias = False
+    elif "use_bias" in q:
+        enc_bias = dec_bias = f.get_bool("use_bias")
+    else:
+        enc_bias = dec_bias = True
+    attn_enc, attn_dec = 4 * _linear(d, d, enc_bias), 4 * _linear(d, d, dec_bias)
+    if "longformer_global" in q:
+        attn_enc += 3 * _linear(d, d, True)
+    ln = 2 * d
+    stack_norms = (ln if "layernorm_embedding" in q else 0) + (ln if "final_layer_norm" in q else 0)
+    enc_norms = 2 * ln + (ln if "global_tokens" in q else 0)
+    pos_enc, pos_dec = _positions(f, q, d)
+    _embeddings(f, t, q, d)
+    t.add("embedding", pos_enc + pos_dec)
+    if "global_tokens" in q:
+        t.add("embedding", f.get_int("num_global_tokens") * d)
+    t.add("attention", n_enc * attn_enc + n_dec * 2 * attn_dec)
+    t.add("mlp", n_enc * (_linear(d, ffn_enc, True) + _linear(ffn_enc, d, True))
+          + n_dec * (_linear(d, ffn_dec, True) + _linear(ffn_dec, d, True)))
+    t.add("norms", n_enc * enc_norms + n_dec * 3 * ln + 2 * stack_norms)
+    if "mvp_prompts" in q:
+        t.add("other", _mvp_prompts(f, d))
+
+
+# --------------------------------------------------------------------------- entry point
+COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {"bart": _bart}
+"""parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""

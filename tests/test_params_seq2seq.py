@@ -1,0 +1,115 @@
+"""kvcalc.params.count_params == transformers 5.24's meta-device parameter count, for encoder-decoders.
+
+Reference: ``sum(p.numel() for p in model.parameters())`` of the class transformers builds from the same
+config on the meta device (tied tensors counted once), by hf_reference.meta_model (the class of its
+text-generation auto mappings) or the named class. The class defaults are replayed from the committed
+fixture by tests/test_transformers_coverage.py; here each type is built with non-default geometry and
+every optional feature kvcalc's rule branches on (tying, position tables, shared tables, prompts, global
+attention, biases), so a rule that only matches the defaults fails.
+"""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from hf_reference import hf_config, meta_model
+
+from kvcalc.errors import ConfigError
+from kvcalc.params import count_params
+
+# a small geometry that differs from every class default (encoder and decoder sizes differ too)
+SMALL = dict(vocab_size=1000, d_model=64, encoder_layers=3, decoder_layers=2, encoder_ffn_dim=96,
+             decoder_ffn_dim=80, encoder_attention_heads=4, decoder_attention_heads=8,
+             max_position_embeddings=300, pad_token_id=1, bos_token_id=0, eos_token_id=2,
+             decoder_start_token_id=2, forced_eos_token_id=2)
+T5_SMALL = dict(vocab_size=1000, d_model=64, d_kv=16, d_ff=96, num_layers=3, num_decoder_layers=2,
+                num_heads=4, relative_attention_num_buckets=16, pad_token_id=0, eos_token_id=1,
+                decoder_start_token_id=0)
+
+CASES: list[tuple[str, dict]] = [
+    ("bart", {}), ("bart", {"tie_word_embeddings": False}),
+    ("mbart", {}), ("mbart", {"tie_word_embeddings": False}),
+    ("plbart", {}), ("mvp", {}), ("mvp", {"use_prompt": True, "prompt_length": 7, "prompt_mid_dim": 24}),
+    ("marian", {}), ("marian", {"tie_word_embeddings": False}),
+    ("marian", {"share_encoder_decoder_embeddings": False, "decoder_vocab_size": 700}),
+    ("marian", {"share_encoder_decoder_embeddings": False, "decoder_vocab_size": 700, "tie_word_embeddings": False}),
+    ("marian", {"share_encoder_decoder_embeddings": True, "decoder_vocab_size": 700, "tie_word_embeddings": False}),
+    ("pegasus", {}), ("pegasus", {"tie_word_embeddings": False}),
+    ("pegasus_x", {"num_global_tokens": 5}), ("pegasus_x", {"tie_word_embeddings": False}),
+    ("led", {"max_encoder_position_embeddings": 512, "max_decoder_position_embeddings": 100,
+             "attention_window": [8, 8, 8]}),
+    ("blenderbot", {}), ("blenderbot-small", {}), ("blenderbot-small", {"tie_word_embeddings": False}),
+    ("m2m_100", {}), ("m2m_100", {"tie_word_embeddings": False}),
+    ("fsmt", {"src_vocab_size": 900, "tgt_vocab_size": 700, "langs": ["en", "de"]}),
+    ("fsmt", {"src_vocab_size": 700, "tgt_vocab_size": 700, "langs": ["en", "de"], "tie_word_embeddings": True}),
+    ("fsmt", {"src_vocab_size": 900, "tgt_vocab_size": 700, "langs": ["en", "de"], "pad_token_id": 5}),
+    ("bigbird_pegasus", {}), ("bigbird_pegasus", {"use_bias": True}),
+    ("bigbird_pegasus", {"attention_type": "original_full", "tie_word_embeddings": False}),
+]
+T5_CASES: list[tuple[str, dict]] = [
+    ("mt5", {}), ("mt5", {"feed_forward_proj": "relu"}), ("mt5", {"tie_word_embeddings": False}),
+    ("umt5", {}), ("umt5", {"num_decoder_layers": 4}),
+    ("longt5", {}), ("longt5", {"encoder_attention_type": "transient-global"}),
+    ("longt5", {"encoder_attention_type": "transient-global", "feed_forward_proj": "gated-gelu"}),
+]
+
+
+def _meta_total(cfg: dict, class_name: str | None = None) -> int:
+    """transformers' own count: the meta-device model of ``cfg`` (hf_reference's class, or ``class_name``)."""
+    if class_name is None:
+        model = meta_model(cfg)
+    else:
+        import torch
+        import transformers
+        with warnings.catch_warnings(), torch.device("meta"):
+            warnings.simplefilter("ignore")
+            model = getattr(transformers, class_name)._from_config(hf_config(cfg))
+    return sum(p.numel() for p in model.parameters())
+
+
+def _case_id(case: tuple[str, dict]) -> str:
+    mt, over = case
+    return mt + "".join(f"-{k}={v}" for k, v in over.items() if k != "langs")
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_bart_family_equals_meta_device_count(case):
+    mt, over = case
+    cfg = {"model_type": mt, **SMALL, **over}
+    if mt == "fsmt":  # FSMTConfig.attribute_map: vocab_size is tgt_vocab_size
+        del cfg["vocab_size"]
+    ours = count_params(cfg)
+    assert ours.total == _meta_total(cfg)
+    assert ours.total == sum(ours.parts().values()) and ours.quality == "exact"
+
+
+@pytest.mark.parametrize("case", T5_CASES, ids=_case_id)
+def test_t5_family_equals_meta_device_count(case):
+    mt, over = case
+    cfg = {"model_type": mt, **T5_SMALL, **over}
+    assert count_params(cfg).total == _meta_total(cfg)
+
+
+def test_bart_ties_everything_only_with_tie_word_embeddings():
+    """Hand arithmetic (modeling_bart.py): untied, model.shared, encoder.embed_tokens, decoder.embed_tokens and
+    lm_head are four V x d tensors; tied, one."""
+    cfg = {"model_type": "bart", **SMALL}
+    tied, untied = count_params(cfg), count_params({**cfg, "tie_word_embeddings": False})
+    assert untied.total - tied.total == 3 * 1000 * 64
+    assert tied.lm_head == 0 and untied.lm_head == 1000 * 64
+
+
+def test_fsmt_tied_tables_of_different_sizes_are_refused():
+    with pytest.raises(ConfigError, match="src_vocab_size"):
+        count_params({"model_type": "fsmt", **SMALL, "src_vocab_size": 900, "tgt_vocab_size": 700,
+                      "vocab_size": 700, "tie_word_embeddings": True})
+
+
+def test_fsmt_vocab_size_is_tgt_vocab_size():
+    with pytest.raises(ConfigError, match="tgt_vocab_size"):
+        count_params({"model_type": "fsmt", **SMALL, "src_vocab_size": 900, "tgt_vocab_size": 700})
+
+
+def test_heads_must_divide_d_model():
+    with pytest.raises(ConfigError, match="decoder_attention_heads"):
+        count_params({"model_type": "bart", **SMALL, "decoder_attention_heads": 5})
