@@ -304,7 +304,7 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
              "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
              "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer", "clip_vision_model",
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
-_ENCODER_DECODER = ("whisper", "nllb_moe", "blenderbot_small", "switch_transformers")
+_ENCODER_DECODER = ("nllb_moe", "blenderbot_small", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
 _PLAIN_DECODERS = ("phi", "phimoe", "gptj", "olmo", "ministral", "persimmon", "codegen", "gpt_neo",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5_moe", "arcee",
@@ -379,6 +379,10 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     _bart_like("m2m_100", "positions_buffer final_layer_norm", vocab_size=128112),
     _bart_like("fsmt", "positions_pad_offset fsmt_embeddings", vocab_size=None, src_vocab_size=42024,
                tgt_vocab_size=42024, pad_token_id=1, tie_word_embeddings=False),
+    ModelType("whisper", kind="encoder_decoder", params="whisper", defaults=_d(
+        vocab_size=51865, num_mel_bins=80, encoder_layers=4, decoder_layers=4, encoder_attention_heads=6,
+        decoder_attention_heads=6, encoder_ffn_dim=1536, decoder_ffn_dim=1536, d_model=384,
+        max_source_positions=1500, max_target_positions=448, tie_word_embeddings=True)),
     _bart_like("bigbird_pegasus", "layernorm_embedding use_bias", vocab_size=96103, encoder_layers=16,
                decoder_layers=16, max_position_embeddings=4096, use_bias=False),
 )

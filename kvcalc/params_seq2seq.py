@@ -168,6 +168,44 @@ def _bart(f: ConfigReader, t: Tally) -> None:
         t.add("other", _mvp_prompts(f, d))
 
 
+# --------------------------------------------------------------------------- Whisper
+def _whisper_attention(d: int) -> int:
+    """``WhisperAttention`` (modeling_whisper.py): q / v / out with biases, k without: ``4*d*d + 3*d``."""
+    return 4 * d * d + 3 * d
+
+
+def whisper_encoder(f: ConfigReader) -> int:
+    """``WhisperEncoder`` (modeling_whisper.py): conv1 ``mel*d*3 + d``, conv2 ``d*d*3 + d``, positions
+    ``max_source_positions*d`` (a frozen parameter), ``L_e`` layers of attention + MLP with ``F_e`` +
+    2 LayerNorms, final LayerNorm ``2d``."""
+    d = _width(f, "encoder_attention_heads")
+    mel, ffn, n = f.get_int("num_mel_bins"), f.get_int("encoder_ffn_dim"), f.get_int("encoder_layers", minimum=0)
+    layer = _whisper_attention(d) + _linear(d, ffn, True) + _linear(ffn, d, True) + 4 * d
+    return mel * d * 3 + d + d * d * 3 + d + f.get_int("max_source_positions") * d + n * layer + 2 * d
+
+
+def _whisper(f: ConfigReader, t: Tally) -> None:
+    """Whisper: the class the config's ``architectures`` names. ``WhisperForConditionalGeneration`` (what Hub
+    checkpoints name, and the model whose cross-attention cache kvcalc plans): encoder
+    (:func:`whisper_encoder`, counted as ``other``) + decoder; otherwise ``WhisperForCausalLM``, the class
+    transformers' causal-LM auto mapping builds: the decoder alone.
+
+    Decoder (``WhisperDecoder``): tokens ``V*d``, learned positions ``max_target_positions*d``, ``L_d``
+    layers of self- and cross-attention (``4*d*d + 3*d`` each), MLP with ``F_d``, 3 LayerNorms; final
+    LayerNorm ``2d``; ``proj_out`` ``V*d`` unless tied (tie_word_embeddings).
+    """
+    d = _width(f, "decoder_attention_heads")
+    vocab, ffn, n = f.get_int("vocab_size"), f.get_int("decoder_ffn_dim"), f.get_int("decoder_layers", minimum=0)
+    t.add("embedding", vocab * d + f.get_int("max_target_positions") * d)
+    t.add("attention", n * 2 * _whisper_attention(d))
+    t.add("mlp", n * (_linear(d, ffn, True) + _linear(ffn, d, True)))
+    t.add("norms", n * 6 * d + 2 * d)
+    t.tied = f.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * d)
+    if "WhisperForConditionalGeneration" in (f.opt_str_list("architectures") or []):
+        t.add("other", whisper_encoder(f))
+
+
 # --------------------------------------------------------------------------- entry point
-COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {"bart": _bart}
+COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {"bart": _bart, "whisper": _whisper}
 """parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""

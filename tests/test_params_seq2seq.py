@@ -113,3 +113,22 @@ def test_fsmt_vocab_size_is_tgt_vocab_size():
 def test_heads_must_divide_d_model():
     with pytest.raises(ConfigError, match="decoder_attention_heads"):
         count_params({"model_type": "bart", **SMALL, "decoder_attention_heads": 5})
+
+
+WHISPER_SMALL = dict(vocab_size=1000, num_mel_bins=16, encoder_layers=3, decoder_layers=2, encoder_attention_heads=4,
+                     decoder_attention_heads=8, encoder_ffn_dim=96, decoder_ffn_dim=80, d_model=64,
+                     max_source_positions=50, max_target_positions=40, pad_token_id=1, bos_token_id=0,
+                     eos_token_id=2, decoder_start_token_id=0)
+
+
+@pytest.mark.parametrize("tied", [True, False])
+@pytest.mark.parametrize("class_name", ["WhisperForConditionalGeneration", "WhisperForCausalLM"])
+def test_whisper_counts_the_class_architectures_names(class_name, tied):
+    """Hub checkpoints name WhisperForConditionalGeneration (encoder + decoder); without it, the decoder
+    alone, as transformers' causal-LM auto mapping builds it (WhisperForCausalLM)."""
+    cfg = {"model_type": "whisper", **WHISPER_SMALL, "tie_word_embeddings": tied}
+    if class_name == "WhisperForConditionalGeneration":
+        cfg["architectures"] = [class_name]
+    ours = count_params(cfg)
+    assert ours.total == _meta_total(cfg, class_name)
+    assert (ours.other > 0) == (class_name == "WhisperForConditionalGeneration")
