@@ -99,6 +99,17 @@ NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
 
 
 @dataclass(frozen=True)
+class Audio:
+    """How :mod:`kvcalc.params_seq2seq` counts one audio-language wrapper: ``tower``, the ``audio_config``
+    model_type; ``projector``, its rule (``linear``, ``mlp`` or ``stacked``); ``text_defaults``, the fields the
+    wrapper's config class merges under a given ``text_config`` (Voxtral's ``__post_init__``)."""
+
+    tower: str
+    projector: Literal["linear", "mlp", "stacked"]
+    text_defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
 class ModelType:
     """What is special about one ``model_type`` (module docstring)."""
 
@@ -106,6 +117,7 @@ class ModelType:
     kind: Literal["decoder", "encoder_decoder", "no_cache"] = "decoder"
     same_as: str | None = None
     text_type: str | None = None
+    audio: Audio | None = None         # an audio-language wrapper's tower and projector (kvcalc.params_seq2seq)
     defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     layer_rule: LayerRule | None = None
     state_rule: StateRule | None = None
@@ -383,6 +395,21 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
         vocab_size=51865, num_mel_bins=80, encoder_layers=4, decoder_layers=4, encoder_attention_heads=6,
         decoder_attention_heads=6, encoder_ffn_dim=1536, decoder_ffn_dim=1536, d_model=384,
         max_source_positions=1500, max_target_positions=448, tie_word_embeddings=True)),
+    # audio-language wrappers: text_config decoder + Whisper-style audio tower + projector
+    ModelType("qwen2_audio", text_type="qwen2", audio=Audio("qwen2_audio_encoder", "linear"), params="audio"),
+    ModelType("voxtral", text_type="llama", params="audio", audio=Audio(
+        "voxtral_encoder", "stacked", text_defaults=_d(
+            vocab_size=131072, hidden_size=3072, intermediate_size=8192, num_hidden_layers=30, num_key_value_heads=8,
+            max_position_embeddings=131072, head_dim=128))),
+    *(ModelType(name, text_type="qwen2", audio=Audio("audioflamingo3_encoder", "mlp"), params="audio",
+                defaults=_d(projector_bias=True))
+      for name in ("audioflamingo3", "musicflamingo")),
+    ModelType("qwen2_audio_encoder", kind="no_cache", defaults=_d(
+        num_mel_bins=128, encoder_layers=32, encoder_attention_heads=20, encoder_ffn_dim=5120, d_model=1280,
+        max_source_positions=1500)),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        num_mel_bins=128, num_hidden_layers=32, num_attention_heads=20, intermediate_size=5120, hidden_size=1280,
+        max_source_positions=1500)) for name in ("voxtral_encoder", "audioflamingo3_encoder")),
     _bart_like("bigbird_pegasus", "layernorm_embedding use_bias", vocab_size=96103, encoder_layers=16,
                decoder_layers=16, max_position_embeddings=4096, use_bias=False),
 )

@@ -21,6 +21,7 @@ A linear layer ``a -> b`` has ``a*b`` weights (+ ``b`` with bias).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -31,6 +32,7 @@ from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
+from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -633,6 +635,8 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "bloom": _bloom, "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "t5": _t5, "gemma3": _gemma3,
     "mllama": _mllama,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
+    # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
+    **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(

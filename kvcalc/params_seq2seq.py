@@ -17,11 +17,11 @@ encoder / decoder layers, ``P`` max_position_embeddings. A linear layer ``a -> b
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from .config import ConfigReader
-from .errors import ConfigError
+from .errors import ConfigError, UnsupportedError
 from .model_types import lookup
 
 
@@ -175,11 +175,16 @@ def _whisper_attention(d: int) -> int:
 
 
 def whisper_encoder(f: ConfigReader) -> int:
-    """``WhisperEncoder`` (modeling_whisper.py): conv1 ``mel*d*3 + d``, conv2 ``d*d*3 + d``, positions
+    """``WhisperEncoder`` (modeling_whisper.py; Qwen2-Audio's, Voxtral's and Audio Flamingo 3's audio towers
+    are copies of it under their own field names): conv1 ``mel*d*3 + d``, conv2 ``d*d*3 + d``, positions
     ``max_source_positions*d`` (a frozen parameter), ``L_e`` layers of attention + MLP with ``F_e`` +
     2 LayerNorms, final LayerNorm ``2d``."""
-    d = _width(f, "encoder_attention_heads")
-    mel, ffn, n = f.get_int("num_mel_bins"), f.get_int("encoder_ffn_dim"), f.get_int("encoder_layers", minimum=0)
+    d = f.get_int("d_model", "hidden_size")
+    heads = f.get_int("encoder_attention_heads", "num_attention_heads")
+    if d % heads:
+        raise ConfigError(f.field_name("d_model", "hidden_size"), d, f"is not divisible by the heads ({heads})")
+    mel, ffn = f.get_int("num_mel_bins"), f.get_int("encoder_ffn_dim", "intermediate_size")
+    n = f.get_int("encoder_layers", "num_hidden_layers", minimum=0)
     layer = _whisper_attention(d) + _linear(d, ffn, True) + _linear(ffn, d, True) + 4 * d
     return mel * d * 3 + d + d * d * 3 + d + f.get_int("max_source_positions") * d + n * layer + 2 * d
 
@@ -206,6 +211,63 @@ def _whisper(f: ConfigReader, t: Tally) -> None:
         t.add("other", whisper_encoder(f))
 
 
+# --------------------------------------------------------------------------- audio-language wrappers
+Decoder = Callable[..., None]
+"""``(text_config reader, tally, head)``: kvcalc.params' Llama-style decoder counter, which it passes in."""
+
+
+def _sub(top: ConfigReader, name: str, sub_type: str, overrides: Mapping[str, Any]) -> ConfigReader:
+    """The nested config ``name`` (its model_type must be ``sub_type``), read with that type's class
+    defaults under ``overrides`` (the wrapper class's, where it merges them into a given sub-config)."""
+    sub = top.sub(name)
+    if sub is None:
+        raise UnsupportedError(f"parameter counting of model_type '{top.model_type}' needs its '{name}' "
+                               "(kvcalc does not rebuild a nested config's class defaults)")
+    given = sub.get_str("model_type", default=sub_type)
+    if given != sub_type:
+        raise UnsupportedError(f"{top.path}{name}.model_type '{given}' is not counted (expected {sub_type})")
+    entry = lookup(sub_type)
+    return sub.with_defaults({**(entry.defaults if entry else {}), **overrides}, sub_type)
+
+
+def _audio_projector(top: ConfigReader, audio: ConfigReader, hidden: int, rule: str) -> int:
+    """The wrapper's projector from the tower to the decoder width ``H`` (``Audio.projector``):
+
+    * ``linear`` (modeling_qwen2_audio.py ``Qwen2AudioMultiModalProjector``): ``d*H + H``;
+    * ``mlp`` (modeling_audioflamingo3.py ``AudioFlamingo3MultiModalProjector``): ``d -> H`` and ``H -> H``,
+      biases with projector_bias;
+    * ``stacked`` (modeling_voxtral.py ``VoxtralMultiModalProjector``): ``F_a -> H`` (the tower's
+      intermediate_size: 4 frames stacked) and ``H -> H``, no biases.
+    """
+    d = audio.get_int("d_model", "hidden_size")
+    if rule == "linear":
+        return _linear(d, hidden, True)
+    if rule == "mlp":
+        bias = top.get_bool("projector_bias")
+        return _linear(d, hidden, bias) + _linear(hidden, hidden, bias)
+    return _linear(audio.get_int("intermediate_size"), hidden) + _linear(hidden, hidden)
+
+
+def audio_wrapper(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
+    """Audio-language ``...ForConditionalGeneration`` wrappers (registry ``params="audio"``, ``audio``): the
+    ``text_config`` decoder (its own counter, ``decoder``), a Whisper-style audio tower (``audio_config``,
+    :func:`whisper_encoder`) and the projector (:func:`_audio_projector`), tower + projector reported as
+    ``other``. lm_head ``V*H``, never tied: these classes declare no ``_tied_weights_keys`` (Audio Flamingo 3,
+    Music Flamingo: ``None``), so ``tie_word_embeddings`` ties nothing.
+    """
+    entry = lookup(top.model_type)
+    assert entry is not None and entry.text_type is not None and entry.audio is not None, top.model_type
+    text = _sub(top, "text_config", entry.text_type, entry.audio.text_defaults)
+    audio = _sub(top, "audio_config", entry.audio.tower, {})
+    decoder(text, t, False)
+    hidden, vocab = text.get_int("hidden_size"), text.get_int("vocab_size")
+    t.tied = False
+    t.add("lm_head", vocab * hidden)
+    t.add("other", whisper_encoder(audio) + _audio_projector(top, audio, hidden, entry.audio.projector))
+
+
 # --------------------------------------------------------------------------- entry point
 COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {"bart": _bart, "whisper": _whisper}
 """parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""
+WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {"audio": audio_wrapper}
+"""families that count a nested text decoder with the counter kvcalc.params binds first (``decoder``)."""

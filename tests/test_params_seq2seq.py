@@ -14,7 +14,7 @@ import warnings
 import pytest
 from hf_reference import hf_config, meta_model
 
-from kvcalc.errors import ConfigError
+from kvcalc.errors import ConfigError, UnsupportedError
 from kvcalc.params import count_params
 
 # a small geometry that differs from every class default (encoder and decoder sizes differ too)
@@ -132,3 +132,45 @@ def test_whisper_counts_the_class_architectures_names(class_name, tied):
     ours = count_params(cfg)
     assert ours.total == _meta_total(cfg, class_name)
     assert (ours.other > 0) == (class_name == "WhisperForConditionalGeneration")
+
+
+TEXT_SMALL = dict(vocab_size=500, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                  intermediate_size=96, max_position_embeddings=128)
+WHISPER_NAMES = dict(num_mel_bins=16, encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=48, d_model=32,
+                     max_source_positions=30)
+HF_NAMES = dict(num_mel_bins=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, hidden_size=32,
+                max_source_positions=30)
+AUDIO_CASES = [
+    ("qwen2_audio", "qwen2", "qwen2_audio_encoder", WHISPER_NAMES, {}),
+    ("qwen2_audio", "qwen2", "qwen2_audio_encoder", WHISPER_NAMES, {"tie_word_embeddings": True}),
+    ("voxtral", "llama", "voxtral_encoder", HF_NAMES, {}),
+    ("audioflamingo3", "qwen2", "audioflamingo3_encoder", HF_NAMES, {"projector_bias": False}),
+    ("audioflamingo3", "qwen2", "audioflamingo3_encoder", HF_NAMES, {"tie_word_embeddings": True}),
+    ("musicflamingo", "qwen2", "audioflamingo3_encoder", HF_NAMES, {}),
+]
+
+
+@pytest.mark.parametrize("case", AUDIO_CASES, ids=lambda c: c[0] + "".join(f"-{k}={v}" for k, v in c[4].items()))
+def test_audio_wrappers_equal_meta_device_count(case):
+    mt, text_type, audio_type, audio, over = case
+    cfg = {"model_type": mt, "text_config": {"model_type": text_type, **TEXT_SMALL},
+           "audio_config": {"model_type": audio_type, **audio}, **over}
+    ours = count_params(cfg)
+    assert ours.total == _meta_total(cfg) and ours.quality == "exact"
+
+
+def test_audio_wrapper_without_its_nested_configs_is_refused():
+    with pytest.raises(UnsupportedError, match="audio_config"):
+        count_params({"model_type": "qwen2_audio", "text_config": {"model_type": "qwen2", **TEXT_SMALL}})
+
+
+def test_voxtral_text_defaults_are_its_config_class_overrides():
+    """VoxtralConfig.__post_init__ merges sub_configs_defaults["text_config"].init_kwargs under a given
+    text_config; the registry's Audio.text_defaults must be those values."""
+    import transformers
+
+    from kvcalc.model_types import REGISTRY
+    audio = REGISTRY["voxtral"].audio
+    assert audio is not None
+    init = transformers.VoxtralConfig.sub_configs_defaults["text_config"].init_kwargs
+    assert dict(audio.text_defaults) == {k: init[k] for k in audio.text_defaults}
