@@ -410,6 +410,14 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name, kind="no_cache", defaults=_d(
         num_mel_bins=128, num_hidden_layers=32, num_attention_heads=20, intermediate_size=5120, hidden_size=1280,
         max_source_positions=1500)) for name in ("voxtral_encoder", "audioflamingo3_encoder")),
+    ModelType("trocr", kind="encoder_decoder", params="trocr", defaults=_d(
+        vocab_size=50265, d_model=1024, decoder_layers=12, decoder_attention_heads=16, decoder_ffn_dim=4096,
+        max_position_embeddings=512, use_learned_position_embeddings=True, layernorm_embedding=True,
+        cross_attention_hidden_size=None, tie_word_embeddings=True)),
+    ModelType("prophetnet", kind="encoder_decoder", params="prophetnet", defaults=_d(
+        vocab_size=30522, hidden_size=1024, encoder_ffn_dim=4096, num_encoder_layers=12,
+        num_encoder_attention_heads=16, decoder_ffn_dim=4096, num_decoder_layers=12, num_decoder_attention_heads=16,
+        max_position_embeddings=512, ngram=2, num_buckets=32, tie_word_embeddings=True)),
     _bart_like("bigbird_pegasus", "layernorm_embedding use_bias", vocab_size=96103, encoder_layers=16,
                decoder_layers=16, max_position_embeddings=4096, use_bias=False),
 )

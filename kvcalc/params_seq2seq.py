@@ -168,6 +168,53 @@ def _bart(f: ConfigReader, t: Tally) -> None:
         t.add("other", _mvp_prompts(f, d))
 
 
+def _trocr(f: ConfigReader, t: Tally) -> None:
+    """TrOCRForCausalLM (modeling_trocr.py; the class transformers builds for a ``trocr`` config, the decoder
+    of a VisionEncoderDecoderModel): tokens ``V*d``; learned positions ``(P + 2)*d`` with
+    use_learned_position_embeddings (the sinusoidal table is a plain tensor, not a parameter);
+    ``layernorm_embedding`` ``2d`` with that flag; ``L_d`` layers of self-attention ``4*(d*d + d)``,
+    cross-attention (``TrOCRForCausalLM`` sets is_decoder) with k / v from ``c`` = cross_attention_hidden_size
+    (default ``d``): ``2*(d*d + d) + 2*(c*d + d)``, MLP with ``F_d`` and 3 LayerNorms; output_projection ``V*d``
+    unless tied. No final LayerNorm.
+    """
+    d = _width(f, "decoder_attention_heads")
+    vocab, ffn, n = f.get_int("vocab_size"), f.get_int("decoder_ffn_dim"), f.get_int("decoder_layers", minimum=0)
+    cross = f.opt_int("cross_attention_hidden_size") or d
+    t.add("embedding", vocab * d + ((f.get_int("max_position_embeddings") + 2) * d
+                                    if f.get_bool("use_learned_position_embeddings") else 0))
+    t.add("attention", n * (4 * _linear(d, d, True) + 2 * _linear(d, d, True) + 2 * _linear(cross, d, True)))
+    t.add("mlp", n * (_linear(d, ffn, True) + _linear(ffn, d, True)))
+    t.add("norms", n * 6 * d + (2 * d if f.get_bool("layernorm_embedding") else 0))
+    t.tied = f.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * d)
+
+
+def _prophetnet(f: ConfigReader, t: Tally) -> None:
+    """ProphetNetForConditionalGeneration (modeling_prophetnet.py): ``word_embeddings`` ``V*d`` shared by both
+    stacks and lm_head when tied (untied: 3 tables + lm_head, as BART); per stack learned positions ``P*d``
+    and an embeddings LayerNorm ``2d``; the decoder's ``ngram_embeddings`` ``ngram*d``. Encoder layer:
+    attention ``4*(d*d + d)``, MLP with ``F_e``, 2 LayerNorms. Decoder layer: n-gram self-attention
+    ``4*(d*d + d)`` + ``relative_pos_embeddings`` ``d -> num_buckets*heads`` (bias), cross-attention, MLP
+    with ``F_d``, 3 LayerNorms.
+    """
+    d = f.get_int("hidden_size")
+    for heads_field in ("num_encoder_attention_heads", "num_decoder_attention_heads"):
+        if d % f.get_int(heads_field):
+            raise ConfigError(f.field_name("hidden_size"), d, f"is not divisible by {heads_field}")
+    vocab, pos = f.get_int("vocab_size"), f.get_int("max_position_embeddings")
+    n_enc, n_dec = f.get_int("num_encoder_layers", minimum=0), f.get_int("num_decoder_layers", minimum=0)
+    ffn_enc, ffn_dec = f.get_int("encoder_ffn_dim"), f.get_int("decoder_ffn_dim")
+    rel = _linear(d, f.get_int("num_buckets") * f.get_int("num_decoder_attention_heads"), True)
+    t.tied = f.get_bool("tie_word_embeddings")
+    t.add("embedding", (1 if t.tied else 3) * vocab * d + 2 * pos * d + f.get_int("ngram") * d)
+    t.add("lm_head", 0 if t.tied else vocab * d)
+    attn = 4 * _linear(d, d, True)
+    t.add("attention", n_enc * attn + n_dec * (2 * attn + rel))
+    t.add("mlp", n_enc * (_linear(d, ffn_enc, True) + _linear(ffn_enc, d, True))
+          + n_dec * (_linear(d, ffn_dec, True) + _linear(ffn_dec, d, True)))
+    t.add("norms", (n_enc * 4 + n_dec * 6 + 4) * d)
+
+
 # --------------------------------------------------------------------------- Whisper
 def _whisper_attention(d: int) -> int:
     """``WhisperAttention`` (modeling_whisper.py): q / v / out with biases, k without: ``4*d*d + 3*d``."""
@@ -267,7 +314,8 @@ def audio_wrapper(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
 
 
 # --------------------------------------------------------------------------- entry point
-COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {"bart": _bart, "whisper": _whisper}
+COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
+    "bart": _bart, "whisper": _whisper, "trocr": _trocr, "prophetnet": _prophetnet}
 """parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""
 WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {"audio": audio_wrapper}
 """families that count a nested text decoder with the counter kvcalc.params binds first (``decoder``)."""

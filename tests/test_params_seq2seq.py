@@ -174,3 +174,24 @@ def test_voxtral_text_defaults_are_its_config_class_overrides():
     assert audio is not None
     init = transformers.VoxtralConfig.sub_configs_defaults["text_config"].init_kwargs
     assert dict(audio.text_defaults) == {k: init[k] for k in audio.text_defaults}
+
+
+TROCR_SMALL = dict(vocab_size=1000, d_model=64, decoder_layers=3, decoder_attention_heads=4, decoder_ffn_dim=96,
+                   max_position_embeddings=200, pad_token_id=1, bos_token_id=0, eos_token_id=2)
+PROPHETNET_SMALL = dict(vocab_size=1000, hidden_size=64, encoder_ffn_dim=96, num_encoder_layers=3,
+                        num_encoder_attention_heads=4, decoder_ffn_dim=80, num_decoder_layers=2,
+                        num_decoder_attention_heads=8, max_position_embeddings=200, ngram=3, num_buckets=16,
+                        pad_token_id=0, bos_token_id=1, eos_token_id=2)
+
+
+@pytest.mark.parametrize("over", [{}, {"tie_word_embeddings": False}, {"use_learned_position_embeddings": False},
+                                  {"layernorm_embedding": False, "cross_attention_hidden_size": 48}], ids=str)
+def test_trocr_equals_meta_device_count(over):
+    cfg = {"model_type": "trocr", **TROCR_SMALL, **over}
+    assert count_params(cfg).total == _meta_total(cfg)
+
+
+@pytest.mark.parametrize("over", [{}, {"tie_word_embeddings": False}], ids=str)
+def test_prophetnet_equals_meta_device_count(over):
+    cfg = {"model_type": "prophetnet", **PROPHETNET_SMALL, **over}
+    assert count_params(cfg).total == _meta_total(cfg)

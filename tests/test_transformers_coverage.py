@@ -97,8 +97,9 @@ KV_MISSES: dict[str, str] = {
         " read)"
     ),
     "trocr": (
-        "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
-        " read)"
+        "the fixture's probe runs TrOCRForCausalLM without encoder states, so its cache holds self-attention only;"
+        " kvcalc plans TrOCR as the decoder of a VisionEncoderDecoderModel (self- plus cross-attention over the"
+        " image encoder's tokens); the self-attention bytes match"
     ),
     "unlimited_ocr": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
     "whisper": (
