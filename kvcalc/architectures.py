@@ -481,9 +481,10 @@ def _encoder_decoder(top: ConfigReader, mt: str, dtype: str | None) -> ModelSpec
     else:
         n = top.get_int("decoder_layers")
         heads = top.get_int("decoder_attention_heads")
-        hidden = top.get_int("d_model")
+        hidden = top.get_int("hidden_size")   # its aliases include d_model (SeamlessM4T names it hidden_size)
         if hidden % heads:
-            raise ConfigError("d_model", hidden, f"is not divisible by decoder_attention_heads ({heads})")
+            raise ConfigError(top.field_name("hidden_size"), hidden,
+                              f"is not divisible by decoder_attention_heads ({heads})")
         head_dim = hidden // heads
         default_enc = top.opt_int("max_source_positions") if mt == "whisper" else None
     self_attn = AttentionCache(kv_heads=heads, k_head_dim=head_dim, v_head_dim=head_dim, query_heads=heads)

@@ -418,6 +418,9 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
         vocab_size=30522, hidden_size=1024, encoder_ffn_dim=4096, num_encoder_layers=12,
         num_encoder_attention_heads=16, decoder_ffn_dim=4096, num_decoder_layers=12, num_decoder_attention_heads=16,
         max_position_embeddings=512, ngram=2, num_buckets=32, tie_word_embeddings=True)),
+    *(_bart_like(name, "positions_buffer final_layer_norm", vocab_size=256102, d_model=None, hidden_size=1024,
+                 encoder_layers=24, decoder_layers=24, encoder_ffn_dim=8192, decoder_ffn_dim=8192,
+                 max_position_embeddings=pos) for name, pos in (("seamless_m4t", 1024), ("seamless_m4t_v2", 4096))),
     _bart_like("bigbird_pegasus", "layernorm_embedding use_bias", vocab_size=96103, encoder_layers=16,
                decoder_layers=16, max_position_embeddings=4096, use_bias=False),
 )

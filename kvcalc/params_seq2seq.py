@@ -44,10 +44,11 @@ def _quirks(f: ConfigReader) -> frozenset[str]:
 
 
 def _width(f: ConfigReader, heads_field: str) -> int:
-    """``d_model``, checked to divide into ``heads_field`` heads (the attention's ``head_dim = d / heads``)."""
-    d, heads = f.get_int("d_model"), f.get_int(heads_field)
+    """``d_model`` (SeamlessM4T: ``hidden_size``), checked to divide into ``heads_field`` heads
+    (the attention's ``head_dim = d / heads``)."""
+    d, heads = f.get_int("d_model", "hidden_size"), f.get_int(heads_field)
     if d % heads:
-        raise ConfigError(f.field_name("d_model"), d, f"is not divisible by {heads_field} ({heads})")
+        raise ConfigError(f.field_name("d_model", "hidden_size"), d, f"is not divisible by {heads_field} ({heads})")
     return d
 
 
@@ -128,7 +129,8 @@ def _mvp_prompts(f: ConfigReader, d: int) -> int:
 def _bart(f: ConfigReader, t: Tally) -> None:
     """BART-style encoder-decoders (registry ``params="bart"``; quirks say what differs), as in
     modeling_bart.py ``BartForConditionalGeneration`` and its copies (mbart, marian, pegasus, pegasus_x, led,
-    blenderbot, blenderbot_small, m2m_100, fsmt, plbart, mvp, bigbird_pegasus).
+    blenderbot, blenderbot_small, m2m_100, fsmt, plbart, mvp, bigbird_pegasus; SeamlessM4T(v2)ForTextToText,
+    the text encoder and decoder of the speech model, M2M100-style).
 
     Attention ``4*(d*d + d)`` (no biases: PEGASUS-X; BigBird-Pegasus: biases with use_bias). Encoder layer:
     self-attention + LayerNorm ``2d`` + MLP ``d*F_e+F_e + F_e*d+d`` + LayerNorm ``2d``; LED adds the global

@@ -195,3 +195,15 @@ def test_trocr_equals_meta_device_count(over):
 def test_prophetnet_equals_meta_device_count(over):
     cfg = {"model_type": "prophetnet", **PROPHETNET_SMALL, **over}
     assert count_params(cfg).total == _meta_total(cfg)
+
+
+SEAMLESS_SMALL = dict(SMALL, hidden_size=SMALL["d_model"], pad_token_id=0, t2u_pad_token_id=0)
+del SEAMLESS_SMALL["d_model"]
+
+
+@pytest.mark.parametrize("mt", ["seamless_m4t", "seamless_m4t_v2"])
+@pytest.mark.parametrize("over", [{}, {"tie_word_embeddings": False}], ids=str)
+def test_seamless_text_to_text_equals_meta_device_count(mt, over):
+    """SeamlessM4T(v2)ForTextToText (the class transformers' seq2seq auto mapping builds): text encoder + decoder."""
+    cfg = {"model_type": mt, **SEAMLESS_SMALL, **over}
+    assert count_params(cfg).total == _meta_total(cfg)

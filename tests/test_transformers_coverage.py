@@ -84,10 +84,6 @@ KV_MISSES: dict[str, str] = {
         "refused: 'decoder_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not "
         "read)"
     ),
-    "seamless_m4t": "refused: 'd_model' = None is missing (an encoder-decoder or wrapper layout kvcalc does not read)",
-    "seamless_m4t_v2": (
-        "refused: 'd_model' = None is missing (an encoder-decoder or wrapper layout kvcalc does not read)"
-    ),
     "t5gemma": (
         "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
         " read)"
@@ -114,7 +110,7 @@ KV_MISSES: dict[str, str] = {
 # (a refused config, or a differing full / sliding layer); elsewhere in KV_MISSES it holds.
 IDEAL_MISSES = ("bailing_hybrid", "diffusion_gemma", "dory", "dots3_note_text", "encoder-decoder", "florence2",
                 "kimi_linear", "kosmos-2.5", "lara_mini", "lfm3", "lfm3_vl", "olmo_hybrid", "prophetnet",
-                "seamless_m4t", "seamless_m4t_v2", "t5gemma", "t5gemma2", "trocr", "whisper")
+                "t5gemma", "t5gemma2", "trocr", "whisper")
 
 
 def _param(mt: str, misses: "dict[str, str] | tuple[str, ...]"):
