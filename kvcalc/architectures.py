@@ -479,8 +479,8 @@ def _encoder_decoder(top: ConfigReader, mt: str, dtype: str | None) -> ModelSpec
         hidden = top.get_int("d_model")
         default_enc = None
     else:
-        n = top.get_int("decoder_layers")
-        heads = top.get_int("decoder_attention_heads")
+        n = top.get_int("decoder_layers", "num_decoder_layers")   # ProphetNet: num_decoder_*
+        heads = top.get_int("decoder_attention_heads", "num_decoder_attention_heads")
         hidden = top.get_int("hidden_size")   # its aliases include d_model (SeamlessM4T names it hidden_size)
         if hidden % heads:
             raise ConfigError(top.field_name("hidden_size"), hidden,

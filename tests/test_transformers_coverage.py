@@ -80,10 +80,6 @@ KV_MISSES: dict[str, str] = {
         "(its default encoder tokens)"
     ),
     "olmo_hybrid": "refused: recurrent layers of a mixer kvcalc has no state rule for",
-    "prophetnet": (
-        "refused: 'decoder_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not "
-        "read)"
-    ),
     "t5gemma": (
         "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
         " read)"
@@ -109,8 +105,8 @@ KV_MISSES: dict[str, str] = {
 # The ideal-runtime check fails only where the transformers one does and the layers are comparable
 # (a refused config, or a differing full / sliding layer); elsewhere in KV_MISSES it holds.
 IDEAL_MISSES = ("bailing_hybrid", "diffusion_gemma", "dory", "dots3_note_text", "encoder-decoder", "florence2",
-                "kimi_linear", "kosmos-2.5", "lara_mini", "lfm3", "lfm3_vl", "olmo_hybrid", "prophetnet",
-                "t5gemma", "t5gemma2", "trocr", "whisper")
+                "kimi_linear", "kosmos-2.5", "lara_mini", "lfm3", "lfm3_vl", "olmo_hybrid", "t5gemma", "t5gemma2",
+                "trocr", "whisper")
 
 
 def _param(mt: str, misses: "dict[str, str] | tuple[str, ...]"):
