@@ -315,9 +315,34 @@ def audio_wrapper(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     t.add("other", whisper_encoder(audio) + _audio_projector(top, audio, hidden, entry.audio.projector))
 
 
+def t5gemma(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
+    """T5GemmaForConditionalGeneration (modeling_t5gemma.py): ``encoder`` and ``decoder`` sub-configs
+    (``t5_gemma_module``), each a Gemma 2 stack counted by the Llama-style counter (``decoder``: its own
+    ``V*H`` table, 4 RMSNorms per layer, final norm); each decoder layer adds cross-attention
+    (``T5GemmaCrossAttention``: q ``H*n_q*d``, k / v ``c*n_kv*d`` from ``c`` = cross_attention_hidden_size,
+    default the encoder width, o ``n_q*d*H``, biases with attention_bias) and its 2 RMSNorms ``2H``.
+    lm_head (``T5GemmaLMHead.out_proj``, no bias) ``V*H`` unless the top-level tie_word_embeddings ties it to
+    the decoder table; the encoder table is never tied.
+    """
+    enc = _sub(top, "encoder", "t5_gemma_module", {})
+    dec = _sub(top, "decoder", "t5_gemma_module", {})
+    decoder(enc, t, False)
+    decoder(dec, t, False)
+    hidden, vocab, n_dec = dec.get_int("hidden_size"), dec.get_int("vocab_size"), dec.get_int("num_hidden_layers")
+    n_q, n_kv = dec.get_int("num_attention_heads"), dec.get_int("num_key_value_heads")
+    d = dec.get_int("head_dim")
+    cross_in = dec.opt_int("cross_attention_hidden_size") or enc.get_int("hidden_size")
+    bias = dec.get_bool("attention_bias")
+    t.add("attention", n_dec * (_linear(hidden, n_q * d, bias) + 2 * _linear(cross_in, n_kv * d, bias)
+                                + _linear(n_q * d, hidden, bias)))
+    t.add("norms", n_dec * 2 * hidden)
+    t.tied = top.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * hidden)
+
+
 # --------------------------------------------------------------------------- entry point
 COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
     "bart": _bart, "whisper": _whisper, "trocr": _trocr, "prophetnet": _prophetnet}
 """parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""
-WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {"audio": audio_wrapper}
+WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {"audio": audio_wrapper, "t5gemma": t5gemma}
 """families that count a nested text decoder with the counter kvcalc.params binds first (``decoder``)."""

@@ -207,3 +207,17 @@ def test_seamless_text_to_text_equals_meta_device_count(mt, over):
     """SeamlessM4T(v2)ForTextToText (the class transformers' seq2seq auto mapping builds): text encoder + decoder."""
     cfg = {"model_type": mt, **SEAMLESS_SMALL, **over}
     assert count_params(cfg).total == _meta_total(cfg)
+
+
+GEMMA_MODULE = dict(vocab_size=500, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                    num_key_value_heads=2, head_dim=16)
+
+
+@pytest.mark.parametrize("over", [{}, {"tie_word_embeddings": False}], ids=str)
+@pytest.mark.parametrize("enc_width", [64, 48])
+def test_t5gemma_equals_meta_device_count(over, enc_width):
+    """Encoder and decoder of different widths: the decoder's cross-attention k / v read the encoder's."""
+    enc = {"model_type": "t5_gemma_module", **GEMMA_MODULE, "hidden_size": enc_width, "num_hidden_layers": 3}
+    dec = {"model_type": "t5_gemma_module", **GEMMA_MODULE, "attention_bias": True}
+    cfg = {"model_type": "t5gemma", "encoder": enc, "decoder": dec, "vocab_size": 500, **over}
+    assert count_params(cfg).total == _meta_total(cfg)

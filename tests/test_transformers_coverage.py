@@ -81,8 +81,8 @@ KV_MISSES: dict[str, str] = {
     ),
     "olmo_hybrid": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "t5gemma": (
-        "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
-        " read)"
+        "refused: its decoder geometry (GQA heads, head_dim, sliding / full layer_types) sits in the nested"
+        " 'decoder' config, which kvcalc's encoder-decoder KV reader does not read (parameters are exact)"
     ),
     "t5gemma2": (
         "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
