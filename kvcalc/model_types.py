@@ -101,12 +101,14 @@ NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
 @dataclass(frozen=True)
 class Audio:
     """How :mod:`kvcalc.params_seq2seq` counts one audio-language wrapper: ``tower``, the ``audio_config``
-    model_type; ``projector``, its rule (``linear``, ``mlp`` or ``stacked``); ``text_defaults``, the fields the
-    wrapper's config class merges under a given ``text_config`` (Voxtral's ``__post_init__``)."""
+    model_type; ``projector``, its rule (``params_seq2seq._audio_projector``); ``text_defaults``, the fields the
+    wrapper's config class merges under a given ``text_config`` (Voxtral's ``__post_init__``); ``tied_head``,
+    whether tie_word_embeddings can tie lm_head (the class declares ``_tied_weights_keys``)."""
 
     tower: str
-    projector: Literal["linear", "mlp", "stacked"]
+    projector: Literal["linear", "mlp", "stacked", "qwen3_asr", "merged"]
     text_defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    tied_head: bool = False            # the class declares _tied_weights_keys for lm_head
 
 
 @dataclass(frozen=True)
@@ -404,6 +406,17 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name, text_type="qwen2", audio=Audio("audioflamingo3_encoder", "mlp"), params="audio",
                 defaults=_d(projector_bias=True))
       for name in ("audioflamingo3", "musicflamingo")),
+    ModelType("qwen3_asr", text_type="qwen3", params="audio", defaults=_d(tie_word_embeddings=True),
+              audio=Audio("qwen3_asr_encoder", "qwen3_asr", tied_head=True)),
+    ModelType("moss_transcribe_diarize", text_type="qwen3", params="audio", audio=Audio(
+        "moss_transcribe_diarize_audio", "merged", tied_head=True), defaults=_d(
+        tie_word_embeddings=True, projector_bias=True, audio_merge_size=4)),
+    ModelType("qwen3_asr_encoder", kind="no_cache", defaults=_d(
+        num_mel_bins=128, encoder_layers=24, encoder_attention_heads=16, encoder_ffn_dim=4096, d_model=1024,
+        downsample_hidden_size=480, output_dim=3584)),
+    ModelType("moss_transcribe_diarize_audio", kind="no_cache", defaults=_d(
+        num_mel_bins=80, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096, hidden_size=1024,
+        max_source_positions=1500)),
     ModelType("qwen2_audio_encoder", kind="no_cache", defaults=_d(
         num_mel_bins=128, encoder_layers=32, encoder_attention_heads=20, encoder_ffn_dim=5120, d_model=1280,
         max_source_positions=1500)),

@@ -279,14 +279,35 @@ def _sub(top: ConfigReader, name: str, sub_type: str, overrides: Mapping[str, An
     return sub.with_defaults({**(entry.defaults if entry else {}), **overrides}, sub_type)
 
 
+def qwen3_asr_encoder(f: ConfigReader) -> int:
+    """``Qwen3ASRAudioEncoder`` (modeling_qwen3_asr.py): three stride-2 3x3 Conv2d of ``C`` =
+    downsample_hidden_size channels (``9C + C``, then ``9C*C + C`` twice), ``conv_out`` ``C*m -> d`` without bias
+    (``m`` = num_mel_bins halved three times, rounding up), ``L_e`` layers (attention ``4*(d*d + d)``, MLP with
+    ``F_e``, 2 LayerNorms), ``ln_post`` ``2d``; the sinusoidal positions are a buffer."""
+    d = _width(f, "encoder_attention_heads")
+    c, mel = f.get_int("downsample_hidden_size"), f.get_int("num_mel_bins")
+    ffn, n = f.get_int("encoder_ffn_dim"), f.get_int("encoder_layers", minimum=0)
+    m = (((mel + 1) // 2 + 1) // 2 + 1) // 2
+    convs = 9 * c + c + 2 * (9 * c * c + c) + c * m * d
+    return convs + n * (4 * _linear(d, d, True) + _linear(d, ffn, True) + _linear(ffn, d, True) + 4 * d) + 2 * d
+
+
+_TOWERS: dict[str, Callable[[ConfigReader], int]] = {"qwen3_asr_encoder": qwen3_asr_encoder}
+"""audio_config model_type -> its tower counter (every other tower is :func:`whisper_encoder`)."""
+
+
 def _audio_projector(top: ConfigReader, audio: ConfigReader, hidden: int, rule: str) -> int:
-    """The wrapper's projector from the tower to the decoder width ``H`` (``Audio.projector``):
+    """The wrapper's projector from the tower (width ``d``) to the decoder width ``H`` (``Audio.projector``):
 
     * ``linear`` (modeling_qwen2_audio.py ``Qwen2AudioMultiModalProjector``): ``d*H + H``;
     * ``mlp`` (modeling_audioflamingo3.py ``AudioFlamingo3MultiModalProjector``): ``d -> H`` and ``H -> H``,
       biases with projector_bias;
     * ``stacked`` (modeling_voxtral.py ``VoxtralMultiModalProjector``): ``F_a -> H`` (the tower's
-      intermediate_size: 4 frames stacked) and ``H -> H``, no biases.
+      intermediate_size: 4 frames stacked) and ``H -> H``, no biases;
+    * ``qwen3_asr`` (modeling_qwen3_asr.py ``Qwen3ASRMultiModalProjector``): ``d -> d`` and ``d -> output_dim``,
+      with biases (output_dim is the audio config's, whatever the decoder width);
+    * ``merged`` (modeling_moss_transcribe_diarize.py ``MossTranscribeDiarizeMultiModalProjector``):
+      ``d*audio_merge_size -> H`` and ``H -> H`` (biases with projector_bias), LayerNorm ``2H``.
     """
     d = audio.get_int("d_model", "hidden_size")
     if rule == "linear":
@@ -294,6 +315,11 @@ def _audio_projector(top: ConfigReader, audio: ConfigReader, hidden: int, rule: 
     if rule == "mlp":
         bias = top.get_bool("projector_bias")
         return _linear(d, hidden, bias) + _linear(hidden, hidden, bias)
+    if rule == "qwen3_asr":
+        return _linear(d, d, True) + _linear(d, audio.get_int("output_dim"), True)
+    if rule == "merged":
+        bias = top.get_bool("projector_bias")
+        return _linear(d * top.get_int("audio_merge_size"), hidden, bias) + _linear(hidden, hidden, bias) + 2 * hidden
     return _linear(audio.get_int("intermediate_size"), hidden) + _linear(hidden, hidden)
 
 
@@ -301,8 +327,9 @@ def audio_wrapper(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     """Audio-language ``...ForConditionalGeneration`` wrappers (registry ``params="audio"``, ``audio``): the
     ``text_config`` decoder (its own counter, ``decoder``), a Whisper-style audio tower (``audio_config``,
     :func:`whisper_encoder`) and the projector (:func:`_audio_projector`), tower + projector reported as
-    ``other``. lm_head ``V*H``, never tied: these classes declare no ``_tied_weights_keys`` (Audio Flamingo 3,
-    Music Flamingo: ``None``), so ``tie_word_embeddings`` ties nothing.
+    ``other`` (Qwen3-ASR's tower: :func:`qwen3_asr_encoder`). lm_head ``V*H``, tied to the decoder's table
+    by the top-level tie_word_embeddings only where the class declares ``_tied_weights_keys``
+    (``Audio.tied_head``: Qwen3-ASR, MOSS; Qwen2-Audio, Voxtral and the Flamingos declare none).
     """
     entry = lookup(top.model_type)
     assert entry is not None and entry.text_type is not None and entry.audio is not None, top.model_type
@@ -310,9 +337,10 @@ def audio_wrapper(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     audio = _sub(top, "audio_config", entry.audio.tower, {})
     decoder(text, t, False)
     hidden, vocab = text.get_int("hidden_size"), text.get_int("vocab_size")
-    t.tied = False
-    t.add("lm_head", vocab * hidden)
-    t.add("other", whisper_encoder(audio) + _audio_projector(top, audio, hidden, entry.audio.projector))
+    t.tied = entry.audio.tied_head and top.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * hidden)
+    tower = _TOWERS.get(entry.audio.tower, whisper_encoder)
+    t.add("other", tower(audio) + _audio_projector(top, audio, hidden, entry.audio.projector))
 
 
 def t5gemma(decoder: Decoder, top: ConfigReader, t: Tally) -> None:

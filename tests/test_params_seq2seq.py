@@ -147,6 +147,13 @@ AUDIO_CASES = [
     ("audioflamingo3", "qwen2", "audioflamingo3_encoder", HF_NAMES, {"projector_bias": False}),
     ("audioflamingo3", "qwen2", "audioflamingo3_encoder", HF_NAMES, {"tie_word_embeddings": True}),
     ("musicflamingo", "qwen2", "audioflamingo3_encoder", HF_NAMES, {}),
+    ("qwen3_asr", "qwen3", "qwen3_asr_encoder", dict(WHISPER_NAMES, num_mel_bins=20, downsample_hidden_size=8,
+                                                     output_dim=40), {}),
+    ("qwen3_asr", "qwen3", "qwen3_asr_encoder", dict(WHISPER_NAMES, downsample_hidden_size=8, output_dim=64),
+     {"tie_word_embeddings": False}),
+    ("moss_transcribe_diarize", "qwen3", "moss_transcribe_diarize_audio", HF_NAMES,
+     {"audio_merge_size": 3, "projector_bias": False}),
+    ("moss_transcribe_diarize", "qwen3", "moss_transcribe_diarize_audio", HF_NAMES, {"tie_word_embeddings": False}),
 ]
 
 
