@@ -106,7 +106,7 @@ class Audio:
     whether tie_word_embeddings can tie lm_head (the class declares ``_tied_weights_keys``)."""
 
     tower: str
-    projector: Literal["linear", "mlp", "stacked", "qwen3_asr", "merged"]
+    projector: Literal["linear", "mlp", "stacked", "qwen3_asr", "merged", "glmasr"]
     text_defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     tied_head: bool = False            # the class declares _tied_weights_keys for lm_head
 
@@ -411,6 +411,11 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     ModelType("moss_transcribe_diarize", text_type="qwen3", params="audio", audio=Audio(
         "moss_transcribe_diarize_audio", "merged", tied_head=True), defaults=_d(
         tie_word_embeddings=True, projector_bias=True, audio_merge_size=4)),
+    ModelType("glmasr", text_type="llama", params="audio", defaults=_d(tie_word_embeddings=True),
+              audio=Audio("glmasr_encoder", "glmasr", tied_head=True)),
+    ModelType("glmasr_encoder", kind="no_cache", defaults=_d(
+        hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=20,
+        num_key_value_heads=None, num_mel_bins=128)),
     ModelType("qwen3_asr_encoder", kind="no_cache", defaults=_d(
         num_mel_bins=128, encoder_layers=24, encoder_attention_heads=16, encoder_ffn_dim=4096, d_model=1024,
         downsample_hidden_size=480, output_dim=3584)),

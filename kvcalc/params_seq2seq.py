@@ -43,6 +43,14 @@ def _quirks(f: ConfigReader) -> frozenset[str]:
     return entry.quirks
 
 
+def _width_of(f: ConfigReader, width_field: str, heads_field: str) -> int:
+    """``width_field``, checked to divide into ``heads_field`` heads."""
+    d, heads = f.get_int(width_field), f.get_int(heads_field)
+    if d % heads:
+        raise ConfigError(f.field_name(width_field), d, f"is not divisible by {heads_field} ({heads})")
+    return d
+
+
 def _width(f: ConfigReader, heads_field: str) -> int:
     """``d_model`` (SeamlessM4T: ``hidden_size``), checked to divide into ``heads_field`` heads
     (the attention's ``head_dim = d / heads``)."""
@@ -292,7 +300,23 @@ def qwen3_asr_encoder(f: ConfigReader) -> int:
     return convs + n * (4 * _linear(d, d, True) + _linear(d, ffn, True) + _linear(ffn, d, True) + 4 * d) + 2 * d
 
 
-_TOWERS: dict[str, Callable[[ConfigReader], int]] = {"qwen3_asr_encoder": qwen3_asr_encoder}
+def glmasr_encoder(f: ConfigReader) -> int:
+    """``GlmAsrEncoder`` (modeling_glmasr.py): Whisper's two Conv1d (``mel*H*3 + H``, ``H*H*3 + H``), rotary
+    positions (no table), ``L`` layers of GQA attention (``hd`` = head_dim, default ``H / n_q``: q ``H*n_q*hd + n_q*hd``, k
+    ``H*n_kv*hd``, v ``H*n_kv*hd + n_kv*hd``, o ``n_q*hd*H + H``), MLP with ``I`` and 2 LayerNorms; norm ``2H``."""
+    h = _width_of(f, "hidden_size", "num_attention_heads")
+    n_q = f.get_int("num_attention_heads")
+    n_kv = f.get_int("num_key_value_heads", default=n_q)
+    hd = f.opt_int("head_dim") or h // n_q      # getattr(config, "head_dim", H / n_q), as GlmAsrAttention
+    inter, n = f.get_int("intermediate_size"), f.get_int("num_hidden_layers", minimum=0)
+    mel = f.get_int("num_mel_bins")
+    attn = _linear(h, n_q * hd, True) + _linear(h, n_kv * hd) + _linear(h, n_kv * hd, True) + _linear(n_q * hd, h, True)
+    layer = attn + _linear(h, inter, True) + _linear(inter, h, True) + 4 * h
+    return mel * h * 3 + h + h * h * 3 + h + n * layer + 2 * h
+
+
+_TOWERS: dict[str, Callable[[ConfigReader], int]] = {"qwen3_asr_encoder": qwen3_asr_encoder,
+                                                     "glmasr_encoder": glmasr_encoder}
 """audio_config model_type -> its tower counter (every other tower is :func:`whisper_encoder`)."""
 
 
@@ -306,6 +330,7 @@ def _audio_projector(top: ConfigReader, audio: ConfigReader, hidden: int, rule: 
       intermediate_size: 4 frames stacked) and ``H -> H``, no biases;
     * ``qwen3_asr`` (modeling_qwen3_asr.py ``Qwen3ASRMultiModalProjector``): ``d -> d`` and ``d -> output_dim``,
       with biases (output_dim is the audio config's, whatever the decoder width);
+    * ``glmasr`` (modeling_glmasr.py ``GlmAsrMultiModalProjector``): ``F_a -> 2H`` and ``2H -> H``, with biases;
     * ``merged`` (modeling_moss_transcribe_diarize.py ``MossTranscribeDiarizeMultiModalProjector``):
       ``d*audio_merge_size -> H`` and ``H -> H`` (biases with projector_bias), LayerNorm ``2H``.
     """
@@ -317,6 +342,8 @@ def _audio_projector(top: ConfigReader, audio: ConfigReader, hidden: int, rule: 
         return _linear(d, hidden, bias) + _linear(hidden, hidden, bias)
     if rule == "qwen3_asr":
         return _linear(d, d, True) + _linear(d, audio.get_int("output_dim"), True)
+    if rule == "glmasr":
+        return _linear(audio.get_int("intermediate_size"), 2 * hidden, True) + _linear(2 * hidden, hidden, True)
     if rule == "merged":
         bias = top.get_bool("projector_bias")
         return _linear(d * top.get_int("audio_merge_size"), hidden, bias) + _linear(hidden, hidden, bias) + 2 * hidden

@@ -153,6 +153,8 @@ AUDIO_CASES = [
      {"tie_word_embeddings": False}),
     ("moss_transcribe_diarize", "qwen3", "moss_transcribe_diarize_audio", HF_NAMES,
      {"audio_merge_size": 3, "projector_bias": False}),
+    ("glmasr", "llama", "glmasr_encoder", dict(HF_NAMES, num_key_value_heads=2), {}),
+    ("glmasr", "llama", "glmasr_encoder", HF_NAMES, {"tie_word_embeddings": False}),
     ("moss_transcribe_diarize", "qwen3", "moss_transcribe_diarize_audio", HF_NAMES, {"tie_word_embeddings": False}),
 ]
 
