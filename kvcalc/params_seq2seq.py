@@ -302,8 +302,9 @@ def qwen3_asr_encoder(f: ConfigReader) -> int:
 
 def glmasr_encoder(f: ConfigReader) -> int:
     """``GlmAsrEncoder`` (modeling_glmasr.py): Whisper's two Conv1d (``mel*H*3 + H``, ``H*H*3 + H``), rotary
-    positions (no table), ``L`` layers of GQA attention (``hd`` = head_dim, default ``H / n_q``: q ``H*n_q*hd + n_q*hd``, k
-    ``H*n_kv*hd``, v ``H*n_kv*hd + n_kv*hd``, o ``n_q*hd*H + H``), MLP with ``I`` and 2 LayerNorms; norm ``2H``."""
+    positions (no table), ``L`` layers of GQA attention (``hd`` = head_dim, default ``H / n_q``:
+    q ``H*n_q*hd + n_q*hd``, k ``H*n_kv*hd``, v ``H*n_kv*hd + n_kv*hd``, o ``n_q*hd*H + H``), MLP with ``I``
+    and 2 LayerNorms; norm ``2H``."""
     h = _width_of(f, "hidden_size", "num_attention_heads")
     n_q = f.get_int("num_attention_heads")
     n_kv = f.get_int("num_key_value_heads", default=n_q)
