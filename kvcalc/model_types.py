@@ -439,6 +439,8 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     *(_bart_like(name, "positions_buffer final_layer_norm", vocab_size=256102, d_model=None, hidden_size=1024,
                  encoder_layers=24, decoder_layers=24, encoder_ffn_dim=8192, decoder_ffn_dim=8192,
                  max_position_embeddings=pos) for name, pos in (("seamless_m4t", 1024), ("seamless_m4t_v2", 4096))),
+    ModelType("florence2", kind="encoder_decoder", text_type="bart",
+              not_countable="its DaViT vision tower is not counted yet (the BART text model is)"),
     ModelType("t5gemma", kind="encoder_decoder", params="t5gemma", defaults=_d(tie_word_embeddings=True)),
     ModelType("t5_gemma_module", norms_per_layer=4, not_countable="counted as part of t5gemma (Llama-style stacks)",
               defaults=_d(_LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216,

@@ -106,7 +106,7 @@ def _embeddings(f: ConfigReader, t: Tally, q: frozenset[str], d: int) -> None:
             raise ConfigError(f.field_name("tgt_vocab_size"), tgt,
                               f"must equal src_vocab_size ({src}) when tie_word_embeddings is true")
         t.add("embedding", tgt * d if tied else (src + tgt) * d)
-        t.add("lm_head", 0 if tied else tgt * d)
+        t.add("other", 0 if tied else tgt * d)   # decoder.output_projection (FSMT's lm_head, not named lm_head)
         return
     vocab = f.get_int("vocab_size")
     if "marian_embeddings" in q:
@@ -169,7 +169,7 @@ def _bart(f: ConfigReader, t: Tally) -> None:
     _embeddings(f, t, q, d)
     t.add("embedding", pos_enc + pos_dec)
     if "global_tokens" in q:
-        t.add("embedding", f.get_int("num_global_tokens") * d)
+        t.add("other", f.get_int("num_global_tokens") * d)   # encoder.embed_global
     t.add("attention", n_enc * attn_enc + n_dec * 2 * attn_dec)
     t.add("mlp", n_enc * (_linear(d, ffn_enc, True) + _linear(ffn_enc, d, True))
           + n_dec * (_linear(d, ffn_dec, True) + _linear(ffn_dec, d, True)))
@@ -196,7 +196,7 @@ def _trocr(f: ConfigReader, t: Tally) -> None:
     t.add("mlp", n * (_linear(d, ffn, True) + _linear(ffn, d, True)))
     t.add("norms", n * 6 * d + (2 * d if f.get_bool("layernorm_embedding") else 0))
     t.tied = f.get_bool("tie_word_embeddings")
-    t.add("lm_head", 0 if t.tied else vocab * d)
+    t.add("other", 0 if t.tied else vocab * d)   # output_projection (TrOCR's lm_head, not named lm_head)
 
 
 def _prophetnet(f: ConfigReader, t: Tally) -> None:
@@ -216,7 +216,8 @@ def _prophetnet(f: ConfigReader, t: Tally) -> None:
     ffn_enc, ffn_dec = f.get_int("encoder_ffn_dim"), f.get_int("decoder_ffn_dim")
     rel = _linear(d, f.get_int("num_buckets") * f.get_int("num_decoder_attention_heads"), True)
     t.tied = f.get_bool("tie_word_embeddings")
-    t.add("embedding", (1 if t.tied else 3) * vocab * d + 2 * pos * d + f.get_int("ngram") * d)
+    t.add("embedding", (1 if t.tied else 3) * vocab * d)
+    t.add("other", 2 * pos * d + f.get_int("ngram") * d)   # position_embeddings, ngram_embeddings
     t.add("lm_head", 0 if t.tied else vocab * d)
     attn = 4 * _linear(d, d, True)
     t.add("attention", n_enc * attn + n_dec * (2 * attn + rel))
@@ -273,10 +274,14 @@ Decoder = Callable[..., None]
 """``(text_config reader, tally, head)``: kvcalc.params' Llama-style decoder counter, which it passes in."""
 
 
-def _sub(top: ConfigReader, name: str, sub_type: str, overrides: Mapping[str, Any]) -> ConfigReader:
+def _sub(top: ConfigReader, name: str, sub_type: str, overrides: Mapping[str, Any],
+         absent_ok: bool = False) -> ConfigReader:
     """The nested config ``name`` (its model_type must be ``sub_type``), read with that type's class
-    defaults under ``overrides`` (the wrapper class's, where it merges them into a given sub-config)."""
+    defaults under ``overrides`` (the wrapper class's, where it merges them into a given sub-config).
+    Absent: refused, unless ``absent_ok`` (the wrapper class then builds the sub-type's class defaults)."""
     sub = top.sub(name)
+    if sub is None and absent_ok and top.data.get(name) is None:
+        sub = ConfigReader({}, f"{top.path}{name}.", top.used, defaults_used=top.defaults_used)
     if sub is None:
         raise UnsupportedError(f"parameter counting of model_type '{top.model_type}' needs its '{name}' "
                                "(kvcalc does not rebuild a nested config's class defaults)")
@@ -376,18 +381,19 @@ def t5gemma(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     (``t5_gemma_module``), each a Gemma 2 stack counted by the Llama-style counter (``decoder``: its own
     ``V*H`` table, 4 RMSNorms per layer, final norm); each decoder layer adds cross-attention
     (``T5GemmaCrossAttention``: q ``H*n_q*d``, k / v ``c*n_kv*d`` from ``c`` = cross_attention_hidden_size,
-    default the encoder width, o ``n_q*d*H``, biases with attention_bias) and its 2 RMSNorms ``2H``.
+    which ``T5GemmaConfig.__post_init__`` sets to the encoder width, o ``n_q*d*H``, biases with attention_bias)
+    and its 2 RMSNorms ``2H``. An absent encoder / decoder is the sub-type's class defaults, as transformers.
     lm_head (``T5GemmaLMHead.out_proj``, no bias) ``V*H`` unless the top-level tie_word_embeddings ties it to
     the decoder table; the encoder table is never tied.
     """
-    enc = _sub(top, "encoder", "t5_gemma_module", {})
-    dec = _sub(top, "decoder", "t5_gemma_module", {})
+    enc = _sub(top, "encoder", "t5_gemma_module", {}, absent_ok=True)   # T5GemmaConfig: class defaults
+    dec = _sub(top, "decoder", "t5_gemma_module", {}, absent_ok=True)
     decoder(enc, t, False)
     decoder(dec, t, False)
     hidden, vocab, n_dec = dec.get_int("hidden_size"), dec.get_int("vocab_size"), dec.get_int("num_hidden_layers")
     n_q, n_kv = dec.get_int("num_attention_heads"), dec.get_int("num_key_value_heads")
     d = dec.get_int("head_dim")
-    cross_in = dec.opt_int("cross_attention_hidden_size") or enc.get_int("hidden_size")
+    cross_in = enc.get_int("hidden_size")   # T5GemmaConfig.__post_init__ sets it, whatever the decoder says
     bias = dec.get_bool("attention_bias")
     t.add("attention", n_dec * (_linear(hidden, n_q * d, bias) + 2 * _linear(cross_in, n_kv * d, bias)
                                 + _linear(n_q * d, hidden, bias)))

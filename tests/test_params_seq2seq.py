@@ -227,6 +227,6 @@ GEMMA_MODULE = dict(vocab_size=500, hidden_size=64, intermediate_size=96, num_hi
 def test_t5gemma_equals_meta_device_count(over, enc_width):
     """Encoder and decoder of different widths: the decoder's cross-attention k / v read the encoder's."""
     enc = {"model_type": "t5_gemma_module", **GEMMA_MODULE, "hidden_size": enc_width, "num_hidden_layers": 3}
-    dec = {"model_type": "t5_gemma_module", **GEMMA_MODULE, "attention_bias": True}
+    dec = {"model_type": "t5_gemma_module", **GEMMA_MODULE, "attention_bias": True, "cross_attention_hidden_size": 8}
     cfg = {"model_type": "t5gemma", "encoder": enc, "decoder": dec, "vocab_size": 500, **over}
     assert count_params(cfg).total == _meta_total(cfg)

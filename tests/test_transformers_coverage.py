@@ -50,12 +50,8 @@ KV_MISSES: dict[str, str] = {
     "dory": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
     "dots3_note_text": "kvcalc's generic reading differs from the measured cache (estimated; cause not yet diagnosed)",
     "encoder-decoder": (
-        "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
-        " read)"
-    ),
-    "florence2": (
-        "refused: 'text_config.num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout "
-        "kvcalc does not read)"
+        "refused: EncoderDecoderModel's decoder is any model in the nested 'decoder' config (here BERT with"
+        " cross-attention), which kvcalc's encoder-decoder KV reader does not read"
     ),
     "glm5_next": "refused: its text_config has head_dim 0 (a derived value kvcalc does not derive)",
     "inkling2": "refused: recurrent layers of a mixer kvcalc has no state rule for",
@@ -68,8 +64,8 @@ KV_MISSES: dict[str, str] = {
         " state without it"
     ),
     "kosmos-2.5": (
-        "refused: 'text_config.num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout "
-        "kvcalc does not read)"
+        "refused: its text_config names the decoder's geometry layers / attention_heads / embed_dim (Kosmos-2.5's"
+        " own field names), which kvcalc's decoder reader does not alias"
     ),
     "lara_mini": "refused: recurrent layers of a mixer kvcalc has no state rule for",
     "lfm3": "refused: recurrent layers of a mixer kvcalc has no state rule for",
@@ -85,8 +81,8 @@ KV_MISSES: dict[str, str] = {
         " 'decoder' config, which kvcalc's encoder-decoder KV reader does not read (parameters are exact)"
     ),
     "t5gemma2": (
-        "refused: 'num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout kvcalc does not"
-        " read)"
+        "refused: its decoder geometry (GQA heads, head_dim, sliding / full layer_types) sits in the nested"
+        " 'decoder' config, which kvcalc's encoder-decoder KV reader does not read"
     ),
     "trocr": (
         "the fixture's probe runs TrOCRForCausalLM without encoder states, so its cache holds self-attention only;"
@@ -104,7 +100,7 @@ KV_MISSES: dict[str, str] = {
 
 # The ideal-runtime check fails only where the transformers one does and the layers are comparable
 # (a refused config, or a differing full / sliding layer); elsewhere in KV_MISSES it holds.
-IDEAL_MISSES = ("bailing_hybrid", "diffusion_gemma", "dory", "dots3_note_text", "encoder-decoder", "florence2",
+IDEAL_MISSES = ("bailing_hybrid", "diffusion_gemma", "dory", "dots3_note_text", "encoder-decoder",
                 "kimi_linear", "kosmos-2.5", "lara_mini", "lfm3", "lfm3_vl", "olmo_hybrid", "t5gemma", "t5gemma2",
                 "trocr", "whisper")
 
