@@ -53,9 +53,10 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     dtype = declared_dtype(top)
     if (entry is not None and entry.kind == "encoder_decoder") or (
             top.get_bool("is_encoder_decoder", default=False) and top.has("decoder_layers", "num_decoder_layers")):
-        text = top.sub("text_config") if entry is not None and entry.text_type else None
-        if text is not None and entry is not None and entry.text_type:   # Florence-2: a BART in text_config
-            return _encoder_decoder(text, entry.text_type, dtype)
+        text = top.sub("text_config")
+        inner = lookup(text.get_str("model_type", default="")) if text is not None else None
+        if text is not None and inner is not None and inner.kind == "encoder_decoder":   # Florence-2: a BART
+            return _encoder_decoder(text, inner.name, dtype)
         return _encoder_decoder(top, model_type, dtype)
 
     dec = top

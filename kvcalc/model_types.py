@@ -103,12 +103,14 @@ class Audio:
     """How :mod:`kvcalc.params_seq2seq` counts one audio-language wrapper: ``tower``, the ``audio_config``
     model_type; ``projector``, its rule (``params_seq2seq._audio_projector``); ``text_defaults``, the fields the
     wrapper's config class merges under a given ``text_config`` (Voxtral's ``__post_init__``); ``tied_head``,
-    whether tie_word_embeddings can tie lm_head (the class declares ``_tied_weights_keys``)."""
+    whether tie_word_embeddings can tie lm_head (the class declares ``_tied_weights_keys``); ``absent_text``, the
+    text fields its ``SubConfigSpec.init_kwargs`` give when the config has no ``text_config``."""
 
     tower: str
     projector: Literal["linear", "mlp", "stacked", "qwen3_asr", "merged", "glmasr"]
     text_defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     tied_head: bool = False            # the class declares _tied_weights_keys for lm_head
+    absent_text: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))  # init_kwargs, no text_config
 
 
 @dataclass(frozen=True)
@@ -407,12 +409,18 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
                 defaults=_d(projector_bias=True))
       for name in ("audioflamingo3", "musicflamingo")),
     ModelType("qwen3_asr", text_type="qwen3", params="audio", defaults=_d(tie_word_embeddings=True),
-              audio=Audio("qwen3_asr_encoder", "qwen3_asr", tied_head=True)),
+              audio=Audio("qwen3_asr_encoder", "qwen3_asr", tied_head=True, absent_text=_d(
+                  hidden_size=2048, intermediate_size=6144, num_hidden_layers=28, num_attention_heads=16,
+                  num_key_value_heads=8, head_dim=128))),
     ModelType("moss_transcribe_diarize", text_type="qwen3", params="audio", audio=Audio(
-        "moss_transcribe_diarize_audio", "merged", tied_head=True), defaults=_d(
+        "moss_transcribe_diarize_audio", "merged", tied_head=True, absent_text=_d(
+            hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16,
+            num_key_value_heads=8)), defaults=_d(
         tie_word_embeddings=True, projector_bias=True, audio_merge_size=4)),
     ModelType("glmasr", text_type="llama", params="audio", defaults=_d(tie_word_embeddings=True),
-              audio=Audio("glmasr_encoder", "glmasr", tied_head=True)),
+              audio=Audio("glmasr_encoder", "glmasr", tied_head=True, absent_text=_d(
+                  vocab_size=59264, hidden_size=2048, intermediate_size=6144, num_hidden_layers=28,
+                  num_attention_heads=16, num_key_value_heads=4))),
     ModelType("glmasr_encoder", kind="no_cache", defaults=_d(
         hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=20,
         num_key_value_heads=None, num_mel_bins=128)),
@@ -439,7 +447,7 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     *(_bart_like(name, "positions_buffer final_layer_norm", vocab_size=256102, d_model=None, hidden_size=1024,
                  encoder_layers=24, decoder_layers=24, encoder_ffn_dim=8192, decoder_ffn_dim=8192,
                  max_position_embeddings=pos) for name, pos in (("seamless_m4t", 1024), ("seamless_m4t_v2", 4096))),
-    ModelType("florence2", kind="encoder_decoder", text_type="bart",
+    ModelType("florence2", kind="encoder_decoder",   # KV: its text_config, a BART, read by the encoder-decoder rule
               not_countable="its DaViT vision tower is not counted yet (the BART text model is)"),
     ModelType("t5gemma", kind="encoder_decoder", params="t5gemma", defaults=_d(tie_word_embeddings=True)),
     ModelType("t5_gemma_module", norms_per_layer=4, not_countable="counted as part of t5gemma (Llama-style stacks)",

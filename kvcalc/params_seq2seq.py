@@ -232,10 +232,19 @@ def _whisper_attention(d: int) -> int:
     return 4 * d * d + 3 * d
 
 
-def whisper_encoder(f: ConfigReader) -> int:
-    """``WhisperEncoder`` (modeling_whisper.py; Qwen2-Audio's, Voxtral's and Audio Flamingo 3's audio towers
-    are copies of it under their own field names): conv1 ``mel*d*3 + d``, conv2 ``d*d*3 + d``, positions
-    ``max_source_positions*d`` (a frozen parameter), ``L_e`` layers of attention + MLP with ``F_e`` +
+Parts = dict[str, int]
+"""parameters by part (the parts of :class:`kvcalc.params.ParamCount`)."""
+
+
+def _tower_layers(n: int, attn: int, d: int, ffn: int) -> Parts:
+    """``n`` encoder layers: attention ``attn``, MLP ``d*F+F + F*d+d``, 2 LayerNorms ``4d``."""
+    return {"attention": n * attn, "mlp": n * (_linear(d, ffn, True) + _linear(ffn, d, True)), "norms": n * 4 * d}
+
+
+def whisper_encoder(f: ConfigReader) -> Parts:
+    """``WhisperEncoder`` (modeling_whisper.py; Qwen2-Audio's, Voxtral's, Audio Flamingo 3's and MOSS's audio
+    towers are copies of it under their own field names): conv1 ``mel*d*3 + d``, conv2 ``d*d*3 + d`` (other),
+    positions ``max_source_positions*d`` (a frozen parameter), ``L_e`` layers of attention + MLP with ``F_e`` +
     2 LayerNorms, final LayerNorm ``2d``."""
     d = f.get_int("d_model", "hidden_size")
     heads = f.get_int("encoder_attention_heads", "num_attention_heads")
@@ -243,14 +252,15 @@ def whisper_encoder(f: ConfigReader) -> int:
         raise ConfigError(f.field_name("d_model", "hidden_size"), d, f"is not divisible by the heads ({heads})")
     mel, ffn = f.get_int("num_mel_bins"), f.get_int("encoder_ffn_dim", "intermediate_size")
     n = f.get_int("encoder_layers", "num_hidden_layers", minimum=0)
-    layer = _whisper_attention(d) + _linear(d, ffn, True) + _linear(ffn, d, True) + 4 * d
-    return mel * d * 3 + d + d * d * 3 + d + f.get_int("max_source_positions") * d + n * layer + 2 * d
+    parts = _tower_layers(n, _whisper_attention(d), d, ffn)
+    parts["norms"] += 2 * d
+    return {**parts, "other": mel * d * 3 + d + d * d * 3 + d, "embedding": f.get_int("max_source_positions") * d}
 
 
 def _whisper(f: ConfigReader, t: Tally) -> None:
     """Whisper: the class the config's ``architectures`` names. ``WhisperForConditionalGeneration`` (what Hub
     checkpoints name, and the model whose cross-attention cache kvcalc plans): encoder
-    (:func:`whisper_encoder`, counted as ``other``) + decoder; otherwise ``WhisperForCausalLM``, the class
+    (:func:`whisper_encoder`) + decoder; otherwise ``WhisperForCausalLM``, the class
     transformers' causal-LM auto mapping builds: the decoder alone.
 
     Decoder (``WhisperDecoder``): tokens ``V*d``, learned positions ``max_target_positions*d``, ``L_d``
@@ -266,7 +276,8 @@ def _whisper(f: ConfigReader, t: Tally) -> None:
     t.tied = f.get_bool("tie_word_embeddings")
     t.add("lm_head", 0 if t.tied else vocab * d)
     if "WhisperForConditionalGeneration" in (f.opt_str_list("architectures") or []):
-        t.add("other", whisper_encoder(f))
+        for part, n_params in whisper_encoder(f).items():
+            t.add(part, n_params)
 
 
 # --------------------------------------------------------------------------- audio-language wrappers
@@ -275,13 +286,15 @@ Decoder = Callable[..., None]
 
 
 def _sub(top: ConfigReader, name: str, sub_type: str, overrides: Mapping[str, Any],
-         absent_ok: bool = False) -> ConfigReader:
+         absent_ok: bool = False, absent: Mapping[str, Any] | None = None) -> ConfigReader:
     """The nested config ``name`` (its model_type must be ``sub_type``), read with that type's class
     defaults under ``overrides`` (the wrapper class's, where it merges them into a given sub-config).
-    Absent: refused, unless ``absent_ok`` (the wrapper class then builds the sub-type's class defaults)."""
+    Absent: refused, unless ``absent_ok``: the wrapper class then builds the sub-type's class defaults under
+    ``absent`` (its ``SubConfigSpec.init_kwargs``, configuration_utils.py)."""
     sub = top.sub(name)
     if sub is None and absent_ok and top.data.get(name) is None:
         sub = ConfigReader({}, f"{top.path}{name}.", top.used, defaults_used=top.defaults_used)
+        overrides = {**overrides, **(absent or {})}
     if sub is None:
         raise UnsupportedError(f"parameter counting of model_type '{top.model_type}' needs its '{name}' "
                                "(kvcalc does not rebuild a nested config's class defaults)")
@@ -292,7 +305,7 @@ def _sub(top: ConfigReader, name: str, sub_type: str, overrides: Mapping[str, An
     return sub.with_defaults({**(entry.defaults if entry else {}), **overrides}, sub_type)
 
 
-def qwen3_asr_encoder(f: ConfigReader) -> int:
+def qwen3_asr_encoder(f: ConfigReader) -> Parts:
     """``Qwen3ASRAudioEncoder`` (modeling_qwen3_asr.py): three stride-2 3x3 Conv2d of ``C`` =
     downsample_hidden_size channels (``9C + C``, then ``9C*C + C`` twice), ``conv_out`` ``C*m -> d`` without bias
     (``m`` = num_mel_bins halved three times, rounding up), ``L_e`` layers (attention ``4*(d*d + d)``, MLP with
@@ -301,11 +314,12 @@ def qwen3_asr_encoder(f: ConfigReader) -> int:
     c, mel = f.get_int("downsample_hidden_size"), f.get_int("num_mel_bins")
     ffn, n = f.get_int("encoder_ffn_dim"), f.get_int("encoder_layers", minimum=0)
     m = (((mel + 1) // 2 + 1) // 2 + 1) // 2
-    convs = 9 * c + c + 2 * (9 * c * c + c) + c * m * d
-    return convs + n * (4 * _linear(d, d, True) + _linear(d, ffn, True) + _linear(ffn, d, True) + 4 * d) + 2 * d
+    parts = _tower_layers(n, 4 * _linear(d, d, True), d, ffn)
+    parts["norms"] += 2 * d
+    return {**parts, "other": 9 * c + c + 2 * (9 * c * c + c) + c * m * d}
 
 
-def glmasr_encoder(f: ConfigReader) -> int:
+def glmasr_encoder(f: ConfigReader) -> Parts:
     """``GlmAsrEncoder`` (modeling_glmasr.py): Whisper's two Conv1d (``mel*H*3 + H``, ``H*H*3 + H``), rotary
     positions (no table), ``L`` layers of GQA attention (``hd`` = head_dim, default ``H / n_q``:
     q ``H*n_q*hd + n_q*hd``, k ``H*n_kv*hd``, v ``H*n_kv*hd + n_kv*hd``, o ``n_q*hd*H + H``), MLP with ``I``
@@ -317,11 +331,12 @@ def glmasr_encoder(f: ConfigReader) -> int:
     inter, n = f.get_int("intermediate_size"), f.get_int("num_hidden_layers", minimum=0)
     mel = f.get_int("num_mel_bins")
     attn = _linear(h, n_q * hd, True) + _linear(h, n_kv * hd) + _linear(h, n_kv * hd, True) + _linear(n_q * hd, h, True)
-    layer = attn + _linear(h, inter, True) + _linear(inter, h, True) + 4 * h
-    return mel * h * 3 + h + h * h * 3 + h + n * layer + 2 * h
+    parts = _tower_layers(n, attn, h, inter)
+    parts["norms"] += 2 * h
+    return {**parts, "other": mel * h * 3 + h + h * h * 3 + h}
 
 
-_TOWERS: dict[str, Callable[[ConfigReader], int]] = {"qwen3_asr_encoder": qwen3_asr_encoder,
+_TOWERS: dict[str, Callable[[ConfigReader], Parts]] = {"qwen3_asr_encoder": qwen3_asr_encoder,
                                                      "glmasr_encoder": glmasr_encoder}
 """audio_config model_type -> its tower counter (every other tower is :func:`whisper_encoder`)."""
 
@@ -359,21 +374,26 @@ def _audio_projector(top: ConfigReader, audio: ConfigReader, hidden: int, rule: 
 def audio_wrapper(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     """Audio-language ``...ForConditionalGeneration`` wrappers (registry ``params="audio"``, ``audio``): the
     ``text_config`` decoder (its own counter, ``decoder``), a Whisper-style audio tower (``audio_config``,
-    :func:`whisper_encoder`) and the projector (:func:`_audio_projector`), tower + projector reported as
-    ``other`` (Qwen3-ASR's tower: :func:`qwen3_asr_encoder`). lm_head ``V*H``, tied to the decoder's table
-    by the top-level tie_word_embeddings only where the class declares ``_tied_weights_keys``
-    (``Audio.tied_head``: Qwen3-ASR, MOSS; Qwen2-Audio, Voxtral and the Flamingos declare none).
+    :func:`whisper_encoder`; Qwen3-ASR's :func:`qwen3_asr_encoder`, GLM-ASR's :func:`glmasr_encoder`), its layers
+    in the attention / mlp / norms parts and its convolutions in ``other``, and the projector
+    (:func:`_audio_projector`), reported in ``vision`` (the part of multimodal projectors). An absent
+    sub-config is its type's class defaults (under ``Audio.text_defaults`` / ``absent_text``), as the wrapper
+    class builds it. lm_head ``V*H``, tied to the decoder's table by the top-level tie_word_embeddings only
+    where the class declares ``_tied_weights_keys`` (``Audio.tied_head``: Qwen3-ASR, MOSS, GLM-ASR; Qwen2-Audio,
+    Voxtral and the Flamingos declare none).
     """
     entry = lookup(top.model_type)
     assert entry is not None and entry.text_type is not None and entry.audio is not None, top.model_type
-    text = _sub(top, "text_config", entry.text_type, entry.audio.text_defaults)
-    audio = _sub(top, "audio_config", entry.audio.tower, {})
+    text = _sub(top, "text_config", entry.text_type, entry.audio.text_defaults, absent_ok=True,
+                absent=entry.audio.absent_text)
+    audio = _sub(top, "audio_config", entry.audio.tower, {}, absent_ok=True)
     decoder(text, t, False)
     hidden, vocab = text.get_int("hidden_size"), text.get_int("vocab_size")
     t.tied = entry.audio.tied_head and top.get_bool("tie_word_embeddings")
     t.add("lm_head", 0 if t.tied else vocab * hidden)
-    tower = _TOWERS.get(entry.audio.tower, whisper_encoder)
-    t.add("other", tower(audio) + _audio_projector(top, audio, hidden, entry.audio.projector))
+    for part, n_params in _TOWERS.get(entry.audio.tower, whisper_encoder)(audio).items():
+        t.add(part, n_params)
+    t.add("vision", _audio_projector(top, audio, hidden, entry.audio.projector))
 
 
 def t5gemma(decoder: Decoder, top: ConfigReader, t: Tally) -> None:

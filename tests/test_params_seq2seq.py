@@ -14,7 +14,7 @@ import warnings
 import pytest
 from hf_reference import hf_config, meta_model
 
-from kvcalc.errors import ConfigError, UnsupportedError
+from kvcalc.errors import ConfigError
 from kvcalc.params import count_params
 
 # a small geometry that differs from every class default (encoder and decoder sizes differ too)
@@ -168,9 +168,17 @@ def test_audio_wrappers_equal_meta_device_count(case):
     assert ours.total == _meta_total(cfg) and ours.quality == "exact"
 
 
-def test_audio_wrapper_without_its_nested_configs_is_refused():
-    with pytest.raises(UnsupportedError, match="audio_config"):
-        count_params({"model_type": "qwen2_audio", "text_config": {"model_type": "qwen2", **TEXT_SMALL}})
+@pytest.mark.parametrize("mt", ["qwen3_asr", "glmasr", "moss_transcribe_diarize", "voxtral"])
+def test_audio_wrapper_registry_text_defaults_are_its_init_kwargs(mt):
+    """The text fields a wrapper class builds without a text_config: its SubConfigSpec.init_kwargs."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    from kvcalc.model_types import REGISTRY
+    audio = REGISTRY[mt].audio
+    assert audio is not None
+    init = CONFIG_MAPPING[mt].sub_configs_defaults["text_config"].init_kwargs
+    given = {**audio.text_defaults, **audio.absent_text}
+    assert given and given == {k: init[k] for k in given}
 
 
 def test_voxtral_text_defaults_are_its_config_class_overrides():
