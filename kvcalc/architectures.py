@@ -54,6 +54,10 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     dtype = declared_dtype(top)
     if (entry is not None and entry.kind == "encoder_decoder") or (
             top.get_bool("is_encoder_decoder", default=False) and top.has("decoder_layers", "num_decoder_layers")):
+        text = top.sub("text_config")
+        inner = lookup(text.get_str("model_type", default="")) if text is not None else None
+        if text is not None and inner is not None and inner.kind == "encoder_decoder":   # Florence-2: a BART
+            return _encoder_decoder(text, inner.name, dtype)
         return _encoder_decoder(top, model_type, dtype)
 
     dec = top
@@ -538,11 +542,12 @@ def _encoder_decoder(top: ConfigReader, mt: str, dtype: str | None) -> ModelSpec
         hidden = top.get_int("d_model")
         default_enc = None
     else:
-        n = top.get_int("decoder_layers")
-        heads = top.get_int("decoder_attention_heads")
-        hidden = top.get_int("d_model")
+        n = top.get_int("decoder_layers", "num_decoder_layers")   # ProphetNet: num_decoder_*
+        heads = top.get_int("decoder_attention_heads", "num_decoder_attention_heads")
+        hidden = top.get_int("hidden_size")   # its aliases include d_model (SeamlessM4T names it hidden_size)
         if hidden % heads:
-            raise ConfigError("d_model", hidden, f"is not divisible by decoder_attention_heads ({heads})")
+            raise ConfigError(top.field_name("hidden_size"), hidden,
+                              f"is not divisible by decoder_attention_heads ({heads})")
         head_dim = hidden // heads
         default_enc = top.opt_int("max_source_positions") if mt == "whisper" else None
     self_attn = AttentionCache(kv_heads=heads, k_head_dim=head_dim, v_head_dim=head_dim, query_heads=heads)

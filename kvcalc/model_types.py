@@ -116,6 +116,23 @@ QUIRKS = {
     "mha": "multi-head attention only: the class has no num_key_value_heads (a config's value is ignored)",
     "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
                            "GraniteMoeShared: shared_intermediate_size, none when 0)",
+    # parameter counter (encoder-decoders: kvcalc.params_seq2seq, kvcalc.params._t5)
+    "positions_offset_2": "learned position tables of max_position_embeddings + 2 rows (BART)",
+    "positions_buffer": "sinusoidal position tables are buffers, not parameters (M2M100, PEGASUS-X)",
+    "positions_pad_offset": "sinusoidal position tables of max_position_embeddings + pad_token_id + 1 rows (FSMT)",
+    "led_positions": "learned tables of max_encoder_position_embeddings / max_decoder_position_embeddings rows",
+    "layernorm_embedding": "a LayerNorm after the embeddings of each stack",
+    "final_layer_norm": "a LayerNorm after the last layer of each stack",
+    "no_attention_bias": "attention projections without biases (PEGASUS-X)",
+    "use_bias": "attention projections with biases only with use_bias (BigBird-Pegasus)",
+    "longformer_global": "encoder attention adds global q/k/v projections (LED)",
+    "global_tokens": "embed_global table and a global-token LayerNorm per encoder layer (PEGASUS-X)",
+    "marian_embeddings": "share_encoder_decoder_embeddings / decoder_vocab_size decide the token tables (Marian)",
+    "fsmt_embeddings": "separate src_vocab_size / tgt_vocab_size tables (FSMT)",
+    "relative_bias_every_layer": "every self-attention layer has its own relative-position bias (UMT5)",
+    "transient_global": "with encoder_attention_type 'transient-global', a global relative bias (block 0) and "
+                        "a global-input LayerNorm per encoder layer (LongT5)",
+    "mvp_prompts": "with use_prompt, the decoder's self- and cross-attention prompt networks (MVP)",
 }
 
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
@@ -147,6 +164,21 @@ class Vision:
 
 
 @dataclass(frozen=True)
+class Audio:
+    """How :mod:`kvcalc.params_seq2seq` counts one audio-language wrapper: ``tower``, the ``audio_config``
+    model_type; ``projector``, its rule (``params_seq2seq._audio_projector``); ``text_defaults``, the fields the
+    wrapper's config class merges under a given ``text_config`` (Voxtral's ``__post_init__``); ``tied_head``,
+    whether tie_word_embeddings can tie lm_head (the class declares ``_tied_weights_keys``); ``absent_text``, the
+    text fields its ``SubConfigSpec.init_kwargs`` give when the config has no ``text_config``."""
+
+    tower: str
+    projector: Literal["linear", "mlp", "stacked", "qwen3_asr", "merged", "glmasr"]
+    text_defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    tied_head: bool = False            # the class declares _tied_weights_keys for lm_head
+    absent_text: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))  # init_kwargs, no text_config
+
+
+@dataclass(frozen=True)
 class ModelType:
     """What is special about one ``model_type`` (module docstring)."""
 
@@ -154,6 +186,7 @@ class ModelType:
     kind: Literal["decoder", "encoder_decoder", "no_cache"] = "decoder"
     same_as: str | None = None
     text_type: str | None = None
+    audio: Audio | None = None         # an audio-language wrapper's tower and projector (kvcalc.params_seq2seq)
     defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     layer_rule: LayerRule | None = None
     state_rule: StateRule | None = None
@@ -431,8 +464,7 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
              "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
              "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer",
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
-_ENCODER_DECODER = ("mt5", "umt5", "longt5", "bart", "mbart", "whisper", "pegasus", "marian", "m2m_100",
-                    "nllb_moe", "blenderbot", "blenderbot_small", "plbart", "fsmt", "switch_transformers")
+_ENCODER_DECODER = ("nllb_moe", "blenderbot_small", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
 _PLAIN_DECODERS = ("ministral",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe",
@@ -455,7 +487,115 @@ _VERIFIED_WRAPPERS = {
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
 }
-_VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
+
+# ----------------------------------------------------------------------------- encoder-decoders (P3 block)
+# Parameter families in kvcalc.params_seq2seq ("bart") and kvcalc.params ("t5"); the KV cache of every
+# one is read by kvcalc.architectures' encoder-decoder rule. Defaults: transformers 5.24 config classes.
+_BART_FIELDS = dict(vocab_size=50265, d_model=1024, encoder_layers=12, decoder_layers=12, encoder_ffn_dim=4096,
+                    decoder_ffn_dim=4096, encoder_attention_heads=16, decoder_attention_heads=16,
+                    max_position_embeddings=1024, tie_word_embeddings=True)
+
+
+def _bart_like(name: str, quirks: str, **defaults: Any) -> ModelType:
+    return ModelType(name, kind="encoder_decoder", params="bart", quirks=frozenset(quirks.split()),
+                     defaults=_d(_BART_FIELDS, **defaults))
+
+
+_T5_FIELDS = dict(vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None,
+                  num_heads=8, relative_attention_num_buckets=32, feed_forward_proj="relu")
+_MT5_FIELDS = dict(_T5_FIELDS, vocab_size=250112, d_ff=1024, num_layers=8, num_heads=6,
+                   feed_forward_proj="gated-gelu")
+
+_SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
+    ModelType("mt5", kind="encoder_decoder", params="t5", defaults=_d(_MT5_FIELDS)),
+    ModelType("umt5", kind="encoder_decoder", params="t5", quirks=frozenset({"relative_bias_every_layer"}),
+              defaults=_d(_MT5_FIELDS)),
+    ModelType("longt5", kind="encoder_decoder", params="t5", quirks=frozenset({"transient_global"}),
+              defaults=_d(_T5_FIELDS, encoder_attention_type="local")),
+    _bart_like("bart", "positions_offset_2 layernorm_embedding"),
+    _bart_like("mbart", "positions_offset_2 layernorm_embedding final_layer_norm"),
+    _bart_like("plbart", "positions_offset_2 layernorm_embedding", vocab_size=50005, d_model=768, encoder_layers=6,
+               decoder_layers=6, encoder_ffn_dim=3072, decoder_ffn_dim=3072, encoder_attention_heads=12,
+               decoder_attention_heads=12),
+    _bart_like("mvp", "positions_offset_2 layernorm_embedding mvp_prompts", vocab_size=50267, use_prompt=False,
+               prompt_length=100, prompt_mid_dim=800),
+    _bart_like("marian", "marian_embeddings", vocab_size=58101, decoder_vocab_size=None,
+               share_encoder_decoder_embeddings=True),
+    _bart_like("pegasus", "final_layer_norm"),
+    _bart_like("pegasus_x", "positions_buffer final_layer_norm no_attention_bias global_tokens", vocab_size=96103,
+               encoder_layers=16, decoder_layers=16, max_position_embeddings=16384, num_global_tokens=32),
+    _bart_like("led", "led_positions layernorm_embedding longformer_global", max_encoder_position_embeddings=16384,
+               max_decoder_position_embeddings=1024),
+    _bart_like("blenderbot", "final_layer_norm", vocab_size=8008, d_model=2560, encoder_layers=2, decoder_layers=24,
+               encoder_ffn_dim=10240, decoder_ffn_dim=10240, encoder_attention_heads=32, decoder_attention_heads=32,
+               max_position_embeddings=128),
+    _bart_like("blenderbot-small", "layernorm_embedding", d_model=512, encoder_layers=8, decoder_layers=8,
+               encoder_ffn_dim=2048, decoder_ffn_dim=2048, max_position_embeddings=512),
+    _bart_like("m2m_100", "positions_buffer final_layer_norm", vocab_size=128112),
+    _bart_like("fsmt", "positions_pad_offset fsmt_embeddings", vocab_size=None, src_vocab_size=42024,
+               tgt_vocab_size=42024, pad_token_id=1, tie_word_embeddings=False),
+    ModelType("whisper", kind="encoder_decoder", params="whisper", defaults=_d(
+        vocab_size=51865, num_mel_bins=80, encoder_layers=4, decoder_layers=4, encoder_attention_heads=6,
+        decoder_attention_heads=6, encoder_ffn_dim=1536, decoder_ffn_dim=1536, d_model=384,
+        max_source_positions=1500, max_target_positions=448, tie_word_embeddings=True)),
+    # audio-language wrappers: text_config decoder + Whisper-style audio tower + projector
+    ModelType("qwen2_audio", text_type="qwen2", audio=Audio("qwen2_audio_encoder", "linear"), params="audio"),
+    ModelType("voxtral", text_type="llama", params="audio", audio=Audio(
+        "voxtral_encoder", "stacked", text_defaults=_d(
+            vocab_size=131072, hidden_size=3072, intermediate_size=8192, num_hidden_layers=30, num_key_value_heads=8,
+            max_position_embeddings=131072, head_dim=128))),
+    *(ModelType(name, text_type="qwen2", audio=Audio("audioflamingo3_encoder", "mlp"), params="audio",
+                defaults=_d(projector_bias=True))
+      for name in ("audioflamingo3", "musicflamingo")),
+    ModelType("qwen3_asr", text_type="qwen3", params="audio", defaults=_d(tie_word_embeddings=True),
+              audio=Audio("qwen3_asr_encoder", "qwen3_asr", tied_head=True, absent_text=_d(
+                  hidden_size=2048, intermediate_size=6144, num_hidden_layers=28, num_attention_heads=16,
+                  num_key_value_heads=8, head_dim=128))),
+    ModelType("moss_transcribe_diarize", text_type="qwen3", params="audio", audio=Audio(
+        "moss_transcribe_diarize_audio", "merged", tied_head=True, absent_text=_d(
+            hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16,
+            num_key_value_heads=8)), defaults=_d(
+        tie_word_embeddings=True, projector_bias=True, audio_merge_size=4)),
+    ModelType("glmasr", text_type="llama", params="audio", defaults=_d(tie_word_embeddings=True),
+              audio=Audio("glmasr_encoder", "glmasr", tied_head=True, absent_text=_d(
+                  vocab_size=59264, hidden_size=2048, intermediate_size=6144, num_hidden_layers=28,
+                  num_attention_heads=16, num_key_value_heads=4))),
+    ModelType("glmasr_encoder", kind="no_cache", defaults=_d(
+        hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=20,
+        num_key_value_heads=None, num_mel_bins=128)),
+    ModelType("qwen3_asr_encoder", kind="no_cache", defaults=_d(
+        num_mel_bins=128, encoder_layers=24, encoder_attention_heads=16, encoder_ffn_dim=4096, d_model=1024,
+        downsample_hidden_size=480, output_dim=3584)),
+    ModelType("moss_transcribe_diarize_audio", kind="no_cache", defaults=_d(
+        num_mel_bins=80, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096, hidden_size=1024,
+        max_source_positions=1500)),
+    ModelType("qwen2_audio_encoder", kind="no_cache", defaults=_d(
+        num_mel_bins=128, encoder_layers=32, encoder_attention_heads=20, encoder_ffn_dim=5120, d_model=1280,
+        max_source_positions=1500)),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        num_mel_bins=128, num_hidden_layers=32, num_attention_heads=20, intermediate_size=5120, hidden_size=1280,
+        max_source_positions=1500)) for name in ("voxtral_encoder", "audioflamingo3_encoder")),
+    ModelType("trocr", kind="encoder_decoder", params="trocr", defaults=_d(
+        vocab_size=50265, d_model=1024, decoder_layers=12, decoder_attention_heads=16, decoder_ffn_dim=4096,
+        max_position_embeddings=512, use_learned_position_embeddings=True, layernorm_embedding=True,
+        cross_attention_hidden_size=None, tie_word_embeddings=True)),
+    ModelType("prophetnet", kind="encoder_decoder", params="prophetnet", defaults=_d(
+        vocab_size=30522, hidden_size=1024, encoder_ffn_dim=4096, num_encoder_layers=12,
+        num_encoder_attention_heads=16, decoder_ffn_dim=4096, num_decoder_layers=12, num_decoder_attention_heads=16,
+        max_position_embeddings=512, ngram=2, num_buckets=32, tie_word_embeddings=True)),
+    *(_bart_like(name, "positions_buffer final_layer_norm", vocab_size=256102, d_model=None, hidden_size=1024,
+                 encoder_layers=24, decoder_layers=24, encoder_ffn_dim=8192, decoder_ffn_dim=8192,
+                 max_position_embeddings=pos) for name, pos in (("seamless_m4t", 1024), ("seamless_m4t_v2", 4096))),
+    ModelType("florence2", kind="encoder_decoder",   # KV: its text_config, a BART, read by the encoder-decoder rule
+              not_countable="its DaViT vision tower is not counted yet (the BART text model is)"),
+    ModelType("t5gemma", kind="encoder_decoder", params="t5gemma", defaults=_d(tie_word_embeddings=True)),
+    ModelType("t5_gemma_module", norms_per_layer=4, not_countable="counted as part of t5gemma (Llama-style stacks)",
+              defaults=_d(_LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216,
+                          num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
+                          tie_word_embeddings=True, cross_attention_hidden_size=None)),
+    _bart_like("bigbird_pegasus", "layernorm_embedding use_bias", vocab_size=96103, encoder_layers=16,
+               decoder_layers=16, max_position_embeddings=4096, use_bias=False),
+)
 
 _KDA_MLA = dict(kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128)   # Kimi / Bailing MLA
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
@@ -1195,7 +1335,8 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("t5", kind="encoder_decoder", params="t5", defaults=_d(
         vocab_size=32128, d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=None, num_heads=8,
         relative_attention_num_buckets=32, feed_forward_proj="relu")),
-    *(ModelType(name, kind="encoder_decoder") for name in _ENCODER_DECODER + _VERIFIED_ENCODER_DECODERS),
+    *(ModelType(name, kind="encoder_decoder") for name in _ENCODER_DECODER),
+    *_SEQ2SEQ_ENTRIES,
     *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models")
       for name in _NO_CACHE),
 )

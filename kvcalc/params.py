@@ -21,6 +21,7 @@ A linear layer ``a -> b`` has ``a*b`` weights (+ ``b`` with bias).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -31,6 +32,8 @@ from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 from .params_vision import count_wrapper, siglip_vision
+from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
+from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -757,7 +760,9 @@ def _t5(f: ConfigReader, t: _Tally) -> None:
     + norm, FF ``2*d_model*d_ff`` (gated: ``3*...``) + norm; decoder blocks add cross-attention ``4*d_model*n*d_kv``
     + norm; block 0 of each stack has a relative-attention bias ``buckets*n``; each stack has a final norm.
     transformers 5 always ties lm_head to the shared embedding (``tie_word_embeddings: false`` only turns
-    off output scaling), so lm_head is 0.
+    off output scaling), so lm_head is 0. mt5, umt5 (modeling_umt5.py: a bias in every self-attention
+    layer) and longt5 (modeling_longt5.py: transient-global encoder layers add ``global_input_layer_norm``
+    ``d_model`` each and block 0 a ``global_relative_attention_bias``) by their registry quirks.
     """
     vocab, d_model = f.get_int("vocab_size"), f.get_int("d_model", "hidden_size")
     d_kv, d_ff, heads = f.get_int("d_kv"), f.get_int("d_ff"), f.get_int("num_heads")
@@ -772,10 +777,14 @@ def _t5(f: ConfigReader, t: _Tally) -> None:
     gated = f.get_bool("is_gated_act") if f.has("is_gated_act") else parts[0] == "gated"
     ff = (3 if gated else 2) * d_model * d_ff
     attn = 4 * d_model * heads * d_kv
+    q = _entry(f).quirks
+    # UMT5: a relative bias in every self-attention layer; LongT5 transient-global: + a global one (block 0)
+    n_bias = n_enc + n_dec if "relative_bias_every_layer" in q else 2
+    tglobal = "transient_global" in q and f.get_str("encoder_attention_type") == "transient-global"
     t.add("embedding", vocab * d_model)
-    t.add("attention", (n_enc + 2 * n_dec) * attn + 2 * buckets * heads)
+    t.add("attention", (n_enc + 2 * n_dec) * attn + (n_bias + tglobal) * buckets * heads)
     t.add("mlp", (n_enc + n_dec) * ff)
-    t.add("norms", (2 * n_enc + 3 * n_dec + 2) * d_model)
+    t.add("norms", (2 * n_enc + 3 * n_dec + 2 + (n_enc if tglobal else 0)) * d_model)
     t.tied = True
 
 
@@ -866,6 +875,9 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
     "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
+    **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
+    # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
+    **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(

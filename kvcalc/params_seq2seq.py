@@ -1,0 +1,430 @@
+"""Exact parameter counts of encoder-decoder models (BART family, Whisper), without torch.
+
+:mod:`kvcalc.params` dispatches here by a registry entry's ``params`` family (:data:`COUNTERS`); what
+differs between the types of one family is in their :mod:`kvcalc.model_types` entries (``quirks``).
+This module does not import :mod:`kvcalc.params` (which imports it): a counter adds its parts to any
+:class:`Tally`, the parts being those of :class:`kvcalc.params.ParamCount`.
+
+Ground truth: ``sum(p.numel() for p in model.parameters())`` of the ``...ForConditionalGeneration``
+class transformers 5.24 builds on the meta device (tied weights counted once; buffers such as
+``final_logits_bias`` and M2M100 / PEGASUS-X sinusoidal tables are not parameters), checked for the class
+defaults by tests/fixtures/transformers_5_24_coverage.json and for other geometries by
+tests/test_params_seq2seq.py.
+
+Notation: ``d`` d_model, ``V`` vocab_size, ``F_e`` / ``F_d`` encoder / decoder FFN width, ``L_e`` / ``L_d``
+encoder / decoder layers, ``P`` max_position_embeddings. A linear layer ``a -> b`` has ``a*b`` weights
+(+ ``b`` with bias); a LayerNorm of width ``d`` has ``2d``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from .config import ConfigReader
+from .errors import ConfigError, UnsupportedError
+from .model_types import lookup
+
+
+class Tally(Protocol):
+    """Where a counter adds its parts (:class:`kvcalc.params._Tally`)."""
+
+    tied: bool
+
+    def add(self, part: str, n: int) -> None: ...
+
+
+def _linear(n_in: int, n_out: int, bias: bool = False) -> int:
+    return n_in * n_out + (n_out if bias else 0)
+
+
+def _quirks(f: ConfigReader) -> frozenset[str]:
+    entry = lookup(f.model_type)
+    assert entry is not None, f.model_type
+    return entry.quirks
+
+
+def _width_of(f: ConfigReader, width_field: str, heads_field: str) -> int:
+    """``width_field``, checked to divide into ``heads_field`` heads."""
+    d, heads = f.get_int(width_field), f.get_int(heads_field)
+    if d % heads:
+        raise ConfigError(f.field_name(width_field), d, f"is not divisible by {heads_field} ({heads})")
+    return d
+
+
+def _width(f: ConfigReader, heads_field: str) -> int:
+    """``d_model`` (SeamlessM4T: ``hidden_size``), checked to divide into ``heads_field`` heads
+    (the attention's ``head_dim = d / heads``)."""
+    d, heads = f.get_int("d_model", "hidden_size"), f.get_int(heads_field)
+    if d % heads:
+        raise ConfigError(f.field_name("d_model", "hidden_size"), d, f"is not divisible by {heads_field} ({heads})")
+    return d
+
+
+# --------------------------------------------------------------------------- BART family
+def _positions(f: ConfigReader, q: frozenset[str], d: int) -> tuple[int, int]:
+    """(encoder, decoder) position-table parameters.
+
+    Learned tables (``BartLearnedPositionalEmbedding``, modeling_bart.py) hold ``(P + 2) * d`` (an offset of
+    2 rows: bart, mbart, plbart, mvp); Blenderbot's, BigBird-Pegasus's and LED's learned tables ``P * d`` (LED:
+    max_encoder_position_embeddings / max_decoder_position_embeddings); Marian's and Pegasus's sinusoidal
+    tables are ``nn.Embedding`` parameters of ``P * d``; FSMT's ``SinusoidalPositionalEmbedding`` has
+    ``P + pad_token_id + 1`` rows; M2M100's and PEGASUS-X's sinusoidal tables are buffers (0).
+    """
+    if "positions_buffer" in q:
+        return 0, 0
+    if "led_positions" in q:
+        return (f.get_int("max_encoder_position_embeddings") * d, f.get_int("max_decoder_position_embeddings") * d)
+    rows = f.get_int("max_position_embeddings")
+    if "positions_offset_2" in q:
+        rows += 2
+    elif "positions_pad_offset" in q:
+        rows += f.get_int("pad_token_id", minimum=0) + 1
+    return rows * d, rows * d
+
+
+def _embeddings(f: ConfigReader, t: Tally, q: frozenset[str], d: int) -> None:
+    """Token tables and lm_head. transformers 5 ties them only with ``tie_word_embeddings``
+    (``PreTrainedModel.tie_weights`` applies ``_tied_weights_keys`` then), else each is its own tensor.
+
+    * shared (most types): ``model.shared``, ``encoder.embed_tokens``, ``decoder.embed_tokens`` and lm_head,
+      all ``V*d``: ``V*d`` tied, ``4*V*d`` untied (3 tables + lm_head).
+    * Marian (modeling_marian.py ``MarianModel``): with ``share_encoder_decoder_embeddings`` as shared, the
+      decoder table having ``decoder_vocab_size`` rows (``V_dec``) when untied; without it no ``shared``,
+      encoder ``V*d``, decoder ``V_dec*d`` and lm_head ``V_dec*d`` tied to the decoder table.
+    * FSMT (modeling_fsmt.py ``FSMTModel``): encoder ``src_vocab_size*d``, decoder ``tgt_vocab_size*d`` and
+      ``output_projection`` (the lm_head) ``tgt_vocab_size*d``; tied: one table (both sizes must agree).
+      ``vocab_size`` is an alias of ``tgt_vocab_size`` (``FSMTConfig.attribute_map``).
+    """
+    tied = f.get_bool("tie_word_embeddings")
+    t.tied = tied
+    if "fsmt_embeddings" in q:
+        src, tgt = f.get_int("src_vocab_size"), f.get_int("tgt_vocab_size")
+        if f.has("vocab_size") and f.get_int("vocab_size") != tgt:  # FSMTConfig.attribute_map: the same field
+            raise ConfigError(f.field_name("vocab_size"), f.get_int("vocab_size"),
+                              f"is FSMT's tgt_vocab_size ({tgt}); the config gives two different values")
+        if tied and src != tgt:
+            raise ConfigError(f.field_name("tgt_vocab_size"), tgt,
+                              f"must equal src_vocab_size ({src}) when tie_word_embeddings is true")
+        t.add("embedding", tgt * d if tied else (src + tgt) * d)
+        t.add("other", 0 if tied else tgt * d)   # decoder.output_projection (FSMT's lm_head, not named lm_head)
+        return
+    vocab = f.get_int("vocab_size")
+    if "marian_embeddings" in q:
+        dec = f.get_int("decoder_vocab_size", default=vocab)
+        if f.get_bool("share_encoder_decoder_embeddings"):
+            t.add("embedding", vocab * d if tied else (2 * vocab + dec) * d)
+            t.add("lm_head", 0 if tied else vocab * d)
+        else:
+            t.add("embedding", (vocab + dec) * d)
+            t.add("lm_head", 0 if tied else dec * d)
+        return
+    t.add("embedding", vocab * d if tied else 3 * vocab * d)
+    t.add("lm_head", 0 if tied else vocab * d)
+
+
+def _mvp_prompts(f: ConfigReader, d: int) -> int:
+    """MVP with ``use_prompt``: the decoder's self- and cross-attention prompts (modeling_mvp.py ``MvpPrompt``),
+    each ``prompt_length*d`` + ``d -> prompt_mid_dim`` + ``prompt_mid_dim -> L_d*2*d`` (biases). The encoder
+    builds none: ``MvpModel`` passes ``config.use_prompt`` as ``MvpEncoder``'s second positional argument,
+    ``embed_tokens``, so the encoder's ``use_prompt`` stays False."""
+    if not f.get_bool("use_prompt"):
+        return 0
+    length, mid = f.get_int("prompt_length"), f.get_int("prompt_mid_dim")
+    n_dec = f.get_int("decoder_layers")
+    return 2 * (length * d + _linear(d, mid, True) + _linear(mid, n_dec * 2 * d, True))
+
+
+def _bart(f: ConfigReader, t: Tally) -> None:
+    """BART-style encoder-decoders (registry ``params="bart"``; quirks say what differs), as in
+    modeling_bart.py ``BartForConditionalGeneration`` and its copies (mbart, marian, pegasus, pegasus_x, led,
+    blenderbot, blenderbot_small, m2m_100, fsmt, plbart, mvp, bigbird_pegasus; SeamlessM4T(v2)ForTextToText,
+    the text encoder and decoder of the speech model, M2M100-style).
+
+    Attention ``4*(d*d + d)`` (no biases: PEGASUS-X; BigBird-Pegasus: biases with use_bias). Encoder layer:
+    self-attention + LayerNorm ``2d`` + MLP ``d*F_e+F_e + F_e*d+d`` + LayerNorm ``2d``; LED adds the global
+    q/k/v ``3*(d*d+d)`` (``LEDEncoderSelfAttention``), PEGASUS-X a global LayerNorm ``2d`` (and
+    ``embed_global`` ``num_global_tokens*d``). Decoder layer: self- and cross-attention, 3 LayerNorms, MLP
+    with ``F_d``. Per stack: ``layernorm_embedding`` ``2d`` (bart, mbart, led, blenderbot_small, plbart, mvp,
+    bigbird_pegasus) and a final ``layer_norm`` ``2d`` (mbart, pegasus, pegasus_x, blenderbot, m2m_100).
+    Positions: :func:`_positions`; tables and lm_head: :func:`_embeddings`; ``final_logits_bias`` is a buffer.
+    """
+    q = _quirks(f)
+    d = _width(f, "encoder_attention_heads")
+    _width(f, "decoder_attention_heads")
+    n_enc, n_dec = f.get_int("encoder_layers", minimum=0), f.get_int("decoder_layers", minimum=0)
+    ffn_enc, ffn_dec = f.get_int("encoder_ffn_dim"), f.get_int("decoder_ffn_dim")
+    if "no_attention_bias" in q:
+        enc_bias = dec_bias = False
+    elif "use_bias" in q:
+        enc_bias = dec_bias = f.get_bool("use_bias")
+    else:
+        enc_bias = dec_bias = True
+    attn_enc, attn_dec = 4 * _linear(d, d, enc_bias), 4 * _linear(d, d, dec_bias)
+    if "longformer_global" in q:
+        attn_enc += 3 * _linear(d, d, True)
+    ln = 2 * d
+    stack_norms = (ln if "layernorm_embedding" in q else 0) + (ln if "final_layer_norm" in q else 0)
+    enc_norms = 2 * ln + (ln if "global_tokens" in q else 0)
+    pos_enc, pos_dec = _positions(f, q, d)
+    _embeddings(f, t, q, d)
+    t.add("embedding", pos_enc + pos_dec)
+    if "global_tokens" in q:
+        t.add("other", f.get_int("num_global_tokens") * d)   # encoder.embed_global
+    t.add("attention", n_enc * attn_enc + n_dec * 2 * attn_dec)
+    t.add("mlp", n_enc * (_linear(d, ffn_enc, True) + _linear(ffn_enc, d, True))
+          + n_dec * (_linear(d, ffn_dec, True) + _linear(ffn_dec, d, True)))
+    t.add("norms", n_enc * enc_norms + n_dec * 3 * ln + 2 * stack_norms)
+    if "mvp_prompts" in q:
+        t.add("other", _mvp_prompts(f, d))
+
+
+def _trocr(f: ConfigReader, t: Tally) -> None:
+    """TrOCRForCausalLM (modeling_trocr.py; the class transformers builds for a ``trocr`` config, the decoder
+    of a VisionEncoderDecoderModel): tokens ``V*d``; learned positions ``(P + 2)*d`` with
+    use_learned_position_embeddings (the sinusoidal table is a plain tensor, not a parameter);
+    ``layernorm_embedding`` ``2d`` with that flag; ``L_d`` layers of self-attention ``4*(d*d + d)``,
+    cross-attention (``TrOCRForCausalLM`` sets is_decoder) with k / v from ``c`` = cross_attention_hidden_size
+    (default ``d``): ``2*(d*d + d) + 2*(c*d + d)``, MLP with ``F_d`` and 3 LayerNorms; output_projection ``V*d``
+    unless tied. No final LayerNorm.
+    """
+    d = _width(f, "decoder_attention_heads")
+    vocab, ffn, n = f.get_int("vocab_size"), f.get_int("decoder_ffn_dim"), f.get_int("decoder_layers", minimum=0)
+    cross = f.opt_int("cross_attention_hidden_size") or d
+    t.add("embedding", vocab * d + ((f.get_int("max_position_embeddings") + 2) * d
+                                    if f.get_bool("use_learned_position_embeddings") else 0))
+    t.add("attention", n * (4 * _linear(d, d, True) + 2 * _linear(d, d, True) + 2 * _linear(cross, d, True)))
+    t.add("mlp", n * (_linear(d, ffn, True) + _linear(ffn, d, True)))
+    t.add("norms", n * 6 * d + (2 * d if f.get_bool("layernorm_embedding") else 0))
+    t.tied = f.get_bool("tie_word_embeddings")
+    t.add("other", 0 if t.tied else vocab * d)   # output_projection (TrOCR's lm_head, not named lm_head)
+
+
+def _prophetnet(f: ConfigReader, t: Tally) -> None:
+    """ProphetNetForConditionalGeneration (modeling_prophetnet.py): ``word_embeddings`` ``V*d`` shared by both
+    stacks and lm_head when tied (untied: 3 tables + lm_head, as BART); per stack learned positions ``P*d``
+    and an embeddings LayerNorm ``2d``; the decoder's ``ngram_embeddings`` ``ngram*d``. Encoder layer:
+    attention ``4*(d*d + d)``, MLP with ``F_e``, 2 LayerNorms. Decoder layer: n-gram self-attention
+    ``4*(d*d + d)`` + ``relative_pos_embeddings`` ``d -> num_buckets*heads`` (bias), cross-attention, MLP
+    with ``F_d``, 3 LayerNorms.
+    """
+    d = f.get_int("hidden_size")
+    for heads_field in ("num_encoder_attention_heads", "num_decoder_attention_heads"):
+        if d % f.get_int(heads_field):
+            raise ConfigError(f.field_name("hidden_size"), d, f"is not divisible by {heads_field}")
+    vocab, pos = f.get_int("vocab_size"), f.get_int("max_position_embeddings")
+    n_enc, n_dec = f.get_int("num_encoder_layers", minimum=0), f.get_int("num_decoder_layers", minimum=0)
+    ffn_enc, ffn_dec = f.get_int("encoder_ffn_dim"), f.get_int("decoder_ffn_dim")
+    rel = _linear(d, f.get_int("num_buckets") * f.get_int("num_decoder_attention_heads"), True)
+    t.tied = f.get_bool("tie_word_embeddings")
+    t.add("embedding", (1 if t.tied else 3) * vocab * d)
+    t.add("other", 2 * pos * d + f.get_int("ngram") * d)   # position_embeddings, ngram_embeddings
+    t.add("lm_head", 0 if t.tied else vocab * d)
+    attn = 4 * _linear(d, d, True)
+    t.add("attention", n_enc * attn + n_dec * (2 * attn + rel))
+    t.add("mlp", n_enc * (_linear(d, ffn_enc, True) + _linear(ffn_enc, d, True))
+          + n_dec * (_linear(d, ffn_dec, True) + _linear(ffn_dec, d, True)))
+    t.add("norms", (n_enc * 4 + n_dec * 6 + 4) * d)
+
+
+# --------------------------------------------------------------------------- Whisper
+def _whisper_attention(d: int) -> int:
+    """``WhisperAttention`` (modeling_whisper.py): q / v / out with biases, k without: ``4*d*d + 3*d``."""
+    return 4 * d * d + 3 * d
+
+
+Parts = dict[str, int]
+"""parameters by part (the parts of :class:`kvcalc.params.ParamCount`)."""
+
+
+def _tower_layers(n: int, attn: int, d: int, ffn: int) -> Parts:
+    """``n`` encoder layers: attention ``attn``, MLP ``d*F+F + F*d+d``, 2 LayerNorms ``4d``."""
+    return {"attention": n * attn, "mlp": n * (_linear(d, ffn, True) + _linear(ffn, d, True)), "norms": n * 4 * d}
+
+
+def whisper_encoder(f: ConfigReader) -> Parts:
+    """``WhisperEncoder`` (modeling_whisper.py; Qwen2-Audio's, Voxtral's, Audio Flamingo 3's and MOSS's audio
+    towers are copies of it under their own field names): conv1 ``mel*d*3 + d``, conv2 ``d*d*3 + d`` (other),
+    positions ``max_source_positions*d`` (a frozen parameter), ``L_e`` layers of attention + MLP with ``F_e`` +
+    2 LayerNorms, final LayerNorm ``2d``."""
+    d = f.get_int("d_model", "hidden_size")
+    heads = f.get_int("encoder_attention_heads", "num_attention_heads")
+    if d % heads:
+        raise ConfigError(f.field_name("d_model", "hidden_size"), d, f"is not divisible by the heads ({heads})")
+    mel, ffn = f.get_int("num_mel_bins"), f.get_int("encoder_ffn_dim", "intermediate_size")
+    n = f.get_int("encoder_layers", "num_hidden_layers", minimum=0)
+    parts = _tower_layers(n, _whisper_attention(d), d, ffn)
+    parts["norms"] += 2 * d
+    return {**parts, "other": mel * d * 3 + d + d * d * 3 + d, "embedding": f.get_int("max_source_positions") * d}
+
+
+def _whisper(f: ConfigReader, t: Tally) -> None:
+    """Whisper: the class the config's ``architectures`` names. ``WhisperForConditionalGeneration`` (what Hub
+    checkpoints name, and the model whose cross-attention cache kvcalc plans): encoder
+    (:func:`whisper_encoder`) + decoder; otherwise ``WhisperForCausalLM``, the class
+    transformers' causal-LM auto mapping builds: the decoder alone.
+
+    Decoder (``WhisperDecoder``): tokens ``V*d``, learned positions ``max_target_positions*d``, ``L_d``
+    layers of self- and cross-attention (``4*d*d + 3*d`` each), MLP with ``F_d``, 3 LayerNorms; final
+    LayerNorm ``2d``; ``proj_out`` ``V*d`` unless tied (tie_word_embeddings).
+    """
+    d = _width(f, "decoder_attention_heads")
+    vocab, ffn, n = f.get_int("vocab_size"), f.get_int("decoder_ffn_dim"), f.get_int("decoder_layers", minimum=0)
+    t.add("embedding", vocab * d + f.get_int("max_target_positions") * d)
+    t.add("attention", n * 2 * _whisper_attention(d))
+    t.add("mlp", n * (_linear(d, ffn, True) + _linear(ffn, d, True)))
+    t.add("norms", n * 6 * d + 2 * d)
+    t.tied = f.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * d)
+    if "WhisperForConditionalGeneration" in (f.opt_str_list("architectures") or []):
+        for part, n_params in whisper_encoder(f).items():
+            t.add(part, n_params)
+
+
+# --------------------------------------------------------------------------- audio-language wrappers
+Decoder = Callable[..., None]
+"""``(text_config reader, tally, head)``: kvcalc.params' Llama-style decoder counter, which it passes in."""
+
+
+def _sub(top: ConfigReader, name: str, sub_type: str, overrides: Mapping[str, Any],
+         absent_ok: bool = False, absent: Mapping[str, Any] | None = None) -> ConfigReader:
+    """The nested config ``name`` (its model_type must be ``sub_type``), read with that type's class
+    defaults under ``overrides`` (the wrapper class's, where it merges them into a given sub-config).
+    Absent: refused, unless ``absent_ok``: the wrapper class then builds the sub-type's class defaults under
+    ``absent`` (its ``SubConfigSpec.init_kwargs``, configuration_utils.py)."""
+    sub = top.sub(name)
+    if sub is None and absent_ok and top.data.get(name) is None:
+        sub = ConfigReader({}, f"{top.path}{name}.", top.used, defaults_used=top.defaults_used)
+        overrides = {**overrides, **(absent or {})}
+    if sub is None:
+        raise UnsupportedError(f"parameter counting of model_type '{top.model_type}' needs its '{name}' "
+                               "(kvcalc does not rebuild a nested config's class defaults)")
+    given = sub.get_str("model_type", default=sub_type)
+    if given != sub_type:
+        raise UnsupportedError(f"{top.path}{name}.model_type '{given}' is not counted (expected {sub_type})")
+    entry = lookup(sub_type)
+    return sub.with_defaults({**(entry.defaults if entry else {}), **overrides}, sub_type)
+
+
+def qwen3_asr_encoder(f: ConfigReader) -> Parts:
+    """``Qwen3ASRAudioEncoder`` (modeling_qwen3_asr.py): three stride-2 3x3 Conv2d of ``C`` =
+    downsample_hidden_size channels (``9C + C``, then ``9C*C + C`` twice), ``conv_out`` ``C*m -> d`` without bias
+    (``m`` = num_mel_bins halved three times, rounding up), ``L_e`` layers (attention ``4*(d*d + d)``, MLP with
+    ``F_e``, 2 LayerNorms), ``ln_post`` ``2d``; the sinusoidal positions are a buffer."""
+    d = _width(f, "encoder_attention_heads")
+    c, mel = f.get_int("downsample_hidden_size"), f.get_int("num_mel_bins")
+    ffn, n = f.get_int("encoder_ffn_dim"), f.get_int("encoder_layers", minimum=0)
+    m = (((mel + 1) // 2 + 1) // 2 + 1) // 2
+    parts = _tower_layers(n, 4 * _linear(d, d, True), d, ffn)
+    parts["norms"] += 2 * d
+    return {**parts, "other": 9 * c + c + 2 * (9 * c * c + c) + c * m * d}
+
+
+def glmasr_encoder(f: ConfigReader) -> Parts:
+    """``GlmAsrEncoder`` (modeling_glmasr.py): Whisper's two Conv1d (``mel*H*3 + H``, ``H*H*3 + H``), rotary
+    positions (no table), ``L`` layers of GQA attention (``hd`` = head_dim, default ``H / n_q``:
+    q ``H*n_q*hd + n_q*hd``, k ``H*n_kv*hd``, v ``H*n_kv*hd + n_kv*hd``, o ``n_q*hd*H + H``), MLP with ``I``
+    and 2 LayerNorms; norm ``2H``."""
+    h = _width_of(f, "hidden_size", "num_attention_heads")
+    n_q = f.get_int("num_attention_heads")
+    n_kv = f.get_int("num_key_value_heads", default=n_q)
+    hd = f.opt_int("head_dim") or h // n_q      # getattr(config, "head_dim", H / n_q), as GlmAsrAttention
+    inter, n = f.get_int("intermediate_size"), f.get_int("num_hidden_layers", minimum=0)
+    mel = f.get_int("num_mel_bins")
+    attn = _linear(h, n_q * hd, True) + _linear(h, n_kv * hd) + _linear(h, n_kv * hd, True) + _linear(n_q * hd, h, True)
+    parts = _tower_layers(n, attn, h, inter)
+    parts["norms"] += 2 * h
+    return {**parts, "other": mel * h * 3 + h + h * h * 3 + h}
+
+
+_TOWERS: dict[str, Callable[[ConfigReader], Parts]] = {"qwen3_asr_encoder": qwen3_asr_encoder,
+                                                     "glmasr_encoder": glmasr_encoder}
+"""audio_config model_type -> its tower counter (every other tower is :func:`whisper_encoder`)."""
+
+
+def _audio_projector(top: ConfigReader, audio: ConfigReader, hidden: int, rule: str) -> int:
+    """The wrapper's projector from the tower (width ``d``) to the decoder width ``H`` (``Audio.projector``):
+
+    * ``linear`` (modeling_qwen2_audio.py ``Qwen2AudioMultiModalProjector``): ``d*H + H``;
+    * ``mlp`` (modeling_audioflamingo3.py ``AudioFlamingo3MultiModalProjector``): ``d -> H`` and ``H -> H``,
+      biases with projector_bias;
+    * ``stacked`` (modeling_voxtral.py ``VoxtralMultiModalProjector``): ``F_a -> H`` (the tower's
+      intermediate_size: 4 frames stacked) and ``H -> H``, no biases;
+    * ``qwen3_asr`` (modeling_qwen3_asr.py ``Qwen3ASRMultiModalProjector``): ``d -> d`` and ``d -> output_dim``,
+      with biases (output_dim is the audio config's, whatever the decoder width);
+    * ``glmasr`` (modeling_glmasr.py ``GlmAsrMultiModalProjector``): ``F_a -> 2H`` and ``2H -> H``, with biases;
+    * ``merged`` (modeling_moss_transcribe_diarize.py ``MossTranscribeDiarizeMultiModalProjector``):
+      ``d*audio_merge_size -> H`` and ``H -> H`` (biases with projector_bias), LayerNorm ``2H``.
+    """
+    d = audio.get_int("d_model", "hidden_size")
+    if rule == "linear":
+        return _linear(d, hidden, True)
+    if rule == "mlp":
+        bias = top.get_bool("projector_bias")
+        return _linear(d, hidden, bias) + _linear(hidden, hidden, bias)
+    if rule == "qwen3_asr":
+        return _linear(d, d, True) + _linear(d, audio.get_int("output_dim"), True)
+    if rule == "glmasr":
+        return _linear(audio.get_int("intermediate_size"), 2 * hidden, True) + _linear(2 * hidden, hidden, True)
+    if rule == "merged":
+        bias = top.get_bool("projector_bias")
+        return _linear(d * top.get_int("audio_merge_size"), hidden, bias) + _linear(hidden, hidden, bias) + 2 * hidden
+    return _linear(audio.get_int("intermediate_size"), hidden) + _linear(hidden, hidden)
+
+
+def audio_wrapper(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
+    """Audio-language ``...ForConditionalGeneration`` wrappers (registry ``params="audio"``, ``audio``): the
+    ``text_config`` decoder (its own counter, ``decoder``), a Whisper-style audio tower (``audio_config``,
+    :func:`whisper_encoder`; Qwen3-ASR's :func:`qwen3_asr_encoder`, GLM-ASR's :func:`glmasr_encoder`), its layers
+    in the attention / mlp / norms parts and its convolutions in ``other``, and the projector
+    (:func:`_audio_projector`), reported in ``vision`` (the part of multimodal projectors). An absent
+    sub-config is its type's class defaults (under ``Audio.text_defaults`` / ``absent_text``), as the wrapper
+    class builds it. lm_head ``V*H``, tied to the decoder's table by the top-level tie_word_embeddings only
+    where the class declares ``_tied_weights_keys`` (``Audio.tied_head``: Qwen3-ASR, MOSS, GLM-ASR; Qwen2-Audio,
+    Voxtral and the Flamingos declare none).
+    """
+    entry = lookup(top.model_type)
+    assert entry is not None and entry.text_type is not None and entry.audio is not None, top.model_type
+    text = _sub(top, "text_config", entry.text_type, entry.audio.text_defaults, absent_ok=True,
+                absent=entry.audio.absent_text)
+    audio = _sub(top, "audio_config", entry.audio.tower, {}, absent_ok=True)
+    decoder(text, t, False)
+    hidden, vocab = text.get_int("hidden_size"), text.get_int("vocab_size")
+    t.tied = entry.audio.tied_head and top.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * hidden)
+    for part, n_params in _TOWERS.get(entry.audio.tower, whisper_encoder)(audio).items():
+        t.add(part, n_params)
+    t.add("vision", _audio_projector(top, audio, hidden, entry.audio.projector))
+
+
+def t5gemma(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
+    """T5GemmaForConditionalGeneration (modeling_t5gemma.py): ``encoder`` and ``decoder`` sub-configs
+    (``t5_gemma_module``), each a Gemma 2 stack counted by the Llama-style counter (``decoder``: its own
+    ``V*H`` table, 4 RMSNorms per layer, final norm); each decoder layer adds cross-attention
+    (``T5GemmaCrossAttention``: q ``H*n_q*d``, k / v ``c*n_kv*d`` from ``c`` = cross_attention_hidden_size,
+    which ``T5GemmaConfig.__post_init__`` sets to the encoder width, o ``n_q*d*H``, biases with attention_bias)
+    and its 2 RMSNorms ``2H``. An absent encoder / decoder is the sub-type's class defaults, as transformers.
+    lm_head (``T5GemmaLMHead.out_proj``, no bias) ``V*H`` unless the top-level tie_word_embeddings ties it to
+    the decoder table; the encoder table is never tied.
+    """
+    enc = _sub(top, "encoder", "t5_gemma_module", {}, absent_ok=True)   # T5GemmaConfig: class defaults
+    dec = _sub(top, "decoder", "t5_gemma_module", {}, absent_ok=True)
+    decoder(enc, t, False)
+    decoder(dec, t, False)
+    hidden, vocab, n_dec = dec.get_int("hidden_size"), dec.get_int("vocab_size"), dec.get_int("num_hidden_layers")
+    n_q, n_kv = dec.get_int("num_attention_heads"), dec.get_int("num_key_value_heads")
+    d = dec.get_int("head_dim")
+    cross_in = enc.get_int("hidden_size")   # T5GemmaConfig.__post_init__ sets it, whatever the decoder says
+    bias = dec.get_bool("attention_bias")
+    t.add("attention", n_dec * (_linear(hidden, n_q * d, bias) + 2 * _linear(cross_in, n_kv * d, bias)
+                                + _linear(n_q * d, hidden, bias)))
+    t.add("norms", n_dec * 2 * hidden)
+    t.tied = top.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * hidden)
+
+
+# --------------------------------------------------------------------------- entry point
+COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
+    "bart": _bart, "whisper": _whisper, "trocr": _trocr, "prophetnet": _prophetnet}
+"""parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""
+WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {"audio": audio_wrapper, "t5gemma": t5gemma}
+"""families that count a nested text decoder with the counter kvcalc.params binds first (``decoder``)."""
