@@ -28,8 +28,8 @@ DASHES = ("solid", "dash", "dot", "dashdot")
 MARKERS = {"chosen": "#B279A2", "longest": "#E45756"}        # vertical context markers
 GPU_LINE = {"chosen": "#8C8C8C", "other": "#B0B0B0", "budget": "#17BECF"}
 CLAMP = 1.3          # the y axis ends at 1.3 x the largest GPU line or the chosen point's total
-LABEL_GAP_PX = 14    # least vertical distance between two GPU line labels
-PLOT_PX = 330        # plot area height of a 460 px figure (margins and legend off), for the staggering
+LABEL_GAP_PX = 15    # least vertical distance between two GPU line labels (11 px text + padding)
+PLOT_PX = 270        # plot area height of a 460 px figure (title, marker rows, axis and legend off)
 Figure = dict[str, Any]
 
 
@@ -96,8 +96,9 @@ def _gpu_lines(lines: Sequence[tuple[str, float, str]], top: float) -> tuple[lis
 
 
 def _context_markers(markers: Sequence[tuple[str, int, str]], log_x: bool) -> tuple[list[dict], list[dict]]:
-    """Vertical lines at the given contexts (label, tokens, kind: chosen / longest), labelled at the
-    top; two labels are put on opposite sides of their lines and at two heights, so they never overlap."""
+    """Vertical lines at the given contexts (label, tokens, kind: chosen / longest), labelled above
+    the plot; two labels are put on opposite sides of their lines and in two rows, so they never
+    overlap each other or a GPU line's label."""
     shapes, notes = [], []
     ordered = sorted(markers, key=lambda m: m[1])
     for i, (label, x, kind) in enumerate(ordered):
@@ -106,23 +107,28 @@ def _context_markers(markers: Sequence[tuple[str, int, str]], log_x: bool) -> tu
                        "layer": "above", "name": label,
                        "line": {"color": color, "width": 2, "dash": "solid" if kind == "longest" else "dash"}})
         left_of_line = len(ordered) > 1 and i == 0
-        notes.append({"xref": "x", "yref": "paper", "x": _x_note(x, log_x), "y": 1 - 0.07 * i, "text": label,
-                      "showarrow": False, "xanchor": "right" if left_of_line else "left", "yanchor": "top",
-                      "xshift": -3 if left_of_line else 3, "name": f"marker: {kind}",
-                      "font": {"color": color, "size": 12}, "bgcolor": "rgba(128,128,128,0.12)"})
+        # above the plot area (in the top margin), one row per marker: clear of the GPU line labels
+        notes.append({"xref": "x", "yref": "paper", "x": _x_note(x, log_x), "y": 1, "yshift": 2 + 17 * i,
+                      "text": label, "showarrow": False, "xanchor": "right" if left_of_line else "left",
+                      "yanchor": "bottom", "xshift": 3 if left_of_line else -3, "name": f"marker: {kind}",
+                      "font": {"color": color, "size": 12}})
     return shapes, notes
 
 
 def _layout(title: str, log_x: bool, shapes: list, notes: list, height: int = 460,
-            y_range: float | None = None) -> dict:
+            y_range: float | None = None, markers: int = 0, x_max: int | None = None) -> dict:
+    """Axes in tokens and GiB; ``markers`` context labels get a row each in the top margin. The x
+    axis ends at ``x_max`` (no autorange padding below 0 tokens; log axes take log10 bounds)."""
     yaxis: dict[str, Any] = {"title": {"text": "GiB per GPU"}, "rangemode": "tozero", "ticksuffix": " GiB",
                              "hoverformat": ".2f"}
     if y_range is not None:
         yaxis["range"] = [0, y_range]
     return {"title": {"text": title}, "height": height, "hovermode": "x unified",
             "xaxis": {"title": {"text": "context (tokens per sequence)"}, "type": "log" if log_x else "linear",
-                      "hoverformat": ",d"},
-            "yaxis": yaxis, "legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 50, "l": 10, "r": 10},
+                      "hoverformat": ",d",
+                      **({"range": [0, math.log10(max(x_max, 2))] if log_x else [0, x_max]} if x_max else {})},
+            "yaxis": yaxis, "legend": {"orientation": "h", "y": -0.2},
+            "margin": {"t": 50 + 17 * markers, "l": 10, "r": 10},
             "shapes": shapes, "annotations": notes}
 
 
@@ -182,7 +188,8 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
     if longest:
         markers.append((f"longest context {longest:,}", longest, "longest"))
     s, n = _context_markers(markers, log_x)
-    return {"data": data, "layout": _layout(title, log_x, shapes + s, notes + n, y_range=top)}
+    return {"data": data, "layout": _layout(title, log_x, shapes + s, notes + n, y_range=top, markers=len(markers),
+                                            x_max=max(x, default=None))}
 
 
 def curves_chart(series: dict[str, list[CurvePoint]], *, log_x: bool, capacities: Sequence[tuple[str, int]],
