@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from . import state
 from .text import md
@@ -62,9 +63,13 @@ def _check_link_size() -> None:
 
 
 def navigation() -> None:
-    """The page links at the top of the sidebar (:data:`NAV`)."""
-    for script, label in NAV:
-        st.sidebar.page_link(script, label=label)
+    """The page links at the top of the sidebar (:data:`NAV`); none when a page script runs on its
+    own (AppTest's ``from_file("pages/...")``), where Streamlit knows no other page."""
+    try:
+        for script, label in NAV:
+            st.sidebar.page_link(script, label=label)
+    except StreamlitAPIException:
+        return
     st.sidebar.divider()
 
 
