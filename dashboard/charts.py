@@ -95,22 +95,22 @@ def _gpu_lines(lines: Sequence[tuple[str, float, str]], top: float) -> tuple[lis
     return shapes, notes
 
 
-def _context_markers(markers: Sequence[tuple[str, int, str]], log_x: bool) -> tuple[list[dict], list[dict]]:
+def _context_markers(markers: Sequence[tuple[str, int, str]], log_x: bool,
+                     x_max: int) -> tuple[list[dict], list[dict]]:
     """Vertical lines at the given contexts (label, tokens, kind: chosen / longest), labelled above
-    the plot; two labels are put on opposite sides of their lines and in two rows, so they never
-    overlap each other or a GPU line's label."""
+    the plot in one row each, so they never overlap each other or a GPU line's label; a label sits
+    right of its line, or left of it in the right 30 % of the axis, so it stays over the plot."""
     shapes, notes = [], []
-    ordered = sorted(markers, key=lambda m: m[1])
-    for i, (label, x, kind) in enumerate(ordered):
+    for i, (label, x, kind) in enumerate(sorted(markers, key=lambda m: m[1])):
         color = MARKERS[kind]
         shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
                        "layer": "above", "name": label,
                        "line": {"color": color, "width": 2, "dash": "solid" if kind == "longest" else "dash"}})
-        left_of_line = len(ordered) > 1 and i == 0
-        # above the plot area (in the top margin), one row per marker: clear of the GPU line labels
+        share = _x_note(x, log_x) / _x_note(max(x_max, 2), log_x)
+        left_of_line = share > 0.7
         notes.append({"xref": "x", "yref": "paper", "x": _x_note(x, log_x), "y": 1, "yshift": 2 + 17 * i,
                       "text": label, "showarrow": False, "xanchor": "right" if left_of_line else "left",
-                      "yanchor": "bottom", "xshift": 3 if left_of_line else -3, "name": f"marker: {kind}",
+                      "yanchor": "bottom", "xshift": -3 if left_of_line else 3, "name": f"marker: {kind}",
                       "font": {"color": color, "size": 12}})
     return shapes, notes
 
@@ -187,7 +187,7 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
         markers.append((f"chosen {chosen:,} tokens", chosen, "chosen"))
     if longest:
         markers.append((f"longest context {longest:,}", longest, "longest"))
-    s, n = _context_markers(markers, log_x)
+    s, n = _context_markers(markers, log_x, max(x, default=2))
     return {"data": data, "layout": _layout(title, log_x, shapes + s, notes + n, y_range=top, markers=len(markers),
                                             x_max=max(x, default=None))}
 

@@ -21,7 +21,7 @@ TIERS: dict[str, str] = {
     "test_hub": "hub", "test_hub_security": "hub",
     "test_pages": "pages", "test_hardening": "pages", "test_planner_page": "pages", "test_app_smoke": "pages",
     "test_link_fuzz": "fuzz",
-    "test_browser": "browser",
+    "test_browser": "browser", "test_browser_layout": "browser",
     "test_packaging": "packaging", "test_lint": "packaging",
 }
 

@@ -57,10 +57,11 @@ def test_chosen_and_longest_context_are_marked_on_both_axis_types(log_x: bool):
         assert n["x"] == pytest.approx(math.log10(x) if log_x else x)
         s = shape(fig, text)
         assert (s["x0"], s["x1"], s["yref"]) == (x, x, "paper")
-    # the two labels sit on opposite sides of their lines, in two rows above the plot area (paper
-    # y = 1, anchored at their bottom), clear of the GPU labels inside it: they cannot overlap
+    # the two labels sit in two rows above the plot area (paper y = 1, anchored at their bottom),
+    # clear of the GPU labels inside it, so they cannot overlap; each right of its line unless the
+    # line is in the right 30 % of the axis (46,672 of 131,072 tokens: 89 % of a log axis, 36 % of a linear one)
     a, b = note(fig, "marker: chosen"), note(fig, "marker: longest")
-    assert (a["xanchor"], b["xanchor"]) == ("right", "left")
+    assert (a["xanchor"], b["xanchor"]) == (("right", "right") if log_x else ("left", "left"))
     assert a["y"] == b["y"] == 1 and a["yanchor"] == b["yanchor"] == "bottom" and b["yshift"] - a["yshift"] >= 14
     assert fig["layout"]["margin"]["t"] >= 50 + 2 * 14
 
