@@ -65,11 +65,12 @@ def _jsonable(value: Any) -> Any:
 
 def plan_json(*, model: str, model_source: str, plan: Mapping[str, Any], speed: Mapping[str, Any],
               batch: int, context: int, options: Mapping[str, Any], link_inputs: Mapping[str, Any],
-              share_link: str = "") -> str:
+              widgets: Mapping[str, Any] | None = None, share_link: str = "") -> str:
     """The plan as JSON: what it describes (model id and source, GPU, count), every input (batch,
-    context and the kvcalc plan options: dtypes, runtime and its options, as passed to
-    ``kvcalc.deploy``; the page's URL inputs), kvcalc's version, then kvcalc's own results
-    (``PlanResult.to_dict()``, ``SpeedEstimate.to_dict()``)."""
+    context; the kvcalc plan options: dtypes, runtime and its options, as passed to
+    ``kvcalc.deploy``; ``widgets``: every page input by its URL key, defaults included, e.g. the
+    attention what-if; ``link_inputs``: the link's own query string), kvcalc's version, then
+    kvcalc's own results (``PlanResult.to_dict()``, ``SpeedEstimate.to_dict()``)."""
     doc = {
         "schema": SCHEMA,
         "kvcalc_version": kvcalc_version(),
@@ -77,7 +78,8 @@ def plan_json(*, model: str, model_source: str, plan: Mapping[str, Any], speed: 
         "model": {"id": model, "source": model_source},
         "gpu": {"name": plan.get("gpu"), "memory_bytes": plan.get("gpu_memory_bytes"), "count": plan.get("gpus")},
         "inputs": {"batch": batch, "context": context, "runtime": plan.get("runtime"),
-                   "options": _jsonable(options), "link": _jsonable(link_inputs)},
+                   "options": _jsonable(options), "widgets": _jsonable(widgets or {}),
+                   "link": _jsonable(link_inputs)},
         "share_link": share_link,
         "plan": _jsonable(plan),
         "speed": _jsonable(speed),

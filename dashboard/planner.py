@@ -242,11 +242,13 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
     c1.download_button("Chart data (CSV)", lambda: exports.curve_csv({batch: curve, **extra}, model=choice.name,
                                                                      gpu=p.gpu, gpus=p.gpus, runtime=p.runtime),
                        file_name=f"{stem}_curve.csv", mime="text/csv", key="dl_csv", on_click="ignore")
-    link = {k: st.query_params.get_all(k) for k in st.query_params.keys()}     # now: the file is built later
+    # read now: the file is built later, outside this run
+    link = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
+    widgets = {k: st.session_state[k] for k in state.page_keys(state.PLANNER) if k in st.session_state}
     share = state.share_link("")
     c2.download_button("Plan (JSON)", lambda: exports.plan_json(
                            model=choice.name, model_source=choice.origin, plan=p.to_dict(), speed=speed.to_dict(),
-                           batch=batch, context=ctx, options=options, link_inputs=link,
+                           batch=batch, context=ctx, options=options, link_inputs=link, widgets=widgets,
                            share_link=share),
                        file_name=f"{stem}_plan.json", mime="application/json", key="dl_json", on_click="ignore")
 

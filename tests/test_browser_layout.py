@@ -132,6 +132,9 @@ def test_exports_describe_themselves(tab: Tab):
     assert inputs["options"]["gpu"] == "rtx-4090" and inputs["options"]["gpus"] == 1
     assert {"dtype", "kv_dtype", "runtime"} <= set(inputs["options"])
     assert inputs["link"]["batch"] == ["8"] and "batch=8" in doc["share_link"]
+    # every Planner input by its URL key, defaults included (the attention what-if, the log axis)
+    assert inputs["widgets"]["batch"] == 8 and inputs["widgets"]["attn"] == "as configured"
+    assert inputs["widgets"]["logx"] is True and inputs["widgets"]["gpu"] == "rtx-4090"
     assert doc["plan"]["kv_bytes"] == 8 * 8192 * kv_bytes_per_token(bundled(LLAMA))     # 8 GiB
     rows = csv_rows(download(page, "Chart data (CSV)"))
     assert rows and {(r["model"], r["gpus"], r["runtime"]) for r in rows} == {(LLAMA, "1", "ideal")}

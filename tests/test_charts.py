@@ -139,6 +139,7 @@ def test_plan_json_describes_itself():
     speed = {"decode_tokens_per_s_per_sequence": None}
     doc = json.loads(exports.plan_json(model=LLAMA, model_source="bundled", plan=p.to_dict(), speed=speed, batch=8,
                                        context=8192, options=options, link_inputs={"batch": ["8"]},
+                                       widgets={"batch": 8, "attn": "as configured", "curves": [8, 32]},
                                        share_link="http://x/?batch=8"))
     tomllib = pytest.importorskip("tomllib")             # Python 3.11+: an independent TOML reader
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
@@ -148,6 +149,7 @@ def test_plan_json_describes_itself():
     assert doc["gpu"]["memory_bytes"] == 24_564 << 20
     assert doc["inputs"]["batch"] == 8 and doc["inputs"]["context"] == 8192 and doc["inputs"]["runtime"] == "ideal"
     assert doc["inputs"]["options"]["gpu"] == "rtx-4090" and doc["inputs"]["link"] == {"batch": ["8"]}
+    assert doc["inputs"]["widgets"] == {"batch": 8, "attn": "as configured", "curves": [8, 32]}
     assert doc["title"].startswith(f"{LLAMA} on 1 x ")
     # kvcalc's own numbers ride along: (24,564 MiB - 8,030,261,248 x 2 B) / (8 x 131,072 B) = 9,247 tokens
     assert doc["plan"]["max_context"] == 9_247 and doc["plan"]["kv_bytes"] == 8 * 8192 * 131_072
