@@ -79,6 +79,9 @@ LOCAL_SCHEMES = {"data", "blob", "about"}
 PROBE_404 = "Failed to load resource: the server responded with a status of 404 (Not Found)"
 PROBE_404_URL = re.compile(r"^http://127\.0\.0\.1:\d+/[A-Za-z0-9_]+/_stcore/(health|host-config)$")
 GiB = 1 << 30
+# Playwright's expect() gives up after 5 s by default: on a loaded 2-core machine widgets can render
+# later than that after a cold page load; a rerun's own limit applies instead (no timed assertions)
+expect.set_options(timeout=STEP_MS)
 
 
 # --------------------------------------------------------------------------------------------
