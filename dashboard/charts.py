@@ -3,9 +3,16 @@
 Figures are built as JSON-ready dicts (``{"data": [...], "layout": {...}}``), which
 ``st.plotly_chart`` accepts: building them with ``plotly.graph_objects`` and ``add_hline`` costs
 tens of milliseconds per rerun, the dict a fraction of one.
+
+Units: the y axis is GiB per GPU (GiB = 2**30 bytes), the x axis tokens per sequence. Colours are
+mid-tone and set per trace, so the figures read on Streamlit's light and dark themes alike (the
+theme supplies background and text colours). On a log x axis plotly places shapes in data units
+but annotations in log10 units (plotly.js ``annotations.x``: "If the axis type is log, then you
+must take the log of your desired range"): :func:`_x_note` converts.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +20,16 @@ from kvcalc.capacity import CurvePoint
 from kvcalc.units import GiB
 
 COLORS = {"weights": "#4C78A8", "overhead": "#F58518", "kv": "#54A24B"}
+# Vega's "tableau10" qualitative scheme: ten hues far apart in lightness and hue, readable on a
+# white and on a near-black background; past ten, the dash pattern changes too.
+PALETTE = ("#4C78A8", "#F58518", "#E45756", "#54A24B", "#B279A2", "#EECA3B", "#72B7B2", "#FF9DA6",
+           "#9D755D", "#BAB0AC")
+DASHES = ("solid", "dash", "dot", "dashdot")
+MARKERS = {"chosen": "#B279A2", "longest": "#E45756"}        # vertical context markers
+GPU_LINE = {"chosen": "#8C8C8C", "other": "#B0B0B0", "budget": "#17BECF"}
+CLAMP = 1.3          # the y axis ends at 1.3 x the largest GPU line or the chosen point's total
+LABEL_GAP_PX = 15    # least vertical distance between two GPU line labels (11 px text + padding)
+PLOT_PX = 270        # plot area height of a 460 px figure (title, marker rows, axis and legend off)
 Figure = dict[str, Any]
 
 
@@ -29,65 +46,167 @@ def context_points(max_context: int, log_x: bool, extra: Sequence[int] = (), n: 
     return sorted(pts)
 
 
+def series_style(i: int) -> dict[str, Any]:
+    """Line style of the ``i``-th curve: a palette colour, and a new dash pattern every ten."""
+    return {"color": PALETTE[i % len(PALETTE)], "dash": DASHES[(i // len(PALETTE)) % len(DASHES)], "width": 2}
+
+
 def _gib(values: Sequence[int]) -> list[float]:
     return [round(v / GiB, 6) for v in values]
 
 
-def _hline(label: str, nbytes: int) -> tuple[dict, dict]:
-    y = nbytes / GiB
-    shape = {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": y, "y1": y, "line": {"dash": "dash", "width": 1}}
-    note = {"xref": "paper", "x": 0, "y": y, "text": label, "showarrow": False, "xanchor": "left", "yanchor": "bottom",
-            "font": {"size": 11}}
-    return shape, note
+def _x_note(x: int, log_x: bool) -> float:
+    """An annotation's x in axis units: log10 of the context on a log axis (module docstring)."""
+    return math.log10(max(x, 1)) if log_x else float(x)
 
 
-def _layout(title: str, log_x: bool, shapes: list, notes: list, height: int = 460) -> dict:
+def y_top(totals: Sequence[float], lines: Sequence[float], chosen_total: float | None,
+          show_all: bool) -> tuple[float, bool]:
+    """(upper end of the y axis in GiB, whether it cuts the curves off). ``show_all``: 5 % above
+    everything drawn. Otherwise at most ``CLAMP`` x the largest GPU line or the chosen point's
+    total, whichever is larger, so a curve climbing to hundreds of GiB does not squash the lines."""
+    data_top = max([*totals, *lines, 1e-9])
+    full = data_top * 1.05
+    if show_all:
+        return full, False
+    interesting = CLAMP * max([*lines, chosen_total or 0.0, 1e-9])
+    return (interesting, True) if interesting < full else (full, False)
+
+
+def _gpu_lines(lines: Sequence[tuple[str, float, str]], top: float) -> tuple[list[dict], list[dict]]:
+    """Horizontal GPU lines (label, GiB, kind: chosen / other / budget) with their labels at the
+    right edge, staggered upwards so no two are closer than ``LABEL_GAP_PX``; lines above ``top``
+    are left out (their labels would sit outside the plot)."""
+    shapes, notes = [], []
+    placed = -1e9
+    for label, y, kind in sorted(lines, key=lambda t: t[1]):
+        if y > top:
+            continue
+        dash = {"budget": "dashdot", "chosen": "dash"}.get(kind, "dot")
+        width = 2 if kind in ("budget", "chosen") else 1
+        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": y, "y1": y, "layer": "above",
+                       "line": {"dash": dash, "width": width, "color": GPU_LINE[kind]}, "name": label})
+        px = y / top * PLOT_PX
+        pos = max(px, placed + LABEL_GAP_PX)
+        placed = pos
+        notes.append({"xref": "paper", "x": 1, "y": y, "yshift": round(pos - px, 1), "text": label,
+                      "showarrow": False, "xanchor": "right", "yanchor": "bottom", "name": f"gpu: {label}",
+                      "font": {"size": 11, **({"color": GPU_LINE[kind]} if kind == "budget" else {})}})
+    return shapes, notes
+
+
+def _context_markers(markers: Sequence[tuple[str, int, str]], log_x: bool,
+                     x_max: int) -> tuple[list[dict], list[dict]]:
+    """Vertical lines at the given contexts (label, tokens, kind: chosen / longest), labelled above
+    the plot in one row each, so they never overlap each other or a GPU line's label; a label sits
+    right of its line, or left of it in the right 30 % of the axis, so it stays over the plot."""
+    shapes, notes = [], []
+    for i, (label, x, kind) in enumerate(sorted(markers, key=lambda m: m[1])):
+        color = MARKERS[kind]
+        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
+                       "layer": "above", "name": label,
+                       "line": {"color": color, "width": 2, "dash": "solid" if kind == "longest" else "dash"}})
+        share = _x_note(x, log_x) / _x_note(max(x_max, 2), log_x)
+        left_of_line = share > 0.7
+        notes.append({"xref": "x", "yref": "paper", "x": _x_note(x, log_x), "y": 1, "yshift": 2 + 17 * i,
+                      "text": label, "showarrow": False, "xanchor": "right" if left_of_line else "left",
+                      "yanchor": "bottom", "xshift": -3 if left_of_line else 3, "name": f"marker: {kind}",
+                      "font": {"color": color, "size": 12}})
+    return shapes, notes
+
+
+def _layout(title: str, log_x: bool, shapes: list, notes: list, height: int = 460,
+            y_range: float | None = None, markers: int = 0, x_max: int | None = None) -> dict:
+    """Axes in tokens and GiB; ``markers`` context labels get a row each in the top margin. The x
+    axis ends at ``x_max`` (no autorange padding below 0 tokens; log axes take log10 bounds)."""
+    yaxis: dict[str, Any] = {"title": {"text": "GiB per GPU"}, "rangemode": "tozero", "ticksuffix": " GiB",
+                             "hoverformat": ".2f"}
+    if y_range is not None:
+        yaxis["range"] = [0, y_range]
     return {"title": {"text": title}, "height": height, "hovermode": "x unified",
-            "xaxis": {"title": {"text": "context (tokens per sequence)"}, "type": "log" if log_x else "linear"},
-            "yaxis": {"title": {"text": "GiB per GPU"}, "rangemode": "tozero"},
-            "legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 50, "l": 10, "r": 10},
+            "xaxis": {"title": {"text": "context (tokens per sequence)"}, "type": "log" if log_x else "linear",
+                      "hoverformat": ",d",
+                      **({"range": [0, math.log10(max(x_max, 2))] if log_x else [0, x_max]} if x_max else {})},
+            "yaxis": yaxis, "legend": {"orientation": "h", "y": -0.2},
+            "margin": {"t": 50 + 17 * markers, "l": 10, "r": 10},
             "shapes": shapes, "annotations": notes}
+
+
+def _at(points: Sequence[CurvePoint], context: int | None) -> CurvePoint | None:
+    """The curve point at ``context`` (the nearest one when it is not on the curve)."""
+    if context is None or not points:
+        return None
+    return min(points, key=lambda p: abs(p.context - context))
 
 
 def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[tuple[str, int]],
                  longest: int | None, extra_curves: dict[int, list[CurvePoint]] | None = None,
-                 title: str = "") -> Figure:
-    """Stacked weights / overhead / KV per GPU against context, with GPU capacity lines."""
+                 title: str = "", chosen: int | None = None, chosen_gpu: tuple[str, int] | None = None,
+                 budget: tuple[str, int] | None = None, show_all: bool = False) -> Figure:
+    """Stacked weights / overhead / KV per GPU (GiB) against context (tokens).
+
+    Horizontal lines: ``chosen_gpu`` and ``capacities`` are full GPU memory (label, bytes), the
+    chosen one darker; ``budget`` is what the runtime may use (vLLM: ``gpu_memory_utilization x
+    memory``), its own dash-dot line. Vertical lines mark the ``chosen`` context and the
+    ``longest`` one that fits. The y axis is clamped (:func:`y_top`) unless ``show_all``."""
     x = [p.context for p in points]
-    data = []
+    totals = _gib([p.total for p in points])
+    data: list[dict[str, Any]] = []
     for name, label, values in (("weights", "weights", [p.weights for p in points]),
                                 ("overhead", "runtime overhead", [p.overhead for p in points]),
                                 ("kv", "KV cache", [p.kv for p in points])):
-        data.append({"type": "scatter", "x": x, "y": _gib(values), "name": label, "stackgroup": "mem", "mode": "lines",
-                     "line": {"width": 0.5, "color": COLORS[name]},
-                     "hovertemplate": "%{y:.2f} GiB<extra>" + label + "</extra>"})
-    for batch, curve in (extra_curves or {}).items():
-        data.append({"type": "scatter", "x": [p.context for p in curve], "y": _gib([p.total for p in curve]),
-                     "mode": "lines", "name": f"total, batch {batch}", "line": {"dash": "dot"}})
-    shapes, notes = [], []
-    for label, nbytes in capacities:
-        shape, note = _hline(label, nbytes)
-        shapes.append(shape)
-        notes.append(note)
+        trace = {"type": "scatter", "x": x, "y": _gib(values), "name": label, "stackgroup": "mem", "mode": "lines",
+                 "line": {"width": 0.5, "color": COLORS[name]},
+                 "hovertemplate": f"{label}: %{{y:.2f}} GiB<extra></extra>"}
+        if name == "kv":
+            trace["customdata"] = totals
+            trace["hovertemplate"] = ("KV cache: %{y:.2f} GiB<br><b>total: %{customdata:.2f} GiB</b> "
+                                      "at %{x:,} tokens<extra></extra>")
+        data.append(trace)
+    extra_totals: list[float] = []
+    for i, (batch, curve) in enumerate((extra_curves or {}).items()):
+        ys = _gib([p.total for p in curve])
+        extra_totals += ys
+        data.append({"type": "scatter", "x": [p.context for p in curve], "y": ys, "mode": "lines",
+                     "name": f"total, batch {batch}", "line": {**series_style(i + 4), "dash": "dot"},
+                     "hovertemplate": f"total, batch {batch:,}: %{{y:.2f}} GiB<extra></extra>"})
+    lines = [(label, nbytes / GiB, "other") for label, nbytes in capacities]
+    if chosen_gpu:
+        lines.append((chosen_gpu[0], chosen_gpu[1] / GiB, "chosen"))
+    if budget:
+        lines.append((budget[0], budget[1] / GiB, "budget"))
+    at = _at(points, chosen)
+    top, clamped = y_top(totals + extra_totals, [y for _, y, _ in lines], at.total / GiB if at else None, show_all)
+    shapes, notes = _gpu_lines(lines, top)
+    if clamped:
+        notes.append({"xref": "paper", "yref": "paper", "x": 0, "y": 1, "xanchor": "left", "yanchor": "top",
+                      "showarrow": False, "name": "clamp", "font": {"size": 11},
+                      "text": f"y axis cut at {top:,.0f} GiB: the curves go higher (turn on Show all)"})
+    markers = []
+    if chosen:
+        markers.append((f"chosen {chosen:,} tokens", chosen, "chosen"))
     if longest:
-        shapes.append({"type": "line", "yref": "paper", "y0": 0, "y1": 1, "x0": longest, "x1": longest,
-                       "line": {"color": "#E45756", "width": 2}})
-        notes.append({"yref": "paper", "y": 1, "x": longest, "text": f"longest context {longest:,}", "showarrow": False,
-                      "xanchor": "left", "yanchor": "top", "font": {"color": "#E45756"}})
-    return {"data": data, "layout": _layout(title, log_x, shapes, notes)}
+        markers.append((f"longest context {longest:,}", longest, "longest"))
+    s, n = _context_markers(markers, log_x, max(x, default=2))
+    return {"data": data, "layout": _layout(title, log_x, shapes + s, notes + n, y_range=top, markers=len(markers),
+                                            x_max=max(x, default=None))}
 
 
 def curves_chart(series: dict[str, list[CurvePoint]], *, log_x: bool, capacities: Sequence[tuple[str, int]],
-                 title: str = "") -> Figure:
-    """One total-memory line per scenario (Compare page)."""
-    data = [{"type": "scatter", "x": [p.context for p in pts], "y": _gib([p.total for p in pts]), "mode": "lines",
-             "name": name} for name, pts in series.items()]
-    shapes, notes = [], []
-    for label, nbytes in capacities:
-        shape, note = _hline(label, nbytes)
-        shapes.append(shape)
-        notes.append(note)
-    return {"data": data, "layout": _layout(title, log_x, shapes, notes)}
+                 title: str = "", show_all: bool = True) -> Figure:
+    """One total-memory line (GiB per GPU) per scenario (Compare page), each in its own palette
+    colour (:func:`series_style`), with the GPU lines of ``capacities`` (label, bytes)."""
+    data = []
+    totals: list[float] = []
+    for i, (name, pts) in enumerate(series.items()):
+        ys = _gib([p.total for p in pts])
+        totals += ys
+        data.append({"type": "scatter", "x": [p.context for p in pts], "y": ys, "mode": "lines", "name": name,
+                     "line": series_style(i), "hovertemplate": "%{y:.2f} GiB<extra>" + name[:60] + "</extra>"})
+    lines = [(label, nbytes / GiB, "chosen" if i == 0 else "other") for i, (label, nbytes) in enumerate(capacities)]
+    top, _ = y_top(totals, [y for _, y, _ in lines], None, show_all)
+    shapes, notes = _gpu_lines(lines, top)
+    return {"data": data, "layout": _layout(title, log_x, shapes, notes, y_range=top)}
 
 
 def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], used: list[list[float]], title: str = "") -> Figure:
@@ -105,9 +224,9 @@ def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], used: list[list
 def speed_chart(contexts: Sequence[int], rates: dict[int, Sequence[float]], *, log_x: bool, title: str = "") -> Figure:
     """Estimated decode tokens/s per sequence against context, one line per batch size."""
     data = [{"type": "scatter", "mode": "lines", "name": f"batch {b:,}", "x": list(contexts),
-             "y": [round(float(v), 3) for v in values],
+             "y": [round(float(v), 3) for v in values], "line": series_style(i),
              "hovertemplate": f"batch {b:,}: %{{y:,.1f}} tokens/s per sequence at %{{x:,}} tokens<extra></extra>"}
-            for b, values in rates.items()]
+            for i, (b, values) in enumerate(rates.items())]
     layout = _layout(title, log_x, [], [], height=320)
     layout["yaxis"] = {"title": {"text": "decode tokens/s per sequence (estimated)"}, "rangemode": "tozero"}
     return {"data": data, "layout": layout}

@@ -4,15 +4,27 @@ from __future__ import annotations
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from . import state
 from .text import md
 
+NAV: tuple[tuple[str, str], ...] = (("app.py", "Planner"), ("pages/1_Compare.py", "Compare"),
+                                   ("pages/2_GPU_fit.py", "GPU fit"), ("pages/3_How_it_works.py", "How it works"))
+"""The navigation (script, label), drawn by :func:`navigation`. Streamlit's own navigation from the
+``pages/`` folder would label the home page "app" (its file name); it is hidden
+(``client.showSidebarNavigation = false``). Not ``st.navigation``: in Streamlit 1.67, while a
+``pages/`` folder exists, a cold deep link (``/Compare?...`` on a server whose entry script has
+not run yet) is served by the folder's pages (``script_runner._mpa_v1``) and never runs the entry
+script, so its navigation would still read "app"."""
+
 
 def start(title: str, page: str) -> None:
-    """Page config + title; validate the URL (``page``'s keys in :data:`state.PARAMS`) before any
-    widget reads it, showing one notice."""
+    """Page config + navigation + title; validate the URL (``page``'s keys in
+    :data:`state.PARAMS`) before any widget reads it, showing one notice."""
     st.set_page_config(page_title=f"{title} - KV Cache Planner", layout="wide")
+    navigation()
+    phone_layout()
     st.title(title)
     state.set_page(page)
     _check_link_size()
@@ -48,6 +60,56 @@ def _check_link_size() -> None:
     st.session_state[_LINK_CHECKED] = True
     fields, chars = state.link_limits()
     st.html(_LINK_SIZE_JS.format(fields=fields, chars=chars, key=state.DROPPED_KEY), unsafe_allow_javascript=True)
+
+
+def navigation() -> None:
+    """The page links at the top of the sidebar (:data:`NAV`); none when a page script runs on its
+    own (AppTest's ``from_file("pages/...")``), where Streamlit knows no other page."""
+    try:
+        for script, label in NAV:
+            st.sidebar.page_link(script, label=label)
+    except StreamlitAPIException:
+        return
+    st.sidebar.divider()
+
+
+# Phones (Streamlit's own overlay-sidebar width, <= 768 px): a smaller title, the headline metrics
+# two per row instead of one per row, so the verdict and the numbers come first. On every screen
+# the element holding the sidebar script below takes no room. Selectors are Streamlit's own test
+# ids (tests/test_browser_layout.py checks the phone layout in a real browser).
+_PHONE_CSS = """<style>
+[data-testid="stSidebar"] [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) { display: none; }
+@media (max-width: 768px) {
+  [data-testid="stMainBlockContainer"] { padding-top: 3rem; }
+  [data-testid="stMain"] h1 { font-size: 1.8rem; padding-bottom: 0.25rem; }
+  [data-testid="stMain"] [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stMetric"]) {
+    flex-wrap: wrap; row-gap: 0.5rem; }
+  [data-testid="stMain"] [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stMetric"])
+    > [data-testid="stColumn"] { flex: 1 1 calc(50% - 1rem) !important; min-width: calc(50% - 1rem) !important; }
+  [data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.6rem; }
+}
+</style>"""
+# After each run (a widget change reruns the page), close the sidebar where it covers the page:
+# Streamlit opens it over the content on narrow screens and leaves it open. The run counter makes
+# the element new on every run, so the browser runs the script again. Constant code: no outside text.
+_COLLAPSE_JS = """<script>
+/* run {run} */
+(() => {{
+  if (!window.matchMedia("(max-width: 768px)").matches) return;
+  const bar = document.querySelector('[data-testid="stSidebar"]');
+  if (!bar || bar.getAttribute("data-collapsed") !== "false") return;
+  const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+  if (close) close.click();
+}})();
+</script>"""
+_RUNS = "_kvp_runs"
+
+
+def phone_layout() -> None:
+    """The phone rules above, and the sidebar closed after each run on a phone."""
+    st.html(_PHONE_CSS)
+    st.session_state[_RUNS] = st.session_state.get(_RUNS, 0) + 1
+    st.sidebar.html(_COLLAPSE_JS.format(run=st.session_state[_RUNS]), unsafe_allow_javascript=True)
 
 
 def model_ready(choice: Any) -> bool:

@@ -1,9 +1,6 @@
 """The Planner page (home): one model on one deployment, with the formulas behind every number."""
 from __future__ import annotations
 
-import csv
-import io
-import json
 from typing import Any
 
 import streamlit as st
@@ -19,7 +16,7 @@ from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
 from kvcalc.verdict import MaxLenSource, Verdict, judge
 
-from . import charts, inputs, page, paste, state
+from . import charts, exports, inputs, page, paste, state
 from .text import code, md, safe_rows
 
 
@@ -38,11 +35,13 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
     return choice, options, batch, ctx, variant, sb.container()
 
 
-def _chart_controls(container: Any) -> tuple[bool, list[int]]:
-    """The two inputs that change only the chart (and its CSV): log axis, extra batch curves."""
+def _chart_controls(container: Any) -> tuple[bool, list[int], bool]:
+    """The inputs that change only the chart (and its CSV): log axis, extra batch curves, y axis
+    clamped to the interesting range or showing everything (dashboard.charts.y_top)."""
     log_x = container.toggle("Log-scale context axis", value=True, **state.bound("logx"))
+    show_all = container.toggle("Show all (y axis not clamped)", value=False, **state.bound("yall"))
     curves = container.multiselect("Extra curves: batch sizes", state.CURVE_BATCHES, **state.bound("curves"))
-    return bool(log_x), [int(b) for b in curves]
+    return bool(log_x), [int(b) for b in curves], bool(show_all)
 
 
 QUALITY_BADGES = {"exact": ":green-badge[exact]", "estimated": ":orange-badge[estimated]",
@@ -195,16 +194,6 @@ def _speed(e: SpeedEstimate) -> None:
             st.markdown(f"- {md(u)}")
 
 
-def _curve_csv(points: dict[int, list[Any]]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["batch", "context", "weights_bytes", "overhead_bytes", "kv_bytes", "total_bytes", "budget_bytes"])
-    for batch, pts in points.items():
-        for pt in pts:
-            w.writerow([batch, pt.context, pt.weights, pt.overhead, pt.kv, pt.total, pt.budget])
-    return buf.getvalue()
-
-
 def _layer_table(setup: Deployment, batch: int, ctx: int) -> None:
     """The per-layer rows of the same deployment as the headline (kvcalc.layer_bytes): they add up to it."""
     try:
@@ -244,24 +233,30 @@ def layer_rows(layers: tuple[LayerRow, ...], stages: bool = False) -> list[dict[
 
 @st.fragment
 def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, speed: SpeedEstimate, batch: int,
-           ctx: int, slot: Any, longest: int | None) -> None:
+           ctx: int, slot: Any, choice: inputs.ModelChoice, options: dict[str, Any], longest: int | None) -> None:
     """Memory chart, its controls (drawn into the sidebar ``slot``), its exports and the share link:
     a fragment, so changing the log axis or the extra curves reruns only this, not the plan."""
-    log_x, curves = _chart_controls(slot)
+    log_x, curves, show_all = _chart_controls(slot)
     page.share_box("", slot)        # here, so the link includes the controls after a fragment rerun
     top = max(ctx, longest or 0, spec.max_position_embeddings or 0, 1024)
     windows = [a.window for l in spec.layers for a in l.attention if a.window]
     pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, longest or 0, *windows])
     curve = memory_curve(setup, batch, pts)
     extra = {b: memory_curve(setup, b, pts) for b in curves if b != batch}
-    budget = [(f"{p.gpu} budget", p.budget_bytes)]
+    classes = []
     for gb, key in sorted(CLASS_REPRESENTATIVES.items()):
         g = get_gpu(key)
         if g.name != p.gpu:
-            budget.append((f"{gb} GB class ({g.name})", g.memory_bytes))
-    fig = charts.memory_chart(curve, log_x=log_x, capacities=budget, longest=longest, extra_curves=extra,
-                              title=f"Memory per GPU vs context, batch {batch:,}")
-    st.plotly_chart(fig, width="stretch", key="memory_chart")
+            classes.append((f"{gb} GB class ({g.name})", g.memory_bytes))
+    budget = ((f"{p.runtime} budget ({human_bytes(p.budget_bytes)})", p.budget_bytes)
+              if p.budget_bytes != p.gpu_memory_bytes else None)
+    fig = charts.memory_chart(curve, log_x=log_x, capacities=classes, longest=longest, extra_curves=extra,
+                              chosen=ctx, chosen_gpu=(f"{p.gpu} ({human_bytes(p.gpu_memory_bytes)})",
+                                                      p.gpu_memory_bytes),
+                              budget=budget, show_all=show_all,
+                              title=exports.chart_title(choice.name, p.gpu, p.gpus, batch))
+    stem = exports.file_stem(choice.name, p.gpu, p.gpus)
+    st.plotly_chart(fig, width="stretch", key="memory_chart", config={"toImageButtonOptions": {"filename": stem}})
 
     if setup.gpu.bandwidth_gbps:
         batches = [batch, *(b for b in curves if b != batch)]
@@ -273,11 +268,18 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
     c1, c2 = st.columns(2)
     # deferred: the files are built when clicked, not on every rerun; "ignore": a click does not
     # rerun the page, which would race the deferred file it asks for
-    c1.download_button("Chart data (CSV)", lambda: _curve_csv({batch: curve, **extra}),
-                       file_name="kv_planner_curve.csv", mime="text/csv", key="dl_csv", on_click="ignore")
-    c2.download_button("Plan (JSON)", lambda: json.dumps({**p.to_dict(), "speed": speed.to_dict()}, indent=2),
-                       file_name="kv_planner_plan.json",
-                       mime="application/json", key="dl_json", on_click="ignore")
+    c1.download_button("Chart data (CSV)", lambda: exports.curve_csv({batch: curve, **extra}, model=choice.name,
+                                                                     gpu=p.gpu, gpus=p.gpus, runtime=p.runtime),
+                       file_name=f"{stem}_curve.csv", mime="text/csv", key="dl_csv", on_click="ignore")
+    # read now: the file is built later, outside this run
+    link = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
+    widgets = {k: st.session_state[k] for k in state.page_keys(state.PLANNER) if k in st.session_state}
+    share = state.share_link("")
+    c2.download_button("Plan (JSON)", lambda: exports.plan_json(
+                           model=choice.name, model_source=choice.origin, plan=p.to_dict(), speed=speed.to_dict(),
+                           batch=batch, context=ctx, options=options, link_inputs=link, widgets=widgets,
+                           share_link=share),
+                       file_name=f"{stem}_plan.json", mime="application/json", key="dl_json", on_click="ignore")
 
 
 def render() -> None:
@@ -326,7 +328,7 @@ def render() -> None:
         _what_if(what_if, choice, p, speed, base)
     _speed(speed)
 
-    _chart(spec, setup, p, speed, batch, ctx, slot, verdict.longest)   # the verdict's longest (served at it)
+    _chart(spec, setup, p, speed, batch, ctx, slot, choice, options, verdict.longest)  # the verdict's longest
 
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(setup, p.batch, p.context)

@@ -148,6 +148,7 @@ PARAMS: tuple[Param, ...] = (
     Param("attn_window", _int(1, MAX_CONTEXT_UI), frozenset({PLANNER, COMPARE, HOW_IT_WORKS})),
     Param("attn_pattern", _pattern, frozenset({PLANNER, COMPARE})),
     Param("logx", _bool, frozenset({PLANNER, COMPARE})),
+    Param("yall", _bool, frozenset({PLANNER})),          # memory chart: y axis not clamped (dashboard.charts.y_top)
     Param("curves", _choice(lambda: [str(b) for b in CURVE_BATCHES]), frozenset({PLANNER}), multi=True),
 )
 SCHEMA: dict[str, Param] = {p.key: p for p in PARAMS}

@@ -79,6 +79,9 @@ LOCAL_SCHEMES = {"data", "blob", "about"}
 PROBE_404 = "Failed to load resource: the server responded with a status of 404 (Not Found)"
 PROBE_404_URL = re.compile(r"^http://127\.0\.0\.1:\d+/[A-Za-z0-9_]+/_stcore/(health|host-config)$")
 GiB = 1 << 30
+# Playwright's expect() gives up after 5 s by default: on a loaded 2-core machine widgets can render
+# later than that after a cold page load; a rerun's own limit applies instead (no timed assertions)
+expect.set_options(timeout=STEP_MS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -245,16 +248,26 @@ def server(workdir: Path, fake_hub) -> Iterator[Server]:
         yield srv
 
 
+_BROWSER: list = []     # the one Chromium of this test process (Playwright's sync API allows one at a time)
+
+
 @pytest.fixture(scope="session")
 def browser_context(workdir: Path):
+    """One Chromium per test process: other browser-test modules import this fixture, which pytest
+    then sets up once per module; the later ones get the context the first one started."""
+    if _BROWSER:
+        yield _BROWSER[0]
+        return
     profile = workdir / "chromium-profile"           # fresh --user-data-dir
     with sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(
             str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
             viewport={"width": WIDTH, "height": HEIGHT}, accept_downloads=True)
+        _BROWSER.append(ctx)
         try:
             yield ctx
         finally:
+            _BROWSER.clear()
             ctx.close()
 
 
