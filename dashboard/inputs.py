@@ -182,12 +182,18 @@ def workload_inputs(container: Any) -> tuple[int, int]:
     return int(batch), int(ctx)
 
 
+def weights_dtype_input(container: Any) -> str | None:
+    """The weights dtype (None = the checkpoint's own)."""
+    w = container.selectbox("Weights dtype", state.WEIGHT_DTYPES, **state.bound("wdtype"),
+                            help="auto = the checkpoint's own (quantization_config / torch_dtype)")
+    return None if w == "auto" else str(w)
+
+
 def dtype_inputs(container: Any) -> dict[str, Any]:
     c1, c2 = container.columns(2)
-    w = c1.selectbox("Weights dtype", state.WEIGHT_DTYPES, **state.bound("wdtype"),
-                     help="auto = the checkpoint's own (quantization_config / torch_dtype)")
+    w = weights_dtype_input(c1)
     kv = c2.selectbox("KV-cache dtype", state.KV_DTYPES, **state.bound("kvdtype"), help="auto = the model dtype")
-    return {"dtype": None if w == "auto" else w, "kv_dtype": None if kv == "auto" else kv}
+    return {"dtype": w, "kv_dtype": None if kv == "auto" else kv}
 
 
 def parallel_split(gpus: int, tp: int, pp: int) -> tuple[int, int, str | None]:
@@ -212,7 +218,13 @@ def runtime_inputs(container: Any, gpus: int = 1) -> dict[str, Any]:
     (:func:`parallel_split`), with a notice when the link or the inputs disagreed."""
     runtime = container.radio("Runtime", state.RUNTIMES, **state.bound("runtime"), horizontal=True,
                               help="vLLM (paged), transformers (plain generate) or the ideal minimum")
-    out: dict[str, Any] = {"runtime": runtime}
+    return {"runtime": runtime, **runtime_options(container, runtime, gpus)}
+
+
+def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, Any]:
+    """The "Parallelism and vLLM options" expander (the vLLM ones when ``runtime`` is vllm), shared
+    by the Planner, GPU fit and Compare so the same link gives the same options on each."""
+    out: dict[str, Any] = {}
     with container.expander("Parallelism and vLLM options", expanded=False):
         c1, c2 = st.columns(2)
         if runtime != "transformers":
@@ -323,6 +335,11 @@ def deployment_inputs(container: Any) -> tuple[ModelChoice, dict[str, Any], int,
     return choice, plan_options(gpu, dtypes, runtime), batch, ctx
 
 
+VLLM_OPTION_KEYS = ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens",
+                    "vllm_version", "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len")
+"""kvcalc.plan options that :func:`runtime_options` reads for the vLLM runtime only."""
+
+
 def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:
     """Merge widget groups into kvcalc.plan keyword options."""
     opts: dict[str, Any] = {**gpu, **dtypes}
@@ -332,8 +349,7 @@ def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str,
         opts["pipeline_parallel_size"] = opts["gpus"]
     elif tp * pp == opts["gpus"]:
         opts["tensor_parallel_size"], opts["pipeline_parallel_size"] = tp, pp
-    for k in ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens",
-              "vllm_version", "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len"):
+    for k in VLLM_OPTION_KEYS:
         if runtime.get(k) is not None:
             opts[k] = runtime[k]
     return opts
