@@ -99,7 +99,8 @@ def _pasted_config(container: Any) -> ModelChoice:
     """A pasted or uploaded config.json; also the one a share link carries (``cfg``). A config that
     plans goes into the link when it fits (dashboard.config_link), else a notice says why not."""
     link = st.query_params.get("cfg")
-    if link and not st.session_state.get("pasted") and st.session_state.get("uploaded") is None:
+    fresh = state.arrived() or (not st.session_state.get("pasted") and st.session_state.get("uploaded") is None)
+    if link and fresh:
         try:
             st.session_state["pasted"] = json.dumps(decode_config(link), indent=2, ensure_ascii=False)
         except KVCalcError:

@@ -56,7 +56,7 @@ def params_text(n: int | None) -> str:
         return "? params"
     if n >= 10**11:
         return f"{n / 1e9:.0f}B params"
-    if n >= 10**9:
+    if n >= 995_000_000:                       # 999,885,952 reads 1.0B, not 1000M
         return f"{n / 1e9:.1f}B params"
     return f"{n / 1e6:.0f}M params"
 

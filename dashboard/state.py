@@ -227,6 +227,13 @@ def carry_over(session: Any, query: Any, keys: Iterable[str], *, arrived: bool) 
     session[_ARRIVED] = arrived
 
 
+def arrived() -> bool:
+    """True on the first run of a page reached from another page (see :func:`carry_over`)."""
+    import streamlit as st
+
+    return bool(st.session_state.get(_ARRIVED))
+
+
 def carried(key: str) -> Any:
     """The value of ``key`` carried from another page, when this run is the first after arriving
     from it and the link does not set ``key``; else None (a page uses it to seed derived inputs,
@@ -363,6 +370,12 @@ def sanitize(allowed: Iterable[str]) -> list[str]:
     from streamlit.errors import StreamlitAPIException
 
     qp = st.query_params
+    allowed = set(allowed)
+    if st.session_state.get(_ARRIVED):
+        # just arrived from another page: its parameters left in the link are not a bad link
+        for key in [k for k in qp.keys() if k in SCHEMA and k not in allowed]:
+            with contextlib.suppress(KeyError, StreamlitAPIException):
+                del qp[key]
     params = {k: qp.get_all(k) for k in qp.keys()}
     # a free-text value the user just typed (it equals its widget's value) is not a bad link: the
     # page reports it under the box ("not found on the Hub", "not a valid Hub id")

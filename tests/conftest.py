@@ -14,6 +14,7 @@ TIERS: dict[str, str] = {
     "test_model_types": "fast", "test_provenance": "fast", "test_coverage_fixture": "fast",
     "test_vllm_oracle_fixture": "fast", "test_vllm_oracle": "fast",
     "test_speed": "fast", "test_speed_reference": "fast",
+    "test_pickers": "fast",
     "test_cli_io": "io",
     "test_groundtruth_transformers": "reference", "test_params": "reference",
     "test_layer_rules_vs_transformers": "reference", "test_transformers_coverage": "reference",
@@ -22,6 +23,7 @@ TIERS: dict[str, str] = {
     "test_pages": "pages", "test_hardening": "pages", "test_planner_page": "pages", "test_app_smoke": "pages",
     "test_link_fuzz": "fuzz",
     "test_browser": "browser",
+    "test_browser_pages": "browser",
     "test_packaging": "packaging", "test_lint": "packaging",
 }
 
