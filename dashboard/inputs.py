@@ -231,9 +231,9 @@ def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, An
         if runtime != "transformers":
             now_tp, now_pp = (_current_int(k) for k in ("tp", "pp"))
             want_tp, want_pp, note = parallel_split(gpus, now_tp, now_pp)
-            if (want_tp, want_pp) != (now_tp, now_pp):
-                st.session_state["tp"], st.session_state["pp"] = want_tp, want_pp
             from_link = "tp" not in st.session_state and "tp" in st.query_params
+            if (want_tp, want_pp) != (now_tp, now_pp):
+                state.override(("tp", want_tp), ("pp", want_pp))
             if note and (from_link or want_pp != now_pp):      # TP typed nowhere else: it just follows
                 container.warning(note, icon="⚠️")
         tp = int(c1.number_input("Tensor parallel (= GPUs / PP)", min_value=1, max_value=state.MAX_GPUS_UI, value=1,

@@ -253,6 +253,16 @@ def seed(key: str, value: Any) -> None:
         st.session_state[key] = value
 
 
+def override(*pairs: tuple[str, Any]) -> None:
+    """Set bound widgets (before they are drawn) to values the page decided, over what the link
+    says: a bound widget's first draw otherwise takes the link's value."""
+    import streamlit as st
+
+    for key, value in pairs:
+        st.session_state[key] = value
+    _forget_initial_values([k for k, _ in pairs])
+
+
 def synced(key: str, options: list[Any], default: Any) -> dict[str, Any]:
     """Keyword arguments (``key=``, ``index=``) for a selectbox whose URL parameter is written by the
     page (:func:`publish`), not bound: its labels (``format_func``) are not its URL values. The
