@@ -235,7 +235,7 @@ def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, An
             if (want_tp, want_pp) != (now_tp, now_pp):
                 state.override(("tp", want_tp), ("pp", want_pp))
             if note and (from_link or want_pp != now_pp):      # TP typed nowhere else: it just follows
-                container.warning(note, icon="⚠️")
+                container.warning(md(note), icon="⚠️")
         tp = int(c1.number_input("Tensor parallel (= GPUs / PP)", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
                                  **state.bound("tp"), disabled=True,
                                  help="Follows the GPU count: set GPUs and pipeline parallel."))
