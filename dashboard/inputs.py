@@ -81,7 +81,7 @@ def _model_source(container: Any) -> ModelChoice:
         shown = pickers.narrow(query, ids, _model_search_text, keep=current)
         if query and not any(pickers.matches(query, _model_search_text(m)) for m in shown):
             container.caption(f"No bundled model matches '{md(query)}': try fewer fragments.")
-        model = container.selectbox("Model", shown, format_func=model_label,
+        model = container.selectbox("Model (type to search)", shown, format_func=model_label,
                                     **state.synced("model", shown, DEFAULT_MODEL),
                                     help="Verbatim config.json files bundled with the app (offline): "
                                          "name, parameter count, family.")
