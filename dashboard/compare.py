@@ -150,21 +150,19 @@ def table_rows(results: list[ScenarioResult], batch: int) -> list[dict[str, Any]
 
 def short_header(column: str) -> str:
     """A narrow header for a wide column, so the longest-context columns fit beside the scenario at
-    1,440 px ('longest context, 24 GB (GeForce RTX 4090 24GB)' -> 'ctx 24 GB: GeForce RTX 4090 24GB');
-    the CSV keeps the full names."""
+    1,440 px ('longest context, 24 GB (GeForce RTX 4090 24GB)' -> 'longest @ 24 GB'); the full name
+    is the column's help, and the CSV keeps it."""
     if column.startswith("longest context, chosen: "):
-        return "ctx chosen: " + column.removeprefix("longest context, chosen: ")
+        return "longest @ chosen GPU"
     if column.startswith("longest context, "):
-        gb, _, rest = column.removeprefix("longest context, ").partition(" (")
-        return f"ctx {gb}: {rest.rstrip(')')}"
+        return "longest @ " + column.removeprefix("longest context, ").partition(" (")[0]
     return {SPEED_COLUMN: "decode tok/s (est.)", TTFT_COLUMN: "TTFT ms (est.)"}.get(column, column)
 
 
 def column_config(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Short headers (full name in the column help) and small widths for the number columns."""
+    """Short headers, with the full column name as help."""
     cols = list(rows[0]) if rows else []
-    return {c: st.column_config.Column(short_header(c), help=c, width="small" if c != "scenario" else "medium")
-            for c in cols if short_header(c) != c or c == "scenario"}
+    return {c: st.column_config.Column(short_header(c), help=c) for c in cols if short_header(c) != c}
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:

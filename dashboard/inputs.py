@@ -164,6 +164,7 @@ def gpu_inputs(container: Any) -> dict[str, Any]:
                               help="16 / 24 / 80 GB classes first. Memory is the total nvidia-smi reports, "
                                    "in GiB (2^30 bytes).")
     state.publish("gpu", gpu, DEFAULT_GPU)
+    container.caption(gpu_label(gpu))         # in full: a narrow sidebar cuts the box's text
     out: dict[str, Any] = {"gpu": gpu}
     if gpu == "custom":
         out["gpu_mem_gib"] = container.number_input("GPU memory (GiB)", min_value=1.0, max_value=4096.0, value=24.0,
