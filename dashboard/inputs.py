@@ -90,6 +90,9 @@ def _model_source(container: Any) -> ModelChoice:
     state.publish("model", None)
     if source == "hub":
         hub = container.text_input("Hugging Face model id", placeholder="Qwen/Qwen3-32B", **state.bound("hub"))
+        container.caption("Fetched from huggingface.co (needs the network). Gated models (Llama, Gemma, "
+                          "Mistral) also need a token whose account accepted the license; offline, pick the "
+                          "bundled model of the same architecture.")
         token_field(container)
         return load_model("hub", hub.strip(), token=st.session_state.get(TOKEN_KEY))
     return _pasted_config(container)

@@ -4,6 +4,11 @@ Widgets bind to query parameters (``bind="query-params"``, key = parameter name)
 values it cannot use silently; :func:`sanitize` checks every parameter first against
 :data:`SCHEMA`, removes the ones that are invalid, unknown or repeated, and returns one notice per
 problem, so a tampered or truncated link falls back to defaults *with* a visible notice.
+
+A few parameters (:attr:`Param.url_only`: the GPU and model pickers, whose labels are not their
+URL values, and a pasted config in ``cfg``) are written by the page (:func:`synced`, :func:`publish`).
+:func:`carry_over` keeps every value when the user moves to another page (Streamlit's navigation
+drops the link and the widget state of the page left); the link, when it has a value, wins.
 """
 from __future__ import annotations
 

@@ -678,3 +678,13 @@ def test_a_mistyped_hub_id_is_not_found_not_a_bad_link(fake_hub):
     ok(at)
     assert not at.warning
     assert at.error                                     # the box's own message, under the box
+
+
+def test_a_config_too_large_for_a_link_says_so():
+    cfg = {**_bundled(QWEN06), "notes": os.urandom(6000).hex()}       # 12,000 random hex digits: incompressible
+    at = run(GPU_FIT, source="paste", runtime="ideal")
+    at.text_area(key="pasted").input(json.dumps(cfg))
+    ok(at)
+    assert any("too large to share in a link" in i.value for i in at.info)
+    assert "cfg" not in at.query_params
+    assert at.subheader                                      # it still plans
