@@ -5,6 +5,7 @@ widgets and return plain values; the pages combine them into kvcalc calls.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from kvcalc.variants import VARIANTS
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
 from . import pickers, state
-from .config_link import decode_config, encode_config
+from .config_link import config_title, decode_config, encode_config
 from .sources import ModelChoice, load_model
 from .text import md
 
@@ -111,8 +112,11 @@ def _pasted_config(container: Any) -> ModelChoice:
     pasted = container.text_area("Paste a config.json", height=160, key="pasted")
     upload = container.file_uploader("...or upload one", type=["json"], key="uploaded")
     data = upload.getvalue() if upload is not None else pasted
-    file_name = upload.name if upload is not None else st.query_params.get("cfg_name")
+    file_name = upload.name if upload is not None else None
     choice = load_model("paste", data, file_name=file_name)
+    if choice.config is not None and upload is None and link and encode_config(choice.config) == link:
+        file_name = st.query_params.get("cfg_name")     # still the link's config: keep the link's file name
+        choice = dataclasses.replace(choice, name=config_title(choice.config, file_name))
     if choice.config is None:
         state.publish("cfg", None)
         state.publish("cfg_name", None)
