@@ -688,3 +688,15 @@ def test_a_config_too_large_for_a_link_says_so():
     assert any("too large to share in a link" in i.value for i in at.info)
     assert "cfg" not in at.query_params
     assert at.subheader                                      # it still plans
+
+
+def test_compare_shows_the_answer_columns_first():
+    """Issue 14: the longest-context columns were off screen at 1,440 px. They now come right after
+    the scenario, with short headers (the full name is the column's help and the CSV header)."""
+    from dashboard import compare
+
+    at = run(COMPARE, gpu="rtx-4090")
+    cols = list(table(at)[0])
+    assert cols[:5] == ["scenario", "longest context, chosen: GeForce RTX 4090 24GB", CLS16, CLS24, CLS80]
+    assert [compare.short_header(c) for c in cols[1:5]] == [
+        "longest @ chosen GPU", "longest @ 16 GB", "longest @ 24 GB", "longest @ 80 GB"]
