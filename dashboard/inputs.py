@@ -253,7 +253,8 @@ def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, An
         if runtime == "vllm":
             out["gpu_memory_utilization"] = float(st.slider("gpu_memory_utilization", 0.05, 1.0, 0.9, 0.01,
                                                             **state.bound("util")))
-            mml = int(st.number_input("max_model_len (0 = the model's maximum, as vLLM)", min_value=0,
+            mml = int(st.number_input("max_model_len (0 = not set)", min_value=0, help="Not set: the Planner serves "
+                                      "the context asked for; vLLM itself would use the model's maximum",
                                       max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mml")))
             out["max_model_len"] = mml or None
             out["block_size"] = int(st.selectbox("block_size", state.BLOCK_SIZES,

@@ -10,63 +10,17 @@ import streamlit as st
 
 import kvcalc
 from kvcalc.capacity import Deployment, deploy, layer_bytes, memory_curve
-from kvcalc.errors import KVCalcError
+from kvcalc.errors import InputError, KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
+from kvcalc.serve_command import ServeCommand, transformers_call, vllm_serve
 from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
-from kvcalc.vllm_command import parse_vllm_serve
+from kvcalc.verdict import MaxLenSource, Verdict, judge
 
-from . import charts, inputs, page, state
+from . import charts, inputs, page, paste, state
 from .text import code, md, safe_rows
-
-
-def _apply_vllm_command() -> None:
-    """Callback: fill the bound widgets from a pasted ``vllm serve`` command."""
-    text = st.session_state.get("vllm_cmd", "")
-    try:
-        cmd = parse_vllm_serve(text)
-    except KVCalcError as e:
-        st.session_state["vllm_cmd_error"] = str(e)
-        return
-    st.session_state["vllm_cmd_error"] = None
-    s = st.session_state
-    s["runtime"] = "vllm"
-    if cmd.model:
-        entry = kvcalc.catalog.find_entry(cmd.model)
-        if entry:
-            s["source"], s["model"] = "bundled", entry.hub_id
-        else:
-            s["source"], s["hub"] = "hub", cmd.model
-    o = cmd.options
-    for opt, key in state.VLLM_OPTIONS.items():
-        if opt in o:
-            s[key] = o[opt]
-    if "block_size" in o and o["block_size"] in state.BLOCK_SIZES:
-        s["block"] = o["block_size"]
-    if "kv_dtype" in o:
-        kv = o["kv_dtype"] or "auto"
-        s["kvdtype"] = {"fp8": "fp8_e4m3"}.get(kv, kv) if kv in state.KV_DTYPES or kv == "fp8" else "auto"
-    tp, pp = o.get("tensor_parallel_size", 1), o.get("pipeline_parallel_size", 1)
-    s["gpus"] = tp * pp
-    if "max_model_len" in o:
-        s["ctx"] = o["max_model_len"]
-    ignored = list(cmd.ignored)
-    spec = o.get("speculative_config") or {}
-    n = spec.get("num_speculative_tokens")
-    if spec.get("method") in state.SPEC_METHODS and isinstance(n, int) and 1 <= n <= 64:
-        s["spec"], s["spec_tokens"] = spec["method"], n
-    elif spec:
-        ignored.append(f"--speculative-config (method {str(spec.get('method'))[:30]!r}, tokens {str(n)[:10]})")
-    if "lora" in o:
-        lora = o["lora"]
-        s["loras"] = min(lora.get("max_loras", 1), state.MAX_LORAS_UI)      # vLLM's defaults: 1 x rank 16
-        s["lora_rank"] = lora.get("max_lora_rank", 16)
-        ignored += [f"--{k.replace('_', '-')} (not a Planner option)" for k in lora
-                    if k not in ("max_loras", "max_lora_rank")]
-    if ignored:
-        st.session_state["vllm_cmd_error"] = "not modelled, ignored: " + ", ".join(ignored)
 
 
 def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], Any]:
@@ -78,7 +32,7 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
     with sb.expander("Paste your vllm serve command"):
         st.text_area("vllm serve ...", key="vllm_cmd", height=90,
                      placeholder="vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 -tp 2")
-        st.button("Fill the options", on_click=_apply_vllm_command, key="vllm_cmd_apply")
+        st.button("Fill the options", on_click=paste.apply_vllm_command, key="vllm_cmd_apply")
         if st.session_state.get("vllm_cmd_error"):
             st.caption(md(st.session_state["vllm_cmd_error"]))
     return choice, options, batch, ctx, variant, sb.container()
@@ -101,20 +55,24 @@ def badge(quality: str) -> str:
     return QUALITY_BADGES.get(quality, QUALITY_BADGES["estimated"])
 
 
-def _metrics(p: kvcalc.PlanResult) -> None:
+def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
+    """Six figures in two rows of three, short labels and values with units (they fit at 1280 px)."""
     st.markdown(f"KV cache {badge(p.kv_quality)} · weights {badge(p.weights_quality)}"
                 + (" - the assumptions are listed under *Config fields used and warnings*"
                    if "estimated" in (p.kv_quality, p.weights_quality) else ""))
-    cols = st.columns(6)
-    cols[0].metric("Weights / GPU", human_bytes(p.weights_bytes),
+    row1, row2 = st.columns(3), st.columns(3)
+    row1[0].metric("Weights / GPU", human_bytes(p.weights_bytes),
                    help=f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})")
-    cols[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
-    cols[2].metric("Total / GPU", human_bytes(p.total_bytes),
-                   help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}; "
-                        f"budget {human_bytes(p.budget_bytes)}")
-    cols[3].metric("Fits", "yes" if p.fits else "no")
-    cols[4].metric(f"Longest context @ batch {p.batch:,}", f"{p.max_context:,}" if p.max_context else "none")
-    cols[5].metric(f"Largest batch @ {p.context:,}", f"{p.max_batch:,}" if p.max_batch else "none")
+    row1[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
+    row1[2].metric("Total / GPU", human_bytes(p.total_bytes),
+                   help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}")
+    row2[0].metric("Longest context", f"{v.longest:,} tokens" if v.longest else "none",
+                   help=f"per sequence at batch {p.batch:,}"
+                        + (" (vLLM: served with --max-model-len set to it)" if p.runtime == "vllm" else ""))
+    row2[1].metric("Largest batch", f"{p.max_batch:,} seqs" if p.max_batch else "none",
+                   help=f"sequences of {p.context:,} tokens")
+    row2[2].metric("Budget / GPU", human_bytes(p.budget_bytes),
+                   help="what the runtime may use (vLLM: gpu_memory_utilization x the GPU's memory)")
     st.caption(f"Binding constraint: {md(p.binding_constraint)}. Fewest GPUs of this type: "
                f"{p.min_gpus if p.min_gpus else 'more than 64'}.")
     with st.expander("Formulas behind these numbers"):
@@ -125,20 +83,91 @@ def _metrics(p: kvcalc.PlanResult) -> None:
             st.code("\n".join(p.engine_lines), language=None)
 
 
-def _what_if(name: str, config: dict[str, Any], options: dict[str, Any], choice: inputs.ModelChoice,
-             p: kvcalc.PlanResult, speed: SpeedEstimate) -> None:
-    """The attention what-if against the model as configured: memory and (estimated) speed side by side."""
+def _verdict(v: Verdict) -> None:
+    """The answer first, in its colour (green fits / amber fits if / red does not fit), with the fix
+    and the max_model_len the plan used and why."""
+    box = st.success if v.state == "fits" else st.warning if v.state == "fits_if" else st.error
+    box(f"**{md(v.sentence)}.**" + (f"  \nFix: {md(v.fix)}." if v.fix and v.state == "does_not_fit" else "")
+        + (f"  \nvLLM {md(v.max_model_len_note)}." if v.max_model_len_note else ""))
+
+
+def _as_configured(config: dict[str, Any], options: dict[str, Any], choice: inputs.ModelChoice,
+                   p: kvcalc.PlanResult) -> tuple[kvcalc.PlanResult, Deployment] | None:
+    """The plan of the model as configured (no attention what-if) at the same inputs, or None."""
     try:
         base_setup = deploy(kvcalc.read_spec(config), config_dict=config, **options, **choice.plan_extras())
-        base = kvcalc.plan(base_setup, batch=p.batch, context=p.context, solve_gpus=False)
-        base_speed = estimate_speed(base_setup, p.batch, p.context)
+        return kvcalc.plan(base_setup, batch=p.batch, context=p.context, solve_gpus=False), base_setup
     except KVCalcError:
+        return None
+
+
+def _badges(p: kvcalc.PlanResult, what_if: str, base: kvcalc.PlanResult | None) -> None:
+    """Visible badges for an attention what-if (its KV saving against the model as configured) and
+    for an estimated architecture."""
+    if what_if != "as configured" and base is not None and base.kv_bytes:
+        saved = base.kv_bytes - p.kv_bytes
+        st.markdown(f":orange-badge[attention what-if {md(what_if)}: KV {'-' if saved >= 0 else '+'}"
+                    f"{human_bytes(abs(saved))} ({-saved / base.kv_bytes:+.1%}) against the model as configured]")
+    elif what_if != "as configured":
+        st.markdown(f":orange-badge[attention what-if {md(what_if)}]")
+    if p.kv_quality == "estimated":
+        st.markdown(":orange-badge[estimated architecture: assumptions under Config fields used and warnings]")
+
+
+def _model_for_command(choice: inputs.ModelChoice) -> str:
+    return choice.name if paste.is_hub_id(choice.name) else "/path/to/your/model"
+
+
+def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> None:
+    """The command that serves this plan (the fix's, when there is one), with a copy button."""
+    model = _model_for_command(choice)
+    cmd: ServeCommand | None = None
+    title = "Command to run"
+    try:
+        if setup.runtime == "vllm":
+            if v.state == "does_not_fit" and p.min_gpus:
+                cmd = vllm_serve(model, setup.with_gpus(p.min_gpus), v.max_model_len)
+                title = f"Command that fits: {p.min_gpus} x {p.gpu}"
+            else:
+                cmd = vllm_serve(model, setup, v.serve_max_model_len)
+                title += " (with the fix)" if v.state == "fits_if" and v.serve_max_model_len != v.max_model_len \
+                    else ""
+        elif setup.runtime == "transformers":
+            cmd = transformers_call(model, setup, p.batch, p.context)
+    except KVCalcError:
+        cmd = None
+    if cmd is None:
+        return
+    st.markdown(f"**{md(title)}**")
+    st.code(cmd.text, language=cmd.language, wrap_lines=True)
+    for n in cmd.notes:
+        st.caption(md(n))
+
+
+def _max_model_len(options: dict[str, Any], ctx: int) -> tuple[dict[str, Any], MaxLenSource]:
+    """vLLM's max_model_len: the one set, else the context asked for (not the model's maximum, which
+    often does not fit and makes vLLM refuse to start)."""
+    if options.get("runtime") != "vllm" or options.get("max_model_len"):
+        return options, "given"
+    return {**options, "max_model_len": ctx}, "context"
+
+
+def _what_if(name: str, choice: inputs.ModelChoice, p: kvcalc.PlanResult, speed: SpeedEstimate,
+             base: tuple[kvcalc.PlanResult, Deployment] | None) -> None:
+    """The attention what-if against the model as configured: memory and (estimated) speed side by side."""
+    if base is None:
         st.warning(f"Attention what-if active: {md(name)} (the model as configured cannot be planned here).")
         return
-    kv_change = (p.kv_bytes - base.kv_bytes) / base.kv_bytes if base.kv_bytes else 0.0
-    new, old = speed.decode_tokens_per_s_per_sequence, base_speed.decode_tokens_per_s_per_sequence
+    base_plan, base_setup = base
+    try:
+        base_speed = estimate_speed(base_setup, p.batch, p.context)
+    except KVCalcError:
+        base_speed = None
+    kv_change = (p.kv_bytes - base_plan.kv_bytes) / base_plan.kv_bytes if base_plan.kv_bytes else 0.0
+    new = speed.decode_tokens_per_s_per_sequence
+    old = base_speed.decode_tokens_per_s_per_sequence if base_speed else None
     st.warning(f"Attention what-if active: **{md(name)}**. KV cache per GPU {human_bytes(p.kv_bytes)} against "
-               f"{human_bytes(base.kv_bytes)} as configured ({kv_change:+.1%})"
+               f"{human_bytes(base_plan.kv_bytes)} as configured ({kv_change:+.1%})"
                + (f"; decode {new:,.1f} against {old:,.1f} tokens/s per sequence ({(new - old) / old:+.1%}, "
                   "estimated)." if new is not None and old else "."))
 
@@ -215,14 +244,14 @@ def layer_rows(layers: tuple[LayerRow, ...], stages: bool = False) -> list[dict[
 
 @st.fragment
 def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, speed: SpeedEstimate, batch: int,
-           ctx: int, slot: Any) -> None:
+           ctx: int, slot: Any, longest: int | None) -> None:
     """Memory chart, its controls (drawn into the sidebar ``slot``), its exports and the share link:
     a fragment, so changing the log axis or the extra curves reruns only this, not the plan."""
     log_x, curves = _chart_controls(slot)
     page.share_box("", slot)        # here, so the link includes the controls after a fragment rerun
-    top = max(ctx, p.max_context or 0, spec.max_position_embeddings or 0, 1024)
+    top = max(ctx, longest or 0, spec.max_position_embeddings or 0, 1024)
     windows = [a.window for l in spec.layers for a in l.attention if a.window]
-    pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, p.max_context or 0, *windows])
+    pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, longest or 0, *windows])
     curve = memory_curve(setup, batch, pts)
     extra = {b: memory_curve(setup, b, pts) for b in curves if b != batch}
     budget = [(f"{p.gpu} budget", p.budget_bytes)]
@@ -230,7 +259,7 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
         g = get_gpu(key)
         if g.name != p.gpu:
             budget.append((f"{gb} GB class ({g.name})", g.memory_bytes))
-    fig = charts.memory_chart(curve, log_x=log_x, capacities=budget, longest=p.max_context, extra_curves=extra,
+    fig = charts.memory_chart(curve, log_x=log_x, capacities=budget, longest=longest, extra_curves=extra,
                               title=f"Memory per GPU vs context, batch {batch:,}")
     st.plotly_chart(fig, width="stretch", key="memory_chart")
 
@@ -256,31 +285,48 @@ def render() -> None:
     st.caption("How much GPU memory a model needs for its weights and KV cache, and how long a context or how "
                "large a batch fits. Exact per-layer arithmetic from the model's config.json.")
     choice, options, batch, ctx, variant, slot = _sidebar()
+    choice, quantized = paste.with_bundled_fallback(choice)
+    if quantized and options.get("dtype") is None:
+        options = {**options, "dtype": quantized}
     config = choice.config
     if not page.model_ready(choice) or config is None:
         _chart_controls(slot)
         page.share_box("", slot)
         return
+    raw_options = options
+    options, mml_source = _max_model_len(options, ctx)
+    what_if = variant.get("variant", "as configured")
     try:
-        spec = apply_variant(kvcalc.read_spec(config), variant.get("variant", "as configured"),
-                             kv_heads=variant.get("kv_heads"), window=variant.get("window"),
-                             pattern=variant.get("pattern"))
-        setup = deploy(spec, config_dict=config, **options, **choice.plan_extras())   # once per rerun
+        spec = apply_variant(kvcalc.read_spec(config), what_if, kv_heads=variant.get("kv_heads"),
+                             window=variant.get("window"), pattern=variant.get("pattern"))
+        try:
+            setup = deploy(spec, config_dict=config, **options, **choice.plan_extras())   # once per rerun
+        except InputError:
+            if mml_source != "context":
+                raise
+            # the context is longer than vLLM allows as max_model_len: plan at the model's default, and
+            # the verdict says the context is too long
+            options, mml_source = raw_options, "model"
+            setup = deploy(spec, config_dict=config, **options, **choice.plan_extras())
         p = kvcalc.plan(setup, batch=batch, context=ctx)
         speed = estimate_speed(setup, p.batch, p.context)
+        verdict = judge(setup, p, mml_source)
     except KVCalcError as e:
         _chart_controls(slot)
         page.share_box("", slot)
         st.error(f"Cannot plan this: {md(e)}")
         return
+    base = _as_configured(config, options, choice, p) if what_if != "as configured" else None
     st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
-    _metrics(p)
-    what_if = variant.get("variant", "as configured")
+    _verdict(verdict)
+    _badges(p, what_if, base[0] if base else None)
+    _command(choice, setup, p, verdict)
+    _metrics(p, verdict)
     if what_if != "as configured":
-        _what_if(what_if, config, options, choice, p, speed)
+        _what_if(what_if, choice, p, speed, base)
     _speed(speed)
 
-    _chart(spec, setup, p, speed, batch, ctx, slot)
+    _chart(spec, setup, p, speed, batch, ctx, slot, verdict.longest)   # the verdict's longest (served at it)
 
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(setup, p.batch, p.context)

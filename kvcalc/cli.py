@@ -24,7 +24,7 @@ from .dtypes import dtype_names
 from .errors import InputError, KVCalcError
 from .kv import kv_cache
 from .limits import check_count
-from .runtimes import RUNTIMES
+from .runtimes import ENGINE_RUNTIMES, KV_RUNTIMES, RUNTIMES
 from .units import human_bytes
 
 EXIT_BAD_INPUT = 2
@@ -235,6 +235,56 @@ def _add_plan_parser(sub: Any) -> None:
                    help="vLLM: accept a max-model-len above the model's maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     p.add_argument("--cuda-graph-gib", type=_number,
                    help="vLLM: measured CUDA-graph memory per GPU (GiB; default: 0.33 assumes 0.67 GiB)")
+    sg = p.add_argument_group("SGLang (--runtime sglang), under its flag names")
+    sg.add_argument("--mem-fraction-static", type=_number,
+                    help="share of the memory free before the weights load for weights + KV pool "
+                         "(default: by GPU memory and TP, as SGLang's server_args)")
+    sg.add_argument("--context-length", type=_whole_number, help="longest request (default: the model's)")
+    sg.add_argument("--max-running-requests", type=_whole_number, help="requests run at once")
+    sg.add_argument("--page-size", type=_whole_number, help="tokens per KV page (default 1)")
+    sg.add_argument("--max-total-tokens", type=_whole_number, help="cap on the token pool")
+    sg.add_argument("--swa-full-tokens-ratio", type=_number,
+                    help="hybrid SWA models (gpt-oss): SWA-pool tokens per full-pool token (default 0.8)")
+    sg.add_argument("--disable-hybrid-swa-memory", action="store_true", default=None,
+                    help="pool sliding-window layers at full length even for hybrid SWA models")
+    sg.add_argument("--allow-overwrite-longer-context-len", action="store_true", default=None,
+                    help="accept a context length above the model's (SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1)")
+    tr = p.add_argument_group("TensorRT-LLM (--runtime tensorrt_llm), under its option names")
+    tr.add_argument("--free-gpu-memory-fraction", "--kv-cache-free-gpu-memory-fraction",
+                    dest="free_gpu_memory_fraction", type=_number,
+                    help="share of the memory free after weights and activations for the KV cache (default 0.9)")
+    tr.add_argument("--max-tokens-in-paged-kv-cache", type=_whole_number,
+                    help="cap on the KV pool in tokens (KvCacheConfig.max_tokens)")
+    tr.add_argument("--tokens-per-block", type=_whole_number,
+                    help="tokens per KV block (default 32; 64 in 0.x engines)")
+    tr.add_argument("--max-seq-len", type=_whole_number, help="longest request (default: the model's)")
+    tr.add_argument("--max-batch-size", type=_whole_number, help="requests run at once (default 2048)")
+    tr.add_argument("--max-num-tokens", type=_whole_number,
+                    help="tokens in one forward pass (default 8192; sizes the estimated activation peak)")
+    ll = p.add_argument_group("llama.cpp (--runtime llama_cpp), under llama-server's flag names")
+    ll.add_argument("-c", "--ctx-size", dest="n_ctx", type=_whole_number,
+                    help="cells in the context, shared by the slots (default 0: the model's training context)")
+    ll.add_argument("-np", "--parallel", dest="n_parallel", type=_whole_number,
+                    help="slots (default 1; llama-server then runs 4 unified)")
+    ll.add_argument("-kvu", "--kv-unified", dest="kv_unified", action="store_true", default=None,
+                    help="one KV stream shared by every slot")
+    ll.add_argument("-ctk", "--cache-type-k", dest="cache_type_k", type=_text, help="K cache type (default f16)")
+    ll.add_argument("-ctv", "--cache-type-v", dest="cache_type_v", type=_text, help="V cache type (default f16)")
+    ll.add_argument("-fa", "--flash-attn", dest="flash_attn", nargs="?", const="on", choices=("on", "off", "auto"),
+                    help="Flash Attention (bare -fa: on; default auto)")
+    ll.add_argument("-ngl", "--n-gpu-layers", "--gpu-layers", dest="n_gpu_layers", type=_whole_number,
+                    help="layers on the GPU, the output layer first (default -1: all)")
+    ll.add_argument("--swa-full", dest="swa_full", action="store_true", default=None,
+                    help="full-size cache for sliding-window layers")
+    ll.add_argument("-nkvo", "--no-kv-offload", dest="kv_offload", action="store_false", default=None,
+                    help="keep the KV cache in host memory")
+    ll.add_argument("-b", "--batch-size", dest="n_batch", type=_whole_number, help="logical batch (default 2048)")
+    ll.add_argument("-ub", "--ubatch-size", dest="n_ubatch", type=_whole_number, help="physical batch (default 512)")
+    gg = ll.add_mutually_exclusive_group()
+    gg.add_argument("--gguf-type", type=_text, help="the GGUF file type of the weights (Q4_K_M, Q8_0, F16, ...)")
+    gg.add_argument("--gguf", dest="gguf_file", type=_text,
+                    help="a .gguf file, or hf://ORG/REPO/FILE.gguf on the Hub: only its header is read "
+                         "(exact weight bytes; the Hub file by one range request)")
     p.add_argument("--weights-gib", type=_number, help="measured weights per GPU (GiB)")
     p.add_argument("--activation-gib", type=_number, help="measured activation peak per GPU (GiB)")
     p.add_argument("--non-torch-gib", type=_number, help="measured non-torch memory per GPU (GiB)")
@@ -264,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     kv.add_argument("--kv-group-overhead", type=_bounded("group overhead", 0, MAX_KV_GROUP_OVERHEAD, " bytes"),
                     help=f"integer KV dtypes: bytes of scale + zero point per group, 0-{MAX_KV_GROUP_OVERHEAD} "
                          "(default 4)")
-    kv.add_argument("--runtime", default="ideal", choices=RUNTIMES)
+    kv.add_argument("--runtime", default="ideal", choices=KV_RUNTIMES)
     kv.add_argument("--encoder-tokens", type=_whole_number, help="encoder / vision tokens for cross-attention")
     kv.add_argument("--prefill", type=_whole_number, help="transformers runtime: tokens in the first forward pass")
     kv.add_argument("--cache-implementation", default="dynamic", choices=("dynamic", "static"),
@@ -315,11 +365,29 @@ def _kv_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-_PLAN_OPTIONS = ("gpu", "gpu_mem_gib", "context", "tensor_parallel_size", "pipeline_parallel_size",
+_PLAN_OPTIONS: tuple[str, ...] = ("gpu", "gpu_mem_gib", "context", "tensor_parallel_size", "pipeline_parallel_size",
                  "gpu_memory_utilization", "max_model_len", "block_size", "max_num_batched_tokens", "max_num_seqs",
                  "kv_cache_memory", "weights_gib", "activation_gib", "non_torch_gib", "vllm_version",
                  "cuda_graph_gib", "allow_long_max_model_len", "speculative_config",
-                 "cpu_offload_gb")
+                 "cpu_offload_gb") + (
+    "mem_fraction_static", "context_length", "max_running_requests", "page_size", "max_total_tokens",
+    "allow_overwrite_longer_context_len", "swa_full_tokens_ratio", "disable_hybrid_swa_memory",
+    "free_gpu_memory_fraction", "max_tokens_in_paged_kv_cache",
+    "tokens_per_block", "max_seq_len", "max_batch_size", "max_num_tokens")
+_ENGINE_ONLY: dict[str, tuple[str, ...]] = {
+    "sglang": ("mem_fraction_static", "context_length", "max_running_requests", "page_size", "max_total_tokens",
+               "allow_overwrite_longer_context_len", "swa_full_tokens_ratio", "disable_hybrid_swa_memory"),
+    "tensorrt_llm": ("free_gpu_memory_fraction", "max_tokens_in_paged_kv_cache", "tokens_per_block", "max_seq_len",
+                     "max_batch_size", "max_num_tokens"),
+}
+_LLAMA_OPTIONS = ("n_ctx", "n_parallel", "kv_unified", "cache_type_k", "cache_type_v", "flash_attn", "n_gpu_layers",
+                  "swa_full", "kv_offload", "n_batch", "n_ubatch", "gguf_type", "gguf_file")
+_PLAN_OPTIONS += _LLAMA_OPTIONS
+_ENGINE_ONLY["llama_cpp"] = _LLAMA_OPTIONS
+_ENGINE_NAMES = {"sglang": "an SGLang", "tensorrt_llm": "a TensorRT-LLM", "llama_cpp": "a llama.cpp"}
+_LLAMA_FLAGS = {"n_ctx": "-c", "n_parallel": "-np", "kv_unified": "-kvu", "cache_type_k": "-ctk",
+                "cache_type_v": "-ctv", "flash_attn": "-fa", "n_gpu_layers": "-ngl", "kv_offload": "-nkvo",
+                "n_batch": "-b", "n_ubatch": "-ub"}
 # options a runtime ignores (kvcalc.capacity: only vLLM has a memory pool; 'ideal' counts no overhead)
 _VLLM_ONLY = ("gpu_memory_utilization", "block_size", "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory",
               "vllm_version", "cuda_graph_gib", "allow_long_max_model_len", "speculative_config", "cpu_offload_gb",
@@ -342,10 +410,14 @@ _NOT_IDEAL = ("activation_gib", "non_torch_gib")
 def _check_runtime_options(runtime: str, given: dict[str, Any]) -> None:
     """An option the chosen runtime would ignore is an error, not a silent no-op."""
     for name in given:
-        flag = "--" + name.replace("_", "-")
+        flag = _LLAMA_FLAGS.get(name) or "--" + name.replace("_", "-").replace("gguf-file", "gguf")
         if name in _VLLM_ONLY and runtime != "vllm":
             raise CliError(f"{flag} is a vLLM option and does nothing with --runtime {runtime}: drop it, "
                            "or use --runtime vllm")
+        for engine, names in _ENGINE_ONLY.items():
+            if name in names and runtime != engine:
+                raise CliError(f"{flag} is {_ENGINE_NAMES[engine]} option and does nothing with --runtime {runtime}: "
+                               f"drop it, or use --runtime {engine}")
         if name in _NOT_IDEAL and runtime == "ideal":
             raise CliError(f"{flag} does nothing with --runtime ideal (which counts no overhead): drop it, "
                            "or use --runtime vllm or transformers")
@@ -380,6 +452,11 @@ def _plan_command(args: argparse.Namespace) -> str:
         _check_runtime_options(args.runtime, {"enable_lora": True})
         given["lora"] = lora
     context = given.pop("context", None)
+    if args.runtime == "llama_cpp":
+        given["gguf"] = (_gguf_header(given.pop("gguf_file"), args) if "gguf_file" in given
+                         else given.pop("gguf_type", None))
+        if "n_gpu_layers" in given and given["n_gpu_layers"] < -1:
+            given["n_gpu_layers"] = -1          # llama.cpp: any negative -ngl means all layers
     deployment = deploy(config, gpus=args.gpus, runtime=args.runtime, dtype=args.dtype, kv_dtype=kv_dtype,
                         checkpoint_bytes=_checkpoint_bytes(args, resolved), **given)
     p = plan(deployment, batch=args.batch, context=context)
@@ -407,16 +484,50 @@ def _plan_command(args: argparse.Namespace) -> str:
         f"longest context at batch {p.batch:,}: nothing fits",
         f"largest batch at {p.context:,} tokens: {p.max_batch:,}" if p.max_batch else
         f"largest batch at {p.context:,} tokens: nothing fits",
-        f"fewest GPUs of this type: {p.min_gpus}" if p.min_gpus else "fewest GPUs of this type: more than 64",
+        f"fewest GPUs of this type: {p.min_gpus}" if p.min_gpus else
+        "fewest GPUs of this type: not one (llama.cpp's multi-GPU split is not modelled)" if p.runtime == "llama_cpp"
+        else "fewest GPUs of this type: more than 64",
         f"binding constraint: {p.binding_constraint}",
     ]
-    if p.runtime == "vllm":
+    if p.host_bytes is not None:
+        lines.insert(7, f"host memory       {fmt(p.host_bytes):>14}   (weights and KV -ngl leaves off the GPU)")
+    if p.runtime == "vllm" or p.runtime in ENGINE_RUNTIMES:
         lines += ["", *p.engine_lines]
+    if p.runtime == "llama_cpp":
+        lines += ["", *p.formulas]
     lines += ["", *_speed_lines(speed)]
     if not p.fits:
         lines.append("speed: estimated for the batch and context asked, which do not fit as given")
     lines += [f"warning: {w}" for w in p.warnings]
     return "\n".join(lines)
+
+
+def _gguf_header(path: str, args: argparse.Namespace) -> Any:
+    """The header of a local .gguf file (kvcalc.gguf.reader: at most its 64 MiB cap read, never the tensor data),
+    or of ``hf://ORG/REPO/FILE.gguf`` on the Hub (kvcalc.hub.gguf_header: one range request)."""
+    import stat
+
+    from .gguf.reader import read_gguf_header
+
+    if path.startswith("hf://"):
+        from .hub.gguf_header import fetch_gguf_header
+        from .sources import token_from_env
+
+        parts = path[len("hf://"):].split("/", 2)
+        if len(parts) != 3:
+            raise CliError("--gguf hf://ORG/REPO/FILE.gguf: give the repository and the file in it")
+        if args.offline:
+            raise CliError("--gguf hf://... needs the Hub, and --offline forbids the network")
+        return fetch_gguf_header(f"{parts[0]}/{parts[1]}", parts[2], revision=args.revision, token=token_from_env(),
+                                 timeout=args.timeout)
+    try:
+        with open(os.path.expanduser(path), "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise CliError(f"--gguf {path[:80]}: not a regular file")
+            return read_gguf_header(f, file_size=st.st_size)
+    except OSError as e:
+        raise CliError(f"--gguf {path[:80]}: {e.strerror or e}") from None
 
 
 COMMANDS = {"kv": _kv_command, "plan": _plan_command}

@@ -15,16 +15,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .activations import forward_activation_bytes
 from .architectures import read_spec
 from .dtypes import DType, ceil_div, get_dtype
+from .engine import EngineMemoryPlan, check_full_attention, stage_cell_bytes
 from .errors import InputError, UnsupportedError
+from .gguf.mixes import GgufWeights, gguf_weights
+from .gguf.reader import GGUFHeader
 from .gpus import GPU, custom_gpu, get_gpu
 from .kv import resolve_dtypes
 from .limits import MAX_CONTEXT, MAX_GPUS, check_count
+from .llama_cpp import LlamaCppOptions, LlamaCppPlan, llama_cpp_plan
+from .llama_cpp.seam import to_engine_plan
 from .parallel import check_parallel, rank_spec, rank_weights, resolve_parallel, stage_specs
-from .runtimes import Runtime, check_runtime
+from .runtimes import ENGINE_LABELS, ENGINE_RUNTIMES, Runtime, check_runtime
+from .sglang import LONG_CONTEXT_ERROR, SglangOptions, sglang_memory_plan, sglang_options
 from .spec import ModelSpec, Quality, combine_quality
 from .sweep import CompiledCache, compile_cache
+from .trtllm import (
+    DEFAULT_MAX_NUM_TOKENS,
+    DEFAULT_RUNTIME_RESERVED_BYTES,
+    TrtllmOptions,
+    trtllm_memory_plan,
+    trtllm_options,
+)
 from .units import GiB
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan, vllm_memory_plan
 from .vllm.budget import AUTO_FIT
@@ -32,7 +46,7 @@ from .vllm.defaults import DEFAULT_VLLM_VERSION, engine, vllm_dtypes
 from .vllm.lora import LoraConfig, check_lora_config, check_lora_model, check_lora_parallel
 from .vllm.model_len import check_max_model_len, derived_max_model_len
 from .vllm.speculative import SpeculativeConfig, parse_speculative_config, speculative_kv_layers
-from .weights import WeightBytes, plan_weights
+from .weights import WeightBytes, WeightPart, plan_weights
 
 DEFAULT_GPU = "h100-sxm"
 """The catalog GPU a plan uses when none is named."""
@@ -40,6 +54,13 @@ DEFAULT_GPU = "h100-sxm"
 MAX_BLOCK_SIZE = 1 << 16
 MAX_KV_CACHE_MEMORY = 1 << 50
 MAX_OVERRIDE_GIB = float(1 << 20)
+NO_SGLANG = SglangOptions()
+NO_TRTLLM = TrtllmOptions()
+NO_LLAMA_CPP = LlamaCppOptions()
+LLAMA_CPP_FLAGS = ("n_ctx", "n_parallel", "kv_unified", "cache_type_k", "cache_type_v", "n_gpu_layers", "swa_full",
+                   "flash_attn", "kv_offload", "n_batch", "n_ubatch")
+"""llama.cpp's flags :func:`deploy` takes, under kvcalc.llama_cpp.LlamaCppOptions' names (-c, -np, -kvu, -ctk, -ctv,
+-ngl, --swa-full, -fa, -nkvo, -b, -ub)."""
 FEWEST_GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 """GPU counts ``fewest_gpus`` tries, in order (powers of two, as tensor-parallel sizes are)."""
 
@@ -114,12 +135,18 @@ class Deployment:
     explicit_parallel: bool = False  # tp / pp were given, not derived from the GPU count
     stage_caches: tuple[CompiledCache, ...] = ()
     total_cache: CompiledCache | None = None
+    sglang: SglangOptions = SglangOptions()      # runtime 'sglang': SGLang's flags (kvcalc.sglang)
+    trtllm: TrtllmOptions = TrtllmOptions()      # runtime 'tensorrt_llm': its KvCacheConfig / serve options
+    llama_cpp: LlamaCppOptions = NO_LLAMA_CPP    # runtime 'llama_cpp': its flags (kvcalc.llama_cpp)
+    gguf: GgufWeights | None = None              # runtime 'llama_cpp': the GGUF file's weights (mix or header)
     # built-once results per object (vLLM budget, blocks, layouts); never copied by dataclasses.replace
     _memo: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def weights_quality(self) -> str:
         """``given`` (weights_gib, or the checkpoint's own size), else the parameter count's quality."""
+        if self.gguf is not None:
+            return self.gguf.quality
         if self.measured.weights_bytes is not None or (self.checkpoint_bytes is not None and self.dtype is None):
             return "given"
         return self.weights_computed.params.quality
@@ -159,6 +186,64 @@ class Deployment:
         plan: VllmMemoryPlan = self._memo[key]
         return plan
 
+    # ------------------------------------------------------------------ llama.cpp (kvcalc.llama_cpp)
+    def llama_plan(self) -> LlamaCppPlan:
+        """llama.cpp's allocation for this deployment (kvcalc.llama_cpp.llama_cpp_plan), memoized."""
+        if "llama_plan" not in self._memo:
+            if self.runtime != "llama_cpp" or self.gguf is None:
+                raise InputError(f"runtime {self.runtime!r} has no llama.cpp plan; use runtime 'llama_cpp'")
+            self._memo["llama_plan"] = llama_cpp_plan(self.spec, self.llama_cpp, self.gguf, self.gpu.memory_bytes)
+        lp: LlamaCppPlan = self._memo["llama_plan"]
+        return lp
+
+    # ------------------------------------------------------------------ SGLang, TensorRT-LLM, llama.cpp (kvcalc.engine)
+    def engine_plan(self) -> EngineMemoryPlan:
+        """The engine's budget and pool for this deployment (runtimes 'sglang', 'tensorrt_llm',
+        'llama_cpp'), memoized. Measured ``non_torch_gib`` replaces the assumed memory outside weights / KV /
+        activations, ``activation_gib`` TensorRT-LLM's estimated activation peak."""
+        if "engine_plan" in self._memo:
+            cached: EngineMemoryPlan = self._memo["engine_plan"]
+            return cached
+        if self.runtime not in ENGINE_RUNTIMES:
+            raise InputError(f"runtime {self.runtime!r} has no engine plan; use 'sglang', 'tensorrt_llm' "
+                             "or 'llama_cpp'")
+        if self.runtime == "llama_cpp":
+            self._memo["engine_plan"] = to_engine_plan(self.spec, self.llama_plan(), self.gpu.memory_bytes)
+            return self.engine_plan()
+        stages = stage_specs(self.rank, self.pp)
+        m = self.measured
+        if self.runtime == "sglang":
+            ep = sglang_memory_plan(stages, self.kv, total_gpu_bytes=self.gpu.memory_bytes,
+                                    weights_bytes=self.weights_rank, options=self.sglang, context_len=self.context_cap,
+                                    tp=self.tp, pp=self.pp, used_before_load_bytes=m.non_torch_bytes,
+                                    architectures=_architectures(self.config))
+        else:
+            o = self.trtllm
+            notes = []
+            act = m.activation_bytes
+            if act is None:
+                tokens = o.max_num_tokens or DEFAULT_MAX_NUM_TOKENS
+                act = forward_activation_bytes(tokens, self.spec.hidden_size,
+                                               self.spec.mlp_width or 4 * self.spec.hidden_size,
+                                               self.model_dtype.bits // 8, self.tp)
+                notes.append(f"activation peak estimated as one forward pass of max_num_tokens {tokens:,} tokens "
+                             f"({act / GiB:.2f} GiB; TensorRT-LLM profiles it): give activation_gib to use a "
+                             "measured one")
+            runtime = m.non_torch_bytes
+            if runtime is None:
+                runtime = DEFAULT_RUNTIME_RESERVED_BYTES
+                notes.append(f"assumed {runtime / GiB:.2f} GiB of CUDA context and runtime buffers (memory.md's H100 "
+                             "log): give non_torch_gib to use a measured figure")
+            model_max = self.spec.max_position_embeddings
+            if o.max_seq_len and model_max and o.max_seq_len > model_max:
+                notes.append(f"max_seq_len {o.max_seq_len:,} exceeds the config's max_position_embeddings "
+                             f"{model_max:,}: quality past the trained length is not assured")
+            ep = trtllm_memory_plan(max(stage_cell_bytes(stages, self.kv)), total_gpu_bytes=self.gpu.memory_bytes,
+                                    weights_bytes=self.weights_rank, activation_bytes=act, runtime_bytes=runtime,
+                                    options=o, max_seq_len=self.context_cap, notes=tuple(notes))
+        self._memo["engine_plan"] = ep
+        return ep
+
     def draft_layers(self) -> int:
         """KV layers vLLM's speculative drafter adds (kvcalc.vllm.speculative); 0 without one."""
         return speculative_kv_layers(self.config, self.vllm.speculative_config)
@@ -184,7 +269,8 @@ class Deployment:
             return self
         tp, pp = (self.tp, self.pp) if self.explicit_parallel else (None, None)
         return _build(self.config, self.spec, self.runtime, device, self.gpus, tp, pp, self.dtype, self.kv_dtype,
-                      self.weights_computed, self.max_model_len, self.vllm, self.measured, self.checkpoint_bytes)
+                      self.weights_computed, self.max_model_len, self.vllm, self.measured, self.checkpoint_bytes,
+                      self.sglang, self.trtllm, self.llama_cpp, self.gguf)
 
     def with_gpus(self, gpus: int) -> Deployment:
         """The same deployment on ``gpus`` GPUs of the same type (tensor parallel; pipeline stages
@@ -195,7 +281,14 @@ class Deployment:
             return self
         measured = self.measured if gpus == self.gpus else replace(self.measured, weights_bytes=None)
         return _build(self.config, self.spec, self.runtime, self.gpu, gpus, None, None, self.dtype, self.kv_dtype,
-                      self.weights_computed, self.max_model_len, self.vllm, measured, self.checkpoint_bytes)
+                      self.weights_computed, self.max_model_len, self.vllm, measured, self.checkpoint_bytes,
+                      self.sglang, self.trtllm, self.llama_cpp, self.gguf)
+
+
+def _architectures(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The config's ``architectures`` (text only, capped): the engines' model gates read them."""
+    archs = config.get("architectures")
+    return tuple(str(a)[:100] for a in archs[:8]) if isinstance(archs, list) else ()
 
 
 def _positive_float(name: str, value: Any, hi: float) -> float:
@@ -229,7 +322,15 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
            checkpoint_bytes: int | None = None, vllm_version: str = DEFAULT_VLLM_VERSION,
            allow_long_max_model_len: bool = False,
            speculative_config: Mapping[str, Any] | SpeculativeConfig | None = None,
-           cpu_offload_gb: float = 0.0, lora: Mapping[str, Any] | LoraConfig | None = None) -> Deployment:
+           cpu_offload_gb: float = 0.0, lora: Mapping[str, Any] | LoraConfig | None = None,
+           mem_fraction_static: float | None = None, context_length: int | None = None,
+           max_running_requests: int | None = None, page_size: int | None = None,
+           max_total_tokens: int | None = None, allow_overwrite_longer_context_len: bool = False,
+           swa_full_tokens_ratio: float | None = None, disable_hybrid_swa_memory: bool = False,
+           free_gpu_memory_fraction: float | None = None, max_tokens_in_paged_kv_cache: int | None = None,
+           tokens_per_block: int | None = None, max_seq_len: int | None = None, max_batch_size: int | None = None,
+           max_num_tokens: int | None = None, llama_cpp: LlamaCppOptions | None = None,
+           gguf: str | GGUFHeader | GgufWeights | None = None, **llama_flags: Any) -> Deployment:
     """Validate a deployment and build what does not depend on batch and context.
 
     ``config``: the config.json dict, or a ModelSpec already read (an attention what-if, say) with
@@ -245,12 +346,25 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
     (kvcalc.vllm.lora.LoraConfig or a dict of its fields; vLLM 0.33). Measured overrides ``*_gib`` are GiB
     per GPU (:class:`MeasuredOverrides`).
     ``checkpoint_bytes``: the checkpoint's exact weight bytes (the Hub's safetensors metadata),
-    used when no ``dtype`` is chosen (a chosen dtype re-quantizes the weights)."""
+    used when no ``dtype`` is chosen (a chosen dtype re-quantizes the weights).
+    SGLang's options (runtime 'sglang', :class:`~kvcalc.sglang.SglangOptions`): ``mem_fraction_static``,
+    ``context_length``, ``max_running_requests``, ``page_size``, ``max_total_tokens``,
+    ``allow_overwrite_longer_context_len`` (``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1``),
+    ``swa_full_tokens_ratio`` / ``disable_hybrid_swa_memory`` (the hybrid SWA pool). TensorRT-LLM's
+    (runtime 'tensorrt_llm', :class:`~kvcalc.trtllm.TrtllmOptions`): ``free_gpu_memory_fraction``,
+    ``max_tokens_in_paged_kv_cache``, ``tokens_per_block``, ``max_seq_len``, ``max_batch_size``, ``max_num_tokens``.
+    llama.cpp's (runtime 'llama_cpp', :class:`~kvcalc.llama_cpp.LlamaCppOptions`): ``llama_cpp`` (options, e.g. a
+    parsed ``llama-server`` command) and / or the flags of :data:`LLAMA_CPP_FLAGS` (``n_ctx`` -c, ``n_parallel``
+    -np, ``kv_unified`` -kvu, ``cache_type_k`` / ``cache_type_v`` -ctk / -ctv, ``n_gpu_layers`` -ngl, ``swa_full``,
+    ``flash_attn`` on/off/auto, ``kv_offload``, ``n_batch``, ``n_ubatch``) over them; ``gguf`` the weights: a GGUF
+    file type (``"Q4_K_M"``, kvcalc.gguf.mixes), a parsed header (exact) or GgufWeights; default the ``-hf
+    repo:QUANT`` tail of the options. One GPU only (multi-GPU splits are not modelled)."""
     raw = config if isinstance(config, Mapping) else config_dict
     if raw is None:
         raise InputError("a deployment needs the config.json dict (for the parameter count)")
     spec = config if isinstance(config, ModelSpec) else read_spec(config)
     rt = check_runtime(runtime)
+    ll = _llama_options(rt, llama_cpp, llama_flags, gguf, dtype, kv_dtype)
     if gpu_mem_gib is not None:
         device = custom_gpu(gpu_mem_gib)
     elif isinstance(gpu, GPU):
@@ -294,23 +408,132 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
             check_lora_model(raw, spec)
     elif options.speculative_config is not None or options.cpu_offload_gb or options.lora is not None:
         raise InputError("speculative_config, cpu_offload_gb and lora are vLLM options; use runtime 'vllm'")
+    sg = sglang_options(mem_fraction_static, context_length, max_running_requests, page_size, max_total_tokens,
+                        allow_overwrite_longer_context_len, swa_full_tokens_ratio, disable_hybrid_swa_memory)
+    tr = trtllm_options(free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len,
+                        max_batch_size, max_num_tokens)
+    _check_engine_options(rt, spec, sg, tr, max_model_len, block_size, max_num_batched_tokens, max_num_seqs,
+                          kv_cache_memory, gpu_memory_utilization)
     if rt == "vllm" and max_model_len is not None and not options.allow_long_max_model_len:
         check_max_model_len(raw, max_model_len, options.vllm_version, spec.max_position_embeddings)
     # weights never block a plan: an uncountable model takes the given weights_gib (per GPU) x GPUs,
     # else the Hub checkpoint's own size
-    if measured.weights_bytes is not None:
+    gw = None
+    if rt == "llama_cpp":
+        if measured.weights_bytes is not None or checkpoint_bytes is not None:
+            raise InputError("llama.cpp's weights are the GGUF file's: give gguf (a file type or the header), "
+                             "not weights_gib / checkpoint_bytes")
+        gw = _gguf(raw, gguf if gguf is not None else ll.hf_quant)
+        weights = _gguf_weight_bytes(plan_weights(raw, None, gw.total_bytes, "GGUF file"), gw)
+    elif measured.weights_bytes is not None:
         weights = plan_weights(raw, dtype, measured.weights_bytes * gpus)
     else:
         weights = plan_weights(raw, dtype, checkpoint_bytes if dtype is None else None, "checkpoint size")
     return _build(raw, spec, rt, device, gpus, tensor_parallel_size, pipeline_parallel_size, dtype, kv_dtype,
-                  weights, max_model_len, options, measured, checkpoint_bytes)
+                  weights, max_model_len, options, measured, checkpoint_bytes, sg, tr, ll, gw)
+
+
+def _llama_options(rt: Runtime, base: LlamaCppOptions | None, flags: Mapping[str, Any],
+                   gguf: object, dtype: str | None, kv_dtype: str | None) -> LlamaCppOptions:
+    """llama.cpp's options from ``base`` and the flags over it; InputError for a flag that is not llama.cpp's,
+    llama.cpp options for another runtime, or the other runtimes' dtype names under llama.cpp."""
+    unknown = sorted(set(flags) - set(LLAMA_CPP_FLAGS))
+    if unknown:
+        raise InputError(f"deploy() got an unknown option {unknown[0][:40]!r}")
+    if rt != "llama_cpp":
+        if flags or base is not None or gguf is not None:
+            raise InputError("n_ctx, n_parallel, cache_type_k / cache_type_v, n_gpu_layers, swa_full, flash_attn and "
+                             "gguf are llama.cpp options: use runtime 'llama_cpp'")
+        return NO_LLAMA_CPP
+    if dtype is not None:
+        raise InputError("dtype is not a llama.cpp option: the weights are the GGUF file's (gguf='Q4_K_M', ...)")
+    if kv_dtype is not None:
+        raise InputError("kv_dtype is not a llama.cpp option: llama.cpp's are cache_type_k / cache_type_v "
+                         "(-ctk / -ctv: f16, q8_0, q4_0, ...)")
+    opts = base or NO_LLAMA_CPP
+    return replace(opts, **flags) if flags else opts
+
+
+def _gguf(raw: Mapping[str, Any], gguf: object) -> GgufWeights:
+    """The GGUF weights a llama.cpp deployment uses (deploy's ``gguf``)."""
+    if isinstance(gguf, GgufWeights):
+        return gguf
+    if isinstance(gguf, GGUFHeader):
+        return gguf.as_weights()
+    if isinstance(gguf, str) and gguf.strip():
+        return gguf_weights(raw, gguf)
+    raise InputError("runtime 'llama_cpp' needs the GGUF weights: a file type (gguf='Q4_K_M', --gguf-type) "
+                     "or the file's header (--gguf FILE)")
+
+
+def _gguf_weight_bytes(counted: WeightBytes, gw: GgufWeights) -> WeightBytes:
+    """The GGUF file's bytes as the plan's weights (the parameter count kept from ``counted``)."""
+    return WeightBytes(total_bytes=gw.total_bytes, scheme=f"GGUF {gw.file_type}",
+                       parts=(WeightPart("gguf", counted.params.total, gw.file_type, gw.total_bytes),),
+                       params=counted.params, unquantized=(),
+                       notes=(f"weights: GGUF {gw.file_type}, {gw.total_bytes:,} bytes of tensor data "
+                                         f"({gw.bits_per_weight:.2f} BPW; {gw.quality})",))
+
+
+_VLLM_EQUIVALENTS: dict[str, dict[str, str]] = {
+    "sglang": {"max_model_len": "context_length", "block_size": "page_size", "max_num_seqs": "max_running_requests",
+               "gpu_memory_utilization": "mem_fraction_static"},
+    "tensorrt_llm": {"max_model_len": "max_seq_len", "block_size": "tokens_per_block", "max_num_seqs": "max_batch_size",
+                     "max_num_batched_tokens": "max_num_tokens", "gpu_memory_utilization": "free_gpu_memory_fraction"},
+    "llama_cpp": {"max_model_len": "n_ctx (-c)", "max_num_seqs": "n_parallel (-np)",
+                  "max_num_batched_tokens": "n_batch (-b)"},
+}
+"""Each engine's name for a vLLM option (an engine without one refuses it: 'has no such option')."""
+
+_SGLANG_KV = ("bfloat16", "float16", "fp8_e4m3", "fp8_e5m2")
+_TRTLLM_KV = ("bfloat16", "float16", "fp8_e4m3")
+
+
+def _check_engine_options(rt: Runtime, spec: ModelSpec, sg: SglangOptions, tr: TrtllmOptions,
+                          max_model_len: int | None, block_size: int | None, max_num_batched_tokens: int | None,
+                          max_num_seqs: int | None, kv_cache_memory: int | None,
+                          gpu_memory_utilization: float) -> None:
+    """An engine option given for another runtime, or a vLLM option given to an engine, is an
+    InputError naming the engine's own option; the engines' context limits, in their words."""
+    if sg.given and rt != "sglang":
+        raise InputError("mem_fraction_static, context_length, max_running_requests, page_size and max_total_tokens "
+                         "are SGLang options: use runtime 'sglang'")
+    if tr.given and rt != "tensorrt_llm":
+        raise InputError("free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len, "
+                         "max_batch_size and max_num_tokens are TensorRT-LLM options: use runtime 'tensorrt_llm'")
+    if rt not in ENGINE_RUNTIMES:
+        return
+    label = ENGINE_LABELS[rt]
+    names = _VLLM_EQUIVALENTS[rt]
+    for given, vllm_name in ((max_model_len, "max_model_len"), (block_size, "block_size"),
+                             (max_num_seqs, "max_num_seqs"), (max_num_batched_tokens, "max_num_batched_tokens"),
+                             (kv_cache_memory, "kv_cache_memory")):
+        if given is not None:
+            theirs = names.get(vllm_name)
+            hint = f"{label}'s option is {theirs}" if theirs else f"{label} has no such option"
+            raise InputError(f"{vllm_name} is a vLLM option: {hint}")
+    if gpu_memory_utilization != DEFAULT_GPU_MEMORY_UTILIZATION:
+        theirs = names.get("gpu_memory_utilization")
+        raise InputError("gpu_memory_utilization is a vLLM option: "
+                         + (f"{label}'s option is {theirs}" if theirs else f"{label} has no such option"))
+    if rt in ("sglang", "tensorrt_llm"):        # their pools for other layer kinds are not modelled
+        check_full_attention(spec, label, sliding_ok=rt == "sglang")
+    model_max = spec.max_position_embeddings
+    if rt == "sglang" and sg.context_length and model_max and sg.context_length > model_max \
+            and not sg.allow_long_context:
+        raise InputError(f"SGLang refuses: {LONG_CONTEXT_ERROR.format(given=sg.context_length, derived=model_max)}")
 
 
 def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GPU, gpus: int, tp_in: int | None,
            pp_in: int | None, dtype: str | None, kv_dtype: str | None, computed: WeightBytes,
            max_model_len: int | None, options: VllmOptions, measured: MeasuredOverrides,
-           checkpoint_bytes: int | None) -> Deployment:
+           checkpoint_bytes: int | None, sg: SglangOptions = NO_SGLANG,
+           tr: TrtllmOptions = NO_TRTLLM, ll: LlamaCppOptions = NO_LLAMA_CPP,
+           gw: GgufWeights | None = None) -> Deployment:
     """The part of :func:`deploy` that depends on the GPU count (shared with ``with_gpus``)."""
+    if runtime == "llama_cpp" and (gpus != 1 or tp_in not in (None, 1) or pp_in not in (None, 1)):
+        raise UnsupportedError("llama.cpp's multi-GPU split (--split-mode layer / row, -ts) is not modelled: "
+                               "plan one GPU (gpus=1); -ngl offloads the rest to host memory")
     tp, pp = resolve_parallel(runtime, gpus, tp_in, pp_in)
     check_parallel(spec, tp, pp)
     if runtime == "vllm" and options.lora is not None:
@@ -319,6 +542,9 @@ def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GP
         model, kv = vllm_dtypes(spec, dtype, kv_dtype)
     else:
         model, kv = resolve_dtypes(spec, dtype, kv_dtype)
+    if runtime in ("sglang", "tensorrt_llm") and kv.name not in (_SGLANG_KV if runtime == "sglang" else _TRTLLM_KV):
+        allowed = "auto, bf16, fp8_e4m3, fp8_e5m2" if runtime == "sglang" else "auto, fp8 (e4m3)"
+        raise UnsupportedError(f"{ENGINE_LABELS[runtime]} has no '{kv.name}' KV-cache dtype: use {allowed}")
     if runtime == "transformers" and kv != model:
         raise UnsupportedError("transformers' DynamicCache stores K/V in the model dtype; "
                                "use runtime 'ideal' or 'vllm' for a quantized or fp8 KV cache")
@@ -333,11 +559,14 @@ def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GP
                                                   f"{computed.total_bytes:,})",))
     if measured.weights_bytes is not None:
         weights_rank = measured.weights_bytes
-    cap = max_model_len or spec.max_position_embeddings or MAX_CONTEXT
+    engine_cap = sg.context_length if runtime == "sglang" else tr.max_seq_len if runtime == "tensorrt_llm" else None
+    if runtime == "llama_cpp" and gw is not None:       # the GPU's share of the GGUF file (-ngl), as llama.cpp loads it
+        weights_rank = llama_cpp_plan(spec, ll, gw).gpu.weights
+    cap = min(engine_cap or max_model_len or spec.max_position_embeddings or MAX_CONTEXT, MAX_CONTEXT)
     rank = rank_spec(spec, tp)
     stages: tuple[CompiledCache, ...] = ()
     total = None
-    if runtime != "vllm":
+    if runtime in ("ideal", "transformers"):
         stages = tuple(compile_cache(st, dtype=model, kv_dtype=kv, runtime=runtime) for st in stage_specs(rank, pp))
         total = compile_cache(spec, dtype=model, kv_dtype=kv, runtime=runtime)
     return Deployment(config=raw, spec=spec, rank=rank, runtime=runtime, gpu=device, gpus=gpus, tp=tp, pp=pp,
@@ -346,4 +575,4 @@ def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GP
                       weights_rank=weights_rank, max_model_len=max_model_len, context_cap=cap, vllm=options,
                       measured=measured, checkpoint_bytes=checkpoint_bytes,
                       explicit_parallel=tp_in is not None or pp_in is not None,
-                      stage_caches=stages, total_cache=total)
+                      stage_caches=stages, total_cache=total, sglang=sg, trtllm=tr, llama_cpp=ll, gguf=gw)

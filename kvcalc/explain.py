@@ -5,6 +5,7 @@ Pure text from numbers kvcalc.plan already computed (bytes; shown as GiB = 2**30
 from __future__ import annotations
 
 from .deployment import Deployment
+from .engine import EngineMemoryPlan
 from .limits import MAX_CONTEXT
 from .units import GiB
 from .vllm import VllmMemoryPlan
@@ -90,3 +91,24 @@ def vllm_formulas(d: Deployment, vp: VllmMemoryPlan) -> tuple[str, ...]:
         f"blocks = available / {vp.block_bytes:,} B per block ({vp.group_size} layers x {vp.block_size} tokens)"
         f" = {vp.num_gpu_blocks:,}",
     )
+
+
+def engine_binding(ep: EngineMemoryPlan, batch: int, context: int, fits: bool, max_batch: int | None) -> str:
+    """What binds under an engine (SGLang, TensorRT-LLM, llama.cpp): its refusal in its words when it
+    would not start, else the context cap, the concurrency cap or the pool."""
+    unit = {"sglang": "pages", "llama_cpp": "cells"}.get(ep.engine, "blocks")
+    if ep.refusal is not None:
+        return ep.refusal
+    if ep.weights_bytes > ep.total_gpu_bytes:
+        return f"weights alone exceed the GPU: {gib(ep.weights_bytes)} per GPU > {gib(ep.total_gpu_bytes)}"
+    if context > ep.max_context:
+        return f"context {context:,} exceeds the engine's maximum of {ep.max_context:,} tokens"
+    if batch > ep.max_running:
+        return f"batch {batch:,} exceeds the {ep.max_running:,} requests the engine runs at once"
+    if not fits:
+        return (f"KV pool: {batch} requests x {ep.request_tokens(context):,} tokens > {ep.pool_tokens:,} tokens "
+                f"({ep.pool_pages:,} {unit} of {ep.page_size})")
+    if max_batch == ep.max_running:
+        return f"the concurrent-request cap ({ep.max_running:,}) binds before the KV pool runs out"
+    return (f"KV pool: {ep.pool_tokens:,} tokens in {ep.pool_pages:,} {unit} of {ep.page_size} "
+            f"({gib(ep.available_kv_bytes)} set aside)")

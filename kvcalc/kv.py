@@ -44,7 +44,7 @@ from .errors import InputError, UnsupportedError
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .resolve import default_encoder_tokens, resolve_dtypes
 from .results import KVCacheResult, LayerBytes
-from .runtimes import RUNTIMES, check_runtime
+from .runtimes import ENGINE_RUNTIMES, RUNTIMES, check_runtime
 from .spec import AttentionCache, LayerSpec, ModelSpec
 from .vllm import vllm_kv_cache
 
@@ -189,6 +189,9 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     batch = check_count("batch", batch, 1, MAX_BATCH)
     context = check_count("context", context, 1, MAX_CONTEXT)
     runtime = check_runtime(runtime)
+    if runtime in ENGINE_RUNTIMES:
+        raise UnsupportedError(f"{runtime}'s per-layer bytes come from its pool: use "
+                               f"kvcalc.layer_bytes(kvcalc.deploy(config, runtime={runtime!r}), batch, context)")
     if runtime == "vllm":
         return replace(vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
                                      encoder_tokens=encoder_tokens), quality=spec.quality)

@@ -13,6 +13,19 @@ it sits on and the bytes its cache holds on ONE GPU of that stage (one tensor-pa
     stage than the stage's group size, a block still costs ``group_size x page`` bytes
     (``get_kv_cache_config_from_groups``): the unused slots are a ``padding`` row of their own.
 
+``sglang`` / ``tensorrt_llm``
+    The engine's pool (kvcalc.engine): a request holds ``ceil(T / page_size)`` pages of
+    ``page_size`` token slots (``T`` capped at the engine's maximum), every layer
+    ``batch x slots x its per-token cell``; under SGLang's hybrid SWA pool a sliding layer holds
+    ``ceil(min(T, window) / page_size)`` pages of the SWA pool instead.
+
+``llama_cpp``
+    The cells ``batch`` requests of ``T`` tokens occupy in llama.cpp's preallocated cache
+    (kvcalc.llama_cpp.seam.LayerCells): a full-attention layer ``min(T, n_ctx_seq)`` per request, a
+    sliding-window layer at most its window, times the layer's bytes per cell (its cache's K/V types;
+    the SWA cache's own). Layers ``-ngl`` leaves on the host (or all, with ``-nkvo``) are rows with
+    ``device = "host"``: not in the GPU sums.
+
 ``LayerTable.per_gpu_bytes`` (the busiest stage) is the plan's ``kv_bytes`` and
 ``LayerTable.all_gpus_bytes`` (every stage x tp ranks) its ``kv_bytes_total``, exactly: kvcalc.plan
 takes them from here. Units: bytes; ``tokens`` is the token slots a layer keeps per sequence.
@@ -22,9 +35,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .deployment import Deployment
+from .engine import layer_cell_bytes
 from .kv import kv_cache
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .llama_cpp.seam import LayerCells, layer_cells
 from .parallel import stage_specs
+from .runtimes import ENGINE_RUNTIMES
 from .vllm import KVCacheSpec, vllm_dtypes
 from .vllm.grouping import group_blocks, group_caches, kv_layer_partition
 from .vllm.hybrid import engine_caches
@@ -45,6 +61,7 @@ class LayerRow:
     stage: int
     tokens: int
     bytes: int
+    device: str = "gpu"          # "host": llama.cpp keeps this layer's cache in host memory (-ngl / -nkvo)
 
 
 @dataclass(frozen=True)
@@ -60,7 +77,7 @@ class LayerTable:
 
     def stage_bytes(self, stage: int) -> int:
         """Bytes on one GPU of pipeline stage ``stage``."""
-        return sum(r.bytes for r in self.rows if r.stage == stage)
+        return sum(r.bytes for r in self.rows if r.stage == stage and r.device == "gpu")
 
     @property
     def busiest_stage(self) -> int:
@@ -76,15 +93,26 @@ class LayerTable:
     @property
     def all_gpus_bytes(self) -> int:
         """KV bytes across every GPU: each stage's rank bytes x tp (the plan's ``kv_bytes_total``)."""
-        return sum(r.bytes for r in self.rows) * self.tensor_parallel_size
+        return sum(r.bytes for r in self.rows if r.device == "gpu") * self.tensor_parallel_size
+
+    @property
+    def host_bytes(self) -> int:
+        """KV bytes kept in host memory (llama.cpp layers off the GPU)."""
+        return sum(r.bytes for r in self.rows if r.device == "host")
 
 
 def layer_bytes(deployment: Deployment, batch: int, context: int) -> LayerTable:
     """The per-layer table of ``deployment`` at ``batch`` x ``context`` (module docstring)."""
     batch = check_count("batch", batch, 1, MAX_BATCH)
     context = check_count("context", context, 1, MAX_CONTEXT)
-    rows = _vllm_rows(deployment, batch, context) if deployment.runtime == "vllm" else \
-        _direct_rows(deployment, batch, context)
+    if deployment.runtime == "vllm":
+        rows = _vllm_rows(deployment, batch, context)
+    elif deployment.runtime == "llama_cpp":
+        rows = _llama_rows(deployment, batch, context)
+    elif deployment.runtime in ENGINE_RUNTIMES:
+        rows = _engine_rows(deployment, batch, context)
+    else:
+        rows = _direct_rows(deployment, batch, context)
     return LayerTable(tuple(rows), deployment.runtime, batch, context, deployment.tp, deployment.pp)
 
 
@@ -95,6 +123,40 @@ def _direct_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
             continue
         r = kv_cache(spec, batch=batch, context=context, dtype=d.model_dtype, kv_dtype=d.kv, runtime=d.runtime)
         rows.extend(LayerRow(l.index, l.kind, stage, l.tokens, l.bytes) for l in r.layers)
+    return rows
+
+
+def _engine_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
+    ep = d.engine_plan()
+    full, swa = ep.request_tokens(context), ep.request_swa_tokens(context)
+    rows = []
+    for stage, spec in enumerate(stage_specs(d.rank, d.pp)):
+        for layer in spec.layers:
+            windowed = ep.swa_cell_bytes and any(a.window for a in layer.attention)
+            slots = swa if windowed else full
+            rows.append(LayerRow(layer.index, layer.kind, stage, slots, batch * slots * layer_cell_bytes(layer, d.kv)))
+    return rows
+
+
+def llama_layer_cells(d: Deployment) -> tuple[LayerCells, ...]:
+    """The deployment's llama.cpp layers (kvcalc.llama_cpp.seam.layer_cells), memoized."""
+    if "llama_cells" not in d._memo:
+        d._memo["llama_cells"] = layer_cells(d.spec, d.llama_plan())
+    cells: tuple[LayerCells, ...] = d._memo["llama_cells"]
+    return cells
+
+
+def _llama_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
+    cached: dict[int, list[LayerCells]] = {}
+    for c in llama_layer_cells(d):
+        cached.setdefault(c.index, []).append(c)
+    rows = []
+    for layer in d.spec.layers:
+        held = cached.get(layer.index, [])
+        tokens = max((c.tokens(context) for c in held), default=0)
+        nbytes = sum(batch * c.tokens(context) * c.cell_bytes for c in held)
+        device = "gpu" if not held or held[0].on_gpu else "host"
+        rows.append(LayerRow(layer.index, layer.kind, 0, tokens, nbytes, device))
     return rows
 
 

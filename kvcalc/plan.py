@@ -18,6 +18,19 @@ binds. Budgets per GPU (bytes; GiB = 2**30):
     profiled activation peak, non-torch memory and CUDA graphs is the KV pool, cut into pages of
     ``block_size`` tokens; ``batch`` requests of ``context`` tokens fit when their blocks fit the
     pool and ``context <= max_model_len``.
+``sglang`` / ``tensorrt_llm``
+    The engine's own budget and pool (kvcalc.engine.EngineMemoryPlan from kvcalc.sglang /
+    kvcalc.trtllm): SGLang ``mem_fraction_static x free-before-load - weights`` in a token pool of
+    ``page_size`` pages; TensorRT-LLM ``free_gpu_memory_fraction x (total - weights - activations)``
+    in blocks of ``tokens_per_block``. ``batch`` requests fit when their pages fit the pool, the
+    context is at most the engine's maximum and the batch at most its concurrent-request cap.
+``llama_cpp``
+    llama.cpp's preallocated run (kvcalc.llama_cpp, kvcalc.llama_cpp.seam): the GPU holds the ``-ngl``
+    share of the GGUF weights, the KV cells of its layers and the (estimated) compute buffer, the host
+    the rest (``host_bytes``); it fits when that allocation fits the GPU and the requests fit the cells
+    (``context <= n_ctx_seq``, ``batch <= n_seq_max``, ``batch x context <= n_ctx``). ``kv_bytes`` is what
+    the requests occupy (sliding-window layers at most their window); the solvers answer for a run
+    sized to the request (``-np batch -c batch x context``, other flags as given), one GPU only.
 
 The KV figures are the per-layer table's sums (kvcalc.layer_table), so a page's table adds up to
 its headline; the solvers use the deployment's compiled caches (kvcalc.sweep), equal to that
@@ -31,10 +44,15 @@ from typing import Any
 
 from .activations import forward_activation_bytes, generate_logits_bytes
 from .deployment import FEWEST_GPU_COUNTS, Deployment, deploy
+from .engine import EngineMemoryPlan
 from .errors import InputError
-from .explain import direct_binding, direct_formulas, growth_binding, vllm_binding, vllm_formulas
+from .explain import direct_binding, direct_formulas, engine_binding, growth_binding, vllm_binding, vllm_formulas
+from .explain import gib as gib_text
 from .layer_table import layer_bytes
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .llama_cpp.seam import largest_batch as llama_largest_batch
+from .llama_cpp.seam import longest_context as llama_longest_context
+from .runtimes import ENGINE_RUNTIMES
 from .solve import largest_true
 from .spec import ModelSpec
 from .sweep import cache_bytes
@@ -85,6 +103,7 @@ class PlanResult:
     quality: str = "exact"          # kvcalc.spec.Quality of the KV rules and of the weights figure together
     weights_quality: str = "exact"  # "exact" (counted), "estimated", or "given" (weights_gib / checkpoint size)
     kv_quality: str = "exact"       # kvcalc.spec.Quality of the KV rules alone
+    host_bytes: int | None = None   # llama_cpp: bytes the run keeps in host memory (weights off the GPU, -nkvo KV)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -134,6 +153,8 @@ def plan(config: Mapping[str, Any] | ModelSpec | Deployment, *, batch: int = 1, 
     batch = check_count("batch", batch, 1, MAX_BATCH)
     if context is None and d.vllm.auto_fit_max_model_len and d.runtime == "vllm":
         context = d.vllm_plan().max_model_len          # vLLM 0.33's auto-fit: what it settled on
+    if context is None and d.runtime in ENGINE_RUNTIMES:
+        context = d.engine_plan().max_context or d.context_cap
     if context is None:
         context = d.max_model_len or d.spec.max_position_embeddings or 4096
     context = check_count("context", context, 1, MAX_CONTEXT)
@@ -153,6 +174,10 @@ def plan_at(d: Deployment, batch: int, context: int) -> PlanResult:
                         "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, and quality past the trained length is not assured")
     if d.runtime == "vllm":
         return _plan_vllm(d, batch, context, warnings)
+    if d.runtime == "llama_cpp":
+        return _plan_llama(d, batch, context, warnings)
+    if d.runtime in ENGINE_RUNTIMES:
+        return _plan_engine(d, batch, context, warnings)
     return _plan_direct(d, batch, context, warnings)
 
 
@@ -215,10 +240,75 @@ def _plan_vllm(d: Deployment, batch: int, context: int, warnings: list[str]) -> 
         warnings=tuple(warnings) + vp.notes)
 
 
+def _plan_engine(d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
+    """A paged engine's plan from its EngineMemoryPlan (SGLang, TensorRT-LLM)."""
+    ep: EngineMemoryPlan = d.engine_plan()
+    table = layer_bytes(d, batch, context)
+    kv_gpu = table.per_gpu_bytes
+    ok = ep.fits(batch, context)
+    max_batch = ep.largest_batch(context)
+    return PlanResult(
+        **_common(d, batch, context), kv_dtype=d.kv.name, kv_bytes=kv_gpu, kv_bytes_total=table.all_gpus_bytes,
+        overhead_bytes=ep.overhead_bytes, budget_bytes=ep.budget_bytes,
+        total_bytes=ep.weights_bytes + kv_gpu + ep.overhead_bytes, fits=ok, max_context=ep.longest_context(batch),
+        max_batch=max_batch, min_gpus=None, binding_constraint=engine_binding(ep, batch, context, ok, max_batch),
+        kv_cache_tokens=ep.pool_tokens, num_gpu_blocks=ep.pool_pages, max_concurrency=ep.max_concurrency,
+        available_kv_bytes=ep.available_kv_bytes, formulas=ep.formulas, engine_lines=ep.log_lines,
+        warnings=tuple(warnings) + ep.notes)
+
+
+def llama_solvers(d: Deployment, batch: int, context: int) -> tuple[int | None, int | None]:
+    """(longest context at ``batch``, largest batch at ``context``) for llama.cpp runs sized to the request
+    (kvcalc.llama_cpp.seam), memoized per deployment."""
+    key = ("llama_solvers", batch, context)
+    if key not in d._memo:
+        assert d.gguf is not None
+        args = (d.spec, d.llama_cpp, d.gguf, d.gpu.memory_bytes)
+        d._memo[key] = (llama_longest_context(*args, batch, d.context_cap),
+                        llama_largest_batch(*args, context) if context <= d.context_cap else None)
+    got: tuple[int | None, int | None] = d._memo[key]
+    return got
+
+
+def _plan_llama(d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
+    """llama.cpp's plan (module docstring): the configured run's allocation, the cells the requests occupy."""
+    ep: EngineMemoryPlan = d.engine_plan()
+    lp = d.llama_plan()
+    table = layer_bytes(d, batch, context)
+    ok = ep.fits(batch, context)
+    max_context, max_batch = llama_solvers(d, batch, context)
+    binding = engine_binding(ep, batch, context, ok, None)
+    if ok:
+        c = lp.cells
+        binding = (f"the cells llama.cpp allocates at startup: n_ctx {c.n_ctx:,} ({c.n_ctx_seq:,} per sequence, "
+                   f"{c.n_seq_max} sequences), {gib_text(ep.available_kv_bytes)} of KV on the GPU, of which the "
+                   "requests occupy the KV figure")
+    elif max_context is not None and max_context >= context:
+        binding += f"; a run sized to the request fits: -np {batch} -c {batch * context:,}"
+    offloaded = lp.host.weights - (d.gguf.input_bytes if d.gguf else 0)
+    if offloaded > 0:
+        warnings.append(f"-ngl leaves {gib_text(offloaded)} of layer weights in host memory: llama.cpp runs those "
+                        "layers on the CPU, which the speed estimate (all weights at GPU bandwidth) does not model")
+    o = d.llama_cpp
+    common = _common(d, batch, context)
+    common.update(quality=lp.quality, kv_quality=lp.kv_quality)     # the compute buffer is estimated
+    return PlanResult(
+        **common, kv_dtype=f"{o.cache_type_k}/{o.cache_type_v}", kv_bytes=table.per_gpu_bytes,
+        kv_bytes_total=table.all_gpus_bytes, overhead_bytes=ep.overhead_bytes, budget_bytes=ep.budget_bytes,
+        total_bytes=ep.weights_bytes + table.per_gpu_bytes + ep.overhead_bytes, fits=ok, max_context=max_context,
+        max_batch=max_batch, min_gpus=None, binding_constraint=binding, kv_cache_tokens=ep.pool_tokens,
+        num_gpu_blocks=ep.pool_pages, max_concurrency=ep.max_concurrency, available_kv_bytes=ep.available_kv_bytes,
+        formulas=ep.formulas, engine_lines=ep.log_lines, warnings=tuple(warnings) + ep.notes,
+        host_bytes=lp.host.total)
+
+
 def fewest_gpus(d: Deployment, batch: int, context: int) -> int | None:
     """Fewest GPUs of this type that fit ``batch`` x ``context``: :data:`FEWEST_GPU_COUNTS` in order,
-    tensor parallel under vLLM and ideal, pipeline stages under transformers; None beyond them.
-    Counts the model cannot be split over (heads not divisible) are skipped."""
+    tensor parallel under vLLM, SGLang, TensorRT-LLM and ideal, pipeline stages under transformers; None beyond them.
+    Counts the model cannot be split over (heads not divisible) are skipped. llama.cpp: 1 when a run sized
+    to the request fits one GPU, else None (its multi-GPU split is not modelled)."""
+    if d.runtime == "llama_cpp":
+        return 1 if (llama_solvers(d, batch, context)[1] or 0) >= batch else None
     for n in FEWEST_GPU_COUNTS:
         try:
             other = d.with_gpus(n)
@@ -231,6 +321,8 @@ def fewest_gpus(d: Deployment, batch: int, context: int) -> int | None:
 
 def fits(d: Deployment, batch: int, context: int) -> bool:
     """``plan_at(d, batch, context).fits`` without building the rest of the answer."""
+    if d.runtime in ENGINE_RUNTIMES:
+        return d.engine_plan().fits(batch, context)
     if d.runtime != "vllm":
         return context <= d.context_cap and _fits_direct(d, batch, context)
     vp = d.vllm_plan()

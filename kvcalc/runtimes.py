@@ -3,6 +3,12 @@
 ``ideal``        the least the cache must hold (kvcalc.kv).
 ``transformers`` Hugging Face transformers' default DynamicCache (kvcalc.kv) + generate's peak.
 ``vllm``         vLLM v1's paged blocks and startup budget (kvcalc.vllm).
+``sglang``       SGLang's token pool and ``mem_fraction_static`` budget (kvcalc.sglang).
+``tensorrt_llm`` TensorRT-LLM's paged blocks on ``free_gpu_memory_fraction`` of the free memory (kvcalc.trtllm).
+``llama_cpp``    llama.cpp's preallocated ``n_ctx`` cells, GGUF weights and ``-ngl`` offload (kvcalc.llama_cpp).
+
+The last three are :data:`ENGINE_RUNTIMES`: each builds a kvcalc.engine.EngineMemoryPlan
+(``Deployment.engine_plan``).
 """
 from __future__ import annotations
 
@@ -10,8 +16,13 @@ from typing import Literal
 
 from .errors import InputError
 
-Runtime = Literal["ideal", "transformers", "vllm"]
-RUNTIMES: tuple[Runtime, ...] = ("ideal", "transformers", "vllm")
+Runtime = Literal["ideal", "transformers", "vllm", "sglang", "tensorrt_llm", "llama_cpp"]
+RUNTIMES: tuple[Runtime, ...] = ("ideal", "transformers", "vllm", "sglang", "tensorrt_llm", "llama_cpp")
+ENGINE_RUNTIMES: tuple[Runtime, ...] = ("sglang", "tensorrt_llm", "llama_cpp")
+"""Runtimes planned through kvcalc.engine.EngineMemoryPlan."""
+KV_RUNTIMES: tuple[Runtime, ...] = ("ideal", "transformers", "vllm")
+"""Runtimes ``kvcalc.kv_cache`` gives per-layer bytes for (the engines' pools are planned, not listed there)."""
+ENGINE_LABELS: dict[str, str] = {"sglang": "SGLang", "tensorrt_llm": "TensorRT-LLM", "llama_cpp": "llama.cpp"}
 
 
 def check_runtime(runtime: object) -> Runtime:

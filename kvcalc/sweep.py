@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .dtypes import DType
 from .errors import InputError, UnsupportedError
 from .kv import model_terms, resolve_dtypes
-from .runtimes import RUNTIMES
+from .runtimes import ENGINE_RUNTIMES, RUNTIMES
 from .spec import ModelSpec
 
 
@@ -34,7 +34,7 @@ class CompiledCache:
 def compile_cache(spec: ModelSpec, *, dtype: "str | DType | None" = None, kv_dtype: "str | DType | None" = None,
                   runtime: str = "ideal", prefill_only: bool = True) -> CompiledCache:
     """Collapse every layer's terms by cap (see module docstring). Runtimes: ideal, transformers."""
-    if runtime not in RUNTIMES or runtime == "vllm":
+    if runtime not in RUNTIMES or runtime in ("vllm", *ENGINE_RUNTIMES):
         raise UnsupportedError(f"sweeps cover the ideal and transformers runtimes, not {runtime!r:.40}")
     model, kv = resolve_dtypes(spec, dtype, kv_dtype)
     by_cap: dict[int, int] = defaultdict(int)

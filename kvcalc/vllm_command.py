@@ -4,7 +4,9 @@
 ``VllmCommand(model="meta-llama/Llama-3.1-8B", options={"max_model_len": 32768,
 "tensor_parallel_size": 2}, ignored=())``. Flags kvcalc does not model are listed in ``ignored``.
 ``--enable-lora`` and its flags become one ``lora`` option (kvcalc.vllm.lora.LoraConfig fields); a
-leading ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`` sets ``allow_long_max_model_len``.
+leading ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`` sets ``allow_long_max_model_len``. ``--quantization`` is
+checked against :data:`QUANTIZATION_DTYPES` (the weight dtype of kvcalc's table each method stores);
+:func:`deploy_options` turns a parsed command into ``kvcalc.deploy`` keyword options.
 """
 from __future__ import annotations
 
@@ -112,6 +114,25 @@ def _lora_dtype(text: str) -> str:
     return text
 
 
+QUANTIZATION_DTYPES: dict[str, str | None] = {
+    "awq": "int4", "awq_marlin": "int4", "gptq": "int4", "gptq_marlin": "int4", "gptq_marlin_24": "int4",
+    "bitsandbytes": "int4", "fp8": "fp8_e4m3", "fbgemm_fp8": "fp8_e4m3", "ptpc_fp8": "fp8_e4m3",
+    "mxfp4": None, "compressed-tensors": None, "modelopt": None, "modelopt_fp4": None,
+}
+"""``--quantization`` (vllm/model_executor/layers/quantization/__init__.py ``QUANTIZATION_METHODS``) -> the
+weight dtype kvcalc plans it with (kvcalc.dtypes; kvcalc.weights gives int4 the 4-bit + fp16 scales per 128
+layout AWQ / GPTQ use by default, and bitsandbytes' in-flight 4-bit nearly the same bytes). None: the
+format is the checkpoint's own (its config's ``quantization_config`` decides, as vLLM reads it)."""
+DTYPE_QUANTIZATION = {"int4": "awq", "fp8_e4m3": "fp8"}
+"""The ``--quantization`` written for a weights dtype chosen in kvcalc (the inverse of the table above)."""
+
+
+def _quantization(text: str) -> str:
+    if text not in QUANTIZATION_DTYPES:
+        raise InputError(f"--quantization {text[:30]!r} is not modelled; known: {', '.join(QUANTIZATION_DTYPES)}")
+    return text
+
+
 # flag -> (plan option, parser)
 FLAGS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--max-model-len": ("max_model_len", _max_model_len),
@@ -132,18 +153,24 @@ FLAGS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--max-lora-rank": ("max_lora_rank", _lora_rank),
     "--max-cpu-loras": ("max_cpu_loras", _int),
     "--lora-dtype": ("lora_dtype", _lora_dtype),
+    "--quantization": ("quantization", _quantization), "-q": ("quantization", _quantization),
 }
 LORA_OPTIONS = ("max_loras", "max_lora_rank", "max_cpu_loras", "lora_dtype", "fully_sharded_loras")
 """Flags gathered into the ``lora`` option (vLLM ignores them without ``--enable-lora``)."""
-SWITCHES = {"--enable-lora": "enable_lora", "--fully-sharded-loras": "fully_sharded_loras"}
-"""Boolean flags kvcalc models (present = on)."""
+SWITCHES = {"--enable-lora": "enable_lora", "--fully-sharded-loras": "fully_sharded_loras",
+            "--enable-prefix-caching": "enable_prefix_caching"}
+"""Boolean flags kvcalc models (present = on). Prefix caching is vLLM 0.33's default and changes no
+memory figure (kvcalc.vllm.hybrid models its ``align`` mode, on); ``--no-enable-prefix-caching`` sets it False."""
+OFF_SWITCHES = {"--no-enable-prefix-caching": "enable_prefix_caching"}
 ALLOW_LONG_ENV = "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
-BOOLEAN_FLAGS = {"--enforce-eager", "--trust-remote-code", "--enable-prefix-caching", "--disable-log-requests",
-                 "--enable-chunked-prefill", "--no-enable-prefix-caching", "--disable-log-stats"}
+BOOLEAN_FLAGS = {"--enforce-eager", "--trust-remote-code", "--disable-log-requests",
+                 "--enable-chunked-prefill", "--disable-log-stats"}
 
 
 @dataclass(frozen=True)
 class VllmCommand:
+    """A parsed command: the model id (or path), the options under kvcalc's names, the flags not modelled."""
+
     model: str | None
     options: dict[str, Any] = field(default_factory=dict)
     ignored: tuple[str, ...] = ()
@@ -183,6 +210,9 @@ def parse_vllm_serve(command: str) -> VllmCommand:
         if name in SWITCHES and not eq:
             options[SWITCHES[name]] = True
             i += 1
+        elif name in OFF_SWITCHES and not eq:
+            options[OFF_SWITCHES[name]] = False
+            i += 1
         elif name in FLAGS:
             if eq:
                 value, i = inline, i + 1
@@ -195,6 +225,8 @@ def parse_vllm_serve(command: str) -> VllmCommand:
             key, parse = FLAGS[name]
             try:
                 parsed = parse(value)
+            except InputError:
+                raise
             except ValueError:
                 raise InputError(f"{name} has an invalid value '{value[:30]}'") from None
             if key == "model":
@@ -212,3 +244,34 @@ def parse_vllm_serve(command: str) -> VllmCommand:
     elif lora:
         ignored += [f"--{k.replace('_', '-')} (without --enable-lora)" for k in lora]
     return VllmCommand(model=model, options=options, ignored=tuple(ignored))
+
+
+VLLM_DTYPE_ALIASES = {"half": "float16", "float": "float32"}
+"""``--dtype`` words vLLM takes beside the dtype names (vllm/config/model.py ``_STR_DTYPE_TO_TORCH_DTYPE``)."""
+
+
+def weights_dtype(options: dict[str, Any]) -> str | None:
+    """The kvcalc weights dtype a parsed command asks for: ``--quantization`` (:data:`QUANTIZATION_DTYPES`),
+    else ``--dtype`` (vLLM's model dtype, which the unquantized weights are stored in), else None (the
+    checkpoint's)."""
+    if options.get("quantization"):
+        return QUANTIZATION_DTYPES[options["quantization"]]
+    dtype = options.get("dtype")
+    return None if dtype is None else VLLM_DTYPE_ALIASES.get(dtype, dtype)
+
+
+DEPLOY_KEYS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size",
+               "kv_dtype", "max_num_seqs", "max_num_batched_tokens", "block_size", "kv_cache_memory",
+               "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len")
+"""Parsed options that are ``kvcalc.deploy`` keyword options under the same name."""
+
+
+def deploy_options(command: VllmCommand) -> dict[str, Any]:
+    """``kvcalc.deploy`` keyword options for a parsed command: vLLM's own under their names, the weights
+    dtype (:func:`weights_dtype`) and ``gpus`` = tensor x pipeline parallel size; ``runtime`` 'vllm'."""
+    o = command.options
+    out: dict[str, Any] = {k: o[k] for k in DEPLOY_KEYS if k in o and o[k] is not None}
+    out["dtype"] = weights_dtype(o)
+    out["gpus"] = o.get("tensor_parallel_size", 1) * o.get("pipeline_parallel_size", 1)
+    out["runtime"] = "vllm"
+    return out

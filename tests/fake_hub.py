@@ -189,6 +189,16 @@ def _split_repo(rest: str) -> tuple[str, str] | None:
     return ("/".join(parts[:2]), "/".join(parts[2:])) if len(parts) >= 2 else None
 
 
+def _range(header: str | None, size: int) -> tuple[int, int] | None:
+    """``Range: bytes=A-B`` as (A, min(B, size - 1)); None for no header or another form."""
+    if not header or not header.startswith("bytes=") or "," in header:
+        return None
+    first, _, last = header[len("bytes="):].partition("-")
+    if not first.isdigit() or not last.isdigit() or int(first) >= size:
+        return None
+    return int(first), min(int(last), size - 1)
+
+
 def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"
@@ -303,6 +313,11 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 self._raw(200, body, headers, length=None)
             elif repo.kind == "truncated":
                 self._raw(200, body, headers, length=len(body) + 1000)
+            elif self.command == "GET" and (wanted := _range(self.headers.get("Range"), len(body))):
+                start, end = wanted                 # a byte range (the GGUF header reader asks for one)
+                self._send(206, body[start:end + 1], {"X-Repo-Commit": commit, "ETag": etag,
+                                                      "Content-Range": f"bytes {start}-{end}/{len(body)}"},
+                           content_type="application/octet-stream")
             else:
                 self._send(200, body, {"X-Repo-Commit": commit, "ETag": etag},
                            content_type="text/plain; charset=utf-8")

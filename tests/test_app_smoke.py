@@ -29,7 +29,8 @@ def test_ideal_runtime_from_the_link():
     m = metrics(at)
     # 8 x 8,192 tokens x 128 KiB per token = 8 GiB of KV cache
     assert m["KV cache / GPU"] == "8.00 GiB"
-    assert m["Fits"] == "yes"                  # 14.96 + 8.00 GiB <= 24,564 MiB (23.99 GiB)
+    # 14.96 + 8.00 GiB <= 24,564 MiB (23.99 GiB): the verdict, in green, replaced the "Fits" metric (issue 14)
+    assert any(s.value.startswith("**Fits: 8 sequences of 8,192 tokens") for s in at.success)
 
 
 def test_bad_link_values_fall_back_with_a_notice():

@@ -396,8 +396,9 @@ def test_planner_deep_link(tab: Tab):
     longest, largest = ideal_longest_context(cfg, "rtx-4090", 8), free // (8192 * kv_bytes_per_token(cfg))
     assert (longest, largest) == (9_247, 9)
     expect_metrics(page, {"KV cache / GPU": kv, "Weights / GPU": weights,
-                          "Fits": "yes",                      # 22.96 GiB <= 24,564 MiB (23.99 GiB)
-                          "Longest context @ batch 8": f"{longest:,}", "Largest batch @ 8,192": f"{largest:,}"})
+                          "Longest context": f"{longest:,} tokens", "Largest batch": f"{largest:,} seqs"})
+    # 22.96 GiB <= 24,564 MiB (23.99 GiB): the verdict replaced the "Fits" metric (issue 14)
+    expect(page.get_by_test_id("stAlert").filter(has_text="Fits: 8 sequences of 8,192 tokens")).to_be_visible()
     plotly_visible(page)
     assert page.locator(".js-plotly-plot").first.is_visible()
     assert "Traceback" not in page.content()
@@ -611,7 +612,8 @@ def test_simultaneous_first_visits_to_a_fresh_server(browser_context, workdir: P
                 p.locator('[data-testid="stMain"] h1').first.wait_for(timeout=LOAD_MS)
                 wait_idle(p, LOAD_MS)
                 expect(p.locator('[data-testid="stMain"] h1').first).to_have_text("KV Cache Planner")
-                expect_metrics(p, {"Weights / GPU": weights, "Fits": "yes"})
+                expect_metrics(p, {"Weights / GPU": weights})
+                expect(p.get_by_test_id("stAlert").filter(has_text="Fits: 1 sequence").first).to_be_visible()
                 no_exception(p)
                 assert not p.get_by_test_id("stAlert").filter(has_text="rror").count()
             assert not errors, errors

@@ -155,3 +155,58 @@ def test_vllm_defaults_still_apply(capsys):
     data = json.loads(out)
     assert data["budget_bytes"] == int(0.9 * 24564 * 2**20)                 # RTX 4090: 24,564 MiB (nvidia-smi)
     assert data["kv_cache_tokens"] == data["num_gpu_blocks"] * 16
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([*PLAN_IDEAL, "--page-size", "16"], "--page-size is an SGLang option and does nothing with --runtime ideal"),
+    (["plan", *L8B, "--runtime", "vllm", "--mem-fraction-static", "0.8"], "--mem-fraction-static is an SGLang option"),
+    (["plan", *L8B, "--runtime", "sglang", "--tokens-per-block", "64"], "--tokens-per-block is a TensorRT-LLM option"),
+    (["plan", *L8B, "--runtime", "sglang", "--max-model-len", "4096"], "SGLang's option is context_length"),
+    (["plan", *L8B, "--runtime", "tensorrt_llm", "--tokens-per-block", "48"], "not a power of two"),
+    (["plan", *L8B, "--runtime", "sglang", "--context-length", "200000"],
+     "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"),
+    (["kv", *L8B, "--batch", "1", "--context", "10", "--runtime", "sglang"], "invalid choice"),
+])
+def test_engine_options_are_refused_in_the_engines_words(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1
+
+
+def test_sglang_plan_prints_its_startup_lines(capsys):
+    """0.85 x (RTX 4090 24,564 MiB - 1 GiB before load) - 15 GiB of weights, // 131,072 B per token."""
+    code, out, err = run(capsys, "plan", *L8B, "--gpu", "rtx-4090", "--runtime", "sglang", "--mem-fraction-static",
+                         "0.85", "--non-torch-gib", "1", "--weights-gib", "15", "--context-length", "8192",
+                         "--max-running-requests", "4", "--batch", "2", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    tokens = (int((24564 * 2**20 - 2**30) * 0.85) - 15 * 2**30) // 131072
+    assert data["kv_cache_tokens"] == tokens and data["runtime"] == "sglang"
+    assert data["engine_lines"][0].startswith(f"KV Cache is allocated. #tokens: {tokens}, K size: ")
+    assert data["engine_lines"][1] == f"max_total_num_tokens={tokens}, max_running_requests=4, context_len=8192"
+
+
+def test_trtllm_plan_table(capsys):
+    code, out, err = run(capsys, "plan", *L8B, "--gpu", "h100-sxm", "--runtime", "tensorrt_llm",
+                         "--free-gpu-memory-fraction", "0.8", "--max-seq-len", "16384", "--max-batch-size", "8",
+                         "--tokens-per-block", "64", "--batch", "4")
+    assert code == 0, err
+    assert "runtime tensorrt_llm" in out and "Number of tokens per block: 64." in out
+    assert "for max tokens in paged KV cache (" in out and "fits: yes" in out
+
+
+def test_llama_cpp_flags_in_the_engines_names(capsys):
+    """llama-server's flags under --runtime llama_cpp: Llama-3.2-1B, -c 4096 -np 2 -ctk q8_0 -ctv q8_0 -fa:
+    n_ctx_seq = PAD(4096 / 2, 256) = 2048 cells x 2 streams; 16 layers x 4096 cells x 512 values x 34/32 B
+    x (K+V) = 71,303,168 B = 68.00 MiB (llama_kv_cache's size line)."""
+    code, out, err = run(capsys, "plan", LLAMA_32_1B, "--runtime", "llama_cpp", "--gpu", "4090", "-c", "4096",
+                         "-np", "2", "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "--gguf-type", "Q8_0")
+    assert code == 0, err
+    assert "llama_kv_cache: size =   68.00 MiB (  2048 cells,  16 layers,  2/2 seqs)" in out
+    code, _, err = run(capsys, "plan", LLAMA_32_1B, "--runtime", "llama_cpp", "-c", "4096")
+    assert code == 2 and "needs the GGUF weights" in err
+    code, _, err = run(capsys, "plan", LLAMA_32_1B, "--runtime", "llama_cpp", "--gguf-type", "Q8_0",
+                       "--max-model-len", "4096")
+    assert code == 2 and "n_ctx (-c)" in err
+    code, _, err = run(capsys, "plan", LLAMA_32_1B, "--runtime", "vllm", "-ctk", "q8_0")
+    assert code == 2 and "-ctk is a llama.cpp option" in err

@@ -264,3 +264,120 @@ def test_vllm_serve_paste_fills_lora_speculative_offload_and_long_len():
     assert at.selectbox(key="spec").value == "eagle3" and at.number_input(key="spec_tokens").value == 3
     assert at.number_input(key="offload").value == pytest.approx(2.0) and at.toggle(key="long_mml").value
     assert any("--fully-sharded-loras" in c.value for c in at.caption)   # not a Planner widget: listed
+
+
+# ----------------------------------------------------------------------------- issue 14: the verdict first
+def verdict_box(at):
+    """(state, text) of the verdict: the first success / warning / error whose text starts with Fits / Does."""
+    for state, boxes in (("fits", at.success), ("fits_if", at.warning), ("does_not_fit", at.error)):
+        for b in boxes:
+            if b.value.startswith(("**Fits", "**Does not fit")):
+                return state, b.value
+    raise AssertionError("no verdict on the page")
+
+
+def test_rtx_4090_default_fits_in_green_with_the_context_as_max_model_len():
+    """Llama-3.1-8B, batch 1, 8,192 tokens: 14.96 GiB of weights + 8,192 x 131,072 B = 1 GiB of KV under the
+    0.9 x 24,564 MiB budget; vLLM serves it with --max-model-len 8192 (not the model's 131,072)."""
+    at = start(gpu="rtx-4090")
+    state, text = verdict_box(at)
+    assert state == "fits" and text.startswith("**Fits: 1 sequence of 8,192 tokens (up to ")
+    assert "max\\_model\\_len 8,192: the context asked for" in text
+    assert metric(at, "KV cache") == gib(8192 * KV_TOKEN) == "1.00 GiB"
+    assert any(c.value == "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192" for c in at.code)
+    labels = [m.label for m in at.metric][:6]
+    assert labels == ["Weights / GPU", "KV cache / GPU", "Total / GPU", "Longest context", "Largest batch",
+                      "Budget / GPU"]
+    # an explicit max_model_len (here the model's 131,072) is kept, and the verdict names the fix
+    at = start(gpu="rtx-4090", mml="131072")
+    state, text = verdict_box(at)
+    assert state == "fits_if" and "(max\\_model\\_len 131,072 does not)" in text      # escaped Markdown
+    fix = int(text.split("serve with --max-model-len ")[1].split(" ")[0])
+    assert 8192 < fix < 131072
+    assert any(c.value == f"vllm serve meta-llama/Llama-3.1-8B --max-model-len {fix}" for c in at.code)
+
+
+def test_70b_on_two_h100s_then_with_awq_and_fp8_kv():
+    """70,553,706,496 params x 2 B / 2 GPUs = 65.7 GiB per GPU: no 32k sequence fits beside it (red); AWQ-style
+    4-bit weights and an fp8 cache (80 x 8 x 128 x 2 x 1 B / 2 = 81,920 B per token per GPU) fit (green)."""
+    q = dict(model="meta-llama/Llama-3.1-70B", gpu="h100-sxm", gpus="2", batch="16", ctx="32768")
+    state, text = verdict_box(start(**q))
+    assert state == "does_not_fit" and "weights alone need 65.7 GiB per GPU" in text
+    at = start(**q, wdtype="int4", kvdtype="fp8_e4m3")
+    state, text = verdict_box(at)
+    assert state == "fits" and text.startswith("**Fits: 16 sequences of 32,768 tokens")
+    assert metric(at, "KV cache") == gib(16 * 32768 * 81_920) == "40.00 GiB"
+    assert any(c.value.startswith("vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2 --max-model-len "
+                                  "32768 --quantization awq --kv-cache-dtype fp8_e4m3") for c in at.code)
+
+
+def test_gemma_3_27b_at_128k_on_a_24_gb_card_does_not_fit():
+    """27,432,406,640 params x 2 B = 51.1 GiB: more than a 24 GB card; the command shown is for the fewest cards."""
+    at = start(model="google/gemma-3-27b-it", gpu="rtx-4090", ctx="131072")
+    state, text = verdict_box(at)
+    assert state == "does_not_fit" and "weights alone need 51.1 GiB per GPU" in text
+    assert any(m.value.startswith("**Command that fits: ") for m in at.markdown)
+
+
+def test_pasted_unbundled_instruct_id_plans_with_the_bundled_base(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = start()
+    at.text_area(key="vllm_cmd").set_value("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 "
+                                           "-tp 2 --kv-cache-dtype fp8 --max-num-seqs 64 --quantization awq")
+    at.button(key="vllm_cmd_apply").click()
+    rerun(at)
+    assert at.radio(key="source").value == "hub" and at.text_input(key="hub").value.endswith("8B-Instruct")
+    assert at.query_params["hub"] == "meta-llama/Llama-3.1-8B-Instruct"     # the share link names the id
+    assert any("planned with meta-llama/Llama-3.1-8B's config: same architecture as "
+               "meta-llama/Llama-3.1-8B-Instruct" in i.value for i in at.info)
+    assert "Llama-3.1-8B-Instruct on 2 x" in at.subheader[0].value
+    assert at.selectbox(key="wdtype").value == "int4" and at.selectbox(key="kvdtype").value == "fp8_e4m3"
+    assert verdict_box(at)[0] == "fits"
+    # a second paste resets what it does not set: no fp8, no tp 2, no max-num-seqs 64, no AWQ
+    at.text_area(key="vllm_cmd").set_value("vllm serve meta-llama/Llama-3.1-8B --max-model-len 4096")
+    at.button(key="vllm_cmd_apply").click()
+    rerun(at)
+    assert at.radio(key="source").value == "bundled" and at.selectbox(key="model").value == "meta-llama/Llama-3.1-8B"
+    assert at.selectbox(key="kvdtype").value == "auto" and at.selectbox(key="wdtype").value == "auto"
+    assert at.number_input(key="tp").value == 1 and at.number_input(key="gpus").value == 1
+    assert at.number_input(key="seqs").value == 0 and at.number_input(key="mml").value == 4096
+    at.text_area(key="vllm_cmd").set_value("vllm serve m --quantization hqq")
+    at.button(key="vllm_cmd_apply").click()
+    rerun(at)
+    assert any("--quantization 'hqq' is not modelled" in c.value for c in at.caption)
+
+
+def test_an_attention_what_if_shows_a_badge_with_its_saving():
+    """MQA keeps 1 of Llama-3.1-8B's 8 KV heads: 8 x 32,768 x 131,072 B = 32 GiB becomes 4 GiB, 28 GiB saved."""
+    at = start(runtime="ideal", batch="8", ctx="32768", gpu="h100-sxm", attn="mqa")
+    assert any(":orange-badge[attention what-if mqa: KV -28.00 GiB (-87.5%) against the model as configured]"
+               in m.value for m in at.markdown)
+
+
+def test_a_context_past_the_model_s_maximum_gets_a_red_verdict_not_an_error():
+    """Llama-3.1-8B's derived maximum is 131,072: a 200,000-token context plans at vLLM's default length and
+    the verdict says why it cannot be served (before, the context was never vLLM's max_model_len)."""
+    state, text = verdict_box(start(gpu="h100-sxm", ctx="200000"))
+    assert state == "does_not_fit" and "200,000 tokens is more than the model's maximum context 131,072" in text
+
+
+def test_transformers_runtime_shows_its_calls():
+    at = start(runtime="transformers", gpu="h100-sxm", batch="4", ctx="8192")
+    code_blocks = [c.value for c in at.code if "from_pretrained" in c.value]
+    assert code_blocks and "AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.1-8B', dtype=torch.bfloat16" \
+        in code_blocks[0] and "max_length=8192" in code_blocks[0]
+
+
+
+def test_a_quantized_re_upload_plans_with_the_base_config_and_4_bit_weights(monkeypatch):
+    """hugging-quants' AWQ-INT4 upload of Llama-3.1-70B-Instruct: the Hub cannot give it offline; the bundled
+    Llama-3.1-70B has the same geometry, and its weights are planned 4-bit as the name says (vLLM reads the
+    format from the checkpoint). 80 layers x 8 KV heads x 256 x 2 B / 2 GPUs = 163,840 B per token per GPU."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = start(source="hub", hub="hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", gpu="h100-sxm", gpus="2",
+               ctx="8192")
+    assert any("planned with meta-llama/Llama-3.1-70B's config" in i.value and "int4" in i.value for i in at.info)
+    assert metric(at, "KV cache") == gib(8192 * 163_840)
+    full = start(model="meta-llama/Llama-3.1-70B", gpu="h100-sxm", gpus="2", ctx="8192")
+    assert metric_bytes(at, "Weights") < metric_bytes(full, "Weights") / 3      # 4-bit + scales against bf16
+    assert any("--quantization awq" in c.value for c in at.code)

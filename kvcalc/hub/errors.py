@@ -149,3 +149,7 @@ class DownloadBrokenError(HubUnavailableError):
 
 class HubCacheError(SourceError):
     """Our download folder cannot be written (or is not a folder): a local problem, not the Hub's."""
+
+
+class NoGGUFFileError(SourceError):
+    """The repository has no such .gguf file at that revision."""

@@ -1,0 +1,161 @@
+"""Read an SGLang or TensorRT-LLM launch command into plan options (the flags whose meaning kvcalc models).
+
+``parse_engine_command("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --mem-fraction-static 0.8")``
+-> ``EngineCommand(runtime="sglang", model="Qwen/Qwen3-8B", options={"tensor_parallel_size": 2,
+"mem_fraction_static": 0.8}, ignored=())``; ``trtllm-serve MODEL --tp_size 2 --max_seq_len 8192
+--kv_cache_free_gpu_memory_fraction 0.85`` -> runtime "tensorrt_llm". The result has the shape of
+kvcalc.vllm_command.VllmCommand plus the runtime; the options are :func:`kvcalc.deployment.deploy`'s
+keywords. Flags kvcalc does not model are listed in ``ignored`` (TensorRT-LLM's
+``--extra_llm_api_options`` YAML file is not read: its ``kv_cache_config`` keys are ignored with it).
+A leading ``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`` sets ``allow_overwrite_longer_context_len``.
+
+Flag names: SGLang's ``ServerArgs.add_cli_args`` (python/sglang/srt/server_args.py);
+``trtllm-serve``'s click options (tensorrt_llm/commands/serve.py), which use underscores; both
+spellings are read for either engine.
+"""
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InputError
+from .sglang import LONG_CONTEXT_ENV
+from .vllm_command import MAX_COMMAND_CHARS, human_readable_int
+
+
+def _int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise ValueError
+    return value
+
+
+def _auto_none(text: str) -> str | None:
+    return None if text == "auto" else text
+
+
+def _trt_kv_dtype(text: str) -> str | None:
+    return None if text == "auto" else "fp8_e4m3" if text == "fp8" else text
+
+
+# flag (dashes or underscores) -> (deploy keyword, parser), per engine
+_SGLANG: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "--model-path": ("model", str), "--model": ("model", str),
+    "--tp-size": ("tensor_parallel_size", _int), "--tp": ("tensor_parallel_size", _int),
+    "--tensor-parallel-size": ("tensor_parallel_size", _int),
+    "--pp-size": ("pipeline_parallel_size", _int), "--pipeline-parallel-size": ("pipeline_parallel_size", _int),
+    "--mem-fraction-static": ("mem_fraction_static", _fraction),
+    "--context-length": ("context_length", _int),
+    "--max-running-requests": ("max_running_requests", _int),
+    "--page-size": ("page_size", _int),
+    "--max-total-tokens": ("max_total_tokens", _int),
+    "--kv-cache-dtype": ("kv_dtype", _auto_none),
+    "--dtype": ("dtype", _auto_none),
+}
+_TRTLLM: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "--model": ("model", str),
+    "--tp-size": ("tensor_parallel_size", _int), "--pp-size": ("pipeline_parallel_size", _int),
+    "--max-batch-size": ("max_batch_size", _int),
+    "--max-num-tokens": ("max_num_tokens", human_readable_int),
+    "--max-seq-len": ("max_seq_len", _int),
+    "--kv-cache-free-gpu-memory-fraction": ("free_gpu_memory_fraction", _fraction),
+    "--free-gpu-memory-fraction": ("free_gpu_memory_fraction", _fraction),
+    "--max-tokens-in-paged-kv-cache": ("max_tokens_in_paged_kv_cache", _int),
+    "--tokens-per-block": ("tokens_per_block", _int),
+    "--kv-cache-dtype": ("kv_dtype", _trt_kv_dtype),
+}
+_SWITCHES = {"--trust-remote-code", "--enable-metrics", "--disable-radix-cache", "--disable-cuda-graph",
+             "--enable-p2p-check", "--enable-dp-attention", "--trust_remote_code", "--enable-torch-compile",
+             "--disable-overlap-schedule", "--enable-chunked-prefill", "--enable_chunked_prefill"}
+
+
+@dataclass(frozen=True)
+class EngineCommand:
+    runtime: str
+    model: str | None
+    options: dict[str, Any] = field(default_factory=dict)
+    ignored: tuple[str, ...] = ()
+
+
+def _program(words: list[str]) -> tuple[str, int] | None:
+    """(runtime, index of the first word after the program) for a launch command, else None."""
+    if words[:1] == ["trtllm-serve"]:
+        return "tensorrt_llm", 1 + (words[1:2] == ["serve"])
+    if words[:2] == ["sglang", "serve"]:
+        return "sglang", 2
+    for i, w in enumerate(words[:3]):
+        if w == "-m" and i + 1 < len(words) and words[i + 1] in ("sglang.launch_server", "sglang.launch_server.py"):
+            return "sglang", i + 2
+    return None
+
+
+def parse_engine_command(command: str) -> EngineCommand:
+    """Parse ``python -m sglang.launch_server ...`` / ``sglang serve ...`` or ``trtllm-serve MODEL ...``."""
+    if not isinstance(command, str) or not command.strip():
+        raise InputError("paste a 'python -m sglang.launch_server ...' or 'trtllm-serve ...' command")
+    if len(command) > MAX_COMMAND_CHARS:
+        raise InputError(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
+    try:
+        words = shlex.split(command.replace("\\\n", " "))
+    except ValueError as e:
+        raise InputError(f"cannot split the command: {e}") from None
+    options: dict[str, Any] = {}
+    i = 0
+    while i < len(words) and "=" in words[i] and not words[i].startswith("-"):    # NAME=VALUE env prefix
+        name, _, value = words[i].partition("=")
+        if name == LONG_CONTEXT_ENV and value.strip().lower() in ("1", "true"):
+            options["allow_overwrite_longer_context_len"] = True
+        i += 1
+    words = words[i:]
+    found = _program(words)
+    if found is None:
+        raise InputError("not an SGLang or TensorRT-LLM launch command: start with 'python -m sglang.launch_server', "
+                         "'sglang serve' or 'trtllm-serve'")
+    runtime, i = found
+    flags = _SGLANG if runtime == "sglang" else _TRTLLM
+    model: str | None = None
+    if runtime == "tensorrt_llm" and i < len(words) and not words[i].startswith("-"):
+        model, i = words[i], i + 1
+    ignored: list[str] = []
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("-"):
+            i += 1
+            continue
+        name, eq, inline = word.partition("=")
+        key_name = name.replace("_", "-")
+        if key_name in flags:
+            if eq:
+                value, i = inline, i + 1
+            elif i + 1 < len(words):
+                value, i = words[i + 1], i + 2
+            else:
+                raise InputError(f"{name} needs a value")
+            if not value.strip() or value.startswith("-"):
+                raise InputError(f"{name} needs a value, got {'nothing' if not value.strip() else repr(value[:30])}")
+            key, parse = flags[key_name]
+            try:
+                parsed = parse(value)
+            except ValueError:
+                raise InputError(f"{name} has an invalid value '{value[:30]}'") from None
+            if key == "model":
+                model = parsed
+            else:
+                options[key] = parsed
+        else:
+            ignored.append(name)
+            has_value = not eq and name not in _SWITCHES and i + 1 < len(words) and not words[i + 1].startswith("-")
+            i += 2 if has_value else 1
+    if options.get("allow_overwrite_longer_context_len") and runtime != "sglang":
+        options.pop("allow_overwrite_longer_context_len")
+        ignored.append(LONG_CONTEXT_ENV)
+    return EngineCommand(runtime=runtime, model=model, options=options, ignored=tuple(ignored))

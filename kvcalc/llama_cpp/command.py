@@ -1,0 +1,116 @@
+"""Read a ``llama-server ...`` / ``llama-cli ...`` command line into :class:`LlamaCppOptions`.
+
+Flag names follow ggml-org/llama.cpp ``common/arg.cpp`` (``common_params_parser_init``): ``-m/--model``,
+``-hf/--hf-repo repo[:quant]``, ``-c/--ctx-size``, ``-np/--parallel``, ``-kvu/--kv-unified``,
+``-ctk/--cache-type-k``, ``-ctv/--cache-type-v``, ``-fa/--flash-attn [on|off|auto]`` (a bare ``-fa``
+is the older on switch), ``-ngl/--gpu-layers/--n-gpu-layers``, ``--swa-full``, ``-nkvo/--no-kv-offload``,
+``-b/--batch-size``, ``-ub/--ubatch-size``, a draft model ``-md/--model-draft`` or ``-hfd`` (speculative
+decoding); ``--flag=value`` works too. Flags that do not change memory
+are skipped and listed in ``ignored``; the text is never executed.
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import InputError
+from .options import LlamaCppOptions
+
+MAX_COMMAND_CHARS = 20_000
+
+_VALUE = {
+    "-m": "model", "--model": "model", "-hf": "hf", "-hfr": "hf", "--hf-repo": "hf",
+    "-c": "n_ctx", "--ctx-size": "n_ctx", "-np": "n_parallel", "--parallel": "n_parallel",
+    "-ctk": "cache_type_k", "--cache-type-k": "cache_type_k", "-ctv": "cache_type_v", "--cache-type-v": "cache_type_v",
+    "-ngl": "n_gpu_layers", "--gpu-layers": "n_gpu_layers", "--n-gpu-layers": "n_gpu_layers",
+    "-b": "n_batch", "--batch-size": "n_batch", "-ub": "n_ubatch", "--ubatch-size": "n_ubatch",
+}
+_SWITCH = {"--swa-full": ("swa_full", True), "-kvu": ("kv_unified", True), "--kv-unified": ("kv_unified", True),
+           "--no-kv-unified": ("kv_unified", False), "-nkvo": ("kv_offload", False),
+           "--no-kv-offload": ("kv_offload", False)}
+_DRAFT = {"-md", "--model-draft", "-hfd", "-hfrd", "--hf-repo-draft"}
+_INTS = {"n_ctx", "n_parallel", "n_gpu_layers", "n_batch", "n_ubatch"}
+_PROGRAMS = {"llama-server": "llama-server", "server": "llama-server", "llama-cli": "llama-cli",
+             "main": "llama-cli", "llama-run": "llama-cli"}
+
+
+@dataclass(frozen=True)
+class ParsedCommand:
+    """The options a command line sets, and the flags it had that kvcalc does not use."""
+
+    options: LlamaCppOptions
+    ignored: tuple[str, ...]
+
+
+def _int(flag: str, value: str) -> int:
+    try:
+        return int(value, 10)
+    except ValueError:
+        raise InputError(f"{flag} takes a whole number, not '{value[:20]}'") from None
+
+
+def parse_llama_command(text: str) -> ParsedCommand:
+    """Options of a ``llama-server`` / ``llama-cli`` command line (InputError on a bad value)."""
+    if not isinstance(text, str):
+        raise InputError("the command line must be text")
+    if len(text) > MAX_COMMAND_CHARS:
+        raise InputError(f"the command line is longer than {MAX_COMMAND_CHARS:,} characters")
+    try:
+        words = shlex.split(text.replace("\\\n", " "))
+    except ValueError as e:
+        raise InputError(f"cannot split the command line: {e}") from None
+    fields: dict[str, Any] = {}
+    ignored: list[str] = []
+    i = 0
+    if words:
+        prog = words[0].rsplit("/", 1)[-1].removesuffix(".exe")
+        if prog in _PROGRAMS:
+            fields["program"] = _PROGRAMS[prog]
+            i = 1
+    while i < len(words):
+        word = words[i]
+        flag, eq, inline = word.partition("=") if word.startswith("--") else (word, "", "")
+        if flag in ("-fa", "--flash-attn"):
+            nxt = inline if eq else (words[i + 1] if i + 1 < len(words) else "")
+            if nxt in ("on", "off", "auto", "1", "0", "true", "false"):
+                fields["flash_attn"] = {"1": "on", "true": "on", "0": "off", "false": "off"}.get(nxt, nxt)
+                i += 1 if eq else 2
+            else:
+                fields["flash_attn"] = "on"
+                i += 1
+            continue
+        if flag in _DRAFT:
+            fields["speculative"] = True
+            i += 1 if eq else 2
+            continue
+        if flag in _SWITCH:
+            name, value = _SWITCH[flag]
+            fields[name] = value
+            i += 1
+            continue
+        if flag in _VALUE:
+            if not eq:
+                if i + 1 >= len(words):
+                    raise InputError(f"{flag} needs a value")
+                inline = words[i + 1]
+                i += 1
+            i += 1
+            name = _VALUE[flag]
+            if name in _INTS:
+                fields[name] = _int(flag, inline)
+            elif name == "hf":
+                repo, _, quant = inline.partition(":")
+                fields["model"] = repo[:200]
+                fields["hf_quant"] = quant.upper()[:40] or None
+            elif name == "model":
+                fields["model"] = inline[:500]
+            else:
+                fields[name] = inline.strip().lower()
+            continue
+        if word.startswith("-"):
+            ignored.append(flag[:60])
+        i += 1
+    if fields.get("n_gpu_layers", 0) < -1:
+        fields["n_gpu_layers"] = -1          # <= -2 means "all" in newer builds
+    return ParsedCommand(replace(LlamaCppOptions(), **fields), tuple(ignored))

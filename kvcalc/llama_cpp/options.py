@@ -1,0 +1,85 @@
+"""llama.cpp's run options that size memory, with the engine's defaults (llama-server / llama-cli flags).
+
+Defaults follow ggml-org/llama.cpp ``common/common.h`` ``struct common_params`` (``n_ctx = 0``: the
+model's training context; ``n_batch = 2048``; ``n_ubatch = 512``; ``kv_unified = false``;
+``swa_full = false``; cache types f16; ``flash_attn_type = auto``) and ``llama_model_default_params``
+(``n_gpu_layers = -1``: every layer; ``n_parallel = 1``). llama-server's ``main``
+(``tools/server/server.cpp``) turns one non-unified slot into four sharing a unified cache:
+``if (n_parallel == 1 && !kv_unified && !has_speculative()) { n_parallel = 4; kv_unified = true; }``
+("setting n_parallel = 4 and kv_unified = true (add -kvu to disable this)"), which is why a bare
+``llama-server`` log says ``4/1 seqs``; llama-cli keeps one sequence.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..errors import InputError
+from ..limits import MAX_CONTEXT, check_count
+
+KV_CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
+"""``-ctk`` / ``-ctv`` values llama.cpp accepts (``common/arg.cpp`` ``kv_cache_types``)."""
+
+LLAMA_MAX_SEQ = 256
+"""``src/llama-cparams.h``: at most 256 parallel sequences (``n_seq_max must be <= 256``)."""
+
+DEFAULT_N_BATCH = 2048
+DEFAULT_N_UBATCH = 512
+SERVER_AUTO_SLOTS = 4
+CTX_PAD = 256
+"""``llama_context`` pads ``n_ctx`` (and per-sequence ``n_ctx_seq``) to 256 cells (PR #17046)."""
+
+FlashAttn = Literal["on", "off", "auto"]
+Program = Literal["llama-server", "llama-cli"]
+
+
+@dataclass(frozen=True)
+class LlamaCppOptions:
+    """One llama.cpp run. ``n_ctx = 0`` means the model's training context; ``n_gpu_layers = -1``
+    means every layer (and the output layer) on the GPU."""
+
+    n_ctx: int = 0                      # -c / --ctx-size: total cells, shared by the slots
+    n_parallel: int = 1                 # -np / --parallel: slots (sequences)
+    kv_unified: bool = False            # -kvu / --kv-unified: one stream for all slots
+    cache_type_k: str = "f16"           # -ctk
+    cache_type_v: str = "f16"           # -ctv
+    flash_attn: FlashAttn = "auto"      # -fa on|off|auto
+    n_gpu_layers: int = -1              # -ngl
+    swa_full: bool = False              # --swa-full
+    kv_offload: bool = True             # -nkvo / --no-kv-offload turns it off
+    speculative: bool = False           # a draft model (-md / -hfd): the server keeps its slots as given
+    n_batch: int = DEFAULT_N_BATCH      # -b
+    n_ubatch: int = DEFAULT_N_UBATCH    # -ub
+    program: Program = "llama-server"
+    model: str | None = None            # -m path or -hf repo[:quant], as text (never opened)
+    hf_quant: str | None = None         # the ':Q4_K_M' tail of -hf
+
+    def __post_init__(self) -> None:
+        for name in ("cache_type_k", "cache_type_v"):
+            value = getattr(self, name)
+            if value not in KV_CACHE_TYPES:
+                raise InputError(f"Unsupported cache type: {str(value)[:20]} (llama.cpp accepts "
+                                 f"{', '.join(KV_CACHE_TYPES)})")
+        if self.flash_attn not in ("on", "off", "auto"):
+            raise InputError(f"-fa takes on, off or auto, not '{str(self.flash_attn)[:20]}'")
+        check_count("n_ctx", self.n_ctx, 0, MAX_CONTEXT)
+        check_count("n_parallel", self.n_parallel, 1, 1 << 20)
+        if self.n_parallel > LLAMA_MAX_SEQ:
+            raise InputError(f"n_seq_max must be <= {LLAMA_MAX_SEQ} (-np {self.n_parallel})")
+        check_count("n_gpu_layers", self.n_gpu_layers, -1, 1 << 20)
+        check_count("n_batch", self.n_batch, 1, MAX_CONTEXT)
+        check_count("n_ubatch", self.n_ubatch, 1, MAX_CONTEXT)
+
+    def slots(self) -> tuple[int, bool, str | None]:
+        """(sequences, unified, note): llama-server's automatic 4 unified slots applied."""
+        if (self.program == "llama-server" and self.n_parallel == 1 and not self.kv_unified
+                and not self.speculative):
+            return SERVER_AUTO_SLOTS, True, (f"llama-server: setting n_parallel = {SERVER_AUTO_SLOTS} and "
+                                             "kv_unified = true (add -kvu to disable this)")
+        return self.n_parallel, self.kv_unified, None
+
+    @property
+    def flash_attention(self) -> bool:
+        """Whether FA runs: ``auto`` is taken as on (llama.cpp enables it when every layer's device
+        supports it, the case for CUDA, Metal and Vulkan builds)."""
+        return self.flash_attn != "off"

@@ -1,0 +1,44 @@
+"""TensorRT-LLM's defaults and its own words (tokens, bytes), pinned to the LLM API of the 1.x line.
+
+Pinned: stored copies of NVIDIA/TensorRT-LLM (code index): ``tensorrt_llm/llmapi/llm_args.py``
+(``KvCacheConfig``, ``BaseLlmArgs``; commit fcd3f31682808ae56118ae43c1d7864a3a945e6f),
+``tensorrt_llm/_torch/pyexecutor/_util.py`` (``KvCacheCreator._cal_max_memory``; commit
+d8ae02caed59708512e5aa578a09bb09f365bfed), ``docs/source/reference/memory.md`` (the C++ runtime's
+pool and log lines) and the C++ ``kvCacheManager`` behaviour the public logs show.
+"""
+from __future__ import annotations
+
+from ..units import GiB
+
+TRTLLM_VERSION = "1.1"
+"""The release line whose rules apply."""
+
+DEFAULT_FREE_GPU_MEMORY_FRACTION = 0.9
+"""``KvCacheConfig.free_gpu_memory_fraction`` (llm_args.py; ge 0, le 1): the share of the memory
+free after the weights and the profiled activations that the KV cache takes ("Default is 90%")."""
+
+DEFAULT_TOKENS_PER_BLOCK = 32
+"""``KvCacheConfig.tokens_per_block`` of the LLM API / ``trtllm-serve`` (llm_args.py). Engines built
+by ``trtllm-build`` for the C++ runtime of the 0.x releases used 64 (the memory.md log shows it):
+pass ``tokens_per_block=64`` for those."""
+
+DEFAULT_MAX_BATCH_SIZE = 2048
+"""``BaseLlmArgs.max_batch_size`` (``trtllm-serve --max_batch_size``)."""
+
+DEFAULT_MAX_NUM_TOKENS = 8192
+"""``BaseLlmArgs.max_num_tokens``: tokens of one forward pass, what the activation profile runs."""
+
+DEFAULT_RUNTIME_RESERVED_BYTES = round(0.75 * GiB)
+"""Memory outside weights, KV and the activation peak (CUDA context, runtime and decoder buffers,
+NCCL): an assumption, from memory.md's H100 log: 79.10 GiB total - 70.48 GiB available - 6695 MiB
+engine - 1134.01 MiB execution context - 43.29 MB runtime buffers - 180.30 MB decoder = 0.75 GiB.
+Measure it with ``non_torch_gib``."""
+
+KV_CACHE_DTYPES = ("auto", "fp8")
+"""``KvCacheConfig.dtype`` values kvcalc models (nvfp4 is not)."""
+
+REDUCED_WINDOW_WARNING = ("maxAttentionWindow and maxSequenceLen are too large for at least one sequence to fit "
+                          "in kvCache. they are reduced to {n}")
+"""The C++ runtime's warning when one ``max_seq_len`` request does not fit the pool; it then serves
+``blocks x tokens_per_block - tokens_per_block + 1`` tokens at most (the 22.18 GiB card log:
+82 blocks x 64 -> 5185)."""

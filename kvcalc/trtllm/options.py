@@ -1,0 +1,56 @@
+"""TensorRT-LLM's options kvcalc models, under its names (``KvCacheConfig`` fields and ``trtllm-serve`` flags)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine import check_fraction
+from ..errors import InputError
+from ..limits import MAX_CONTEXT, check_count
+
+
+@dataclass(frozen=True)
+class TrtllmOptions:
+    """``None`` = TensorRT-LLM's default (kvcalc.trtllm.defaults). ``free_gpu_memory_fraction`` and
+    ``max_tokens_in_paged_kv_cache`` (``KvCacheConfig.max_tokens``; with both, the smaller pool
+    wins), ``tokens_per_block``, ``max_seq_len`` (default the model's maximum), ``max_batch_size``,
+    ``max_num_tokens`` (the forward pass the activation profile runs)."""
+
+    free_gpu_memory_fraction: float | None = None
+    max_tokens_in_paged_kv_cache: int | None = None
+    tokens_per_block: int | None = None
+    max_seq_len: int | None = None
+    max_batch_size: int | None = None
+    max_num_tokens: int | None = None
+
+    @property
+    def given(self) -> bool:
+        return any(v is not None for v in (self.free_gpu_memory_fraction, self.max_tokens_in_paged_kv_cache,
+                                           self.tokens_per_block, self.max_seq_len, self.max_batch_size,
+                                           self.max_num_tokens))
+
+
+def trtllm_options(free_gpu_memory_fraction: Any = None, max_tokens_in_paged_kv_cache: Any = None,
+                   tokens_per_block: Any = None, max_seq_len: Any = None, max_batch_size: Any = None,
+                   max_num_tokens: Any = None) -> TrtllmOptions:
+    """Validated :class:`TrtllmOptions` (InputError in TensorRT-LLM's terms, with the fix)."""
+    if free_gpu_memory_fraction is not None:
+        free_gpu_memory_fraction = check_fraction(
+            "free_gpu_memory_fraction", free_gpu_memory_fraction,
+            source="KvCacheConfig: the share of the free memory the KV cache takes; 0.9 by default")
+    if tokens_per_block is not None:
+        tokens_per_block = check_count("tokens_per_block", tokens_per_block, 1, 1 << 16)
+        if tokens_per_block & (tokens_per_block - 1):
+            raise InputError(f"tokens_per_block {tokens_per_block} is not a power of two: TensorRT-LLM's paged KV "
+                             "kernels need one (use 32, the default, or 64)")
+    if max_tokens_in_paged_kv_cache is not None:
+        max_tokens_in_paged_kv_cache = check_count("max_tokens_in_paged_kv_cache", max_tokens_in_paged_kv_cache,
+                                                   1, 1 << 40)
+    if max_seq_len is not None:
+        max_seq_len = check_count("max_seq_len", max_seq_len, 1, MAX_CONTEXT)
+    if max_batch_size is not None:
+        max_batch_size = check_count("max_batch_size", max_batch_size, 1, 1 << 20)
+    if max_num_tokens is not None:
+        max_num_tokens = check_count("max_num_tokens", max_num_tokens, 1, MAX_CONTEXT)
+    return TrtllmOptions(free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len,
+                         max_batch_size, max_num_tokens)
