@@ -16,13 +16,15 @@ from typing import Any
 import streamlit as st
 
 import kvcalc
-from kvcalc.capacity import CurvePoint, deploy, memory_curve, plan
+from kvcalc.capacity import CurvePoint, Deployment, deploy, memory_curve, plan
 from kvcalc.catalog import bundled_config, find_entry
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, custom_gpu, get_gpu
+from kvcalc.plan import PlanResult
 from kvcalc.speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY, estimate_speed
 from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS, apply_variant
+from kvcalc.verdict import judge
 
 from . import charts, inputs, page, state
 from .sources import load_model
@@ -99,6 +101,13 @@ def scenario_options(s: Scenario, gpu: dict[str, Any], options: dict[str, Any] |
     return inputs.plan_options(gpu, {"dtype": dtype, "kv_dtype": kv_dtype}, {**runtime, "runtime": s.runtime})
 
 
+def served_longest(setup: Deployment, p: PlanResult) -> int:
+    """The longest context per sequence at the plan's batch as the Planner's verdict states it
+    (kvcalc.verdict.judge: under vLLM the longest ``--max-model-len`` with which vLLM starts and
+    holds the batch), so both pages give one number; 0 when nothing fits."""
+    return judge(setup, p).longest or 0
+
+
 def evaluate(s: Scenario, config: dict[str, Any], *, gpu: dict[str, Any], batch: int, variant: dict[str, Any],
              contexts: list[int], name: str, options: dict[str, Any] | None = None,
              dtype: str | None = None) -> ScenarioResult:
@@ -111,10 +120,11 @@ def evaluate(s: Scenario, config: dict[str, Any], *, gpu: dict[str, Any], batch:
     pts = [c for c in contexts if c <= setup.context_cap]
     curve = memory_curve(setup, batch, pts)
     here = plan(setup, batch=batch, context=pts[-1], solve_gpus=False)
-    longest = {f"longest context, {name}": here.max_context or 0}
+    longest = {f"longest context, {name}": served_longest(setup, here)}
     for gb in CLASSES:
-        p = plan(setup.with_gpu(CLASS_REPRESENTATIVES[gb]), batch=batch, context=pts[-1], solve_gpus=False)
-        longest[gpu_class_label(gb)] = p.max_context or 0
+        there = setup.with_gpu(CLASS_REPRESENTATIVES[gb])
+        p = plan(there, batch=batch, context=pts[-1], solve_gpus=False)
+        longest[gpu_class_label(gb)] = served_longest(there, p)
     per_token = kvcalc.kv_cache(spec, batch=1, context=1, kv_dtype=kv_dtype).bytes_per_token
     speed = estimate_speed(setup, batch, min(SPEED_CONTEXT, setup.context_cap))
     return ScenarioResult(s, "", curve, setup.weights_rank, per_token, here.kv_dtype, here.budget_bytes, longest,
