@@ -247,16 +247,26 @@ def server(workdir: Path, fake_hub) -> Iterator[Server]:
         yield srv
 
 
+_OPEN: dict[str, object] = {}      # the one browser of the session
+
+
 @pytest.fixture(scope="session")
 def browser_context(workdir: Path):
+    # Other browser modules import this fixture, and pytest then sets it up once per module; the
+    # sync Playwright API allows one instance per thread, so a second copy reuses the open browser.
+    if "ctx" in _OPEN:
+        yield _OPEN["ctx"]
+        return
     profile = workdir / "chromium-profile"           # fresh --user-data-dir
     with sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(
             str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
             viewport={"width": WIDTH, "height": HEIGHT}, accept_downloads=True)
+        _OPEN["ctx"] = ctx
         try:
             yield ctx
         finally:
+            _OPEN.pop("ctx", None)
             ctx.close()
 
 

@@ -131,7 +131,7 @@ def test_inputs_carry_over_from_page_to_page(tab: Tab):
     tab.open(f"/?model={QWEN}&gpu=rtx-4090&runtime=ideal&batch=8&ctx=4096")
     cfg = bundled(QWEN)
     longest = ideal_longest_context(cfg, "rtx-4090", 8)
-    expect_metrics(tab.page, {"Longest context @ batch 8": f"{longest:,}"})
+    expect_metrics(tab.page, {"Longest context": f"{longest:,} tokens"})         # the Planner's metric
     nav(tab, "GPU fit")
     expect_metrics(tab.page, {"Longest context @ batch 8": f"{longest:,}"})
     q = query(tab.page)
