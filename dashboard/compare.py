@@ -6,21 +6,25 @@ scenario reaches on the 16 / 24 / 80 GB class representatives and on the chosen 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import itertools
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
 import kvcalc
-from kvcalc.capacity import CurvePoint, deploy, memory_curve, plan
+from kvcalc.capacity import CurvePoint, Deployment, deploy, memory_curve, plan
 from kvcalc.catalog import bundled_config, find_entry
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, custom_gpu, get_gpu
+from kvcalc.plan import PlanResult
 from kvcalc.speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY, estimate_speed
 from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS, apply_variant
+from kvcalc.verdict import judge
 
 from . import charts, inputs, page, state
 from .sources import load_model
@@ -28,6 +32,7 @@ from .text import md, safe_rows
 
 MAX_SCENARIOS = 12
 DEFAULT_MODELS = ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B"]
+DEFAULT_RUNTIME = state.RUNTIMES[0]       # the Planner's default runtime (vllm), so both pages agree
 CURVE_POINTS = 96
 CLASSES = tuple(sorted(CLASS_REPRESENTATIVES))
 
@@ -86,21 +91,40 @@ def gpu_class_label(gb: int) -> str:
     return f"longest context, {gb} GB ({get_gpu(CLASS_REPRESENTATIVES[gb]).name})"
 
 
+def scenario_options(s: Scenario, gpu: dict[str, Any], options: dict[str, Any] | None = None,
+                     dtype: str | None = None) -> dict[str, Any]:
+    """kvcalc.plan options of one scenario: the GPU, the weights dtype, the scenario's KV dtype and
+    runtime, and the shared parallelism / vLLM options (the vLLM ones for a vLLM scenario only),
+    merged by the Planner's own rule (dashboard.inputs.plan_options)."""
+    runtime = {k: v for k, v in (options or {}).items() if s.runtime == "vllm" or k not in inputs.VLLM_OPTION_KEYS}
+    kv_dtype = None if s.kvdtype == "auto" else s.kvdtype
+    return inputs.plan_options(gpu, {"dtype": dtype, "kv_dtype": kv_dtype}, {**runtime, "runtime": s.runtime})
+
+
+def served_longest(setup: Deployment, p: PlanResult) -> int:
+    """The longest context per sequence at the plan's batch as the Planner's verdict states it
+    (kvcalc.verdict.judge: under vLLM the longest ``--max-model-len`` with which vLLM starts and
+    holds the batch), so both pages give one number; 0 when nothing fits."""
+    return judge(setup, p).longest or 0
+
+
 def evaluate(s: Scenario, config: dict[str, Any], *, gpu: dict[str, Any], batch: int, variant: dict[str, Any],
-             contexts: list[int], name: str) -> ScenarioResult:
+             contexts: list[int], name: str, options: dict[str, Any] | None = None,
+             dtype: str | None = None) -> ScenarioResult:
     """Curve + longest contexts for one scenario; raises KVCalcError when kvcalc refuses it."""
     spec = apply_variant(kvcalc.read_spec(config), s.attn, kv_heads=variant.get("kv_heads"),
                          window=variant.get("window"), pattern=variant.get("pattern"))
     kv_dtype = None if s.kvdtype == "auto" else s.kvdtype
-    opts: dict[str, Any] = {**gpu, "runtime": s.runtime, "kv_dtype": kv_dtype}
+    opts = scenario_options(s, gpu, options, dtype)
     setup = deploy(spec, config_dict=config, **opts)       # once: every figure below reads it
     pts = [c for c in contexts if c <= setup.context_cap]
     curve = memory_curve(setup, batch, pts)
     here = plan(setup, batch=batch, context=pts[-1], solve_gpus=False)
-    longest = {f"longest context, {name}": here.max_context or 0}
+    longest = {f"longest context, {name}": served_longest(setup, here)}
     for gb in CLASSES:
-        p = plan(setup.with_gpu(CLASS_REPRESENTATIVES[gb]), batch=batch, context=pts[-1], solve_gpus=False)
-        longest[gpu_class_label(gb)] = p.max_context or 0
+        there = setup.with_gpu(CLASS_REPRESENTATIVES[gb])
+        p = plan(there, batch=batch, context=pts[-1], solve_gpus=False)
+        longest[gpu_class_label(gb)] = served_longest(there, p)
     per_token = kvcalc.kv_cache(spec, batch=1, context=1, kv_dtype=kv_dtype).bytes_per_token
     speed = estimate_speed(setup, batch, min(SPEED_CONTEXT, setup.context_cap))
     return ScenarioResult(s, "", curve, setup.weights_rank, per_token, here.kv_dtype, here.budget_bytes, longest,
@@ -110,25 +134,45 @@ def evaluate(s: Scenario, config: dict[str, Any], *, gpu: dict[str, Any], batch:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _evaluate_bundled(model: str, attn: str, kvdtype: str, runtime: str, gpu: tuple, batch: int, variant: tuple,
-                      contexts: tuple, name: str) -> ScenarioResult:
-    """:func:`evaluate` for a bundled model, cached on hashable inputs (a rerun recomputes only new scenarios)."""
+                      contexts: tuple, name: str, options: str = "{}", dtype: str | None = None) -> ScenarioResult:
+    """:func:`evaluate` for a bundled model, cached on hashable inputs (``options`` as JSON; a rerun
+    recomputes only new scenarios)."""
     return evaluate(Scenario(model, attn, kvdtype, runtime), bundled_config(model), gpu=dict(gpu), batch=batch,
-                    variant=dict(variant), contexts=list(contexts), name=name)
+                    variant=dict(variant), contexts=list(contexts), name=name, options=json.loads(options),
+                    dtype=dtype)
 
 
 def table_rows(results: list[ScenarioResult], batch: int) -> list[dict[str, Any]]:
     rows = []
     for r in results:
         s = r.scenario
-        row: dict[str, Any] = {"scenario": r.label, "model": s.model, "attention": s.attn,
+        # the answer first: the longest contexts, then the speed, then what the scenario is
+        row: dict[str, Any] = {"scenario": r.label, **r.longest,
+                               SPEED_COLUMN: None if r.decode_tokens_per_s is None else round(r.decode_tokens_per_s, 1),
+                               TTFT_COLUMN: None if r.ttft_ms is None else round(r.ttft_ms, 1),
+                               "model": s.model, "attention": s.attn,
                                "KV dtype": r.kv_dtype, "runtime": s.runtime, "batch": batch,
                                "KV bytes / token": r.kv_bytes_per_token, "weights bytes / GPU": r.weights_bytes,
-                               "weights GiB / GPU": round(r.weights_bytes / GiB, 2),
-                               SPEED_COLUMN: None if r.decode_tokens_per_s is None else round(r.decode_tokens_per_s, 1),
-                               TTFT_COLUMN: None if r.ttft_ms is None else round(r.ttft_ms, 1)}
-        row.update(r.longest)
+                               "weights GiB / GPU": round(r.weights_bytes / GiB, 2)}
         rows.append(row)
     return rows
+
+
+def short_header(column: str) -> str:
+    """A narrow header for a wide column, so the longest-context columns fit beside the scenario at
+    1,440 px ('longest context, 24 GB (GeForce RTX 4090 24GB)' -> 'longest @ 24 GB'); the full name
+    is the column's help, and the CSV keeps it."""
+    if column.startswith("longest context, chosen: "):
+        return "longest @ chosen GPU"
+    if column.startswith("longest context, "):
+        return "longest @ " + column.removeprefix("longest context, ").partition(" (")[0]
+    return {SPEED_COLUMN: "decode tok/s (est.)", TTFT_COLUMN: "TTFT ms (est.)"}.get(column, column)
+
+
+def column_config(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Short headers, with the full column name as help."""
+    cols = list(rows[0]) if rows else []
+    return {c: st.column_config.Column(short_header(c), help=c) for c in cols if short_header(c) != c}
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
@@ -141,8 +185,36 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def _sidebar() -> tuple[list[str], list[str], list[str], list[str], dict[str, Any], int, dict[str, Any], bool]:
+def _seed_from_other_pages() -> None:
+    """Arriving from the Planner or GPU fit: compare their model, KV dtype and runtime (unless the
+    link says otherwise); the GPU, batch and options carry over by themselves (state.carry_over)."""
+    model, kvdtype, runtime = (state.carried(k) for k in ("model", "kvdtype", "runtime"))
+    source = state.carried("source")
+    if model and source in (None, "bundled"):
+        state.seed("models", [model] + [m for m in DEFAULT_MODELS if m != model][:1])
+    state.seed("kvdtypes", [kvdtype] if kvdtype else None)
+    state.seed("runtimes", [runtime] if runtime else None)
+
+
+@dataclass(frozen=True)
+class Picks:
+    """What the Compare sidebar picked."""
+
+    models: list[str]
+    attns: list[str]
+    kvdtypes: list[str]
+    runtimes: list[str]
+    gpu: dict[str, Any]
+    batch: int
+    variant: dict[str, Any]
+    log_x: bool
+    options: dict[str, Any]
+    dtype: str | None
+
+
+def _sidebar() -> Picks:
     sb = st.sidebar
+    _seed_from_other_pages()
     ids = [e.hub_id for e in kvcalc.catalog.catalog()]
     models = sb.multiselect("Models", ids, default=DEFAULT_MODELS, **state.bound("models"),
                             help="Bundled configs (offline), by Hub id.")
@@ -160,20 +232,27 @@ def _sidebar() -> tuple[list[str], list[str], list[str], list[str], dict[str, An
                                            **state.bound("attn_pattern"))
     kvdtypes = sb.multiselect("KV-cache dtype", state.KV_DTYPES, default=["auto"], **state.bound("kvdtypes"),
                               help="auto = the model dtype")
-    runtimes = sb.multiselect("Runtime", state.RUNTIMES, default=["ideal"], **state.bound("runtimes"),
-                              help="ideal minimum, transformers (plain generate) or vLLM (paged)")
+    runtimes = sb.multiselect("Runtime", state.RUNTIMES, default=[DEFAULT_RUNTIME], **state.bound("runtimes"),
+                              help="vLLM (paged, the Planner's default), transformers (plain generate) or the "
+                                   "ideal minimum")
     gpu = inputs.gpu_inputs(sb)
     batch = int(sb.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, **state.bound("batch"),
                                 help=f"Concurrent sequences, 1 to {state.MAX_BATCH_UI:,}."))
+    dtype = inputs.weights_dtype_input(sb)
+    options = inputs.runtime_options(sb, "vllm" if "vllm" in runtimes else (runtimes or [DEFAULT_RUNTIME])[0],
+                                     gpu["gpus"])
     log_x = sb.toggle("Log-scale context axis", value=True, **state.bound("logx"))
-    return list(models), list(attns), list(kvdtypes), list(runtimes), gpu, batch, variant, log_x
+    return Picks(list(models), list(attns), list(kvdtypes), list(runtimes), gpu, batch, variant, log_x, options,
+                 dtype)
 
 
 def render() -> None:
     page.start("Compare scenarios", state.COMPARE)
     st.caption("Models x attention variants x KV-cache dtypes x runtimes side by side: total memory per GPU "
                "against context, and the longest context each scenario reaches on each GPU class.")
-    models, attns, kvdtypes, runtimes, gpu, batch, variant, log_x = _sidebar()
+    picks = _sidebar()
+    models, attns, kvdtypes, runtimes, gpu, batch, variant, log_x = (
+        picks.models, picks.attns, picks.kvdtypes, picks.runtimes, picks.gpu, picks.batch, picks.variant, picks.log_x)
     page.share_box("Compare")
     picked = {"models": models, "attns": attns, "kvdtypes": kvdtypes, "runtimes": runtimes}
     missing = [k for k, v in picked.items() if not v]
@@ -215,12 +294,12 @@ def render() -> None:
         lab = label(s, varying)
         try:
             r = _evaluate_bundled(s.model, s.attn, s.kvdtype, s.runtime, tuple(sorted(gpu.items())), batch,
-                                  tuple(sorted(variant.items())), tuple(contexts), f"chosen: {gpu_name}")
+                                  tuple(sorted(variant.items())), tuple(contexts), f"chosen: {gpu_name}",
+                                  json.dumps(picks.options, sort_keys=True), picks.dtype)
         except KVCalcError as e:
             refused.setdefault(str(e), []).append(lab)
             continue
-        results.append(ScenarioResult(r.scenario, lab, r.curve, r.weights_bytes, r.kv_bytes_per_token, r.kv_dtype,
-                                      r.budget_bytes, r.longest))
+        results.append(dataclasses.replace(r, label=lab))
     for reason, labels in refused.items():
         st.info(f"Not plotted ({md(', '.join(labels))}): {md(reason)}")
     if not results:
@@ -247,7 +326,8 @@ def render() -> None:
 
     st.subheader(f"Longest context at batch {batch:,}")
     rows = table_rows(results, batch)
-    st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="compare_table")
+    st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="compare_table",
+                 column_config=column_config(rows))
     st.caption(f"{gpu.get('gpus', 1)} GPU(s) of each kind; bytes are per GPU. 0 = not even one token fits at this "
                "batch (the weights or the runtime's overhead exceed the budget). vLLM: the longest max_model_len "
                "whose requests fit the KV pool. Contexts stop at each model's maximum. KV bytes / token: the ideal "

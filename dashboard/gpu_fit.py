@@ -20,6 +20,7 @@ from kvcalc.limits import MAX_CONTEXT
 from kvcalc.units import GiB
 
 from . import charts, inputs, page, state
+from .compare import served_longest
 from .text import md, safe_rows
 
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -57,7 +58,7 @@ def gpu_table(setup: Deployment, batch: int, context: int) -> tuple[list[dict[st
             "GPU": g.name, "key": g.key, "memory GiB": round(g.memory_gib, 2),
             "budget GiB": round(p.budget_bytes / GiB, 2), "weights GiB / GPU": round(p.weights_bytes / GiB, 2),
             f"fits {batch:,} x {context:,}": "yes" if p.fits else "no",
-            f"longest context @ batch {batch:,}": p.max_context or 0,
+            f"longest context @ batch {batch:,}": served_longest(setup.with_gpu(g), p),
             f"largest batch @ {context:,} tokens": p.max_batch or 0,
             "binding constraint": p.binding_constraint,
         })
@@ -98,7 +99,8 @@ def render() -> None:
     cols[0].metric(f"Budget used @ {batch:,} x {ctx:,}", f"{here.total_bytes / here.budget_bytes:.1%}",
                    help=f"{here.total_bytes:,} of {here.budget_bytes:,} bytes per GPU")
     cols[1].metric("Fits", "yes" if here.fits else "no")
-    cols[2].metric(f"Longest context @ batch {batch:,}", f"{here.max_context:,}" if here.max_context else "none")
+    longest = served_longest(setup, here)
+    cols[2].metric(f"Longest context @ batch {batch:,}", f"{longest:,}" if longest else "none")
     cols[3].metric(f"Largest batch @ {ctx:,}", f"{here.max_batch:,}" if here.max_batch else "none")
     st.caption(f"Binding constraint: {md(here.binding_constraint)}.")
     fig = charts.fit_heatmap(BATCHES, contexts, used,

@@ -5,17 +5,21 @@ widgets and return plain values; the pages combine them into kvcalc calls.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
 
-from kvcalc.catalog import DEFAULT_MODEL, catalog
-from kvcalc.gpus import CLASS_REPRESENTATIVES, gpu_catalog
+from kvcalc.catalog import DEFAULT_MODEL, catalog, find_entry
+from kvcalc.errors import KVCalcError
+from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu, gpu_catalog
 from kvcalc.variants import VARIANTS
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
-from . import state
+from . import pickers, state
+from .config_link import config_title, decode_config, encode_config
 from .sources import ModelChoice, load_model
 from .text import md
 
@@ -27,11 +31,35 @@ def _gpu_order() -> list[str]:
     return reps + rest + ["custom"]
 
 
+DEFAULT_GPU = "h100-sxm"
+
+
 def gpu_label(key: str) -> str:
+    """The GPU picker's text for catalog key ``key`` (dashboard.pickers.gpu_label)."""
     if key == "custom":
-        return "Custom memory"
-    g = next(g for g in gpu_catalog() if g.key == key)
-    return f"{g.name} ({g.memory_gib:.1f} GiB)"
+        return pickers.CUSTOM_GPU_LABEL
+    return pickers.gpu_label(get_gpu(key))
+
+
+def _gpu_search_text(key: str) -> str:
+    return pickers.CUSTOM_GPU_LABEL + " custom" if key == "custom" else pickers.gpu_search_text(get_gpu(key))
+
+
+def model_label(hub_id: str) -> str:
+    """The model picker's text for a bundled Hub id (dashboard.pickers.model_label)."""
+    e = find_entry(hub_id)
+    return pickers.model_label(e) if e else hub_id
+
+
+def _model_search_text(hub_id: str) -> str:
+    e = find_entry(hub_id)
+    return pickers.model_search_text(e) if e else hub_id
+
+
+def _search(container: Any, what: str, key: str, example: str) -> str:
+    """A small search box that narrows a picker (fragments in any order, dashboard.pickers.matches)."""
+    return str(container.text_input(f"Search {what}", key=key, placeholder=example,
+                                    help="Fragments in any order, any case: every one must match."))
 
 
 def model_inputs(container: Any) -> ModelChoice:
@@ -49,18 +77,61 @@ def _model_source(container: Any) -> ModelChoice:
                              help="bundled: offline catalog; hub: a Hugging Face model id; paste: your config.json")
     ids = [e.hub_id for e in catalog()]
     if source == "bundled":
-        model = container.selectbox("Model (type to search)", ids, index=ids.index(DEFAULT_MODEL),
-                                    **state.bound("model"),
-                                    help="Verbatim config.json files bundled with the app (offline).")
+        query = _search(container, "models", "model_q", "llama 8b, qwen3 30b, gemma")
+        current = st.session_state.get("model", st.query_params.get("model", DEFAULT_MODEL))
+        shown = pickers.narrow(query, ids, _model_search_text, keep=current)
+        if query and not any(pickers.matches(query, _model_search_text(m)) for m in shown):
+            container.caption(f"No bundled model matches '{md(query)}': try fewer fragments.")
+        model = container.selectbox("Model (type to search)", shown, format_func=model_label,
+                                    **state.synced("model", shown, DEFAULT_MODEL),
+                                    help="Verbatim config.json files bundled with the app (offline): "
+                                         "name, parameter count, family.")
+        state.publish("model", model, DEFAULT_MODEL)
         return load_model("bundled", model)
+    state.publish("model", None)
     if source == "hub":
         hub = container.text_input("Hugging Face model id", placeholder="Qwen/Qwen3-32B", **state.bound("hub"))
+        container.caption("Fetched from huggingface.co (needs the network). Gated models (Llama, Gemma, "
+                          "Mistral) also need a token whose account accepted the license; offline, pick the "
+                          "bundled model of the same architecture.")
         token_field(container)
         return load_model("hub", hub.strip(), token=st.session_state.get(TOKEN_KEY))
+    return _pasted_config(container)
+
+
+def _pasted_config(container: Any) -> ModelChoice:
+    """A pasted or uploaded config.json; also the one a share link carries (``cfg``). A config that
+    plans goes into the link when it fits (dashboard.config_link), else a notice says why not."""
+    link = st.query_params.get("cfg")
+    fresh = state.arrived() or (not st.session_state.get("pasted") and st.session_state.get("uploaded") is None)
+    if link and fresh:
+        try:
+            st.session_state["pasted"] = json.dumps(decode_config(link), indent=2, ensure_ascii=False)
+        except KVCalcError:
+            pass                  # sanitize already showed the notice and dropped it
     pasted = container.text_area("Paste a config.json", height=160, key="pasted")
     upload = container.file_uploader("...or upload one", type=["json"], key="uploaded")
     data = upload.getvalue() if upload is not None else pasted
-    return load_model("paste", data)
+    file_name = upload.name if upload is not None else None
+    choice = load_model("paste", data, file_name=file_name)
+    if choice.config is not None and upload is None and link and encode_config(choice.config) == link:
+        file_name = st.query_params.get("cfg_name")     # still the link's config: keep the link's file name
+        choice = dataclasses.replace(choice, name=config_title(choice.config, file_name))
+    if choice.config is None:
+        state.publish("cfg", None)
+        state.publish("cfg_name", None)
+        return choice
+    value = encode_config(choice.config)
+    if len(value) > state.CONFIG_LINK_MAX_CHARS:
+        state.publish("cfg", None)
+        state.publish("cfg_name", None)
+        container.info(f"This config is too large to share in a link ({len(value):,} characters compressed, "
+                       f"more than {state.CONFIG_LINK_MAX_CHARS:,}): the share link opens the paste box empty. "
+                       "Send the file itself.")
+        return choice
+    state.publish("cfg", value)
+    state.publish("cfg_name", file_name if file_name and file_name.isprintable() else None)
+    return choice
 
 
 TOKEN_KEY = "_hf_token"          # session-only; never a widget value, so never echoed back into the page
@@ -91,9 +162,16 @@ def token_field(container: Any) -> None:
 
 def gpu_inputs(container: Any) -> dict[str, Any]:
     order = _gpu_order()
-    gpu = container.selectbox("GPU", order, index=order.index("h100-sxm"), **state.bound("gpu"),
-                              help="16 / 24 / 80 GB classes first. Memory is the total nvidia-smi reports.")
-    container.caption(gpu_label(gpu))
+    query = _search(container, "GPUs", "gpu_q", "a100 80, 24gb, nvidia, 4090")
+    current = st.session_state.get("gpu", st.query_params.get("gpu", DEFAULT_GPU))
+    shown = pickers.narrow(query, order, _gpu_search_text, keep=current)
+    if query and not any(pickers.matches(query, _gpu_search_text(g)) for g in shown):
+        container.caption(f"No GPU matches '{md(query)}': try fewer fragments, or Custom memory.")
+    gpu = container.selectbox("GPU", shown, format_func=gpu_label, **state.synced("gpu", shown, DEFAULT_GPU),
+                              help="16 / 24 / 80 GB classes first. Memory is the total nvidia-smi reports, "
+                                   "in GiB (2^30 bytes).")
+    state.publish("gpu", gpu, DEFAULT_GPU)
+    container.caption(gpu_label(gpu))         # in full: a narrow sidebar cuts the box's text
     out: dict[str, Any] = {"gpu": gpu}
     if gpu == "custom":
         out["gpu_mem_gib"] = container.number_input("GPU memory (GiB)", min_value=1.0, max_value=4096.0, value=24.0,
@@ -113,23 +191,62 @@ def workload_inputs(container: Any) -> tuple[int, int]:
     return int(batch), int(ctx)
 
 
+def weights_dtype_input(container: Any) -> str | None:
+    """The weights dtype (None = the checkpoint's own)."""
+    w = container.selectbox("Weights dtype", state.WEIGHT_DTYPES, **state.bound("wdtype"),
+                            help="auto = the checkpoint's own (quantization_config / torch_dtype)")
+    return None if w == "auto" else str(w)
+
+
 def dtype_inputs(container: Any) -> dict[str, Any]:
     c1, c2 = container.columns(2)
-    w = c1.selectbox("Weights dtype", state.WEIGHT_DTYPES, **state.bound("wdtype"),
-                     help="auto = the checkpoint's own (quantization_config / torch_dtype)")
+    w = weights_dtype_input(c1)
     kv = c2.selectbox("KV-cache dtype", state.KV_DTYPES, **state.bound("kvdtype"), help="auto = the model dtype")
-    return {"dtype": None if w == "auto" else w, "kv_dtype": None if kv == "auto" else kv}
+    return {"dtype": w, "kv_dtype": None if kv == "auto" else kv}
 
 
-def runtime_inputs(container: Any) -> dict[str, Any]:
+def parallel_split(gpus: int, tp: int, pp: int) -> tuple[int, int, str | None]:
+    """(tensor parallel, pipeline parallel, notice) for ``gpus`` GPUs. The rule: the GPU count
+    wins and tensor parallel follows it, TP = GPUs / PP (kvcalc.deploy needs TP x PP = GPUs); when
+    PP does not divide the GPU count, PP falls back to 1. The notice says what changed, or None."""
+    if tp * pp == gpus:
+        return tp, pp, None
+    new_pp = pp if gpus % pp == 0 else 1
+    new_tp = gpus // new_pp
+    if tp == 1 and pp == new_pp:
+        return new_tp, new_pp, None          # TP left at its default: it simply follows the GPU count
+    why = (f"pipeline parallel {pp} does not divide {gpus} GPUs, so PP is 1 and " if new_pp != pp
+           else "tensor parallel follows GPUs / pipeline parallel: ")
+    return new_tp, new_pp, (f"GPUs = {gpus} but tensor parallel {tp} x pipeline parallel {pp} = {tp * pp}; the GPU "
+                            f"count wins: {why}planning TP {new_tp} x PP {new_pp}. To plan another split, set "
+                            "GPUs to TP x PP.")
+
+
+def runtime_inputs(container: Any, gpus: int = 1) -> dict[str, Any]:
+    """Runtime and its options; tensor parallel follows ``gpus`` / pipeline parallel
+    (:func:`parallel_split`), with a notice when the link or the inputs disagreed."""
     runtime = container.radio("Runtime", state.RUNTIMES, **state.bound("runtime"), horizontal=True,
                               help="vLLM (paged), transformers (plain generate) or the ideal minimum")
-    out: dict[str, Any] = {"runtime": runtime}
+    return {"runtime": runtime, **runtime_options(container, runtime, gpus)}
+
+
+def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, Any]:
+    """The "Parallelism and vLLM options" expander (the vLLM ones when ``runtime`` is vllm), shared
+    by the Planner, GPU fit and Compare so the same link gives the same options on each."""
+    out: dict[str, Any] = {}
     with container.expander("Parallelism and vLLM options", expanded=False):
         c1, c2 = st.columns(2)
-        tp = int(c1.number_input("Tensor parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
-                                 **state.bound("tp"),
-                                 disabled=runtime == "transformers"))
+        if runtime != "transformers":
+            now_tp, now_pp = (_current_int(k) for k in ("tp", "pp"))
+            want_tp, want_pp, note = parallel_split(gpus, now_tp, now_pp)
+            from_link = "tp" not in st.session_state and "tp" in st.query_params
+            if (want_tp, want_pp) != (now_tp, now_pp):
+                state.override(("tp", want_tp), ("pp", want_pp))
+            if note and (from_link or want_pp != now_pp):      # TP typed nowhere else: it just follows
+                container.warning(md(note), icon="⚠️")
+        tp = int(c1.number_input("Tensor parallel (= GPUs / PP)", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
+                                 **state.bound("tp"), disabled=True,
+                                 help="Follows the GPU count: set GPUs and pipeline parallel."))
         pp = int(c2.number_input("Pipeline parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
                                  **state.bound("pp")))
         out["parallel"] = (tp, pp)
@@ -198,6 +315,15 @@ def attention_inputs(container: Any) -> dict[str, Any]:
     return out
 
 
+def _current_int(key: str) -> int:
+    """A bound number widget's value before it is drawn: this session's, else the link's, else 1."""
+    v = st.session_state.get(key, st.query_params.get(key, 1))
+    try:
+        return max(1, int(v))
+    except (TypeError, ValueError):
+        return 1
+
+
 @dataclass(frozen=True)
 class PlanInputs:
     """Everything a plan needs, as read from the widgets."""
@@ -215,8 +341,13 @@ def deployment_inputs(container: Any) -> tuple[ModelChoice, dict[str, Any], int,
     gpu = gpu_inputs(container)
     batch, ctx = workload_inputs(container)
     dtypes = dtype_inputs(container)
-    runtime = runtime_inputs(container)
+    runtime = runtime_inputs(container, gpu["gpus"])
     return choice, plan_options(gpu, dtypes, runtime), batch, ctx
+
+
+VLLM_OPTION_KEYS = ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens",
+                    "vllm_version", "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len")
+"""kvcalc.plan options that :func:`runtime_options` reads for the vLLM runtime only."""
 
 
 def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:
@@ -228,8 +359,7 @@ def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str,
         opts["pipeline_parallel_size"] = opts["gpus"]
     elif tp * pp == opts["gpus"]:
         opts["tensor_parallel_size"], opts["pipeline_parallel_size"] = tp, pp
-    for k in ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens",
-              "vllm_version", "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len"):
+    for k in VLLM_OPTION_KEYS:
         if runtime.get(k) is not None:
             opts[k] = runtime[k]
     return opts

@@ -70,8 +70,10 @@ def _hub(repo_id: str, token: str | None, shared: bool) -> tuple[dict[str, Any],
     return r.config, r.origin, r.notice, size
 
 
-def load_model(origin: str, value: Any, token: str | None = None) -> ModelChoice:
-    """Load a config for the page; errors become ``ModelChoice.error`` (one line, no traceback)."""
+def load_model(origin: str, value: Any, token: str | None = None, file_name: str | None = None) -> ModelChoice:
+    """Load a config for the page; errors become ``ModelChoice.error`` (one line, no traceback).
+    A pasted config is named by its ``_name_or_path``, else ``file_name`` (an upload's), else
+    'pasted config' (dashboard.config_link.config_title; outside text, escaped where shown)."""
     try:
         if origin == "bundled":
             return ModelChoice(_bundled(value), value, "bundled")
@@ -85,6 +87,9 @@ def load_model(origin: str, value: Any, token: str | None = None) -> ModelChoice
 
         if not value:
             return ModelChoice(None, "", "paste", error="Paste or upload a config.json to plan it.")
-        return ModelChoice(parse_config_text(value), "pasted config", "paste")
+        from .config_link import config_title
+
+        config = parse_config_text(value)
+        return ModelChoice(config, config_title(config, file_name), "paste")
     except KVCalcError as e:
         return ModelChoice(None, str(value)[:80] if origin != "paste" else "pasted config", origin, error=str(e))

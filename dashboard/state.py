@@ -4,6 +4,11 @@ Widgets bind to query parameters (``bind="query-params"``, key = parameter name)
 values it cannot use silently; :func:`sanitize` checks every parameter first against
 :data:`SCHEMA`, removes the ones that are invalid, unknown or repeated, and returns one notice per
 problem, so a tampered or truncated link falls back to defaults *with* a visible notice.
+
+A few parameters (:attr:`Param.url_only`: the GPU and model pickers, whose labels are not their
+URL values, and a pasted config in ``cfg``) are written by the page (:func:`synced`, :func:`publish`).
+:func:`carry_over` keeps every value when the user moves to another page (Streamlit's navigation
+drops the link and the widget state of the page left); the link, when it has a value, wins.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ MAX_BATCH_UI = 65_536
 MAX_CONTEXT_UI = 1 << 24          # 16,777,216 tokens
 MAX_GPUS_UI = 64
 MAX_VALUE_CHARS = 200
+CONFIG_LINK_MAX_CHARS = 6_000      # a pasted config in the link, compressed: a few KB keeps the URL sane
 
 WEIGHT_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "int8", "int4"]
 KV_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "int2"]
@@ -41,6 +47,7 @@ PLANNER, COMPARE, GPU_FIT, HOW_IT_WORKS = "planner", "compare", "gpu_fit", "how_
 _MODEL = frozenset({PLANNER, GPU_FIT, HOW_IT_WORKS})          # pages with the model source inputs
 _DEPLOY = frozenset({PLANNER, GPU_FIT})                        # pages with the whole deployment sidebar
 _GPU = frozenset({PLANNER, COMPARE, GPU_FIT})
+_OPTIONS = _DEPLOY | {COMPARE}                                 # parallelism and vLLM options
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,13 @@ class Param:
     pages: frozenset[str]
     multi: bool = False
     vllm: str | None = None
+    max_chars: int = 0             # longest raw value accepted; 0 = MAX_VALUE_CHARS
+    url_only: bool = False         # no widget binds it: the page writes st.query_params itself (synced)
+    typed: bool = False            # free text: a value the user typed in this session is checked by the page
+
+    @property
+    def limit(self) -> int:
+        return self.max_chars or MAX_VALUE_CHARS
 
 
 def _choice(options: Callable[[], Iterable[str]]) -> Callable[[str], str | None]:
@@ -101,6 +115,17 @@ def _hub_id(v: str) -> str | None:
     return None if ok else "is not a valid Hub id (owner/name: letters, digits, '-', '_', '.')"
 
 
+def _config_link(v: str) -> str | None:
+    """A pasted config carried in the link: the same checks as a paste (dashboard.config_link)."""
+    from .config_link import link_error
+
+    return link_error(v)
+
+
+def _text(v: str) -> str | None:
+    return None if v.isprintable() else "has control characters"
+
+
 def _pattern(v: str) -> str | None:
     return None if v == "all" or re.fullmatch(r"\d{1,4}:1", v) else "must look like 5:1 or all"
 
@@ -115,33 +140,35 @@ def _models() -> list[str]:
 # The one table: URL schema, widget keys, each page's keys and the `vllm serve` paste mapping.
 PARAMS: tuple[Param, ...] = (
     Param("source", _choice(lambda: SOURCES), _MODEL),
-    Param("model", _choice(_models), _MODEL),
+    Param("model", _choice(_models), _MODEL, url_only=True),
     Param("models", _choice(_models), frozenset({COMPARE}), multi=True),
-    Param("hub", _hub_id, _MODEL),
-    Param("gpu", _choice(lambda: [g.key for g in gpu_catalog()] + ["custom"]), _GPU),
+    Param("hub", _hub_id, _MODEL, typed=True),
+    Param("cfg", _config_link, _MODEL, max_chars=CONFIG_LINK_MAX_CHARS, url_only=True),
+    Param("cfg_name", _text, _MODEL, url_only=True),
+    Param("gpu", _choice(lambda: [g.key for g in gpu_catalog()] + ["custom"]), _GPU, url_only=True),
     Param("gpu_mem", _float(1, 4096), _GPU),
     Param("gpus", _int(1, MAX_GPUS_UI), _GPU),
-    Param("wdtype", _choice(lambda: WEIGHT_DTYPES), _DEPLOY),
+    Param("wdtype", _choice(lambda: WEIGHT_DTYPES), _OPTIONS),
     Param("kvdtype", _choice(lambda: KV_DTYPES), _DEPLOY),
     Param("kvdtypes", _choice(lambda: KV_DTYPES), frozenset({COMPARE}), multi=True),
     Param("batch", _int(1, MAX_BATCH_UI), _GPU),
     Param("ctx", _int(1, MAX_CONTEXT_UI), _MODEL),
     Param("runtime", _choice(lambda: RUNTIMES), _DEPLOY),
     Param("runtimes", _choice(lambda: RUNTIMES), frozenset({COMPARE}), multi=True),
-    Param("util", _float(0.05, 1.0), _DEPLOY, vllm="gpu_memory_utilization"),
-    Param("mml", _int(1, MAX_CONTEXT_UI), _DEPLOY, vllm="max_model_len"),
-    Param("block", _choice(lambda: [str(b) for b in BLOCK_SIZES]), _DEPLOY),
-    Param("seqs", _int(1, MAX_BATCH_UI), _DEPLOY, vllm="max_num_seqs"),
-    Param("mnbt", _int(1, MAX_CONTEXT_UI), _DEPLOY, vllm="max_num_batched_tokens"),
-    Param("tp", _int(1, MAX_GPUS_UI), _DEPLOY, vllm="tensor_parallel_size"),
-    Param("pp", _int(1, MAX_GPUS_UI), _DEPLOY, vllm="pipeline_parallel_size"),
-    Param("vllm_ver", _choice(lambda: VLLM_VERSIONS), _DEPLOY),
-    Param("spec", _choice(lambda: SPEC_METHODS), _DEPLOY),
-    Param("spec_tokens", _int(1, 64), _DEPLOY),
-    Param("offload", _float(0, 4096), _DEPLOY, vllm="cpu_offload_gb"),
-    Param("loras", _int(0, MAX_LORAS_UI), _DEPLOY),
-    Param("lora_rank", _choice(lambda: [str(r) for r in LORA_RANKS]), _DEPLOY),
-    Param("long_mml", _bool, _DEPLOY, vllm="allow_long_max_model_len"),
+    Param("util", _float(0.05, 1.0), _OPTIONS, vllm="gpu_memory_utilization"),
+    Param("mml", _int(1, MAX_CONTEXT_UI), _OPTIONS, vllm="max_model_len"),
+    Param("block", _choice(lambda: [str(b) for b in BLOCK_SIZES]), _OPTIONS),
+    Param("seqs", _int(1, MAX_BATCH_UI), _OPTIONS, vllm="max_num_seqs"),
+    Param("mnbt", _int(1, MAX_CONTEXT_UI), _OPTIONS, vllm="max_num_batched_tokens"),
+    Param("tp", _int(1, MAX_GPUS_UI), _OPTIONS, vllm="tensor_parallel_size"),
+    Param("pp", _int(1, MAX_GPUS_UI), _OPTIONS, vllm="pipeline_parallel_size"),
+    Param("vllm_ver", _choice(lambda: VLLM_VERSIONS), _OPTIONS),
+    Param("spec", _choice(lambda: SPEC_METHODS), _OPTIONS),
+    Param("spec_tokens", _int(1, 64), _OPTIONS),
+    Param("offload", _float(0, 4096), _OPTIONS, vllm="cpu_offload_gb"),
+    Param("loras", _int(0, MAX_LORAS_UI), _OPTIONS),
+    Param("lora_rank", _choice(lambda: [str(r) for r in LORA_RANKS]), _OPTIONS),
+    Param("long_mml", _bool, _OPTIONS, vllm="allow_long_max_model_len"),
     Param("attn", _choice(lambda: list(VARIANTS)), frozenset({PLANNER})),
     Param("attns", _choice(lambda: list(VARIANTS)), frozenset({COMPARE}), multi=True),
     Param("attn_kv", _int(1, 1024), frozenset({PLANNER, COMPARE, HOW_IT_WORKS})),
@@ -167,12 +194,108 @@ def page_keys(page: str) -> tuple[str, ...]:
 _PAGE = "_kvp_page"     # session-state key: the page whose script is running (set by dashboard.page.start)
 
 
+_CARRY = "_kvp_carry"    # session-state key: the last value of every PARAMS key, carried between pages
+_ARRIVED = "_kvp_arrived"   # session-state key: True on the first run of a page reached from another page
+
+
 def set_page(page: str) -> None:
-    """Record the running page, so :func:`bound` can check each widget key against its row."""
+    """Record the running page, so :func:`bound` can check each widget key against its row, and
+    carry the inputs over from the page before (:func:`carry_over`)."""
     import streamlit as st
 
-    page_keys(page)
+    keys = page_keys(page)
+    prev = st.session_state.get(_PAGE)
+    carry_over(st.session_state, st.query_params, keys, arrived=prev is not None and prev != page)
     st.session_state[_PAGE] = page
+
+
+def carry_over(session: Any, query: Any, keys: Iterable[str], *, arrived: bool) -> None:
+    """Inputs follow the user from page to page (Streamlit's navigation drops the link and the widget
+    state of the page left): every run first records the current value of each PARAMS key
+    (widget values from session state, :attr:`Param.url_only` values from the link) in one session
+    dict; on the first run of a page reached from another (``arrived``), each of its ``keys`` the
+    link does not set takes the recorded value (the link wins). Carried values are the widgets'
+    own typed values, so they are valid options of the same widgets."""
+    carry: dict[str, Any] = session.get(_CARRY) or {}
+    for p in PARAMS:
+        if p.key in session:
+            carry[p.key] = session[p.key]
+        elif p.url_only and not arrived:
+            carry[p.key] = query.get(p.key)          # None once the page removed it from the link
+    if arrived:
+        for key in keys:
+            if key in carry and key not in query and carry[key] is not None:
+                if SCHEMA[key].url_only:
+                    query[key] = str(carry[key])
+                else:
+                    session[key] = carry[key]
+    session[_CARRY] = carry
+    session[_ARRIVED] = arrived
+
+
+def arrived() -> bool:
+    """True on the first run of a page reached from another page (see :func:`carry_over`)."""
+    import streamlit as st
+
+    return bool(st.session_state.get(_ARRIVED))
+
+
+def carried(key: str) -> Any:
+    """The value of ``key`` carried from another page, when this run is the first after arriving
+    from it and the link does not set ``key``; else None (a page uses it to seed derived inputs,
+    e.g. Compare's runtimes from the Planner's runtime)."""
+    import streamlit as st
+
+    if not st.session_state.get(_ARRIVED):
+        return None
+    return (st.session_state.get(_CARRY) or {}).get(key)
+
+
+def seed(key: str, value: Any) -> None:
+    """Give widget ``key`` the value ``value`` before it is drawn, unless the link sets it."""
+    import streamlit as st
+
+    if value is not None and key not in st.query_params:
+        st.session_state[key] = value
+
+
+def override(*pairs: tuple[str, Any]) -> None:
+    """Set bound widgets (before they are drawn) to values the page decided, over what the link
+    says: a bound widget's first draw otherwise takes the link's value."""
+    import streamlit as st
+
+    for key, value in pairs:
+        st.session_state[key] = value
+    _forget_initial_values([k for k, _ in pairs])
+
+
+def synced(key: str, options: list[Any], default: Any) -> dict[str, Any]:
+    """Keyword arguments (``key=``, ``index=``) for a selectbox whose URL parameter is written by the
+    page (:func:`publish`), not bound: its labels (``format_func``) are not its URL values. The
+    first draw takes the link's value (already checked by :func:`sanitize`), else ``default``."""
+    import streamlit as st
+
+    spec = SCHEMA[key]
+    page = st.session_state.get(_PAGE)
+    if page is not None and page not in spec.pages:
+        raise KeyError(f"URL parameter {key!r} is not listed for page {page!r} in dashboard.state.PARAMS")
+    if not spec.url_only:
+        raise KeyError(f"URL parameter {key!r} is bound to its widget; use state.bound")
+    current = st.session_state.get(key, st.query_params.get(key))
+    index = options.index(current) if current in options else options.index(default)
+    return {"key": key, "index": index}
+
+
+def publish(key: str, value: Any, default: Any = None) -> None:
+    """Write a :attr:`Param.url_only` value into the link (removed when it is the default or None)."""
+    import streamlit as st
+
+    qp = st.query_params
+    if value is None or value == default:
+        if key in qp:
+            del qp[key]
+    elif qp.get(key) != str(value):
+        qp[key] = str(value)
 
 
 def bound(key: str) -> dict[str, Any]:
@@ -215,8 +338,8 @@ def problems(params: dict[str, list[str]], allowed: Iterable[str]) -> tuple[list
             continue          # an emptied multiselect writes "key=": an empty selection
         for v in values:
             err: str | None
-            if len(v) > MAX_VALUE_CHARS:
-                err = f"is longer than {MAX_VALUE_CHARS} characters"
+            if len(v) > spec.limit:
+                err = f"is longer than {spec.limit:,} characters"
             elif v == "":
                 err = "is empty"
             else:
@@ -229,6 +352,9 @@ def problems(params: dict[str, list[str]], allowed: Iterable[str]) -> tuple[list
                 drop.append(key)
                 notes.append(f"link value {shown_key}={v[:40]!r} {err}; using the default")
                 break
+    if "cfg" in drop and params.get("source") == ["paste"] and "source" not in drop:
+        drop.append("source")        # the pasted config is gone: back to the default model, not an empty paste
+        notes.append("the pasted config in the link could not be used; showing the default model instead")
     return drop, notes
 
 
@@ -260,11 +386,21 @@ def sanitize(allowed: Iterable[str]) -> list[str]:
     from streamlit.errors import StreamlitAPIException
 
     qp = st.query_params
+    allowed = set(allowed)
+    if st.session_state.get(_ARRIVED):
+        # just arrived from another page: its parameters left in the link are not a bad link
+        for key in [k for k in qp.keys() if k in SCHEMA and k not in allowed]:
+            with contextlib.suppress(KeyError, StreamlitAPIException):
+                del qp[key]
     params = {k: qp.get_all(k) for k in qp.keys()}
+    # a free-text value the user just typed (it equals its widget's value) is not a bad link: the
+    # page reports it under the box ("not found on the Hub", "not a valid Hub id")
+    params = {k: v for k, v in params.items()
+              if not (SCHEMA.get(k) and SCHEMA[k].typed and v == [st.session_state.get(k)])}
     drop, notes = problems(params, allowed)
     for key, values in params.items():
         if key not in drop and SCHEMA.get(key) and SCHEMA[key].multi:
-            valid = [v for v in values if v and len(v) <= MAX_VALUE_CHARS and SCHEMA[key].check(v) is None]
+            valid = [v for v in values if v and len(v) <= SCHEMA[key].limit and SCHEMA[key].check(v) is None]
             if len(valid) != len([v for v in values if v]):
                 # a parameter already bound to a widget cannot be rewritten; the widget ignores bad entries
                 with contextlib.suppress(StreamlitAPIException):

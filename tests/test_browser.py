@@ -141,6 +141,8 @@ def gib(n: int) -> str:
 LLAMA = "meta-llama/Llama-3.1-8B"
 QWEN = "Qwen/Qwen3-8B"
 MISTRAL = "mistralai/Mistral-7B-Instruct-v0.3"
+# the GPU picker shows the card's name and memory (24,564 MiB / 1,024 = 24.0 GiB), issue 14 item 7
+RTX4090_LABEL = f"NVIDIA GeForce RTX 4090 24GB — {24_564 / 1024:.1f} GiB"
 MLA = "deepseek-ai/DeepSeek-V2-Lite"
 
 
@@ -396,7 +398,7 @@ def test_planner_deep_link(tab: Tab):
     # The link set the widgets.
     expect(page.get_by_role("spinbutton", name="Batch", exact=True)).to_have_value("8")
     expect(page.get_by_role("spinbutton", name="Context (tokens)", exact=True)).to_have_value("8192")
-    expect(page.get_by_role("combobox", name="GPU", exact=True)).to_have_value("rtx-4090")
+    expect(page.get_by_role("combobox", name="GPU", exact=True)).to_have_value(RTX4090_LABEL)
     expect(page.get_by_role("radio", name="ideal", exact=True)).to_be_checked()
     cfg = bundled(LLAMA)
     # 8 sequences x 8,192 tokens x 131,072 B/token = 8 GiB; 8,030,261,248 params x 2 B (bf16)
@@ -427,7 +429,7 @@ def test_compare_deep_link(tab: Tab):
     expect(models).to_contain_text("Llama-3.1-8B")
     expect(models).not_to_contain_text("Qwen")                     # the link replaced the default pair
     expect(sidebar.get_by_test_id("stMultiSelect").filter(has_text="KV-cache dtype")).to_contain_text("fp8_e4m3")
-    expect(page.get_by_role("combobox", name="GPU", exact=True)).to_have_value("rtx-4090")
+    expect(page.get_by_role("combobox", name="GPU", exact=True)).to_have_value(RTX4090_LABEL)
     expect(page.get_by_role("spinbutton", name="Batch", exact=True)).to_have_value("8")
     plotly_visible(page)
     legend = page.locator(".js-plotly-plot .legendtext").all_text_contents()
@@ -455,8 +457,9 @@ def test_compare_deep_link(tab: Tab):
 def test_gpu_fit_deep_link(tab: Tab):
     tab.open(f"/GPU_fit?model={MISTRAL}&runtime=ideal&gpu=rtx-4090&batch=8&ctx=8192")
     page = tab.page
-    expect(page.get_by_role("combobox", name="Model (type to search)", exact=True)).to_have_value(MISTRAL)
-    expect(page.get_by_role("combobox", name="GPU", exact=True)).to_have_value("rtx-4090")
+    expect(page.get_by_role("combobox", name="Model (type to search)", exact=True)).to_have_value(
+        re.compile(r"^Mistral-7B-Instruct-v0\.3 — "))
+    expect(page.get_by_role("combobox", name="GPU", exact=True)).to_have_value(RTX4090_LABEL)
     expect(page.get_by_role("spinbutton", name="Batch", exact=True)).to_have_value("8")
     expect(page.get_by_role("radio", name="ideal", exact=True)).to_be_checked()
     cfg = bundled(MISTRAL)
@@ -476,7 +479,8 @@ def test_gpu_fit_deep_link(tab: Tab):
 def test_how_it_works_deep_link(tab: Tab):
     tab.open(f"/How_it_works?model={QWEN}&ctx=16384")
     page = tab.page
-    expect(page.get_by_role("combobox", name="Model (type to search)", exact=True)).to_have_value(QWEN)
+    expect(page.get_by_role("combobox", name="Model (type to search)", exact=True)).to_have_value(
+        re.compile(r"^Qwen3-8B — "))
     expect(page.get_by_role("spinbutton", name="Example context (tokens)", exact=True)).to_have_value("16384")
     cfg = bundled(QWEN)
     per_token = kv_bytes_per_token(cfg)                              # 36 x 8 x (128 + 128) x 2 = 147,456

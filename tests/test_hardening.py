@@ -181,9 +181,14 @@ def test_each_page_binds_the_keys_of_its_widgets():
 
     # read off each page's sidebar by hand (How it works: model source, example context, GQA and
     # sliding-window examples)
-    assert state.page_keys(state.HOW_IT_WORKS) == ("source", "model", "hub", "ctx", "attn_kv", "attn_window")
-    assert state.page_keys(state.COMPARE) == ("models", "gpu", "gpu_mem", "gpus", "kvdtypes", "batch", "runtimes",
-                                             "attns", "attn_kv", "attn_window", "attn_pattern", "logx")
+    # (issue 14: cfg / cfg_name carry a pasted config; Compare has the Planner's weights dtype and its
+    # parallelism / vLLM options expander)
+    assert state.page_keys(state.HOW_IT_WORKS) == ("source", "model", "hub", "cfg", "cfg_name", "ctx", "attn_kv",
+                                                  "attn_window")
+    assert state.page_keys(state.COMPARE) == ("models", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtypes", "batch",
+                                             "runtimes", "util", "mml", "block", "seqs", "mnbt", "tp", "pp",
+                                             "vllm_ver", "spec", "spec_tokens", "offload", "loras", "lora_rank",
+                                             "long_mml", "attns", "attn_kv", "attn_window", "attn_pattern", "logx")
     assert set(state.page_keys(state.PLANNER)) - set(state.page_keys(state.GPU_FIT)) == {
         "attn", "attn_kv", "attn_window", "attn_pattern", "logx", "yall", "curves"}
     # vllm serve flags that fill a widget as they are

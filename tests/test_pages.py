@@ -21,7 +21,7 @@ import math
 import os
 
 import pytest
-from apptest import COMPARE, GPU_FIT, HOW, rerun, run_page
+from apptest import COMPARE, GPU_FIT, HOW, PLANNER, rerun, run_page
 from paths import ROOT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
@@ -91,7 +91,10 @@ CHOSEN_H100 = "longest context, chosen: NVIDIA H100 80GB HBM3 (SXM)"
 
 
 def test_compare_default_view():
-    at = run(COMPARE)
+    """The default runtime is the Planner's (vllm, issue 14 item 6); the ideal arithmetic below is
+    checked through the link (runtimes=ideal)."""
+    assert run(COMPARE).multiselect(key="runtimes").value == ["vllm"]
+    at = run(COMPARE, runtimes=["ideal"])
     assert at.multiselect(key="models").value == [LLAMA, QWEN]
     assert at.multiselect(key="attns").value == ["as configured"]
     assert at.multiselect(key="kvdtypes").value == ["auto"]
@@ -122,7 +125,7 @@ def test_compare_default_view():
 
 
 def test_compare_every_widget():
-    at = run(COMPARE)
+    at = run(COMPARE, runtimes=["ideal"])          # the arithmetic below is the ideal runtime's
     at.multiselect(key="models").set_value([LLAMA])
     rows = table(ok(at))
     assert [r["model"] for r in rows] == [LLAMA]
@@ -224,7 +227,7 @@ def test_compare_bad_link_falls_back_with_a_notice():
     for part in ("models='nope/nope'", "attns='bogus'", "runtimes='fast'", "batch='abc'", "gpu='nope'", "zzz"):
         assert part in text
     assert at.multiselect(key="models").value == [LLAMA, QWEN]
-    assert at.multiselect(key="runtimes").value == ["ideal"]
+    assert at.multiselect(key="runtimes").value == ["vllm"]
     assert at.number_input(key="batch").value == 1
     assert row(table(at), model=LLAMA)["KV bytes / token"] == KV_LLAMA
 
@@ -361,11 +364,9 @@ def test_gpu_fit_every_widget(monkeypatch):
     at.selectbox(key="gpu").select("h100-sxm")
     at.number_input(key="pp").set_value(1)
     ok(at)
-    at.number_input(key="tp").set_value(2)
-    ok(at)
+    assert at.number_input(key="tp").value == 2      # tensor parallel follows GPUs / PP (2 / 1)
     assert row(table(at), key="h100-sxm")["weights GiB / GPU"] == pytest.approx(W_QWEN / 2 / GiB, abs=0.01)
     at.number_input(key="gpus").set_value(1)
-    at.number_input(key="tp").set_value(1)
     at.slider(key="util").set_value(0.5)
     ok(at)
     assert row(table(at), key="h100-sxm")["budget GiB"] == round(0.5 * H100 / GiB, 2)
@@ -555,3 +556,147 @@ def test_compare_has_the_estimated_decode_speed_of_each_scenario():
     from kvcalc.speed import DEFAULT_COMPUTE_EFFICIENCY
     flops = 2 * 8_030_261_248 * 4096 + 32 * 2 * 32 * 256 * (4096 * 4097 // 2)
     assert rows[0][compare.TTFT_COLUMN] == round(flops / (989e12 * DEFAULT_COMPUTE_EFFICIENCY) * 1e3, 1)
+
+
+# ----------------------------------------------------------------------------- across pages (issue 14 item 6-8)
+def switch(at, page: str):
+    at.switch_page(page)
+    return ok(at)
+
+
+def test_inputs_carry_over_between_pages():
+    """Streamlit's navigation drops the link and the page's widget state; the model, GPU, workload,
+    dtypes, runtime and options follow the user anyway."""
+    at = run(PLANNER, model=QWEN, gpu="rtx-4090", gpus="2", batch="4", ctx="4096", runtime="ideal", kvdtype="fp8_e4m3")
+    switch(at, GPU_FIT)
+    assert at.selectbox(key="model").value == QWEN
+    assert at.selectbox(key="gpu").value == "rtx-4090"
+    assert at.number_input(key="gpus").value == 2
+    assert at.number_input(key="batch").value == 4 and at.number_input(key="ctx").value == 4096
+    assert at.radio(key="runtime").value == "ideal" and at.selectbox(key="kvdtype").value == "fp8_e4m3"
+    assert not at.warning                          # leftovers of the page before are not a "bad link"
+    at.selectbox(key="model").select(QWEN06)
+    ok(at)
+    switch(at, HOW)
+    assert at.selectbox(key="model").value == QWEN06
+    assert at.number_input(key="ctx").value == 4096
+    assert not at.warning
+    switch(at, COMPARE)
+    assert at.multiselect(key="models").value == [QWEN06, LLAMA]
+    assert at.multiselect(key="runtimes").value == ["ideal"]
+    assert at.multiselect(key="kvdtypes").value == ["fp8_e4m3"]
+    assert at.selectbox(key="gpu").value == "rtx-4090"
+    assert not at.warning
+    switch(at, PLANNER)
+    assert at.selectbox(key="model").value == QWEN06 and at.radio(key="runtime").value == "ideal"
+
+
+def test_compare_gives_the_planners_answer():
+    """Issue 14: the same model and GPU gave 73,979 tokens on Compare (ideal) and 46,672 on the
+    Planner (vllm). Compare now uses the Planner's runtime and options, so the two pages agree."""
+    at = run(PLANNER, gpu="rtx-4090", util="0.8", block="32")
+    planner = num(metrics(at)["Longest context"].removesuffix(" tokens"))
+    switch(at, COMPARE)
+    assert at.multiselect(key="runtimes").value == ["vllm"]
+    assert at.slider(key="util").value == 0.8 and at.selectbox(key="block").value == 32
+    r = row(table(at), model=LLAMA)
+    assert r["longest context, chosen: GeForce RTX 4090 24GB"] == r[CLS24] == planner
+    fresh = run(COMPARE, gpu="rtx-4090", util="0.8", block="32")          # the same view from its link
+    assert row(table(fresh), model=LLAMA)[CLS24] == planner
+
+
+def test_gpus_win_over_a_disagreeing_tp_with_a_notice():
+    at = run(GPU_FIT, model=LLAMA, gpu="h100-sxm", gpus="4", tp="2", runtime="ideal")
+    assert "the GPU count wins" in notices(at) and "planning TP 4 x PP 1" in notices(at)
+    assert at.number_input(key="tp").value == 4
+    same = run(GPU_FIT, model=LLAMA, gpu="h100-sxm", gpus="4", tp="4", runtime="ideal")
+    assert not at.error and "GPU count" not in notices(same)
+    assert table(at) == table(same)
+    at = run(GPU_FIT, model=LLAMA, gpu="h100-sxm", gpus="4", pp="3", runtime="ideal")
+    assert "pipeline parallel 3 does not divide 4 GPUs" in notices(at)
+    assert at.number_input(key="pp").value == 1 and at.number_input(key="tp").value == 4
+    at.number_input(key="pp").set_value(2)            # a user's own change: TP follows, no notice
+    ok(at)
+    assert at.number_input(key="tp").value == 2 and "GPU count" not in notices(at)
+
+
+def _config_link(config: dict) -> str:
+    from dashboard.config_link import encode_config
+
+    return encode_config(config)
+
+
+def _bundled(hub_id: str) -> dict:
+    with open(os.path.join(ROOT, "data", "configs", hub_id.replace("/", "__") + ".json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_a_pasted_config_is_shared_through_the_link():
+    import base64
+    import zlib
+
+    cfg = {**_bundled(QWEN06), "_name_or_path": "acme/*tuned* qwen"}
+    at = run(GPU_FIT, source="paste", runtime="ideal", gpu="rtx-4090")
+    at.text_area(key="pasted").input(json.dumps(cfg))
+    ok(at)
+    link = at.query_params["cfg"]
+    link = link[0] if isinstance(link, list) else link
+    assert json.loads(zlib.decompress(base64.urlsafe_b64decode(link + "=" * (-len(link) % 4)))) == cfg
+    assert at.subheader[0].value.startswith(r"acme/\*tuned\* qwen on 1 x")      # the config's name, as text
+    opened = run(GPU_FIT, source="paste", runtime="ideal", gpu="rtx-4090", cfg=link)     # a fresh session
+    assert not opened.warning
+    assert opened.subheader[0].value == at.subheader[0].value
+    bundled_plan = run(GPU_FIT, model=QWEN06, runtime="ideal", gpu="rtx-4090")
+    assert table(opened) == table(bundled_plan)               # the same geometry plans the same
+    assert any(r["memory GiB"] for r in table(opened))
+
+
+def test_a_bad_config_link_falls_back_to_the_default_model():
+    link = _config_link(_bundled(QWEN06))
+    at = run(GPU_FIT, source="paste", cfg="A" + link[2:], runtime="ideal")
+    assert "cfg=" in notices(at) and "showing the default model instead" in notices(at)
+    assert at.radio(key="source").value == "bundled"
+    assert at.selectbox(key="model").value == LLAMA
+    assert "cfg" not in at.query_params
+
+
+def test_an_uploaded_config_is_titled_by_its_file_name():
+    cfg = {k: v for k, v in _bundled(QWEN06).items() if k != "_name_or_path"}
+    at = run(GPU_FIT, source="paste", runtime="ideal", cfg=_config_link(cfg), cfg_name="my-model.json")
+    assert at.subheader[0].value.startswith("my-model.json on 1 x")
+
+
+def test_a_mistyped_hub_id_is_not_found_not_a_bad_link(fake_hub):
+    at = run(GPU_FIT, source="hub")
+    at.text_input(key="hub").input("acme/no-such-model")
+    ok(at)
+    ok(at)                                              # the rerun that reads the link the box wrote
+    assert not at.warning
+    assert any("was not found on the Hugging Face Hub" in e.value for e in at.error)
+    at.text_input(key="hub").input("not an id")
+    ok(at)
+    ok(at)
+    assert not at.warning
+    assert at.error                                     # the box's own message, under the box
+
+
+def test_a_config_too_large_for_a_link_says_so():
+    cfg = {**_bundled(QWEN06), "notes": os.urandom(6000).hex()}       # 12,000 random hex digits: incompressible
+    at = run(GPU_FIT, source="paste", runtime="ideal")
+    at.text_area(key="pasted").input(json.dumps(cfg))
+    ok(at)
+    assert any("too large to share in a link" in i.value for i in at.info)
+    assert "cfg" not in at.query_params
+    assert at.subheader                                      # it still plans
+
+
+def test_compare_shows_the_answer_columns_first():
+    """Issue 14: the longest-context columns were off screen at 1,440 px. They now come right after
+    the scenario, with short headers (the full name is the column's help and the CSV header)."""
+    from dashboard import compare
+
+    at = run(COMPARE, gpu="rtx-4090")
+    cols = list(table(at)[0])
+    assert cols[:5] == ["scenario", "longest context, chosen: GeForce RTX 4090 24GB", CLS16, CLS24, CLS80]
+    assert [compare.short_header(c) for c in cols[1:5]] == [
+        "longest @ chosen GPU", "longest @ 16 GB", "longest @ 24 GB", "longest @ 80 GB"]
