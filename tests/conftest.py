@@ -14,7 +14,7 @@ TIERS: dict[str, str] = {
     "test_model_types": "fast", "test_provenance": "fast", "test_coverage_fixture": "fast",
     "test_vllm_oracle_fixture": "fast", "test_vllm_oracle": "fast",
     "test_verdict": "fast",
-    "test_speed": "fast", "test_speed_reference": "fast", "test_charts": "fast",     "test_pickers": "fast",
+    "test_speed": "fast", "test_speed_reference": "fast", "test_charts": "fast", "test_pickers": "fast",
     "test_gguf": "fast", "test_llama_cpp": "fast", "test_llama_cpp_runtime": "fast",
     "test_engine_logs": "fast", "test_sglang": "fast", "test_trtllm": "fast",
     "test_cli_io": "io",
@@ -26,7 +26,7 @@ TIERS: dict[str, str] = {
     "test_hub": "hub", "test_hub_security": "hub", "test_hub_gguf": "hub",
     "test_pages": "pages", "test_hardening": "pages", "test_planner_page": "pages", "test_app_smoke": "pages",
     "test_link_fuzz": "fuzz",
-    "test_browser": "browser", "test_browser_layout": "browser",     "test_browser_pages": "browser",
+    "test_browser": "browser", "test_browser_layout": "browser", "test_browser_pages": "browser",
     "test_browser_verdict": "browser",
     "test_packaging": "packaging", "test_lint": "packaging",
 }
