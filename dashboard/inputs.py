@@ -15,7 +15,7 @@ from kvcalc.gpus import CLASS_REPRESENTATIVES, gpu_catalog
 from kvcalc.variants import VARIANTS
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
-from . import state
+from . import engine_inputs, state
 from .sources import ModelChoice, load_model
 from .text import md
 
@@ -150,6 +150,7 @@ def runtime_inputs(container: Any) -> dict[str, Any]:
                                        max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mnbt")))
             out["max_num_batched_tokens"] = mnbt or None
             out.update(_vllm_engine_inputs())
+    out.update(engine_inputs.engine_inputs(container, runtime))      # SGLang / TensorRT-LLM / llama.cpp (issue 16)
     return out
 
 
@@ -232,4 +233,5 @@ def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str,
               "vllm_version", "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len"):
         if runtime.get(k) is not None:
             opts[k] = runtime[k]
+    opts.update(runtime.get("engine", {}))
     return opts
