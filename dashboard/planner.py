@@ -30,9 +30,11 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
     sb = st.sidebar
     choice, options, batch, ctx = inputs.deployment_inputs(sb)
     variant = inputs.attention_inputs(sb)
-    with sb.expander("Paste your serve command (vllm, sglang, trtllm-serve, llama-server)"):
-        st.text_area("vllm serve / python -m sglang.launch_server / trtllm-serve / llama-server ...", key="vllm_cmd",
-                     height=90, placeholder="vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 -tp 2")
+    with sb.expander("Paste your vllm serve command (or sglang, trtllm-serve, llama-server)"):
+        st.text_area("vllm serve ...", key="vllm_cmd", height=90,
+                     placeholder="vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 -tp 2",
+                     help="Also reads python -m sglang.launch_server / sglang serve, trtllm-serve and "
+                          "llama-server / llama-cli lines")
         st.button("Fill the options", on_click=paste.apply_vllm_command, key="vllm_cmd_apply")
         if st.session_state.get("vllm_cmd_error"):
             st.caption(md(st.session_state["vllm_cmd_error"]))
@@ -416,11 +418,11 @@ def render() -> None:
 
     _chart(spec, setup, p, speed, batch, ctx, slot, verdict.longest)   # the verdict's longest (served at it)
 
-    _runtimes_table(config, raw_options, batch, ctx, choice.plan_extras())
-
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(setup, p.batch, p.context)
     with st.expander("Config fields used and warnings"):
         st.markdown(md(", ".join(p.fields_used)) or "(none)")
         for w in p.warnings:
             st.warning(md(w))
+
+    _runtimes_table(config, raw_options, batch, ctx, choice.plan_extras())
