@@ -201,7 +201,7 @@ def engine_inputs(container: Any, runtime: str) -> dict[str, Any]:
     ``{"engine": deploy keywords}`` for :func:`dashboard.inputs.plan_options`."""
     if runtime not in ENGINE_RUNTIMES:
         return {}
-    with container.expander(f"{ENGINE_LABELS[runtime]} options (the engine's own names)", expanded=True):
+    with container.expander(f"{md(ENGINE_LABELS[runtime])} options (the engine's own names)", expanded=True):
         return {"engine": _DRAW[runtime]()}
 
 

@@ -13,7 +13,7 @@ from kvcalc.sglang import budget as sglang_budget
 from kvcalc.trtllm import TRTLLM_VERSION
 from kvcalc.trtllm import budget as trtllm_budget
 
-from .text import md
+from .text import code, md
 
 ENGINE_MODULES: dict[str, tuple[ModuleType, str]] = {
     "sglang": (sglang_budget, f"v{SGLANG_VERSION} line"),
@@ -34,9 +34,9 @@ def render() -> None:
     st.caption("Each engine turns the same per-layer KV bytes into its own pool (kvcalc.engine.EngineMemoryPlan); "
                "the rules and the logs they reproduce: docs/engines.md.")
     for runtime, (module, release) in ENGINE_MODULES.items():
-        st.subheader(f"{ENGINE_LABELS[runtime]} (`--runtime {runtime}`, {md(release)})")
+        st.subheader(f"{md(ENGINE_LABELS[runtime])} ({code('--runtime ' + runtime)}, {md(release)})")
         st.markdown(md(rule_summary(module)))
         for source in getattr(module, "SOURCES", ()):
             st.markdown(f"- {md(source)}")
-        with st.expander(f"The rule as kvcalc states it ({module.__name__})"):
+        with st.expander(f"The rule as kvcalc states it ({md(module.__name__)})"):
             st.text((module.__doc__ or "").strip())

@@ -82,7 +82,7 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
         for line in p.formulas:
             st.markdown(f"- {code(line)}")
         if p.engine_lines:
-            st.markdown(f"What {ENGINE_NAMES.get(p.runtime, p.runtime)} prints at startup for this deployment:")
+            st.markdown(f"What {md(ENGINE_NAMES.get(p.runtime, p.runtime))} prints at startup for this deployment:")
             st.code("\n".join(p.engine_lines), language=None)
 
 

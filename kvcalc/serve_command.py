@@ -202,7 +202,7 @@ def llama_server(model: str, d: Deployment) -> ServeCommand:
     llama.cpp deployment, flags as common/arg.cpp spells them; only the ones that differ from its defaults."""
     o, dflt = d.llama_cpp, LlamaCppOptions()
     quant = d.gguf.file_type if d.gguf is not None else o.hf_quant
-    words = [o.program]
+    words: list[str] = [o.program]
     notes: list[str] = []
     if o.model and o.hf_quant:
         words += ["-hf", f"{o.model}:{o.hf_quant}"]
