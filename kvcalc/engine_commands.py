@@ -138,7 +138,7 @@ def parse_engine_command(command: str) -> EngineCommand:
     words = words[i:]
     found = _program(words)
     if found is None:
-        raise InputError("not an SGLang, TensorRT-LLM or llama.cpp launch command: start with 'python -m "
+        raise InputError("not an SGLang or TensorRT-LLM launch command (nor llama.cpp's): start with 'python -m "
                          "sglang.launch_server', 'sglang serve', 'trtllm-serve', 'llama-server' or 'llama-cli'")
     runtime, i = found
     if runtime == "llama_cpp":
