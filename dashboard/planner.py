@@ -183,11 +183,12 @@ def runtime_options(options: dict[str, Any], runtime: str, ctx: int) -> dict[str
 def side_by_side(config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int,
                  extras: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per runtime (kvcalc.runtimes.RUNTIMES) for this model / GPU / batch / context: the KV budget
-    per GPU, the pool in tokens, the longest context at this batch, the largest batch at this context and
-    whether it fits, or the runtime's refusal in its own words (kvcalc's typed errors, as text)."""
+    per GPU, the pool in tokens, the longest context at this batch, the largest batch at this context (0: none)
+    and whether it fits, or the runtime's refusal in its own words (kvcalc's typed errors, as text)."""
     rows = []
     for rt in RUNTIMES:
-        row: dict[str, Any] = {"runtime": ENGINE_NAMES.get(rt, rt)}
+        row: dict[str, Any] = {"runtime": ENGINE_NAMES.get(rt, rt), "KV budget / GPU": "", "KV pool (tokens)": "",
+                               f"longest context @ batch {batch:,}": 0, f"largest batch @ {ctx:,} tokens": 0}
         try:
             opts = runtime_options(options, rt, ctx)
             d = deploy(config, **opts, **({} if rt == "llama_cpp" else extras))
@@ -195,7 +196,8 @@ def side_by_side(config: dict[str, Any], options: dict[str, Any], batch: int, ct
             longest = judge(d, p, "context" if rt == "vllm" and "max_model_len" not in options else "given").longest
             kv_budget = p.available_kv_bytes if p.available_kv_bytes is not None else \
                 max(p.budget_bytes - p.weights_bytes - p.overhead_bytes, 0)
-            row.update({"KV budget / GPU": human_bytes(kv_budget), "KV pool (tokens)": p.kv_cache_tokens,
+            pool = "grows (not paged)" if p.kv_cache_tokens is None else f"{p.kv_cache_tokens:,}"
+            row.update({"KV budget / GPU": human_bytes(kv_budget), "KV pool (tokens)": pool,
                         f"longest context @ batch {batch:,}": longest or 0,
                         f"largest batch @ {ctx:,} tokens": p.max_batch or 0,
                         f"fits {batch:,} x {ctx:,}": "yes" if p.fits else "no",

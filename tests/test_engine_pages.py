@@ -45,7 +45,7 @@ def test_sglang_link_shows_its_token_pool_and_launch_line():
     assert f"KV Cache is allocated. #tokens: {tokens}, K size: {k_gb:.2f} GB, V size: {k_gb:.2f} GB" in lines
     assert "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --mem-fraction-static 0.8" \
         in code_blocks(at)
-    assert row(side_by_side(at), "SGLang")["KV pool (tokens)"] == tokens
+    assert row(side_by_side(at), "SGLang")["KV pool (tokens)"] == f"{tokens:,}"
     assert at.success and at.success[0].value.startswith("**Fits: 4 sequences of 8,192 tokens")
 
 
@@ -56,7 +56,7 @@ def test_llama_cpp_link_prints_llama_kv_cache_line():
     assert ("llama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  4/1 seqs), K (f16):  512.00 MiB, "
             "V (f16):  512.00 MiB") in "\n".join(code_blocks(at))
     assert "llama-server -m /path/to/Llama-3.1-8B-Q4_K_M.gguf -c 8192" in code_blocks(at)
-    assert row(side_by_side(at), "llama.cpp")["KV pool (tokens)"] == 8192
+    assert row(side_by_side(at), "llama.cpp")["KV pool (tokens)"] == "8,192"
 
 
 def test_llama_cpp_quantized_cache_and_bad_link_values():
@@ -77,7 +77,7 @@ def test_tensorrt_llm_max_tokens_rounds_up_to_whole_blocks():
     lines = "\n".join(code_blocks(at))
     assert "Number of blocks in KV cache primary pool: 313" in lines
     r = row(side_by_side(at), "TensorRT-LLM")
-    assert r["KV pool (tokens)"] == 313 * 32 and r["largest batch @ 8,192 tokens"] == 1
+    assert r["KV pool (tokens)"] == f"{313 * 32:,}" and r["largest batch @ 8,192 tokens"] == 1
     assert "trtllm-serve" in lines and "max_tokens: 10000" in lines
 
 
@@ -89,6 +89,9 @@ def test_side_by_side_lists_all_six_runtimes_and_refusals_as_text():
     trt = row(rows, "TensorRT-LLM")
     assert trt["fits 1 x 4,096"] == "refused" and "TensorRT-LLM" in trt["binding constraint or refusal"]
     assert "Traceback" not in " ".join(str(r) for r in rows)
+    frame = next(t.value for t in at.dataframe if "binding constraint or refusal" in t.value.columns)
+    for column in frame.select_dtypes("number").columns:         # no NaN where a runtime refused
+        assert frame[column].notna().all(), column
 
 
 def test_llama_cpp_that_cannot_allocate_gets_its_own_refusal_in_red():
@@ -162,3 +165,21 @@ def test_how_it_works_has_a_section_per_engine():
     heads = [h.value for h in at.subheader]
     for label in ("SGLang", "TensorRT-LLM", "llama.cpp"):
         assert any(h.startswith(label) for h in heads)
+
+
+@pytest.mark.parametrize("key, good, bad", [
+    ("sg_mem", "0.85", "1.0"),           # SGLang keeps a share for activations: 1 is refused (kvcalc.sglang.options)
+    ("sg_page", "16", "0"),
+    ("trt_tpb", "64", "48"),             # tokens_per_block: a power of two
+    ("ll_ngl", "-1", "-2"),              # -1 = every layer
+    ("ll_np", "256", "257"),             # LLAMA_MAX_SEQ (src/llama-cparams.h)
+    ("ll_ctk", "q4_0", "q3_k"),          # common/arg.cpp kv_cache_types
+    ("ll_gguf", "Q5_K_M", "MXFP4_MOE"),  # modelled file types only (docs/engines.md)
+])
+def test_engine_link_values_are_checked_like_the_others(key, good, bad):
+    from dashboard import state
+
+    keys = state.page_keys(state.PLANNER)
+    assert state.problems({key: [good]}, keys) == ([], [])
+    drop, notes = state.problems({key: [bad]}, keys)
+    assert drop == [key] and "using the default" in notes[0]
