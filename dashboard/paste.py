@@ -70,7 +70,7 @@ def _paste_dtypes(o: dict[str, Any], notes: list[str]) -> None:
     s = st.session_state
     kv = o.get("kv_dtype")
     if kv is not None:
-        kv = {"fp8": "fp8_e4m3"}.get(kv, kv)
+        kv = {"fp8": "fp8_e4m3", "bf16": "bfloat16"}.get(kv, kv)      # vLLM / SGLang spellings
         if kv in state.KV_DTYPES:
             s["kvdtype"] = kv
         else:

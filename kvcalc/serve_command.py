@@ -165,7 +165,10 @@ def sglang_launch(model: str, d: Deployment) -> ServeCommand:
     flags, notes = _model_weights_flags(d, "--dtype")
     words += flags
     if d.kv_dtype is not None:
-        words += ["--kv-cache-dtype", d.kv.name if d.kv.name.startswith("fp8") else "bf16"]
+        if d.kv.name.startswith("fp8") or d.kv.name == "bfloat16":
+            words += ["--kv-cache-dtype", "bf16" if d.kv.name == "bfloat16" else d.kv.name]
+        else:
+            notes.append(f"KV cache {d.kv.name}: SGLang has no such --kv-cache-dtype (auto = the model dtype)")
     line = " ".join(shlex.quote(w) for w in words)
     if o.allow_long_context:
         line = f"{LONG_CONTEXT_ENV}=1 {line}"

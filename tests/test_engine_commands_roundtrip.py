@@ -105,3 +105,13 @@ def test_a_bad_llama_value_is_refused_in_llama_cpp_terms():
         parse_engine_command("llama-server -m x.gguf -c lots")
     with pytest.raises(InputError, match="llama-server"):
         parse_engine_command("ollama run llama3")
+
+
+def test_sglang_kv_cache_dtype_spellings():
+    # server_args.py --kv-cache-dtype choices: auto, fp8_e5m2, fp8_e4m3, bf16; float16 has none
+    d = deploy(QWEN, runtime="sglang", kv_dtype="bfloat16")
+    text = sglang_launch("m/x", d).text
+    assert text.endswith("--kv-cache-dtype bf16") and _redeploy(QWEN, text)[1].kv == d.kv
+    d = deploy(QWEN, runtime="sglang", kv_dtype="float16")
+    cmd = sglang_launch("m/x", d)
+    assert "--kv-cache-dtype" not in cmd.text and "no such --kv-cache-dtype" in cmd.notes[0]
