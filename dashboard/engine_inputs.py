@@ -205,12 +205,6 @@ def engine_inputs(container: Any, runtime: str) -> dict[str, Any]:
         return {"engine": _DRAW[runtime]()}
 
 
-def current_options(runtime: str) -> dict[str, Any]:
-    """``runtime``'s deploy keywords from the session's values (widgets not drawn: their defaults), for
-    the Planner's side-by-side table."""
-    return _read(runtime) if runtime in ENGINE_RUNTIMES else {}
-
-
 def compare_defaults(runtime: str) -> dict[str, Any]:
     """deploy() keywords a Compare / GPU fit scenario of ``runtime`` needs beyond the shared ones: llama.cpp's
     GGUF file type (the picker's default; its other flags at llama.cpp's defaults)."""

@@ -162,15 +162,15 @@ _SHARED = ("gpu", "gpu_mem_gib", "gpus", "dtype", "kv_dtype", "tensor_parallel_s
 
 def runtime_options(options: dict[str, Any], runtime: str, ctx: int) -> dict[str, Any]:
     """The plan options of ``runtime`` for the side-by-side table: the current ones when it is the runtime
-    selected, else the shared ones (GPU, count, dtypes, parallel sizes) with the runtime's own from the
-    session (engine widgets not drawn: the engine's defaults; vLLM: max_model_len = the context asked
-    for, as the headline). llama.cpp plans its GGUF file and cache types instead of the dtypes."""
+    selected, else the shared ones (GPU, count, dtypes, parallel sizes) with the runtime's own defaults
+    (vLLM: max_model_len = the context asked for, as the headline; llama.cpp: the default GGUF file type
+    and f16 cache instead of the dtypes)."""
     if options.get("runtime") == runtime:
         base = dict(options)
     else:
         base = {k: options[k] for k in _SHARED if k in options}
         base["runtime"] = runtime
-        base.update(engine_inputs.current_options(runtime))
+        base.update(engine_inputs.options_from(runtime, {}) if runtime in ENGINE_RUNTIMES else {})
     if runtime == "transformers":
         base.pop("tensor_parallel_size", None)
         base["pipeline_parallel_size"] = base.get("gpus", 1)
@@ -214,8 +214,6 @@ def _side_by_side_key(config: dict[str, Any], options: dict[str, Any], batch: in
 
     blob = json.dumps(config, sort_keys=True, default=str) + repr(sorted((k, repr(v)) for k, v in options.items())) \
         + repr(sorted((k, repr(v)) for k, v in extras.items())) + f"{batch}x{ctx}"
-    for rt in ENGINE_RUNTIMES:
-        blob += repr(engine_inputs.current_options(rt))
     return hashlib.sha256(blob.encode("utf-8", "replace")).hexdigest()
 
 
@@ -231,8 +229,9 @@ def _runtimes_table(config: dict[str, Any], options: dict[str, Any], batch: int,
         cached = (key, side_by_side(config, options, batch, ctx, extras))
         st.session_state[_SIDE_CACHE] = cached
     st.subheader("Runtimes side by side")
-    st.caption("The same model, GPU, batch and context under each runtime's own rules (engine options not set "
-               "here: the engine's defaults; llama.cpp: the GGUF file type picked, f16 cache unless set).")
+    st.caption("The same model, GPU, batch and context under each runtime's own rules: the runtime selected with "
+               f"its options as set, the others at their defaults (llama.cpp: GGUF {md(engine_inputs.DEFAULT_GGUF)}, "
+               "f16 cache).")
     st.dataframe(safe_rows(cached[1]), hide_index=True, width="stretch", key="runtimes_table")
 
 
