@@ -138,7 +138,11 @@ def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult
         elif setup.runtime == "transformers":
             cmd = transformers_call(model, setup, p.batch, p.context)
         elif setup.runtime in ENGINE_RUNTIMES:
-            cmd = engine_command(model, setup)
+            if v.state == "does_not_fit" and p.min_gpus and p.min_gpus != setup.gpus:
+                cmd = engine_command(model, setup.with_gpus(p.min_gpus))
+                title = f"Command that fits: {p.min_gpus} x {p.gpu}"
+            else:
+                cmd = engine_command(model, setup)
     except KVCalcError:
         cmd = None
     if cmd is None:

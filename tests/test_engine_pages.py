@@ -183,3 +183,15 @@ def test_engine_link_values_are_checked_like_the_others(key, good, bad):
     assert state.problems({key: [good]}, keys) == ([], [])
     drop, notes = state.problems({key: [bad]}, keys)
     assert drop == [key] and "using the default" in notes[0]
+
+
+def test_sglang_that_does_not_fit_shows_the_command_on_the_fewest_gpus():
+    # Llama-3.1-70B: 70,553,706,496 parameters x 2 B = 131.4 GiB of bf16 weights, more than one H100's 80 GB;
+    # it does not fit one GPU; the verdict names the fewest GPUs that do (kvcalc.plan.fewest_gpus) and the
+    # command box gives SGLang's own --tp flag (server_args.py) for that count
+    at = run_page(PLANNER, model="meta-llama/Llama-3.1-70B", runtime="sglang", gpu="h100-sxm")
+    assert at.error and "--tp" in at.error[0].value
+    fix = next(c for c in code_blocks(at) if c.startswith("python -m sglang.launch_server"))
+    assert fix.startswith("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --tp ")
+    n = int(fix.split("--tp ")[1].split()[0])
+    assert f"{n:,} x NVIDIA H100" in " ".join(m.value for m in at.markdown)
