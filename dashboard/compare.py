@@ -27,6 +27,7 @@ from kvcalc.variants import VARIANTS, apply_variant
 from kvcalc.verdict import judge
 
 from . import charts, inputs, page, state
+from .engine_inputs import compare_defaults
 from .sources import load_model
 from .text import md, safe_rows
 
@@ -115,7 +116,7 @@ def evaluate(s: Scenario, config: dict[str, Any], *, gpu: dict[str, Any], batch:
     spec = apply_variant(kvcalc.read_spec(config), s.attn, kv_heads=variant.get("kv_heads"),
                          window=variant.get("window"), pattern=variant.get("pattern"))
     kv_dtype = None if s.kvdtype == "auto" else s.kvdtype
-    opts = scenario_options(s, gpu, options, dtype)
+    opts = {**scenario_options(s, gpu, options, dtype), **compare_defaults(s.runtime)}
     setup = deploy(spec, config_dict=config, **opts)       # once: every figure below reads it
     pts = [c for c in contexts if c <= setup.context_cap]
     curve = memory_curve(setup, batch, pts)

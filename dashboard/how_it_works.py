@@ -18,7 +18,7 @@ from kvcalc.spec import ModelSpec
 from kvcalc.variants import VARIANTS, apply_variant
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
-from . import inputs, page, state
+from . import engine_rules, inputs, page, state
 from .text import md, plain, safe_rows
 
 MLA_EXAMPLE = "deepseek-ai/DeepSeek-V2-Lite"
@@ -362,4 +362,5 @@ def render() -> None:
     _mla(spec, name)
     _dtypes(spec, ctx)
     _runtimes(spec, ctx)
+    engine_rules.render()          # SGLang, TensorRT-LLM, llama.cpp (issue 16)
     _provenance(choice)

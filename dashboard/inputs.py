@@ -18,7 +18,7 @@ from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu, gpu_catalog
 from kvcalc.variants import VARIANTS
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
-from . import pickers, state
+from . import engine_inputs, pickers, state
 from .config_link import config_title, decode_config, encode_config
 from .sources import ModelChoice, load_model
 from .text import md
@@ -267,6 +267,7 @@ def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, An
                                        max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mnbt")))
             out["max_num_batched_tokens"] = mnbt or None
             out.update(_vllm_engine_inputs())
+    out.update(engine_inputs.engine_inputs(container, runtime))      # SGLang / TensorRT-LLM / llama.cpp (issue 16)
     return out
 
 
@@ -362,4 +363,5 @@ def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str,
     for k in VLLM_OPTION_KEYS:
         if runtime.get(k) is not None:
             opts[k] = runtime[k]
+    opts.update(runtime.get("engine", {}))
     return opts

@@ -1,9 +1,11 @@
 """The Planner's paste box: a pasted ``vllm serve`` command sets the bound widgets (kvcalc.vllm_command
-reads it), and a Hub id the Hub cannot give plans with the bundled model of the same architecture
-(kvcalc.bundled_match), labelled."""
+reads it), as does an SGLang, TensorRT-LLM or llama.cpp launch line (kvcalc.engine_commands: runtime and
+its options set, everything else back to the defaults), and a Hub id the Hub cannot give plans with the
+bundled model of the same architecture (kvcalc.bundled_match), labelled."""
 from __future__ import annotations
 
 import contextlib
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -12,11 +14,13 @@ from streamlit.errors import StreamlitAPIException
 
 import kvcalc
 from kvcalc.bundled_match import bundled_match
+from kvcalc.engine_commands import EngineCommand, parse_engine_command
 from kvcalc.errors import KVCalcError
+from kvcalc.gguf.mixes import file_type_names
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_VLLM_VERSION
 from kvcalc.vllm_command import parse_vllm_serve, weights_dtype
 
-from . import state
+from . import engine_inputs, state
 from .sources import ModelChoice, load_model
 
 PASTE_RESET: dict[str, Any] = {
@@ -66,7 +70,7 @@ def _paste_dtypes(o: dict[str, Any], notes: list[str]) -> None:
     s = st.session_state
     kv = o.get("kv_dtype")
     if kv is not None:
-        kv = {"fp8": "fp8_e4m3"}.get(kv, kv)
+        kv = {"fp8": "fp8_e4m3", "bf16": "bfloat16"}.get(kv, kv)      # vLLM / SGLang spellings
         if kv in state.KV_DTYPES:
             s["kvdtype"] = kv
         else:
@@ -83,11 +87,110 @@ def _paste_dtypes(o: dict[str, Any], notes: list[str]) -> None:
         notes.append(f"--quantization {q}: the checkpoint's own quantization_config decides the weights")
 
 
+ENGINE_PROGRAM = re.compile(r"(^|[\s/])(sglang\.launch_server|sglang\s+serve|trtllm-serve|llama-server|llama-cli)\b")
+"""A launch line of one of the engines kvcalc.engine_commands reads (else the text is read as vllm serve)."""
+
+
+def _gguf_stem(model: str) -> str:
+    """The model name in a GGUF repo id or file path: 'unsloth/Qwen3-8B-GGUF' -> 'unsloth/Qwen3-8B',
+    '/models/Llama-3.1-8B-Instruct-Q4_K_M.gguf' -> '/models/Llama-3.1-8B-Instruct'."""
+    name = re.sub(r"(?i)\.gguf$", "", model.strip())
+    name = re.sub(r"(?i)-gguf$", "", name)
+    types = "|".join(re.escape(t) for t in file_type_names())
+    return re.sub(rf"(?i)[-.]({types})$", "", name)
+
+
+def _paste_engine_model(cmd: EngineCommand, notes: list[str]) -> None:
+    if not cmd.model:
+        return
+    if cmd.runtime != "llama_cpp":
+        _paste_model(cmd.model, notes)
+        return
+    stem = _gguf_stem(cmd.model)
+    entry = kvcalc.catalog.find_entry(stem)
+    match = None if entry else bundled_match(stem)
+    hub_id = entry.hub_id if entry else match.hub_id if match else None
+    if hub_id:
+        st.session_state["source"], st.session_state["model"] = "bundled", hub_id
+        if match:
+            notes.append(f"{match.label} (GGUF {cmd.model[:80]})")
+    else:
+        notes.append(f"model {cmd.model[:80]!r}: no bundled model of the same name; the model was not changed")
+
+
+def apply_engine_command(text: str) -> None:
+    """Set the runtime and its option widgets from an SGLang / TensorRT-LLM / llama.cpp launch line;
+    every option the line does not set goes back to the defaults (vLLM's and the engines')."""
+    s = st.session_state
+    try:
+        cmd = parse_engine_command(text)
+    except KVCalcError as e:
+        s["vllm_cmd_error"] = str(e)
+        return
+    s["vllm_cmd_error"] = None
+    s.update(PASTE_RESET)
+    s.update(engine_inputs.ENGINE_RESET)
+    s["runtime"] = cmd.runtime
+    notes: list[str] = []
+    _paste_engine_model(cmd, notes)
+    o = dict(cmd.options)
+    ll = o.pop("llama_cpp", None)
+    gguf = o.pop("gguf", None)
+    if ll is not None:
+        for f in engine_inputs.ENGINE_FLAGS:
+            if f.runtime == "llama_cpp" and f.option != "gguf":
+                s[f.key] = getattr(ll, f.option)
+        if not ll.kv_offload or ll.n_batch != ll.__class__().n_batch or ll.n_ubatch != ll.__class__().n_ubatch:
+            notes.append("-nkvo / -b / -ub: not Planner options (their defaults are planned)")
+    if gguf is not None:
+        if gguf in file_type_names():
+            s["ll_gguf"] = gguf
+        else:
+            notes.append(f"GGUF file type {str(gguf)[:20]} is not modelled; {engine_inputs.DEFAULT_GGUF} used")
+    tp, pp = o.pop("tensor_parallel_size", 1), o.pop("pipeline_parallel_size", 1)
+    s["tp"], s["pp"], s["gpus"] = tp, pp, tp * pp
+    if o.pop("allow_overwrite_longer_context_len", False):
+        notes.append("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1: not a Planner option (SGLang's check applies)")
+    _paste_dtypes({k: o.pop(k) for k in ("kv_dtype", "dtype") if k in o}, notes)
+    for option, value in o.items():
+        flag = engine_inputs.BY_OPTION.get((cmd.runtime, option))
+        if flag is None:
+            notes.append(f"{option}: not a Planner option, ignored")
+        elif flag.key == "trt_tpb" and value not in state.TRT_TOKENS_PER_BLOCK:
+            notes.append(f"tokens_per_block {value}: not a Planner choice; the default used")
+        else:
+            s[flag.key] = value
+    ctx = s.get("sg_ctx") or s.get("trt_mseq") or 0
+    if ctx:
+        s["ctx"] = ctx
+    _write_engine_link(cmd.runtime)
+    if cmd.ignored:
+        notes.append("not modelled, ignored: " + ", ".join(cmd.ignored))
+    if notes:
+        s["vllm_cmd_error"] = "; ".join(notes)
+
+
+def _write_engine_link(runtime: str) -> None:
+    """Write the pasted engine options into the link too: their widgets may not exist yet (another runtime
+    was selected), and a widget first drawn with a value from session state does not write its URL
+    parameter (the same case as the Hub id in :func:`_paste_model`)."""
+    for f in engine_inputs.ENGINE_FLAGS:
+        value = st.session_state.get(f.key, f.default)
+        with contextlib.suppress(StreamlitAPIException, KeyError):
+            if f.runtime == runtime and value != f.default:
+                st.query_params[f.key] = str(value).lower() if isinstance(value, bool) else str(value)
+            elif f.key in st.query_params:
+                del st.query_params[f.key]
+
+
 def apply_vllm_command() -> None:
-    """Callback: set the bound widgets from a pasted ``vllm serve`` command. Every option the command
-    does not set goes back to vLLM's default (:data:`PASTE_RESET`), so a second paste keeps nothing of
-    the first."""
+    """Callback: set the bound widgets from a pasted ``vllm serve`` command (or an engine's launch line:
+    :func:`apply_engine_command`). Every option the command does not set goes back to vLLM's default
+    (:data:`PASTE_RESET`), so a second paste keeps nothing of the first."""
     text = st.session_state.get("vllm_cmd", "")
+    if isinstance(text, str) and ENGINE_PROGRAM.search(text[:400]):
+        apply_engine_command(text)
+        return
     try:
         cmd = parse_vllm_serve(text)
     except KVCalcError as e:
@@ -97,6 +200,8 @@ def apply_vllm_command() -> None:
     s = st.session_state
     s["runtime"] = "vllm"
     s.update(PASTE_RESET)
+    s.update(engine_inputs.ENGINE_RESET)
+    _write_engine_link("vllm")
     notes: list[str] = []
     if cmd.model:
         _paste_model(cmd.model, notes)

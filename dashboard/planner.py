@@ -1,6 +1,7 @@
 """The Planner page (home): one model on one deployment, with the formulas behind every number."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import streamlit as st
@@ -10,13 +11,14 @@ from kvcalc.capacity import Deployment, deploy, layer_bytes, memory_curve
 from kvcalc.errors import InputError, KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
-from kvcalc.serve_command import ServeCommand, transformers_call, vllm_serve
+from kvcalc.runtimes import ENGINE_LABELS, ENGINE_RUNTIMES, RUNTIMES
+from kvcalc.serve_command import ServeCommand, engine_command, transformers_call, vllm_serve
 from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
 from kvcalc.verdict import MaxLenSource, Verdict, judge
 
-from . import charts, exports, inputs, page, paste, state
+from . import charts, engine_inputs, exports, inputs, page, paste, state
 from .text import code, md, safe_rows
 
 
@@ -26,9 +28,11 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
     sb = st.sidebar
     choice, options, batch, ctx = inputs.deployment_inputs(sb)
     variant = inputs.attention_inputs(sb)
-    with sb.expander("Paste your vllm serve command"):
+    with sb.expander("Paste your vllm serve command (or sglang, trtllm-serve, llama-server)"):
         st.text_area("vllm serve ...", key="vllm_cmd", height=90,
-                     placeholder="vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 -tp 2")
+                     placeholder="vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 -tp 2",
+                     help="Also reads python -m sglang.launch_server / sglang serve, trtllm-serve and "
+                          "llama-server / llama-cli lines")
         st.button("Fill the options", on_click=paste.apply_vllm_command, key="vllm_cmd_apply")
         if st.session_state.get("vllm_cmd_error"):
             st.caption(md(st.session_state["vllm_cmd_error"]))
@@ -78,7 +82,7 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
         for line in p.formulas:
             st.markdown(f"- {code(line)}")
         if p.engine_lines:
-            st.markdown("What vLLM prints at startup for this deployment:")
+            st.markdown(f"What {md(ENGINE_NAMES.get(p.runtime, p.runtime))} prints at startup for this deployment:")
             st.code("\n".join(p.engine_lines), language=None)
 
 
@@ -94,7 +98,7 @@ def _as_configured(config: dict[str, Any], options: dict[str, Any], choice: inpu
                    p: kvcalc.PlanResult) -> tuple[kvcalc.PlanResult, Deployment] | None:
     """The plan of the model as configured (no attention what-if) at the same inputs, or None."""
     try:
-        base_setup = deploy(kvcalc.read_spec(config), config_dict=config, **options, **choice.plan_extras())
+        base_setup = deploy(kvcalc.read_spec(config), config_dict=config, **options, **_extras(choice, options))
         return kvcalc.plan(base_setup, batch=p.batch, context=p.context, solve_gpus=False), base_setup
     except KVCalcError:
         return None
@@ -133,6 +137,12 @@ def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult
                     else ""
         elif setup.runtime == "transformers":
             cmd = transformers_call(model, setup, p.batch, p.context)
+        elif setup.runtime in ENGINE_RUNTIMES:
+            if v.state == "does_not_fit" and p.min_gpus and p.min_gpus != setup.gpus:
+                cmd = engine_command(model, setup.with_gpus(p.min_gpus))
+                title = f"Command that fits: {p.min_gpus} x {p.gpu}"
+            else:
+                cmd = engine_command(model, setup)
     except KVCalcError:
         cmd = None
     if cmd is None:
@@ -141,6 +151,92 @@ def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult
     st.code(cmd.text, language=cmd.language, wrap_lines=True)
     for n in cmd.notes:
         st.caption(md(n))
+
+
+def _extras(choice: inputs.ModelChoice, options: dict[str, Any]) -> dict[str, Any]:
+    """The model's extra plan options (the Hub checkpoint's size); none under llama.cpp, whose weights are
+    the GGUF file's (kvcalc.deployment refuses a checkpoint size there)."""
+    return {} if options.get("runtime") == "llama_cpp" else choice.plan_extras()
+
+
+ENGINE_NAMES: dict[str, str] = {"vllm": "vLLM", "transformers": "transformers", "ideal": "ideal", **ENGINE_LABELS}
+_SHARED = ("gpu", "gpu_mem_gib", "gpus", "dtype", "kv_dtype", "tensor_parallel_size", "pipeline_parallel_size")
+"""The plan options every runtime of the side-by-side table shares (the rest are the runtime's own)."""
+
+
+def runtime_options(options: dict[str, Any], runtime: str, ctx: int) -> dict[str, Any]:
+    """The plan options of ``runtime`` for the side-by-side table: the current ones when it is the runtime
+    selected, else the shared ones (GPU, count, dtypes, parallel sizes) with the runtime's own defaults
+    (vLLM: max_model_len = the context asked for, as the headline; llama.cpp: the default GGUF file type
+    and f16 cache instead of the dtypes)."""
+    if options.get("runtime") == runtime:
+        base = dict(options)
+    else:
+        base = {k: options[k] for k in _SHARED if k in options}
+        base["runtime"] = runtime
+        base.update(engine_inputs.options_from(runtime, {}) if runtime in ENGINE_RUNTIMES else {})
+    if runtime == "transformers":
+        base.pop("tensor_parallel_size", None)
+        base["pipeline_parallel_size"] = base.get("gpus", 1)
+    if runtime == "llama_cpp":
+        base.pop("dtype", None)
+        base.pop("kv_dtype", None)
+    return _max_model_len(base, ctx)[0]
+
+
+def side_by_side(config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int,
+                 extras: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per runtime (kvcalc.runtimes.RUNTIMES) for this model / GPU / batch / context: the KV budget
+    per GPU, the pool in tokens, the longest context at this batch, the largest batch at this context (0: none)
+    and whether it fits, or the runtime's refusal in its own words (kvcalc's typed errors, as text)."""
+    rows = []
+    for rt in RUNTIMES:
+        row: dict[str, Any] = {"runtime": ENGINE_NAMES.get(rt, rt), "KV budget / GPU": "", "KV pool (tokens)": "",
+                               f"longest context @ batch {batch:,}": 0, f"largest batch @ {ctx:,} tokens": 0}
+        try:
+            opts = runtime_options(options, rt, ctx)
+            d = deploy(config, **opts, **({} if rt == "llama_cpp" else extras))
+            p = kvcalc.plan(d, batch=batch, context=ctx, solve_gpus=False)
+            longest = judge(d, p, "context" if rt == "vllm" and "max_model_len" not in options else "given").longest
+            kv_budget = p.available_kv_bytes if p.available_kv_bytes is not None else \
+                max(p.budget_bytes - p.weights_bytes - p.overhead_bytes, 0)
+            pool = "grows (not paged)" if p.kv_cache_tokens is None else f"{p.kv_cache_tokens:,}"
+            row.update({"KV budget / GPU": human_bytes(kv_budget), "KV pool (tokens)": pool,
+                        f"longest context @ batch {batch:,}": longest or 0,
+                        f"largest batch @ {ctx:,} tokens": p.max_batch or 0,
+                        f"fits {batch:,} x {ctx:,}": "yes" if p.fits else "no",
+                        "binding constraint or refusal": p.binding_constraint})
+        except KVCalcError as e:
+            row.update({f"fits {batch:,} x {ctx:,}": "refused", "binding constraint or refusal": str(e)})
+        rows.append(row)
+    return rows
+
+
+def _side_by_side_key(config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int,
+                      extras: dict[str, Any]) -> str:
+    import hashlib
+
+    blob = json.dumps(config, sort_keys=True, default=str) + repr(sorted((k, repr(v)) for k, v in options.items())) \
+        + repr(sorted((k, repr(v)) for k, v in extras.items())) + f"{batch}x{ctx}"
+    return hashlib.sha256(blob.encode("utf-8", "replace")).hexdigest()
+
+
+_SIDE_CACHE = "_kvp_side_by_side"
+
+
+def _runtimes_table(config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int,
+                    extras: dict[str, Any]) -> None:
+    """The runtimes side by side (built once per distinct input: kept in the session)."""
+    key = _side_by_side_key(config, options, batch, ctx, extras)
+    cached = st.session_state.get(_SIDE_CACHE)
+    if not cached or cached[0] != key:
+        cached = (key, side_by_side(config, options, batch, ctx, extras))
+        st.session_state[_SIDE_CACHE] = cached
+    st.subheader("Runtimes side by side")
+    st.caption("The same model, GPU, batch and context under each runtime's own rules: the runtime selected with "
+               f"its options as set, the others at their defaults (llama.cpp: GGUF {md(engine_inputs.DEFAULT_GGUF)}, "
+               "f16 cache).")
+    st.dataframe(safe_rows(cached[1]), hide_index=True, width="stretch", key="runtimes_table")
 
 
 def _max_model_len(options: dict[str, Any], ctx: int) -> tuple[dict[str, Any], MaxLenSource]:
@@ -302,14 +398,14 @@ def render() -> None:
         spec = apply_variant(kvcalc.read_spec(config), what_if, kv_heads=variant.get("kv_heads"),
                              window=variant.get("window"), pattern=variant.get("pattern"))
         try:
-            setup = deploy(spec, config_dict=config, **options, **choice.plan_extras())   # once per rerun
+            setup = deploy(spec, config_dict=config, **options, **_extras(choice, options))   # once per rerun
         except InputError:
             if mml_source != "context":
                 raise
             # the context is longer than vLLM allows as max_model_len: plan at the model's default, and
             # the verdict says the context is too long
             options, mml_source = raw_options, "model"
-            setup = deploy(spec, config_dict=config, **options, **choice.plan_extras())
+            setup = deploy(spec, config_dict=config, **options, **_extras(choice, options))
         p = kvcalc.plan(setup, batch=batch, context=ctx)
         speed = estimate_speed(setup, p.batch, p.context)
         verdict = judge(setup, p, mml_source)
@@ -336,3 +432,5 @@ def render() -> None:
         st.markdown(md(", ".join(p.fields_used)) or "(none)")
         for w in p.warnings:
             st.warning(md(w))
+
+    _runtimes_table(config, raw_options, batch, ctx, choice.plan_extras())

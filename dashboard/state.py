@@ -20,7 +20,9 @@ from typing import Any
 from urllib.parse import urlencode
 
 from kvcalc.catalog import catalog
+from kvcalc.gguf.mixes import file_type_names
 from kvcalc.gpus import gpu_catalog
+from kvcalc.llama_cpp.options import KV_CACHE_TYPES
 from kvcalc.variants import VARIANTS
 from kvcalc.vllm.defaults import DEFAULT_VLLM_VERSION, ENGINES
 from kvcalc.vllm.lora import MAX_LORA_RANKS
@@ -34,13 +36,16 @@ CONFIG_LINK_MAX_CHARS = 6_000      # a pasted config in the link, compressed: a 
 
 WEIGHT_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "int8", "int4"]
 KV_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "int2"]
-RUNTIMES = ["vllm", "transformers", "ideal"]
+RUNTIMES = ["vllm", "transformers", "ideal", "sglang", "tensorrt_llm", "llama_cpp"]
 SOURCES = ["bundled", "hub", "paste"]
 BLOCK_SIZES = [8, 16, 32, 64, 128]
 VLLM_VERSIONS = [DEFAULT_VLLM_VERSION] + sorted(set(ENGINES) - {DEFAULT_VLLM_VERSION})
 SPEC_METHODS = ["none", "mtp", *EAGLE_METHODS, *MODEL_FREE_METHODS]   # --speculative-config method
 LORA_RANKS = list(MAX_LORA_RANKS)
 MAX_LORAS_UI = 1024
+TRT_TOKENS_PER_BLOCK = [8, 16, 32, 64, 128]          # powers of two (kvcalc.trtllm.options)
+LLAMA_PROGRAMS = ["llama-server", "llama-cli"]
+LLAMA_KV_TYPES = list(KV_CACHE_TYPES)
 
 
 PLANNER, COMPARE, GPU_FIT, HOW_IT_WORKS = "planner", "compare", "gpu_fit", "how_it_works"
@@ -177,6 +182,19 @@ PARAMS: tuple[Param, ...] = (
     Param("logx", _bool, frozenset({PLANNER, COMPARE})),
     Param("yall", _bool, frozenset({PLANNER})),          # memory chart: y axis not clamped (dashboard.charts.y_top)
     Param("curves", _choice(lambda: [str(b) for b in CURVE_BATCHES]), frozenset({PLANNER}), multi=True),
+    # -- engine options (dashboard.engine_inputs; the engines' own names in ENGINE_FLAGS there) --------------
+    Param("sg_mem", _float(0, 0.99), _DEPLOY), Param("sg_ctx", _int(0, MAX_CONTEXT_UI), _DEPLOY),
+    Param("sg_mrr", _int(0, MAX_BATCH_UI), _DEPLOY), Param("sg_page", _int(1, 1 << 16), _DEPLOY),
+    Param("trt_frac", _float(0.01, 1.0), _DEPLOY), Param("trt_max_tokens", _int(0, 1 << 40), _DEPLOY),
+    Param("trt_tpb", _choice(lambda: [str(b) for b in TRT_TOKENS_PER_BLOCK]), _DEPLOY),
+    Param("trt_mseq", _int(0, MAX_CONTEXT_UI), _DEPLOY), Param("trt_mbs", _int(1, 1 << 20), _DEPLOY),
+    Param("ll_prog", _choice(lambda: LLAMA_PROGRAMS), _DEPLOY), Param("ll_ctx", _int(0, MAX_CONTEXT_UI), _DEPLOY),
+    Param("ll_np", _int(1, 256), _DEPLOY), Param("ll_kvu", _bool, _DEPLOY),
+    Param("ll_ctk", _choice(lambda: LLAMA_KV_TYPES), _DEPLOY),
+    Param("ll_ctv", _choice(lambda: LLAMA_KV_TYPES), _DEPLOY),
+    Param("ll_ngl", lambda v: None if v.strip() == "-1" else _int(0, 1 << 20)(v), _DEPLOY),
+    Param("ll_swa_full", _bool, _DEPLOY), Param("ll_fa", _choice(lambda: ["auto", "on", "off"]), _DEPLOY),
+    Param("ll_gguf", _choice(file_type_names), _DEPLOY),
 )
 SCHEMA: dict[str, Param] = {p.key: p for p in PARAMS}
 VLLM_OPTIONS: dict[str, str] = {p.vllm: p.key for p in PARAMS if p.vllm}   # parse_vllm_serve option -> key

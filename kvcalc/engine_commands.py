@@ -8,6 +8,9 @@ kvcalc.vllm_command.VllmCommand plus the runtime; the options are :func:`kvcalc.
 keywords. Flags kvcalc does not model are listed in ``ignored`` (TensorRT-LLM's
 ``--extra_llm_api_options`` YAML file is not read: its ``kv_cache_config`` keys are ignored with it).
 A leading ``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`` sets ``allow_overwrite_longer_context_len``.
+``llama-server ...`` / ``llama-cli ...`` lines go to kvcalc.llama_cpp.command.parse_llama_command: runtime
+"llama_cpp", options ``{"llama_cpp": LlamaCppOptions, "gguf": "Q4_K_M"}`` (the file type from an ``-hf
+repo:QUANT`` tail, when there is one).
 
 Flag names: SGLang's ``ServerArgs.add_cli_args`` (python/sglang/srt/server_args.py);
 ``trtllm-serve``'s click options (tensorrt_llm/commands/serve.py), which use underscores; both
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InputError
+from .llama_cpp.command import parse_llama_command
 from .sglang import LONG_CONTEXT_ENV
 from .vllm_command import MAX_COMMAND_CHARS, human_readable_int
 
@@ -92,16 +96,32 @@ def _program(words: list[str]) -> tuple[str, int] | None:
         return "tensorrt_llm", 1 + (words[1:2] == ["serve"])
     if words[:2] == ["sglang", "serve"]:
         return "sglang", 2
+    if words and words[0].rsplit("/", 1)[-1].removesuffix(".exe") in LLAMA_PROGRAMS:
+        return "llama_cpp", 1
     for i, w in enumerate(words[:3]):
         if w == "-m" and i + 1 < len(words) and words[i + 1] in ("sglang.launch_server", "sglang.launch_server.py"):
             return "sglang", i + 2
     return None
 
 
+LLAMA_PROGRAMS = ("llama-server", "llama-cli")
+
+
+def _llama(command: str) -> EngineCommand:
+    """A llama.cpp command line (kvcalc.llama_cpp.command) as an EngineCommand."""
+    parsed = parse_llama_command(command)
+    o = parsed.options
+    options: dict[str, Any] = {"llama_cpp": o}
+    if o.hf_quant:
+        options["gguf"] = o.hf_quant
+    return EngineCommand(runtime="llama_cpp", model=o.model, options=options, ignored=parsed.ignored)
+
+
 def parse_engine_command(command: str) -> EngineCommand:
     """Parse ``python -m sglang.launch_server ...`` / ``sglang serve ...`` or ``trtllm-serve MODEL ...``."""
     if not isinstance(command, str) or not command.strip():
-        raise InputError("paste a 'python -m sglang.launch_server ...' or 'trtllm-serve ...' command")
+        raise InputError("paste a 'python -m sglang.launch_server ...', 'trtllm-serve ...' or 'llama-server ...' "
+                         "command")
     if len(command) > MAX_COMMAND_CHARS:
         raise InputError(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
     try:
@@ -118,9 +138,11 @@ def parse_engine_command(command: str) -> EngineCommand:
     words = words[i:]
     found = _program(words)
     if found is None:
-        raise InputError("not an SGLang or TensorRT-LLM launch command: start with 'python -m sglang.launch_server', "
-                         "'sglang serve' or 'trtllm-serve'")
+        raise InputError("not an SGLang or TensorRT-LLM launch command (nor llama.cpp's): start with 'python -m "
+                         "sglang.launch_server', 'sglang serve', 'trtllm-serve', 'llama-server' or 'llama-cli'")
     runtime, i = found
+    if runtime == "llama_cpp":
+        return _llama(" ".join(shlex.quote(w) for w in words))
     flags = _SGLANG if runtime == "sglang" else _TRTLLM
     model: str | None = None
     if runtime == "tensorrt_llm" and i < len(words) and not words[i].startswith("-"):

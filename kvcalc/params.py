@@ -31,9 +31,9 @@ from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
-from .params_vision import count_wrapper, siglip_vision
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
+from .params_vision import count_wrapper, siglip_vision
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 

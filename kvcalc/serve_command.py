@@ -9,6 +9,13 @@ kvcalc.vllm_command reads, so ``parse_vllm_serve`` of the line gives the deploym
 (``deploy_options``). What the line cannot say (a weights or KV dtype vLLM has no flag for) is in
 ``notes``.
 
+``sglang_launch`` / ``trtllm_serve`` / ``llama_server`` write the engines' own launch lines for an
+engine deployment, again only the options that differ from the engine's defaults (kvcalc.sglang,
+kvcalc.trtllm, kvcalc.llama_cpp), under the flag names kvcalc.engine_commands reads back
+(``parse_engine_command`` of the line gives the deployment's options back). TensorRT-LLM's
+``KvCacheConfig`` fields that ``trtllm-serve`` has no flag for (``max_tokens``, ``tokens_per_block``,
+``dtype``) go in the ``--extra_llm_api_options`` YAML file, written before the line.
+
 ``transformers_call(model, deployment, batch, context)``: the ``from_pretrained`` and ``generate``
 arguments of the same plan (``device_map="auto"`` splits layers over the GPUs, as the plan assumes).
 """
@@ -19,6 +26,7 @@ import shlex
 from dataclasses import dataclass, replace
 
 from .deployment import Deployment
+from .llama_cpp.options import LlamaCppOptions
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION
 from .vllm.defaults import DEFAULT_VLLM_VERSION, VLLM_KV_CACHE_DTYPES
 from .vllm.lora import LoraConfig
@@ -123,3 +131,106 @@ def transformers_call(model: str, d: Deployment, batch: int, context: int) -> Se
              f"out = model.generate(input_ids, max_length={context}, do_sample=False)"]
     notes = [] if d.gpus == 1 else [f'device_map="auto" splits the layers over the {d.gpus} GPUs']
     return ServeCommand("\n".join(lines), "python", tuple(notes))
+
+
+def _model_weights_flags(d: Deployment, flag: str) -> tuple[list[str], list[str]]:
+    """``--dtype`` for a float weights dtype (SGLang, TensorRT-LLM); other dtypes are the checkpoint's: a note."""
+    if d.dtype is None:
+        return [], []
+    if d.dtype in ("float16", "bfloat16", "float32"):
+        return [flag, d.dtype], []
+    return [], [f"weights {d.dtype}: serve a checkpoint stored in {d.dtype} (the engine reads its quantization_config)"]
+
+
+def _parallel(d: Deployment, tp_flag: str, pp_flag: str) -> list[str]:
+    out: list[str] = []
+    if d.tp > 1:
+        out += [tp_flag, str(d.tp)]
+    if d.pp > 1:
+        out += [pp_flag, str(d.pp)]
+    return out
+
+
+def sglang_launch(model: str, d: Deployment) -> ServeCommand:
+    """``python -m sglang.launch_server --model-path MODEL ...`` for an SGLang deployment (server_args.py names)."""
+    from .sglang import LONG_CONTEXT_ENV
+
+    o = d.sglang
+    words = ["python", "-m", "sglang.launch_server", "--model-path", model, *_parallel(d, "--tp", "--pp-size")]
+    for flag, value in (("--mem-fraction-static", o.mem_fraction_static), ("--context-length", o.context_length),
+                        ("--max-running-requests", o.max_running_requests), ("--page-size", o.page_size),
+                        ("--max-total-tokens", o.max_total_tokens)):
+        if value is not None:
+            words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+    flags, notes = _model_weights_flags(d, "--dtype")
+    words += flags
+    if d.kv_dtype is not None:
+        if d.kv.name.startswith("fp8") or d.kv.name == "bfloat16":
+            words += ["--kv-cache-dtype", "bf16" if d.kv.name == "bfloat16" else d.kv.name]
+        else:
+            notes.append(f"KV cache {d.kv.name}: SGLang has no such --kv-cache-dtype (auto = the model dtype)")
+    line = " ".join(shlex.quote(w) for w in words)
+    if o.allow_long_context:
+        line = f"{LONG_CONTEXT_ENV}=1 {line}"
+    return ServeCommand(line, "bash", tuple(notes))
+
+
+def trtllm_serve(model: str, d: Deployment) -> ServeCommand:
+    """``trtllm-serve MODEL ...`` for a TensorRT-LLM deployment (tensorrt_llm/commands/serve.py names), with
+    the ``kv_cache_config`` YAML for the fields the command line has no flag for."""
+    o = d.trtllm
+    words = ["trtllm-serve", model, *_parallel(d, "--tp_size", "--pp_size")]
+    for flag, value in (("--max_batch_size", o.max_batch_size), ("--max_num_tokens", o.max_num_tokens),
+                        ("--max_seq_len", o.max_seq_len),
+                        ("--kv_cache_free_gpu_memory_fraction", o.free_gpu_memory_fraction)):
+        if value is not None:
+            words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+    notes: list[str] = []
+    if d.dtype is not None:
+        notes.append(f"weights {d.dtype}: serve a checkpoint stored in {d.dtype}")
+    yaml = [f"  {k}: {v}" for k, v in (("max_tokens", o.max_tokens_in_paged_kv_cache),
+                                       ("tokens_per_block", o.tokens_per_block),
+                                       ("dtype", "fp8" if d.kv_dtype is not None and d.kv.name.startswith("fp8")
+                                        else None)) if v is not None]
+    line = " ".join(shlex.quote(w) for w in words)
+    if not yaml:
+        return ServeCommand(line, "bash", tuple(notes))
+    text = "\n".join(["cat > extra_llm_api_options.yaml <<'EOF'", "kv_cache_config:", *yaml, "EOF",
+                      f"{line} --extra_llm_api_options extra_llm_api_options.yaml"])
+    return ServeCommand(text, "bash", tuple(notes))
+
+
+def llama_server(model: str, d: Deployment) -> ServeCommand:
+    """``llama-server -hf REPO:QUANT ...`` (or ``-m FILE.gguf``; ``llama-cli`` when that is the program) for a
+    llama.cpp deployment, flags as common/arg.cpp spells them; only the ones that differ from its defaults."""
+    o, dflt = d.llama_cpp, LlamaCppOptions()
+    quant = d.gguf.file_type if d.gguf is not None else o.hf_quant
+    words: list[str] = [o.program]
+    notes: list[str] = []
+    if o.model and o.hf_quant:
+        words += ["-hf", f"{o.model}:{o.hf_quant}"]
+    elif o.model:
+        words += ["-m", o.model]
+    else:
+        name = model.rsplit("/", 1)[-1] or "model"
+        words += ["-m", f"/path/to/{name}-{quant}.gguf"]
+        notes.append(f"a {quant} GGUF file of {model} (llama.cpp reads GGUF, not the safetensors checkpoint)")
+    for flag, value, default in (("-c", o.n_ctx, dflt.n_ctx), ("-np", o.n_parallel, dflt.n_parallel),
+                                 ("-ctk", o.cache_type_k, dflt.cache_type_k),
+                                 ("-ctv", o.cache_type_v, dflt.cache_type_v),
+                                 ("-fa", o.flash_attn, dflt.flash_attn), ("-ngl", o.n_gpu_layers, dflt.n_gpu_layers),
+                                 ("-b", o.n_batch, dflt.n_batch), ("-ub", o.n_ubatch, dflt.n_ubatch)):
+        if value != default:
+            words += [flag, str(value)]
+    for flag, on in (("-kvu", o.kv_unified), ("--swa-full", o.swa_full), ("-nkvo", not o.kv_offload)):
+        if on:
+            words.append(flag)
+    if o.n_ctx == 0:
+        notes.append("no -c: llama.cpp allocates the model's training context (n_ctx_train) in cells")
+    return ServeCommand(" ".join(shlex.quote(w) for w in words), "bash", tuple(notes))
+
+
+def engine_command(model: str, d: Deployment) -> ServeCommand:
+    """The launch line of an engine deployment (runtimes sglang, tensorrt_llm, llama_cpp)."""
+    gen = {"sglang": sglang_launch, "tensorrt_llm": trtllm_serve, "llama_cpp": llama_server}[d.runtime]
+    return gen(model, d)

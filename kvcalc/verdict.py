@@ -13,7 +13,8 @@
     ``check_enough_kv_cache_memory``), or a smaller batch.
 ``does_not_fit``
     Not even one sequence of ``context`` tokens fits on these GPUs; the fix is the fewest GPUs of
-    this type that fit (kvcalc.plan.fewest_gpus, in ``PlanResult.min_gpus``).
+    this type that fit (kvcalc.plan.fewest_gpus, in ``PlanResult.min_gpus``), with the engine's own
+    tensor-parallel flag (:data:`TP_FLAGS`); under llama.cpp (one GPU) its allocation refusal and fix.
 
 Numbers are written with thousands separators; sizes in GiB (2**30 bytes) with one decimal. The
 text is plain (no Markdown): a page escapes it like any other text.
@@ -99,8 +100,14 @@ def _max_len_note(d: Deployment, source: MaxLenSource) -> tuple[int | None, str]
     return used, f"max_model_len {used:,}: the model's default, derived from its config as vLLM does"
 
 
+TP_FLAGS = {"vllm": "--tensor-parallel-size", "sglang": "--tp", "tensorrt_llm": "--tp_size"}
+"""Each engine's own tensor-parallel flag (vllm/engine/arg_utils.py, sglang server_args.py, trtllm-serve serve.py)."""
+
+
 def _fewest(d: Deployment, p: PlanResult) -> str:
     n = p.min_gpus
+    if d.runtime == "llama_cpp":
+        return "llama.cpp's multi-GPU split (-ts, --split-mode) is not modelled: one GPU planned"
     if n is None:
         return f"more than 64 {d.gpu.name} GPUs needed"
     return f"fewest {d.gpu.name} GPUs: {n:,}"
@@ -110,7 +117,7 @@ def _more_gpus(d: Deployment, p: PlanResult) -> str:
     n = p.min_gpus
     if n is None or n <= d.gpus:
         return ""
-    how = "pipeline stages" if d.runtime == "transformers" else f"--tensor-parallel-size {n}"
+    how = "pipeline stages" if d.runtime == "transformers" else f"{TP_FLAGS.get(d.runtime, TP_FLAGS['vllm'])} {n}"
     return f", or serve on {n:,} x {d.gpu.name} ({how})"
 
 
@@ -143,6 +150,10 @@ def judge(d: Deployment, p: PlanResult, max_model_len_source: MaxLenSource = "gi
         fix = f"lower the batch to {per_seq:,}{_more_gpus(d, p)}"
         return Verdict("fits_if", f"Fits if you lower the batch to {_sequences(per_seq)} of {ctx:,} tokens"
                        f"{_more_gpus(d, p)}", fix, mml, note, longest, mml)
+    if d.runtime == "llama_cpp":          # the engine's own refusal, with its fix (kvcalc.llama_cpp.seam.OOM)
+        why, _, engine_fix = p.binding_constraint.partition("); ")
+        return Verdict("does_not_fit", f"Does not fit: {why}{')' if engine_fix else ''}; {_fewest(d, p)}",
+                       engine_fix or "a smaller GGUF file type or a shorter -c", mml, note, longest, None)
     if p.weights_bytes > p.budget_bytes:
         why = f"weights alone need {gib(p.weights_bytes)} per GPU (budget {gib(p.budget_bytes)})"
     else:
