@@ -183,18 +183,18 @@ PARAMS: tuple[Param, ...] = (
     Param("yall", _bool, frozenset({PLANNER})),          # memory chart: y axis not clamped (dashboard.charts.y_top)
     Param("curves", _choice(lambda: [str(b) for b in CURVE_BATCHES]), frozenset({PLANNER}), multi=True),
     # -- engine options (dashboard.engine_inputs; the engines' own names in ENGINE_FLAGS there) --------------
-    Param("sg_mem", _float(0, 0.99), _DEPLOY), Param("sg_ctx", _int(0, MAX_CONTEXT_UI), _DEPLOY),
-    Param("sg_mrr", _int(0, MAX_BATCH_UI), _DEPLOY), Param("sg_page", _int(1, 1 << 16), _DEPLOY),
-    Param("trt_frac", _float(0.01, 1.0), _DEPLOY), Param("trt_max_tokens", _int(0, 1 << 40), _DEPLOY),
-    Param("trt_tpb", _choice(lambda: [str(b) for b in TRT_TOKENS_PER_BLOCK]), _DEPLOY),
-    Param("trt_mseq", _int(0, MAX_CONTEXT_UI), _DEPLOY), Param("trt_mbs", _int(1, 1 << 20), _DEPLOY),
-    Param("ll_prog", _choice(lambda: LLAMA_PROGRAMS), _DEPLOY), Param("ll_ctx", _int(0, MAX_CONTEXT_UI), _DEPLOY),
-    Param("ll_np", _int(1, 256), _DEPLOY), Param("ll_kvu", _bool, _DEPLOY),
-    Param("ll_ctk", _choice(lambda: LLAMA_KV_TYPES), _DEPLOY),
-    Param("ll_ctv", _choice(lambda: LLAMA_KV_TYPES), _DEPLOY),
-    Param("ll_ngl", lambda v: None if v.strip() == "-1" else _int(0, 1 << 20)(v), _DEPLOY),
-    Param("ll_swa_full", _bool, _DEPLOY), Param("ll_fa", _choice(lambda: ["auto", "on", "off"]), _DEPLOY),
-    Param("ll_gguf", _choice(file_type_names), _DEPLOY),
+    Param("sg_mem", _float(0, 0.99), _OPTIONS), Param("sg_ctx", _int(0, MAX_CONTEXT_UI), _OPTIONS),
+    Param("sg_mrr", _int(0, MAX_BATCH_UI), _OPTIONS), Param("sg_page", _int(1, 1 << 16), _OPTIONS),
+    Param("trt_frac", _float(0.01, 1.0), _OPTIONS), Param("trt_max_tokens", _int(0, 1 << 40), _OPTIONS),
+    Param("trt_tpb", _choice(lambda: [str(b) for b in TRT_TOKENS_PER_BLOCK]), _OPTIONS),
+    Param("trt_mseq", _int(0, MAX_CONTEXT_UI), _OPTIONS), Param("trt_mbs", _int(1, 1 << 20), _OPTIONS),
+    Param("ll_prog", _choice(lambda: LLAMA_PROGRAMS), _OPTIONS), Param("ll_ctx", _int(0, MAX_CONTEXT_UI), _OPTIONS),
+    Param("ll_np", _int(1, 256), _OPTIONS), Param("ll_kvu", _bool, _OPTIONS),
+    Param("ll_ctk", _choice(lambda: LLAMA_KV_TYPES), _OPTIONS),
+    Param("ll_ctv", _choice(lambda: LLAMA_KV_TYPES), _OPTIONS),
+    Param("ll_ngl", lambda v: None if v.strip() == "-1" else _int(0, 1 << 20)(v), _OPTIONS),
+    Param("ll_swa_full", _bool, _OPTIONS), Param("ll_fa", _choice(lambda: ["auto", "on", "off"]), _OPTIONS),
+    Param("ll_gguf", _choice(file_type_names), _OPTIONS),
 )
 SCHEMA: dict[str, Param] = {p.key: p for p in PARAMS}
 VLLM_OPTIONS: dict[str, str] = {p.vllm: p.key for p in PARAMS if p.vllm}   # parse_vllm_serve option -> key

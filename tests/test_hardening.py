@@ -179,6 +179,10 @@ print(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in heavy))
 def test_each_page_binds_the_keys_of_its_widgets():
     from dashboard import state
 
+    ENGINE_KEYS = ("sg_mem", "sg_ctx", "sg_mrr", "sg_page", "trt_frac", "trt_max_tokens", "trt_tpb", "trt_mseq",
+                   "trt_mbs", "ll_prog", "ll_ctx", "ll_np", "ll_kvu", "ll_ctk", "ll_ctv", "ll_ngl", "ll_swa_full",
+                   "ll_fa", "ll_gguf")
+
     # read off each page's sidebar by hand (How it works: model source, example context, GQA and
     # sliding-window examples)
     # (issue 14: cfg / cfg_name carry a pasted config; Compare has the Planner's weights dtype and its
@@ -188,7 +192,9 @@ def test_each_page_binds_the_keys_of_its_widgets():
     assert state.page_keys(state.COMPARE) == ("models", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtypes", "batch",
                                              "runtimes", "util", "mml", "block", "seqs", "mnbt", "tp", "pp",
                                              "vllm_ver", "spec", "spec_tokens", "offload", "loras", "lora_rank",
-                                             "long_mml", "attns", "attn_kv", "attn_window", "attn_pattern", "logx")
+                                             "long_mml", "attns", "attn_kv", "attn_window", "attn_pattern", "logx",
+                                             # issue 16: the engine options Compare draws for an engine runtime
+                                             *ENGINE_KEYS)
     assert set(state.page_keys(state.PLANNER)) - set(state.page_keys(state.GPU_FIT)) == {
         "attn", "attn_kv", "attn_window", "attn_pattern", "logx", "yall", "curves"}
     # vllm serve flags that fill a widget as they are
