@@ -57,8 +57,8 @@ def gpu_table(setup: Deployment, batch: int, context: int) -> tuple[list[dict[st
         rows.append({
             "GPU": g.name, "key": g.key, "memory GiB": round(g.memory_gib, 2),
             "budget GiB": round(p.budget_bytes / GiB, 2), "weights GiB / GPU": round(p.weights_bytes / GiB, 2),
-            "KV budget GiB": round(max(p.budget_bytes - p.weights_bytes - p.overhead_bytes, 0) / GiB, 2)
-            if p.available_kv_bytes is None else round(p.available_kv_bytes / GiB, 2),
+            "KV budget GiB": round(max(p.budget_bytes - p.weights_bytes - p.overhead_bytes
+                                       if p.available_kv_bytes is None else p.available_kv_bytes, 0) / GiB, 2),
             f"fits {batch:,} x {context:,}": "yes" if p.fits else "no",
             f"longest context @ batch {batch:,}": served_longest(setup.with_gpu(g), p),
             f"largest batch @ {context:,} tokens": p.max_batch or 0,
