@@ -59,7 +59,8 @@ FORMAT = """{"transformers": version, "torch": version, "inputs": {batch, prefil
  "types": {model_type: {"status": "measured", "class", "config" (config.to_dict() of the tiny model),
             "inputs", "cache_class", "layer_classes", "layer_bytes" [per layer, int], "total_bytes"
             (distinct storages of the whole cache), "default_config" (to_diff_dict() of the config
-            class's default: what save_pretrained writes), "default_params" (meta device, that
+            class's default: what save_pretrained writes), "default_fill" (DEFAULT_FILLS, where the bare
+            default cannot be built), "default_params" (meta device, that
             default config) or "default_params_error", "seconds"}
           | {"status": "excluded", "reason": one line}}}"""
 
@@ -147,6 +148,19 @@ TWEAKS: dict[str, dict[str, Any]] = {
                                                       "partial_rotary_factor": 0.5, "mrope_section": [1, 2, 1]}}},
 }
 _HEAD_DIMS = ("head_dim", "d_kv", "attention_head_dim", "kv_channels")
+
+
+# The meta-device count of a type whose class default cannot be built: the default plus these fields
+# (recorded as "default_fill" beside "default_config"; kvcalc replays the same filled config). Each
+# fills only what the default leaves None or inconsistent, with the convention a real config of the
+# type uses (head_dim = hidden_size / num_attention_heads; SigLIP-so400m's 16 heads of 72 for 1152).
+DEFAULT_FILLS: dict[str, dict[str, Any]] = {
+    **{mt: {"head_dim": 128} for mt in ("hunyuan_v1_dense", "hunyuan_v1_moe", "ministral")},  # 4096 / 32
+    "dots1": {"n_routed_experts": 128, "num_experts_per_tok": 6, "n_shared_experts": 2},  # Dots1Config: None
+    "diffusion_gemma": {"text_config": {"num_experts": 128, "top_k_experts": 8, "moe_intermediate_size": 704}},
+    "aya_vision": {"vision_config": {"model_type": "siglip_vision_model", "num_attention_heads": 16}},  # 1152/14
+    **{mt: TWEAKS[mt] for mt in ("chameleon", "emu3", "cohere_compass", "cohere_compass_text")},
+}
 
 
 def _apportion(parts: list[int], total: int) -> list[int]:
@@ -282,10 +296,11 @@ def model_class(model_type: str) -> Any:
     return getattr(transformers, class_name(model_type))
 
 
-def default_config(model_type: str) -> Any:
+def default_config(model_type: str, filled: bool = False) -> Any:
+    """The config class's default (``filled``: plus DEFAULT_FILLS, for the meta-device count)."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
-    return CONFIG_MAPPING[model_type]()
+    return CONFIG_MAPPING[model_type](**(DEFAULT_FILLS.get(model_type, {}) if filled else {}))
 
 
 # Tried in order until one builds and runs: "shrink" (widths only), "fill" (+ None fields and
@@ -485,8 +500,10 @@ def measure(model_type: str) -> dict[str, Any]:
     try:
         with _alarm(META_TIMEOUT_S, "default model build on the meta device"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            default = default_config(model_type)
+            default = default_config(model_type, filled=True)
             rec["default_config"] = _json_safe(default.to_diff_dict())
+            if model_type in DEFAULT_FILLS:
+                rec["default_fill"] = _json_safe(DEFAULT_FILLS[model_type])
             with torch.device("meta"):
                 big = cls._from_config(default)
             rec["default_params"] = int(sum(p.numel() for p in big.parameters()))
