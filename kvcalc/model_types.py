@@ -446,6 +446,7 @@ _VERIFIED_DECODERS = (
     "ernie4_5_vl_moe_text", "evolla", "gemma4_unified_text", "git", "glm_ocr_text", "granite_docling_text",
     "hrm_text", "hy_v4", "jetmoe", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
+    "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
@@ -454,6 +455,7 @@ _VERIFIED_WRAPPERS = {
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
+    "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
 }
 _VERIFIED_ENCODER_DECODERS = ("bigbird_pegasus", "blenderbot-small", "led", "mvp", "pegasus_x")
 
@@ -1174,6 +1176,13 @@ _ENTRIES: tuple[ModelType, ...] = (
         vocab_size=65536, hidden_size=2560, intermediate_size=12288, num_hidden_layers=32, num_attention_heads=32,
         num_key_value_heads=8, tie_word_embeddings=True, conv_L_cache=3, conv_bias=False,
         block_auto_adjust_ff_dim=True, block_ffn_dim_multiplier=1.0, block_multiple_of=256)),
+    # LFM2-MoE (transformers 5.24 Lfm2MoeConfig): its layers listed in layer_types ("conv" / "full_attention"),
+    # each conv layer holding LFM2's short-conv state (Lfm2MoeShortConv, conv_L_cache); its class default
+    # layer_types is None, which Lfm2MoeDecoderLayer cannot build, so a config without the list is refused
+    ModelType("lfm2_moe", layer_rule=_listed_only("layer_types"), state_rule=_short_conv_states,
+              recurrent_kind="conv", defaults=_d(
+        vocab_size=65536, hidden_size=2048, intermediate_size=7168, num_hidden_layers=32, num_attention_heads=32,
+        num_key_value_heads=8, tie_word_embeddings=True, conv_L_cache=3, conv_bias=False)),
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
     ModelType("gemma3n", text_type="gemma3n_text"),

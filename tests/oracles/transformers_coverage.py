@@ -131,8 +131,28 @@ _FILL_MOE: dict[str, int] = {"n_routed_experts": 4, "num_experts": 4, "num_local
                              "top_k_experts": 2, "moe_intermediate_size": 32, "n_shared_experts": 1, "head_dim": 16}
 # ... and fields a default lacks although its modeling file reads them (transformers 5.24 defects
 # found by this script; each only names what the code reads).
+# Lfm2MoeConfig's default layer_types is None, which Lfm2MoeDecoderLayer indexes: the oracle's own
+# pattern for its 32 layers, both kinds kept (a short-conv layer, then every 4th layer full attention).
+_LFM2_MOE_LAYERS = ["conv", "conv", "full_attention", "conv"] * 8
+_DEEPSEEK_OCR2_MLP = ["dense"] + ["sparse"] * 31
 TWEAKS: dict[str, dict[str, Any]] = {
-    "dbrx": {"attn_config": {"rope_theta": 500000.0}},       # modeling_dbrx.py reads attn_config.rope_theta
+    # modeling_dbrx.py reads attn_config.rope_theta, and clamps by attn_config.clip_qkv (default None)
+    "dbrx": {"attn_config": {"rope_theta": 500000.0, "clip_qkv": 8.0}},
+    "nemotron": {"num_key_value_heads": 4},   # default None, read as is (modeling_nemotron.py): MHA, 4 heads
+    "lfm2_moe": {"layer_types": _LFM2_MOE_LAYERS},
+    # HyV4VLTextConfig: mrope_section (default [12, 10, 10]) must sum to qk_rope_head_dim // 2 (8 // 2)
+    "hy_v4_vl": {"text_config": {"rope_parameters": {"mrope_section": [2, 1, 1]}}},
+    # Dots3NoteConfig: the vision and audio adapters' output width must equal the text hidden size
+    "dots3_note": {"vision_config": {"adapter_out_dim": H}, "audio_config": {"adapter_out_dim": H}},
+    # Apertus1p5Config: the image + audio token ranges (ending at id 266,440) must lie inside the vocabulary
+    "apertus1p5": {"text_config": {"vocab_size": 266440}},
+    # DeepseekOcr2TextConfig: mlp_layer_types defaults to None and is indexed per layer: DeepSeek's
+    # first_k_dense_replace = 1 convention (one dense MLP, then MoE) for its 32 layers
+    "deepseek_ocr2": {"text_config": {"mlp_layer_types": _DEEPSEEK_OCR2_MLP}},
+    # HunYuanVLTextConfig: head_dim None is read as None (modeling_hunyuan_vl.py: head_dim ** -0.5), and
+    # its M-RoPE reads rope_parameters.mrope_section (sum = head_dim 16 // 2)
+    "hunyuan_vl": {"text_config": {"head_dim": 16, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                                       "mrope_section": [2, 3, 3]}}},
     "cohere_compass_text": {"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}},
     "cohere_compass": {"text_config": {"rope_parameters": {"full_attention": {"rope_type": "default",
                                                                                "rope_theta": 10000.0}}}},
@@ -159,7 +179,11 @@ DEFAULT_FILLS: dict[str, dict[str, Any]] = {
     "dots1": {"n_routed_experts": 128, "num_experts_per_tok": 6, "n_shared_experts": 2},  # Dots1Config: None
     "diffusion_gemma": {"text_config": {"num_experts": 128, "top_k_experts": 8, "moe_intermediate_size": 704}},
     "aya_vision": {"vision_config": {"model_type": "siglip_vision_model", "num_attention_heads": 16}},  # 1152/14
-    **{mt: TWEAKS[mt] for mt in ("chameleon", "emu3", "cohere_compass", "cohere_compass_text")},
+    **{mt: TWEAKS[mt] for mt in ("chameleon", "emu3", "cohere_compass", "cohere_compass_text", "lfm2_moe")},
+    "dbrx": {"attn_config": {"rope_theta": 500000.0}},
+    "deepseek_ocr2": TWEAKS["deepseek_ocr2"],
+    "hunyuan_vl": {"text_config": {"head_dim": 128}},   # 4096 / 32; its default mrope_section stays None
+    "nemotron": {"num_key_value_heads": 48},   # None: multi-head, as LlamaConfig reads a missing value
 }
 
 
