@@ -80,7 +80,19 @@ OUT_OF_SCOPE: dict[str, str] = {
     "musicgen_melody": "music (audio token) generator",
     "moshi": "speech-audio generator (audio codebooks, depth decoder)",
     "pi0": "robot-action generator (flow-matching action expert), not a text generator",
+    **{mt: "speculative-decoding drafter with no KV cache of its own: its forward requires the target model's "
+           "inputs_embeds and shared_kv_states (num_kv_shared_layers = num_hidden_layers: every layer reads the "
+           "target's KV)" for mt in ("gemma4_assistant", "gemma4_unified_assistant")},
 }
+
+# Encoder-decoder types whose decoder rejects a plain BaseModelOutput as encoder_outputs (NLLB-MoE, Switch read
+# their router_logits): their decode steps pass the encoder input again instead. The cross-attention
+# cache is filled once at prefill either way (EncoderDecoderCache.is_updated), so the cache is the same.
+RE_ENCODE = ("nllb-moe", "switch_transformers")
+# Types whose model forwards ``use_cache`` to its encoder stack too, which raises for use_cache=True
+# (SwitchTransformersStack: "can only be set to True if ... used as a decoder"): they get an empty
+# EncoderDecoderCache(DynamicCache, DynamicCache), the one their decoder stack builds itself, and no flag.
+PREBUILT_CACHE = ("switch_transformers",)
 
 # --------------------------------------------------------------------------- shrinking rules
 H = 64
@@ -460,18 +472,24 @@ def feed(model: Any, batch: int, prefill: int, decode: int, encoder_tokens: int)
     used["decode"] = decode
     ids = _token_ids(cfg, prefill, batch, gen)
     mask_key = "decoder_attention_mask" if ids_key == "decoder_input_ids" else "attention_mask"
+    flag: dict[str, Any] = {"use_cache": True}
+    if cfg.model_type in PREBUILT_CACHE:
+        from transformers import DynamicCache, EncoderDecoderCache
+
+        flag = {"past_key_values": EncoderDecoderCache(DynamicCache(config=cfg), DynamicCache(config=cfg))}
     with torch.no_grad():
-        out = model(**{ids_key: ids, mask_key: torch.ones(batch, prefill, dtype=torch.long)}, use_cache=True, **first)
+        out = model(**{ids_key: ids, mask_key: torch.ones(batch, prefill, dtype=torch.long)}, **flag, **first)
         cache = _cache_of(out)
         for step in range(decode):
             nxt = _token_ids(cfg, 1, batch, gen)
             extra: dict[str, Any] = {}
             if ids_key == "decoder_input_ids":
-                extra = {"encoder_outputs": BaseModelOutput(last_hidden_state=out.encoder_last_hidden_state)}
+                extra = ({"input_ids": first["input_ids"]} if cfg.model_type in RE_ENCODE else
+                         {"encoder_outputs": BaseModelOutput(last_hidden_state=out.encoder_last_hidden_state)})
                 if "attention_mask" in first:
                     extra["attention_mask"] = first["attention_mask"]
             mask = torch.ones(batch, prefill + step + 1, dtype=torch.long)
-            out = model(**{ids_key: nxt, mask_key: mask}, past_key_values=cache, use_cache=True, **extra)
+            out = model(**{ids_key: nxt, mask_key: mask}, **{**flag, "past_key_values": cache}, **extra)
             cache = _cache_of(out)
     return cache, used
 
