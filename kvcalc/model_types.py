@@ -386,6 +386,13 @@ def _short_conv_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ..
     return (RecurrentState("conv", hidden * kernel, kernel),)
 
 
+def _zamba_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Zamba (v1) Mamba-1 mixer (transformers 5.24 ZambaMambaMixer / ZambaHybridDynamicCache): ``I =
+    mamba_expand * H``; conv ``I x mamba_d_conv``, SSM ``I x mamba_d_state`` (split over n_mamba_heads)."""
+    inter = int(r.get_float("mamba_expand") * hidden)
+    return _conv_ssm(inter, inter * r.get_int("mamba_d_state"), r.get_int("mamba_d_conv"))
+
+
 def _mamba2_like(expand: str, groups: str, state: str, heads: str, head_dim: str, conv: str,
                  inner: str | None = None) -> StateRule:
     """Mamba-2 mixers under each config's field names: ``I`` = ``inner`` or ``expand*H``, conv
@@ -1113,6 +1120,11 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, _MAMBA2_FIELDS, _MAMBA2_PARAMS, num_key_value_heads=8, vocab_size=128000, hidden_size=4096,
         intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, mlp_bias=False, mamba_d_ssm=1024,
         projectors_bias=False, mamba_rms_norm=False)),
+    # Zamba (v1): layers_block_type lists "linear_attention" (Mamba-1) and "hybrid" (Mamba-1 + the shared
+    # attention block on 2 x hidden_size); helper M, issue 12, verified by the coverage fixture
+    ModelType("zamba", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
+              state_rule=_zamba_states, defaults=_d(mamba_expand=2, mamba_d_state=16, mamba_d_conv=4,
+                                                    num_key_value_heads=16)),
     ModelType("zamba2", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
               state_rule=_mamba2_like("mamba_expand", "mamba_ngroups", "mamba_d_state", "n_mamba_heads",
                                       "mamba_headdim", "mamba_d_conv"),

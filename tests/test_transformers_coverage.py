@@ -73,6 +73,11 @@ KV_MISSES: dict[str, str] = {
         "refused: 'text_config.num_hidden_layers' = None is missing (an encoder-decoder or wrapper layout "
         "kvcalc does not read)"
     ),
+    "mistral4": (
+        "per-layer bytes equal the measurement, but quality is 'estimated', not 'exact': mistral4 (MLA-style "
+        "q/kv LoRA with qk_nope_head_dim / qk_rope_head_dim / v_head_dim; transformers caches K of 16 and V of "
+        "16 per head) has no registry entry yet, and whether vLLM caches it as an MLA latent is not verified"
+    ),
     "mllama": (
         "measured without an image: the oracle feeds token ids only, so MllamaForConditionalGeneration's "
         "cross-attention layers hold nothing (0 bytes), while kvcalc charges one image (max_num_tiles x "

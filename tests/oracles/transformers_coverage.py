@@ -89,6 +89,11 @@ OUT_OF_SCOPE: dict[str, str] = {
 # their router_logits): their decode steps pass the encoder input again instead. The cross-attention
 # cache is filled once at prefill either way (EncoderDecoderCache.is_updated), so the cache is the same.
 RE_ENCODE = ("nllb-moe", "switch_transformers")
+# Wrappers whose own forward cannot run in transformers 5.24, measured through the text model they hold
+# (built from the tiny config's text_config; the recorded config stays the wrapper's, the meta-device
+# count the wrapper's): Llama4ForConditionalGeneration.forward reads ``outputs.image_outputs``, which its
+# language model's MoeCausalLMOutputWithPast lacks (modeling_llama4.py), on every call.
+TEXT_MODEL_FALLBACK = {"llama4": "Llama4ForCausalLM"}
 # Types whose model forwards ``use_cache`` to its encoder stack too, which raises for use_cache=True
 # (SwitchTransformersStack: "can only be set to True if ... used as a decoder"): they get an empty
 # EncoderDecoderCache(DynamicCache, DynamicCache), the one their decoder stack builds itself, and no flag.
@@ -158,6 +163,12 @@ TWEAKS: dict[str, dict[str, Any]] = {
     "dots3_note": {"vision_config": {"adapter_out_dim": H}, "audio_config": {"adapter_out_dim": H}},
     # Apertus1p5Config: the image + audio token ranges (ending at id 266,440) must lie inside the vocabulary
     "apertus1p5": {"text_config": {"vocab_size": 266440}},
+    # ZambaConfig: the shared attention block runs on [hidden, original embeddings] (2 x hidden_size); its
+    # default attention_hidden_size = 2 x 3712 is shrunk like any width, so it is set to 2 x 64 (4 heads x 32)
+    "zamba": {"attention_hidden_size": 2 * H, "attention_head_dim": 2 * H // 4},
+    # Mistral4Config keeps rope_parameters.partial_rotary_factor = 64 / (64 + 64) from its default: a qk_nope
+    # equal to qk_rope (8) keeps it true for the shrunk head (q / k heads of 16, 8 of them rotary)
+    "mistral4": {"qk_nope_head_dim": 8},
     # DeepseekOcr2TextConfig: mlp_layer_types defaults to None and is indexed per layer: DeepSeek's
     # first_k_dense_replace = 1 convention (one dense MLP, then MoE) for its 32 layers
     "deepseek_ocr2": {"text_config": {"mlp_layer_types": _DEEPSEEK_OCR2_MLP}},
@@ -514,7 +525,9 @@ def measure(model_type: str) -> dict[str, Any]:
             with _alarm(TINY_TIMEOUT_S, "tiny model build and feed"):
                 config = tiny_config(model_type, recipe)
                 torch.manual_seed(0)
-                model = cls(config).to(getattr(torch, dtype)).eval()
+                built = (getattr(transformers, TEXT_MODEL_FALLBACK[model_type])(config.get_text_config())
+                         if model_type in TEXT_MODEL_FALLBACK else cls(config))
+                model = built.to(getattr(torch, dtype)).eval()
                 cache, used = feed(model, BATCH, PREFILL, DECODE, ENCODER_TOKENS)
             rec["recipe"] = recipe
             break
@@ -527,7 +540,9 @@ def measure(model_type: str) -> dict[str, Any]:
     if not isinstance(cache, transformers.Cache):
         raise RuntimeError(f"keeps state outside Cache: past_key_values is {type(cache).__name__}")
     layers = layer_storage_bytes(cache)
-    rec["config"] = _json_safe(model.config.to_dict())
+    if model_type in TEXT_MODEL_FALLBACK:
+        rec["class"] = TEXT_MODEL_FALLBACK[model_type]
+    rec["config"] = _json_safe((config if model_type in TEXT_MODEL_FALLBACK else model.config).to_dict())
     rec["inputs"] = {"batch": BATCH, "prefill": PREFILL, "dtype": dtype, **used}
     try:
         rec["cached_tokens"] = int(cache.get_seq_length())   # the cache's own count (image tokens included)
