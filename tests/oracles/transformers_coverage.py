@@ -80,6 +80,12 @@ OUT_OF_SCOPE: dict[str, str] = {
     "musicgen_melody": "music (audio token) generator",
     "moshi": "speech-audio generator (audio codebooks, depth decoder)",
     "pi0": "robot-action generator (flow-matching action expert), not a text generator",
+    "reformer": "keeps its state in ReformerDynamicCache (past_buckets_states: LSH buckets and hidden states), "
+                "a class of its own that is not a transformers Cache",
+    "recurrent_gemma": "keeps state outside Cache: its RG-LRU and conv1d states live in module attributes "
+                       "(RecurrentGemmaRglru.recurrent_states, RecurrentGemmaRecurrentBlock.conv1d_state, "
+                       "_setup_cache), and RecurrentGemmaModel.forward returns a BaseModelOutput without the "
+                       "DynamicCache its attention layers fill",
     **{mt: "speculative-decoding drafter with no KV cache of its own: its forward requires the target model's "
            "inputs_embeds and shared_kv_states (num_kv_shared_layers = num_hidden_layers: every layer reads the "
            "target's KV)" for mt in ("gemma4_assistant", "gemma4_unified_assistant")},
