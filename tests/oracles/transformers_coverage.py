@@ -175,6 +175,9 @@ TWEAKS: dict[str, dict[str, Any]] = {
     # Mistral4Config keeps rope_parameters.partial_rotary_factor = 64 / (64 + 64) from its default: a qk_nope
     # equal to qk_rope (8) keeps it true for the shrunk head (q / k heads of 16, 8 of them rotary)
     "mistral4": {"qk_nope_head_dim": 8},
+    # LongcatFlashConfig: head_dim is the rotary width (default 64 = qk_rope_head_dim) and qk_head_dim is kept
+    # from the default's 128 + 64: both follow the shrunk qk_rope 8 / qk_nope 16
+    "longcat_flash": {"qk_head_dim": 24, "head_dim": 8},
     # DeepseekOcr2TextConfig: mlp_layer_types defaults to None and is indexed per layer: DeepSeek's
     # first_k_dense_replace = 1 convention (one dense MLP, then MoE) for its 32 layers
     "deepseek_ocr2": {"text_config": {"mlp_layer_types": _DEEPSEEK_OCR2_MLP}},
