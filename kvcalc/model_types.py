@@ -419,6 +419,13 @@ def _short_conv_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ..
     return (RecurrentState("conv", hidden * kernel, kernel),)
 
 
+def _zamba_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """Zamba (v1) Mamba-1 mixer (transformers 5.24 ZambaMambaMixer / ZambaHybridDynamicCache): ``I =
+    mamba_expand * H``; conv ``I x mamba_d_conv``, SSM ``I x mamba_d_state`` (split over n_mamba_heads)."""
+    inter = int(r.get_float("mamba_expand") * hidden)
+    return _conv_ssm(inter, inter * r.get_int("mamba_d_state"), r.get_int("mamba_d_conv"))
+
+
 def _mamba2_like(expand: str, groups: str, state: str, heads: str, head_dim: str, conv: str,
                  inner: str | None = None) -> StateRule:
     """Mamba-2 mixers under each config's field names: ``I`` = ``inner`` or ``expand*H``, conv
@@ -464,7 +471,7 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
              "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
              "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer",
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
-_ENCODER_DECODER = ("nllb_moe", "blenderbot_small", "switch_transformers")
+_ENCODER_DECODER = ("nllb_moe", "nllb-moe", "blenderbot_small", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
 _PLAIN_DECODERS = ("ministral",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe",
@@ -478,6 +485,7 @@ _VERIFIED_DECODERS = (
     "ernie4_5_vl_moe_text", "evolla", "gemma4_unified_text", "git", "glm_ocr_text", "granite_docling_text",
     "hrm_text", "hy_v4", "jetmoe", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
+    "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
@@ -486,6 +494,7 @@ _VERIFIED_WRAPPERS = {
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
+    "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
 }
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
@@ -1251,6 +1260,11 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, _MAMBA2_FIELDS, _MAMBA2_PARAMS, num_key_value_heads=8, vocab_size=128000, hidden_size=4096,
         intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, mlp_bias=False, mamba_d_ssm=1024,
         projectors_bias=False, mamba_rms_norm=False)),
+    # Zamba (v1): layers_block_type lists "linear_attention" (Mamba-1) and "hybrid" (Mamba-1 + the shared
+    # attention block on 2 x hidden_size); helper M, issue 12, verified by the coverage fixture
+    ModelType("zamba", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
+              state_rule=_zamba_states, defaults=_d(mamba_expand=2, mamba_d_state=16, mamba_d_conv=4,
+                                                    num_key_value_heads=16)),
     ModelType("zamba2", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
               state_rule=_mamba2_like("mamba_expand", "mamba_ngroups", "mamba_d_state", "n_mamba_heads",
                                       "mamba_headdim", "mamba_d_conv"),
@@ -1314,6 +1328,13 @@ _ENTRIES: tuple[ModelType, ...] = (
         vocab_size=65536, hidden_size=2560, intermediate_size=12288, num_hidden_layers=32, num_attention_heads=32,
         num_key_value_heads=8, tie_word_embeddings=True, conv_L_cache=3, conv_bias=False,
         block_auto_adjust_ff_dim=True, block_ffn_dim_multiplier=1.0, block_multiple_of=256)),
+    # LFM2-MoE (transformers 5.24 Lfm2MoeConfig): its layers listed in layer_types ("conv" / "full_attention"),
+    # each conv layer holding LFM2's short-conv state (Lfm2MoeShortConv, conv_L_cache); its class default
+    # layer_types is None, which Lfm2MoeDecoderLayer cannot build, so a config without the list is refused
+    ModelType("lfm2_moe", layer_rule=_listed_only("layer_types"), state_rule=_short_conv_states,
+              recurrent_kind="conv", defaults=_d(
+        vocab_size=65536, hidden_size=2048, intermediate_size=7168, num_hidden_layers=32, num_attention_heads=32,
+        num_key_value_heads=8, tie_word_embeddings=True, conv_L_cache=3, conv_bias=False)),
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
     ModelType("gemma3n", text_type="gemma3n_text"),

@@ -59,7 +59,8 @@ FORMAT = """{"transformers": version, "torch": version, "inputs": {batch, prefil
  "types": {model_type: {"status": "measured", "class", "config" (config.to_dict() of the tiny model),
             "inputs", "cache_class", "layer_classes", "layer_bytes" [per layer, int], "total_bytes"
             (distinct storages of the whole cache), "default_config" (to_diff_dict() of the config
-            class's default: what save_pretrained writes), "default_params" (meta device, that
+            class's default: what save_pretrained writes), "default_fill" (DEFAULT_FILLS, where the bare
+            default cannot be built), "default_params" (meta device, that
             default config) or "default_params_error", "seconds"}
           | {"status": "excluded", "reason": one line}}}"""
 
@@ -79,7 +80,30 @@ OUT_OF_SCOPE: dict[str, str] = {
     "musicgen_melody": "music (audio token) generator",
     "moshi": "speech-audio generator (audio codebooks, depth decoder)",
     "pi0": "robot-action generator (flow-matching action expert), not a text generator",
+    "reformer": "keeps its state in ReformerDynamicCache (past_buckets_states: LSH buckets and hidden states), "
+                "a class of its own that is not a transformers Cache",
+    "recurrent_gemma": "keeps state outside Cache: its RG-LRU and conv1d states live in module attributes "
+                       "(RecurrentGemmaRglru.recurrent_states, RecurrentGemmaRecurrentBlock.conv1d_state, "
+                       "_setup_cache), and RecurrentGemmaModel.forward returns a BaseModelOutput without the "
+                       "DynamicCache its attention layers fill",
+    **{mt: "speculative-decoding drafter with no KV cache of its own: its forward requires the target model's "
+           "inputs_embeds and shared_kv_states (num_kv_shared_layers = num_hidden_layers: every layer reads the "
+           "target's KV)" for mt in ("gemma4_assistant", "gemma4_unified_assistant")},
 }
+
+# Encoder-decoder types whose decoder rejects a plain BaseModelOutput as encoder_outputs (NLLB-MoE, Switch read
+# their router_logits): their decode steps pass the encoder input again instead. The cross-attention
+# cache is filled once at prefill either way (EncoderDecoderCache.is_updated), so the cache is the same.
+RE_ENCODE = ("nllb-moe", "switch_transformers")
+# Wrappers whose own forward cannot run in transformers 5.24, measured through the text model they hold
+# (built from the tiny config's text_config; the recorded config stays the wrapper's, the meta-device
+# count the wrapper's): Llama4ForConditionalGeneration.forward reads ``outputs.image_outputs``, which its
+# language model's MoeCausalLMOutputWithPast lacks (modeling_llama4.py), on every call.
+TEXT_MODEL_FALLBACK = {"llama4": "Llama4ForCausalLM"}
+# Types whose model forwards ``use_cache`` to its encoder stack too, which raises for use_cache=True
+# (SwitchTransformersStack: "can only be set to True if ... used as a decoder"): they get an empty
+# EncoderDecoderCache(DynamicCache, DynamicCache), the one their decoder stack builds itself, and no flag.
+PREBUILT_CACHE = ("switch_transformers",)
 
 # --------------------------------------------------------------------------- shrinking rules
 H = 64
@@ -130,8 +154,37 @@ _FILL_MOE: dict[str, int] = {"n_routed_experts": 4, "num_experts": 4, "num_local
                              "top_k_experts": 2, "moe_intermediate_size": 32, "n_shared_experts": 1, "head_dim": 16}
 # ... and fields a default lacks although its modeling file reads them (transformers 5.24 defects
 # found by this script; each only names what the code reads).
+# Lfm2MoeConfig's default layer_types is None, which Lfm2MoeDecoderLayer indexes: the oracle's own
+# pattern for its 32 layers, both kinds kept (a short-conv layer, then every 4th layer full attention).
+_LFM2_MOE_LAYERS = ["conv", "conv", "full_attention", "conv"] * 8
+_DEEPSEEK_OCR2_MLP = ["dense"] + ["sparse"] * 31
 TWEAKS: dict[str, dict[str, Any]] = {
-    "dbrx": {"attn_config": {"rope_theta": 500000.0}},       # modeling_dbrx.py reads attn_config.rope_theta
+    # modeling_dbrx.py reads attn_config.rope_theta, and clamps by attn_config.clip_qkv (default None)
+    "dbrx": {"attn_config": {"rope_theta": 500000.0, "clip_qkv": 8.0}},
+    "nemotron": {"num_key_value_heads": 4},   # default None, read as is (modeling_nemotron.py): MHA, 4 heads
+    "lfm2_moe": {"layer_types": _LFM2_MOE_LAYERS},
+    # HyV4VLTextConfig: mrope_section (default [12, 10, 10]) must sum to qk_rope_head_dim // 2 (8 // 2)
+    "hy_v4_vl": {"text_config": {"rope_parameters": {"mrope_section": [2, 1, 1]}}},
+    # Dots3NoteConfig: the vision and audio adapters' output width must equal the text hidden size
+    "dots3_note": {"vision_config": {"adapter_out_dim": H}, "audio_config": {"adapter_out_dim": H}},
+    # Apertus1p5Config: the image + audio token ranges (ending at id 266,440) must lie inside the vocabulary
+    "apertus1p5": {"text_config": {"vocab_size": 266440}},
+    # ZambaConfig: the shared attention block runs on [hidden, original embeddings] (2 x hidden_size); its
+    # default attention_hidden_size = 2 x 3712 is shrunk like any width, so it is set to 2 x 64 (4 heads x 32)
+    "zamba": {"attention_hidden_size": 2 * H, "attention_head_dim": 2 * H // 4},
+    # Mistral4Config keeps rope_parameters.partial_rotary_factor = 64 / (64 + 64) from its default: a qk_nope
+    # equal to qk_rope (8) keeps it true for the shrunk head (q / k heads of 16, 8 of them rotary)
+    "mistral4": {"qk_nope_head_dim": 8},
+    # LongcatFlashConfig: head_dim is the rotary width (default 64 = qk_rope_head_dim) and qk_head_dim is kept
+    # from the default's 128 + 64: both follow the shrunk qk_rope 8 / qk_nope 16
+    "longcat_flash": {"qk_head_dim": 24, "head_dim": 8},
+    # DeepseekOcr2TextConfig: mlp_layer_types defaults to None and is indexed per layer: DeepSeek's
+    # first_k_dense_replace = 1 convention (one dense MLP, then MoE) for its 32 layers
+    "deepseek_ocr2": {"text_config": {"mlp_layer_types": _DEEPSEEK_OCR2_MLP}},
+    # HunYuanVLTextConfig: head_dim None is read as None (modeling_hunyuan_vl.py: head_dim ** -0.5), and
+    # its M-RoPE reads rope_parameters.mrope_section (sum = head_dim 16 // 2)
+    "hunyuan_vl": {"text_config": {"head_dim": 16, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                                       "mrope_section": [2, 3, 3]}}},
     "cohere_compass_text": {"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}},
     "cohere_compass": {"text_config": {"rope_parameters": {"full_attention": {"rope_type": "default",
                                                                                "rope_theta": 10000.0}}}},
@@ -147,6 +200,23 @@ TWEAKS: dict[str, dict[str, Any]] = {
                                                       "partial_rotary_factor": 0.5, "mrope_section": [1, 2, 1]}}},
 }
 _HEAD_DIMS = ("head_dim", "d_kv", "attention_head_dim", "kv_channels")
+
+
+# The meta-device count of a type whose class default cannot be built: the default plus these fields
+# (recorded as "default_fill" beside "default_config"; kvcalc replays the same filled config). Each
+# fills only what the default leaves None or inconsistent, with the convention a real config of the
+# type uses (head_dim = hidden_size / num_attention_heads; SigLIP-so400m's 16 heads of 72 for 1152).
+DEFAULT_FILLS: dict[str, dict[str, Any]] = {
+    **{mt: {"head_dim": 128} for mt in ("hunyuan_v1_dense", "hunyuan_v1_moe", "ministral")},  # 4096 / 32
+    "dots1": {"n_routed_experts": 128, "num_experts_per_tok": 6, "n_shared_experts": 2},  # Dots1Config: None
+    "diffusion_gemma": {"text_config": {"num_experts": 128, "top_k_experts": 8, "moe_intermediate_size": 704}},
+    "aya_vision": {"vision_config": {"model_type": "siglip_vision_model", "num_attention_heads": 16}},  # 1152/14
+    **{mt: TWEAKS[mt] for mt in ("chameleon", "emu3", "cohere_compass", "cohere_compass_text", "lfm2_moe")},
+    "dbrx": {"attn_config": {"rope_theta": 500000.0}},
+    "deepseek_ocr2": TWEAKS["deepseek_ocr2"],
+    "hunyuan_vl": {"text_config": {"head_dim": 128}},   # 4096 / 32; its default mrope_section stays None
+    "nemotron": {"num_key_value_heads": 48},   # None: multi-head, as LlamaConfig reads a missing value
+}
 
 
 def _apportion(parts: list[int], total: int) -> list[int]:
@@ -282,10 +352,11 @@ def model_class(model_type: str) -> Any:
     return getattr(transformers, class_name(model_type))
 
 
-def default_config(model_type: str) -> Any:
+def default_config(model_type: str, filled: bool = False) -> Any:
+    """The config class's default (``filled``: plus DEFAULT_FILLS, for the meta-device count)."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
-    return CONFIG_MAPPING[model_type]()
+    return CONFIG_MAPPING[model_type](**(DEFAULT_FILLS.get(model_type, {}) if filled else {}))
 
 
 # Tried in order until one builds and runs: "shrink" (widths only), "fill" (+ None fields and
@@ -421,18 +492,24 @@ def feed(model: Any, batch: int, prefill: int, decode: int, encoder_tokens: int)
     used["decode"] = decode
     ids = _token_ids(cfg, prefill, batch, gen)
     mask_key = "decoder_attention_mask" if ids_key == "decoder_input_ids" else "attention_mask"
+    flag: dict[str, Any] = {"use_cache": True}
+    if cfg.model_type in PREBUILT_CACHE:
+        from transformers import DynamicCache, EncoderDecoderCache
+
+        flag = {"past_key_values": EncoderDecoderCache(DynamicCache(config=cfg), DynamicCache(config=cfg))}
     with torch.no_grad():
-        out = model(**{ids_key: ids, mask_key: torch.ones(batch, prefill, dtype=torch.long)}, use_cache=True, **first)
+        out = model(**{ids_key: ids, mask_key: torch.ones(batch, prefill, dtype=torch.long)}, **flag, **first)
         cache = _cache_of(out)
         for step in range(decode):
             nxt = _token_ids(cfg, 1, batch, gen)
             extra: dict[str, Any] = {}
             if ids_key == "decoder_input_ids":
-                extra = {"encoder_outputs": BaseModelOutput(last_hidden_state=out.encoder_last_hidden_state)}
+                extra = ({"input_ids": first["input_ids"]} if cfg.model_type in RE_ENCODE else
+                         {"encoder_outputs": BaseModelOutput(last_hidden_state=out.encoder_last_hidden_state)})
                 if "attention_mask" in first:
                     extra["attention_mask"] = first["attention_mask"]
             mask = torch.ones(batch, prefill + step + 1, dtype=torch.long)
-            out = model(**{ids_key: nxt, mask_key: mask}, past_key_values=cache, use_cache=True, **extra)
+            out = model(**{ids_key: nxt, mask_key: mask}, **{**flag, "past_key_values": cache}, **extra)
             cache = _cache_of(out)
     return cache, used
 
@@ -457,7 +534,9 @@ def measure(model_type: str) -> dict[str, Any]:
             with _alarm(TINY_TIMEOUT_S, "tiny model build and feed"):
                 config = tiny_config(model_type, recipe)
                 torch.manual_seed(0)
-                model = cls(config).to(getattr(torch, dtype)).eval()
+                built = (getattr(transformers, TEXT_MODEL_FALLBACK[model_type])(config.get_text_config())
+                         if model_type in TEXT_MODEL_FALLBACK else cls(config))
+                model = built.to(getattr(torch, dtype)).eval()
                 cache, used = feed(model, BATCH, PREFILL, DECODE, ENCODER_TOKENS)
             rec["recipe"] = recipe
             break
@@ -470,7 +549,9 @@ def measure(model_type: str) -> dict[str, Any]:
     if not isinstance(cache, transformers.Cache):
         raise RuntimeError(f"keeps state outside Cache: past_key_values is {type(cache).__name__}")
     layers = layer_storage_bytes(cache)
-    rec["config"] = _json_safe(model.config.to_dict())
+    if model_type in TEXT_MODEL_FALLBACK:
+        rec["class"] = TEXT_MODEL_FALLBACK[model_type]
+    rec["config"] = _json_safe((config if model_type in TEXT_MODEL_FALLBACK else model.config).to_dict())
     rec["inputs"] = {"batch": BATCH, "prefill": PREFILL, "dtype": dtype, **used}
     try:
         rec["cached_tokens"] = int(cache.get_seq_length())   # the cache's own count (image tokens included)
@@ -485,8 +566,10 @@ def measure(model_type: str) -> dict[str, Any]:
     try:
         with _alarm(META_TIMEOUT_S, "default model build on the meta device"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            default = default_config(model_type)
+            default = default_config(model_type, filled=True)
             rec["default_config"] = _json_safe(default.to_diff_dict())
+            if model_type in DEFAULT_FILLS:
+                rec["default_fill"] = _json_safe(DEFAULT_FILLS[model_type])
             with torch.device("meta"):
                 big = cls._from_config(default)
             rec["default_params"] = int(sum(p.numel() for p in big.parameters()))
