@@ -53,7 +53,9 @@ class ParamCount:
     * ``moe_experts``: parameters of the routed experts (part of ``mlp``; shared experts excluded).
     * ``active``: parameters used for one token: ``total - moe_experts`` plus ``k`` experts per MoE
       layer (embedding table included; gpt-oss's model card quotes it without). Equal to ``total`` for
-      dense models.
+      dense models. Reading it raises :class:`ConfigError` when the experts-per-token field is null
+      (DeepseekV2Config's class default: transformers builds the model, but its router cannot pick
+      experts, so there is no active count); ``active_count`` is then None and ``active_refused`` says why.
     * ``fields_used``: the config fields read (dotted for nested configs); ``defaults_used``:
       ``"field=value"`` for each field the config omits and a transformers class default supplied.
     """
@@ -70,10 +72,19 @@ class ParamCount:
     other: int
     tied_embeddings: bool
     moe_experts: int
-    active: int
+    active_count: int | None
     fields_used: tuple[str, ...] = ()
     defaults_used: tuple[str, ...] = ()
     quality: str = "exact"            # kvcalc.spec.Quality: the counter is verified against transformers
+    active_refused: str = ""          # the null experts-per-token field, when active_count is None
+
+    @property
+    def active(self) -> int:
+        """Parameters used for one token (see the class docstring); ConfigError when top-k is null."""
+        if self.active_count is None:
+            raise ConfigError(self.active_refused, None, "is null: the router picks no experts, so the active "
+                                                         "parameter count is undefined (give experts per token)")
+        return self.active_count
 
     def parts(self) -> dict[str, int]:
         """The parts as a dict, in the order of :data:`PARTS`."""
@@ -84,7 +95,7 @@ class ParamCount:
         """A placeholder for a model kvcalc cannot count (every part 0, ``quality="estimated"``):
         a plan then takes its weights from the user (:func:`kvcalc.weights.given_weights`)."""
         return cls(model_type=model_type, total=0, embedding=0, lm_head=0, attention=0, mlp=0, norms=0, mixer=0,
-                   vision=0, other=0, tied_embeddings=False, moe_experts=0, active=0, quality="estimated")
+                   vision=0, other=0, tied_embeddings=False, moe_experts=0, active_count=0, quality="estimated")
 
 
 # --------------------------------------------------------------------------- reading
@@ -115,17 +126,21 @@ class _Tally:
         self.moe_experts = 0
         self.moe_active = 0
         self.tied = False
+        self.null_top_k = ""            # the experts-per-token field, when a MoE layer's is null
 
     def add(self, part: str, n: int) -> None:
         self.parts[part] += n
 
     def experts(self, per_expert: int, n_experts: int, top_k: int | None, field: str) -> None:
-        """One MoE layer's routed experts: ``n_experts * per_expert`` parameters, ``top_k`` used per token."""
-        if top_k is None or top_k > n_experts:
+        """One MoE layer's routed experts: ``n_experts * per_expert`` parameters, ``top_k`` used per token
+        (None: a null field, which leaves the total exact but ``active`` undefined)."""
+        if top_k is None:
+            self.null_top_k = field
+        elif top_k > n_experts:
             raise ConfigError(field, top_k, f"must be an integer from 1 to the number of experts ({n_experts})")
         self.parts["mlp"] += n_experts * per_expert
         self.moe_experts += n_experts * per_expert
-        self.moe_active += top_k * per_expert
+        self.moe_active += (top_k or 0) * per_expert
 
 
 def _linear(n_in: int, n_out: int, bias: bool = False) -> int:
@@ -895,6 +910,6 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
     return ParamCount(
         model_type=model_type, total=total, **cast(dict[str, Any], parts), tied_embeddings=tally.tied,
         moe_experts=tally.moe_experts,
-        active=total - tally.moe_experts + tally.moe_active, fields_used=tuple(top.used),
-        defaults_used=tuple(fields.defaults_used),
+        active_count=None if tally.null_top_k else total - tally.moe_experts + tally.moe_active,
+        active_refused=tally.null_top_k, fields_used=tuple(top.used), defaults_used=tuple(fields.defaults_used),
     )

@@ -496,11 +496,18 @@ def test_bad_fields_raise_config_error(bad, field):
     assert err.value.field == field
 
 
-def test_moe_without_top_k_raises():
+def test_moe_without_top_k_counts_total_but_refuses_active():
+    """DeepseekV2Config's class default num_experts_per_tok is null: transformers still builds the model (its
+    meta-device count, tests/fixtures/transformers_5_24_coverage.json deepseek_v2 default_params, is
+    38612307968), but its router (modeling_deepseek_v2.DeepseekV2TopkRouter.forward: torch.topk with k=None)
+    picks no experts: the total is exact, the active count is refused."""
     cfg = dict(_MLA, model_type="deepseek_v2", q_lora_rank=None)
     del cfg["num_experts_per_tok"]
+    c = count_params(cfg)
+    assert c.active_count is None and c.active_refused == "num_experts_per_tok"
     with pytest.raises(ConfigError, match="num_experts_per_tok"):
-        count_params(cfg)
+        c.active  # noqa: B018 - the property raises
+    assert count_params({"model_type": "deepseek_v2"}).total == 38612307968
 
 
 def test_bad_nested_configs():
