@@ -1116,8 +1116,12 @@ _ENTRIES: tuple[ModelType, ...] = (
                                       "mamba_headdim", "mamba_d_conv"),
               defaults=_d(mamba_expand=2, mamba_ngroups=1, mamba_d_state=64, n_mamba_heads=8, mamba_d_conv=4)),
     ModelType("nemotron_h", layer_rule=_listed_only("hybrid_override_pattern"), state_rule=_nemotron_h_states,
-              defaults=_d(num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128,
-        conv_kernel=4)),
+              params="nemotron_h", defaults=_d(
+        num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128, conv_kernel=4,
+        # parameter fields (NemotronHConfig)
+        vocab_size=131072, hidden_size=4096, num_attention_heads=32, head_dim=128, intermediate_size=21504,
+        mlp_bias=False, use_bias=False, use_conv_bias=True, n_routed_experts=8, moe_intermediate_size=7688,
+        moe_shared_expert_intermediate_size=7688, moe_latent_size=None, num_experts_per_tok=2)),
     ModelType("minimax", layer_rule=lambda r, n, w: _every(2, "linear_attention", "full_attention")(n),
               state_rule=_lightning_states, recurrent_kind="linear", params="llama_like", moe="all",
               quirks=frozenset({"lightning_attention"}), defaults=_d(

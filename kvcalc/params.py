@@ -692,6 +692,69 @@ def _mamba2_hybrid(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+_NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
+_LEGACY_LAYER_TYPES = {"mamba": "linear_attention", "attention": "full_attention"}   # configuration_utils
+
+
+def _nemotron_h(f: ConfigReader, t: _Tally) -> None:
+    """Nemotron-H (transformers/models/nemotron_h/modeling_nemotron_h.py NemotronHBlock, MIXER_TYPES): one mixer
+    per block, its kind from ``layers_block_type`` (else ``hybrid_override_pattern`` M/E/*/-, else the class
+    default [linear_attention, moe, full_attention, mlp]; num_hidden_layers is ignored, as in NemotronHConfig;
+    legacy names "mamba" / "attention" are remapped as configuration_utils.remap_legacy_layer_types does).
+    ``V*H`` embedding; per block a norm ``H``; Mamba-2 mixers with ``I = mamba_num_heads*mamba_head_dim``,
+    ``c = I + 2*n_groups*N``: in_proj ``H*(I+c+h)``, conv1d ``c*K`` (+ ``c`` with use_conv_bias), dt_bias,
+    A_log, D ``h`` each, gated norm ``I``, out_proj ``I*H`` (in/out biases with use_bias); attention q/k/v/o
+    ``2*H*n_q*d + 2*H*n_kv*d`` (no biases); MLP up/down ``2*H*I_ff`` (+ biases with mlp_bias); MoE: router
+    ``E*H`` (its e_score_correction_bias is a buffer), ``E`` ungated experts ``2*I_e*D`` (``D`` =
+    moe_latent_size or ``H``; with a latent size, fc1/fc2_latent_proj ``2*H*D`` + biases with mlp_bias), a
+    shared MLP of moe_shared_expert_intermediate_size; norm_f ``H``; lm_head ``V*H``, never tied
+    (NemotronHForCausalLM._tied_weights_keys is empty). The MTP layers (``mtp.*``) are not built.
+    """
+    vocab, hidden = f.get_int("vocab_size"), f.get_int("hidden_size")
+    if f.has("layers_block_type", "layer_types"):
+        kinds = [_LEGACY_LAYER_TYPES.get(k, k) for k in f.opt_str_list("layers_block_type", "layer_types") or []]
+        where = f.field_name("layers_block_type", "layer_types")
+    elif f.has("hybrid_override_pattern"):
+        pattern = f.get_str("hybrid_override_pattern")
+        kinds, where = [_NEMOTRON_H_PATTERN.get(c, c) for c in pattern], f.field_name("hybrid_override_pattern")
+    else:
+        kinds, where = ["linear_attention", "moe", "full_attention", "mlp"], "layers_block_type"
+    for i, kind in enumerate(kinds):
+        if kind not in _NEMOTRON_H_PATTERN.values():
+            raise ConfigError(f"{where}[{i}]", kind, "must be linear_attention (M), moe (E), full_attention (*) "
+                                                     "or mlp (-)")
+    n_q, n_kv = _heads(f)
+    d = f.get_int("head_dim")
+    heads, head_dim = f.get_int("mamba_num_heads"), f.get_int("mamba_head_dim")
+    groups, n_state = f.get_int("mamba_n_groups", "n_groups"), f.get_int("ssm_state_size")
+    kernel = f.get_int("mamba_d_conv", "conv_kernel")
+    conv_bias = f.get_bool("mamba_conv_bias") if f.has("mamba_conv_bias") else f.get_bool("use_conv_bias")
+    bias, mlp_bias = f.get_bool("use_bias"), f.get_bool("mlp_bias")
+    inter = heads * head_dim
+    conv = inter + 2 * groups * n_state
+    counts = {kind: kinds.count(kind) for kind in _NEMOTRON_H_PATTERN.values()}
+    t.add("embedding", vocab * hidden)
+    t.add("norms", len(kinds) * hidden + hidden + counts["linear_attention"] * inter)
+    t.add("mixer", counts["linear_attention"] * (
+        _linear(hidden, inter + conv + heads, bias) + conv * kernel + (conv if conv_bias else 0) + 3 * heads
+        + _linear(inter, hidden, bias)))
+    t.add("attention", counts["full_attention"] * (2 * hidden * n_q * d + 2 * hidden * n_kv * d))
+    ff = f.get_int("intermediate_size")
+    t.add("mlp", counts["mlp"] * (_linear(hidden, ff, mlp_bias) + _linear(ff, hidden, mlp_bias)))
+    if counts["moe"]:
+        n_exp, exp_inter = f.get_int("n_routed_experts", "num_local_experts"), f.get_int("moe_intermediate_size")
+        latent = f.opt_int("moe_latent_size")
+        shared = f.get_int("moe_shared_expert_intermediate_size")
+        fixed = n_exp * hidden + _linear(hidden, shared, mlp_bias) + _linear(shared, hidden, mlp_bias)
+        if latent is not None:
+            fixed += _linear(hidden, latent, mlp_bias) + _linear(latent, hidden, mlp_bias)
+        for _ in range(counts["moe"]):
+            t.add("mlp", fixed)
+            t.experts(2 * exp_inter * (latent or hidden), n_exp, f.opt_int("num_experts_per_tok"),
+                      f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab, tied=False)
+
+
 def _jamba(f: ConfigReader, t: _Tally) -> None:
     """Jamba (transformers/models/jamba/modeling_jamba.py JambaAttentionDecoderLayer / JambaMambaDecoderLayer):
     ``V*H`` embedding; per layer input_layernorm and pre_ff_layernorm ``2*H``; attention layers
@@ -880,7 +943,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
     "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
-    "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
+    "jamba": _jamba, "nemotron_h": _nemotron_h, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(

@@ -66,6 +66,10 @@ def _part_of(name: str) -> str:
         return "embedding"
     if "norm" in last or last.startswith("ln_"):
         return "norms"
+    if re.search(r"\.mixer\.[qkvo]_proj\.", name):      # Nemotron-H: every block's module is its "mixer"
+        return "attention"
+    if re.search(r"\.mixer\.(experts|gate|shared_experts|up_proj|down_proj|fc[12]_latent_proj)\b", name):
+        return "mlp"
     if re.search(r"\.(mixer|linear_attn|mamba|conv)\.", name):
         return "mixer"
     if re.search(r"(mlp|experts|moe|DenseReluDense|feed_forward|router|\.ffn\.)", name) \
@@ -350,6 +354,17 @@ ISSUE12_VARIANTS: dict[str, dict] = {
     "solar_open-small": dict(_DEC, **_MOE, model_type="solar_open", head_dim=16, n_routed_experts=4,
                              n_shared_experts=2),
 }
+
+# issue 12, third round (helper p4): hybrid and MoE decoders first counted here
+_NEMOTRON_H = dict(_DEC, head_dim=16, mamba_num_heads=4, mamba_head_dim=16, n_groups=2, ssm_state_size=8,
+                   n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=24,
+                   moe_shared_expert_intermediate_size=40)
+ISSUE12_VARIANTS.update({
+    "nemotron_h-pattern-latent-biases": dict(_NEMOTRON_H, model_type="nemotron_h", hybrid_override_pattern="M*-EM-E",
+                                             moe_latent_size=16, mlp_bias=True, use_bias=True, mamba_conv_bias=False),
+    "nemotron_h-block-types-tied": dict(_NEMOTRON_H, model_type="nemotron_h", tie_word_embeddings=True,
+                                        layers_block_type=["moe", "linear_attention", "full_attention", "mlp", "moe"]),
+})
 
 
 @pytest.mark.parametrize("name", sorted(ISSUE12_VARIANTS))
