@@ -943,7 +943,8 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
     "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
-    "jamba": _jamba, "nemotron_h": _nemotron_h, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
+    "nemotron_h": _nemotron_h,
+    "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
 }
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(
