@@ -532,11 +532,10 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("kimi_k25", text_type="deepseek_v3", params="multimodal", vision=Vision("kimi_k25_vision", "kimi_k25"),
               defaults=_d(tie_word_embeddings=True, projection_hidden_size=1152)),
     ModelType("shieldgemma2", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
-    # Gemma 4: tower and projector verified (tests/test_params_vision.py, on a Llama decoder); the wrapper
-    # becomes countable with params="multimodal" once kvcalc counts gemma4_text. No audio tower is counted.
-    ModelType("gemma4", text_type="gemma4_text", vision=Vision("gemma4_vision", "gemma4", optional=True,
-                                                               refused=("audio_config",)),
-              not_countable="its gemma4_text decoder is not counted yet (the vision tower and projector are)",
+    # Gemma 4: tower and projector verified (tests/test_params_vision.py), the gemma4_text decoder by its
+    # counter. No audio tower is counted.
+    ModelType("gemma4", text_type="gemma4_text", params="multimodal",
+              vision=Vision("gemma4_vision", "gemma4", optional=True, refused=("audio_config",)),
               defaults=_d(tie_word_embeddings=True)),
     # LFM2-VL: tower and projector verified (tests/test_params_vision.py), decoder by the lfm2 counter
     ModelType("lfm2_vl", text_type="lfm2", params="multimodal", vision=Vision("siglip2_vision_model", "lfm2_vl"),
@@ -1073,7 +1072,13 @@ _ENTRIES: tuple[ModelType, ...] = (
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), defaults=_d(
         sliding_window=512, num_kv_shared_layers=15, head_dim=256)),
-    ModelType("gemma4_text", layer_rule=_fixed_pattern(6), quirks=frozenset({"last_layer_full", "global_head_dim"})),
+    ModelType("gemma4_text", layer_rule=_fixed_pattern(6), quirks=frozenset({"last_layer_full", "global_head_dim"}),
+              params="gemma4_text", defaults=_d(      # Gemma4TextConfig (parameter fields)
+        vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
+        num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, attention_bias=False, sliding_window=512,
+        vocab_size_per_layer_input=262144, hidden_size_per_layer_input=256, attention_k_eq_v=False,
+        num_kv_shared_layers=0, enable_moe_block=False, use_double_wide_mlp=False, num_experts=None,
+        top_k_experts=None, moe_intermediate_size=None)),
     # ---- recurrent and hybrid
     ModelType("mamba", params="mamba", layer_rule=_all("mamba"), state_rule=_mamba_states, defaults=_d(
         vocab_size=50280, hidden_size=768, state_size=16, num_hidden_layers=32, expand=2, conv_kernel=4,

@@ -829,6 +829,75 @@ def _lfm2(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+# --------------------------------------------------------------------------- Gemma 4
+def _gemma4_text(f: ConfigReader, t: _Tally, head: bool = True) -> None:
+    """Gemma 4 text decoder (transformers/models/gemma4/modeling_gemma4.py Gemma4TextModel,
+    Gemma4TextDecoderLayer, Gemma4TextAttention, Gemma4TextMLP, Gemma4TextRouter, Gemma4TextExperts).
+
+    Per layer ``i`` with head dim ``d_i`` and KV heads ``n_kv_i`` (``per_layer_config``, else full layers
+    take global_head_dim / num_global_key_value_heads: :func:`kvcalc.architectures._per_layer_overrides`):
+    q_proj ``H*n_q*d_i`` + q_norm ``d_i``; unless the layer reuses another's KV (the last
+    num_kv_shared_layers layers, Gemma4TextConfig.kv_sharing_modes) k_proj ``H*n_kv_i*d_i``, k_norm ``d_i``
+    and v_proj ``H*n_kv_i*d_i`` (none on full layers with attention_k_eq_v; v_norm has no weight);
+    o_proj ``n_q*d_i*H`` (biases on all with attention_bias); MLP ``3*H*I`` (``2I`` on KV-reusing layers
+    with use_double_wide_mlp); 4 norms ``4*H``. With hidden_size_per_layer_input ``P``: per layer
+    per_layer_input_gate ``H*P``, per_layer_projection ``P*H`` and a norm ``H``; per model
+    embed_tokens_per_layer ``V_p*L*P`` (embedding), per_layer_model_projection ``H*L*P`` and a norm ``P``.
+    With enable_moe_block, each layer adds a router (proj ``H*E``, scale ``H``, per_expert_scale ``E``),
+    ``E`` experts ``3*H*I_e`` (gate_up + down, top_k_experts per token) and 3 norms ``3*H``, besides the
+    dense MLP. Final norm ``H``; lm_head ``V*H`` unless tied (default tied). Buffers (layer_scalar,
+    embed_scale) are not parameters.
+    """
+    from .architectures import _per_layer_overrides
+
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = f.get_int("head_dim")
+    kinds = layer_types(f, m, n_layers)
+    overrides = _per_layer_overrides(f, m, n_layers, kinds)
+    shared = f.get_int("num_kv_shared_layers", minimum=0)
+    if shared > n_layers:
+        raise ConfigError(f.field_name("num_kv_shared_layers"), shared, f"must be at most num_hidden_layers "
+                                                                        f"({n_layers})")
+    first_reuse = n_layers - shared
+    if 0 < first_reuse < n_layers and set(kinds[first_reuse:]) - set(kinds[:first_reuse]):
+        raise ConfigError(f.field_name("num_kv_shared_layers"), shared, "leaves a KV-reusing layer type without a "
+                                                                        "layer producing its cache")
+    bias, k_eq_v = f.get_bool("attention_bias"), f.get_bool("attention_k_eq_v")
+    inter, double = f.get_int("intermediate_size"), f.get_bool("use_double_wide_mlp")
+    per_layer = f.opt_int("hidden_size_per_layer_input", minimum=0) or 0
+    moe = f.get_bool("enable_moe_block")
+    t.add("embedding", vocab * hidden)
+    for i, kind in enumerate(kinds):
+        o = overrides.get(i, {})
+        d_i, kv_i = o.get("k_head_dim", d), o.get("kv_heads", n_kv)
+        reuse = i >= first_reuse
+        attn = _linear(hidden, n_q * d_i, bias) + _linear(n_q * d_i, hidden, bias)
+        norms = d_i + 4 * hidden
+        if not reuse:
+            attn += _linear(hidden, kv_i * d_i, bias) * (1 if k_eq_v and kind != "sliding_attention" else 2)
+            norms += d_i
+        t.add("attention", attn)
+        t.add("norms", norms)
+        t.add("mlp", _gated_mlp(hidden, inter * (2 if double and reuse else 1)))
+        if per_layer:
+            t.add("other", 2 * hidden * per_layer)
+            t.add("norms", hidden)
+        if moe:
+            n_exp, exp_inter = f.get_int("num_experts"), f.get_int("moe_intermediate_size")
+            t.add("mlp", hidden * n_exp + hidden + n_exp)
+            t.add("norms", 3 * hidden)
+            t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("top_k_experts"), f.field_name("top_k_experts"))
+    if per_layer:
+        t.add("embedding", f.get_int("vocab_size_per_layer_input") * n_layers * per_layer)
+        t.add("other", hidden * n_layers * per_layer)
+        t.add("norms", per_layer)
+    t.add("norms", hidden)
+    if head:
+        _lm_head(f, t, hidden, vocab)
+
+
 # --------------------------------------------------------------------------- T5
 def _t5(f: ConfigReader, t: _Tally) -> None:
     """T5ForConditionalGeneration: shared ``V*d_model``; encoder blocks: self-attention ``4*d_model*n*d_kv``
@@ -943,7 +1012,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
     "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
-    "nemotron_h": _nemotron_h,
+    "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
 }
 

@@ -69,7 +69,9 @@ def _tf_config(name: str):
         pytest.skip(f"transformers has no config class for {name}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return transformers.AutoConfig.for_model(name)
+        config = transformers.AutoConfig.for_model(name)
+    config.allow_global_per_layer_attribute_access = True   # the global head_dim of a per-layer config (Gemma 4)
+    return config
 
 
 @pytest.mark.parametrize("name", sorted(n for n, e in REGISTRY.items() if e.defaults))

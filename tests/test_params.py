@@ -60,7 +60,8 @@ def _part_of(name: str) -> str:
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
                  r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger)\.", name):
         return "vision"
-    if last in ("embed_tokens", "wte", "wpe", "shared", "word_embeddings", "embed_in", "embed_positions", "embeddings",
+    if last in ("embed_tokens", "embed_tokens_per_layer", "wte", "wpe", "shared", "word_embeddings", "embed_in",
+                "embed_positions", "embeddings",
                 "tok_embeddings") \
             or name == "transformer.w.weight":  # CTRL's token table
         return "embedding"
@@ -356,12 +357,24 @@ ISSUE12_VARIANTS: dict[str, dict] = {
 }
 
 # issue 12, third round (helper p4): hybrid and MoE decoders first counted here
+_GEMMA4 = dict(_DEC, num_hidden_layers=6, head_dim=16, hidden_size_per_layer_input=8, vocab_size_per_layer_input=96,
+               layer_types=["sliding_attention", "sliding_attention", "full_attention"] * 2, sliding_window=8)
 _NEMOTRON_H = dict(_DEC, head_dim=16, mamba_num_heads=4, mamba_head_dim=16, n_groups=2, ssm_state_size=8,
                    n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=24,
                    moe_shared_expert_intermediate_size=40)
 ISSUE12_VARIANTS.update({
     "nemotron_h-pattern-latent-biases": dict(_NEMOTRON_H, model_type="nemotron_h", hybrid_override_pattern="M*-EM-E",
                                              moe_latent_size=16, mlp_bias=True, use_bias=True, mamba_conv_bias=False),
+    "gemma4_text-shared-kv-double-wide-k_eq_v": dict(_GEMMA4, model_type="gemma4_text", num_kv_shared_layers=3,
+                                                      use_double_wide_mlp=True, attention_k_eq_v=True,
+                                                      num_global_key_value_heads=1, global_head_dim=32),
+    "gemma4_text-moe-bias-per-layer-config": dict(_GEMMA4, model_type="gemma4_text", enable_moe_block=True,
+                                                   num_experts=4, top_k_experts=2, moe_intermediate_size=24,
+                                                   attention_bias=True, tie_word_embeddings=False,
+                                                   per_layer_config={"2": {"head_dim": 32, "num_key_value_heads": 1},
+                                                                     "5": {"head_dim": 32, "num_key_value_heads": 1}}),
+    "gemma4_text-no-per-layer-input": dict(_GEMMA4, model_type="gemma4_text", hidden_size_per_layer_input=0,
+                                           num_kv_shared_layers=6),
     "nemotron_h-block-types-tied": dict(_NEMOTRON_H, model_type="nemotron_h", tie_word_embeddings=True,
                                         layers_block_type=["moe", "linear_attention", "full_attention", "mlp", "moe"]),
 })
