@@ -113,6 +113,8 @@ QUIRKS = {
     "sub_norms": "an RMSNorm of H before o_proj and one of I before down_proj in every layer (BitNet)",
     "diff_lambdas": "differential attention: 4 lambda vectors of head_dim per layer (DiffLlama)",
     "mlp_4h": "an unset MLP width means 4 * hidden_size",
+    "no_per_layer_inputs": "no per-layer input embeddings and no MoE block: the config class deletes "
+                           "hidden_size_per_layer_input and enable_moe_block (Gemma 4 Unified)",
     "mha": "multi-head attention only: the class has no num_key_value_heads (a config's value is ignored)",
     "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
                            "GraniteMoeShared: shared_intermediate_size, none when 0)",
@@ -443,7 +445,7 @@ _PLAIN_DECODERS = ("ministral",
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "doge", "emu3_text_model",
-    "ernie4_5_vl_moe_text", "evolla", "gemma4_unified_text", "git", "glm_ocr_text", "granite_docling_text",
+    "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
     "hrm_text", "hy_v4", "jetmoe", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
 )
@@ -1079,6 +1081,14 @@ _ENTRIES: tuple[ModelType, ...] = (
         vocab_size_per_layer_input=262144, hidden_size_per_layer_input=256, attention_k_eq_v=False,
         num_kv_shared_layers=0, enable_moe_block=False, use_double_wide_mlp=False, num_experts=None,
         top_k_experts=None, moe_intermediate_size=None)),
+    # Gemma 4 Unified: Gemma4UnifiedTextConfig derives its layers and full-layer head dims as Gemma4TextConfig
+    # does, and deletes hidden_size_per_layer_input and enable_moe_block (no per-layer inputs, no MoE block)
+    ModelType("gemma4_unified_text", layer_rule=_fixed_pattern(6),
+              quirks=frozenset({"last_layer_full", "global_head_dim", "no_per_layer_inputs"}),
+              params="gemma4_text", defaults=_d(      # Gemma4UnifiedTextConfig (parameter fields)
+        vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
+        num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, attention_bias=False, sliding_window=1024,
+        attention_k_eq_v=False, num_kv_shared_layers=0, use_double_wide_mlp=False)),
     # ---- recurrent and hybrid
     ModelType("mamba", params="mamba", layer_rule=_all("mamba"), state_rule=_mamba_states, defaults=_d(
         vocab_size=50280, hidden_size=768, state_size=16, num_hidden_layers=32, expand=2, conv_kernel=4,

@@ -846,7 +846,8 @@ def _gemma4_text(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     With enable_moe_block, each layer adds a router (proj ``H*E``, scale ``H``, per_expert_scale ``E``),
     ``E`` experts ``3*H*I_e`` (gate_up + down, top_k_experts per token) and 3 norms ``3*H``, besides the
     dense MLP. Final norm ``H``; lm_head ``V*H`` unless tied (default tied). Buffers (layer_scalar,
-    embed_scale) are not parameters.
+    embed_scale) are not parameters. Gemma 4 Unified (``no_per_layer_inputs``: modeling_gemma4_unified.py) has
+    neither per-layer inputs nor the MoE block.
     """
     from .architectures import _per_layer_overrides
 
@@ -866,8 +867,9 @@ def _gemma4_text(f: ConfigReader, t: _Tally, head: bool = True) -> None:
                                                                         "layer producing its cache")
     bias, k_eq_v = f.get_bool("attention_bias"), f.get_bool("attention_k_eq_v")
     inter, double = f.get_int("intermediate_size"), f.get_bool("use_double_wide_mlp")
-    per_layer = f.opt_int("hidden_size_per_layer_input", minimum=0) or 0
-    moe = f.get_bool("enable_moe_block")
+    plain = "no_per_layer_inputs" in m.quirks
+    per_layer = 0 if plain else f.opt_int("hidden_size_per_layer_input", minimum=0) or 0
+    moe = not plain and f.get_bool("enable_moe_block")
     t.add("embedding", vocab * hidden)
     for i, kind in enumerate(kinds):
         o = overrides.get(i, {})

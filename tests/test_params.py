@@ -375,6 +375,10 @@ ISSUE12_VARIANTS.update({
                                                                      "5": {"head_dim": 32, "num_key_value_heads": 1}}),
     "gemma4_text-no-per-layer-input": dict(_GEMMA4, model_type="gemma4_text", hidden_size_per_layer_input=0,
                                            num_kv_shared_layers=6),
+    "gemma4_unified_text-shared-kv-k_eq_v": dict(_DEC, model_type="gemma4_unified_text", num_hidden_layers=6,
+                                                  head_dim=16, num_kv_shared_layers=3, attention_k_eq_v=True,
+                                                  num_global_key_value_heads=1, global_head_dim=32,
+                                                  tie_word_embeddings=False),
     "nemotron_h-block-types-tied": dict(_NEMOTRON_H, model_type="nemotron_h", tie_word_embeddings=True,
                                         layers_block_type=["moe", "linear_attention", "full_attention", "mlp", "moe"]),
 })
