@@ -376,6 +376,7 @@ ISSUE12_VARIANTS.update({
     "gemma4_text-no-per-layer-input": dict(_GEMMA4, model_type="gemma4_text", hidden_size_per_layer_input=0,
                                            num_kv_shared_layers=6),
     "gemma4_unified_text-shared-kv-k_eq_v": dict(_DEC, model_type="gemma4_unified_text", num_hidden_layers=6,
+                                                  layer_types=_GEMMA4["layer_types"],
                                                   head_dim=16, num_kv_shared_layers=3, attention_k_eq_v=True,
                                                   num_global_key_value_heads=1, global_head_dim=32,
                                                   tie_word_embeddings=False),
