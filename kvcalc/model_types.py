@@ -1072,8 +1072,12 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name) for name in _VERIFIED_DECODERS),
     *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
     # ---- KV sharing (Gemma 3n / 4)
-    ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), defaults=_d(
-        sliding_window=512, num_kv_shared_layers=15, head_dim=256)),
+    ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), params="gemma3n_text", defaults=_d(
+        sliding_window=512, num_kv_shared_layers=15, head_dim=256,
+        # parameter fields (Gemma3nTextConfig)
+        vocab_size=262400, hidden_size=2048, intermediate_size=16384, num_hidden_layers=35, num_attention_heads=8,
+        num_key_value_heads=2, tie_word_embeddings=True, attention_bias=False, vocab_size_per_layer_input=262144,
+        hidden_size_per_layer_input=256, altup_num_inputs=4, laurel_rank=64)),
     ModelType("gemma4_text", layer_rule=_fixed_pattern(6), quirks=frozenset({"last_layer_full", "global_head_dim"}),
               params="gemma4_text", defaults=_d(      # Gemma4TextConfig (parameter fields)
         vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,

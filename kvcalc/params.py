@@ -830,7 +830,7 @@ def _lfm2(f: ConfigReader, t: _Tally) -> None:
 
 
 # --------------------------------------------------------------------------- Gemma 4
-def _gemma4_text(f: ConfigReader, t: _Tally, head: bool = True) -> None:
+def _gemma4_text(f: ConfigReader, t: _Tally) -> None:
     """Gemma 4 text decoder (transformers/models/gemma4/modeling_gemma4.py Gemma4TextModel,
     Gemma4TextDecoderLayer, Gemma4TextAttention, Gemma4TextMLP, Gemma4TextRouter, Gemma4TextExperts).
 
@@ -857,14 +857,7 @@ def _gemma4_text(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     d = f.get_int("head_dim")
     kinds = layer_types(f, m, n_layers)
     overrides = _per_layer_overrides(f, m, n_layers, kinds)
-    shared = f.get_int("num_kv_shared_layers", minimum=0)
-    if shared > n_layers:
-        raise ConfigError(f.field_name("num_kv_shared_layers"), shared, f"must be at most num_hidden_layers "
-                                                                        f"({n_layers})")
-    first_reuse = n_layers - shared
-    if 0 < first_reuse < n_layers and set(kinds[first_reuse:]) - set(kinds[:first_reuse]):
-        raise ConfigError(f.field_name("num_kv_shared_layers"), shared, "leaves a KV-reusing layer type without a "
-                                                                        "layer producing its cache")
+    first_reuse = _kv_reuse_start(f, kinds)
     bias, k_eq_v = f.get_bool("attention_bias"), f.get_bool("attention_k_eq_v")
     inter, double = f.get_int("intermediate_size"), f.get_bool("use_double_wide_mlp")
     plain = "no_per_layer_inputs" in m.quirks
@@ -896,8 +889,66 @@ def _gemma4_text(f: ConfigReader, t: _Tally, head: bool = True) -> None:
         t.add("other", hidden * n_layers * per_layer)
         t.add("norms", per_layer)
     t.add("norms", hidden)
-    if head:
-        _lm_head(f, t, hidden, vocab)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _kv_reuse_start(f: ConfigReader, kinds: list[str]) -> int:
+    """The first layer that reuses an earlier layer's KV (Gemma3nTextConfig / Gemma4TextConfig
+    kv_sharing_modes: the last num_kv_shared_layers layers); ConfigError where transformers refuses the split."""
+    n_layers = len(kinds)
+    shared = f.get_int("num_kv_shared_layers", minimum=0)
+    if shared > n_layers:
+        raise ConfigError(f.field_name("num_kv_shared_layers"), shared, f"must be at most num_hidden_layers "
+                                                                        f"({n_layers})")
+    first = n_layers - shared
+    if 0 < first < n_layers and set(kinds[first:]) - set(kinds[:first]):
+        raise ConfigError(f.field_name("num_kv_shared_layers"), shared, "leaves a KV-reusing layer type without a "
+                                                                        "layer producing its cache")
+    return first
+
+
+def _gemma3n_text(f: ConfigReader, t: _Tally) -> None:
+    """Gemma 3n text decoder (transformers/models/gemma3n/modeling_gemma3n.py Gemma3nTextModel,
+    Gemma3nTextDecoderLayer, Gemma3nTextAttention, Gemma3nTextAltUp, Gemma3nTextLaurelBlock).
+
+    Per layer: q_proj ``H*n_q*d`` + q_norm ``d``, o_proj ``n_q*d*H``, and unless the layer reuses another's KV
+    (the last num_kv_shared_layers, :func:`_kv_reuse_start`) k_proj, v_proj ``H*n_kv*d`` each + k_norm ``d``
+    (v_norm has no weight; biases on all with attention_bias); MLP ``3*H*I_i`` (intermediate_size: one value or
+    one per layer); 4 norms ``4*H``; AltUp (``a`` = altup_num_inputs): correct_output_scale ``H``,
+    correction_coefs ``a*a``, prediction_coefs ``a*a^2``, modality_router ``H*a``, router_norm ``H``; LAuReL
+    ``2*H*laurel_rank`` + norm ``H``; per_layer_input_gate / per_layer_projection ``2*H*P`` + norm ``H``.
+    Per model: embed_tokens ``V*H``, embed_tokens_per_layer ``V_p*L*P`` (embedding), per_layer_model_projection
+    ``H*L*P`` + norm ``P``, altup_projections and altup_unembed_projections ``2*(a-1)*H*H``, final norm ``H``;
+    lm_head ``V*H`` unless tied (default tied). AltUp, LAuReL and the per-layer projections count as other.
+    """
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = f.get_int("head_dim")
+    kinds = layer_types(f, m, n_layers)
+    first_reuse = _kv_reuse_start(f, kinds)
+    bias = f.get_bool("attention_bias")
+    widths = f.value("intermediate_size")
+    if isinstance(widths, list):
+        if len(widths) != n_layers:
+            raise ConfigError(f.field_name("intermediate_size"), f"<{len(widths)} entries>",
+                              f"must give one width or one per layer ({n_layers})")
+        inters = [ConfigReader.check_int(f"{f.field_name('intermediate_size')}[{i}]", w) for i, w in enumerate(widths)]
+    else:
+        inters = [f.get_int("intermediate_size")] * n_layers
+    a, rank = f.get_int("altup_num_inputs"), f.get_int("laurel_rank")
+    per_layer, vocab_p = f.get_int("hidden_size_per_layer_input"), f.get_int("vocab_size_per_layer_input")
+    n_own = min(first_reuse, n_layers)
+    t.add("embedding", vocab * hidden + vocab_p * n_layers * per_layer)
+    t.add("attention", n_layers * (_linear(hidden, n_q * d, bias) + _linear(n_q * d, hidden, bias))
+          + n_own * 2 * _linear(hidden, n_kv * d, bias))
+    t.add("norms", n_layers * (d + 4 * hidden) + n_own * d)
+    t.add("mlp", sum(_gated_mlp(hidden, inter) for inter in inters))
+    t.add("other", n_layers * (hidden + a * a + a ** 3 + hidden * a + 2 * hidden * rank + 2 * hidden * per_layer))
+    t.add("norms", n_layers * 3 * hidden)          # AltUp router_norm, post_laurel_norm, post_per_layer_input_norm
+    t.add("other", hidden * n_layers * per_layer + 2 * (a - 1) * hidden * hidden)
+    t.add("norms", per_layer + hidden)
+    _lm_head(f, t, hidden, vocab)
 
 
 # --------------------------------------------------------------------------- T5
@@ -1014,7 +1065,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
     "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
-    "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text,
+    "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
 }
 

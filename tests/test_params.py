@@ -67,6 +67,8 @@ def _part_of(name: str) -> str:
         return "embedding"
     if "norm" in last or last.startswith("ln_"):
         return "norms"
+    if ".altup." in name and "norm" not in last:     # Gemma 3n's AltUp coefficients and router
+        return "other"
     if re.search(r"\.mixer\.[qkvo]_proj\.", name):      # Nemotron-H: every block's module is its "mixer"
         return "attention"
     if re.search(r"\.mixer\.(experts|gate|shared_experts|up_proj|down_proj|fc[12]_latent_proj)\b", name):
@@ -380,6 +382,14 @@ ISSUE12_VARIANTS.update({
                                                   head_dim=16, num_kv_shared_layers=3, attention_k_eq_v=True,
                                                   num_global_key_value_heads=1, global_head_dim=32,
                                                   tie_word_embeddings=False),
+    "gemma3n_text-widths-bias-untied": dict(_DEC, model_type="gemma3n_text", num_hidden_layers=5, head_dim=16,
+                                            intermediate_size=[96, 64, 96, 32, 48], num_kv_shared_layers=2,
+                                            layer_types=["sliding_attention", "full_attention"] * 2
+                                            + ["sliding_attention"], attention_bias=True, tie_word_embeddings=False,
+                                            altup_num_inputs=3, laurel_rank=8, hidden_size_per_layer_input=8,
+                                            vocab_size_per_layer_input=96),
+    "gemma3n_text-no-sharing": dict(_DEC, model_type="gemma3n_text", head_dim=16, num_kv_shared_layers=0,
+                                    hidden_size_per_layer_input=8, vocab_size_per_layer_input=96, laurel_rank=4),
     "nemotron_h-block-types-tied": dict(_NEMOTRON_H, model_type="nemotron_h", tie_word_embeddings=True,
                                         layers_block_type=["moe", "linear_attention", "full_attention", "mlp", "moe"]),
 })
