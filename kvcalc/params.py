@@ -829,6 +829,31 @@ def _lfm2(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+# --------------------------------------------------------------------------- JetMoE
+def _jetmoe(f: ConfigReader, t: _Tally) -> None:
+    """JetMoE (transformers/models/jetmoe/modeling_jetmoe.py JetMoeDecoderLayer, JetMoeAttention, JetMoeMoA,
+    JetMoeMoE): ``V*H`` embedding; per layer 2 norms ``2*H``; attention: kv_proj ``H*2A`` (``A`` =
+    kv_channels * num_key_value_heads) and a mixture of attention experts (JetMoeMoA: ``E`` experts of
+    input_linear ``H*A`` + output_linear ``A*H``, a bias ``H``, a router ``H*E``); MLP: a mixture of ``E``
+    experts of input_linear ``H*2I`` + output_linear ``I*H``, a bias ``H``, a router ``H*E``; both route
+    num_experts_per_tok experts per token, and both count as ``mlp`` (routed experts). Final norm ``H``;
+    lm_head ``V*H`` unless tied (default tied).
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_exp, top_k = f.get_int("num_local_experts"), f.opt_int("num_experts_per_tok")
+    a = f.get_int("kv_channels", "head_dim") * f.get_int("num_key_value_heads")
+    inter = f.get_int("intermediate_size")
+    field = f.field_name("num_experts_per_tok")
+    t.add("embedding", vocab * hidden)
+    t.add("norms", n_layers * 2 * hidden + hidden)
+    for _ in range(n_layers):
+        t.add("attention", hidden * 2 * a)
+        t.add("mlp", 2 * (hidden + hidden * n_exp))          # MoA and MoE: bias + router each
+        t.experts(2 * hidden * a, n_exp, top_k, field)        # attention experts
+        t.experts(3 * hidden * inter, n_exp, top_k, field)    # MLP experts
+    _lm_head(f, t, hidden, vocab)
+
+
 # --------------------------------------------------------------------------- Gemma 4
 def _gemma4_text(f: ConfigReader, t: _Tally) -> None:
     """Gemma 4 text decoder (transformers/models/gemma4/modeling_gemma4.py Gemma4TextModel,
@@ -1065,7 +1090,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
     "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
-    "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text,
+    "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
 }
 

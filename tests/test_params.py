@@ -95,7 +95,11 @@ def _hf_counts(cfg: dict) -> tuple[int, dict[str, int], int]:
     experts = 0
     for name, p in model.named_parameters():
         parts[_part_of(name)] += p.numel()
-        if ".experts." in name and "shared_expert" not in name:
+        # routed experts: ".experts." tensors (not shared experts; not JetMoE's MoA bias and router), and
+        # ParallelExperts' input_linear / output_linear (JetMoE; GraniteMoE-Shared's shared_mlp excepted)
+        routed = ".experts." in name and "shared_expert" not in name and not re.search(r"\.experts\.(bias|router\.)",
+                                                                                       name)
+        if routed or (re.search(r"\.(input|output)_linear\.weight$", name) and "shared" not in name):
             experts += p.numel()
     return sum(parts.values()), parts, experts
 
@@ -390,6 +394,8 @@ ISSUE12_VARIANTS.update({
                                             vocab_size_per_layer_input=96),
     "gemma3n_text-no-sharing": dict(_DEC, model_type="gemma3n_text", head_dim=16, num_kv_shared_layers=0,
                                     hidden_size_per_layer_input=8, vocab_size_per_layer_input=96, laurel_rank=4),
+    "jetmoe-small-untied": dict(_DEC, model_type="jetmoe", kv_channels=8, num_local_experts=4, num_experts_per_tok=2,
+                                tie_word_embeddings=False),
     "nemotron_h-block-types-tied": dict(_NEMOTRON_H, model_type="nemotron_h", tie_word_embeddings=True,
                                         layers_block_type=["moe", "linear_attention", "full_attention", "mlp", "moe"]),
 })
