@@ -444,7 +444,7 @@ _PLAIN_DECODERS = ("ministral",
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "doge", "emu3_text_model",
+    "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
     "hrm_text", "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
@@ -1085,6 +1085,10 @@ _ENTRIES: tuple[ModelType, ...] = (
         vocab_size_per_layer_input=262144, hidden_size_per_layer_input=256, attention_k_eq_v=False,
         num_kv_shared_layers=0, enable_moe_block=False, use_double_wide_mlp=False, num_experts=None,
         top_k_experts=None, moe_intermediate_size=None)),
+    ModelType("doge", params="doge", defaults=_d(      # DogeConfig (parameter fields)
+        vocab_size=32768, hidden_size=1024, intermediate_size=2048, num_hidden_layers=32, num_attention_heads=8,
+        num_key_value_heads=None, head_dim=None, attention_bias=False, mlp_bias=False, tie_word_embeddings=False,
+        is_moe=False, num_experts=16384, num_experts_per_tok=64)),
     ModelType("jetmoe", params="jetmoe", defaults=_d(      # JetMoeConfig (parameter fields)
         vocab_size=32000, hidden_size=2048, num_hidden_layers=12, num_key_value_heads=16, kv_channels=128,
         intermediate_size=5632, num_local_experts=8, num_experts_per_tok=2, tie_word_embeddings=True)),

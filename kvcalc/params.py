@@ -21,6 +21,7 @@ A linear layer ``a -> b`` has ``a*b`` weights (+ ``b`` with bias).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -854,6 +855,33 @@ def _jetmoe(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _doge(f: ConfigReader, t: _Tally) -> None:
+    """Doge (transformers/models/doge/modeling_doge.py DogeDecoderLayer, DogeAttention, DogeMLP, DogeCDMoE):
+    ``V*H`` embedding; per layer input_layernorm, post_attention_layernorm and the residual scales
+    input_residual, post_attention_residual (``4*H``, the scales counted as norms); attention q/k/v/o
+    ``2*H*n_q*d + 2*H*n_kv*d``, dt_proj ``n_kv*d*n_kv``, A ``n_kv`` (biases on the projections with
+    attention_bias), q/k norms ``2*d``; MLP gate/up/down ``3*H*I`` (+ biases with mlp_bias); with is_moe the
+    CDMoE adds router_gate ``H*2*floor(sqrt(E))`` and retrieval experts down_embed, up_embed ``2*E*H``
+    (num_experts_per_tok rows of each per token). ``d``: head_dim if the config gives one, else ``H // n_q``.
+    Final norm ``H``; lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q, floor=True)
+    bias, mlp_bias = f.get_bool("attention_bias"), f.get_bool("mlp_bias")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, n_q * d, bias) + 2 * _linear(hidden, n_kv * d, bias)
+                                   + _linear(n_kv * d, n_kv, bias) + n_kv + _linear(n_q * d, hidden, bias)))
+    t.add("norms", n_layers * (4 * hidden + 2 * d) + hidden)
+    t.add("mlp", n_layers * _gated_mlp(hidden, f.get_int("intermediate_size"), mlp_bias))
+    if f.get_bool("is_moe"):
+        n_exp = f.get_int("num_experts")
+        for _ in range(n_layers):
+            t.add("mlp", hidden * 2 * math.isqrt(n_exp))
+            t.experts(2 * hidden, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
 # --------------------------------------------------------------------------- Gemma 4
 def _gemma4_text(f: ConfigReader, t: _Tally) -> None:
     """Gemma 4 text decoder (transformers/models/gemma4/modeling_gemma4.py Gemma4TextModel,
@@ -1091,6 +1119,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
     "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
     "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
+    "doge": _doge,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
 }
 

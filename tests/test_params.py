@@ -60,6 +60,8 @@ def _part_of(name: str) -> str:
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
                  r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger)\.", name):
         return "vision"
+    if last in ("input_residual", "post_attention_residual"):    # Doge's residual scales
+        return "norms"
     if last in ("embed_tokens", "embed_tokens_per_layer", "wte", "wpe", "shared", "word_embeddings", "embed_in",
                 "embed_positions", "embeddings",
                 "tok_embeddings") \
@@ -99,6 +101,7 @@ def _hf_counts(cfg: dict) -> tuple[int, dict[str, int], int]:
         # ParallelExperts' input_linear / output_linear (JetMoE; GraniteMoE-Shared's shared_mlp excepted)
         routed = ".experts." in name and "shared_expert" not in name and not re.search(r"\.experts\.(bias|router\.)",
                                                                                        name)
+        routed = routed or re.search(r"\.mlp\.(down|up)_embed\.", name) is not None   # Doge's retrieval experts
         if routed or (re.search(r"\.(input|output)_linear\.weight$", name) and "shared" not in name):
             experts += p.numel()
     return sum(parts.values()), parts, experts
@@ -396,6 +399,9 @@ ISSUE12_VARIANTS.update({
                                     hidden_size_per_layer_input=8, vocab_size_per_layer_input=96, laurel_rank=4),
     "jetmoe-small-untied": dict(_DEC, model_type="jetmoe", kv_channels=8, num_local_experts=4, num_experts_per_tok=2,
                                 tie_word_embeddings=False),
+    "doge-moe-biases-tied": dict(_DEC, model_type="doge", is_moe=True, num_experts=50, num_experts_per_tok=4,
+                                 attention_bias=True, mlp_bias=True, tie_word_embeddings=True),
+    "doge-head_dim": dict(_DEC, model_type="doge", head_dim=24),
     "nemotron_h-block-types-tied": dict(_NEMOTRON_H, model_type="nemotron_h", tie_word_embeddings=True,
                                         layers_block_type=["moe", "linear_attention", "full_attention", "mlp", "moe"]),
 })
