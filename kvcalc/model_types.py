@@ -1085,6 +1085,8 @@ _ENTRIES: tuple[ModelType, ...] = (
         vocab_size_per_layer_input=262144, hidden_size_per_layer_input=256, attention_k_eq_v=False,
         num_kv_shared_layers=0, enable_moe_block=False, use_double_wide_mlp=False, num_experts=None,
         top_k_experts=None, moe_intermediate_size=None)),
+    ModelType("fuyu", text_type="persimmon", params="fuyu", defaults=_d(     # FuyuConfig (parameter fields)
+        tie_word_embeddings=False, patch_size=30, num_channels=3)),
     ModelType("doge", params="doge", defaults=_d(      # DogeConfig (parameter fields)
         vocab_size=32768, hidden_size=1024, intermediate_size=2048, num_hidden_layers=32, num_attention_heads=8,
         num_key_value_heads=None, head_dim=None, attention_bias=False, mlp_bias=False, tie_word_embeddings=False,

@@ -31,7 +31,7 @@ from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
-from .params_vision import count_wrapper, siglip_vision
+from .params_vision import _sub_config, count_wrapper, siglip_vision
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -1106,6 +1106,32 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
     t.add("vision", _mllama_vision(vision) + _linear(vision.get_int("vision_output_dim"), hidden, True))
 
 
+# FuyuConfig.sub_configs_defaults["text_config"].init_kwargs: the persimmon decoder Fuyu builds without a text_config
+_FUYU_TEXT = {"vocab_size": 262144, "max_position_embeddings": 16384, "hidden_size": 4096, "intermediate_size": 16384,
+              "num_hidden_layers": 36, "num_attention_heads": 64, "qk_layernorm": True}
+
+
+def _fuyu(top: ConfigReader, t: _Tally) -> None:
+    """FuyuForCausalLM (transformers/models/fuyu/modeling_fuyu.py FuyuModel): the persimmon decoder of
+    ``text_config`` (without one, Persimmon with FuyuConfig's text defaults), no vision tower: image patches
+    enter through vision_embed_tokens ``(p*p*C)*H + H`` (counted as vision); lm_head ``V*H`` unless the
+    top-level tie_word_embeddings (default false) ties it. A flat config (decoder fields at the top level,
+    which FuyuConfig moves into text_config) is refused rather than guessed.
+    """
+    if top.data.get("text_config") is None and any(k in top.data for k in _FUYU_TEXT):
+        raise UnsupportedError("fuyu with its decoder fields at the top level (no text_config) is not counted: "
+                               "give them in text_config")
+    text = _sub_config(top, "text_config", "persimmon", _FUYU_TEXT)
+    if text.model_type != "persimmon":
+        raise UnsupportedError(f"{top.path}text_config.model_type '{text.model_type}' is not counted for fuyu "
+                               "(expected persimmon)")
+    _llama_like(text, t, head=False)
+    hidden = text.get_int("hidden_size")
+    _lm_head(top, t, hidden, text.get_int("vocab_size"))
+    patch = top.get_int("patch_size")
+    t.add("vision", _linear(patch * patch * top.get_int("num_channels"), hidden, True))
+
+
 # --------------------------------------------------------------------------- vision-language wrappers
 def _multimodal(f: ConfigReader, t: _Tally) -> None:
     """Vision-language wrappers: :func:`kvcalc.params_vision.count_wrapper`, given this module's text counters."""
@@ -1119,7 +1145,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
     "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
     "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
-    "doge": _doge,
+    "doge": _doge, "fuyu": _fuyu,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
 }
 

@@ -58,7 +58,8 @@ def _part_of(name: str) -> str:
     if re.search(r"_layernorm\.norms\.\d+\.", name):   # StableLmLayerNormPerHead: one LayerNorm per head
         return "norms"
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
-                 r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger)\.", name):
+                 r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger"
+                 r"|vision_embed_tokens)\.", name):
         return "vision"
     if last in ("input_residual", "post_attention_residual"):    # Doge's residual scales
         return "norms"
@@ -402,6 +403,8 @@ ISSUE12_VARIANTS.update({
     "doge-moe-biases-tied": dict(_DEC, model_type="doge", is_moe=True, num_experts=50, num_experts_per_tok=4,
                                  attention_bias=True, mlp_bias=True, tie_word_embeddings=True),
     "doge-head_dim": dict(_DEC, model_type="doge", head_dim=24),
+    "fuyu-small-tied": dict(model_type="fuyu", patch_size=8, num_channels=2, tie_word_embeddings=True,
+                            text_config=dict(_DEC, model_type="persimmon", qk_layernorm=False)),
     "nemotron_h-block-types-tied": dict(_NEMOTRON_H, model_type="nemotron_h", tie_word_embeddings=True,
                                         layers_block_type=["moe", "linear_attention", "full_attention", "mlp", "moe"]),
 })
@@ -563,6 +566,13 @@ def test_moe_without_top_k_counts_total_but_refuses_active():
     with pytest.raises(ConfigError, match="num_experts_per_tok"):
         c.active  # noqa: B018 - the property raises
     assert count_params({"model_type": "deepseek_v2"}).total == 38612307968
+
+
+def test_flat_fuyu_config_is_refused():
+    """FuyuConfig moves top-level decoder fields into text_config (configuration_fuyu.FuyuConfig.__post_init__):
+    kvcalc refuses that form instead of guessing which defaults the rest takes."""
+    with pytest.raises(UnsupportedError, match="text_config"):
+        count_params({"model_type": "fuyu", "hidden_size": 64})
 
 
 def test_bad_nested_configs():
