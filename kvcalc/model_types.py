@@ -446,7 +446,7 @@ _PLAIN_DECODERS = ("ministral",
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
-    "hrm_text", "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
+    "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
 )
 _VERIFIED_WRAPPERS = {
@@ -1087,6 +1087,10 @@ _ENTRIES: tuple[ModelType, ...] = (
         top_k_experts=None, moe_intermediate_size=None)),
     ModelType("fuyu", text_type="persimmon", params="fuyu", defaults=_d(     # FuyuConfig (parameter fields)
         tie_word_embeddings=False, patch_size=30, num_channels=3)),
+    # HRM: num_hidden_layers has no registry default (HrmTextConfig rewrites it to the cache-slot count)
+    ModelType("hrm_text", params="hrm_text", defaults=_d(     # HrmTextConfig (parameter fields)
+        vocab_size=151808, hidden_size=1536, intermediate_size=4096, num_attention_heads=12, head_dim=128,
+        attention_bias=False, mlp_bias=False, tie_word_embeddings=False)),
     ModelType("doge", params="doge", defaults=_d(      # DogeConfig (parameter fields)
         vocab_size=32768, hidden_size=1024, intermediate_size=2048, num_hidden_layers=32, num_attention_heads=8,
         num_key_value_heads=None, head_dim=None, attention_bias=False, mlp_bias=False, tie_word_embeddings=False,

@@ -882,6 +882,28 @@ def _doge(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _hrm_text(f: ConfigReader, t: _Tally) -> None:
+    """HRM text (transformers/models/hrm_text/modeling_hrm_text.py HrmTextModel, HrmTextStack,
+    HrmTextAttention): ``V*H`` embedding, z_L_init ``H`` (other), and two stacks (L_module, H_module) of
+    num_layers_per_stack layers each (a config without it: num_hidden_layers is the per-stack count, as
+    HrmTextConfig.__post_init__ reads it). Per layer multi-head attention q/k/v/gate ``H*n*d`` and o ``n*d*H``
+    (biases with attention_bias), MLP ``3*H*I`` (+ biases with mlp_bias); the RMSNorms hold no weights.
+    lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden = f.get_int("vocab_size"), f.get_int("hidden_size")
+    n = f.get_int("num_attention_heads")
+    if hidden % n:
+        raise ConfigError(f.field_name("hidden_size"), hidden, f"is not a multiple of num_attention_heads ({n})")
+    d = f.get_int("head_dim")
+    per_stack = f.opt_int("num_layers_per_stack") or f.get_int("num_hidden_layers")
+    bias, mlp_bias = f.get_bool("attention_bias"), f.get_bool("mlp_bias")
+    t.add("embedding", vocab * hidden)
+    t.add("other", hidden)
+    t.add("attention", 2 * per_stack * (4 * _linear(hidden, n * d, bias) + _linear(n * d, hidden, bias)))
+    t.add("mlp", 2 * per_stack * _gated_mlp(hidden, f.get_int("intermediate_size"), mlp_bias))
+    _lm_head(f, t, hidden, vocab)
+
+
 # --------------------------------------------------------------------------- Gemma 4
 def _gemma4_text(f: ConfigReader, t: _Tally) -> None:
     """Gemma 4 text decoder (transformers/models/gemma4/modeling_gemma4.py Gemma4TextModel,
@@ -1145,7 +1167,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
     "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
     "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
-    "doge": _doge, "fuyu": _fuyu,
+    "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
 }
 

@@ -104,11 +104,12 @@ def test_type_alone_reads_transformers_geometry(name):
     tf = _tf_config(name)
     extra = {"num_experts_per_tok": 6} if name == "deepseek_v2" else {}
     # the spec reader refuses these bare configs: Nemotron-H's layer list (_listed_only), JetMoE's
-    # num_attention_heads (JetMoeConfig derives it from num_key_value_heads x num_experts_per_tok); p4
-    if name in ("nemotron_h", "jetmoe"):
+    # num_attention_heads (JetMoeConfig derives it from num_key_value_heads x num_experts_per_tok), HRM's
+    # num_hidden_layers (HrmTextConfig rewrites it to the cache-slot count; the counter is given the per-stack 16); p4
+    if name in ("nemotron_h", "jetmoe", "hrm_text"):
         with pytest.raises(ConfigError):
             kvcalc.read_spec({"model_type": name})
-        count_params({"model_type": name})
+        count_params({"model_type": name, **({"num_hidden_layers": 16} if name == "hrm_text" else {})})
         return
     spec = kvcalc.read_spec({"model_type": name, **extra})
     assert spec.num_layers == tf.num_hidden_layers

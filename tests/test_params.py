@@ -146,8 +146,9 @@ def test_tiny_config_matches_transformers(model_type):
 def test_all_defaults_config_matches_transformers(model_type):
     """``{"model_type": ...}`` alone: every counted field comes from the class defaults.
 
-    DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route): given here."""
-    extra = {"num_experts_per_tok": 6} if model_type == "deepseek_v2" else {}
+    DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route), and HRM's
+    num_hidden_layers has no registry default (HrmTextConfig rewrites it): given here."""
+    extra = {"deepseek_v2": {"num_experts_per_tok": 6}, "hrm_text": {"num_hidden_layers": 16}}.get(model_type, {})
     _assert_matches_transformers({"model_type": model_type, **extra})
 
 
@@ -405,6 +406,8 @@ ISSUE12_VARIANTS.update({
     "doge-head_dim": dict(_DEC, model_type="doge", head_dim=24),
     "fuyu-small-tied": dict(model_type="fuyu", patch_size=8, num_channels=2, tie_word_embeddings=True,
                             text_config=dict(_DEC, model_type="persimmon", qk_layernorm=False)),
+    "hrm_text-biases-tied": dict(_DEC, model_type="hrm_text", head_dim=24, num_layers_per_stack=3,
+                                 attention_bias=True, mlp_bias=True, tie_word_embeddings=True),
     "nemotron_h-block-types-tied": dict(_NEMOTRON_H, model_type="nemotron_h", tie_word_embeddings=True,
                                         layers_block_type=["moe", "linear_attention", "full_attention", "mlp", "moe"]),
 })
