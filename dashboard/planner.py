@@ -263,7 +263,7 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
                               title=f"Memory per GPU vs context, batch {batch:,}")
     st.plotly_chart(fig, width="stretch", key="memory_chart")
 
-    if setup.gpu.bandwidth_gbps:
+    if setup.gpu.bandwidth_gbps and setup.weights.params.active_count is not None:   # p4: no speed without top-k
         batches = [batch, *(b for b in curves if b != batch)]
         grid = decode_rate_grid(setup, batches, pts)
         st.plotly_chart(charts.speed_chart(pts, {b: grid[i] for i, b in enumerate(batches)}, log_x=log_x,
