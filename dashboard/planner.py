@@ -354,7 +354,7 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
     stem = exports.file_stem(choice.name, p.gpu, p.gpus)
     st.plotly_chart(fig, width="stretch", key="memory_chart", config={"toImageButtonOptions": {"filename": stem}})
 
-    if setup.gpu.bandwidth_gbps:
+    if setup.gpu.bandwidth_gbps and setup.weights.params.active_count is not None:   # p4: no speed without top-k
         batches = [batch, *(b for b in curves if b != batch)]
         grid = decode_rate_grid(setup, batches, pts)
         st.plotly_chart(charts.speed_chart(pts, {b: grid[i] for i, b in enumerate(batches)}, log_x=log_x,

@@ -113,6 +113,8 @@ QUIRKS = {
     "sub_norms": "an RMSNorm of H before o_proj and one of I before down_proj in every layer (BitNet)",
     "diff_lambdas": "differential attention: 4 lambda vectors of head_dim per layer (DiffLlama)",
     "mlp_4h": "an unset MLP width means 4 * hidden_size",
+    "no_per_layer_inputs": "no per-layer input embeddings and no MoE block: the config class deletes "
+                           "hidden_size_per_layer_input and enable_moe_block (Gemma 4 Unified)",
     "mha": "multi-head attention only: the class has no num_key_value_heads (a config's value is ignored)",
     "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
                            "GraniteMoeShared: shared_intermediate_size, none when 0)",
@@ -481,9 +483,9 @@ _PLAIN_DECODERS = ("ministral",
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "doge", "emu3_text_model",
-    "ernie4_5_vl_moe_text", "evolla", "gemma4_unified_text", "git", "glm_ocr_text", "granite_docling_text",
-    "hrm_text", "hy_v4", "jetmoe", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
+    "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
+    "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
+    "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
@@ -681,11 +683,10 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("kimi_k25", text_type="deepseek_v3", params="multimodal", vision=Vision("kimi_k25_vision", "kimi_k25"),
               defaults=_d(tie_word_embeddings=True, projection_hidden_size=1152)),
     ModelType("shieldgemma2", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
-    # Gemma 4: tower and projector verified (tests/test_params_vision.py, on a Llama decoder); the wrapper
-    # becomes countable with params="multimodal" once kvcalc counts gemma4_text. No audio tower is counted.
-    ModelType("gemma4", text_type="gemma4_text", vision=Vision("gemma4_vision", "gemma4", optional=True,
-                                                               refused=("audio_config",)),
-              not_countable="its gemma4_text decoder is not counted yet (the vision tower and projector are)",
+    # Gemma 4: tower and projector verified (tests/test_params_vision.py), the gemma4_text decoder by its
+    # counter. No audio tower is counted.
+    ModelType("gemma4", text_type="gemma4_text", params="multimodal",
+              vision=Vision("gemma4_vision", "gemma4", optional=True, refused=("audio_config",)),
               defaults=_d(tie_word_embeddings=True)),
     # LFM2-VL: tower and projector verified (tests/test_params_vision.py), decoder by the lfm2 counter
     ModelType("lfm2_vl", text_type="lfm2", params="multimodal", vision=Vision("siglip2_vision_model", "lfm2_vl"),
@@ -1220,9 +1221,40 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name) for name in _VERIFIED_DECODERS),
     *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
     # ---- KV sharing (Gemma 3n / 4)
-    ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), defaults=_d(
-        sliding_window=512, num_kv_shared_layers=15, head_dim=256)),
-    ModelType("gemma4_text", layer_rule=_fixed_pattern(6), quirks=frozenset({"last_layer_full", "global_head_dim"})),
+    ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), params="gemma3n_text", defaults=_d(
+        sliding_window=512, num_kv_shared_layers=15, head_dim=256,
+        # parameter fields (Gemma3nTextConfig)
+        vocab_size=262400, hidden_size=2048, intermediate_size=16384, num_hidden_layers=35, num_attention_heads=8,
+        num_key_value_heads=2, tie_word_embeddings=True, attention_bias=False, vocab_size_per_layer_input=262144,
+        hidden_size_per_layer_input=256, altup_num_inputs=4, laurel_rank=64)),
+    ModelType("gemma4_text", layer_rule=_fixed_pattern(6), quirks=frozenset({"last_layer_full", "global_head_dim"}),
+              params="gemma4_text", defaults=_d(      # Gemma4TextConfig (parameter fields)
+        vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
+        num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, attention_bias=False, sliding_window=512,
+        vocab_size_per_layer_input=262144, hidden_size_per_layer_input=256, attention_k_eq_v=False,
+        num_kv_shared_layers=0, enable_moe_block=False, use_double_wide_mlp=False, num_experts=None,
+        top_k_experts=None, moe_intermediate_size=None)),
+    ModelType("fuyu", text_type="persimmon", params="fuyu", defaults=_d(     # FuyuConfig (parameter fields)
+        tie_word_embeddings=False, patch_size=30, num_channels=3)),
+    # HRM: num_hidden_layers has no registry default (HrmTextConfig rewrites it to the cache-slot count)
+    ModelType("hrm_text", params="hrm_text", defaults=_d(     # HrmTextConfig (parameter fields)
+        vocab_size=151808, hidden_size=1536, intermediate_size=4096, num_attention_heads=12, head_dim=128,
+        attention_bias=False, mlp_bias=False, tie_word_embeddings=False)),
+    ModelType("doge", params="doge", defaults=_d(      # DogeConfig (parameter fields)
+        vocab_size=32768, hidden_size=1024, intermediate_size=2048, num_hidden_layers=32, num_attention_heads=8,
+        num_key_value_heads=None, head_dim=None, attention_bias=False, mlp_bias=False, tie_word_embeddings=False,
+        is_moe=False, num_experts=16384, num_experts_per_tok=64)),
+    ModelType("jetmoe", params="jetmoe", defaults=_d(      # JetMoeConfig (parameter fields)
+        vocab_size=32000, hidden_size=2048, num_hidden_layers=12, num_key_value_heads=16, kv_channels=128,
+        intermediate_size=5632, num_local_experts=8, num_experts_per_tok=2, tie_word_embeddings=True)),
+    # Gemma 4 Unified: Gemma4UnifiedTextConfig derives its layers and full-layer head dims as Gemma4TextConfig
+    # does, and deletes hidden_size_per_layer_input and enable_moe_block (no per-layer inputs, no MoE block)
+    ModelType("gemma4_unified_text", layer_rule=_fixed_pattern(6),
+              quirks=frozenset({"last_layer_full", "global_head_dim", "no_per_layer_inputs"}),
+              params="gemma4_text", defaults=_d(      # Gemma4UnifiedTextConfig (parameter fields)
+        vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
+        num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, attention_bias=False, sliding_window=1024,
+        attention_k_eq_v=False, num_kv_shared_layers=0, use_double_wide_mlp=False)),
     # ---- recurrent and hybrid
     ModelType("mamba", params="mamba", layer_rule=_all("mamba"), state_rule=_mamba_states, defaults=_d(
         vocab_size=50280, hidden_size=768, state_size=16, num_hidden_layers=32, expand=2, conv_kernel=4,
@@ -1270,8 +1302,12 @@ _ENTRIES: tuple[ModelType, ...] = (
                                       "mamba_headdim", "mamba_d_conv"),
               defaults=_d(mamba_expand=2, mamba_ngroups=1, mamba_d_state=64, n_mamba_heads=8, mamba_d_conv=4)),
     ModelType("nemotron_h", layer_rule=_listed_only("hybrid_override_pattern"), state_rule=_nemotron_h_states,
-              defaults=_d(num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128,
-        conv_kernel=4)),
+              params="nemotron_h", defaults=_d(
+        num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128, conv_kernel=4,
+        # parameter fields (NemotronHConfig)
+        vocab_size=131072, hidden_size=4096, num_attention_heads=32, head_dim=128, intermediate_size=21504,
+        mlp_bias=False, use_bias=False, use_conv_bias=True, n_routed_experts=8, moe_intermediate_size=7688,
+        moe_shared_expert_intermediate_size=7688, moe_latent_size=None, num_experts_per_tok=2)),
     ModelType("minimax", layer_rule=lambda r, n, w: _every(2, "linear_attention", "full_attention")(n),
               state_rule=_lightning_states, recurrent_kind="linear", params="llama_like", moe="all",
               quirks=frozenset({"lightning_attention"}), defaults=_d(

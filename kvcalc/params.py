@@ -22,6 +22,7 @@ A linear layer ``a -> b`` has ``a*b`` weights (+ ``b`` with bias).
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -33,7 +34,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_vision import count_wrapper, siglip_vision
+from .params_vision import _sub_config, count_wrapper, siglip_vision
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -56,7 +57,9 @@ class ParamCount:
     * ``moe_experts``: parameters of the routed experts (part of ``mlp``; shared experts excluded).
     * ``active``: parameters used for one token: ``total - moe_experts`` plus ``k`` experts per MoE
       layer (embedding table included; gpt-oss's model card quotes it without). Equal to ``total`` for
-      dense models.
+      dense models. Reading it raises :class:`ConfigError` when the experts-per-token field is null
+      (DeepseekV2Config's class default: transformers builds the model, but its router cannot pick
+      experts, so there is no active count); ``active_count`` is then None and ``active_refused`` says why.
     * ``fields_used``: the config fields read (dotted for nested configs); ``defaults_used``:
       ``"field=value"`` for each field the config omits and a transformers class default supplied.
     """
@@ -73,10 +76,19 @@ class ParamCount:
     other: int
     tied_embeddings: bool
     moe_experts: int
-    active: int
+    active_count: int | None
     fields_used: tuple[str, ...] = ()
     defaults_used: tuple[str, ...] = ()
     quality: str = "exact"            # kvcalc.spec.Quality: the counter is verified against transformers
+    active_refused: str = ""          # the null experts-per-token field, when active_count is None
+
+    @property
+    def active(self) -> int:
+        """Parameters used for one token (see the class docstring); ConfigError when top-k is null."""
+        if self.active_count is None:
+            raise ConfigError(self.active_refused, None, "is null: the router picks no experts, so the active "
+                                                         "parameter count is undefined (give experts per token)")
+        return self.active_count
 
     def parts(self) -> dict[str, int]:
         """The parts as a dict, in the order of :data:`PARTS`."""
@@ -87,7 +99,7 @@ class ParamCount:
         """A placeholder for a model kvcalc cannot count (every part 0, ``quality="estimated"``):
         a plan then takes its weights from the user (:func:`kvcalc.weights.given_weights`)."""
         return cls(model_type=model_type, total=0, embedding=0, lm_head=0, attention=0, mlp=0, norms=0, mixer=0,
-                   vision=0, other=0, tied_embeddings=False, moe_experts=0, active=0, quality="estimated")
+                   vision=0, other=0, tied_embeddings=False, moe_experts=0, active_count=0, quality="estimated")
 
 
 # --------------------------------------------------------------------------- reading
@@ -118,17 +130,21 @@ class _Tally:
         self.moe_experts = 0
         self.moe_active = 0
         self.tied = False
+        self.null_top_k = ""            # the experts-per-token field, when a MoE layer's is null
 
     def add(self, part: str, n: int) -> None:
         self.parts[part] += n
 
     def experts(self, per_expert: int, n_experts: int, top_k: int | None, field: str) -> None:
-        """One MoE layer's routed experts: ``n_experts * per_expert`` parameters, ``top_k`` used per token."""
-        if top_k is None or top_k > n_experts:
+        """One MoE layer's routed experts: ``n_experts * per_expert`` parameters, ``top_k`` used per token
+        (None: a null field, which leaves the total exact but ``active`` undefined)."""
+        if top_k is None:
+            self.null_top_k = field
+        elif top_k > n_experts:
             raise ConfigError(field, top_k, f"must be an integer from 1 to the number of experts ({n_experts})")
         self.parts["mlp"] += n_experts * per_expert
         self.moe_experts += n_experts * per_expert
-        self.moe_active += top_k * per_expert
+        self.moe_active += (top_k or 0) * per_expert
 
 
 def _linear(n_in: int, n_out: int, bias: bool = False) -> int:
@@ -680,6 +696,69 @@ def _mamba2_hybrid(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+_NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
+_LEGACY_LAYER_TYPES = {"mamba": "linear_attention", "attention": "full_attention"}   # configuration_utils
+
+
+def _nemotron_h(f: ConfigReader, t: _Tally) -> None:
+    """Nemotron-H (transformers/models/nemotron_h/modeling_nemotron_h.py NemotronHBlock, MIXER_TYPES): one mixer
+    per block, its kind from ``layers_block_type`` (else ``hybrid_override_pattern`` M/E/*/-, else the class
+    default [linear_attention, moe, full_attention, mlp]; num_hidden_layers is ignored, as in NemotronHConfig;
+    legacy names "mamba" / "attention" are remapped as configuration_utils.remap_legacy_layer_types does).
+    ``V*H`` embedding; per block a norm ``H``; Mamba-2 mixers with ``I = mamba_num_heads*mamba_head_dim``,
+    ``c = I + 2*n_groups*N``: in_proj ``H*(I+c+h)``, conv1d ``c*K`` (+ ``c`` with use_conv_bias), dt_bias,
+    A_log, D ``h`` each, gated norm ``I``, out_proj ``I*H`` (in/out biases with use_bias); attention q/k/v/o
+    ``2*H*n_q*d + 2*H*n_kv*d`` (no biases); MLP up/down ``2*H*I_ff`` (+ biases with mlp_bias); MoE: router
+    ``E*H`` (its e_score_correction_bias is a buffer), ``E`` ungated experts ``2*I_e*D`` (``D`` =
+    moe_latent_size or ``H``; with a latent size, fc1/fc2_latent_proj ``2*H*D`` + biases with mlp_bias), a
+    shared MLP of moe_shared_expert_intermediate_size; norm_f ``H``; lm_head ``V*H``, never tied
+    (NemotronHForCausalLM._tied_weights_keys is empty). The MTP layers (``mtp.*``) are not built.
+    """
+    vocab, hidden = f.get_int("vocab_size"), f.get_int("hidden_size")
+    if f.has("layers_block_type", "layer_types"):
+        kinds = [_LEGACY_LAYER_TYPES.get(k, k) for k in f.opt_str_list("layers_block_type", "layer_types") or []]
+        where = f.field_name("layers_block_type", "layer_types")
+    elif f.has("hybrid_override_pattern"):
+        pattern = f.get_str("hybrid_override_pattern")
+        kinds, where = [_NEMOTRON_H_PATTERN.get(c, c) for c in pattern], f.field_name("hybrid_override_pattern")
+    else:
+        kinds, where = ["linear_attention", "moe", "full_attention", "mlp"], "layers_block_type"
+    for i, kind in enumerate(kinds):
+        if kind not in _NEMOTRON_H_PATTERN.values():
+            raise ConfigError(f"{where}[{i}]", kind, "must be linear_attention (M), moe (E), full_attention (*) "
+                                                     "or mlp (-)")
+    n_q, n_kv = _heads(f)
+    d = f.get_int("head_dim")
+    heads, head_dim = f.get_int("mamba_num_heads"), f.get_int("mamba_head_dim")
+    groups, n_state = f.get_int("mamba_n_groups", "n_groups"), f.get_int("ssm_state_size")
+    kernel = f.get_int("mamba_d_conv", "conv_kernel")
+    conv_bias = f.get_bool("mamba_conv_bias") if f.has("mamba_conv_bias") else f.get_bool("use_conv_bias")
+    bias, mlp_bias = f.get_bool("use_bias"), f.get_bool("mlp_bias")
+    inter = heads * head_dim
+    conv = inter + 2 * groups * n_state
+    counts = {kind: kinds.count(kind) for kind in _NEMOTRON_H_PATTERN.values()}
+    t.add("embedding", vocab * hidden)
+    t.add("norms", len(kinds) * hidden + hidden + counts["linear_attention"] * inter)
+    t.add("mixer", counts["linear_attention"] * (
+        _linear(hidden, inter + conv + heads, bias) + conv * kernel + (conv if conv_bias else 0) + 3 * heads
+        + _linear(inter, hidden, bias)))
+    t.add("attention", counts["full_attention"] * (2 * hidden * n_q * d + 2 * hidden * n_kv * d))
+    ff = f.get_int("intermediate_size")
+    t.add("mlp", counts["mlp"] * (_linear(hidden, ff, mlp_bias) + _linear(ff, hidden, mlp_bias)))
+    if counts["moe"]:
+        n_exp, exp_inter = f.get_int("n_routed_experts", "num_local_experts"), f.get_int("moe_intermediate_size")
+        latent = f.opt_int("moe_latent_size")
+        shared = f.get_int("moe_shared_expert_intermediate_size")
+        fixed = n_exp * hidden + _linear(hidden, shared, mlp_bias) + _linear(shared, hidden, mlp_bias)
+        if latent is not None:
+            fixed += _linear(hidden, latent, mlp_bias) + _linear(latent, hidden, mlp_bias)
+        for _ in range(counts["moe"]):
+            t.add("mlp", fixed)
+            t.experts(2 * exp_inter * (latent or hidden), n_exp, f.opt_int("num_experts_per_tok"),
+                      f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab, tied=False)
+
+
 def _jamba(f: ConfigReader, t: _Tally) -> None:
     """Jamba (transformers/models/jamba/modeling_jamba.py JambaAttentionDecoderLayer / JambaMambaDecoderLayer):
     ``V*H`` embedding; per layer input_layernorm and pre_ff_layernorm ``2*H``; attention layers
@@ -751,6 +830,202 @@ def _lfm2(f: ConfigReader, t: _Tally) -> None:
     t.add("mixer", (n_layers - n_attn) * conv)
     t.add("mlp", n_layers * _gated_mlp(hidden, inter))
     t.add("norms", n_layers * 2 * hidden + n_attn * 2 * d + hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
+# --------------------------------------------------------------------------- JetMoE
+def _jetmoe(f: ConfigReader, t: _Tally) -> None:
+    """JetMoE (transformers/models/jetmoe/modeling_jetmoe.py JetMoeDecoderLayer, JetMoeAttention, JetMoeMoA,
+    JetMoeMoE): ``V*H`` embedding; per layer 2 norms ``2*H``; attention: kv_proj ``H*2A`` (``A`` =
+    kv_channels * num_key_value_heads) and a mixture of attention experts (JetMoeMoA: ``E`` experts of
+    input_linear ``H*A`` + output_linear ``A*H``, a bias ``H``, a router ``H*E``); MLP: a mixture of ``E``
+    experts of input_linear ``H*2I`` + output_linear ``I*H``, a bias ``H``, a router ``H*E``; both route
+    num_experts_per_tok experts per token, and both count as ``mlp`` (routed experts). Final norm ``H``;
+    lm_head ``V*H`` unless tied (default tied).
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_exp, top_k = f.get_int("num_local_experts"), f.opt_int("num_experts_per_tok")
+    a = f.get_int("kv_channels", "head_dim") * f.get_int("num_key_value_heads")
+    inter = f.get_int("intermediate_size")
+    field = f.field_name("num_experts_per_tok")
+    t.add("embedding", vocab * hidden)
+    t.add("norms", n_layers * 2 * hidden + hidden)
+    for _ in range(n_layers):
+        t.add("attention", hidden * 2 * a)
+        t.add("mlp", 2 * (hidden + hidden * n_exp))          # MoA and MoE: bias + router each
+        t.experts(2 * hidden * a, n_exp, top_k, field)        # attention experts
+        t.experts(3 * hidden * inter, n_exp, top_k, field)    # MLP experts
+    _lm_head(f, t, hidden, vocab)
+
+
+def _doge(f: ConfigReader, t: _Tally) -> None:
+    """Doge (transformers/models/doge/modeling_doge.py DogeDecoderLayer, DogeAttention, DogeMLP, DogeCDMoE):
+    ``V*H`` embedding; per layer input_layernorm, post_attention_layernorm and the residual scales
+    input_residual, post_attention_residual (``4*H``, the scales counted as norms); attention q/k/v/o
+    ``2*H*n_q*d + 2*H*n_kv*d``, dt_proj ``n_kv*d*n_kv``, A ``n_kv`` (biases on the projections with
+    attention_bias), q/k norms ``2*d``; MLP gate/up/down ``3*H*I`` (+ biases with mlp_bias); with is_moe the
+    CDMoE adds router_gate ``H*2*floor(sqrt(E))`` and retrieval experts down_embed, up_embed ``2*E*H``
+    (num_experts_per_tok rows of each per token). ``d``: head_dim if the config gives one, else ``H // n_q``.
+    Final norm ``H``; lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q, floor=True)
+    bias, mlp_bias = f.get_bool("attention_bias"), f.get_bool("mlp_bias")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, n_q * d, bias) + 2 * _linear(hidden, n_kv * d, bias)
+                                   + _linear(n_kv * d, n_kv, bias) + n_kv + _linear(n_q * d, hidden, bias)))
+    t.add("norms", n_layers * (4 * hidden + 2 * d) + hidden)
+    t.add("mlp", n_layers * _gated_mlp(hidden, f.get_int("intermediate_size"), mlp_bias))
+    if f.get_bool("is_moe"):
+        n_exp = f.get_int("num_experts")
+        for _ in range(n_layers):
+            t.add("mlp", hidden * 2 * math.isqrt(n_exp))
+            t.experts(2 * hidden, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _hrm_text(f: ConfigReader, t: _Tally) -> None:
+    """HRM text (transformers/models/hrm_text/modeling_hrm_text.py HrmTextModel, HrmTextStack,
+    HrmTextAttention): ``V*H`` embedding, z_L_init ``H`` (other), and two stacks (L_module, H_module) of
+    num_layers_per_stack layers each (a config without it: num_hidden_layers is the per-stack count, as
+    HrmTextConfig.__post_init__ reads it). Per layer multi-head attention q/k/v/gate ``H*n*d`` and o ``n*d*H``
+    (biases with attention_bias), MLP ``3*H*I`` (+ biases with mlp_bias); the RMSNorms hold no weights.
+    lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden = f.get_int("vocab_size"), f.get_int("hidden_size")
+    n = f.get_int("num_attention_heads")
+    if hidden % n:
+        raise ConfigError(f.field_name("hidden_size"), hidden, f"is not a multiple of num_attention_heads ({n})")
+    d = f.get_int("head_dim")
+    per_stack = f.opt_int("num_layers_per_stack") or f.get_int("num_hidden_layers")
+    bias, mlp_bias = f.get_bool("attention_bias"), f.get_bool("mlp_bias")
+    t.add("embedding", vocab * hidden)
+    t.add("other", hidden)
+    t.add("attention", 2 * per_stack * (4 * _linear(hidden, n * d, bias) + _linear(n * d, hidden, bias)))
+    t.add("mlp", 2 * per_stack * _gated_mlp(hidden, f.get_int("intermediate_size"), mlp_bias))
+    _lm_head(f, t, hidden, vocab)
+
+
+# --------------------------------------------------------------------------- Gemma 4
+def _gemma4_text(f: ConfigReader, t: _Tally) -> None:
+    """Gemma 4 text decoder (transformers/models/gemma4/modeling_gemma4.py Gemma4TextModel,
+    Gemma4TextDecoderLayer, Gemma4TextAttention, Gemma4TextMLP, Gemma4TextRouter, Gemma4TextExperts).
+
+    Per layer ``i`` with head dim ``d_i`` and KV heads ``n_kv_i`` (``per_layer_config``, else full layers
+    take global_head_dim / num_global_key_value_heads: :func:`kvcalc.architectures._per_layer_overrides`):
+    q_proj ``H*n_q*d_i`` + q_norm ``d_i``; unless the layer reuses another's KV (the last
+    num_kv_shared_layers layers, Gemma4TextConfig.kv_sharing_modes) k_proj ``H*n_kv_i*d_i``, k_norm ``d_i``
+    and v_proj ``H*n_kv_i*d_i`` (none on full layers with attention_k_eq_v; v_norm has no weight);
+    o_proj ``n_q*d_i*H`` (biases on all with attention_bias); MLP ``3*H*I`` (``2I`` on KV-reusing layers
+    with use_double_wide_mlp); 4 norms ``4*H``. With hidden_size_per_layer_input ``P``: per layer
+    per_layer_input_gate ``H*P``, per_layer_projection ``P*H`` and a norm ``H``; per model
+    embed_tokens_per_layer ``V_p*L*P`` (embedding), per_layer_model_projection ``H*L*P`` and a norm ``P``.
+    With enable_moe_block, each layer adds a router (proj ``H*E``, scale ``H``, per_expert_scale ``E``),
+    ``E`` experts ``3*H*I_e`` (gate_up + down, top_k_experts per token) and 3 norms ``3*H``, besides the
+    dense MLP. Final norm ``H``; lm_head ``V*H`` unless tied (default tied). Buffers (layer_scalar,
+    embed_scale) are not parameters. Gemma 4 Unified (``no_per_layer_inputs``: modeling_gemma4_unified.py) has
+    neither per-layer inputs nor the MoE block.
+    """
+    from .architectures import _per_layer_overrides
+
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = f.get_int("head_dim")
+    kinds = layer_types(f, m, n_layers)
+    overrides = _per_layer_overrides(f, m, n_layers, kinds)
+    first_reuse = _kv_reuse_start(f, kinds)
+    bias, k_eq_v = f.get_bool("attention_bias"), f.get_bool("attention_k_eq_v")
+    inter, double = f.get_int("intermediate_size"), f.get_bool("use_double_wide_mlp")
+    plain = "no_per_layer_inputs" in m.quirks
+    per_layer = 0 if plain else f.opt_int("hidden_size_per_layer_input", minimum=0) or 0
+    moe = not plain and f.get_bool("enable_moe_block")
+    t.add("embedding", vocab * hidden)
+    for i, kind in enumerate(kinds):
+        o = overrides.get(i, {})
+        d_i, kv_i = o.get("k_head_dim", d), o.get("kv_heads", n_kv)
+        reuse = i >= first_reuse
+        attn = _linear(hidden, n_q * d_i, bias) + _linear(n_q * d_i, hidden, bias)
+        norms = d_i + 4 * hidden
+        if not reuse:
+            attn += _linear(hidden, kv_i * d_i, bias) * (1 if k_eq_v and kind != "sliding_attention" else 2)
+            norms += d_i
+        t.add("attention", attn)
+        t.add("norms", norms)
+        t.add("mlp", _gated_mlp(hidden, inter * (2 if double and reuse else 1)))
+        if per_layer:
+            t.add("other", 2 * hidden * per_layer)
+            t.add("norms", hidden)
+        if moe:
+            n_exp, exp_inter = f.get_int("num_experts"), f.get_int("moe_intermediate_size")
+            t.add("mlp", hidden * n_exp + hidden + n_exp)
+            t.add("norms", 3 * hidden)
+            t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("top_k_experts"), f.field_name("top_k_experts"))
+    if per_layer:
+        t.add("embedding", f.get_int("vocab_size_per_layer_input") * n_layers * per_layer)
+        t.add("other", hidden * n_layers * per_layer)
+        t.add("norms", per_layer)
+    t.add("norms", hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _kv_reuse_start(f: ConfigReader, kinds: list[str]) -> int:
+    """The first layer that reuses an earlier layer's KV (Gemma3nTextConfig / Gemma4TextConfig
+    kv_sharing_modes: the last num_kv_shared_layers layers); ConfigError where transformers refuses the split."""
+    n_layers = len(kinds)
+    shared = f.get_int("num_kv_shared_layers", minimum=0)
+    if shared > n_layers:
+        raise ConfigError(f.field_name("num_kv_shared_layers"), shared, f"must be at most num_hidden_layers "
+                                                                        f"({n_layers})")
+    first = n_layers - shared
+    if 0 < first < n_layers and set(kinds[first:]) - set(kinds[:first]):
+        raise ConfigError(f.field_name("num_kv_shared_layers"), shared, "leaves a KV-reusing layer type without a "
+                                                                        "layer producing its cache")
+    return first
+
+
+def _gemma3n_text(f: ConfigReader, t: _Tally) -> None:
+    """Gemma 3n text decoder (transformers/models/gemma3n/modeling_gemma3n.py Gemma3nTextModel,
+    Gemma3nTextDecoderLayer, Gemma3nTextAttention, Gemma3nTextAltUp, Gemma3nTextLaurelBlock).
+
+    Per layer: q_proj ``H*n_q*d`` + q_norm ``d``, o_proj ``n_q*d*H``, and unless the layer reuses another's KV
+    (the last num_kv_shared_layers, :func:`_kv_reuse_start`) k_proj, v_proj ``H*n_kv*d`` each + k_norm ``d``
+    (v_norm has no weight; biases on all with attention_bias); MLP ``3*H*I_i`` (intermediate_size: one value or
+    one per layer); 4 norms ``4*H``; AltUp (``a`` = altup_num_inputs): correct_output_scale ``H``,
+    correction_coefs ``a*a``, prediction_coefs ``a*a^2``, modality_router ``H*a``, router_norm ``H``; LAuReL
+    ``2*H*laurel_rank`` + norm ``H``; per_layer_input_gate / per_layer_projection ``2*H*P`` + norm ``H``.
+    Per model: embed_tokens ``V*H``, embed_tokens_per_layer ``V_p*L*P`` (embedding), per_layer_model_projection
+    ``H*L*P`` + norm ``P``, altup_projections and altup_unembed_projections ``2*(a-1)*H*H``, final norm ``H``;
+    lm_head ``V*H`` unless tied (default tied). AltUp, LAuReL and the per-layer projections count as other.
+    """
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = f.get_int("head_dim")
+    kinds = layer_types(f, m, n_layers)
+    first_reuse = _kv_reuse_start(f, kinds)
+    bias = f.get_bool("attention_bias")
+    widths = f.value("intermediate_size")
+    if isinstance(widths, list):
+        if len(widths) != n_layers:
+            raise ConfigError(f.field_name("intermediate_size"), f"<{len(widths)} entries>",
+                              f"must give one width or one per layer ({n_layers})")
+        inters = [ConfigReader.check_int(f"{f.field_name('intermediate_size')}[{i}]", w) for i, w in enumerate(widths)]
+    else:
+        inters = [f.get_int("intermediate_size")] * n_layers
+    a, rank = f.get_int("altup_num_inputs"), f.get_int("laurel_rank")
+    per_layer, vocab_p = f.get_int("hidden_size_per_layer_input"), f.get_int("vocab_size_per_layer_input")
+    n_own = min(first_reuse, n_layers)
+    t.add("embedding", vocab * hidden + vocab_p * n_layers * per_layer)
+    t.add("attention", n_layers * (_linear(hidden, n_q * d, bias) + _linear(n_q * d, hidden, bias))
+          + n_own * 2 * _linear(hidden, n_kv * d, bias))
+    t.add("norms", n_layers * (d + 4 * hidden) + n_own * d)
+    t.add("mlp", sum(_gated_mlp(hidden, inter) for inter in inters))
+    t.add("other", n_layers * (hidden + a * a + a ** 3 + hidden * a + 2 * hidden * rank + 2 * hidden * per_layer))
+    t.add("norms", n_layers * 3 * hidden)          # AltUp router_norm, post_laurel_norm, post_per_layer_input_norm
+    t.add("other", hidden * n_layers * per_layer + 2 * (a - 1) * hidden * hidden)
+    t.add("norms", per_layer + hidden)
     _lm_head(f, t, hidden, vocab)
 
 
@@ -862,6 +1137,32 @@ def _mllama(top: ConfigReader, t: _Tally) -> None:
     t.add("vision", _mllama_vision(vision) + _linear(vision.get_int("vision_output_dim"), hidden, True))
 
 
+# FuyuConfig.sub_configs_defaults["text_config"].init_kwargs: the persimmon decoder Fuyu builds without a text_config
+_FUYU_TEXT = {"vocab_size": 262144, "max_position_embeddings": 16384, "hidden_size": 4096, "intermediate_size": 16384,
+              "num_hidden_layers": 36, "num_attention_heads": 64, "qk_layernorm": True}
+
+
+def _fuyu(top: ConfigReader, t: _Tally) -> None:
+    """FuyuForCausalLM (transformers/models/fuyu/modeling_fuyu.py FuyuModel): the persimmon decoder of
+    ``text_config`` (without one, Persimmon with FuyuConfig's text defaults), no vision tower: image patches
+    enter through vision_embed_tokens ``(p*p*C)*H + H`` (counted as vision); lm_head ``V*H`` unless the
+    top-level tie_word_embeddings (default false) ties it. A flat config (decoder fields at the top level,
+    which FuyuConfig moves into text_config) is refused rather than guessed.
+    """
+    if top.data.get("text_config") is None and any(k in top.data for k in _FUYU_TEXT):
+        raise UnsupportedError("fuyu with its decoder fields at the top level (no text_config) is not counted: "
+                               "give them in text_config")
+    text = _sub_config(top, "text_config", "persimmon", _FUYU_TEXT)
+    if text.model_type != "persimmon":
+        raise UnsupportedError(f"{top.path}text_config.model_type '{text.model_type}' is not counted for fuyu "
+                               "(expected persimmon)")
+    _llama_like(text, t, head=False)
+    hidden = text.get_int("hidden_size")
+    _lm_head(top, t, hidden, text.get_int("vocab_size"))
+    patch = top.get_int("patch_size")
+    t.add("vision", _linear(patch * patch * top.get_int("num_channels"), hidden, True))
+
+
 # --------------------------------------------------------------------------- vision-language wrappers
 def _multimodal(f: ConfigReader, t: _Tally) -> None:
     """Vision-language wrappers: :func:`kvcalc.params_vision.count_wrapper`, given this module's text counters."""
@@ -874,6 +1175,8 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "llama_like": _llama_like, "deepseek": _deepseek, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon,
     "bloom": _bloom, "gpt_neox_japanese": _gpt_neox_japanese, "modernbert_decoder": _modernbert_decoder,
     "opt": _opt, "mamba": _mamba, "mamba2": _mamba2, "mamba2_hybrid": _mamba2_hybrid, "lfm2": _lfm2,
+    "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
+    "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
@@ -907,6 +1210,6 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
     return ParamCount(
         model_type=model_type, total=total, **cast(dict[str, Any], parts), tied_embeddings=tally.tied,
         moe_experts=tally.moe_experts,
-        active=total - tally.moe_experts + tally.moe_active, fields_used=tuple(top.used),
-        defaults_used=tuple(fields.defaults_used),
+        active_count=None if tally.null_top_k else total - tally.moe_experts + tally.moe_active,
+        active_refused=tally.null_top_k, fields_used=tuple(top.used), defaults_used=tuple(fields.defaults_used),
     )

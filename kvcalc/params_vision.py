@@ -34,6 +34,7 @@ class Tally(Protocol):
     moe_experts: int
     moe_active: int
     tied: bool
+    null_top_k: str
 
     def add(self, part: str, n: int) -> None: ...
 
@@ -515,6 +516,11 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
     return r.with_defaults({**entry.defaults, **overrides}, entry.name)
 
 
+# wrappers whose config class builds text_config with one fixed class, whatever model_type it names
+# (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig)
+_FIXED_TEXT_CLASS = ("gemma4",)
+
+
 def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
                   counters: Mapping[str, Callable[[ConfigReader, Any], None]]) -> None:
     """A vision-language wrapper: the text decoder by its own counter (its lm_head replaced by the wrapper's,
@@ -526,6 +532,10 @@ def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
     spec = entry.vision
     assert entry.text_type is not None and spec is not None, entry.name
     text = _sub_config(top, "text_config", entry.text_type, spec.text_defaults)
+    if entry.name in _FIXED_TEXT_CLASS and text.model_type != entry.text_type:
+        raise UnsupportedError(f"{top.path}text_config.model_type '{text.model_type}': {entry.name} builds its "
+                               f"text_config as {entry.text_type} whatever type it names; kvcalc will not guess "
+                               "which fields that decoder takes from another type's config")
     text_entry = lookup(text.model_type)
     if text_entry is None or text_entry.params is None or text_entry.params == "multimodal":
         reason = text_entry.not_countable if text_entry is not None else "kvcalc does not know this model type"
@@ -543,6 +553,7 @@ def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
             t.add(part, n)
     t.moe_experts += inner.moe_experts
     t.moe_active += inner.moe_active
+    t.null_top_k = t.null_top_k or inner.null_top_k
     t.tied = top.get_bool("tie_word_embeddings")
     if not t.tied:
         t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))

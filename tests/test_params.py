@@ -58,14 +58,24 @@ def _part_of(name: str) -> str:
     if re.search(r"_layernorm\.norms\.\d+\.", name):   # StableLmLayerNormPerHead: one LayerNorm per head
         return "norms"
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
-                 r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger)\.", name):
+                 r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger"
+                 r"|vision_embed_tokens)\.", name):
         return "vision"
-    if last in ("embed_tokens", "wte", "wpe", "shared", "word_embeddings", "embed_in", "embed_positions", "embeddings",
+    if last in ("input_residual", "post_attention_residual"):    # Doge's residual scales
+        return "norms"
+    if last in ("embed_tokens", "embed_tokens_per_layer", "wte", "wpe", "shared", "word_embeddings", "embed_in",
+                "embed_positions", "embeddings",
                 "tok_embeddings") \
             or name == "transformer.w.weight":  # CTRL's token table
         return "embedding"
     if "norm" in last or last.startswith("ln_"):
         return "norms"
+    if ".altup." in name and "norm" not in last:     # Gemma 3n's AltUp coefficients and router
+        return "other"
+    if re.search(r"\.mixer\.[qkvo]_proj\.", name):      # Nemotron-H: every block's module is its "mixer"
+        return "attention"
+    if re.search(r"\.mixer\.(experts|gate|shared_experts|up_proj|down_proj|fc[12]_latent_proj)\b", name):
+        return "mlp"
     if re.search(r"\.(mixer|linear_attn|mamba|conv)\.", name):
         return "mixer"
     if re.search(r"(mlp|experts|moe|DenseReluDense|feed_forward|router|\.ffn\.)", name) \
@@ -88,7 +98,12 @@ def _hf_counts(cfg: dict) -> tuple[int, dict[str, int], int]:
     experts = 0
     for name, p in model.named_parameters():
         parts[_part_of(name)] += p.numel()
-        if ".experts." in name and "shared_expert" not in name:
+        # routed experts: ".experts." tensors (not shared experts; not JetMoE's MoA bias and router), and
+        # ParallelExperts' input_linear / output_linear (JetMoE; GraniteMoE-Shared's shared_mlp excepted)
+        routed = ".experts." in name and "shared_expert" not in name and not re.search(r"\.experts\.(bias|router\.)",
+                                                                                       name)
+        routed = routed or re.search(r"\.mlp\.(down|up)_embed\.", name) is not None   # Doge's retrieval experts
+        if routed or (re.search(r"\.(input|output)_linear\.weight$", name) and "shared" not in name):
             experts += p.numel()
     return sum(parts.values()), parts, experts
 
@@ -131,8 +146,9 @@ def test_tiny_config_matches_transformers(model_type):
 def test_all_defaults_config_matches_transformers(model_type):
     """``{"model_type": ...}`` alone: every counted field comes from the class defaults.
 
-    DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route): given here."""
-    extra = {"num_experts_per_tok": 6} if model_type == "deepseek_v2" else {}
+    DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route), and HRM's
+    num_hidden_layers has no registry default (HrmTextConfig rewrites it): given here."""
+    extra = {"deepseek_v2": {"num_experts_per_tok": 6}, "hrm_text": {"num_hidden_layers": 16}}.get(model_type, {})
     _assert_matches_transformers({"model_type": model_type, **extra})
 
 
@@ -351,6 +367,51 @@ ISSUE12_VARIANTS: dict[str, dict] = {
                              n_shared_experts=2),
 }
 
+# issue 12, third round (helper p4): hybrid and MoE decoders first counted here
+_GEMMA4 = dict(_DEC, num_hidden_layers=6, head_dim=16, hidden_size_per_layer_input=8, vocab_size_per_layer_input=96,
+               layer_types=["sliding_attention", "sliding_attention", "full_attention"] * 2, sliding_window=8)
+_NEMOTRON_H = dict(_DEC, head_dim=16, mamba_num_heads=4, mamba_head_dim=16, n_groups=2, ssm_state_size=8,
+                   n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=24,
+                   moe_shared_expert_intermediate_size=40)
+ISSUE12_VARIANTS.update({
+    "nemotron_h-pattern-latent-biases": dict(_NEMOTRON_H, model_type="nemotron_h", hybrid_override_pattern="M*-EM-E",
+                                             moe_latent_size=16, mlp_bias=True, use_bias=True, mamba_conv_bias=False),
+    "gemma4_text-shared-kv-double-wide-k_eq_v": dict(_GEMMA4, model_type="gemma4_text", num_kv_shared_layers=3,
+                                                      use_double_wide_mlp=True, attention_k_eq_v=True,
+                                                      num_global_key_value_heads=1, global_head_dim=32),
+    "gemma4_text-moe-bias-per-layer-config": dict(_GEMMA4, model_type="gemma4_text", enable_moe_block=True,
+                                                   num_experts=4, top_k_experts=2, moe_intermediate_size=24,
+                                                   attention_bias=True, tie_word_embeddings=False,
+                                                   per_layer_config={"2": {"head_dim": 32, "num_key_value_heads": 1},
+                                                                     "5": {"head_dim": 32, "num_key_value_heads": 1}}),
+    "gemma4_text-no-per-layer-input": dict(_GEMMA4, model_type="gemma4_text", hidden_size_per_layer_input=0,
+                                           num_kv_shared_layers=6),
+    "gemma4_unified_text-shared-kv-k_eq_v": dict(_DEC, model_type="gemma4_unified_text", num_hidden_layers=6,
+                                                  layer_types=_GEMMA4["layer_types"],
+                                                  head_dim=16, num_kv_shared_layers=3, attention_k_eq_v=True,
+                                                  num_global_key_value_heads=1, global_head_dim=32,
+                                                  tie_word_embeddings=False),
+    "gemma3n_text-widths-bias-untied": dict(_DEC, model_type="gemma3n_text", num_hidden_layers=5, head_dim=16,
+                                            intermediate_size=[96, 64, 96, 32, 48], num_kv_shared_layers=2,
+                                            layer_types=["sliding_attention", "full_attention"] * 2
+                                            + ["sliding_attention"], attention_bias=True, tie_word_embeddings=False,
+                                            altup_num_inputs=3, laurel_rank=8, hidden_size_per_layer_input=8,
+                                            vocab_size_per_layer_input=96),
+    "gemma3n_text-no-sharing": dict(_DEC, model_type="gemma3n_text", head_dim=16, num_kv_shared_layers=0,
+                                    hidden_size_per_layer_input=8, vocab_size_per_layer_input=96, laurel_rank=4),
+    "jetmoe-small-untied": dict(_DEC, model_type="jetmoe", kv_channels=8, num_local_experts=4, num_experts_per_tok=2,
+                                tie_word_embeddings=False),
+    "doge-moe-biases-tied": dict(_DEC, model_type="doge", is_moe=True, num_experts=50, num_experts_per_tok=4,
+                                 attention_bias=True, mlp_bias=True, tie_word_embeddings=True),
+    "doge-head_dim": dict(_DEC, model_type="doge", head_dim=24),
+    "fuyu-small-tied": dict(model_type="fuyu", patch_size=8, num_channels=2, tie_word_embeddings=True,
+                            text_config=dict(_DEC, model_type="persimmon", qk_layernorm=False)),
+    "hrm_text-biases-tied": dict(_DEC, model_type="hrm_text", head_dim=24, num_layers_per_stack=3,
+                                 attention_bias=True, mlp_bias=True, tie_word_embeddings=True),
+    "nemotron_h-block-types-tied": dict(_NEMOTRON_H, model_type="nemotron_h", tie_word_embeddings=True,
+                                        layers_block_type=["moe", "linear_attention", "full_attention", "mlp", "moe"]),
+})
+
 
 @pytest.mark.parametrize("name", sorted(ISSUE12_VARIANTS))
 def test_issue12_variant_matches_transformers(name):
@@ -496,11 +557,25 @@ def test_bad_fields_raise_config_error(bad, field):
     assert err.value.field == field
 
 
-def test_moe_without_top_k_raises():
+def test_moe_without_top_k_counts_total_but_refuses_active():
+    """DeepseekV2Config's class default num_experts_per_tok is null: transformers still builds the model (its
+    meta-device count, tests/fixtures/transformers_5_24_coverage.json deepseek_v2 default_params, is
+    38612307968), but its router (modeling_deepseek_v2.DeepseekV2TopkRouter.forward: torch.topk with k=None)
+    picks no experts: the total is exact, the active count is refused."""
     cfg = dict(_MLA, model_type="deepseek_v2", q_lora_rank=None)
     del cfg["num_experts_per_tok"]
+    c = count_params(cfg)
+    assert c.active_count is None and c.active_refused == "num_experts_per_tok"
     with pytest.raises(ConfigError, match="num_experts_per_tok"):
-        count_params(cfg)
+        c.active  # noqa: B018 - the property raises
+    assert count_params({"model_type": "deepseek_v2"}).total == 38612307968
+
+
+def test_flat_fuyu_config_is_refused():
+    """FuyuConfig moves top-level decoder fields into text_config (configuration_fuyu.FuyuConfig.__post_init__):
+    kvcalc refuses that form instead of guessing which defaults the rest takes."""
+    with pytest.raises(UnsupportedError, match="text_config"):
+        count_params({"model_type": "fuyu", "hidden_size": 64})
 
 
 def test_bad_nested_configs():

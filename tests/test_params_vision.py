@@ -148,8 +148,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "lfm2_vl_siglip2_on_llama": _variant(
         "lfm2_vl", vision=dict(num_hidden_layers=2, num_patches=196), text_config=dict(_TINY, model_type="llama"),
         downsample_factor=3, projector_use_layernorm=False, projector_hidden_size=48),
-    # Gemma 4's tower and embedder, on a Llama decoder
-    "gemma4_vision_on_llama": dict(_variant("gemma4"), text_config=dict(_TINY, model_type="llama"), vision_config=dict(
+    # Gemma 4's tower and embedder, on a small gemma4_text decoder (Gemma4Config builds any text_config as one)
+    "gemma4_vision_small": dict(_variant("gemma4"), text_config=dict(
+        _TINY, model_type="gemma4_text", head_dim=16, hidden_size_per_layer_input=8, vocab_size_per_layer_input=96,
+        global_head_dim=32), vision_config=dict(
         model_type="gemma4_vision", hidden_size=96, intermediate_size=160, num_hidden_layers=2, num_attention_heads=4,
         num_key_value_heads=2, head_dim=32, patch_size=14, position_embedding_size=512)),
     "hyperclovax_vision_v2_small": _variant("hyperclovax_vision_v2", text=_TINY, vision=dict(
@@ -170,9 +172,8 @@ def _count(cfg: dict[str, Any]) -> ParamCount:
         return count_params(cfg)
 
 
-# Gemma4Config builds its text_config as gemma4_text whatever model_type it names (kvcalc does not count
-# gemma4_text yet): only the tower and the embedder are compared
-VISION_ONLY = ("gemma4_vision_on_llama",)
+# variants of which only the tower and projector are compared (none since gemma4_text is counted)
+VISION_ONLY: tuple[str, ...] = ()
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
@@ -213,9 +214,17 @@ def test_sub_config_must_be_an_object(field, value):
 
 
 def test_gemma4_audio_tower_is_refused():
-    cfg = dict(VARIANTS["gemma4_vision_on_llama"], audio_config={"model_type": "gemma4_audio"})
+    cfg = dict(VARIANTS["gemma4_vision_small"], audio_config={"model_type": "gemma4_audio"})
     with pytest.raises(UnsupportedError, match="audio_config"):
         _count(cfg)
+
+
+def test_gemma4_other_text_type_is_refused():
+    """Gemma4Config builds a llama text_config as Gemma4TextConfig (configuration_gemma4.Gemma4Config.sub_configs):
+    counting it as Llama would be wrong, so it is refused."""
+    cfg = dict(VARIANTS["gemma4_vision_small"], text_config=dict(_TINY, model_type="llama"))
+    with pytest.raises(UnsupportedError, match="gemma4_text"):
+        count_params(cfg)
 
 
 def test_internvl_unknown_norm_type_is_refused():
