@@ -297,6 +297,18 @@ def _runtimes(spec: ModelSpec, ctx: int) -> None:
     _notes(notes)
 
 
+def coverage_line() -> str:
+    """The coverage count, from data/coverage.csv (written by tests/oracles/coverage_table.py with
+    docs/architectures.md, from transformers' own measurements of every text-generation type)."""
+    c = {r["count"]: int(r["value"]) for r in _csv_rows("coverage.csv", ["count", "value"])}
+    if not {"both_exact", "in_scope", "kv_exact", "measured", "params_exact"} <= c.keys():
+        return "- **coverage**: data/coverage.csv is unavailable."
+    return (f"- **coverage, by enumeration**: {c['both_exact']:,} of {c['in_scope']:,} text-generation architectures "
+            f"in transformers 5.24 verified exactly (KV cache per layer and parameter count); KV cache alone "
+            f"{c['kv_exact']:,} of {c['measured']:,} measured types, parameters {c['params_exact']:,}; every type "
+            "and the reason for each miss in `docs/architectures.md`.")
+
+
 def _provenance(choice: inputs.ModelChoice) -> None:
     st.header("Where the numbers come from")
     st.markdown(
@@ -310,7 +322,7 @@ def _provenance(choice: inputs.ModelChoice) -> None:
         f"[`kv_cache_utils.py`]({LINKS['vllm_utils']}) (groups, number of blocks), "
         f"[`gpu_worker.py`]({LINKS['vllm_worker']}) (the memory budget).\n"
         "- **ideal** runtime and the what-if variants: the formula above, per layer (`kvcalc/kv.py`, "
-        "`kvcalc/variants.py`).")
+        "`kvcalc/variants.py`).\n" + coverage_line())
     st.subheader("Bundled data")
     entry = find_entry(choice.name) if choice.origin == "bundled" else None
     if entry is not None:

@@ -466,6 +466,16 @@ def test_how_it_works_default_view():
     assert not at.warning and not at.error
 
 
+def test_how_it_works_states_the_coverage_count():
+    """Issue 12: the page states the count, from the same enumeration as docs/architectures.md."""
+    with open(os.path.join(ROOT, "data", "coverage.csv"), encoding="utf-8") as f:
+        c = {r["count"]: int(r["value"]) for r in csv.DictReader(f)}
+    at = run(HOW)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"{c['both_exact']:,} of {c['in_scope']:,} text-generation architectures in transformers 5.24 verified " \
+        "exactly" in text
+
+
 def test_how_it_works_every_widget(monkeypatch):
     at = run(HOW)
     at.selectbox(key="model").select(DSV2L)

@@ -163,3 +163,15 @@ def test_plan_answers_offline(model_type):
 def test_coverage_table_is_current():
     with open(TABLE.DOC, encoding="utf-8") as f:
         assert f.read() == TABLE.render(DATA), "run python tests/oracles/coverage_table.py"
+    with open(TABLE.SUMMARY, encoding="utf-8") as f:
+        assert f.read() == TABLE.summary(DATA), "run python tests/oracles/coverage_table.py"
+
+
+def test_readme_states_the_current_count():
+    c = TABLE.counts(TABLE.rows(DATA))
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = " ".join(f.read().split())
+    assert (f"**{c['both_exact']} of {c['in_scope']} text-generation architectures in transformers 5.24 verified "
+            "exactly**") in readme
+    assert f"exact for {c['kv_exact']} of the {c['measured']} types" in readme
+    assert f"the parameter count for {c['params_exact']} of {c['params_measured']}" in readme

@@ -23,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "transformers_5_24_coverage.json")
 DOC = os.path.join(ROOT, "docs", "architectures.md")
+SUMMARY = os.path.join(ROOT, "data", "coverage.csv")   # the counts the How it works page states
 SLIDING_WINDOW_TENSOR_BYTES = 8   # DynamicSlidingWindowLayer's int64 _sliding_window_tensor (cache_utils)
 
 
@@ -166,6 +167,14 @@ def render(data: Mapping[str, Any] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def summary(data: Mapping[str, Any] | None = None) -> str:
+    """data/coverage.csv: the counts of :func:`counts` (shipped with the app, which has no tests/ folder)."""
+    data = data or load()
+    c = counts(rows(data))
+    src = f"tests/fixtures/transformers_5_24_coverage.json (transformers {data.get('transformers', '5.24')})"
+    return "count,value,source\n" + "".join(f"{k},{v},{src}\n" for k, v in c.items())
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--check", action="store_true", help="exit 1 when docs/architectures.md is out of date")
@@ -173,11 +182,13 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, ROOT)
     text = render()
     if args.check:
-        with open(DOC, encoding="utf-8") as f:
-            return 0 if f.read() == text else 1
+        with open(DOC, encoding="utf-8") as f, open(SUMMARY, encoding="utf-8") as g:
+            return 0 if f.read() == text and g.read() == summary() else 1
     os.makedirs(os.path.dirname(DOC), exist_ok=True)
     with open(DOC, "w", encoding="utf-8") as f:
         f.write(text)
+    with open(SUMMARY, "w", encoding="utf-8") as f:
+        f.write(summary())
     print(text.split("\n")[8])
     return 0
 
