@@ -186,8 +186,9 @@ def workload_inputs(container: Any) -> tuple[int, int]:
     c1, c2 = container.columns(2)
     batch = c1.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, **state.bound("batch"),
                             help=f"Concurrent sequences, 1 to {state.MAX_BATCH_UI:,}.")
-    ctx = c2.number_input("Context (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI, value=8192, step=1024,
-                          **state.bound("ctx"), help=f"Tokens per sequence, 1 to {state.MAX_CONTEXT_UI:,}.")
+    ctx = c2.number_input("Context (tokens)", min_value=1, max_value=state.MAX_CONTEXT_UI,
+                          value=state.DEFAULT_CONTEXT, step=1024, **state.bound("ctx"),
+                          help=f"Tokens per sequence, 1 to {state.MAX_CONTEXT_UI:,}.")
     return int(batch), int(ctx)
 
 

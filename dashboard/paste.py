@@ -26,7 +26,7 @@ from .sources import ModelChoice, load_model
 PASTE_RESET: dict[str, Any] = {
     "util": DEFAULT_GPU_MEMORY_UTILIZATION, "mml": 0, "block": DEFAULT_BLOCK_SIZE, "seqs": 0, "mnbt": 0, "tp": 1,
     "pp": 1, "offload": 0.0, "long_mml": False, "spec": "none", "spec_tokens": 1, "loras": 0, "lora_rank": 16,
-    "kvdtype": "auto", "wdtype": "auto", "vllm_ver": DEFAULT_VLLM_VERSION,
+    "kvdtype": "auto", "wdtype": "auto", "vllm_ver": DEFAULT_VLLM_VERSION, "ctx": state.DEFAULT_CONTEXT,
 }
 """What a pasted command resets before it fills what it sets: vLLM's defaults (kvcalc.vllm), as the
 widgets in dashboard.inputs show them (0 = vLLM's default; 'auto' = the checkpoint's dtype)."""
@@ -161,6 +161,11 @@ def apply_engine_command(text: str) -> None:
         else:
             s[flag.key] = value
     ctx = s.get("sg_ctx") or s.get("trt_mseq") or 0
+    if ll is not None and ll.n_ctx:
+        # -c cells shared by -np slots: each slot holds n_ctx / n_parallel unless the cache is unified
+        # (llama.cpp's llama_context: n_ctx_seq = kv_unified ? n_ctx : n_ctx / n_seq_max)
+        ctx = ll.n_ctx if ll.kv_unified else max(1, ll.n_ctx // ll.n_parallel)
+        s["batch"] = min(ll.n_parallel, state.MAX_BATCH_UI)
     if ctx:
         s["ctx"] = ctx
     _write_engine_link(cmd.runtime)

@@ -30,6 +30,7 @@ from kvcalc.vllm.speculative import EAGLE_METHODS, MODEL_FREE_METHODS
 
 MAX_BATCH_UI = 65_536
 MAX_CONTEXT_UI = 1 << 24          # 16,777,216 tokens
+DEFAULT_CONTEXT = 8192            # tokens per sequence of a fresh page (and after a pasted command that sets none)
 MAX_GPUS_UI = 64
 MAX_VALUE_CHARS = 200
 CONFIG_LINK_MAX_CHARS = 6_000      # a pasted config in the link, compressed: a few KB keeps the URL sane

@@ -176,7 +176,8 @@ def test_phone_metrics_first_and_sidebar_closes_after_a_change(tab: Tab):
     # the headline row (the first six metrics) lies within the first screen, two per row
     boxes = [metrics.nth(i).bounding_box() for i in range(6)]
     assert all(b and b["y"] + b["height"] <= 844 for b in boxes), boxes
-    assert len({round(b["y"]) for b in boxes}) == 3, boxes
+    # the Planner's two rows of three wrap to at most two per row on a phone
+    assert all(sum(round(c["y"]) == round(b["y"]) for c in boxes) <= 2 for b in boxes), boxes
     page.get_by_test_id("stExpandSidebarButton").click()
     expect(sidebar).to_have_attribute("data-collapsed", "false")
     batch = page.get_by_role("spinbutton", name="Batch", exact=True)

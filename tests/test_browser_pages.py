@@ -64,9 +64,10 @@ def choose(tab: Tab, combobox: str, text: str) -> None:
 
 
 def nav(tab: Tab, name: str) -> None:
-    """Click a page in Streamlit's sidebar navigation (which drops the link's query string)."""
+    """Click a page in the sidebar's page links (dashboard.page.NAV: st.page_link, which drops the link's
+    query string; Streamlit's own navigation is hidden)."""
     page = tab.page
-    page.get_by_test_id("stSidebarNav").get_by_text(name, exact=True).click()
+    page.get_by_test_id("stSidebar").get_by_test_id("stPageLink").get_by_text(name, exact=True).click()
     page.wait_for_timeout(300)
     wait_idle(page, LOAD_MS)
     no_exception(page)

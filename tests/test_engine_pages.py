@@ -119,6 +119,26 @@ def test_pasted_llama_server_line_sets_the_runtime_and_its_flags():
     assert "--port" in " ".join(c.value for c in at.caption)
 
 
+def test_a_second_paste_keeps_no_context_of_the_first():
+    """Review of issue 14/16: a llama-server line after a vLLM line at 32k plans its own per-slot context
+    (llama_context: n_ctx_seq = n_ctx / n_seq_max without -kvu: 16,384 / 2 = 8,192 tokens, 2 slots), and a line
+    that sets no length goes back to the page's default context (8,192), not the previous paste's."""
+    at = run_page(PLANNER)
+    for line in ("vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768",
+                 "llama-server -hf unsloth/Llama-3.1-8B-Instruct-GGUF:Q4_K_M -c 16384 -np 2 -ctk q8_0 -ctv q8_0 "
+                 "-fa on"):
+        at.text_area(key="vllm_cmd").set_value(line)
+        at.button(key="vllm_cmd_apply").click()
+        rerun(at)
+    assert at.radio(key="runtime").value == "llama_cpp"
+    assert at.number_input(key="ctx").value == 8192 and at.number_input(key="batch").value == 2
+    at.text_area(key="vllm_cmd").set_value("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B "
+                                           "--mem-fraction-static 0.8")
+    at.button(key="vllm_cmd_apply").click()
+    rerun(at)
+    assert at.radio(key="runtime").value == "sglang" and at.number_input(key="ctx").value == 8192
+
+
 def test_pasted_sglang_line_then_vllm_line_resets_the_engine_options():
     at = run_page(PLANNER)
     at.text_area(key="vllm_cmd").set_value("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 "

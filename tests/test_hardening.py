@@ -235,6 +235,7 @@ ESCAPERS = {"md", "code"}
 # Interpolations that hold only the app's own text or numbers (reviewed one by one): counts and
 # sizes from kvcalc, bundled catalog entries, constants. Anything else must go through md()/code().
 OWN = {"gpu.get('gpus', 1)", "MAX_SCENARIOS", "setup.gpus", "setup.runtime", "spec.num_layers", "r.kv_dtype",
+       "coverage_line()",
        "'max_model_len' if setup.max_model_len else 'the model maximum'", "a.latent_dim", "a.indexer_dim",
        "a.kv_heads", "a.k_head_dim", "a.v_head_dim", "overhead", "group", "DEFAULT_BLOCK_SIZE",
        "LINKS['transformers_cache']", "LINKS['vllm_spec']", "LINKS['vllm_utils']", "LINKS['vllm_worker']",
