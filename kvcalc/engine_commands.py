@@ -27,20 +27,8 @@ from .errors import InputError
 from .llama_cpp.command import parse_llama_command
 from .sglang import LONG_CONTEXT_ENV
 from .vllm_command import MAX_COMMAND_CHARS, human_readable_int
-
-
-def _int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError
-    return value
-
-
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0 < value <= 1:
-        raise ValueError
-    return value
+from .vllm_command import fraction as _fraction
+from .vllm_command import positive_int as _int
 
 
 def _auto_none(text: str) -> str | None:

@@ -29,14 +29,16 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _int(text: str) -> int:
+def positive_int(text: str) -> int:
+    """A command-line count: an integer of at least 1 (ValueError otherwise)."""
     value = int(text)
     if value < 1:
         raise ValueError
     return value
 
 
-def _util(text: str) -> float:
+def fraction(text: str) -> float:
+    """A command-line memory fraction in (0, 1] (ValueError otherwise)."""
     value = float(text)
     if not 0 < value <= 1:
         raise ValueError
@@ -136,22 +138,23 @@ def _quantization(text: str) -> str:
 # flag -> (plan option, parser)
 FLAGS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--max-model-len": ("max_model_len", _max_model_len),
-    "--gpu-memory-utilization": ("gpu_memory_utilization", _util),
-    "--tensor-parallel-size": ("tensor_parallel_size", _int), "-tp": ("tensor_parallel_size", _int),
-    "--pipeline-parallel-size": ("pipeline_parallel_size", _int), "-pp": ("pipeline_parallel_size", _int),
+    "--gpu-memory-utilization": ("gpu_memory_utilization", fraction),
+    "--tensor-parallel-size": ("tensor_parallel_size", positive_int), "-tp": ("tensor_parallel_size", positive_int),
+    "--pipeline-parallel-size": ("pipeline_parallel_size", positive_int),
+    "-pp": ("pipeline_parallel_size", positive_int),
     "--kv-cache-dtype": ("kv_dtype", _kv_dtype),
-    "--max-num-seqs": ("max_num_seqs", _int),
+    "--max-num-seqs": ("max_num_seqs", positive_int),
     "--max-num-batched-tokens": ("max_num_batched_tokens", human_readable_int),
-    "--block-size": ("block_size", _int),
+    "--block-size": ("block_size", positive_int),
     "--dtype": ("dtype", _dtype),
     "--kv-cache-memory": ("kv_cache_memory", human_readable_int),
     "--kv-cache-memory-bytes": ("kv_cache_memory", human_readable_int),   # vLLM 0.33's name
     "--model": ("model", str),
     "--speculative-config": ("speculative_config", json_object),
     "--cpu-offload-gb": ("cpu_offload_gb", _gib),
-    "--max-loras": ("max_loras", _int),
+    "--max-loras": ("max_loras", positive_int),
     "--max-lora-rank": ("max_lora_rank", _lora_rank),
-    "--max-cpu-loras": ("max_cpu_loras", _int),
+    "--max-cpu-loras": ("max_cpu_loras", positive_int),
     "--lora-dtype": ("lora_dtype", _lora_dtype),
     "--quantization": ("quantization", _quantization), "-q": ("quantization", _quantization),
 }
