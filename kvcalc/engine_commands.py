@@ -23,11 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .command_line import split_command
 from .errors import InputError
 from .llama_cpp.command import parse_llama_command
 from .sglang import LONG_CONTEXT_ENV
-from .vllm_command import MAX_COMMAND_CHARS, human_readable_int
 from .vllm_command import fraction as _fraction
+from .vllm_command import human_readable_int
 from .vllm_command import positive_int as _int
 
 
@@ -110,12 +111,7 @@ def parse_engine_command(command: str) -> EngineCommand:
     if not isinstance(command, str) or not command.strip():
         raise InputError("paste a 'python -m sglang.launch_server ...', 'trtllm-serve ...' or 'llama-server ...' "
                          "command")
-    if len(command) > MAX_COMMAND_CHARS:
-        raise InputError(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
-    try:
-        words = shlex.split(command.replace("\\\n", " "))
-    except ValueError as e:
-        raise InputError(f"cannot split the command: {e}") from None
+    words = split_command(command)
     options: dict[str, Any] = {}
     i = 0
     while i < len(words) and "=" in words[i] and not words[i].startswith("-"):    # NAME=VALUE env prefix

@@ -11,14 +11,12 @@ checked against :data:`QUANTIZATION_DTYPES` (the weight dtype of kvcalc's table 
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .command_line import split_command
 from .errors import InputError
-
-MAX_COMMAND_CHARS = 4000
 
 
 def _is_number(text: str) -> bool:
@@ -183,12 +181,7 @@ def parse_vllm_serve(command: str) -> VllmCommand:
     """Parse ``vllm serve MODEL [flags]`` (also ``python -m vllm.entrypoints.openai.api_server --model M``)."""
     if not isinstance(command, str) or not command.strip():
         raise InputError("paste a 'vllm serve ...' command")
-    if len(command) > MAX_COMMAND_CHARS:
-        raise InputError(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
-    try:
-        words = shlex.split(command.replace("\\\n", " "))
-    except ValueError as e:
-        raise InputError(f"cannot split the command: {e}") from None
+    words = split_command(command)
     model: str | None = None
     options: dict[str, Any] = {}
     ignored: list[str] = []

@@ -10,10 +10,10 @@ are skipped and listed in ``ignored``; the text is never executed.
 """
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..command_line import split_command
 from ..errors import InputError
 from .options import LlamaCppOptions
 
@@ -54,12 +54,7 @@ def parse_llama_command(text: str) -> ParsedCommand:
     """Options of a ``llama-server`` / ``llama-cli`` command line (InputError on a bad value)."""
     if not isinstance(text, str):
         raise InputError("the command line must be text")
-    if len(text) > MAX_COMMAND_CHARS:
-        raise InputError(f"the command line is longer than {MAX_COMMAND_CHARS:,} characters")
-    try:
-        words = shlex.split(text.replace("\\\n", " "))
-    except ValueError as e:
-        raise InputError(f"cannot split the command line: {e}") from None
+    words = split_command(text, MAX_COMMAND_CHARS)
     fields: dict[str, Any] = {}
     ignored: list[str] = []
     i = 0
