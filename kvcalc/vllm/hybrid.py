@@ -51,6 +51,8 @@ oracle's Qwen3-Next block sizes, 576 at TP 1 and 320 at TP 4, pin the 64)."""
 MIXERS: dict[str, MambaMixer] = {
     "jamba": MAMBA1,
     "qwen3_next": GATED_DELTA_NET, "qwen3_5": GATED_DELTA_NET, "qwen3_5_moe": GATED_DELTA_NET,
+    # a Qwen3.5 wrapper's decoder (text_config) is read under its own type (Hub configs: qwen3_5 + qwen3_5_text)
+    "qwen3_5_text": GATED_DELTA_NET, "qwen3_5_moe_text": GATED_DELTA_NET,
     "nemotron_h": MAMBA2, "granitemoehybrid": MAMBA2, "bamba": MAMBA2, "falcon_h1": MAMBA2,
 }
 """The hybrid model types kvcalc plans under vLLM, by config ``model_type``."""
