@@ -44,7 +44,7 @@ from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION, RequestBlocks, VllmMemoryPlan,
 from .vllm.budget import AUTO_FIT
 from .vllm.defaults import DEFAULT_VLLM_VERSION, engine, vllm_dtypes
 from .vllm.lora import LoraConfig, check_lora_config, check_lora_model, check_lora_parallel
-from .vllm.model_len import check_max_model_len, derived_max_model_len
+from .vllm.model_len import ASSUMED_MAX_MODEL_LEN, check_max_model_len, derived_max_model_len
 from .vllm.speculative import SpeculativeConfig, parse_speculative_config, speculative_kv_layers
 from .weights import WeightBytes, WeightPart, plan_weights
 
@@ -160,10 +160,13 @@ class Deployment:
     # ------------------------------------------------------------------ vLLM, built once per deployment
     def vllm_max_model_len(self) -> int:
         """vLLM's ``max_model_len``: the one given, else (as vLLM) the model's derived maximum
-        (kvcalc.vllm.model_len, RoPE factors included), else the cap."""
+        (kvcalc.vllm.model_len, RoPE factors included), else vLLM's assumed 2048 for a config without a length
+        key (or the cap when no config dict is known)."""
         if self.max_model_len:
             return self.max_model_len
         got = derived_max_model_len(self.config, self.vllm.vllm_version, self.spec.max_position_embeddings)
+        if got is None and self.config:
+            return ASSUMED_MAX_MODEL_LEN
         return min(int(got[0]), MAX_CONTEXT) if got else self.context_cap
 
     def vllm_plan(self, max_model_len: int | None = None) -> VllmMemoryPlan:

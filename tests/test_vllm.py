@@ -527,8 +527,17 @@ def test_mamba_states_per_request_and_capacity_unsupported():
     # vLLM keeps conv_kernel - 1 = 3 conv columns, plus the 1536 x 16 SSM state, in bf16
     assert [l.bytes for l in r.layers] == [3 * (1536 * 3 + 1536 * 16) * 2] * 2
     assert r.bytes_per_token == 0
-    with pytest.raises(UnsupportedError):
-        vllm_memory_plan(read_spec(cfg), total_gpu_bytes=gib(23.58), weights_bytes=gib(0.3), max_model_len=2048)
+    # attention-free: vLLM turns prefix caching off and sizes the state block by max_model_len (MambaModelConfig):
+    # one page of both layers' states per request, reported as 2048 tokens per block
+    # (tests/fixtures/vllm_0_33_oracle.json: mamba2_default_len32768, falcon_mamba_default_len32768)
+    p = vllm_memory_plan(read_spec(cfg), total_gpu_bytes=gib(23.58), weights_bytes=gib(0.3), max_model_len=2048,
+                         kv_cache_memory=gib(1))
+    page = (1536 * 3 + 1536 * 16) * 2
+    assert p.num_gpu_blocks == gib(1) // (2 * page) and p.blocks_per_request == 1
+    assert p.kv_cache_tokens == p.num_gpu_blocks * 2048 and p.max_concurrency == p.num_gpu_blocks
+    with pytest.raises(UnsupportedError, match="auto-fit"):
+        vllm_memory_plan(read_spec(cfg), total_gpu_bytes=gib(23.58), weights_bytes=gib(0.3), max_model_len=-1,
+                         derived_max_model_len=2048)
 
 
 def test_input_errors():

@@ -23,7 +23,7 @@ import kvcalc
 from kvcalc.errors import InputError
 from kvcalc.gpus import custom_gpu
 from kvcalc.vllm import vllm_memory_plan
-from kvcalc.vllm.model_len import check_max_model_len, derived_max_model_len
+from kvcalc.vllm.model_len import ASSUMED_MAX_MODEL_LEN, check_max_model_len, derived_max_model_len
 
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_oracle.json")
 with open(FIXTURE, encoding="utf-8") as _f:
@@ -120,8 +120,13 @@ def test_default_max_model_len_and_the_refusal_one_above(entry):
         cfg = json.load(f)
     spec = kvcalc.read_spec(cfg)
     got = derived_max_model_len(cfg, class_default=spec.max_position_embeddings)
-    assert got is not None and int(got[0]) == entry["max_model_len"] and got[1] == entry["max_len_key"]
     over = entry["over_by_one"]
+    if entry["max_len_key"] is None:      # no length key: vLLM assumes 2048 and accepts a longer one
+        assert got is None and entry["max_model_len"] == ASSUMED_MAX_MODEL_LEN and over["status"] == "accepted"
+        check_max_model_len(cfg, over["max_model_len"], class_default=spec.max_position_embeddings)
+        assert kvcalc.deploy(cfg, runtime="vllm", weights_gib=1).vllm_max_model_len() == ASSUMED_MAX_MODEL_LEN
+        return
+    assert got is not None and int(got[0]) == entry["max_model_len"] and got[1] == entry["max_len_key"]
     assert over["status"] == "config_refused"
     vllm_words = over["error"].split("Value error, ", 1)[1].split(" [type=", 1)[0]
     with pytest.raises(InputError) as err:      # what deploy(runtime="vllm", max_model_len=...) calls

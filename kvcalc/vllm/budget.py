@@ -42,7 +42,7 @@ from .defaults import (
     vllm_dtypes,
 )
 from .grouping import VllmCacheGroup, group_caches, group_request_bytes, kv_layer_partition, workers
-from .hybrid import engine_caches
+from .hybrid import attention_free, engine_caches
 from .lora import LoraConfig, check_lora_parallel, lora_bytes
 from .specs import KVCacheSpec
 
@@ -285,6 +285,12 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     block_size = check_count("block_size", block_size, 1, 1 << 16)
     draft_layers = check_count("draft_layers", draft_layers, 0, 64)
     caches, block_size = engine_caches(spec, model, kv, block_size, tp, e.version, draft_layers)
+    if attention_free(spec):
+        if max_model_len == AUTO_FIT:
+            raise UnsupportedError("max_model_len -1 (auto-fit) for an attention-free model is not modelled: vLLM "
+                                   "sizes its state blocks by max_model_len")
+        # mamba_block_size = max_model_len: one state page per request, counted as max_model_len tokens
+        caches = tuple(replace(c, block_size=max_model_len) for c in caches)
     if not caches:
         raise UnsupportedError("this model has no KV cache layers for vLLM to allocate")
     enc = default_encoder_tokens(spec, mnbt)   # max_num_encoder_input_tokens defaults to the token budget

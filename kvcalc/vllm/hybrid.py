@@ -17,7 +17,9 @@ block), ``attention block = 16 * cdiv(k * cdiv(mamba_page, k * attn_bytes_per_to
 
 Changed after v0.10.2 (kvcalc's "0.10" rules refuse hybrid models): the prefix-caching ``align`` mode
 and its checkpoint blocks. Not modelled (UnsupportedError): attention-free models, MLA hybrids
-(128-token alignment), speculative decoding's extra mamba blocks, float32 ``mamba_ssm_cache_dtype``.
+(128-token alignment), speculative decoding's extra mamba blocks, a float32 ``mamba_ssm_cache_dtype`` flag.
+Attention-free models: prefix caching off, one page of ``max_model_len`` tokens per request
+(:func:`attention_free`).
 """
 from __future__ import annotations
 
@@ -65,6 +67,12 @@ MIXERS: dict[str, MambaMixer] = {
 """The hybrid model types kvcalc plans under vLLM, by config ``model_type``."""
 
 
+def attention_free(spec: ModelSpec) -> bool:
+    """Whether every cache layer is recurrent (no attention anywhere): vLLM then sets ``mamba_block_size`` to
+    ``max_model_len`` (MambaModelConfig.verify_and_update_config, prefix caching disabled for such models)."""
+    return any(layer.states for layer in spec.layers) and not any(layer.attention for layer in spec.layers)
+
+
 def hybrid_block_size(attn_bytes_per_token: int, mamba_page_bytes: int, block_size: int,
                       checkpoint_alignment: int | None) -> int:
     """The attention block size vLLM 0.33 sets for a hybrid model (module docstring), in tokens."""
@@ -105,7 +113,10 @@ def _engine_caches(spec: ModelSpec, model: DType, kv: DType, block_size: int, te
                                "modelled for vllm_version 0.33 only (its hybrid allocator)")
     attention = [c for c in caches if isinstance(c, AttentionSpec)]
     if not attention:
-        raise UnsupportedError("vLLM capacity for attention-free recurrent models is not modelled")
+        # attention-free (Mamba, Mamba-2, Falcon-Mamba): vLLM turns prefix caching off, so mamba_cache_mode is
+        # "none" (one state page per request) and the state block holds max_model_len tokens, which the caller
+        # passes as block_size (model_executor/models/config.py MambaModelConfig.verify_and_update_config)
+        return caches, block_size
     if any(isinstance(c, MLAAttentionSpec) for c in attention):
         raise UnsupportedError("vLLM capacity for MLA + mamba hybrids (128-token alignment) is not modelled")
     mixer = MIXERS.get(spec.model_type)

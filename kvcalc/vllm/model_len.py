@@ -23,6 +23,11 @@ MAX_LEN_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_le
                 "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
 """``derive_max_model_len_and_key``'s keys, in its order (the smallest value wins)."""
 
+ASSUMED_MAX_MODEL_LEN = 2048
+"""vLLM's ``max_model_len`` when config.json has none of :data:`MAX_LEN_KEYS` and none is given (config/model.py
+``_get_and_verify_max_len``: ``default_max_len = 2048`` with the warning "Assuming the model's maximum length
+is 2048"); a longer ``--max-model-len`` is then accepted as it is (Mamba, Falcon-Mamba configs)."""
+
 _ATTRIBUTE_MAPS = {"gpt2": {"n_positions": "max_position_embeddings"}}
 """transformers' ``attribute_map`` aliases vLLM reads through (GPT-2: ``max_position_embeddings`` = ``n_positions``)."""
 

@@ -569,6 +569,10 @@ def grid() -> list[Case]:
         Case("zamba2_default_len4096", "transformers-5.24__Zamba2Config.json", 4 * g, max_model_len=4096),
         Case("olmo_hybrid_default_len32768", "transformers-5.24__OlmoHybridConfig.json", 4 * g, max_model_len=32768),
         Case("lfm2_moe_default_len32768", "transformers-5.24__Lfm2MoeConfig.json", 4 * g, max_model_len=32768),
+        Case("mamba2_default_len32768", "transformers-5.24__Mamba2Config.json", 4 * g, max_model_len=32768,
+             note="attention-free: prefix caching off, one max_model_len block per request"),
+        Case("falcon_mamba_default_len32768", "transformers-5.24__FalconMambaConfig.json", 4 * g,
+             max_model_len=32768, note="attention-free (Mamba 1)"),
         # Qwen3.5 (a qwen3_5 / qwen3_5_moe wrapper over a Gated-DeltaNet hybrid text_config)
         Case("qwen3_5_27b_len65536", "Qwen__Qwen3.5-27B.json", 8 * g, max_model_len=65536),
         Case("qwen3_5_27b_tp4_len131072", "Qwen__Qwen3.5-27B.json", 8 * g, max_model_len=131072,
