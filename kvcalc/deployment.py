@@ -45,6 +45,7 @@ from .vllm.budget import AUTO_FIT
 from .vllm.defaults import DEFAULT_VLLM_VERSION, engine, vllm_dtypes
 from .vllm.lora import LoraConfig, check_lora_config, check_lora_model, check_lora_parallel
 from .vllm.model_len import ASSUMED_MAX_MODEL_LEN, check_max_model_len, derived_max_model_len
+from .vllm.removed import served_note
 from .vllm.speculative import SpeculativeConfig, parse_speculative_config, speculative_kv_layers
 from .weights import WeightBytes, WeightPart, plan_weights
 
@@ -157,6 +158,11 @@ class Deployment:
         w: Quality = "estimated" if self.weights_quality == "estimated" else "exact"
         return combine_quality(self.spec.quality, w)
 
+    @property
+    def architectures(self) -> tuple[str, ...]:
+        """The config's ``architectures`` (what the engines' model registries read)."""
+        return _architectures(self.config)
+
     # ------------------------------------------------------------------ vLLM, built once per deployment
     def vllm_max_model_len(self) -> int:
         """vLLM's ``max_model_len``: the one given, else (as vLLM) the model's derived maximum
@@ -219,7 +225,7 @@ class Deployment:
             ep = sglang_memory_plan(stages, self.kv, total_gpu_bytes=self.gpu.memory_bytes,
                                     weights_bytes=self.weights_rank, options=self.sglang, context_len=self.context_cap,
                                     tp=self.tp, pp=self.pp, used_before_load_bytes=m.non_torch_bytes,
-                                    architectures=_architectures(self.config))
+                                    architectures=self.architectures)
         else:
             o = self.trtllm
             notes = []
@@ -417,6 +423,8 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
                         max_batch_size, max_num_tokens)
     _check_engine_options(rt, spec, sg, tr, max_model_len, block_size, max_num_batched_tokens, max_num_seqs,
                           kv_cache_memory, gpu_memory_utilization)
+    if rt == "vllm":
+        served_note(_architectures(raw), spec, options.vllm_version)    # refuses what vLLM refuses at startup
     if rt == "vllm" and max_model_len is not None and not options.allow_long_max_model_len:
         check_max_model_len(raw, max_model_len, options.vllm_version, spec.max_position_embeddings)
     # weights never block a plan: an uncountable model takes the given weights_gib (per GPU) x GPUs,

@@ -57,6 +57,7 @@ from .solve import largest_true
 from .spec import ModelSpec
 from .sweep import cache_bytes
 from .vllm import VllmMemoryPlan
+from .vllm.removed import served_note
 
 
 @dataclass(frozen=True)
@@ -217,6 +218,8 @@ def _kv_grows_faster(d: Deployment, batch: int, at: int) -> bool:
 
 def _plan_vllm(d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
     vp = d.vllm_plan()
+    note = served_note(d.architectures, d.spec, vp.vllm_version)
+    served = (note,) if note else ()
     max_model_len = vp.max_model_len
     blocks = d.request_blocks()
     pool = _pool_blocks(vp)
@@ -237,7 +240,7 @@ def _plan_vllm(d: Deployment, batch: int, context: int, warnings: list[str]) -> 
         fits=ok, max_context=max_context, max_batch=max_batch or None, min_gpus=None, binding_constraint=binding,
         kv_cache_tokens=vp.kv_cache_tokens, num_gpu_blocks=vp.num_gpu_blocks, max_concurrency=vp.max_concurrency,
         available_kv_bytes=vp.available_kv_bytes, formulas=vllm_formulas(d, vp), engine_lines=vp.log_lines(),
-        warnings=tuple(warnings) + vp.notes)
+        warnings=tuple(warnings) + vp.notes + served)
 
 
 def _plan_engine(d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:

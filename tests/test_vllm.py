@@ -596,3 +596,29 @@ def test_vllm_kv_dtype_errors_name_vllms_choices():
     with pytest.raises(InputError, match="kv_cache_dtype 'fp7' is not one of vLLM's: auto, float16, bfloat16, fp8"):
         vllm_memory_plan(spec(LLAMA8), total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=8192,
                          kv_cache_dtype="fp7")
+
+
+# --------------------------------------------------------------------------- architectures vLLM 0.33 removed
+def test_removed_architectures_are_refused_or_served_by_the_transformers_backend():
+    """vLLM 0.33's registry (_PREVIOUSLY_SUPPORTED_MODELS, kvcalc.vllm.removed): MPT is refused at startup (the
+    oracle case mpt_default_refused quotes vLLM's error), Persimmon is served by the Transformers backend,
+    Bamba's mamba layers cannot run there; the 0.10 rules predate the removals."""
+    import kvcalc
+    from kvcalc.vllm.removed import REMOVED, served_note
+
+    mpt = {"model_type": "mpt", "architectures": ["MptForCausalLM"], "d_model": 256, "n_heads": 4, "n_layers": 2,
+           "vocab_size": 1000, "max_seq_len": 2048}
+    with pytest.raises(UnsupportedError, match=r"Model architecture MptForCausalLM was supported in vLLM until "
+                                               r"v0\.28\.0, and is not supported anymore\."):
+        kvcalc.deploy(mpt, runtime="vllm", weights_gib=1)
+    kvcalc.deploy(mpt, runtime="vllm", weights_gib=1, vllm_version="0.10")            # still implemented in 0.10
+    kvcalc.deploy(mpt, runtime="transformers", weights_gib=1)
+    persimmon = read_spec({"model_type": "persimmon", "hidden_size": 256, "num_hidden_layers": 2,
+                           "num_attention_heads": 4, "vocab_size": 1000})
+    assert "Transformers backend" in (served_note(["PersimmonForCausalLM"], persimmon, "0.33") or "")
+    bamba = read_spec({"model_type": "bamba", "hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
+                       "num_key_value_heads": 2, "vocab_size": 1000, "attn_layer_indices": [1]})
+    with pytest.raises(UnsupportedError, match="BambaForCausalLM was supported in vLLM until v0.23.0"):
+        served_note(["BambaForCausalLM"], bamba, "0.33")
+    assert served_note(["LlamaForCausalLM"], persimmon, "0.33") is None
+    assert REMOVED["MllamaForConditionalGeneration"] == "0.10.2"

@@ -573,6 +573,9 @@ def grid() -> list[Case]:
              note="attention-free: prefix caching off, one max_model_len block per request"),
         Case("falcon_mamba_default_len32768", "transformers-5.24__FalconMambaConfig.json", 4 * g,
              max_model_len=32768, note="attention-free (Mamba 1)"),
+        # an architecture vLLM 0.33 no longer implements (kvcalc.vllm.removed)
+        Case("mpt_default_refused", "transformers-5.24__MptConfig.json", 4 * g, max_model_len=2048,
+             note="MptForCausalLM: supported until v0.28.0, not by the Transformers backend either"),
         # Qwen3.5 (a qwen3_5 / qwen3_5_moe wrapper over a Gated-DeltaNet hybrid text_config)
         Case("qwen3_5_27b_len65536", "Qwen__Qwen3.5-27B.json", 8 * g, max_model_len=65536),
         Case("qwen3_5_27b_tp4_len131072", "Qwen__Qwen3.5-27B.json", 8 * g, max_model_len=131072,
