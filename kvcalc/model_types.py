@@ -66,6 +66,9 @@ QUIRKS = {
                        "cache (cache layers 2i and 2i+1: LongCat-Flash)",
     "swa_double_kv": "sliding layers have twice num_key_value_heads; sliding_window_size (the Hub field) "
                      "means a window of sliding_window_size + 1 (MiMo-V2-Flash)",
+    "attn_config_kv": "KV heads are attn_config.kv_n_heads (default 1), which DbrxConfig copies over "
+                      "num_key_value_heads (DBRX)",
+    "v_head_dim": "v_proj and o_proj use v_head_dim, not head_dim (MiMo-V2-Flash; parameter counter)",
     "nope_mla": "MLA layers flagged 0 in no_rope_layers (default: every 4th) cache kv_lora_rank elements, "
                 "no RoPE key (Mistral Large 4)",
     "pooled_indexer": "the DSA indexer caches key, pool-gate scores and a validity channel per token: "
@@ -475,9 +478,7 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
 _ENCODER_DECODER = ("nllb_moe", "nllb-moe", "blenderbot_small", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
-_PLAIN_DECODERS = ("ministral",
-                   "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe",
-                   "dots1", "baichuan", "internlm2", "qwen")
+_PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its types moved to the MOE block
 
 # Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
@@ -487,7 +488,7 @@ _VERIFIED_DECODERS = (
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
     "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
-    "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
+    "deepseek_ocr2_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
@@ -786,6 +787,58 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),
 )
 # ============================================================================= end of vision-language wrappers
+
+# ----------------------------------------------------------------------------- MOE block (issue 12)
+# Dense and MoE text decoders matched against transformers 5.24's meta-device counts of the class defaults
+# (tests/fixtures/transformers_5_24_coverage.json), non-default shapes in tests/test_params_moe.py.
+# Defaults: the transformers 5.24 config classes (parameter fields; None = derived or required).
+_HUNYUAN = dict(_LLAMA_LIKE, vocab_size=290943, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+                num_attention_heads=32, num_key_value_heads=None, head_dim=None, attention_bias=False)   # MOE
+# DbrxAttentionConfig / DbrxFFNConfig: the nested attn_config / ffn_config DbrxConfig builds   # MOE
+DBRX_ATTN_DEFAULTS: Mapping[str, Any] = _d(kv_n_heads=1)
+DBRX_FFN_DEFAULTS: Mapping[str, Any] = _d(ffn_hidden_size=3584, moe_num_experts=4, moe_top_k=1)
+
+
+def nested(r: ConfigReader, name: str, defaults: Mapping[str, Any]) -> ConfigReader:   # MOE
+    """The nested config ``name`` (an empty one when absent) read with ``defaults``, the class defaults of the
+    sub-config class its parent builds (DBRX's attn_config / ffn_config)."""
+    raw = r.data.get(name)
+    if raw is not None and not isinstance(raw, Mapping):
+        raise ConfigError(r.field_name(name), raw, "must be a JSON object")
+    sub = r.sub(name) or ConfigReader({}, f"{r.path}{name}.", r.used, defaults_used=r.defaults_used)
+    return sub.with_defaults(defaults, r.model_type)
+
+
+_MOE_ENTRIES: tuple[ModelType, ...] = (
+    # DBRX: fields d_model / n_heads / n_layers (DbrxConfig.attribute_map), KV heads and experts nested
+    ModelType("dbrx", params="dbrx", quirks=frozenset({"attn_config_kv"}), defaults=_d(
+        vocab_size=32000, hidden_size=2048, num_attention_heads=16, num_hidden_layers=24,
+        tie_word_embeddings=False)),
+    ModelType("ministral", params="llama_like", attn_bias=(False, False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
+        sliding_window=4096)),
+    # NemotronLayerNorm1P (LayerNorm with bias), relu2 MLP of up/down only (modeling_nemotron.py)
+    ModelType("nemotron", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"norm_bias", "plain_mlp"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=6144, intermediate_size=24576, num_hidden_layers=32,
+        num_attention_heads=48, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    # HunYuan: query_layernorm / key_layernorm of head_dim; MoE: router wg, experts of intermediate_size and a
+    # shared_mlp of intermediate_size in every layer (modeling_hunyuan_v1_moe.py HunYuanMoEV1Moe)
+    ModelType("hunyuan_v1_dense", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(_HUNYUAN)),
+    ModelType("hunyuan_vl_text", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _HUNYUAN, tie_word_embeddings=True)),
+    ModelType("hunyuan_v1_moe", params="llama_like", moe="all", quirks=frozenset({"qk_norm", "shared_expert"}),
+              defaults=_d(_HUNYUAN, num_experts=1, moe_topk=1)),
+    # Dots1: Qwen3-style attention (q/k norms of head_dim) and DeepSeek-V3-style MoE from first_k_dense_replace
+    # (router E*H; e_score_correction_bias is a buffer; shared experts n_shared x moe_intermediate_size)
+    ModelType("dots1", params="llama_like", moe="first_dense", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=152064, hidden_size=4608, intermediate_size=10944, moe_intermediate_size=1408,
+        num_hidden_layers=62, num_attention_heads=32, num_key_value_heads=32, head_dim=None,
+        n_shared_experts=None, n_routed_experts=None, num_experts_per_tok=None, first_k_dense_replace=0,
+        tie_word_embeddings=False, attention_bias=False)),
+)
 
 _ENTRIES: tuple[ModelType, ...] = (
     # ---- Llama-style decoders (parameter-counted by params._llama_like)
@@ -1213,11 +1266,18 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=12, enable_bias=True, layer_norm_elementwise_affine=True, tie_word_embeddings=True)),
     ModelType("chatglm", quirks=frozenset({"multi_query_attention"}),
               not_countable="remote-code model (no transformers class to count against)"),
+    # MOE (issue 12): MiMoV2FlashAttention (v_head_dim values, o_proj without bias; sliding layers 2 x KV heads
+    # + sinks), MiMoV2FlashMoE from layer 1 (mlp_layer_types; router E*H, no shared expert)
     ModelType("mimo_v2_flash", layer_rule=lambda r, n, w: [
         "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(n)],
-              quirks=frozenset({"swa_double_kv"}), defaults=_d(
-        num_key_value_heads=4, head_dim=192, v_head_dim=128, sliding_window=129)),
+              params="llama_like", attn_bias=("attention_bias", False), moe="first_dense", dense_first=1,
+              quirks=frozenset({"swa_double_kv", "v_head_dim", "no_shared_experts"}), defaults=_d(
+        _LLAMA_LIKE, num_key_value_heads=4, head_dim=192, v_head_dim=128, sliding_window=129, vocab_size=152576,
+        hidden_size=4096, intermediate_size=16384, num_hidden_layers=48, num_attention_heads=64,
+        tie_word_embeddings=False, attention_bias=False, moe_intermediate_size=2048, num_experts_per_tok=8,
+        n_routed_experts=256)),
     *(ModelType(name) for name in _PLAIN_DECODERS),
+    *_MOE_ENTRIES,
     *(ModelType(name) for name in _VERIFIED_DECODERS),
     *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
     # ---- KV sharing (Gemma 3n / 4)

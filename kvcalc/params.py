@@ -31,7 +31,7 @@ from .architectures import layer_types
 from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
-from .model_types import REGISTRY, ModelType, lookup, typed
+from .model_types import DBRX_ATTN_DEFAULTS, DBRX_FFN_DEFAULTS, REGISTRY, ModelType, lookup, nested, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 from .params_vision import _sub_config, count_wrapper, siglip_vision
@@ -192,8 +192,10 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in q)
     qkv_flag, o_flag = m.attn_bias
     qkv_bias, o_bias = _flag(f, qkv_flag), _flag(f, o_flag)
+    dv = f.get_int("v_head_dim") if "v_head_dim" in q else d     # MOE: values of their own width (MiMo-V2-Flash)
     attn = (_linear(hidden, n_q * d * (2 if "gated_q_proj" in q else 1), qkv_bias)
-            + 2 * _linear(hidden, n_kv * d, qkv_bias) + _linear(n_q * d, hidden, o_bias))
+            + _linear(hidden, n_kv * d, qkv_bias) + _linear(hidden, n_kv * dv, qkv_bias)
+            + _linear(n_q * dv, hidden, o_bias))
     if "attention_sinks" in q or "head_gate_bias" in q:
         attn += n_q  # attention sinks (gpt-oss) / the output gate's per-head bias (Beam)
     if "head_softplus_gate" in q:        # LagunaAttention.g_proj
@@ -214,6 +216,9 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     if m.positions is not None:
         t.add("embedding", (f.get_int("max_position_embeddings") + m.positions) * hidden)
     t.add("attention", n_attn * attn)
+    if "swa_double_kv" in q:    # MOE: MiMo-V2-Flash sliding layers: another n_kv K/V heads and n_q sinks
+        n_swa = layer_types(f, m, n_layers).count("sliding_attention")
+        t.add("attention", n_swa * (_linear(hidden, n_kv * d, qkv_bias) + _linear(hidden, n_kv * dv, qkv_bias) + n_q))
     qk_norm = 2 * d if "qk_norm" in q else 0
     if "use_head_qk_norm" in q and f.get_bool("use_qk_norm", default=False):
         qk_norm = 2 * d
@@ -1169,6 +1174,34 @@ def _multimodal(f: ConfigReader, t: _Tally) -> None:
     count_wrapper(f, t, _Tally, _COUNTERS)
 
 
+# ---- MOE families (issue 12) ----
+def _dbrx(f: ConfigReader, t: _Tally) -> None:
+    """DBRX (transformers/models/dbrx/modeling_dbrx.py DbrxModel, DbrxBlock, DbrxAttention, DbrxExpertGLU,
+    DbrxRouter): ``wte V*H``; per block norm_1 and norm_2 (LayerNorm without bias) ``2*H``, Wqkv
+    ``H*(H + 2*n_kv*d)`` (``d = H/n``, ``n_kv`` = attn_config.kv_n_heads, which DbrxConfig copies over
+    num_key_value_heads), out_proj ``H*H``, router ``H*E`` and ``E`` experts w1, v1, w2 ``3*F*H`` each
+    (``E``, ``F``, top-k: ffn_config.moe_num_experts / ffn_hidden_size / moe_top_k); norm_f ``H``; lm_head
+    ``V*H`` (DbrxConfig rejects tie_word_embeddings)."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    heads = f.get_int("num_attention_heads")
+    d = hidden_per_head(f, hidden, heads)
+    attn_cfg, ffn_cfg = nested(f, "attn_config", DBRX_ATTN_DEFAULTS), nested(f, "ffn_config", DBRX_FFN_DEFAULTS)
+    n_kv = attn_cfg.get_int("kv_n_heads")
+    if n_kv > heads or heads % n_kv:
+        raise ConfigError(attn_cfg.field_name("kv_n_heads"), n_kv, f"must divide n_heads ({heads})")
+    n_exp, ffn = ffn_cfg.get_int("moe_num_experts"), ffn_cfg.get_int("ffn_hidden_size")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, hidden + 2 * n_kv * d) + _linear(hidden, hidden)))
+    t.add("norms", n_layers * 2 * hidden + hidden)
+    for _ in range(n_layers):
+        t.add("mlp", n_exp * hidden)
+        t.experts(3 * ffn * hidden, n_exp, ffn_cfg.opt_int("moe_top_k"), ffn_cfg.field_name("moe_top_k"))
+    _lm_head(f, t, hidden, vocab)
+
+
+_MOE_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"dbrx": _dbrx}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -1178,6 +1211,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
     "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
+    **_MOE_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},
