@@ -68,6 +68,8 @@ QUIRKS = {
                      "means a window of sliding_window_size + 1 (MiMo-V2-Flash)",
     "attn_config_kv": "KV heads are attn_config.kv_n_heads (default 1), which DbrxConfig copies over "
                       "num_key_value_heads (DBRX)",
+    "shared_indexer": "without indexer_types, only layers 0, 1, 5, 9, ... ((i - 1) % 4 == 0) hold a DSA indexer, "
+                      "the others reuse its top-k (HY-V4; parameter counter)",
     "v_head_dim": "v_proj and o_proj use v_head_dim, not head_dim (MiMo-V2-Flash; parameter counter)",
     "nope_mla": "MLA layers flagged 0 in no_rope_layers (default: every 4th) cache kv_lora_rank elements, "
                 "no RoPE key (Mistral Large 4)",
@@ -484,9 +486,9 @@ _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its type
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
+    "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
-    "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
+    "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "deepseek_ocr2_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
@@ -826,6 +828,22 @@ _MOE_ENTRIES: tuple[ModelType, ...] = (
         attention_bias=False, mlp_bias=False)),
     # HunYuan: query_layernorm / key_layernorm of head_dim; MoE: router wg, experts of intermediate_size and a
     # shared_mlp of intermediate_size in every layer (modeling_hunyuan_v1_moe.py HunYuanMoEV1Moe)
+    # A.X-K2: its own MLA (fused q_gate_proj), a DSA indexer on every layer, gated RMSNorms (params._axk2)
+    ModelType("axk2", params="axk2", defaults=_d(
+        _LLAMA_LIKE, vocab_size=163840, hidden_size=2048, intermediate_size=5120, moe_intermediate_size=512,
+        num_hidden_layers=48, num_attention_heads=32, num_key_value_heads=32, n_shared_experts=1,
+        n_routed_experts=128, kv_lora_rank=128, q_lora_rank=384, qk_rope_head_dim=32, v_head_dim=64,
+        qk_nope_head_dim=64, num_experts_per_tok=8, tie_word_embeddings=False, attention_bias=False,
+        index_head_dim=128, index_n_heads=16, index_topk=2048, gated_norm_rank=16, head_dim=None)),
+    # HY-V4: DeepSeek-V3.2-style MLA + DSA indexer (only on "full" indexer_types layers) + output gate, sinks and
+    # hyper-connections (params._hy_v4)
+    ModelType("hy_v4", params="hy_v4", dense_first=1, quirks=frozenset({"dsa_indexer", "shared_indexer"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=120832, hidden_size=2816, intermediate_size=6912, moe_intermediate_size=768,
+        num_hidden_layers=34, num_attention_heads=32, num_key_value_heads=None, head_dim=None,
+        tie_word_embeddings=False, attention_bias=False, n_routed_experts=256, n_shared_experts=1,
+        num_experts_per_tok=8, q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
+        v_head_dim=256, index_topk=2048, index_head_dim=128, index_n_heads=16, hc_mult=4)),
     ModelType("hunyuan_v1_dense", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(_HUNYUAN)),
     ModelType("hunyuan_vl_text", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(
         _HUNYUAN, tie_word_embeddings=True)),
@@ -1240,9 +1258,11 @@ _ENTRIES: tuple[ModelType, ...] = (
         attention_bias=False, n_routed_experts=128, n_shared_experts=1, first_k_dense_replace=1,
         moe_intermediate_size=1024, num_experts_per_tok=6)),
     ModelType("kimi_k2", same_as="deepseek_v3"),
-    ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), defaults=_d(
+    ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), params="longcat_flash", defaults=_d(   # MOE
         num_layers=28, num_attention_heads=64, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128,
-        qk_rope_head_dim=64, v_head_dim=128, head_dim=64)),
+        qk_rope_head_dim=64, v_head_dim=128, head_dim=64, vocab_size=131072, hidden_size=6144,
+        tie_word_embeddings=False, attention_bias=False, ffn_hidden_size=12288, qk_head_dim=None, moe_topk=12,
+        n_routed_experts=512, zero_expert_num=256, expert_ffn_hidden_size=2048)),
     # ---- classic decoders
     ModelType("gpt2", params="gpt2", defaults=_d(
         vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,

@@ -81,10 +81,13 @@ class ParamCount:
     defaults_used: tuple[str, ...] = ()
     quality: str = "exact"            # kvcalc.spec.Quality: the counter is verified against transformers
     active_refused: str = ""          # the null experts-per-token field, when active_count is None
+    active_reason: str = ""           # MOE: why active is undefined although that field is set (UnsupportedError)
 
     @property
     def active(self) -> int:
         """Parameters used for one token (see the class docstring); ConfigError when top-k is null."""
+        if self.active_count is None and self.active_reason:
+            raise UnsupportedError(self.active_reason)
         if self.active_count is None:
             raise ConfigError(self.active_refused, None, "is null: the router picks no experts, so the active "
                                                          "parameter count is undefined (give experts per token)")
@@ -131,6 +134,7 @@ class _Tally:
         self.moe_active = 0
         self.tied = False
         self.null_top_k = ""            # the experts-per-token field, when a MoE layer's is null
+        self.active_reason = ""         # MOE: why active is undefined though top-k is set (LongCat's zero experts)
 
     def add(self, part: str, n: int) -> None:
         self.parts[part] += n
@@ -420,7 +424,7 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
     t.add("norms", n_layers * norms + hidden)
     q = _entry(f).quirks
     mlp_bias = _flag(f, _entry(f).mlp_bias)
-    n_dense = n_layers if "dense_mla" in q else n_layers - len(_sparse_layers(f, n_layers))
+    n_dense = n_layers if "dense_mla" in q else n_layers - len(_sparse_layers(f, n_layers, _entry(f).dense_first))
     if "dsa_indexer" in q:
         # DeepSeek sparse-attention indexer per layer: wq_b r_q -> n_i*d_i, wk H -> d_i, k_norm LayerNorm
         # 2*d_i, weights_proj H -> n_i (DeepseekV32Indexer); GLM-MoE-DSA builds it only on its "full"
@@ -433,6 +437,8 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
                 if kind not in ("full", "shared"):
                     raise ConfigError(f"{f.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
             n_idx = kinds.count("full") + max(n_layers - len(kinds), 0)
+        elif "shared_indexer" in q:     # MOE: HYV4Config's default indexer_types: "full" at 0, 1, 5, 9, ...
+            n_idx = sum(1 for i in range(n_layers) if i == 0 or (i - 1) % 4 == 0)
         elif f.has("index_topk_pattern", "index_topk_freq"):
             raise UnsupportedError("index_topk_pattern / index_topk_freq without indexer_types: kvcalc does not "
                                    "derive which layers hold an indexer")
@@ -1199,7 +1205,109 @@ def _dbrx(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
-_MOE_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"dbrx": _dbrx}
+def _longcat_flash(f: ConfigReader, t: _Tally) -> None:
+    """LongCat-Flash (transformers/models/longcat_flash/modeling_longcat_flash.py LongcatFlashDecoderLayer,
+    LongcatFlashMLA, LongcatFlashMoE, LongcatFlashExperts, LongcatFlashTopkRouter). Each of the ``num_layers``
+    layers holds two MLA sublayers: q_a ``H*r_q`` + norm ``r_q``, q_b ``r_q*n*qk_head_dim`` (default nope + rope),
+    kv_a ``H*(r_kv+rope)`` + norm ``r_kv``, kv_b ``r_kv*n*(nope+v)``, o ``n*v*H`` (biases on q_a, kv_a, o with
+    attention_bias); two dense MLPs ``3*H*ffn_hidden_size``; four norms ``4*H``; one shortcut MoE: router
+    ``H*(E+Z)`` (+ bias with router_bias; ``Z`` = zero_expert_num identity experts), gate_up_proj
+    ``(E+Z)*2*I_e*H`` (the zero experts hold rows too) and down_proj ``E*H*I_e`` (none when ``E`` is 0). Final
+    norm ``H``; lm_head ``V*H`` unless tied. ``active`` is refused when zero experts exist: a token's top-k
+    mixes identity and real experts, so the parameters it uses vary from token to token.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_layers")
+    n = f.get_int("num_attention_heads")
+    q_rank, kv_rank = f.get_int("q_lora_rank"), f.get_int("kv_lora_rank")
+    rope, nope = f.get_int("qk_rope_head_dim", minimum=0), f.get_int("qk_nope_head_dim", minimum=0)
+    qk, v = f.opt_int("qk_head_dim") or nope + rope, f.get_int("v_head_dim")
+    bias = f.get_bool("attention_bias")
+    mla = (_linear(hidden, q_rank, bias) + _linear(q_rank, n * qk) + _linear(hidden, kv_rank + rope, bias)
+           + _linear(kv_rank, n * (nope + v)) + _linear(n * v, hidden, bias))
+    n_exp, zero = f.get_int("n_routed_experts", minimum=0), f.get_int("zero_expert_num", default=0, minimum=0)
+    inter_e, top_k = f.get_int("expert_ffn_hidden_size"), f.get_int("moe_topk")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * 2 * mla)
+    t.add("norms", n_layers * (2 * (q_rank + kv_rank) + 4 * hidden) + hidden)
+    t.add("mlp", n_layers * 2 * _gated_mlp(hidden, f.get_int("ffn_hidden_size")))
+    router = _linear(hidden, n_exp + zero, f.get_bool("router_bias", default=False))
+    experts = ((n_exp + zero) * 2 * inter_e * hidden + n_exp * hidden * inter_e) if n_exp else 0
+    t.add("mlp", n_layers * (router + experts))
+    t.moe_experts += n_layers * experts
+    if zero:
+        t.null_top_k = f.field_name("moe_topk")
+        t.active_reason = (f"active parameters are not counted for longcat_flash with {f.field_name('zero_expert_num')}"
+                           f" = {zero}: its top-{top_k} router picks zero-compute (identity) experts too, so the "
+                           "parameters a token uses vary from token to token")
+    else:
+        t.moe_active += n_layers * top_k * 3 * inter_e * hidden
+    _lm_head(f, t, hidden, vocab)
+
+
+def _mlp_kinds(f: ConfigReader, n_layers: int) -> list[int]:
+    """The MoE layers of a decoder whose config class derives ``mlp_layer_types`` from the legacy
+    ``first_k_dense_replace`` (default 1) and ``moe_layer_freq`` (default 1): "sparse" where ``i >= first`` and
+    ``i % freq == 0`` (AXK2Config.__post_init__); a given ``mlp_layer_types`` wins (:func:`_sparse_layers`)."""
+    if f.has("mlp_layer_types"):
+        return _sparse_layers(f, n_layers)
+    first = f.get_int("first_k_dense_replace", default=1, minimum=0)
+    freq = f.get_int("moe_layer_freq", default=1)
+    return [i for i in range(n_layers) if i >= first and i % freq == 0]
+
+
+def _axk2(f: ConfigReader, t: _Tally) -> None:
+    """A.X-K2 (transformers/models/axk2/modeling_axk2.py AXK2DecoderLayer, AXK2Attention, AXK2Indexer,
+    AXK2GatedRMSNorm, AXK2MoE). Per layer MLA without q_b_proj: q_a ``H*r_q`` + norm ``r_q``, the fused
+    q_gate_proj ``2*r_q*n*(nope+rope+v)``, kv_a ``H*(r_kv+rope)`` + norm ``r_kv``, kv_b ``r_kv*n*(nope+v)``,
+    o ``n*v*H`` (biases on q_a, kv_a, o with attention_bias); the DSA indexer on every layer: wq_b
+    ``r_q*n_i*d_i``, wk ``H*d_i``, k_norm LayerNorm ``2*d_i``, weights_proj ``H*n_i``. input_layernorm is gated:
+    RMSNorm ``H`` + gate MLP fc1 / fc2 ``2*H*gated_norm_rank`` (counted as norms); post_attention_layernorm is
+    gated on MoE layers, a plain RMSNorm ``H`` on dense ones (:func:`_mlp_kinds`). Dense MLP ``3*H*I``; MoE:
+    router ``E*H`` (e_score_correction_bias is a buffer), ``E`` experts ``3*H*I_e``, shared experts
+    ``3*H*(n_shared*I_e)``. Final norm ``H``; lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n = f.get_int("num_attention_heads")
+    q_rank, kv_rank = f.get_int("q_lora_rank"), f.get_int("kv_lora_rank")
+    rope, nope = f.get_int("qk_rope_head_dim", minimum=0), f.get_int("qk_nope_head_dim", minimum=0)
+    v, bias = f.get_int("v_head_dim"), f.get_bool("attention_bias")
+    n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
+    attn = (_linear(hidden, q_rank, bias) + _linear(2 * q_rank, n * (nope + rope + v))
+            + _linear(hidden, kv_rank + rope, bias) + _linear(kv_rank, n * (nope + v)) + _linear(n * v, hidden, bias))
+    attn += q_rank * n_i * d_i + hidden * d_i + hidden * n_i
+    gated_norm = hidden + 2 * hidden * f.get_int("gated_norm_rank")
+    sparse = _mlp_kinds(f, n_layers)
+    n_moe = len(sparse)
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * attn)
+    t.add("norms", n_layers * (q_rank + kv_rank + 2 * d_i + gated_norm) + n_moe * gated_norm
+          + (n_layers - n_moe) * hidden + hidden)
+    t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, f.get_int("intermediate_size")))
+    n_exp, inter_e = f.get_int("n_routed_experts"), f.get_int("moe_intermediate_size")
+    shared = f.get_int("n_shared_experts", minimum=0)
+    for _ in range(n_moe):
+        t.add("mlp", n_exp * hidden + _gated_mlp(hidden, inter_e * shared))
+        t.experts(3 * hidden * inter_e, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _hy_v4(f: ConfigReader, t: _Tally) -> None:
+    """HY-V4 (transformers/models/hy_v4/modeling_hy_v4.py HYV4DecoderLayer, HYV4Attention, HYV4HyperConnection,
+    HYV4HyperHead): DeepSeek-V3.2's MLA, DSA indexer and MoE (:func:`_deepseek`; the indexer only on the "full"
+    indexer_types layers; mlp_layer_types, default dense first layer), plus per attention layer gate_proj
+    ``H*n*v`` and ``n`` sinks; per layer two hyper-connections (attn_hc, ffn_hc; ``m`` = hc_mult) of fn
+    ``2m*m*H``, base ``2m`` and scale ``2``; the model's hc_head: hc_fn ``m*m*H``, hc_base ``m``, hc_scale ``1``
+    (hyper-connections counted as other)."""
+    _deepseek(f, t)
+    hidden, n_layers = f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n, v, m = f.get_int("num_attention_heads"), f.get_int("v_head_dim"), f.get_int("hc_mult")
+    t.add("attention", n_layers * (hidden * n * v + n))
+    t.add("other", n_layers * 2 * (2 * m * m * hidden + 2 * m + 2) + m * m * hidden + m + 1)
+
+
+_MOE_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "dbrx": _dbrx, "longcat_flash": _longcat_flash, "axk2": _axk2, "hy_v4": _hy_v4,
+}
 
 
 # --------------------------------------------------------------------------- entry point
@@ -1245,5 +1353,6 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
         model_type=model_type, total=total, **cast(dict[str, Any], parts), tied_embeddings=tally.tied,
         moe_experts=tally.moe_experts,
         active_count=None if tally.null_top_k else total - tally.moe_experts + tally.moe_active,
-        active_refused=tally.null_top_k, fields_used=tuple(top.used), defaults_used=tuple(fields.defaults_used),
+        active_refused=tally.null_top_k, active_reason=tally.active_reason, fields_used=tuple(top.used),
+        defaults_used=tuple(fields.defaults_used),
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from kvcalc.errors import ConfigError
+from kvcalc.errors import ConfigError, UnsupportedError
 from kvcalc.params import count_params
 
 # (config, transformers' total, transformers' routed-expert parameters)
@@ -46,6 +46,45 @@ CASES: list[tuple[dict, int, int]] = [
       "moe_intermediate_size": 96, "num_hidden_layers": 7, "num_attention_heads": 8, "num_key_value_heads": 2,
       "head_dim": 48, "v_head_dim": 32, "n_routed_experts": 8, "num_experts_per_tok": 2, "attention_bias": True,
       "mlp_layer_types": ["dense", "dense", "sparse", "sparse", "sparse", "dense", "sparse"]}, 6000936, 2359296),
+    # longcat_flash: no zero experts, attention biases
+    ({"model_type": "longcat_flash", "vocab_size": 1000, "hidden_size": 256, "num_layers": 2, "num_attention_heads": 4,
+      "q_lora_rank": 64, "kv_lora_rank": 32, "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 24,
+      "ffn_hidden_size": 384, "expert_ffn_hidden_size": 64, "n_routed_experts": 6, "zero_expert_num": 0,
+      "moe_topk": 2, "attention_bias": True}, 2579520, 589824),
+    # longcat_flash: 3 zero experts (their gate_up_proj rows are parameters), router bias, tied head
+    (LONGCAT_ZERO := {"model_type": "longcat_flash", "vocab_size": 1000, "hidden_size": 256, "num_layers": 3,
+                      "num_attention_heads": 4, "q_lora_rank": 64, "kv_lora_rank": 32, "qk_nope_head_dim": 32,
+                      "qk_rope_head_dim": 16, "v_head_dim": 24, "ffn_hidden_size": 384, "expert_ffn_hidden_size": 64,
+                      "n_routed_experts": 6, "zero_expert_num": 3, "moe_topk": 2, "router_bias": True,
+                      "tie_word_embeddings": True}, 3652187, 1179648),
+    # axk2: legacy first_k_dense_replace 2 / moe_layer_freq 2 (MoE on layers 2 and 4), 2 shared experts,
+    # attention biases, tied head
+    ({"model_type": "axk2", "vocab_size": 1000, "hidden_size": 256, "intermediate_size": 512,
+      "moe_intermediate_size": 64, "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 4,
+      "n_shared_experts": 2, "n_routed_experts": 8, "num_experts_per_tok": 2, "kv_lora_rank": 32, "q_lora_rank": 48,
+      "qk_rope_head_dim": 16, "qk_nope_head_dim": 32, "v_head_dim": 24, "index_head_dim": 32, "index_n_heads": 4,
+      "gated_norm_rank": 8, "first_k_dense_replace": 2, "moe_layer_freq": 2, "attention_bias": True,
+      "tie_word_embeddings": True}, 3451040, 786432),
+    # axk2: an explicit mlp_layer_types with a sparse first layer
+    ({"model_type": "axk2", "vocab_size": 1000, "hidden_size": 256, "intermediate_size": 512,
+      "moe_intermediate_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 4,
+      "n_shared_experts": 1, "n_routed_experts": 8, "num_experts_per_tok": 2, "kv_lora_rank": 32, "q_lora_rank": 48,
+      "qk_rope_head_dim": 16, "qk_nope_head_dim": 32, "v_head_dim": 24, "index_head_dim": 32, "index_n_heads": 4,
+      "gated_norm_rank": 8, "mlp_layer_types": ["sparse", "dense", "sparse", "sparse"]}, 2667328, 1179648),
+    # hy_v4: default rules at 6 layers (indexers on layers 0, 1, 5; dense layer 0), hc_mult 2, 2 shared experts
+    ({"model_type": "hy_v4", "vocab_size": 1000, "pad_token_id": 0, "hidden_size": 256, "intermediate_size": 512,
+      "moe_intermediate_size": 64, "num_hidden_layers": 6, "num_attention_heads": 4, "n_shared_experts": 2,
+      "n_routed_experts": 8, "num_experts_per_tok": 2, "kv_lora_rank": 32, "q_lora_rank": 48, "qk_rope_head_dim": 16,
+      "qk_nope_head_dim": 32, "v_head_dim": 24, "index_head_dim": 32, "index_n_heads": 4, "hc_mult": 2},
+     3989507, 1966080),
+    # hy_v4: explicit indexer_types / mlp_layer_types, hc_mult 3, attention biases
+    ({"model_type": "hy_v4", "vocab_size": 1000, "pad_token_id": 0, "hidden_size": 256, "intermediate_size": 512,
+      "moe_intermediate_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4, "n_shared_experts": 1,
+      "n_routed_experts": 8, "num_experts_per_tok": 2, "kv_lora_rank": 32, "q_lora_rank": 48, "qk_rope_head_dim": 16,
+      "qk_nope_head_dim": 32, "v_head_dim": 24, "index_head_dim": 32, "index_n_heads": 4, "hc_mult": 3,
+      "attention_bias": True, "indexer_types": ["full", "shared", "full", "shared"],
+      "mlp_layer_types": ["dense", "dense", "sparse", "sparse"], "layer_types": ["indexed_attention"] * 4},
+     2621844, 786432),
 ]
 
 
@@ -69,3 +108,17 @@ def test_dbrx_kv_heads_come_from_attn_config():
     spec = kvcalc.read_spec({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40,
                              "attn_config": {"kv_n_heads": 8}})
     assert spec.layers[0].attention[0].kv_heads == 8
+
+
+def test_longcat_active_without_zero_experts_by_hand():
+    """2 layers x top-2 experts of gate_up 2*64*256 + down 256*64 = 196,608 used of the 589,824 routed."""
+    count = count_params(CASES[7][0])
+    assert count.active == 2579520 - 589824 + 2 * 2 * 3 * 64 * 256
+
+
+def test_longcat_active_with_zero_experts_is_refused():
+    """Identity experts in the top-k: the parameters a token uses vary, so only ``active`` is refused."""
+    count = count_params(LONGCAT_ZERO)
+    assert count.active_count is None
+    with pytest.raises(UnsupportedError, match="zero_expert_num"):
+        _ = count.active
