@@ -1426,7 +1426,12 @@ _ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=0, qk_nope_head_dim=256,
                           v_head_dim=256, index_head_dim=128, index_topk=2048, linear_head_dim=128,
                           linear_num_heads=64, linear_conv_kernel_dim=4)),
-    ModelType("dots3_note_text", quirks=frozenset({"float32_indexer"})),
+    ModelType("dots3_note_text", quirks=frozenset({"float32_indexer"}), params="dots3_note_text", defaults=_d(   # MOE
+        _LLAMA_LIKE, vocab_size=152064, hidden_size=5120, intermediate_size=13824, moe_intermediate_size=1536,
+        num_hidden_layers=46, num_attention_heads=128, num_key_value_heads=128, n_shared_experts=1,
+        n_routed_experts=256, kv_lora_rank=512, q_lora_rank=1024, qk_rope_head_dim=64, v_head_dim=128,
+        qk_nope_head_dim=128, num_experts_per_tok=8, tie_word_embeddings=False, attention_bias=False,
+        index_topk=2048, index_head_dim=128, index_n_heads=64, head_dim=256, shared_experts_intermediate_size=1536)),
     ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), defaults=_d(
         num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,
         index_head_dim=128, index_topk=2048)),

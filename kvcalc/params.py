@@ -1247,10 +1247,14 @@ def _longcat_flash(f: ConfigReader, t: _Tally) -> None:
 def _mlp_kinds(f: ConfigReader, n_layers: int) -> list[int]:
     """The MoE layers of a decoder whose config class derives ``mlp_layer_types`` from the legacy
     ``first_k_dense_replace`` (default 1) and ``moe_layer_freq`` (default 1): "sparse" where ``i >= first`` and
-    ``i % freq == 0`` (AXK2Config.__post_init__); a given ``mlp_layer_types`` wins (:func:`_sparse_layers`)."""
+    ``i % freq == 0``, or where a per-layer list of flags says so (AXK2Config / Dots3NoteTextConfig
+    ``__post_init__``); a given ``mlp_layer_types`` wins (:func:`_sparse_layers`)."""
     if f.has("mlp_layer_types"):
         return _sparse_layers(f, n_layers)
     first = f.get_int("first_k_dense_replace", default=1, minimum=0)
+    if isinstance(f.value("moe_layer_freq"), list):        # one MoE flag per layer (Dots3NoteTextConfig)
+        flags = f.opt_list("moe_layer_freq") or []
+        return [i for i in range(min(n_layers, len(flags))) if i >= first and flags[i]]
     freq = f.get_int("moe_layer_freq", default=1)
     return [i for i in range(n_layers) if i >= first and i % freq == 0]
 
@@ -1305,8 +1309,115 @@ def _hy_v4(f: ConfigReader, t: _Tally) -> None:
     t.add("other", n_layers * 2 * (2 * m * m * hidden + 2 * m + 2) + m * m * hidden + m + 1)
 
 
+# Dots3NoteTextConfig.__post_init__: the sliding layers' MLA geometry when the config gives no per_layer_config
+# (each read from the config's swa_<field>, else this value; swa_qk_rope_head_dim defaults to head_dim - nope)
+_DOTS3_SWA = {"num_attention_heads": 64, "q_lora_rank": 1024, "kv_lora_rank": 1024, "head_dim": 256,
+              "qk_nope_head_dim": 192, "v_head_dim": 128}
+_DOTS3_MLA = ("num_attention_heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+              "v_head_dim", "attention_bias")
+# per_layer_config fields that hold no parameters (or none of these layers' shapes), read as such
+_DOTS3_INERT = ("num_key_value_heads", "head_dim", "sliding_window", "rope_parameters", "rope_theta",
+                "partial_rotary_factor", "attention_dropout", "rms_norm_eps", "layer_types", "use_cache")
+
+
+def _dots3_layers(f: ConfigReader, n_layers: int) -> tuple[list[str], list[dict[str, Any]]]:
+    """Per layer of a Dots3-Note decoder: its attention type and the fields its per-layer config overrides,
+    as Dots3NoteTextConfig.__post_init__ derives them: layer_types (default: indexed on layers 0, 1 and
+    ``i % 4 == 1``, sliding elsewhere; all indexed with use_sliding_window false); with use_dsa (default true
+    unless the config has per_layer_config) "full_attention" reads as "indexed_attention", with use_dsa false
+    the other way; per_layer_config (integer layer keys), else the swa_* geometry on every sliding layer."""
+    use_dsa = f.data.get("use_dsa", None if f.has("per_layer_config") else True)
+    if f.has("layer_types"):
+        kinds = list(f.opt_str_list("layer_types") or [])[:n_layers]
+        if len(kinds) < n_layers:
+            raise ConfigError(f.field_name("layer_types"), f"<{len(kinds)} entries>",
+                              f"lists fewer entries than the {n_layers} layers")
+    else:
+        window = f.get_bool("use_sliding_window", default=True)
+        full = "full_attention" if use_dsa is False else "indexed_attention"
+        kinds = [full if not window or i < 2 or i % 4 == 1 else "sliding_attention" for i in range(n_layers)]
+    if use_dsa is not None:
+        old, new = ("full_attention", "indexed_attention") if use_dsa else ("indexed_attention", "full_attention")
+        kinds = [new if k == old else k for k in kinds]
+    for i, kind in enumerate(kinds):
+        if kind not in ("full_attention", "indexed_attention", "sliding_attention"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind,
+                              "must be full_attention, indexed_attention or sliding_attention")
+    overrides: list[dict[str, Any]] = [{} for _ in range(n_layers)]
+    if f.has("per_layer_config"):
+        plc = f.raw("per_layer_config")
+        if not isinstance(plc, Mapping):
+            raise ConfigError(f.field_name("per_layer_config"), plc, "must be an object of layer index -> fields")
+        for key, fields in plc.items():
+            field = f"{f.path}per_layer_config.{key}"
+            try:
+                idx = int(key)
+            except (TypeError, ValueError):
+                raise ConfigError(field, key, "layer index must be an integer") from None
+            if not 0 <= idx < n_layers or not isinstance(fields, Mapping):
+                raise ConfigError(field, fields, f"must name a layer below {n_layers} and hold an object")
+            for name in fields:
+                if name not in _DOTS3_MLA and name not in _DOTS3_INERT:
+                    raise UnsupportedError(f"{field}.{name}: a per-layer {name} is not counted for dots3_note_text "
+                                           "(kvcalc never guesses a count)")
+            overrides[idx] = dict(fields)
+    else:
+        swa = {name: f.data.get(f"swa_{name}", value) for name, value in _DOTS3_SWA.items()}
+        swa["qk_rope_head_dim"] = f.data.get("swa_qk_rope_head_dim", swa["head_dim"] - swa["qk_nope_head_dim"])
+        for i, kind in enumerate(kinds):
+            if kind == "sliding_attention":
+                overrides[i] = swa
+    return kinds, overrides
+
+
+def _dots3_note_text(f: ConfigReader, t: _Tally) -> None:
+    """Dots3-Note text decoder (transformers/models/dots3_note/modeling_dots3_note.py Dots3NoteTextDecoderLayer,
+    Dots3NoteTextAttention, Dots3NoteTextIndexer, Dots3NoteTextMoE). Each layer's attention takes its own
+    per-layer geometry (:func:`_dots3_layers`): q_a ``H*r_q`` + norm ``r_q``, q_b ``r_q*n*(nope+rope)``, kv_a
+    ``H*(r_kv+rope)`` + norm ``r_kv``, kv_b ``r_kv*n*(nope+v)``, o ``n*v*H`` (biases on q_a, kv_a, o with
+    attention_bias), k_rope_only_layernorm ``rope``, g_proj ``H*n``; indexed layers add the DSA indexer (wq_b
+    ``r_q*n_i*d_i``, wk ``H*d_i``, k_norm LayerNorm ``2*d_i``, weights_proj ``H*n_i``). Two norms ``2*H`` per
+    layer; dense MLP ``3*H*I``; MoE layers (:func:`_mlp_kinds`): router ``E*H`` (e_score_correction_bias is a
+    buffer), ``E`` experts ``3*H*I_e``, shared experts ``3*H*(n_shared*shared_experts_intermediate_size)``.
+    Final norm ``H``; lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
+    kinds, overrides = _dots3_layers(f, n_layers)
+    t.add("embedding", vocab * hidden)
+    for i, kind in enumerate(kinds):
+        o = overrides[i]
+
+        def get(name: str, minimum: int = 1) -> int:
+            if name in o:
+                return ConfigReader.check_int(f"{f.path}per_layer_config.{i}.{name}", o[name], minimum=minimum)
+            return f.get_int(name, minimum=minimum)
+
+        n, q_rank, kv_rank, v = (get("num_attention_heads"), get("q_lora_rank"), get("kv_lora_rank"),
+                                 get("v_head_dim"))
+        rope, nope = get("qk_rope_head_dim", 0), get("qk_nope_head_dim", 0)
+        bias = bool(o["attention_bias"]) if "attention_bias" in o else f.get_bool("attention_bias")
+        t.add("attention", _linear(hidden, q_rank, bias) + _linear(q_rank, n * (nope + rope))
+              + _linear(hidden, kv_rank + rope, bias) + _linear(kv_rank, n * (nope + v)) + _linear(n * v, hidden, bias)
+              + hidden * n)
+        t.add("norms", q_rank + kv_rank + rope + 2 * hidden)
+        if kind == "indexed_attention":
+            t.add("attention", q_rank * n_i * d_i + hidden * d_i + hidden * n_i)
+            t.add("norms", 2 * d_i)
+    sparse = _mlp_kinds(f, n_layers)
+    t.add("mlp", (n_layers - len(sparse)) * _gated_mlp(hidden, f.get_int("intermediate_size")))
+    n_exp, inter_e = f.get_int("n_routed_experts"), f.get_int("moe_intermediate_size")
+    shared = f.get_int("n_shared_experts") * f.get_int("moe_shared_expert_intermediate_size",
+                                                       "shared_experts_intermediate_size")
+    for _ in sparse:
+        t.add("mlp", n_exp * hidden + _gated_mlp(hidden, shared))
+        t.experts(3 * hidden * inter_e, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+    t.add("norms", hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
 _MOE_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
-    "dbrx": _dbrx, "longcat_flash": _longcat_flash, "axk2": _axk2, "hy_v4": _hy_v4,
+    "dbrx": _dbrx, "longcat_flash": _longcat_flash, "axk2": _axk2, "hy_v4": _hy_v4, "dots3_note_text": _dots3_note_text,
 }
 
 

@@ -87,6 +87,32 @@ CASES: list[tuple[dict, int, int]] = [
      2621844, 786432),
 ]
 
+# dots3_note_text without per_layer_config or layer_types: Dots3NoteTextConfig.__post_init__ makes layers 0, 1 and 5
+# indexed and 2-4 sliding with the swa_* geometry; a per-layer list of MoE flags (moe_layer_freq)
+DOTS3_SWA = {"model_type": "dots3_note_text", "vocab_size": 1000, "pad_token_id": 0, "bos_token_id": 1,
+             "eos_token_id": 2, "hidden_size": 256, "intermediate_size": 512, "moe_intermediate_size": 64,
+             "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 4, "n_shared_experts": 2,
+             "shared_experts_intermediate_size": 48, "n_routed_experts": 8, "num_experts_per_tok": 2,
+             "kv_lora_rank": 32, "q_lora_rank": 48, "qk_rope_head_dim": 16, "qk_nope_head_dim": 32,
+             "v_head_dim": 24, "head_dim": 48, "index_head_dim": 32, "index_n_heads": 4,
+             "swa_num_attention_heads": 2, "swa_num_key_value_heads": 2, "swa_q_lora_rank": 40,
+             "swa_kv_lora_rank": 24, "swa_head_dim": 40, "swa_qk_nope_head_dim": 24, "swa_v_head_dim": 16,
+             "moe_layer_freq": [0, 1, 1, 0, 1, 1], "first_k_dense_replace": 1}
+# dots3_note_text with an explicit per_layer_config, layer_types and mlp_layer_types, attention biases, tied head
+DOTS3_PER_LAYER = {"model_type": "dots3_note_text", "vocab_size": 1000, "pad_token_id": 0, "bos_token_id": 1,
+                   "eos_token_id": 2, "hidden_size": 256, "intermediate_size": 512, "moe_intermediate_size": 64,
+                   "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 4,
+                   "n_shared_experts": 1, "n_routed_experts": 8, "num_experts_per_tok": 2, "kv_lora_rank": 32,
+                   "q_lora_rank": 48, "qk_rope_head_dim": 16, "qk_nope_head_dim": 32, "v_head_dim": 24,
+                   "head_dim": 48, "index_head_dim": 32, "index_n_heads": 4, "attention_bias": True,
+                   "tie_word_embeddings": True,
+                   "layer_types": ["indexed_attention", "sliding_attention", "indexed_attention", "sliding_attention"],
+                   "mlp_layer_types": ["dense", "sparse", "sparse", "sparse"],
+                   "per_layer_config": {str(i): {"num_attention_heads": 2, "num_key_value_heads": 2, "kv_lora_rank": 16,
+                                                 "q_lora_rank": 32, "head_dim": 40, "qk_nope_head_dim": 24,
+                                                 "qk_rope_head_dim": 16, "v_head_dim": 20} for i in (1, 3)}}
+CASES += [(DOTS3_SWA, 3527120, 1572864), (DOTS3_PER_LAYER, 5604096, 1179648)]
+
 
 @pytest.mark.parametrize("cfg, total, experts", CASES, ids=[c[0]["model_type"] for c in CASES])
 def test_variant_equals_meta_device_count(cfg, total, experts):
