@@ -490,7 +490,7 @@ _VERIFIED_DECODERS = (
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
     "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
-    "deepseek_ocr2_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
+    "deepseek_ocr2_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
@@ -499,7 +499,7 @@ _VERIFIED_WRAPPERS = {
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
-    "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
+    "deepseek_ocr2": "deepseek_ocr2_text",
 }
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
@@ -847,6 +847,22 @@ _MOE_ENTRIES: tuple[ModelType, ...] = (
     ModelType("hunyuan_v1_dense", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(_HUNYUAN)),
     ModelType("hunyuan_vl_text", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(
         _HUNYUAN, tie_word_embeddings=True)),
+    ModelType("hy_v4_vl_text", params="hy_v4", dense_first=1, quirks=frozenset({"dsa_indexer", "shared_indexer"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=120832, hidden_size=6144, intermediate_size=18432, moe_intermediate_size=2048,
+        num_hidden_layers=78, num_attention_heads=64, num_key_value_heads=None, head_dim=None,
+        tie_word_embeddings=False, attention_bias=False, n_routed_experts=256, n_shared_experts=1,
+        num_experts_per_tok=8, q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
+        v_head_dim=256, index_topk=2048, index_head_dim=128, index_n_heads=32, hc_mult=4)),
+    # HunYuan-VL / HY-V4-VL: decoder + HunYuan vision tower with its patch merger (params._hunyuan_vl)
+    ModelType("hunyuan_vl", text_type="hunyuan_vl_text", params="hunyuan_vl", defaults=_d(tie_word_embeddings=True)),
+    ModelType("hy_v4_vl", text_type="hy_v4_vl_text", params="hunyuan_vl", defaults=_d(tie_word_embeddings=False)),
+    ModelType("hunyuan_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_attention_heads=16, num_channels=3, num_hidden_layers=27,
+        patch_size=16, spatial_merge_size=2, max_image_size=2048)),
+    ModelType("hy_v4_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=1536, intermediate_size=6144, num_attention_heads=16, num_channels=3, num_hidden_layers=40,
+        out_hidden_size=6144, patch_size=16, spatial_merge_size=2, max_image_size=2048)),
     ModelType("hunyuan_v1_moe", params="llama_like", moe="all", quirks=frozenset({"qk_norm", "shared_expert"}),
               defaults=_d(_HUNYUAN, num_experts=1, moe_topk=1)),
     # Dots1: Qwen3-style attention (q/k norms of head_dim) and DeepSeek-V3-style MoE from first_k_dense_replace

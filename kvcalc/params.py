@@ -1388,7 +1388,7 @@ def _dots3_note_text(f: ConfigReader, t: _Tally) -> None:
     for i, kind in enumerate(kinds):
         o = overrides[i]
 
-        def get(name: str, minimum: int = 1) -> int:
+        def get(name: str, minimum: int = 1, o: dict[str, Any] = o, i: int = i) -> int:
             if name in o:
                 return ConfigReader.check_int(f"{f.path}per_layer_config.{i}.{name}", o[name], minimum=minimum)
             return f.get_int(name, minimum=minimum)
@@ -1416,8 +1416,67 @@ def _dots3_note_text(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _hunyuan_vl_tower(v: ConfigReader, text_hidden: int, hy_v4: bool) -> int:
+    """The HunYuan-VL / HY-V4-VL vision tower (modeling_hunyuan_vl.py / modeling_hy_v4_vl.py VisionTransformer /
+    VisionModel, VisionPatchEmbed, VisionBlock, VisionAttention, VisionMLP, VisionPatchMerger). Patch conv
+    ``C*p*p*H_v + H_v``; position table ``((max_image_size/p)^2 + 1)*H_v``; per layer 2 LayerNorms ``4*H_v``,
+    q/k/v/o with biases (``n`` = num_attention_heads, ``d`` = head_dim or ``H_v/n``), fc1 / fc2 with biases;
+    merger before_rms ``H_v``. HunYuan-VL's merger (``s`` = spatial_merge_size): proj_conv ``H_v*2H_v*s^2 + 2H_v``,
+    proj_out ``2H_v*4H_v + 4H_v``, mlp ``4H_v*H_t + H_t``, image_newline ``4H_v``, image_begin / end / sep and
+    after_rms ``4*H_t`` (``H_t`` = the text width, which HunYuanVLConfig copies into text_hidden_size). HY-V4-VL's:
+    proj_conv ``H_v*(s^2 H_v)*s^2 + s^2 H_v``, proj_out ``s^2 H_v*O + O``, image_newline ``O``
+    (``O`` = out_hidden_size)."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    heads = v.get_int("num_attention_heads")
+    d = v.opt_int("head_dim") or hidden // heads
+    patch, merge = v.get_int("patch_size"), v.get_int("spatial_merge_size")
+    n = _linear(v.get_int("num_channels") * patch * patch, hidden, True)
+    n += ((v.get_int("max_image_size") // patch) ** 2 + 1) * hidden
+    layer = (4 * hidden + 3 * _linear(hidden, heads * d, True) + _linear(heads * d, hidden, True)
+             + _linear(hidden, inter, True) + _linear(inter, hidden, True))
+    n += n_layers * layer + hidden
+    if hy_v4:
+        out, wide = v.get_int("out_hidden_size"), merge * merge * hidden
+        return n + _linear(hidden * merge * merge, wide, True) + _linear(wide, out, True) + out
+    return (n + _linear(hidden * merge * merge, 2 * hidden, True) + _linear(2 * hidden, 4 * hidden, True)
+            + _linear(4 * hidden, text_hidden, True) + 4 * hidden + 4 * text_hidden)
+
+
+def _hunyuan_vl(top: ConfigReader, t: _Tally) -> None:
+    """HunYuanVLForConditionalGeneration / HYV4VLForConditionalGeneration: the text decoder of ``text_config``
+    by its own counter (hunyuan_vl_text: the Llama-style reader; hy_v4_vl_text: :func:`_hy_v4`), the vision
+    tower (:func:`_hunyuan_vl_tower`, counted as vision), lm_head ``V*H`` unless tied: HunYuan-VL ties with the
+    top-level tie_word_embeddings (default true) or the text_config's (HunYuanVLConfig.__post_init__), HY-V4-VL
+    with the top-level one (default false). A HunYuan-VL config without text_config keeps its decoder fields at
+    the top level, which HunYuanVLConfig folds into the text config; they are read there the same way."""
+    entry = _entry(top)
+    assert entry.text_type is not None, entry.name
+    hy_v4 = entry.name == "hy_v4_vl"
+    if not hy_v4 and top.data.get("text_config") is None:
+        text = typed(top, entry.text_type)
+    else:
+        text = _sub_config(top, "text_config", entry.text_type, {})
+    text_entry = lookup(text.model_type)
+    if text_entry is None or text_entry.name != entry.text_type:
+        raise UnsupportedError(f"{top.path}text_config.model_type '{text.model_type}' is not counted for "
+                               f"{entry.name} (expected {entry.text_type})")
+    vision = _sub_config(top, "vision_config", f"{entry.name}_vision", {})
+    inner = _Tally()
+    _COUNTERS[text_entry.params or ""](text, inner)
+    for part, n in inner.parts.items():
+        if part != "lm_head":
+            t.add(part, n)
+    t.moe_experts, t.moe_active, t.null_top_k = inner.moe_experts, inner.moe_active, inner.null_top_k
+    hidden, vocab = text.get_int("hidden_size"), text.get_int("vocab_size")
+    t.tied = top.get_bool("tie_word_embeddings") or (not hy_v4 and text.get_bool("tie_word_embeddings"))
+    if not t.tied:
+        t.add("lm_head", vocab * hidden)
+    t.add("vision", _hunyuan_vl_tower(vision, hidden, hy_v4))
+
+
 _MOE_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "dbrx": _dbrx, "longcat_flash": _longcat_flash, "axk2": _axk2, "hy_v4": _hy_v4, "dots3_note_text": _dots3_note_text,
+    "hunyuan_vl": _hunyuan_vl,
 }
 
 

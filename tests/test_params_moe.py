@@ -113,6 +113,49 @@ DOTS3_PER_LAYER = {"model_type": "dots3_note_text", "vocab_size": 1000, "pad_tok
                                                  "qk_rope_head_dim": 16, "v_head_dim": 20} for i in (1, 3)}}
 CASES += [(DOTS3_SWA, 3527120, 1572864), (DOTS3_PER_LAYER, 5604096, 1179648)]
 
+# hunyuan_vl: untied head (top-level and text_config tie_word_embeddings false), a small tower
+HUNYUAN_VL = {
+    "model_type": "hunyuan_vl",
+    "tie_word_embeddings": False,
+    "text_config": {"model_type": "hunyuan_vl_text", "vocab_size": 1000, "hidden_size": 256,
+                    "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4,
+                    "num_key_value_heads": 2, "head_dim": 64, "tie_word_embeddings": False},
+    "vision_config": {"model_type": "hunyuan_vl_vision", "hidden_size": 128, "intermediate_size": 320,
+                      "num_attention_heads": 4, "num_hidden_layers": 2, "patch_size": 16, "spatial_merge_size": 2,
+                      "max_image_size": 256},
+}
+# hunyuan_vl in the legacy flat layout: decoder fields at the top level (HunYuanVLConfig folds them into
+# text_config), attention biases, tied by the class default
+HUNYUAN_VL_FLAT = {
+    "model_type": "hunyuan_vl",
+    "vocab_size": 1000,
+    "hidden_size": 256,
+    "intermediate_size": 512,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 4,
+    "head_dim": 64,
+    "attention_bias": True,
+    "vision_config": {"hidden_size": 128, "intermediate_size": 320, "num_attention_heads": 2,
+                      "num_hidden_layers": 1, "patch_size": 14, "spatial_merge_size": 2, "max_image_size": 224},
+}
+# hy_v4_vl: HY-V4 decoder (dense layer 0, MoE after), tied head, out_hidden_size = the text width
+HY_V4_VL = {
+    "model_type": "hy_v4_vl",
+    "tie_word_embeddings": True,
+    "text_config": {"model_type": "hy_v4_vl_text", "vocab_size": 1000, "pad_token_id": 0, "hidden_size": 256,
+                    "intermediate_size": 512, "moe_intermediate_size": 64, "num_hidden_layers": 3,
+                    "num_attention_heads": 4, "n_shared_experts": 1, "n_routed_experts": 8,
+                    "num_experts_per_tok": 2, "kv_lora_rank": 32, "q_lora_rank": 48, "qk_rope_head_dim": 16,
+                    "qk_nope_head_dim": 32, "v_head_dim": 24, "index_head_dim": 32, "index_n_heads": 4,
+                    "hc_mult": 2,
+                    "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [4, 2, 2]}},
+    "vision_config": {"hidden_size": 128, "intermediate_size": 320, "num_attention_heads": 4,
+                      "num_hidden_layers": 2, "out_hidden_size": 256, "patch_size": 16, "spatial_merge_size": 2,
+                      "max_image_size": 256},
+}
+CASES += [(HUNYUAN_VL, 2518272, 0), (HUNYUAN_VL_FLAT, 2223424, 0), (HY_V4_VL, 2678179, 786432)]
+
 
 @pytest.mark.parametrize("cfg, total, experts", CASES, ids=[c[0]["model_type"] for c in CASES])
 def test_variant_equals_meta_device_count(cfg, total, experts):
