@@ -863,6 +863,15 @@ _MOE_ENTRIES: tuple[ModelType, ...] = (
     ModelType("hy_v4_vl_vision", kind="no_cache", defaults=_d(
         hidden_size=1536, intermediate_size=6144, num_attention_heads=16, num_channels=3, num_hidden_layers=40,
         out_hidden_size=6144, patch_size=16, spatial_merge_size=2, max_image_size=2048)),
+    # Dots3-Note: the dots3_note_text decoder + a vision tower with routed experts + an audio tower (params._dots3_note)
+    ModelType("dots3_note", text_type="dots3_note_text", params="dots3_note", defaults=_d(tie_word_embeddings=False)),
+    ModelType("dots3_note_vision_encoder", kind="no_cache", defaults=_d(
+        hidden_size=1536, intermediate_size=4224, num_hidden_layers=42, num_attention_heads=24, num_channels=3,
+        patch_size=14, moe_intermediate_size=2112, attention_bias=False, mlp_bias=False, num_local_experts=64,
+        adapter_in_dim=1536, adapter_out_dim=5120, adapter_merge_size=2)),
+    ModelType("dots3_note_audio_encoder", kind="no_cache", defaults=_d(
+        hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=20, feature_size=128,
+        downsample_hidden_size=480, attention_bias=True, adapter_input_size=1280, adapter_out_dim=5120)),
     ModelType("hunyuan_v1_moe", params="llama_like", moe="all", quirks=frozenset({"qk_norm", "shared_expert"}),
               defaults=_d(_HUNYUAN, num_experts=1, moe_topk=1)),
     # Dots1: Qwen3-style attention (q/k norms of head_dim) and DeepSeek-V3-style MoE from first_k_dense_replace

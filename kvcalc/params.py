@@ -1320,6 +1320,32 @@ _DOTS3_INERT = ("num_key_value_heads", "head_dim", "sliding_window", "rope_param
                 "partial_rotary_factor", "attention_dropout", "rms_norm_eps", "layer_types", "use_cache")
 
 
+def _per_layer_config(f: ConfigReader, n_layers: int, counted: tuple[str, ...]) -> list[dict[str, Any]]:
+    """transformers' ``per_layer_config`` (layer index -> overridden fields; integer or zero-padded keys,
+    ``integrations/heterogeneity``), one dict per layer (empty where the config has none). A field outside
+    ``counted`` (the ones the caller reads per layer, or knows to hold no parameters) is refused."""
+    overrides: list[dict[str, Any]] = [{} for _ in range(n_layers)]
+    if not f.has("per_layer_config"):
+        return overrides
+    plc = f.raw("per_layer_config")
+    if not isinstance(plc, Mapping):
+        raise ConfigError(f.field_name("per_layer_config"), plc, "must be an object of layer index -> fields")
+    for key, fields in plc.items():
+        field = f"{f.path}per_layer_config.{key}"
+        try:
+            idx = int(key)
+        except (TypeError, ValueError):
+            raise ConfigError(field, key, "layer index must be an integer") from None
+        if not 0 <= idx < n_layers or not isinstance(fields, Mapping):
+            raise ConfigError(field, fields, f"must name a layer below {n_layers} and hold an object")
+        for name in fields:
+            if name not in counted:
+                raise UnsupportedError(f"{field}.{name}: a per-layer {name} is not counted for {f.model_type} "
+                                       "(kvcalc never guesses a count)")
+        overrides[idx] = dict(fields)
+    return overrides
+
+
 def _dots3_layers(f: ConfigReader, n_layers: int) -> tuple[list[str], list[dict[str, Any]]]:
     """Per layer of a Dots3-Note decoder: its attention type and the fields its per-layer config overrides,
     as Dots3NoteTextConfig.__post_init__ derives them: layer_types (default: indexed on layers 0, 1 and
@@ -1343,25 +1369,8 @@ def _dots3_layers(f: ConfigReader, n_layers: int) -> tuple[list[str], list[dict[
         if kind not in ("full_attention", "indexed_attention", "sliding_attention"):
             raise ConfigError(f"{f.path}layer_types[{i}]", kind,
                               "must be full_attention, indexed_attention or sliding_attention")
-    overrides: list[dict[str, Any]] = [{} for _ in range(n_layers)]
-    if f.has("per_layer_config"):
-        plc = f.raw("per_layer_config")
-        if not isinstance(plc, Mapping):
-            raise ConfigError(f.field_name("per_layer_config"), plc, "must be an object of layer index -> fields")
-        for key, fields in plc.items():
-            field = f"{f.path}per_layer_config.{key}"
-            try:
-                idx = int(key)
-            except (TypeError, ValueError):
-                raise ConfigError(field, key, "layer index must be an integer") from None
-            if not 0 <= idx < n_layers or not isinstance(fields, Mapping):
-                raise ConfigError(field, fields, f"must name a layer below {n_layers} and hold an object")
-            for name in fields:
-                if name not in _DOTS3_MLA and name not in _DOTS3_INERT:
-                    raise UnsupportedError(f"{field}.{name}: a per-layer {name} is not counted for dots3_note_text "
-                                           "(kvcalc never guesses a count)")
-            overrides[idx] = dict(fields)
-    else:
+    overrides = _per_layer_config(f, n_layers, _DOTS3_MLA + _DOTS3_INERT)
+    if not f.has("per_layer_config"):
         swa = {name: f.data.get(f"swa_{name}", value) for name, value in _DOTS3_SWA.items()}
         swa["qk_rope_head_dim"] = f.data.get("swa_qk_rope_head_dim", swa["head_dim"] - swa["qk_nope_head_dim"])
         for i, kind in enumerate(kinds):
@@ -1474,9 +1483,124 @@ def _hunyuan_vl(top: ConfigReader, t: _Tally) -> None:
     t.add("vision", _hunyuan_vl_tower(vision, hidden, hy_v4))
 
 
+# Dots3NoteVisionConfig.__post_init__: routed experts per layer when the config lists neither mlp_layer_types nor
+# pyramid_num_routed (-1: a dense layer)
+_DOTS3_PYRAMID = [-1] * 25 + list(range(4, 65, 4)) + [64]
+_DOTS3_VISION_LAYER = ("num_local_experts", "num_experts_per_tok", "moe_intermediate_size", "intermediate_size")
+
+
+def _dots3_vision(v: ConfigReader) -> int:
+    """Dots3-Note's vision tower (modeling_dots3_note.py Dots3NoteVisionModel, VisionPatchEmbed, VisionBlock,
+    VisionAttention, VisionMLP, VisionMoE, VisionMerger). Patch conv ``C*p*p*H + H`` + RMSNorm ``H``; per block
+    norm1, norm2 ``2*H``, qkv ``H*3H`` and proj ``H*H`` (+ biases with attention_bias), q/k norms ``2*H/n``, then a
+    dense MLP ``3*H*I`` (+ biases with mlp_bias) or, on "sparse" layers, a router ``E_i*H`` and ``E_i`` experts
+    ``3*H*I_e`` (no shared expert; e_score_correction_bias is a buffer); per-layer ``E_i`` / widths from
+    per_layer_config, else from pyramid_num_routed (default 25 dense layers, then 4, 8, ..., 64, 64 experts);
+    final RMSNorm ``H``; merger: LayerNorm ``2*A`` and two linears ``A s^2 -> A s^2 -> O`` with biases
+    (``A`` = adapter_in_dim, ``s`` = adapter_merge_size, ``O`` = adapter_out_dim). Legacy embed_dim / num_heads /
+    use_bias override hidden_size / num_attention_heads / attention_bias, as the config class does."""
+    hidden, heads = v.get_int("embed_dim", "hidden_size"), v.get_int("num_heads", "num_attention_heads")
+    if hidden % heads:
+        raise ConfigError(v.field_name("hidden_size"), hidden, f"is not divisible by num_attention_heads ({heads})")
+    bias, mlp_bias = v.get_bool("use_bias", "attention_bias"), v.get_bool("mlp_bias")
+    n_layers, patch = v.get_int("num_hidden_layers"), v.get_int("patch_size")
+    pyramid = v.opt_int_list("pyramid_num_routed", minimum=-1)
+    if pyramid is None and not v.has("mlp_layer_types"):
+        pyramid = _DOTS3_PYRAMID
+    if pyramid is not None:
+        kinds = ["sparse" if count > 0 else "dense" for count in pyramid][:n_layers]
+    else:
+        kinds = (v.opt_str_list("mlp_layer_types") or [])[:n_layers]
+    if len(kinds) < n_layers:
+        raise ConfigError(v.field_name("mlp_layer_types"), f"<{len(kinds)} entries>",
+                          f"lists fewer entries than the {n_layers} layers")
+    overrides = _per_layer_config(v, n_layers, _DOTS3_VISION_LAYER)
+    if pyramid is not None and not v.has("per_layer_config"):
+        overrides = [{"num_local_experts": count} if count > 0 else {} for count in pyramid[:n_layers]]
+    n = _linear(v.get_int("num_channels") * patch * patch, hidden, True) + hidden
+    n += n_layers * (2 * hidden + _linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias)
+                     + 2 * (hidden // heads))
+    for i, kind in enumerate(kinds):
+        o = overrides[i]
+
+        def get(name: str, o: dict[str, Any] = o, i: int = i) -> int:
+            if name in o:
+                return ConfigReader.check_int(f"{v.path}per_layer_config.{i}.{name}", o[name])
+            return v.get_int(name)
+
+        if kind == "sparse":
+            n_exp = get("num_local_experts")
+            n += n_exp * hidden + n_exp * 3 * hidden * get("moe_intermediate_size")
+        elif kind == "dense":
+            n += _gated_mlp(hidden, get("intermediate_size"), mlp_bias)
+        else:
+            raise ConfigError(f"{v.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
+    ctx, merge, out = v.get_int("adapter_in_dim"), v.get_int("adapter_merge_size"), v.get_int("adapter_out_dim")
+    wide = ctx * merge * merge
+    return n + hidden + 2 * ctx + _linear(wide, wide, True) + _linear(wide, out, True)
+
+
+_WHISPER_NAMES = {"hidden_size": "d_model", "num_attention_heads": "encoder_attention_heads",
+                  "num_hidden_layers": "encoder_layers", "intermediate_size": "encoder_ffn_dim",
+                  "feature_size": "num_mel_bins"}
+
+
+def _dots3_audio(a: ConfigReader) -> int:
+    """Dots3-Note's audio tower (modeling_dots3_note.py Dots3NoteAudioModel, AudioConvStem, AudioLayer,
+    AudioAttention, AudioMLP, AudioAdapter). Conv stem: three 3x3 convs ``1 -> D -> D -> D`` with biases
+    (``D`` = downsample_hidden_size), conv_out ``D*ceil(F/8)*H`` (``F`` = feature_size); per layer q, v, o
+    ``H*H`` + biases with attention_bias, k ``H*H`` without, 2 RMSNorms ``2*H``, gate_up ``H*2I + 2I``, down
+    ``I*H + H``; final RMSNorm ``H``; adapter LayerNorm ``2*A_in``, fc1 ``A_in*A_out + A_out``, fc2
+    ``A_out*A_out + A_out``. The released checkpoints' whisper_config (d_model, encoder_layers, ...) and
+    whisper_adapter_* / adapter_output_size fields override, as Dots3NoteAudioConfig.__post_init__ does."""
+    whisper = a.sub("whisper_config")
+
+    def get(name: str) -> int:
+        legacy = _WHISPER_NAMES.get(name)
+        if whisper is not None and legacy is not None and whisper.has(legacy):
+            return whisper.get_int(legacy)
+        return a.get_int(name)
+
+    hidden, heads, n_layers, inter = (get("hidden_size"), get("num_attention_heads"), get("num_hidden_layers"),
+                                      get("intermediate_size"))
+    if hidden % heads:
+        raise ConfigError(a.field_name("hidden_size"), hidden, f"is not divisible by num_attention_heads ({heads})")
+    bias, down = a.get_bool("attention_bias"), a.get_int("downsample_hidden_size")
+    a_in = a.get_int("whisper_adapter_in_dim", "adapter_input_size")
+    a_out = a.get_int("whisper_adapter_out_dim", "adapter_output_size", "adapter_out_dim")
+    n = (9 + 1) * down + 2 * (9 * down * down + down) + down * ((get("feature_size") + 7) // 8) * hidden
+    layer = 3 * _linear(hidden, hidden, bias) + hidden * hidden + 2 * hidden
+    layer += _linear(hidden, 2 * inter, True) + _linear(inter, hidden, True)
+    return n + n_layers * layer + hidden + 2 * a_in + _linear(a_in, a_out, True) + _linear(a_out, a_out, True)
+
+
+def _dots3_note(top: ConfigReader, t: _Tally) -> None:
+    """Dots3NoteForConditionalGeneration: the dots3_note_text decoder (:func:`_dots3_note_text`; without a
+    text_config, the top-level fields, where the published checkpoints keep them: Dots3NoteConfig.__post_init__),
+    the vision tower and its merger (:func:`_dots3_vision`, counted as vision), the audio tower and adapter
+    (:func:`_dots3_audio`, counted as other); lm_head ``V*H`` unless the top-level tie_word_embeddings
+    (default false) ties it."""
+    text = typed(top, "dots3_note_text") if top.data.get("text_config") is None else _sub_config(
+        top, "text_config", "dots3_note_text", {})
+    if text.model_type != "dots3_note_text":
+        raise UnsupportedError(f"{top.path}text_config.model_type '{text.model_type}' is not counted for dots3_note "
+                               "(expected dots3_note_text)")
+    inner = _Tally()
+    _dots3_note_text(text, inner)
+    for part, n in inner.parts.items():
+        if part != "lm_head":
+            t.add(part, n)
+    t.moe_experts, t.moe_active, t.null_top_k = inner.moe_experts, inner.moe_active, inner.null_top_k
+    t.tied = top.get_bool("tie_word_embeddings")
+    if not t.tied:
+        t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
+    t.add("vision", _dots3_vision(_sub_config(top, "vision_config", "dots3_note_vision_encoder", {})))
+    t.add("other", _dots3_audio(_sub_config(top, "audio_config", "dots3_note_audio_encoder", {})))
+
+
 _MOE_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "dbrx": _dbrx, "longcat_flash": _longcat_flash, "axk2": _axk2, "hy_v4": _hy_v4, "dots3_note_text": _dots3_note_text,
-    "hunyuan_vl": _hunyuan_vl,
+    "hunyuan_vl": _hunyuan_vl, "dots3_note": _dots3_note,
 }
 
 

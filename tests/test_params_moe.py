@@ -5,7 +5,8 @@ here each family gets at least one non-default shape (other sizes, biases, tying
 expected number is transformers 5.24's own: the model built on the meta device by
 ``tests/hf_reference.meta_model(cfg)`` (``AutoModelForCausalLM`` / the image-text class), then
 ``sum(p.numel() for p in model.parameters())`` for ``total`` and the same sum over the parameters whose name
-holds ``.experts.`` (the routed experts; shared experts are named otherwise) for ``experts``.
+holds ``.experts.`` (the decoder's routed experts; shared experts are named otherwise, and Dots3-Note's vision
+experts, under ``vision_tower.``, are counted as vision) for ``experts``.
 """
 from __future__ import annotations
 
@@ -155,6 +156,45 @@ HY_V4_VL = {
                       "max_image_size": 256},
 }
 CASES += [(HUNYUAN_VL, 2518272, 0), (HUNYUAN_VL_FLAT, 2223424, 0), (HY_V4_VL, 2678179, 786432)]
+
+# dots3_note as the released checkpoints write it: decoder fields at the top level (no text_config), the vision
+# tower's legacy embed_dim / num_heads / use_bias and pyramid_num_routed, the audio tower's whisper_config
+DOTS3_NOTE_LEGACY = {
+    "model_type": "dots3_note", "vocab_size": 1000, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+    "hidden_size": 256, "intermediate_size": 512, "moe_intermediate_size": 64, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "num_key_value_heads": 4, "n_shared_experts": 1, "n_routed_experts": 8,
+    "num_experts_per_tok": 2, "kv_lora_rank": 32, "q_lora_rank": 48, "qk_rope_head_dim": 16, "qk_nope_head_dim": 32,
+    "v_head_dim": 24, "head_dim": 48, "index_head_dim": 32, "index_n_heads": 4, "swa_num_attention_heads": 2,
+    "swa_num_key_value_heads": 2, "swa_q_lora_rank": 40, "swa_kv_lora_rank": 24, "swa_head_dim": 40,
+    "swa_qk_nope_head_dim": 24, "swa_v_head_dim": 16,
+    "vision_config": {"embed_dim": 128, "num_heads": 4, "use_bias": True, "intermediate_size": 320,
+                      "moe_intermediate_size": 96, "num_hidden_layers": 4, "patch_size": 14,
+                      "spatial_merge_size": 2, "pyramid_num_routed": [-1, 4, -1, 6], "adapter_in_dim": 128,
+                      "adapter_out_dim": 256, "adapter_merge_size": 2},
+    "audio_config": {"downsample_hidden_size": 32, "whisper_adapter_in_dim": 128, "whisper_adapter_out_dim": 256,
+                     "whisper_config": {"d_model": 128, "encoder_attention_heads": 4, "encoder_layers": 2,
+                                        "encoder_ffn_dim": 256, "num_mel_bins": 80}},
+}
+# dots3_note with nested configs: tied head, vision mlp_layer_types with a per-layer expert count and width
+DOTS3_NOTE = {
+    "model_type": "dots3_note", "tie_word_embeddings": True,
+    "text_config": {"model_type": "dots3_note_text", "vocab_size": 1000, "pad_token_id": 0, "bos_token_id": 1,
+                    "eos_token_id": 2, "hidden_size": 256, "intermediate_size": 512, "moe_intermediate_size": 64,
+                    "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 4,
+                    "n_shared_experts": 1, "n_routed_experts": 8, "num_experts_per_tok": 2, "kv_lora_rank": 32,
+                    "q_lora_rank": 48, "qk_rope_head_dim": 16, "qk_nope_head_dim": 32, "v_head_dim": 24,
+                    "head_dim": 48, "index_head_dim": 32, "index_n_heads": 4, "use_sliding_window": False},
+    "vision_config": {"hidden_size": 128, "num_attention_heads": 2, "intermediate_size": 320,
+                      "moe_intermediate_size": 96, "num_hidden_layers": 3, "patch_size": 16,
+                      "spatial_merge_size": 2, "num_local_experts": 4,
+                      "mlp_layer_types": ["dense", "sparse", "sparse"], "adapter_in_dim": 128,
+                      "adapter_out_dim": 256, "adapter_merge_size": 2,
+                      "per_layer_config": {"2": {"num_local_experts": 6, "moe_intermediate_size": 48}}},
+    "audio_config": {"hidden_size": 128, "num_attention_heads": 4, "num_hidden_layers": 1, "intermediate_size": 192,
+                     "feature_size": 64, "downsample_hidden_size": 16, "attention_bias": False,
+                     "adapter_input_size": 128, "adapter_out_dim": 256},
+}
+CASES += [(DOTS3_NOTE_LEGACY, 7705440, 1179648), (DOTS3_NOTE, 5380384, 786432)]
 
 
 @pytest.mark.parametrize("cfg, total, experts", CASES, ids=[c[0]["model_type"] for c in CASES])
