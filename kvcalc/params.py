@@ -1265,8 +1265,8 @@ def _axk2(f: ConfigReader, t: _Tally) -> None:
     q_gate_proj ``2*r_q*n*(nope+rope+v)``, kv_a ``H*(r_kv+rope)`` + norm ``r_kv``, kv_b ``r_kv*n*(nope+v)``,
     o ``n*v*H`` (biases on q_a, kv_a, o with attention_bias); the DSA indexer on every layer: wq_b
     ``r_q*n_i*d_i``, wk ``H*d_i``, k_norm LayerNorm ``2*d_i``, weights_proj ``H*n_i``. input_layernorm is gated:
-    RMSNorm ``H`` + gate MLP fc1 / fc2 ``2*H*gated_norm_rank`` (counted as norms); post_attention_layernorm is
-    gated on MoE layers, a plain RMSNorm ``H`` on dense ones (:func:`_mlp_kinds`). Dense MLP ``3*H*I``; MoE:
+    RMSNorm ``H`` + gate MLP fc1 / fc2 ``2*H*gated_norm_rank`` (the gate MLP counted as mlp); post_attention_layernorm
+    is gated on MoE layers, a plain RMSNorm ``H`` on dense ones (:func:`_mlp_kinds`). Dense MLP ``3*H*I``; MoE:
     router ``E*H`` (e_score_correction_bias is a buffer), ``E`` experts ``3*H*I_e``, shared experts
     ``3*H*(n_shared*I_e)``. Final norm ``H``; lm_head ``V*H`` unless tied.
     """
@@ -1279,13 +1279,13 @@ def _axk2(f: ConfigReader, t: _Tally) -> None:
     attn = (_linear(hidden, q_rank, bias) + _linear(2 * q_rank, n * (nope + rope + v))
             + _linear(hidden, kv_rank + rope, bias) + _linear(kv_rank, n * (nope + v)) + _linear(n * v, hidden, bias))
     attn += q_rank * n_i * d_i + hidden * d_i + hidden * n_i
-    gated_norm = hidden + 2 * hidden * f.get_int("gated_norm_rank")
+    gate_mlp = 2 * hidden * f.get_int("gated_norm_rank")
     sparse = _mlp_kinds(f, n_layers)
     n_moe = len(sparse)
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * attn)
-    t.add("norms", n_layers * (q_rank + kv_rank + 2 * d_i + gated_norm) + n_moe * gated_norm
-          + (n_layers - n_moe) * hidden + hidden)
+    t.add("norms", n_layers * (q_rank + kv_rank + 2 * d_i + 2 * hidden) + hidden)
+    t.add("mlp", (n_layers + n_moe) * gate_mlp)
     t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, f.get_int("intermediate_size")))
     n_exp, inter_e = f.get_int("n_routed_experts"), f.get_int("moe_intermediate_size")
     shared = f.get_int("n_shared_experts", minimum=0)
@@ -1301,12 +1301,13 @@ def _hy_v4(f: ConfigReader, t: _Tally) -> None:
     indexer_types layers; mlp_layer_types, default dense first layer), plus per attention layer gate_proj
     ``H*n*v`` and ``n`` sinks; per layer two hyper-connections (attn_hc, ffn_hc; ``m`` = hc_mult) of fn
     ``2m*m*H``, base ``2m`` and scale ``2``; the model's hc_head: hc_fn ``m*m*H``, hc_base ``m``, hc_scale ``1``
-    (hyper-connections counted as other)."""
+    (attn_hc counted as attention, ffn_hc and hc_head as other)."""
     _deepseek(f, t)
     hidden, n_layers = f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n, v, m = f.get_int("num_attention_heads"), f.get_int("v_head_dim"), f.get_int("hc_mult")
-    t.add("attention", n_layers * (hidden * n * v + n))
-    t.add("other", n_layers * 2 * (2 * m * m * hidden + 2 * m + 2) + m * m * hidden + m + 1)
+    hc = 2 * m * m * hidden + 2 * m + 2
+    t.add("attention", n_layers * (hidden * n * v + n + hc))
+    t.add("other", n_layers * hc + m * m * hidden + m + 1)
 
 
 # Dots3NoteTextConfig.__post_init__: the sliding layers' MLA geometry when the config gives no per_layer_config
@@ -1489,7 +1490,7 @@ _DOTS3_PYRAMID = [-1] * 25 + list(range(4, 65, 4)) + [64]
 _DOTS3_VISION_LAYER = ("num_local_experts", "num_experts_per_tok", "moe_intermediate_size", "intermediate_size")
 
 
-def _dots3_vision(v: ConfigReader) -> int:
+def _dots3_vision(v: ConfigReader) -> tuple[int, int, int]:
     """Dots3-Note's vision tower (modeling_dots3_note.py Dots3NoteVisionModel, VisionPatchEmbed, VisionBlock,
     VisionAttention, VisionMLP, VisionMoE, VisionMerger). Patch conv ``C*p*p*H + H`` + RMSNorm ``H``; per block
     norm1, norm2 ``2*H``, qkv ``H*3H`` and proj ``H*H`` (+ biases with attention_bias), q/k norms ``2*H/n``, then a
@@ -1498,7 +1499,9 @@ def _dots3_vision(v: ConfigReader) -> int:
     per_layer_config, else from pyramid_num_routed (default 25 dense layers, then 4, 8, ..., 64, 64 experts);
     final RMSNorm ``H``; merger: LayerNorm ``2*A`` and two linears ``A s^2 -> A s^2 -> O`` with biases
     (``A`` = adapter_in_dim, ``s`` = adapter_merge_size, ``O`` = adapter_out_dim). Legacy embed_dim / num_heads /
-    use_bias override hidden_size / num_attention_heads / attention_bias, as the config class does."""
+    use_bias override hidden_size / num_attention_heads / attention_bias, as the config class does. Returns
+    (tower parameters, of which routed experts, of those the ones a token uses: ``k_i`` experts per layer, ``k_i``
+    = the layer's num_experts_per_tok, default capacity_factor or 2, at most ``E_i``)."""
     hidden, heads = v.get_int("embed_dim", "hidden_size"), v.get_int("num_heads", "num_attention_heads")
     if hidden % heads:
         raise ConfigError(v.field_name("hidden_size"), hidden, f"is not divisible by num_attention_heads ({heads})")
@@ -1515,29 +1518,34 @@ def _dots3_vision(v: ConfigReader) -> int:
         raise ConfigError(v.field_name("mlp_layer_types"), f"<{len(kinds)} entries>",
                           f"lists fewer entries than the {n_layers} layers")
     overrides = _per_layer_config(v, n_layers, _DOTS3_VISION_LAYER)
+    top_k = v.opt_int("num_experts_per_tok") or v.get_int("capacity_factor", default=2)
     if pyramid is not None and not v.has("per_layer_config"):
-        overrides = [{"num_local_experts": count} if count > 0 else {} for count in pyramid[:n_layers]]
+        overrides = [{"num_local_experts": count, "num_experts_per_tok": min(top_k, count)} if count > 0 else {}
+                     for count in pyramid[:n_layers]]
+    experts = active = 0
     n = _linear(v.get_int("num_channels") * patch * patch, hidden, True) + hidden
     n += n_layers * (2 * hidden + _linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias)
                      + 2 * (hidden // heads))
     for i, kind in enumerate(kinds):
         o = overrides[i]
 
-        def get(name: str, o: dict[str, Any] = o, i: int = i) -> int:
+        def get(name: str, o: dict[str, Any] = o, i: int = i, default: int | None = None) -> int:
             if name in o:
                 return ConfigReader.check_int(f"{v.path}per_layer_config.{i}.{name}", o[name])
-            return v.get_int(name)
+            return v.get_int(name, default=default)
 
         if kind == "sparse":
-            n_exp = get("num_local_experts")
-            n += n_exp * hidden + n_exp * 3 * hidden * get("moe_intermediate_size")
+            n_exp, per_expert = get("num_local_experts"), 3 * hidden * get("moe_intermediate_size")
+            n += n_exp * hidden + n_exp * per_expert
+            experts += n_exp * per_expert
+            active += min(get("num_experts_per_tok", default=top_k), n_exp) * per_expert
         elif kind == "dense":
             n += _gated_mlp(hidden, get("intermediate_size"), mlp_bias)
         else:
             raise ConfigError(f"{v.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
     ctx, merge, out = v.get_int("adapter_in_dim"), v.get_int("adapter_merge_size"), v.get_int("adapter_out_dim")
     wide = ctx * merge * merge
-    return n + hidden + 2 * ctx + _linear(wide, wide, True) + _linear(wide, out, True)
+    return n + hidden + 2 * ctx + _linear(wide, wide, True) + _linear(wide, out, True), experts, active
 
 
 _WHISPER_NAMES = {"hidden_size": "d_model", "num_attention_heads": "encoder_attention_heads",
@@ -1545,14 +1553,15 @@ _WHISPER_NAMES = {"hidden_size": "d_model", "num_attention_heads": "encoder_atte
                   "feature_size": "num_mel_bins"}
 
 
-def _dots3_audio(a: ConfigReader) -> int:
+def _dots3_audio(a: ConfigReader) -> dict[str, int]:
     """Dots3-Note's audio tower (modeling_dots3_note.py Dots3NoteAudioModel, AudioConvStem, AudioLayer,
     AudioAttention, AudioMLP, AudioAdapter). Conv stem: three 3x3 convs ``1 -> D -> D -> D`` with biases
     (``D`` = downsample_hidden_size), conv_out ``D*ceil(F/8)*H`` (``F`` = feature_size); per layer q, v, o
     ``H*H`` + biases with attention_bias, k ``H*H`` without, 2 RMSNorms ``2*H``, gate_up ``H*2I + 2I``, down
     ``I*H + H``; final RMSNorm ``H``; adapter LayerNorm ``2*A_in``, fc1 ``A_in*A_out + A_out``, fc2
     ``A_out*A_out + A_out``. The released checkpoints' whisper_config (d_model, encoder_layers, ...) and
-    whisper_adapter_* / adapter_output_size fields override, as Dots3NoteAudioConfig.__post_init__ does."""
+    whisper_adapter_* / adapter_output_size fields override, as Dots3NoteAudioConfig.__post_init__ does.
+    By part, as for the other audio towers: convs in other, attention, MLPs and adapter linears in mlp, norms."""
     whisper = a.sub("whisper_config")
 
     def get(name: str) -> int:
@@ -1568,17 +1577,19 @@ def _dots3_audio(a: ConfigReader) -> int:
     bias, down = a.get_bool("attention_bias"), a.get_int("downsample_hidden_size")
     a_in = a.get_int("whisper_adapter_in_dim", "adapter_input_size")
     a_out = a.get_int("whisper_adapter_out_dim", "adapter_output_size", "adapter_out_dim")
-    n = (9 + 1) * down + 2 * (9 * down * down + down) + down * ((get("feature_size") + 7) // 8) * hidden
-    layer = 3 * _linear(hidden, hidden, bias) + hidden * hidden + 2 * hidden
-    layer += _linear(hidden, 2 * inter, True) + _linear(inter, hidden, True)
-    return n + n_layers * layer + hidden + 2 * a_in + _linear(a_in, a_out, True) + _linear(a_out, a_out, True)
+    return {"other": (9 + 1) * down + 2 * (9 * down * down + down) + down * ((get("feature_size") + 7) // 8) * hidden,
+            "attention": n_layers * (3 * _linear(hidden, hidden, bias) + hidden * hidden),
+            "mlp": n_layers * (_linear(hidden, 2 * inter, True) + _linear(inter, hidden, True))
+            + _linear(a_in, a_out, True) + _linear(a_out, a_out, True),
+            "norms": n_layers * 2 * hidden + hidden + 2 * a_in}
 
 
 def _dots3_note(top: ConfigReader, t: _Tally) -> None:
     """Dots3NoteForConditionalGeneration: the dots3_note_text decoder (:func:`_dots3_note_text`; without a
     text_config, the top-level fields, where the published checkpoints keep them: Dots3NoteConfig.__post_init__),
-    the vision tower and its merger (:func:`_dots3_vision`, counted as vision), the audio tower and adapter
-    (:func:`_dots3_audio`, counted as other); lm_head ``V*H`` unless the top-level tie_word_embeddings
+    the vision tower and its merger (:func:`_dots3_vision`, counted as vision; its routed experts also in
+    ``moe_experts``, with their top-k in ``active``), the audio tower and adapter
+    (:func:`_dots3_audio`); lm_head ``V*H`` unless the top-level tie_word_embeddings
     (default false) ties it."""
     text = typed(top, "dots3_note_text") if top.data.get("text_config") is None else _sub_config(
         top, "text_config", "dots3_note_text", {})
@@ -1594,8 +1605,12 @@ def _dots3_note(top: ConfigReader, t: _Tally) -> None:
     t.tied = top.get_bool("tie_word_embeddings")
     if not t.tied:
         t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
-    t.add("vision", _dots3_vision(_sub_config(top, "vision_config", "dots3_note_vision_encoder", {})))
-    t.add("other", _dots3_audio(_sub_config(top, "audio_config", "dots3_note_audio_encoder", {})))
+    tower, experts, active = _dots3_vision(_sub_config(top, "vision_config", "dots3_note_vision_encoder", {}))
+    t.add("vision", tower)
+    t.moe_experts += experts        # routed experts of the tower: in moe_experts and active, though counted as vision
+    t.moe_active += active
+    for part, n in _dots3_audio(_sub_config(top, "audio_config", "dots3_note_audio_encoder", {})).items():
+        t.add(part, n)
 
 
 _MOE_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {

@@ -5,8 +5,8 @@ here each family gets at least one non-default shape (other sizes, biases, tying
 expected number is transformers 5.24's own: the model built on the meta device by
 ``tests/hf_reference.meta_model(cfg)`` (``AutoModelForCausalLM`` / the image-text class), then
 ``sum(p.numel() for p in model.parameters())`` for ``total`` and the same sum over the parameters whose name
-holds ``.experts.`` (the decoder's routed experts; shared experts are named otherwise, and Dots3-Note's vision
-experts, under ``vision_tower.``, are counted as vision) for ``experts``.
+holds ``.experts.`` (the routed experts, Dots3-Note's vision-tower experts included; shared experts are named
+otherwise) for ``experts``.
 """
 from __future__ import annotations
 
@@ -194,7 +194,7 @@ DOTS3_NOTE = {
                      "feature_size": 64, "downsample_hidden_size": 16, "attention_bias": False,
                      "adapter_input_size": 128, "adapter_out_dim": 256},
 }
-CASES += [(DOTS3_NOTE_LEGACY, 7705440, 1179648), (DOTS3_NOTE, 5380384, 786432)]
+CASES += [(DOTS3_NOTE_LEGACY, 7705440, 1548288), (DOTS3_NOTE, 5380384, 1044480)]
 
 
 @pytest.mark.parametrize("cfg, total, experts", CASES, ids=[c[0]["model_type"] for c in CASES])
