@@ -811,6 +811,13 @@ def nested(r: ConfigReader, name: str, defaults: Mapping[str, Any]) -> ConfigRea
     return sub.with_defaults(defaults, r.model_type)
 
 
+def _dots1_window(r: ConfigReader, n: int, window: int | None) -> list[str]:   # MOE
+    """Dots1: with a window, layers from ``max_window_layers`` on slide (Dots1Config.__post_init__; no
+    use_sliding_window flag of its own)."""
+    mwl = r.get_int("max_window_layers", minimum=0)
+    return ["sliding_attention" if window is not None and i >= mwl else "full_attention" for i in range(n)]
+
+
 _MOE_ENTRIES: tuple[ModelType, ...] = (
     # DBRX: fields d_model / n_heads / n_layers (DbrxConfig.attribute_map), KV heads and experts nested
     ModelType("dbrx", params="dbrx", quirks=frozenset({"attn_config_kv"}), defaults=_d(
@@ -876,11 +883,12 @@ _MOE_ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(_HUNYUAN, num_experts=1, moe_topk=1)),
     # Dots1: Qwen3-style attention (q/k norms of head_dim) and DeepSeek-V3-style MoE from first_k_dense_replace
     # (router E*H; e_score_correction_bias is a buffer; shared experts n_shared x moe_intermediate_size)
-    ModelType("dots1", params="llama_like", moe="first_dense", quirks=frozenset({"qk_norm"}), defaults=_d(
+    ModelType("dots1", params="llama_like", moe="first_dense", quirks=frozenset({"qk_norm"}), layer_rule=_dots1_window,
+              defaults=_d(
         _LLAMA_LIKE, vocab_size=152064, hidden_size=4608, intermediate_size=10944, moe_intermediate_size=1408,
         num_hidden_layers=62, num_attention_heads=32, num_key_value_heads=32, head_dim=None,
         n_shared_experts=None, n_routed_experts=None, num_experts_per_tok=None, first_k_dense_replace=0,
-        tie_word_embeddings=False, attention_bias=False)),
+        tie_word_embeddings=False, attention_bias=False, sliding_window=4096, max_window_layers=62)),
 )
 
 _ENTRIES: tuple[ModelType, ...] = (

@@ -231,3 +231,18 @@ def test_longcat_active_with_zero_experts_is_refused():
     assert count.active_count is None
     with pytest.raises(UnsupportedError, match="zero_expert_num"):
         _ = count.active
+
+
+def test_dots1_layers_slide_from_max_window_layers():
+    """Dots1Config.__post_init__ (transformers 5.24) without layer_types: ``sliding_attention`` where
+    ``i >= max_window_layers`` when a window is set (class default 4096); AutoConfig.for_model("dots1",
+    num_hidden_layers=4, max_window_layers=2).layer_types == [full, full, sliding, sliding]."""
+    import kvcalc
+    cfg = {"model_type": "dots1", "num_hidden_layers": 4, "max_window_layers": 2, "n_routed_experts": 4,
+           "n_shared_experts": 1, "num_experts_per_tok": 2}
+    spec = kvcalc.read_spec(cfg)
+    assert [layer.kind for layer in spec.layers] == ["full", "full", "sliding", "sliding"]
+    assert [layer.attention[0].window for layer in spec.layers] == [None, None, 4096, 4096]
+    # the class default max_window_layers (62) keeps every layer of the released 62-layer model full
+    assert {layer.kind for layer in kvcalc.read_spec({**cfg, "num_hidden_layers": 62,
+                                                      "max_window_layers": 62}).layers} == {"full"}
