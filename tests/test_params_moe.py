@@ -246,3 +246,15 @@ def test_dots1_layers_slide_from_max_window_layers():
     # the class default max_window_layers (62) keeps every layer of the released 62-layer model full
     assert {layer.kind for layer in kvcalc.read_spec({**cfg, "num_hidden_layers": 62,
                                                       "max_window_layers": 62}).layers} == {"full"}
+
+
+def test_speed_without_active_keeps_the_memory_bound_decode():
+    """A refused ``active`` (LongCat's zero experts) leaves no FLOP count: no compute floor and no time to first
+    token, said in words; the bandwidth-bound decode estimate and the plan still answer."""
+    from kvcalc.deployment import deploy
+    from kvcalc.speed import decode_rate_grid, estimate_speed
+    d = deploy(LONGCAT_ZERO, gpu="h100-sxm", runtime="ideal")
+    e = estimate_speed(d, 1, 1024)
+    assert e.ttft_seconds is None and e.decode_tokens_per_s_per_sequence
+    assert any("zero_expert_num" in u for u in e.unavailable)
+    assert decode_rate_grid(d, [1], [1024])[0, 0] == pytest.approx(e.decode_tokens_per_s_per_sequence)
