@@ -1214,7 +1214,9 @@ def _longcat_flash(f: ConfigReader, t: _Tally) -> None:
     ``H*(E+Z)`` (+ bias with router_bias; ``Z`` = zero_expert_num identity experts), gate_up_proj
     ``(E+Z)*2*I_e*H`` (the zero experts hold rows too) and down_proj ``E*H*I_e`` (none when ``E`` is 0). Final
     norm ``H``; lm_head ``V*H`` unless tied. ``active`` is refused when zero experts exist: a token's top-k
-    mixes identity and real experts, so the parameters it uses vary from token to token.
+    mixes identity and real experts, so the parameters it uses vary from token to token. The zero experts'
+    gate_up rows (``Z*2*I_e*H`` per layer, 180B for LongCat-Flash's 28 x 256 x 2 x 2048 x 6144) are parameters
+    of transformers' module but not of the released checkpoint (560B total on its model card).
     """
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_layers")
     n = f.get_int("num_attention_heads")

@@ -258,3 +258,14 @@ def test_speed_without_active_keeps_the_memory_bound_decode():
     assert e.ttft_seconds is None and e.decode_tokens_per_s_per_sequence
     assert any("zero_expert_num" in u for u in e.unavailable)
     assert decode_rate_grid(d, [1], [1024])[0, 0] == pytest.approx(e.decode_tokens_per_s_per_sequence)
+
+
+def test_dbrx_published_total_and_active():
+    """databricks/dbrx-instruct's config.json geometry; its model card: "132B total parameters of which 36B
+    parameters are active on any input" (16 experts, 4 per token)."""
+    cfg = {"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40, "vocab_size": 100352,
+           "max_seq_len": 32768, "attn_config": {"kv_n_heads": 8, "clip_qkv": 8, "rope_theta": 500000},
+           "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4}}
+    count = count_params(cfg)
+    assert round(count.total / 1e9) == 132
+    assert round(count.active / 1e9) == 36
