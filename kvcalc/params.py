@@ -178,7 +178,8 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     embedding ``V*H``; per attention layer ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` plus the biases the class
     honours (qwen2: q/k/v; qwen2_moe: q/k/v with qkv_bias; starcoder2: all with use_bias; mistral, mixtral,
     phi3: none; others: all four with attention_bias); gpt_oss adds ``n_q`` sinks, qwen3_next doubles q_proj
-    (output gate; AFMoE's separate gate_proj ``H*n_q*d`` has the same count). MLP ``3*H*I`` (+ mlp_bias on
+    (output gate; AFMoE's separate gate_proj ``H*n_q*d`` has the same count); MiMo-V2-Flash's v_proj / o_proj
+    use v_head_dim and its sliding layers hold ``2*n_kv`` K/V heads and ``n_q`` sinks. MLP ``3*H*I`` (+ mlp_bias on
     llama; plain up/down ``2*H*I`` with ``plain_mlp`` (Arcee, Apertus) or ``layer_norm`` (starcoder2:
     ``H*I+I + I*H+H``); Apertus' xIELU adds 2 scalars per layer). Norms per layer ``norms_per_layer*H``
     (gemma2 / gemma3: ``4*H``; cohere2: ``H``; LayerNorms with bias ``2*H`` each; OLMo's LayerNorms hold no
