@@ -811,11 +811,23 @@ def nested(r: ConfigReader, name: str, defaults: Mapping[str, Any]) -> ConfigRea
     return sub.with_defaults(defaults, r.model_type)
 
 
+def _no_window(r: ConfigReader, window: int | None) -> bool:   # MOE
+    """No sliding window: none resolved, or the config's explicit ``"sliding_window": null`` (which the config
+    class keeps as None, though a missing field takes its default)."""
+    return window is None or ("sliding_window" in r.data and r.data["sliding_window"] is None)
+
+
 def _dots1_window(r: ConfigReader, n: int, window: int | None) -> list[str]:   # MOE
     """Dots1: with a window, layers from ``max_window_layers`` on slide (Dots1Config.__post_init__; no
     use_sliding_window flag of its own)."""
     mwl = r.get_int("max_window_layers", minimum=0)
-    return ["sliding_attention" if window is not None and i >= mwl else "full_attention" for i in range(n)]
+    return ["sliding_attention" if not _no_window(r, window) and i >= mwl else "full_attention" for i in range(n)]
+
+
+def _ministral_window(r: ConfigReader, n: int, window: int | None) -> list[str]:   # MOE
+    """Ministral: every layer slides when sliding_window is set (class default 4096), else none
+    (MinistralConfig.__post_init__)."""
+    return ["full_attention" if _no_window(r, window) else "sliding_attention"] * n
 
 
 _MOE_ENTRIES: tuple[ModelType, ...] = (
@@ -823,7 +835,7 @@ _MOE_ENTRIES: tuple[ModelType, ...] = (
     ModelType("dbrx", params="dbrx", quirks=frozenset({"attn_config_kv"}), defaults=_d(
         vocab_size=32000, hidden_size=2048, num_attention_heads=16, num_hidden_layers=24,
         tie_word_embeddings=False)),
-    ModelType("ministral", params="llama_like", attn_bias=(False, False), defaults=_d(
+    ModelType("ministral", params="llama_like", attn_bias=(False, False), layer_rule=_ministral_window, defaults=_d(
         _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
         sliding_window=4096)),

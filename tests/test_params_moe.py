@@ -269,3 +269,20 @@ def test_dbrx_published_total_and_active():
     count = count_params(cfg)
     assert round(count.total / 1e9) == 132
     assert round(count.active / 1e9) == 36
+
+
+@pytest.mark.parametrize("model_type, base, window, kinds", [
+    # AutoConfig.for_model(type, **fields).layer_types / .sliding_window in transformers 5.24: a missing
+    # sliding_window takes the class default (4096), an explicit null means no window at all
+    ("ministral", {"num_hidden_layers": 3}, {}, ["sliding"] * 3),
+    ("ministral", {"num_hidden_layers": 3}, {"sliding_window": None}, ["full"] * 3),
+    ("dots1", {"num_hidden_layers": 4, "max_window_layers": 2}, {"sliding_window": None}, ["full"] * 4),
+    ("dots1", {"num_hidden_layers": 4, "max_window_layers": 2}, {"sliding_window": 64},
+     ["full", "full", "sliding", "sliding"]),
+])
+def test_window_default_and_explicit_null(model_type, base, window, kinds):
+    import kvcalc
+    spec = kvcalc.read_spec({"model_type": model_type, **base, **window})
+    assert [layer.kind for layer in spec.layers] == kinds
+    expected = window.get("sliding_window", 4096)
+    assert {layer.attention[0].window for layer in spec.layers if layer.kind == "sliding"} <= {expected}
