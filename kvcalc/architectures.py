@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
-from .model_types import ModelType, lookup, typed
+from .model_types import DBRX_ATTN_DEFAULTS, ModelType, lookup, nested, typed
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -256,6 +256,8 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
             kv = 1 if r.get_bool("multi_query") else heads
     elif "multi_query" in entry.quirks:
         kv = 1 if r.get_bool("multi_query") else heads
+    elif "attn_config_kv" in entry.quirks:      # MOE (issue 12): DBRX
+        kv = nested(r, "attn_config", DBRX_ATTN_DEFAULTS).get_int("kv_n_heads")
     elif "multi_query_attention" in entry.quirks and not r.get_bool("multi_query_attention", default=False):
         kv = heads
     else:

@@ -66,6 +66,11 @@ QUIRKS = {
                        "cache (cache layers 2i and 2i+1: LongCat-Flash)",
     "swa_double_kv": "sliding layers have twice num_key_value_heads; sliding_window_size (the Hub field) "
                      "means a window of sliding_window_size + 1 (MiMo-V2-Flash)",
+    "attn_config_kv": "KV heads are attn_config.kv_n_heads (default 1), which DbrxConfig copies over "
+                      "num_key_value_heads (DBRX)",
+    "shared_indexer": "without indexer_types, only layers 0, 1, 5, 9, ... ((i - 1) % 4 == 0) hold a DSA indexer, "
+                      "the others reuse its top-k (HY-V4; parameter counter)",
+    "v_head_dim": "v_proj and o_proj use v_head_dim, not head_dim (MiMo-V2-Flash; parameter counter)",
     "nope_mla": "MLA layers flagged 0 in no_rope_layers (default: every 4th) cache kv_lora_rank elements, "
                 "no RoPE key (Mistral Large 4)",
     "pooled_indexer": "the DSA indexer caches key, pool-gate scores and a validity channel per token: "
@@ -475,19 +480,17 @@ _NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "d
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
 _ENCODER_DECODER = ("nllb_moe", "nllb-moe", "blenderbot_small", "switch_transformers")
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
-_PLAIN_DECODERS = ("ministral",
-                   "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe",
-                   "dots1", "baichuan", "internlm2", "qwen")
+_PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its types moved to the MOE block
 
 # Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
+    "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
-    "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
+    "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
-    "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
+    "deepseek_ocr2_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
@@ -496,7 +499,7 @@ _VERIFIED_WRAPPERS = {
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
-    "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
+    "deepseek_ocr2": "deepseek_ocr2_text",
 }
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
@@ -786,6 +789,119 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),
 )
 # ============================================================================= end of vision-language wrappers
+
+# ----------------------------------------------------------------------------- MOE block (issue 12)
+# Dense and MoE text decoders matched against transformers 5.24's meta-device counts of the class defaults
+# (tests/fixtures/transformers_5_24_coverage.json), non-default shapes in tests/test_params_moe.py.
+# Defaults: the transformers 5.24 config classes (parameter fields; None = derived or required).
+_HUNYUAN = dict(_LLAMA_LIKE, vocab_size=290943, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+                num_attention_heads=32, num_key_value_heads=None, head_dim=None, attention_bias=False)   # MOE
+# DbrxAttentionConfig / DbrxFFNConfig: the nested attn_config / ffn_config DbrxConfig builds   # MOE
+DBRX_ATTN_DEFAULTS: Mapping[str, Any] = _d(kv_n_heads=1)
+DBRX_FFN_DEFAULTS: Mapping[str, Any] = _d(ffn_hidden_size=3584, moe_num_experts=4, moe_top_k=1)
+
+
+def nested(r: ConfigReader, name: str, defaults: Mapping[str, Any]) -> ConfigReader:   # MOE
+    """The nested config ``name`` (an empty one when absent) read with ``defaults``, the class defaults of the
+    sub-config class its parent builds (DBRX's attn_config / ffn_config)."""
+    raw = r.data.get(name)
+    if raw is not None and not isinstance(raw, Mapping):
+        raise ConfigError(r.field_name(name), raw, "must be a JSON object")
+    sub = r.sub(name) or ConfigReader({}, f"{r.path}{name}.", r.used, defaults_used=r.defaults_used)
+    return sub.with_defaults(defaults, r.model_type)
+
+
+def _no_window(r: ConfigReader, window: int | None) -> bool:   # MOE
+    """No sliding window: none resolved, or the config's explicit ``"sliding_window": null`` (which the config
+    class keeps as None, though a missing field takes its default)."""
+    return window is None or ("sliding_window" in r.data and r.data["sliding_window"] is None)
+
+
+def _dots1_window(r: ConfigReader, n: int, window: int | None) -> list[str]:   # MOE
+    """Dots1: with a window, layers from ``max_window_layers`` on slide (Dots1Config.__post_init__; no
+    use_sliding_window flag of its own)."""
+    mwl = r.get_int("max_window_layers", minimum=0)
+    return ["sliding_attention" if not _no_window(r, window) and i >= mwl else "full_attention" for i in range(n)]
+
+
+def _ministral_window(r: ConfigReader, n: int, window: int | None) -> list[str]:   # MOE
+    """Ministral: every layer slides when sliding_window is set (class default 4096), else none
+    (MinistralConfig.__post_init__)."""
+    return ["full_attention" if _no_window(r, window) else "sliding_attention"] * n
+
+
+_MOE_ENTRIES: tuple[ModelType, ...] = (
+    # DBRX: fields d_model / n_heads / n_layers (DbrxConfig.attribute_map), KV heads and experts nested
+    ModelType("dbrx", params="dbrx", quirks=frozenset({"attn_config_kv"}), defaults=_d(
+        vocab_size=32000, hidden_size=2048, num_attention_heads=16, num_hidden_layers=24,
+        tie_word_embeddings=False)),
+    ModelType("ministral", params="llama_like", attn_bias=(False, False), layer_rule=_ministral_window, defaults=_d(
+        _LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
+        sliding_window=4096)),
+    # NemotronLayerNorm1P (LayerNorm with bias), relu2 MLP of up/down only (modeling_nemotron.py)
+    ModelType("nemotron", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"norm_bias", "plain_mlp"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=6144, intermediate_size=24576, num_hidden_layers=32,
+        num_attention_heads=48, num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False)),
+    # HunYuan: query_layernorm / key_layernorm of head_dim; MoE: router wg, experts of intermediate_size and a
+    # shared_mlp of intermediate_size in every layer (modeling_hunyuan_v1_moe.py HunYuanMoEV1Moe)
+    # A.X-K2: its own MLA (fused q_gate_proj), a DSA indexer on every layer, gated RMSNorms (params._axk2)
+    ModelType("axk2", params="axk2", defaults=_d(
+        _LLAMA_LIKE, vocab_size=163840, hidden_size=2048, intermediate_size=5120, moe_intermediate_size=512,
+        num_hidden_layers=48, num_attention_heads=32, num_key_value_heads=32, n_shared_experts=1,
+        n_routed_experts=128, kv_lora_rank=128, q_lora_rank=384, qk_rope_head_dim=32, v_head_dim=64,
+        qk_nope_head_dim=64, num_experts_per_tok=8, tie_word_embeddings=False, attention_bias=False,
+        index_head_dim=128, index_n_heads=16, index_topk=2048, gated_norm_rank=16, head_dim=None)),
+    # HY-V4: DeepSeek-V3.2-style MLA + DSA indexer (only on "full" indexer_types layers) + output gate, sinks and
+    # hyper-connections (params._hy_v4)
+    ModelType("hy_v4", params="hy_v4", dense_first=1, quirks=frozenset({"dsa_indexer", "shared_indexer"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=120832, hidden_size=2816, intermediate_size=6912, moe_intermediate_size=768,
+        num_hidden_layers=34, num_attention_heads=32, num_key_value_heads=None, head_dim=None,
+        tie_word_embeddings=False, attention_bias=False, n_routed_experts=256, n_shared_experts=1,
+        num_experts_per_tok=8, q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
+        v_head_dim=256, index_topk=2048, index_head_dim=128, index_n_heads=16, hc_mult=4)),
+    ModelType("hunyuan_v1_dense", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(_HUNYUAN)),
+    ModelType("hunyuan_vl_text", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(
+        _HUNYUAN, tie_word_embeddings=True)),
+    ModelType("hy_v4_vl_text", params="hy_v4", dense_first=1, quirks=frozenset({"dsa_indexer", "shared_indexer"}),
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=120832, hidden_size=6144, intermediate_size=18432, moe_intermediate_size=2048,
+        num_hidden_layers=78, num_attention_heads=64, num_key_value_heads=None, head_dim=None,
+        tie_word_embeddings=False, attention_bias=False, n_routed_experts=256, n_shared_experts=1,
+        num_experts_per_tok=8, q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
+        v_head_dim=256, index_topk=2048, index_head_dim=128, index_n_heads=32, hc_mult=4)),
+    # HunYuan-VL / HY-V4-VL: decoder + HunYuan vision tower with its patch merger (params._hunyuan_vl)
+    ModelType("hunyuan_vl", text_type="hunyuan_vl_text", params="hunyuan_vl", defaults=_d(tie_word_embeddings=True)),
+    ModelType("hy_v4_vl", text_type="hy_v4_vl_text", params="hunyuan_vl", defaults=_d(tie_word_embeddings=False)),
+    ModelType("hunyuan_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_attention_heads=16, num_channels=3, num_hidden_layers=27,
+        patch_size=16, spatial_merge_size=2, max_image_size=2048)),
+    ModelType("hy_v4_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=1536, intermediate_size=6144, num_attention_heads=16, num_channels=3, num_hidden_layers=40,
+        out_hidden_size=6144, patch_size=16, spatial_merge_size=2, max_image_size=2048)),
+    # Dots3-Note: the dots3_note_text decoder + a vision tower with routed experts + an audio tower (params._dots3_note)
+    ModelType("dots3_note", text_type="dots3_note_text", params="dots3_note", defaults=_d(tie_word_embeddings=False)),
+    ModelType("dots3_note_vision_encoder", kind="no_cache", defaults=_d(
+        hidden_size=1536, intermediate_size=4224, num_hidden_layers=42, num_attention_heads=24, num_channels=3,
+        patch_size=14, moe_intermediate_size=2112, attention_bias=False, mlp_bias=False, num_local_experts=64,
+        adapter_in_dim=1536, adapter_out_dim=5120, adapter_merge_size=2)),
+    ModelType("dots3_note_audio_encoder", kind="no_cache", defaults=_d(
+        hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=20, feature_size=128,
+        downsample_hidden_size=480, attention_bias=True, adapter_input_size=1280, adapter_out_dim=5120)),
+    ModelType("hunyuan_v1_moe", params="llama_like", moe="all", quirks=frozenset({"qk_norm", "shared_expert"}),
+              defaults=_d(_HUNYUAN, num_experts=1, moe_topk=1)),
+    # Dots1: Qwen3-style attention (q/k norms of head_dim) and DeepSeek-V3-style MoE from first_k_dense_replace
+    # (router E*H; e_score_correction_bias is a buffer; shared experts n_shared x moe_intermediate_size)
+    ModelType("dots1", params="llama_like", moe="first_dense", quirks=frozenset({"qk_norm"}), layer_rule=_dots1_window,
+              defaults=_d(
+        _LLAMA_LIKE, vocab_size=152064, hidden_size=4608, intermediate_size=10944, moe_intermediate_size=1408,
+        num_hidden_layers=62, num_attention_heads=32, num_key_value_heads=32, head_dim=None,
+        n_shared_experts=None, n_routed_experts=None, num_experts_per_tok=None, first_k_dense_replace=0,
+        tie_word_embeddings=False, attention_bias=False, sliding_window=4096, max_window_layers=62)),
+)
 
 _ENTRIES: tuple[ModelType, ...] = (
     # ---- Llama-style decoders (parameter-counted by params._llama_like)
@@ -1187,9 +1303,11 @@ _ENTRIES: tuple[ModelType, ...] = (
         attention_bias=False, n_routed_experts=128, n_shared_experts=1, first_k_dense_replace=1,
         moe_intermediate_size=1024, num_experts_per_tok=6)),
     ModelType("kimi_k2", same_as="deepseek_v3"),
-    ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), defaults=_d(
+    ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), params="longcat_flash", defaults=_d(   # MOE
         num_layers=28, num_attention_heads=64, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128,
-        qk_rope_head_dim=64, v_head_dim=128, head_dim=64)),
+        qk_rope_head_dim=64, v_head_dim=128, head_dim=64, vocab_size=131072, hidden_size=6144,
+        tie_word_embeddings=False, attention_bias=False, ffn_hidden_size=12288, qk_head_dim=None, moe_topk=12,
+        n_routed_experts=512, zero_expert_num=256, expert_ffn_hidden_size=2048)),
     # ---- classic decoders
     ModelType("gpt2", params="gpt2", defaults=_d(
         vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
@@ -1213,11 +1331,18 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=12, enable_bias=True, layer_norm_elementwise_affine=True, tie_word_embeddings=True)),
     ModelType("chatglm", quirks=frozenset({"multi_query_attention"}),
               not_countable="remote-code model (no transformers class to count against)"),
+    # MOE (issue 12): MiMoV2FlashAttention (v_head_dim values, o_proj without bias; sliding layers 2 x KV heads
+    # + sinks), MiMoV2FlashMoE from layer 1 (mlp_layer_types; router E*H, no shared expert)
     ModelType("mimo_v2_flash", layer_rule=lambda r, n, w: [
         "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(n)],
-              quirks=frozenset({"swa_double_kv"}), defaults=_d(
-        num_key_value_heads=4, head_dim=192, v_head_dim=128, sliding_window=129)),
+              params="llama_like", attn_bias=("attention_bias", False), moe="first_dense", dense_first=1,
+              quirks=frozenset({"swa_double_kv", "v_head_dim", "no_shared_experts"}), defaults=_d(
+        _LLAMA_LIKE, num_key_value_heads=4, head_dim=192, v_head_dim=128, sliding_window=129, vocab_size=152576,
+        hidden_size=4096, intermediate_size=16384, num_hidden_layers=48, num_attention_heads=64,
+        tie_word_embeddings=False, attention_bias=False, moe_intermediate_size=2048, num_experts_per_tok=8,
+        n_routed_experts=256)),
     *(ModelType(name) for name in _PLAIN_DECODERS),
+    *_MOE_ENTRIES,
     *(ModelType(name) for name in _VERIFIED_DECODERS),
     *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
     # ---- KV sharing (Gemma 3n / 4)
@@ -1346,7 +1471,12 @@ _ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=0, qk_nope_head_dim=256,
                           v_head_dim=256, index_head_dim=128, index_topk=2048, linear_head_dim=128,
                           linear_num_heads=64, linear_conv_kernel_dim=4)),
-    ModelType("dots3_note_text", quirks=frozenset({"float32_indexer"})),
+    ModelType("dots3_note_text", quirks=frozenset({"float32_indexer"}), params="dots3_note_text", defaults=_d(   # MOE
+        _LLAMA_LIKE, vocab_size=152064, hidden_size=5120, intermediate_size=13824, moe_intermediate_size=1536,
+        num_hidden_layers=46, num_attention_heads=128, num_key_value_heads=128, n_shared_experts=1,
+        n_routed_experts=256, kv_lora_rank=512, q_lora_rank=1024, qk_rope_head_dim=64, v_head_dim=128,
+        qk_nope_head_dim=128, num_experts_per_tok=8, tie_word_embeddings=False, attention_bias=False,
+        index_topk=2048, index_head_dim=128, index_n_heads=64, head_dim=256, shared_experts_intermediate_size=1536)),
     ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), defaults=_d(
         num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,
         index_head_dim=128, index_topk=2048)),

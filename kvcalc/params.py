@@ -31,7 +31,7 @@ from .architectures import layer_types
 from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
-from .model_types import REGISTRY, ModelType, lookup, typed
+from .model_types import DBRX_ATTN_DEFAULTS, DBRX_FFN_DEFAULTS, REGISTRY, ModelType, lookup, nested, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 from .params_vision import _sub_config, count_wrapper, siglip_vision
@@ -81,10 +81,13 @@ class ParamCount:
     defaults_used: tuple[str, ...] = ()
     quality: str = "exact"            # kvcalc.spec.Quality: the counter is verified against transformers
     active_refused: str = ""          # the null experts-per-token field, when active_count is None
+    active_reason: str = ""           # MOE: why active is undefined although that field is set (UnsupportedError)
 
     @property
     def active(self) -> int:
         """Parameters used for one token (see the class docstring); ConfigError when top-k is null."""
+        if self.active_count is None and self.active_reason:
+            raise UnsupportedError(self.active_reason)
         if self.active_count is None:
             raise ConfigError(self.active_refused, None, "is null: the router picks no experts, so the active "
                                                          "parameter count is undefined (give experts per token)")
@@ -131,6 +134,7 @@ class _Tally:
         self.moe_active = 0
         self.tied = False
         self.null_top_k = ""            # the experts-per-token field, when a MoE layer's is null
+        self.active_reason = ""         # MOE: why active is undefined though top-k is set (LongCat's zero experts)
 
     def add(self, part: str, n: int) -> None:
         self.parts[part] += n
@@ -174,7 +178,8 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     embedding ``V*H``; per attention layer ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` plus the biases the class
     honours (qwen2: q/k/v; qwen2_moe: q/k/v with qkv_bias; starcoder2: all with use_bias; mistral, mixtral,
     phi3: none; others: all four with attention_bias); gpt_oss adds ``n_q`` sinks, qwen3_next doubles q_proj
-    (output gate; AFMoE's separate gate_proj ``H*n_q*d`` has the same count). MLP ``3*H*I`` (+ mlp_bias on
+    (output gate; AFMoE's separate gate_proj ``H*n_q*d`` has the same count); MiMo-V2-Flash's v_proj / o_proj
+    use v_head_dim and its sliding layers hold ``2*n_kv`` K/V heads and ``n_q`` sinks. MLP ``3*H*I`` (+ mlp_bias on
     llama; plain up/down ``2*H*I`` with ``plain_mlp`` (Arcee, Apertus) or ``layer_norm`` (starcoder2:
     ``H*I+I + I*H+H``); Apertus' xIELU adds 2 scalars per layer). Norms per layer ``norms_per_layer*H``
     (gemma2 / gemma3: ``4*H``; cohere2: ``H``; LayerNorms with bias ``2*H`` each; OLMo's LayerNorms hold no
@@ -192,8 +197,10 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in q)
     qkv_flag, o_flag = m.attn_bias
     qkv_bias, o_bias = _flag(f, qkv_flag), _flag(f, o_flag)
+    dv = f.get_int("v_head_dim") if "v_head_dim" in q else d     # MOE: values of their own width (MiMo-V2-Flash)
     attn = (_linear(hidden, n_q * d * (2 if "gated_q_proj" in q else 1), qkv_bias)
-            + 2 * _linear(hidden, n_kv * d, qkv_bias) + _linear(n_q * d, hidden, o_bias))
+            + _linear(hidden, n_kv * d, qkv_bias) + _linear(hidden, n_kv * dv, qkv_bias)
+            + _linear(n_q * dv, hidden, o_bias))
     if "attention_sinks" in q or "head_gate_bias" in q:
         attn += n_q  # attention sinks (gpt-oss) / the output gate's per-head bias (Beam)
     if "head_softplus_gate" in q:        # LagunaAttention.g_proj
@@ -214,6 +221,9 @@ def _llama_like(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     if m.positions is not None:
         t.add("embedding", (f.get_int("max_position_embeddings") + m.positions) * hidden)
     t.add("attention", n_attn * attn)
+    if "swa_double_kv" in q:    # MOE: MiMo-V2-Flash sliding layers: another n_kv K/V heads and n_q sinks
+        n_swa = layer_types(f, m, n_layers).count("sliding_attention")
+        t.add("attention", n_swa * (_linear(hidden, n_kv * d, qkv_bias) + _linear(hidden, n_kv * dv, qkv_bias) + n_q))
     qk_norm = 2 * d if "qk_norm" in q else 0
     if "use_head_qk_norm" in q and f.get_bool("use_qk_norm", default=False):
         qk_norm = 2 * d
@@ -415,7 +425,7 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
     t.add("norms", n_layers * norms + hidden)
     q = _entry(f).quirks
     mlp_bias = _flag(f, _entry(f).mlp_bias)
-    n_dense = n_layers if "dense_mla" in q else n_layers - len(_sparse_layers(f, n_layers))
+    n_dense = n_layers if "dense_mla" in q else n_layers - len(_sparse_layers(f, n_layers, _entry(f).dense_first))
     if "dsa_indexer" in q:
         # DeepSeek sparse-attention indexer per layer: wq_b r_q -> n_i*d_i, wk H -> d_i, k_norm LayerNorm
         # 2*d_i, weights_proj H -> n_i (DeepseekV32Indexer); GLM-MoE-DSA builds it only on its "full"
@@ -428,6 +438,8 @@ def _deepseek(f: ConfigReader, t: _Tally) -> None:
                 if kind not in ("full", "shared"):
                     raise ConfigError(f"{f.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
             n_idx = kinds.count("full") + max(n_layers - len(kinds), 0)
+        elif "shared_indexer" in q:     # MOE: HYV4Config's default indexer_types: "full" at 0, 1, 5, 9, ...
+            n_idx = sum(1 for i in range(n_layers) if i == 0 or (i - 1) % 4 == 0)
         elif f.has("index_topk_pattern", "index_topk_freq"):
             raise UnsupportedError("index_topk_pattern / index_topk_freq without indexer_types: kvcalc does not "
                                    "derive which layers hold an indexer")
@@ -1169,6 +1181,447 @@ def _multimodal(f: ConfigReader, t: _Tally) -> None:
     count_wrapper(f, t, _Tally, _COUNTERS)
 
 
+# ---- MOE families (issue 12) ----
+def _dbrx(f: ConfigReader, t: _Tally) -> None:
+    """DBRX (transformers/models/dbrx/modeling_dbrx.py DbrxModel, DbrxBlock, DbrxAttention, DbrxExpertGLU,
+    DbrxRouter): ``wte V*H``; per block norm_1 and norm_2 (LayerNorm without bias) ``2*H``, Wqkv
+    ``H*(H + 2*n_kv*d)`` (``d = H/n``, ``n_kv`` = attn_config.kv_n_heads, which DbrxConfig copies over
+    num_key_value_heads), out_proj ``H*H``, router ``H*E`` and ``E`` experts w1, v1, w2 ``3*F*H`` each
+    (``E``, ``F``, top-k: ffn_config.moe_num_experts / ffn_hidden_size / moe_top_k); norm_f ``H``; lm_head
+    ``V*H`` (DbrxConfig rejects tie_word_embeddings)."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    heads = f.get_int("num_attention_heads")
+    d = hidden_per_head(f, hidden, heads)
+    attn_cfg, ffn_cfg = nested(f, "attn_config", DBRX_ATTN_DEFAULTS), nested(f, "ffn_config", DBRX_FFN_DEFAULTS)
+    n_kv = attn_cfg.get_int("kv_n_heads")
+    if n_kv > heads or heads % n_kv:
+        raise ConfigError(attn_cfg.field_name("kv_n_heads"), n_kv, f"must divide n_heads ({heads})")
+    n_exp, ffn = ffn_cfg.get_int("moe_num_experts"), ffn_cfg.get_int("ffn_hidden_size")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, hidden + 2 * n_kv * d) + _linear(hidden, hidden)))
+    t.add("norms", n_layers * 2 * hidden + hidden)
+    for _ in range(n_layers):
+        t.add("mlp", n_exp * hidden)
+        t.experts(3 * ffn * hidden, n_exp, ffn_cfg.opt_int("moe_top_k"), ffn_cfg.field_name("moe_top_k"))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _longcat_flash(f: ConfigReader, t: _Tally) -> None:
+    """LongCat-Flash (transformers/models/longcat_flash/modeling_longcat_flash.py LongcatFlashDecoderLayer,
+    LongcatFlashMLA, LongcatFlashMoE, LongcatFlashExperts, LongcatFlashTopkRouter). Each of the ``num_layers``
+    layers holds two MLA sublayers: q_a ``H*r_q`` + norm ``r_q``, q_b ``r_q*n*qk_head_dim`` (default nope + rope),
+    kv_a ``H*(r_kv+rope)`` + norm ``r_kv``, kv_b ``r_kv*n*(nope+v)``, o ``n*v*H`` (biases on q_a, kv_a, o with
+    attention_bias); two dense MLPs ``3*H*ffn_hidden_size``; four norms ``4*H``; one shortcut MoE: router
+    ``H*(E+Z)`` (+ bias with router_bias; ``Z`` = zero_expert_num identity experts), gate_up_proj
+    ``(E+Z)*2*I_e*H`` (the zero experts hold rows too) and down_proj ``E*H*I_e`` (none when ``E`` is 0). Final
+    norm ``H``; lm_head ``V*H`` unless tied. ``active`` is refused when zero experts exist: a token's top-k
+    mixes identity and real experts, so the parameters it uses vary from token to token. The zero experts'
+    gate_up rows (``Z*2*I_e*H`` per layer, 180B for LongCat-Flash's 28 x 256 x 2 x 2048 x 6144) are parameters
+    of transformers' module but not of the released checkpoint (560B total on its model card).
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_layers")
+    n = f.get_int("num_attention_heads")
+    q_rank, kv_rank = f.get_int("q_lora_rank"), f.get_int("kv_lora_rank")
+    rope, nope = f.get_int("qk_rope_head_dim", minimum=0), f.get_int("qk_nope_head_dim", minimum=0)
+    qk, v = f.opt_int("qk_head_dim") or nope + rope, f.get_int("v_head_dim")
+    bias = f.get_bool("attention_bias")
+    mla = (_linear(hidden, q_rank, bias) + _linear(q_rank, n * qk) + _linear(hidden, kv_rank + rope, bias)
+           + _linear(kv_rank, n * (nope + v)) + _linear(n * v, hidden, bias))
+    n_exp, zero = f.get_int("n_routed_experts", minimum=0), f.get_int("zero_expert_num", default=0, minimum=0)
+    inter_e, top_k = f.get_int("expert_ffn_hidden_size"), f.get_int("moe_topk")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * 2 * mla)
+    t.add("norms", n_layers * (2 * (q_rank + kv_rank) + 4 * hidden) + hidden)
+    t.add("mlp", n_layers * 2 * _gated_mlp(hidden, f.get_int("ffn_hidden_size")))
+    router = _linear(hidden, n_exp + zero, f.get_bool("router_bias", default=False))
+    experts = ((n_exp + zero) * 2 * inter_e * hidden + n_exp * hidden * inter_e) if n_exp else 0
+    t.add("mlp", n_layers * (router + experts))
+    t.moe_experts += n_layers * experts
+    if zero:
+        t.null_top_k = f.field_name("moe_topk")
+        t.active_reason = (f"active parameters are not counted for longcat_flash with {f.field_name('zero_expert_num')}"
+                           f" = {zero}: its top-{top_k} router picks zero-compute (identity) experts too, so the "
+                           "parameters a token uses vary from token to token")
+    else:
+        t.moe_active += n_layers * top_k * 3 * inter_e * hidden
+    _lm_head(f, t, hidden, vocab)
+
+
+def _mlp_kinds(f: ConfigReader, n_layers: int) -> list[int]:
+    """The MoE layers of a decoder whose config class derives ``mlp_layer_types`` from the legacy
+    ``first_k_dense_replace`` (default 1) and ``moe_layer_freq`` (default 1): "sparse" where ``i >= first`` and
+    ``i % freq == 0``, or where a per-layer list of flags says so (AXK2Config / Dots3NoteTextConfig
+    ``__post_init__``); a given ``mlp_layer_types`` wins (:func:`_sparse_layers`)."""
+    if f.has("mlp_layer_types"):
+        return _sparse_layers(f, n_layers)
+    first = f.get_int("first_k_dense_replace", default=1, minimum=0)
+    if isinstance(f.value("moe_layer_freq"), list):        # one MoE flag per layer (Dots3NoteTextConfig)
+        flags = f.opt_list("moe_layer_freq") or []
+        return [i for i in range(min(n_layers, len(flags))) if i >= first and flags[i]]
+    freq = f.get_int("moe_layer_freq", default=1)
+    return [i for i in range(n_layers) if i >= first and i % freq == 0]
+
+
+def _axk2(f: ConfigReader, t: _Tally) -> None:
+    """A.X-K2 (transformers/models/axk2/modeling_axk2.py AXK2DecoderLayer, AXK2Attention, AXK2Indexer,
+    AXK2GatedRMSNorm, AXK2MoE). Per layer MLA without q_b_proj: q_a ``H*r_q`` + norm ``r_q``, the fused
+    q_gate_proj ``2*r_q*n*(nope+rope+v)``, kv_a ``H*(r_kv+rope)`` + norm ``r_kv``, kv_b ``r_kv*n*(nope+v)``,
+    o ``n*v*H`` (biases on q_a, kv_a, o with attention_bias); the DSA indexer on every layer: wq_b
+    ``r_q*n_i*d_i``, wk ``H*d_i``, k_norm LayerNorm ``2*d_i``, weights_proj ``H*n_i``. input_layernorm is gated:
+    RMSNorm ``H`` + gate MLP fc1 / fc2 ``2*H*gated_norm_rank`` (the gate MLP counted as mlp); post_attention_layernorm
+    is gated on MoE layers, a plain RMSNorm ``H`` on dense ones (:func:`_mlp_kinds`). Dense MLP ``3*H*I``; MoE:
+    router ``E*H`` (e_score_correction_bias is a buffer), ``E`` experts ``3*H*I_e``, shared experts
+    ``3*H*(n_shared*I_e)``. Final norm ``H``; lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n = f.get_int("num_attention_heads")
+    q_rank, kv_rank = f.get_int("q_lora_rank"), f.get_int("kv_lora_rank")
+    rope, nope = f.get_int("qk_rope_head_dim", minimum=0), f.get_int("qk_nope_head_dim", minimum=0)
+    v, bias = f.get_int("v_head_dim"), f.get_bool("attention_bias")
+    n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
+    attn = (_linear(hidden, q_rank, bias) + _linear(2 * q_rank, n * (nope + rope + v))
+            + _linear(hidden, kv_rank + rope, bias) + _linear(kv_rank, n * (nope + v)) + _linear(n * v, hidden, bias))
+    attn += q_rank * n_i * d_i + hidden * d_i + hidden * n_i
+    gate_mlp = 2 * hidden * f.get_int("gated_norm_rank")
+    sparse = _mlp_kinds(f, n_layers)
+    n_moe = len(sparse)
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * attn)
+    t.add("norms", n_layers * (q_rank + kv_rank + 2 * d_i + 2 * hidden) + hidden)
+    t.add("mlp", (n_layers + n_moe) * gate_mlp)
+    t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, f.get_int("intermediate_size")))
+    n_exp, inter_e = f.get_int("n_routed_experts"), f.get_int("moe_intermediate_size")
+    shared = f.get_int("n_shared_experts", minimum=0)
+    for _ in range(n_moe):
+        t.add("mlp", n_exp * hidden + _gated_mlp(hidden, inter_e * shared))
+        t.experts(3 * hidden * inter_e, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _hy_v4(f: ConfigReader, t: _Tally) -> None:
+    """HY-V4 (transformers/models/hy_v4/modeling_hy_v4.py HYV4DecoderLayer, HYV4Attention, HYV4HyperConnection,
+    HYV4HyperHead): DeepSeek-V3.2's MLA, DSA indexer and MoE (:func:`_deepseek`; the indexer only on the "full"
+    indexer_types layers; mlp_layer_types, default dense first layer), plus per attention layer gate_proj
+    ``H*n*v`` and ``n`` sinks; per layer two hyper-connections (attn_hc, ffn_hc; ``m`` = hc_mult) of fn
+    ``2m*m*H``, base ``2m`` and scale ``2``; the model's hc_head: hc_fn ``m*m*H``, hc_base ``m``, hc_scale ``1``
+    (attn_hc counted as attention, ffn_hc and hc_head as other)."""
+    _deepseek(f, t)
+    hidden, n_layers = f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n, v, m = f.get_int("num_attention_heads"), f.get_int("v_head_dim"), f.get_int("hc_mult")
+    hc = 2 * m * m * hidden + 2 * m + 2
+    t.add("attention", n_layers * (hidden * n * v + n + hc))
+    t.add("other", n_layers * hc + m * m * hidden + m + 1)
+
+
+# Dots3NoteTextConfig.__post_init__: the sliding layers' MLA geometry when the config gives no per_layer_config
+# (each read from the config's swa_<field>, else this value; swa_qk_rope_head_dim defaults to head_dim - nope)
+_DOTS3_SWA = {"num_attention_heads": 64, "q_lora_rank": 1024, "kv_lora_rank": 1024, "head_dim": 256,
+              "qk_nope_head_dim": 192, "v_head_dim": 128}
+_DOTS3_MLA = ("num_attention_heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+              "v_head_dim", "attention_bias")
+# per_layer_config fields that hold no parameters (or none of these layers' shapes), read as such
+_DOTS3_INERT = ("num_key_value_heads", "head_dim", "sliding_window", "rope_parameters", "rope_theta",
+                "partial_rotary_factor", "attention_dropout", "rms_norm_eps", "layer_types", "use_cache")
+
+
+def _per_layer_config(f: ConfigReader, n_layers: int, counted: tuple[str, ...]) -> list[dict[str, Any]]:
+    """transformers' ``per_layer_config`` (layer index -> overridden fields; integer or zero-padded keys,
+    ``integrations/heterogeneity``), one dict per layer (empty where the config has none). A field outside
+    ``counted`` (the ones the caller reads per layer, or knows to hold no parameters) is refused."""
+    overrides: list[dict[str, Any]] = [{} for _ in range(n_layers)]
+    if not f.has("per_layer_config"):
+        return overrides
+    plc = f.raw("per_layer_config")
+    if not isinstance(plc, Mapping):
+        raise ConfigError(f.field_name("per_layer_config"), plc, "must be an object of layer index -> fields")
+    for key, fields in plc.items():
+        field = f"{f.path}per_layer_config.{key}"
+        try:
+            idx = int(key)
+        except (TypeError, ValueError):
+            raise ConfigError(field, key, "layer index must be an integer") from None
+        if not 0 <= idx < n_layers or not isinstance(fields, Mapping):
+            raise ConfigError(field, fields, f"must name a layer below {n_layers} and hold an object")
+        for name in fields:
+            if name not in counted:
+                raise UnsupportedError(f"{field}.{name}: a per-layer {name} is not counted for {f.model_type} "
+                                       "(kvcalc never guesses a count)")
+        overrides[idx] = dict(fields)
+    return overrides
+
+
+def _dots3_layers(f: ConfigReader, n_layers: int) -> tuple[list[str], list[dict[str, Any]]]:
+    """Per layer of a Dots3-Note decoder: its attention type and the fields its per-layer config overrides,
+    as Dots3NoteTextConfig.__post_init__ derives them: layer_types (default: indexed on layers 0, 1 and
+    ``i % 4 == 1``, sliding elsewhere; all indexed with use_sliding_window false); with use_dsa (default true
+    unless the config has per_layer_config) "full_attention" reads as "indexed_attention", with use_dsa false
+    the other way; per_layer_config (integer layer keys), else the swa_* geometry on every sliding layer."""
+    use_dsa = f.data.get("use_dsa", None if f.has("per_layer_config") else True)
+    if f.has("layer_types"):
+        kinds = list(f.opt_str_list("layer_types") or [])[:n_layers]
+        if len(kinds) < n_layers:
+            raise ConfigError(f.field_name("layer_types"), f"<{len(kinds)} entries>",
+                              f"lists fewer entries than the {n_layers} layers")
+    else:
+        window = f.get_bool("use_sliding_window", default=True)
+        full = "full_attention" if use_dsa is False else "indexed_attention"
+        kinds = [full if not window or i < 2 or i % 4 == 1 else "sliding_attention" for i in range(n_layers)]
+    if use_dsa is not None:
+        old, new = ("full_attention", "indexed_attention") if use_dsa else ("indexed_attention", "full_attention")
+        kinds = [new if k == old else k for k in kinds]
+    for i, kind in enumerate(kinds):
+        if kind not in ("full_attention", "indexed_attention", "sliding_attention"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind,
+                              "must be full_attention, indexed_attention or sliding_attention")
+    overrides = _per_layer_config(f, n_layers, _DOTS3_MLA + _DOTS3_INERT)
+    if not f.has("per_layer_config"):
+        swa = {name: f.data.get(f"swa_{name}", value) for name, value in _DOTS3_SWA.items()}
+        swa["qk_rope_head_dim"] = f.data.get("swa_qk_rope_head_dim", swa["head_dim"] - swa["qk_nope_head_dim"])
+        for i, kind in enumerate(kinds):
+            if kind == "sliding_attention":
+                overrides[i] = swa
+    return kinds, overrides
+
+
+def _dots3_note_text(f: ConfigReader, t: _Tally) -> None:
+    """Dots3-Note text decoder (transformers/models/dots3_note/modeling_dots3_note.py Dots3NoteTextDecoderLayer,
+    Dots3NoteTextAttention, Dots3NoteTextIndexer, Dots3NoteTextMoE). Each layer's attention takes its own
+    per-layer geometry (:func:`_dots3_layers`): q_a ``H*r_q`` + norm ``r_q``, q_b ``r_q*n*(nope+rope)``, kv_a
+    ``H*(r_kv+rope)`` + norm ``r_kv``, kv_b ``r_kv*n*(nope+v)``, o ``n*v*H`` (biases on q_a, kv_a, o with
+    attention_bias), k_rope_only_layernorm ``rope``, g_proj ``H*n``; indexed layers add the DSA indexer (wq_b
+    ``r_q*n_i*d_i``, wk ``H*d_i``, k_norm LayerNorm ``2*d_i``, weights_proj ``H*n_i``). Two norms ``2*H`` per
+    layer; dense MLP ``3*H*I``; MoE layers (:func:`_mlp_kinds`): router ``E*H`` (e_score_correction_bias is a
+    buffer), ``E`` experts ``3*H*I_e``, shared experts ``3*H*(n_shared*shared_experts_intermediate_size)``.
+    Final norm ``H``; lm_head ``V*H`` unless tied.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
+    kinds, overrides = _dots3_layers(f, n_layers)
+    t.add("embedding", vocab * hidden)
+    for i, kind in enumerate(kinds):
+        o = overrides[i]
+
+        def get(name: str, minimum: int = 1, o: dict[str, Any] = o, i: int = i) -> int:
+            if name in o:
+                return ConfigReader.check_int(f"{f.path}per_layer_config.{i}.{name}", o[name], minimum=minimum)
+            return f.get_int(name, minimum=minimum)
+
+        n, q_rank, kv_rank, v = (get("num_attention_heads"), get("q_lora_rank"), get("kv_lora_rank"),
+                                 get("v_head_dim"))
+        rope, nope = get("qk_rope_head_dim", 0), get("qk_nope_head_dim", 0)
+        bias = bool(o["attention_bias"]) if "attention_bias" in o else f.get_bool("attention_bias")
+        t.add("attention", _linear(hidden, q_rank, bias) + _linear(q_rank, n * (nope + rope))
+              + _linear(hidden, kv_rank + rope, bias) + _linear(kv_rank, n * (nope + v)) + _linear(n * v, hidden, bias)
+              + hidden * n)
+        t.add("norms", q_rank + kv_rank + rope + 2 * hidden)
+        if kind == "indexed_attention":
+            t.add("attention", q_rank * n_i * d_i + hidden * d_i + hidden * n_i)
+            t.add("norms", 2 * d_i)
+    sparse = _mlp_kinds(f, n_layers)
+    t.add("mlp", (n_layers - len(sparse)) * _gated_mlp(hidden, f.get_int("intermediate_size")))
+    n_exp, inter_e = f.get_int("n_routed_experts"), f.get_int("moe_intermediate_size")
+    shared = f.get_int("n_shared_experts") * f.get_int("moe_shared_expert_intermediate_size",
+                                                       "shared_experts_intermediate_size")
+    for _ in sparse:
+        t.add("mlp", n_exp * hidden + _gated_mlp(hidden, shared))
+        t.experts(3 * hidden * inter_e, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+    t.add("norms", hidden)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _hunyuan_vl_tower(v: ConfigReader, text_hidden: int, hy_v4: bool) -> int:
+    """The HunYuan-VL / HY-V4-VL vision tower (modeling_hunyuan_vl.py / modeling_hy_v4_vl.py VisionTransformer /
+    VisionModel, VisionPatchEmbed, VisionBlock, VisionAttention, VisionMLP, VisionPatchMerger). Patch conv
+    ``C*p*p*H_v + H_v``; position table ``((max_image_size/p)^2 + 1)*H_v``; per layer 2 LayerNorms ``4*H_v``,
+    q/k/v/o with biases (``n`` = num_attention_heads, ``d`` = head_dim or ``H_v/n``), fc1 / fc2 with biases;
+    merger before_rms ``H_v``. HunYuan-VL's merger (``s`` = spatial_merge_size): proj_conv ``H_v*2H_v*s^2 + 2H_v``,
+    proj_out ``2H_v*4H_v + 4H_v``, mlp ``4H_v*H_t + H_t``, image_newline ``4H_v``, image_begin / end / sep and
+    after_rms ``4*H_t`` (``H_t`` = the text width, which HunYuanVLConfig copies into text_hidden_size). HY-V4-VL's:
+    proj_conv ``H_v*(s^2 H_v)*s^2 + s^2 H_v``, proj_out ``s^2 H_v*O + O``, image_newline ``O``
+    (``O`` = out_hidden_size)."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    heads = v.get_int("num_attention_heads")
+    d = v.opt_int("head_dim") or hidden // heads
+    patch, merge = v.get_int("patch_size"), v.get_int("spatial_merge_size")
+    n = _linear(v.get_int("num_channels") * patch * patch, hidden, True)
+    n += ((v.get_int("max_image_size") // patch) ** 2 + 1) * hidden
+    layer = (4 * hidden + 3 * _linear(hidden, heads * d, True) + _linear(heads * d, hidden, True)
+             + _linear(hidden, inter, True) + _linear(inter, hidden, True))
+    n += n_layers * layer + hidden
+    if hy_v4:
+        out, wide = v.get_int("out_hidden_size"), merge * merge * hidden
+        return n + _linear(hidden * merge * merge, wide, True) + _linear(wide, out, True) + out
+    return (n + _linear(hidden * merge * merge, 2 * hidden, True) + _linear(2 * hidden, 4 * hidden, True)
+            + _linear(4 * hidden, text_hidden, True) + 4 * hidden + 4 * text_hidden)
+
+
+def _hunyuan_vl(top: ConfigReader, t: _Tally) -> None:
+    """HunYuanVLForConditionalGeneration / HYV4VLForConditionalGeneration: the text decoder of ``text_config``
+    by its own counter (hunyuan_vl_text: the Llama-style reader; hy_v4_vl_text: :func:`_hy_v4`), the vision
+    tower (:func:`_hunyuan_vl_tower`, counted as vision), lm_head ``V*H`` unless tied: HunYuan-VL ties with the
+    top-level tie_word_embeddings (default true) or the text_config's (HunYuanVLConfig.__post_init__), HY-V4-VL
+    with the top-level one (default false). A HunYuan-VL config without text_config keeps its decoder fields at
+    the top level, which HunYuanVLConfig folds into the text config; they are read there the same way."""
+    entry = _entry(top)
+    assert entry.text_type is not None, entry.name
+    hy_v4 = entry.name == "hy_v4_vl"
+    if not hy_v4 and top.data.get("text_config") is None:
+        text = typed(top, entry.text_type)
+    else:
+        text = _sub_config(top, "text_config", entry.text_type, {})
+    text_entry = lookup(text.model_type)
+    if text_entry is None or text_entry.name != entry.text_type:
+        raise UnsupportedError(f"{top.path}text_config.model_type '{text.model_type}' is not counted for "
+                               f"{entry.name} (expected {entry.text_type})")
+    vision = _sub_config(top, "vision_config", f"{entry.name}_vision", {})
+    inner = _Tally()
+    _COUNTERS[text_entry.params or ""](text, inner)
+    for part, n in inner.parts.items():
+        if part != "lm_head":
+            t.add(part, n)
+    t.moe_experts, t.moe_active, t.null_top_k = inner.moe_experts, inner.moe_active, inner.null_top_k
+    hidden, vocab = text.get_int("hidden_size"), text.get_int("vocab_size")
+    t.tied = top.get_bool("tie_word_embeddings") or (not hy_v4 and text.get_bool("tie_word_embeddings"))
+    if not t.tied:
+        t.add("lm_head", vocab * hidden)
+    t.add("vision", _hunyuan_vl_tower(vision, hidden, hy_v4))
+
+
+# Dots3NoteVisionConfig.__post_init__: routed experts per layer when the config lists neither mlp_layer_types nor
+# pyramid_num_routed (-1: a dense layer)
+_DOTS3_PYRAMID = [-1] * 25 + list(range(4, 65, 4)) + [64]
+_DOTS3_VISION_LAYER = ("num_local_experts", "num_experts_per_tok", "moe_intermediate_size", "intermediate_size")
+
+
+def _dots3_vision(v: ConfigReader) -> tuple[int, int, int]:
+    """Dots3-Note's vision tower (modeling_dots3_note.py Dots3NoteVisionModel, VisionPatchEmbed, VisionBlock,
+    VisionAttention, VisionMLP, VisionMoE, VisionMerger). Patch conv ``C*p*p*H + H`` + RMSNorm ``H``; per block
+    norm1, norm2 ``2*H``, qkv ``H*3H`` and proj ``H*H`` (+ biases with attention_bias), q/k norms ``2*H/n``, then a
+    dense MLP ``3*H*I`` (+ biases with mlp_bias) or, on "sparse" layers, a router ``E_i*H`` and ``E_i`` experts
+    ``3*H*I_e`` (no shared expert; e_score_correction_bias is a buffer); per-layer ``E_i`` / widths from
+    per_layer_config, else from pyramid_num_routed (default 25 dense layers, then 4, 8, ..., 64, 64 experts);
+    final RMSNorm ``H``; merger: LayerNorm ``2*A`` and two linears ``A s^2 -> A s^2 -> O`` with biases
+    (``A`` = adapter_in_dim, ``s`` = adapter_merge_size, ``O`` = adapter_out_dim). Legacy embed_dim / num_heads /
+    use_bias override hidden_size / num_attention_heads / attention_bias, as the config class does. Returns
+    (tower parameters, of which routed experts, of those the ones a token uses: ``k_i`` experts per layer, ``k_i``
+    = the layer's num_experts_per_tok, default capacity_factor or 2, at most ``E_i``)."""
+    hidden, heads = v.get_int("embed_dim", "hidden_size"), v.get_int("num_heads", "num_attention_heads")
+    if hidden % heads:
+        raise ConfigError(v.field_name("hidden_size"), hidden, f"is not divisible by num_attention_heads ({heads})")
+    bias, mlp_bias = v.get_bool("use_bias", "attention_bias"), v.get_bool("mlp_bias")
+    n_layers, patch = v.get_int("num_hidden_layers"), v.get_int("patch_size")
+    pyramid = v.opt_int_list("pyramid_num_routed", minimum=-1)
+    if pyramid is None and not v.has("mlp_layer_types"):
+        pyramid = _DOTS3_PYRAMID
+    if pyramid is not None:
+        kinds = ["sparse" if count > 0 else "dense" for count in pyramid][:n_layers]
+    else:
+        kinds = (v.opt_str_list("mlp_layer_types") or [])[:n_layers]
+    if len(kinds) < n_layers:
+        raise ConfigError(v.field_name("mlp_layer_types"), f"<{len(kinds)} entries>",
+                          f"lists fewer entries than the {n_layers} layers")
+    overrides = _per_layer_config(v, n_layers, _DOTS3_VISION_LAYER)
+    top_k = v.opt_int("num_experts_per_tok") or v.get_int("capacity_factor", default=2)
+    if pyramid is not None and not v.has("per_layer_config"):
+        overrides = [{"num_local_experts": count, "num_experts_per_tok": min(top_k, count)} if count > 0 else {}
+                     for count in pyramid[:n_layers]]
+    experts = active = 0
+    n = _linear(v.get_int("num_channels") * patch * patch, hidden, True) + hidden
+    n += n_layers * (2 * hidden + _linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias)
+                     + 2 * (hidden // heads))
+    for i, kind in enumerate(kinds):
+        o = overrides[i]
+
+        def get(name: str, o: dict[str, Any] = o, i: int = i, default: int | None = None) -> int:
+            if name in o:
+                return ConfigReader.check_int(f"{v.path}per_layer_config.{i}.{name}", o[name])
+            return v.get_int(name, default=default)
+
+        if kind == "sparse":
+            n_exp, per_expert = get("num_local_experts"), 3 * hidden * get("moe_intermediate_size")
+            n += n_exp * hidden + n_exp * per_expert
+            experts += n_exp * per_expert
+            active += min(get("num_experts_per_tok", default=top_k), n_exp) * per_expert
+        elif kind == "dense":
+            n += _gated_mlp(hidden, get("intermediate_size"), mlp_bias)
+        else:
+            raise ConfigError(f"{v.path}mlp_layer_types[{i}]", kind, "must be 'dense' or 'sparse'")
+    ctx, merge, out = v.get_int("adapter_in_dim"), v.get_int("adapter_merge_size"), v.get_int("adapter_out_dim")
+    wide = ctx * merge * merge
+    return n + hidden + 2 * ctx + _linear(wide, wide, True) + _linear(wide, out, True), experts, active
+
+
+_WHISPER_NAMES = {"hidden_size": "d_model", "num_attention_heads": "encoder_attention_heads",
+                  "num_hidden_layers": "encoder_layers", "intermediate_size": "encoder_ffn_dim",
+                  "feature_size": "num_mel_bins"}
+
+
+def _dots3_audio(a: ConfigReader) -> dict[str, int]:
+    """Dots3-Note's audio tower (modeling_dots3_note.py Dots3NoteAudioModel, AudioConvStem, AudioLayer,
+    AudioAttention, AudioMLP, AudioAdapter). Conv stem: three 3x3 convs ``1 -> D -> D -> D`` with biases
+    (``D`` = downsample_hidden_size), conv_out ``D*ceil(F/8)*H`` (``F`` = feature_size); per layer q, v, o
+    ``H*H`` + biases with attention_bias, k ``H*H`` without, 2 RMSNorms ``2*H``, gate_up ``H*2I + 2I``, down
+    ``I*H + H``; final RMSNorm ``H``; adapter LayerNorm ``2*A_in``, fc1 ``A_in*A_out + A_out``, fc2
+    ``A_out*A_out + A_out``. The released checkpoints' whisper_config (d_model, encoder_layers, ...) and
+    whisper_adapter_* / adapter_output_size fields override, as Dots3NoteAudioConfig.__post_init__ does.
+    By part, as for the other audio towers: convs in other, attention, MLPs and adapter linears in mlp, norms."""
+    whisper = a.sub("whisper_config")
+
+    def get(name: str) -> int:
+        legacy = _WHISPER_NAMES.get(name)
+        if whisper is not None and legacy is not None and whisper.has(legacy):
+            return whisper.get_int(legacy)
+        return a.get_int(name)
+
+    hidden, heads, n_layers, inter = (get("hidden_size"), get("num_attention_heads"), get("num_hidden_layers"),
+                                      get("intermediate_size"))
+    if hidden % heads:
+        raise ConfigError(a.field_name("hidden_size"), hidden, f"is not divisible by num_attention_heads ({heads})")
+    bias, down = a.get_bool("attention_bias"), a.get_int("downsample_hidden_size")
+    a_in = a.get_int("whisper_adapter_in_dim", "adapter_input_size")
+    a_out = a.get_int("whisper_adapter_out_dim", "adapter_output_size", "adapter_out_dim")
+    return {"other": (9 + 1) * down + 2 * (9 * down * down + down) + down * ((get("feature_size") + 7) // 8) * hidden,
+            "attention": n_layers * (3 * _linear(hidden, hidden, bias) + hidden * hidden),
+            "mlp": n_layers * (_linear(hidden, 2 * inter, True) + _linear(inter, hidden, True))
+            + _linear(a_in, a_out, True) + _linear(a_out, a_out, True),
+            "norms": n_layers * 2 * hidden + hidden + 2 * a_in}
+
+
+def _dots3_note(top: ConfigReader, t: _Tally) -> None:
+    """Dots3NoteForConditionalGeneration: the dots3_note_text decoder (:func:`_dots3_note_text`; without a
+    text_config, the top-level fields, where the published checkpoints keep them: Dots3NoteConfig.__post_init__),
+    the vision tower and its merger (:func:`_dots3_vision`, counted as vision; its routed experts also in
+    ``moe_experts``, with their top-k in ``active``), the audio tower and adapter
+    (:func:`_dots3_audio`); lm_head ``V*H`` unless the top-level tie_word_embeddings
+    (default false) ties it."""
+    text = typed(top, "dots3_note_text") if top.data.get("text_config") is None else _sub_config(
+        top, "text_config", "dots3_note_text", {})
+    if text.model_type != "dots3_note_text":
+        raise UnsupportedError(f"{top.path}text_config.model_type '{text.model_type}' is not counted for dots3_note "
+                               "(expected dots3_note_text)")
+    inner = _Tally()
+    _dots3_note_text(text, inner)
+    for part, n in inner.parts.items():
+        if part != "lm_head":
+            t.add(part, n)
+    t.moe_experts, t.moe_active, t.null_top_k = inner.moe_experts, inner.moe_active, inner.null_top_k
+    t.tied = top.get_bool("tie_word_embeddings")
+    if not t.tied:
+        t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
+    tower, experts, active = _dots3_vision(_sub_config(top, "vision_config", "dots3_note_vision_encoder", {}))
+    t.add("vision", tower)
+    t.moe_experts += experts        # routed experts of the tower: in moe_experts and active, though counted as vision
+    t.moe_active += active
+    for part, n in _dots3_audio(_sub_config(top, "audio_config", "dots3_note_audio_encoder", {})).items():
+        t.add(part, n)
+
+
+_MOE_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "dbrx": _dbrx, "longcat_flash": _longcat_flash, "axk2": _axk2, "hy_v4": _hy_v4, "dots3_note_text": _dots3_note_text,
+    "hunyuan_vl": _hunyuan_vl, "dots3_note": _dots3_note,
+}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -1178,6 +1631,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
     "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
+    **_MOE_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},
@@ -1212,5 +1666,6 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
         model_type=model_type, total=total, **cast(dict[str, Any], parts), tied_embeddings=tally.tied,
         moe_experts=tally.moe_experts,
         active_count=None if tally.null_top_k else total - tally.moe_experts + tally.moe_active,
-        active_refused=tally.null_top_k, fields_used=tuple(top.used), defaults_used=tuple(fields.defaults_used),
+        active_refused=tally.null_top_k, active_reason=tally.active_reason, fields_used=tuple(top.used),
+        defaults_used=tuple(fields.defaults_used),
     )

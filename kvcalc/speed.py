@@ -40,7 +40,7 @@ from typing import Any
 
 from .deployment import Deployment
 from .dtypes import ceil_div
-from .errors import InputError
+from .errors import InputError, KVCalcError
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .parallel import stage_specs, stage_weights
 from .spec import AttentionCache, ModelSpec
@@ -199,6 +199,15 @@ def _check_efficiency(bandwidth_efficiency: float, compute_efficiency: float) ->
             raise InputError(f"{name} must be in (0, 1], got {value!r:.20}")
 
 
+def _active_refusal(params: Any) -> str:
+    """Why ``params.active`` is undefined (its ConfigError / UnsupportedError message)."""
+    try:
+        _ = params.active
+    except KVCalcError as exc:
+        return str(exc)
+    return "active parameters unknown"
+
+
 def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: int | None = None,
                    bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY,
                    compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY) -> SpeedEstimate:
@@ -237,6 +246,10 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         unavailable.append(f"no speed estimate for {gpu.name}: memory bandwidth unknown")
     if rate is None:
         unavailable.append(f"no compute floor or time to first token for {gpu.name}: tensor FLOP/s unknown")
+    active = params.active_count
+    if active is None:      # a null top-k or LongCat's zero experts: no FLOP count (the ParamCount says why)
+        rate, active = None, 0
+        unavailable.append(f"no compute floor or time to first token: {_active_refusal(params)}")
 
     step = prefill = 0.0
     dec_bytes = dec_w = dec_kv = dec_flops = pre_flops = 0
@@ -247,9 +260,9 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         wt = _step_weights(st, touched, batch, d.spec.vocab_size)
         # the rank's spec already holds heads / tp: its attention term is per GPU
         attended = sum(width * (context if cap == 0 else min(context, cap)) for cap, width in st.width_by_cap)
-        flops = 2 * params.active * batch * share / d.tp + batch * (attended + st.cross_width * enc)
+        flops = 2 * active * batch * share / d.tp + batch * (attended + st.cross_width * enc)
         dec_bytes, dec_w, dec_kv, dec_flops = dec_bytes + wt + kv, dec_w + wt, dec_kv + kv, dec_flops + int(flops)
-        pflops = (2 * params.active * batch * prompt * share / d.tp
+        pflops = (2 * active * batch * prompt * share / d.tp
                   + batch * _attention_flops(spec, lambda a: _causal_attended(a, prompt, enc)))
         pre_flops += int(pflops * d.tp)
         written = cache_bytes(st.cache, batch, prompt)
@@ -306,7 +319,9 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
     t = np.asarray(ts, dtype=np.int64)
     enc = np.full_like(t, d.spec.default_encoder_tokens) if d.spec.default_encoder_tokens else t
     touched = [_touched(d, x)[0] for x in bs]
-    active = d.weights.params.active
+    active = d.weights.params.active_count or 0
+    if d.weights.params.active_count is None:    # no FLOP count: the memory-bound rate only
+        rate = None
     step = np.zeros((len(bs), len(ts)))
     for st in _stages(d):
         wt = np.asarray([_step_weights(st, f, x, d.spec.vocab_size) for f, x in zip(touched, bs)],

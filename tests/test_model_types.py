@@ -103,6 +103,8 @@ def test_type_alone_reads_transformers_geometry(name):
     count, KV heads and head dim (MLA: latent width) are those of ``AutoConfig.for_model(T)``."""
     tf = _tf_config(name)
     extra = {"num_experts_per_tok": 6} if name == "deepseek_v2" else {}
+    if name == "dots1":     # Dots1Config leaves the experts None: no model builds (the coverage oracle's default_fill)
+        extra = {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6}
     # the spec reader refuses these bare configs: Nemotron-H's layer list (_listed_only), JetMoE's
     # num_attention_heads (JetMoeConfig derives it from num_key_value_heads x num_experts_per_tok), HRM's
     # num_hidden_layers (HrmTextConfig rewrites it to the cache-slot count; the counter is given the per-stack 16); p4

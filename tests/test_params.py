@@ -52,6 +52,8 @@ def _part_of(name: str) -> str:
     """kvcalc's part for a transformers parameter name."""
     leaf = name.split(".")
     last = leaf[-2] if leaf[-1] in ("weight", "bias") else leaf[-1]
+    if last.isdigit() and len(leaf) > 2 and "norm" in leaf[-3]:    # a ModuleList of norms (LongCat-Flash)
+        last = leaf[-3]
     # heads: ModernBERT-decoder's lm_head + decoder, BioGPT's output_projection, GPT-NeoX-Japanese's embed_out
     if name.startswith(("lm_head.", "output_projection.", "embed_out.")) or name in ("decoder.weight", "decoder.bias"):
         return "lm_head"
@@ -148,7 +150,9 @@ def test_all_defaults_config_matches_transformers(model_type):
 
     DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route), and HRM's
     num_hidden_layers has no registry default (HrmTextConfig rewrites it): given here."""
-    extra = {"deepseek_v2": {"num_experts_per_tok": 6}, "hrm_text": {"num_hidden_layers": 16}}.get(model_type, {})
+    extra = {"deepseek_v2": {"num_experts_per_tok": 6}, "hrm_text": {"num_hidden_layers": 16},
+             # Dots1Config leaves its experts None (no model builds): the coverage oracle's default_fill
+             "dots1": {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6}}.get(model_type, {})
     _assert_matches_transformers({"model_type": model_type, **extra})
 
 
