@@ -483,14 +483,14 @@ _PLAIN_DECODERS = ("ministral",
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
+    "axk2", "cosmos3_edge_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
     "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
-    "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
+    "aria": "aria_text", "cosmos3_edge": "cosmos3_edge_text",
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
@@ -1164,6 +1164,16 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=128, num_key_value_heads=128, first_k_dense_replace=3, kv_lora_rank=512,
         q_lora_rank=1536, n_routed_experts=256, n_shared_experts=1, qk_nope_head_dim=128, qk_rope_head_dim=64,
         v_head_dim=128, num_experts_per_tok=8, moe_intermediate_size=2048)),
+    # INK (issue 12): Mistral 4 (transformers 5.24 modeling_mistral4.py): DeepSeek-V3's MLA + MoE modules
+    # (Mistral4Attention caches the normed kv_lora_rank latent and the RoPE key, expanded by expand_kv after the
+    # cache read); vLLM 0.33 has no Mistral4 class, its Transformers backend's MLAFuser fuses Mistral4Attention
+    # into MLAAttention (checked: fusers/mla.py MLAFuser.match and update_forward accept it), so it caches the
+    # same latent as DeepSeek
+    ModelType("mistral4", params="deepseek", defaults=_d(
+        _LLAMA_LIKE, vocab_size=131072, hidden_size=4096, intermediate_size=12288, num_hidden_layers=36,
+        num_attention_heads=32, num_key_value_heads=32, head_dim=128, first_k_dense_replace=0, kv_lora_rank=256,
+        q_lora_rank=1024, n_routed_experts=128, n_shared_experts=1, qk_nope_head_dim=64, qk_rope_head_dim=64,
+        v_head_dim=128, num_experts_per_tok=4, moe_intermediate_size=2048)),
     ModelType("minimax_m2", params="llama_like", moe="all", quirks=frozenset({"full_qk_norm"}), defaults=_d(
         _LLAMA_LIKE, vocab_size=200064, hidden_size=3072, intermediate_size=1536, num_hidden_layers=62,
         num_attention_heads=48, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
@@ -1219,6 +1229,26 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_key_value_heads=4, head_dim=192, v_head_dim=128, sliding_window=129)),
     *(ModelType(name) for name in _PLAIN_DECODERS),
     *(ModelType(name) for name in _VERIFIED_DECODERS),
+    # ---- INK (issue 12): decoders and wrappers matched against transformers 5.24's meta-device counts
+    # Cohere Compass (modeling_cohere_compass.py): Cohere-2's modules (one weight-only LayerNorm per layer, no
+    # biases, all layers full attention by default); the wrapper holds a Qwen3-VL vision tower
+    # (CohereCompassVisionModel: the same blocks, mergers and deepstack mergers) and an untied lm_head
+    ModelType("cohere_compass_text", params="llama_like", norms_per_layer=1, defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
+        num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=True, sliding_window=4096)),
+    ModelType("cohere_compass", text_type="cohere_compass_text", params="multimodal",
+              vision=Vision("cohere_compass_vision", "qwen_vl"), defaults=_d(tie_word_embeddings=False)),
+    # Chameleon (modeling_chameleon.py): Llama modules + q/k LayerNorms over (heads, head_dim), and the VQ-VAE
+    # image tokenizer of vq_config (params.py _chameleon)
+    ModelType("chameleon", params="chameleon", mlp_bias="mlp_bias", quirks=frozenset({"full_qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=65536, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32)),
+    ModelType("chameleon_vqgan", kind="no_cache", defaults=_d(
+        embed_dim=256, num_embeddings=8192, double_latent=False, latent_channels=256, resolution=512, in_channels=3,
+        base_channels=128, channel_multiplier=(1, 1, 2, 2, 4), num_res_blocks=2, attn_resolutions=None,
+        attn_type="vanilla")),
+    ModelType("cohere_compass_vision", kind="no_cache",
+              defaults=_d(_QWEN3_VISION, deepstack_visual_indexes=(8, 16, 24))),
     *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), params="gemma3n_text", defaults=_d(

@@ -1169,6 +1169,66 @@ def _multimodal(f: ConfigReader, t: _Tally) -> None:
     count_wrapper(f, t, _Tally, _COUNTERS)
 
 
+# ---- INK families (issue 12) ----
+def _conv(n_in: int, n_out: int, kernel: int) -> int:
+    """A Conv2d ``kernel x kernel`` with bias: ``n_in*n_out*k*k + n_out``."""
+    return n_in * n_out * kernel * kernel + n_out
+
+
+def _chameleon_resnet(n_in: int, n_out: int) -> int:
+    """ChameleonVQVAEEncoderResnetBlock: GroupNorm ``2*C_in``, conv 3x3, GroupNorm ``2*C_out``, conv 3x3, and a
+    1x1 nin_shortcut when the widths differ."""
+    return 2 * n_in + _conv(n_in, n_out, 3) + 2 * n_out + _conv(n_out, n_out, 3) + (
+        _conv(n_in, n_out, 1) if n_in != n_out else 0)
+
+
+def _chameleon_vq(vq: ConfigReader) -> int:
+    """ChameleonVQVAE (transformers/models/chameleon/modeling_chameleon.py): the encoder only (no decoder is
+    built), conv_in ``3x3 C -> B``; per level ``i`` (widths ``B*m_i``) ``num_res_blocks`` resnet blocks, an
+    attention block (GroupNorm + four 1x1 convs) after each where the level's resolution is in
+    ``attn_resolutions`` (attn_type "vanilla"), a 3x3 downsample conv except on the last level; mid: two
+    resnet blocks around an attention block (vanilla); GroupNorm, conv_out to ``latent_channels`` (doubled with
+    double_latent); the codebook ``num_embeddings x embed_dim``; quant_conv / post_quant_conv 1x1."""
+    base, mults = vq.get_int("base_channels"), vq.get_int_list("channel_multiplier", minimum=1)
+    n_res, latent, embed = vq.get_int("num_res_blocks", minimum=0), vq.get_int("latent_channels"), vq.get_int(
+        "embed_dim")
+    vanilla = vq.get_str("attn_type") == "vanilla"
+    attn_at = set(vq.opt_int_list("attn_resolutions") or ())
+    resolution = vq.get_int("resolution")
+    attention = lambda c: 2 * c + 4 * _conv(c, c, 1)    # noqa: E731  (ChameleonVQVAEEncoderAttnBlock)
+    n = _conv(vq.get_int("in_channels"), base, 3)
+    width = base
+    for i, mult in enumerate(mults):
+        width, out = base * ((1,) + tuple(mults))[i], base * mult
+        for _ in range(n_res):
+            n += _chameleon_resnet(width, out)
+            width = out
+            if vanilla and resolution in attn_at:
+                n += attention(width)
+        if i != len(mults) - 1:
+            n += _conv(width, width, 3)
+            resolution //= 2
+    n += 2 * _chameleon_resnet(width, width) + (attention(width) if vanilla else 0)
+    n += 2 * width + _conv(width, 2 * latent if vq.get_bool("double_latent") else latent, 3)
+    return n + vq.get_int("num_embeddings") * embed + _conv(latent, embed, 1) + _conv(embed, latent, 1)
+
+
+def _chameleon(f: ConfigReader, t: _Tally) -> None:
+    """ChameleonForConditionalGeneration (modeling_chameleon.py): a Llama decoder whose q_norm / k_norm are
+    LayerNorms over ``(heads, head_dim)`` with weight and bias (``2*(n_q + n_kv)*d`` per layer: the entry's
+    full_qk_norm gives the weights, the biases are added here; ChameleonSwinDecoderLayer holds the same norms),
+    plus the frozen VQ-VAE image tokenizer of ``vq_config`` (:func:`_chameleon_vq`, counted as vision)."""
+    _llama_like(f, t)
+    n_q, n_kv = _heads(f)
+    t.add("norms", f.get_int("num_hidden_layers") * (n_q + n_kv) * (f.get_int("hidden_size") // n_q))
+    t.add("vision", _chameleon_vq(_sub_config(f, "vq_config", "chameleon_vqgan", {})))
+
+
+_INK_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "chameleon": _chameleon,
+}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -1178,6 +1238,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
     "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
+    **_INK_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

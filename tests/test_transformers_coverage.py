@@ -69,11 +69,6 @@ KV_MISSES: dict[str, str] = {
         "refused: its text_config names the decoder's geometry layers / attention_heads / embed_dim (Kosmos-2.5's"
         " own field names), which kvcalc's decoder reader does not alias"
     ),
-    "mistral4": (
-        "per-layer bytes equal the measurement, but quality is 'estimated', not 'exact': mistral4 (MLA-style "
-        "q/kv LoRA with qk_nope_head_dim / qk_rope_head_dim / v_head_dim; transformers caches K of 16 and V of "
-        "16 per head) has no registry entry yet, and whether vLLM caches it as an MLA latent is not verified"
-    ),
     "mllama": (
         "measured without an image: the oracle feeds token ids only, so MllamaForConditionalGeneration's "
         "cross-attention layers hold nothing (0 bytes), while kvcalc charges one image (max_num_tiles x "

@@ -1,0 +1,54 @@
+"""kvcalc.params for the INK types (issue 12): counts == what transformers 5.24 builds on the meta device.
+
+The class-default configs are replayed from the committed fixture by tests/test_transformers_coverage.py; here
+each family gets configs that differ from the defaults (other sizes, GQA, biases, tying, dense-first layers,
+no q LoRA, VQ-VAE shapes, ...). Every expected total below was counted by transformers 5.24.0 (torch 2.13 CPU):
+``with torch.device("meta"): m = <Class>._from_config(AutoConfig.for_model(**config))`` then
+``sum(p.numel() for p in m.parameters())``, the class named beside each case. None is kvcalc output.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kvcalc.errors import UnsupportedError
+from kvcalc.params import count_params
+
+_ROPE_FULL = {"full_attention": {"rope_theta": 10000.0, "rope_type": "default"}}
+_COHERE_TEXT = dict(model_type="cohere_compass_text", vocab_size=1000, hidden_size=256, intermediate_size=512,
+                    num_attention_heads=8, num_key_value_heads=2, rope_parameters=_ROPE_FULL)
+
+# (config, transformers' meta-device count, the class it was counted with)
+CASES: list[tuple[str, dict[str, Any], int]] = [
+    # Mistral4ForCausalLM: no q LoRA (q_proj), two dense-first layers, two shared experts, tied embeddings
+    ("mistral4_no_q_lora_dense_first", dict(
+        model_type="mistral4", vocab_size=1000, hidden_size=256, intermediate_size=512, num_hidden_layers=4,
+        num_attention_heads=4, num_key_value_heads=4, q_lora_rank=None, kv_lora_rank=32, qk_nope_head_dim=16,
+        qk_rope_head_dim=8, v_head_dim=24, head_dim=24, first_k_dense_replace=2, n_routed_experts=8,
+        n_shared_experts=2, moe_intermediate_size=64, num_experts_per_tok=2, tie_word_embeddings=True), 2290048),
+    # CohereCompassForCausalLM: GQA, attention biases, untied head
+    ("cohere_compass_text_gqa_bias", dict(_COHERE_TEXT, num_hidden_layers=3, tie_word_embeddings=False,
+                                          attention_bias=True), 2186112),
+    # CohereCompassForConditionalGeneration: a 3-block tower with one deepstack merger, tied head
+    ("cohere_compass_small_tower", dict(
+        model_type="cohere_compass", tie_word_embeddings=True, text_config=dict(_COHERE_TEXT, num_hidden_layers=2),
+        vision_config=dict(model_type="cohere_compass_vision", depth=3, hidden_size=64, intermediate_size=128,
+                           num_heads=4, out_hidden_size=256, num_position_embeddings=64,
+                           deepstack_visual_indexes=[1])), 1837568),
+    # ChameleonForConditionalGeneration: GQA, biases, tied, swin_norm; a VQ-VAE with attention at 32 px, a
+    # doubled latent, one res block per level
+    ("chameleon_small_vq", dict(
+        model_type="chameleon", vocab_size=1000, hidden_size=256, intermediate_size=512, num_hidden_layers=3,
+        num_attention_heads=8, num_key_value_heads=2, attention_bias=True, mlp_bias=True, tie_word_embeddings=True,
+        swin_norm=True, vocabulary_map={"<image>": 5}, vq_config=dict(
+            base_channels=32, channel_multiplier=[1, 2, 2], resolution=64, attn_resolutions=[32],
+            double_latent=True, num_embeddings=100, embed_dim=16, latent_channels=32, num_res_blocks=1)), 2355664),
+]
+
+
+@pytest.mark.parametrize("config,expected", [pytest.param(c, n, id=name) for name, c, n in CASES])
+def test_count_equals_transformers_meta_device(config, expected):
+    result = count_params(config)
+    assert result.total == expected
+    assert result.quality == "exact"
