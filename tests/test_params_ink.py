@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from kvcalc.errors import UnsupportedError
 from kvcalc.params import count_params
 
 _ROPE_FULL = {"full_attention": {"rope_theta": 10000.0, "rope_type": "default"}}
