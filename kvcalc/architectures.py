@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
-from .model_types import ModelType, lookup, typed
+from .model_types import ModelType, dory_cache_types, lookup, typed
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -330,6 +330,9 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
             raise ConfigError(r.field_name("loop_layer_index_end"), end,
                               f"must lie above loop_layer_index_start ({start}) and at most {n}")
         types += types[start:end] * (r.get_int("loop_num_passes") - 1)
+        n = len(types)
+    if "recurrent_depth" in entry.quirks:     # INK: Dory's halved (attention, mlp) pairs and per-loop caches
+        types = dory_cache_types(r, types)
         n = len(types)
     kinds = []
     unknown: dict[str, int] = {}

@@ -75,6 +75,10 @@ QUIRKS = {
     "loop_passes": "layers loop_layer_index_start..loop_layer_index_end - 1 run loop_num_passes times, each "
                    "pass with its own cache layers, appended after the model's layers (Inkling2-Loop)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
+    # INK (issue 12)
+    "recurrent_depth": "a released layer_types of (attention, mlp) pairs is one decoder layer per pair; with "
+                       "recurrent_kv_cache_mode 'per_loop' the n_recurrent_layers after n_input_layers get their own "
+                       "cache layers for each of n_recurrent_loops - 1 further loops, appended at the end (Dory)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
     "dsa_indexer": "each layer adds the DeepSeek sparse-attention indexer (wq_b, wk, k_norm, weights_proj); "
@@ -290,6 +294,31 @@ def _inkling(r: ConfigReader, n: int, window: int | None) -> list[str]:
     full hybrids (``InklingConfig`` / ``Inkling2Config.__post_init__``; Inkling 2 has no local_layer_ids)."""
     local = set(r.get_int_list("local_layer_ids", default=[i for i in range(n) if (i + 1) % 6]))
     return ["hybrid_sliding" if i in local else "hybrid" for i in range(n)]
+
+
+def dory_cache_types(r: ConfigReader, types: list[str]) -> list[str]:
+    """Dory (INK, issue 12): the cache layer types transformers 5.24 builds, from the config's layer types.
+
+    ``DoryConfig.__post_init__``: a layer_types that lists "mlp" blocks (the released ``config.json`` layout,
+    ``to_dict``) is halved, ``types[::2]``, as are ``n_input_layers`` / ``n_recurrent_layers`` /
+    ``n_output_layers`` (the recurrent count, when null, is the rest). ``DoryModel.forward`` with
+    ``recurrent_kv_cache_mode == "per_loop"`` appends ``cache.layers[n_in : n_in + n_rec] * (loops - 1)``
+    (deep copies: each further loop writes its own), so those layers' caches repeat; "last_loop" reuses the
+    first loops' keys without writing them (``shared_kv_states``): no extra layers."""
+    n_in, n_out = r.get_int("n_input_layers", minimum=0), r.get_int("n_output_layers", minimum=0)
+    n_rec = r.nullable_int("n_recurrent_layers")
+    if "mlp" in types:
+        types, n_in, n_out = types[::2], n_in // 2, n_out // 2
+        n_rec = None if n_rec is None else n_rec // 2
+    n_rec = len(types) - n_in - n_out if n_rec is None else n_rec
+    if n_in + n_rec + n_out != len(types) or n_rec < 0:
+        raise ConfigError(r.field_name("n_recurrent_layers"), n_rec, f"n_input_layers ({n_in}) + n_recurrent_layers "
+                          f"+ n_output_layers ({n_out}) must equal the {len(types)} decoder layers")
+    loops = r.get_int("n_recurrent_loops")
+    mode = r.get_str("recurrent_kv_cache_mode")
+    if mode not in ("per_loop", "last_loop"):
+        raise ConfigError(r.field_name("recurrent_kv_cache_mode"), mode, "must be 'per_loop' or 'last_loop'")
+    return types + (types[n_in:n_in + n_rec] * (loops - 1) if mode == "per_loop" else [])
 
 
 def _group_last_full(r: ConfigReader, n: int, window: int | None) -> list[str]:
@@ -1238,6 +1267,12 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=True, sliding_window=4096)),
     ModelType("cohere_compass", text_type="cohere_compass_text", params="multimodal",
               vision=Vision("cohere_compass_vision", "qwen_vl"), defaults=_d(tie_word_embeddings=False)),
+    # Dory (modeling_dory.py): nGPT-style recurrent-depth decoder; cache layers: dory_cache_types; parameters:
+    # params.py _dory
+    ModelType("dory", params="dory", quirks=frozenset({"recurrent_depth"}), layer_rule=_fixed_pattern(4), defaults=_d(
+        _LLAMA_LIKE, vocab_size=131072, hidden_size=2560, intermediate_size=7168, num_hidden_layers=36,
+        num_attention_heads=16, num_key_value_heads=4, head_dim=256, sliding_window=1024, n_input_layers=8,
+        n_recurrent_layers=None, n_output_layers=8, n_recurrent_loops=2, recurrent_kv_cache_mode="per_loop")),
     # Chameleon (modeling_chameleon.py): Llama modules + q/k LayerNorms over (heads, head_dim), and the VQ-VAE
     # image tokenizer of vq_config (params.py _chameleon)
     ModelType("chameleon", params="chameleon", mlp_bias="mlp_bias", quirks=frozenset({"full_qk_norm"}), defaults=_d(

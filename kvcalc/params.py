@@ -1224,8 +1224,32 @@ def _chameleon(f: ConfigReader, t: _Tally) -> None:
     t.add("vision", _chameleon_vq(_sub_config(f, "vq_config", "chameleon_vqgan", {})))
 
 
+def _dory(f: ConfigReader, t: _Tally) -> None:
+    """DoryForCausalLM (transformers/models/dory/modeling_dory.py). ``L`` decoder layers: num_hidden_layers,
+    halved when layer_types lists "mlp" blocks (DoryConfig.__post_init__: one layer per attention/mlp pair).
+    Per layer: DoryAttention q ``H*n_q*d``, k / v ``H*n_kv*d``, o ``n_q*d*H`` (+ biases with attention_bias),
+    gate_proj ``H*n_q*d`` (no bias), sqk and s_gate ``n_q*d`` each; DoryMLP ``3*H*I`` (+ biases with mlp_bias)
+    and suv_gate / suv_up ``I`` each; the layer's lambda_1 / lambda_2 ``H`` each (``other``). The L2 norms hold
+    no weights. Embedding ``V*H``; DoryLMHead ``V*H`` unless tied, and its logit_scale ``V`` either way."""
+    vocab, hidden, inter = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("intermediate_size")
+    n_layers = f.get_int("num_hidden_layers")
+    if "mlp" in (f.opt_str_list("layer_types") or ()):
+        n_layers //= 2
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    bias, mlp_bias = f.get_bool("attention_bias"), f.get_bool("mlp_bias")
+    attn = (_linear(hidden, n_q * d, bias) + 2 * _linear(hidden, n_kv * d, bias) + _linear(n_q * d, hidden, bias)
+            + hidden * n_q * d + 2 * n_q * d)
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * attn)
+    t.add("mlp", n_layers * (_gated_mlp(hidden, inter, mlp_bias) + 2 * inter))
+    t.add("other", n_layers * 2 * hidden)
+    _lm_head(f, t, hidden, vocab)
+    t.add("lm_head", vocab)
+
+
 _INK_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
-    "chameleon": _chameleon,
+    "chameleon": _chameleon, "dory": _dory,
 }
 
 

@@ -43,6 +43,12 @@ CASES: list[tuple[str, dict[str, Any], int]] = [
         swin_norm=True, vocabulary_map={"<image>": 5}, vq_config=dict(
             base_channels=32, channel_multiplier=[1, 2, 2], resolution=64, attn_resolutions=[32],
             double_latent=True, num_embeddings=100, embed_dim=16, latent_channels=32, num_res_blocks=1)), 2355664),
+    # DoryForCausalLM: 6 layers (no "mlp" blocks listed: not halved), head_dim 48, every bias, tied (the
+    # DoryLMHead logit_scale stays)
+    ("dory_biases_tied", dict(
+        model_type="dory", vocab_size=1000, hidden_size=128, intermediate_size=256, num_hidden_layers=6,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=48, n_input_layers=1, n_output_layers=1,
+        attention_bias=True, mlp_bias=True, tie_word_embeddings=True), 1322472),
 ]
 
 

@@ -57,9 +57,11 @@ KV_MISSES: dict[str, str] = {
         "autoregressive decoder of 11 tokens"
     ),
     "dory": (
-        "looped recurrent-depth model (n_input_layers / n_recurrent_layers / n_output_layers, "
-        "recurrent_kv_cache_mode 'per_loop'): 56 cache layers for 72 layer_types, each holding one token "
-        "after 9 + 2 tokens; kvcalc reads 72 plain layers. The loop's cache rule is not yet read"
+        "the fixture's decode steps pass past_key_values, which DoryForCausalLM (its argument is cache=) drops: "
+        "each step starts a fresh DynamicCache, so every layer holds the last token only (cached_tokens 1). The "
+        "cache rule is modelled (kvcalc.model_types.dory_cache_types: 36 decoder layers from the 72 "
+        "attention/mlp blocks, plus the 20 recurrent ones copied for the second loop = 56) and the fixture's "
+        "layers equal kvcalc's for 1 token; tests/test_kv_ink.py checks 11-token caches measured with cache="
     ),
     "encoder-decoder": (
         "refused: EncoderDecoderModel's decoder is any model in the nested 'decoder' config (here BERT with"
