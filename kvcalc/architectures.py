@@ -331,6 +331,10 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
                               f"must lie above loop_layer_index_start ({start}) and at most {n}")
         types += types[start:end] * (r.get_int("loop_num_passes") - 1)
         n = len(types)
+    if "prefix_cache" in entry.quirks:         # INK: DiffusionGemma's encoder-written prefix (QUIRKS)
+        assumed.append("estimated: DiffusionGemma caches only the prefix its encoder writes (prompt and finished "
+                       "canvases; sliding layers keep a whole encoder pass as one view), never the canvas being "
+                       "denoised; kvcalc charges the context as an autoregressive decoder's")
     if "recurrent_depth" in entry.quirks:     # INK: Dory's halved (attention, mlp) pairs and per-loop caches
         types = dory_cache_types(r, types)
         n = len(types)

@@ -76,6 +76,9 @@ QUIRKS = {
                    "pass with its own cache layers, appended after the model's layers (Inkling2-Loop)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
     # INK (issue 12)
+    "prefix_cache": "block diffusion: only the prefix the encoder writes (prompt and finished canvases) is cached; "
+                    "the canvas being denoised reads it without writing (DiffusionGemma); kvcalc charges the context "
+                    "as an autoregressive decoder's and marks the figure estimated",
     "recurrent_depth": "a released layer_types of (attention, mlp) pairs is one decoder layer per pair; with "
                        "recurrent_kv_cache_mode 'per_loop' the n_recurrent_layers after n_input_layers get their own "
                        "cache layers for each of n_recurrent_loops - 1 further loops, appended at the end (Dory)",
@@ -1273,6 +1276,21 @@ _ENTRIES: tuple[ModelType, ...] = (
         _LLAMA_LIKE, vocab_size=131072, hidden_size=2560, intermediate_size=7168, num_hidden_layers=36,
         num_attention_heads=16, num_key_value_heads=4, head_dim=256, sliding_window=1024, n_input_layers=8,
         n_recurrent_layers=None, n_output_layers=8, n_recurrent_loops=2, recurrent_kv_cache_mode="per_loop")),
+    # DiffusionGemma (modeling_diffusion_gemma.py): Gemma 4's decoder modules with the MoE block in every layer and
+    # keys as values on full layers (DiffusionGemmaEncoderTextAttention: no v_proj unless sliding); the wrapper adds
+    # the Gemma 4 tower and the self-conditioning MLP (params.py _diffusion_gemma). Its KV is estimated (quirk
+    # prefix_cache)
+    ModelType("diffusion_gemma_text", layer_rule=_fixed_pattern(6),
+              quirks=frozenset({"last_layer_full", "prefix_cache"}),
+              params="gemma4_text", defaults=_d(
+        vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
+        num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, attention_bias=False, sliding_window=512,
+        num_experts=None, top_k_experts=None, moe_intermediate_size=None,
+        # fields DiffusionGemmaTextConfig does not have: what its modules hard-code
+        attention_k_eq_v=True, enable_moe_block=True, num_kv_shared_layers=0, use_double_wide_mlp=False,
+        hidden_size_per_layer_input=None)),
+    ModelType("diffusion_gemma", text_type="diffusion_gemma_text", params="diffusion_gemma",
+              vision=Vision("gemma4_vision", "gemma4"), defaults=_d(tie_word_embeddings=True)),
     # Chameleon (modeling_chameleon.py): Llama modules + q/k LayerNorms over (heads, head_dim), and the VQ-VAE
     # image tokenizer of vq_config (params.py _chameleon)
     ModelType("chameleon", params="chameleon", mlp_bias="mlp_bias", quirks=frozenset({"full_qk_norm"}), defaults=_d(

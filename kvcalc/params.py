@@ -1248,8 +1248,31 @@ def _dory(f: ConfigReader, t: _Tally) -> None:
     t.add("lm_head", vocab)
 
 
+def _diffusion_gemma(f: ConfigReader, t: _Tally) -> None:
+    """DiffusionGemmaForBlockDiffusion (transformers/models/diffusion_gemma/modeling_diffusion_gemma.py): one set of
+    decoder weights (DiffusionGemmaModel ties the decoder's layers and embeddings to the encoder's
+    language_model, lm_head to the embedding) counted as a Gemma 4 wrapper (:func:`kvcalc.params_vision.
+    count_wrapper`: the diffusion_gemma_text decoder by :func:`_gemma4_text` with its MoE block always on and
+    no v_proj on full layers, the Gemma 4 vision tower and embed_vision), plus the decoder's
+    DiffusionGemmaSelfConditioning: gate / up ``H*I``, down ``I*H`` and pre_norm ``H`` (post_norm has no scale).
+    With tie_word_embeddings false transformers ties nothing (``_tied_weights_keys`` apply only when tying):
+    the decoder then holds its own copy of the embedding, layers and final norm."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    text = _sub_config(f, "text_config", "diffusion_gemma_text", {})
+    hidden = text.get_int("hidden_size")
+    t.add("other", _gated_mlp(hidden, text.get_int("intermediate_size")) + hidden)
+    if not t.tied:
+        copy = _Tally()
+        _gemma4_text(text, copy)
+        for part, n in copy.parts.items():
+            if part != "lm_head":
+                t.add(part, n)
+        t.moe_experts += copy.moe_experts
+        t.moe_active += copy.moe_active
+
+
 _INK_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
-    "chameleon": _chameleon, "dory": _dory,
+    "chameleon": _chameleon, "dory": _dory, "diffusion_gemma": _diffusion_gemma,
 }
 
 

@@ -71,3 +71,15 @@ def test_mistral4_vllm_pages_the_mla_latent():
     assert r.quality == "exact"
     # ceil(1000 / 16) = 63 blocks of 16 x (256 + 64) x 2 bytes per layer
     assert [layer.bytes for layer in r.layers] == [63 * 16 * 320 * 2] * 36
+
+
+def test_diffusion_gemma_cache_is_marked_estimated():
+    """The fixture's DiffusionGemma cache holds only the 7 prompt tokens the encoder wrote (the canvas is read,
+    never written): kvcalc's token model has no prefix / canvas split, so its figure says estimated and why."""
+    rec = _TYPES["diffusion_gemma"]
+    i = rec["inputs"]
+    r = kvcalc.kv_cache(rec["config"], batch=i["batch"], context=i["prefill"] + i["decode"], dtype=i["dtype"],
+                        runtime="transformers", prefill=i["prefill"], encoder_tokens=i["encoder_tokens"])
+    assert r.quality == "estimated"
+    assert any("prefix" in w for w in r.warnings)
+    assert len(r.layers) == len(rec["layer_bytes"])

@@ -103,6 +103,8 @@ def test_type_alone_reads_transformers_geometry(name):
     count, KV heads and head dim (MLA: latent width) are those of ``AutoConfig.for_model(T)``."""
     tf = _tf_config(name)
     extra = {"num_experts_per_tok": 6} if name == "deepseek_v2" else {}
+    if name == "diffusion_gemma_text":    # its class default has no experts, which it cannot build (INK)
+        extra = {"num_experts": 128, "top_k_experts": 8, "moe_intermediate_size": 704}   # the fixture's default_fill
     # the spec reader refuses these bare configs: Nemotron-H's layer list (_listed_only), JetMoE's
     # num_attention_heads (JetMoeConfig derives it from num_key_value_heads x num_experts_per_tok), HRM's
     # num_hidden_layers (HrmTextConfig rewrites it to the cache-slot count; the counter is given the per-stack 16); p4

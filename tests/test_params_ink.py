@@ -49,6 +49,16 @@ CASES: list[tuple[str, dict[str, Any], int]] = [
         model_type="dory", vocab_size=1000, hidden_size=128, intermediate_size=256, num_hidden_layers=6,
         num_attention_heads=4, num_key_value_heads=2, head_dim=48, n_input_layers=1, n_output_layers=1,
         attention_bias=True, mlp_bias=True, tie_word_embeddings=True), 1322472),
+    # DiffusionGemmaForBlockDiffusion: 6 layers, one full layer with head_dim 32, 4 experts, a 2-layer tower;
+    # tied (one decoder: 1130168) and untied (transformers then ties nothing: the decoder's own copy, 1603056)
+    *((f"diffusion_gemma_small_{'tied' if tied else 'untied'}", dict(
+        model_type="diffusion_gemma", tie_word_embeddings=tied, text_config=dict(
+            model_type="diffusion_gemma_text", vocab_size=1000, hidden_size=64, intermediate_size=96,
+            num_hidden_layers=6, num_attention_heads=4, num_key_value_heads=2, head_dim=16, num_experts=4,
+            top_k_experts=2, moe_intermediate_size=32, sliding_window=8, per_layer_config={"5": {"head_dim": 32}}),
+        vision_config=dict(model_type="gemma4_vision", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                           num_attention_heads=2, num_key_value_heads=2, head_dim=16)), n)
+      for tied, n in ((True, 1130168), (False, 1603056))),
 ]
 
 

@@ -51,10 +51,10 @@ KV_MISSES: dict[str, str] = {
         "CSA indexer entries; the cache grows in steps kvcalc does not model"
     ),
     "diffusion_gemma": (
-        "block-diffusion model measured with its 7 prompt tokens as the cached prefix: every layer holds "
-        "those 7 tokens (sliding layers too: a single prefill view) and the 9 + 2 canvas tokens are not "
-        "cached (DiffusionGemma's canvas attends to the cache without writing it); kvcalc reads it as an "
-        "autoregressive decoder of 11 tokens"
+        "estimated, not exact: the fixture's cache holds the 7 prompt tokens DiffusionGemmaEncoderTextModel writes "
+        "(sliding layers too: a single prefill view); the 9 + 2 canvas tokens are read by "
+        "DiffusionGemmaDecoderTextAttention without writing. kvcalc's token model has no prefix / canvas split, so "
+        "it charges the context as an autoregressive decoder's (quirk prefix_cache, marked estimated)"
     ),
     "dory": (
         "the fixture's decode steps pass past_key_values, which DoryForCausalLM (its argument is cache=) drops: "
