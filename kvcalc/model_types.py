@@ -1430,15 +1430,25 @@ _ENTRIES: tuple[ModelType, ...] = (
                           v_head_dim=256, index_head_dim=128, index_topk=2048, linear_head_dim=128,
                           linear_num_heads=64, linear_conv_kernel_dim=4)),
     ModelType("dots3_note_text", quirks=frozenset({"float32_indexer"})),
-    ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), defaults=_d(
+    # INK (issue 12): parameters by params.py _mistral_large4_text (fields: MistralLarge4TextConfig); the wrapper
+    # holds Mistral 3's Pixtral tower and projector
+    ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), params="mistral_large4_text", defaults=_d(
         num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,
-        index_head_dim=128, index_topk=2048)),
+        index_head_dim=128, index_topk=2048, vocab_size=204800, hidden_size=6144, intermediate_size=24576,
+        moe_intermediate_size=6144, num_hidden_layers=72, num_attention_heads=64, n_shared_experts=1,
+        n_routed_experts=128, num_experts_per_tok=4, tie_word_embeddings=False, attention_bias=False,
+        index_n_heads=32, first_k_dense_replace=1)),
+    ModelType("mistral_large4", text_type="mistral_large4_text", params="multimodal", vision=Vision(
+        "pixtral", "mistral3", vision_defaults=_d(hidden_size=2048, intermediate_size=6144, num_hidden_layers=30,
+                                                  num_attention_heads=16, patch_size=14, image_size=1540)),
+              defaults=_d(tie_word_embeddings=False, vision_feature_layer=-1, multimodal_projector_bias=False,
+                          spatial_merge_size=2)),
     ModelType("unlimited_ocr_text", layer_rule=lambda r, n, w: [
         "reference_sliding_attention" if w is not None else "full_attention"] * n,
               defaults=_d(num_key_value_heads=10, sliding_window=128)),
     *(ModelType(name, text_type=text) for name, text in (
         ("lfm3_vl", "lfm3"), ("inkling2", "inkling2_text"), ("inkling2_loop", "inkling2_loop_text"),
-        ("unlimited_ocr", "unlimited_ocr_text"), ("mistral_large4", "mistral_large4_text"),
+        ("unlimited_ocr", "unlimited_ocr_text"),
         ("glm5_next", "glm5_next_text"))),
     ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),

@@ -1271,7 +1271,62 @@ def _diffusion_gemma(f: ConfigReader, t: _Tally) -> None:
         t.moe_active += copy.moe_active
 
 
+def _mistral_large4_text(f: ConfigReader, t: _Tally) -> None:
+    """MistralLarge4TextModel (transformers/models/mistral_large4/modeling_mistral_large4.py): DSA attention with
+    no q LoRA and NoPE layers, then dense-first MoE.
+
+    Per layer ``i`` (``rope_i`` = qk_rope_head_dim where no_rope_layers[i] is 1, else 0; ``nope_i`` =
+    qk_nope_head_dim + rope - rope_i): q_proj ``H*n*(nope+rope)``; unless the layer reuses another's latent
+    (kv_source_layers[i] != i) kv_a_proj_with_mqa ``H*(r+rope_i)`` (+ bias) and kv_a_layernorm ``r``; kv_b_proj
+    ``r*n*(nope_i+v)``; o_proj ``n*v*H`` (+ bias); softmax_scaling ``2*n``; on "full" indexer_types layers the
+    MistralLarge4TextIndexer: wq_b ``H*n_i*d_i``, wk ``H*d_i``, k_norm LayerNorm ``2*d_i``, weights_proj
+    ``H*n_i``, q_input_norm LayerNorm ``2*H``, softmax_scaling ``2*n_i``. Two norms ``2*H``; MLP: dense ``3*H*I``
+    on the dense layers (:func:`_sparse_layers`), else router ``E*H``, shared experts ``3*H*(n_shared*I_e)``,
+    ``E`` experts ``3*H*I_e``. Embedding ``V*H``, final norm ``H``, the rotary embedding's LeRoPE ``alpha``
+    (one per frequency: ``rope/2``), lm_head ``V*H`` unless tied."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n, rank = f.get_int("num_attention_heads"), f.get_int("kv_lora_rank")
+    rope, nope, v_dim = f.get_int("qk_rope_head_dim"), f.get_int("qk_nope_head_dim"), f.get_int("v_head_dim")
+    bias = f.get_bool("attention_bias")
+    flags = f.opt_int_list("no_rope_layers") or [int((i + 1) % 4 != 0) for i in range(n_layers)]
+    sources = f.opt_int_list("kv_source_layers") or list(range(n_layers))
+    if f.has("indexer_types"):
+        indexed = [kind != "shared" for kind in (f.opt_str_list("indexer_types") or [])]
+    elif f.has("index_topk_pattern", "index_topk_freq"):
+        raise UnsupportedError("mistral_large4 with index_topk_pattern / index_topk_freq but no indexer_types: "
+                               "kvcalc does not derive which layers hold an indexer")
+    else:
+        indexed = [True] * n_layers
+    if min(len(flags), len(sources), len(indexed)) < n_layers:
+        raise ConfigError(f.field_name("num_hidden_layers"), n_layers, "exceeds the per-layer lists "
+                          "(no_rope_layers, kv_source_layers, indexer_types)")
+    n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
+    indexer = hidden * n_i * d_i + hidden * d_i + hidden * n_i + 2 * n_i
+    t.add("embedding", vocab * hidden)
+    for i in range(n_layers):
+        rope_i = rope if flags[i] else 0
+        attn = hidden * n * (nope + rope) + rank * n * (nope + rope - rope_i + v_dim)
+        attn += _linear(n * v_dim, hidden, bias) + 2 * n
+        if sources[i] == i:
+            attn += _linear(hidden, rank + rope_i, bias)
+            t.add("norms", rank)
+        if indexed[i]:
+            attn += indexer
+            t.add("norms", 2 * d_i + 2 * hidden)
+        t.add("attention", attn)
+    t.add("norms", 2 * hidden * n_layers + hidden)
+    t.add("other", rope // 2)
+    sparse = _sparse_layers(f, n_layers)
+    t.add("mlp", (n_layers - len(sparse)) * _gated_mlp(hidden, f.get_int("intermediate_size")))
+    n_exp, exp_inter = f.get_int("n_routed_experts"), f.get_int("moe_intermediate_size")
+    for _ in sparse:
+        t.add("mlp", n_exp * hidden + _gated_mlp(hidden, exp_inter * f.get_int("n_shared_experts", minimum=0)))
+        t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
 _INK_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "mistral_large4_text": _mistral_large4_text,
     "chameleon": _chameleon, "dory": _dory, "diffusion_gemma": _diffusion_gemma,
 }
 

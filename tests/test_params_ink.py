@@ -59,6 +59,18 @@ CASES: list[tuple[str, dict[str, Any], int]] = [
         vision_config=dict(model_type="gemma4_vision", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                            num_attention_heads=2, num_key_value_heads=2, head_dim=16)), n)
       for tied, n in ((True, 1130168), (False, 1603056))),
+    # MistralLarge4ForConditionalGeneration: KV sharing (kv_source_layers 0,0,2,2: layers 1 and 3 have no kv_a),
+    # a NoPE layer 1, a shared indexer on layer 1, dense layers 0 and 2, two shared experts, tied; small Pixtral
+    ("mistral_large4_sharing", dict(
+        model_type="mistral_large4", tie_word_embeddings=True, text_config=dict(
+            model_type="mistral_large4_text", vocab_size=1000, hidden_size=64, intermediate_size=96,
+            moe_intermediate_size=32, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=4,
+            kv_lora_rank=16, qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16, index_n_heads=2,
+            index_head_dim=16, n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=2,
+            no_rope_layers=[1, 0, 1, 1], kv_source_layers=[0, 0, 2, 2],
+            indexer_types=["full", "shared", "full", "full"], mlp_layer_types=["dense", "sparse", "dense", "sparse"], tie_word_embeddings=True),
+        vision_config=dict(model_type="pixtral", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                           num_attention_heads=2, patch_size=14, image_size=224)), 278064),
 ]
 
 
