@@ -68,7 +68,8 @@ CASES: list[tuple[str, dict[str, Any], int]] = [
             kv_lora_rank=16, qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16, index_n_heads=2,
             index_head_dim=16, n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=2,
             no_rope_layers=[1, 0, 1, 1], kv_source_layers=[0, 0, 2, 2],
-            indexer_types=["full", "shared", "full", "full"], mlp_layer_types=["dense", "sparse", "dense", "sparse"], tie_word_embeddings=True),
+            indexer_types=["full", "shared", "full", "full"], mlp_layer_types=["dense", "sparse", "dense", "sparse"],
+            tie_word_embeddings=True),
         vision_config=dict(model_type="pixtral", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                            num_attention_heads=2, patch_size=14, image_size=224)), 278064),
 ]
