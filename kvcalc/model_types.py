@@ -1416,13 +1416,18 @@ _ENTRIES: tuple[ModelType, ...] = (
                 kv_state_rule=_inkling_kv_states, quirks=frozenset({"loop_passes"}) if "loop" in name else frozenset(),
                 defaults=_d(num_key_value_heads=8, head_dim=128, conv_kernel_size=4, **swa))
       for name, swa in (
-          ("inkling_text", dict(swa_num_attention_heads=64, swa_num_key_value_heads=16, swa_head_dim=128,
-                                sliding_window_size=512)),
           ("inkling2_text", dict(swa_num_attention_heads=48, swa_num_key_value_heads=8, swa_head_dim=128,
                                  sliding_window_size=1024)),
           ("inkling2_loop_text", dict(swa_num_attention_heads=24, swa_num_key_value_heads=8, swa_head_dim=128,
                                       sliding_window_size=1024, loop_layer_index_start=6, loop_layer_index_end=18,
                                       loop_num_passes=3)))),
+    # INK (issue 12): Inkling's parameters by params.py _inkling_text (fields: InklingTextConfig)
+    ModelType("inkling_text", layer_rule=_inkling, state_rule=_inkling_states, kv_state_rule=_inkling_kv_states,
+              params="inkling_text", defaults=_d(
+        num_key_value_heads=8, head_dim=128, conv_kernel_size=4, swa_num_attention_heads=64,
+        swa_num_key_value_heads=16, swa_head_dim=128, sliding_window_size=512, vocab_size=201024, hidden_size=6144,
+        num_hidden_layers=66, num_attention_heads=64, d_rel=16, rel_extent=1024, intermediate_size=24576,
+        moe_intermediate_size=3072, n_routed_experts=256, num_experts_per_tok=6, n_shared_experts=2)),
     ModelType("glm5_next_text", layer_rule=lambda r, n, w: [
         "indexed_attention" if i % 4 == 3 else "linear_attention" for i in range(n)],
               state_rule=_kimi_delta_states, recurrent_kind="linear", quirks=frozenset({"pooled_indexer"}),

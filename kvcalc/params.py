@@ -1325,7 +1325,53 @@ def _mistral_large4_text(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _inkling_text(f: ConfigReader, t: _Tally) -> None:
+    """InklingForCausalLM (transformers/models/inkling/modeling_inkling.py). Per layer ``i`` (``hybrid_sliding``
+    layers take the swa_* heads, KV heads and head dim, the others the global ones; ``K`` the short-conv width):
+    InklingAttention q ``H*n*d``, k / v ``H*n_kv*d``, r_proj ``H*n*d_rel``, o ``n*d*H``, k_sconv / v_sconv
+    ``n_kv*d*K`` (depthwise, no bias), q_norm / k_norm ``d``, rel_logits_proj ``d_rel x extent`` (the window on
+    sliding layers, rel_extent else); MLP: "sparse" mlp_layer_types (default: all but the first ``dense_mlp_idx``)
+    InklingMoE = router ``(E + S)*H + 1`` (its global_scale), ``E`` experts ``3*H*I_e``, ``S`` shared experts
+    ``3*H*I_e``; "dense" InklingMLP ``3*H*I + 1``; two norms ``2*H``, attn_sconv / mlp_sconv ``H*K``. Embedding
+    ``V*H`` + embed_norm ``H``, final norm ``H``, lm_head ``V*H`` (never tied: ``_tied_weights_keys = {}``). A
+    checkpoint's dense_intermediate_size is the dense width and its intermediate_size the experts' (the config
+    class swaps them)."""
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kernel = f.opt_int("sconv_kernel_size") or f.get_int("conv_kernel_size")
+    d_rel = f.get_int("d_rel")
+    if f.has("dense_intermediate_size"):
+        dense_inter, exp_inter = f.get_int("dense_intermediate_size"), f.get_int("intermediate_size")
+    else:
+        dense_inter, exp_inter = f.get_int("intermediate_size"), f.get_int("moe_intermediate_size")
+    if f.has("mlp_layer_types"):
+        mlp_kinds = (f.opt_str_list("mlp_layer_types") or [])[:n_layers]
+    else:
+        first = f.get_int("dense_mlp_idx", default=0, minimum=0)
+        mlp_kinds = ["dense" if i < first else "sparse" for i in range(n_layers)]
+    n_exp, n_shared = f.get_int("n_routed_experts"), f.get_int("n_shared_experts", minimum=0)
+    t.add("embedding", vocab * hidden)
+    for i, kind in enumerate(layer_types(f, m, n_layers)):
+        pre = "swa_" if kind == "hybrid_sliding" else ""
+        n, n_kv = f.get_int(f"{pre}num_attention_heads"), f.get_int(f"{pre}num_key_value_heads")
+        d = f.get_int(f"{pre}head_dim")
+        extent = f.get_int("sliding_window_size") if pre else f.get_int("rel_extent")
+        t.add("attention", 2 * hidden * n * d + 2 * hidden * n_kv * d + hidden * n * d_rel + 2 * n_kv * d * kernel
+              + d_rel * extent)
+        t.add("norms", 2 * d + 2 * hidden)
+        t.add("mixer", 2 * hidden * kernel)
+        if i < len(mlp_kinds) and mlp_kinds[i] == "sparse":
+            t.add("mlp", (n_exp + n_shared) * hidden + 1 + n_shared * 3 * hidden * exp_inter)
+            t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("num_experts_per_tok"),
+                      f.field_name("num_experts_per_tok"))
+        else:
+            t.add("mlp", _gated_mlp(hidden, dense_inter) + 1)
+    t.add("norms", 2 * hidden)
+    _lm_head(f, t, hidden, vocab, tied=False)
+
+
 _INK_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "inkling_text": _inkling_text,
     "mistral_large4_text": _mistral_large4_text,
     "chameleon": _chameleon, "dory": _dory, "diffusion_gemma": _diffusion_gemma,
 }

@@ -72,6 +72,14 @@ CASES: list[tuple[str, dict[str, Any], int]] = [
             tie_word_embeddings=True),
         vision_config=dict(model_type="pixtral", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                            num_attention_heads=2, patch_size=14, image_size=224)), 278064),
+    # InklingForCausalLM: local_layer_ids 0 and 2 (swa heads 2 x 24), one dense-first layer (dense_mlp_idx) whose
+    # width is the checkpoint's dense_intermediate_size (intermediate_size then is the experts'), kernel 3
+    ("inkling_text_dense_first", dict(
+        model_type="inkling_text", vocab_size=1000, hidden_size=64, num_hidden_layers=4, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=16, swa_num_attention_heads=2, swa_num_key_value_heads=1, swa_head_dim=24,
+        sliding_window_size=8, d_rel=4, rel_extent=32, local_layer_ids=[0, 2], intermediate_size=48,
+        dense_intermediate_size=96, dense_mlp_idx=1, n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1,
+        conv_kernel_size=3), 335044),
 ]
 
 
