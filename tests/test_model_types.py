@@ -125,6 +125,8 @@ def test_type_alone_reads_transformers_geometry(name):
     else:
         # Falcon and GPTBigCode default to multi_query: one KV head
         kv = 1 if name in ("falcon", "gpt_bigcode") else getattr(tf, "num_key_value_heads", None)
+        if name == "inkling_text":      # layer 0 is a sliding hybrid: the swa_* geometry (INK)
+            kv = tf.swa_num_key_value_heads
         assert attn.kv_heads == (kv or tf.num_attention_heads)
         assert attn.k_head_dim == (getattr(tf, "head_dim", None) or tf.hidden_size // tf.num_attention_heads)
     count_params({"model_type": name, **extra})  # and the counter accepts it (totals: tests/test_params.py)
