@@ -1412,15 +1412,21 @@ _ENTRIES: tuple[ModelType, ...] = (
                           linear_value_head_dim=192, linear_num_key_heads=30, linear_num_value_heads=30)),
     ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear",
               defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2)),
-    *(ModelType(name, layer_rule=_inkling, state_rule=_inkling_states,
+    # INK (issue 12): Inkling 2 parameters by params.py _inkling2_text (fields: Inkling2TextConfig and the loop
+    # variant's; the same weights either way)
+    *(ModelType(name, layer_rule=_inkling, state_rule=_inkling_states, params="inkling2_text",
                 kv_state_rule=_inkling_kv_states, quirks=frozenset({"loop_passes"}) if "loop" in name else frozenset(),
-                defaults=_d(num_key_value_heads=8, head_dim=128, conv_kernel_size=4, **swa))
+                defaults=_d(num_key_value_heads=8, head_dim=128, conv_kernel_size=4, vocab_size=201024,
+                            unpadded_vocab_size=200058, d_rel=16, rel_extent=1024, num_experts_per_tok=8, **swa))
       for name, swa in (
           ("inkling2_text", dict(swa_num_attention_heads=48, swa_num_key_value_heads=8, swa_head_dim=128,
-                                 sliding_window_size=1024)),
+                                 sliding_window_size=1024, hidden_size=4608, num_attention_heads=48,
+                                 num_hidden_layers=48, moe_intermediate_size=2304, n_routed_experts=384)),
           ("inkling2_loop_text", dict(swa_num_attention_heads=24, swa_num_key_value_heads=8, swa_head_dim=128,
                                       sliding_window_size=1024, loop_layer_index_start=6, loop_layer_index_end=18,
-                                      loop_num_passes=3)))),
+                                      loop_num_passes=3, hidden_size=2304, num_attention_heads=24,
+                                      num_hidden_layers=24, moe_intermediate_size=1152, n_routed_experts=128,
+                                      loop_gate_rank=64)))),
     # INK (issue 12): Inkling's parameters by params.py _inkling_text (fields: InklingTextConfig)
     ModelType("inkling_text", layer_rule=_inkling, state_rule=_inkling_states, kv_state_rule=_inkling_kv_states,
               params="inkling_text", defaults=_d(
@@ -1428,6 +1434,11 @@ _ENTRIES: tuple[ModelType, ...] = (
         swa_num_key_value_heads=16, swa_head_dim=128, sliding_window_size=512, vocab_size=201024, hidden_size=6144,
         num_hidden_layers=66, num_attention_heads=64, d_rel=16, rel_extent=1024, intermediate_size=24576,
         moe_intermediate_size=3072, n_routed_experts=256, num_experts_per_tok=6, n_shared_experts=2)),
+    *(ModelType(name, text_type=f"{name}_text", params="inkling2") for name in ("inkling2", "inkling2_loop")),
+    ModelType("inkling2_vision", kind="no_cache", defaults=_d(   # Inkling2VisionConfig
+        hidden_size=1024, intermediate_size=None, num_hidden_layers=23, num_attention_heads=16, num_channels=3,
+        patch_size=20, mlp_ratio=4.0, posemb_grid_size=32, projection_hidden_dim=4096, projector_bias=False,
+        spatial_merge_size=2, text_hidden_size=4608)),
     ModelType("glm5_next_text", layer_rule=lambda r, n, w: [
         "indexed_attention" if i % 4 == 3 else "linear_attention" for i in range(n)],
               state_rule=_kimi_delta_states, recurrent_kind="linear", quirks=frozenset({"pooled_indexer"}),
@@ -1452,8 +1463,7 @@ _ENTRIES: tuple[ModelType, ...] = (
         "reference_sliding_attention" if w is not None else "full_attention"] * n,
               defaults=_d(num_key_value_heads=10, sliding_window=128)),
     *(ModelType(name, text_type=text) for name, text in (
-        ("lfm3_vl", "lfm3"), ("inkling2", "inkling2_text"), ("inkling2_loop", "inkling2_loop_text"),
-        ("unlimited_ocr", "unlimited_ocr_text"),
+        ("lfm3_vl", "lfm3"), ("unlimited_ocr", "unlimited_ocr_text"),
         ("glm5_next", "glm5_next_text"))),
     ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),

@@ -1370,7 +1370,80 @@ def _inkling_text(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab, tied=False)
 
 
+def _inkling2_text(f: ConfigReader, t: _Tally) -> None:
+    """Inkling2ForCausalLM / Inkling2LoopForCausalLM (transformers/models/inkling2/modeling_inkling2.py,
+    inkling2_loop/modeling_inkling2_loop.py). Per layer ``i`` (swa_* geometry on ``hybrid_sliding``
+    layers, ``K`` = conv_kernel_size, alias sconv_kernel_size): the block-attention-residual queries
+    (attention_input ``H``, ``3*H`` on full layers, none on layer 0; mlp_input ``H``); q ``H*n*d`` + its clip
+    scale ``n*d``; k / v ``H*n_kv*d`` each, with a short conv ``n_kv*d*K`` on sliding layers or, on full layers,
+    a dynamic one (static_weight ``K*n_kv*d``, weight_proj ``H*n_kv*K``); the gated output projection
+    ``2*H*n*d``; sink_proj ``H*n``; the relative position bias (linear ``H*n*d_rel``, clip scale ``n*d_rel``, proj
+    ``d_rel x extent``: the window on sliding layers, rel_extent else); a MoE block of every layer (router
+    ``E*H``, ``E`` experts ``3*H*I_e``; intermediate_size is an alias of moe_intermediate_size); norms ``2*H``
+    (full layers: q / k / v input norms and the post-attention norm, ``4*H``); post-attention / post-MLP convs
+    ``2*H*K``. Embedding ``V*H`` + embed_norm ``H``, final norm ``H``, final_input ``H``; lm_head
+    ``unpadded_vocab_size * H`` (the padded rows are dropped on load), never tied (``_tied_weights_keys = {}``).
+    Inkling2-Loop's loop layers add four message gates ``4*H*r`` each (``r`` = loop_gate_rank), and the model a
+    message_input of ``4*H`` per loop layer."""
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kernel, d_rel = f.get_int("sconv_kernel_size", "conv_kernel_size"), f.get_int("d_rel")
+    n_exp = f.get_int("n_routed_experts", "num_local_experts")
+    exp_inter = f.get_int("moe_intermediate_size", "intermediate_size")
+    top_k = f.opt_int("num_experts_per_tok")
+    t.add("embedding", vocab * hidden)
+    for i, kind in enumerate(layer_types(f, m, n_layers)):
+        sliding = kind == "hybrid_sliding"
+        pre = "swa_" if sliding else ""
+        n, n_kv = f.get_int(f"{pre}num_attention_heads"), f.get_int(f"{pre}num_key_value_heads")
+        d = f.get_int(f"{pre}head_dim")
+        extent = f.get_int("sliding_window_size") if sliding else f.get_int("rel_extent")
+        conv = n_kv * d * kernel if sliding else kernel * n_kv * d + hidden * n_kv * kernel
+        t.add("attention", 3 * hidden * n * d + n * d + 2 * (hidden * n_kv * d + conv) + hidden * n
+              + hidden * n * d_rel + n * d_rel + d_rel * extent)
+        t.add("other", (0 if i == 0 else hidden if sliding else 3 * hidden) + hidden)
+        t.add("mlp", n_exp * hidden)
+        t.experts(3 * hidden * exp_inter, n_exp, top_k, f.field_name("num_experts_per_tok"))
+        t.add("norms", (2 if sliding else 4) * hidden)
+        t.add("mixer", 2 * hidden * kernel)
+    if "loop_passes" in m.quirks:
+        # Inkling2LoopSliding/FullLoopDecoderLayer: four Inkling2LoopMessageGate (down_proj 2H -> r, forget and
+        # message gate projections r -> H) per loop layer; Inkling2LoopMessageAttentionResidual: 4 queries of H each
+        start, end = f.get_int("loop_layer_index_start", minimum=0), f.get_int("loop_layer_index_end")
+        n_loop = max(min(end, n_layers) - start, 0)
+        t.add("other", n_loop * 4 * 4 * hidden * f.get_int("loop_gate_rank") + (end - start) * 4 * hidden)
+    t.add("norms", 2 * hidden)
+    t.add("other", hidden)
+    t.add("lm_head", (f.opt_int("unpadded_vocab_size") or vocab) * hidden)
+
+
+def _inkling2(f: ConfigReader, t: _Tally) -> None:
+    """Inkling2ForConditionalGeneration / Inkling2LoopForConditionalGeneration: the text decoder of text_config
+    (:func:`_inkling2_text`, its lm_head included) and Inkling2VisionModel (modeling_inkling2.py), counted as vision:
+    patch_embedding ``C*p*p*H_v`` (no bias), position table ``g*g*H_v`` (posemb_grid_size ``g``), class embedding
+    and its position ``2*H_v``, pre_layernorm ``2*H_v``; per layer q / k / v / out ``4*(H_v*H_v + H_v)``, MLP
+    ``H_v*I + I + I*H_v + H_v`` (``I`` = intermediate_size, else mlp_ratio * H_v), two LayerNorms ``4*H_v`` and
+    lambda_1 / lambda_2 ``2*H_v``; the merger linear_1 ``m*m*H_v -> P``, linear_2 ``P -> text_hidden_size`` (+
+    biases with projector_bias)."""
+    entry = _entry(f)
+    assert entry.text_type is not None
+    text = _sub_config(f, "text_config", entry.text_type, {})
+    _inkling2_text(text, t)
+    v = _sub_config(f, "vision_config", "inkling2_vision", {})
+    hv = v.get_int("hidden_size")
+    inter = v.opt_int("intermediate_size") or int(hv * v.get_float("mlp_ratio"))
+    patch, grid, merge = v.get_int("patch_size"), v.get_int("posemb_grid_size"), v.get_int("spatial_merge_size")
+    proj, bias = v.get_int("projection_hidden_dim"), v.get_bool("projector_bias")
+    out = v.opt_int("text_hidden_size") or text.get_int("hidden_size")
+    n = v.get_int("num_channels") * patch * patch * hv + grid * grid * hv + 4 * hv
+    n += v.get_int("num_hidden_layers", minimum=0) * (4 * _linear(hv, hv, True) + _linear(hv, inter, True)
+                                                     + _linear(inter, hv, True) + 6 * hv)
+    t.add("vision", n + _linear(merge * merge * hv, proj, bias) + _linear(proj, out, bias))
+
+
 _INK_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "inkling2": _inkling2,
+    "inkling2_text": _inkling2_text,
     "inkling_text": _inkling_text,
     "mistral_large4_text": _mistral_large4_text,
     "chameleon": _chameleon, "dory": _dory, "diffusion_gemma": _diffusion_gemma,

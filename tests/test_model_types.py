@@ -114,8 +114,10 @@ def test_type_alone_reads_transformers_geometry(name):
         count_params({"model_type": name, **({"num_hidden_layers": 16} if name == "hrm_text" else {})})
         return
     spec = kvcalc.read_spec({"model_type": name, **extra})
-    # Dory (INK): per_loop caches add the recurrent layers once per further loop (DoryModel.forward)
+    # Dory / Inkling2-Loop (INK): each further loop pass adds its own cache layers (DoryModel.forward; loop_passes)
     loops = tf.n_recurrent_layers * (tf.n_recurrent_loops - 1) if name == "dory" else 0
+    if name == "inkling2_loop_text":
+        loops = (tf.loop_layer_index_end - tf.loop_layer_index_start) * (tf.loop_num_passes - 1)
     assert spec.num_layers == tf.num_hidden_layers + loops
     attn = next((layer.attention[0] for layer in spec.layers if layer.attention), None)
     if attn is None:

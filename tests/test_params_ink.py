@@ -80,6 +80,32 @@ CASES: list[tuple[str, dict[str, Any], int]] = [
         sliding_window_size=8, d_rel=4, rel_extent=32, local_layer_ids=[0, 2], intermediate_size=48,
         dense_intermediate_size=96, dense_mlp_idx=1, n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1,
         conv_kernel_size=3), 335044),
+    # Inkling2ForCausalLM: a hand-set full/sliding pattern, swa heads 2 x 24, an unpadded head of 990 rows, kernel 3
+    ("inkling2_text_pattern", dict(
+        model_type="inkling2_text", vocab_size=1000, unpadded_vocab_size=990, hidden_size=64, num_hidden_layers=4,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=16, swa_num_attention_heads=2,
+        swa_num_key_value_heads=1, swa_head_dim=24, sliding_window_size=8, d_rel=4, rel_extent=32,
+        layer_types=["hybrid", "hybrid_sliding", "hybrid", "hybrid_sliding"], moe_intermediate_size=32,
+        n_routed_experts=4, num_experts_per_tok=2, conv_kernel_size=3, n_layers_per_attn_res_block=2), 293744),
+    # Inkling2LoopForCausalLM: loop layers 3..5 (their message gates, rank 8), kernel 4
+    ("inkling2_loop_text_small", dict(
+        model_type="inkling2_loop_text", vocab_size=1000, unpadded_vocab_size=1000, hidden_size=64,
+        num_hidden_layers=6, num_attention_heads=4, num_key_value_heads=2, head_dim=16, swa_num_attention_heads=4,
+        swa_num_key_value_heads=2, swa_head_dim=16, sliding_window_size=8, d_rel=4, rel_extent=32,
+        moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2, loop_layer_index_start=3,
+        loop_layer_index_end=6, loop_num_passes=2, loop_gate_rank=8, n_layers_per_attn_res_block=3), 416640),
+    # Inkling2ForConditionalGeneration: a 2-layer vision tower (mlp_ratio 2, projector biases)
+    ("inkling2_small_tower", dict(
+        model_type="inkling2", text_config=dict(
+            model_type="inkling2_text", vocab_size=1000, unpadded_vocab_size=990, hidden_size=64,
+            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+            swa_num_attention_heads=4, swa_num_key_value_heads=2, swa_head_dim=16, sliding_window_size=8, d_rel=4,
+            rel_extent=32, moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2,
+            n_layers_per_attn_res_block=1),
+        vision_config=dict(
+            model_type="inkling2_vision", hidden_size=32, num_hidden_layers=2, num_attention_heads=2, patch_size=4,
+            mlp_ratio=2.0, posemb_grid_size=4, projection_hidden_dim=48, projector_bias=True, text_hidden_size=64)),
+     243472),
 ]
 
 
