@@ -1196,6 +1196,16 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=128, num_key_value_heads=128, first_k_dense_replace=3, kv_lora_rank=512,
         q_lora_rank=1536, n_routed_experts=256, n_shared_experts=1, qk_nope_head_dim=128, qk_rope_head_dim=64,
         v_head_dim=128, num_experts_per_tok=8, moe_intermediate_size=2048)),
+    # INK (issue 12): DeepSeek-V4 (DeepseekV4Config): parameters by params.py _deepseek_v4; its cache is refused
+    # (the HCA / CSA compressed layers, kvcalc.architectures), the class-default layer list included
+    ModelType("deepseek_v4", params="deepseek_v4", layer_rule=lambda r, n, w: (
+        ["heavily_compressed_attention"] * min(n, 2)
+        + ["compressed_sparse_attention" if i % 2 else "heavily_compressed_attention" for i in range(max(n - 2, 0))]),
+              defaults=_d(_LLAMA_LIKE, vocab_size=129280, hidden_size=4096, moe_intermediate_size=2048,
+                          num_hidden_layers=43, num_attention_heads=64, num_key_value_heads=1, head_dim=512,
+                          q_lora_rank=1024, num_experts_per_tok=6, n_routed_experts=256, n_shared_experts=1,
+                          hc_mult=4, sliding_window=128, o_groups=8, o_lora_rank=1024, index_n_heads=64,
+                          index_head_dim=128, index_topk=512)),
     # INK (issue 12): Mistral 4 (transformers 5.24 modeling_mistral4.py): DeepSeek-V3's MLA + MoE modules
     # (Mistral4Attention caches the normed kv_lora_rank latent and the RoPE key, expanded by expand_kv after the
     # cache read); vLLM 0.33 has no Mistral4 class, its Transformers backend's MLAFuser fuses Mistral4Attention

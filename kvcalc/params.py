@@ -1441,7 +1441,87 @@ def _inkling2(f: ConfigReader, t: _Tally) -> None:
     t.add("vision", n + _linear(merge * merge * hv, proj, bias) + _linear(proj, out, bias))
 
 
+_V4_RATIO_TYPES = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
+
+
+def _deepseek_v4_types(f: ConfigReader, n_layers: int) -> tuple[list[str], dict[str, int]]:
+    """DeepseekV4Config.__post_init__: the attention type of each layer (layer_types, else the legacy Hub
+    compress_ratios 0 / 4 / 128, else two HCA layers then CSA / HCA alternating) and the compress rate of
+    each compressed type (compress_rates, else 4 and 128; the legacy compress_rate_csa / _hca override)."""
+    if f.has("layer_types"):
+        types = (f.opt_str_list("layer_types") or [])[:n_layers]
+    elif f.has("compress_ratios"):
+        ratios = f.get_int_list("compress_ratios")[:n_layers]
+        if any(r not in _V4_RATIO_TYPES for r in ratios):
+            raise ConfigError(f.field_name("compress_ratios"), ratios, "entries must be 0, 4 or 128")
+        types = [_V4_RATIO_TYPES[r] for r in ratios]
+    else:
+        types = (["heavily_compressed_attention"] * min(n_layers, 2)
+                 + ["compressed_sparse_attention" if i % 2 else "heavily_compressed_attention"
+                    for i in range(max(n_layers - 2, 0))])
+    for i, kind in enumerate(types):
+        if kind not in _V4_RATIO_TYPES.values():
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be sliding_attention, "
+                              "compressed_sparse_attention or heavily_compressed_attention")
+    raw = f.value("compress_rates")
+    rates = dict(raw) if isinstance(raw, Mapping) else {"compressed_sparse_attention": 4,
+                                                          "heavily_compressed_attention": 128}
+    for field, kind in (("compress_rate_csa", "compressed_sparse_attention"),
+                        ("compress_rate_hca", "heavily_compressed_attention")):
+        if f.has(field):
+            rates[kind] = f.get_int(field)
+    return types, {k: ConfigReader.check_int(f"{f.path}compress_rates.{k}", v) for k, v in rates.items()}
+
+
+def _deepseek_v4(f: ConfigReader, t: _Tally) -> None:
+    """DeepseekV4ForCausalLM (transformers/models/deepseek_v4/modeling_deepseek_v4.py). Per layer (``d`` head_dim,
+    ``r_q`` q_lora_rank, ``g`` o_groups, ``r_o`` o_lora_rank, ``N`` hc_mult, ``E`` experts of width ``I_e``):
+    DeepseekV4Attention q_a ``H*r_q`` + q_a_norm ``r_q``, q_b ``r_q*n*d``, kv_proj ``H*d`` + kv_norm ``d``,
+    the grouped o_a ``(n*d/g)*(g*r_o)``, o_b ``g*r_o*H``, sinks ``n``; the compressor of its type
+    (:func:`_deepseek_v4_types`; none on sliding_attention): HCA kv / gate ``H*d`` each, position_bias
+    ``rate*d``, kv_norm ``d``; CSA the same at ``2*d`` (kv_norm ``d``) plus its DeepseekV4Indexer (kv / gate
+    ``H*2*d_i``, position_bias ``rate*2*d_i``, kv_norm ``d_i``, q_b ``r_q*n_i*d_i``, weights_proj ``H*n_i``);
+    DeepseekV4SparseMoeBlock: router ``E*H`` (hash or top-k: the hash table tid2eid is a buffer), ``E`` experts
+    ``3*H*I_e``, a shared expert ``3*H*I_e`` (intermediate_size is an alias of moe_intermediate_size); two norms
+    ``2*H``; two DeepseekV4HyperConnection (fn ``(2+N)*N x N*H``, base ``(2+N)*N``, scale 3). Model: embedding
+    ``V*H``, norm ``H``, DeepseekV4HyperHead (``N x N*H`` + ``N`` + 1), lm_head ``V*H`` unless tied. The MTP
+    layers (num_nextn_predict_layers) are not built."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n, d, q_rank = f.get_int("num_attention_heads"), f.get_int("head_dim"), f.get_int("q_lora_rank")
+    groups, o_rank, hc = f.get_int("o_groups"), f.get_int("o_lora_rank"), f.get_int("hc_mult")
+    n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
+    n_exp, exp_inter = f.get_int("n_routed_experts", "num_local_experts"), f.get_int("moe_intermediate_size",
+                                                                                     "intermediate_size")
+    mlp_bias = f.get_bool("mlp_bias")
+    if (n * d) % groups:
+        raise ConfigError(f.field_name("o_groups"), groups, f"must divide num_attention_heads x head_dim ({n * d})")
+    types, rates = _deepseek_v4_types(f, n_layers)
+    if len(types) < n_layers:
+        raise ConfigError(f.field_name("layer_types"), f"<{len(types)} entries>", f"lists fewer than {n_layers}")
+    attn = (hidden * q_rank + q_rank * n * d + hidden * d + (n * d // groups) * groups * o_rank
+            + groups * o_rank * hidden + n)
+    mix = (2 + hc) * hc
+    t.add("embedding", vocab * hidden)
+    for kind in types:
+        t.add("attention", attn)
+        t.add("norms", q_rank + d + 2 * hidden)
+        if kind == "heavily_compressed_attention":
+            t.add("attention", 2 * hidden * d + rates[kind] * d)
+            t.add("norms", d)
+        elif kind == "compressed_sparse_attention":
+            t.add("attention", 4 * hidden * d + rates[kind] * 2 * d + 4 * hidden * d_i + rates[kind] * 2 * d_i
+                  + q_rank * n_i * d_i + hidden * n_i)
+            t.add("norms", d + d_i)
+        t.add("mlp", n_exp * hidden + _gated_mlp(hidden, exp_inter, mlp_bias))
+        t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+        t.add("other", 2 * (mix * hc * hidden + mix + 3))
+    t.add("norms", hidden)
+    t.add("other", hc * hc * hidden + hc + 1)
+    _lm_head(f, t, hidden, vocab)
+
+
 _INK_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "deepseek_v4": _deepseek_v4,
     "inkling2": _inkling2,
     "inkling2_text": _inkling2_text,
     "inkling_text": _inkling_text,

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+import kvcalc
+from kvcalc.errors import UnsupportedError
 from kvcalc.params import count_params
 
 _ROPE_FULL = {"full_attention": {"rope_theta": 10000.0, "rope_type": "default"}}
@@ -106,6 +108,13 @@ CASES: list[tuple[str, dict[str, Any], int]] = [
             model_type="inkling2_vision", hidden_size=32, num_hidden_layers=2, num_attention_heads=2, patch_size=4,
             mlp_ratio=2.0, posemb_grid_size=4, projection_hidden_dim=48, projector_bias=True, text_hidden_size=64)),
      243472),
+    # DeepseekV4ForCausalLM: the Hub's legacy compress_ratios (a sliding, two CSA and an HCA layer), a CSA rate of 8
+    # (compress_rate_csa), 2 hyper-connection streams, 2 output groups, one hash-routed layer, tied
+    ("deepseek_v4_legacy_ratios", dict(
+        model_type="deepseek_v4", vocab_size=1000, hidden_size=64, moe_intermediate_size=32, num_hidden_layers=4,
+        num_attention_heads=4, head_dim=32, q_lora_rank=24, num_experts_per_tok=2, n_routed_experts=4, hc_mult=2,
+        sliding_window=8, o_groups=2, o_lora_rank=16, index_n_heads=2, index_head_dim=16, index_topk=4,
+        compress_ratios=[0, 4, 128, 4], compress_rate_csa=8, tie_word_embeddings=True, num_hash_layers=1), 276491),
 ]
 
 
@@ -114,3 +123,9 @@ def test_count_equals_transformers_meta_device(config, expected):
     result = count_params(config)
     assert result.total == expected
     assert result.quality == "exact"
+
+
+def test_deepseek_v4_cache_stays_refused():
+    """Parameters are counted, the compressed HCA / CSA caches are not modelled: refused, never guessed."""
+    with pytest.raises(UnsupportedError, match="compress"):
+        kvcalc.kv_cache({"model_type": "deepseek_v4"}, batch=1, context=4096)

@@ -48,7 +48,7 @@ KV_MISSES: dict[str, str] = {
         "refused (UnsupportedError naming 'compress_rates'): DeepSeek-V4's HCA / CSA layers "
         "(DeepseekV4HCACache, DeepseekV4CSACache) hold a sliding window plus one compressed KV entry per "
         "compress_rates[type] source tokens (4 CSA, 128 HCA), a buffer of the tokens not yet compressed and "
-        "CSA indexer entries; the cache grows in steps kvcalc does not model"
+        "CSA indexer entries; the cache grows in steps kvcalc does not model (its parameters are exact)"
     ),
     "diffusion_gemma": (
         "estimated, not exact: the fixture's cache holds the 7 prompt tokens DiffusionGemmaEncoderTextModel writes "
