@@ -515,7 +515,7 @@ _PLAIN_DECODERS = ("ministral",
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "axk2", "cosmos3_edge_text", "emu3_text_model",
+    "axk2", "cosmos3_edge_text",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
     "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
@@ -523,7 +523,7 @@ _VERIFIED_DECODERS = (
 )
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cosmos3_edge": "cosmos3_edge_text",
-    "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
+    "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
@@ -1301,6 +1301,15 @@ _ENTRIES: tuple[ModelType, ...] = (
         hidden_size_per_layer_input=None)),
     ModelType("diffusion_gemma", text_type="diffusion_gemma_text", params="diffusion_gemma",
               vision=Vision("gemma4_vision", "gemma4"), defaults=_d(tie_word_embeddings=True)),
+    # Emu3 (modeling_emu3.py): a Llama decoder in text_config and the VQ-VAE of vq_config (params.py _emu3)
+    ModelType("emu3_text_model", params="llama_like", defaults=_d(
+        _LLAMA_LIKE, vocab_size=184622, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8)),
+    ModelType("emu3", text_type="emu3_text_model", params="emu3", defaults=_d(tie_word_embeddings=False)),
+    ModelType("emu3_vqgan", kind="no_cache", defaults=_d(
+        codebook_size=32768, embed_dim=4, latent_channels=4, double_latent=False, in_channels=3, out_channels=3,
+        temporal_downsample_factor=4, base_channels=256, channel_multiplier=(1, 2, 2, 4), num_res_blocks=2,
+        attn_resolutions=(3,), hidden_size=1024, num_attention_heads=1)),
     # Chameleon (modeling_chameleon.py): Llama modules + q/k LayerNorms over (heads, head_dim), and the VQ-VAE
     # image tokenizer of vq_config (params.py _chameleon)
     ModelType("chameleon", params="chameleon", mlp_bias="mlp_bias", quirks=frozenset({"full_qk_norm"}), defaults=_d(

@@ -1520,7 +1520,83 @@ def _deepseek_v4(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _conv3d(n_in: int, n_out: int, kt: int, kh: int, kw: int) -> int:
+    """A Conv3d with bias: ``n_in*n_out*kt*kh*kw + n_out``."""
+    return n_in * n_out * kt * kh * kw + n_out
+
+
+def _emu3_vq(vq: ConfigReader) -> int:
+    """Emu3VQVAE (transformers/models/emu3/modeling_emu3.py): encoder, decoder, codebook and the two 3x1x1 quant
+    convs. ``B`` base_channels, ``m`` channel_multiplier, ``q`` embed_dim, ``l`` latent_channels, ``R``
+    num_res_blocks, ``a`` the attention block (q / k / v / out over hidden_size: ``4*(h*h + h)``).
+    Resnet block: two norms (GroupNorm ``2C``, or in the decoder Emu3VQVAESpatialNorm ``2C + 2*(q*C + C)``), two
+    3x3 convs, a 1x1 nin_shortcut when the widths differ. Encoder: conv_in, per level ``R`` blocks (an attention
+    block + GroupNorm after each on levels listed in attn_resolutions) and a 3x3 downsample but on the last; the
+    middle block (resnet, attention + its norm, resnet) at ``B*m[-1]``; GroupNorm, conv_out to ``l`` (doubled
+    with double_latent); ``log2(temporal_downsample_factor)`` 4x3x3 temporal downsample convs and ``R`` temporal
+    resnets (two BatchNorm3d ``2C``, two 3x3x3 convs). Decoder: ``R`` temporal resnets and ``log2(t)`` 3x3x3
+    temporal upsample convs on ``l``, conv_in ``l -> B*m[-1]``, the middle block with spatial norms, per level
+    (from the last) ``R + 1`` blocks (attention + spatial norm on attn_resolutions levels) and a 3x3 upsample but
+    on level 0; spatial norm_out, conv_out to out_channels."""
+    base, mults = vq.get_int("base_channels"), vq.get_int_list("channel_multiplier", minimum=1)
+    n_res, latent, q = vq.get_int("num_res_blocks", minimum=0), vq.get_int("latent_channels"), vq.get_int("embed_dim")
+    attn_at = set(vq.opt_int_list("attn_resolutions") or ())
+    h = vq.get_int("hidden_size")
+    attention = 4 * _linear(h, h, True)
+    steps = int(math.log2(vq.get_int("temporal_downsample_factor")))
+
+    def spatial(c: int) -> int:
+        return 2 * c + 2 * _conv(q, c, 1)
+
+    def resnet(n_in: int, n_out: int, quant: bool) -> int:
+        norms = spatial(n_in) + spatial(n_out) if quant else 2 * n_in + 2 * n_out
+        return norms + _conv(n_in, n_out, 3) + _conv(n_out, n_out, 3) + (_conv(n_in, n_out, 1) if n_in != n_out else 0)
+
+    def temporal(c: int) -> int:
+        return 4 * c + 2 * _conv3d(c, c, 3, 3, 3)
+
+    top = base * mults[-1]
+    out = 2 * latent if vq.get_bool("double_latent") else latent
+    n = _conv(vq.get_int("in_channels"), base, 3)
+    for i, mult in enumerate(mults):
+        width = base * ((1,) + tuple(mults))[i]
+        for _ in range(n_res):
+            n += resnet(width, base * mult, False)
+            width = base * mult
+            if i in attn_at:
+                n += attention + 2 * width
+        if i != len(mults) - 1:
+            n += _conv(width, width, 3)
+    n += 2 * resnet(top, top, False) + attention + 2 * top + 2 * top + _conv(top, out, 3)
+    n += steps * _conv3d(out, out, 4, 3, 3) + n_res * temporal(out)
+    # decoder
+    n += n_res * temporal(latent) + steps * _conv3d(latent, latent, 3, 3, 3) + _conv(latent, top, 3)
+    n += 2 * resnet(top, top, True) + attention + spatial(top)
+    width = top
+    for i in reversed(range(len(mults))):
+        for _ in range(n_res + 1):
+            n += resnet(width, base * mults[i], True)
+            width = base * mults[i]
+            if i in attn_at:
+                n += attention + spatial(width)
+        if i != 0:
+            n += _conv(width, width, 3)
+    n += spatial(base * mults[0]) + _conv(base * mults[0], vq.get_int("out_channels"), 3)
+    return n + vq.get_int("codebook_size") * q + _conv3d(latent, q, 3, 1, 1) + _conv3d(q, latent, 3, 1, 1)
+
+
+def _emu3(f: ConfigReader, t: _Tally) -> None:
+    """Emu3ForConditionalGeneration (modeling_emu3.py): the emu3_text_model decoder of text_config (Llama
+    modules, :func:`_llama_like`), lm_head ``V*H`` unless the top-level tie_word_embeddings ties it, and the
+    frozen VQ-VAE image tokenizer of vq_config (:func:`_emu3_vq`, counted as vision)."""
+    text = _sub_config(f, "text_config", "emu3_text_model", {})
+    _llama_like(text, t, head=False)
+    _lm_head(f, t, text.get_int("hidden_size"), text.get_int("vocab_size"))
+    t.add("vision", _emu3_vq(_sub_config(f, "vq_config", "emu3_vqgan", {})))
+
+
 _INK_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "emu3": _emu3,
     "deepseek_v4": _deepseek_v4,
     "inkling2": _inkling2,
     "inkling2_text": _inkling2_text,

@@ -115,6 +115,16 @@ CASES: list[tuple[str, dict[str, Any], int]] = [
         num_attention_heads=4, head_dim=32, q_lora_rank=24, num_experts_per_tok=2, n_routed_experts=4, hc_mult=2,
         sliding_window=8, o_groups=2, o_lora_rank=16, index_n_heads=2, index_head_dim=16, index_topk=4,
         compress_ratios=[0, 4, 128, 4], compress_rate_csa=8, tie_word_embeddings=True, num_hash_layers=1), 276491),
+    # Emu3ForConditionalGeneration: GQA with attention biases, tied; a VQ-VAE with attention on both levels, a
+    # doubled latent, one res block, a temporal factor of 2
+    ("emu3_small_vq", dict(
+        model_type="emu3", tie_word_embeddings=True, vocabulary_map={"<image>": 5}, image_token_id=5,
+        text_config=dict(model_type="emu3_text_model", vocab_size=1000, hidden_size=64, intermediate_size=96,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, attention_bias=True,
+                         pad_token_id=0, bos_token_id=1, eos_token_id=2),
+        vq_config=dict(model_type="emu3_vqgan", codebook_size=100, embed_dim=8, latent_channels=8, double_latent=True,
+                       base_channels=32, channel_multiplier=[1, 2], num_res_blocks=1, attn_resolutions=[0, 1],
+                       hidden_size=32, num_attention_heads=2, temporal_downsample_factor=2, out_channels=3)), 839307),
 ]
 
 
