@@ -1291,7 +1291,7 @@ _ENTRIES: tuple[ModelType, ...] = (
     # the Gemma 4 tower and the self-conditioning MLP (params.py _diffusion_gemma). Its KV is estimated (quirk
     # prefix_cache)
     ModelType("diffusion_gemma_text", layer_rule=_fixed_pattern(6),
-              quirks=frozenset({"last_layer_full", "prefix_cache"}),
+              quirks=frozenset({"last_layer_full", "global_head_dim", "prefix_cache"}),
               params="gemma4_text", defaults=_d(
         vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
         num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, attention_bias=False, sliding_window=512,

@@ -1254,13 +1254,19 @@ def _diffusion_gemma(f: ConfigReader, t: _Tally) -> None:
     language_model, lm_head to the embedding) counted as a Gemma 4 wrapper (:func:`kvcalc.params_vision.
     count_wrapper`: the diffusion_gemma_text decoder by :func:`_gemma4_text` with its MoE block always on and
     no v_proj on full layers, the Gemma 4 vision tower and embed_vision), plus the decoder's
-    DiffusionGemmaSelfConditioning: gate / up ``H*I``, down ``I*H`` and pre_norm ``H`` (post_norm has no scale).
+    DiffusionGemmaSelfConditioning: gate / up ``H*I``, down ``I*H`` and pre_norm ``H`` (post_norm has no scale);
+    the projector (encoder.embed_vision) is counted as ``other``, outside the tower.
     With tie_word_embeddings false transformers ties nothing (``_tied_weights_keys`` apply only when tying):
     the decoder then holds its own copy of the embedding, layers and final norm."""
     count_wrapper(f, t, _Tally, _COUNTERS)
     text = _sub_config(f, "text_config", "diffusion_gemma_text", {})
     hidden = text.get_int("hidden_size")
-    t.add("other", _gated_mlp(hidden, text.get_int("intermediate_size")) + hidden)
+    t.add("other", _gated_mlp(hidden, text.get_int("intermediate_size")))
+    t.add("norms", hidden)                                  # self_conditioning.pre_norm
+    # encoder.embed_vision (the Gemma 4 projector count_wrapper put in vision) sits outside the tower: "other"
+    projector = _sub_config(f, "vision_config", "gemma4_vision", {}).get_int("hidden_size") * hidden
+    t.parts["vision"] -= projector
+    t.add("other", projector)
     if not t.tied:
         copy = _Tally()
         _gemma4_text(text, copy)
@@ -1359,7 +1365,8 @@ def _inkling_text(f: ConfigReader, t: _Tally) -> None:
         t.add("attention", 2 * hidden * n * d + 2 * hidden * n_kv * d + hidden * n * d_rel + 2 * n_kv * d * kernel
               + d_rel * extent)
         t.add("norms", 2 * d + 2 * hidden)
-        t.add("mixer", 2 * hidden * kernel)
+        t.add("attention", hidden * kernel)     # attn_sconv
+        t.add("mlp", hidden * kernel)           # mlp_sconv
         if i < len(mlp_kinds) and mlp_kinds[i] == "sparse":
             t.add("mlp", (n_exp + n_shared) * hidden + 1 + n_shared * 3 * hidden * exp_inter)
             t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("num_experts_per_tok"),
@@ -1401,17 +1408,17 @@ def _inkling2_text(f: ConfigReader, t: _Tally) -> None:
         conv = n_kv * d * kernel if sliding else kernel * n_kv * d + hidden * n_kv * kernel
         t.add("attention", 3 * hidden * n * d + n * d + 2 * (hidden * n_kv * d + conv) + hidden * n
               + hidden * n * d_rel + n * d_rel + d_rel * extent)
-        t.add("other", (0 if i == 0 else hidden if sliding else 3 * hidden) + hidden)
-        t.add("mlp", n_exp * hidden)
+        t.add("attention", (0 if i == 0 else hidden if sliding else 3 * hidden) + hidden * kernel)
+        t.add("mlp", n_exp * hidden + hidden + hidden * kernel)     # router, mlp_input, post_mlp_convolution
         t.experts(3 * hidden * exp_inter, n_exp, top_k, f.field_name("num_experts_per_tok"))
         t.add("norms", (2 if sliding else 4) * hidden)
-        t.add("mixer", 2 * hidden * kernel)
     if "loop_passes" in m.quirks:
         # Inkling2LoopSliding/FullLoopDecoderLayer: four Inkling2LoopMessageGate (down_proj 2H -> r, forget and
         # message gate projections r -> H) per loop layer; Inkling2LoopMessageAttentionResidual: 4 queries of H each
         start, end = f.get_int("loop_layer_index_start", minimum=0), f.get_int("loop_layer_index_end")
-        n_loop = max(min(end, n_layers) - start, 0)
-        t.add("other", n_loop * 4 * 4 * hidden * f.get_int("loop_gate_rank") + (end - start) * 4 * hidden)
+        n_loop, gate = max(min(end, n_layers) - start, 0), 4 * hidden * f.get_int("loop_gate_rank")
+        t.add("mlp", n_loop * gate)                 # mlp_message_gate
+        t.add("other", n_loop * 3 * gate + (end - start) * 4 * hidden)     # q / k / v gates, message_input
     t.add("norms", 2 * hidden)
     t.add("other", hidden)
     t.add("lm_head", (f.opt_int("unpadded_vocab_size") or vocab) * hidden)
@@ -1429,7 +1436,7 @@ def _inkling2(f: ConfigReader, t: _Tally) -> None:
     assert entry.text_type is not None
     text = _sub_config(f, "text_config", entry.text_type, {})
     _inkling2_text(text, t)
-    v = _sub_config(f, "vision_config", "inkling2_vision", {})
+    v = _sub_config(f, "vision_config", "inkling2_vision", {"text_hidden_size": text.get_int("hidden_size")})
     hv = v.get_int("hidden_size")
     inter = v.opt_int("intermediate_size") or int(hv * v.get_float("mlp_ratio"))
     patch, grid, merge = v.get_int("patch_size"), v.get_int("posemb_grid_size"), v.get_int("spatial_merge_size")
@@ -1514,7 +1521,8 @@ def _deepseek_v4(f: ConfigReader, t: _Tally) -> None:
             t.add("norms", d + d_i)
         t.add("mlp", n_exp * hidden + _gated_mlp(hidden, exp_inter, mlp_bias))
         t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
-        t.add("other", 2 * (mix * hc * hidden + mix + 3))
+        t.add("attention", mix * hc * hidden + mix + 3)     # attn_hc
+        t.add("other", mix * hc * hidden + mix + 3)         # ffn_hc
     t.add("norms", hidden)
     t.add("other", hc * hc * hidden + hc + 1)
     _lm_head(f, t, hidden, vocab)
