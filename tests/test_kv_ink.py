@@ -83,3 +83,16 @@ def test_diffusion_gemma_cache_is_marked_estimated():
     assert r.quality == "estimated"
     assert any("prefix" in w for w in r.warnings)
     assert len(r.layers) == len(rec["layer_bytes"])
+
+
+def test_dory_vllm_caches_follow_vllms_dory_model():
+    """vLLM 0.33's own Dory (vllm/model_executor/models/dory.py): a physical layer is one block of the released
+    layout (attention or mlp; mlp blocks hold no cache); DoryAttention builds one Attention per loop on the
+    recurrent blocks with per_loop (``unique_layer_idx = loop_idx * num_hidden_layers + layer_idx``) and gives
+    sliding blocks ``per_layer_sliding_window``. The class default: 36 attention blocks (27 sliding) and the 20
+    recurrent ones (15 sliding) once more = 56 caches, 42 of them sliding."""
+    r = kvcalc.kv_cache(_TYPES["dory"]["default_config"], batch=1, context=4096, runtime="vllm")
+    assert len(r.layers) == 56
+    assert sum(layer.kind == "sliding" for layer in r.layers) == 42
+    # 4096 tokens fill 256 blocks of 16 on every layer (the window's blocks reach T): 4 KV heads x 256 x (K + V) x 2
+    assert {layer.bytes for layer in r.layers} == {256 * 16 * 4 * 256 * 2 * 2}
