@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
-from .model_types import DBRX_ATTN_DEFAULTS, ModelType, lookup, nested, typed
+from .model_types import DBRX_ATTN_DEFAULTS, ModelType, dory_cache_types, lookup, nested, typed
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -333,6 +333,13 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
             raise ConfigError(r.field_name("loop_layer_index_end"), end,
                               f"must lie above loop_layer_index_start ({start}) and at most {n}")
         types += types[start:end] * (r.get_int("loop_num_passes") - 1)
+        n = len(types)
+    if "prefix_cache" in entry.quirks:         # INK: DiffusionGemma's encoder-written prefix (QUIRKS)
+        assumed.append("estimated: DiffusionGemma caches only the prefix its encoder writes (prompt and finished "
+                       "canvases; sliding layers keep a whole encoder pass as one view), never the canvas being "
+                       "denoised; kvcalc charges the context as an autoregressive decoder's")
+    if "recurrent_depth" in entry.quirks:     # INK: Dory's halved (attention, mlp) pairs and per-loop caches
+        types = dory_cache_types(r, types)
         n = len(types)
     kinds = []
     unknown: dict[str, int] = {}

@@ -80,6 +80,13 @@ QUIRKS = {
     "loop_passes": "layers loop_layer_index_start..loop_layer_index_end - 1 run loop_num_passes times, each "
                    "pass with its own cache layers, appended after the model's layers (Inkling2-Loop)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
+    # INK (issue 12)
+    "prefix_cache": "block diffusion: only the prefix the encoder writes (prompt and finished canvases) is cached; "
+                    "the canvas being denoised reads it without writing (DiffusionGemma); kvcalc charges the context "
+                    "as an autoregressive decoder's and marks the figure estimated",
+    "recurrent_depth": "a released layer_types of (attention, mlp) pairs is one decoder layer per pair; with "
+                       "recurrent_kv_cache_mode 'per_loop' the n_recurrent_layers after n_input_layers get their own "
+                       "cache layers for each of n_recurrent_loops - 1 further loops, appended at the end (Dory)",
     # parameter counter (Llama-style family)
     "qk_norm": "q/k RMSNorms of head_dim on every attention layer",
     "dsa_indexer": "each layer adds the DeepSeek sparse-attention indexer (wq_b, wk, k_norm, weights_proj); "
@@ -297,6 +304,31 @@ def _inkling(r: ConfigReader, n: int, window: int | None) -> list[str]:
     return ["hybrid_sliding" if i in local else "hybrid" for i in range(n)]
 
 
+def dory_cache_types(r: ConfigReader, types: list[str]) -> list[str]:
+    """Dory (INK, issue 12): the cache layer types transformers 5.24 builds, from the config's layer types.
+
+    ``DoryConfig.__post_init__``: a layer_types that lists "mlp" blocks (the released ``config.json`` layout,
+    ``to_dict``) is halved, ``types[::2]``, as are ``n_input_layers`` / ``n_recurrent_layers`` /
+    ``n_output_layers`` (the recurrent count, when null, is the rest). ``DoryModel.forward`` with
+    ``recurrent_kv_cache_mode == "per_loop"`` appends ``cache.layers[n_in : n_in + n_rec] * (loops - 1)``
+    (deep copies: each further loop writes its own), so those layers' caches repeat; "last_loop" reuses the
+    first loops' keys without writing them (``shared_kv_states``): no extra layers."""
+    n_in, n_out = r.get_int("n_input_layers", minimum=0), r.get_int("n_output_layers", minimum=0)
+    n_rec = r.nullable_int("n_recurrent_layers")
+    if "mlp" in types:
+        types, n_in, n_out = types[::2], n_in // 2, n_out // 2
+        n_rec = None if n_rec is None else n_rec // 2
+    n_rec = len(types) - n_in - n_out if n_rec is None else n_rec
+    if n_in + n_rec + n_out != len(types) or n_rec < 0:
+        raise ConfigError(r.field_name("n_recurrent_layers"), n_rec, f"n_input_layers ({n_in}) + n_recurrent_layers "
+                          f"+ n_output_layers ({n_out}) must equal the {len(types)} decoder layers")
+    loops = r.get_int("n_recurrent_loops")
+    mode = r.get_str("recurrent_kv_cache_mode")
+    if mode not in ("per_loop", "last_loop"):
+        raise ConfigError(r.field_name("recurrent_kv_cache_mode"), mode, "must be 'per_loop' or 'last_loop'")
+    return types + (types[n_in:n_in + n_rec] * (loops - 1) if mode == "per_loop" else [])
+
+
 def _group_last_full(r: ConfigReader, n: int, window: int | None) -> list[str]:
     """Bailing hybrid: the last layer of each ``layer_group_size`` group full, the others KDA
     (``BailingHybridConfig.__post_init__``)."""
@@ -486,15 +518,15 @@ _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its type
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
+    "cosmos3_edge_text",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
     "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "deepseek_ocr2_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
-    "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
-    "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
+    "aria": "aria_text", "cosmos3_edge": "cosmos3_edge_text",
+    "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
@@ -1280,6 +1312,26 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=128, num_key_value_heads=128, first_k_dense_replace=3, kv_lora_rank=512,
         q_lora_rank=1536, n_routed_experts=256, n_shared_experts=1, qk_nope_head_dim=128, qk_rope_head_dim=64,
         v_head_dim=128, num_experts_per_tok=8, moe_intermediate_size=2048)),
+    # INK (issue 12): DeepSeek-V4 (DeepseekV4Config): parameters by params.py _deepseek_v4; its cache is refused
+    # (the HCA / CSA compressed layers, kvcalc.architectures), the class-default layer list included
+    ModelType("deepseek_v4", params="deepseek_v4", layer_rule=lambda r, n, w: (
+        ["heavily_compressed_attention"] * min(n, 2)
+        + ["compressed_sparse_attention" if i % 2 else "heavily_compressed_attention" for i in range(max(n - 2, 0))]),
+              defaults=_d(_LLAMA_LIKE, vocab_size=129280, hidden_size=4096, moe_intermediate_size=2048,
+                          num_hidden_layers=43, num_attention_heads=64, num_key_value_heads=1, head_dim=512,
+                          q_lora_rank=1024, num_experts_per_tok=6, n_routed_experts=256, n_shared_experts=1,
+                          hc_mult=4, sliding_window=128, o_groups=8, o_lora_rank=1024, index_n_heads=64,
+                          index_head_dim=128, index_topk=512)),
+    # INK (issue 12): Mistral 4 (transformers 5.24 modeling_mistral4.py): DeepSeek-V3's MLA + MoE modules
+    # (Mistral4Attention caches the normed kv_lora_rank latent and the RoPE key, expanded by expand_kv after the
+    # cache read); vLLM 0.33 has no Mistral4 class, its Transformers backend's MLAFuser fuses Mistral4Attention
+    # into MLAAttention (checked: fusers/mla.py MLAFuser.match and update_forward accept it), so it caches the
+    # same latent as DeepSeek
+    ModelType("mistral4", params="deepseek", defaults=_d(
+        _LLAMA_LIKE, vocab_size=131072, hidden_size=4096, intermediate_size=12288, num_hidden_layers=36,
+        num_attention_heads=32, num_key_value_heads=32, head_dim=128, first_k_dense_replace=0, kv_lora_rank=256,
+        q_lora_rank=1024, n_routed_experts=128, n_shared_experts=1, qk_nope_head_dim=64, qk_rope_head_dim=64,
+        v_head_dim=128, num_experts_per_tok=4, moe_intermediate_size=2048)),
     ModelType("minimax_m2", params="llama_like", moe="all", quirks=frozenset({"full_qk_norm"}), defaults=_d(
         _LLAMA_LIKE, vocab_size=200064, hidden_size=3072, intermediate_size=1536, num_hidden_layers=62,
         num_attention_heads=48, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False,
@@ -1344,6 +1396,56 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name) for name in _PLAIN_DECODERS),
     *_MOE_ENTRIES,
     *(ModelType(name) for name in _VERIFIED_DECODERS),
+    # ---- INK (issue 12): decoders and wrappers matched against transformers 5.24's meta-device counts
+    # Cohere Compass (modeling_cohere_compass.py): Cohere-2's modules (one weight-only LayerNorm per layer, no
+    # biases, all layers full attention by default); the wrapper holds a Qwen3-VL vision tower
+    # (CohereCompassVisionModel: the same blocks, mergers and deepstack mergers) and an untied lm_head
+    ModelType("cohere_compass_text", params="llama_like", norms_per_layer=1, defaults=_d(
+        _LLAMA_LIKE, vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
+        num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=True, sliding_window=4096)),
+    ModelType("cohere_compass", text_type="cohere_compass_text", params="multimodal",
+              vision=Vision("cohere_compass_vision", "qwen_vl"), defaults=_d(tie_word_embeddings=False)),
+    # Dory (modeling_dory.py): nGPT-style recurrent-depth decoder; cache layers: dory_cache_types; parameters:
+    # params.py _dory
+    ModelType("dory", params="dory", quirks=frozenset({"recurrent_depth"}), layer_rule=_fixed_pattern(4), defaults=_d(
+        _LLAMA_LIKE, vocab_size=131072, hidden_size=2560, intermediate_size=7168, num_hidden_layers=36,
+        num_attention_heads=16, num_key_value_heads=4, head_dim=256, sliding_window=1024, n_input_layers=8,
+        n_recurrent_layers=None, n_output_layers=8, n_recurrent_loops=2, recurrent_kv_cache_mode="per_loop")),
+    # DiffusionGemma (modeling_diffusion_gemma.py): Gemma 4's decoder modules with the MoE block in every layer and
+    # keys as values on full layers (DiffusionGemmaEncoderTextAttention: no v_proj unless sliding); the wrapper adds
+    # the Gemma 4 tower and the self-conditioning MLP (params.py _diffusion_gemma). Its KV is estimated (quirk
+    # prefix_cache)
+    ModelType("diffusion_gemma_text", layer_rule=_fixed_pattern(6),
+              quirks=frozenset({"last_layer_full", "global_head_dim", "prefix_cache"}),
+              params="gemma4_text", defaults=_d(
+        vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
+        num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, attention_bias=False, sliding_window=512,
+        num_experts=None, top_k_experts=None, moe_intermediate_size=None,
+        # fields DiffusionGemmaTextConfig does not have: what its modules hard-code
+        attention_k_eq_v=True, enable_moe_block=True, num_kv_shared_layers=0, use_double_wide_mlp=False,
+        hidden_size_per_layer_input=None)),
+    ModelType("diffusion_gemma", text_type="diffusion_gemma_text", params="diffusion_gemma",
+              vision=Vision("gemma4_vision", "gemma4"), defaults=_d(tie_word_embeddings=True)),
+    # Emu3 (modeling_emu3.py): a Llama decoder in text_config and the VQ-VAE of vq_config (params.py _emu3)
+    ModelType("emu3_text_model", params="llama_like", defaults=_d(
+        _LLAMA_LIKE, vocab_size=184622, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8)),
+    ModelType("emu3", text_type="emu3_text_model", params="emu3", defaults=_d(tie_word_embeddings=False)),
+    ModelType("emu3_vqgan", kind="no_cache", defaults=_d(
+        codebook_size=32768, embed_dim=4, latent_channels=4, double_latent=False, in_channels=3, out_channels=3,
+        temporal_downsample_factor=4, base_channels=256, channel_multiplier=(1, 2, 2, 4), num_res_blocks=2,
+        attn_resolutions=(3,), hidden_size=1024, num_attention_heads=1)),
+    # Chameleon (modeling_chameleon.py): Llama modules + q/k LayerNorms over (heads, head_dim), and the VQ-VAE
+    # image tokenizer of vq_config (params.py _chameleon)
+    ModelType("chameleon", params="chameleon", mlp_bias="mlp_bias", quirks=frozenset({"full_qk_norm"}), defaults=_d(
+        _LLAMA_LIKE, vocab_size=65536, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=32)),
+    ModelType("chameleon_vqgan", kind="no_cache", defaults=_d(
+        embed_dim=256, num_embeddings=8192, double_latent=False, latent_channels=256, resolution=512, in_channels=3,
+        base_channels=128, channel_multiplier=(1, 1, 2, 2, 4), num_res_blocks=2, attn_resolutions=None,
+        attn_type="vanilla")),
+    ModelType("cohere_compass_vision", kind="no_cache",
+              defaults=_d(_QWEN3_VISION, deepstack_visual_indexes=(8, 16, 24))),
     *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), params="gemma3n_text", defaults=_d(
@@ -1454,17 +1556,33 @@ _ENTRIES: tuple[ModelType, ...] = (
                           linear_value_head_dim=192, linear_num_key_heads=30, linear_num_value_heads=30)),
     ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear",
               defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2)),
-    *(ModelType(name, layer_rule=_inkling, state_rule=_inkling_states,
+    # INK (issue 12): Inkling 2 parameters by params.py _inkling2_text (fields: Inkling2TextConfig and the loop
+    # variant's; the same weights either way)
+    *(ModelType(name, layer_rule=_inkling, state_rule=_inkling_states, params="inkling2_text",
                 kv_state_rule=_inkling_kv_states, quirks=frozenset({"loop_passes"}) if "loop" in name else frozenset(),
-                defaults=_d(num_key_value_heads=8, head_dim=128, conv_kernel_size=4, **swa))
+                defaults=_d(num_key_value_heads=8, head_dim=128, conv_kernel_size=4, vocab_size=201024,
+                            unpadded_vocab_size=200058, d_rel=16, rel_extent=1024, num_experts_per_tok=8, **swa))
       for name, swa in (
-          ("inkling_text", dict(swa_num_attention_heads=64, swa_num_key_value_heads=16, swa_head_dim=128,
-                                sliding_window_size=512)),
           ("inkling2_text", dict(swa_num_attention_heads=48, swa_num_key_value_heads=8, swa_head_dim=128,
-                                 sliding_window_size=1024)),
+                                 sliding_window_size=1024, hidden_size=4608, num_attention_heads=48,
+                                 num_hidden_layers=48, moe_intermediate_size=2304, n_routed_experts=384)),
           ("inkling2_loop_text", dict(swa_num_attention_heads=24, swa_num_key_value_heads=8, swa_head_dim=128,
                                       sliding_window_size=1024, loop_layer_index_start=6, loop_layer_index_end=18,
-                                      loop_num_passes=3)))),
+                                      loop_num_passes=3, hidden_size=2304, num_attention_heads=24,
+                                      num_hidden_layers=24, moe_intermediate_size=1152, n_routed_experts=128,
+                                      loop_gate_rank=64)))),
+    # INK (issue 12): Inkling's parameters by params.py _inkling_text (fields: InklingTextConfig)
+    ModelType("inkling_text", layer_rule=_inkling, state_rule=_inkling_states, kv_state_rule=_inkling_kv_states,
+              params="inkling_text", defaults=_d(
+        num_key_value_heads=8, head_dim=128, conv_kernel_size=4, swa_num_attention_heads=64,
+        swa_num_key_value_heads=16, swa_head_dim=128, sliding_window_size=512, vocab_size=201024, hidden_size=6144,
+        num_hidden_layers=66, num_attention_heads=64, d_rel=16, rel_extent=1024, intermediate_size=24576,
+        moe_intermediate_size=3072, n_routed_experts=256, num_experts_per_tok=6, n_shared_experts=2)),
+    *(ModelType(name, text_type=f"{name}_text", params="inkling2") for name in ("inkling2", "inkling2_loop")),
+    ModelType("inkling2_vision", kind="no_cache", defaults=_d(   # Inkling2VisionConfig
+        hidden_size=1024, intermediate_size=None, num_hidden_layers=23, num_attention_heads=16, num_channels=3,
+        patch_size=20, mlp_ratio=4.0, posemb_grid_size=32, projection_hidden_dim=4096, projector_bias=False,
+        spatial_merge_size=2, text_hidden_size=4608)),
     ModelType("glm5_next_text", layer_rule=lambda r, n, w: [
         "indexed_attention" if i % 4 == 3 else "linear_attention" for i in range(n)],
               state_rule=_kimi_delta_states, recurrent_kind="linear", quirks=frozenset({"pooled_indexer"}),
@@ -1477,15 +1595,24 @@ _ENTRIES: tuple[ModelType, ...] = (
         n_routed_experts=256, kv_lora_rank=512, q_lora_rank=1024, qk_rope_head_dim=64, v_head_dim=128,
         qk_nope_head_dim=128, num_experts_per_tok=8, tie_word_embeddings=False, attention_bias=False,
         index_topk=2048, index_head_dim=128, index_n_heads=64, head_dim=256, shared_experts_intermediate_size=1536)),
-    ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), defaults=_d(
+    # INK (issue 12): parameters by params.py _mistral_large4_text (fields: MistralLarge4TextConfig); the wrapper
+    # holds Mistral 3's Pixtral tower and projector
+    ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), params="mistral_large4_text", defaults=_d(
         num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,
-        index_head_dim=128, index_topk=2048)),
+        index_head_dim=128, index_topk=2048, vocab_size=204800, hidden_size=6144, intermediate_size=24576,
+        moe_intermediate_size=6144, num_hidden_layers=72, num_attention_heads=64, n_shared_experts=1,
+        n_routed_experts=128, num_experts_per_tok=4, tie_word_embeddings=False, attention_bias=False,
+        index_n_heads=32, first_k_dense_replace=1)),
+    ModelType("mistral_large4", text_type="mistral_large4_text", params="multimodal", vision=Vision(
+        "pixtral", "mistral3", vision_defaults=_d(hidden_size=2048, intermediate_size=6144, num_hidden_layers=30,
+                                                  num_attention_heads=16, patch_size=14, image_size=1540)),
+              defaults=_d(tie_word_embeddings=False, vision_feature_layer=-1, multimodal_projector_bias=False,
+                          spatial_merge_size=2)),
     ModelType("unlimited_ocr_text", layer_rule=lambda r, n, w: [
         "reference_sliding_attention" if w is not None else "full_attention"] * n,
               defaults=_d(num_key_value_heads=10, sliding_window=128)),
     *(ModelType(name, text_type=text) for name, text in (
-        ("lfm3_vl", "lfm3"), ("inkling2", "inkling2_text"), ("inkling2_loop", "inkling2_loop_text"),
-        ("unlimited_ocr", "unlimited_ocr_text"), ("mistral_large4", "mistral_large4_text"),
+        ("lfm3_vl", "lfm3"), ("unlimited_ocr", "unlimited_ocr_text"),
         ("glm5_next", "glm5_next_text"))),
     ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),

@@ -1622,6 +1622,451 @@ _MOE_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
 }
 
 
+# ---- INK families (issue 12) ----
+def _conv(n_in: int, n_out: int, kernel: int) -> int:
+    """A Conv2d ``kernel x kernel`` with bias: ``n_in*n_out*k*k + n_out``."""
+    return n_in * n_out * kernel * kernel + n_out
+
+
+def _chameleon_resnet(n_in: int, n_out: int) -> int:
+    """ChameleonVQVAEEncoderResnetBlock: GroupNorm ``2*C_in``, conv 3x3, GroupNorm ``2*C_out``, conv 3x3, and a
+    1x1 nin_shortcut when the widths differ."""
+    return 2 * n_in + _conv(n_in, n_out, 3) + 2 * n_out + _conv(n_out, n_out, 3) + (
+        _conv(n_in, n_out, 1) if n_in != n_out else 0)
+
+
+def _chameleon_vq(vq: ConfigReader) -> int:
+    """ChameleonVQVAE (transformers/models/chameleon/modeling_chameleon.py): the encoder only (no decoder is
+    built), conv_in ``3x3 C -> B``; per level ``i`` (widths ``B*m_i``) ``num_res_blocks`` resnet blocks, an
+    attention block (GroupNorm + four 1x1 convs) after each where the level's resolution is in
+    ``attn_resolutions`` (attn_type "vanilla"), a 3x3 downsample conv except on the last level; mid: two
+    resnet blocks around an attention block (vanilla); GroupNorm, conv_out to ``latent_channels`` (doubled with
+    double_latent); the codebook ``num_embeddings x embed_dim``; quant_conv / post_quant_conv 1x1."""
+    base, mults = vq.get_int("base_channels"), vq.get_int_list("channel_multiplier", minimum=1)
+    n_res, latent, embed = vq.get_int("num_res_blocks", minimum=0), vq.get_int("latent_channels"), vq.get_int(
+        "embed_dim")
+    vanilla = vq.get_str("attn_type") == "vanilla"
+    attn_at = set(vq.opt_int_list("attn_resolutions") or ())
+    resolution = vq.get_int("resolution")
+    attention = lambda c: 2 * c + 4 * _conv(c, c, 1)    # noqa: E731  (ChameleonVQVAEEncoderAttnBlock)
+    n = _conv(vq.get_int("in_channels"), base, 3)
+    width = base
+    for i, mult in enumerate(mults):
+        width, out = base * ((1,) + tuple(mults))[i], base * mult
+        for _ in range(n_res):
+            n += _chameleon_resnet(width, out)
+            width = out
+            if vanilla and resolution in attn_at:
+                n += attention(width)
+        if i != len(mults) - 1:
+            n += _conv(width, width, 3)
+            resolution //= 2
+    n += 2 * _chameleon_resnet(width, width) + (attention(width) if vanilla else 0)
+    n += 2 * width + _conv(width, 2 * latent if vq.get_bool("double_latent") else latent, 3)
+    return n + vq.get_int("num_embeddings") * embed + _conv(latent, embed, 1) + _conv(embed, latent, 1)
+
+
+def _chameleon(f: ConfigReader, t: _Tally) -> None:
+    """ChameleonForConditionalGeneration (modeling_chameleon.py): a Llama decoder whose q_norm / k_norm are
+    LayerNorms over ``(heads, head_dim)`` with weight and bias (``2*(n_q + n_kv)*d`` per layer: the entry's
+    full_qk_norm gives the weights, the biases are added here; ChameleonSwinDecoderLayer holds the same norms),
+    plus the frozen VQ-VAE image tokenizer of ``vq_config`` (:func:`_chameleon_vq`, counted as vision)."""
+    _llama_like(f, t)
+    n_q, n_kv = _heads(f)
+    t.add("norms", f.get_int("num_hidden_layers") * (n_q + n_kv) * (f.get_int("hidden_size") // n_q))
+    t.add("vision", _chameleon_vq(_sub_config(f, "vq_config", "chameleon_vqgan", {})))
+
+
+def _dory(f: ConfigReader, t: _Tally) -> None:
+    """DoryForCausalLM (transformers/models/dory/modeling_dory.py). ``L`` decoder layers: num_hidden_layers,
+    halved when layer_types lists "mlp" blocks (DoryConfig.__post_init__: one layer per attention/mlp pair).
+    Per layer: DoryAttention q ``H*n_q*d``, k / v ``H*n_kv*d``, o ``n_q*d*H`` (+ biases with attention_bias),
+    gate_proj ``H*n_q*d`` (no bias), sqk and s_gate ``n_q*d`` each; DoryMLP ``3*H*I`` (+ biases with mlp_bias)
+    and suv_gate / suv_up ``I`` each; the layer's lambda_1 / lambda_2 ``H`` each (``other``). The L2 norms hold
+    no weights. Embedding ``V*H``; DoryLMHead ``V*H`` unless tied, and its logit_scale ``V`` either way."""
+    vocab, hidden, inter = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("intermediate_size")
+    n_layers = f.get_int("num_hidden_layers")
+    if "mlp" in (f.opt_str_list("layer_types") or ()):
+        n_layers //= 2
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    bias, mlp_bias = f.get_bool("attention_bias"), f.get_bool("mlp_bias")
+    attn = (_linear(hidden, n_q * d, bias) + 2 * _linear(hidden, n_kv * d, bias) + _linear(n_q * d, hidden, bias)
+            + hidden * n_q * d + 2 * n_q * d)
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * attn)
+    t.add("mlp", n_layers * (_gated_mlp(hidden, inter, mlp_bias) + 2 * inter))
+    t.add("other", n_layers * 2 * hidden)
+    _lm_head(f, t, hidden, vocab)
+    t.add("lm_head", vocab)
+
+
+def _diffusion_gemma(f: ConfigReader, t: _Tally) -> None:
+    """DiffusionGemmaForBlockDiffusion (transformers/models/diffusion_gemma/modeling_diffusion_gemma.py): one set of
+    decoder weights (DiffusionGemmaModel ties the decoder's layers and embeddings to the encoder's
+    language_model, lm_head to the embedding) counted as a Gemma 4 wrapper (:func:`kvcalc.params_vision.
+    count_wrapper`: the diffusion_gemma_text decoder by :func:`_gemma4_text` with its MoE block always on and
+    no v_proj on full layers, the Gemma 4 vision tower and embed_vision), plus the decoder's
+    DiffusionGemmaSelfConditioning: gate / up ``H*I``, down ``I*H`` and pre_norm ``H`` (post_norm has no scale);
+    the projector (encoder.embed_vision) is counted as ``other``, outside the tower.
+    With tie_word_embeddings false transformers ties nothing (``_tied_weights_keys`` apply only when tying):
+    the decoder then holds its own copy of the embedding, layers and final norm."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    text = _sub_config(f, "text_config", "diffusion_gemma_text", {})
+    hidden = text.get_int("hidden_size")
+    t.add("other", _gated_mlp(hidden, text.get_int("intermediate_size")))
+    t.add("norms", hidden)                                  # self_conditioning.pre_norm
+    # encoder.embed_vision (the Gemma 4 projector count_wrapper put in vision) sits outside the tower: "other"
+    projector = _sub_config(f, "vision_config", "gemma4_vision", {}).get_int("hidden_size") * hidden
+    t.parts["vision"] -= projector
+    t.add("other", projector)
+    if not t.tied:
+        copy = _Tally()
+        _gemma4_text(text, copy)
+        for part, n in copy.parts.items():
+            if part != "lm_head":
+                t.add(part, n)
+        t.moe_experts += copy.moe_experts
+        t.moe_active += copy.moe_active
+
+
+def _mistral_large4_text(f: ConfigReader, t: _Tally) -> None:
+    """MistralLarge4TextModel (transformers/models/mistral_large4/modeling_mistral_large4.py): DSA attention with
+    no q LoRA and NoPE layers, then dense-first MoE.
+
+    Per layer ``i`` (``rope_i`` = qk_rope_head_dim where no_rope_layers[i] is 1, else 0; ``nope_i`` =
+    qk_nope_head_dim + rope - rope_i): q_proj ``H*n*(nope+rope)``; unless the layer reuses another's latent
+    (kv_source_layers[i] != i) kv_a_proj_with_mqa ``H*(r+rope_i)`` (+ bias) and kv_a_layernorm ``r``; kv_b_proj
+    ``r*n*(nope_i+v)``; o_proj ``n*v*H`` (+ bias); softmax_scaling ``2*n``; on "full" indexer_types layers the
+    MistralLarge4TextIndexer: wq_b ``H*n_i*d_i``, wk ``H*d_i``, k_norm LayerNorm ``2*d_i``, weights_proj
+    ``H*n_i``, q_input_norm LayerNorm ``2*H``, softmax_scaling ``2*n_i``. Two norms ``2*H``; MLP: dense ``3*H*I``
+    on the dense layers (:func:`_sparse_layers`), else router ``E*H``, shared experts ``3*H*(n_shared*I_e)``,
+    ``E`` experts ``3*H*I_e``. Embedding ``V*H``, final norm ``H``, the rotary embedding's LeRoPE ``alpha``
+    (one per frequency: ``rope/2``), lm_head ``V*H`` unless tied."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n, rank = f.get_int("num_attention_heads"), f.get_int("kv_lora_rank")
+    rope, nope, v_dim = f.get_int("qk_rope_head_dim"), f.get_int("qk_nope_head_dim"), f.get_int("v_head_dim")
+    bias = f.get_bool("attention_bias")
+    flags = f.opt_int_list("no_rope_layers") or [int((i + 1) % 4 != 0) for i in range(n_layers)]
+    sources = f.opt_int_list("kv_source_layers") or list(range(n_layers))
+    if f.has("indexer_types"):
+        indexed = [kind != "shared" for kind in (f.opt_str_list("indexer_types") or [])]
+    elif f.has("index_topk_pattern", "index_topk_freq"):
+        raise UnsupportedError("mistral_large4 with index_topk_pattern / index_topk_freq but no indexer_types: "
+                               "kvcalc does not derive which layers hold an indexer")
+    else:
+        indexed = [True] * n_layers
+    if min(len(flags), len(sources), len(indexed)) < n_layers:
+        raise ConfigError(f.field_name("num_hidden_layers"), n_layers, "exceeds the per-layer lists "
+                          "(no_rope_layers, kv_source_layers, indexer_types)")
+    n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
+    indexer = hidden * n_i * d_i + hidden * d_i + hidden * n_i + 2 * n_i
+    t.add("embedding", vocab * hidden)
+    for i in range(n_layers):
+        rope_i = rope if flags[i] else 0
+        attn = hidden * n * (nope + rope) + rank * n * (nope + rope - rope_i + v_dim)
+        attn += _linear(n * v_dim, hidden, bias) + 2 * n
+        if sources[i] == i:
+            attn += _linear(hidden, rank + rope_i, bias)
+            t.add("norms", rank)
+        if indexed[i]:
+            attn += indexer
+            t.add("norms", 2 * d_i + 2 * hidden)
+        t.add("attention", attn)
+    t.add("norms", 2 * hidden * n_layers + hidden)
+    t.add("other", rope // 2)
+    sparse = _sparse_layers(f, n_layers)
+    t.add("mlp", (n_layers - len(sparse)) * _gated_mlp(hidden, f.get_int("intermediate_size")))
+    n_exp, exp_inter = f.get_int("n_routed_experts"), f.get_int("moe_intermediate_size")
+    for _ in sparse:
+        t.add("mlp", n_exp * hidden + _gated_mlp(hidden, exp_inter * f.get_int("n_shared_experts", minimum=0)))
+        t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _inkling_text(f: ConfigReader, t: _Tally) -> None:
+    """InklingForCausalLM (transformers/models/inkling/modeling_inkling.py). Per layer ``i`` (``hybrid_sliding``
+    layers take the swa_* heads, KV heads and head dim, the others the global ones; ``K`` the short-conv width):
+    InklingAttention q ``H*n*d``, k / v ``H*n_kv*d``, r_proj ``H*n*d_rel``, o ``n*d*H``, k_sconv / v_sconv
+    ``n_kv*d*K`` (depthwise, no bias), q_norm / k_norm ``d``, rel_logits_proj ``d_rel x extent`` (the window on
+    sliding layers, rel_extent else); MLP: "sparse" mlp_layer_types (default: all but the first ``dense_mlp_idx``)
+    InklingMoE = router ``(E + S)*H + 1`` (its global_scale), ``E`` experts ``3*H*I_e``, ``S`` shared experts
+    ``3*H*I_e``; "dense" InklingMLP ``3*H*I + 1``; two norms ``2*H``, attn_sconv / mlp_sconv ``H*K``. Embedding
+    ``V*H`` + embed_norm ``H``, final norm ``H``, lm_head ``V*H`` (never tied: ``_tied_weights_keys = {}``). A
+    checkpoint's dense_intermediate_size is the dense width and its intermediate_size the experts' (the config
+    class swaps them)."""
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kernel = f.opt_int("sconv_kernel_size") or f.get_int("conv_kernel_size")
+    d_rel = f.get_int("d_rel")
+    if f.has("dense_intermediate_size"):
+        dense_inter, exp_inter = f.get_int("dense_intermediate_size"), f.get_int("intermediate_size")
+    else:
+        dense_inter, exp_inter = f.get_int("intermediate_size"), f.get_int("moe_intermediate_size")
+    if f.has("mlp_layer_types"):
+        mlp_kinds = (f.opt_str_list("mlp_layer_types") or [])[:n_layers]
+    else:
+        first = f.get_int("dense_mlp_idx", default=0, minimum=0)
+        mlp_kinds = ["dense" if i < first else "sparse" for i in range(n_layers)]
+    n_exp, n_shared = f.get_int("n_routed_experts"), f.get_int("n_shared_experts", minimum=0)
+    t.add("embedding", vocab * hidden)
+    for i, kind in enumerate(layer_types(f, m, n_layers)):
+        pre = "swa_" if kind == "hybrid_sliding" else ""
+        n, n_kv = f.get_int(f"{pre}num_attention_heads"), f.get_int(f"{pre}num_key_value_heads")
+        d = f.get_int(f"{pre}head_dim")
+        extent = f.get_int("sliding_window_size") if pre else f.get_int("rel_extent")
+        t.add("attention", 2 * hidden * n * d + 2 * hidden * n_kv * d + hidden * n * d_rel + 2 * n_kv * d * kernel
+              + d_rel * extent)
+        t.add("norms", 2 * d + 2 * hidden)
+        t.add("attention", hidden * kernel)     # attn_sconv
+        t.add("mlp", hidden * kernel)           # mlp_sconv
+        if i < len(mlp_kinds) and mlp_kinds[i] == "sparse":
+            t.add("mlp", (n_exp + n_shared) * hidden + 1 + n_shared * 3 * hidden * exp_inter)
+            t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("num_experts_per_tok"),
+                      f.field_name("num_experts_per_tok"))
+        else:
+            t.add("mlp", _gated_mlp(hidden, dense_inter) + 1)
+    t.add("norms", 2 * hidden)
+    _lm_head(f, t, hidden, vocab, tied=False)
+
+
+def _inkling2_text(f: ConfigReader, t: _Tally) -> None:
+    """Inkling2ForCausalLM / Inkling2LoopForCausalLM (transformers/models/inkling2/modeling_inkling2.py,
+    inkling2_loop/modeling_inkling2_loop.py). Per layer ``i`` (swa_* geometry on ``hybrid_sliding``
+    layers, ``K`` = conv_kernel_size, alias sconv_kernel_size): the block-attention-residual queries
+    (attention_input ``H``, ``3*H`` on full layers, none on layer 0; mlp_input ``H``); q ``H*n*d`` + its clip
+    scale ``n*d``; k / v ``H*n_kv*d`` each, with a short conv ``n_kv*d*K`` on sliding layers or, on full layers,
+    a dynamic one (static_weight ``K*n_kv*d``, weight_proj ``H*n_kv*K``); the gated output projection
+    ``2*H*n*d``; sink_proj ``H*n``; the relative position bias (linear ``H*n*d_rel``, clip scale ``n*d_rel``, proj
+    ``d_rel x extent``: the window on sliding layers, rel_extent else); a MoE block of every layer (router
+    ``E*H``, ``E`` experts ``3*H*I_e``; intermediate_size is an alias of moe_intermediate_size); norms ``2*H``
+    (full layers: q / k / v input norms and the post-attention norm, ``4*H``); post-attention / post-MLP convs
+    ``2*H*K``. Embedding ``V*H`` + embed_norm ``H``, final norm ``H``, final_input ``H``; lm_head
+    ``unpadded_vocab_size * H`` (the padded rows are dropped on load), never tied (``_tied_weights_keys = {}``).
+    Inkling2-Loop's loop layers add four message gates ``4*H*r`` each (``r`` = loop_gate_rank), and the model a
+    message_input of ``4*H`` per loop layer."""
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kernel, d_rel = f.get_int("sconv_kernel_size", "conv_kernel_size"), f.get_int("d_rel")
+    n_exp = f.get_int("n_routed_experts", "num_local_experts")
+    exp_inter = f.get_int("moe_intermediate_size", "intermediate_size")
+    top_k = f.opt_int("num_experts_per_tok")
+    t.add("embedding", vocab * hidden)
+    for i, kind in enumerate(layer_types(f, m, n_layers)):
+        sliding = kind == "hybrid_sliding"
+        pre = "swa_" if sliding else ""
+        n, n_kv = f.get_int(f"{pre}num_attention_heads"), f.get_int(f"{pre}num_key_value_heads")
+        d = f.get_int(f"{pre}head_dim")
+        extent = f.get_int("sliding_window_size") if sliding else f.get_int("rel_extent")
+        conv = n_kv * d * kernel if sliding else kernel * n_kv * d + hidden * n_kv * kernel
+        t.add("attention", 3 * hidden * n * d + n * d + 2 * (hidden * n_kv * d + conv) + hidden * n
+              + hidden * n * d_rel + n * d_rel + d_rel * extent)
+        t.add("attention", (0 if i == 0 else hidden if sliding else 3 * hidden) + hidden * kernel)
+        t.add("mlp", n_exp * hidden + hidden + hidden * kernel)     # router, mlp_input, post_mlp_convolution
+        t.experts(3 * hidden * exp_inter, n_exp, top_k, f.field_name("num_experts_per_tok"))
+        t.add("norms", (2 if sliding else 4) * hidden)
+    if "loop_passes" in m.quirks:
+        # Inkling2LoopSliding/FullLoopDecoderLayer: four Inkling2LoopMessageGate (down_proj 2H -> r, forget and
+        # message gate projections r -> H) per loop layer; Inkling2LoopMessageAttentionResidual: 4 queries of H each
+        start, end = f.get_int("loop_layer_index_start", minimum=0), f.get_int("loop_layer_index_end")
+        n_loop, gate = max(min(end, n_layers) - start, 0), 4 * hidden * f.get_int("loop_gate_rank")
+        t.add("mlp", n_loop * gate)                 # mlp_message_gate
+        t.add("other", n_loop * 3 * gate + (end - start) * 4 * hidden)     # q / k / v gates, message_input
+    t.add("norms", 2 * hidden)
+    t.add("other", hidden)
+    t.add("lm_head", (f.opt_int("unpadded_vocab_size") or vocab) * hidden)
+
+
+def _inkling2(f: ConfigReader, t: _Tally) -> None:
+    """Inkling2ForConditionalGeneration / Inkling2LoopForConditionalGeneration: the text decoder of text_config
+    (:func:`_inkling2_text`, its lm_head included) and Inkling2VisionModel (modeling_inkling2.py), counted as vision:
+    patch_embedding ``C*p*p*H_v`` (no bias), position table ``g*g*H_v`` (posemb_grid_size ``g``), class embedding
+    and its position ``2*H_v``, pre_layernorm ``2*H_v``; per layer q / k / v / out ``4*(H_v*H_v + H_v)``, MLP
+    ``H_v*I + I + I*H_v + H_v`` (``I`` = intermediate_size, else mlp_ratio * H_v), two LayerNorms ``4*H_v`` and
+    lambda_1 / lambda_2 ``2*H_v``; the merger linear_1 ``m*m*H_v -> P``, linear_2 ``P -> text_hidden_size`` (+
+    biases with projector_bias)."""
+    entry = _entry(f)
+    assert entry.text_type is not None
+    text = _sub_config(f, "text_config", entry.text_type, {})
+    _inkling2_text(text, t)
+    v = _sub_config(f, "vision_config", "inkling2_vision", {"text_hidden_size": text.get_int("hidden_size")})
+    hv = v.get_int("hidden_size")
+    inter = v.opt_int("intermediate_size") or int(hv * v.get_float("mlp_ratio"))
+    patch, grid, merge = v.get_int("patch_size"), v.get_int("posemb_grid_size"), v.get_int("spatial_merge_size")
+    proj, bias = v.get_int("projection_hidden_dim"), v.get_bool("projector_bias")
+    out = v.opt_int("text_hidden_size") or text.get_int("hidden_size")
+    n = v.get_int("num_channels") * patch * patch * hv + grid * grid * hv + 4 * hv
+    n += v.get_int("num_hidden_layers", minimum=0) * (4 * _linear(hv, hv, True) + _linear(hv, inter, True)
+                                                     + _linear(inter, hv, True) + 6 * hv)
+    t.add("vision", n + _linear(merge * merge * hv, proj, bias) + _linear(proj, out, bias))
+
+
+_V4_RATIO_TYPES = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
+
+
+def _deepseek_v4_types(f: ConfigReader, n_layers: int) -> tuple[list[str], dict[str, int]]:
+    """DeepseekV4Config.__post_init__: the attention type of each layer (layer_types, else the legacy Hub
+    compress_ratios 0 / 4 / 128, else two HCA layers then CSA / HCA alternating) and the compress rate of
+    each compressed type (compress_rates, else 4 and 128; the legacy compress_rate_csa / _hca override)."""
+    if f.has("layer_types"):
+        types = (f.opt_str_list("layer_types") or [])[:n_layers]
+    elif f.has("compress_ratios"):
+        ratios = f.get_int_list("compress_ratios")[:n_layers]
+        if any(r not in _V4_RATIO_TYPES for r in ratios):
+            raise ConfigError(f.field_name("compress_ratios"), ratios, "entries must be 0, 4 or 128")
+        types = [_V4_RATIO_TYPES[r] for r in ratios]
+    else:
+        types = (["heavily_compressed_attention"] * min(n_layers, 2)
+                 + ["compressed_sparse_attention" if i % 2 else "heavily_compressed_attention"
+                    for i in range(max(n_layers - 2, 0))])
+    for i, kind in enumerate(types):
+        if kind not in _V4_RATIO_TYPES.values():
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be sliding_attention, "
+                              "compressed_sparse_attention or heavily_compressed_attention")
+    raw = f.value("compress_rates")
+    rates = dict(raw) if isinstance(raw, Mapping) else {"compressed_sparse_attention": 4,
+                                                          "heavily_compressed_attention": 128}
+    for field, kind in (("compress_rate_csa", "compressed_sparse_attention"),
+                        ("compress_rate_hca", "heavily_compressed_attention")):
+        if f.has(field):
+            rates[kind] = f.get_int(field)
+    return types, {k: ConfigReader.check_int(f"{f.path}compress_rates.{k}", v) for k, v in rates.items()}
+
+
+def _deepseek_v4(f: ConfigReader, t: _Tally) -> None:
+    """DeepseekV4ForCausalLM (transformers/models/deepseek_v4/modeling_deepseek_v4.py). Per layer (``d`` head_dim,
+    ``r_q`` q_lora_rank, ``g`` o_groups, ``r_o`` o_lora_rank, ``N`` hc_mult, ``E`` experts of width ``I_e``):
+    DeepseekV4Attention q_a ``H*r_q`` + q_a_norm ``r_q``, q_b ``r_q*n*d``, kv_proj ``H*d`` + kv_norm ``d``,
+    the grouped o_a ``(n*d/g)*(g*r_o)``, o_b ``g*r_o*H``, sinks ``n``; the compressor of its type
+    (:func:`_deepseek_v4_types`; none on sliding_attention): HCA kv / gate ``H*d`` each, position_bias
+    ``rate*d``, kv_norm ``d``; CSA the same at ``2*d`` (kv_norm ``d``) plus its DeepseekV4Indexer (kv / gate
+    ``H*2*d_i``, position_bias ``rate*2*d_i``, kv_norm ``d_i``, q_b ``r_q*n_i*d_i``, weights_proj ``H*n_i``);
+    DeepseekV4SparseMoeBlock: router ``E*H`` (hash or top-k: the hash table tid2eid is a buffer), ``E`` experts
+    ``3*H*I_e``, a shared expert ``3*H*I_e`` (intermediate_size is an alias of moe_intermediate_size); two norms
+    ``2*H``; two DeepseekV4HyperConnection (fn ``(2+N)*N x N*H``, base ``(2+N)*N``, scale 3). Model: embedding
+    ``V*H``, norm ``H``, DeepseekV4HyperHead (``N x N*H`` + ``N`` + 1), lm_head ``V*H`` unless tied. The MTP
+    layers (num_nextn_predict_layers) are not built."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n, d, q_rank = f.get_int("num_attention_heads"), f.get_int("head_dim"), f.get_int("q_lora_rank")
+    groups, o_rank, hc = f.get_int("o_groups"), f.get_int("o_lora_rank"), f.get_int("hc_mult")
+    n_i, d_i = f.get_int("index_n_heads"), f.get_int("index_head_dim")
+    n_exp, exp_inter = f.get_int("n_routed_experts", "num_local_experts"), f.get_int("moe_intermediate_size",
+                                                                                     "intermediate_size")
+    mlp_bias = f.get_bool("mlp_bias")
+    if (n * d) % groups:
+        raise ConfigError(f.field_name("o_groups"), groups, f"must divide num_attention_heads x head_dim ({n * d})")
+    types, rates = _deepseek_v4_types(f, n_layers)
+    if len(types) < n_layers:
+        raise ConfigError(f.field_name("layer_types"), f"<{len(types)} entries>", f"lists fewer than {n_layers}")
+    attn = (hidden * q_rank + q_rank * n * d + hidden * d + (n * d // groups) * groups * o_rank
+            + groups * o_rank * hidden + n)
+    mix = (2 + hc) * hc
+    t.add("embedding", vocab * hidden)
+    for kind in types:
+        t.add("attention", attn)
+        t.add("norms", q_rank + d + 2 * hidden)
+        if kind == "heavily_compressed_attention":
+            t.add("attention", 2 * hidden * d + rates[kind] * d)
+            t.add("norms", d)
+        elif kind == "compressed_sparse_attention":
+            t.add("attention", 4 * hidden * d + rates[kind] * 2 * d + 4 * hidden * d_i + rates[kind] * 2 * d_i
+                  + q_rank * n_i * d_i + hidden * n_i)
+            t.add("norms", d + d_i)
+        t.add("mlp", n_exp * hidden + _gated_mlp(hidden, exp_inter, mlp_bias))
+        t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
+        t.add("attention", mix * hc * hidden + mix + 3)     # attn_hc
+        t.add("other", mix * hc * hidden + mix + 3)         # ffn_hc
+    t.add("norms", hidden)
+    t.add("other", hc * hc * hidden + hc + 1)
+    _lm_head(f, t, hidden, vocab)
+
+
+def _conv3d(n_in: int, n_out: int, kt: int, kh: int, kw: int) -> int:
+    """A Conv3d with bias: ``n_in*n_out*kt*kh*kw + n_out``."""
+    return n_in * n_out * kt * kh * kw + n_out
+
+
+def _emu3_vq(vq: ConfigReader) -> int:
+    """Emu3VQVAE (transformers/models/emu3/modeling_emu3.py): encoder, decoder, codebook and the two 3x1x1 quant
+    convs. ``B`` base_channels, ``m`` channel_multiplier, ``q`` embed_dim, ``l`` latent_channels, ``R``
+    num_res_blocks, ``a`` the attention block (q / k / v / out over hidden_size: ``4*(h*h + h)``).
+    Resnet block: two norms (GroupNorm ``2C``, or in the decoder Emu3VQVAESpatialNorm ``2C + 2*(q*C + C)``), two
+    3x3 convs, a 1x1 nin_shortcut when the widths differ. Encoder: conv_in, per level ``R`` blocks (an attention
+    block + GroupNorm after each on levels listed in attn_resolutions) and a 3x3 downsample but on the last; the
+    middle block (resnet, attention + its norm, resnet) at ``B*m[-1]``; GroupNorm, conv_out to ``l`` (doubled
+    with double_latent); ``log2(temporal_downsample_factor)`` 4x3x3 temporal downsample convs and ``R`` temporal
+    resnets (two BatchNorm3d ``2C``, two 3x3x3 convs). Decoder: ``R`` temporal resnets and ``log2(t)`` 3x3x3
+    temporal upsample convs on ``l``, conv_in ``l -> B*m[-1]``, the middle block with spatial norms, per level
+    (from the last) ``R + 1`` blocks (attention + spatial norm on attn_resolutions levels) and a 3x3 upsample but
+    on level 0; spatial norm_out, conv_out to out_channels."""
+    base, mults = vq.get_int("base_channels"), vq.get_int_list("channel_multiplier", minimum=1)
+    n_res, latent, q = vq.get_int("num_res_blocks", minimum=0), vq.get_int("latent_channels"), vq.get_int("embed_dim")
+    attn_at = set(vq.opt_int_list("attn_resolutions") or ())
+    h = vq.get_int("hidden_size")
+    attention = 4 * _linear(h, h, True)
+    steps = int(math.log2(vq.get_int("temporal_downsample_factor")))
+
+    def spatial(c: int) -> int:
+        return 2 * c + 2 * _conv(q, c, 1)
+
+    def resnet(n_in: int, n_out: int, quant: bool) -> int:
+        norms = spatial(n_in) + spatial(n_out) if quant else 2 * n_in + 2 * n_out
+        return norms + _conv(n_in, n_out, 3) + _conv(n_out, n_out, 3) + (_conv(n_in, n_out, 1) if n_in != n_out else 0)
+
+    def temporal(c: int) -> int:
+        return 4 * c + 2 * _conv3d(c, c, 3, 3, 3)
+
+    top = base * mults[-1]
+    out = 2 * latent if vq.get_bool("double_latent") else latent
+    n = _conv(vq.get_int("in_channels"), base, 3)
+    for i, mult in enumerate(mults):
+        width = base * ((1,) + tuple(mults))[i]
+        for _ in range(n_res):
+            n += resnet(width, base * mult, False)
+            width = base * mult
+            if i in attn_at:
+                n += attention + 2 * width
+        if i != len(mults) - 1:
+            n += _conv(width, width, 3)
+    n += 2 * resnet(top, top, False) + attention + 2 * top + 2 * top + _conv(top, out, 3)
+    n += steps * _conv3d(out, out, 4, 3, 3) + n_res * temporal(out)
+    # decoder
+    n += n_res * temporal(latent) + steps * _conv3d(latent, latent, 3, 3, 3) + _conv(latent, top, 3)
+    n += 2 * resnet(top, top, True) + attention + spatial(top)
+    width = top
+    for i in reversed(range(len(mults))):
+        for _ in range(n_res + 1):
+            n += resnet(width, base * mults[i], True)
+            width = base * mults[i]
+            if i in attn_at:
+                n += attention + spatial(width)
+        if i != 0:
+            n += _conv(width, width, 3)
+    n += spatial(base * mults[0]) + _conv(base * mults[0], vq.get_int("out_channels"), 3)
+    return n + vq.get_int("codebook_size") * q + _conv3d(latent, q, 3, 1, 1) + _conv3d(q, latent, 3, 1, 1)
+
+
+def _emu3(f: ConfigReader, t: _Tally) -> None:
+    """Emu3ForConditionalGeneration (modeling_emu3.py): the emu3_text_model decoder of text_config (Llama
+    modules, :func:`_llama_like`), lm_head ``V*H`` unless the top-level tie_word_embeddings ties it, and the
+    frozen VQ-VAE image tokenizer of vq_config (:func:`_emu3_vq`, counted as vision)."""
+    text = _sub_config(f, "text_config", "emu3_text_model", {})
+    _llama_like(text, t, head=False)
+    _lm_head(f, t, text.get_int("hidden_size"), text.get_int("vocab_size"))
+    t.add("vision", _emu3_vq(_sub_config(f, "vq_config", "emu3_vqgan", {})))
+
+
+_INK_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "emu3": _emu3,
+    "deepseek_v4": _deepseek_v4,
+    "inkling2": _inkling2,
+    "inkling2_text": _inkling2_text,
+    "inkling_text": _inkling_text,
+    "mistral_large4_text": _mistral_large4_text,
+    "chameleon": _chameleon, "dory": _dory, "diffusion_gemma": _diffusion_gemma,
+}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -1632,6 +2077,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
     **_MOE_COUNTERS,
+    **_INK_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

@@ -319,6 +319,7 @@ TOWERS: Mapping[str, Tower] = {
     "qwen3_vl_moe_vision": _qwen3_vl_vision,
     "qwen3_5_vision": _qwen3_vl_vision,
     "qwen3_5_moe_vision": _qwen3_vl_vision,
+    "cohere_compass_vision": _qwen3_vl_vision,     # INK: CohereCompassVisionModel is Qwen3-VL's tower
     "exaone4_5_vision": _qwen2_5_vl_vision,
     "idefics2_vision": _siglip_headless,
     "idefics3_vision": _siglip_headless,

@@ -150,9 +150,11 @@ def test_all_defaults_config_matches_transformers(model_type):
 
     DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route), and HRM's
     num_hidden_layers has no registry default (HrmTextConfig rewrites it): given here."""
+    moe = {"num_experts": 128, "top_k_experts": 8, "moe_intermediate_size": 704}  # DiffusionGemma's default_fill (INK)
     extra = {"deepseek_v2": {"num_experts_per_tok": 6}, "hrm_text": {"num_hidden_layers": 16},
              # Dots1Config leaves its experts None (no model builds): the coverage oracle's default_fill
-             "dots1": {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6}}.get(model_type, {})
+             "dots1": {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6},
+             "diffusion_gemma_text": moe, "diffusion_gemma": {"text_config": moe}}.get(model_type, {})
     _assert_matches_transformers({"model_type": model_type, **extra})
 
 

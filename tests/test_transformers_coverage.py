@@ -48,18 +48,20 @@ KV_MISSES: dict[str, str] = {
         "refused (UnsupportedError naming 'compress_rates'): DeepSeek-V4's HCA / CSA layers "
         "(DeepseekV4HCACache, DeepseekV4CSACache) hold a sliding window plus one compressed KV entry per "
         "compress_rates[type] source tokens (4 CSA, 128 HCA), a buffer of the tokens not yet compressed and "
-        "CSA indexer entries; the cache grows in steps kvcalc does not model"
+        "CSA indexer entries; the cache grows in steps kvcalc does not model (its parameters are exact)"
     ),
     "diffusion_gemma": (
-        "block-diffusion model measured with its 7 prompt tokens as the cached prefix: every layer holds "
-        "those 7 tokens (sliding layers too: a single prefill view) and the 9 + 2 canvas tokens are not "
-        "cached (DiffusionGemma's canvas attends to the cache without writing it); kvcalc reads it as an "
-        "autoregressive decoder of 11 tokens"
+        "estimated, not exact: the fixture's cache holds the 7 prompt tokens DiffusionGemmaEncoderTextModel writes "
+        "(sliding layers too: a single prefill view); the 9 + 2 canvas tokens are read by "
+        "DiffusionGemmaDecoderTextAttention without writing. kvcalc's token model has no prefix / canvas split, so "
+        "it charges the context as an autoregressive decoder's (quirk prefix_cache, marked estimated)"
     ),
     "dory": (
-        "looped recurrent-depth model (n_input_layers / n_recurrent_layers / n_output_layers, "
-        "recurrent_kv_cache_mode 'per_loop'): 56 cache layers for 72 layer_types, each holding one token "
-        "after 9 + 2 tokens; kvcalc reads 72 plain layers. The loop's cache rule is not yet read"
+        "the fixture's decode steps pass past_key_values, which DoryForCausalLM (its argument is cache=) drops: "
+        "each step starts a fresh DynamicCache, so every layer holds the last token only (cached_tokens 1). The "
+        "cache rule is modelled (kvcalc.model_types.dory_cache_types: 36 decoder layers from the 72 "
+        "attention/mlp blocks, plus the 20 recurrent ones copied for the second loop = 56) and the fixture's "
+        "layers equal kvcalc's for 1 token; tests/test_kv_ink.py checks 11-token caches measured with cache="
     ),
     "encoder-decoder": (
         "refused: EncoderDecoderModel's decoder is any model in the nested 'decoder' config (here BERT with"
@@ -68,11 +70,6 @@ KV_MISSES: dict[str, str] = {
     "kosmos-2.5": (
         "refused: its text_config names the decoder's geometry layers / attention_heads / embed_dim (Kosmos-2.5's"
         " own field names), which kvcalc's decoder reader does not alias"
-    ),
-    "mistral4": (
-        "per-layer bytes equal the measurement, but quality is 'estimated', not 'exact': mistral4 (MLA-style "
-        "q/kv LoRA with qk_nope_head_dim / qk_rope_head_dim / v_head_dim; transformers caches K of 16 and V of "
-        "16 per head) has no registry entry yet, and whether vLLM caches it as an MLA latent is not verified"
     ),
     "mllama": (
         "measured without an image: the oracle feeds token ids only, so MllamaForConditionalGeneration's "
