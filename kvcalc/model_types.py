@@ -492,7 +492,7 @@ _VERIFIED_DECODERS = (
 _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
-    "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
+    "glm_ocr": "glm_ocr_text",
     "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
@@ -704,6 +704,20 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
                 defaults=_d(tie_word_embeddings=False)) for name, text, tower in (
         ("glm4v", "glm4v_text", "glm4v_vision"), ("glm46v", "glm4v_text", "glm4v_vision"),
         ("glmga", "glm4v_text", "glm4v_vision"), ("glm4v_moe", "glm4v_moe_text", "glm4v_moe_vision"))),
+    # ---- VIS1 (issue 12): wrappers matched against transformers 5.24's meta-device counts of the class
+    # defaults (tests/fixtures/transformers_5_24_coverage.json), other geometries in tests/test_params_vis1.py
+    # AyaVisionConfig: a SigLIP tower (its init_kwargs when the config has none), the cohere2 decoder
+    ModelType("aya_vision", text_type="cohere2", params="multimodal", vision=Vision(
+        "siglip_vision_model", "aya_vision", vision_defaults=_d(
+            hidden_size=1152, intermediate_size=4304, patch_size=14, image_size=384, num_hidden_layers=26,
+            num_attention_heads=14, vision_use_head=False)), defaults=_d(tie_word_embeddings=True, downsample_factor=2)),
+    # Gemma4UnifiedConfig: optional encoder-free vision embedder and audio embedder; text_config is always
+    # built as Gemma4UnifiedTextConfig
+    ModelType("gemma4_unified", text_type="gemma4_unified_text", params="gemma4_unified", vision=Vision(
+        "gemma4_unified_vision", "gemma4_unified", optional=True), defaults=_d(tie_word_embeddings=True)),
+    ModelType("gemma4_unified_vision", kind="no_cache", defaults=_d(
+        patch_size=16, pooling_kernel_size=3, mm_embed_dim=3840, mm_posemb_size=1120, output_proj_dims=3840)),
+    ModelType("gemma4_unified_audio", kind="no_cache", defaults=_d(audio_embed_dim=640)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

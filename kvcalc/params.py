@@ -1169,6 +1169,25 @@ def _multimodal(f: ConfigReader, t: _Tally) -> None:
     count_wrapper(f, t, _Tally, _COUNTERS)
 
 
+# ---- VIS1 families (issue 12) ----
+def _gemma4_unified(f: ConfigReader, t: _Tally) -> None:
+    """Gemma4UnifiedForConditionalGeneration (transformers/models/gemma4_unified/modeling_gemma4_unified.py,
+    Gemma4UnifiedModel): the wrapper of :func:`kvcalc.params_vision.count_wrapper` (decoder, optional
+    encoder-free vision embedder), plus with an ``audio_config`` the audio embedder
+    (Gemma4UnifiedMultimodalEmbedder over raw frames): ``audio_embed_dim -> H_t`` without bias, counted as
+    other (its RMSNorm has no scale)."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    if f.data.get("audio_config") is not None:
+        audio = _sub_config(f, "audio_config", "gemma4_unified_audio", {})
+        text = _sub_config(f, "text_config", "gemma4_unified_text", {})
+        t.add("other", audio.get_int("audio_embed_dim") * text.get_int("hidden_size"))
+
+
+_VIS1_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "gemma4_unified": _gemma4_unified,
+}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -1178,6 +1197,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
     "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
+    **_VIS1_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

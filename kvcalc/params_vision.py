@@ -51,6 +51,43 @@ other wrapper-level vision module (a second tower, ``image_newline``)."""
 
 
 # --------------------------------------------------------------------------- towers
+# ---- VIS1 towers and projectors (issue 12) ----
+def _gemma4_unified_vision(v: ConfigReader) -> int:
+    """Gemma4UnifiedVisionEmbedder (modeling_gemma4_unified.py), encoder-free: patch_ln1 LayerNorm ``2P``
+    (``P = (p*k)^2 * 3``, k = pooling_kernel_size), patch_dense ``P*E + E`` (``E`` = mm_embed_dim), patch_ln2
+    ``2E``, pos_embedding ``S*2*E`` (``S`` = mm_posemb_size), pos_norm ``2E``; its multimodal_embedder is the
+    projector (:func:`_gemma4_unified`)."""
+    merged = (v.get_int("patch_size") * v.get_int("pooling_kernel_size")) ** 2 * 3
+    embed = v.get_int("mm_embed_dim")
+    return 2 * merged + _linear(merged, embed, True) + 2 * embed + v.get_int("mm_posemb_size") * 2 * embed + 2 * embed
+
+
+def _gemma4_unified(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Gemma4UnifiedMultimodalEmbedder (modeling_gemma4_unified.py): ``output_proj_dims -> H_t`` without bias
+    (its pre-projection RMSNorm has no scale)."""
+    return v.get_int("output_proj_dims") * text.get_int("hidden_size")
+
+
+def _aya_vision(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """AyaVisionMultiModalProjector (modeling_aya_vision.py): pixel shuffle by ``f`` = downsample_factor,
+    LayerNorm ``2*H*f^2``, ``linear_1 H*f^2 -> A`` and ``linear_2 A/2 -> H_t`` (SwiGLU halves the width), both
+    with biases; ``A`` = alignment_intermediate_size, which the class reads with getattr and the decoder width
+    ``H_t`` as fallback (the config class declares no such field)."""
+    width = v.get_int("hidden_size") * top.get_int("downsample_factor") ** 2
+    ht = text.get_int("hidden_size")
+    inter = top.opt_int("alignment_intermediate_size") or ht
+    return 2 * width + _linear(width, inter, True) + _linear(inter // 2, ht, True)
+
+
+_VIS1_TOWERS: Mapping[str, Tower] = {
+    "gemma4_unified_vision": _gemma4_unified_vision,
+}
+_VIS1_PROJECTORS: Mapping[str, Projector] = {
+    "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified,
+}
+# ---- end of VIS1 towers and projectors ----
+
+
 def _vit_layers(hidden: int, inter: int, n_layers: int) -> int:
     """Pre-norm ViT layers: 2 LayerNorms ``4H``, q/k/v/out with biases ``4*(H*H+H)``, MLP ``H*I+I + I*H+H``."""
     return n_layers * (4 * hidden + 4 * _linear(hidden, hidden, True)
@@ -337,6 +374,7 @@ TOWERS: Mapping[str, Tower] = {
     "minicpm_ocr_vision": _minicpmv_vision,
     "siglip2_vision_model": _siglip2,
     "gemma4_vision": _gemma4_vision,
+    **_VIS1_TOWERS,
 }
 """vision_config ``model_type`` -> its tower counter."""
 
@@ -487,6 +525,7 @@ PROJECTORS: Mapping[str, Projector] = {
     "idefics3": _idefics3, "internvl": _internvl, "cohere2_vision": _cohere2_vision, "got_ocr2": _got_ocr2,
     "out_to_text": _out_to_text, "kimi_k25": _kimi_k25, "paddleocr_vl": _paddleocr_vl,
     "minicpmv": _minicpmv, "lfm2_vl": _lfm2_vl, "gemma4": _gemma4,
+    **_VIS1_PROJECTORS,
 }
 """A registry entry's ``vision[1]`` -> its projector rule."""
 
@@ -517,8 +556,8 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
 
 
 # wrappers whose config class builds text_config with one fixed class, whatever model_type it names
-# (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig)
-_FIXED_TEXT_CLASS = ("gemma4",)
+# (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig; Gemma4UnifiedConfig: Gemma4UnifiedTextConfig)
+_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified")
 
 
 def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],

@@ -1,0 +1,70 @@
+"""VIS1's vision-language wrappers (issue 12): kvcalc.count_params == transformers 5.24's meta-device count.
+
+The class defaults are replayed from tests/fixtures/transformers_5_24_coverage.json by
+tests/test_transformers_coverage.py; here each family gets configs that differ from them (other sizes, tying,
+optional towers present or absent). Every expected total below is
+``sum(p.numel() for p in model.parameters())`` of the class the fixture names for the type
+(``AyaVisionForConditionalGeneration``, ...), built by transformers 5.24 on the meta device from the config
+shown (``CONFIG_MAPPING[model_type](**fields)``, then ``cls._from_config(config)`` under
+``torch.device("meta")``); none is kvcalc's own output.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kvcalc.errors import ConfigError, UnsupportedError
+from kvcalc.params import count_params
+
+_COHERE2 = dict(model_type="cohere2", hidden_size=256, intermediate_size=512, num_hidden_layers=4,
+                num_attention_heads=4, num_key_value_heads=2, vocab_size=1000)
+_GEMMA4U_TEXT = dict(hidden_size=256, intermediate_size=512, num_hidden_layers=6, num_attention_heads=4,
+                     num_key_value_heads=2, head_dim=64, vocab_size=1000)
+
+# name -> (config, transformers 5.24 meta-device total)
+CASES: dict[str, tuple[dict[str, Any], int]] = {
+    # AyaVision: pixel shuffle 3, an explicit alignment_intermediate_size, SigLIP without its head, untied
+    "aya_vision_align_1024_shuffle_3": (dict(
+        model_type="aya_vision", downsample_factor=3, alignment_intermediate_size=1024, tie_word_embeddings=False,
+        text_config=_COHERE2, vision_config=dict(
+            model_type="siglip_vision_model", hidden_size=192, intermediate_size=384, num_hidden_layers=3,
+            num_attention_heads=4, image_size=448, patch_size=14, vision_use_head=False)), 5979008),
+    # AyaVision: the checkpoints' SigLIP-so400m tower; no alignment_intermediate_size (the decoder width)
+    "aya_vision_so400m_tower": (dict(
+        model_type="aya_vision", text_config=_COHERE2, vision_config=dict(
+            model_type="siglip_vision_model", hidden_size=1152, intermediate_size=4304, patch_size=14,
+            image_size=384, num_hidden_layers=26, num_attention_heads=16, vision_use_head=False)), 401586464),
+    # Gemma 4 Unified: both optional embedders present, other patch / pooling / widths
+    "gemma4_unified_vision_and_audio": (dict(
+        model_type="gemma4_unified", text_config=_GEMMA4U_TEXT, audio_config=dict(audio_embed_dim=320),
+        vision_config=dict(patch_size=14, pooling_kernel_size=2, mm_embed_dim=512, mm_posemb_size=100,
+                           output_proj_dims=512)), 6706144),
+    # Gemma 4 Unified: the vision embedder's class defaults, untied lm_head
+    "gemma4_unified_default_vision_untied": (dict(
+        model_type="gemma4_unified", text_config=_GEMMA4U_TEXT, vision_config={}, tie_word_embeddings=False),
+                                             41595008),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_total_equals_transformers_meta_device_count(name: str) -> None:
+    cfg, expected = CASES[name]
+    result = count_params(cfg)
+    assert result.total == expected
+    assert result.quality == "exact"
+    assert sum(result.parts().values()) == result.total
+
+
+def test_gemma4_unified_builds_its_own_text_class_whatever_text_type_is_named() -> None:
+    """Gemma4UnifiedConfig.sub_configs_defaults["text_config"] is Gemma4UnifiedTextConfig: a text_config naming
+    another type is not read as that type's decoder (kvcalc refuses rather than guess which fields apply)."""
+    with pytest.raises(UnsupportedError, match="gemma4_unified_text"):
+        count_params(dict(model_type="gemma4_unified", text_config=dict(_COHERE2)))
+
+
+def test_aya_vision_default_tower_heads_must_divide() -> None:
+    """Without a vision_config AyaVisionConfig builds SigLIP with 1152 wide, 14 heads, which transformers
+    itself cannot build (SiglipAttention: embed_dim must be divisible by num_heads): a ConfigError, no count."""
+    with pytest.raises(ConfigError):
+        count_params(dict(model_type="aya_vision", text_config=_COHERE2))
