@@ -484,7 +484,7 @@ _PLAIN_DECODERS = ("ministral",
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
-    "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
+    "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text",
     "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
@@ -493,7 +493,7 @@ _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "glm_ocr": "glm_ocr_text",
-    "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
+    "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
     "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
@@ -718,6 +718,17 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("gemma4_unified_vision", kind="no_cache", defaults=_d(
         patch_size=16, pooling_kernel_size=3, mm_embed_dim=3840, mm_posemb_size=1120, output_proj_dims=3840)),
     ModelType("gemma4_unified_audio", kind="no_cache", defaults=_d(audio_embed_dim=640)),
+    # GraniteDoclingConfig: its own tower (with the connector) and a Granite-style decoder
+    ModelType("granite_docling", text_type="granite_docling_text", params="multimodal", vision=Vision(
+        "granite_docling_vision", "granite_docling"), defaults=_d(tie_word_embeddings=True,
+                                                                 density_router_hidden_size=None)),
+    ModelType("granite_docling_text", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=133800, hidden_size=1024, intermediate_size=2048, num_hidden_layers=28,
+        num_attention_heads=16, num_key_value_heads=4, tie_word_embeddings=True)),
+    ModelType("granite_docling_vision", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=512, patch_size=16, out_hidden_size=1024, scale_factor=4, deepstack_visual_indexes=(3, 7, 10),
+        use_fine_route=True)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

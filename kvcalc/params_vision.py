@@ -79,11 +79,56 @@ def _aya_vision(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: i
     return 2 * width + _linear(width, inter, True) + _linear(inter // 2, ht, True)
 
 
+def _granite_docling_path(hidden: int, out: int, scale: int, n_deepstack: int) -> int:
+    """GraniteDoclingConnectorPath: projection ``H*s^2 -> O`` (no bias); one GraniteDoclingDeepStackMerger per
+    deepstack index: LayerNorm ``2*H*s^2``, ``H*s^2 -> O -> O`` with biases. Its sine-cosine positions are a
+    buffer."""
+    merged = hidden * scale * scale
+    merger = 2 * merged + _linear(merged, out, True) + _linear(out, out, True)
+    return merged * out + n_deepstack * merger
+
+
+def _granite_docling_vision(v: ConfigReader) -> int:
+    """GraniteDoclingVisionModel (modeling_granite_docling.py): SigLIP-style embeddings (patch conv
+    ``C*p*p*H + H``, positions ``(img/p)^2 * H``), ``L`` ViT layers, post LayerNorm ``2H``, and its connector
+    (GraniteDoclingConnector): ln_in ``2H``, the coarse path of scale_factor ``s`` and, with use_fine_route, the
+    fine path of ``s // 2`` (:func:`_granite_docling_path`), ln_mid ``2O``, mlp_fc2 ``O*O``, ln_out ``2O``
+    (``O`` = out_hidden_size)."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    out, scale = v.get_int("out_hidden_size"), v.get_int("scale_factor")
+    n_deep = len(v.get_int_list("deepstack_visual_indexes"))
+    n = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
+    n += _vit_layers(hidden, inter, n_layers) + 2 * hidden
+    n += 2 * hidden + _granite_docling_path(hidden, out, scale, n_deep) + 2 * out + out * out + 2 * out
+    if v.get_bool("use_fine_route"):
+        if scale // 2 < 1:
+            raise ConfigError(v.field_name("scale_factor"), scale, "must be at least 2 with use_fine_route")
+        n += _granite_docling_path(hidden, out, scale // 2, n_deep)
+    return n
+
+
+def _granite_docling(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """GraniteDoclingModel (modeling_granite_docling.py): the connector is in the tower (its out_hidden_size must
+    be the decoder width, as GraniteDoclingConfig validates); with
+    density_router_hidden_size ``D`` a GraniteDoclingDensityRouter: att ``H+1``, LayerNorm ``2H``,
+    ``H*D+D``, ``D+1``."""
+    out, ht = v.get_int("out_hidden_size"), text.get_int("hidden_size")
+    if out != ht:       # GraniteDoclingConfig.validate_architecture
+        raise ConfigError(v.field_name("out_hidden_size"), out, f"must equal text_config.hidden_size ({ht})")
+    router = top.opt_int("density_router_hidden_size")
+    if router is None:
+        return 0
+    hidden = v.get_int("hidden_size")
+    return _linear(hidden, 1, True) + 2 * hidden + _linear(hidden, router, True) + _linear(router, 1, True)
+
+
 _VIS1_TOWERS: Mapping[str, Tower] = {
-    "gemma4_unified_vision": _gemma4_unified_vision,
+    "gemma4_unified_vision": _gemma4_unified_vision, "granite_docling_vision": _granite_docling_vision,
 }
 _VIS1_PROJECTORS: Mapping[str, Projector] = {
-    "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified,
+    "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified, "granite_docling": _granite_docling,
 }
 # ---- end of VIS1 towers and projectors ----
 

@@ -44,6 +44,22 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
     "gemma4_unified_default_vision_untied": (dict(
         model_type="gemma4_unified", text_config=_GEMMA4U_TEXT, vision_config={}, tie_word_embeddings=False),
                                              41595008),
+    # Granite-Docling: density router, both attention and MLP biases, untied, pixel shuffle 6 (fine path 3),
+    # two DeepStack mergers per path
+    "granite_docling_router_biases_untied": (dict(
+        model_type="granite_docling", density_router_hidden_size=64, tie_word_embeddings=False,
+        text_config=dict(hidden_size=256, intermediate_size=512, num_hidden_layers=3, num_attention_heads=4,
+                         num_key_value_heads=2, vocab_size=100400, attention_bias=True, mlp_bias=True),
+        vision_config=dict(hidden_size=192, intermediate_size=384, num_hidden_layers=5, num_attention_heads=4,
+                           image_size=384, patch_size=16, out_hidden_size=256, scale_factor=6,
+                           deepstack_visual_indexes=[1, 3])), 61940162),
+    # Granite-Docling: no fine path, no DeepStack mergers, MHA decoder
+    "granite_docling_coarse_only": (dict(
+        model_type="granite_docling", text_config=dict(
+            hidden_size=256, intermediate_size=512, num_hidden_layers=3, num_attention_heads=4, vocab_size=100400),
+        vision_config=dict(hidden_size=192, intermediate_size=384, num_hidden_layers=2, num_attention_heads=4,
+                           image_size=256, patch_size=16, out_hidden_size=256, scale_factor=2, use_fine_route=False,
+                           deepstack_visual_indexes=[])), 28725056),
 }
 
 
@@ -68,3 +84,11 @@ def test_aya_vision_default_tower_heads_must_divide() -> None:
     itself cannot build (SiglipAttention: embed_dim must be divisible by num_heads): a ConfigError, no count."""
     with pytest.raises(ConfigError):
         count_params(dict(model_type="aya_vision", text_config=_COHERE2))
+
+
+def test_granite_docling_connector_width_must_be_the_decoder_width() -> None:
+    """GraniteDoclingConfig.validate_architecture: vision_config.out_hidden_size must equal text_config.hidden_size
+    (transformers refuses to build the model otherwise)."""
+    with pytest.raises(ConfigError, match="out_hidden_size"):
+        count_params(dict(model_type="granite_docling", text_config=dict(hidden_size=256),
+                          vision_config=dict(out_hidden_size=128)))
