@@ -490,7 +490,7 @@ _VERIFIED_DECODERS = (
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
-    "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
+    "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "glm_ocr": "glm_ocr_text",
     "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
@@ -729,6 +729,9 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
         image_size=512, patch_size=16, out_hidden_size=1024, scale_factor=4, deepstack_visual_indexes=(3, 7, 10),
         use_fine_route=True)),
+    # AriaConfig: an Idefics3 vision tower (AutoConfig idefics3_vision), the AriaProjector, the aria_text MoE decoder
+    ModelType("aria", text_type="aria_text", params="multimodal", vision=Vision("idefics3_vision", "aria"),
+              defaults=_d(tie_word_embeddings=False, projector_patch_to_query_dict=None)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

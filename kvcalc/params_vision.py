@@ -124,11 +124,30 @@ def _granite_docling(top: ConfigReader, v: ConfigReader, text: ConfigReader, tow
     return _linear(hidden, 1, True) + 2 * hidden + _linear(hidden, router, True) + _linear(router, 1, True)
 
 
+def _aria(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """AriaProjector (modeling_aria.py): learned queries ``M*H`` (``M`` = the largest value of
+    projector_patch_to_query_dict, as AriaConfig derives max_value_projector_patch_to_query_dict);
+    AriaCrossAttention: q/k/v ``3*H*H`` (no biases), nn.MultiheadAttention ``4*H*H + 4H``, linear ``H*H+H``,
+    2 LayerNorms ``4H``; LayerNorm ``2H``; AriaProjectorMLP ``H -> H_t -> H_t`` without biases."""
+    hidden, ht = v.get_int("hidden_size"), text.get_int("hidden_size")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    queries = top.value("projector_patch_to_query_dict")
+    if queries is None:
+        queries = {1225: 128, 4900: 256}           # AriaConfig.__post_init__
+    if not isinstance(queries, Mapping) or not queries:
+        raise ConfigError(top.field_name("projector_patch_to_query_dict"), queries,
+                          "must map patch counts to query counts")
+    most = max(ConfigReader.check_int(f"{top.path}projector_patch_to_query_dict[{k}]", n) for k, n in queries.items())
+    cross = 3 * hidden * hidden + 4 * hidden * hidden + 4 * hidden + _linear(hidden, hidden, True) + 4 * hidden
+    return most * hidden + cross + 2 * hidden + hidden * ht + ht * ht
+
+
 _VIS1_TOWERS: Mapping[str, Tower] = {
     "gemma4_unified_vision": _gemma4_unified_vision, "granite_docling_vision": _granite_docling_vision,
 }
 _VIS1_PROJECTORS: Mapping[str, Projector] = {
     "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified, "granite_docling": _granite_docling,
+    "aria": _aria,
 }
 # ---- end of VIS1 towers and projectors ----
 
@@ -601,8 +620,9 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
 
 
 # wrappers whose config class builds text_config with one fixed class, whatever model_type it names
-# (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig; Gemma4UnifiedConfig: Gemma4UnifiedTextConfig)
-_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified")
+# (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig; Gemma4UnifiedConfig: Gemma4UnifiedTextConfig;
+# AriaConfig: AriaTextConfig)
+_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria")
 
 
 def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],

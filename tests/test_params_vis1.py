@@ -60,6 +60,14 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
         vision_config=dict(hidden_size=192, intermediate_size=384, num_hidden_layers=2, num_attention_heads=4,
                            image_size=256, patch_size=16, out_hidden_size=256, scale_factor=2, use_fine_route=False,
                            deepstack_visual_indexes=[])), 28725056),
+    # Aria: other query table (48 queries), a small MoE decoder with one shared expert, tied lm_head
+    "aria_queries_48_tied": (dict(
+        model_type="aria", projector_patch_to_query_dict={"100": 32, "400": 48}, tie_word_embeddings=True,
+        text_config=dict(model_type="aria_text", hidden_size=256, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, vocab_size=1000, moe_num_experts=4, moe_topk=2,
+                         moe_num_shared_experts=1),
+        vision_config=dict(model_type="idefics3_vision", hidden_size=192, intermediate_size=384, num_hidden_layers=3,
+                           num_attention_heads=4, image_size=224, patch_size=14)), 3110208),
 }
 
 
@@ -72,11 +80,13 @@ def test_total_equals_transformers_meta_device_count(name: str) -> None:
     assert sum(result.parts().values()) == result.total
 
 
-def test_gemma4_unified_builds_its_own_text_class_whatever_text_type_is_named() -> None:
-    """Gemma4UnifiedConfig.sub_configs_defaults["text_config"] is Gemma4UnifiedTextConfig: a text_config naming
-    another type is not read as that type's decoder (kvcalc refuses rather than guess which fields apply)."""
-    with pytest.raises(UnsupportedError, match="gemma4_unified_text"):
-        count_params(dict(model_type="gemma4_unified", text_config=dict(_COHERE2)))
+@pytest.mark.parametrize("model_type, text_type", [("gemma4_unified", "gemma4_unified_text"), ("aria", "aria_text")])
+def test_fixed_text_class_whatever_text_type_is_named(model_type: str, text_type: str) -> None:
+    """Gemma4UnifiedConfig / AriaConfig.sub_configs_defaults["text_config"] is one class (Gemma4UnifiedTextConfig,
+    AriaTextConfig): a text_config naming another type is not read as that type's decoder (kvcalc refuses rather
+    than guess which fields apply)."""
+    with pytest.raises(UnsupportedError, match=text_type):
+        count_params(dict(model_type=model_type, text_config=dict(_COHERE2)))
 
 
 def test_aya_vision_default_tower_heads_must_divide() -> None:
