@@ -732,6 +732,13 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     # AriaConfig: an Idefics3 vision tower (AutoConfig idefics3_vision), the AriaProjector, the aria_text MoE decoder
     ModelType("aria", text_type="aria_text", params="multimodal", vision=Vision("idefics3_vision", "aria"),
               defaults=_d(tie_word_embeddings=False, projector_patch_to_query_dict=None)),
+    # DeepseekVLHybridConfig: SigLIP (low resolution) and SAM (high_res_vision_config) towers, a llama decoder
+    ModelType("deepseek_vl_hybrid", text_type="llama", params="multimodal", vision=Vision(
+        "siglip_vision_model", "deepseek_vl_hybrid"), defaults=_d(tie_word_embeddings=True)),
+    ModelType("sam_vision_model", kind="no_cache", defaults=_d(   # SamVisionConfig
+        hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=1024, patch_size=16, qkv_bias=True, mlp_ratio=4.0, use_abs_pos=True, use_rel_pos=True,
+        window_size=14, global_attn_indexes=(2, 5, 8, 11), mlp_dim=None)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

@@ -142,12 +142,34 @@ def _aria(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) ->
     return most * hidden + cross + 2 * hidden + hidden * ht + ht * ht
 
 
+def _sam_vision(v: ConfigReader) -> int:
+    """SamVisionModel (modeling_sam.py, SamVisionEncoder with its SamVisionNeck): GOT-OCR2's SAM-style count
+    (:func:`_got_ocr2_vision`); an unset mlp_dim is ``int(H * mlp_ratio)`` (SamVisionConfig.__post_init__)."""
+    if v.opt_int("mlp_dim") is None:
+        mlp = int(v.get_int("hidden_size") * v.get_float("mlp_ratio"))
+        v = v.with_defaults({**v.defaults, "mlp_dim": mlp}, v.model_type)
+    return _got_ocr2_vision(v)
+
+
+def _deepseek_vl_hybrid(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """DeepseekVLHybridModel (modeling_deepseek_vl_hybrid.py): besides the SigLIP tower, the high-resolution
+    SAM tower of high_res_vision_config (:func:`_sam_vision`), DeepseekVLSamVisionNeck (1x1 conv ``H_s*O``,
+    3x3 conv ``9*O*O``, no biases, 2 LayerNorms ``4O``), DeepseekVLSamVisionProj (3x3 convs ``O -> 2O -> 4O``,
+    no biases), high_res_vision_alpha ``1``; DeepseekVLHybridAligner: ``H -> H_t/2`` and ``4O -> H_t/2`` with
+    biases, ``H_t -> H_t`` with bias (``O`` = the SAM config's output_channels)."""
+    sam = _sub_config(top, "high_res_vision_config", "sam_vision_model", {}, {"sam_vision_model": None})
+    hs, out = sam.get_int("hidden_size"), sam.get_int("output_channels")
+    ht = text.get_int("hidden_size")
+    n = _sam_vision(sam) + hs * out + 9 * out * out + 4 * out + 9 * out * 2 * out + 9 * 2 * out * 4 * out + 1
+    return n + _linear(v.get_int("hidden_size"), ht // 2, True) + _linear(4 * out, ht // 2, True) + _linear(ht, ht, True)
+
+
 _VIS1_TOWERS: Mapping[str, Tower] = {
     "gemma4_unified_vision": _gemma4_unified_vision, "granite_docling_vision": _granite_docling_vision,
 }
 _VIS1_PROJECTORS: Mapping[str, Projector] = {
     "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified, "granite_docling": _granite_docling,
-    "aria": _aria,
+    "aria": _aria, "deepseek_vl_hybrid": _deepseek_vl_hybrid,
 }
 # ---- end of VIS1 towers and projectors ----
 

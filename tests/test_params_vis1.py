@@ -68,6 +68,27 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
                          moe_num_shared_experts=1),
         vision_config=dict(model_type="idefics3_vision", hidden_size=192, intermediate_size=384, num_hidden_layers=3,
                            num_attention_heads=4, image_size=224, patch_size=14)), 3110208),
+    # DeepSeek-VL hybrid: smaller SigLIP without head, SAM of 4 layers with mlp_ratio 3 (mlp_dim derived), untied
+    "deepseek_vl_hybrid_sam_mlp_ratio_3_untied": (dict(
+        model_type="deepseek_vl_hybrid", tie_word_embeddings=False, text_config=dict(
+            model_type="llama", hidden_size=256, intermediate_size=512, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, vocab_size=1000),
+        vision_config=dict(model_type="siglip_vision_model", hidden_size=192, intermediate_size=384,
+                           num_hidden_layers=2, num_attention_heads=4, image_size=384, patch_size=16,
+                           vision_use_head=False),
+        high_res_vision_config=dict(model_type="sam_vision_model", hidden_size=128, output_channels=64,
+                                    num_hidden_layers=4, num_attention_heads=4, image_size=512, patch_size=16,
+                                    window_size=7, global_attn_indexes=[1, 3], mlp_ratio=3.0)), 4028993),
+    # DeepSeek-VL hybrid: SAM with an explicit mlp_dim, no relative positions, no qkv bias
+    "deepseek_vl_hybrid_sam_mlp_dim_no_rel_pos": (dict(
+        model_type="deepseek_vl_hybrid", text_config=dict(
+            model_type="llama", hidden_size=256, intermediate_size=512, num_hidden_layers=2, num_attention_heads=4,
+            vocab_size=1000),
+        vision_config=dict(model_type="siglip_vision_model", hidden_size=192, intermediate_size=384,
+                           num_hidden_layers=2, num_attention_heads=4),
+        high_res_vision_config=dict(model_type="sam_vision_model", hidden_size=128, output_channels=64,
+                                    num_hidden_layers=2, num_attention_heads=4, mlp_dim=200, use_rel_pos=False,
+                                    qkv_bias=False, global_attn_indexes=[1])), 4085329),
 }
 
 
