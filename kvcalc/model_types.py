@@ -483,14 +483,14 @@ _PLAIN_DECODERS = ("ministral",
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
+    "axk2", "chameleon", "cohere_compass_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text",
     "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
-    "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
+    "cohere_compass": "cohere_compass_text",
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "glm_ocr": "glm_ocr_text",
     "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
@@ -739,6 +739,16 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
         image_size=1024, patch_size=16, qkv_bias=True, mlp_ratio=4.0, use_abs_pos=True, use_rel_pos=True,
         window_size=14, global_attn_indexes=(2, 5, 8, 11), mlp_dim=None)),
+    # Cosmos3EdgeConfig: a SigLIP-2-like tower (linear patch embedding, no head), the patch merger, a dense GQA
+    # decoder with an ungated relu2 MLP (fc1 / fc2); lm_head never tied (_tied_weights_keys = {})
+    ModelType("cosmos3_edge", text_type="cosmos3_edge_text", params="untied_wrapper", vision=Vision(
+        "cosmos3_edge_vision", "cosmos3_edge"), defaults=_d(tie_word_embeddings=False, projector_hidden_size=11520)),
+    ModelType("cosmos3_edge_text", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"plain_mlp"}),
+              defaults=_d(_LLAMA_LIKE, vocab_size=131072, hidden_size=2048, intermediate_size=9216,
+                          num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=8, head_dim=128)),
+    ModelType("cosmos3_edge_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, num_channels=3,
+        patch_size=16, num_patches=256, spatial_merge_size=2)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

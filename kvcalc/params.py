@@ -1183,8 +1183,19 @@ def _gemma4_unified(f: ConfigReader, t: _Tally) -> None:
         t.add("other", audio.get_int("audio_embed_dim") * text.get_int("hidden_size"))
 
 
+def _untied_wrapper(f: ConfigReader, t: _Tally) -> None:
+    """A vision-language wrapper whose lm_head is never tied (Cosmos3EdgeForConditionalGeneration declares
+    ``_tied_weights_keys = {}``, so tie_word_embeddings ties nothing): :func:`kvcalc.params_vision.count_wrapper`,
+    then lm_head ``V*H_t`` whatever tie_word_embeddings says."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    if t.tied:
+        text = _sub_config(f, "text_config", _entry(f).text_type or "", {})
+        t.tied = False
+        t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
+
+
 _VIS1_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
-    "gemma4_unified": _gemma4_unified,
+    "gemma4_unified": _gemma4_unified, "untied_wrapper": _untied_wrapper,
 }
 
 

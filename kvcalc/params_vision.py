@@ -164,12 +164,33 @@ def _deepseek_vl_hybrid(top: ConfigReader, v: ConfigReader, text: ConfigReader, 
     return n + _linear(v.get_int("hidden_size"), ht // 2, True) + _linear(4 * out, ht // 2, True) + _linear(ht, ht, True)
 
 
+def _cosmos3_edge_vision(v: ConfigReader) -> int:
+    """Cosmos3EdgeVisionModel (modeling_cosmos3_edge.py): Siglip2VisionModel's layers, never a pooling head:
+    linear patch embedding ``C*p*p*H + H``, positions ``num_patches*H``, ``L`` ViT layers, post LayerNorm ``2H``."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    patch = v.get_int("patch_size")
+    return (_linear(v.get_int("num_channels") * patch * patch, hidden, True) + v.get_int("num_patches") * hidden
+            + _vit_layers(hidden, inter, n_layers) + 2 * hidden)
+
+
+def _cosmos3_edge(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Cosmos3EdgePatchMerger (modeling_cosmos3_edge.py): LayerNorm ``2H`` (over the tower width, before the
+    merge), ``H*m^2 -> P`` and ``P -> H_t`` with biases (``m`` = spatial_merge_size, ``P`` =
+    projector_hidden_size)."""
+    hidden, merge = v.get_int("hidden_size"), v.get_int("spatial_merge_size")
+    inner = top.get_int("projector_hidden_size")
+    return 2 * hidden + _linear(hidden * merge * merge, inner, True) + _linear(inner, text.get_int("hidden_size"), True)
+
+
 _VIS1_TOWERS: Mapping[str, Tower] = {
     "gemma4_unified_vision": _gemma4_unified_vision, "granite_docling_vision": _granite_docling_vision,
+    "cosmos3_edge_vision": _cosmos3_edge_vision,
 }
 _VIS1_PROJECTORS: Mapping[str, Projector] = {
     "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified, "granite_docling": _granite_docling,
     "aria": _aria, "deepseek_vl_hybrid": _deepseek_vl_hybrid,
+    "cosmos3_edge": _cosmos3_edge,
 }
 # ---- end of VIS1 towers and projectors ----
 
@@ -643,8 +664,8 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
 
 # wrappers whose config class builds text_config with one fixed class, whatever model_type it names
 # (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig; Gemma4UnifiedConfig: Gemma4UnifiedTextConfig;
-# AriaConfig: AriaTextConfig)
-_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria")
+# AriaConfig: AriaTextConfig; Cosmos3EdgeConfig: Cosmos3EdgeTextConfig)
+_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria", "cosmos3_edge")
 
 
 def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],

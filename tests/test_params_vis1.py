@@ -89,6 +89,15 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
         high_res_vision_config=dict(model_type="sam_vision_model", hidden_size=128, output_channels=64,
                                     num_hidden_layers=2, num_attention_heads=4, mlp_dim=200, use_rel_pos=False,
                                     qkv_bias=False, global_attn_indexes=[1])), 4085329),
+    # Cosmos3-Edge: tie_word_embeddings true ties nothing (_tied_weights_keys = {}); merge 3, other head_dim,
+    # biases, vision_use_head ignored (the tower has no head)
+    "cosmos3_edge_tie_flag_ignored": (dict(
+        model_type="cosmos3_edge", projector_hidden_size=640, tie_word_embeddings=True,
+        text_config=dict(hidden_size=256, intermediate_size=512, num_hidden_layers=3, num_attention_heads=4,
+                         num_key_value_heads=2, head_dim=96, vocab_size=1000, attention_bias=True, mlp_bias=True,
+                         rope_parameters=dict(rope_type="default", rope_theta=10000.0, mrope_section=[16, 16, 16])),
+        vision_config=dict(hidden_size=192, intermediate_size=384, num_hidden_layers=2, num_attention_heads=4,
+                           num_patches=576, patch_size=14, spatial_merge_size=3, vision_use_head=True)), 4279488),
 }
 
 
@@ -101,7 +110,8 @@ def test_total_equals_transformers_meta_device_count(name: str) -> None:
     assert sum(result.parts().values()) == result.total
 
 
-@pytest.mark.parametrize("model_type, text_type", [("gemma4_unified", "gemma4_unified_text"), ("aria", "aria_text")])
+@pytest.mark.parametrize("model_type, text_type", [
+    ("gemma4_unified", "gemma4_unified_text"), ("aria", "aria_text"), ("cosmos3_edge", "cosmos3_edge_text")])
 def test_fixed_text_class_whatever_text_type_is_named(model_type: str, text_type: str) -> None:
     """Gemma4UnifiedConfig / AriaConfig.sub_configs_defaults["text_config"] is one class (Gemma4UnifiedTextConfig,
     AriaTextConfig): a text_config naming another type is not read as that type's decoder (kvcalc refuses rather
