@@ -484,7 +484,7 @@ _PLAIN_DECODERS = ("ministral",
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "emu3_text_model",
-    "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text",
+    "ernie4_5_vl_moe_text", "evolla", "git",
     "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
@@ -492,7 +492,6 @@ _VERIFIED_DECODERS = (
 _VERIFIED_WRAPPERS = {
     "cohere_compass": "cohere_compass_text",
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
-    "glm_ocr": "glm_ocr_text",
     "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
@@ -749,6 +748,16 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("cosmos3_edge_vision", kind="no_cache", defaults=_d(
         hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, num_channels=3,
         patch_size=16, num_patches=256, spatial_merge_size=2)),
+    # GlmOcrConfig: its own tower (merger and downsample inside), a GLM-4-style decoder (4 norms per layer, no
+    # attention biases, fused gate_up)
+    ModelType("glm_ocr", text_type="glm_ocr_text", params="multimodal", vision=Vision("glm_ocr_vision", "qwen_vl"),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("glm_ocr_text", params="llama_like", attn_bias=(False, False), norms_per_layer=4, defaults=_d(
+        _LLAMA_LIKE, vocab_size=59392, hidden_size=1024, intermediate_size=4096, num_hidden_layers=16,
+        num_attention_heads=16, num_key_value_heads=8)),
+    ModelType("glm_ocr_vision", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=4096, depth=24, num_heads=16, in_channels=3, temporal_patch_size=2,
+        patch_size=14, spatial_merge_size=2, out_hidden_size=1536, attention_bias=True)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

@@ -183,9 +183,28 @@ def _cosmos3_edge(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower:
     return 2 * hidden + _linear(hidden * merge * merge, inner, True) + _linear(inner, text.get_int("hidden_size"), True)
 
 
+def _glm_ocr_vision(v: ConfigReader) -> int:
+    """GlmOcrVisionModel (modeling_glm_ocr.py): Conv3d patch embed ``C*t*p*p*H + H`` (no position table);
+    ``depth`` GlmOcrVisionBlocks: 2 RMSNorms ``2H``, qkv ``H*3H`` and proj ``H*H`` (biases with
+    attention_bias), q/k RMSNorms ``2d`` (``d = H/num_heads``), gated MLP ``3*H*I`` (+ ``2I + H`` with
+    attention_bias); GlmOcrVisionPatchMerger over ``O`` = out_hidden_size: proj ``O*O``, LayerNorm ``2O``,
+    gated MLP ``3*O*(O*C)`` (no biases; its width is ``O * in_channels``); downsample Conv2d ``H*O*m^2 + O``;
+    post RMSNorm ``H``."""
+    hidden, inter, depth, out = (v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("depth"),
+                                 v.get_int("out_hidden_size"))
+    d = hidden_per_head(v, hidden, v.get_int("num_heads"))
+    channels, merge, patch = v.get_int("in_channels"), v.get_int("spatial_merge_size"), v.get_int("patch_size")
+    bias = v.get_bool("attention_bias")
+    n = channels * v.get_int("temporal_patch_size") * patch * patch * hidden + hidden
+    n += depth * (2 * hidden + _linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias) + 2 * d
+                  + 2 * _linear(hidden, inter, bias) + _linear(inter, hidden, bias))
+    n += out * out + 2 * out + 3 * out * out * channels
+    return n + _linear(hidden * merge * merge, out, True) + hidden
+
+
 _VIS1_TOWERS: Mapping[str, Tower] = {
     "gemma4_unified_vision": _gemma4_unified_vision, "granite_docling_vision": _granite_docling_vision,
-    "cosmos3_edge_vision": _cosmos3_edge_vision,
+    "cosmos3_edge_vision": _cosmos3_edge_vision, "glm_ocr_vision": _glm_ocr_vision,
 }
 _VIS1_PROJECTORS: Mapping[str, Projector] = {
     "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified, "granite_docling": _granite_docling,
@@ -664,8 +683,8 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
 
 # wrappers whose config class builds text_config with one fixed class, whatever model_type it names
 # (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig; Gemma4UnifiedConfig: Gemma4UnifiedTextConfig;
-# AriaConfig: AriaTextConfig; Cosmos3EdgeConfig: Cosmos3EdgeTextConfig)
-_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria", "cosmos3_edge")
+# AriaConfig: AriaTextConfig; Cosmos3EdgeConfig: Cosmos3EdgeTextConfig; GlmOcrConfig: GlmOcrTextConfig)
+_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria", "cosmos3_edge", "glm_ocr")
 
 
 def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],

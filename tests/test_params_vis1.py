@@ -98,6 +98,14 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
                          rope_parameters=dict(rope_type="default", rope_theta=10000.0, mrope_section=[16, 16, 16])),
         vision_config=dict(hidden_size=192, intermediate_size=384, num_hidden_layers=2, num_attention_heads=4,
                            num_patches=576, patch_size=14, spatial_merge_size=3, vision_use_head=True)), 4279488),
+    # GLM-OCR: 4 input channels (the merger's MLP width is out_hidden_size * in_channels), merge 3, no vision
+    # biases, tied lm_head
+    "glm_ocr_four_channels_tied": (dict(
+        model_type="glm_ocr", tie_word_embeddings=True, text_config=dict(
+            hidden_size=256, intermediate_size=512, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+            vocab_size=1000),
+        vision_config=dict(hidden_size=192, intermediate_size=384, depth=2, num_heads=4, out_hidden_size=256,
+                           patch_size=16, spatial_merge_size=3, attention_bias=False, in_channels=4)), 4455744),
 }
 
 
