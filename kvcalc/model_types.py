@@ -709,7 +709,8 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("aya_vision", text_type="cohere2", params="multimodal", vision=Vision(
         "siglip_vision_model", "aya_vision", vision_defaults=_d(
             hidden_size=1152, intermediate_size=4304, patch_size=14, image_size=384, num_hidden_layers=26,
-            num_attention_heads=14, vision_use_head=False)), defaults=_d(tie_word_embeddings=True, downsample_factor=2)),
+            num_attention_heads=14, vision_use_head=False)),
+              defaults=_d(tie_word_embeddings=True, downsample_factor=2)),
     # Gemma4UnifiedConfig: optional encoder-free vision embedder and audio embedder; text_config is always
     # built as Gemma4UnifiedTextConfig
     ModelType("gemma4_unified", text_type="gemma4_unified_text", params="gemma4_unified", vision=Vision(
@@ -758,6 +759,17 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("glm_ocr_vision", kind="no_cache", defaults=_d(
         hidden_size=1024, intermediate_size=4096, depth=24, num_heads=16, in_channels=3, temporal_patch_size=2,
         patch_size=14, spatial_merge_size=2, out_hidden_size=1536, attention_bias=True)),
+    # Apertus1p5Config: the apertus1p5_text decoder, a VQ image tokenizer and a WavTokenizer audio tokenizer
+    # (params._apertus1p5); its sub-config classes are fixed (AutoConfig wavtokenizer_encoder for audio)
+    ModelType("apertus1p5", text_type="apertus1p5_text", params="apertus1p5", vision=Vision(
+        "apertus1p5_vision_tokenizer", "no_projector"), defaults=_d(tie_word_embeddings=False)),
+    ModelType("apertus1p5_vision_tokenizer", kind="no_cache", defaults=_d(
+        codebook_size=131072, embed_dim=256, latent_channels=256, in_channels=3, base_channels=256,
+        channel_multiplier=(1, 1, 2, 2, 4), num_res_blocks=4, attn_resolutions=(16,), resolution=256)),
+    ModelType("wavtokenizer_encoder", kind="no_cache", defaults=_d(   # WavTokenizerConfig (encoder fields)
+        audio_channels=1, num_filters=32, upsampling_ratios=(6, 5, 5, 4), num_residual_layers=1, compress=2,
+        use_conv_shortcut=True, norm_type="weight_norm", kernel_size=7, last_kernel_size=7, residual_kernel_size=3,
+        num_lstm_layers=2, hidden_size=512)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

@@ -34,7 +34,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_vision import _sub_config, count_wrapper, siglip_vision
+from .params_vision import _sub_config, count_wrapper, siglip_vision, wavtokenizer_encoder
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -1194,8 +1194,25 @@ def _untied_wrapper(f: ConfigReader, t: _Tally) -> None:
         t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
 
 
+def _apertus1p5(f: ConfigReader, t: _Tally) -> None:
+    """Apertus1p5ForConditionalGeneration (transformers/models/apertus1p5/modeling_apertus1p5.py,
+    Apertus1p5Model): the apertus1p5_text decoder and its VQ vision tokenizer by
+    :func:`kvcalc.params_vision.count_wrapper`, the audio tokenizer of audio_config (always built,
+    ``AutoModel.from_config``: a WavTokenizerEncoderModel, :func:`kvcalc.params_vision.wavtokenizer_encoder`)
+    counted as other; an untied lm_head is ``O*H`` with ``O`` = output_vocab_size (a pruned head), else ``V``."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    text = _sub_config(f, "text_config", "apertus1p5_text", {})
+    audio = _sub_config(f, "audio_config", "wavtokenizer_encoder", {}, {"wavtokenizer_encoder": None})
+    t.add("other", wavtokenizer_encoder(audio))
+    vocab, out = text.get_int("vocab_size"), text.opt_int("output_vocab_size")
+    if out is not None and out > vocab:     # Apertus1p5TextConfig.validate_output_vocab_size
+        raise ConfigError(text.field_name("output_vocab_size"), out, f"must be at most vocab_size ({vocab})")
+    if out is not None and not t.tied:      # tied, the head is the embedding table (tie_weights), pruned or not
+        t.add("lm_head", (out - vocab) * text.get_int("hidden_size"))
+
+
 _VIS1_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
-    "gemma4_unified": _gemma4_unified, "untied_wrapper": _untied_wrapper,
+    "gemma4_unified": _gemma4_unified, "untied_wrapper": _untied_wrapper, "apertus1p5": _apertus1p5,
 }
 
 

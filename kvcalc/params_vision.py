@@ -161,7 +161,8 @@ def _deepseek_vl_hybrid(top: ConfigReader, v: ConfigReader, text: ConfigReader, 
     hs, out = sam.get_int("hidden_size"), sam.get_int("output_channels")
     ht = text.get_int("hidden_size")
     n = _sam_vision(sam) + hs * out + 9 * out * out + 4 * out + 9 * out * 2 * out + 9 * 2 * out * 4 * out + 1
-    return n + _linear(v.get_int("hidden_size"), ht // 2, True) + _linear(4 * out, ht // 2, True) + _linear(ht, ht, True)
+    aligner = _linear(v.get_int("hidden_size"), ht // 2, True) + _linear(4 * out, ht // 2, True) + _linear(ht, ht, True)
+    return n + aligner
 
 
 def _cosmos3_edge_vision(v: ConfigReader) -> int:
@@ -202,14 +203,91 @@ def _glm_ocr_vision(v: ConfigReader) -> int:
     return n + _linear(hidden * merge * merge, out, True) + hidden
 
 
+def _vq_resnet(c_in: int, c_out: int) -> int:
+    """Apertus1p5VisionTokenizerResnetBlock: 2 GroupNorms ``2*c_in + 2*c_out``, 3x3 convs ``c_in -> c_out ->
+    c_out`` with biases, a 1x1 nin_shortcut ``c_in*c_out + c_out`` when the widths differ."""
+    n = 2 * c_in + 9 * c_in * c_out + c_out + 2 * c_out + 9 * c_out * c_out + c_out
+    return n + (c_in * c_out + c_out if c_in != c_out else 0)
+
+
+def _vq_attention(c: int) -> int:
+    """Apertus1p5VisionTokenizerAttnBlock: GroupNorm ``2c``, 1x1 convs q/k/v/proj_out ``4*(c*c + c)``."""
+    return 2 * c + 4 * (c * c + c)
+
+
+def _apertus1p5_vision(v: ConfigReader) -> int:
+    """Apertus1p5VisionTokenizerModel (modeling_apertus1p5.py), a VQ image tokenizer: conv_in ``C*B*9 + B``;
+    one stage per channel_multiplier entry ``m_i`` (width ``B*m_i``, input ``B*m_{i-1}``): num_res_blocks
+    resnet blocks (:func:`_vq_resnet`), each with an attention block (:func:`_vq_attention`) where the stage's
+    resolution ``resolution / 2^i`` is in attn_resolutions, and a 3x3 downsample conv ``c*c*9 + c`` on every
+    stage but the last; middle block: 2 resnet blocks and an attention block; norm_out ``2c``; conv_out
+    ``c*latent*9 + latent``; quantize embedding ``embed_dim*codebook_size`` (no bias); quant_conv
+    ``latent*embed_dim + embed_dim``."""
+    base, blocks = v.get_int("base_channels"), v.get_int("num_res_blocks", minimum=0)
+    mults = v.get_int_list("channel_multiplier", minimum=1)
+    if not mults:
+        raise ConfigError(v.field_name("channel_multiplier"), mults, "must list at least one stage")
+    attn_at = set(v.get_int_list("attn_resolutions"))
+    resolution, latent, embed = v.get_int("resolution"), v.get_int("latent_channels"), v.get_int("embed_dim")
+    n = 9 * v.get_int("in_channels") * base + base
+    for i, mult in enumerate(mults):
+        c_in, c_out = base * (mults[i - 1] if i else 1), base * mult
+        attention = resolution // 2 ** i in attn_at
+        for _ in range(blocks):
+            n += _vq_resnet(c_in, c_out) + (_vq_attention(c_out) if attention else 0)
+            c_in = c_out
+        if i < len(mults) - 1:
+            n += 9 * c_out * c_out + c_out
+    c = base * mults[-1]
+    n += 2 * _vq_resnet(c, c) + _vq_attention(c) + 2 * c + 9 * c * latent + latent
+    return n + embed * v.get_int("codebook_size") + _linear(latent, embed, True)
+
+
+def _seanet_conv(a: ConfigReader, c_in: int, c_out: int, kernel: int) -> int:
+    """WavTokenizerConv1d: Conv1d ``c_in*c_out*k + c_out``; weight_norm adds its magnitude ``c_out``
+    (parametrizations.weight_norm, dim 0), time_group_norm a GroupNorm ``2*c_out``."""
+    norm = a.get_str("norm_type")
+    if norm not in ("weight_norm", "time_group_norm"):
+        raise ConfigError(a.field_name("norm_type"), norm, "must be weight_norm or time_group_norm")
+    return c_in * c_out * kernel + c_out + (c_out if norm == "weight_norm" else 2 * c_out)
+
+
+def wavtokenizer_encoder(a: ConfigReader) -> int:
+    """WavTokenizerEncoderModel (modeling_wavtokenizer.py): the SEANet WavTokenizerEncoder (its codebook is a
+    buffer): conv ``audio_channels -> F`` (kernel_size); per upsampling ratio ``r`` (reversed), at width ``c``
+    (``F``, doubling): num_residual_layers WavTokenizerResnetBlocks (convs ``c -> c/compress`` of
+    residual_kernel_size and ``c/compress -> c`` of 1, a 1x1 shortcut with use_conv_shortcut) and a conv
+    ``c -> 2c`` of kernel ``2r``; an nn.LSTM of num_lstm_layers over ``d`` (``8d^2 + 8d`` each); a conv
+    ``d -> hidden_size`` of last_kernel_size. Convs: :func:`_seanet_conv`."""
+    filters, compress = a.get_int("num_filters"), a.get_int("compress")
+    residual, kernel = a.get_int("residual_kernel_size"), a.get_int("kernel_size")
+    n_res, shortcut = a.get_int("num_residual_layers", minimum=0), a.get_bool("use_conv_shortcut")
+    n = _seanet_conv(a, a.get_int("audio_channels"), filters, kernel)
+    width = filters
+    for ratio in reversed(a.get_int_list("upsampling_ratios", minimum=1)):
+        hidden = width // compress
+        block = _seanet_conv(a, width, hidden, residual) + _seanet_conv(a, hidden, width, 1)
+        n += n_res * (block + (_seanet_conv(a, width, width, 1) if shortcut else 0))
+        n += _seanet_conv(a, width, 2 * width, 2 * ratio)
+        width *= 2
+    n += a.get_int("num_lstm_layers", minimum=0) * (8 * width * width + 8 * width)
+    return n + _seanet_conv(a, width, a.get_int("hidden_size"), a.get_int("last_kernel_size"))
+
+
+def _no_projector(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """A tokenizer tower whose codes enter the decoder's vocabulary (Apertus 1.5): no projector."""
+    return 0
+
+
 _VIS1_TOWERS: Mapping[str, Tower] = {
     "gemma4_unified_vision": _gemma4_unified_vision, "granite_docling_vision": _granite_docling_vision,
     "cosmos3_edge_vision": _cosmos3_edge_vision, "glm_ocr_vision": _glm_ocr_vision,
+    "apertus1p5_vision_tokenizer": _apertus1p5_vision,
 }
 _VIS1_PROJECTORS: Mapping[str, Projector] = {
     "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified, "granite_docling": _granite_docling,
     "aria": _aria, "deepseek_vl_hybrid": _deepseek_vl_hybrid,
-    "cosmos3_edge": _cosmos3_edge,
+    "cosmos3_edge": _cosmos3_edge, "no_projector": _no_projector,
 }
 # ---- end of VIS1 towers and projectors ----
 
@@ -683,8 +761,9 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
 
 # wrappers whose config class builds text_config with one fixed class, whatever model_type it names
 # (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig; Gemma4UnifiedConfig: Gemma4UnifiedTextConfig;
-# AriaConfig: AriaTextConfig; Cosmos3EdgeConfig: Cosmos3EdgeTextConfig; GlmOcrConfig: GlmOcrTextConfig)
-_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria", "cosmos3_edge", "glm_ocr")
+# AriaConfig: AriaTextConfig; Cosmos3EdgeConfig: Cosmos3EdgeTextConfig; GlmOcrConfig: GlmOcrTextConfig;
+# Apertus1p5Config: Apertus1p5TextConfig)
+_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria", "cosmos3_edge", "glm_ocr", "apertus1p5")
 
 
 def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],

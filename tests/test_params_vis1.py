@@ -22,6 +22,16 @@ _COHERE2 = dict(model_type="cohere2", hidden_size=256, intermediate_size=512, nu
 _GEMMA4U_TEXT = dict(hidden_size=256, intermediate_size=512, num_hidden_layers=6, num_attention_heads=4,
                      num_key_value_heads=2, head_dim=64, vocab_size=1000)
 
+# Apertus1p5Config.validate_architecture: image_token_offset + the VQ codebook = audio_token_offset, the audio
+# codebook inside the vocabulary; WavTokenizer: codebook_dim = hidden_size
+_APERTUS_TOP = dict(model_type="apertus1p5", image_token_offset=100, audio_token_offset=612)
+_APERTUS_TEXT = dict(hidden_size=256, intermediate_size=512, num_hidden_layers=2, num_attention_heads=4,
+                     vocab_size=1000)
+_APERTUS_VQ = dict(codebook_size=512, embed_dim=64, latent_channels=32, base_channels=64, channel_multiplier=[2],
+                   num_res_blocks=1, attn_resolutions=[], resolution=64)
+_APERTUS_AUDIO = dict(model_type="wavtokenizer_encoder", codebook_size=128, num_filters=8, upsampling_ratios=[2],
+                      hidden_size=32, codebook_dim=32)
+
 # name -> (config, transformers 5.24 meta-device total)
 CASES: dict[str, tuple[dict[str, Any], int]] = {
     # AyaVision: pixel shuffle 3, an explicit alignment_intermediate_size, SigLIP without its head, untied
@@ -106,6 +116,25 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
             vocab_size=1000),
         vision_config=dict(hidden_size=192, intermediate_size=384, depth=2, num_heads=4, out_hidden_size=256,
                            patch_size=16, spatial_merge_size=3, attention_bias=False, in_channels=4)), 4455744),
+    # Apertus 1.5: a pruned untied head (output_vocab_size), 3 VQ stages with attention at two resolutions,
+    # a WavTokenizer encoder with time_group_norm convs, two residual layers per ratio, no conv shortcut
+    "apertus1p5_pruned_head_group_norm": (dict(
+        _APERTUS_TOP, tie_word_embeddings=False,
+        text_config=dict(_APERTUS_TEXT, output_vocab_size=600, num_key_value_heads=2),
+        vision_config=dict(_APERTUS_VQ, channel_multiplier=[1, 2, 4], num_res_blocks=2, attn_resolutions=[64, 32],
+                           resolution=128),
+        audio_config=dict(model_type="wavtokenizer_encoder", codebook_size=128, num_filters=16,
+                          upsampling_ratios=[4, 2], num_residual_layers=2, compress=4, use_conv_shortcut=False,
+                          norm_type="time_group_norm", num_lstm_layers=1, hidden_size=128, codebook_dim=128,
+                          kernel_size=5, last_kernel_size=3, residual_kernel_size=5)), 7765676),
+    # Apertus 1.5: one VQ stage without attention, tied head
+    "apertus1p5_one_stage_tied": (dict(
+        _APERTUS_TOP, tie_word_embeddings=True, text_config=_APERTUS_TEXT, vision_config=_APERTUS_VQ,
+        audio_config=_APERTUS_AUDIO), 2276596),
+    # Apertus 1.5: tied with output_vocab_size: tie_weights makes the head the embedding table
+    "apertus1p5_pruned_head_tied": (dict(
+        _APERTUS_TOP, tie_word_embeddings=True, text_config=dict(_APERTUS_TEXT, output_vocab_size=600),
+        vision_config=_APERTUS_VQ, audio_config=_APERTUS_AUDIO), 2276596),
 }
 
 
