@@ -596,8 +596,6 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     *(_bart_like(name, "positions_buffer final_layer_norm", vocab_size=256102, d_model=None, hidden_size=1024,
                  encoder_layers=24, decoder_layers=24, encoder_ffn_dim=8192, decoder_ffn_dim=8192,
                  max_position_embeddings=pos) for name, pos in (("seamless_m4t", 1024), ("seamless_m4t_v2", 4096))),
-    ModelType("florence2", kind="encoder_decoder",   # KV: its text_config, a BART, read by the encoder-decoder rule
-              not_countable="its DaViT vision tower is not counted yet (the BART text model is)"),
     ModelType("t5gemma", kind="encoder_decoder", params="t5gemma", defaults=_d(tie_word_embeddings=True)),
     ModelType("t5_gemma_module", norms_per_layer=4, not_countable="counted as part of t5gemma (Llama-style stacks)",
               defaults=_d(_LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216,
@@ -770,6 +768,14 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         audio_channels=1, num_filters=32, upsampling_ratios=(6, 5, 5, 4), num_residual_layers=1, compress=2,
         use_conv_shortcut=True, norm_type="weight_norm", kernel_size=7, last_kernel_size=7, residual_kernel_size=3,
         num_lstm_layers=2, hidden_size=512)),
+    # Florence2Config: a DaViT tower, its projector and a BART (AutoConfig, default bart) text model; the KV
+    # cache is its text_config's, read by the encoder-decoder rule
+    ModelType("florence2", kind="encoder_decoder", text_type="bart", params="multimodal", vision=Vision(
+        "florence_vision", "florence2"), defaults=_d(tie_word_embeddings=True)),
+    ModelType("florence_vision", kind="no_cache", defaults=_d(   # Florence2VisionConfig
+        in_channels=3, depths=(1, 1, 9, 1), patch_size=(7, 3, 3, 3), patch_prenorm=(False, True, True, True),
+        embed_dim=(128, 256, 512, 1024), num_heads=(4, 8, 16, 32), num_groups=(4, 8, 16, 32), mlp_ratio=4.0,
+        qkv_bias=True, projection_dim=1024, max_position_embeddings=50)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

@@ -279,15 +279,49 @@ def _no_projector(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower:
     return 0
 
 
+def _davit(v: ConfigReader) -> int:
+    """Florence2VisionBackbone (modeling_florence2.py), DaViT: per stage ``i`` of width ``D`` (embed_dim[i]):
+    Florence2VisionConvEmbed, conv ``C_in*D*k*k + D`` (``C_in``: in_channels, then the previous width; ``k`` =
+    patch_size[i]) and a LayerNorm over ``C_in`` (patch_prenorm) or ``D``; depths[i] Florence2VisionBlocks, each a
+    spatial and a channel block of: 2 depthwise 3x3 convs ``2*(9D + D)``, 2 LayerNorms ``4D``, qkv ``D*3D``
+    (+ ``3D`` with qkv_bias), proj ``D*D + D``, MLP ``D*I+I + I*D+D`` (``I = int(D * mlp_ratio)``)."""
+    widths = v.get_int_list("embed_dim", minimum=1)
+    n_stages = len(widths)
+    fields = ("depths", "patch_size", "num_heads", "num_groups")
+    depths, patches, heads, groups = (v.get_int_list(name, minimum=0) for name in fields)
+    prenorm = v.opt_list("patch_prenorm") or []
+    for name, values in zip((*fields, "patch_prenorm"), (depths, patches, heads, groups, prenorm)):
+        if len(values) != n_stages:
+            raise ConfigError(v.field_name(name), values, f"must have one entry per stage ({n_stages})")
+    ratio, bias = v.get_float("mlp_ratio"), v.get_bool("qkv_bias")
+    n, c_in = 0, v.get_int("in_channels")
+    for width, depth, patch, pre in zip(widths, depths, patches, prenorm):
+        n += c_in * width * patch * patch + width + 2 * (c_in if pre else width)
+        inter = int(width * ratio)
+        block = (2 * (9 * width + width) + 4 * width + _linear(width, 3 * width, bias) + _linear(width, width, True)
+                 + _linear(width, inter, True) + _linear(inter, width, True))
+        n += depth * 2 * block
+        c_in = width
+    return n
+
+
+def _florence2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Florence2MultiModalProjector (modeling_florence2.py): image_projection ``E -> projection_dim`` (no
+    bias; ``E`` = the last embed_dim), LayerNorm ``2*projection_dim``, 2D learned positions
+    ``max_position_embeddings * E`` (row ``E/2`` + column ``E - E/2``); the temporal embedding is a buffer."""
+    last, proj = v.get_int_list("embed_dim", minimum=1)[-1], v.get_int("projection_dim")
+    return last * proj + 2 * proj + v.get_int("max_position_embeddings") * last
+
+
 _VIS1_TOWERS: Mapping[str, Tower] = {
     "gemma4_unified_vision": _gemma4_unified_vision, "granite_docling_vision": _granite_docling_vision,
     "cosmos3_edge_vision": _cosmos3_edge_vision, "glm_ocr_vision": _glm_ocr_vision,
-    "apertus1p5_vision_tokenizer": _apertus1p5_vision,
+    "apertus1p5_vision_tokenizer": _apertus1p5_vision, "florence_vision": _davit,
 }
 _VIS1_PROJECTORS: Mapping[str, Projector] = {
     "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified, "granite_docling": _granite_docling,
     "aria": _aria, "deepseek_vl_hybrid": _deepseek_vl_hybrid,
-    "cosmos3_edge": _cosmos3_edge, "no_projector": _no_projector,
+    "cosmos3_edge": _cosmos3_edge, "no_projector": _no_projector, "florence2": _florence2,
 }
 # ---- end of VIS1 towers and projectors ----
 

@@ -135,6 +135,16 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
     "apertus1p5_pruned_head_tied": (dict(
         _APERTUS_TOP, tie_word_embeddings=True, text_config=dict(_APERTUS_TEXT, output_vocab_size=600),
         vision_config=_APERTUS_VQ, audio_config=_APERTUS_AUDIO), 2276596),
+    # Florence-2: a 3-stage DaViT (4 input channels, mixed patch pre-norms, mlp_ratio 3, no qkv bias), a small
+    # BART, untied lm_head
+    "florence2_three_stage_davit_untied": (dict(
+        model_type="florence2", tie_word_embeddings=False, text_config=dict(
+            model_type="bart", vocab_size=1000, d_model=128, encoder_layers=2, decoder_layers=2, encoder_ffn_dim=256,
+            decoder_ffn_dim=256, encoder_attention_heads=4, decoder_attention_heads=4, max_position_embeddings=256),
+        vision_config=dict(depths=[1, 2, 1], patch_size=[5, 3, 3], patch_stride=[4, 2, 2], patch_padding=[2, 1, 1],
+                           patch_prenorm=[True, False, True], embed_dim=[32, 64, 96], num_heads=[2, 4, 4],
+                           num_groups=[2, 4, 4], mlp_ratio=3.0, qkv_bias=False, projection_dim=128,
+                           max_position_embeddings=20, in_channels=4)), 1460424),
 }
 
 
