@@ -725,7 +725,7 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         num_attention_heads=16, num_key_value_heads=4, tie_word_embeddings=True)),
     ModelType("granite_docling_vision", kind="no_cache", defaults=_d(
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
-        image_size=512, patch_size=16, out_hidden_size=1024, scale_factor=4, deepstack_visual_indexes=(3, 7, 10),
+        image_size=512, patch_size=16, out_hidden_size=1024, scale_factor=4, deepstack_visual_indexes=[3, 7, 10],
         use_fine_route=True)),
     # AriaConfig: an Idefics3 vision tower (AutoConfig idefics3_vision), the AriaProjector, the aria_text MoE decoder
     ModelType("aria", text_type="aria_text", params="multimodal", vision=Vision("idefics3_vision", "aria"),
@@ -768,9 +768,9 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         audio_channels=1, num_filters=32, upsampling_ratios=(6, 5, 5, 4), num_residual_layers=1, compress=2,
         use_conv_shortcut=True, norm_type="weight_norm", kernel_size=7, last_kernel_size=7, residual_kernel_size=3,
         num_lstm_layers=2, hidden_size=512)),
-    # Florence2Config: a DaViT tower, its projector and a BART (AutoConfig, default bart) text model; the KV
-    # cache is its text_config's, read by the encoder-decoder rule
-    ModelType("florence2", kind="encoder_decoder", text_type="bart", params="multimodal", vision=Vision(
+    # Florence2Config: a DaViT tower, its projector and a BART (AutoConfig, default bart) text model
+    # (params._florence2); the KV cache is its text_config's, read by the encoder-decoder rule
+    ModelType("florence2", kind="encoder_decoder", params="florence2", vision=Vision(
         "florence_vision", "florence2"), defaults=_d(tie_word_embeddings=True)),
     ModelType("florence_vision", kind="no_cache", defaults=_d(   # Florence2VisionConfig
         in_channels=3, depths=(1, 1, 9, 1), patch_size=(7, 3, 3, 3), patch_prenorm=(False, True, True, True),

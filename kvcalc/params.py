@@ -34,7 +34,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_vision import _sub_config, count_wrapper, siglip_vision, wavtokenizer_encoder
+from .params_vision import PROJECTORS, TOWERS, _sub_config, count_wrapper, siglip_vision, wavtokenizer_encoder
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -1211,8 +1211,32 @@ def _apertus1p5(f: ConfigReader, t: _Tally) -> None:
         t.add("lm_head", (out - vocab) * text.get_int("hidden_size"))
 
 
+def _florence2(f: ConfigReader, t: _Tally) -> None:
+    """Florence2ForConditionalGeneration (transformers/models/florence2/modeling_florence2.py, Florence2Model):
+    the encoder-decoder text model of text_config (``AutoModel``, default BART) by its own counter, its lm_head
+    replaced by the wrapper's (``V*d_model`` unless the top-level tie_word_embeddings ties it to ``shared``); the
+    DaViT tower and projector of the entry's ``vision`` (:data:`kvcalc.params_vision.TOWERS`, ``PROJECTORS``)."""
+    spec = _entry(f).vision
+    assert spec is not None
+    text = _sub_config(f, "text_config", "bart", {})
+    text_entry = lookup(text.model_type)
+    if text_entry is None or text_entry.kind != "encoder_decoder" or text_entry.params is None:
+        raise UnsupportedError(f"{f.path}text_config.model_type '{text.model_type}' is not counted for florence2 "
+                               "(an encoder-decoder text model kvcalc counts, such as bart, is expected)")
+    inner = _Tally()
+    _COUNTERS[text_entry.params](text, inner)
+    for part, n in inner.parts.items():
+        if part != "lm_head":
+            t.add(part, n)
+    _lm_head(f, t, text.get_int("d_model", "hidden_size"), text.get_int("vocab_size"))
+    vision = _sub_config(f, "vision_config", spec.tower, spec.vision_defaults, TOWERS)
+    tower = TOWERS[vision.model_type](vision)
+    t.add("vision", tower + PROJECTORS[spec.projector](f, vision, text, tower))
+
+
 _VIS1_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "gemma4_unified": _gemma4_unified, "untied_wrapper": _untied_wrapper, "apertus1p5": _apertus1p5,
+    "florence2": _florence2,
 }
 
 
