@@ -484,7 +484,7 @@ _PLAIN_DECODERS = ("ministral",
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "emu3_text_model",
-    "ernie4_5_vl_moe_text", "evolla", "git",
+    "ernie4_5_vl_moe_text", "evolla",
     "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
@@ -776,6 +776,13 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         in_channels=3, depths=(1, 1, 9, 1), patch_size=(7, 3, 3, 3), patch_prenorm=(False, True, True, True),
         embed_dim=(128, 256, 512, 1024), num_heads=(4, 8, 16, 32), num_groups=(4, 8, 16, 32), mlp_ratio=4.0,
         qkv_bias=True, projection_dim=1024, max_position_embeddings=50)),
+    # GitConfig: a BERT-style decoder over CLIP-style image tokens (params._git); KV by the generic rule
+    ModelType("git", params="git", defaults=_d(
+        vocab_size=30522, hidden_size=768, num_hidden_layers=6, num_attention_heads=12, intermediate_size=3072,
+        max_position_embeddings=1024, tie_word_embeddings=False, num_image_with_embedding=None)),
+    ModelType("git_vision_model", kind="no_cache", defaults=_d(   # GitVisionConfig
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=224, patch_size=16)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

@@ -1234,9 +1234,32 @@ def _florence2(f: ConfigReader, t: _Tally) -> None:
     t.add("vision", tower + PROJECTORS[spec.projector](f, vision, text, tower))
 
 
+def _git(f: ConfigReader, t: _Tally) -> None:
+    """GitForCausalLM (transformers/models/git/modeling_git.py, GitModel): GitEmbeddings: word ``V*H`` and position
+    ``P*H`` tables, LayerNorm ``2H``; ``L`` BERT-style GitLayers: query/key/value ``3*(H*H+H)``, output dense
+    ``H*H+H`` and LayerNorm ``2H`` (attention), intermediate ``H*I+I``, output ``I*H+H`` (mlp), LayerNorm ``2H``;
+    the GitVisionModel of vision_config (CLIP's modules: :data:`kvcalc.params_vision.TOWERS`'s CLIP count), the
+    GitProjection ``H_v*H+H`` + LayerNorm ``2H`` and, with num_image_with_embedding ``k``, ``k`` temporal
+    embeddings ``H_v`` (vision); output ``V*H`` (unless tie_word_embeddings ties it to the word table) and its
+    bias ``V``, kept when tied (lm_head)."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    inter = f.get_int("intermediate_size")
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
+    t.add("embedding", (vocab + f.get_int("max_position_embeddings")) * hidden)
+    t.add("norms", 2 * hidden + n_layers * 4 * hidden)
+    t.add("attention", n_layers * 4 * _linear(hidden, hidden, True))
+    t.add("mlp", n_layers * (_linear(hidden, inter, True) + _linear(inter, hidden, True)))
+    vision = _sub_config(f, "vision_config", "git_vision_model", {}, {"git_vision_model": None})
+    hv = vision.get_int("hidden_size")
+    frames = f.opt_int("num_image_with_embedding", minimum=0) or 0
+    t.add("vision", TOWERS["clip_vision_model"](vision) + _linear(hv, hidden, True) + 2 * hidden + frames * hv)
+    _lm_head(f, t, hidden, vocab)
+    t.add("lm_head", vocab)
+
+
 _VIS1_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "gemma4_unified": _gemma4_unified, "untied_wrapper": _untied_wrapper, "apertus1p5": _apertus1p5,
-    "florence2": _florence2,
+    "florence2": _florence2, "git": _git,
 }
 
 

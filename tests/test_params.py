@@ -61,6 +61,16 @@ def _part_of(name: str) -> str:
         return "vision"
     if ".audio_tokenizer." in name:         # Apertus 1.5's WavTokenizer encoder
         return "other"
+    if name.startswith(("git.", "output.")):     # GIT's BERT-style names
+        if name.startswith(("git.image_encoder.", "git.visual_projection.", "git.img_temporal_embedding.")):
+            return "vision"
+        if name.startswith("output."):
+            return "lm_head"
+        if last == "LayerNorm":
+            return "norms"
+        if last in ("word_embeddings", "position_embeddings"):
+            return "embedding"
+        return "attention" if ".attention." in name else "mlp"
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
                  r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger"
                  r"|vision_embed_tokens)\.", name):

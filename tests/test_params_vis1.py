@@ -145,6 +145,12 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
                            patch_prenorm=[True, False, True], embed_dim=[32, 64, 96], num_heads=[2, 4, 4],
                            num_groups=[2, 4, 4], mlp_ratio=3.0, qkv_bias=False, projection_dim=128,
                            max_position_embeddings=20, in_channels=4)), 1460424),
+    # GIT: tied output (its bias stays), 3 temporal image embeddings, smaller CLIP-style tower
+    "git_tied_three_frames": (dict(
+        model_type="git", tie_word_embeddings=True, num_image_with_embedding=3, vocab_size=1000, hidden_size=128,
+        num_hidden_layers=3, num_attention_heads=4, intermediate_size=256, max_position_embeddings=300,
+        vision_config=dict(hidden_size=96, intermediate_size=192, num_hidden_layers=2, num_attention_heads=4,
+                           image_size=112, patch_size=14)), 790792),
 }
 
 
