@@ -484,14 +484,14 @@ _PLAIN_DECODERS = ("ministral",
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "emu3_text_model",
-    "ernie4_5_vl_moe_text", "evolla",
+    "evolla",
     "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
     "cohere_compass": "cohere_compass_text",
-    "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
+    "emu3": "emu3_text_model",
     "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
@@ -783,6 +783,17 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("git_vision_model", kind="no_cache", defaults=_d(   # GitVisionConfig
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
         image_size=224, patch_size=16)),
+    # Ernie4_5_VLMoeConfig: its vision tower, the variable-resolution resampler, a decoder whose MoE layers hold
+    # text and vision experts (params._ernie4_5_vl_moe_text)
+    ModelType("ernie4_5_vl_moe", text_type="ernie4_5_vl_moe_text", params="multimodal", vision=Vision(
+        "ernie4_5_vl_moe_vision", "ernie4_5_vl_moe"), defaults=_d(tie_word_embeddings=True)),
+    ModelType("ernie4_5_vl_moe_text", params="ernie4_5_vl_moe_text", defaults=_d(   # Ernie4_5_VLMoeTextConfig
+        vocab_size=103424, hidden_size=2560, intermediate_size=12288, num_hidden_layers=28, num_attention_heads=20,
+        num_key_value_heads=4, tie_word_embeddings=True, use_bias=False, moe_intermediate_size=[1536, 512], moe_k=6,
+        moe_num_experts=64, moe_num_shared_experts=2, mlp_layer_types=None)),
+    ModelType("ernie4_5_vl_moe_vision", kind="no_cache", defaults=_d(   # Ernie4_5_VLMoeVisionConfig
+        depth=32, hidden_size=1280, num_heads=16, in_channels=3, patch_size=14, spatial_merge_size=2,
+        intermediate_size=5120, temporal_merge_size=2)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

@@ -1257,9 +1257,47 @@ def _git(f: ConfigReader, t: _Tally) -> None:
     t.add("lm_head", vocab)
 
 
+def _ernie4_5_vl_moe_text(f: ConfigReader, t: _Tally) -> None:
+    """ERNIE-4.5-VL's MoE decoder (transformers/models/ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py,
+    Ernie4_5_VLMoeTextModel): embedding ``V*H``; per layer q/k/v/o ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` (biases
+    with use_bias), 2 RMSNorms ``2H``; a "dense" layer of mlp_layer_types (default: the first) a gated MLP
+    ``3*H*I``; a "sparse" layer an Ernie4_5_VLMoeMoeBlock: text_moe and vision_moe, each a router ``E*H`` plus its
+    e_score_correction_bias ``E`` (a parameter) and ``E`` experts ``3*H*I_m`` (``I_text, I_vision`` =
+    moe_intermediate_size), and with moe_num_shared_experts ``s`` a shared gated MLP of ``s*I_text``; final norm
+    ``H``; lm_head ``V*H`` unless tied. ``active`` is a text token's: moe_k text experts (the vision experts only
+    serve image and video tokens)."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    bias = f.get_bool("use_bias")
+    kinds = f.opt_str_list("mlp_layer_types") or ["dense"] + ["sparse"] * (n_layers - 1)
+    if len(kinds) != n_layers or not set(kinds) <= {"dense", "sparse"}:
+        raise ConfigError(f.field_name("mlp_layer_types"), f"<{len(kinds)} entries>",
+                          f"must list 'dense' or 'sparse' for each of the {n_layers} layers")
+    widths = f.get_int_list("moe_intermediate_size", minimum=1)
+    if len(widths) != 2:
+        raise ConfigError(f.field_name("moe_intermediate_size"), widths, "must be [text width, vision width]")
+    n_experts, top_k = f.get_int("moe_num_experts"), f.get_int("moe_k")
+    shared = f.get_int("moe_num_shared_experts", minimum=0)
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, n_q * d, bias) + 2 * _linear(hidden, n_kv * d, bias)
+                                   + _linear(n_q * d, hidden, bias)))
+    t.add("norms", n_layers * 2 * hidden + hidden)
+    for kind in kinds:
+        if kind == "dense":
+            t.add("mlp", _gated_mlp(hidden, f.get_int("intermediate_size"), bias))
+            continue
+        for width, k in zip(widths, (top_k, 0)):      # text experts, then vision experts (none for a text token)
+            t.add("mlp", n_experts * hidden + n_experts)
+            t.experts(3 * hidden * width, n_experts, k, f.field_name("moe_k"))
+        if shared:
+            t.add("mlp", _gated_mlp(hidden, widths[0] * shared, bias))
+    _lm_head(f, t, hidden, vocab)
+
+
 _VIS1_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "gemma4_unified": _gemma4_unified, "untied_wrapper": _untied_wrapper, "apertus1p5": _apertus1p5,
-    "florence2": _florence2, "git": _git,
+    "florence2": _florence2, "git": _git, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
 }
 
 

@@ -313,15 +313,40 @@ def _florence2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: in
     return last * proj + 2 * proj + v.get_int("max_position_embeddings") * last
 
 
+def _ernie4_5_vl_vision(v: ConfigReader) -> int:
+    """Ernie4_5_VLMoeVisionTransformerPretrainedModel (modeling_ernie4_5_vl_moe.py): patch embedding as a
+    linear ``C*p*p*H`` (no bias); ``depth`` blocks of 2 LayerNorms ``4H``, qkv ``H*3H+3H``, proj ``H*H+H``, MLP
+    ``H*I+I + I*H+H``; final LayerNorm ``2H``."""
+    hidden, inter, depth = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("depth")
+    hidden_per_head(v, hidden, v.get_int("num_heads"))
+    patch = v.get_int("patch_size")
+    return v.get_int("in_channels") * patch * patch * hidden + depth * (
+        4 * hidden + _linear(hidden, 3 * hidden, True) + _linear(hidden, hidden, True)
+        + _linear(hidden, inter, True) + _linear(inter, hidden, True)) + 2 * hidden
+
+
+def _ernie4_5_vl_moe(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Ernie4_5_VLMoeVariableResolutionResamplerModel (modeling_ernie4_5_vl_moe.py): ``S = H*m^2`` (spatial
+    merge), ``T = S*t`` (temporal_merge_size); spatial_linear ``S*S+S + S*S+S`` + LayerNorm ``2S``,
+    temporal_linear ``T*S+S + S*S+S`` + LayerNorm ``2S``, mlp ``S*H_t+H_t``, after_norm RMSNorm ``H_t``."""
+    spatial = v.get_int("hidden_size") * v.get_int("spatial_merge_size") ** 2
+    temporal = spatial * v.get_int("temporal_merge_size")
+    ht = text.get_int("hidden_size")
+    return (2 * _linear(spatial, spatial, True) + 2 * spatial + _linear(temporal, spatial, True)
+            + _linear(spatial, spatial, True) + 2 * spatial + _linear(spatial, ht, True) + ht)
+
+
 _VIS1_TOWERS: Mapping[str, Tower] = {
     "gemma4_unified_vision": _gemma4_unified_vision, "granite_docling_vision": _granite_docling_vision,
     "cosmos3_edge_vision": _cosmos3_edge_vision, "glm_ocr_vision": _glm_ocr_vision,
     "apertus1p5_vision_tokenizer": _apertus1p5_vision, "florence_vision": _davit,
+    "ernie4_5_vl_moe_vision": _ernie4_5_vl_vision,
 }
 _VIS1_PROJECTORS: Mapping[str, Projector] = {
     "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified, "granite_docling": _granite_docling,
     "aria": _aria, "deepseek_vl_hybrid": _deepseek_vl_hybrid,
     "cosmos3_edge": _cosmos3_edge, "no_projector": _no_projector, "florence2": _florence2,
+    "ernie4_5_vl_moe": _ernie4_5_vl_moe,
 }
 # ---- end of VIS1 towers and projectors ----
 
@@ -796,8 +821,9 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
 # wrappers whose config class builds text_config with one fixed class, whatever model_type it names
 # (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig; Gemma4UnifiedConfig: Gemma4UnifiedTextConfig;
 # AriaConfig: AriaTextConfig; Cosmos3EdgeConfig: Cosmos3EdgeTextConfig; GlmOcrConfig: GlmOcrTextConfig;
-# Apertus1p5Config: Apertus1p5TextConfig)
-_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria", "cosmos3_edge", "glm_ocr", "apertus1p5")
+# Apertus1p5Config: Apertus1p5TextConfig; Ernie4_5_VLMoeConfig: Ernie4_5_VLMoeTextConfig)
+_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria", "cosmos3_edge", "glm_ocr", "apertus1p5",
+                     "ernie4_5_vl_moe")
 
 
 def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],

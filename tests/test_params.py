@@ -57,7 +57,8 @@ def _part_of(name: str) -> str:
         return "lm_head"
     if re.search(r"_layernorm\.norms\.\d+\.", name):   # StableLmLayerNormPerHead: one LayerNorm per head
         return "norms"
-    if re.search(r"(^|\.)(vision_tokenizer|high_res_vision_\w+)(\.|$)", name):  # Apertus 1.5, DeepSeek-VL hybrid
+    # Apertus 1.5's image tokenizer, DeepSeek-VL hybrid's SAM modules, ERNIE-4.5-VL's resampler
+    if re.search(r"(^|\.)(vision_tokenizer|high_res_vision_\w+|resampler_model)(\.|$)", name):
         return "vision"
     if ".audio_tokenizer." in name:         # Apertus 1.5's WavTokenizer encoder
         return "other"

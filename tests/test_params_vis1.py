@@ -32,6 +32,11 @@ _APERTUS_VQ = dict(codebook_size=512, embed_dim=64, latent_channels=32, base_cha
 _APERTUS_AUDIO = dict(model_type="wavtokenizer_encoder", codebook_size=128, num_filters=8, upsampling_ratios=[2],
                       hidden_size=32, codebook_dim=32)
 
+_ERNIE_SHARED3 = dict(model_type="ernie4_5_vl_moe", text_config=dict(
+    hidden_size=512, intermediate_size=512, num_hidden_layers=3, num_attention_heads=4, vocab_size=1000,
+    moe_intermediate_size=[96, 64], moe_k=1, moe_num_experts=3, moe_num_shared_experts=3),
+    vision_config=dict(depth=1, hidden_size=128, num_heads=4, intermediate_size=256))
+
 # name -> (config, transformers 5.24 meta-device total)
 CASES: dict[str, tuple[dict[str, Any], int]] = {
     # AyaVision: pixel shuffle 3, an explicit alignment_intermediate_size, SigLIP without its head, untied
@@ -151,6 +156,16 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
         num_hidden_layers=3, num_attention_heads=4, intermediate_size=256, max_position_embeddings=300,
         vision_config=dict(hidden_size=96, intermediate_size=192, num_hidden_layers=2, num_attention_heads=4,
                            image_size=112, patch_size=14)), 790792),
+    # ERNIE-4.5-VL: mlp_layer_types given, attention / MLP biases, no shared experts, merge 3 x 3 frames, untied
+    "ernie4_5_vl_moe_layer_types_biases_untied": (dict(
+        model_type="ernie4_5_vl_moe", tie_word_embeddings=False, text_config=dict(
+            hidden_size=512, intermediate_size=512, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+            vocab_size=1000, use_bias=True, moe_intermediate_size=[96, 64], moe_k=2, moe_num_experts=4,
+            moe_num_shared_experts=0, mlp_layer_types=["dense", "sparse", "dense", "sparse"]),
+        vision_config=dict(depth=2, hidden_size=128, num_heads=4, patch_size=16, spatial_merge_size=3,
+                           intermediate_size=200, temporal_merge_size=3)), 16628128),
+    # ERNIE-4.5-VL: the default layer types (first dense), three shared experts
+    "ernie4_5_vl_moe_three_shared": (_ERNIE_SHARED3, 8599180),
 }
 
 
@@ -186,3 +201,14 @@ def test_granite_docling_connector_width_must_be_the_decoder_width() -> None:
     with pytest.raises(ConfigError, match="out_hidden_size"):
         count_params(dict(model_type="granite_docling", text_config=dict(hidden_size=256),
                           vision_config=dict(out_hidden_size=128)))
+
+
+def test_ernie4_5_vl_moe_active_is_a_text_tokens() -> None:
+    """A text token runs moe_k text experts and no vision expert (Ernie4_5_VLMoeMoeBlock routes image / video
+    tokens to vision_moe only). In _ERNIE_SHARED3, layers 1 and 2 are sparse; transformers' parameter shapes give
+    a text expert ``mlp.text_moe.experts`` / 3 = 3 * 512 * 96 = 147,456 and a vision expert 3 * 512 * 64 =
+    98,304, so routed experts = 2 * 3 * (147,456 + 98,304) = 1,474,560 and
+    active = 8,599,180 - 1,474,560 + 2 * 1 * 147,456 = 7,419,532."""
+    result = count_params(_ERNIE_SHARED3)
+    assert result.moe_experts == 1474560
+    assert result.active == 7419532
