@@ -487,7 +487,7 @@ _VERIFIED_DECODERS = (
     "evolla",
     "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
-    "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
+    "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
     "cohere_compass": "cohere_compass_text",
@@ -495,7 +495,7 @@ _VERIFIED_WRAPPERS = {
     "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
-    "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
+    "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
 }
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
@@ -794,6 +794,25 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("ernie4_5_vl_moe_vision", kind="no_cache", defaults=_d(   # Ernie4_5_VLMoeVisionConfig
         depth=32, hidden_size=1280, num_heads=16, in_channels=3, patch_size=14, spatial_merge_size=2,
         intermediate_size=5120, temporal_merge_size=2)),
+    # DeepseekOcr2Config: a SAM encoder and a Qwen2-style encoder (vision_config.sam_config / encoder_config), a
+    # linear projector, a DeepSeek-style MoE decoder (params._deepseek_ocr2 / _deepseek_ocr2_text)
+    ModelType("deepseek_ocr2", text_type="deepseek_ocr2_text", params="deepseek_ocr2", vision=Vision(
+        "deepseek_ocr2_vision", "deepseek_ocr2"), defaults=_d(tie_word_embeddings=False)),
+    ModelType("deepseek_ocr2_text", not_countable="counted as part of deepseek_ocr2: DeepseekOcr2TextConfig has "
+              "no mlp_layer_types default, so transformers cannot build the decoder of a bare config",
+              defaults=_d(   # DeepseekOcr2TextConfig
+        vocab_size=102400, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32, num_attention_heads=32,
+        num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False, mlp_bias=False,
+        n_routed_experts=64, n_shared_experts=2, num_experts_per_tok=None, moe_intermediate_size=1407,
+        mlp_layer_types=None)),
+    ModelType("deepseek_ocr2_vision", kind="no_cache"),
+    ModelType("deepseek_ocr2_sam_vision_model", kind="no_cache", defaults=_d(   # DeepseekOcr2SamVisionConfig
+        hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=1024, patch_size=16, qkv_bias=True, mlp_ratio=4.0, use_abs_pos=True, use_rel_pos=True,
+        window_size=14, global_attn_indexes=(2, 5, 8, 11), mlp_dim=None, downsample_channels=[512, 896])),
+    ModelType("deepseek_ocr2_encoder", kind="no_cache", defaults=_d(   # DeepseekOcr2VisionEncoderConfig
+        hidden_size=4096, intermediate_size=22016, num_hidden_layers=32, num_attention_heads=32,
+        num_key_value_heads=32)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

@@ -1211,27 +1211,38 @@ def _apertus1p5(f: ConfigReader, t: _Tally) -> None:
         t.add("lm_head", (out - vocab) * text.get_int("hidden_size"))
 
 
-def _florence2(f: ConfigReader, t: _Tally) -> None:
-    """Florence2ForConditionalGeneration (transformers/models/florence2/modeling_florence2.py, Florence2Model):
-    the encoder-decoder text model of text_config (``AutoModel``, default BART) by its own counter, its lm_head
-    replaced by the wrapper's (``V*d_model`` unless the top-level tie_word_embeddings ties it to ``shared``); the
-    DaViT tower and projector of the entry's ``vision`` (:data:`kvcalc.params_vision.TOWERS`, ``PROJECTORS``)."""
+def _own_text_wrapper(f: ConfigReader, t: _Tally, text: ConfigReader,
+                      counter: Callable[[ConfigReader, _Tally], None]) -> None:
+    """A vision-language wrapper whose text model is counted by ``counter`` rather than by its registry entry
+    (an encoder-decoder, or a decoder the registry does not count alone): the text model's parts without its
+    lm_head, the wrapper's lm_head ``V*H`` unless the top-level tie_word_embeddings ties it, and the tower and
+    projector of the entry's ``vision`` (:data:`kvcalc.params_vision.TOWERS`, ``PROJECTORS``) in vision."""
     spec = _entry(f).vision
     assert spec is not None
+    inner = _Tally()
+    counter(text, inner)
+    for part, n in inner.parts.items():
+        if part != "lm_head":
+            t.add(part, n)
+    t.moe_experts += inner.moe_experts
+    t.moe_active += inner.moe_active
+    t.null_top_k = t.null_top_k or inner.null_top_k
+    _lm_head(f, t, text.get_int("d_model", "hidden_size"), text.get_int("vocab_size"))
+    vision = _sub_config(f, "vision_config", spec.tower, spec.vision_defaults, TOWERS)
+    tower = TOWERS[vision.model_type](vision)
+    t.add("vision", tower + PROJECTORS[spec.projector](f, vision, text, tower))
+
+
+def _florence2(f: ConfigReader, t: _Tally) -> None:
+    """Florence2ForConditionalGeneration (transformers/models/florence2/modeling_florence2.py, Florence2Model):
+    :func:`_own_text_wrapper` over the encoder-decoder text model of text_config (``AutoModel``, default BART),
+    counted by its own counter, and the DaViT tower (lm_head tied to ``shared`` by default)."""
     text = _sub_config(f, "text_config", "bart", {})
     text_entry = lookup(text.model_type)
     if text_entry is None or text_entry.kind != "encoder_decoder" or text_entry.params is None:
         raise UnsupportedError(f"{f.path}text_config.model_type '{text.model_type}' is not counted for florence2 "
                                "(an encoder-decoder text model kvcalc counts, such as bart, is expected)")
-    inner = _Tally()
-    _COUNTERS[text_entry.params](text, inner)
-    for part, n in inner.parts.items():
-        if part != "lm_head":
-            t.add(part, n)
-    _lm_head(f, t, text.get_int("d_model", "hidden_size"), text.get_int("vocab_size"))
-    vision = _sub_config(f, "vision_config", spec.tower, spec.vision_defaults, TOWERS)
-    tower = TOWERS[vision.model_type](vision)
-    t.add("vision", tower + PROJECTORS[spec.projector](f, vision, text, tower))
+    _own_text_wrapper(f, t, text, _COUNTERS[text_entry.params])
 
 
 def _git(f: ConfigReader, t: _Tally) -> None:
@@ -1295,9 +1306,57 @@ def _ernie4_5_vl_moe_text(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _deepseek_ocr2_text(f: ConfigReader, t: _Tally) -> None:
+    """DeepSeek-OCR-2's decoder (transformers/models/deepseek_ocr2/modeling_deepseek_ocr2.py,
+    DeepseekOcr2TextModel): embedding ``V*H``; per layer q/k/v/o ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` with
+    ``d = H/n_q`` (DeepseekOcr2TextConfig overwrites head_dim) and biases with attention_bias, 2 RMSNorms
+    ``2H``; a "dense" layer of mlp_layer_types a gated MLP ``3*H*I`` (biases with mlp_bias), a "sparse" one
+    DeepseekOcr2TextMoe: router ``E*H``, ``E`` experts ``3*H*I_e`` (moe_intermediate_size), shared experts one
+    gated MLP of ``n_shared*I_e``; final norm ``H``; lm_head ``V*H`` unless tied. mlp_layer_types has no class
+    default (transformers cannot build the decoder without it); a null num_experts_per_tok (the class default)
+    leaves ``active`` undefined."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = hidden_per_head(f, hidden, n_q)
+    attn_bias, mlp_bias = f.get_bool("attention_bias"), f.get_bool("mlp_bias")
+    kinds = f.opt_str_list("mlp_layer_types")
+    if kinds is None:
+        raise ConfigError(f.field_name("mlp_layer_types"), None, "is required: DeepseekOcr2TextConfig has no default "
+                                                                 "and transformers cannot build the decoder without it")
+    if len(kinds) != n_layers or not set(kinds) <= {"dense", "sparse"}:
+        raise ConfigError(f.field_name("mlp_layer_types"), f"<{len(kinds)} entries>",
+                          f"must list 'dense' or 'sparse' for each of the {n_layers} layers")
+    n_experts, width = f.get_int("n_routed_experts"), f.get_int("moe_intermediate_size")
+    shared = f.get_int("n_shared_experts", minimum=0)
+    top_k = f.opt_int("num_experts_per_tok")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, n_q * d, attn_bias) + 2 * _linear(hidden, n_kv * d, attn_bias)
+                                   + _linear(n_q * d, hidden, attn_bias)))
+    t.add("norms", n_layers * 2 * hidden + hidden)
+    for kind in kinds:
+        if kind == "dense":
+            t.add("mlp", _gated_mlp(hidden, f.get_int("intermediate_size"), mlp_bias))
+            continue
+        t.add("mlp", n_experts * hidden + _gated_mlp(hidden, width * shared, mlp_bias))
+        t.experts(3 * hidden * width, n_experts, top_k, f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _deepseek_ocr2(f: ConfigReader, t: _Tally) -> None:
+    """DeepseekOcr2ForConditionalGeneration (modeling_deepseek_ocr2.py): :func:`_own_text_wrapper` over the
+    text_config, always built as DeepseekOcr2TextConfig (:func:`_deepseek_ocr2_text`), with the SAM + Qwen2-style
+    vision tower and projector."""
+    text = _sub_config(f, "text_config", "deepseek_ocr2_text", {})
+    if text.model_type != "deepseek_ocr2_text":
+        raise UnsupportedError(f"{f.path}text_config.model_type '{text.model_type}': deepseek_ocr2 builds its "
+                               "text_config as deepseek_ocr2_text whatever type it names; kvcalc will not guess")
+    _own_text_wrapper(f, t, text, _deepseek_ocr2_text)
+
+
 _VIS1_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "gemma4_unified": _gemma4_unified, "untied_wrapper": _untied_wrapper, "apertus1p5": _apertus1p5,
     "florence2": _florence2, "git": _git, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
+    "deepseek_ocr2": _deepseek_ocr2,
 }
 
 

@@ -336,17 +336,49 @@ def _ernie4_5_vl_moe(top: ConfigReader, v: ConfigReader, text: ConfigReader, tow
             + _linear(spatial, spatial, True) + 2 * spatial + _linear(spatial, ht, True) + ht)
 
 
+def _deepseek_ocr2_vision(v: ConfigReader) -> int:
+    """DeepseekOcr2VisionModel (modeling_deepseek_ocr2.py): the SAM encoder of sam_config (GOT-OCR2's SAM count,
+    :func:`_sam_vision`, neck included) and its DeepseekOcr2SamVisionProj (3x3 convs ``O -> c_0 -> c_1``, no
+    biases; ``c`` = downsample_channels); the Qwen2-style encoder of encoder_config: per layer q/k/v with biases
+    ``3*(H*H + H)`` (``n_kv`` heads for k/v), o ``H*H``, gated MLP ``3*H*I``, 2 RMSNorms ``2H``, a final RMSNorm
+    ``H`` (no token table); the learned queries query_768_resolution ``144*H`` and query_1024_resolution
+    ``256*H``."""
+    sam = _sub_config(v, "sam_config", "deepseek_ocr2_sam_vision_model", {})
+    enc = _sub_config(v, "encoder_config", "deepseek_ocr2_encoder", {})
+    channels = sam.get_int_list("downsample_channels", minimum=1)
+    if len(channels) != 2:
+        raise ConfigError(sam.field_name("downsample_channels"), channels, "must give two widths")
+    out = sam.get_int("output_channels")
+    n = _sam_vision(sam) + 9 * out * channels[0] + 9 * channels[0] * channels[1]
+    hidden, inter, n_layers = enc.get_int("hidden_size"), enc.get_int("intermediate_size"), enc.get_int(
+        "num_hidden_layers")
+    n_q = enc.get_int("num_attention_heads")
+    n_kv = enc.opt_int("num_key_value_heads") or n_q
+    d = hidden_per_head(enc, hidden, n_q)
+    layer = (_linear(hidden, n_q * d, True) + 2 * _linear(hidden, n_kv * d, True) + n_q * d * hidden
+             + 3 * hidden * inter + 2 * hidden)
+    return n + n_layers * layer + hidden + (144 + 256) * hidden
+
+
+def _deepseek_ocr2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """DeepseekOcr2Model (modeling_deepseek_ocr2.py): multi_modal_projector ``H_e -> H_t`` with bias (``H_e`` =
+    encoder_config.hidden_size) and the view_separator ``H_t``."""
+    enc = _sub_config(v, "encoder_config", "deepseek_ocr2_encoder", {})
+    ht = text.get_int("hidden_size")
+    return _linear(enc.get_int("hidden_size"), ht, True) + ht
+
+
 _VIS1_TOWERS: Mapping[str, Tower] = {
     "gemma4_unified_vision": _gemma4_unified_vision, "granite_docling_vision": _granite_docling_vision,
     "cosmos3_edge_vision": _cosmos3_edge_vision, "glm_ocr_vision": _glm_ocr_vision,
     "apertus1p5_vision_tokenizer": _apertus1p5_vision, "florence_vision": _davit,
-    "ernie4_5_vl_moe_vision": _ernie4_5_vl_vision,
+    "ernie4_5_vl_moe_vision": _ernie4_5_vl_vision, "deepseek_ocr2_vision": _deepseek_ocr2_vision,
 }
 _VIS1_PROJECTORS: Mapping[str, Projector] = {
     "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified, "granite_docling": _granite_docling,
     "aria": _aria, "deepseek_vl_hybrid": _deepseek_vl_hybrid,
     "cosmos3_edge": _cosmos3_edge, "no_projector": _no_projector, "florence2": _florence2,
-    "ernie4_5_vl_moe": _ernie4_5_vl_moe,
+    "ernie4_5_vl_moe": _ernie4_5_vl_moe, "deepseek_ocr2": _deepseek_ocr2,
 }
 # ---- end of VIS1 towers and projectors ----
 

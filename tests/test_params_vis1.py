@@ -10,6 +10,7 @@ shown (``CONFIG_MAPPING[model_type](**fields)``, then ``cls._from_config(config)
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -36,6 +37,15 @@ _ERNIE_SHARED3 = dict(model_type="ernie4_5_vl_moe", text_config=dict(
     hidden_size=512, intermediate_size=512, num_hidden_layers=3, num_attention_heads=4, vocab_size=1000,
     moe_intermediate_size=[96, 64], moe_k=1, moe_num_experts=3, moe_num_shared_experts=3),
     vision_config=dict(depth=1, hidden_size=128, num_heads=4, intermediate_size=256))
+
+_DEEPSEEK_OCR2 = dict(model_type="deepseek_ocr2", tie_word_embeddings=True, text_config=dict(
+    hidden_size=256, intermediate_size=512, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+    vocab_size=1000, attention_bias=True, mlp_bias=True, n_routed_experts=4, n_shared_experts=1, num_experts_per_tok=2,
+    moe_intermediate_size=96, mlp_layer_types=["dense", "sparse", "sparse"]), vision_config=dict(
+    sam_config=dict(hidden_size=128, output_channels=64, num_hidden_layers=2, num_attention_heads=4, image_size=256,
+                    window_size=4, global_attn_indexes=[1], downsample_channels=[96, 160]),
+    encoder_config=dict(hidden_size=160, intermediate_size=320, num_hidden_layers=2, num_attention_heads=4,
+                        num_key_value_heads=2)))
 
 # name -> (config, transformers 5.24 meta-device total)
 CASES: dict[str, tuple[dict[str, Any], int]] = {
@@ -166,6 +176,8 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
                            intermediate_size=200, temporal_merge_size=3)), 16628128),
     # ERNIE-4.5-VL: the default layer types (first dense), three shared experts
     "ernie4_5_vl_moe_three_shared": (_ERNIE_SHARED3, 8599180),
+    # DeepSeek-OCR-2: small SAM (other downsample widths) and GQA encoder, biased MoE decoder with given top-k, tied
+    "deepseek_ocr2_small_tied": (_DEEPSEEK_OCR2, 3321376),
 }
 
 
@@ -212,3 +224,21 @@ def test_ernie4_5_vl_moe_active_is_a_text_tokens() -> None:
     result = count_params(_ERNIE_SHARED3)
     assert result.moe_experts == 1474560
     assert result.active == 7419532
+
+
+def test_deepseek_ocr2_null_top_k_refuses_active_only() -> None:
+    """DeepseekOcr2TextConfig's default num_experts_per_tok is null: the total stays exact, ``active`` is refused."""
+    cfg = copy.deepcopy(_DEEPSEEK_OCR2)
+    del cfg["text_config"]["num_experts_per_tok"]
+    result = count_params(cfg)
+    assert result.total == 3321376 and result.active_count is None
+    with pytest.raises(ConfigError, match="num_experts_per_tok"):
+        _ = result.active
+
+
+def test_deepseek_ocr2_needs_mlp_layer_types() -> None:
+    """DeepseekOcr2TextConfig has no mlp_layer_types default and transformers cannot build the decoder without one."""
+    cfg = copy.deepcopy(_DEEPSEEK_OCR2)
+    del cfg["text_config"]["mlp_layer_types"]
+    with pytest.raises(ConfigError, match="mlp_layer_types"):
+        count_params(cfg)
