@@ -484,7 +484,6 @@ _PLAIN_DECODERS = ("ministral",
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "emu3_text_model",
-    "evolla",
     "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
@@ -813,6 +812,17 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("deepseek_ocr2_encoder", kind="no_cache", defaults=_d(   # DeepseekOcr2VisionEncoderConfig
         hidden_size=4096, intermediate_size=22016, num_hidden_layers=32, num_attention_heads=32,
         num_key_value_heads=32)),
+    # EvollaConfig: a Llama-style decoder with protein cross-attention adapters, a SaProt protein encoder and
+    # its resampler (params._evolla)
+    ModelType("evolla", params="evolla", mlp_bias="mlp_bias", defaults=_d(   # EvollaConfig
+        _LLAMA_LIKE, vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, aligner_ffn_mult=4, aligner_enable_bias=True,
+        aligner_num_add_layers=8, resampler_depth=6, resampler_dim_head=64, resampler_heads=8,
+        resampler_num_latents=64, resampler_ff_mult=4)),
+    ModelType("saprot", kind="no_cache", defaults=_d(   # SaProtConfig (EvollaConfig.protein_encoder_config)
+        vocab_size=446, hidden_size=1280, num_hidden_layers=33, num_attention_heads=20, intermediate_size=5120,
+        max_position_embeddings=1026, position_embedding_type="rotary", emb_layer_norm_before=False,
+        add_cross_attention=False)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

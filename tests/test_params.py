@@ -62,6 +62,10 @@ def _part_of(name: str) -> str:
         return "vision"
     if ".audio_tokenizer." in name:         # Apertus 1.5's WavTokenizer encoder
         return "other"
+    if name.startswith("model.protein_encoder."):  # Evolla's SaProt encoder and resampler: the modality encoder
+        return "vision"
+    if re.search(r"\.layers\.\d+\.adapter\.(query|key_\w+|value_\w+|out_proj|gate_\w+)\b", name):
+        return "attention"                  # Evolla's protein cross-attention adapters
     if name.startswith(("git.", "output.")):     # GIT's BERT-style names
         if name.startswith(("git.image_encoder.", "git.visual_projection.", "git.img_temporal_embedding.")):
             return "vision"

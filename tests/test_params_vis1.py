@@ -178,6 +178,22 @@ CASES: dict[str, tuple[dict[str, Any], int]] = {
     "ernie4_5_vl_moe_three_shared": (_ERNIE_SHARED3, 8599180),
     # DeepSeek-OCR-2: small SAM (other downsample widths) and GQA encoder, biased MoE decoder with given top-k, tied
     "deepseek_ocr2_small_tied": (_DEEPSEEK_OCR2, 3321376),
+    # Evolla: all biases, adapters on every 3rd layer (6 // 2), no aligner out_proj bias, a small SaProt with an
+    # absolute position table and the embedding LayerNorm, other resampler sizes
+    "evolla_biases_absolute_positions": (dict(
+        model_type="evolla", vocab_size=1000, hidden_size=256, intermediate_size=512, num_hidden_layers=6,
+        num_attention_heads=4, num_key_value_heads=2, attention_bias=True, mlp_bias=True, aligner_ffn_mult=2,
+        aligner_enable_bias=False, aligner_num_add_layers=2, resampler_depth=2, resampler_dim_head=16,
+        resampler_heads=4, resampler_num_latents=8, resampler_ff_mult=3, protein_encoder_config=dict(
+            vocab_size=50, hidden_size=96, num_hidden_layers=2, num_attention_heads=4, intermediate_size=192,
+            position_embedding_type="absolute", max_position_embeddings=130, emb_layer_norm_before=True)), 5472452),
+    # Evolla: tie_word_embeddings true ties nothing (the class declares no tied weights); 5 layers // 8 adapters
+    # -> an adapter on every layer
+    "evolla_tie_flag_ignored_adapter_every_layer": (dict(
+        model_type="evolla", tie_word_embeddings=True, vocab_size=1000, hidden_size=256, intermediate_size=512,
+        num_hidden_layers=5, num_attention_heads=4, num_key_value_heads=4, aligner_num_add_layers=8,
+        protein_encoder_config=dict(hidden_size=64, num_hidden_layers=1, num_attention_heads=4,
+                                    intermediate_size=128)), 8801482),
 }
 
 
