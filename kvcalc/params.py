@@ -52,7 +52,8 @@ class ParamCount:
     * ``mlp``: dense MLPs, routed experts, shared experts and routers.
     * ``norms``: every normalization weight and bias, including q/k norms and MLA latent norms.
     * ``mixer``: Mamba mixers and Qwen3-Next gated-DeltaNet (linear-attention) layers, norms excepted.
-    * ``vision``: the vision tower plus the multimodal projector (0 without a ``vision_config``).
+    * ``vision``: the vision tower plus the multimodal projector (0 without a ``vision_config``); the modality
+      encoder of a wrapper without one (Apertus 1.5's image tokenizer, Evolla's protein encoder and resampler).
     * ``other``: anything else (OPT's project_in / project_out; 0 for the other architectures).
     * ``moe_experts``: parameters of the routed experts (part of ``mlp``; shared experts excluded).
     * ``active``: parameters used for one token: ``total - moe_experts`` plus ``k`` experts per MoE
