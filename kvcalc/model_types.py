@@ -518,20 +518,13 @@ _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its type
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "cosmos3_edge_text",
-    "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
     "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
-    "deepseek_ocr2_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
-    "aria": "aria_text", "cosmos3_edge": "cosmos3_edge_text",
-    "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
-    "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
-    "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
+    "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
-    "deepseek_ocr2": "deepseek_ocr2_text",
 }
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
@@ -632,8 +625,6 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     *(_bart_like(name, "positions_buffer final_layer_norm", vocab_size=256102, d_model=None, hidden_size=1024,
                  encoder_layers=24, decoder_layers=24, encoder_ffn_dim=8192, decoder_ffn_dim=8192,
                  max_position_embeddings=pos) for name, pos in (("seamless_m4t", 1024), ("seamless_m4t_v2", 4096))),
-    ModelType("florence2", kind="encoder_decoder",   # KV: its text_config, a BART, read by the encoder-decoder rule
-              not_countable="its DaViT vision tower is not counted yet (the BART text model is)"),
     ModelType("t5gemma", kind="encoder_decoder", params="t5gemma", defaults=_d(tie_word_embeddings=True)),
     ModelType("t5_gemma_module", norms_per_layer=4, not_countable="counted as part of t5gemma (Llama-style stacks)",
               defaults=_d(_LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216,
@@ -739,6 +730,129 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
                 defaults=_d(tie_word_embeddings=False)) for name, text, tower in (
         ("glm4v", "glm4v_text", "glm4v_vision"), ("glm46v", "glm4v_text", "glm4v_vision"),
         ("glmga", "glm4v_text", "glm4v_vision"), ("glm4v_moe", "glm4v_moe_text", "glm4v_moe_vision"))),
+    # ---- VIS1 (issue 12): wrappers matched against transformers 5.24's meta-device counts of the class
+    # defaults (tests/fixtures/transformers_5_24_coverage.json), other geometries in tests/test_params_vis1.py
+    # AyaVisionConfig: a SigLIP tower (its init_kwargs when the config has none), the cohere2 decoder
+    ModelType("aya_vision", text_type="cohere2", params="multimodal", vision=Vision(
+        "siglip_vision_model", "aya_vision", vision_defaults=_d(
+            hidden_size=1152, intermediate_size=4304, patch_size=14, image_size=384, num_hidden_layers=26,
+            num_attention_heads=14, vision_use_head=False)),
+              defaults=_d(tie_word_embeddings=True, downsample_factor=2)),
+    # Gemma4UnifiedConfig: optional encoder-free vision embedder and audio embedder; text_config is always
+    # built as Gemma4UnifiedTextConfig
+    ModelType("gemma4_unified", text_type="gemma4_unified_text", params="gemma4_unified", vision=Vision(
+        "gemma4_unified_vision", "gemma4_unified", optional=True), defaults=_d(tie_word_embeddings=True)),
+    ModelType("gemma4_unified_vision", kind="no_cache", defaults=_d(
+        patch_size=16, pooling_kernel_size=3, mm_embed_dim=3840, mm_posemb_size=1120, output_proj_dims=3840)),
+    ModelType("gemma4_unified_audio", kind="no_cache", defaults=_d(audio_embed_dim=640)),
+    # GraniteDoclingConfig: its own tower (with the connector) and a Granite-style decoder
+    ModelType("granite_docling", text_type="granite_docling_text", params="multimodal", vision=Vision(
+        "granite_docling_vision", "granite_docling"), defaults=_d(tie_word_embeddings=True,
+                                                                 density_router_hidden_size=None)),
+    ModelType("granite_docling_text", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
+        _LLAMA_LIKE, vocab_size=133800, hidden_size=1024, intermediate_size=2048, num_hidden_layers=28,
+        num_attention_heads=16, num_key_value_heads=4, tie_word_embeddings=True)),
+    ModelType("granite_docling_vision", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=512, patch_size=16, out_hidden_size=1024, scale_factor=4, deepstack_visual_indexes=[3, 7, 10],
+        use_fine_route=True)),
+    # AriaConfig: an Idefics3 vision tower (AutoConfig idefics3_vision), the AriaProjector, the aria_text MoE decoder
+    ModelType("aria", text_type="aria_text", params="multimodal", vision=Vision("idefics3_vision", "aria"),
+              defaults=_d(tie_word_embeddings=False, projector_patch_to_query_dict=None)),
+    # DeepseekVLHybridConfig: SigLIP (low resolution) and SAM (high_res_vision_config) towers, a llama decoder
+    ModelType("deepseek_vl_hybrid", text_type="llama", params="multimodal", vision=Vision(
+        "siglip_vision_model", "deepseek_vl_hybrid"), defaults=_d(tie_word_embeddings=True)),
+    ModelType("sam_vision_model", kind="no_cache", defaults=_d(   # SamVisionConfig
+        hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=1024, patch_size=16, qkv_bias=True, mlp_ratio=4.0, use_abs_pos=True, use_rel_pos=True,
+        window_size=14, global_attn_indexes=(2, 5, 8, 11), mlp_dim=None)),
+    # Cosmos3EdgeConfig: a SigLIP-2-like tower (linear patch embedding, no head), the patch merger, a dense GQA
+    # decoder with an ungated relu2 MLP (fc1 / fc2); lm_head never tied (_tied_weights_keys = {})
+    ModelType("cosmos3_edge", text_type="cosmos3_edge_text", params="untied_wrapper", vision=Vision(
+        "cosmos3_edge_vision", "cosmos3_edge"), defaults=_d(tie_word_embeddings=False, projector_hidden_size=11520)),
+    ModelType("cosmos3_edge_text", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"plain_mlp"}),
+              defaults=_d(_LLAMA_LIKE, vocab_size=131072, hidden_size=2048, intermediate_size=9216,
+                          num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=8, head_dim=128)),
+    ModelType("cosmos3_edge_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, num_channels=3,
+        patch_size=16, num_patches=256, spatial_merge_size=2)),
+    # GlmOcrConfig: its own tower (merger and downsample inside), a GLM-4-style decoder (4 norms per layer, no
+    # attention biases, fused gate_up)
+    ModelType("glm_ocr", text_type="glm_ocr_text", params="multimodal", vision=Vision("glm_ocr_vision", "qwen_vl"),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("glm_ocr_text", params="llama_like", attn_bias=(False, False), norms_per_layer=4, defaults=_d(
+        _LLAMA_LIKE, vocab_size=59392, hidden_size=1024, intermediate_size=4096, num_hidden_layers=16,
+        num_attention_heads=16, num_key_value_heads=8)),
+    ModelType("glm_ocr_vision", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=4096, depth=24, num_heads=16, in_channels=3, temporal_patch_size=2,
+        patch_size=14, spatial_merge_size=2, out_hidden_size=1536, attention_bias=True)),
+    # Apertus1p5Config: the apertus1p5_text decoder, a VQ image tokenizer and a WavTokenizer audio tokenizer
+    # (params._apertus1p5); its sub-config classes are fixed (AutoConfig wavtokenizer_encoder for audio)
+    ModelType("apertus1p5", text_type="apertus1p5_text", params="apertus1p5", vision=Vision(
+        "apertus1p5_vision_tokenizer", "no_projector"), defaults=_d(tie_word_embeddings=False)),
+    ModelType("apertus1p5_vision_tokenizer", kind="no_cache", defaults=_d(
+        codebook_size=131072, embed_dim=256, latent_channels=256, in_channels=3, base_channels=256,
+        channel_multiplier=(1, 1, 2, 2, 4), num_res_blocks=4, attn_resolutions=(16,), resolution=256)),
+    ModelType("wavtokenizer_encoder", kind="no_cache", defaults=_d(   # WavTokenizerConfig (encoder fields)
+        audio_channels=1, num_filters=32, upsampling_ratios=(6, 5, 5, 4), num_residual_layers=1, compress=2,
+        use_conv_shortcut=True, norm_type="weight_norm", kernel_size=7, last_kernel_size=7, residual_kernel_size=3,
+        num_lstm_layers=2, hidden_size=512)),
+    # Florence2Config: a DaViT tower, its projector and a BART (AutoConfig, default bart) text model
+    # (params._florence2); the KV cache is its text_config's, read by the encoder-decoder rule
+    ModelType("florence2", kind="encoder_decoder", params="florence2", vision=Vision(
+        "florence_vision", "florence2"), defaults=_d(tie_word_embeddings=True)),
+    ModelType("florence_vision", kind="no_cache", defaults=_d(   # Florence2VisionConfig
+        in_channels=3, depths=(1, 1, 9, 1), patch_size=(7, 3, 3, 3), patch_prenorm=(False, True, True, True),
+        embed_dim=(128, 256, 512, 1024), num_heads=(4, 8, 16, 32), num_groups=(4, 8, 16, 32), mlp_ratio=4.0,
+        qkv_bias=True, projection_dim=1024, max_position_embeddings=50)),
+    # GitConfig: a BERT-style decoder over CLIP-style image tokens (params._git); KV by the generic rule
+    ModelType("git", params="git", defaults=_d(
+        vocab_size=30522, hidden_size=768, num_hidden_layers=6, num_attention_heads=12, intermediate_size=3072,
+        max_position_embeddings=1024, tie_word_embeddings=False, num_image_with_embedding=None)),
+    ModelType("git_vision_model", kind="no_cache", defaults=_d(   # GitVisionConfig
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=224, patch_size=16)),
+    # Ernie4_5_VLMoeConfig: its vision tower, the variable-resolution resampler, a decoder whose MoE layers hold
+    # text and vision experts (params._ernie4_5_vl_moe_text)
+    ModelType("ernie4_5_vl_moe", text_type="ernie4_5_vl_moe_text", params="multimodal", vision=Vision(
+        "ernie4_5_vl_moe_vision", "ernie4_5_vl_moe"), defaults=_d(tie_word_embeddings=True)),
+    ModelType("ernie4_5_vl_moe_text", params="ernie4_5_vl_moe_text", defaults=_d(   # Ernie4_5_VLMoeTextConfig
+        vocab_size=103424, hidden_size=2560, intermediate_size=12288, num_hidden_layers=28, num_attention_heads=20,
+        num_key_value_heads=4, tie_word_embeddings=True, use_bias=False, moe_intermediate_size=[1536, 512], moe_k=6,
+        moe_num_experts=64, moe_num_shared_experts=2, mlp_layer_types=None)),
+    ModelType("ernie4_5_vl_moe_vision", kind="no_cache", defaults=_d(   # Ernie4_5_VLMoeVisionConfig
+        depth=32, hidden_size=1280, num_heads=16, in_channels=3, patch_size=14, spatial_merge_size=2,
+        intermediate_size=5120, temporal_merge_size=2)),
+    # DeepseekOcr2Config: a SAM encoder and a Qwen2-style encoder (vision_config.sam_config / encoder_config), a
+    # linear projector, a DeepSeek-style MoE decoder (params._deepseek_ocr2 / _deepseek_ocr2_text)
+    ModelType("deepseek_ocr2", text_type="deepseek_ocr2_text", params="deepseek_ocr2", vision=Vision(
+        "deepseek_ocr2_vision", "deepseek_ocr2"), defaults=_d(tie_word_embeddings=False)),
+    ModelType("deepseek_ocr2_text", not_countable="counted as part of deepseek_ocr2: DeepseekOcr2TextConfig has "
+              "no mlp_layer_types default, so transformers cannot build the decoder of a bare config",
+              defaults=_d(   # DeepseekOcr2TextConfig
+        vocab_size=102400, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32, num_attention_heads=32,
+        num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False, mlp_bias=False,
+        n_routed_experts=64, n_shared_experts=2, num_experts_per_tok=None, moe_intermediate_size=1407,
+        mlp_layer_types=None)),
+    ModelType("deepseek_ocr2_vision", kind="no_cache"),
+    ModelType("deepseek_ocr2_sam_vision_model", kind="no_cache", defaults=_d(   # DeepseekOcr2SamVisionConfig
+        hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=1024, patch_size=16, qkv_bias=True, mlp_ratio=4.0, use_abs_pos=True, use_rel_pos=True,
+        window_size=14, global_attn_indexes=(2, 5, 8, 11), mlp_dim=None, downsample_channels=[512, 896])),
+    ModelType("deepseek_ocr2_encoder", kind="no_cache", defaults=_d(   # DeepseekOcr2VisionEncoderConfig
+        hidden_size=4096, intermediate_size=22016, num_hidden_layers=32, num_attention_heads=32,
+        num_key_value_heads=32)),
+    # EvollaConfig: a Llama-style decoder with protein cross-attention adapters, a SaProt protein encoder and
+    # its resampler (params._evolla)
+    ModelType("evolla", params="evolla", mlp_bias="mlp_bias", defaults=_d(   # EvollaConfig
+        _LLAMA_LIKE, vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8, aligner_ffn_mult=4, aligner_enable_bias=True,
+        aligner_num_add_layers=8, resampler_depth=6, resampler_dim_head=64, resampler_heads=8,
+        resampler_num_latents=64, resampler_ff_mult=4)),
+    ModelType("saprot", kind="no_cache", defaults=_d(   # SaProtConfig (EvollaConfig.protein_encoder_config)
+        vocab_size=446, hidden_size=1280, num_hidden_layers=33, num_attention_heads=20, intermediate_size=5120,
+        max_position_embeddings=1026, position_embedding_type="rotary", emb_layer_norm_before=False,
+        add_cross_attention=False)),
     # ---- decoders held only by these wrappers (Llama-style: counted by params._llama_like)
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=_qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),

@@ -34,7 +34,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import DBRX_ATTN_DEFAULTS, DBRX_FFN_DEFAULTS, REGISTRY, ModelType, lookup, nested, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_vision import _sub_config, count_wrapper, siglip_vision
+from .params_vision import PROJECTORS, TOWERS, _sub_config, count_wrapper, siglip_vision, wavtokenizer_encoder
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -52,7 +52,8 @@ class ParamCount:
     * ``mlp``: dense MLPs, routed experts, shared experts and routers.
     * ``norms``: every normalization weight and bias, including q/k norms and MLA latent norms.
     * ``mixer``: Mamba mixers and Qwen3-Next gated-DeltaNet (linear-attention) layers, norms excepted.
-    * ``vision``: the vision tower plus the multimodal projector (0 without a ``vision_config``).
+    * ``vision``: the vision tower plus the multimodal projector (0 without a ``vision_config``); the modality
+      encoder of a wrapper without one (Apertus 1.5's image tokenizer, Evolla's protein encoder and resampler).
     * ``other``: anything else (OPT's project_in / project_out; 0 for the other architectures).
     * ``moe_experts``: parameters of the routed experts (part of ``mlp``; shared experts excluded).
     * ``active``: parameters used for one token: ``total - moe_experts`` plus ``k`` experts per MoE
@@ -1701,6 +1702,105 @@ def _dory(f: ConfigReader, t: _Tally) -> None:
     t.add("lm_head", vocab)
 
 
+# ---- VIS1 families (issue 12) ----
+def _gemma4_unified(f: ConfigReader, t: _Tally) -> None:
+    """Gemma4UnifiedForConditionalGeneration (transformers/models/gemma4_unified/modeling_gemma4_unified.py,
+    Gemma4UnifiedModel): the wrapper of :func:`kvcalc.params_vision.count_wrapper` (decoder, optional
+    encoder-free vision embedder), plus with an ``audio_config`` the audio embedder
+    (Gemma4UnifiedMultimodalEmbedder over raw frames): ``audio_embed_dim -> H_t`` without bias, counted as
+    other (its RMSNorm has no scale)."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    if f.data.get("audio_config") is not None:
+        audio = _sub_config(f, "audio_config", "gemma4_unified_audio", {})
+        text = _sub_config(f, "text_config", "gemma4_unified_text", {})
+        t.add("other", audio.get_int("audio_embed_dim") * text.get_int("hidden_size"))
+
+
+def _untied_wrapper(f: ConfigReader, t: _Tally) -> None:
+    """A vision-language wrapper whose lm_head is never tied (Cosmos3EdgeForConditionalGeneration declares
+    ``_tied_weights_keys = {}``, so tie_word_embeddings ties nothing): :func:`kvcalc.params_vision.count_wrapper`,
+    then lm_head ``V*H_t`` whatever tie_word_embeddings says."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    if t.tied:
+        text = _sub_config(f, "text_config", _entry(f).text_type or "", {})
+        t.tied = False
+        t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
+
+
+def _apertus1p5(f: ConfigReader, t: _Tally) -> None:
+    """Apertus1p5ForConditionalGeneration (transformers/models/apertus1p5/modeling_apertus1p5.py,
+    Apertus1p5Model): the apertus1p5_text decoder and its VQ vision tokenizer by
+    :func:`kvcalc.params_vision.count_wrapper`, the audio tokenizer of audio_config (always built,
+    ``AutoModel.from_config``: a WavTokenizerEncoderModel, :func:`kvcalc.params_vision.wavtokenizer_encoder`)
+    counted as other; an untied lm_head is ``O*H`` with ``O`` = output_vocab_size (a pruned head), else ``V``."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    text = _sub_config(f, "text_config", "apertus1p5_text", {})
+    audio = _sub_config(f, "audio_config", "wavtokenizer_encoder", {}, {"wavtokenizer_encoder": None})
+    t.add("other", wavtokenizer_encoder(audio))
+    vocab, out = text.get_int("vocab_size"), text.opt_int("output_vocab_size")
+    if out is not None and out > vocab:     # Apertus1p5TextConfig.validate_output_vocab_size
+        raise ConfigError(text.field_name("output_vocab_size"), out, f"must be at most vocab_size ({vocab})")
+    if out is not None and not t.tied:      # tied, the head is the embedding table (tie_weights), pruned or not
+        t.add("lm_head", (out - vocab) * text.get_int("hidden_size"))
+
+
+def _own_text_wrapper(f: ConfigReader, t: _Tally, text: ConfigReader,
+                      counter: Callable[[ConfigReader, _Tally], None]) -> None:
+    """A vision-language wrapper whose text model is counted by ``counter`` rather than by its registry entry
+    (an encoder-decoder, or a decoder the registry does not count alone): the text model's parts without its
+    lm_head, the wrapper's lm_head ``V*H`` unless the top-level tie_word_embeddings ties it, and the tower and
+    projector of the entry's ``vision`` (:data:`kvcalc.params_vision.TOWERS`, ``PROJECTORS``) in vision."""
+    spec = _entry(f).vision
+    assert spec is not None
+    inner = _Tally()
+    counter(text, inner)
+    for part, n in inner.parts.items():
+        if part != "lm_head":
+            t.add(part, n)
+    t.moe_experts += inner.moe_experts
+    t.moe_active += inner.moe_active
+    t.null_top_k = t.null_top_k or inner.null_top_k
+    _lm_head(f, t, text.get_int("d_model", "hidden_size"), text.get_int("vocab_size"))
+    vision = _sub_config(f, "vision_config", spec.tower, spec.vision_defaults, TOWERS)
+    tower = TOWERS[vision.model_type](vision)
+    t.add("vision", tower + PROJECTORS[spec.projector](f, vision, text, tower))
+
+
+def _florence2(f: ConfigReader, t: _Tally) -> None:
+    """Florence2ForConditionalGeneration (transformers/models/florence2/modeling_florence2.py, Florence2Model):
+    :func:`_own_text_wrapper` over the encoder-decoder text model of text_config (``AutoModel``, default BART),
+    counted by its own counter, and the DaViT tower (lm_head tied to ``shared`` by default)."""
+    text = _sub_config(f, "text_config", "bart", {})
+    text_entry = lookup(text.model_type)
+    if text_entry is None or text_entry.kind != "encoder_decoder" or text_entry.params is None:
+        raise UnsupportedError(f"{f.path}text_config.model_type '{text.model_type}' is not counted for florence2 "
+                               "(an encoder-decoder text model kvcalc counts, such as bart, is expected)")
+    _own_text_wrapper(f, t, text, _COUNTERS[text_entry.params])
+
+
+def _git(f: ConfigReader, t: _Tally) -> None:
+    """GitForCausalLM (transformers/models/git/modeling_git.py, GitModel): GitEmbeddings: word ``V*H`` and position
+    ``P*H`` tables, LayerNorm ``2H``; ``L`` BERT-style GitLayers: query/key/value ``3*(H*H+H)``, output dense
+    ``H*H+H`` and LayerNorm ``2H`` (attention), intermediate ``H*I+I``, output ``I*H+H`` (mlp), LayerNorm ``2H``;
+    the GitVisionModel of vision_config (CLIP's modules: :data:`kvcalc.params_vision.TOWERS`'s CLIP count), the
+    GitProjection ``H_v*H+H`` + LayerNorm ``2H`` and, with num_image_with_embedding ``k``, ``k`` temporal
+    embeddings ``H_v`` (vision); output ``V*H`` (unless tie_word_embeddings ties it to the word table) and its
+    bias ``V``, kept when tied (lm_head)."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    inter = f.get_int("intermediate_size")
+    hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
+    t.add("embedding", (vocab + f.get_int("max_position_embeddings")) * hidden)
+    t.add("norms", 2 * hidden + n_layers * 4 * hidden)
+    t.add("attention", n_layers * 4 * _linear(hidden, hidden, True))
+    t.add("mlp", n_layers * (_linear(hidden, inter, True) + _linear(inter, hidden, True)))
+    vision = _sub_config(f, "vision_config", "git_vision_model", {}, {"git_vision_model": None})
+    hv = vision.get_int("hidden_size")
+    frames = f.opt_int("num_image_with_embedding", minimum=0) or 0
+    t.add("vision", TOWERS["clip_vision_model"](vision) + _linear(hv, hidden, True) + 2 * hidden + frames * hv)
+    _lm_head(f, t, hidden, vocab)
+    t.add("lm_head", vocab)
+
+
 def _diffusion_gemma(f: ConfigReader, t: _Tally) -> None:
     """DiffusionGemmaForBlockDiffusion (transformers/models/diffusion_gemma/modeling_diffusion_gemma.py): one set of
     decoder weights (DiffusionGemmaModel ties the decoder's layers and embeddings to the encoder's
@@ -2067,6 +2167,164 @@ _INK_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
 }
 
 
+def _ernie4_5_vl_moe_text(f: ConfigReader, t: _Tally) -> None:
+    """ERNIE-4.5-VL's MoE decoder (transformers/models/ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py,
+    Ernie4_5_VLMoeTextModel): embedding ``V*H``; per layer q/k/v/o ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` (biases
+    with use_bias), 2 RMSNorms ``2H``; a "dense" layer of mlp_layer_types (default: the first) a gated MLP
+    ``3*H*I``; a "sparse" layer an Ernie4_5_VLMoeMoeBlock: text_moe and vision_moe, each a router ``E*H`` plus its
+    e_score_correction_bias ``E`` (a parameter) and ``E`` experts ``3*H*I_m`` (``I_text, I_vision`` =
+    moe_intermediate_size), and with moe_num_shared_experts ``s`` a shared gated MLP of ``s*I_text``; final norm
+    ``H``; lm_head ``V*H`` unless tied. ``active`` is a text token's: moe_k text experts (the vision experts only
+    serve image and video tokens)."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    bias = f.get_bool("use_bias")
+    kinds = f.opt_str_list("mlp_layer_types") or ["dense"] + ["sparse"] * (n_layers - 1)
+    if len(kinds) != n_layers or not set(kinds) <= {"dense", "sparse"}:
+        raise ConfigError(f.field_name("mlp_layer_types"), f"<{len(kinds)} entries>",
+                          f"must list 'dense' or 'sparse' for each of the {n_layers} layers")
+    widths = f.get_int_list("moe_intermediate_size", minimum=1)
+    if len(widths) != 2:
+        raise ConfigError(f.field_name("moe_intermediate_size"), widths, "must be [text width, vision width]")
+    n_experts, top_k = f.get_int("moe_num_experts"), f.get_int("moe_k")
+    shared = f.get_int("moe_num_shared_experts", minimum=0)
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, n_q * d, bias) + 2 * _linear(hidden, n_kv * d, bias)
+                                   + _linear(n_q * d, hidden, bias)))
+    t.add("norms", n_layers * 2 * hidden + hidden)
+    for kind in kinds:
+        if kind == "dense":
+            t.add("mlp", _gated_mlp(hidden, f.get_int("intermediate_size"), bias))
+            continue
+        for width, k in zip(widths, (top_k, 0)):      # text experts, then vision experts (none for a text token)
+            t.add("mlp", n_experts * hidden + n_experts)
+            t.experts(3 * hidden * width, n_experts, k, f.field_name("moe_k"))
+        if shared:
+            t.add("mlp", _gated_mlp(hidden, widths[0] * shared, bias))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _deepseek_ocr2_text(f: ConfigReader, t: _Tally) -> None:
+    """DeepSeek-OCR-2's decoder (transformers/models/deepseek_ocr2/modeling_deepseek_ocr2.py,
+    DeepseekOcr2TextModel): embedding ``V*H``; per layer q/k/v/o ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` with
+    ``d = H/n_q`` (DeepseekOcr2TextConfig overwrites head_dim) and biases with attention_bias, 2 RMSNorms
+    ``2H``; a "dense" layer of mlp_layer_types a gated MLP ``3*H*I`` (biases with mlp_bias), a "sparse" one
+    DeepseekOcr2TextMoe: router ``E*H``, ``E`` experts ``3*H*I_e`` (moe_intermediate_size), shared experts one
+    gated MLP of ``n_shared*I_e``; final norm ``H``; lm_head ``V*H`` unless tied. mlp_layer_types has no class
+    default (transformers cannot build the decoder without it); a null num_experts_per_tok (the class default)
+    leaves ``active`` undefined."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d = hidden_per_head(f, hidden, n_q)
+    attn_bias, mlp_bias = f.get_bool("attention_bias"), f.get_bool("mlp_bias")
+    kinds = f.opt_str_list("mlp_layer_types")
+    if kinds is None:
+        raise ConfigError(f.field_name("mlp_layer_types"), None, "is required: DeepseekOcr2TextConfig has no default "
+                                                                 "and transformers cannot build the decoder without it")
+    if len(kinds) != n_layers or not set(kinds) <= {"dense", "sparse"}:
+        raise ConfigError(f.field_name("mlp_layer_types"), f"<{len(kinds)} entries>",
+                          f"must list 'dense' or 'sparse' for each of the {n_layers} layers")
+    n_experts, width = f.get_int("n_routed_experts"), f.get_int("moe_intermediate_size")
+    shared = f.get_int("n_shared_experts", minimum=0)
+    top_k = f.opt_int("num_experts_per_tok")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (_linear(hidden, n_q * d, attn_bias) + 2 * _linear(hidden, n_kv * d, attn_bias)
+                                   + _linear(n_q * d, hidden, attn_bias)))
+    t.add("norms", n_layers * 2 * hidden + hidden)
+    for kind in kinds:
+        if kind == "dense":
+            t.add("mlp", _gated_mlp(hidden, f.get_int("intermediate_size"), mlp_bias))
+            continue
+        t.add("mlp", n_experts * hidden + _gated_mlp(hidden, width * shared, mlp_bias))
+        t.experts(3 * hidden * width, n_experts, top_k, f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _deepseek_ocr2(f: ConfigReader, t: _Tally) -> None:
+    """DeepseekOcr2ForConditionalGeneration (modeling_deepseek_ocr2.py): :func:`_own_text_wrapper` over the
+    text_config, always built as DeepseekOcr2TextConfig (:func:`_deepseek_ocr2_text`), with the SAM + Qwen2-style
+    vision tower and projector."""
+    text = _sub_config(f, "text_config", "deepseek_ocr2_text", {})
+    if text.model_type != "deepseek_ocr2_text":
+        raise UnsupportedError(f"{f.path}text_config.model_type '{text.model_type}': deepseek_ocr2 builds its "
+                               "text_config as deepseek_ocr2_text whatever type it names; kvcalc will not guess")
+    _own_text_wrapper(f, t, text, _deepseek_ocr2_text)
+
+
+def _saprot(p: ConfigReader) -> int:
+    """EvollaSaProtProteinEncoder (modeling_evolla.py), an ESM-style encoder of width ``P``: word table
+    ``V_p*P``, a position table ``max_position_embeddings*P`` only with position_embedding_type "absolute"
+    (rotary: none), an embedding LayerNorm ``2P`` with emb_layer_norm_before; per layer query/key/value and
+    output dense ``4*(P*P+P)``, 2 LayerNorms ``4P``, intermediate ``P*I+I``, output ``I*P+P``;
+    emb_layer_norm_after ``2P``. Cross-attention layers (add_cross_attention) are refused."""
+    if p.get_bool("add_cross_attention"):
+        raise UnsupportedError(f"{p.path}add_cross_attention: true is not counted (SaProt cross-attention layers)")
+    width, inter, n_layers = p.get_int("hidden_size"), p.get_int("intermediate_size"), p.get_int("num_hidden_layers")
+    hidden_per_head(p, width, p.get_int("num_attention_heads"))
+    n = p.get_int("vocab_size") * width + (2 * width if p.get_bool("emb_layer_norm_before") else 0)
+    position = p.get_str("position_embedding_type")
+    if position == "absolute":
+        n += p.get_int("max_position_embeddings") * width
+    elif position != "rotary":
+        raise UnsupportedError(f"{p.path}position_embedding_type '{position}' is not counted (absolute or rotary)")
+    layer = 4 * _linear(width, width, True) + 4 * width + _linear(width, inter, True) + _linear(inter, width, True)
+    return n + n_layers * layer + 2 * width
+
+
+def _protein_encoder_config(f: ConfigReader) -> ConfigReader:
+    """Evolla's protein_encoder_config, read with SaProtConfig's defaults (the registry's ``saprot`` entry: the
+    class declares no model_type, so a saved config names none or ``""``)."""
+    raw = f.data.get("protein_encoder_config")
+    if raw is not None and not isinstance(raw, Mapping):
+        raise ConfigError(f"{f.path}protein_encoder_config", raw, "must be a JSON object")
+    sub = f.sub("protein_encoder_config") or ConfigReader({}, f"{f.path}protein_encoder_config.", f.used,
+                                                          defaults_used=f.defaults_used)
+    named = sub.opt_str("model_type") or "saprot"
+    if named != "saprot":
+        raise UnsupportedError(f"{sub.path}model_type '{named}' is not counted (Evolla builds a SaProtConfig)")
+    return typed(sub, "saprot")
+
+
+def _evolla(f: ConfigReader, t: _Tally) -> None:
+    """EvollaForProteinText2Text (transformers/models/evolla/modeling_evolla.py, EvollaModel): a Llama-style
+    decoder (:func:`_llama_like`: attention biases with attention_bias, MLP biases with mlp_bias); on every
+    layer ``i`` with ``(i+1) % max(L // aligner_num_add_layers, 1) == 0`` an EvollaSequenceAlignerCrossAttention
+    adapter: query, key_protein, value_protein ``3*(H*A + A)`` (``A = n_q * (H // n_q)``), out_proj ``H*H``
+    (+ ``H`` with aligner_enable_bias) and 2 gates (attention), attention_norm ``H`` and the feed-forward's
+    LayerNorm ``2H`` (norms), feed-forward ``2*H*(H*m)`` without biases (``m`` = aligner_ffn_mult, mlp); the
+    protein encoder of protein_encoder_config (:func:`_saprot`) and the EvollaSequenceCompressorResampler
+    (latents ``N*P``; per resampler_depth: 2 LayerNorms ``4P``, to_q ``P*D``, to_kv ``P*2D``, to_out ``D*P``
+    with ``D`` = resampler_dim_head * resampler_heads, a feed-forward LayerNorm ``2P`` and ``2*P*(P*r)``;
+    LayerNorm ``2H``, protein_projector ``P*H + H``), counted as vision (the modality encoder); lm_head ``V*H``,
+    never tied (the class declares no tied weights)."""
+    _llama_like(f, t, head=False)
+    hidden, n_layers, n_q = f.get_int("hidden_size"), f.get_int("num_hidden_layers"), f.get_int("num_attention_heads")
+    every = max(n_layers // f.get_int("aligner_num_add_layers"), 1)
+    n_adapters = sum(1 for i in range(n_layers) if (i + 1) % every == 0)
+    heads_width = n_q * (hidden // n_q)
+    ffn = hidden * f.get_int("aligner_ffn_mult")
+    t.add("attention", n_adapters * (3 * _linear(hidden, heads_width, True)
+                                     + _linear(hidden, hidden, f.get_bool("aligner_enable_bias")) + 2))
+    t.add("norms", n_adapters * 3 * hidden)
+    t.add("mlp", n_adapters * 2 * hidden * ffn)
+    protein = _protein_encoder_config(f)
+    width = protein.get_int("hidden_size")
+    inner = f.get_int("resampler_dim_head") * f.get_int("resampler_heads")
+    ff = width * f.get_int("resampler_ff_mult")
+    resampler = f.get_int("resampler_num_latents") * width + f.get_int("resampler_depth") * (
+        4 * width + width * inner + width * 2 * inner + inner * width + 2 * width + 2 * width * ff)
+    t.add("vision", _saprot(protein) + resampler + 2 * hidden + _linear(width, hidden, True))
+    _lm_head(f, t, hidden, f.get_int("vocab_size"), tied=False)
+
+
+_VIS1_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "gemma4_unified": _gemma4_unified, "untied_wrapper": _untied_wrapper, "apertus1p5": _apertus1p5,
+    "florence2": _florence2, "git": _git, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
+    "deepseek_ocr2": _deepseek_ocr2, "evolla": _evolla,
+}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -2078,6 +2336,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
     **_MOE_COUNTERS,
     **_INK_COUNTERS,
+    **_VIS1_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

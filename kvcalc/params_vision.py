@@ -51,6 +51,338 @@ other wrapper-level vision module (a second tower, ``image_newline``)."""
 
 
 # --------------------------------------------------------------------------- towers
+# ---- VIS1 towers and projectors (issue 12) ----
+def _gemma4_unified_vision(v: ConfigReader) -> int:
+    """Gemma4UnifiedVisionEmbedder (modeling_gemma4_unified.py), encoder-free: patch_ln1 LayerNorm ``2P``
+    (``P = (p*k)^2 * 3``, k = pooling_kernel_size), patch_dense ``P*E + E`` (``E`` = mm_embed_dim), patch_ln2
+    ``2E``, pos_embedding ``S*2*E`` (``S`` = mm_posemb_size), pos_norm ``2E``; its multimodal_embedder is the
+    projector (:func:`_gemma4_unified`)."""
+    merged = (v.get_int("patch_size") * v.get_int("pooling_kernel_size")) ** 2 * 3
+    embed = v.get_int("mm_embed_dim")
+    return 2 * merged + _linear(merged, embed, True) + 2 * embed + v.get_int("mm_posemb_size") * 2 * embed + 2 * embed
+
+
+def _gemma4_unified(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Gemma4UnifiedMultimodalEmbedder (modeling_gemma4_unified.py): ``output_proj_dims -> H_t`` without bias
+    (its pre-projection RMSNorm has no scale)."""
+    return v.get_int("output_proj_dims") * text.get_int("hidden_size")
+
+
+def _aya_vision(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """AyaVisionMultiModalProjector (modeling_aya_vision.py): pixel shuffle by ``f`` = downsample_factor,
+    LayerNorm ``2*H*f^2``, ``linear_1 H*f^2 -> A`` and ``linear_2 A/2 -> H_t`` (SwiGLU halves the width), both
+    with biases; ``A`` = alignment_intermediate_size, which the class reads with getattr and the decoder width
+    ``H_t`` as fallback (the config class declares no such field)."""
+    width = v.get_int("hidden_size") * top.get_int("downsample_factor") ** 2
+    ht = text.get_int("hidden_size")
+    inter = top.opt_int("alignment_intermediate_size") or ht
+    return 2 * width + _linear(width, inter, True) + _linear(inter // 2, ht, True)
+
+
+def _granite_docling_path(hidden: int, out: int, scale: int, n_deepstack: int) -> int:
+    """GraniteDoclingConnectorPath: projection ``H*s^2 -> O`` (no bias); one GraniteDoclingDeepStackMerger per
+    deepstack index: LayerNorm ``2*H*s^2``, ``H*s^2 -> O -> O`` with biases. Its sine-cosine positions are a
+    buffer."""
+    merged = hidden * scale * scale
+    merger = 2 * merged + _linear(merged, out, True) + _linear(out, out, True)
+    return merged * out + n_deepstack * merger
+
+
+def _granite_docling_vision(v: ConfigReader) -> int:
+    """GraniteDoclingVisionModel (modeling_granite_docling.py): SigLIP-style embeddings (patch conv
+    ``C*p*p*H + H``, positions ``(img/p)^2 * H``), ``L`` ViT layers, post LayerNorm ``2H``, and its connector
+    (GraniteDoclingConnector): ln_in ``2H``, the coarse path of scale_factor ``s`` and, with use_fine_route, the
+    fine path of ``s // 2`` (:func:`_granite_docling_path`), ln_mid ``2O``, mlp_fc2 ``O*O``, ln_out ``2O``
+    (``O`` = out_hidden_size)."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    out, scale = v.get_int("out_hidden_size"), v.get_int("scale_factor")
+    n_deep = len(v.get_int_list("deepstack_visual_indexes"))
+    n = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
+    n += _vit_layers(hidden, inter, n_layers) + 2 * hidden
+    n += 2 * hidden + _granite_docling_path(hidden, out, scale, n_deep) + 2 * out + out * out + 2 * out
+    if v.get_bool("use_fine_route"):
+        if scale // 2 < 1:
+            raise ConfigError(v.field_name("scale_factor"), scale, "must be at least 2 with use_fine_route")
+        n += _granite_docling_path(hidden, out, scale // 2, n_deep)
+    return n
+
+
+def _granite_docling(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """GraniteDoclingModel (modeling_granite_docling.py): the connector is in the tower (its out_hidden_size must
+    be the decoder width, as GraniteDoclingConfig validates); with
+    density_router_hidden_size ``D`` a GraniteDoclingDensityRouter: att ``H+1``, LayerNorm ``2H``,
+    ``H*D+D``, ``D+1``."""
+    out, ht = v.get_int("out_hidden_size"), text.get_int("hidden_size")
+    if out != ht:       # GraniteDoclingConfig.validate_architecture
+        raise ConfigError(v.field_name("out_hidden_size"), out, f"must equal text_config.hidden_size ({ht})")
+    router = top.opt_int("density_router_hidden_size")
+    if router is None:
+        return 0
+    hidden = v.get_int("hidden_size")
+    return _linear(hidden, 1, True) + 2 * hidden + _linear(hidden, router, True) + _linear(router, 1, True)
+
+
+def _aria(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """AriaProjector (modeling_aria.py): learned queries ``M*H`` (``M`` = the largest value of
+    projector_patch_to_query_dict, as AriaConfig derives max_value_projector_patch_to_query_dict);
+    AriaCrossAttention: q/k/v ``3*H*H`` (no biases), nn.MultiheadAttention ``4*H*H + 4H``, linear ``H*H+H``,
+    2 LayerNorms ``4H``; LayerNorm ``2H``; AriaProjectorMLP ``H -> H_t -> H_t`` without biases."""
+    hidden, ht = v.get_int("hidden_size"), text.get_int("hidden_size")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    queries = top.value("projector_patch_to_query_dict")
+    if queries is None:
+        queries = {1225: 128, 4900: 256}           # AriaConfig.__post_init__
+    if not isinstance(queries, Mapping) or not queries:
+        raise ConfigError(top.field_name("projector_patch_to_query_dict"), queries,
+                          "must map patch counts to query counts")
+    most = max(ConfigReader.check_int(f"{top.path}projector_patch_to_query_dict[{k}]", n) for k, n in queries.items())
+    cross = 3 * hidden * hidden + 4 * hidden * hidden + 4 * hidden + _linear(hidden, hidden, True) + 4 * hidden
+    return most * hidden + cross + 2 * hidden + hidden * ht + ht * ht
+
+
+def _sam_vision(v: ConfigReader) -> int:
+    """SamVisionModel (modeling_sam.py, SamVisionEncoder with its SamVisionNeck): GOT-OCR2's SAM-style count
+    (:func:`_got_ocr2_vision`); an unset mlp_dim is ``int(H * mlp_ratio)`` (SamVisionConfig.__post_init__)."""
+    if v.opt_int("mlp_dim") is None:
+        mlp = int(v.get_int("hidden_size") * v.get_float("mlp_ratio"))
+        v = v.with_defaults({**v.defaults, "mlp_dim": mlp}, v.model_type)
+    return _got_ocr2_vision(v)
+
+
+def _deepseek_vl_hybrid(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """DeepseekVLHybridModel (modeling_deepseek_vl_hybrid.py): besides the SigLIP tower, the high-resolution
+    SAM tower of high_res_vision_config (:func:`_sam_vision`), DeepseekVLSamVisionNeck (1x1 conv ``H_s*O``,
+    3x3 conv ``9*O*O``, no biases, 2 LayerNorms ``4O``), DeepseekVLSamVisionProj (3x3 convs ``O -> 2O -> 4O``,
+    no biases), high_res_vision_alpha ``1``; DeepseekVLHybridAligner: ``H -> H_t/2`` and ``4O -> H_t/2`` with
+    biases, ``H_t -> H_t`` with bias (``O`` = the SAM config's output_channels)."""
+    sam = _sub_config(top, "high_res_vision_config", "sam_vision_model", {}, {"sam_vision_model": None})
+    hs, out = sam.get_int("hidden_size"), sam.get_int("output_channels")
+    ht = text.get_int("hidden_size")
+    n = _sam_vision(sam) + hs * out + 9 * out * out + 4 * out + 9 * out * 2 * out + 9 * 2 * out * 4 * out + 1
+    aligner = _linear(v.get_int("hidden_size"), ht // 2, True) + _linear(4 * out, ht // 2, True) + _linear(ht, ht, True)
+    return n + aligner
+
+
+def _cosmos3_edge_vision(v: ConfigReader) -> int:
+    """Cosmos3EdgeVisionModel (modeling_cosmos3_edge.py): Siglip2VisionModel's layers, never a pooling head:
+    linear patch embedding ``C*p*p*H + H``, positions ``num_patches*H``, ``L`` ViT layers, post LayerNorm ``2H``."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    patch = v.get_int("patch_size")
+    return (_linear(v.get_int("num_channels") * patch * patch, hidden, True) + v.get_int("num_patches") * hidden
+            + _vit_layers(hidden, inter, n_layers) + 2 * hidden)
+
+
+def _cosmos3_edge(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Cosmos3EdgePatchMerger (modeling_cosmos3_edge.py): LayerNorm ``2H`` (over the tower width, before the
+    merge), ``H*m^2 -> P`` and ``P -> H_t`` with biases (``m`` = spatial_merge_size, ``P`` =
+    projector_hidden_size)."""
+    hidden, merge = v.get_int("hidden_size"), v.get_int("spatial_merge_size")
+    inner = top.get_int("projector_hidden_size")
+    return 2 * hidden + _linear(hidden * merge * merge, inner, True) + _linear(inner, text.get_int("hidden_size"), True)
+
+
+def _glm_ocr_vision(v: ConfigReader) -> int:
+    """GlmOcrVisionModel (modeling_glm_ocr.py): Conv3d patch embed ``C*t*p*p*H + H`` (no position table);
+    ``depth`` GlmOcrVisionBlocks: 2 RMSNorms ``2H``, qkv ``H*3H`` and proj ``H*H`` (biases with
+    attention_bias), q/k RMSNorms ``2d`` (``d = H/num_heads``), gated MLP ``3*H*I`` (+ ``2I + H`` with
+    attention_bias); GlmOcrVisionPatchMerger over ``O`` = out_hidden_size: proj ``O*O``, LayerNorm ``2O``,
+    gated MLP ``3*O*(O*C)`` (no biases; its width is ``O * in_channels``); downsample Conv2d ``H*O*m^2 + O``;
+    post RMSNorm ``H``."""
+    hidden, inter, depth, out = (v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("depth"),
+                                 v.get_int("out_hidden_size"))
+    d = hidden_per_head(v, hidden, v.get_int("num_heads"))
+    channels, merge, patch = v.get_int("in_channels"), v.get_int("spatial_merge_size"), v.get_int("patch_size")
+    bias = v.get_bool("attention_bias")
+    n = channels * v.get_int("temporal_patch_size") * patch * patch * hidden + hidden
+    n += depth * (2 * hidden + _linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias) + 2 * d
+                  + 2 * _linear(hidden, inter, bias) + _linear(inter, hidden, bias))
+    n += out * out + 2 * out + 3 * out * out * channels
+    return n + _linear(hidden * merge * merge, out, True) + hidden
+
+
+def _vq_resnet(c_in: int, c_out: int) -> int:
+    """Apertus1p5VisionTokenizerResnetBlock: 2 GroupNorms ``2*c_in + 2*c_out``, 3x3 convs ``c_in -> c_out ->
+    c_out`` with biases, a 1x1 nin_shortcut ``c_in*c_out + c_out`` when the widths differ."""
+    n = 2 * c_in + 9 * c_in * c_out + c_out + 2 * c_out + 9 * c_out * c_out + c_out
+    return n + (c_in * c_out + c_out if c_in != c_out else 0)
+
+
+def _vq_attention(c: int) -> int:
+    """Apertus1p5VisionTokenizerAttnBlock: GroupNorm ``2c``, 1x1 convs q/k/v/proj_out ``4*(c*c + c)``."""
+    return 2 * c + 4 * (c * c + c)
+
+
+def _apertus1p5_vision(v: ConfigReader) -> int:
+    """Apertus1p5VisionTokenizerModel (modeling_apertus1p5.py), a VQ image tokenizer: conv_in ``C*B*9 + B``;
+    one stage per channel_multiplier entry ``m_i`` (width ``B*m_i``, input ``B*m_{i-1}``): num_res_blocks
+    resnet blocks (:func:`_vq_resnet`), each with an attention block (:func:`_vq_attention`) where the stage's
+    resolution ``resolution / 2^i`` is in attn_resolutions, and a 3x3 downsample conv ``c*c*9 + c`` on every
+    stage but the last; middle block: 2 resnet blocks and an attention block; norm_out ``2c``; conv_out
+    ``c*latent*9 + latent``; quantize embedding ``embed_dim*codebook_size`` (no bias); quant_conv
+    ``latent*embed_dim + embed_dim``."""
+    base, blocks = v.get_int("base_channels"), v.get_int("num_res_blocks", minimum=0)
+    mults = v.get_int_list("channel_multiplier", minimum=1)
+    if not mults:
+        raise ConfigError(v.field_name("channel_multiplier"), mults, "must list at least one stage")
+    attn_at = set(v.get_int_list("attn_resolutions"))
+    resolution, latent, embed = v.get_int("resolution"), v.get_int("latent_channels"), v.get_int("embed_dim")
+    n = 9 * v.get_int("in_channels") * base + base
+    for i, mult in enumerate(mults):
+        c_in, c_out = base * (mults[i - 1] if i else 1), base * mult
+        attention = resolution // 2 ** i in attn_at
+        for _ in range(blocks):
+            n += _vq_resnet(c_in, c_out) + (_vq_attention(c_out) if attention else 0)
+            c_in = c_out
+        if i < len(mults) - 1:
+            n += 9 * c_out * c_out + c_out
+    c = base * mults[-1]
+    n += 2 * _vq_resnet(c, c) + _vq_attention(c) + 2 * c + 9 * c * latent + latent
+    return n + embed * v.get_int("codebook_size") + _linear(latent, embed, True)
+
+
+def _seanet_conv(a: ConfigReader, c_in: int, c_out: int, kernel: int) -> int:
+    """WavTokenizerConv1d: Conv1d ``c_in*c_out*k + c_out``; weight_norm adds its magnitude ``c_out``
+    (parametrizations.weight_norm, dim 0), time_group_norm a GroupNorm ``2*c_out``."""
+    norm = a.get_str("norm_type")
+    if norm not in ("weight_norm", "time_group_norm"):
+        raise ConfigError(a.field_name("norm_type"), norm, "must be weight_norm or time_group_norm")
+    return c_in * c_out * kernel + c_out + (c_out if norm == "weight_norm" else 2 * c_out)
+
+
+def wavtokenizer_encoder(a: ConfigReader) -> int:
+    """WavTokenizerEncoderModel (modeling_wavtokenizer.py): the SEANet WavTokenizerEncoder (its codebook is a
+    buffer): conv ``audio_channels -> F`` (kernel_size); per upsampling ratio ``r`` (reversed), at width ``c``
+    (``F``, doubling): num_residual_layers WavTokenizerResnetBlocks (convs ``c -> c/compress`` of
+    residual_kernel_size and ``c/compress -> c`` of 1, a 1x1 shortcut with use_conv_shortcut) and a conv
+    ``c -> 2c`` of kernel ``2r``; an nn.LSTM of num_lstm_layers over ``d`` (``8d^2 + 8d`` each); a conv
+    ``d -> hidden_size`` of last_kernel_size. Convs: :func:`_seanet_conv`."""
+    filters, compress = a.get_int("num_filters"), a.get_int("compress")
+    residual, kernel = a.get_int("residual_kernel_size"), a.get_int("kernel_size")
+    n_res, shortcut = a.get_int("num_residual_layers", minimum=0), a.get_bool("use_conv_shortcut")
+    n = _seanet_conv(a, a.get_int("audio_channels"), filters, kernel)
+    width = filters
+    for ratio in reversed(a.get_int_list("upsampling_ratios", minimum=1)):
+        hidden = width // compress
+        block = _seanet_conv(a, width, hidden, residual) + _seanet_conv(a, hidden, width, 1)
+        n += n_res * (block + (_seanet_conv(a, width, width, 1) if shortcut else 0))
+        n += _seanet_conv(a, width, 2 * width, 2 * ratio)
+        width *= 2
+    n += a.get_int("num_lstm_layers", minimum=0) * (8 * width * width + 8 * width)
+    return n + _seanet_conv(a, width, a.get_int("hidden_size"), a.get_int("last_kernel_size"))
+
+
+def _no_projector(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """A tokenizer tower whose codes enter the decoder's vocabulary (Apertus 1.5): no projector."""
+    return 0
+
+
+def _davit(v: ConfigReader) -> int:
+    """Florence2VisionBackbone (modeling_florence2.py), DaViT: per stage ``i`` of width ``D`` (embed_dim[i]):
+    Florence2VisionConvEmbed, conv ``C_in*D*k*k + D`` (``C_in``: in_channels, then the previous width; ``k`` =
+    patch_size[i]) and a LayerNorm over ``C_in`` (patch_prenorm) or ``D``; depths[i] Florence2VisionBlocks, each a
+    spatial and a channel block of: 2 depthwise 3x3 convs ``2*(9D + D)``, 2 LayerNorms ``4D``, qkv ``D*3D``
+    (+ ``3D`` with qkv_bias), proj ``D*D + D``, MLP ``D*I+I + I*D+D`` (``I = int(D * mlp_ratio)``)."""
+    widths = v.get_int_list("embed_dim", minimum=1)
+    n_stages = len(widths)
+    fields = ("depths", "patch_size", "num_heads", "num_groups")
+    depths, patches, heads, groups = (v.get_int_list(name, minimum=0) for name in fields)
+    prenorm = v.opt_list("patch_prenorm") or []
+    for name, values in zip((*fields, "patch_prenorm"), (depths, patches, heads, groups, prenorm)):
+        if len(values) != n_stages:
+            raise ConfigError(v.field_name(name), values, f"must have one entry per stage ({n_stages})")
+    ratio, bias = v.get_float("mlp_ratio"), v.get_bool("qkv_bias")
+    n, c_in = 0, v.get_int("in_channels")
+    for width, depth, patch, pre in zip(widths, depths, patches, prenorm):
+        n += c_in * width * patch * patch + width + 2 * (c_in if pre else width)
+        inter = int(width * ratio)
+        block = (2 * (9 * width + width) + 4 * width + _linear(width, 3 * width, bias) + _linear(width, width, True)
+                 + _linear(width, inter, True) + _linear(inter, width, True))
+        n += depth * 2 * block
+        c_in = width
+    return n
+
+
+def _florence2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Florence2MultiModalProjector (modeling_florence2.py): image_projection ``E -> projection_dim`` (no
+    bias; ``E`` = the last embed_dim), LayerNorm ``2*projection_dim``, 2D learned positions
+    ``max_position_embeddings * E`` (row ``E/2`` + column ``E - E/2``); the temporal embedding is a buffer."""
+    last, proj = v.get_int_list("embed_dim", minimum=1)[-1], v.get_int("projection_dim")
+    return last * proj + 2 * proj + v.get_int("max_position_embeddings") * last
+
+
+def _ernie4_5_vl_vision(v: ConfigReader) -> int:
+    """Ernie4_5_VLMoeVisionTransformerPretrainedModel (modeling_ernie4_5_vl_moe.py): patch embedding as a
+    linear ``C*p*p*H`` (no bias); ``depth`` blocks of 2 LayerNorms ``4H``, qkv ``H*3H+3H``, proj ``H*H+H``, MLP
+    ``H*I+I + I*H+H``; final LayerNorm ``2H``."""
+    hidden, inter, depth = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("depth")
+    hidden_per_head(v, hidden, v.get_int("num_heads"))
+    patch = v.get_int("patch_size")
+    return v.get_int("in_channels") * patch * patch * hidden + depth * (
+        4 * hidden + _linear(hidden, 3 * hidden, True) + _linear(hidden, hidden, True)
+        + _linear(hidden, inter, True) + _linear(inter, hidden, True)) + 2 * hidden
+
+
+def _ernie4_5_vl_moe(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Ernie4_5_VLMoeVariableResolutionResamplerModel (modeling_ernie4_5_vl_moe.py): ``S = H*m^2`` (spatial
+    merge), ``T = S*t`` (temporal_merge_size); spatial_linear ``S*S+S + S*S+S`` + LayerNorm ``2S``,
+    temporal_linear ``T*S+S + S*S+S`` + LayerNorm ``2S``, mlp ``S*H_t+H_t``, after_norm RMSNorm ``H_t``."""
+    spatial = v.get_int("hidden_size") * v.get_int("spatial_merge_size") ** 2
+    temporal = spatial * v.get_int("temporal_merge_size")
+    ht = text.get_int("hidden_size")
+    return (2 * _linear(spatial, spatial, True) + 2 * spatial + _linear(temporal, spatial, True)
+            + _linear(spatial, spatial, True) + 2 * spatial + _linear(spatial, ht, True) + ht)
+
+
+def _deepseek_ocr2_vision(v: ConfigReader) -> int:
+    """DeepseekOcr2VisionModel (modeling_deepseek_ocr2.py): the SAM encoder of sam_config (GOT-OCR2's SAM count,
+    :func:`_sam_vision`, neck included) and its DeepseekOcr2SamVisionProj (3x3 convs ``O -> c_0 -> c_1``, no
+    biases; ``c`` = downsample_channels); the Qwen2-style encoder of encoder_config: per layer q/k/v with biases
+    ``3*(H*H + H)`` (``n_kv`` heads for k/v), o ``H*H``, gated MLP ``3*H*I``, 2 RMSNorms ``2H``, a final RMSNorm
+    ``H`` (no token table); the learned queries query_768_resolution ``144*H`` and query_1024_resolution
+    ``256*H``."""
+    sam = _sub_config(v, "sam_config", "deepseek_ocr2_sam_vision_model", {})
+    enc = _sub_config(v, "encoder_config", "deepseek_ocr2_encoder", {})
+    channels = sam.get_int_list("downsample_channels", minimum=1)
+    if len(channels) != 2:
+        raise ConfigError(sam.field_name("downsample_channels"), channels, "must give two widths")
+    out = sam.get_int("output_channels")
+    n = _sam_vision(sam) + 9 * out * channels[0] + 9 * channels[0] * channels[1]
+    hidden, inter, n_layers = enc.get_int("hidden_size"), enc.get_int("intermediate_size"), enc.get_int(
+        "num_hidden_layers")
+    n_q = enc.get_int("num_attention_heads")
+    n_kv = enc.opt_int("num_key_value_heads") or n_q
+    d = hidden_per_head(enc, hidden, n_q)
+    layer = (_linear(hidden, n_q * d, True) + 2 * _linear(hidden, n_kv * d, True) + n_q * d * hidden
+             + 3 * hidden * inter + 2 * hidden)
+    return n + n_layers * layer + hidden + (144 + 256) * hidden
+
+
+def _deepseek_ocr2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """DeepseekOcr2Model (modeling_deepseek_ocr2.py): multi_modal_projector ``H_e -> H_t`` with bias (``H_e`` =
+    encoder_config.hidden_size) and the view_separator ``H_t``."""
+    enc = _sub_config(v, "encoder_config", "deepseek_ocr2_encoder", {})
+    ht = text.get_int("hidden_size")
+    return _linear(enc.get_int("hidden_size"), ht, True) + ht
+
+
+_VIS1_TOWERS: Mapping[str, Tower] = {
+    "gemma4_unified_vision": _gemma4_unified_vision, "granite_docling_vision": _granite_docling_vision,
+    "cosmos3_edge_vision": _cosmos3_edge_vision, "glm_ocr_vision": _glm_ocr_vision,
+    "apertus1p5_vision_tokenizer": _apertus1p5_vision, "florence_vision": _davit,
+    "ernie4_5_vl_moe_vision": _ernie4_5_vl_vision, "deepseek_ocr2_vision": _deepseek_ocr2_vision,
+}
+_VIS1_PROJECTORS: Mapping[str, Projector] = {
+    "aya_vision": _aya_vision, "gemma4_unified": _gemma4_unified, "granite_docling": _granite_docling,
+    "aria": _aria, "deepseek_vl_hybrid": _deepseek_vl_hybrid,
+    "cosmos3_edge": _cosmos3_edge, "no_projector": _no_projector, "florence2": _florence2,
+    "ernie4_5_vl_moe": _ernie4_5_vl_moe, "deepseek_ocr2": _deepseek_ocr2,
+}
+# ---- end of VIS1 towers and projectors ----
+
+
 def _vit_layers(hidden: int, inter: int, n_layers: int) -> int:
     """Pre-norm ViT layers: 2 LayerNorms ``4H``, q/k/v/out with biases ``4*(H*H+H)``, MLP ``H*I+I + I*H+H``."""
     return n_layers * (4 * hidden + 4 * _linear(hidden, hidden, True)
@@ -338,6 +670,7 @@ TOWERS: Mapping[str, Tower] = {
     "minicpm_ocr_vision": _minicpmv_vision,
     "siglip2_vision_model": _siglip2,
     "gemma4_vision": _gemma4_vision,
+    **_VIS1_TOWERS,
 }
 """vision_config ``model_type`` -> its tower counter."""
 
@@ -488,6 +821,7 @@ PROJECTORS: Mapping[str, Projector] = {
     "idefics3": _idefics3, "internvl": _internvl, "cohere2_vision": _cohere2_vision, "got_ocr2": _got_ocr2,
     "out_to_text": _out_to_text, "kimi_k25": _kimi_k25, "paddleocr_vl": _paddleocr_vl,
     "minicpmv": _minicpmv, "lfm2_vl": _lfm2_vl, "gemma4": _gemma4,
+    **_VIS1_PROJECTORS,
 }
 """A registry entry's ``vision[1]`` -> its projector rule."""
 
@@ -542,8 +876,11 @@ def _legacy_vision_type(top: ConfigReader, tower: str) -> ConfigReader:
 
 
 # wrappers whose config class builds text_config with one fixed class, whatever model_type it names
-# (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig)
-_FIXED_TEXT_CLASS = ("gemma4",)
+# (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig; Gemma4UnifiedConfig: Gemma4UnifiedTextConfig;
+# AriaConfig: AriaTextConfig; Cosmos3EdgeConfig: Cosmos3EdgeTextConfig; GlmOcrConfig: GlmOcrTextConfig;
+# Apertus1p5Config: Apertus1p5TextConfig; Ernie4_5_VLMoeConfig: Ernie4_5_VLMoeTextConfig)
+_FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria", "cosmos3_edge", "glm_ocr", "apertus1p5",
+                     "ernie4_5_vl_moe")
 
 
 def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],

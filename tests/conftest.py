@@ -15,6 +15,7 @@ TIERS: dict[str, str] = {
     "test_vllm_oracle_fixture": "fast", "test_vllm_oracle": "fast",
     "test_verdict": "fast",
     "test_params_moe": "fast",
+    "test_params_vis1": "fast",
     "test_speed": "fast", "test_speed_reference": "fast", "test_charts": "fast", "test_pickers": "fast",
     "test_gguf": "fast", "test_llama_cpp": "fast", "test_llama_cpp_runtime": "fast",
     "test_engine_logs": "fast", "test_sglang": "fast", "test_trtllm": "fast",

@@ -59,6 +59,25 @@ def _part_of(name: str) -> str:
         return "lm_head"
     if re.search(r"_layernorm\.norms\.\d+\.", name):   # StableLmLayerNormPerHead: one LayerNorm per head
         return "norms"
+    # Apertus 1.5's image tokenizer, DeepSeek-VL hybrid's SAM modules, ERNIE-4.5-VL's resampler
+    if re.search(r"(^|\.)(vision_tokenizer|high_res_vision_\w+|resampler_model)(\.|$)", name):
+        return "vision"
+    if ".audio_tokenizer." in name:         # Apertus 1.5's WavTokenizer encoder
+        return "other"
+    if name.startswith("model.protein_encoder."):  # Evolla's SaProt encoder and resampler: the modality encoder
+        return "vision"
+    if re.search(r"\.layers\.\d+\.adapter\.(query|key_\w+|value_\w+|out_proj|gate_\w+)\b", name):
+        return "attention"                  # Evolla's protein cross-attention adapters
+    if name.startswith(("git.", "output.")):     # GIT's BERT-style names
+        if name.startswith(("git.image_encoder.", "git.visual_projection.", "git.img_temporal_embedding.")):
+            return "vision"
+        if name.startswith("output."):
+            return "lm_head"
+        if last == "LayerNorm":
+            return "norms"
+        if last in ("word_embeddings", "position_embeddings"):
+            return "embedding"
+        return "attention" if ".attention." in name else "mlp"
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
                  r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger"
                  r"|vision_embed_tokens|embed_vision)\.", name):
@@ -116,8 +135,8 @@ def _hf_counts_cached(key: str) -> tuple[int, dict[str, int], int]:
 
 
 def _assert_matches_transformers(cfg: dict) -> ParamCount:
+    total, parts, experts = _hf_counts_cached(json.dumps(cfg, sort_keys=True))  # first: skipped if not buildable
     ours = count_params(cfg)
-    total, parts, experts = _hf_counts_cached(json.dumps(cfg, sort_keys=True))
     assert ours.total == total
     assert ours.parts() == parts
     assert ours.moe_experts == experts
