@@ -493,7 +493,7 @@ _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
-    "granite_docling": "granite_docling_text", "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
+    "granite_docling": "granite_docling_text", "molmo2": "molmo2_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
     "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
@@ -784,6 +784,24 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("kimi_k25_vision", kind="no_cache", defaults=_d(
         hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),
+    # ---- VIS2 wrappers (issue 12): towers and projectors in kvcalc.params_vision's VIS2 section
+    ModelType("llama4", text_type="llama4_text", params="multimodal", vision=Vision("llama4_vision_model", "llama4"),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("llama4_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=5632, num_hidden_layers=34, num_attention_heads=16, num_channels=3,
+        image_size=448, patch_size=14, vision_output_dim=7680, projector_input_dim=4096, projector_output_dim=4096)),
+    ModelType("idefics2", text_type="mistral", params="multimodal", vision=Vision("idefics2_vision", "idefics2"),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("idefics2_perceiver", kind="no_cache", defaults=_d(
+        hidden_size=4096, resampler_n_latents=64, resampler_depth=3, resampler_n_heads=16, resampler_head_dim=96,
+        num_key_value_heads=4)),
+    ModelType("minimax_m3_vl", text_type="minimax_m3_vl_text", params="multimodal",
+              vision=Vision("minimax_m3_vl_vision", "minimax_m3_vl"),
+              defaults=_d(tie_word_embeddings=False, projector_hidden_size=6144)),
+    ModelType("minimax_m3_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=16, num_channels=3,
+        patch_size=14, temporal_patch_size=2, spatial_merge_size=2)),
+    # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers
 
@@ -1374,7 +1392,6 @@ _ENTRIES: tuple[ModelType, ...] = (
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
     ModelType("gemma3n", text_type="gemma3n_text"),
-    ModelType("llama4", text_type="llama4_text"),
     ModelType("mllama", text_type="mllama_text_model", params="mllama"),
     ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),
               not_countable="counted as part of mllama", defaults=_d(

@@ -309,6 +309,78 @@ def _glm4v_vision(v: ConfigReader) -> int:
     return n
 
 
+# ---- VIS2 towers and projectors (issue 12) ----
+def _llama4_vision(v: ConfigReader) -> int:
+    """Llama4VisionModel (modeling_llama4.py): Llama4UnfoldConvolution ``C*p*p*H`` (no bias), class embedding
+    ``H``, positional_embedding_vlm ``((img/p)^2 + 1)*H``, layernorm_pre / layernorm_post ``4H``; ``L``
+    Llama4VisionEncoderLayers (2 LayerNorms, q/k/v/o with biases, fc1 / fc2 with biases: :func:`_vit_layers`);
+    vision_adapter (Llama4VisionPixelShuffleMLP -> Llama4VisionMLP2): fc1 ``I -> projector_input_dim`` and
+    fc2 ``projector_output_dim -> projector_output_dim``, no biases."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    out = v.get_int("projector_output_dim")
+    return (channels * patch * patch * hidden + hidden + ((image // patch) ** 2 + 1) * hidden + 4 * hidden
+            + _vit_layers(hidden, inter, n_layers) + inter * v.get_int("projector_input_dim") + out * out)
+
+
+def _llama4(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Llama4MultiModalProjector (modeling_llama4.py): linear_1 ``vision_output_dim -> H_t``, no bias."""
+    return v.get_int("vision_output_dim") * text.get_int("hidden_size")
+
+
+def _idefics2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Idefics2Connector (modeling_idefics2.py): modality_projection, an Idefics2MLP ``H -> I_t -> H_t``
+    (gate, up, down; no biases), and Idefics2PerceiverResampler over ``perceiver_config``: latents
+    ``n_latents*H_t``, ``resampler_depth`` Idefics2PerceiverLayers (3 RMSNorms ``3H_t``; q/o ``H_t*n*d`` each,
+    k/v ``H_t*kv*d`` each, no biases; gated MLP ``3*H_t*4H_t``), final RMSNorm ``H_t``. The perceiver's width
+    is the decoder's: Idefics2Config.__post_init__ overrides a different perceiver hidden_size."""
+    hidden = text.get_int("hidden_size")
+    p = _sub_config(top, "perceiver_config", "idefics2_perceiver", {})
+    heads, d = p.get_int("resampler_n_heads"), p.get_int("resampler_head_dim")
+    kv = p.get_int("num_key_value_heads")
+    if heads % kv:
+        raise ConfigError(p.field_name("num_key_value_heads"), kv, f"must divide resampler_n_heads ({heads})")
+    layer = 3 * hidden + 2 * hidden * heads * d + 2 * hidden * kv * d + 3 * hidden * 4 * hidden
+    inter = text.get_int("intermediate_size")
+    projection = 2 * v.get_int("hidden_size") * inter + inter * hidden
+    return projection + p.get_int("resampler_n_latents") * hidden + p.get_int("resampler_depth") * layer + hidden
+
+
+def _minimax_m3_vl_vision(v: ConfigReader) -> int:
+    """MiniMaxM3VLVisionModel (modeling_minimax_m3_vl.py): Conv3d patch embed ``C*t*p*p*H`` (no bias),
+    pre_layrnorm LayerNorm ``2H``, ``L`` CLIP-style encoder layers (:func:`_vit_layers`); 3D RoPE, no
+    position table, no final norm."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    patch = v.get_int("num_channels") * v.get_int("temporal_patch_size") * v.get_int("patch_size") ** 2 * hidden
+    return patch + 2 * hidden + _vit_layers(hidden, inter, n_layers)
+
+
+def _minimax_m3_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """MiniMaxM3VLMultiModalProjector (modeling_minimax_m3_vl.py), biases throughout: linear_1 ``H -> P``,
+    linear_2 ``P -> H_t``, merge_linear_1 ``H_t*m^2 -> P`` (merged_hidden_size, which
+    MiniMaxM3VLConfig.__post_init__ derives), merge_linear_2 ``P -> H_t`` (``P`` = projector_hidden_size,
+    ``m`` = the vision_config's spatial_merge_size). The same __post_init__ ties the head when only the
+    text_config asks for it; that case is refused (count_wrapper ties by the top-level flag)."""
+    if not top.get_bool("tie_word_embeddings") and text.get_bool("tie_word_embeddings"):
+        raise UnsupportedError(f"{top.path}text_config.tie_word_embeddings: true with a top-level false is not "
+                               "counted (MiniMaxM3VLConfig ties the head from the text_config)")
+    hidden, proj = text.get_int("hidden_size"), top.get_int("projector_hidden_size")
+    merged = hidden * v.get_int("spatial_merge_size") ** 2
+    return (_linear(v.get_int("hidden_size"), proj, True) + _linear(proj, hidden, True)
+            + _linear(merged, proj, True) + _linear(proj, hidden, True))
+
+
+_VIS2_TOWERS: Mapping[str, Tower] = {
+    "llama4_vision_model": _llama4_vision, "minimax_m3_vl_vision": _minimax_m3_vl_vision,
+}
+_VIS2_PROJECTORS: Mapping[str, Projector] = {
+    "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl,
+}
+# ---- end of VIS2 towers and projectors ----
+
+
 TOWERS: Mapping[str, Tower] = {
     "clip_vision_model": _clip,
     "siglip_vision_model": siglip_vision,
@@ -337,6 +409,7 @@ TOWERS: Mapping[str, Tower] = {
     "minicpm_ocr_vision": _minicpmv_vision,
     "siglip2_vision_model": _siglip2,
     "gemma4_vision": _gemma4_vision,
+    **_VIS2_TOWERS,
 }
 """vision_config ``model_type`` -> its tower counter."""
 
@@ -487,6 +560,7 @@ PROJECTORS: Mapping[str, Projector] = {
     "idefics3": _idefics3, "internvl": _internvl, "cohere2_vision": _cohere2_vision, "got_ocr2": _got_ocr2,
     "out_to_text": _out_to_text, "kimi_k25": _kimi_k25, "paddleocr_vl": _paddleocr_vl,
     "minicpmv": _minicpmv, "lfm2_vl": _lfm2_vl, "gemma4": _gemma4,
+    **_VIS2_PROJECTORS,
 }
 """A registry entry's ``vision[1]`` -> its projector rule."""
 
