@@ -485,7 +485,7 @@ _PLAIN_DECODERS = ("ministral",
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
-    "hy_v4", "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
+    "hy_v4", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
     "step3p5",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
@@ -493,7 +493,7 @@ _VERIFIED_WRAPPERS = {
     "aria": "aria_text", "cohere_compass": "cohere_compass_text", "cosmos3_edge": "cosmos3_edge_text",
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
-    "granite_docling": "granite_docling_text", "molmo2": "molmo2_text",
+    "granite_docling": "granite_docling_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
     "step3p7": "step3p5",
     "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
@@ -801,6 +801,25 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("minimax_m3_vl_vision", kind="no_cache", defaults=_d(
         hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=16, num_channels=3,
         patch_size=14, temporal_patch_size=2, spatial_merge_size=2)),
+    ModelType("molmo2", text_type="molmo2_text", params="multimodal", vision=Vision("molmo2_vision", "molmo2"),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("molmo2_text", params="molmo2_text", attn_bias=("attention_bias", False), quirks=frozenset({"qk_norm"}),
+              defaults=_d(_LLAMA_LIKE, vocab_size=151936, additional_vocab_size=128, hidden_size=4096,
+                          intermediate_size=12288, num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8,
+                          head_dim=128, attention_bias=False, qk_norm_type="qwen3", tie_word_embeddings=False)),
+    ModelType("molmo2_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_hidden_layers=25, num_attention_heads=16, num_key_value_heads=16,
+        head_dim=72, image_size=[378, 378], patch_size=14, num_position_embeddings=None, num_channels=3,
+        attention_bias=True)),
+    ModelType("molmo2_adapter", kind="no_cache", defaults=_d(
+        vision_feature_layer=[24, 18], hidden_size=1152, num_attention_heads=16, num_key_value_heads=16, head_dim=72,
+        attention_bias=True, intermediate_size=18944, text_hidden_size=3584, mlp_bias=False)),
+    ModelType("ovis2", text_type="qwen2", params="multimodal", vision=Vision("ovis2_vision", "ovis2"),
+              defaults=_d(tie_word_embeddings=True, hidden_size=1536, vocab_size=151643)),
+    ModelType("ovis2_vision", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=2816, num_hidden_layers=24, num_attention_heads=8, num_channels=3,
+        image_size=224, patch_size=14, qkv_bias=False, mlp_bias=False, vocab_size=16384, hidden_stride=1,
+        num_visual_indicator_tokens=5)),
     # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers

@@ -1169,6 +1169,27 @@ def _multimodal(f: ConfigReader, t: _Tally) -> None:
     count_wrapper(f, t, _Tally, _COUNTERS)
 
 
+# ---- VIS2 families (issue 12) ----
+def _molmo2_text(f: ConfigReader, t: _Tally) -> None:
+    """Molmo2TextModel (modeling_molmo2.py): a Llama-style decoder (:func:`_llama_like`; q/k/v biases with
+    attention_bias, o_proj none) whose embed_tokens holds ``V + additional_vocab_size`` rows (lm_head ``V``).
+    Molmo2Attention's q/k RMSNorms are per head (``2d``) with qk_norm_type "qwen3" and over the whole projections
+    (``n_q*d + n_kv*d``) with "olmo"."""
+    _llama_like(f, t)
+    hidden = f.get_int("hidden_size")
+    t.add("embedding", f.get_int("additional_vocab_size", minimum=0) * hidden)
+    norm_type = f.get_str("qk_norm_type")
+    if norm_type not in ("qwen3", "olmo"):
+        raise ConfigError(f.field_name("qk_norm_type"), norm_type, "must be 'qwen3' or 'olmo'")
+    if norm_type == "olmo":
+        n_q, n_kv = _heads(f)
+        d = head_dim_or_derived(f, hidden, n_q)
+        t.add("norms", f.get_int("num_hidden_layers") * ((n_q + n_kv) * d - 2 * d))
+
+
+_VIS2_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"molmo2_text": _molmo2_text}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -1178,6 +1199,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
     "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
+    **_VIS2_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

@@ -372,11 +372,82 @@ def _minimax_m3_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower
             + _linear(merged, proj, True) + _linear(proj, hidden, True))
 
 
+def _molmo2_attention(n_in: int, out: int, r: ConfigReader) -> int:
+    """Molmo2VisionAttention: q/k/v ``n_in -> n*d`` / ``kv*d``, o ``n*d -> out``, biases with attention_bias."""
+    heads, d = r.get_int("num_attention_heads"), r.get_int("head_dim")
+    kv = r.opt_int("num_key_value_heads") or heads
+    bias = r.get_bool("attention_bias")
+    return _linear(n_in, heads * d, bias) + 2 * _linear(n_in, kv * d, bias) + _linear(heads * d, out, bias)
+
+
+def _molmo2_vision(v: ConfigReader) -> int:
+    """Molmo2VisionModel (modeling_molmo2.py): positions ``P*H`` (``P`` = num_position_embeddings, else
+    ``(img_h/p)*(img_w/p)`` as Molmo2VisionConfig.__post_init__ derives it), patch_embedding linear
+    ``p*p*C*H + H``; ``L`` Molmo2VisionEncoderLayers: 2 LayerNorms ``4H``, Molmo2VisionAttention, MLP
+    ``H*I+I + I*H+H``; no final norm."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    patch = v.get_int("patch_size")
+    positions = v.opt_int("num_position_embeddings")
+    if positions is None:
+        image = v.get_int_list("image_size", minimum=1)
+        if len(image) != 2:
+            raise ConfigError(v.field_name("image_size"), image, "must be [height, width]")
+        positions = (image[0] // patch) * (image[1] // patch)
+    layer = (4 * hidden + _molmo2_attention(hidden, hidden, v) + _linear(hidden, inter, True)
+             + _linear(inter, hidden, True))
+    return positions * hidden + _linear(patch * patch * v.get_int("num_channels"), hidden, True) + n_layers * layer
+
+
+def _molmo2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Molmo2Adapter (modeling_molmo2.py) over ``adapter_config``: image_pooling_2d, a Molmo2VisionAttention from
+    ``A*k`` (``A`` = the adapter's hidden_size, ``k`` = len(vision_feature_layer), default [24, 18]) to ``A``;
+    image_projector: gate / up ``A -> I`` (biases with mlp_bias), down ``I -> text_hidden_size`` (the adapter's
+    own field, not the decoder's width), no bias."""
+    a = _sub_config(top, "adapter_config", "molmo2_adapter", {})
+    hidden, inter = a.get_int("hidden_size"), a.get_int("intermediate_size")
+    k = len(a.get_int_list("vision_feature_layer"))
+    return (_molmo2_attention(hidden * k, hidden, a) + 2 * _linear(hidden, inter, a.get_bool("mlp_bias"))
+            + inter * a.get_int("text_hidden_size"))
+
+
+def _ovis2_vision(v: ConfigReader) -> int:
+    """Ovis2VisionModel (modeling_ovis2.py): Ovis2VisionEmbeddings: patch conv ``C*p*p*H + H``, positions
+    ``(img/p)^2 * H``, RMSNorm ``H``; ``L`` Ovis2VisionEncoderLayers: 2 RMSNorms ``2H``, q/k/v/out ``4*H*H``
+    (+ ``4H`` with qkv_bias), gated MLP ``3*H*I`` (+ ``2I + H`` with mlp_bias); final RMSNorm ``H``; the visual
+    tokenizer head: head_linear ``H*s^2 -> W`` (no bias) and head_norm LayerNorm ``2W`` (``s`` = hidden_stride,
+    ``W`` = vocab_size - num_visual_indicator_tokens)."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    mlp_bias = v.get_bool("mlp_bias")
+    layer = (2 * hidden + 4 * _linear(hidden, hidden, v.get_bool("qkv_bias")) + 2 * _linear(hidden, inter, mlp_bias)
+             + _linear(inter, hidden, mlp_bias))
+    width = v.get_int("vocab_size") - v.get_int("num_visual_indicator_tokens", minimum=0)
+    if width < 1:
+        raise ConfigError(v.field_name("vocab_size"), v.get_int("vocab_size"),
+                          "must exceed num_visual_indicator_tokens")
+    n = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden + hidden
+    return n + n_layers * layer + hidden + hidden * v.get_int("hidden_stride") ** 2 * width + 2 * width
+
+
+def _ovis2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Ovis2Model (modeling_ovis2.py): visual_embeddings_table ``vision vocab_size * hidden_size`` (the wrapper's
+    own hidden_size). Ovis2ForConditionalGeneration's lm_head is ``hidden_size -> vocab_size`` of the wrapper's
+    fields, tied to the decoder's embed_tokens: an untied one (tie_word_embeddings false) is refused, as
+    count_wrapper would size it from the text_config."""
+    if not top.get_bool("tie_word_embeddings"):
+        raise UnsupportedError(f"{top.path}tie_word_embeddings: false is not counted for ovis2 (its lm_head is sized "
+                               "by the wrapper's hidden_size / vocab_size, not the text_config's)")
+    return v.get_int("vocab_size") * top.get_int("hidden_size")
+
+
 _VIS2_TOWERS: Mapping[str, Tower] = {
     "llama4_vision_model": _llama4_vision, "minimax_m3_vl_vision": _minimax_m3_vl_vision,
+    "molmo2_vision": _molmo2_vision, "ovis2_vision": _ovis2_vision,
 }
 _VIS2_PROJECTORS: Mapping[str, Projector] = {
-    "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl,
+    "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl, "molmo2": _molmo2,
+    "ovis2": _ovis2,
 }
 # ---- end of VIS2 towers and projectors ----
 
