@@ -486,7 +486,6 @@ _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
     "hy_v4", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
-    "step3p5",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
@@ -495,7 +494,6 @@ _VERIFIED_WRAPPERS = {
     "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
     "granite_docling": "granite_docling_text",
     "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
-    "step3p7": "step3p5",
     "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
 }
 
@@ -820,6 +818,17 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=1024, intermediate_size=2816, num_hidden_layers=24, num_attention_heads=8, num_channels=3,
         image_size=224, patch_size=14, qkv_bias=False, mlp_bias=False, vocab_size=16384, hidden_stride=1,
         num_visual_indicator_tokens=5)),
+    ModelType("step3p7", text_type="step3p5", params="multimodal", vision=Vision("step3p5_vision", "step3p7"),
+              defaults=_d(tie_word_embeddings=False, projector_bias=False)),
+    ModelType("step3p5", params="step3p5", moe="first_dense", dense_first=3, mlp_bias="mlp_bias",
+              quirks=frozenset({"qk_norm", "head_softplus_gate", "no_shared_experts", "sized_shared_expert"}),
+              defaults=_d(_LLAMA_LIKE, vocab_size=128815, hidden_size=4096, intermediate_size=11264,
+                          num_hidden_layers=45, num_attention_heads=64, num_key_value_heads=8, head_dim=128,
+                          num_experts_per_tok=8, moe_intermediate_size=1280, n_routed_experts=288,
+                          share_expert_dim=1280, gating=True, num_sliding_attention_heads=None)),
+    ModelType("step3p5_vision", kind="no_cache", defaults=_d(
+        hidden_size=1536, num_hidden_layers=47, num_attention_heads=16, num_channels=3, image_size=728, patch_size=14,
+        mlp_ratio=8960 / 1536)),
     # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers

@@ -333,7 +333,8 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
     elif "shared_expert" in m.quirks:
         fixed += _gated_mlp(hidden, inter)
     elif "sized_shared_expert" in m.quirks:
-        fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", "shared_intermediate_size", minimum=0))
+        fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", "shared_intermediate_size",
+                                              "share_expert_dim", minimum=0))
     return _Moe(tuple(layers), n_exp, f.opt_int(*_TOP_K), per_expert, fixed, f.field_name(*_TOP_K))
 
 
@@ -1187,7 +1188,36 @@ def _molmo2_text(f: ConfigReader, t: _Tally) -> None:
         t.add("norms", f.get_int("num_hidden_layers") * ((n_q + n_kv) * d - 2 * d))
 
 
-_VIS2_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"molmo2_text": _molmo2_text}
+def _step3p5(f: ConfigReader, t: _Tally) -> None:
+    """Step3p7TextModel (modeling_step3p7.py; text model_type step3p5): :func:`_llama_like` with Step3p7Attention's
+    q/k RMSNorms ``2d`` and its g_proj ``H -> n_q`` (gating true / "per-head") or ``H -> n_q*d``, dense
+    Step3p7MLPs on the "dense" mlp_layer_types (default: the first 3) and Step3p7SparseMoeBlocks elsewhere
+    (router ``E*H``, experts ``3*H*I_e``, one shared Step3p7MLP of share_expert_dim). Per-layer head counts
+    (per_layer_config, num_sliding_attention_heads on sliding layers) other than num_attention_heads are refused,
+    and so is mlp_bias (the shared expert's biases are not counted)."""
+    n_q = f.get_int("num_attention_heads")
+    kinds = f.opt_str_list("layer_types") or []
+    sliding = f.opt_int("num_sliding_attention_heads")
+    if sliding is not None and sliding != n_q and "sliding_attention" in kinds:
+        raise UnsupportedError(f"{f.path}num_sliding_attention_heads: {sliding} heads on sliding layers (not "
+                               f"{n_q}) is not counted (per-layer head counts)")
+    per_layer = f.value("per_layer_config")
+    if isinstance(per_layer, Mapping):
+        for idx, layer in per_layer.items():
+            if not isinstance(layer, Mapping) or set(layer) - {"num_attention_heads"} or \
+                    layer.get("num_attention_heads", n_q) != n_q:
+                raise UnsupportedError(f"{f.path}per_layer_config[{idx}]: per-layer attention settings other than "
+                                       f"num_attention_heads = {n_q} are not counted")
+    elif per_layer is not None:
+        raise ConfigError(f.field_name("per_layer_config"), per_layer, "must be a JSON object")
+    if f.get_bool("mlp_bias"):
+        raise UnsupportedError(f"{f.path}mlp_bias: true is not counted for step3p5 (shared-expert biases)")
+    _llama_like(f, t)
+
+
+_VIS2_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "molmo2_text": _molmo2_text, "step3p5": _step3p5,
+}
 
 
 # --------------------------------------------------------------------------- entry point

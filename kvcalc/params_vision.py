@@ -441,13 +441,34 @@ def _ovis2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -
     return v.get_int("vocab_size") * top.get_int("hidden_size")
 
 
+def _step3p7_vision(v: ConfigReader) -> int:
+    """Step3p7VisionModel (modeling_step3p7.py): patch conv ``C*p*p*H`` (no bias), positions ``(img/p)^2 * H``,
+    pre_layernorm ``2H``; ``L`` Step3p7VisionEncoderLayers: the ViT layer of :func:`_vit_layers` with MLP width
+    ``int(H * mlp_ratio)`` (Step3p7VisionConfig.__post_init__ overrides intermediate_size with it) plus the layer
+    scales lambda_1 / lambda_2 ``2H``; downsampler1 3x3 conv ``H -> 2H`` and downsampler2 ``2H -> 4H``, biased."""
+    hidden, n_layers = v.get_int("hidden_size"), v.get_int("num_hidden_layers")
+    inter = int(hidden * v.get_float("mlp_ratio"))
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    n = channels * patch * patch * hidden + (image // patch) ** 2 * hidden + 2 * hidden
+    n += n_layers * (_vit_layers(hidden, inter, 1) + 2 * hidden)
+    return n + 9 * hidden * 2 * hidden + 2 * hidden + 9 * 2 * hidden * 4 * hidden + 4 * hidden
+
+
+def _step3p7(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Step3p7Model.multi_modal_projector (modeling_step3p7.py): ``4H -> H_t`` (the downsamplers' width), bias
+    with projector_bias."""
+    return _linear(4 * v.get_int("hidden_size"), text.get_int("hidden_size"), top.get_bool("projector_bias"))
+
+
 _VIS2_TOWERS: Mapping[str, Tower] = {
     "llama4_vision_model": _llama4_vision, "minimax_m3_vl_vision": _minimax_m3_vl_vision,
     "molmo2_vision": _molmo2_vision, "ovis2_vision": _ovis2_vision,
+    "step3p5_vision": _step3p7_vision,
 }
 _VIS2_PROJECTORS: Mapping[str, Projector] = {
     "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl, "molmo2": _molmo2,
-    "ovis2": _ovis2,
+    "ovis2": _ovis2, "step3p7": _step3p7,
 }
 # ---- end of VIS2 towers and projectors ----
 
