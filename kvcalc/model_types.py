@@ -485,7 +485,7 @@ _PLAIN_DECODERS = ("ministral",
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
-    "hy_v4", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
+    "hy_v4", "muse_spark_text", "phi4_multimodal",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
@@ -493,7 +493,7 @@ _VERIFIED_WRAPPERS = {
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
     "granite_docling": "granite_docling_text",
-    "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
+    "muse_spark": "muse_spark_text",
     "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
 }
 
@@ -829,6 +829,18 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("step3p5_vision", kind="no_cache", defaults=_d(
         hidden_size=1536, num_hidden_layers=47, num_attention_heads=16, num_channels=3, image_size=728, patch_size=14,
         mlp_ratio=8960 / 1536)),
+    ModelType("muse_glimmer", text_type="muse_glimmer_text", params="multimodal",
+              vision=Vision("muse_glimmer_vision", "muse"),
+              defaults=_d(tie_word_embeddings=False, out_hidden_size=6144, projector_hidden_size=4096)),
+    ModelType("muse_glimmer_text", params="muse_text", norms_per_layer=4, quirks=frozenset({"gated_q_proj"}),
+              layer_rule=lambda r, n, w: ["full_attention" if (n - 1 - i) % 4 == 0 else "sliding_attention"
+                                          for i in range(n)],
+              defaults=_d(_LLAMA_LIKE, vocab_size=202048, hidden_size=6656, intermediate_size=19968,
+                          num_hidden_layers=52, num_attention_heads=32, num_key_value_heads=2, head_dim=128,
+                          sliding_window=2048)),
+    ModelType("muse_glimmer_vision", kind="no_cache", defaults=_d(
+        hidden_size=1536, intermediate_size=8960, num_hidden_layers=50, num_attention_heads=16, patch_size=14,
+        patch_temporal=2, pos_emb_height=32, pos_emb_width=32)),
     # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers

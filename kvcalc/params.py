@@ -1215,7 +1215,18 @@ def _step3p5(f: ConfigReader, t: _Tally) -> None:
     _llama_like(f, t)
 
 
+def _muse_text(f: ConfigReader, t: _Tally) -> None:
+    """MuseGlimmerTextModel (modeling_muse_glimmer.py): :func:`_llama_like` with MuseGlimmerTextAttention's
+    gate_proj ``H -> n_q*d`` (no bias; the ``gated_q_proj`` quirk), four MuseGlimmerTextCenteredRMSNorms ``4H`` per
+    layer, a final RMSNorm ``H``; the q/k norm and the embedding norm hold no weights. attention_bias is refused
+    (gated_q_proj would count a bias on the gate, which has none)."""
+    if f.get_bool("attention_bias"):
+        raise UnsupportedError(f"{f.path}attention_bias: true is not counted for {f.model_type}")
+    _llama_like(f, t)
+
+
 _VIS2_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "muse_text": _muse_text,
     "molmo2_text": _molmo2_text, "step3p5": _step3p5,
 }
 

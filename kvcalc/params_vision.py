@@ -461,14 +461,34 @@ def _step3p7(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int)
     return _linear(4 * v.get_int("hidden_size"), text.get_int("hidden_size"), top.get_bool("projector_bias"))
 
 
+def _muse_vision(v: ConfigReader) -> int:
+    """MuseGlimmerVisionModel (modeling_muse_glimmer.py; Muse Spark's is the same): patch embedder linear
+    ``t*3*p*p -> H`` (no bias, ``t`` = patch_temporal), position table ``pos_emb_height*pos_emb_width*H``,
+    ln_pre ``2H``, ``L`` encoder layers (2 LayerNorms, q/k/v/proj with biases, fc1 / fc2 with biases:
+    :func:`_vit_layers`), ln_post ``2H``."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    patch = v.get_int("patch_temporal") * 3 * v.get_int("patch_size") ** 2 * hidden
+    return (patch + v.get_int("pos_emb_height") * v.get_int("pos_emb_width") * hidden + 4 * hidden
+            + _vit_layers(hidden, inter, n_layers))
+
+
+def _muse(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """MuseGlimmerVisionAdapter and vision_projection (modeling_muse_glimmer.py; Muse Spark's are the same):
+    fc1 ``out_hidden_size -> P``, fc2 ``P -> P``, projection ``P -> H_t``, no biases (``P`` =
+    projector_hidden_size); perception_emb_norm holds no weight."""
+    proj = top.get_int("projector_hidden_size")
+    return top.get_int("out_hidden_size") * proj + proj * proj + proj * text.get_int("hidden_size")
+
+
 _VIS2_TOWERS: Mapping[str, Tower] = {
     "llama4_vision_model": _llama4_vision, "minimax_m3_vl_vision": _minimax_m3_vl_vision,
     "molmo2_vision": _molmo2_vision, "ovis2_vision": _ovis2_vision,
-    "step3p5_vision": _step3p7_vision,
+    "step3p5_vision": _step3p7_vision, "muse_glimmer_vision": _muse_vision,
 }
 _VIS2_PROJECTORS: Mapping[str, Projector] = {
     "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl, "molmo2": _molmo2,
-    "ovis2": _ovis2, "step3p7": _step3p7,
+    "ovis2": _ovis2, "step3p7": _step3p7, "muse": _muse,
 }
 # ---- end of VIS2 towers and projectors ----
 
