@@ -485,7 +485,7 @@ _PLAIN_DECODERS = ("ministral",
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
-    "hy_v4", "muse_spark_text", "phi4_multimodal",
+    "hy_v4", "phi4_multimodal",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
@@ -493,7 +493,6 @@ _VERIFIED_WRAPPERS = {
     "emu3": "emu3_text_model", "ernie4_5_vl_moe": "ernie4_5_vl_moe_text",
     "gemma4_unified": "gemma4_unified_text", "glm_ocr": "glm_ocr_text",
     "granite_docling": "granite_docling_text",
-    "muse_spark": "muse_spark_text",
     "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
 }
 
@@ -841,6 +840,22 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("muse_glimmer_vision", kind="no_cache", defaults=_d(
         hidden_size=1536, intermediate_size=8960, num_hidden_layers=50, num_attention_heads=16, patch_size=14,
         patch_temporal=2, pos_emb_height=32, pos_emb_width=32)),
+    ModelType("muse_spark", text_type="muse_spark_text", params="multimodal",
+              vision=Vision("muse_spark_vision", "muse_spark"),
+              defaults=_d(tie_word_embeddings=False, out_hidden_size=6144, projector_hidden_size=4096)),
+    ModelType("muse_spark_text", params="muse_spark_text",
+              layer_rule=lambda r, n, w: ["full_attention" if (n - 1 - i) % 4 == 0 else "sliding_attention"
+                                          for i in range(n)],
+              defaults=_d(vocab_size=202048, hidden_size=8192, intermediate_size=16384, num_hidden_layers=62,
+                          num_attention_heads=128, num_key_value_heads=16, head_dim=64, tie_word_embeddings=False,
+                          attention_bias=False, sliding_window=2048, moe_intermediate_size=4096,
+                          num_local_experts=256, num_experts_per_tok=8, moe_hidden_size=4096, mlp_layer_types=None)),
+    ModelType("muse_spark_vision", kind="no_cache", defaults=_d(
+        hidden_size=1536, intermediate_size=8960, num_hidden_layers=50, num_attention_heads=16, patch_size=14,
+        patch_temporal=2, pos_emb_height=32, pos_emb_width=32)),
+    ModelType("muse_spark_audio", kind="no_cache", defaults=_d(
+        patch_sizes=(16, 6, 5, 4), hidden_sizes=(256, 512, 1024, 2048), depths=(2, 2, 2, 2), num_hidden_layers=4,
+        mlp_ratio=4.0, conv_kernel_size=7, out_hidden_size=8192)),
     # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers

@@ -1225,7 +1225,42 @@ def _muse_text(f: ConfigReader, t: _Tally) -> None:
     _llama_like(f, t)
 
 
+def _muse_spark_text(f: ConfigReader, t: _Tally) -> None:
+    """MuseSparkTextModel (modeling_muse_spark.py). Embedding ``V*H`` (its norm holds no weight); per layer
+    MuseSparkTextAttention as Muse Glimmer's (q/k/v/o ``2*H*n_q*d + 2*H*n_kv*d`` and gate_proj ``H*n_q*d``, no
+    biases; weightless q/k and o norms), 3 weighted norms ``3H`` (input, pre- and post-feedforward; the
+    post-attention norm has no weight) and 2 MuseSparkResidualGates ``2H`` (counted as ``other``); a "sparse"
+    mlp_layer_types layer (default: all) holds MuseSparkMoE: router ``E*H``, pre_expert_proj ``H*M``,
+    pre_expert_norm ``M``, experts ``E*3*M*I_e``, post_expert_norm ``M``, post_expert_proj ``M*H`` (``M`` =
+    moe_hidden_size, ``I_e`` = moe_intermediate_size); a "dense" one MuseSparkTextMLP ``3*H*I``. Final norm
+    ``H``; lm_head ``V*H`` unless tied."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    if f.get_bool("attention_bias"):
+        raise UnsupportedError(f"{f.path}attention_bias: true is not counted for {f.model_type}")
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    kinds = f.opt_str_list("mlp_layer_types") or ["sparse"] * n_layers
+    if len(kinds) != n_layers or set(kinds) - {"sparse", "dense"}:
+        raise ConfigError(f.field_name("mlp_layer_types"), kinds,
+                          f"must list 'sparse' or 'dense' for each of the {n_layers} layers")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (3 * hidden * n_q * d + 2 * hidden * n_kv * d))
+    t.add("norms", n_layers * 3 * hidden + hidden)
+    t.add("other", n_layers * 2 * hidden)
+    n_sparse = kinds.count("sparse")
+    t.add("mlp", (n_layers - n_sparse) * _gated_mlp(hidden, f.get_int("intermediate_size")))
+    if n_sparse:
+        width, n_exp = f.get_int("moe_hidden_size"), f.get_int("num_local_experts")
+        for _ in range(n_sparse):
+            t.add("mlp", n_exp * hidden + 2 * hidden * width)
+            t.add("norms", 2 * width)
+            t.experts(3 * width * f.get_int("moe_intermediate_size"), n_exp, f.opt_int("num_experts_per_tok"),
+                      f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
 _VIS2_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "muse_spark_text": _muse_spark_text,
     "muse_text": _muse_text,
     "molmo2_text": _molmo2_text, "step3p5": _step3p5,
 }

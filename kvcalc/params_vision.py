@@ -481,14 +481,45 @@ def _muse(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) ->
     return top.get_int("out_hidden_size") * proj + proj * proj + proj * text.get_int("hidden_size")
 
 
+def _muse_spark_audio(a: ConfigReader) -> int:
+    """MuseSparkAudioModel (modeling_muse_spark.py), a convolutional pyramid over ``num_hidden_layers`` stages of
+    width ``h_i`` (hidden_sizes): MuseSparkAudioPatchEmbedding ``h_{i-1}*s_i -> h_i`` with bias (``h_{-1}`` = 1,
+    ``s_i`` = patch_sizes) and an RMSNorm ``h_i``; depths[i] MuseSparkAudioConvBlocks: depthwise conv
+    ``h_i*k + h_i``, RMSNorm ``h_i``, MLP ``h_i -> int(h_i*mlp_ratio) -> h_i`` with biases; then an RMSNorm
+    ``h_last``, proj ``h_last -> out_hidden_size`` with bias and an RMSNorm ``out_hidden_size``."""
+    n_stages, kernel = a.get_int("num_hidden_layers"), a.get_int("conv_kernel_size")
+    widths, patches = a.get_int_list("hidden_sizes", minimum=1), a.get_int_list("patch_sizes", minimum=1)
+    depths = a.get_int_list("depths", minimum=0)
+    if min(len(widths), len(patches), len(depths)) < n_stages:
+        raise ConfigError(a.field_name("num_hidden_layers"), n_stages,
+                          "exceeds the length of hidden_sizes / patch_sizes / depths")
+    ratio, out = a.get_float("mlp_ratio"), a.get_int("out_hidden_size")
+    n, width = 0, 1
+    for i in range(n_stages):
+        h, inter = widths[i], int(widths[i] * ratio)
+        n += _linear(width * patches[i], h, True) + h
+        n += depths[i] * (h * kernel + h + h + _linear(h, inter, True) + _linear(inter, h, True))
+        width = h
+    return n + width + _linear(width, out, True) + out
+
+
+def _muse_spark(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Muse Spark: the vision adapter and projection of :func:`_muse`, plus the audio tower MuseSparkModel always
+    builds (``audio_config``, else its class defaults; :func:`_muse_spark_audio`), counted here with the tower."""
+    audio = _sub_config(top, "audio_config", "muse_spark_audio", {})
+    return _muse(top, v, text, tower) + _muse_spark_audio(audio)
+
+
 _VIS2_TOWERS: Mapping[str, Tower] = {
     "llama4_vision_model": _llama4_vision, "minimax_m3_vl_vision": _minimax_m3_vl_vision,
     "molmo2_vision": _molmo2_vision, "ovis2_vision": _ovis2_vision,
     "step3p5_vision": _step3p7_vision, "muse_glimmer_vision": _muse_vision,
+    "muse_spark_vision": _muse_vision,
 }
 _VIS2_PROJECTORS: Mapping[str, Projector] = {
     "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl, "molmo2": _molmo2,
     "ovis2": _ovis2, "step3p7": _step3p7, "muse": _muse,
+    "muse_spark": _muse_spark,
 }
 # ---- end of VIS2 towers and projectors ----
 
