@@ -856,6 +856,16 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("muse_spark_audio", kind="no_cache", defaults=_d(
         patch_sizes=(16, 6, 5, 4), hidden_sizes=(256, 512, 1024, 2048), depths=(2, 2, 2, 2), num_hidden_layers=4,
         mlp_ratio=4.0, conv_kernel_size=7, out_hidden_size=8192)),
+    ModelType("unlimited_ocr", text_type="unlimited_ocr_text", params="multimodal",
+              vision=Vision("unlimited_ocr_vision", "unlimited_ocr"), defaults=_d(tie_word_embeddings=False)),
+    ModelType("unlimited_ocr_vision", kind="no_cache"),
+    ModelType("unlimited_ocr_sam_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=1024, patch_size=16, qkv_bias=True, use_abs_pos=True, use_rel_pos=True, window_size=14,
+        global_attn_indexes=(2, 5, 8, 11), mlp_dim=3072, downsample_channels=(512, 1024))),
+    ModelType("unlimited_ocr_vision_encoder", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, image_size=224,
+        patch_size=14)),
     # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers
@@ -1425,10 +1435,14 @@ _ENTRIES: tuple[ModelType, ...] = (
         index_head_dim=128, index_topk=2048)),
     ModelType("unlimited_ocr_text", layer_rule=lambda r, n, w: [
         "reference_sliding_attention" if w is not None else "full_attention"] * n,
-              defaults=_d(num_key_value_heads=10, sliding_window=128)),
+              params="llama_like", moe="first_dense", mlp_bias="mlp_bias",   # VIS2: counted (issue 12)
+              defaults=_d(_LLAMA_LIKE, vocab_size=129280, hidden_size=1280, intermediate_size=6848,
+                          num_hidden_layers=12, num_attention_heads=10, num_key_value_heads=10, sliding_window=128,
+                          n_routed_experts=64, n_shared_experts=2, num_experts_per_tok=6, moe_intermediate_size=896,
+                          first_k_dense_replace=1)),
     *(ModelType(name, text_type=text) for name, text in (
         ("lfm3_vl", "lfm3"), ("inkling2", "inkling2_text"), ("inkling2_loop", "inkling2_loop_text"),
-        ("unlimited_ocr", "unlimited_ocr_text"), ("mistral_large4", "mistral_large4_text"),
+        ("mistral_large4", "mistral_large4_text"),
         ("glm5_next", "glm5_next_text"))),
     ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),

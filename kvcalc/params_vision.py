@@ -510,16 +510,49 @@ def _muse_spark(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: i
     return _muse(top, v, text, tower) + _muse_spark_audio(audio)
 
 
+def _unlimited_ocr_vision(v: ConfigReader) -> int:
+    """UnlimitedOcrVisionModel (modeling_unlimited_ocr.py): UnlimitedOcrSamVisionEncoder over ``sam_config`` (the
+    SAM ViT and neck of :func:`_got_ocr2_vision`, plus UnlimitedOcrSamVisionProj: 3x3 convs ``O -> D_0 -> D_1``
+    without biases, ``D`` = downsample_channels) and UnlimitedOcrVisionEncoder over ``encoder_config`` (a CLIP
+    encoder fed SAM features, so no patch conv: class embedding ``H``, positions ``((img/p)^2 + 1)*H``,
+    pre_layrnorm ``2H``, ``L`` ViT layers, no post norm)."""
+    sam = _sub_config(v, "sam_config", "unlimited_ocr_sam_vision_model", {})
+    enc = _sub_config(v, "encoder_config", "unlimited_ocr_vision_encoder", {})
+    channels = sam.get_int_list("downsample_channels", minimum=1)
+    if len(channels) != 2:
+        raise ConfigError(sam.field_name("downsample_channels"), channels, "must list 2 widths")
+    n = _got_ocr2_vision(sam) + 9 * sam.get_int("output_channels") * channels[0] + 9 * channels[0] * channels[1]
+    hidden, inter, n_layers = enc.get_int("hidden_size"), enc.get_int("intermediate_size"), enc.get_int(
+        "num_hidden_layers")
+    hidden_per_head(enc, hidden, enc.get_int("num_attention_heads"))
+    image, patch = enc.get_int("image_size"), enc.get_int("patch_size")
+    return n + hidden + ((image // patch) ** 2 + 1) * hidden + 2 * hidden + _vit_layers(hidden, inter, n_layers)
+
+
+def _unlimited_ocr(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """UnlimitedOcrModel (modeling_unlimited_ocr.py): multi_modal_projector ``D_1 + H_clip -> H_t`` with bias
+    (SAM's last downsample width plus the CLIP encoder's), view_separator and image_newline ``2*H_t``. A
+    checkpoint-style ``language_config`` (UnlimitedOcrConfig.__post_init__ reads it as the text_config when there
+    is none) is refused rather than counted as the class-default decoder."""
+    if top.data.get("text_config") is None and top.data.get("language_config") is not None:
+        raise UnsupportedError(f"{top.path}language_config is not read by kvcalc: give the decoder as text_config")
+    sam = _sub_config(v, "sam_config", "unlimited_ocr_sam_vision_model", {})
+    enc = _sub_config(v, "encoder_config", "unlimited_ocr_vision_encoder", {})
+    width = sam.get_int_list("downsample_channels", minimum=1)[-1] + enc.get_int("hidden_size")
+    ht = text.get_int("hidden_size")
+    return _linear(width, ht, True) + 2 * ht
+
+
 _VIS2_TOWERS: Mapping[str, Tower] = {
     "llama4_vision_model": _llama4_vision, "minimax_m3_vl_vision": _minimax_m3_vl_vision,
     "molmo2_vision": _molmo2_vision, "ovis2_vision": _ovis2_vision,
     "step3p5_vision": _step3p7_vision, "muse_glimmer_vision": _muse_vision,
-    "muse_spark_vision": _muse_vision,
+    "muse_spark_vision": _muse_vision, "unlimited_ocr_vision": _unlimited_ocr_vision,
 }
 _VIS2_PROJECTORS: Mapping[str, Projector] = {
     "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl, "molmo2": _molmo2,
     "ovis2": _ovis2, "step3p7": _step3p7, "muse": _muse,
-    "muse_spark": _muse_spark,
+    "muse_spark": _muse_spark, "unlimited_ocr": _unlimited_ocr,
 }
 # ---- end of VIS2 towers and projectors ----
 
