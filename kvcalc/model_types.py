@@ -153,7 +153,9 @@ class Vision:
     sub-type's own class defaults; a sub-config the file gives takes only its type's class defaults);
     ``image_newline``: the model holds a learned ``image_newline`` vector of the decoder width (LLaVA-NeXT),
     counted as ``other``; ``optional``: the config class builds no tower without a ``vision_config`` (Gemma 4);
-    ``refused``: top-level sub-configs (audio towers) kvcalc does not count, refused when present.
+    ``refused``: top-level sub-configs (audio towers) kvcalc does not count, refused when present; ``tie``: whose
+    ``tie_word_embeddings`` ties lm_head: the wrapper's (``"top"``), the text_config's (``"text"``: the head lives
+    in a text ``...ForCausalLM``, Llama 4) or nobody's (``"never"``: the class declares no ``_tied_weights_keys``).
     """
 
     tower: str
@@ -163,6 +165,7 @@ class Vision:
     image_newline: bool = False
     optional: bool = False
     refused: tuple[str, ...] = ()
+    tie: Literal["top", "text", "never"] = "top"
 
 
 @dataclass(frozen=True)
@@ -782,8 +785,8 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),
     # ---- VIS2 wrappers (issue 12): towers and projectors in kvcalc.params_vision's VIS2 section
-    ModelType("llama4", text_type="llama4_text", params="multimodal", vision=Vision("llama4_vision_model", "llama4"),
-              defaults=_d(tie_word_embeddings=False)),
+    ModelType("llama4", text_type="llama4_text", params="multimodal",
+              vision=Vision("llama4_vision_model", "llama4", tie="text"), defaults=_d(tie_word_embeddings=False)),
     ModelType("llama4_vision_model", kind="no_cache", defaults=_d(
         hidden_size=768, intermediate_size=5632, num_hidden_layers=34, num_attention_heads=16, num_channels=3,
         image_size=448, patch_size=14, vision_output_dim=7680, projector_input_dim=4096, projector_output_dim=4096)),
@@ -798,8 +801,8 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("minimax_m3_vl_vision", kind="no_cache", defaults=_d(
         hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=16, num_channels=3,
         patch_size=14, temporal_patch_size=2, spatial_merge_size=2)),
-    ModelType("molmo2", text_type="molmo2_text", params="multimodal", vision=Vision("molmo2_vision", "molmo2"),
-              defaults=_d(tie_word_embeddings=False)),
+    ModelType("molmo2", text_type="molmo2_text", params="multimodal",
+              vision=Vision("molmo2_vision", "molmo2", tie="never"), defaults=_d(tie_word_embeddings=False)),
     ModelType("molmo2_text", params="molmo2_text", attn_bias=("attention_bias", False), quirks=frozenset({"qk_norm"}),
               defaults=_d(_LLAMA_LIKE, vocab_size=151936, additional_vocab_size=128, hidden_size=4096,
                           intermediate_size=12288, num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8,
@@ -841,7 +844,7 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=1536, intermediate_size=8960, num_hidden_layers=50, num_attention_heads=16, patch_size=14,
         patch_temporal=2, pos_emb_height=32, pos_emb_width=32)),
     ModelType("muse_spark", text_type="muse_spark_text", params="multimodal",
-              vision=Vision("muse_spark_vision", "muse_spark"),
+              vision=Vision("muse_spark_vision", "muse_spark", tie="never"),
               defaults=_d(tie_word_embeddings=False, out_hidden_size=6144, projector_hidden_size=4096)),
     ModelType("muse_spark_text", params="muse_spark_text",
               layer_rule=lambda r, n, w: ["full_attention" if (n - 1 - i) % 4 == 0 else "sliding_attention"

@@ -405,7 +405,7 @@ def _molmo2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) 
     own field, not the decoder's width), no bias."""
     a = _sub_config(top, "adapter_config", "molmo2_adapter", {})
     hidden, inter = a.get_int("hidden_size"), a.get_int("intermediate_size")
-    k = len(a.get_int_list("vision_feature_layer"))
+    k = len(a.get_int_list("vision_feature_layer", minimum=-(2**31)))
     return (_molmo2_attention(hidden * k, hidden, a) + 2 * _linear(hidden, inter, a.get_bool("mlp_bias"))
             + inter * a.get_int("text_hidden_size"))
 
@@ -774,8 +774,8 @@ _FIXED_TEXT_CLASS = ("gemma4",)
 def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
                   counters: Mapping[str, Callable[[ConfigReader, Any], None]]) -> None:
     """A vision-language wrapper: the text decoder by its own counter (its lm_head replaced by the wrapper's,
-    tied per the top-level ``tie_word_embeddings``), the tower by :data:`TOWERS`, the projector by
-    :data:`PROJECTORS`, both in ``vision``; LLaVA-NeXT's ``image_newline`` vector ``H_t`` in ``other``.
+    tied per the top-level ``tie_word_embeddings``, or as ``Vision.tie`` says), the tower by :data:`TOWERS`, the
+    projector by :data:`PROJECTORS`, both in ``vision``; LLaVA-NeXT's ``image_newline`` vector ``H_t`` in ``other``.
     ``counters``: :mod:`kvcalc.params`' counter per family, ``new_tally`` its empty tally."""
     entry = lookup(top.model_type)
     assert entry is not None, top.model_type
@@ -804,7 +804,7 @@ def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
     t.moe_experts += inner.moe_experts
     t.moe_active += inner.moe_active
     t.null_top_k = t.null_top_k or inner.null_top_k
-    t.tied = top.get_bool("tie_word_embeddings")
+    t.tied = spec.tie != "never" and (text if spec.tie == "text" else top).get_bool("tie_word_embeddings")
     if not t.tied:
         t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
     if vision is not None:
