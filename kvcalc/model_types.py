@@ -869,6 +869,13 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("unlimited_ocr_vision_encoder", kind="no_cache", defaults=_d(
         hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, image_size=224,
         patch_size=14)),
+    ModelType("nemotron_h_omni", text_type="nemotron_h", params="multimodal", vision=Vision(
+        "radio", "nemotron_h_omni", vision_defaults=_d(video_temporal_patch_size=2), refused=("audio_config",),
+        tie="never"), defaults=_d(downsample_ratio=0.5, projector_hidden_size=4096, vision_hidden_size=1280)),
+    ModelType("radio", kind="no_cache", defaults=_d(
+        hidden_size=1280, num_hidden_layers=32, num_attention_heads=16, mlp_ratio=4.0, use_swiglu_ffn=False,
+        qkv_bias=True, num_channels=3, patch_size=16, max_img_size=2048, num_cls_tokens=3, num_registers=7,
+        video_temporal_patch_size=None)),
     # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers

@@ -543,16 +543,59 @@ def _unlimited_ocr(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower
     return _linear(width, ht, True) + 2 * ht
 
 
+def _radio(v: ConfigReader) -> int:
+    """RadioModel (modeling_radio.py): RadioPatchEmbeddings: patch_projection ``C*p*p*H`` (no bias; patch_dim is
+    derived so), video_patch_projection ``t*C*p*p*H`` when video_temporal_patch_size is set, position table
+    ``(max_img_size/p)^2 * H``, cls / register tokens ``(num_cls_tokens + num_registers)*H``; ``L`` RadioLayers:
+    2 LayerNorms ``4H``, q/k/v ``3*H*n*d`` (+ ``3*n*d`` with qkv_bias), o ``n*d*H + H``, layer scales ``2H``, MLP
+    ``H -> int(H*mlp_ratio) -> H`` with biases (RadioSwiGLUFFN with use_swiglu_ffn: gate / up / down with biases
+    over ``W = (int(2/3*int(H*mlp_ratio)) + 7) // 8 * 8``); no final norm."""
+    hidden, n_layers = v.get_int("hidden_size"), v.get_int("num_hidden_layers")
+    heads = v.get_int("num_attention_heads")
+    d = v.opt_int("head_dim") or hidden_per_head(v, hidden, heads)
+    patch_dim = v.get_int("num_channels") * v.get_int("patch_size") ** 2
+    temporal = v.opt_int("video_temporal_patch_size")
+    n = patch_dim * hidden + (temporal * patch_dim * hidden if temporal is not None else 0)
+    n += (v.get_int("max_img_size") // v.get_int("patch_size")) ** 2 * hidden
+    n += (v.get_int("num_cls_tokens", minimum=0) + v.get_int("num_registers", minimum=0)) * hidden
+    inter = int(hidden * v.get_float("mlp_ratio"))
+    if v.get_bool("use_swiglu_ffn"):
+        width = (int(inter * 2 / 3) + 7) // 8 * 8
+        mlp = 2 * _linear(hidden, width, True) + _linear(width, hidden, True)
+    else:
+        mlp = _linear(hidden, inter, True) + _linear(inter, hidden, True)
+    layer = 4 * hidden + 3 * _linear(hidden, heads * d, v.get_bool("qkv_bias")) + _linear(heads * d, hidden, True)
+    return n + n_layers * (layer + 2 * hidden + mlp)
+
+
+def _nemotron_h_omni(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """NemotronH_Omni_Reasoning_V3 (modeling_nemotron_h_omni.py): the projector NemotronH_Omni_Reasoning_V3-
+    MultiModalProjector, RMSNorm ``W`` + ``W -> P -> H_t`` without biases (``W`` = vision_hidden_size *
+    int(1/downsample_ratio)^2, ``P`` = projector_hidden_size), and vision_final_layernorm ``2*vision_hidden_size``
+    when the text_config has MTP layers (num_nextn_predict_layers > 0). Legacy llm_config / sound_config are
+    refused (the audio tower is not counted)."""
+    for legacy in ("llm_config", "sound_config"):
+        if top.data.get(legacy) is not None:
+            raise UnsupportedError(f"{top.path}{legacy} (a legacy field name) is not counted")
+    hv = top.get_int("vision_hidden_size", "vit_hidden_size")
+    width = hv * int(1 / top.get_float("downsample_ratio")) ** 2
+    proj = top.get_int("projector_hidden_size")
+    final = 2 * hv if text.get_int("num_nextn_predict_layers", default=0, minimum=0) > 0 else 0
+    return width + width * proj + proj * text.get_int("hidden_size") + final
+
+
 _VIS2_TOWERS: Mapping[str, Tower] = {
     "llama4_vision_model": _llama4_vision, "minimax_m3_vl_vision": _minimax_m3_vl_vision,
     "molmo2_vision": _molmo2_vision, "ovis2_vision": _ovis2_vision,
     "step3p5_vision": _step3p7_vision, "muse_glimmer_vision": _muse_vision,
     "muse_spark_vision": _muse_vision, "unlimited_ocr_vision": _unlimited_ocr_vision,
+    "radio": _radio,
 }
 _VIS2_PROJECTORS: Mapping[str, Projector] = {
     "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl, "molmo2": _molmo2,
     "ovis2": _ovis2, "step3p7": _step3p7, "muse": _muse,
     "muse_spark": _muse_spark, "unlimited_ocr": _unlimited_ocr,
+    "nemotron_h_omni": _nemotron_h_omni,
 }
 # ---- end of VIS2 towers and projectors ----
 

@@ -1,5 +1,5 @@
 """Issue 12, VIS2: vision-language wrappers counted exactly (Llama 4, Idefics2, MiniMax-M3-VL, Molmo2, Ovis2,
-Step-3.7, Muse Glimmer / Spark, Unlimited-OCR).
+Step-3.7, Muse Glimmer / Spark, Unlimited-OCR, Nemotron-H Omni).
 
 The class-default configs are replayed against the committed fixture by tests/test_transformers_coverage.py.
 Here: one or more NON-default variant per family (other widths, depths, layer mixes, biases, tying), each
@@ -134,6 +134,26 @@ VARIANTS: dict[str, dict[str, Any]] = {
                            pos_emb_height=8, pos_emb_width=8),
         audio_config=dict(num_hidden_layers=3, hidden_sizes=[16, 32, 64], patch_sizes=[4, 3, 2], depths=[1, 2, 0],
                           mlp_ratio=2.5, conv_kernel_size=5, out_hidden_size=64)),
+    # Nemotron-H Omni: a smaller RADIO tower (SwiGLU MLP, 3-frame video patches, no q/k/v biases), another
+    # downsample ratio; both tie flags true still build an untied head (NemotronHForCausalLM ties nothing)
+    "nemotron_h_omni_swiglu": _variant(
+        "nemotron_h_omni", downsample_ratio=0.25, projector_hidden_size=48, vision_hidden_size=96,
+        video_temporal_patch_size=3, tie_word_embeddings=True,
+        text_config=dict(hidden_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                         intermediate_size=96, vocab_size=512, mamba_num_heads=4, mamba_head_dim=16, n_groups=2,
+                         ssm_state_size=8, n_routed_experts=4, moe_intermediate_size=32,
+                         moe_shared_expert_intermediate_size=24, tie_word_embeddings=True),
+        vision_config=dict(hidden_size=96, num_hidden_layers=2, num_attention_heads=4, mlp_ratio=3.0,
+                           use_swiglu_ffn=True, qkv_bias=False, max_img_size=256, num_registers=2,
+                           video_temporal_patch_size=3)),
+    # with MTP layers in the text_config the wrapper adds vision_final_layernorm (the MTP layers are not built)
+    "nemotron_h_omni_mtp": _variant(
+        "nemotron_h_omni", projector_hidden_size=48, vision_hidden_size=64,
+        text_config=dict(hidden_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                         intermediate_size=96, vocab_size=512, mamba_num_heads=4, mamba_head_dim=16, n_groups=2,
+                         ssm_state_size=8, n_routed_experts=4, moe_intermediate_size=32,
+                         moe_shared_expert_intermediate_size=24, num_nextn_predict_layers=1),
+        vision_config=dict(hidden_size=64, num_hidden_layers=1, num_attention_heads=4, max_img_size=128)),
     # Unlimited-OCR: a smaller SAM (other windows, downsample widths) and CLIP encoder, two dense-first layers
     "unlimited_ocr_small": _variant(
         "unlimited_ocr",
@@ -153,6 +173,8 @@ EXPECTED: dict[str, int] = {
     "llama4_text_tied": 882496,
     "minimax_m3_vl_merge3": 624512,
     "molmo2_olmo": 533472,
+    "nemotron_h_omni_mtp": 343340,
+    "nemotron_h_omni_swiglu": 710220,
     "molmo2_qwen3": 475552,
     "molmo2_tie_ignored": 483744,
     "muse_glimmer_small": 451072,
@@ -179,6 +201,8 @@ def test_every_variant_has_a_reference() -> None:
     (_variant("minimax_m3_vl", text_config=dict(tie_word_embeddings=True)), "tie_word_embeddings"),
     # Ovis2's untied lm_head is sized by the wrapper's own fields
     (_variant("ovis2", tie_word_embeddings=False), "tie_word_embeddings"),
+    # Nemotron-H Omni's audio tower is not counted
+    (_variant("nemotron_h_omni", audio_config={"hidden_size": 64}), "audio_config"),
     # Step-3.7 sliding layers with their own head count (per_layer_config)
     (_variant("step3p7", text_config=dict(layer_types=["sliding_attention"] * 45, sliding_window=512,
                                           num_sliding_attention_heads=32, per_layer_config=None)),
