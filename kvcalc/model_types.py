@@ -876,6 +876,15 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=1280, num_hidden_layers=32, num_attention_heads=16, mlp_ratio=4.0, use_swiglu_ffn=False,
         qkv_bias=True, num_channels=3, patch_size=16, max_img_size=2048, num_cls_tokens=3, num_registers=7,
         video_temporal_patch_size=None)),
+    ModelType("janus", text_type="llama", params="multimodal", vision=Vision("janus_vision_model", "janus"),
+              defaults=_d(tie_word_embeddings=True)),
+    ModelType("janus_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, num_channels=3, image_size=384, patch_size=16,
+        mlp_ratio=4.0, attention_bias=True, projection_dim=2048, use_qk_norm=False, depth=2)),
+    ModelType("janus_vqgan", kind="no_cache", defaults=_d(
+        embed_dim=8, num_embeddings=16384, double_latent=False, latent_channels=256, in_channels=3, base_channels=128,
+        channel_multiplier=(1, 1, 2, 2, 4), num_res_blocks=2, out_channels=3, projection_dim=2048,
+        num_hidden_layers=2, image_token_embed_dim=2048)),
     # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers

@@ -584,18 +584,103 @@ def _nemotron_h_omni(top: ConfigReader, v: ConfigReader, text: ConfigReader, tow
     return width + width * proj + proj * text.get_int("hidden_size") + final
 
 
+def _janus_vision(v: ConfigReader) -> int:
+    """JanusVisionModel (modeling_janus.py): patch conv ``C*p*p*H + H``, positions ``(img/p)^2 * H``; ``L``
+    JanusVisionEncoderLayers: 2 LayerNorms ``4H``, q/k/v ``3*H*H`` (+ ``3H`` with attention_bias),
+    projection_layer ``H*H + H``, q/k LayerNorms ``4H`` with use_qk_norm, MLP ``H -> int(H*mlp_ratio) -> H`` with
+    biases; post_layernorm ``2H``; JanusVisionAlignerMLP: fc1 ``H -> P`` and ``depth - 1`` layers ``P -> P``, biased
+    (``P`` = projection_dim)."""
+    hidden, n_layers = v.get_int("hidden_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    inter = int(hidden * v.get_float("mlp_ratio"))
+    layer = (4 * hidden + 3 * _linear(hidden, hidden, v.get_bool("attention_bias")) + _linear(hidden, hidden, True)
+             + (4 * hidden if v.get_bool("use_qk_norm") else 0) + _linear(hidden, inter, True)
+             + _linear(inter, hidden, True))
+    proj = v.get_int("projection_dim")
+    aligner = _linear(hidden, proj, True) + (v.get_int("depth") - 1) * _linear(proj, proj, True)
+    return channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden + n_layers * layer + (
+        2 * hidden + aligner)
+
+
+def _conv(n_in: int, n_out: int, kernel: int = 3) -> int:
+    """A biased 2D convolution ``n_in -> n_out`` with a ``kernel x kernel`` window."""
+    return kernel * kernel * n_in * n_out + n_out
+
+
+def _vq_resnet(n_in: int, n_out: int) -> int:
+    """JanusVQVAEResnetBlock: 2 GroupNorms ``2*n_in + 2*n_out``, 3x3 convs ``n_in -> n_out -> n_out``, a 1x1
+    nin_shortcut when the widths differ."""
+    return 2 * n_in + 2 * n_out + _conv(n_in, n_out) + _conv(n_out, n_out) + (
+        _conv(n_in, n_out, 1) if n_in != n_out else 0)
+
+
+def _vq_attn(c: int) -> int:
+    """JanusVQVAEAttnBlock: GroupNorm ``2c``, 1x1 convs q / k / v / proj_out ``4*(c*c + c)``."""
+    return 2 * c + 4 * _conv(c, c, 1)
+
+
+def _janus_vqvae(q: ConfigReader) -> int:
+    """JanusVQVAE (modeling_janus.py; a VQGAN): JanusVQVAEEncoder (conv_in, per level ``num_res_blocks``
+    resnet blocks, attention blocks on the last level, a stride-2 downsample conv on the others, a mid block of
+    2 resnets + attention, GroupNorm, conv_out to latent_channels (x2 with double_latent)), the codebook
+    ``num_embeddings*embed_dim``, 1x1 quant_conv / post_quant_conv, JanusVQVAEDecoder (its mirror with
+    ``num_res_blocks + 1`` blocks per level and upsample convs)."""
+    base, blocks = q.get_int("base_channels"), q.get_int("num_res_blocks", minimum=0)
+    mult = q.get_int_list("channel_multiplier", minimum=1)
+    if not mult:
+        raise ConfigError(q.field_name("channel_multiplier"), mult, "must list at least one level")
+    latent, embed = q.get_int("latent_channels"), q.get_int("embed_dim")
+    last = len(mult) - 1
+    n = _conv(q.get_int("in_channels"), base)                       # encoder
+    ins = (1, *mult)
+    for i, m in enumerate(mult):
+        c_in, c_out = base * ins[i], base * m
+        for _ in range(blocks):
+            n += _vq_resnet(c_in, c_out) + (_vq_attn(c_out) if i == last else 0)
+            c_in = c_out
+        if i != last:
+            n += _conv(c_out, c_out)
+    top = base * mult[last]
+    mid = 2 * _vq_resnet(top, top) + _vq_attn(top)
+    n += mid + 2 * top + _conv(top, 2 * latent if q.get_bool("double_latent") else latent)
+    n += q.get_int("num_embeddings") * embed + _conv(latent, embed, 1) + _conv(embed, latent, 1)
+    n += _conv(latent, top) + mid                                   # decoder
+    c_in = top
+    for i in reversed(range(len(mult))):
+        c_out = base * mult[i]
+        for _ in range(blocks + 1):
+            n += _vq_resnet(c_in, c_out) + (_vq_attn(c_out) if i == last else 0)
+            c_in = c_out
+        if i != 0:
+            n += _conv(c_out, c_out)
+    return n + 2 * c_in + _conv(c_in, q.get_int("out_channels"))
+
+
+def _janus(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """JanusModel's image-generation modules (modeling_janus.py) over ``vq_config``: the VQ model
+    (:func:`_janus_vqvae`), generation_embeddings ``num_embeddings*embed_dim``, JanusVQVAEAlignerMLP (fc1
+    ``embed_dim -> P``, ``num_hidden_layers - 1`` layers ``P -> P``, biased) and JanusVQVAEHead (proj_out
+    ``image_token_embed_dim -> P``, vision_head ``P -> num_embeddings``, biased; ``P`` = projection_dim)."""
+    q = _sub_config(top, "vq_config", "janus_vqgan", {})
+    codes, embed, proj = q.get_int("num_embeddings"), q.get_int("embed_dim"), q.get_int("projection_dim")
+    aligner = _linear(embed, proj, True) + (q.get_int("num_hidden_layers") - 1) * _linear(proj, proj, True)
+    head = _linear(q.get_int("image_token_embed_dim"), proj, True) + _linear(proj, codes, True)
+    return _janus_vqvae(q) + codes * embed + aligner + head
+
+
 _VIS2_TOWERS: Mapping[str, Tower] = {
     "llama4_vision_model": _llama4_vision, "minimax_m3_vl_vision": _minimax_m3_vl_vision,
     "molmo2_vision": _molmo2_vision, "ovis2_vision": _ovis2_vision,
     "step3p5_vision": _step3p7_vision, "muse_glimmer_vision": _muse_vision,
     "muse_spark_vision": _muse_vision, "unlimited_ocr_vision": _unlimited_ocr_vision,
-    "radio": _radio,
+    "radio": _radio, "janus_vision_model": _janus_vision,
 }
 _VIS2_PROJECTORS: Mapping[str, Projector] = {
     "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl, "molmo2": _molmo2,
     "ovis2": _ovis2, "step3p7": _step3p7, "muse": _muse,
     "muse_spark": _muse_spark, "unlimited_ocr": _unlimited_ocr,
-    "nemotron_h_omni": _nemotron_h_omni,
+    "nemotron_h_omni": _nemotron_h_omni, "janus": _janus,
 }
 # ---- end of VIS2 towers and projectors ----
 

@@ -1,5 +1,5 @@
 """Issue 12, VIS2: vision-language wrappers counted exactly (Llama 4, Idefics2, MiniMax-M3-VL, Molmo2, Ovis2,
-Step-3.7, Muse Glimmer / Spark, Unlimited-OCR, Nemotron-H Omni).
+Step-3.7, Muse Glimmer / Spark, Unlimited-OCR, Nemotron-H Omni, Janus).
 
 The class-default configs are replayed against the committed fixture by tests/test_transformers_coverage.py.
 Here: one or more NON-default variant per family (other widths, depths, layer mixes, biases, tying), each
@@ -154,6 +154,15 @@ VARIANTS: dict[str, dict[str, Any]] = {
                          ssm_state_size=8, n_routed_experts=4, moe_intermediate_size=32,
                          moe_shared_expert_intermediate_size=24, num_nextn_predict_layers=1),
         vision_config=dict(hidden_size=64, num_hidden_layers=1, num_attention_heads=4, max_img_size=128)),
+    # Janus: qk norms, no q/k/v biases, a 3-layer aligner; a 3-level VQ model with one resnet block per level,
+    # a doubled latent and other widths; untied head
+    "janus_small_vq": _variant(
+        "janus", tie_word_embeddings=False, text_config=dict(_TEXT),
+        vision_config=dict(hidden_size=96, num_hidden_layers=2, num_attention_heads=4, image_size=128, patch_size=16,
+                           mlp_ratio=2.5, attention_bias=False, use_qk_norm=True, projection_dim=48, depth=3),
+        vq_config=dict(embed_dim=4, num_embeddings=100, double_latent=True, latent_channels=64, base_channels=32,
+                       channel_multiplier=[1, 2, 3], num_res_blocks=1, projection_dim=40, num_hidden_layers=3,
+                       image_token_embed_dim=64)),
     # Unlimited-OCR: a smaller SAM (other windows, downsample widths) and CLIP encoder, two dense-first layers
     "unlimited_ocr_small": _variant(
         "unlimited_ocr",
@@ -170,6 +179,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 # transformers 5.24.0 meta-device totals of VARIANTS (see the module docstring for how they were obtained)
 EXPECTED: dict[str, int] = {
     "idefics2_perceiver": 507104,
+    "janus_small_vq": 2390651,
     "llama4_text_tied": 882496,
     "minimax_m3_vl_merge3": 624512,
     "molmo2_olmo": 533472,
