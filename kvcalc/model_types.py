@@ -488,7 +488,7 @@ _PLAIN_DECODERS = ("ministral",
 _VERIFIED_DECODERS = (
     "axk2", "chameleon", "cohere_compass_text", "cosmos3_edge_text", "emu3_text_model",
     "ernie4_5_vl_moe_text", "evolla", "git", "glm_ocr_text", "granite_docling_text",
-    "hy_v4", "phi4_multimodal",
+    "hy_v4",
     "deepseek_ocr2_text", "hunyuan_vl_text", "hy_v4_vl_text",   # helper M (issue 12): measured with tweaks
 )
 _VERIFIED_WRAPPERS = {
@@ -885,6 +885,16 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         embed_dim=8, num_embeddings=16384, double_latent=False, latent_channels=256, in_channels=3, base_channels=128,
         channel_multiplier=(1, 1, 2, 2, 4), num_res_blocks=2, out_channels=3, projection_dim=2048,
         num_hidden_layers=2, image_token_embed_dim=2048)),
+    ModelType("phi4_multimodal", params="phi4_multimodal", attn_bias=(False, False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=200064, hidden_size=3072, intermediate_size=8192, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8)),
+    ModelType("phi4_multimodal_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, num_channels=3,
+        image_size=448, patch_size=14)),
+    ModelType("phi4_multimodal_audio", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=1536, num_blocks=24, num_attention_heads=16, ext_pw_out_channel=1024,
+        depthwise_separable_out_channel=1024, depthwise_multiplier=1, kernel_size=3, input_size=80, time_reduction=8,
+        bias_max_distance=1000, bias_symmetric=False, nemo_conv_channels=1024, downsample_rate=1)),
     # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers

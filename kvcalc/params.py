@@ -34,7 +34,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_vision import _sub_config, count_wrapper, siglip_vision
+from .params_vision import _sub_config, count_wrapper, phi4_multimodal_embeds, siglip_vision
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -1259,7 +1259,17 @@ def _muse_spark_text(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
+def _phi4_multimodal(f: ConfigReader, t: _Tally) -> None:
+    """Phi4MultimodalForCausalLM (modeling_phi4_multimodal.py): a Phi-3 decoder at the top level of the config
+    (:func:`_llama_like`: fused qkv_proj ``H*(n_q*d + 2*n_kv*d)``, o_proj, gate_up / down, no biases; lm_head tied
+    by tie_word_embeddings) and the image and audio embedders Phi4MultimodalModel.embed_tokens_extend holds,
+    counted as ``vision`` (:func:`kvcalc.params_vision.phi4_multimodal_embeds`)."""
+    _llama_like(f, t)
+    t.add("vision", phi4_multimodal_embeds(f))
+
+
 _VIS2_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "phi4_multimodal": _phi4_multimodal,
     "muse_spark_text": _muse_spark_text,
     "muse_text": _muse_text,
     "molmo2_text": _molmo2_text, "step3p5": _step3p5,

@@ -669,6 +669,62 @@ def _janus(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -
     return _janus_vqvae(q) + codes * embed + aligner + head
 
 
+def _phi4_audio(a: ConfigReader) -> int:
+    """Phi4MultimodalAudioModel (modeling_phi4_multimodal.py; its mean / inverse-std are buffers):
+    Phi4MultimodalAudioNemoConvSubsampling over ``C`` = nemo_conv_channels: a 3x3 conv ``1 -> C`` and
+    ``log2(time_reduction) - 1`` pairs of a depthwise 3x3 conv and a 1x1 conv, biased, then out ``C*F -> H``
+    with bias (``F`` = nemo_final_size: the config's, else input_size halved log2(time_reduction) times, rounding
+    up, as Phi4MultimodalAudioConfig.__post_init__ derives it); the relative attention bias
+    table ``buckets*heads`` (buckets = bias_max_distance, doubled unless bias_symmetric); ``num_blocks``
+    conformer layers: 2 MLPs (LayerNorm ``2H``, gate_up ``H -> 2I``, down ``I -> H``, biased), attention
+    q/k/v/o ``4*(H*n*d + n*d)``, the conv module (LayerNorm ``2H``; GLU 1x1 conv ``H -> 2E`` + b1 / b2 ``2E``;
+    depthwise conv ``H*m*k + H*m``; pointwise ``H*m -> D``; 1x1 conv ``H -> E``; biased; ``E`` =
+    ext_pw_out_channel, ``D`` = depthwise_separable_out_channel, ``m`` = depthwise_multiplier), 2 LayerNorms
+    ``4H``."""
+    hidden, inter, heads = a.get_int("hidden_size"), a.get_int("intermediate_size"), a.get_int("num_attention_heads")
+    d = hidden_per_head(a, hidden, heads)
+    reduction, channels = a.get_int("time_reduction"), a.get_int("nemo_conv_channels")
+    steps = reduction.bit_length() - 1
+    if reduction != 1 << steps or steps < 1:
+        raise ConfigError(a.field_name("time_reduction"), reduction, "must be a power of 2 (at least 2)")
+    final = a.opt_int("nemo_final_size")       # a saved value wins over the one __post_init__ derives
+    if final is None:
+        final = a.get_int("input_size")
+        for _ in range(steps):
+            final = (final - 1) // 2 + 1
+    n = 9 * channels + channels + (steps - 1) * (9 * channels + channels + channels * channels + channels)
+    n += _linear(channels * final, hidden, True)
+    distance = a.get_int("bias_max_distance")
+    n += (distance if a.get_bool("bias_symmetric") else 2 * distance) * heads
+    ext, dw_out, mult = (a.get_int("ext_pw_out_channel"), a.get_int("depthwise_separable_out_channel"),
+                         a.get_int("depthwise_multiplier"))
+    mlp = 2 * hidden + _linear(hidden, 2 * inter, True) + _linear(inter, hidden, True)
+    conv = (2 * hidden + _linear(hidden, 2 * ext, True) + 2 * ext + hidden * mult * a.get_int("kernel_size")
+            + hidden * mult + _linear(hidden * mult, dw_out, True) + _linear(hidden, ext, True))
+    return n + a.get_int("num_blocks") * (2 * mlp + 4 * _linear(hidden, heads * d, True) + conv + 4 * hidden)
+
+
+def phi4_multimodal_embeds(f: ConfigReader) -> int:
+    """Phi4MultimodalFeatureEmbedding (modeling_phi4_multimodal.py), built into every Phi4MultimodalModel.
+    Phi4MultimodalImageEmbedding: Phi4MultimodalVisionModel over ``vision_config`` (SigLIP: patch conv
+    ``C*p*p*H + H``, positions ``(img/p)^2 * H``, ``L`` ViT layers, post LayerNorm ``2H``, the attention-pooling
+    head, always built), img_projection_up ``H -> H_t`` and img_projection_down ``H_t -> H_t`` with biases, the
+    global / sub-image separators ``2H``. Phi4MultimodalAudioEmbedding: :func:`_phi4_audio` over ``audio_config``,
+    and for speech and vision-speech each an up ``H_a*downsample_rate -> H_t`` and a down ``H_t -> H_t``,
+    biased (``H_t`` = the model's hidden_size)."""
+    v = _sub_config(f, "vision_config", "phi4_multimodal_vision", {})
+    a = _sub_config(f, "audio_config", "phi4_multimodal_audio", {})
+    ht = f.get_int("hidden_size")
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    tower = (channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
+             + _vit_layers(hidden, inter, n_layers) + 2 * hidden + _pooling_head(hidden, inter))
+    image_embed = tower + _linear(hidden, ht, True) + _linear(ht, ht, True) + 2 * hidden
+    speech_in = a.get_int("hidden_size") * a.get_int("downsample_rate")
+    return image_embed + _phi4_audio(a) + 2 * (_linear(speech_in, ht, True) + _linear(ht, ht, True))
+
+
 _VIS2_TOWERS: Mapping[str, Tower] = {
     "llama4_vision_model": _llama4_vision, "minimax_m3_vl_vision": _minimax_m3_vl_vision,
     "molmo2_vision": _molmo2_vision, "ovis2_vision": _ovis2_vision,

@@ -1,5 +1,6 @@
 """Issue 12, VIS2: vision-language wrappers counted exactly (Llama 4, Idefics2, MiniMax-M3-VL, Molmo2, Ovis2,
-Step-3.7, Muse Glimmer / Spark, Unlimited-OCR, Nemotron-H Omni, Janus).
+Step-3.7, Muse Glimmer / Spark, Unlimited-OCR, Nemotron-H Omni, Janus,
+Phi-4-multimodal).
 
 The class-default configs are replayed against the committed fixture by tests/test_transformers_coverage.py.
 Here: one or more NON-default variant per family (other widths, depths, layer mixes, biases, tying), each
@@ -163,6 +164,26 @@ VARIANTS: dict[str, dict[str, Any]] = {
         vq_config=dict(embed_dim=4, num_embeddings=100, double_latent=True, latent_channels=64, base_channels=32,
                        channel_multiplier=[1, 2, 3], num_res_blocks=1, projection_dim=40, num_hidden_layers=3,
                        image_token_embed_dim=64)),
+    # Phi-4-multimodal: a tied Phi-3 decoder at the top level; a smaller SigLIP tower; a conformer audio encoder
+    # with a symmetric bias table, 4x time reduction, depthwise multiplier 2 and 2x downsampled speech features
+    "phi4_multimodal_small": _variant(
+        "phi4_multimodal", tie_word_embeddings=True, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, vocab_size=512, pad_token_id=0, bos_token_id=1, eos_token_id=2,
+        vision_config=dict(hidden_size=96, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                           image_size=112, patch_size=14),
+        audio_config=dict(hidden_size=64, intermediate_size=80, num_blocks=2, num_attention_heads=4,
+                          ext_pw_out_channel=48, depthwise_separable_out_channel=56, depthwise_multiplier=2,
+                          kernel_size=5, input_size=30, time_reduction=4, bias_max_distance=50, bias_symmetric=True,
+                          nemo_conv_channels=32, downsample_rate=2)),
+    # a saved nemo_final_size (the fixture's 10) overrides the one the audio config derives from input_size
+    "phi4_multimodal_saved_final_size": _variant(
+        "phi4_multimodal", hidden_size=64, intermediate_size=96, num_hidden_layers=1, num_attention_heads=4,
+        num_key_value_heads=2, vocab_size=512, pad_token_id=0, bos_token_id=1, eos_token_id=2,
+        vision_config=dict(hidden_size=64, intermediate_size=96, num_hidden_layers=1, num_attention_heads=4,
+                           image_size=56, patch_size=14),
+        audio_config=dict(hidden_size=64, intermediate_size=80, num_blocks=1, num_attention_heads=4,
+                          ext_pw_out_channel=64, depthwise_separable_out_channel=64, input_size=30,
+                          nemo_conv_channels=32)),
     # Unlimited-OCR: a smaller SAM (other windows, downsample widths) and CLIP encoder, two dense-first layers
     "unlimited_ocr_small": _variant(
         "unlimited_ocr",
@@ -175,6 +196,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
             encoder_config=dict(hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
                                 image_size=112, patch_size=14))),
 }
+
+# without the saved nemo_final_size, Phi4MultimodalAudioConfig derives it from input_size (30 -> 15 -> 8)
+del VARIANTS["phi4_multimodal_small"]["audio_config"]["nemo_final_size"]
 
 # transformers 5.24.0 meta-device totals of VARIANTS (see the module docstring for how they were obtained)
 EXPECTED: dict[str, int] = {
@@ -191,6 +215,8 @@ EXPECTED: dict[str, int] = {
     "muse_glimmer_tied": 232672,
     "muse_spark_mixed": 458760,
     "ovis2_stride2": 489074,
+    "phi4_multimodal_saved_final_size": 316096,
+    "phi4_multimodal_small": 530136,
     "step3p7_default_dense_first": 735765,
     "step3p7_gate_full": 1290496,
     "unlimited_ocr_small": 604080,
