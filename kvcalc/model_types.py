@@ -155,7 +155,8 @@ class Vision:
     counted as ``other``; ``optional``: the config class builds no tower without a ``vision_config`` (Gemma 4);
     ``refused``: top-level sub-configs (audio towers) kvcalc does not count, refused when present; ``tie``: whose
     ``tie_word_embeddings`` ties lm_head: the wrapper's (``"top"``), the text_config's (``"text"``: the head lives
-    in a text ``...ForCausalLM``, Llama 4) or nobody's (``"never"``: the class declares no ``_tied_weights_keys``).
+    in a text ``...ForCausalLM``, Llama 4) or nobody's (``"never"``: the class declares no ``_tied_weights_keys``);
+    ``fixed_tower``: the config class builds ``tower`` whatever model_type the vision_config names.
     """
 
     tower: str
@@ -166,6 +167,7 @@ class Vision:
     optional: bool = False
     refused: tuple[str, ...] = ()
     tie: Literal["top", "text", "never"] = "top"
+    fixed_tower: bool = False
 
 
 @dataclass(frozen=True)
@@ -790,8 +792,8 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("llama4_vision_model", kind="no_cache", defaults=_d(
         hidden_size=768, intermediate_size=5632, num_hidden_layers=34, num_attention_heads=16, num_channels=3,
         image_size=448, patch_size=14, vision_output_dim=7680, projector_input_dim=4096, projector_output_dim=4096)),
-    ModelType("idefics2", text_type="mistral", params="multimodal", vision=Vision("idefics2_vision", "idefics2"),
-              defaults=_d(tie_word_embeddings=False)),
+    ModelType("idefics2", text_type="mistral", params="multimodal",
+              vision=Vision("idefics2_vision", "idefics2", fixed_tower=True), defaults=_d(tie_word_embeddings=False)),
     ModelType("idefics2_perceiver", kind="no_cache", defaults=_d(
         hidden_size=4096, resampler_n_latents=64, resampler_depth=3, resampler_n_heads=16, resampler_head_dim=96,
         num_key_value_heads=4)),
@@ -802,7 +804,8 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=16, num_channels=3,
         patch_size=14, temporal_patch_size=2, spatial_merge_size=2)),
     ModelType("molmo2", text_type="molmo2_text", params="multimodal",
-              vision=Vision("molmo2_vision", "molmo2", tie="never"), defaults=_d(tie_word_embeddings=False)),
+              vision=Vision("molmo2_vision", "molmo2", tie="never", fixed_tower=True),
+              defaults=_d(tie_word_embeddings=False)),
     ModelType("molmo2_text", params="molmo2_text", attn_bias=("attention_bias", False), quirks=frozenset({"qk_norm"}),
               defaults=_d(_LLAMA_LIKE, vocab_size=151936, additional_vocab_size=128, hidden_size=4096,
                           intermediate_size=12288, num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8,
@@ -820,7 +823,8 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         hidden_size=1024, intermediate_size=2816, num_hidden_layers=24, num_attention_heads=8, num_channels=3,
         image_size=224, patch_size=14, qkv_bias=False, mlp_bias=False, vocab_size=16384, hidden_stride=1,
         num_visual_indicator_tokens=5)),
-    ModelType("step3p7", text_type="step3p5", params="multimodal", vision=Vision("step3p5_vision", "step3p7"),
+    ModelType("step3p7", text_type="step3p5", params="multimodal",
+              vision=Vision("step3p5_vision", "step3p7", fixed_tower=True),
               defaults=_d(tie_word_embeddings=False, projector_bias=False)),
     ModelType("step3p5", params="step3p5", moe="first_dense", dense_first=3, mlp_bias="mlp_bias",
               quirks=frozenset({"qk_norm", "head_softplus_gate", "no_shared_experts", "sized_shared_expert"}),
@@ -843,8 +847,8 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("muse_glimmer_vision", kind="no_cache", defaults=_d(
         hidden_size=1536, intermediate_size=8960, num_hidden_layers=50, num_attention_heads=16, patch_size=14,
         patch_temporal=2, pos_emb_height=32, pos_emb_width=32)),
-    ModelType("muse_spark", text_type="muse_spark_text", params="multimodal",
-              vision=Vision("muse_spark_vision", "muse_spark", tie="never"),
+    ModelType("muse_spark", text_type="muse_spark_text", params="muse_spark",
+              vision=Vision("muse_spark_vision", "muse", tie="never"),
               defaults=_d(tie_word_embeddings=False, out_hidden_size=6144, projector_hidden_size=4096)),
     ModelType("muse_spark_text", params="muse_spark_text",
               layer_rule=lambda r, n, w: ["full_attention" if (n - 1 - i) % 4 == 0 else "sliding_attention"
@@ -860,7 +864,8 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
         patch_sizes=(16, 6, 5, 4), hidden_sizes=(256, 512, 1024, 2048), depths=(2, 2, 2, 2), num_hidden_layers=4,
         mlp_ratio=4.0, conv_kernel_size=7, out_hidden_size=8192)),
     ModelType("unlimited_ocr", text_type="unlimited_ocr_text", params="multimodal",
-              vision=Vision("unlimited_ocr_vision", "unlimited_ocr"), defaults=_d(tie_word_embeddings=False)),
+              vision=Vision("unlimited_ocr_vision", "unlimited_ocr", image_newline=True),
+              defaults=_d(tie_word_embeddings=False)),
     ModelType("unlimited_ocr_vision", kind="no_cache"),
     ModelType("unlimited_ocr_sam_vision_model", kind="no_cache", defaults=_d(
         hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,

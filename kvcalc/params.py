@@ -34,7 +34,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_vision import _sub_config, count_wrapper, phi4_multimodal_embeds, siglip_vision
+from .params_vision import _sub_config, count_wrapper, muse_spark_audio, phi4_multimodal_embeds, siglip_vision
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -1268,7 +1268,19 @@ def _phi4_multimodal(f: ConfigReader, t: _Tally) -> None:
     t.add("vision", phi4_multimodal_embeds(f))
 
 
+def _muse_spark(f: ConfigReader, t: _Tally) -> None:
+    """MuseSparkForConditionalGeneration (modeling_muse_spark.py): the wrapper of
+    :func:`kvcalc.params_vision.count_wrapper` (decoder, vision tower, adapter) plus the audio tower MuseSparkModel
+    always builds (:func:`kvcalc.params_vision.muse_spark_audio`), counted as ``vision`` except its final RMSNorm
+    (``norms``)."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    audio, final_norm = muse_spark_audio(f)
+    t.add("vision", audio - final_norm)
+    t.add("norms", final_norm)
+
+
 _VIS2_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "muse_spark": _muse_spark,
     "phi4_multimodal": _phi4_multimodal,
     "muse_spark_text": _muse_spark_text,
     "muse_text": _muse_text,

@@ -336,7 +336,7 @@ def _idefics2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int
     k/v ``H_t*kv*d`` each, no biases; gated MLP ``3*H_t*4H_t``), final RMSNorm ``H_t``. The perceiver's width
     is the decoder's: Idefics2Config.__post_init__ overrides a different perceiver hidden_size."""
     hidden = text.get_int("hidden_size")
-    p = _sub_config(top, "perceiver_config", "idefics2_perceiver", {})
+    p = _sub_config(top, "perceiver_config", "idefics2_perceiver", {}, fixed=True)
     heads, d = p.get_int("resampler_n_heads"), p.get_int("resampler_head_dim")
     kv = p.get_int("num_key_value_heads")
     if heads % kv:
@@ -403,7 +403,7 @@ def _molmo2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) 
     ``A*k`` (``A`` = the adapter's hidden_size, ``k`` = len(vision_feature_layer), default [24, 18]) to ``A``;
     image_projector: gate / up ``A -> I`` (biases with mlp_bias), down ``I -> text_hidden_size`` (the adapter's
     own field, not the decoder's width), no bias."""
-    a = _sub_config(top, "adapter_config", "molmo2_adapter", {})
+    a = _sub_config(top, "adapter_config", "molmo2_adapter", {}, fixed=True)
     hidden, inter = a.get_int("hidden_size"), a.get_int("intermediate_size")
     k = len(a.get_int_list("vision_feature_layer", minimum=-(2**31)))
     return (_molmo2_attention(hidden * k, hidden, a) + 2 * _linear(hidden, inter, a.get_bool("mlp_bias"))
@@ -503,11 +503,12 @@ def _muse_spark_audio(a: ConfigReader) -> int:
     return n + width + _linear(width, out, True) + out
 
 
-def _muse_spark(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
-    """Muse Spark: the vision adapter and projection of :func:`_muse`, plus the audio tower MuseSparkModel always
-    builds (``audio_config``, else its class defaults; :func:`_muse_spark_audio`), counted here with the tower."""
-    audio = _sub_config(top, "audio_config", "muse_spark_audio", {})
-    return _muse(top, v, text, tower) + _muse_spark_audio(audio)
+def muse_spark_audio(top: ConfigReader) -> tuple[int, int]:
+    """(parameters, of which the final RMSNorm) of the audio tower MuseSparkModel always builds over
+    ``audio_config`` (else its class defaults): :func:`_muse_spark_audio`."""
+    audio = _sub_config(top, "audio_config", "muse_spark_audio", {}, fixed=True)
+    widths = audio.get_int_list("hidden_sizes", minimum=1)
+    return _muse_spark_audio(audio), widths[audio.get_int("num_hidden_layers") - 1]
 
 
 def _unlimited_ocr_vision(v: ConfigReader) -> int:
@@ -516,8 +517,8 @@ def _unlimited_ocr_vision(v: ConfigReader) -> int:
     without biases, ``D`` = downsample_channels) and UnlimitedOcrVisionEncoder over ``encoder_config`` (a CLIP
     encoder fed SAM features, so no patch conv: class embedding ``H``, positions ``((img/p)^2 + 1)*H``,
     pre_layrnorm ``2H``, ``L`` ViT layers, no post norm)."""
-    sam = _sub_config(v, "sam_config", "unlimited_ocr_sam_vision_model", {})
-    enc = _sub_config(v, "encoder_config", "unlimited_ocr_vision_encoder", {})
+    sam = _sub_config(v, "sam_config", "unlimited_ocr_sam_vision_model", {}, fixed=True)
+    enc = _sub_config(v, "encoder_config", "unlimited_ocr_vision_encoder", {}, fixed=True)
     channels = sam.get_int_list("downsample_channels", minimum=1)
     if len(channels) != 2:
         raise ConfigError(sam.field_name("downsample_channels"), channels, "must list 2 widths")
@@ -531,16 +532,17 @@ def _unlimited_ocr_vision(v: ConfigReader) -> int:
 
 def _unlimited_ocr(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
     """UnlimitedOcrModel (modeling_unlimited_ocr.py): multi_modal_projector ``D_1 + H_clip -> H_t`` with bias
-    (SAM's last downsample width plus the CLIP encoder's), view_separator and image_newline ``2*H_t``. A
+    (SAM's last downsample width plus the CLIP encoder's) and view_separator ``H_t`` (its image_newline ``H_t``
+    is counted as ``other``, as LLaVA-NeXT's). A
     checkpoint-style ``language_config`` (UnlimitedOcrConfig.__post_init__ reads it as the text_config when there
     is none) is refused rather than counted as the class-default decoder."""
     if top.data.get("text_config") is None and top.data.get("language_config") is not None:
         raise UnsupportedError(f"{top.path}language_config is not read by kvcalc: give the decoder as text_config")
-    sam = _sub_config(v, "sam_config", "unlimited_ocr_sam_vision_model", {})
-    enc = _sub_config(v, "encoder_config", "unlimited_ocr_vision_encoder", {})
+    sam = _sub_config(v, "sam_config", "unlimited_ocr_sam_vision_model", {}, fixed=True)
+    enc = _sub_config(v, "encoder_config", "unlimited_ocr_vision_encoder", {}, fixed=True)
     width = sam.get_int_list("downsample_channels", minimum=1)[-1] + enc.get_int("hidden_size")
     ht = text.get_int("hidden_size")
-    return _linear(width, ht, True) + 2 * ht
+    return _linear(width, ht, True) + ht
 
 
 def _radio(v: ConfigReader) -> int:
@@ -662,7 +664,7 @@ def _janus(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -
     (:func:`_janus_vqvae`), generation_embeddings ``num_embeddings*embed_dim``, JanusVQVAEAlignerMLP (fc1
     ``embed_dim -> P``, ``num_hidden_layers - 1`` layers ``P -> P``, biased) and JanusVQVAEHead (proj_out
     ``image_token_embed_dim -> P``, vision_head ``P -> num_embeddings``, biased; ``P`` = projection_dim)."""
-    q = _sub_config(top, "vq_config", "janus_vqgan", {})
+    q = _sub_config(top, "vq_config", "janus_vqgan", {}, fixed=True)
     codes, embed, proj = q.get_int("num_embeddings"), q.get_int("embed_dim"), q.get_int("projection_dim")
     aligner = _linear(embed, proj, True) + (q.get_int("num_hidden_layers") - 1) * _linear(proj, proj, True)
     head = _linear(q.get_int("image_token_embed_dim"), proj, True) + _linear(proj, codes, True)
@@ -712,8 +714,8 @@ def phi4_multimodal_embeds(f: ConfigReader) -> int:
     global / sub-image separators ``2H``. Phi4MultimodalAudioEmbedding: :func:`_phi4_audio` over ``audio_config``,
     and for speech and vision-speech each an up ``H_a*downsample_rate -> H_t`` and a down ``H_t -> H_t``,
     biased (``H_t`` = the model's hidden_size)."""
-    v = _sub_config(f, "vision_config", "phi4_multimodal_vision", {})
-    a = _sub_config(f, "audio_config", "phi4_multimodal_audio", {})
+    v = _sub_config(f, "vision_config", "phi4_multimodal_vision", {}, fixed=True)
+    a = _sub_config(f, "audio_config", "phi4_multimodal_audio", {}, fixed=True)
     ht = f.get_int("hidden_size")
     hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
     hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
@@ -735,7 +737,7 @@ _VIS2_TOWERS: Mapping[str, Tower] = {
 _VIS2_PROJECTORS: Mapping[str, Projector] = {
     "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl, "molmo2": _molmo2,
     "ovis2": _ovis2, "step3p7": _step3p7, "muse": _muse,
-    "muse_spark": _muse_spark, "unlimited_ocr": _unlimited_ocr,
+    "unlimited_ocr": _unlimited_ocr,
     "nemotron_h_omni": _nemotron_h_omni, "janus": _janus,
 }
 # ---- end of VIS2 towers and projectors ----
@@ -927,9 +929,11 @@ PROJECTORS: Mapping[str, Projector] = {
 
 # --------------------------------------------------------------------------- wrapper
 def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[str, Any],
-                expected: Mapping[str, object] | None = None) -> ConfigReader:
+                expected: Mapping[str, object] | None = None, fixed: bool = False) -> ConfigReader:
     """The nested config ``name`` read with its type's class defaults; when the config has none, the one the
-    wrapper's config class builds: ``default_type``'s class defaults overridden by ``built``."""
+    wrapper's config class builds: ``default_type``'s class defaults overridden by ``built``. ``fixed``: the
+    config class builds ``default_type`` whatever ``model_type`` the nested config names (Idefics2Config,
+    Step3p7Config and Molmo2's sub-config classes drop it)."""
     raw = top.data.get(name)
     if raw is None:
         r = ConfigReader({}, f"{top.path}{name}.", top.used, defaults_used=top.defaults_used)
@@ -938,7 +942,7 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
         sub = top.sub(name)
         assert sub is not None
         r, overrides = sub, {}
-        sub_type = r.get_str("model_type", default=default_type)
+        sub_type = default_type if fixed else r.get_str("model_type", default=default_type)
     else:
         raise ConfigError(f"{top.path}{name}", raw, "must be a JSON object")
     if expected is not None and sub_type not in expected:
@@ -979,7 +983,7 @@ def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
         if top.data.get(name) is not None:
             raise UnsupportedError(f"{top.path}{name}: this tower is not counted (kvcalc never guesses a count)")
     vision = None if spec.optional and top.data.get("vision_config") is None else _sub_config(
-        top, "vision_config", spec.tower, spec.vision_defaults, TOWERS)
+        top, "vision_config", spec.tower, spec.vision_defaults, TOWERS, fixed=spec.fixed_tower)
     inner = new_tally()
     counters[text_entry.params](text, inner)
     for part, n in inner.parts.items():

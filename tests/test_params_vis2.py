@@ -65,6 +65,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
                            image_size=112, patch_size=14),
         perceiver_config=dict(hidden_size=999, resampler_depth=2, resampler_n_heads=4, resampler_head_dim=24,
                               num_key_value_heads=2, resampler_n_latents=16)),
+    # the Hub's remote-code configs name the wrapper's type in the sub-configs; Idefics2Config drops it
+    "idefics2_remote_code_types": _variant(
+        "idefics2", text_config=dict(_TEXT),
+        vision_config=dict(model_type="idefics2", hidden_size=64, intermediate_size=96, num_hidden_layers=1,
+                           num_attention_heads=4, image_size=56, patch_size=14),
+        perceiver_config=dict(model_type="idefics2", resampler_depth=1, resampler_n_heads=4, resampler_head_dim=16,
+                              num_key_value_heads=4, resampler_n_latents=8)),
     # MiniMax-M3-VL: a 3x3 merge and another projector width
     "minimax_m3_vl_merge3": _variant(
         "minimax_m3_vl", projector_hidden_size=48,
@@ -203,6 +210,7 @@ del VARIANTS["phi4_multimodal_small"]["audio_config"]["nemo_final_size"]
 # transformers 5.24.0 meta-device totals of VARIANTS (see the module docstring for how they were obtained)
 EXPECTED: dict[str, int] = {
     "idefics2_perceiver": 507104,
+    "idefics2_remote_code_types": 311072,
     "janus_small_vq": 2390651,
     "llama4_text_tied": 882496,
     "minimax_m3_vl_merge3": 624512,
