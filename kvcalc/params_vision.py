@@ -386,10 +386,11 @@ def _molmo2_vision(v: ConfigReader) -> int:
     ``p*p*C*H + H``; ``L`` Molmo2VisionEncoderLayers: 2 LayerNorms ``4H``, Molmo2VisionAttention, MLP
     ``H*I+I + I*H+H``; no final norm."""
     hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
-    patch = v.get_int("patch_size")
-    positions = v.opt_int("num_position_embeddings")
+    # the checkpoints' names (image_patch_size, image_num_pos, image_default_input_size) win, as in __post_init__
+    patch = v.get_int("image_patch_size", "patch_size")
+    positions = v.opt_int("image_num_pos", "num_position_embeddings")
     if positions is None:
-        image = v.get_int_list("image_size", minimum=1)
+        image = v.get_int_list("image_default_input_size", "image_size", minimum=1)
         if len(image) != 2:
             raise ConfigError(v.field_name("image_size"), image, "must be [height, width]")
         positions = (image[0] // patch) * (image[1] // patch)
@@ -402,10 +403,14 @@ def _molmo2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) 
     """Molmo2Adapter (modeling_molmo2.py) over ``adapter_config``: image_pooling_2d, a Molmo2VisionAttention from
     ``A*k`` (``A`` = the adapter's hidden_size, ``k`` = len(vision_feature_layer), default [24, 18]) to ``A``;
     image_projector: gate / up ``A -> I`` (biases with mlp_bias), down ``I -> text_hidden_size`` (the adapter's
-    own field, not the decoder's width), no bias."""
+    own field, not the decoder's width), no bias. A checkpoint's legacy ``vit_config`` (Molmo2Config trims that
+    ViT to the deepest feature layer) is refused rather than counted as the class-default tower."""
+    if top.data.get("vision_config") is None and top.data.get("vit_config") is not None:
+        raise UnsupportedError(f"{top.path}vit_config (the checkpoint's legacy name, whose ViT Molmo2Config trims) "
+                               "is not counted: give it as vision_config")
     a = _sub_config(top, "adapter_config", "molmo2_adapter", {}, fixed=True)
     hidden, inter = a.get_int("hidden_size"), a.get_int("intermediate_size")
-    k = len(a.get_int_list("vision_feature_layer", minimum=-(2**31)))
+    k = len(a.get_int_list("vit_layers", "vision_feature_layer", minimum=-(2**31)))
     return (_molmo2_attention(hidden * k, hidden, a) + 2 * _linear(hidden, inter, a.get_bool("mlp_bias"))
             + inter * a.get_int("text_hidden_size"))
 

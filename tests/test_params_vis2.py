@@ -95,6 +95,14 @@ VARIANTS: dict[str, dict[str, Any]] = {
                            num_key_value_heads=4, head_dim=24, num_position_embeddings=None),
         adapter_config=dict(hidden_size=96, num_attention_heads=4, num_key_value_heads=4, head_dim=24,
                             intermediate_size=112, text_hidden_size=64, vision_feature_layer=[-1])),
+    # the checkpoints' own field names, which Molmo2VisionConfig / Molmo2AdapterConfig.__post_init__ read
+    "molmo2_checkpoint_names": _variant(
+        "molmo2", text_config=dict(_TEXT),
+        vision_config=dict(hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
+                           num_key_value_heads=4, head_dim=16, image_size=None, num_position_embeddings=None,
+                           image_default_input_size=[112, 168], image_patch_size=28),
+        adapter_config=dict(hidden_size=64, num_attention_heads=4, num_key_value_heads=4, head_dim=16,
+                            intermediate_size=80, text_hidden_size=64, vision_feature_layer=None, vit_layers=[-1, -3])),
     # Molmo2ForConditionalGeneration declares no tied weights: both flags true still build an untied head
     "molmo2_tie_ignored": _variant(
         "molmo2", tie_word_embeddings=True, text_config=dict(_TEXT, tie_word_embeddings=True),
@@ -214,6 +222,7 @@ EXPECTED: dict[str, int] = {
     "janus_small_vq": 2390651,
     "llama4_text_tied": 882496,
     "minimax_m3_vl_merge3": 624512,
+    "molmo2_checkpoint_names": 450880,
     "molmo2_olmo": 533472,
     "nemotron_h_omni_mtp": 343340,
     "nemotron_h_omni_swiglu": 710220,
@@ -252,6 +261,8 @@ def test_every_variant_has_a_reference() -> None:
                                           num_sliding_attention_heads=32, per_layer_config=None)),
      "num_sliding_attention_heads"),
     (_variant("step3p7", text_config=dict(per_layer_config={"3": {"num_attention_heads": 32}})), "per_layer_config"),
+    # Molmo2's legacy vit_config (a ViT the config class trims) is not counted as the class-default tower
+    ({"model_type": "molmo2", "vit_config": {"num_hidden_layers": 27}}, "vit_config"),
     # a checkpoint-style language_config is not silently replaced by the class-default decoder
     ({"model_type": "unlimited_ocr", "language_config": dict(_TEXT)}, "language_config"),
     # gated_q_proj would put a bias on Muse's gate_proj, which has none
