@@ -1188,6 +1188,11 @@ def _molmo2_text(f: ConfigReader, t: _Tally) -> None:
         t.add("norms", f.get_int("num_hidden_layers") * ((n_q + n_kv) * d - 2 * d))
 
 
+# Step checkpoint names Step3p7TextConfig maps (attribute_map, __post_init__) that the counter does not read
+_STEP3P5_LEGACY = ("num_attention_groups", "moe_top_k", "share_expert_dims", "moe_layers_enum",
+                   "attention_other_setting")
+
+
 def _step3p5(f: ConfigReader, t: _Tally) -> None:
     """Step3p7TextModel (modeling_step3p7.py; text model_type step3p5): :func:`_llama_like` with Step3p7Attention's
     q/k RMSNorms ``2d`` and its g_proj ``H -> n_q`` (gating true / "per-head") or ``H -> n_q*d``, dense
@@ -1195,6 +1200,12 @@ def _step3p5(f: ConfigReader, t: _Tally) -> None:
     (router ``E*H``, experts ``3*H*I_e``, one shared Step3p7MLP of share_expert_dim). Per-layer head counts
     (per_layer_config, num_sliding_attention_heads on sliding layers) other than num_attention_heads are refused,
     and so is mlp_bias (the shared expert's biases are not counted)."""
+    for legacy in _STEP3P5_LEGACY:
+        if f.data.get(legacy) is not None:
+            raise UnsupportedError(f"{f.path}{legacy}: a Step checkpoint field name (remapped by Step3p7TextConfig) "
+                                   "kvcalc does not read; give the transformers names (num_key_value_heads, "
+                                   "num_experts_per_tok, share_expert_dim, mlp_layer_types, "
+                                   "num_sliding_attention_heads)")
     n_q = f.get_int("num_attention_heads")
     kinds = f.opt_str_list("layer_types") or []
     sliding = f.opt_int("num_sliding_attention_heads")

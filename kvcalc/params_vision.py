@@ -451,9 +451,10 @@ def _step3p7_vision(v: ConfigReader) -> int:
     pre_layernorm ``2H``; ``L`` Step3p7VisionEncoderLayers: the ViT layer of :func:`_vit_layers` with MLP width
     ``int(H * mlp_ratio)`` (Step3p7VisionConfig.__post_init__ overrides intermediate_size with it) plus the layer
     scales lambda_1 / lambda_2 ``2H``; downsampler1 3x3 conv ``H -> 2H`` and downsampler2 ``2H -> 4H``, biased."""
-    hidden, n_layers = v.get_int("hidden_size"), v.get_int("num_hidden_layers")
+    # the checkpoints' width / layers / heads win, as in Step3p7VisionConfig.__post_init__
+    hidden, n_layers = v.get_int("width", "hidden_size"), v.get_int("layers", "num_hidden_layers")
     inter = int(hidden * v.get_float("mlp_ratio"))
-    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    hidden_per_head(v, hidden, v.get_int("heads", "num_attention_heads"))
     channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
     n = channels * patch * patch * hidden + (image // patch) ** 2 * hidden + 2 * hidden
     n += n_layers * (_vit_layers(hidden, inter, 1) + 2 * hidden)
@@ -463,7 +464,7 @@ def _step3p7_vision(v: ConfigReader) -> int:
 def _step3p7(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
     """Step3p7Model.multi_modal_projector (modeling_step3p7.py): ``4H -> H_t`` (the downsamplers' width), bias
     with projector_bias."""
-    return _linear(4 * v.get_int("hidden_size"), text.get_int("hidden_size"), top.get_bool("projector_bias"))
+    return _linear(4 * v.get_int("width", "hidden_size"), text.get_int("hidden_size"), top.get_bool("projector_bias"))
 
 
 def _muse_vision(v: ConfigReader) -> int:

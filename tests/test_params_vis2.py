@@ -130,6 +130,12 @@ VARIANTS: dict[str, dict[str, Any]] = {
         text_config=dict(_TEXT, num_hidden_layers=5, n_routed_experts=4, num_experts_per_tok=2,
                          moe_intermediate_size=32, share_expert_dim=24, per_layer_config={}),
         vision_config=dict(hidden_size=64, num_hidden_layers=1, num_attention_heads=4, image_size=112)),
+    # the checkpoint's vision names (width / layers / heads), which Step3p7VisionConfig.__post_init__ reads
+    "step3p7_checkpoint_vision_names": _variant(
+        "step3p7",
+        text_config=dict(_TEXT, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
+                         moe_intermediate_size=32, share_expert_dim=24, per_layer_config={}),
+        vision_config=dict(width=96, layers=2, heads=4, image_size=112)),
     # Muse Glimmer: 5 layers (the class's every-4th-from-the-end window pattern), a smaller tower and adapter
     "muse_glimmer_small": _variant(
         "muse_glimmer", out_hidden_size=384, projector_hidden_size=48,
@@ -215,6 +221,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
 # without the saved nemo_final_size, Phi4MultimodalAudioConfig derives it from input_size (30 -> 15 -> 8)
 del VARIANTS["phi4_multimodal_small"]["audio_config"]["nemo_final_size"]
 
+for _name in ("hidden_size", "num_hidden_layers", "num_attention_heads"):   # only the checkpoint's names remain
+    del VARIANTS["step3p7_checkpoint_vision_names"]["vision_config"][_name]
+
 # transformers 5.24.0 meta-device totals of VARIANTS (see the module docstring for how they were obtained)
 EXPECTED: dict[str, int] = {
     "idefics2_perceiver": 507104,
@@ -234,6 +243,7 @@ EXPECTED: dict[str, int] = {
     "ovis2_stride2": 489074,
     "phi4_multimodal_saved_final_size": 316096,
     "phi4_multimodal_small": 530136,
+    "step3p7_checkpoint_vision_names": 1410528,
     "step3p7_default_dense_first": 735765,
     "step3p7_gate_full": 1290496,
     "unlimited_ocr_small": 604080,
@@ -263,6 +273,8 @@ def test_every_variant_has_a_reference() -> None:
     (_variant("step3p7", text_config=dict(per_layer_config={"3": {"num_attention_heads": 32}})), "per_layer_config"),
     # Molmo2's legacy vit_config (a ViT the config class trims) is not counted as the class-default tower
     ({"model_type": "molmo2", "vit_config": {"num_hidden_layers": 27}}, "vit_config"),
+    # Step checkpoint text names the counter does not read are refused, not ignored
+    (_variant("step3p7", text_config=dict(moe_layers_enum="3,4,5")), "moe_layers_enum"),
     # a checkpoint-style language_config is not silently replaced by the class-default decoder
     ({"model_type": "unlimited_ocr", "language_config": dict(_TEXT)}, "language_config"),
     # gated_q_proj would put a bias on Muse's gate_proj, which has none
