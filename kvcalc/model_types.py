@@ -165,7 +165,10 @@ class Vision:
     sub-type's own class defaults; a sub-config the file gives takes only its type's class defaults);
     ``image_newline``: the model holds a learned ``image_newline`` vector of the decoder width (LLaVA-NeXT),
     counted as ``other``; ``optional``: the config class builds no tower without a ``vision_config`` (Gemma 4);
-    ``refused``: top-level sub-configs (audio towers) kvcalc does not count, refused when present.
+    ``refused``: top-level sub-configs (audio towers) kvcalc does not count, refused when present; ``tie``: whose
+    ``tie_word_embeddings`` ties lm_head: the wrapper's (``"top"``), the text_config's (``"text"``: the head lives
+    in a text ``...ForCausalLM``, Llama 4) or nobody's (``"never"``: the class declares no ``_tied_weights_keys``);
+    ``fixed_tower``: the config class builds ``tower`` whatever model_type the vision_config names.
     """
 
     tower: str
@@ -175,6 +178,8 @@ class Vision:
     image_newline: bool = False
     optional: bool = False
     refused: tuple[str, ...] = ()
+    tie: Literal["top", "text", "never"] = "top"
+    fixed_tower: bool = False
 
 
 @dataclass(frozen=True)
@@ -518,13 +523,8 @@ _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its type
 # replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
 # beyond the decoder a wrapper holds in its text_config.
 _VERIFIED_DECODERS = (
-    "molmo2_text", "muse_glimmer_text", "muse_spark_text", "phi4_multimodal",
-    "step3p5",
 )
 _VERIFIED_WRAPPERS = {
-    "minimax_m3_vl": "minimax_m3_vl_text", "molmo2": "molmo2_text",
-    "muse_glimmer": "muse_glimmer_text", "muse_spark": "muse_spark_text",
-    "step3p7": "step3p5",
 }
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
@@ -933,6 +933,121 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     ModelType("kimi_k25_vision", kind="no_cache", defaults=_d(
         hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),
+    # ---- VIS2 wrappers (issue 12): towers and projectors in kvcalc.params_vision's VIS2 section
+    ModelType("llama4", text_type="llama4_text", params="multimodal",
+              vision=Vision("llama4_vision_model", "llama4", tie="text"), defaults=_d(tie_word_embeddings=False)),
+    ModelType("llama4_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=5632, num_hidden_layers=34, num_attention_heads=16, num_channels=3,
+        image_size=448, patch_size=14, vision_output_dim=7680, projector_input_dim=4096, projector_output_dim=4096)),
+    ModelType("idefics2", text_type="mistral", params="multimodal",
+              vision=Vision("idefics2_vision", "idefics2", fixed_tower=True), defaults=_d(tie_word_embeddings=False)),
+    ModelType("idefics2_perceiver", kind="no_cache", defaults=_d(
+        hidden_size=4096, resampler_n_latents=64, resampler_depth=3, resampler_n_heads=16, resampler_head_dim=96,
+        num_key_value_heads=4)),
+    ModelType("minimax_m3_vl", text_type="minimax_m3_vl_text", params="multimodal",
+              vision=Vision("minimax_m3_vl_vision", "minimax_m3_vl"),
+              defaults=_d(tie_word_embeddings=False, projector_hidden_size=6144)),
+    ModelType("minimax_m3_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=16, num_channels=3,
+        patch_size=14, temporal_patch_size=2, spatial_merge_size=2)),
+    ModelType("molmo2", text_type="molmo2_text", params="multimodal",
+              vision=Vision("molmo2_vision", "molmo2", tie="never", fixed_tower=True),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("molmo2_text", params="molmo2_text", attn_bias=("attention_bias", False), quirks=frozenset({"qk_norm"}),
+              defaults=_d(_LLAMA_LIKE, vocab_size=151936, additional_vocab_size=128, hidden_size=4096,
+                          intermediate_size=12288, num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8,
+                          head_dim=128, attention_bias=False, qk_norm_type="qwen3", tie_word_embeddings=False)),
+    ModelType("molmo2_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_hidden_layers=25, num_attention_heads=16, num_key_value_heads=16,
+        head_dim=72, image_size=[378, 378], patch_size=14, num_position_embeddings=None, num_channels=3,
+        attention_bias=True)),
+    ModelType("molmo2_adapter", kind="no_cache", defaults=_d(
+        vision_feature_layer=[24, 18], hidden_size=1152, num_attention_heads=16, num_key_value_heads=16, head_dim=72,
+        attention_bias=True, intermediate_size=18944, text_hidden_size=3584, mlp_bias=False)),
+    ModelType("ovis2", text_type="qwen2", params="multimodal", vision=Vision("ovis2_vision", "ovis2"),
+              defaults=_d(tie_word_embeddings=True, hidden_size=1536, vocab_size=151643)),
+    ModelType("ovis2_vision", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=2816, num_hidden_layers=24, num_attention_heads=8, num_channels=3,
+        image_size=224, patch_size=14, qkv_bias=False, mlp_bias=False, vocab_size=16384, hidden_stride=1,
+        num_visual_indicator_tokens=5)),
+    ModelType("step3p7", text_type="step3p5", params="multimodal",
+              vision=Vision("step3p5_vision", "step3p7", fixed_tower=True),
+              defaults=_d(tie_word_embeddings=False, projector_bias=False)),
+    ModelType("step3p5", params="step3p5", moe="first_dense", dense_first=3, mlp_bias="mlp_bias",
+              quirks=frozenset({"qk_norm", "head_softplus_gate", "no_shared_experts", "sized_shared_expert"}),
+              defaults=_d(_LLAMA_LIKE, vocab_size=128815, hidden_size=4096, intermediate_size=11264,
+                          num_hidden_layers=45, num_attention_heads=64, num_key_value_heads=8, head_dim=128,
+                          num_experts_per_tok=8, moe_intermediate_size=1280, n_routed_experts=288,
+                          share_expert_dim=1280, gating=True, num_sliding_attention_heads=None)),
+    ModelType("step3p5_vision", kind="no_cache", defaults=_d(
+        hidden_size=1536, num_hidden_layers=47, num_attention_heads=16, num_channels=3, image_size=728, patch_size=14,
+        mlp_ratio=8960 / 1536)),
+    ModelType("muse_glimmer", text_type="muse_glimmer_text", params="multimodal",
+              vision=Vision("muse_glimmer_vision", "muse"),
+              defaults=_d(tie_word_embeddings=False, out_hidden_size=6144, projector_hidden_size=4096)),
+    ModelType("muse_glimmer_text", params="muse_text", norms_per_layer=4, quirks=frozenset({"gated_q_proj"}),
+              layer_rule=lambda r, n, w: ["full_attention" if (n - 1 - i) % 4 == 0 else "sliding_attention"
+                                          for i in range(n)],
+              defaults=_d(_LLAMA_LIKE, vocab_size=202048, hidden_size=6656, intermediate_size=19968,
+                          num_hidden_layers=52, num_attention_heads=32, num_key_value_heads=2, head_dim=128,
+                          sliding_window=2048)),
+    ModelType("muse_glimmer_vision", kind="no_cache", defaults=_d(
+        hidden_size=1536, intermediate_size=8960, num_hidden_layers=50, num_attention_heads=16, patch_size=14,
+        patch_temporal=2, pos_emb_height=32, pos_emb_width=32)),
+    ModelType("muse_spark", text_type="muse_spark_text", params="muse_spark",
+              vision=Vision("muse_spark_vision", "muse", tie="never"),
+              defaults=_d(tie_word_embeddings=False, out_hidden_size=6144, projector_hidden_size=4096)),
+    ModelType("muse_spark_text", params="muse_spark_text",
+              layer_rule=lambda r, n, w: ["full_attention" if (n - 1 - i) % 4 == 0 else "sliding_attention"
+                                          for i in range(n)],
+              defaults=_d(vocab_size=202048, hidden_size=8192, intermediate_size=16384, num_hidden_layers=62,
+                          num_attention_heads=128, num_key_value_heads=16, head_dim=64, tie_word_embeddings=False,
+                          attention_bias=False, sliding_window=2048, moe_intermediate_size=4096,
+                          num_local_experts=256, num_experts_per_tok=8, moe_hidden_size=4096, mlp_layer_types=None)),
+    ModelType("muse_spark_vision", kind="no_cache", defaults=_d(
+        hidden_size=1536, intermediate_size=8960, num_hidden_layers=50, num_attention_heads=16, patch_size=14,
+        patch_temporal=2, pos_emb_height=32, pos_emb_width=32)),
+    ModelType("muse_spark_audio", kind="no_cache", defaults=_d(
+        patch_sizes=(16, 6, 5, 4), hidden_sizes=(256, 512, 1024, 2048), depths=(2, 2, 2, 2), num_hidden_layers=4,
+        mlp_ratio=4.0, conv_kernel_size=7, out_hidden_size=8192)),
+    ModelType("unlimited_ocr", text_type="unlimited_ocr_text", params="multimodal",
+              vision=Vision("unlimited_ocr_vision", "unlimited_ocr", image_newline=True),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("unlimited_ocr_vision", kind="no_cache"),
+    ModelType("unlimited_ocr_sam_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=1024, patch_size=16, qkv_bias=True, use_abs_pos=True, use_rel_pos=True, window_size=14,
+        global_attn_indexes=(2, 5, 8, 11), mlp_dim=3072, downsample_channels=(512, 1024))),
+    ModelType("unlimited_ocr_vision_encoder", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, image_size=224,
+        patch_size=14)),
+    ModelType("nemotron_h_omni", text_type="nemotron_h", params="multimodal", vision=Vision(
+        "radio", "nemotron_h_omni", vision_defaults=_d(video_temporal_patch_size=2), refused=("audio_config",),
+        tie="never"), defaults=_d(downsample_ratio=0.5, projector_hidden_size=4096, vision_hidden_size=1280)),
+    ModelType("radio", kind="no_cache", defaults=_d(
+        hidden_size=1280, num_hidden_layers=32, num_attention_heads=16, mlp_ratio=4.0, use_swiglu_ffn=False,
+        qkv_bias=True, num_channels=3, patch_size=16, max_img_size=2048, num_cls_tokens=3, num_registers=7,
+        video_temporal_patch_size=None)),
+    ModelType("janus", text_type="llama", params="multimodal", vision=Vision("janus_vision_model", "janus"),
+              defaults=_d(tie_word_embeddings=True)),
+    ModelType("janus_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, num_channels=3, image_size=384, patch_size=16,
+        mlp_ratio=4.0, attention_bias=True, projection_dim=2048, use_qk_norm=False, depth=2)),
+    ModelType("janus_vqgan", kind="no_cache", defaults=_d(
+        embed_dim=8, num_embeddings=16384, double_latent=False, latent_channels=256, in_channels=3, base_channels=128,
+        channel_multiplier=(1, 1, 2, 2, 4), num_res_blocks=2, out_channels=3, projection_dim=2048,
+        num_hidden_layers=2, image_token_embed_dim=2048)),
+    ModelType("phi4_multimodal", params="phi4_multimodal", attn_bias=(False, False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=200064, hidden_size=3072, intermediate_size=8192, num_hidden_layers=32,
+        num_attention_heads=32, num_key_value_heads=8)),
+    ModelType("phi4_multimodal_vision", kind="no_cache", defaults=_d(
+        hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, num_channels=3,
+        image_size=448, patch_size=14)),
+    ModelType("phi4_multimodal_audio", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=1536, num_blocks=24, num_attention_heads=16, ext_pw_out_channel=1024,
+        depthwise_separable_out_channel=1024, depthwise_multiplier=1, kernel_size=3, input_size=80, time_reduction=8,
+        bias_max_distance=1000, bias_symmetric=False, nemo_conv_channels=1024, downsample_rate=1)),
+    # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers
 
@@ -1724,9 +1839,13 @@ _ENTRIES: tuple[ModelType, ...] = (
                           spatial_merge_size=2)),
     ModelType("unlimited_ocr_text", layer_rule=lambda r, n, w: [
         "reference_sliding_attention" if w is not None else "full_attention"] * n,
-              defaults=_d(num_key_value_heads=10, sliding_window=128)),
+              params="llama_like", moe="first_dense", mlp_bias="mlp_bias",   # VIS2: counted (issue 12)
+              defaults=_d(_LLAMA_LIKE, vocab_size=129280, hidden_size=1280, intermediate_size=6848,
+                          num_hidden_layers=12, num_attention_heads=10, num_key_value_heads=10, sliding_window=128,
+                          n_routed_experts=64, n_shared_experts=2, num_experts_per_tok=6, moe_intermediate_size=896,
+                          first_k_dense_replace=1)),
     *(ModelType(name, text_type=text) for name, text in (
-        ("lfm3_vl", "lfm3"), ("unlimited_ocr", "unlimited_ocr_text"),
+        ("lfm3_vl", "lfm3"),
         ("glm5_next", "glm5_next_text"))),
     ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),
@@ -1745,7 +1864,6 @@ _ENTRIES: tuple[ModelType, ...] = (
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
     ModelType("gemma3n", text_type="gemma3n_text"),
-    ModelType("llama4", text_type="llama4_text"),
     ModelType("mllama", text_type="mllama_text_model", params="mllama"),
     ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),
               not_countable="counted as part of mllama", defaults=_d(

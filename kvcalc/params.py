@@ -34,7 +34,16 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import DBRX_ATTN_DEFAULTS, DBRX_FFN_DEFAULTS, REGISTRY, ModelType, lookup, nested, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_vision import PROJECTORS, TOWERS, _sub_config, count_wrapper, siglip_vision, wavtokenizer_encoder
+from .params_vision import (
+    PROJECTORS,
+    TOWERS,
+    _sub_config,
+    count_wrapper,
+    muse_spark_audio,
+    phi4_multimodal_embeds,
+    siglip_vision,
+    wavtokenizer_encoder,
+)
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -344,7 +353,8 @@ def _moe(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> _Moe | No
     elif "shared_expert" in m.quirks:
         fixed += _gated_mlp(hidden, inter)
     elif "sized_shared_expert" in m.quirks:
-        fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", "shared_intermediate_size", minimum=0))
+        fixed += _gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", "shared_intermediate_size",
+                                              "share_expert_dim", minimum=0))
     return _Moe(tuple(layers), n_exp, f.opt_int(*_TOP_K), per_expert, fixed, f.field_name(*_TOP_K))
 
 
@@ -2325,6 +2335,135 @@ _VIS1_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
 }
 
 
+# ---- VIS2 families (issue 12) ----
+def _molmo2_text(f: ConfigReader, t: _Tally) -> None:
+    """Molmo2TextModel (modeling_molmo2.py): a Llama-style decoder (:func:`_llama_like`; q/k/v biases with
+    attention_bias, o_proj none) whose embed_tokens holds ``V + additional_vocab_size`` rows (lm_head ``V``).
+    Molmo2Attention's q/k RMSNorms are per head (``2d``) with qk_norm_type "qwen3" and over the whole projections
+    (``n_q*d + n_kv*d``) with "olmo"."""
+    _llama_like(f, t)
+    hidden = f.get_int("hidden_size")
+    t.add("embedding", f.get_int("additional_vocab_size", minimum=0) * hidden)
+    norm_type = f.get_str("qk_norm_type")
+    if norm_type not in ("qwen3", "olmo"):
+        raise ConfigError(f.field_name("qk_norm_type"), norm_type, "must be 'qwen3' or 'olmo'")
+    if norm_type == "olmo":
+        n_q, n_kv = _heads(f)
+        d = head_dim_or_derived(f, hidden, n_q)
+        t.add("norms", f.get_int("num_hidden_layers") * ((n_q + n_kv) * d - 2 * d))
+
+
+# Step checkpoint names Step3p7TextConfig maps (attribute_map, __post_init__) that the counter does not read
+_STEP3P5_LEGACY = ("num_attention_groups", "moe_top_k", "share_expert_dims", "moe_layers_enum",
+                   "attention_other_setting")
+
+
+def _step3p5(f: ConfigReader, t: _Tally) -> None:
+    """Step3p7TextModel (modeling_step3p7.py; text model_type step3p5): :func:`_llama_like` with Step3p7Attention's
+    q/k RMSNorms ``2d`` and its g_proj ``H -> n_q`` (gating true / "per-head") or ``H -> n_q*d``, dense
+    Step3p7MLPs on the "dense" mlp_layer_types (default: the first 3) and Step3p7SparseMoeBlocks elsewhere
+    (router ``E*H``, experts ``3*H*I_e``, one shared Step3p7MLP of share_expert_dim). Per-layer head counts
+    (per_layer_config, num_sliding_attention_heads on sliding layers) other than num_attention_heads are refused,
+    and so is mlp_bias (the shared expert's biases are not counted)."""
+    for legacy in _STEP3P5_LEGACY:
+        if f.data.get(legacy) is not None:
+            raise UnsupportedError(f"{f.path}{legacy}: a Step checkpoint field name (remapped by Step3p7TextConfig) "
+                                   "kvcalc does not read; give the transformers names (num_key_value_heads, "
+                                   "num_experts_per_tok, share_expert_dim, mlp_layer_types, "
+                                   "num_sliding_attention_heads)")
+    n_q = f.get_int("num_attention_heads")
+    kinds = f.opt_str_list("layer_types") or []
+    sliding = f.opt_int("num_sliding_attention_heads")
+    if sliding is not None and sliding != n_q and "sliding_attention" in kinds:
+        raise UnsupportedError(f"{f.path}num_sliding_attention_heads: {sliding} heads on sliding layers (not "
+                               f"{n_q}) is not counted (per-layer head counts)")
+    per_layer = f.value("per_layer_config")
+    if isinstance(per_layer, Mapping):
+        for idx, layer in per_layer.items():
+            if not isinstance(layer, Mapping) or set(layer) - {"num_attention_heads"} or \
+                    layer.get("num_attention_heads", n_q) != n_q:
+                raise UnsupportedError(f"{f.path}per_layer_config[{idx}]: per-layer attention settings other than "
+                                       f"num_attention_heads = {n_q} are not counted")
+    elif per_layer is not None:
+        raise ConfigError(f.field_name("per_layer_config"), per_layer, "must be a JSON object")
+    if f.get_bool("mlp_bias"):
+        raise UnsupportedError(f"{f.path}mlp_bias: true is not counted for step3p5 (shared-expert biases)")
+    _llama_like(f, t)
+
+
+def _muse_text(f: ConfigReader, t: _Tally) -> None:
+    """MuseGlimmerTextModel (modeling_muse_glimmer.py): :func:`_llama_like` with MuseGlimmerTextAttention's
+    gate_proj ``H -> n_q*d`` (no bias; the ``gated_q_proj`` quirk), four MuseGlimmerTextCenteredRMSNorms ``4H`` per
+    layer, a final RMSNorm ``H``; the q/k norm and the embedding norm hold no weights. attention_bias is refused
+    (gated_q_proj would count a bias on the gate, which has none)."""
+    if f.get_bool("attention_bias"):
+        raise UnsupportedError(f"{f.path}attention_bias: true is not counted for {f.model_type}")
+    _llama_like(f, t)
+
+
+def _muse_spark_text(f: ConfigReader, t: _Tally) -> None:
+    """MuseSparkTextModel (modeling_muse_spark.py). Embedding ``V*H`` (its norm holds no weight); per layer
+    MuseSparkTextAttention as Muse Glimmer's (q/k/v/o ``2*H*n_q*d + 2*H*n_kv*d`` and gate_proj ``H*n_q*d``, no
+    biases; weightless q/k and o norms), 3 weighted norms ``3H`` (input, pre- and post-feedforward; the
+    post-attention norm has no weight) and 2 MuseSparkResidualGates ``2H`` (counted as ``other``); a "sparse"
+    mlp_layer_types layer (default: all) holds MuseSparkMoE: router ``E*H``, pre_expert_proj ``H*M``,
+    pre_expert_norm ``M``, experts ``E*3*M*I_e``, post_expert_norm ``M``, post_expert_proj ``M*H`` (``M`` =
+    moe_hidden_size, ``I_e`` = moe_intermediate_size); a "dense" one MuseSparkTextMLP ``3*H*I``. Final norm
+    ``H``; lm_head ``V*H`` unless tied."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    if f.get_bool("attention_bias"):
+        raise UnsupportedError(f"{f.path}attention_bias: true is not counted for {f.model_type}")
+    n_q, n_kv = _heads(f)
+    d = head_dim_or_derived(f, hidden, n_q)
+    kinds = f.opt_str_list("mlp_layer_types") or ["sparse"] * n_layers
+    if len(kinds) != n_layers or set(kinds) - {"sparse", "dense"}:
+        raise ConfigError(f.field_name("mlp_layer_types"), kinds,
+                          f"must list 'sparse' or 'dense' for each of the {n_layers} layers")
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_layers * (3 * hidden * n_q * d + 2 * hidden * n_kv * d))
+    t.add("norms", n_layers * 3 * hidden + hidden)
+    t.add("other", n_layers * 2 * hidden)
+    n_sparse = kinds.count("sparse")
+    t.add("mlp", (n_layers - n_sparse) * _gated_mlp(hidden, f.get_int("intermediate_size")))
+    if n_sparse:
+        width, n_exp = f.get_int("moe_hidden_size"), f.get_int("num_local_experts")
+        for _ in range(n_sparse):
+            t.add("mlp", n_exp * hidden + 2 * hidden * width)
+            t.add("norms", 2 * width)
+            t.experts(3 * width * f.get_int("moe_intermediate_size"), n_exp, f.opt_int("num_experts_per_tok"),
+                      f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+
+
+def _phi4_multimodal(f: ConfigReader, t: _Tally) -> None:
+    """Phi4MultimodalForCausalLM (modeling_phi4_multimodal.py): a Phi-3 decoder at the top level of the config
+    (:func:`_llama_like`: fused qkv_proj ``H*(n_q*d + 2*n_kv*d)``, o_proj, gate_up / down, no biases; lm_head tied
+    by tie_word_embeddings) and the image and audio embedders Phi4MultimodalModel.embed_tokens_extend holds,
+    counted as ``vision`` (:func:`kvcalc.params_vision.phi4_multimodal_embeds`)."""
+    _llama_like(f, t)
+    t.add("vision", phi4_multimodal_embeds(f))
+
+
+def _muse_spark(f: ConfigReader, t: _Tally) -> None:
+    """MuseSparkForConditionalGeneration (modeling_muse_spark.py): the wrapper of
+    :func:`kvcalc.params_vision.count_wrapper` (decoder, vision tower, adapter) plus the audio tower MuseSparkModel
+    always builds (:func:`kvcalc.params_vision.muse_spark_audio`), counted as ``vision`` except its final RMSNorm
+    (``norms``)."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    audio, final_norm = muse_spark_audio(f)
+    t.add("vision", audio - final_norm)
+    t.add("norms", final_norm)
+
+
+_VIS2_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "muse_spark": _muse_spark,
+    "phi4_multimodal": _phi4_multimodal,
+    "muse_spark_text": _muse_spark_text,
+    "muse_text": _muse_text,
+    "molmo2_text": _molmo2_text, "step3p5": _step3p5,
+}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -2337,6 +2476,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     **_MOE_COUNTERS,
     **_INK_COUNTERS,
     **_VIS1_COUNTERS,
+    **_VIS2_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

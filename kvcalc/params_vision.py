@@ -204,14 +204,14 @@ def _glm_ocr_vision(v: ConfigReader) -> int:
 
 
 def _vq_resnet(c_in: int, c_out: int) -> int:
-    """Apertus1p5VisionTokenizerResnetBlock: 2 GroupNorms ``2*c_in + 2*c_out``, 3x3 convs ``c_in -> c_out ->
+    """Apertus1p5VisionTokenizerResnetBlock (and JanusVQVAEResnetBlock, the same modules): 2 GroupNorms ``2*c_in + 2*c_out``, 3x3 convs ``c_in -> c_out ->
     c_out`` with biases, a 1x1 nin_shortcut ``c_in*c_out + c_out`` when the widths differ."""
     n = 2 * c_in + 9 * c_in * c_out + c_out + 2 * c_out + 9 * c_out * c_out + c_out
     return n + (c_in * c_out + c_out if c_in != c_out else 0)
 
 
 def _vq_attention(c: int) -> int:
-    """Apertus1p5VisionTokenizerAttnBlock: GroupNorm ``2c``, 1x1 convs q/k/v/proj_out ``4*(c*c + c)``."""
+    """Apertus1p5VisionTokenizerAttnBlock (and JanusVQVAEAttnBlock): GroupNorm ``2c``, 1x1 convs q/k/v/proj_out ``4*(c*c + c)``."""
     return 2 * c + 4 * (c * c + c)
 
 
@@ -641,6 +641,434 @@ def _glm4v_vision(v: ConfigReader) -> int:
     return n
 
 
+# ---- VIS2 towers and projectors (issue 12) ----
+def _llama4_vision(v: ConfigReader) -> int:
+    """Llama4VisionModel (modeling_llama4.py): Llama4UnfoldConvolution ``C*p*p*H`` (no bias), class embedding
+    ``H``, positional_embedding_vlm ``((img/p)^2 + 1)*H``, layernorm_pre / layernorm_post ``4H``; ``L``
+    Llama4VisionEncoderLayers (2 LayerNorms, q/k/v/o with biases, fc1 / fc2 with biases: :func:`_vit_layers`);
+    vision_adapter (Llama4VisionPixelShuffleMLP -> Llama4VisionMLP2): fc1 ``I -> projector_input_dim`` and
+    fc2 ``projector_output_dim -> projector_output_dim``, no biases."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    out = v.get_int("projector_output_dim")
+    return (channels * patch * patch * hidden + hidden + ((image // patch) ** 2 + 1) * hidden + 4 * hidden
+            + _vit_layers(hidden, inter, n_layers) + inter * v.get_int("projector_input_dim") + out * out)
+
+
+def _llama4(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Llama4MultiModalProjector (modeling_llama4.py): linear_1 ``vision_output_dim -> H_t``, no bias."""
+    return v.get_int("vision_output_dim") * text.get_int("hidden_size")
+
+
+def _idefics2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Idefics2Connector (modeling_idefics2.py): modality_projection, an Idefics2MLP ``H -> I_t -> H_t``
+    (gate, up, down; no biases), and Idefics2PerceiverResampler over ``perceiver_config``: latents
+    ``n_latents*H_t``, ``resampler_depth`` Idefics2PerceiverLayers (3 RMSNorms ``3H_t``; q/o ``H_t*n*d`` each,
+    k/v ``H_t*kv*d`` each, no biases; gated MLP ``3*H_t*4H_t``), final RMSNorm ``H_t``. The perceiver's width
+    is the decoder's: Idefics2Config.__post_init__ overrides a different perceiver hidden_size."""
+    hidden = text.get_int("hidden_size")
+    p = _sub_config(top, "perceiver_config", "idefics2_perceiver", {}, fixed=True)
+    heads, d = p.get_int("resampler_n_heads"), p.get_int("resampler_head_dim")
+    kv = p.get_int("num_key_value_heads")
+    if heads % kv:
+        raise ConfigError(p.field_name("num_key_value_heads"), kv, f"must divide resampler_n_heads ({heads})")
+    layer = 3 * hidden + 2 * hidden * heads * d + 2 * hidden * kv * d + 3 * hidden * 4 * hidden
+    inter = text.get_int("intermediate_size")
+    projection = 2 * v.get_int("hidden_size") * inter + inter * hidden
+    return projection + p.get_int("resampler_n_latents") * hidden + p.get_int("resampler_depth") * layer + hidden
+
+
+def _minimax_m3_vl_vision(v: ConfigReader) -> int:
+    """MiniMaxM3VLVisionModel (modeling_minimax_m3_vl.py): Conv3d patch embed ``C*t*p*p*H`` (no bias),
+    pre_layrnorm LayerNorm ``2H``, ``L`` CLIP-style encoder layers (:func:`_vit_layers`); 3D RoPE, no
+    position table, no final norm."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    patch = v.get_int("num_channels") * v.get_int("temporal_patch_size") * v.get_int("patch_size") ** 2 * hidden
+    return patch + 2 * hidden + _vit_layers(hidden, inter, n_layers)
+
+
+def _minimax_m3_vl(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """MiniMaxM3VLMultiModalProjector (modeling_minimax_m3_vl.py), biases throughout: linear_1 ``H -> P``,
+    linear_2 ``P -> H_t``, merge_linear_1 ``H_t*m^2 -> P`` (merged_hidden_size, which
+    MiniMaxM3VLConfig.__post_init__ derives), merge_linear_2 ``P -> H_t`` (``P`` = projector_hidden_size,
+    ``m`` = the vision_config's spatial_merge_size). The same __post_init__ ties the head when only the
+    text_config asks for it; that case is refused (count_wrapper ties by the top-level flag)."""
+    if not top.get_bool("tie_word_embeddings") and text.get_bool("tie_word_embeddings"):
+        raise UnsupportedError(f"{top.path}text_config.tie_word_embeddings: true with a top-level false is not "
+                               "counted (MiniMaxM3VLConfig ties the head from the text_config)")
+    hidden, proj = text.get_int("hidden_size"), top.get_int("projector_hidden_size")
+    merged = hidden * v.get_int("spatial_merge_size") ** 2
+    return (_linear(v.get_int("hidden_size"), proj, True) + _linear(proj, hidden, True)
+            + _linear(merged, proj, True) + _linear(proj, hidden, True))
+
+
+def _molmo2_attention(n_in: int, out: int, r: ConfigReader) -> int:
+    """Molmo2VisionAttention: q/k/v ``n_in -> n*d`` / ``kv*d``, o ``n*d -> out``, biases with attention_bias."""
+    heads, d = r.get_int("num_attention_heads"), r.get_int("head_dim")
+    kv = r.opt_int("num_key_value_heads") or heads
+    bias = r.get_bool("attention_bias")
+    return _linear(n_in, heads * d, bias) + 2 * _linear(n_in, kv * d, bias) + _linear(heads * d, out, bias)
+
+
+def _molmo2_vision(v: ConfigReader) -> int:
+    """Molmo2VisionModel (modeling_molmo2.py): positions ``P*H`` (``P`` = num_position_embeddings, else
+    ``(img_h/p)*(img_w/p)`` as Molmo2VisionConfig.__post_init__ derives it), patch_embedding linear
+    ``p*p*C*H + H``; ``L`` Molmo2VisionEncoderLayers: 2 LayerNorms ``4H``, Molmo2VisionAttention, MLP
+    ``H*I+I + I*H+H``; no final norm."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    # the checkpoints' names (image_patch_size, image_num_pos, image_default_input_size) win, as in __post_init__
+    patch = v.get_int("image_patch_size", "patch_size")
+    positions = v.opt_int("image_num_pos", "num_position_embeddings")
+    if positions is None:
+        image = v.get_int_list("image_default_input_size", "image_size", minimum=1)
+        if len(image) != 2:
+            raise ConfigError(v.field_name("image_size"), image, "must be [height, width]")
+        positions = (image[0] // patch) * (image[1] // patch)
+    layer = (4 * hidden + _molmo2_attention(hidden, hidden, v) + _linear(hidden, inter, True)
+             + _linear(inter, hidden, True))
+    return positions * hidden + _linear(patch * patch * v.get_int("num_channels"), hidden, True) + n_layers * layer
+
+
+def _molmo2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Molmo2Adapter (modeling_molmo2.py) over ``adapter_config``: image_pooling_2d, a Molmo2VisionAttention from
+    ``A*k`` (``A`` = the adapter's hidden_size, ``k`` = len(vision_feature_layer), default [24, 18]) to ``A``;
+    image_projector: gate / up ``A -> I`` (biases with mlp_bias), down ``I -> text_hidden_size`` (the adapter's
+    own field, not the decoder's width), no bias. A checkpoint's legacy ``vit_config`` (Molmo2Config trims that
+    ViT to the deepest feature layer) is refused rather than counted as the class-default tower."""
+    if top.data.get("vision_config") is None and top.data.get("vit_config") is not None:
+        raise UnsupportedError(f"{top.path}vit_config (the checkpoint's legacy name, whose ViT Molmo2Config trims) "
+                               "is not counted: give it as vision_config")
+    a = _sub_config(top, "adapter_config", "molmo2_adapter", {}, fixed=True)
+    hidden, inter = a.get_int("hidden_size"), a.get_int("intermediate_size")
+    k = len(a.get_int_list("vit_layers", "vision_feature_layer", minimum=-(2**31)))
+    return (_molmo2_attention(hidden * k, hidden, a) + 2 * _linear(hidden, inter, a.get_bool("mlp_bias"))
+            + inter * a.get_int("text_hidden_size"))
+
+
+def _ovis2_vision(v: ConfigReader) -> int:
+    """Ovis2VisionModel (modeling_ovis2.py): Ovis2VisionEmbeddings: patch conv ``C*p*p*H + H``, positions
+    ``(img/p)^2 * H``, RMSNorm ``H``; ``L`` Ovis2VisionEncoderLayers: 2 RMSNorms ``2H``, q/k/v/out ``4*H*H``
+    (+ ``4H`` with qkv_bias), gated MLP ``3*H*I`` (+ ``2I + H`` with mlp_bias); final RMSNorm ``H``; the visual
+    tokenizer head: head_linear ``H*s^2 -> W`` (no bias) and head_norm LayerNorm ``2W`` (``s`` = hidden_stride,
+    ``W`` = vocab_size - num_visual_indicator_tokens)."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    mlp_bias = v.get_bool("mlp_bias")
+    layer = (2 * hidden + 4 * _linear(hidden, hidden, v.get_bool("qkv_bias")) + 2 * _linear(hidden, inter, mlp_bias)
+             + _linear(inter, hidden, mlp_bias))
+    width = v.get_int("vocab_size") - v.get_int("num_visual_indicator_tokens", minimum=0)
+    if width < 1:
+        raise ConfigError(v.field_name("vocab_size"), v.get_int("vocab_size"),
+                          "must exceed num_visual_indicator_tokens")
+    n = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden + hidden
+    return n + n_layers * layer + hidden + hidden * v.get_int("hidden_stride") ** 2 * width + 2 * width
+
+
+def _ovis2(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Ovis2Model (modeling_ovis2.py): visual_embeddings_table ``vision vocab_size * hidden_size`` (the wrapper's
+    own hidden_size). Ovis2ForConditionalGeneration's lm_head is ``hidden_size -> vocab_size`` of the wrapper's
+    fields, tied to the decoder's embed_tokens: an untied one (tie_word_embeddings false) is refused, as
+    count_wrapper would size it from the text_config."""
+    if not top.get_bool("tie_word_embeddings"):
+        raise UnsupportedError(f"{top.path}tie_word_embeddings: false is not counted for ovis2 (its lm_head is sized "
+                               "by the wrapper's hidden_size / vocab_size, not the text_config's)")
+    return v.get_int("vocab_size") * top.get_int("hidden_size")
+
+
+def _step3p7_vision(v: ConfigReader) -> int:
+    """Step3p7VisionModel (modeling_step3p7.py): patch conv ``C*p*p*H`` (no bias), positions ``(img/p)^2 * H``,
+    pre_layernorm ``2H``; ``L`` Step3p7VisionEncoderLayers: the ViT layer of :func:`_vit_layers` with MLP width
+    ``int(H * mlp_ratio)`` (Step3p7VisionConfig.__post_init__ overrides intermediate_size with it) plus the layer
+    scales lambda_1 / lambda_2 ``2H``; downsampler1 3x3 conv ``H -> 2H`` and downsampler2 ``2H -> 4H``, biased."""
+    # the checkpoints' width / layers / heads win, as in Step3p7VisionConfig.__post_init__
+    hidden, n_layers = v.get_int("width", "hidden_size"), v.get_int("layers", "num_hidden_layers")
+    inter = int(hidden * v.get_float("mlp_ratio"))
+    hidden_per_head(v, hidden, v.get_int("heads", "num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    n = channels * patch * patch * hidden + (image // patch) ** 2 * hidden + 2 * hidden
+    n += n_layers * (_vit_layers(hidden, inter, 1) + 2 * hidden)
+    return n + 9 * hidden * 2 * hidden + 2 * hidden + 9 * 2 * hidden * 4 * hidden + 4 * hidden
+
+
+def _step3p7(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """Step3p7Model.multi_modal_projector (modeling_step3p7.py): ``4H -> H_t`` (the downsamplers' width), bias
+    with projector_bias."""
+    return _linear(4 * v.get_int("width", "hidden_size"), text.get_int("hidden_size"), top.get_bool("projector_bias"))
+
+
+def _muse_vision(v: ConfigReader) -> int:
+    """MuseGlimmerVisionModel (modeling_muse_glimmer.py; Muse Spark's is the same): patch embedder linear
+    ``t*3*p*p -> H`` (no bias, ``t`` = patch_temporal), position table ``pos_emb_height*pos_emb_width*H``,
+    ln_pre ``2H``, ``L`` encoder layers (2 LayerNorms, q/k/v/proj with biases, fc1 / fc2 with biases:
+    :func:`_vit_layers`), ln_post ``2H``."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    patch = v.get_int("patch_temporal") * 3 * v.get_int("patch_size") ** 2 * hidden
+    return (patch + v.get_int("pos_emb_height") * v.get_int("pos_emb_width") * hidden + 4 * hidden
+            + _vit_layers(hidden, inter, n_layers))
+
+
+def _muse(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """MuseGlimmerVisionAdapter and vision_projection (modeling_muse_glimmer.py; Muse Spark's are the same):
+    fc1 ``out_hidden_size -> P``, fc2 ``P -> P``, projection ``P -> H_t``, no biases (``P`` =
+    projector_hidden_size); perception_emb_norm holds no weight."""
+    proj = top.get_int("projector_hidden_size")
+    return top.get_int("out_hidden_size") * proj + proj * proj + proj * text.get_int("hidden_size")
+
+
+def _muse_spark_audio(a: ConfigReader) -> int:
+    """MuseSparkAudioModel (modeling_muse_spark.py), a convolutional pyramid over ``num_hidden_layers`` stages of
+    width ``h_i`` (hidden_sizes): MuseSparkAudioPatchEmbedding ``h_{i-1}*s_i -> h_i`` with bias (``h_{-1}`` = 1,
+    ``s_i`` = patch_sizes) and an RMSNorm ``h_i``; depths[i] MuseSparkAudioConvBlocks: depthwise conv
+    ``h_i*k + h_i``, RMSNorm ``h_i``, MLP ``h_i -> int(h_i*mlp_ratio) -> h_i`` with biases; then an RMSNorm
+    ``h_last``, proj ``h_last -> out_hidden_size`` with bias and an RMSNorm ``out_hidden_size``."""
+    n_stages, kernel = a.get_int("num_hidden_layers"), a.get_int("conv_kernel_size")
+    widths, patches = a.get_int_list("hidden_sizes", minimum=1), a.get_int_list("patch_sizes", minimum=1)
+    depths = a.get_int_list("depths", minimum=0)
+    if min(len(widths), len(patches), len(depths)) < n_stages:
+        raise ConfigError(a.field_name("num_hidden_layers"), n_stages,
+                          "exceeds the length of hidden_sizes / patch_sizes / depths")
+    ratio, out = a.get_float("mlp_ratio"), a.get_int("out_hidden_size")
+    n, width = 0, 1
+    for i in range(n_stages):
+        h, inter = widths[i], int(widths[i] * ratio)
+        n += _linear(width * patches[i], h, True) + h
+        n += depths[i] * (h * kernel + h + h + _linear(h, inter, True) + _linear(inter, h, True))
+        width = h
+    return n + width + _linear(width, out, True) + out
+
+
+def muse_spark_audio(top: ConfigReader) -> tuple[int, int]:
+    """(parameters, of which the final RMSNorm) of the audio tower MuseSparkModel always builds over
+    ``audio_config`` (else its class defaults): :func:`_muse_spark_audio`."""
+    audio = _sub_config(top, "audio_config", "muse_spark_audio", {}, fixed=True)
+    widths = audio.get_int_list("hidden_sizes", minimum=1)
+    return _muse_spark_audio(audio), widths[audio.get_int("num_hidden_layers") - 1]
+
+
+def _unlimited_ocr_vision(v: ConfigReader) -> int:
+    """UnlimitedOcrVisionModel (modeling_unlimited_ocr.py): UnlimitedOcrSamVisionEncoder over ``sam_config`` (the
+    SAM ViT and neck of :func:`_got_ocr2_vision`, plus UnlimitedOcrSamVisionProj: 3x3 convs ``O -> D_0 -> D_1``
+    without biases, ``D`` = downsample_channels) and UnlimitedOcrVisionEncoder over ``encoder_config`` (a CLIP
+    encoder fed SAM features, so no patch conv: class embedding ``H``, positions ``((img/p)^2 + 1)*H``,
+    pre_layrnorm ``2H``, ``L`` ViT layers, no post norm)."""
+    sam = _sub_config(v, "sam_config", "unlimited_ocr_sam_vision_model", {}, fixed=True)
+    enc = _sub_config(v, "encoder_config", "unlimited_ocr_vision_encoder", {}, fixed=True)
+    channels = sam.get_int_list("downsample_channels", minimum=1)
+    if len(channels) != 2:
+        raise ConfigError(sam.field_name("downsample_channels"), channels, "must list 2 widths")
+    n = _got_ocr2_vision(sam) + 9 * sam.get_int("output_channels") * channels[0] + 9 * channels[0] * channels[1]
+    hidden, inter, n_layers = enc.get_int("hidden_size"), enc.get_int("intermediate_size"), enc.get_int(
+        "num_hidden_layers")
+    hidden_per_head(enc, hidden, enc.get_int("num_attention_heads"))
+    image, patch = enc.get_int("image_size"), enc.get_int("patch_size")
+    return n + hidden + ((image // patch) ** 2 + 1) * hidden + 2 * hidden + _vit_layers(hidden, inter, n_layers)
+
+
+def _unlimited_ocr(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """UnlimitedOcrModel (modeling_unlimited_ocr.py): multi_modal_projector ``D_1 + H_clip -> H_t`` with bias
+    (SAM's last downsample width plus the CLIP encoder's) and view_separator ``H_t`` (its image_newline ``H_t``
+    is counted as ``other``, as LLaVA-NeXT's). A
+    checkpoint-style ``language_config`` (UnlimitedOcrConfig.__post_init__ reads it as the text_config when there
+    is none) is refused rather than counted as the class-default decoder."""
+    if top.data.get("text_config") is None and top.data.get("language_config") is not None:
+        raise UnsupportedError(f"{top.path}language_config is not read by kvcalc: give the decoder as text_config")
+    sam = _sub_config(v, "sam_config", "unlimited_ocr_sam_vision_model", {}, fixed=True)
+    enc = _sub_config(v, "encoder_config", "unlimited_ocr_vision_encoder", {}, fixed=True)
+    width = sam.get_int_list("downsample_channels", minimum=1)[-1] + enc.get_int("hidden_size")
+    ht = text.get_int("hidden_size")
+    return _linear(width, ht, True) + ht
+
+
+def _radio(v: ConfigReader) -> int:
+    """RadioModel (modeling_radio.py): RadioPatchEmbeddings: patch_projection ``C*p*p*H`` (no bias; patch_dim is
+    derived so), video_patch_projection ``t*C*p*p*H`` when video_temporal_patch_size is set, position table
+    ``(max_img_size/p)^2 * H``, cls / register tokens ``(num_cls_tokens + num_registers)*H``; ``L`` RadioLayers:
+    2 LayerNorms ``4H``, q/k/v ``3*H*n*d`` (+ ``3*n*d`` with qkv_bias), o ``n*d*H + H``, layer scales ``2H``, MLP
+    ``H -> int(H*mlp_ratio) -> H`` with biases (RadioSwiGLUFFN with use_swiglu_ffn: gate / up / down with biases
+    over ``W = (int(2/3*int(H*mlp_ratio)) + 7) // 8 * 8``); no final norm."""
+    hidden, n_layers = v.get_int("hidden_size"), v.get_int("num_hidden_layers")
+    heads = v.get_int("num_attention_heads")
+    d = v.opt_int("head_dim") or hidden_per_head(v, hidden, heads)
+    patch_dim = v.get_int("num_channels") * v.get_int("patch_size") ** 2
+    temporal = v.opt_int("video_temporal_patch_size")
+    n = patch_dim * hidden + (temporal * patch_dim * hidden if temporal is not None else 0)
+    n += (v.get_int("max_img_size") // v.get_int("patch_size")) ** 2 * hidden
+    n += (v.get_int("num_cls_tokens", minimum=0) + v.get_int("num_registers", minimum=0)) * hidden
+    inter = int(hidden * v.get_float("mlp_ratio"))
+    if v.get_bool("use_swiglu_ffn"):
+        width = (int(inter * 2 / 3) + 7) // 8 * 8
+        mlp = 2 * _linear(hidden, width, True) + _linear(width, hidden, True)
+    else:
+        mlp = _linear(hidden, inter, True) + _linear(inter, hidden, True)
+    layer = 4 * hidden + 3 * _linear(hidden, heads * d, v.get_bool("qkv_bias")) + _linear(heads * d, hidden, True)
+    return n + n_layers * (layer + 2 * hidden + mlp)
+
+
+def _nemotron_h_omni(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """NemotronH_Omni_Reasoning_V3 (modeling_nemotron_h_omni.py): the projector NemotronH_Omni_Reasoning_V3-
+    MultiModalProjector, RMSNorm ``W`` + ``W -> P -> H_t`` without biases (``W`` = vision_hidden_size *
+    int(1/downsample_ratio)^2, ``P`` = projector_hidden_size), and vision_final_layernorm ``2*vision_hidden_size``
+    when the text_config has MTP layers (num_nextn_predict_layers > 0). Legacy llm_config / sound_config are
+    refused (the audio tower is not counted)."""
+    for legacy in ("llm_config", "sound_config"):
+        if top.data.get(legacy) is not None:
+            raise UnsupportedError(f"{top.path}{legacy} (a legacy field name) is not counted")
+    hv = top.get_int("vision_hidden_size", "vit_hidden_size")
+    width = hv * int(1 / top.get_float("downsample_ratio")) ** 2
+    proj = top.get_int("projector_hidden_size")
+    final = 2 * hv if text.get_int("num_nextn_predict_layers", default=0, minimum=0) > 0 else 0
+    return width + width * proj + proj * text.get_int("hidden_size") + final
+
+
+def _janus_vision(v: ConfigReader) -> int:
+    """JanusVisionModel (modeling_janus.py): patch conv ``C*p*p*H + H``, positions ``(img/p)^2 * H``; ``L``
+    JanusVisionEncoderLayers: 2 LayerNorms ``4H``, q/k/v ``3*H*H`` (+ ``3H`` with attention_bias),
+    projection_layer ``H*H + H``, q/k LayerNorms ``4H`` with use_qk_norm, MLP ``H -> int(H*mlp_ratio) -> H`` with
+    biases; post_layernorm ``2H``; JanusVisionAlignerMLP: fc1 ``H -> P`` and ``depth - 1`` layers ``P -> P``, biased
+    (``P`` = projection_dim)."""
+    hidden, n_layers = v.get_int("hidden_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    inter = int(hidden * v.get_float("mlp_ratio"))
+    layer = (4 * hidden + 3 * _linear(hidden, hidden, v.get_bool("attention_bias")) + _linear(hidden, hidden, True)
+             + (4 * hidden if v.get_bool("use_qk_norm") else 0) + _linear(hidden, inter, True)
+             + _linear(inter, hidden, True))
+    proj = v.get_int("projection_dim")
+    aligner = _linear(hidden, proj, True) + (v.get_int("depth") - 1) * _linear(proj, proj, True)
+    return channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden + n_layers * layer + (
+        2 * hidden + aligner)
+
+
+def _conv(n_in: int, n_out: int, kernel: int = 3) -> int:
+    """A biased 2D convolution ``n_in -> n_out`` with a ``kernel x kernel`` window."""
+    return kernel * kernel * n_in * n_out + n_out
+
+
+def _janus_vqvae(q: ConfigReader) -> int:
+    """JanusVQVAE (modeling_janus.py; a VQGAN): JanusVQVAEEncoder (conv_in, per level ``num_res_blocks``
+    resnet blocks, attention blocks on the last level, a stride-2 downsample conv on the others, a mid block of
+    2 resnets + attention, GroupNorm, conv_out to latent_channels (x2 with double_latent)), the codebook
+    ``num_embeddings*embed_dim``, 1x1 quant_conv / post_quant_conv, JanusVQVAEDecoder (its mirror with
+    ``num_res_blocks + 1`` blocks per level and upsample convs)."""
+    base, blocks = q.get_int("base_channels"), q.get_int("num_res_blocks", minimum=0)
+    mult = q.get_int_list("channel_multiplier", minimum=1)
+    if not mult:
+        raise ConfigError(q.field_name("channel_multiplier"), mult, "must list at least one level")
+    latent, embed = q.get_int("latent_channels"), q.get_int("embed_dim")
+    last = len(mult) - 1
+    n = _conv(q.get_int("in_channels"), base)                       # encoder
+    ins = (1, *mult)
+    for i, m in enumerate(mult):
+        c_in, c_out = base * ins[i], base * m
+        for _ in range(blocks):
+            n += _vq_resnet(c_in, c_out) + (_vq_attention(c_out) if i == last else 0)
+            c_in = c_out
+        if i != last:
+            n += _conv(c_out, c_out)
+    top = base * mult[last]
+    mid = 2 * _vq_resnet(top, top) + _vq_attention(top)
+    n += mid + 2 * top + _conv(top, 2 * latent if q.get_bool("double_latent") else latent)
+    n += q.get_int("num_embeddings") * embed + _conv(latent, embed, 1) + _conv(embed, latent, 1)
+    n += _conv(latent, top) + mid                                   # decoder
+    c_in = top
+    for i in reversed(range(len(mult))):
+        c_out = base * mult[i]
+        for _ in range(blocks + 1):
+            n += _vq_resnet(c_in, c_out) + (_vq_attention(c_out) if i == last else 0)
+            c_in = c_out
+        if i != 0:
+            n += _conv(c_out, c_out)
+    return n + 2 * c_in + _conv(c_in, q.get_int("out_channels"))
+
+
+def _janus(top: ConfigReader, v: ConfigReader, text: ConfigReader, tower: int) -> int:
+    """JanusModel's image-generation modules (modeling_janus.py) over ``vq_config``: the VQ model
+    (:func:`_janus_vqvae`), generation_embeddings ``num_embeddings*embed_dim``, JanusVQVAEAlignerMLP (fc1
+    ``embed_dim -> P``, ``num_hidden_layers - 1`` layers ``P -> P``, biased) and JanusVQVAEHead (proj_out
+    ``image_token_embed_dim -> P``, vision_head ``P -> num_embeddings``, biased; ``P`` = projection_dim)."""
+    q = _sub_config(top, "vq_config", "janus_vqgan", {}, fixed=True)
+    codes, embed, proj = q.get_int("num_embeddings"), q.get_int("embed_dim"), q.get_int("projection_dim")
+    aligner = _linear(embed, proj, True) + (q.get_int("num_hidden_layers") - 1) * _linear(proj, proj, True)
+    head = _linear(q.get_int("image_token_embed_dim"), proj, True) + _linear(proj, codes, True)
+    return _janus_vqvae(q) + codes * embed + aligner + head
+
+
+def _phi4_audio(a: ConfigReader) -> int:
+    """Phi4MultimodalAudioModel (modeling_phi4_multimodal.py; its mean / inverse-std are buffers):
+    Phi4MultimodalAudioNemoConvSubsampling over ``C`` = nemo_conv_channels: a 3x3 conv ``1 -> C`` and
+    ``log2(time_reduction) - 1`` pairs of a depthwise 3x3 conv and a 1x1 conv, biased, then out ``C*F -> H``
+    with bias (``F`` = nemo_final_size: the config's, else input_size halved log2(time_reduction) times, rounding
+    up, as Phi4MultimodalAudioConfig.__post_init__ derives it); the relative attention bias
+    table ``buckets*heads`` (buckets = bias_max_distance, doubled unless bias_symmetric); ``num_blocks``
+    conformer layers: 2 MLPs (LayerNorm ``2H``, gate_up ``H -> 2I``, down ``I -> H``, biased), attention
+    q/k/v/o ``4*(H*n*d + n*d)``, the conv module (LayerNorm ``2H``; GLU 1x1 conv ``H -> 2E`` + b1 / b2 ``2E``;
+    depthwise conv ``H*m*k + H*m``; pointwise ``H*m -> D``; 1x1 conv ``H -> E``; biased; ``E`` =
+    ext_pw_out_channel, ``D`` = depthwise_separable_out_channel, ``m`` = depthwise_multiplier), 2 LayerNorms
+    ``4H``."""
+    hidden, inter, heads = a.get_int("hidden_size"), a.get_int("intermediate_size"), a.get_int("num_attention_heads")
+    d = hidden_per_head(a, hidden, heads)
+    reduction, channels = a.get_int("time_reduction"), a.get_int("nemo_conv_channels")
+    steps = reduction.bit_length() - 1
+    if reduction != 1 << steps or steps < 1:
+        raise ConfigError(a.field_name("time_reduction"), reduction, "must be a power of 2 (at least 2)")
+    final = a.opt_int("nemo_final_size")       # a saved value wins over the one __post_init__ derives
+    if final is None:
+        final = a.get_int("input_size")
+        for _ in range(steps):
+            final = (final - 1) // 2 + 1
+    n = 9 * channels + channels + (steps - 1) * (9 * channels + channels + channels * channels + channels)
+    n += _linear(channels * final, hidden, True)
+    distance = a.get_int("bias_max_distance")
+    n += (distance if a.get_bool("bias_symmetric") else 2 * distance) * heads
+    ext, dw_out, mult = (a.get_int("ext_pw_out_channel"), a.get_int("depthwise_separable_out_channel"),
+                         a.get_int("depthwise_multiplier"))
+    mlp = 2 * hidden + _linear(hidden, 2 * inter, True) + _linear(inter, hidden, True)
+    conv = (2 * hidden + _linear(hidden, 2 * ext, True) + 2 * ext + hidden * mult * a.get_int("kernel_size")
+            + hidden * mult + _linear(hidden * mult, dw_out, True) + _linear(hidden, ext, True))
+    return n + a.get_int("num_blocks") * (2 * mlp + 4 * _linear(hidden, heads * d, True) + conv + 4 * hidden)
+
+
+def phi4_multimodal_embeds(f: ConfigReader) -> int:
+    """Phi4MultimodalFeatureEmbedding (modeling_phi4_multimodal.py), built into every Phi4MultimodalModel.
+    Phi4MultimodalImageEmbedding: Phi4MultimodalVisionModel over ``vision_config`` (SigLIP: patch conv
+    ``C*p*p*H + H``, positions ``(img/p)^2 * H``, ``L`` ViT layers, post LayerNorm ``2H``, the attention-pooling
+    head, always built), img_projection_up ``H -> H_t`` and img_projection_down ``H_t -> H_t`` with biases, the
+    global / sub-image separators ``2H``. Phi4MultimodalAudioEmbedding: :func:`_phi4_audio` over ``audio_config``,
+    and for speech and vision-speech each an up ``H_a*downsample_rate -> H_t`` and a down ``H_t -> H_t``,
+    biased (``H_t`` = the model's hidden_size)."""
+    v = _sub_config(f, "vision_config", "phi4_multimodal_vision", {}, fixed=True)
+    a = _sub_config(f, "audio_config", "phi4_multimodal_audio", {}, fixed=True)
+    ht = f.get_int("hidden_size")
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    hidden_per_head(v, hidden, v.get_int("num_attention_heads"))
+    channels, image, patch = v.get_int("num_channels"), v.get_int("image_size"), v.get_int("patch_size")
+    tower = (channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
+             + _vit_layers(hidden, inter, n_layers) + 2 * hidden + _pooling_head(hidden, inter))
+    image_embed = tower + _linear(hidden, ht, True) + _linear(ht, ht, True) + 2 * hidden
+    speech_in = a.get_int("hidden_size") * a.get_int("downsample_rate")
+    return image_embed + _phi4_audio(a) + 2 * (_linear(speech_in, ht, True) + _linear(ht, ht, True))
+
+
+_VIS2_TOWERS: Mapping[str, Tower] = {
+    "llama4_vision_model": _llama4_vision, "minimax_m3_vl_vision": _minimax_m3_vl_vision,
+    "molmo2_vision": _molmo2_vision, "ovis2_vision": _ovis2_vision,
+    "step3p5_vision": _step3p7_vision, "muse_glimmer_vision": _muse_vision,
+    "muse_spark_vision": _muse_vision, "unlimited_ocr_vision": _unlimited_ocr_vision,
+    "radio": _radio, "janus_vision_model": _janus_vision,
+}
+_VIS2_PROJECTORS: Mapping[str, Projector] = {
+    "llama4": _llama4, "idefics2": _idefics2, "minimax_m3_vl": _minimax_m3_vl, "molmo2": _molmo2,
+    "ovis2": _ovis2, "step3p7": _step3p7, "muse": _muse,
+    "unlimited_ocr": _unlimited_ocr,
+    "nemotron_h_omni": _nemotron_h_omni, "janus": _janus,
+}
+# ---- end of VIS2 towers and projectors ----
+
+
 TOWERS: Mapping[str, Tower] = {
     "clip_vision_model": _clip,
     "siglip_vision_model": siglip_vision,
@@ -671,6 +1099,7 @@ TOWERS: Mapping[str, Tower] = {
     "siglip2_vision_model": _siglip2,
     "gemma4_vision": _gemma4_vision,
     **_VIS1_TOWERS,
+    **_VIS2_TOWERS,
 }
 """vision_config ``model_type`` -> its tower counter."""
 
@@ -822,15 +1251,18 @@ PROJECTORS: Mapping[str, Projector] = {
     "out_to_text": _out_to_text, "kimi_k25": _kimi_k25, "paddleocr_vl": _paddleocr_vl,
     "minicpmv": _minicpmv, "lfm2_vl": _lfm2_vl, "gemma4": _gemma4,
     **_VIS1_PROJECTORS,
+    **_VIS2_PROJECTORS,
 }
 """A registry entry's ``vision[1]`` -> its projector rule."""
 
 
 # --------------------------------------------------------------------------- wrapper
 def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[str, Any],
-                expected: Mapping[str, object] | None = None) -> ConfigReader:
+                expected: Mapping[str, object] | None = None, fixed: bool = False) -> ConfigReader:
     """The nested config ``name`` read with its type's class defaults; when the config has none, the one the
-    wrapper's config class builds: ``default_type``'s class defaults overridden by ``built``."""
+    wrapper's config class builds: ``default_type``'s class defaults overridden by ``built``. ``fixed``: the
+    config class builds ``default_type`` whatever ``model_type`` the nested config names (Idefics2Config,
+    Step3p7Config and Molmo2's sub-config classes drop it)."""
     raw = top.data.get(name)
     if raw is None:
         r = ConfigReader({}, f"{top.path}{name}.", top.used, defaults_used=top.defaults_used)
@@ -839,7 +1271,7 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
         sub = top.sub(name)
         assert sub is not None
         r, overrides = sub, {}
-        sub_type = r.get_str("model_type", default=default_type)
+        sub_type = default_type if fixed else r.get_str("model_type", default=default_type)
     else:
         raise ConfigError(f"{top.path}{name}", raw, "must be a JSON object")
     if expected is not None and sub_type not in expected:
@@ -886,8 +1318,8 @@ _FIXED_TEXT_CLASS = ("gemma4", "gemma4_unified", "aria", "cosmos3_edge", "glm_oc
 def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
                   counters: Mapping[str, Callable[[ConfigReader, Any], None]]) -> None:
     """A vision-language wrapper: the text decoder by its own counter (its lm_head replaced by the wrapper's,
-    tied per the top-level ``tie_word_embeddings``), the tower by :data:`TOWERS`, the projector by
-    :data:`PROJECTORS`, both in ``vision``; LLaVA-NeXT's ``image_newline`` vector ``H_t`` in ``other``.
+    tied per the top-level ``tie_word_embeddings``, or as ``Vision.tie`` says), the tower by :data:`TOWERS`, the
+    projector by :data:`PROJECTORS`, both in ``vision``; LLaVA-NeXT's ``image_newline`` vector ``H_t`` in ``other``.
     ``counters``: :mod:`kvcalc.params`' counter per family, ``new_tally`` its empty tally."""
     entry = lookup(top.model_type)
     assert entry is not None, top.model_type
@@ -907,7 +1339,8 @@ def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
         if top.data.get(name) is not None:
             raise UnsupportedError(f"{top.path}{name}: this tower is not counted (kvcalc never guesses a count)")
     vision = None if spec.optional and top.data.get("vision_config") is None else _sub_config(
-        _legacy_vision_type(top, spec.tower), "vision_config", spec.tower, spec.vision_defaults, TOWERS)
+        _legacy_vision_type(top, spec.tower), "vision_config", spec.tower, spec.vision_defaults, TOWERS,
+        fixed=spec.fixed_tower)
     inner = new_tally()
     counters[text_entry.params](text, inner)
     for part, n in inner.parts.items():
@@ -916,7 +1349,7 @@ def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
     t.moe_experts += inner.moe_experts
     t.moe_active += inner.moe_active
     t.null_top_k = t.null_top_k or inner.null_top_k
-    t.tied = top.get_bool("tie_word_embeddings")
+    t.tied = spec.tie != "never" and (text if spec.tie == "text" else top).get_bool("tie_word_embeddings")
     if not t.tied:
         t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
     if vision is not None:

@@ -31,6 +31,7 @@ TIERS: dict[str, str] = {
     "test_link_fuzz": "fuzz",
     "test_browser": "browser", "test_browser_layout": "browser", "test_browser_pages": "browser",
     "test_browser_verdict": "browser",
+    "test_params_vis2": "fast",
     "test_engine_commands_roundtrip": "fast", "test_engine_pages": "pages", "test_browser_engines": "browser",
     "test_packaging": "packaging", "test_lint": "packaging",
 }

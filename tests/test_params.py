@@ -57,6 +57,8 @@ def _part_of(name: str) -> str:
     # heads: ModernBERT-decoder's lm_head + decoder, BioGPT's output_projection, GPT-NeoX-Japanese's embed_out
     if name.startswith(("lm_head.", "output_projection.", "embed_out.")) or name in ("decoder.weight", "decoder.bias"):
         return "lm_head"
+    if name.startswith("language_model.lm_head."):     # a wrapper's text ...ForCausalLM (Llama 4, Nemotron-H Omni)
+        return "lm_head"
     if re.search(r"_layernorm\.norms\.\d+\.", name):   # StableLmLayerNormPerHead: one LayerNorm per head
         return "norms"
     # Apertus 1.5's image tokenizer, DeepSeek-VL hybrid's SAM modules, ERNIE-4.5-VL's resampler
@@ -80,8 +82,14 @@ def _part_of(name: str) -> str:
         return "attention" if ".attention." in name else "mlp"
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
                  r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger"
-                 r"|vision_embed_tokens|embed_vision)\.", name):
-        return "vision"
+                 r"|vision_embed_tokens"
+                 r"|vision_adapter|vqmodel|generation_embeddings|generation_aligner|generation_head"
+                 r"|embed_tokens_extend|visual_embeddings_table|embed_vision)\.", name) \
+            or name.endswith(".view_separator") \
+            or re.search(r"audio_tower\.(layers\.\d+\.(patch_embedder|conv_blocks)|proj|post_proj_norm)\.", name):
+        return "vision"    # VIS2 (issue 12): Unlimited-OCR's view separator, Muse Spark's audio tower but its norm
+    if name.endswith("_residual_gate.gate"):            # VIS2 (issue 12): Muse Spark's MuseSparkResidualGate
+        return "other"
     if last in ("input_residual", "post_attention_residual"):    # Doge's residual scales
         return "norms"
     if last in ("embed_tokens", "embed_tokens_per_layer", "wte", "wpe", "shared", "word_embeddings", "embed_in",
@@ -119,10 +127,11 @@ def _hf_counts(cfg: dict) -> tuple[int, dict[str, int], int]:
     experts = 0
     for name, p in model.named_parameters():
         parts[_part_of(name)] += p.numel()
-        # routed experts: ".experts." tensors (not shared experts; not JetMoE's MoA bias and router), and
+        # routed experts: ".experts." tensors (not shared experts; not JetMoE's MoA bias and router; not Muse Spark's
+        # post_expert_norm, one norm every routed token passes), and
         # ParallelExperts' input_linear / output_linear (JetMoE; GraniteMoE-Shared's shared_mlp excepted)
-        routed = ".experts." in name and "shared_expert" not in name and not re.search(r"\.experts\.(bias|router\.)",
-                                                                                       name)
+        routed = ".experts." in name and "shared_expert" not in name and not re.search(
+            r"\.experts\.(bias|router\.|post_expert_norm\.)", name)
         routed = routed or re.search(r"\.mlp\.(down|up)_embed\.", name) is not None   # Doge's retrieval experts
         if routed or (re.search(r"\.(input|output)_linear\.weight$", name) and "shared" not in name):
             experts += p.numel()
