@@ -135,6 +135,9 @@ QUIRKS = {
     "transient_global": "with encoder_attention_type 'transient-global', a global relative bias (block 0) and "
                         "a global-input LayerNorm per encoder layer (LongT5)",
     "mvp_prompts": "with use_prompt, the decoder's self- and cross-attention prompt networks (MVP)",
+    # S2S (issue 12): spec reader
+    "nested_decoder": "the decoder is the nested 'decoder' config (default: text_type's class defaults), read by the "
+                      "decoder reader; every layer adds a cross-attention cache of its KV heads x head_dim",
 }
 
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
@@ -207,6 +210,7 @@ class ModelType:
     dense_first: int | None = None            # dense-first layers the class fixes when the config lists none
     head_bias: str | bool = False             # the flag (or fixed value) of lm_head's bias (kept when tied)
     expert_width: str | None = None           # the config field of a routed expert's width (None: the moe mode's)
+    attribute_map: Mapping[str, str] = field(default_factory=lambda: _EMPTY)  # S2S: the class's attribute_map
 
 
 # ----------------------------------------------------------------------------- layer rules
@@ -469,7 +473,7 @@ def _kv(n: int) -> Mapping[str, Any]:
     return _d(num_key_value_heads=n)
 
 
-_NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "xlm-roberta",
+_NO_CACHE = ("roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "xlm-roberta",
              "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
              "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer",
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
@@ -599,14 +603,36 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
                  max_position_embeddings=pos) for name, pos in (("seamless_m4t", 1024), ("seamless_m4t_v2", 4096))),
     ModelType("florence2", kind="encoder_decoder",   # KV: its text_config, a BART, read by the encoder-decoder rule
               not_countable="its DaViT vision tower is not counted yet (the BART text model is)"),
-    ModelType("t5gemma", kind="encoder_decoder", params="t5gemma", defaults=_d(tie_word_embeddings=True)),
+    ModelType("t5gemma", kind="encoder_decoder", params="t5gemma", text_type="t5_gemma_module",
+              quirks=frozenset({"nested_decoder"}), defaults=_d(tie_word_embeddings=True)),
     ModelType("t5_gemma_module", norms_per_layer=4, not_countable="counted as part of t5gemma (Llama-style stacks)",
-              defaults=_d(_LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216,
+              layer_rule=_fixed_pattern(2), defaults=_d(   # T5GemmaModuleConfig.__post_init__: (i + 1) % 2
+                  _LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216,
+                  num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
+                  tie_word_embeddings=True, cross_attention_hidden_size=None, sliding_window=4096)),
+    # S2S (issue 12)
+    ModelType("t5gemma2", kind="encoder_decoder", text_type="t5gemma2_decoder", quirks=frozenset({"nested_decoder"}),
+              defaults=_d(tie_word_embeddings=True)),
+    # T5Gemma2DecoderConfig.__post_init__: every sliding_window_pattern-th layer full (the kwarg, default 6)
+    ModelType("t5gemma2_decoder", layer_rule=_field_pattern, not_countable="counted as part of t5gemma2",
+              defaults=_d(_LLAMA_LIKE, vocab_size=262208, hidden_size=2304, intermediate_size=9216,
                           num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
-                          tie_word_embeddings=True, cross_attention_hidden_size=None)),
+                          tie_word_embeddings=True, sliding_window=4096, sliding_window_pattern=6,
+                          max_position_embeddings=131072)),
+    ModelType("encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"})),
+    ModelType("kosmos-2.5", text_type="kosmos_2_5_text_model", defaults=_d(tie_word_embeddings=True)),
+    ModelType("kosmos_2_5_text_model", not_countable="counted as part of kosmos-2.5", attribute_map=_d(
+        num_attention_heads="attention_heads", hidden_size="embed_dim", num_hidden_layers="layers"), defaults=_d(
+        vocab_size=108481, max_position_embeddings=4096, hidden_size=1536, num_hidden_layers=24, intermediate_size=6144,
+        num_attention_heads=16, tie_word_embeddings=True)),
     _bart_like("bigbird_pegasus", "layernorm_embedding use_bias", vocab_size=96103, encoder_layers=16,
                decoder_layers=16, max_position_embeddings=4096, use_bias=False),
 )
+
+# S2S (issue 12): EncoderDecoderModel decoders whose cross-attention cache has the self-attention geometry
+# (modeling_bert.py BertLayer.crossattention: BertCrossAttention of num_attention_heads x hidden / heads); the first
+# is EncoderDecoderConfig's default decoder (sub_configs_defaults: a BERT with add_cross_attention)
+CROSS_ATTENTION_DECODERS = ("bert",)
 
 _KDA_MLA = dict(kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128)   # Kimi / Bailing MLA
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
@@ -1396,6 +1422,10 @@ _ENTRIES: tuple[ModelType, ...] = (
     *_SEQ2SEQ_ENTRIES,
     *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models")
       for name in _NO_CACHE),
+    # S2S (issue 12): BERT's class defaults, for an EncoderDecoderModel's BERT encoder / decoder
+    ModelType("bert", kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models", defaults=_d(
+        vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
+        max_position_embeddings=512, type_vocab_size=2, tie_word_embeddings=True)),
 )
 
 
@@ -1424,4 +1454,5 @@ def typed(r: ConfigReader, model_type: str) -> ConfigReader:
     """``r`` (same config level and records) reading the class defaults of ``model_type``
     (none for an unknown type); ``same_as`` is followed."""
     entry = lookup(model_type)
-    return r.with_defaults(entry.defaults if entry else MappingProxyType({}), entry.name if entry else model_type)
+    return r.with_defaults(entry.defaults if entry else MappingProxyType({}), entry.name if entry else model_type,
+                           entry.attribute_map if entry else None)
