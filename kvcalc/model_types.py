@@ -477,7 +477,7 @@ _NO_CACHE = ("roberta", "distilbert", "albert", "electra", "deberta", "deberta-v
              "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
              "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer",
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
-_ENCODER_DECODER = ("nllb_moe", "nllb-moe", "blenderbot_small", "switch_transformers")
+_ENCODER_DECODER = ("blenderbot_small",)
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
 _PLAIN_DECODERS = ("ministral",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe",
@@ -612,14 +612,25 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
                   tie_word_embeddings=True, cross_attention_hidden_size=None, sliding_window=4096)),
     # S2S (issue 12)
     ModelType("t5gemma2", kind="encoder_decoder", text_type="t5gemma2_decoder", quirks=frozenset({"nested_decoder"}),
-              defaults=_d(tie_word_embeddings=True)),
-    # T5Gemma2DecoderConfig.__post_init__: every sliding_window_pattern-th layer full (the kwarg, default 6)
-    ModelType("t5gemma2_decoder", layer_rule=_field_pattern, not_countable="counted as part of t5gemma2",
-              defaults=_d(_LLAMA_LIKE, vocab_size=262208, hidden_size=2304, intermediate_size=9216,
-                          num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
-                          tie_word_embeddings=True, sliding_window=4096, sliding_window_pattern=6,
-                          max_position_embeddings=131072)),
+              params="t5gemma2", defaults=_d(tie_word_embeddings=True)),
+    # T5Gemma2DecoderConfig / T5Gemma2TextConfig.__post_init__: every sliding_window_pattern-th layer full (the
+    # kwarg, default 6); Gemma 3 stacks (4 norms per layer, q / k norms) counted by the Llama-style counter
+    *(ModelType(name, layer_rule=_field_pattern, not_countable="counted as part of t5gemma2", norms_per_layer=4,
+                quirks=frozenset({"qk_norm"}), defaults=_d(
+                    _LLAMA_LIKE, vocab_size=262208, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
+                    num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True,
+                    sliding_window=4096, sliding_window_pattern=6, max_position_embeddings=131072))
+      for name in ("t5gemma2_decoder", "t5gemma2_text")),
     ModelType("encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"})),
+    ModelType("nllb-moe", kind="encoder_decoder", params="nllb_moe", quirks=frozenset({
+        "positions_buffer", "final_layer_norm"}), defaults=_d(
+        _BART_FIELDS, vocab_size=128112, num_experts=128, router_bias=False, encoder_sparse_step=4,
+        decoder_sparse_step=4)),
+    ModelType("nllb_moe", kind="encoder_decoder", same_as="nllb-moe"),
+    ModelType("switch_transformers", kind="encoder_decoder", params="switch_transformers", defaults=_d(
+        vocab_size=32128, d_model=768, d_kv=64, d_ff=2048, num_layers=12, num_decoder_layers=12,
+        num_sparse_encoder_layers=3, num_sparse_decoder_layers=3, num_heads=12, num_experts=8, router_bias=False,
+        relative_attention_num_buckets=32, tie_word_embeddings=True)),
     ModelType("kosmos-2.5", text_type="kosmos_2_5_text_model", defaults=_d(tie_word_embeddings=True)),
     ModelType("kosmos_2_5_text_model", not_countable="counted as part of kosmos-2.5", attribute_map=_d(
         num_attention_heads="attention_heads", hidden_size="embed_dim", num_hidden_layers="layers"), defaults=_d(

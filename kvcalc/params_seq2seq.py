@@ -32,6 +32,9 @@ class Tally(Protocol):
 
     def add(self, part: str, n: int) -> None: ...
 
+    def experts(self, per_expert: int, n_experts: int, top_k: int | None, field: str) -> None:
+        """One MoE layer's routed experts (part ``mlp``), ``top_k`` of them used per token."""
+
 
 def _linear(n_in: int, n_out: int, bias: bool = False) -> int:
     return n_in * n_out + (n_out if bias else 0)
@@ -422,9 +425,98 @@ def t5gemma(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     t.add("lm_head", 0 if t.tied else vocab * hidden)
 
 
+# --------------------------------------------------------------------------- MoE encoder-decoders (S2S, issue 12)
+def _sparse_layers(n: int, n_sparse: int) -> list[int]:
+    """SwitchTransformersConfig.__post_init__ / SwitchTransformersStack: ``step = n // n_sparse`` (``n`` when
+    n_sparse is 0); layer ``i`` is sparse when ``i % step == 1`` or ``step == 1`` (none when step is 0)."""
+    step = n // n_sparse if n_sparse > 0 else n
+    return [i for i in range(n) if step > 0 and (i % step == 1 or step == 1)]
+
+
+def _switch_transformers(f: ConfigReader, t: Tally) -> None:
+    """SwitchTransformersForConditionalGeneration (modeling_switch_transformers.py): T5 v1.0 stacks (see
+    kvcalc.params._t5) whose sparse layers (:func:`_sparse_layers` of num_sparse_encoder_layers /
+    num_sparse_decoder_layers) replace the dense ``wi`` / ``wo`` (``2*d_model*d_ff``, no biases) by
+    ``SwitchTransformersSparseMLP``: router ``d_model -> E`` (bias with router_bias) and ``E`` experts of
+    ``2*d_model*d_ff``, one picked per token (``SwitchTransformersTop1Router``). Attention ``4*d_model*n*d_kv``,
+    a relative bias ``buckets*n`` in block 0 of each stack (self-attention only), T5 LayerNorms (weight only,
+    ``d_model``): 2 per encoder block, 3 per decoder block, 1 final per stack. Tables: ``shared``,
+    ``encoder.embed_tokens``, ``decoder.embed_tokens`` and lm_head ``V*d_model`` each, one tensor when
+    tie_word_embeddings (``_tied_weights_keys``)."""
+    vocab, d = f.get_int("vocab_size"), f.get_int("d_model", "hidden_size")
+    d_kv, d_ff, heads = f.get_int("d_kv"), f.get_int("d_ff"), f.get_int("num_heads")
+    n_enc = f.get_int("num_layers")
+    n_dec = f.opt_int("num_decoder_layers") or n_enc
+    n_experts, bias = f.get_int("num_experts"), f.get_bool("router_bias")
+    sparse = (_sparse_layers(n_enc, f.get_int("num_sparse_encoder_layers", minimum=0))
+              + _sparse_layers(n_dec, f.get_int("num_sparse_decoder_layers", minimum=0)))
+    dense = 2 * d * d_ff
+    t.tied = f.get_bool("tie_word_embeddings")
+    t.add("embedding", vocab * d if t.tied else 3 * vocab * d)
+    t.add("lm_head", 0 if t.tied else vocab * d)
+    t.add("attention", (n_enc + 2 * n_dec) * 4 * d * heads * d_kv + 2 * f.get_int("relative_attention_num_buckets")
+          * heads)
+    t.add("mlp", (n_enc + n_dec - len(sparse)) * dense)
+    for _ in sparse:
+        t.add("mlp", _linear(d, n_experts, bias))
+        t.experts(dense, n_experts, 1, "router (top-1)")
+    t.add("norms", (2 * n_enc + 3 * n_dec + 2) * d)
+
+
+def _nllb_moe(f: ConfigReader, t: Tally) -> None:
+    """NllbMoeForConditionalGeneration (modeling_nllb_moe.py): an M2M100-style BART (:func:`_bart`; sinusoidal
+    positions are buffers, a final LayerNorm per stack) whose every encoder_sparse_step-th encoder layer and
+    decoder_sparse_step-th decoder layer (``(i + 1) % step == 0``, none when the step is 0: ``NllbMoeEncoder``,
+    ``NllbMoeDecoder``) holds ``NllbMoeSparseMLP`` instead of the dense fc1 / fc2: ``NllbMoeTop2Router``'s
+    classifier ``d -> E`` (bias with router_bias) and ``E`` experts ``NllbMoeDenseActDense`` of
+    ``d*F+F + F*d+d`` (F: the stack's ffn dim), two picked per token."""
+    _bart(f, t)
+    d, n_experts, bias = f.get_int("d_model", "hidden_size"), f.get_int("num_experts"), f.get_bool("router_bias")
+    for stack in ("encoder", "decoder"):
+        n, step = f.get_int(f"{stack}_layers", minimum=0), f.get_int(f"{stack}_sparse_step", minimum=0)
+        ffn = f.get_int(f"{stack}_ffn_dim")
+        expert = _linear(d, ffn, True) + _linear(ffn, d, True)
+        for _ in (i for i in range(n) if step > 0 and (i + 1) % step == 0):
+            t.add("mlp", _linear(d, n_experts, bias) - expert)   # the router replaces the dense MLP _bart counted
+            t.experts(expert, n_experts, 2, "router (top-2)")
+
+
+def t5gemma2(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
+    """T5Gemma2ForConditionalGeneration (modeling_t5gemma2.py): ``T5Gemma2Encoder`` = a Gemma 3 text stack
+    (``encoder.text_config``, ``T5Gemma2TextEncoder``) + a SigLIP tower (``encoder.vision_config``,
+    :func:`kvcalc.params_vision.siglip_vision`) + ``T5Gemma2MultiModalProjector`` (``H_v*H`` weight and an
+    RMSNorm ``H_v``); ``T5Gemma2Decoder`` (``decoder``) the same stack with ``T5Gemma2MergedAttention`` (one set of
+    q / k / v / o for self- and cross-attention, q / k norms). Each stack is counted by the Llama-style counter
+    (``decoder``: ``V*H`` table, 4 RMSNorms per layer, final norm) and its ``T5Gemma2TextScaledWordEmbedding``
+    adds ``eoi_embedding`` ``H``. With the top-level tie_word_embeddings (default true) the decoder table, its
+    eoi_embedding and lm_head (``T5Gemma2LMHead.out_proj``, no bias) are the encoder's
+    (``_tied_weights_keys``); untied each is its own tensor. Absent sub-configs are their class defaults.
+    """
+    from .params_vision import siglip_vision
+
+    enc = _sub(top, "encoder", "t5gemma2_encoder", {}, absent_ok=True)
+    text = _sub(enc, "text_config", "t5gemma2_text", {}, absent_ok=True)
+    vision = _sub(enc, "vision_config", "siglip_vision_model", {}, absent_ok=True)
+    dec = _sub(top, "decoder", "t5gemma2_decoder", {}, absent_ok=True)
+    hidden, vocab = dec.get_int("hidden_size"), dec.get_int("vocab_size")
+    for name in ("hidden_size", "vocab_size"):   # T5Gemma2Config.validate_architecture
+        if text.get_int(name) != dec.get_int(name):
+            raise ConfigError(text.field_name(name), text.get_int(name),
+                              f"must equal the decoder's {name} ({dec.get_int(name)}) in T5Gemma 2")
+    decoder(text, t, False)
+    decoder(dec, t, False)
+    t.tied = top.get_bool("tie_word_embeddings")
+    t.add("embedding", hidden - vocab * hidden if t.tied else 2 * hidden)   # tied: one table and eoi_embedding
+    t.add("lm_head", 0 if t.tied else vocab * hidden)
+    hv = vision.get_int("hidden_size")
+    t.add("vision", siglip_vision(vision) + hv * hidden + hv)
+
+
 # --------------------------------------------------------------------------- entry point
 COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
-    "bart": _bart, "whisper": _whisper, "trocr": _trocr, "prophetnet": _prophetnet}
+    "bart": _bart, "whisper": _whisper, "trocr": _trocr, "prophetnet": _prophetnet,
+    "switch_transformers": _switch_transformers, "nllb_moe": _nllb_moe}
 """parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""
-WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {"audio": audio_wrapper, "t5gemma": t5gemma}
+WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {
+    "audio": audio_wrapper, "t5gemma": t5gemma, "t5gemma2": t5gemma2}
 """families that count a nested text decoder with the counter kvcalc.params binds first (``decoder``)."""

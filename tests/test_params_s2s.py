@@ -1,0 +1,81 @@
+"""Parameter counts of the S2S helper's types (issue 12) == transformers 5.24's meta-device counts, on NON-default
+configs (the class defaults are replayed from tests/fixtures/transformers_5_24_coverage.json by
+tests/test_transformers_coverage.py).
+
+How the expected numbers were obtained: ``sum(p.numel() for p in model.parameters())`` of the class transformers
+5.24 builds from the config written here, on the meta device (``with torch.device("meta"):
+transformers.<Class>._from_config(AutoConfig.for_model(model_type, **fields))``, tied tensors counted once; the
+class is the one its text-generation auto mapping names, as tests/hf_reference.meta_model picks), and for
+``moe_experts`` the sum over the parameters whose name contains ``.experts.``. Run with torch 2.13 CPU.
+"""
+from __future__ import annotations
+
+import pytest
+
+import kvcalc
+from kvcalc.errors import ConfigError
+
+_SWITCH = dict(model_type="switch_transformers", vocab_size=100, d_model=16, d_kv=4, d_ff=24, num_heads=2)
+_NLLB = dict(model_type="nllb-moe", vocab_size=100, d_model=16, encoder_ffn_dim=24, decoder_ffn_dim=20,
+             encoder_attention_heads=2, decoder_attention_heads=4, max_position_embeddings=64)
+_T5G2_TEXT = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 300, "sliding_window": 6}
+T5GEMMA2 = {"model_type": "t5gemma2", "image_token_index": 299,
+            "encoder": {"model_type": "t5gemma2_encoder", "text_config": {**_T5G2_TEXT, "model_type": "t5gemma2_text"},
+                        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 32,
+                                          "intermediate_size": 48, "num_hidden_layers": 1, "num_attention_heads": 2,
+                                          "image_size": 32, "patch_size": 16},
+                        "mm_tokens_per_image": 4, "boi_token_index": 297, "eoi_token_index": 298,
+                        "image_token_index": 299},
+            "decoder": {"model_type": "t5gemma2_decoder", "hidden_size": 64, "intermediate_size": 96,
+                        "num_hidden_layers": 7, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 32,
+                        "sliding_window": 5, "vocab_size": 300}}
+
+# (id, config, transformers' total, transformers' routed-expert parameters or None)
+CASES: list[tuple[str, dict, int, int | None]] = [
+    # Switch: sparse layers every num_layers // num_sparse (4 // 2: layers 1, 3; 3 // 1: layer 1), untied tables
+    ("switch-untied", dict(_SWITCH, num_layers=4, num_decoder_layers=3, num_sparse_encoder_layers=2,
+                           num_sparse_decoder_layers=1, num_experts=3, tie_word_embeddings=False), 22080, 6912),
+    # no sparse encoder layer, every decoder layer sparse (step 1), router biases, 3 heads
+    ("switch-router-bias", dict(_SWITCH, num_layers=5, num_decoder_layers=2, num_sparse_encoder_layers=0,
+                                num_sparse_decoder_layers=2, num_heads=3, num_experts=4, router_bias=True),
+     21484, 9216),
+    # NLLB-MoE: (i + 1) % step == 0 sparse, other encoder / decoder ffn widths and heads, untied, router biases
+    ("nllb-moe-untied", dict(_NLLB, encoder_layers=5, decoder_layers=3, num_experts=3, encoder_sparse_step=2,
+                             decoder_sparse_step=3, router_bias=True, tie_word_embeddings=False), 29845, 6876),
+    ("nllb-moe-dense-encoder", dict(_NLLB, encoder_layers=4, decoder_layers=3, num_experts=5, encoder_sparse_step=0,
+                                    decoder_sparse_step=1), 26700, 10140),
+    # T5Gemma 2: encoder text stack + SigLIP tower (with head) + projector, decoder of other depth / heads
+    ("t5gemma2-tied", T5GEMMA2, 397888, None),
+    ("t5gemma2-untied", {**T5GEMMA2, "tie_word_embeddings": False}, 436352, None),
+]
+
+
+@pytest.mark.parametrize(("config", "total", "expert_params"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_count_equals_meta_device_count(config, total, expert_params):
+    ours = kvcalc.count_params(config)
+    assert ours.total == total and ours.quality == "exact"
+    assert ours.total == sum(ours.parts().values())
+    if expert_params is not None:
+        assert ours.moe_experts == expert_params
+
+
+def test_switch_active_is_one_expert_per_sparse_layer():
+    """SwitchTransformersTop1Router picks one expert: active = total - experts + one expert per sparse layer
+    (hand arithmetic: the untied case has 3 sparse layers of 3 experts of 2 x 16 x 24 = 768 each)."""
+    p = kvcalc.count_params(CASES[0][1])
+    assert p.moe_experts == 3 * 3 * 768 and p.active == 22080 - 3 * 3 * 768 + 3 * 768
+
+
+def test_nllb_moe_active_is_two_experts_per_sparse_layer():
+    """NllbMoeTop2Router: two experts per token. The dense-encoder case has 3 sparse decoder layers of 5 experts
+    of 16 x 20 + 20 + 20 x 16 + 16 = 676 each (hand arithmetic)."""
+    p = kvcalc.count_params(CASES[3][1])
+    assert p.moe_experts == 3 * 5 * 676 and p.active == 26700 - 3 * 5 * 676 + 3 * 2 * 676
+
+
+def test_t5gemma2_unequal_widths_are_refused():
+    """T5Gemma2Config.validate_architecture rejects an encoder text width or vocabulary unlike the decoder's."""
+    bad = {**T5GEMMA2, "encoder": {**T5GEMMA2["encoder"], "text_config": {**_T5G2_TEXT, "hidden_size": 32}}}
+    with pytest.raises(ConfigError, match="hidden_size"):
+        kvcalc.count_params(bad)
