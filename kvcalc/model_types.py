@@ -621,7 +621,8 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
                     num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True,
                     sliding_window=4096, sliding_window_pattern=6, max_position_embeddings=131072))
       for name in ("t5gemma2_decoder", "t5gemma2_text")),
-    ModelType("encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"})),
+    ModelType("encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"}),
+              params="encoder_decoder"),
     ModelType("nllb-moe", kind="encoder_decoder", params="nllb_moe", quirks=frozenset({
         "positions_buffer", "final_layer_norm"}), defaults=_d(
         _BART_FIELDS, vocab_size=128112, num_experts=128, router_bias=False, encoder_sparse_step=4,
@@ -631,7 +632,11 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
         vocab_size=32128, d_model=768, d_kv=64, d_ff=2048, num_layers=12, num_decoder_layers=12,
         num_sparse_encoder_layers=3, num_sparse_decoder_layers=3, num_heads=12, num_experts=8, router_bias=False,
         relative_attention_num_buckets=32, tie_word_embeddings=True)),
-    ModelType("kosmos-2.5", text_type="kosmos_2_5_text_model", defaults=_d(tie_word_embeddings=True)),
+    ModelType("kosmos-2.5", text_type="kosmos_2_5_text_model", params="kosmos2_5", defaults=_d(
+        tie_word_embeddings=True, latent_query_num=2048)),
+    ModelType("kosmos_2_5_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=1536, patch_embed_hidden_size=768, intermediate_size=3968, head_dim=64, num_hidden_layers=18,
+        num_attention_heads=24, max_num_patches=4096)),
     ModelType("kosmos_2_5_text_model", not_countable="counted as part of kosmos-2.5", attribute_map=_d(
         num_attention_heads="attention_heads", hidden_size="embed_dim", num_hidden_layers="layers"), defaults=_d(
         vocab_size=108481, max_position_embeddings=4096, hidden_size=1536, num_hidden_layers=24, intermediate_size=6144,

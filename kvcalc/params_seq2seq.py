@@ -305,7 +305,8 @@ def _sub(top: ConfigReader, name: str, sub_type: str, overrides: Mapping[str, An
     if given != sub_type:
         raise UnsupportedError(f"{top.path}{name}.model_type '{given}' is not counted (expected {sub_type})")
     entry = lookup(sub_type)
-    return sub.with_defaults({**(entry.defaults if entry else {}), **overrides}, sub_type)
+    return sub.with_defaults({**(entry.defaults if entry else {}), **overrides}, sub_type,
+                             entry.attribute_map if entry else None)
 
 
 def qwen3_asr_encoder(f: ConfigReader) -> Parts:
@@ -512,10 +513,90 @@ def t5gemma2(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     t.add("vision", siglip_vision(vision) + hv * hidden + hv)
 
 
+# --------------------------------------------------------------------------- EncoderDecoderModel (S2S, issue 12)
+def _bert(f: ConfigReader, t: Tally, decoder: bool) -> int:
+    """A BERT stack (modeling_bert.py) into ``t``; returns its width. ``BertEmbeddings``: word ``V*H``, position
+    ``P*H``, token type ``type_vocab_size*H`` (embedding), LayerNorm ``2H``. ``L`` ``BertLayer``: ``BertAttention``
+    (q / k / v ``3*(H*H + H)``, output dense ``H*H + H`` + LayerNorm ``2H``), as decoder (``add_cross_attention``) a
+    second one (``crossattention``, keys / values from the decoder width: the encoder's states reach it through
+    ``enc_to_dec_proj``), ``BertIntermediate`` ``H*I + I``, ``BertOutput`` ``I*H + H`` + LayerNorm ``2H``.
+    Encoder (``BertModel``, what AutoModel builds): the pooler ``H*H + H`` (other). Decoder (``BertLMHeadModel``,
+    what AutoModelForCausalLM builds, no pooler): ``cls.predictions``: transform dense ``H*H + H`` (other) +
+    LayerNorm ``2H``, ``bias`` ``V``, and unless the decoder's tie_word_embeddings ties them
+    (``BertLMHeadModel._tied_weights_keys``) the ``decoder`` Linear's own weight ``V*H`` and bias ``V`` (lm_head)."""
+    h = _width_of(f, "hidden_size", "num_attention_heads")
+    vocab, inter, n = f.get_int("vocab_size"), f.get_int("intermediate_size"), f.get_int("num_hidden_layers", minimum=0)
+    attn = 3 * _linear(h, h, True) + _linear(h, h, True)
+    t.add("embedding", (vocab + f.get_int("max_position_embeddings") + f.get_int("type_vocab_size")) * h)
+    t.add("attention", n * attn * (2 if decoder else 1))
+    t.add("mlp", n * (_linear(h, inter, True) + _linear(inter, h, True)))
+    t.add("norms", 2 * h + n * 2 * h * (3 if decoder else 2) + (2 * h if decoder else 0))
+    t.add("other", _linear(h, h, True))      # the encoder's pooler / the decoder's prediction transform
+    if decoder:
+        t.tied = f.get_bool("tie_word_embeddings")
+        t.add("lm_head", vocab + (0 if t.tied else vocab * h + vocab))
+    return h
+
+
+def _encoder_decoder(top: ConfigReader, t: Tally) -> None:
+    """EncoderDecoderModel (modeling_encoder_decoder.py): ``AutoModel`` of the ``encoder`` config and
+    ``AutoModelForCausalLM`` of the ``decoder`` config (absent: EncoderDecoderConfig's BERT defaults, the decoder
+    with is_decoder / add_cross_attention); only BERT stacks are counted (:func:`_bert`). ``enc_to_dec_proj``
+    (``H_e*H_d + H_d``, other) when the widths differ and the decoder sets no cross_attention_hidden_size. The
+    top-level tie_word_embeddings ties nothing (transformers 5.24 builds the same parameters either way)."""
+    enc = _sub(top, "encoder", "bert", {}, absent_ok=True)
+    dec = _sub(top, "decoder", "bert", {}, absent_ok=True)
+    if dec.has("add_cross_attention") and not dec.get_bool("add_cross_attention"):
+        raise ConfigError(dec.field_name("add_cross_attention"), False, "leaves the decoder without cross-attention")
+    h_enc, h_dec = _bert(enc, t, False), _bert(dec, t, True)
+    cross = dec.opt_int("cross_attention_hidden_size")
+    if cross is not None and cross != h_enc:     # EncoderDecoderModel.__init__ raises ValueError
+        raise ConfigError(dec.field_name("cross_attention_hidden_size"), cross,
+                          f"must equal the encoder's hidden_size ({h_enc})")
+    if h_enc != h_dec and cross is None:
+        t.add("other", _linear(h_enc, h_dec, True))
+
+
+# --------------------------------------------------------------------------- Kosmos-2.5 (S2S, issue 12)
+def _kosmos2_5_vision(v: ConfigReader) -> int:
+    """``Kosmos2_5VisionModel`` (modeling_kosmos2_5.py, Pix2Struct's): patch_projection ``P*H + H``
+    (P = patch_embed_hidden_size), row / column embedders ``2*max_num_patches*H``; per layer query / key / value /
+    output ``4*H*n*hd`` (no biases), gated MLP wi_0 / wi_1 / wo ``3*H*I`` (no biases), 2 weight-only LayerNorms
+    ``2H``; final LayerNorm ``H``."""
+    h, inter, n = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers", minimum=0)
+    inner = v.get_int("num_attention_heads") * v.get_int("head_dim")
+    return (_linear(v.get_int("patch_embed_hidden_size"), h, True) + 2 * v.get_int("max_num_patches") * h
+            + n * (4 * h * inner + 3 * h * inter + 2 * h) + h)
+
+
+def _kosmos2_5(top: ConfigReader, t: Tally) -> None:
+    """Kosmos2_5ForConditionalGeneration (modeling_kosmos2_5.py). ``Kosmos2_5TextForCausalLM`` (``text_config``,
+    Kosmos2_5TextConfig's names through its attribute_map: ``E`` embed_dim, ``F`` ffn_dim): embed_tokens ``V*E``,
+    segment_emb ``2*E`` (the sinusoidal positions are a buffer); per ``Kosmos2_5TextBlock`` self-attention
+    ``4*(E*E + E)``, 2 LayerNorms ``4E``, ``Kosmos2_5TextFFN`` fc1 ``E*F + F``, fc2 ``F*E + E`` and its
+    ffn_layernorm ``2F``; final LayerNorm ``2E``; lm_head ``V*E`` unless tie_word_embeddings ties it.
+    Vision: :func:`_kosmos2_5_vision`. ``Kosmos2_5ImageToTextProjection`` (vision part): dense ``H_v*E + E``,
+    latent_query ``latent_query_num*E``, x_attn ``4*(E*E + E)``."""
+    text = _sub(top, "text_config", "kosmos_2_5_text_model", {}, absent_ok=True)
+    vision = _sub(top, "vision_config", "kosmos_2_5_vision_model", {}, absent_ok=True)
+    e = _width_of(text, "hidden_size", "num_attention_heads")
+    vocab, ffn, n = text.get_int("vocab_size"), text.get_int("intermediate_size"), text.get_int("num_hidden_layers")
+    t.add("embedding", vocab * e + 2 * e)
+    t.add("attention", n * 4 * _linear(e, e, True))
+    t.add("mlp", n * (_linear(e, ffn, True) + _linear(ffn, e, True)))
+    t.add("norms", n * (4 * e + 2 * ffn) + 2 * e)
+    t.tied = text.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * e)
+    hv = vision.get_int("hidden_size")
+    t.add("vision", _kosmos2_5_vision(vision) + _linear(hv, e, True) + top.get_int("latent_query_num") * e
+          + 4 * _linear(e, e, True))
+
+
 # --------------------------------------------------------------------------- entry point
 COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
     "bart": _bart, "whisper": _whisper, "trocr": _trocr, "prophetnet": _prophetnet,
-    "switch_transformers": _switch_transformers, "nllb_moe": _nllb_moe}
+    "switch_transformers": _switch_transformers, "nllb_moe": _nllb_moe, "encoder_decoder": _encoder_decoder,
+    "kosmos2_5": _kosmos2_5}
 """parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""
 WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {
     "audio": audio_wrapper, "t5gemma": t5gemma, "t5gemma2": t5gemma2}

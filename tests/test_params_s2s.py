@@ -30,6 +30,15 @@ T5GEMMA2 = {"model_type": "t5gemma2", "image_token_index": 299,
             "decoder": {"model_type": "t5gemma2_decoder", "hidden_size": 64, "intermediate_size": 96,
                         "num_hidden_layers": 7, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 32,
                         "sliding_window": 5, "vocab_size": 300}}
+_BERT = dict(model_type="bert", hidden_size=48, intermediate_size=64, num_hidden_layers=3, num_attention_heads=6,
+             vocab_size=128, max_position_embeddings=40, type_vocab_size=3)
+_BERT_DECODER = dict(_BERT, is_decoder=True, add_cross_attention=True)
+_NARROW_BERT = dict(_BERT, num_hidden_layers=2, hidden_size=32, num_attention_heads=2)
+KOSMOS = {"model_type": "kosmos-2.5", "latent_query_num": 4,
+          "text_config": {"model_type": "kosmos_2_5_text_model", "embed_dim": 48, "layers": 3, "attention_heads": 3,
+                          "ffn_dim": 64, "vocab_size": 128},
+          "vision_config": {"model_type": "kosmos_2_5_vision_model", "hidden_size": 32, "patch_embed_hidden_size": 32,
+                            "intermediate_size": 48, "head_dim": 16, "num_hidden_layers": 1, "num_attention_heads": 2}}
 
 # (id, config, transformers' total, transformers' routed-expert parameters or None)
 CASES: list[tuple[str, dict, int, int | None]] = [
@@ -48,6 +57,22 @@ CASES: list[tuple[str, dict, int, int | None]] = [
     # T5Gemma 2: encoder text stack + SigLIP tower (with head) + projector, decoder of other depth / heads
     ("t5gemma2-tied", T5GEMMA2, 397888, None),
     ("t5gemma2-untied", {**T5GEMMA2, "tie_word_embeddings": False}, 436352, None),
+    # EncoderDecoderModel (class EncoderDecoderModel): BERT encoder (with pooler) 32 wide, BERT decoder 48 wide
+    # (enc_to_dec_proj 32 -> 48); the decoder's tie flag decides cls.predictions.decoder's weight and bias
+    ("encoder-decoder-proj", {"model_type": "encoder-decoder", "encoder": _NARROW_BERT, "decoder": _BERT_DECODER},
+     112224, None),
+    ("encoder-decoder-untied", {"model_type": "encoder-decoder", "encoder": _NARROW_BERT,
+                                "decoder": dict(_BERT_DECODER, tie_word_embeddings=False)}, 118496, None),
+    ("encoder-decoder-cross-width", {"model_type": "encoder-decoder", "encoder": _NARROW_BERT,
+                                     "decoder": dict(_BERT_DECODER, cross_attention_hidden_size=32)}, 110640, None),
+    ("encoder-decoder-same-width", {"model_type": "encoder-decoder", "encoder": dict(_BERT, num_hidden_layers=2),
+                                    "decoder": _BERT_DECODER}, 129328, None),
+    # Kosmos-2.5 (class Kosmos2_5ForConditionalGeneration): its text config's own names; the text config's tie
+    # flag decides lm_head (the top-level one does not)
+    ("kosmos-2.5", KOSMOS, 337472, None),
+    ("kosmos-2.5-top-untied", {**KOSMOS, "tie_word_embeddings": False}, 337472, None),
+    ("kosmos-2.5-text-untied", {**KOSMOS, "text_config": {**KOSMOS["text_config"], "tie_word_embeddings": False}},
+     343616, None),
 ]
 
 
@@ -79,3 +104,15 @@ def test_t5gemma2_unequal_widths_are_refused():
     bad = {**T5GEMMA2, "encoder": {**T5GEMMA2["encoder"], "text_config": {**_T5G2_TEXT, "hidden_size": 32}}}
     with pytest.raises(ConfigError, match="hidden_size"):
         kvcalc.count_params(bad)
+
+
+def test_encoder_decoder_refusals():
+    """Only BERT stacks are counted; a decoder without cross-attention or with a cross width unlike the encoder's
+    is what EncoderDecoderModel rejects."""
+    with pytest.raises(kvcalc.UnsupportedError, match="decoder.model_type"):
+        kvcalc.count_params({"model_type": "encoder-decoder", "decoder": {"model_type": "gpt2"}})
+    with pytest.raises(ConfigError, match="add_cross_attention"):
+        kvcalc.count_params({"model_type": "encoder-decoder", "decoder": dict(_BERT, add_cross_attention=False)})
+    with pytest.raises(ConfigError, match="cross_attention_hidden_size"):
+        kvcalc.count_params({"model_type": "encoder-decoder", "encoder": _NARROW_BERT,
+                             "decoder": dict(_BERT_DECODER, cross_attention_hidden_size=48)})
