@@ -632,6 +632,17 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
         vocab_size=32128, d_model=768, d_kv=64, d_ff=2048, num_layers=12, num_decoder_layers=12,
         num_sparse_encoder_layers=3, num_sparse_decoder_layers=3, num_heads=12, num_experts=8, router_bias=False,
         relative_attention_num_buckets=32, tie_word_embeddings=True)),
+    *(ModelType(name, text_type="granite", params="granite_speech", defaults=_d(
+        tie_word_embeddings=True, window_size=15, downsample_rate=5))
+      for name in ("granite_speech", "granite_speech_plus")),
+    *(ModelType(f"{name}_encoder", kind="no_cache", attribute_map=_d(
+        hidden_size="hidden_dim", num_hidden_layers="num_layers", num_attention_heads="num_heads"), defaults=_d(
+        input_dim=160, num_hidden_layers=10, hidden_size=1024, feedforward_mult=4, num_heads=8, dim_head=None,
+        output_dim=42, max_pos_emb=512, conv_kernel_size=15, conv_expansion_factor=2))
+      for name in ("granite_speech", "granite_speech_plus")),
+    ModelType("blip_2_qformer", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, encoder_hidden_size=1408,
+        cross_attention_frequency=2, use_qformer_text_input=False)),
     ModelType("kosmos-2.5", text_type="kosmos_2_5_text_model", params="kosmos2_5", defaults=_d(
         tie_word_embeddings=True, latent_query_num=2048)),
     ModelType("kosmos_2_5_vision_model", kind="no_cache", defaults=_d(

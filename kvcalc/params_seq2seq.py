@@ -592,6 +592,67 @@ def _kosmos2_5(top: ConfigReader, t: Tally) -> None:
           + 4 * _linear(e, e, True))
 
 
+# --------------------------------------------------------------------------- Granite Speech (S2S, issue 12)
+def blip2_qformer(q: ConfigReader) -> int:
+    """``Blip2QFormerModel`` (modeling_blip_2.py; width ``H``, ``I`` intermediate, ``E`` encoder_hidden_size):
+    layernorm ``2H``; per ``Blip2QFormerLayer`` i: attention q / k / v ``3*(H*H + H)`` + output dense ``H*H + H``
+    + LayerNorm ``2H``; when ``i % cross_attention_frequency == 0`` a crossattention (query ``H*H + H``, key /
+    value ``2*(E*H + H)``, output dense + LayerNorm); intermediate_query ``H*I + I`` and output_query ``I*H + H``
+    + LayerNorm ``2H``, twice with use_qformer_text_input (intermediate / output). No token tables."""
+    h = _width_of(q, "hidden_size", "num_attention_heads")
+    inter, n = q.get_int("intermediate_size"), q.get_int("num_hidden_layers", minimum=0)
+    enc, freq = q.get_int("encoder_hidden_size"), q.get_int("cross_attention_frequency")
+    out = _linear(h, h, True) + 2 * h
+    ffn = _linear(h, inter, True) + _linear(inter, h, True) + 2 * h
+    n_cross = len(range(0, n, freq))
+    return (2 * h + n * (3 * _linear(h, h, True) + out + ffn * (2 if q.get_bool("use_qformer_text_input") else 1))
+            + n_cross * (_linear(h, h, True) + 2 * _linear(enc, h, True) + out))
+
+
+def granite_speech_encoder(e: ConfigReader) -> Parts:
+    """``GraniteSpeechCTCEncoder`` (modeling_granite_speech.py; width ``C`` hidden_dim, ``n*hd`` heads x dim_head
+    (default ``C / n``), ``m`` feedforward_mult, ``x`` conv_expansion_factor, ``k`` conv_kernel_size):
+    input_linear ``input_dim*C + C``; per ``GraniteSpeechConformerBlock``: two feed-forwards (LayerNorm ``2C``,
+    ``C*mC + mC``, ``mC*C + C``), attention (LayerNorm ``2C``, to_q ``C*n*hd``, to_kv ``2*C*n*hd``, to_out
+    ``n*hd*C + C``, rel_pos_emb ``(2*max_pos_emb + 1)*hd``), conv module (LayerNorm ``2C``, up_conv
+    ``C*2xC + 2xC``, depthwise ``xC*k``, BatchNorm ``2*xC``, down_conv ``xC*C + C``), post_norm ``2C``; out
+    ``C*output_dim + output_dim``, out_mid ``output_dim*C + C``. GraniteSpeechPlus' encoder has the same modules."""
+    c, n_layers = e.get_int("hidden_size"), e.get_int("num_hidden_layers", minimum=0)
+    heads = e.get_int("num_heads")
+    hd = e.opt_int("dim_head") or c // heads
+    inner, m, x, out = heads * hd, e.get_int("feedforward_mult"), e.get_int("conv_expansion_factor"), e.get_int(
+        "output_dim")
+    ff = 2 * c + _linear(c, m * c, True) + _linear(m * c, c, True)
+    attn = 2 * c + c * inner + c * 2 * inner + _linear(inner, c, True) + (2 * e.get_int("max_pos_emb") + 1) * hd
+    conv = 2 * c + _linear(c, 2 * x * c, True) + x * c * e.get_int("conv_kernel_size") + 2 * x * c + _linear(
+        x * c, c, True)
+    return {"mlp": n_layers * 2 * ff, "attention": n_layers * attn, "other": n_layers * conv + _linear(
+        e.get_int("input_dim"), c, True) + _linear(c, out, True) + _linear(out, c, True), "norms": n_layers * 2 * c}
+
+
+def granite_speech(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
+    """GraniteSpeech(Plus)ForConditionalGeneration (modeling_granite_speech.py): ``language_model`` the granite
+    ``text_config`` decoder (Llama-style counter, no head), the conformer encoder (``encoder_config``,
+    :func:`granite_speech_encoder`, its parts in attention / mlp / norms / other), ``GraniteSpeechEncoderProjector``
+    (vision part: query ``(window_size // downsample_rate)*H_q``, the Q-Former of ``projector_config``
+    :func:`blip2_qformer`, linear ``H_q*H + H``); lm_head ``V*H`` unless the top-level tie_word_embeddings (default
+    true) ties it to the decoder table (``_tied_weights_keys``). Absent sub-configs: their class defaults."""
+    entry = lookup(top.model_type)
+    assert entry is not None and entry.text_type is not None, top.model_type
+    text = _sub(top, "text_config", entry.text_type, {}, absent_ok=True)
+    enc = _sub(top, "encoder_config", f"{entry.name}_encoder", {}, absent_ok=True)
+    proj = _sub(top, "projector_config", "blip_2_qformer", {}, absent_ok=True)
+    decoder(text, t, False)
+    hidden, vocab = text.get_int("hidden_size"), text.get_int("vocab_size")
+    t.tied = top.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * hidden)
+    for part, n_params in granite_speech_encoder(enc).items():
+        t.add(part, n_params)
+    hq = proj.get_int("hidden_size")
+    queries = top.get_int("window_size") // top.get_int("downsample_rate")
+    t.add("vision", queries * hq + blip2_qformer(proj) + _linear(hq, hidden, True))
+
+
 # --------------------------------------------------------------------------- entry point
 COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
     "bart": _bart, "whisper": _whisper, "trocr": _trocr, "prophetnet": _prophetnet,
@@ -599,5 +660,5 @@ COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
     "kosmos2_5": _kosmos2_5}
 """parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""
 WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {
-    "audio": audio_wrapper, "t5gemma": t5gemma, "t5gemma2": t5gemma2}
+    "audio": audio_wrapper, "t5gemma": t5gemma, "t5gemma2": t5gemma2, "granite_speech": granite_speech}
 """families that count a nested text decoder with the counter kvcalc.params binds first (``decoder``)."""

@@ -39,6 +39,15 @@ KOSMOS = {"model_type": "kosmos-2.5", "latent_query_num": 4,
                           "ffn_dim": 64, "vocab_size": 128},
           "vision_config": {"model_type": "kosmos_2_5_vision_model", "hidden_size": 32, "patch_embed_hidden_size": 32,
                             "intermediate_size": 48, "head_dim": 16, "num_hidden_layers": 1, "num_attention_heads": 2}}
+_GRANITE = dict(model_type="granite", hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                num_key_value_heads=2, vocab_size=300)
+_CONFORMER = dict(model_type="granite_speech_encoder", input_dim=20, num_layers=2, hidden_dim=32, feedforward_mult=3,
+                  num_heads=4, dim_head=6, output_dim=10, context_size=8, max_pos_emb=16, conv_kernel_size=5,
+                  conv_expansion_factor=3)
+_QFORMER = dict(model_type="blip_2_qformer", hidden_size=48, intermediate_size=40, num_hidden_layers=4,
+                num_attention_heads=4, encoder_hidden_size=32, cross_attention_frequency=3)
+GRANITE_SPEECH = {"model_type": "granite_speech", "text_config": _GRANITE, "encoder_config": _CONFORMER,
+                  "projector_config": _QFORMER, "window_size": 12, "downsample_rate": 4}
 
 # (id, config, transformers' total, transformers' routed-expert parameters or None)
 CASES: list[tuple[str, dict, int, int | None]] = [
@@ -73,6 +82,19 @@ CASES: list[tuple[str, dict, int, int | None]] = [
     ("kosmos-2.5-top-untied", {**KOSMOS, "tie_word_embeddings": False}, 337472, None),
     ("kosmos-2.5-text-untied", {**KOSMOS, "text_config": {**KOSMOS["text_config"], "tie_word_embeddings": False}},
      343616, None),
+    # Granite Speech (class GraniteSpeechForConditionalGeneration; peft absent, so no LoRA adapter is built):
+    # conformer with its own dim_head, Q-Former cross-attention every 3rd layer, 12 // 4 queries
+    ("granite_speech", GRANITE_SPEECH, 208294, None),
+    # dim_head derived (32 / 4), Q-Former text-input FFNs and cross-attention in every layer, lm_head untied
+    ("granite_speech-untied", {**GRANITE_SPEECH, "encoder_config": dict(_CONFORMER, dim_head=None),
+                               "projector_config": dict(_QFORMER, use_qformer_text_input=True,
+                                                        cross_attention_frequency=1),
+                               "tie_word_embeddings": False}, 261706, None),
+    # Granite Speech Plus: 2 concatenated hidden layers widen the Q-Former's encoder_hidden_size to 3 x 32
+    ("granite_speech_plus", {**GRANITE_SPEECH, "model_type": "granite_speech_plus", "window_size": 15,
+                             "downsample_rate": 5, "projector_config": dict(_QFORMER, encoder_hidden_size=96),
+                             "encoder_config": dict(_CONFORMER, model_type="granite_speech_plus_encoder",
+                                                    cat_hidden_layers=[0, 1])}, 220582, None),
 ]
 
 
