@@ -643,6 +643,13 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     ModelType("blip_2_qformer", kind="no_cache", defaults=_d(
         hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, encoder_hidden_size=1408,
         cross_attention_frequency=2, use_qformer_text_input=False)),
+    ModelType("omniasr", text_type="llama", params="audio", audio=Audio("omniasr_audio", "linear", absent_text=_d(
+        vocab_size=11984, hidden_size=4096, intermediate_size=2816, max_position_embeddings=8192, num_hidden_layers=12,
+        num_attention_heads=8, num_key_value_heads=8))),      # OmniASRConfig.sub_configs_defaults init_kwargs
+    ModelType("omniasr_audio", kind="no_cache", defaults=_d(
+        hidden_size=1024, conv_dim=(512,) * 7, conv_kernel=(10, 3, 3, 3, 3, 2, 2), conv_bias=True,
+        num_attention_heads=16, num_hidden_layers=24, num_conv_pos_embeddings=128, num_conv_pos_embedding_groups=16,
+        intermediate_size=4096)),
     ModelType("kosmos-2.5", text_type="kosmos_2_5_text_model", params="kosmos2_5", defaults=_d(
         tie_word_embeddings=True, latent_query_num=2048)),
     ModelType("kosmos_2_5_vision_model", kind="no_cache", defaults=_d(

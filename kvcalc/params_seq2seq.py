@@ -340,8 +340,32 @@ def glmasr_encoder(f: ConfigReader) -> Parts:
     return {**parts, "other": mel * h * 3 + h + h * h * 3 + h}
 
 
+def omniasr_encoder(f: ConfigReader) -> Parts:
+    """``OmniASRAudioModel`` (modeling_omniasr.py; S2S, issue 12): ``OmniASREncoderSubsamplingConv1D``: per
+    entry ``i`` of conv_dim a Conv1d ``c_{i-1}*c_i*k_i`` (+ ``c_i`` with conv_bias; ``c_{-1} = 1``) and a LayerNorm
+    ``2c_i``, then LayerNorm ``2c`` and projection ``c*H + H`` (``c`` the last conv_dim); the positional Conv1d
+    ``H*(H/g)*K + H`` (K num_conv_pos_embeddings, g its groups; no weight norm); ``L`` layers of attention
+    ``4*(H*H + H)``, 2 LayerNorms ``4H``, feed-forward ``H*I + I + I*H + H``; final LayerNorm ``2H``."""
+    h, inter, n = f.get_int("hidden_size"), f.get_int("intermediate_size"), f.get_int("num_hidden_layers", minimum=0)
+    _width_of(f, "hidden_size", "num_attention_heads")
+    dims, kernels = f.get_int_list("conv_dim", minimum=1), f.get_int_list("conv_kernel", minimum=1)
+    if not dims or len(kernels) != len(dims):
+        raise ConfigError(f.field_name("conv_kernel"), f"<{len(kernels)} entries>",
+                          f"must give one kernel per conv_dim entry ({len(dims)})")
+    bias, k, groups = f.get_bool("conv_bias"), f.get_int("num_conv_pos_embeddings"), f.get_int(
+        "num_conv_pos_embedding_groups")
+    if h % groups:
+        raise ConfigError(f.field_name("num_conv_pos_embedding_groups"), groups, f"must divide hidden_size ({h})")
+    convs = sum(c_in * c_out * kk + (c_out if bias else 0) + 2 * c_out
+                for c_in, c_out, kk in zip([1, *dims[:-1]], dims, kernels))
+    parts = _tower_layers(n, 4 * _linear(h, h, True), h, inter)
+    parts["norms"] += 2 * h
+    return {**parts, "other": convs + 2 * dims[-1] + _linear(dims[-1], h, True) + h * (h // groups) * k + h}
+
+
 _TOWERS: dict[str, Callable[[ConfigReader], Parts]] = {"qwen3_asr_encoder": qwen3_asr_encoder,
-                                                     "glmasr_encoder": glmasr_encoder}
+                                                     "glmasr_encoder": glmasr_encoder,
+                                                     "omniasr_audio": omniasr_encoder}
 """audio_config model_type -> its tower counter (every other tower is :func:`whisper_encoder`)."""
 
 

@@ -48,6 +48,11 @@ _QFORMER = dict(model_type="blip_2_qformer", hidden_size=48, intermediate_size=4
                 num_attention_heads=4, encoder_hidden_size=32, cross_attention_frequency=3)
 GRANITE_SPEECH = {"model_type": "granite_speech", "text_config": _GRANITE, "encoder_config": _CONFORMER,
                   "projector_config": _QFORMER, "window_size": 12, "downsample_rate": 4}
+_OMNI_AUDIO = dict(model_type="omniasr_audio", hidden_size=48, conv_dim=[8, 12, 16], conv_kernel=[5, 3, 2],
+                   conv_stride=[3, 2, 2], conv_bias=False, num_attention_heads=4, num_hidden_layers=2,
+                   num_conv_pos_embeddings=6, num_conv_pos_embedding_groups=4, intermediate_size=40)
+_LLAMA = dict(model_type="llama", hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+              num_key_value_heads=2, vocab_size=300)
 
 # (id, config, transformers' total, transformers' routed-expert parameters or None)
 CASES: list[tuple[str, dict, int, int | None]] = [
@@ -95,6 +100,12 @@ CASES: list[tuple[str, dict, int, int | None]] = [
                              "downsample_rate": 5, "projector_config": dict(_QFORMER, encoder_hidden_size=96),
                              "encoder_config": dict(_CONFORMER, model_type="granite_speech_plus_encoder",
                                                     cat_hidden_layers=[0, 1])}, 220582, None),
+    # OmniASR (class OmniASRForConditionalGeneration): 3 conv layers without biases, grouped positional conv;
+    # then conv biases, one group, and the text config's tie flag (lm_head is never tied: no _tied_weights_keys)
+    ("omniasr", {"model_type": "omniasr", "audio_config": _OMNI_AUDIO, "text_config": _LLAMA}, 135584, None),
+    ("omniasr-conv-bias", {"model_type": "omniasr", "audio_config": dict(_OMNI_AUDIO, conv_bias=True,
+                                                                         num_conv_pos_embedding_groups=1),
+                           "text_config": dict(_LLAMA, tie_word_embeddings=True)}, 145988, None),
 ]
 
 
