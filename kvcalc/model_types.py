@@ -650,6 +650,10 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
         hidden_size=1024, conv_dim=(512,) * 7, conv_kernel=(10, 3, 3, 3, 3, 2, 2), conv_bias=True,
         num_attention_heads=16, num_hidden_layers=24, num_conv_pos_embeddings=128, num_conv_pos_embedding_groups=16,
         intermediate_size=4096)),
+    ModelType("vibevoice_asr", text_type="qwen2", params="vibevoice_asr"),
+    ModelType("vibevoice_acoustic_tokenizer_encoder", kind="no_cache", defaults=_d(
+        channels=1, hidden_size=64, kernel_size=7, num_filters=32, downsampling_ratios=(2, 2, 4, 5, 5, 8),
+        depths=(3, 3, 3, 3, 3, 3, 8), ffn_expansion=4)),
     ModelType("kosmos-2.5", text_type="kosmos_2_5_text_model", params="kosmos2_5", defaults=_d(
         tie_word_embeddings=True, latent_query_num=2048)),
     ModelType("kosmos_2_5_vision_model", kind="no_cache", defaults=_d(

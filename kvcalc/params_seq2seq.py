@@ -677,6 +677,50 @@ def granite_speech(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     t.add("vision", queries * hq + blip2_qformer(proj) + _linear(hq, hidden, True))
 
 
+# --------------------------------------------------------------------------- VibeVoice-ASR (S2S, issue 12)
+def vibevoice_tokenizer_encoder(e: ConfigReader) -> int:
+    """``VibeVoiceAcousticTokenizerEncoderModel`` (modeling_vibevoice_acoustic_tokenizer.py; ``F`` num_filters,
+    ``r_s`` downsampling_ratios, ``d_s`` depths (one more than the ratios), ``k`` kernel_size, ``x`` ffn_expansion):
+    stem Conv1d ``channels*F*k + F``; stage s's Conv1d ``F*2^s -> F*2^(s+1)`` of kernel ``2*r_s`` (+ bias); after the
+    stem ``d_0`` and after stage s ``d_(s+1)`` ``VibeVoiceAcousticTokenizerConvNext1dLayer`` of width ``w``: 2 RMSNorms
+    ``2w``, gamma / ffn_gamma ``2w``, depthwise mixer ``w*k + w``, feed-forward ``w*xw + xw + xw*w + w``; head Conv1d
+    ``F*2^S*H*k + H``."""
+    f0, k, x = e.get_int("num_filters"), e.get_int("kernel_size"), e.get_int("ffn_expansion")
+    ratios, depths = e.get_int_list("downsampling_ratios", minimum=1), e.get_int_list("depths")
+    if len(depths) != len(ratios) + 1:
+        raise ConfigError(e.field_name("depths"), f"<{len(depths)} entries>",
+                          f"must give one more entry than downsampling_ratios ({len(ratios)})")
+
+    def blocks(n: int, w: int) -> int:
+        return n * (4 * w + w * k + w + _linear(w, x * w, True) + _linear(x * w, w, True))
+
+    n = e.get_int("channels") * f0 * k + f0 + blocks(depths[0], f0)
+    for s, r in enumerate(ratios):
+        w_in, w = f0 * 2 ** s, f0 * 2 ** (s + 1)
+        n += w_in * w * 2 * r + w + blocks(depths[s + 1], w)
+    return n + _linear(f0 * 2 ** len(ratios) * k, e.get_int("hidden_size"), True)
+
+
+def vibevoice_asr(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
+    """VibeVoiceAsrForConditionalGeneration (modeling_vibevoice_asr.py): the qwen2 ``text_config`` decoder
+    (Llama-style counter, no head), the acoustic and semantic tokenizer encoders
+    (:func:`vibevoice_tokenizer_encoder`; an absent semantic config is the acoustic class's defaults with hidden_size
+    128, VibeVoiceAsrConfig.sub_configs_defaults; part other) and ``VibeVoiceAsrMultiModalProjector``: per path
+    ``H_a*H + H``, an RMSNorm ``H``, ``H*H + H`` (the vision part, as the audio wrappers' projectors); lm_head
+    ``V*H``, never tied (the class declares no ``_tied_weights_keys``)."""
+    text = _sub(top, "text_config", "qwen2", {}, absent_ok=True)
+    tower = "vibevoice_acoustic_tokenizer_encoder"
+    acoustic = _sub(top, "acoustic_tokenizer_encoder_config", tower, {}, absent_ok=True)
+    semantic = _sub(top, "semantic_tokenizer_encoder_config", tower, {}, absent_ok=True, absent={"hidden_size": 128})
+    decoder(text, t, False)
+    hidden = text.get_int("hidden_size")
+    t.tied = False
+    t.add("lm_head", text.get_int("vocab_size") * hidden)
+    for enc in (acoustic, semantic):
+        t.add("other", vibevoice_tokenizer_encoder(enc))
+        t.add("vision", _linear(enc.get_int("hidden_size"), hidden, True) + hidden + _linear(hidden, hidden, True))
+
+
 # --------------------------------------------------------------------------- entry point
 COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
     "bart": _bart, "whisper": _whisper, "trocr": _trocr, "prophetnet": _prophetnet,
@@ -684,5 +728,6 @@ COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
     "kosmos2_5": _kosmos2_5}
 """parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""
 WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {
-    "audio": audio_wrapper, "t5gemma": t5gemma, "t5gemma2": t5gemma2, "granite_speech": granite_speech}
+    "audio": audio_wrapper, "t5gemma": t5gemma, "t5gemma2": t5gemma2, "granite_speech": granite_speech,
+    "vibevoice_asr": vibevoice_asr}
 """families that count a nested text decoder with the counter kvcalc.params binds first (``decoder``)."""

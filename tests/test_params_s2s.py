@@ -53,6 +53,9 @@ _OMNI_AUDIO = dict(model_type="omniasr_audio", hidden_size=48, conv_dim=[8, 12, 
                    num_conv_pos_embeddings=6, num_conv_pos_embedding_groups=4, intermediate_size=40)
 _LLAMA = dict(model_type="llama", hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
               num_key_value_heads=2, vocab_size=300)
+_VV_TOKENIZER = dict(model_type="vibevoice_acoustic_tokenizer_encoder", channels=1, hidden_size=16, kernel_size=5,
+                     num_filters=4, downsampling_ratios=[2, 3], depths=[1, 2, 1], ffn_expansion=2)
+_QWEN2 = dict(_LLAMA, model_type="qwen2")
 
 # (id, config, transformers' total, transformers' routed-expert parameters or None)
 CASES: list[tuple[str, dict, int, int | None]] = [
@@ -106,6 +109,15 @@ CASES: list[tuple[str, dict, int, int | None]] = [
     ("omniasr-conv-bias", {"model_type": "omniasr", "audio_config": dict(_OMNI_AUDIO, conv_bias=True,
                                                                          num_conv_pos_embedding_groups=1),
                            "text_config": dict(_LLAMA, tie_word_embeddings=True)}, 145988, None),
+    # VibeVoice-ASR (class VibeVoiceAsrForConditionalGeneration): two tokenizer encoders of other widths, filters,
+    # kernels, 2 downsampling stages; then 2 input channels, ffn_expansion 3, tie flags set (lm_head is never tied)
+    ("vibevoice_asr", {"model_type": "vibevoice_asr", "text_config": _QWEN2, "acoustic_tokenizer_encoder_config":
+                       _VV_TOKENIZER, "acoustic_tokenizer_chunk_size": 600, "semantic_tokenizer_encoder_config":
+                       dict(_VV_TOKENIZER, hidden_size=24, num_filters=2, kernel_size=3)}, 117302, None),
+    ("vibevoice_asr-tie-flags", {"model_type": "vibevoice_asr", "text_config": dict(_QWEN2, tie_word_embeddings=True),
+                                 "acoustic_tokenizer_encoder_config": dict(_VV_TOKENIZER, ffn_expansion=3, channels=2),
+                                 "semantic_tokenizer_encoder_config": _VV_TOKENIZER,
+                                 "acoustic_tokenizer_chunk_size": 600, "tie_word_embeddings": True}, 120512, None),
 ]
 
 
