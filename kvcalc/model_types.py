@@ -651,6 +651,7 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=16, num_hidden_layers=24, num_conv_pos_embeddings=128, num_conv_pos_embedding_groups=16,
         intermediate_size=4096)),
     ModelType("vibevoice_asr", text_type="qwen2", params="vibevoice_asr"),
+    ModelType("nemo_speechlm", text_type="nemotron_h", params="nemo_speechlm"),
     ModelType("vibevoice_acoustic_tokenizer_encoder", kind="no_cache", defaults=_d(
         channels=1, hidden_size=64, kernel_size=7, num_filters=32, downsampling_ratios=(2, 2, 4, 5, 5, 8),
         depths=(3, 3, 3, 3, 3, 3, 8), ffn_expansion=4)),

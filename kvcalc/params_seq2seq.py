@@ -721,6 +721,65 @@ def vibevoice_asr(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
         t.add("vision", _linear(enc.get_int("hidden_size"), hidden, True) + hidden + _linear(hidden, hidden, True))
 
 
+# --------------------------------------------------------------------------- Nemotron 3.5 Transcribe (S2S, issue 12)
+def _nemo_encoder(e: ConfigReader, qk_norm: bool, stem: int) -> int:
+    """A pre-norm audio encoder of modeling_nemotron3_5_transcribe.py / modeling_nemotron3_diarization.py: ``stem``
+    (the input module), input LayerNorm ``2H``, ``L`` layers (``Nemotron3_5TranscribeAsrAudioLayer`` /
+    ``Nemotron3DiarizationAudioLayer``: q ``H*n_q*hd``, k ``H*n_kv*hd``, v ``H*n_q*hd`` (query heads), o
+    ``n_q*hd*H + H``, with qk_norm LayerNorms ``2*hd`` on q and k; 2 LayerNorms ``4H``; fc1 / fc2
+    ``H*I + I + I*H + H``), final LayerNorm ``2H``. ``hd = H / n_q`` (the config classes hold no head_dim);
+    ``n_kv`` defaults to ``n_q``."""
+    h = _width_of(e, "hidden_size", "num_attention_heads")
+    n_q = e.get_int("num_attention_heads")
+    n_kv, hd = e.opt_int("num_key_value_heads") or n_q, h // n_q
+    inter, n = e.get_int("intermediate_size"), e.get_int("num_hidden_layers", minimum=0)
+    layer = (h * n_q * hd + h * n_kv * hd + h * n_q * hd + _linear(n_q * hd, h, True) + (4 * hd if qk_norm else 0)
+             + 4 * h + _linear(h, inter, True) + _linear(inter, h, True))
+    return stem + 4 * h + n * layer
+
+
+def _stacking(e: ConfigReader) -> int:
+    """``Nemotron3_5TranscribeFeatureStacking`` / ``Nemotron3DiarizationFeatureStacking``: projection
+    ``subsampling_factor*num_mel_bins*H`` (no bias)."""
+    return e.get_int("subsampling_factor") * e.get_int("num_mel_bins") * e.get_int("hidden_size")
+
+
+def nemo_speechlm(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
+    """Nemotron3_5TranscribeForConditionalGeneration (modeling_nemotron3_5_transcribe.py), the class of model_type
+    ``nemo_speechlm``. ``decoder`` counts the nemotron_h ``text_config`` with its lm_head ``V*H`` (never tied here
+    either: ``_tied_weights_keys = None``). The rest (vision part, as the audio wrappers' towers and projectors):
+
+    * ``Nemotron3_5TranscribeAudioModel`` (``audio_config``): the ASR encoder (``asr_config``, :func:`_nemo_encoder`
+      with q / k LayerNorms), ``Nemotron3DiarizationForAudioFrameClassification`` (``diarization_config``: its
+      audio encoder without q / k norms, proj ``A*h + h`` (A: head_config.audio_hidden_size, h: its hidden_size),
+      the sub-pixel upsampler Conv1d ``h*(h*s)*3 + h*s``, the classifier ``h*h + h + h*S + S`` (S num_speakers),
+      silence_embeds ``H_d``), asr_norm ``2H_a`` and speaker_norm ``2S`` (the speaker embedding is a buffer);
+    * multi_modal_projector ``H_a*H + H``;
+    * ``Nemotron3_5TranscribeWordTimestampModel`` (``word_timestamp_config``): the ConvTranspose1d upsampler
+      ``H_w*H_w*u + H_w`` then :func:`_nemo_encoder` layers with q / k norms; word_timestamp_head Conv1d
+      ``H_w*V_w + V_w``.
+
+    The sub-configs must be given: the nested class defaults (init_kwargs inside init_kwargs) are not rebuilt.
+    """
+    text = _sub(top, "text_config", "nemotron_h", {})
+    audio = _sub(top, "audio_config", "nemotron3_5_transcribe_audio", {})
+    asr = _sub(audio, "asr_config", "nemotron3_5_transcribe_asr_audio", {})
+    diar = _sub(audio, "diarization_config", "nemotron3_diarization", {})
+    diar_audio = _sub(diar, "audio_config", "nemotron3_diarization_audio", {})
+    head = _sub(diar, "head_config", "", {})
+    words = _sub(top, "word_timestamp_config", "nemotron3_5_transcribe_word_timestamp", {})
+    decoder(text, t)
+    hidden, h_asr, h_w = text.get_int("hidden_size"), asr.get_int("hidden_size"), words.get_int("hidden_size")
+    hh, speakers, sub = head.get_int("hidden_size"), head.get_int("num_speakers"), head.get_int("subsampling_factor")
+    diarization = (_nemo_encoder(diar_audio, False, _stacking(diar_audio))
+                   + _linear(head.get_int("audio_hidden_size"), hh, True) + hh * hh * sub * 3 + hh * sub
+                   + _linear(hh, hh, True) + _linear(hh, speakers, True) + diar_audio.get_int("hidden_size"))
+    t.add("vision", _nemo_encoder(asr, True, _stacking(asr)) + diarization + 2 * h_asr + 2 * speakers
+          + _linear(h_asr, hidden, True))
+    t.add("vision", _nemo_encoder(words, True, h_w * h_w * words.get_int("upsampling_factor") + h_w)
+          + _linear(h_w, words.get_int("vocab_size"), True))
+
+
 # --------------------------------------------------------------------------- entry point
 COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
     "bart": _bart, "whisper": _whisper, "trocr": _trocr, "prophetnet": _prophetnet,

@@ -57,6 +57,30 @@ _VV_TOKENIZER = dict(model_type="vibevoice_acoustic_tokenizer_encoder", channels
                      num_filters=4, downsampling_ratios=[2, 3], depths=[1, 2, 1], ffn_expansion=2)
 _QWEN2 = dict(_LLAMA, model_type="qwen2")
 
+# Nemotron 3.5 Transcribe: a 4-layer nemotron_h decoder (Mamba-2, MoE, attention, MLP), a GQA ASR encoder, a
+# diarization model of other widths (3 heads, derived KV heads, head 24 -> 20, 5 speakers), a word-timestamp stack
+_NEMO_ENC = dict(hidden_size=32, intermediate_size=40, num_attention_heads=4, num_key_value_heads=2, num_mel_bins=16,
+            subsampling_factor=4)
+NEMO = {"model_type": "nemo_speechlm",
+        "text_config": {"model_type": "nemotron_h", "hidden_size": 64, "intermediate_size": 96, "head_dim": 16,
+                        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 300,
+                        "layers_block_type": ["linear_attention", "moe", "full_attention", "mlp"],
+                        "mamba_head_dim": 16, "mamba_num_heads": 8, "n_groups": 2, "ssm_state_size": 8,
+                        "conv_kernel": 4, "n_routed_experts": 4, "num_experts_per_tok": 2,
+                        "moe_intermediate_size": 32, "moe_shared_expert_intermediate_size": 24},
+        "audio_config": {"model_type": "nemotron3_5_transcribe_audio",
+                         "asr_config": dict(_NEMO_ENC, model_type="nemotron3_5_transcribe_asr_audio", num_hidden_layers=3),
+                         "diarization_config": {
+                             "model_type": "nemotron3_diarization",
+                             "audio_config": dict(_NEMO_ENC, model_type="nemotron3_diarization_audio", hidden_size=24,
+                                                  num_attention_heads=3, num_key_value_heads=None, num_hidden_layers=2),
+                             "head_config": {"audio_hidden_size": 24, "hidden_size": 20, "num_speakers": 5,
+                                             "subsampling_factor": 4},
+                             "streaming_config": {"num_speakers": 5, "subsampling_factor": 4}}},
+        "word_timestamp_config": {"model_type": "nemotron3_5_transcribe_word_timestamp", "hidden_size": 32,
+                                  "intermediate_size": 24, "num_attention_heads": 2, "num_hidden_layers": 1,
+                                  "vocab_size": 50, "blank_token_id": 49, "upsampling_factor": 3}}
+
 # (id, config, transformers' total, transformers' routed-expert parameters or None)
 CASES: list[tuple[str, dict, int, int | None]] = [
     # Switch: sparse layers every num_layers // num_sparse (4 // 2: layers 1, 3; 3 // 1: layer 1), untied tables
@@ -118,6 +142,8 @@ CASES: list[tuple[str, dict, int, int | None]] = [
                                  "acoustic_tokenizer_encoder_config": dict(_VV_TOKENIZER, ffn_expansion=3, channels=2),
                                  "semantic_tokenizer_encoder_config": _VV_TOKENIZER,
                                  "acoustic_tokenizer_chunk_size": 600, "tie_word_embeddings": True}, 120512, None),
+    # class Nemotron3_5TranscribeForConditionalGeneration
+    ("nemo_speechlm", NEMO, 161853, None),
 ]
 
 
@@ -161,3 +187,9 @@ def test_encoder_decoder_refusals():
     with pytest.raises(ConfigError, match="cross_attention_hidden_size"):
         kvcalc.count_params({"model_type": "encoder-decoder", "encoder": _NARROW_BERT,
                              "decoder": dict(_BERT_DECODER, cross_attention_hidden_size=48)})
+
+
+def test_nemo_speechlm_needs_its_sub_configs():
+    """The nested class defaults (init_kwargs within init_kwargs) are not rebuilt: refused, never guessed."""
+    with pytest.raises(kvcalc.UnsupportedError, match="word_timestamp_config"):
+        kvcalc.count_params({k: v for k, v in NEMO.items() if k != "word_timestamp_config"})
