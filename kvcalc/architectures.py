@@ -100,6 +100,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         mlp_width=_mlp_width(dec),
         moe_experts=moe_experts,
         moe_top_k=moe_top_k,
+        mamba_ssm_dtype=r.opt_str("mamba_ssm_dtype"),
         max_position_embeddings=r.opt_int("max_position_embeddings"),
         known_architecture=known,
         default_encoder_tokens=_vision_tokens(top) if any(l.kind == "cross" for l in layers) else None,

@@ -1210,7 +1210,8 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
     if entry is None or entry.params is None:
         reason = entry.not_countable if entry is not None else "kvcalc does not know this model type"
         raise UnsupportedError(f"parameter counting is not implemented for model_type '{model_type}': {reason} "
-                               f"(supported: {', '.join(SUPPORTED_MODEL_TYPES)})")
+                               f"({len(SUPPORTED_MODEL_TYPES)} model types are counted: "
+                               "kvcalc.params.SUPPORTED_MODEL_TYPES, docs/architectures.md)")
     tally = _Tally()
     fields = typed(top, entry.name)
     _COUNTERS[entry.params](fields, tally)

@@ -59,7 +59,7 @@ def _part_of(name: str) -> str:
         return "norms"
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
                  r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger"
-                 r"|vision_embed_tokens)\.", name):
+                 r"|vision_embed_tokens|embed_vision)\.", name):
         return "vision"
     if last in ("input_residual", "post_attention_residual"):    # Doge's residual scales
         return "norms"
