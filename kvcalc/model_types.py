@@ -20,7 +20,9 @@ Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter 
   for the Llama-style family;
 * ``quirks``: named departures from the family's rule (:data:`QUIRKS`);
 * ``vision``: for a vision-language wrapper counted by :mod:`kvcalc.params_vision` (``params="multimodal"``),
-  its tower type, projector rule and default sub-configs (:class:`Vision`).
+  its tower type, projector rule and default sub-configs (:class:`Vision`);
+* ``attribute_map``: the config class's own field names for canonical ones (Kosmos-2.5's ``embed_dim`` for
+  ``hidden_size``), read by both readers before the generic aliases.
 
 To add a model type, add ONE :class:`ModelType` to :data:`_ENTRIES` (reuse a layer or state rule
 when the config class derives its layers the same way), then a tiny config to ``tests/tiny_models.py``

@@ -1,4 +1,6 @@
-"""Exact parameter counts of encoder-decoder models (BART family, Whisper), without torch.
+"""Exact parameter counts of encoder-decoder models (BART family, Whisper, T5Gemma (2), Switch / NLLB-MoE,
+EncoderDecoderModel) and of speech / document wrappers (audio-language, Granite Speech, Nemotron 3.5 Transcribe,
+VibeVoice-ASR, Kosmos-2.5), without torch.
 
 :mod:`kvcalc.params` dispatches here by a registry entry's ``params`` family (:data:`COUNTERS`); what
 differs between the types of one family is in their :mod:`kvcalc.model_types` entries (``quirks``).
