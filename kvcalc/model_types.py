@@ -6,7 +6,8 @@ Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter 
 * ``kind``: ``"decoder"``, ``"encoder_decoder"`` or ``"no_cache"`` (encoders, vision towers: no KV cache);
 * ``same_as``: a Hub model type transformers builds with another type's classes (``kimi_k2`` ->
   ``deepseek_v3``); every other field is then the target's;
-* ``text_type``: for a multimodal wrapper, the ``model_type`` of its ``text_config`` decoder;
+* ``text_type``: for a multimodal wrapper, the ``model_type`` of its ``text_config`` decoder (for an encoder-decoder
+  with the ``nested_decoder`` quirk, the default ``model_type`` of its ``decoder``);
 * ``defaults``: the transformers 5.24 config-class defaults for the fields kvcalc reads (a config that
   omits a field gets these, exactly as when transformers builds the model; ``None`` = derived);
 * ``layer_rule``: the per-layer type list the config class derives in ``__post_init__`` when the
@@ -671,9 +672,11 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
 )
 
 # S2S (issue 12): EncoderDecoderModel decoders whose cross-attention cache has the self-attention geometry
-# (modeling_bert.py BertLayer.crossattention: BertCrossAttention of num_attention_heads x hidden / heads); the first
-# is EncoderDecoderConfig's default decoder (sub_configs_defaults: a BERT with add_cross_attention)
-CROSS_ATTENTION_DECODERS = ("bert",)
+# (modeling_bert.py BertLayer.crossattention, modeling_roberta.py RobertaLayer.crossattention: BertCrossAttention /
+# RobertaCrossAttention of num_attention_heads x hidden / heads; modeling_gpt2.py GPT2Block.crossattention:
+# GPT2Attention(is_cross_attention=True), n_head x n_embd / n_head), each checked against transformers' real cache
+# (tests/test_kv_s2s.py); the first is EncoderDecoderConfig's default decoder (a BERT with add_cross_attention)
+CROSS_ATTENTION_DECODERS = ("bert", "roberta", "gpt2")
 
 _KDA_MLA = dict(kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128)   # Kimi / Bailing MLA
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])

@@ -60,6 +60,10 @@ ENCODER_DECODER = {"model_type": "encoder-decoder",
                    "encoder": {**_BERT, "num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2},
                    "decoder": {**_BERT, "is_decoder": True, "add_cross_attention": True}}
 ENCODER_DECODER_BYTES = [6912, 6912, 6912]
+# the same decoder geometry as RoBERTa and as GPT-2 (n_embd 48, 6 heads), each with add_cross_attention
+ROBERTA_DECODER = {**ENCODER_DECODER, "decoder": {**ENCODER_DECODER["decoder"], "model_type": "roberta"}}
+GPT2_DECODER = {**ENCODER_DECODER, "decoder": {"model_type": "gpt2", "n_embd": 48, "n_layer": 3, "n_head": 6,
+                                               "vocab_size": 128, "is_decoder": True, "add_cross_attention": True}}
 
 # Kosmos-2.5: Kosmos2_5TextConfig.attribute_map names embed_dim / layers / attention_heads
 KOSMOS = {"model_type": "kosmos-2.5", "latent_query_num": 4,
@@ -74,8 +78,10 @@ KOSMOS_BYTES = [4224, 4224, 4224]
 @pytest.mark.parametrize(("config", "expected"), [
     (T5GEMMA, T5GEMMA_BYTES), (T5GEMMA2, T5GEMMA2_BYTES),
     ({**T5GEMMA2, "decoder": {**T5GEMMA2["decoder"], "sliding_window_pattern": 3}}, T5GEMMA2_P3_BYTES),
-    (ENCODER_DECODER, ENCODER_DECODER_BYTES), (KOSMOS, KOSMOS_BYTES),
-], ids=["t5gemma", "t5gemma2", "t5gemma2-pattern3", "encoder-decoder", "kosmos-2.5"])
+    (ENCODER_DECODER, ENCODER_DECODER_BYTES), (ROBERTA_DECODER, ENCODER_DECODER_BYTES),
+    (GPT2_DECODER, ENCODER_DECODER_BYTES), (KOSMOS, KOSMOS_BYTES),
+], ids=["t5gemma", "t5gemma2", "t5gemma2-pattern3", "encoder-decoder", "encoder-decoder-roberta",
+        "encoder-decoder-gpt2", "kosmos-2.5"])
 def test_transformers_runtime_equals_real_cache(config, expected):
     assert _layers(config) == expected
 
@@ -105,7 +111,7 @@ def test_absent_decoder_is_the_class_default():
 
 def test_unverified_or_broken_decoders_are_refused():
     with pytest.raises(UnsupportedError, match="decoder.model_type"):
-        kvcalc.read_spec({"model_type": "encoder-decoder", "decoder": {"model_type": "gpt2"}})
+        kvcalc.read_spec({"model_type": "encoder-decoder", "decoder": {"model_type": "llama"}})
     with pytest.raises(UnsupportedError, match="decoder.model_type"):
         kvcalc.read_spec({"model_type": "t5gemma", "decoder": {"model_type": "gemma2"}})
     with pytest.raises(ConfigError, match="add_cross_attention"):
