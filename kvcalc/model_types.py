@@ -476,7 +476,7 @@ def _kv(n: int) -> Mapping[str, Any]:
     return _d(num_key_value_heads=n)
 
 
-_NO_CACHE = ("roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "xlm-roberta",
+_NO_CACHE = ( "distilbert", "albert", "electra", "deberta", "deberta-v2", "xlm-roberta",
              "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
              "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer",
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
@@ -1466,10 +1466,11 @@ _ENTRIES: tuple[ModelType, ...] = (
     *_SEQ2SEQ_ENTRIES,
     *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models")
       for name in _NO_CACHE),
-    # S2S (issue 12): BERT's class defaults, for an EncoderDecoderModel's BERT encoder / decoder
-    ModelType("bert", kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models", defaults=_d(
-        vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
-        max_position_embeddings=512, type_vocab_size=2, tie_word_embeddings=True)),
+    # S2S (issue 12): BERT's and RoBERTa's class defaults, for an EncoderDecoderModel's encoder / decoder
+    *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models", defaults=_d(
+        vocab_size=vocab, hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
+        max_position_embeddings=512, type_vocab_size=2, tie_word_embeddings=True))
+      for name, vocab in (("bert", 30522), ("roberta", 50265))),
 )
 
 

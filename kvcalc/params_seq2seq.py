@@ -564,14 +564,25 @@ def _bert(f: ConfigReader, t: Tally, decoder: bool) -> int:
     return h
 
 
+_BERT_STACKS = ("bert", "roberta")
+"""the stacks :func:`_bert` counts: RoBERTa's modules have BERT's counts (modeling_roberta.py ``RobertaEmbeddings``:
+a ``max_position_embeddings``-row table, ``RobertaLMHead``: dense, layer_norm, decoder and bias as
+``BertLMPredictionHead``)."""
+
+
 def _encoder_decoder(top: ConfigReader, t: Tally) -> None:
     """EncoderDecoderModel (modeling_encoder_decoder.py): ``AutoModel`` of the ``encoder`` config and
     ``AutoModelForCausalLM`` of the ``decoder`` config (absent: EncoderDecoderConfig's BERT defaults, the decoder
-    with is_decoder / add_cross_attention); only BERT stacks are counted (:func:`_bert`). ``enc_to_dec_proj``
-    (``H_e*H_d + H_d``, other) when the widths differ and the decoder sets no cross_attention_hidden_size. The
-    top-level tie_word_embeddings ties nothing (transformers 5.24 builds the same parameters either way)."""
-    enc = _sub(top, "encoder", "bert", {}, absent_ok=True)
-    dec = _sub(top, "decoder", "bert", {}, absent_ok=True)
+    with is_decoder / add_cross_attention); only BERT and RoBERTa stacks are counted (:func:`_bert`).
+    ``enc_to_dec_proj`` (``H_e*H_d + H_d``, other) when the widths differ and the decoder sets no
+    cross_attention_hidden_size. The top-level tie_word_embeddings ties nothing (transformers 5.24 builds the same
+    parameters either way)."""
+    stacks = []
+    for name in ("encoder", "decoder"):
+        sub = top.sub(name)
+        given = sub.get_str("model_type", default="bert") if sub is not None else "bert"
+        stacks.append(_sub(top, name, given if given in _BERT_STACKS else "bert", {}, absent_ok=True))
+    enc, dec = stacks
     if dec.has("add_cross_attention") and not dec.get_bool("add_cross_attention"):
         raise ConfigError(dec.field_name("add_cross_attention"), False, "leaves the decoder without cross-attention")
     h_enc, h_dec = _bert(enc, t, False), _bert(dec, t, True)

@@ -33,6 +33,7 @@ T5GEMMA2 = {"model_type": "t5gemma2", "image_token_index": 299,
 _BERT = dict(model_type="bert", hidden_size=48, intermediate_size=64, num_hidden_layers=3, num_attention_heads=6,
              vocab_size=128, max_position_embeddings=40, type_vocab_size=3)
 _BERT_DECODER = dict(_BERT, is_decoder=True, add_cross_attention=True)
+_ROBERTA = dict(_BERT, model_type="roberta", type_vocab_size=1)
 _NARROW_BERT = dict(_BERT, num_hidden_layers=2, hidden_size=32, num_attention_heads=2)
 KOSMOS = {"model_type": "kosmos-2.5", "latent_query_num": 4,
           "text_config": {"model_type": "kosmos_2_5_text_model", "embed_dim": 48, "layers": 3, "attention_heads": 3,
@@ -109,6 +110,17 @@ CASES: list[tuple[str, dict, int, int | None]] = [
                                      "decoder": dict(_BERT_DECODER, cross_attention_hidden_size=32)}, 110640, None),
     ("encoder-decoder-same-width", {"model_type": "encoder-decoder", "encoder": dict(_BERT, num_hidden_layers=2),
                                     "decoder": _BERT_DECODER}, 129328, None),
+    # RoBERTa stacks (RobertaModel encoder, RobertaForCausalLM decoder): type_vocab_size 1; a BERT encoder with an
+    # untied RoBERTa decoder; and RoBERTa's class defaults
+    ("encoder-decoder-roberta", {"model_type": "encoder-decoder",
+                                 "encoder": dict(_ROBERTA, num_hidden_layers=2),
+                                 "decoder": dict(_ROBERTA, is_decoder=True, add_cross_attention=True)}, 129136, None),
+    ("encoder-decoder-bert-roberta", {"model_type": "encoder-decoder", "encoder": _NARROW_BERT,
+                                      "decoder": dict(_ROBERTA, is_decoder=True, add_cross_attention=True,
+                                                      tie_word_embeddings=False)}, 118400, None),
+    ("encoder-decoder-roberta-defaults", {"model_type": "encoder-decoder", "encoder": {"model_type": "roberta"},
+                                          "decoder": {"model_type": "roberta", "is_decoder": True,
+                                                      "add_cross_attention": True}}, 277708377, None),
     # Kosmos-2.5 (class Kosmos2_5ForConditionalGeneration): its text config's own names; the text config's tie
     # flag decides lm_head (the top-level one does not)
     ("kosmos-2.5", KOSMOS, 337472, None),
