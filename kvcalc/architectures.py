@@ -599,9 +599,12 @@ def _nested_decoder(top: ConfigReader, entry: ModelType, dtype: str | None) -> M
         raise UnsupportedError(f"config field 'decoder.model_type' = {dec_type!r:.60}: not a decoder kvcalc reads "
                                f"for {entry.name} (expected {entry.text_type})")
     r = typed(sub, dec_entry.name)
-    if r.has("add_cross_attention") and not r.get_bool("add_cross_attention"):
-        raise ConfigError(r.field_name("add_cross_attention"), False, "leaves the decoder without cross-attention "
-                                                                      "layers, which the encoder's states need")
+    # a given decoder without add_cross_attention: true builds no cross-attention (EncoderDecoderConfig sets the flag
+    # only on the BERT it builds itself), and its forward then rejects the encoder's states
+    if entry.text_type is None and top.data.get("decoder") is not None and not r.get_bool("add_cross_attention",
+                                                                                              default=False):
+        raise ConfigError(r.field_name("add_cross_attention"), r.raw("add_cross_attention", default=None),
+                          "must be true: without it the decoder has no cross-attention layers for the encoder's states")
     assumed: list[str] = []
     layers, quirks = _decoder_layers(r, dec_entry, True, assumed)
     dtype = dtype or declared_dtype(r)

@@ -34,7 +34,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_seq2seq import nemo_speechlm
+from .params_seq2seq import encoder_decoder, nemo_speechlm
 from .params_vision import _sub_config, count_wrapper, siglip_vision
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
@@ -1174,6 +1174,8 @@ def _multimodal(f: ConfigReader, t: _Tally) -> None:
 _S2S_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     # Nemotron 3.5 Transcribe: its nemotron_h text decoder counted by _nemotron_h (lm_head included, never tied)
     "nemo_speechlm": functools.partial(nemo_speechlm, _nemotron_h),
+    # EncoderDecoderModel: BERT / RoBERTa stacks in params_seq2seq, a GPT-2 decoder by _gpt2 (add_cross_attention)
+    "encoder_decoder": functools.partial(encoder_decoder, {"gpt2": _gpt2}),
 }
 
 

@@ -570,22 +570,31 @@ a ``max_position_embeddings``-row table, ``RobertaLMHead``: dense, layer_norm, d
 ``BertLMPredictionHead``)."""
 
 
-def _encoder_decoder(top: ConfigReader, t: Tally) -> None:
+def encoder_decoder(decoders: Mapping[str, Decoder], top: ConfigReader, t: Tally) -> None:
     """EncoderDecoderModel (modeling_encoder_decoder.py): ``AutoModel`` of the ``encoder`` config and
     ``AutoModelForCausalLM`` of the ``decoder`` config (absent: EncoderDecoderConfig's BERT defaults, the decoder
-    with is_decoder / add_cross_attention); only BERT and RoBERTa stacks are counted (:func:`_bert`).
+    with is_decoder / add_cross_attention); BERT and RoBERTa stacks are counted by :func:`_bert`, a decoder type in
+    ``decoders`` (kvcalc.params binds GPT-2's counter, which counts its add_cross_attention blocks) by its counter.
     ``enc_to_dec_proj`` (``H_e*H_d + H_d``, other) when the widths differ and the decoder sets no
     cross_attention_hidden_size. The top-level tie_word_embeddings ties nothing (transformers 5.24 builds the same
     parameters either way)."""
     stacks = []
-    for name in ("encoder", "decoder"):
+    for name, known in (("encoder", _BERT_STACKS), ("decoder", (*_BERT_STACKS, *decoders))):
         sub = top.sub(name)
         given = sub.get_str("model_type", default="bert") if sub is not None else "bert"
-        stacks.append(_sub(top, name, given if given in _BERT_STACKS else "bert", {}, absent_ok=True))
+        stacks.append(_sub(top, name, given if given in known else "bert", {}, absent_ok=True))
     enc, dec = stacks
-    if dec.has("add_cross_attention") and not dec.get_bool("add_cross_attention"):
-        raise ConfigError(dec.field_name("add_cross_attention"), False, "leaves the decoder without cross-attention")
-    h_enc, h_dec = _bert(enc, t, False), _bert(dec, t, True)
+    # EncoderDecoderConfig sets add_cross_attention only on the BERT it builds without a decoder config; a given
+    # decoder without it has no cross-attention, and its forward rejects the encoder's states
+    if top.data.get("decoder") is not None and not dec.get_bool("add_cross_attention", default=False):
+        raise ConfigError(dec.field_name("add_cross_attention"), dec.raw("add_cross_attention", default=None),
+                          "must be true: without it the decoder has no cross-attention layers for the encoder's states")
+    h_enc = _bert(enc, t, False)
+    if dec.model_type in decoders:
+        decoders[dec.model_type](dec, t)
+        h_dec = dec.get_int("hidden_size")
+    else:
+        h_dec = _bert(dec, t, True)
     cross = dec.opt_int("cross_attention_hidden_size")
     if cross is not None and cross != h_enc:     # EncoderDecoderModel.__init__ raises ValueError
         raise ConfigError(dec.field_name("cross_attention_hidden_size"), cross,
@@ -796,8 +805,7 @@ def nemo_speechlm(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
 # --------------------------------------------------------------------------- entry point
 COUNTERS: dict[str, Callable[[ConfigReader, Tally], None]] = {
     "bart": _bart, "whisper": _whisper, "trocr": _trocr, "prophetnet": _prophetnet,
-    "switch_transformers": _switch_transformers, "nllb_moe": _nllb_moe, "encoder_decoder": _encoder_decoder,
-    "kosmos2_5": _kosmos2_5}
+    "switch_transformers": _switch_transformers, "nllb_moe": _nllb_moe,     "kosmos2_5": _kosmos2_5}
 """parameter-count family (a registry entry's ``params``) -> counter, merged into kvcalc.params' table."""
 WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {
     "audio": audio_wrapper, "t5gemma": t5gemma, "t5gemma2": t5gemma2, "granite_speech": granite_speech,

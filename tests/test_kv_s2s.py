@@ -116,5 +116,8 @@ def test_unverified_or_broken_decoders_are_refused():
         kvcalc.read_spec({"model_type": "t5gemma", "decoder": {"model_type": "gemma2"}})
     with pytest.raises(ConfigError, match="add_cross_attention"):
         kvcalc.read_spec({"model_type": "encoder-decoder", "decoder": {**_BERT, "add_cross_attention": False}})
+    # EncoderDecoderConfig(decoder={...}) keeps a given decoder's add_cross_attention (default false): no cross layers
+    with pytest.raises(ConfigError, match="add_cross_attention"):
+        kvcalc.read_spec({"model_type": "encoder-decoder", "decoder": _BERT})
     with pytest.raises(ConfigError, match="decoder"):
         kvcalc.read_spec({"model_type": "t5gemma", "decoder": [1]})

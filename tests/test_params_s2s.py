@@ -34,6 +34,10 @@ _BERT = dict(model_type="bert", hidden_size=48, intermediate_size=64, num_hidden
              vocab_size=128, max_position_embeddings=40, type_vocab_size=3)
 _BERT_DECODER = dict(_BERT, is_decoder=True, add_cross_attention=True)
 _ROBERTA = dict(_BERT, model_type="roberta", type_vocab_size=1)
+_BERT_32 = dict(model_type="bert", hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                vocab_size=128)
+_GPT2_DECODER = dict(model_type="gpt2", n_embd=48, n_layer=3, n_head=6, vocab_size=128, n_positions=64,
+                     is_decoder=True, add_cross_attention=True)
 _NARROW_BERT = dict(_BERT, num_hidden_layers=2, hidden_size=32, num_attention_heads=2)
 KOSMOS = {"model_type": "kosmos-2.5", "latent_query_num": 4,
           "text_config": {"model_type": "kosmos_2_5_text_model", "embed_dim": 48, "layers": 3, "attention_heads": 3,
@@ -121,6 +125,14 @@ CASES: list[tuple[str, dict, int, int | None]] = [
     ("encoder-decoder-roberta-defaults", {"model_type": "encoder-decoder", "encoder": {"model_type": "roberta"},
                                           "decoder": {"model_type": "roberta", "is_decoder": True,
                                                       "add_cross_attention": True}}, 277708377, None),
+    # a GPT-2 decoder with add_cross_attention (GPT2LMHeadModel: crossattention + ln_cross_attn per block); then a
+    # BERT encoder of the decoder's width (no enc_to_dec_proj), n_inner 80 and an untied lm_head
+    ("encoder-decoder-gpt2", {"model_type": "encoder-decoder", "encoder": _BERT_32, "decoder": _GPT2_DECODER},
+     162976, None),
+    ("encoder-decoder-gpt2-untied", {"model_type": "encoder-decoder",
+                                     "encoder": dict(_BERT_32, hidden_size=48, num_attention_heads=4),
+                                     "decoder": dict(_GPT2_DECODER, tie_word_embeddings=False, n_inner=80)},
+     161168, None),
     # Kosmos-2.5 (class Kosmos2_5ForConditionalGeneration): its text config's own names; the text config's tie
     # flag decides lm_head (the top-level one does not)
     ("kosmos-2.5", KOSMOS, 337472, None),
@@ -191,9 +203,11 @@ def test_t5gemma2_unequal_widths_are_refused():
 
 
 def test_encoder_decoder_refusals():
-    """Only BERT stacks are counted; a decoder without cross-attention or with a cross width unlike the encoder's
-    is what EncoderDecoderModel rejects."""
+    """Only BERT / RoBERTa stacks and GPT-2 decoders are counted; a decoder without cross-attention or with a cross
+    width unlike the encoder's is what EncoderDecoderModel rejects."""
     with pytest.raises(kvcalc.UnsupportedError, match="decoder.model_type"):
+        kvcalc.count_params({"model_type": "encoder-decoder", "decoder": {"model_type": "llama"}})
+    with pytest.raises(ConfigError, match="add_cross_attention"):   # a GPT-2 without cross-attention blocks
         kvcalc.count_params({"model_type": "encoder-decoder", "decoder": {"model_type": "gpt2"}})
     with pytest.raises(ConfigError, match="add_cross_attention"):
         kvcalc.count_params({"model_type": "encoder-decoder", "decoder": dict(_BERT, add_cross_attention=False)})
