@@ -515,7 +515,7 @@ def t5gemma2(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     RMSNorm ``H_v``); ``T5Gemma2Decoder`` (``decoder``) the same stack with ``T5Gemma2MergedAttention`` (one set of
     q / k / v / o for self- and cross-attention, q / k norms). Each stack is counted by the Llama-style counter
     (``decoder``: ``V*H`` table, 4 RMSNorms per layer, final norm) and its ``T5Gemma2TextScaledWordEmbedding``
-    adds ``eoi_embedding`` ``H``. With the top-level tie_word_embeddings (default true) the decoder table, its
+    adds ``eoi_embedding`` ``H`` (other). With the top-level tie_word_embeddings (default true) the decoder table, its
     eoi_embedding and lm_head (``T5Gemma2LMHead.out_proj``, no bias) are the encoder's
     (``_tied_weights_keys``); untied each is its own tensor. Absent sub-configs are their class defaults.
     """
@@ -533,7 +533,8 @@ def t5gemma2(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     decoder(text, t, False)
     decoder(dec, t, False)
     t.tied = top.get_bool("tie_word_embeddings")
-    t.add("embedding", hidden - vocab * hidden if t.tied else 2 * hidden)   # tied: one table and eoi_embedding
+    t.add("embedding", -vocab * hidden if t.tied else 0)      # tied: the decoder table is the encoder's
+    t.add("other", hidden if t.tied else 2 * hidden)           # eoi_embedding (one when tied)
     t.add("lm_head", 0 if t.tied else vocab * hidden)
     hv = vision.get_int("hidden_size")
     t.add("vision", siglip_vision(vision) + hv * hidden + hv)
@@ -621,21 +622,23 @@ def _kosmos2_5(top: ConfigReader, t: Tally) -> None:
     segment_emb ``2*E`` (the sinusoidal positions are a buffer); per ``Kosmos2_5TextBlock`` self-attention
     ``4*(E*E + E)``, 2 LayerNorms ``4E``, ``Kosmos2_5TextFFN`` fc1 ``E*F + F``, fc2 ``F*E + E`` and its
     ffn_layernorm ``2F``; final LayerNorm ``2E``; lm_head ``V*E`` unless tie_word_embeddings ties it.
-    Vision: :func:`_kosmos2_5_vision`. ``Kosmos2_5ImageToTextProjection`` (vision part): dense ``H_v*E + E``,
-    latent_query ``latent_query_num*E``, x_attn ``4*(E*E + E)``."""
+    Vision: :func:`_kosmos2_5_vision`. ``Kosmos2_5ImageToTextProjection``: dense ``H_v*E + E`` and latent_query
+    ``latent_query_num*E`` (other), x_attn ``4*(E*E + E)`` (attention); segment_emb is counted as other."""
     text = _sub(top, "text_config", "kosmos_2_5_text_model", {}, absent_ok=True)
     vision = _sub(top, "vision_config", "kosmos_2_5_vision_model", {}, absent_ok=True)
     e = _width_of(text, "hidden_size", "num_attention_heads")
     vocab, ffn, n = text.get_int("vocab_size"), text.get_int("intermediate_size"), text.get_int("num_hidden_layers")
-    t.add("embedding", vocab * e + 2 * e)
+    t.add("embedding", vocab * e)
+    t.add("other", 2 * e)                    # segment_emb
     t.add("attention", n * 4 * _linear(e, e, True))
     t.add("mlp", n * (_linear(e, ffn, True) + _linear(ffn, e, True)))
     t.add("norms", n * (4 * e + 2 * ffn) + 2 * e)
     t.tied = text.get_bool("tie_word_embeddings")
     t.add("lm_head", 0 if t.tied else vocab * e)
     hv = vision.get_int("hidden_size")
-    t.add("vision", _kosmos2_5_vision(vision) + _linear(hv, e, True) + top.get_int("latent_query_num") * e
-          + 4 * _linear(e, e, True))
+    t.add("vision", _kosmos2_5_vision(vision))
+    t.add("other", _linear(hv, e, True) + top.get_int("latent_query_num") * e)   # projection dense, latent_query
+    t.add("attention", 4 * _linear(e, e, True))                                   # the projection's x_attn
 
 
 # --------------------------------------------------------------------------- Granite Speech (S2S, issue 12)
