@@ -153,6 +153,30 @@ def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult
         st.caption(md(n))
 
 
+def _given_weights(config: dict[str, Any], choice: inputs.ModelChoice,
+                   options: dict[str, Any]) -> dict[str, Any] | None:
+    """For a model kvcalc cannot count (kvcalc.params refuses it) and whose checkpoint size is unknown: a field
+    for the weights per GPU, as the CLI's --weights-gib. Returns the plan option (``weights_gib``), ``{}`` when
+    the model is counted, or None while the field is empty (the page then says what to enter)."""
+    if options.get("runtime") == "llama_cpp" or _extras(choice, options) or options.get("dtype") == "gguf":
+        return {}
+    try:
+        kvcalc.count_params(config)
+        return {}
+    except KVCalcError as e:
+        reason = str(e).split(" (", 1)[0]
+    gib = float(st.number_input(
+        "Weights per GPU (GiB): kvcalc cannot count this model's parameters", min_value=0.0, max_value=float(1 << 20),
+        value=0.0, step=0.5, **state.bound("wgib"),
+        help="The size of the checkpoint's weight files divided by the GPUs (tensor x pipeline parallel); "
+             "the plan then marks the weights as given"))
+    if gib > 0:
+        return {"weights_gib": gib}
+    st.warning(f"{md(reason)}. Enter the weights per GPU above (the checkpoint's size / GPUs) to plan it: the KV "
+               "cache and everything else are computed from the config as usual.")
+    return None
+
+
 def _extras(choice: inputs.ModelChoice, options: dict[str, Any]) -> dict[str, Any]:
     """The model's extra plan options (the Hub checkpoint's size); none under llama.cpp, whose weights are
     the GGUF file's (kvcalc.deployment refuses a checkpoint size there)."""
@@ -391,6 +415,12 @@ def render() -> None:
         _chart_controls(slot)
         page.share_box("", slot)
         return
+    given = _given_weights(config, choice, options)
+    if given is None:
+        _chart_controls(slot)
+        page.share_box("", slot)
+        return
+    options = {**options, **given}
     raw_options = options
     options, mml_source = _max_model_len(options, ctx)
     what_if = variant.get("variant", "as configured")

@@ -172,6 +172,7 @@ PARAMS: tuple[Param, ...] = (
     Param("spec", _choice(lambda: SPEC_METHODS), _OPTIONS),
     Param("spec_tokens", _int(1, 64), _OPTIONS),
     Param("offload", _float(0, 4096), _OPTIONS, vllm="cpu_offload_gb"),
+    Param("wgib", _float(0, 1 << 20), frozenset({PLANNER})),   # weights per GPU (GiB) of a model kvcalc cannot count
     Param("loras", _int(0, MAX_LORAS_UI), _OPTIONS),
     Param("lora_rank", _choice(lambda: [str(r) for r in LORA_RANKS]), _OPTIONS),
     Param("long_mml", _bool, _OPTIONS, vllm="allow_long_max_model_len"),

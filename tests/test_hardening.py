@@ -196,7 +196,8 @@ def test_each_page_binds_the_keys_of_its_widgets():
                                              # issue 16: the engine options Compare draws for an engine runtime
                                              *ENGINE_KEYS)
     assert set(state.page_keys(state.PLANNER)) - set(state.page_keys(state.GPU_FIT)) == {
-        "attn", "attn_kv", "attn_window", "attn_pattern", "logx", "yall", "curves"}
+        "attn", "attn_kv", "attn_window", "attn_pattern", "logx", "yall", "curves",
+        "wgib"}   # issue 12: the weights per GPU of a model kvcalc cannot count
     # vllm serve flags that fill a widget as they are
     assert state.VLLM_OPTIONS == {"gpu_memory_utilization": "util", "max_model_len": "mml", "max_num_seqs": "seqs",
                                   "max_num_batched_tokens": "mnbt", "tensor_parallel_size": "tp",
@@ -225,7 +226,8 @@ def test_how_it_works_prose_numbers():
     assert "paged blocks of 16 tokens" in text
     assert "4 bytes (an fp16 scale and zero point) per group of 64 values" in text
     assert any(r"4 \lceil n / 64 \rceil" in l.value for l in at.latex)
-    assert "45 " not in text and "architectures build" not in text
+    # the stale count of the first release ("45 architectures"); bundled configs' notes may hold other 45s
+    assert not re.search(r"\b45 (architectures|model types|types)", text) and "architectures build" not in text
 
 
 # ------------------------------------------------------------------ item 3: every sink, statically

@@ -381,3 +381,40 @@ def test_a_quantized_re_upload_plans_with_the_base_config_and_4_bit_weights(monk
     full = start(model="meta-llama/Llama-3.1-70B", gpu="h100-sxm", gpus="2", ctx="8192")
     assert metric_bytes(at, "Weights") < metric_bytes(full, "Weights") / 3      # 4-bit + scales against bf16
     assert any("--quantization awq" in c.value for c in at.code)
+
+
+# --------------------------------------------------------------------------- weights kvcalc cannot count
+# A decoder type kvcalc does not know: its KV cache is read with the generic conventions (estimated), its
+# parameters are not counted, so the Planner asks for the weights per GPU (issue 12: weights never block a plan).
+# KV: 4 layers x 2 KV heads x (64 + 64) x 2 B = 2,048 B per token.
+UNKNOWN = {"model_type": "acme_decoder", "architectures": ["AcmeForCausalLM"], "hidden_size": 256,
+           "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64,
+           "intermediate_size": 512, "vocab_size": 1000, "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}
+
+
+def _unknown_link() -> str:
+    from dashboard.config_link import encode_config
+
+    return encode_config(UNKNOWN)
+
+
+def test_uncountable_model_asks_for_its_weights_instead_of_refusing():
+    at = start(source="paste", cfg=_unknown_link(), runtime="ideal", gpu="rtx-4090", ctx="4096")
+    assert not at.error
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert any("Enter the weights per GPU" in w and "acme_decoder" in w for w in warnings)
+    assert any(n.label.startswith("Weights per GPU (GiB)") for n in at.number_input)
+    at.number_input(key="wgib").set_value(3.0)
+    rerun(at)
+    assert metric(at, "Weights / GPU") == "3.00 GiB"
+    assert metric(at, "KV cache / GPU") == gib(4096 * 2048)
+    assert any("weights :blue-badge[given]" in m.value for m in at.markdown)
+    assert any("as given (weights_gib)" in w.value.replace("\\", "") for w in at.warning)
+
+
+def test_weights_link_value_plans_an_uncountable_model_and_is_ignored_for_a_counted_one():
+    at = start(source="paste", cfg=_unknown_link(), runtime="ideal", gpu="rtx-4090", wgib="2.5")
+    assert metric(at, "Weights / GPU") == "2.50 GiB"
+    at = start(gpu="rtx-4090", runtime="ideal", wgib="2.5")       # Llama-3.1-8B is counted: its 14.96 GiB
+    assert metric(at, "Weights / GPU") == "14.96 GiB"
+    assert not any(n.label.startswith("Weights per GPU (GiB)") for n in at.number_input)
