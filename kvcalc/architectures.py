@@ -609,12 +609,15 @@ def _nested_decoder(top: ConfigReader, entry: ModelType, dtype: str | None) -> M
     layers, quirks = _decoder_layers(r, dec_entry, True, assumed)
     dtype = dtype or declared_dtype(r)
     out = []
+    cross: dict[AttentionCache, AttentionCache] = {}      # one cross-attention cache per distinct geometry
     for layer in layers:
         if not layer.attention or layer.kind not in ("full", "sliding"):
             raise UnsupportedError(f"{entry.name}: decoder layer {layer.index} ({layer.kind}) is not read with a "
                                    "cross-attention cache")
         own = layer.attention[0]
-        out.append(replace(layer, attention=(own, replace(own, window=None, source="cross"))))
+        if own not in cross:
+            cross[own] = replace(own, window=None, source="cross")
+        out.append(LayerSpec(layer.index, layer.kind, attention=(own, cross[own]), states=layer.states))
     return ModelSpec(
         model_type=entry.name, dtype=dtype or "float32", layers=tuple(out),
         hidden_size=r.get_int("hidden_size"), vocab_size=r.opt_int("vocab_size") or 0,
