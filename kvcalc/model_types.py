@@ -655,6 +655,13 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
         intermediate_size=4096)),
     ModelType("vibevoice_asr", text_type="qwen2", params="vibevoice_asr"),
     ModelType("nemo_speechlm", text_type="nemotron_h", params="nemo_speechlm"),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=h, intermediate_size=i, num_hidden_layers=n, num_attention_heads=a, num_key_value_heads=None,
+        num_mel_bins=128, subsampling_factor=8)) for name, h, i, n, a in (
+        ("nemotron3_5_transcribe_asr_audio", 1280, 5120, 32, 10), ("nemotron3_diarization_audio", 512, 2048, 31, 8))),
+    ModelType("nemotron3_5_transcribe_word_timestamp", kind="no_cache", defaults=_d(
+        hidden_size=1280, intermediate_size=640, num_hidden_layers=2, num_attention_heads=16, num_key_value_heads=None,
+        vocab_size=23863, upsampling_factor=2)),
     ModelType("vibevoice_acoustic_tokenizer_encoder", kind="no_cache", defaults=_d(
         channels=1, hidden_size=64, kernel_size=7, num_filters=32, downsampling_ratios=(2, 2, 4, 5, 5, 8),
         depths=(3, 3, 3, 3, 3, 3, 8), ffn_expansion=4)),

@@ -20,11 +20,12 @@ encoder / decoder layers, ``P`` max_position_embeddings. A linear layer ``a -> b
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from .config import ConfigReader
 from .errors import ConfigError, UnsupportedError
-from .model_types import lookup
+from .model_types import lookup, typed
 
 
 class Tally(Protocol):
@@ -769,6 +770,17 @@ def _stacking(e: ConfigReader) -> int:
     return e.get_int("subsampling_factor") * e.get_int("num_mel_bins") * e.get_int("hidden_size")
 
 
+_NEMO_TEXT = MappingProxyType({
+    "model_type": "nemotron_h", "hidden_size": 2688, "intermediate_size": 1856,
+    "hybrid_override_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME", "mamba_num_heads": 64,
+    "max_position_embeddings": 262144, "moe_intermediate_size": 1856, "moe_shared_expert_intermediate_size": 3712,
+    "n_routed_experts": 128, "num_experts_per_tok": 6, "num_key_value_heads": 2, "routed_scaling_factor": 2.5})
+"""Nemotron3_5TranscribeConfig.sub_configs_defaults["text_config"].init_kwargs: the decoder it builds without one."""
+_NEMO_HEAD = MappingProxyType({"hidden_size": 192, "num_speakers": 8, "audio_hidden_size": 512,
+                               "subsampling_factor": 8})
+"""Nemotron3DiarizationHeadConfig's class defaults (a config class without a model_type)."""
+
+
 def nemo_speechlm(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
     """Nemotron3_5TranscribeForConditionalGeneration (modeling_nemotron3_5_transcribe.py), the class of model_type
     ``nemo_speechlm``. ``decoder`` counts the nemotron_h ``text_config`` with its lm_head ``V*H`` (never tied here
@@ -784,15 +796,20 @@ def nemo_speechlm(decoder: Decoder, top: ConfigReader, t: Tally) -> None:
       ``H_w*H_w*u + H_w`` then :func:`_nemo_encoder` layers with q / k norms; word_timestamp_head Conv1d
       ``H_w*V_w + V_w``.
 
-    The sub-configs must be given: the nested class defaults (init_kwargs inside init_kwargs) are not rebuilt.
+    An absent sub-config is its class defaults, as the config classes build it: the text decoder from
+    :data:`_NEMO_TEXT` (Nemotron3_5TranscribeConfig's init_kwargs, its layer pattern included), the others from
+    their registry entries (the diarization init_kwargs set only streaming fields) and :data:`_NEMO_HEAD`.
     """
-    text = _sub(top, "text_config", "nemotron_h", {})
-    audio = _sub(top, "audio_config", "nemotron3_5_transcribe_audio", {})
-    asr = _sub(audio, "asr_config", "nemotron3_5_transcribe_asr_audio", {})
-    diar = _sub(audio, "diarization_config", "nemotron3_diarization", {})
-    diar_audio = _sub(diar, "audio_config", "nemotron3_diarization_audio", {})
-    head = _sub(diar, "head_config", "", {})
-    words = _sub(top, "word_timestamp_config", "nemotron3_5_transcribe_word_timestamp", {})
+    if top.data.get("text_config") is None:
+        text = typed(ConfigReader(_NEMO_TEXT, "text_config.", top.used, defaults_used=top.defaults_used), "nemotron_h")
+    else:
+        text = _sub(top, "text_config", "nemotron_h", {})
+    audio = _sub(top, "audio_config", "nemotron3_5_transcribe_audio", {}, absent_ok=True)
+    asr = _sub(audio, "asr_config", "nemotron3_5_transcribe_asr_audio", {}, absent_ok=True)
+    diar = _sub(audio, "diarization_config", "nemotron3_diarization", {}, absent_ok=True)
+    diar_audio = _sub(diar, "audio_config", "nemotron3_diarization_audio", {}, absent_ok=True)
+    head = _sub(diar, "head_config", "", _NEMO_HEAD, absent_ok=True)
+    words = _sub(top, "word_timestamp_config", "nemotron3_5_transcribe_word_timestamp", {}, absent_ok=True)
     decoder(text, t)
     hidden, h_asr, h_w = text.get_int("hidden_size"), asr.get_int("hidden_size"), words.get_int("hidden_size")
     hh, speakers, sub = head.get_int("hidden_size"), head.get_int("num_speakers"), head.get_int("subsampling_factor")
