@@ -34,6 +34,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import DBRX_ATTN_DEFAULTS, DBRX_FFN_DEFAULTS, REGISTRY, ModelType, lookup, nested, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
+from .params_seq2seq import encoder_decoder, nemo_speechlm
 from .params_vision import (
     PROJECTORS,
     TOWERS,
@@ -2464,6 +2465,15 @@ _VIS2_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
 }
 
 
+# ---- S2S families (issue 12) ----
+_S2S_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    # Nemotron 3.5 Transcribe: its nemotron_h text decoder counted by _nemotron_h (lm_head included, never tied)
+    "nemo_speechlm": functools.partial(nemo_speechlm, _nemotron_h),
+    # EncoderDecoderModel: BERT / RoBERTa stacks in params_seq2seq, a GPT-2 decoder by _gpt2 (add_cross_attention)
+    "encoder_decoder": functools.partial(encoder_decoder, {"gpt2": _gpt2}),
+}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -2477,6 +2487,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     **_INK_COUNTERS,
     **_VIS1_COUNTERS,
     **_VIS2_COUNTERS,
+    **_S2S_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

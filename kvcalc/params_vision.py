@@ -204,14 +204,16 @@ def _glm_ocr_vision(v: ConfigReader) -> int:
 
 
 def _vq_resnet(c_in: int, c_out: int) -> int:
-    """Apertus1p5VisionTokenizerResnetBlock (and JanusVQVAEResnetBlock, the same modules): 2 GroupNorms ``2*c_in + 2*c_out``, 3x3 convs ``c_in -> c_out ->
-    c_out`` with biases, a 1x1 nin_shortcut ``c_in*c_out + c_out`` when the widths differ."""
+    """Apertus1p5VisionTokenizerResnetBlock (and JanusVQVAEResnetBlock, the same modules): 2 GroupNorms
+    ``2*c_in + 2*c_out``, 3x3 convs ``c_in -> c_out -> c_out`` with biases, a 1x1 nin_shortcut
+    ``c_in*c_out + c_out`` when the widths differ."""
     n = 2 * c_in + 9 * c_in * c_out + c_out + 2 * c_out + 9 * c_out * c_out + c_out
     return n + (c_in * c_out + c_out if c_in != c_out else 0)
 
 
 def _vq_attention(c: int) -> int:
-    """Apertus1p5VisionTokenizerAttnBlock (and JanusVQVAEAttnBlock): GroupNorm ``2c``, 1x1 convs q/k/v/proj_out ``4*(c*c + c)``."""
+    """Apertus1p5VisionTokenizerAttnBlock (and JanusVQVAEAttnBlock): GroupNorm ``2c``, 1x1 convs
+    q/k/v/proj_out ``4*(c*c + c)``."""
     return 2 * c + 4 * (c * c + c)
 
 

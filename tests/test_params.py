@@ -143,10 +143,20 @@ def _hf_counts_cached(key: str) -> tuple[int, dict[str, int], int]:
     return _hf_counts(json.loads(key))
 
 
+# S2S (issue 12): module names _part_of does not split as kvcalc does (BERT's intermediate / output dense and
+# LayerNorm, audio conv towers read as mixers, Granite's conformer input_linear read as routed experts): totals only
+# here; their parts follow the modules' docstrings in kvcalc.params_seq2seq (tests/test_params_s2s.py checks totals
+# and routed experts on other shapes)
+_TOTALS_ONLY = frozenset({"encoder-decoder", "granite_speech", "granite_speech_plus", "omniasr", "vibevoice_asr",
+                          "nemo_speechlm"})
+
+
 def _assert_matches_transformers(cfg: dict) -> ParamCount:
     total, parts, experts = _hf_counts_cached(json.dumps(cfg, sort_keys=True))  # first: skipped if not buildable
     ours = count_params(cfg)
     assert ours.total == total
+    if cfg.get("model_type") in _TOTALS_ONLY:
+        return ours
     assert ours.parts() == parts
     assert ours.moe_experts == experts
     return ours

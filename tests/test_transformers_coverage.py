@@ -63,27 +63,11 @@ KV_MISSES: dict[str, str] = {
         "attention/mlp blocks, plus the 20 recurrent ones copied for the second loop = 56) and the fixture's "
         "layers equal kvcalc's for 1 token; tests/test_kv_ink.py checks 11-token caches measured with cache="
     ),
-    "encoder-decoder": (
-        "refused: EncoderDecoderModel's decoder is any model in the nested 'decoder' config (here BERT with"
-        " cross-attention), which kvcalc's encoder-decoder KV reader does not read"
-    ),
-    "kosmos-2.5": (
-        "refused: its text_config names the decoder's geometry layers / attention_heads / embed_dim (Kosmos-2.5's"
-        " own field names), which kvcalc's decoder reader does not alias"
-    ),
     "mllama": (
         "measured without an image: the oracle feeds token ids only, so MllamaForConditionalGeneration's "
         "cross-attention layers hold nothing (0 bytes), while kvcalc charges one image (max_num_tiles x "
         "(patches + 1) vision tokens) by default; tests/test_groundtruth_transformers.py feeds "
         "mllama_text_model cross_attention_states and kvcalc matches the filled cross cache there"
-    ),
-    "t5gemma": (
-        "refused: its decoder geometry (GQA heads, head_dim, sliding / full layer_types) sits in the nested"
-        " 'decoder' config, which kvcalc's encoder-decoder KV reader does not read (parameters are exact)"
-    ),
-    "t5gemma2": (
-        "refused: its decoder geometry (GQA heads, head_dim, sliding / full layer_types) sits in the nested"
-        " 'decoder' config, which kvcalc's encoder-decoder KV reader does not read"
     ),
     "trocr": (
         "the fixture's probe runs TrOCRForCausalLM without encoder states, so its cache holds self-attention only;"
@@ -100,7 +84,7 @@ KV_MISSES: dict[str, str] = {
 
 # The ideal-runtime check fails only where the transformers one does and the layers are comparable
 # (a refused config, or a differing full / sliding layer); elsewhere in KV_MISSES it holds.
-IDEAL_MISSES = ("diffusion_gemma", "dory", "encoder-decoder", "kosmos-2.5", "t5gemma", "t5gemma2", "trocr", "whisper")
+IDEAL_MISSES = ("diffusion_gemma", "dory", "trocr", "whisper")
 
 
 def _param(mt: str, misses: "dict[str, str] | tuple[str, ...]"):
