@@ -118,6 +118,14 @@ QUIRKS = {
     "mha": "multi-head attention only: the class has no num_key_value_heads (a config's value is ignored)",
     "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
                            "GraniteMoeShared: shared_intermediate_size, none when 0)",
+    # HYB (issue 12): hybrid / linear-attention families (kvcalc.params, HYB section)
+    "kda_from_attention": "Kimi delta attention heads / head dim / conv kernel default to num_attention_heads, "
+                          "head_dim and short_conv_kernel_size (Bailing hybrid)",
+    "kda_full_gates": "Kimi delta attention's forget and output gates are full H -> h*d projections, not "
+                      "low-rank pairs (Bailing hybrid)",
+    "mla_head_gate": "MLA layers add a per-head output gate g_proj H -> n (Bailing hybrid)",
+    "lfm3_attention": "sliding_attention layers too; attention biases with attention_bias, an output gate "
+                      "g_proj H -> n_q with use_attention_gate, sandwich norms with use_sandwich_norm (LFM3)",
     # parameter counter (encoder-decoders: kvcalc.params_seq2seq, kvcalc.params._t5)
     "positions_offset_2": "learned position tables of max_position_embeddings + 2 rows (BART)",
     "positions_buffer": "sinusoidal position tables are buffers, not parameters (M2M100, PEGASUS-X)",
@@ -1315,11 +1323,24 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
         num_local_experts=8, num_experts_per_tok=2)),
     ModelType("kimi_linear", layer_rule=_kimi_linear, state_rule=_kimi_delta_states, recurrent_kind="linear",
-              defaults=_d(_KDA_MLA, linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4)),
+              params="kda_hybrid", moe="first_dense",
+              defaults=_d(_KDA_MLA, linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4,
+                          # HYB: parameter fields (KimiLinearConfig; first_k_dense_replace: its __post_init__ kwarg)
+                          vocab_size=163840, hidden_size=2304, intermediate_size=9216, moe_intermediate_size=1024,
+                          num_hidden_layers=27, num_attention_heads=32, num_local_experts=256, n_shared_experts=1,
+                          num_experts_per_tok=8, first_k_dense_replace=1, tie_word_embeddings=False,
+                          attention_bias=False)),
     # ---- recurrent and hybrid types first measured in transformers 5.24 (tests/test_transformers_coverage.py)
     ModelType("bailing_hybrid", layer_rule=_group_last_full, state_rule=_kimi_delta_states, recurrent_kind="linear",
+              params="kda_hybrid", moe="first_dense",
+              quirks=frozenset({"kda_from_attention", "kda_full_gates", "mla_head_gate"}),
               defaults=_d(_KDA_MLA, layer_group_size=6, linear_head_dim=128, linear_num_heads=32,
-                          linear_conv_kernel_dim=4)),
+                          linear_conv_kernel_dim=4,
+                          # HYB: parameter fields (BailingHybridConfig)
+                          vocab_size=157184, hidden_size=2560, intermediate_size=6144, moe_intermediate_size=768,
+                          num_hidden_layers=42, num_attention_heads=32, num_local_experts=512, n_shared_experts=1,
+                          num_experts_per_tok=8, first_k_dense_replace=2, tie_word_embeddings=False,
+                          attention_bias=False)),
     ModelType("lara_mini", layer_rule=_lara_mini, state_rule=_gated_delta_states, recurrent_kind="linear",
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=512, linear_conv_kernel_dim=4,
                           linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=8,
@@ -1354,11 +1375,23 @@ _ENTRIES: tuple[ModelType, ...] = (
         "reference_sliding_attention" if w is not None else "full_attention"] * n,
               defaults=_d(num_key_value_heads=10, sliding_window=128)),
     *(ModelType(name, text_type=text) for name, text in (
-        ("lfm3_vl", "lfm3"), ("inkling2", "inkling2_text"), ("inkling2_loop", "inkling2_loop_text"),
+        ("inkling2", "inkling2_text"), ("inkling2_loop", "inkling2_loop_text"),
         ("unlimited_ocr", "unlimited_ocr_text"), ("mistral_large4", "mistral_large4_text"),
         ("glm5_next", "glm5_next_text"))),
+    # HYB (issue 12): LFM3-VL, counted by kvcalc.params._lfm3_vl (Lfm3VlConfig / Lfm3VlVisionConfig defaults)
+    ModelType("lfm3_vl", text_type="lfm3", params="lfm3_vl", defaults=_d(
+        tie_word_embeddings=True, projector_hidden_size=4096, projector_bias=True)),
+    ModelType("lfm3_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=2560, in_channels=3, patch_size=16, spatial_merge_size=2,
+        temporal_patch_size=2, num_hidden_layers=14, num_attention_heads=16, num_key_value_heads=8,
+        conv_kernel_size=3)),
     ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
-              defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),
+              params="lfm2", quirks=frozenset({"lfm3_attention"}),
+              defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7,
+                          # HYB: parameter fields (Lfm3Config)
+                          vocab_size=128000, hidden_size=2048, intermediate_size=7680, num_hidden_layers=24,
+                          num_attention_heads=16, tie_word_embeddings=True, conv_bias=False, attention_bias=False,
+                          use_attention_gate=True, use_sandwich_norm=True)),
     ModelType("lfm2", layer_rule=_listed("full_attn_idxs", "full_attention", "conv", every_by_default=True),
               state_rule=_short_conv_states, recurrent_kind="conv", params="lfm2", defaults=_d(
         vocab_size=65536, hidden_size=2560, intermediate_size=12288, num_hidden_layers=32, num_attention_heads=32,
@@ -1368,7 +1401,9 @@ _ENTRIES: tuple[ModelType, ...] = (
     # each conv layer holding LFM2's short-conv state (Lfm2MoeShortConv, conv_L_cache); its class default
     # layer_types is None, which Lfm2MoeDecoderLayer cannot build, so a config without the list is refused
     ModelType("lfm2_moe", layer_rule=_listed_only("layer_types"), state_rule=_short_conv_states,
-              recurrent_kind="conv", defaults=_d(
+              recurrent_kind="conv", params="lfm2", moe="first_dense", quirks=frozenset({"no_shared_experts"}),
+              defaults=_d(   # HYB: moe_intermediate_size .. num_experts_per_tok are parameter fields
+        moe_intermediate_size=1792, num_experts=32, num_dense_layers=2, num_experts_per_tok=4,
         vocab_size=65536, hidden_size=2048, intermediate_size=7168, num_hidden_layers=32, num_attention_heads=32,
         num_key_value_heads=8, tie_word_embeddings=True, conv_L_cache=3, conv_bias=False)),
     # ---- multimodal wrappers (decoder in text_config) and their parts

@@ -269,7 +269,7 @@ class _Moe:
 
 
 # the field spellings of one MoE shape, in the order transformers' configs use them
-_TOP_K = ("num_experts_per_tok", "moe_topk", "moe_k")
+_TOP_K = ("num_experts_per_tok", "moe_topk", "moe_k", "num_experts_per_token")
 _SHARED = ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts")
 
 
@@ -798,25 +798,32 @@ def _jamba(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
-def _lfm2(f: ConfigReader, t: _Tally) -> None:
+def _lfm2(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     """LFM2 (transformers/models/lfm2/modeling_lfm2.py Lfm2DecoderLayer): ``V*H`` embedding; per layer
     operator_norm and ffn_norm ``2*H``, then attention (q/k/v/out ``H*n_q*d + 2*H*n_kv*d + n_q*d*H``, no
     biases, q/k layernorms ``2*d``) or a short convolution ("conv" layers: in_proj ``H*3H``, conv ``H*K``,
     out_proj ``H*H``, biases ``3H + H + H`` with conv_bias); MLP w1/w3/w2 ``3*H*F`` where Lfm2MLP derives
     ``F``: with block_auto_adjust_ff_dim ``int(2*I/3)``, times block_ffn_dim_multiplier, rounded up to
     block_multiple_of; embedding_norm ``H`` at the end; lm_head ``V*H`` unless tied.
+    LFM2-MoE (lfm2_moe/modeling_lfm2_moe.py Lfm2MoeDecoderLayer): the layers from num_dense_layers on hold a
+    MoE (:func:`_moe`: router ``E*H``, its expert_bias a buffer, ``E`` experts ``3*H*I_e``) instead of the MLP.
+    LFM3 (lfm3/modeling_lfm3.py Lfm3Attention, Lfm3DecoderLayer; quirk ``lfm3_attention``): "sliding_attention"
+    layers are attention too, o_proj is named, biases on q/k/v/o with attention_bias, g_proj ``H*n_q`` with
+    use_attention_gate, and post_operator_norm / post_ffn_norm ``2*H`` per layer with use_sandwich_norm.
     """
     m = _entry(f)
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     kinds = layer_types(f, m, n_layers)
+    lfm3 = "lfm3_attention" in m.quirks
     for i, kind in enumerate(kinds):
-        if kind not in ("full_attention", "conv"):
-            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or conv")
-    n_attn = kinds.count("full_attention")
+        if kind not in ("full_attention", "conv") and not (lfm3 and kind == "sliding_attention"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or conv"
+                              + (" or sliding_attention" if lfm3 else ""))
+    n_attn = n_layers - kinds.count("conv")
     n_q, n_kv = _heads(f)
     d = head_dim_or_derived(f, hidden, n_q)
     inter = f.get_int("intermediate_size")
-    if f.get_bool("block_auto_adjust_ff_dim"):
+    if f.get_bool("block_auto_adjust_ff_dim", default=False):
         inter = int(2 * inter / 3)
         multiplier = f.opt_float("block_ffn_dim_multiplier")
         if multiplier is not None:
@@ -825,12 +832,25 @@ def _lfm2(f: ConfigReader, t: _Tally) -> None:
         inter = step * ((inter + step - 1) // step)
     kernel, bias = f.get_int("conv_L_cache"), f.get_bool("conv_bias")
     conv = _linear(hidden, 3 * hidden, bias) + hidden * kernel + (hidden if bias else 0) + _linear(hidden, hidden, bias)
+    attn_bias = lfm3 and f.get_bool("attention_bias")
+    attn = _linear(hidden, n_q * d, attn_bias) + 2 * _linear(hidden, n_kv * d, attn_bias) + _linear(
+        n_q * d, hidden, attn_bias)
+    if lfm3 and f.get_bool("use_attention_gate"):
+        attn += hidden * n_q
     t.add("embedding", vocab * hidden)
-    t.add("attention", n_attn * (2 * hidden * n_q * d + 2 * hidden * n_kv * d))
+    t.add("attention", n_attn * attn)
     t.add("mixer", (n_layers - n_attn) * conv)
-    t.add("mlp", n_layers * _gated_mlp(hidden, inter))
-    t.add("norms", n_layers * 2 * hidden + n_attn * 2 * d + hidden)
-    _lm_head(f, t, hidden, vocab)
+    moe = _moe(f, m, hidden, n_layers)
+    n_moe = len(moe.layers) if moe else 0
+    if moe:
+        for _ in moe.layers:
+            t.add("mlp", moe.fixed)
+            t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
+    t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, inter))
+    sandwich = 2 * hidden if lfm3 and f.get_bool("use_sandwich_norm") else 0
+    t.add("norms", n_layers * (2 * hidden + sandwich) + n_attn * 2 * d + hidden)
+    if head:
+        _lm_head(f, t, hidden, vocab)
 
 
 # --------------------------------------------------------------------------- JetMoE
@@ -1169,6 +1189,130 @@ def _multimodal(f: ConfigReader, t: _Tally) -> None:
     count_wrapper(f, t, _Tally, _COUNTERS)
 
 
+# ---- HYB families (issue 12) ----
+def _mla_attention(f: ConfigReader, hidden: int, n: int) -> tuple[int, int]:
+    """(projections, norms) of one MLA layer as Kimi Linear / Bailing hybrid / GLM-5 Next build it
+    (modeling_kimi_linear.py KimiLinearAttention; bailing_hybrid BailingHybridAttention; glm5_next
+    Glm5NextTextAttention): q_proj ``H*n*d_qk`` when q_lora_rank is null, else q_a ``H*r_q`` (+ bias) + norm
+    ``r_q`` + q_b ``r_q*n*d_qk``; kv_a_proj_with_mqa ``H*(r_kv + rope)`` (+ bias), norm ``r_kv``, kv_b
+    ``r_kv*n*(nope + v)``, o_proj ``n*v*H`` (+ bias); biases with attention_bias, ``d_qk = nope + rope``."""
+    q_rank, kv_rank = f.nullable_int("q_lora_rank"), f.get_int("kv_lora_rank")
+    rope, nope = f.get_int("qk_rope_head_dim", minimum=0), f.get_int("qk_nope_head_dim", minimum=0)
+    v_dim, bias = f.get_int("v_head_dim"), f.get_bool("attention_bias")
+    qk = nope + rope
+    if q_rank is None:
+        attn, norms = _linear(hidden, n * qk), 0
+    else:
+        attn, norms = _linear(hidden, q_rank, bias) + _linear(q_rank, n * qk), q_rank
+    attn += (_linear(hidden, kv_rank + rope, bias) + _linear(kv_rank, n * (nope + v_dim))
+             + _linear(n * v_dim, hidden, bias))
+    return attn, norms + kv_rank
+
+
+def _kda_dims(f: ConfigReader, m: ModelType) -> tuple[int, int, int]:
+    """(heads, head dim, conv kernel) of the Kimi delta attention layers: KimiLinearConfig.__post_init__ takes
+    the Hub's ``linear_attn_config`` (num_heads, head_dim, short_conv_kernel_size) over the flat linear_*
+    fields; BailingHybridConfig.__post_init__ sets them from num_attention_heads, head_dim and
+    short_conv_kernel_size unless the config gives linear_* itself (quirk ``kda_from_attention``)."""
+    names = (("linear_num_heads", "num_heads", "num_attention_heads"), ("linear_head_dim", "head_dim", "head_dim"),
+             ("linear_conv_kernel_dim", "short_conv_kernel_size", "short_conv_kernel_size"))
+    lac = f.sub("linear_attn_config")
+    out = []
+    for flat, nested, attention in names:
+        value = lac.opt_int(nested) if lac is not None else None
+        if value is None and "kda_from_attention" in m.quirks and not f.has(flat):
+            value = f.get_int(attention)
+        out.append(value if value is not None else f.get_int(flat))
+    return out[0], out[1], out[2]
+
+
+def _kda_hybrid(f: ConfigReader, t: _Tally) -> None:
+    """Kimi Linear and Bailing hybrid (transformers/models/kimi_linear/modeling_kimi_linear.py
+    KimiLinearDecoderLayer, KimiLinearDeltaAttention, KimiLinearForgetGate, KimiLinearMoE;
+    bailing_hybrid/modeling_bailing_hybrid.py BailingHybridDeltaAttention, BailingHybridForgetGate).
+
+    ``V*H`` embedding; per layer input / post-attention norms ``2*H``; "full_attention" layers MLA
+    (:func:`_mla_attention`; Bailing adds g_proj ``H*n``), "linear_attention" layers Kimi delta attention with
+    ``h`` heads of ``d`` (:func:`_kda_dims`), ``D = h*d``: q/k/v ``3*H*D``, conv1d ``3*D*K`` (no bias), b_proj
+    ``H*h``, o_proj ``D*H``, gated o_norm ``d``, the forget gate's dt_bias ``D`` and A_log ``h``, and low-rank
+    gates (Kimi: f_a / g_a ``H*d``, f_b / g_b ``d*D`` each) or full ones (Bailing, quirk ``kda_full_gates``:
+    f_proj and g_proj ``H*D`` each). MLP: "sparse" mlp_layer_types (else from first_k_dense_replace) are MoE
+    layers (:func:`_moe`: router ``E*H``, its e_score_correction_bias a buffer, ``E`` experts ``3*H*I_e``, a
+    shared gated MLP of ``n_shared*I_e``), the others gated ``3*H*I``. Final norm ``H``; lm_head ``V*H``, never
+    tied (both classes' _tied_weights_keys are empty). The MTP layers (num_nextn_predict_layers) are not built.
+    """
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n = f.get_int("num_attention_heads")
+    kinds = layer_types(f, m, n_layers)
+    for i, kind in enumerate(kinds):
+        if kind not in ("full_attention", "linear_attention"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or linear_attention")
+    n_full = kinds.count("full_attention")
+    heads, d, kernel = _kda_dims(f, m)
+    qkv = heads * d
+    gates = 2 * hidden * qkv if "kda_full_gates" in m.quirks else 2 * (hidden * d + d * qkv)
+    kda = 3 * hidden * qkv + 3 * qkv * kernel + hidden * heads + qkv * hidden + qkv + heads + gates
+    mla, mla_norms = _mla_attention(f, hidden, n)
+    if "mla_head_gate" in m.quirks:
+        mla += hidden * n
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_full * mla)
+    t.add("mixer", (n_layers - n_full) * kda)
+    t.add("norms", n_layers * 2 * hidden + n_full * mla_norms + (n_layers - n_full) * d + hidden)
+    moe = _moe(f, m, hidden, n_layers)
+    n_moe = len(moe.layers) if moe else 0
+    if moe:
+        for _ in moe.layers:
+            t.add("mlp", moe.fixed)
+            t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
+    t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, f.get_int("intermediate_size")))
+    _lm_head(f, t, hidden, vocab, tied=False)   # _tied_weights_keys is empty: tie_word_embeddings ties nothing
+
+
+def _lfm3_vl_vision(v: ConfigReader) -> int:
+    """Lfm3VlVisionModel (transformers/models/lfm3_vl/modeling_lfm3_vl.py): patch_embed ``C*T*p*p*H`` (a linear
+    layer, no bias), embedding_norm ``H``; per layer operator_norm and ffn_norm ``2*H``, MLP w1/w3/w2 ``3*H*I``
+    and either attention (Lfm3VlVisionAttention: ``d = H/n``, q/out ``2*H*n*d``, k/v ``2*H*n_kv*d``, q/k norms
+    ``2*d``) or a short convolution (Lfm3VlVisionShortConv: in_proj ``H*3H``, depthwise spatial_conv ``H*k*k``,
+    out_proj ``H*H``; all without biases). Layers: ``layer_types``, else Lfm3VlVisionConfig.__post_init__'s
+    "conv" for ``i < 2`` or odd ``i``, "full_attention" otherwise."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(v)
+    d = hidden_per_head(v, hidden, n_q)
+    kinds = v.opt_str_list("layer_types") or ["conv" if i < 2 or i % 2 else "full_attention" for i in range(n_layers)]
+    if len(kinds) < n_layers:
+        raise ConfigError(v.field_name("layer_types"), f"<{len(kinds)} entries>", f"lists fewer than {n_layers}")
+    n_conv = kinds[:n_layers].count("conv")
+    patch, kernel = v.get_int("patch_size"), v.get_int("conv_kernel_size")
+    n = v.get_int("in_channels") * v.get_int("temporal_patch_size") * patch * patch * hidden + hidden
+    n += (n_layers - n_conv) * (2 * hidden * n_q * d + 2 * hidden * n_kv * d + 2 * d)
+    n += n_conv * (4 * hidden * hidden + hidden * kernel * kernel)
+    return n + n_layers * (_gated_mlp(hidden, inter) + 2 * hidden)
+
+
+def _lfm3_vl(top: ConfigReader, t: _Tally) -> None:
+    """Lfm3VlForConditionalGeneration (transformers/models/lfm3_vl/modeling_lfm3_vl.py): the lfm3 decoder of
+    ``text_config`` (:func:`_lfm2`), the vision tower (:func:`_lfm3_vl_vision`) and Lfm3VlMultiModalProjector:
+    LayerNorm ``2*H_v``, linear_1 ``H_v*m^2 -> P``, linear_2 ``P -> H_t`` (biases with projector_bias; ``m`` the
+    vision spatial_merge_size, ``P`` projector_hidden_size). lm_head ``V*H_t`` unless the top-level
+    tie_word_embeddings (default true) ties it."""
+    text = _sub(top, "text_config", "lfm3", ("lfm3",))
+    vision = _sub(top, "vision_config", "lfm3_vl_vision", ("lfm3_vl_vision",))
+    _lfm2(text, t, head=False)
+    hidden_t, hidden_v = text.get_int("hidden_size"), vision.get_int("hidden_size")
+    _lm_head(top, t, hidden_t, text.get_int("vocab_size"))
+    proj, bias = top.get_int("projector_hidden_size"), top.get_bool("projector_bias")
+    merged = hidden_v * vision.get_int("spatial_merge_size") ** 2
+    t.add("vision", _lfm3_vl_vision(vision) + 2 * hidden_v + _linear(merged, proj, bias)
+          + _linear(proj, hidden_t, bias))
+
+
+_HYB_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "kda_hybrid": _kda_hybrid, "lfm3_vl": _lfm3_vl,
+}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -1178,6 +1322,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
     "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
+    **_HYB_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

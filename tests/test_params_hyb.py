@@ -1,0 +1,69 @@
+"""kvcalc.params.count_params on hybrid / linear-attention decoders, at geometries other than the class defaults.
+
+Every expected number is transformers 5.24's own count, not kvcalc's: ``sum(p.numel() for p in
+model.parameters())`` of the named class built from the same config dict on the meta device
+(``with torch.device("meta"): m = Class(Class.config_class(**cfg))``; pad / bos / eos token ids set to 0 where
+the class default lies outside the small vocabulary, which changes no parameter), run once by hand with torch
+2.13 CPU and written in here so this fast test needs no torch. The class-default configs are replayed from the
+committed fixture by tests/test_transformers_coverage.py; each case here changes what the counter branches on
+(tying, MoE layout, low-rank vs null q_lora_rank, gates, sandwich norms, nested linear_attn_config, ...).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kvcalc.params import count_params
+
+_MLA = dict(kv_lora_rank=32, qk_rope_head_dim=16, qk_nope_head_dim=32, v_head_dim=48)
+
+# (id, config, transformers' total, its active count or None for dense). Active, from the same meta build:
+# total - R + R * k / E, R = the numel of the routed-expert tensors (``...experts.gate_up_proj`` and
+# ``...experts.down_proj``; shared experts and routers stay), k experts per token of E.
+CASES: list[tuple[str, dict[str, Any], int, int | None]] = [
+    # KimiLinearForCausalLM: q_lora_rank set, attention biases, the Hub's nested linear_attn_config, 2 dense-first
+    # layers, tie_word_embeddings true (ignored: the class ties nothing)
+    ("kimi_linear", dict(
+        model_type="kimi_linear", vocab_size=1000, hidden_size=256, intermediate_size=512, moe_intermediate_size=64,
+        num_hidden_layers=6, num_attention_heads=8, q_lora_rank=96, attention_bias=True, **_MLA, num_experts=8,
+        num_experts_per_token=2, num_shared_experts=2, first_k_dense_replace=2, tie_word_embeddings=True,
+        linear_attn_config=dict(num_heads=4, head_dim=24, short_conv_kernel_size=3, full_attn_layers=[3, 6],
+                                kda_layers=[1, 2, 4, 5])), 4130960, 2951312),
+    # BailingHybridForCausalLM: KDA heads / head dim / kernel from num_attention_heads, head_dim and
+    # short_conv_kernel_size; groups of 4; q_lora_rank set
+    ("bailing_hybrid", dict(
+        model_type="bailing_hybrid", vocab_size=1000, hidden_size=256, intermediate_size=512,
+        moe_intermediate_size=64, num_hidden_layers=8, num_attention_heads=8, head_dim=24, short_conv_kernel_size=3,
+        layer_group_size=4, q_lora_rank=96, **_MLA, num_experts=16, num_experts_per_token=4,
+        num_shared_experts=1, first_k_dense_replace=1, tie_word_embeddings=False, n_group=4, topk_group=2),
+     8970176, 4841408),
+    # Lfm2MoeForCausalLM: one dense layer, conv biases, untied head
+    ("lfm2_moe", dict(
+        model_type="lfm2_moe", vocab_size=1000, hidden_size=256, intermediate_size=512, moe_intermediate_size=64,
+        num_hidden_layers=6, num_attention_heads=8, num_key_value_heads=2, num_dense_layers=1, num_experts=8,
+        num_experts_per_tok=2, conv_L_cache=4, conv_bias=True, tie_word_embeddings=False,
+        layer_types=["conv", "full_attention", "conv", "conv", "full_attention", "conv"]), 4270464, 2795904),
+    # Lfm3ForCausalLM: no attention gate, no sandwich norms, attention and conv biases, the class's layer rule
+    ("lfm3", dict(
+        model_type="lfm3", vocab_size=1000, hidden_size=256, intermediate_size=512, num_hidden_layers=9,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=48, conv_L_cache=5, conv_bias=True,
+        attention_bias=True, use_attention_gate=False, use_sandwich_norm=False, tie_word_embeddings=False),
+     6366080, None),
+    # Lfm3VlForConditionalGeneration: untied, projector without biases, a 5-layer tower with merge 3
+    ("lfm3_vl", dict(
+        model_type="lfm3_vl", projector_hidden_size=320, projector_bias=False, tie_word_embeddings=False,
+        text_config=dict(model_type="lfm3", vocab_size=1000, hidden_size=256, intermediate_size=512,
+                         num_hidden_layers=5, num_attention_heads=8, num_key_value_heads=2),
+        vision_config=dict(model_type="lfm3_vl_vision", hidden_size=128, intermediate_size=192,
+                           num_hidden_layers=5, num_attention_heads=4, num_key_value_heads=2, patch_size=14,
+                           temporal_patch_size=1, spatial_merge_size=3, conv_kernel_size=5)), 5791360, None),
+]
+
+
+@pytest.mark.parametrize("config, total, active", [pytest.param(c, t, a, id=i) for i, c, t, a in CASES])
+def test_count_equals_transformers_meta_count(config: dict[str, Any], total: int, active: int | None) -> None:
+    got = count_params(config)
+    assert got.total == total
+    assert got.quality == "exact"
+    assert got.active == (total if active is None else active)
