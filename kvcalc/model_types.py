@@ -124,6 +124,7 @@ QUIRKS = {
     "kda_full_gates": "Kimi delta attention's forget and output gates are full H -> h*d projections, not "
                       "low-rank pairs (Bailing hybrid)",
     "mla_head_gate": "MLA layers add a per-head output gate g_proj H -> n (Bailing hybrid)",
+    "zamba2_blocks": "Mamba-2 mixers, num_mem_blocks shared blocks and per-hybrid-layer LoRA adapters (Zamba2)",
     "lfm3_attention": "sliding_attention layers too; attention biases with attention_bias, an output gate "
                       "g_proj H -> n_q with use_attention_gate, sandwich norms with use_sandwich_norm (LFM3)",
     # parameter counter (encoder-decoders: kvcalc.params_seq2seq, kvcalc.params._t5)
@@ -339,6 +340,27 @@ def _listed_only(field_name: str) -> LayerRule:
         raise ConfigError(r.path + field_name, None,
                           f"required field is missing ({r.model_type} configs list their {n} layer types)")
     return rule
+
+
+def _zamba_layers(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Zamba: layers 0, 1 Mamba, layer 2 hybrid, then hybrid where ``(i - 3) % attn_layer_period ==
+    attn_layer_offset`` (``ZambaConfig.__post_init__``; HYB, issue 12)."""
+    period, offset = r.get_int("attn_layer_period"), r.get_int("attn_layer_offset", minimum=0)
+    head = ["linear_attention", "linear_attention", "hybrid"][:n]
+    return head + ["hybrid" if i % period == offset else "linear_attention" for i in range(n - 3)]
+
+
+# Zamba2Config.__post_init__'s layers_block_type when the config gives none (54 layers)
+_ZAMBA2_LAYERS = (["linear_attention"] + (["linear_attention"] * 5 + ["hybrid"]) * 7 + ["linear_attention"] * 4
+                  + ["hybrid"] + ["linear_attention"] * 3 + ["hybrid"] + ["linear_attention"] * 2)
+
+
+def _zamba2_layers(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Zamba2: without layers_block_type, the class's 54-layer list; transformers rejects any other layer count
+    (validate_layer_type), so a config of another count without the list is refused (HYB, issue 12)."""
+    if n != len(_ZAMBA2_LAYERS):
+        return _listed_only("layers_block_type")(r, n, window) or []
+    return list(_ZAMBA2_LAYERS)
 
 
 def _all(layer_type: str) -> LayerRule:
@@ -1302,13 +1324,21 @@ _ENTRIES: tuple[ModelType, ...] = (
         projectors_bias=False, mamba_rms_norm=False)),
     # Zamba (v1): layers_block_type lists "linear_attention" (Mamba-1) and "hybrid" (Mamba-1 + the shared
     # attention block on 2 x hidden_size); helper M, issue 12, verified by the coverage fixture
-    ModelType("zamba", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
-              state_rule=_zamba_states, defaults=_d(mamba_expand=2, mamba_d_state=16, mamba_d_conv=4,
-                                                    num_key_value_heads=16)),
-    ModelType("zamba2", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
+    ModelType("zamba", layer_rule=_zamba_layers, quirks=frozenset({"doubled_attention_head_dim"}),
+              state_rule=_zamba_states, params="zamba", defaults=_d(
+        mamba_expand=2, mamba_d_state=16, mamba_d_conv=4, num_key_value_heads=16,
+        # HYB: parameter fields (ZambaConfig)
+        vocab_size=32000, hidden_size=3712, intermediate_size=14848, num_hidden_layers=76, num_attention_heads=16,
+        tie_word_embeddings=True, mamba_dt_rank="auto", mamba_conv_bias=True, mamba_proj_bias=False,
+        attn_layer_period=6, attn_layer_offset=4)),
+    ModelType("zamba2", layer_rule=_zamba2_layers, quirks=frozenset({"doubled_attention_head_dim", "zamba2_blocks"}),
               state_rule=_mamba2_like("mamba_expand", "mamba_ngroups", "mamba_d_state", "n_mamba_heads",
-                                      "mamba_headdim", "mamba_d_conv"),
-              defaults=_d(mamba_expand=2, mamba_ngroups=1, mamba_d_state=64, n_mamba_heads=8, mamba_d_conv=4)),
+                                      "mamba_headdim", "mamba_d_conv"), params="zamba", defaults=_d(
+        mamba_expand=2, mamba_ngroups=1, mamba_d_state=64, n_mamba_heads=8, mamba_d_conv=4,
+        # HYB: parameter fields (Zamba2Config; intermediate_size: None = 4 * hidden_size)
+        vocab_size=32000, hidden_size=2560, num_hidden_layers=54, num_attention_heads=32, intermediate_size=None,
+        tie_word_embeddings=True, add_bias_linear=False, num_mem_blocks=1, adapter_rank=128,
+        use_shared_attention_adapter=False)),
     ModelType("nemotron_h", layer_rule=_listed_only("hybrid_override_pattern"), state_rule=_nemotron_h_states,
               params="nemotron_h", defaults=_d(
         num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128, conv_kernel=4,

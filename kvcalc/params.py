@@ -1220,7 +1220,7 @@ def _kda_dims(f: ConfigReader, m: ModelType) -> tuple[int, int, int]:
     out = []
     for flat, nested, attention in names:
         value = lac.opt_int(nested) if lac is not None else None
-        if value is None and "kda_from_attention" in m.quirks and not f.has(flat):
+        if value is None and "kda_from_attention" in m.quirks and not f.has(flat) and f.has(attention):
             value = f.get_int(attention)
         out.append(value if value is not None else f.get_int(flat))
     return out[0], out[1], out[2]
@@ -1308,8 +1308,80 @@ def _lfm3_vl(top: ConfigReader, t: _Tally) -> None:
           + _linear(proj, hidden_t, bias))
 
 
+def _zamba(f: ConfigReader, t: _Tally) -> None:
+    """Zamba and Zamba2 (transformers/models/zamba/modeling_zamba.py ZambaModel, ZambaMambaMixer,
+    ZambaAttentionDecoderLayer; zamba2/modeling_zamba2.py Zamba2Model.get_layers, Zamba2MambaMixer, Zamba2Attention,
+    Zamba2MLP). ``V*H`` embedding; every layer (``layers_block_type``, legacy "mamba" = "linear_attention") holds
+    an input norm ``H`` and a Mamba mixer, "hybrid" layers also a linear ``H*H`` and a shared attention block.
+
+    Zamba's mixer (``I = mamba_expand*H``, ``R`` = mamba_dt_rank, "auto" ``ceil(H/16)``, ``N`` = mamba_d_state):
+    in_proj ``H*2I``, conv1d ``I*K`` (+ ``I`` with mamba_conv_bias), x_proj ``I*(R+2N)``, dt_proj ``I*R + I``, A_log
+    ``I*N``, D ``I``, out_proj ``I*H`` (in/out biases with mamba_proj_bias). Zamba2's (quirk ``zamba2_blocks``; ``h``
+    = n_mamba_heads, ``C = I + 2*G*N``): in_proj ``H*(I + C + h)``, conv1d ``C*K + C`` (always a bias), dt_bias,
+    A_log, D ``h`` each, gated norm ``I``, out_proj ``I*H`` (biases with add_bias_linear).
+
+    Shared blocks (``A`` = attention_hidden_size, default ``2H``; ``d`` = attention_head_dim, default ``2H/n``):
+    q/k/v from ``A``: ``A*n*d + 2*A*n_kv*d``, o_proj ``n*d*H``, norms ``A + H``; Zamba: one block for all hybrid
+    layers (tied to the first), gated MLP ``3*H*I_ff``; Zamba2: min(num_mem_blocks, hybrids) blocks (the others
+    tied), MLP gate_up ``H*2I_ff`` + down ``I_ff*H`` (+ biases with add_bias_linear); block ``b`` holds a LoRA
+    adapter ``H*r + r*2I_ff`` on gate_up (+ ``3*2*A*r`` on q/k/v with use_shared_attention_adapter; ``r`` =
+    adapter_rank) for each hybrid layer ``i`` with ``i % num_mem_blocks == b``. Without tie_word_embeddings
+    transformers ties nothing (PreTrainedModel.get_expanded_tied_weights_keys), so every hybrid layer keeps its
+    own block, adapters included. Final norm ``H``; lm_head ``V*H`` unless tied (default tied).
+    """
+    m = _entry(f)
+    zamba2 = "zamba2_blocks" in m.quirks
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kinds = [_LEGACY_LAYER_TYPES.get(k, k) for k in layer_types(f, m, n_layers)]
+    for i, kind in enumerate(kinds):
+        if kind not in ("linear_attention", "hybrid"):
+            raise ConfigError(f"{f.path}layers_block_type[{i}]", kind, "must be linear_attention (mamba) or hybrid")
+    n_hybrid = kinds.count("hybrid")
+    n_q, n_kv = _heads(f)
+    width = f.opt_int("attention_hidden_size") or 2 * hidden
+    d = f.opt_int("attention_head_dim") or 2 * hidden // n_q
+    inter = int(f.get_float("mamba_expand") * hidden)
+    n_state, kernel = f.get_int("mamba_d_state"), f.get_int("mamba_d_conv")
+    ff = f.opt_int("intermediate_size") or 4 * hidden
+    tied = f.get_bool("tie_word_embeddings")    # without it transformers ties nothing, the shared blocks neither
+    attn = width * n_q * d + 2 * width * n_kv * d + n_q * d * hidden
+    if zamba2:
+        heads, bias = f.get_int("n_mamba_heads"), f.get_bool("add_bias_linear")
+        conv = inter + 2 * f.get_int("mamba_ngroups") * n_state
+        mixer = (_linear(hidden, inter + conv + heads, bias) + conv * kernel + conv + 3 * heads
+                 + _linear(inter, hidden, bias))
+        n_mem = f.get_int("num_mem_blocks")
+        n_blocks = min(n_mem, n_hybrid) if tied else n_hybrid
+        rank = f.get_int("adapter_rank")
+        adapter = hidden * rank + rank * 2 * ff
+        if f.get_bool("use_shared_attention_adapter"):
+            adapter += 3 * 2 * width * rank
+        mlp = _linear(hidden, 2 * ff, bias) + _linear(ff, hidden, bias)
+        # block b holds the adapters of the hybrid layers i with i % num_mem_blocks == b (c_b of them)
+        per_block = [len(range(b, n_hybrid, n_mem)) for b in range(min(n_mem, n_hybrid))]
+        t.add("other", adapter * (sum(per_block) if tied else sum(c * c for c in per_block)))
+        t.add("norms", n_layers * inter)
+    else:
+        rank_value = f.value("mamba_dt_rank")
+        rank = ceil_div(hidden, 16) if rank_value == "auto" else ConfigReader.check_int(
+            f.field_name("mamba_dt_rank"), rank_value)
+        bias = f.get_bool("mamba_proj_bias")
+        mixer = (_linear(hidden, 2 * inter, bias) + inter * kernel + (inter if f.get_bool("mamba_conv_bias") else 0)
+                 + inter * (rank + 2 * n_state) + inter * rank + inter + inter * n_state + inter
+                 + _linear(inter, hidden, bias))
+        n_blocks = min(1, n_hybrid) if tied else n_hybrid
+        mlp = _gated_mlp(hidden, ff)
+    t.add("embedding", vocab * hidden)
+    t.add("mixer", n_layers * mixer)
+    t.add("other", n_hybrid * hidden * hidden)
+    t.add("attention", n_blocks * attn)
+    t.add("mlp", n_blocks * mlp)
+    t.add("norms", n_layers * hidden + n_blocks * (width + hidden) + hidden)
+    _lm_head(f, t, hidden, vocab, tied)
+
+
 _HYB_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
-    "kda_hybrid": _kda_hybrid, "lfm3_vl": _lfm3_vl,
+    "kda_hybrid": _kda_hybrid, "lfm3_vl": _lfm3_vl, "zamba": _zamba,
 }
 
 

@@ -18,6 +18,16 @@ from kvcalc.params import count_params
 
 _MLA = dict(kv_lora_rank=32, qk_rope_head_dim=16, qk_nope_head_dim=32, v_head_dim=48)
 
+_ZAMBA = dict(model_type="zamba", vocab_size=1000, hidden_size=128, intermediate_size=320, num_hidden_layers=11,
+              num_attention_heads=4, num_key_value_heads=2, attention_head_dim=40, n_mamba_heads=4, mamba_d_state=8,
+              mamba_d_conv=3, mamba_expand=3, mamba_dt_rank=12, mamba_conv_bias=False, mamba_proj_bias=True,
+              attn_layer_period=4, attn_layer_offset=1)
+_ZAMBA2 = dict(model_type="zamba2", vocab_size=1000, hidden_size=128, intermediate_size=320, num_hidden_layers=7,
+               num_attention_heads=4, num_key_value_heads=2, n_mamba_heads=4, mamba_d_state=16, mamba_d_conv=3,
+               mamba_ngroups=2, mamba_expand=2, num_mem_blocks=2, use_shared_attention_adapter=True, adapter_rank=8,
+               add_bias_linear=True,
+               layers_block_type=["mamba", "hybrid", "mamba", "hybrid", "hybrid", "mamba", "hybrid"])
+
 # (id, config, transformers' total, its active count or None for dense). Active, from the same meta build:
 # total - R + R * k / E, R = the numel of the routed-expert tensors (``...experts.gate_up_proj`` and
 # ``...experts.down_proj``; shared experts and routers stay), k experts per token of E.
@@ -58,6 +68,15 @@ CASES: list[tuple[str, dict[str, Any], int, int | None]] = [
         vision_config=dict(model_type="lfm3_vl_vision", hidden_size=128, intermediate_size=192,
                            num_hidden_layers=5, num_attention_heads=4, num_key_value_heads=2, patch_size=14,
                            temporal_patch_size=1, spatial_merge_size=3, conv_kernel_size=5)), 5791360, None),
+    # ZambaForCausalLM, tied (default): one shared block; the layer list from attn_layer_period / offset (no
+    # layers_block_type), a given attention_head_dim and mamba_dt_rank, in/out biases, no conv bias
+    ("zamba", dict(_ZAMBA), 2260096, None),
+    # the same untied: transformers then ties nothing, so each of the 3 hybrid layers keeps its own block
+    ("zamba_untied", dict(_ZAMBA, tie_word_embeddings=False), 2839424, None),
+    # Zamba2ForCausalLM: legacy "mamba" names, 2 memory blocks over 4 hybrid layers, q/k/v adapters, biases
+    ("zamba2", dict(_ZAMBA2), 1608880, None),
+    # the same untied: 4 blocks, each with the adapters of its num_mem_blocks slot (2 each)
+    ("zamba2_untied", dict(_ZAMBA2, tie_word_embeddings=False), 2386352, None),
 ]
 
 
