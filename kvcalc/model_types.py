@@ -392,6 +392,23 @@ def _gated_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, .
     return _conv_ssm(2 * kh * kd + vh * vd, vh * kd * vd, r.get_int("linear_conv_kernel_dim"))
 
 
+def olmo_hybrid_linear(r: ConfigReader) -> ConfigReader:
+    """``r`` with OlmoHybridConfig.__post_init__'s derived gated-DeltaNet geometry as its class defaults (HYB,
+    issue 12): linear key / value heads = num_attention_heads, key head dim ``int(0.75 * H / n_k)``, value head
+    dim twice the key head dim, each unless the config gives it."""
+    n_q = r.get_int("num_attention_heads")
+    n_k = r.opt_int("linear_num_key_heads") or n_q
+    d_k = r.opt_int("linear_key_head_dim") or int(0.75 * r.get_int("hidden_size") / n_k)
+    derived = dict(linear_num_key_heads=n_k, linear_num_value_heads=r.opt_int("linear_num_value_heads") or n_q,
+                   linear_key_head_dim=d_k, linear_value_head_dim=r.opt_int("linear_value_head_dim") or 2 * d_k)
+    return r.with_defaults({**r.defaults, **derived}, r.model_type)
+
+
+def _olmo_hybrid_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """OLMo Hybrid: gated DeltaNet states over the derived geometry of :func:`olmo_hybrid_linear`."""
+    return _gated_delta_states(olmo_hybrid_linear(r), hidden)
+
+
 def _kimi_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
     """Kimi delta attention (KDA): one short conv over the concatenated q, k, v (``3*h*d x K``, model dtype)
     and one ``d x d`` float32 state per head (``modeling_kimi_linear.KimiDeltaAttention.forward``;
@@ -1371,13 +1388,27 @@ _ENTRIES: tuple[ModelType, ...] = (
                           num_hidden_layers=42, num_attention_heads=32, num_local_experts=512, n_shared_experts=1,
                           num_experts_per_tok=8, first_k_dense_replace=2, tie_word_embeddings=False,
                           attention_bias=False)),
+    # HYB (issue 12): Lara-Mini and OLMo Hybrid count as Llama-style decoders with Qwen3-Next's gated-DeltaNet
+    # (LaraMiniGatedDeltaNet's in_proj_qkv / z / b / a and OlmoHybridGatedDeltaNet's q / k / v / g / a / b
+    # projections hold the same numbers as in_proj_qkvz + in_proj_ba)
     ModelType("lara_mini", layer_rule=_lara_mini, state_rule=_gated_delta_states, recurrent_kind="linear",
+              params="llama_like", moe="all", expert_width="moe_intermediate_size",
+              quirks=frozenset({"gated_delta_net", "qk_norm", "sized_shared_expert"}),
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=512, linear_conv_kernel_dim=4,
                           linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=8,
-                          linear_num_value_heads=16)),
-    ModelType("olmo_hybrid", layer_rule=_olmo_hybrid, state_rule=_gated_delta_states, recurrent_kind="linear",
-              defaults=_d(num_key_value_heads=30, linear_conv_kernel_dim=4, linear_key_head_dim=96,
-                          linear_value_head_dim=192, linear_num_key_heads=30, linear_num_value_heads=30)),
+                          linear_num_value_heads=16,
+                          # HYB: parameter fields (LaraMiniConfig)
+                          vocab_size=151936, hidden_size=1024, num_hidden_layers=34, num_attention_heads=16,
+                          tie_word_embeddings=True, attention_bias=False, moe_intermediate_size=512,
+                          shared_expert_intermediate_size=512, num_experts=128, num_experts_per_tok=4)),
+    ModelType("olmo_hybrid", layer_rule=_olmo_hybrid, state_rule=_olmo_hybrid_states, recurrent_kind="linear",
+              params="olmo_hybrid", quirks=frozenset({"gated_delta_net", "full_qk_norm"}),
+              # num_key_value_heads and the linear_* geometry: derived (olmo_hybrid_linear)
+              defaults=_d(num_key_value_heads=None, linear_conv_kernel_dim=4, linear_key_head_dim=None,
+                          linear_value_head_dim=None, linear_num_key_heads=None, linear_num_value_heads=None,
+                          # HYB: parameter fields (OlmoHybridConfig)
+                          vocab_size=100352, hidden_size=3840, intermediate_size=11008, num_hidden_layers=32,
+                          num_attention_heads=30, tie_word_embeddings=False, attention_bias=False)),
     ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear",
               defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2)),
     *(ModelType(name, layer_rule=_inkling, state_rule=_inkling_states,

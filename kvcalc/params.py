@@ -31,7 +31,7 @@ from .architectures import layer_types
 from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
-from .model_types import REGISTRY, ModelType, lookup, typed
+from .model_types import REGISTRY, ModelType, lookup, olmo_hybrid_linear, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 from .params_vision import _sub_config, count_wrapper, siglip_vision
@@ -357,12 +357,14 @@ def _sparse_layers(f: ConfigReader, n_layers: int, dense_first: int | None = Non
 
 def _linear_kinds(f: ConfigReader, m: ModelType, n_layers: int) -> list[str]:
     """"attention" / "linear" per layer, from the layer types :func:`kvcalc.architectures.layer_types` reads
-    (``layer_types``, else the entry's rule: every ``full_attention_interval``-th layer full)."""
-    table = {"full_attention": "attention", "linear_attention": "linear"}
+    (``layer_types``, else the entry's rule: every ``full_attention_interval``-th layer full); sliding layers
+    (Lara-Mini) are attention layers too."""
+    table = {"full_attention": "attention", "sliding_attention": "attention", "linear_attention": "linear"}
     kinds = layer_types(f, m, n_layers)
     for i, kind in enumerate(kinds):
         if kind not in table:
-            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or linear_attention")
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention, sliding_attention or "
+                                                                 "linear_attention")
     return [table[k] for k in kinds]
 
 
@@ -1380,8 +1382,17 @@ def _zamba(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab, tied)
 
 
+def _olmo_hybrid(f: ConfigReader, t: _Tally) -> None:
+    """OLMo Hybrid (transformers/models/olmo_hybrid/modeling_olmo_hybrid.py OlmoHybridAttentionDecoderLayer,
+    OlmoHybridLinearAttentionDecoderLayer, OlmoHybridGatedDeltaNet): :func:`_llama_like` (full q/k norms on the
+    attention layers; two norms per layer of either kind) over the gated-DeltaNet geometry OlmoHybridConfig derives
+    (:func:`kvcalc.model_types.olmo_hybrid_linear`); its q/k/v/g/a/b projections hold what Qwen3-Next's
+    in_proj_qkvz + in_proj_ba do."""
+    _llama_like(olmo_hybrid_linear(f), t)
+
+
 _HYB_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
-    "kda_hybrid": _kda_hybrid, "lfm3_vl": _lfm3_vl, "zamba": _zamba,
+    "kda_hybrid": _kda_hybrid, "lfm3_vl": _lfm3_vl, "zamba": _zamba, "olmo_hybrid": _olmo_hybrid,
 }
 
 

@@ -77,6 +77,25 @@ CASES: list[tuple[str, dict[str, Any], int, int | None]] = [
     ("zamba2", dict(_ZAMBA2), 1608880, None),
     # the same untied: 4 blocks, each with the adapters of its num_mem_blocks slot (2 each)
     ("zamba2_untied", dict(_ZAMBA2, tie_word_embeddings=False), 2386352, None),
+    # OlmoHybridForCausalLM with no linear_* fields: OlmoHybridConfig derives heads = num_attention_heads, key head
+    # dim int(0.75 * H / heads), value head dim twice that; 3 layers, so its rule makes only the last one full
+    ("olmo_hybrid_derived", dict(
+        model_type="olmo_hybrid", vocab_size=1000, hidden_size=256, intermediate_size=512, num_hidden_layers=3,
+        num_attention_heads=8, attention_bias=True, tie_word_embeddings=True, linear_conv_kernel_dim=3),
+     2500480, None),
+    # GQA, a given head_dim and linear geometry, untied
+    ("olmo_hybrid", dict(
+        model_type="olmo_hybrid", vocab_size=1000, hidden_size=256, intermediate_size=512, num_hidden_layers=6,
+        num_attention_heads=8, num_key_value_heads=2, head_dim=40, linear_num_key_heads=4, linear_num_value_heads=8,
+        linear_key_head_dim=24, tie_word_embeddings=False), 4832464, None),
+    # LaraMiniForCausalLM: the class's period-5 layer pattern over 7 layers (sliding layers are attention too),
+    # attention biases, a shared expert wider than the routed ones, untied
+    ("lara_mini", dict(
+        model_type="lara_mini", vocab_size=1000, hidden_size=256, num_hidden_layers=7, num_attention_heads=8,
+        num_key_value_heads=2, head_dim=40, attention_bias=True, linear_num_key_heads=2, linear_num_value_heads=4,
+        linear_key_head_dim=24, linear_value_head_dim=40, linear_conv_kernel_dim=3, moe_intermediate_size=64,
+        shared_expert_intermediate_size=96, num_experts=8, num_experts_per_tok=2, tie_word_embeddings=False),
+     5072208, 3007824),
 ]
 
 
