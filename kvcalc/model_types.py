@@ -1409,8 +1409,12 @@ _ENTRIES: tuple[ModelType, ...] = (
                           # HYB: parameter fields (OlmoHybridConfig)
                           vocab_size=100352, hidden_size=3840, intermediate_size=11008, num_hidden_layers=32,
                           num_attention_heads=30, tie_word_embeddings=False, attention_bias=False)),
-    ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear",
-              defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2)),
+    ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear", params="zaya",
+              defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2,
+                          # HYB: parameter fields (ZayaConfig)
+                          vocab_size=262272, hidden_size=2048, num_hidden_layers=40, num_attention_heads=8,
+                          tie_word_embeddings=True, attention_bias=False, lm_head_bias=False,
+                          moe_intermediate_size=2048, num_experts=16, num_experts_per_tok=1, router_hidden_size=256)),
     *(ModelType(name, layer_rule=_inkling, state_rule=_inkling_states,
                 kv_state_rule=_inkling_kv_states, quirks=frozenset({"loop_passes"}) if "loop" in name else frozenset(),
                 defaults=_d(num_key_value_heads=8, head_dim=128, conv_kernel_size=4, **swa))

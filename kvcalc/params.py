@@ -1391,8 +1391,44 @@ def _olmo_hybrid(f: ConfigReader, t: _Tally) -> None:
     _llama_like(olmo_hybrid_linear(f), t)
 
 
+def _zaya(f: ConfigReader, t: _Tally) -> None:
+    """Zaya (transformers/models/zaya/modeling_zaya.py ZayaModel, ZayaDecoderLayer, ZayaCCAProjection, ZayaQKNorm,
+    ZayaRouter, ZayaRouterMLP, ZayaExperts, ZayaResidualScaling). ``V*H`` embedding and the input scale / bias
+    ``2*H`` (other). Per layer: CCA attention (``d`` = head_dim, ``C = (n_q + n_kv)*d``): q_proj ``H*n_q*d``,
+    k_proj ``H*n_kv*d``, v_proj_current and v_proj_delayed ``H*n_kv*d/2`` each, o_proj ``n_q*d*H`` (biases on
+    all with attention_bias), a depthwise conv ``C*k_0 + C`` and a grouped conv (``n_q + n_kv`` groups)
+    ``C*d*k_1 + C`` (``k_0, k_1`` = cca_time0, cca_time1), the q/k norm's temp ``n_kv``; 2 norms ``2*H`` and two
+    residual scalings ``8*H`` (other); a MoE of ``E`` experts ``3*H*I_e`` and its router (``R`` =
+    router_hidden_size): down_proj ``H*R + R``, router_states_scale ``R`` on every layer but the first, an MLP
+    of norm ``R``, fc1 / fc2 ``2*(R*R + R)`` and out_proj ``R*(E+1)`` (a skip expert). Final norm ``H``; lm_head
+    ``V*H`` unless tied (default tied), + a bias ``V`` with lm_head_bias. The balancing biases are buffers.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d, bias = f.get_int("head_dim"), f.get_bool("attention_bias")
+    channels = (n_q + n_kv) * d
+    attn = (_linear(hidden, n_q * d, bias) + _linear(hidden, n_kv * d, bias) + 2 * _linear(hidden, n_kv * d // 2, bias)
+            + _linear(n_q * d, hidden, bias) + channels * f.get_int("cca_time0") + channels
+            + channels * d * f.get_int("cca_time1") + channels + n_kv)
+    n_exp, inter, router = f.get_int("num_experts"), f.get_int("moe_intermediate_size"), f.get_int("router_hidden_size")
+    gate = _linear(hidden, router, True) + router + 2 * _linear(router, router, True) + router * (n_exp + 1)
+    t.add("embedding", vocab * hidden)
+    t.add("other", 2 * hidden + n_layers * 8 * hidden)
+    t.add("attention", n_layers * attn)
+    t.add("norms", n_layers * 2 * hidden + hidden)
+    top_k = f.opt_int("num_experts_per_tok")
+    if top_k != 1:      # ZayaConfig.validate_architecture
+        raise ConfigError(f.field_name("num_experts_per_tok"), top_k, "must be 1: transformers' Zaya routes one expert")
+    for i in range(n_layers):
+        t.add("mlp", gate + (router if i else 0))
+        t.experts(3 * hidden * inter, n_exp, top_k, f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+    if f.get_bool("lm_head_bias"):
+        t.add("lm_head", vocab)
+
+
 _HYB_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
-    "kda_hybrid": _kda_hybrid, "lfm3_vl": _lfm3_vl, "zamba": _zamba, "olmo_hybrid": _olmo_hybrid,
+    "kda_hybrid": _kda_hybrid, "lfm3_vl": _lfm3_vl, "zamba": _zamba, "olmo_hybrid": _olmo_hybrid, "zaya": _zaya,
 }
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from kvcalc.errors import ConfigError
 from kvcalc.params import count_params
 
 _MLA = dict(kv_lora_rank=32, qk_rope_head_dim=16, qk_nope_head_dim=32, v_head_dim=48)
@@ -96,6 +97,16 @@ CASES: list[tuple[str, dict[str, Any], int, int | None]] = [
         linear_key_head_dim=24, linear_value_head_dim=40, linear_conv_kernel_dim=3, moe_intermediate_size=64,
         shared_expert_intermediate_size=96, num_experts=8, num_experts_per_tok=2, tie_word_embeddings=False),
      5072208, 3007824),
+    # ZayaForCausalLM: attention biases, an lm_head bias kept though the weight is tied, other conv widths
+    ("zaya", dict(
+        model_type="zaya", vocab_size=1000, hidden_size=256, num_hidden_layers=3, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=48, attention_bias=True, lm_head_bias=True, tie_word_embeddings=True,
+        moe_intermediate_size=96, num_experts=6, num_experts_per_tok=1, router_hidden_size=32, cca_time0=3,
+        cca_time1=4), 2238894, 1132974),
+    ("zaya_untied", dict(
+        model_type="zaya", vocab_size=1000, hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=4, head_dim=32, tie_word_embeddings=False, moe_intermediate_size=96, num_experts=4,
+        num_experts_per_tok=1, router_hidden_size=16), 1414200, 971832),
 ]
 
 
@@ -105,3 +116,9 @@ def test_count_equals_transformers_meta_count(config: dict[str, Any], total: int
     assert got.total == total
     assert got.quality == "exact"
     assert got.active == (total if active is None else active)
+
+
+def test_zaya_routes_one_expert() -> None:
+    """ZayaConfig.validate_architecture rejects num_experts_per_tok != 1; kvcalc refuses the same config."""
+    with pytest.raises(ConfigError, match="num_experts_per_tok"):
+        count_params({"model_type": "zaya", "num_experts_per_tok": 2})
