@@ -124,6 +124,8 @@ QUIRKS = {
     "kda_full_gates": "Kimi delta attention's forget and output gates are full H -> h*d projections, not "
                       "low-rank pairs (Bailing hybrid)",
     "mla_head_gate": "MLA layers add a per-head output gate g_proj H -> n (Bailing hybrid)",
+    "glm5_next_hc": "indexed_attention layers are MLA with a pooled DSA indexer, and every layer holds two "
+                    "hyper-connections of hc_mult streams (GLM-5 Next)",
     "zamba2_blocks": "Mamba-2 mixers, num_mem_blocks shared blocks and per-hybrid-layer LoRA adapters (Zamba2)",
     "lfm3_attention": "sliding_attention layers too; attention biases with attention_bias, an output gate "
                       "g_proj H -> n_q with use_attention_gate, sandwich norms with use_sandwich_norm (LFM3)",
@@ -1428,10 +1430,23 @@ _ENTRIES: tuple[ModelType, ...] = (
                                       loop_num_passes=3)))),
     ModelType("glm5_next_text", layer_rule=lambda r, n, w: [
         "indexed_attention" if i % 4 == 3 else "linear_attention" for i in range(n)],
-              state_rule=_kimi_delta_states, recurrent_kind="linear", quirks=frozenset({"pooled_indexer"}),
+              state_rule=_kimi_delta_states, recurrent_kind="linear",
+              quirks=frozenset({"pooled_indexer", "glm5_next_hc"}), params="kda_hybrid", moe="first_dense",
+              dense_first=3,
               defaults=_d(num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=0, qk_nope_head_dim=256,
                           v_head_dim=256, index_head_dim=128, index_topk=2048, linear_head_dim=128,
-                          linear_num_heads=64, linear_conv_kernel_dim=4)),
+                          linear_num_heads=64, linear_conv_kernel_dim=4,
+                          # HYB: parameter fields (Glm5NextTextConfig)
+                          vocab_size=154880, hidden_size=4096, intermediate_size=12288, moe_intermediate_size=2048,
+                          num_hidden_layers=45, num_attention_heads=64, n_shared_experts=1, n_routed_experts=288,
+                          q_lora_rank=1536, num_experts_per_tok=8, tie_word_embeddings=False, attention_bias=False,
+                          index_n_heads=32, index_kpool=16, hc_mult=4)),
+    # HYB (issue 12): GLM-5 Next, counted by kvcalc.params._glm5_next (Glm5NextConfig / Glm5NextVisionConfig)
+    ModelType("glm5_next", text_type="glm5_next_text", params="glm5_next", defaults=_d(tie_word_embeddings=False)),
+    ModelType("glm5_next_vision", kind="no_cache", defaults=_d(
+        depth=24, hidden_size=1024, attention_bias=True, num_heads=16, in_channels=3, patch_size=14,
+        spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=1536, intermediate_size=4096,
+        projection_intermediate_size=10240)),
     ModelType("dots3_note_text", quirks=frozenset({"float32_indexer"})),
     ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), defaults=_d(
         num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,
@@ -1441,8 +1456,7 @@ _ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(num_key_value_heads=10, sliding_window=128)),
     *(ModelType(name, text_type=text) for name, text in (
         ("inkling2", "inkling2_text"), ("inkling2_loop", "inkling2_loop_text"),
-        ("unlimited_ocr", "unlimited_ocr_text"), ("mistral_large4", "mistral_large4_text"),
-        ("glm5_next", "glm5_next_text"))),
+        ("unlimited_ocr", "unlimited_ocr_text"), ("mistral_large4", "mistral_large4_text"))),
     # HYB (issue 12): LFM3-VL, counted by kvcalc.params._lfm3_vl (Lfm3VlConfig / Lfm3VlVisionConfig defaults)
     ModelType("lfm3_vl", text_type="lfm3", params="lfm3_vl", defaults=_d(
         tie_word_embeddings=True, projector_hidden_size=4096, projector_bias=True)),

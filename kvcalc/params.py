@@ -34,7 +34,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, olmo_hybrid_linear, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_vision import _sub_config, count_wrapper, siglip_vision
+from .params_vision import _glm_merger, _sub_config, count_wrapper, siglip_vision
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
 
@@ -1228,7 +1228,31 @@ def _kda_dims(f: ConfigReader, m: ModelType) -> tuple[int, int, int]:
     return out[0], out[1], out[2]
 
 
-def _kda_hybrid(f: ConfigReader, t: _Tally) -> None:
+def _glm5_indexed(f: ConfigReader, kinds: list[str]) -> int:
+    """How many attention layers hold a DSA indexer (Glm5NextTextAttention: those whose ``indexer_types`` entry is
+    "full"; without the list, Glm5NextTextConfig.__post_init__ reads the kwargs ``index_topk_pattern`` (F / S) or
+    ``index_topk_freq`` / ``index_skip_topk_offset``: "full" where ``max(i - offset + 1, 0) % freq == 0``)."""
+    n = len(kinds)
+    if f.has("indexer_types"):
+        types = f.opt_str_list("indexer_types") or []
+        where = f.field_name("indexer_types")
+    elif f.has("index_topk_pattern"):
+        pattern = f.value("index_topk_pattern")
+        types = [{"F": "full", "S": "shared"}.get(c, c) for c in pattern] if isinstance(pattern, str) else list(pattern)
+        where = f.field_name("index_topk_pattern")
+    else:
+        freq = max(f.get_int("index_topk_freq", default=1), 1)
+        offset = f.get_int("index_skip_topk_offset", default=2, minimum=0)
+        types, where = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(n)], "indexer_types"
+    if len(types) < n:
+        raise ConfigError(where, f"<{len(types)} entries>", f"lists fewer entries than the {n} layers")
+    for i, kind in enumerate(types[:n]):
+        if kind not in ("full", "shared"):
+            raise ConfigError(f"{where}[{i}]", kind, "must be 'full' or 'shared' (F or S)")
+    return sum(1 for kind, layer in zip(types, kinds) if kind == "full" and layer != "linear_attention")
+
+
+def _kda_hybrid(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     """Kimi Linear and Bailing hybrid (transformers/models/kimi_linear/modeling_kimi_linear.py
     KimiLinearDecoderLayer, KimiLinearDeltaAttention, KimiLinearForgetGate, KimiLinearMoE;
     bailing_hybrid/modeling_bailing_hybrid.py BailingHybridDeltaAttention, BailingHybridForgetGate).
@@ -1242,15 +1266,24 @@ def _kda_hybrid(f: ConfigReader, t: _Tally) -> None:
     layers (:func:`_moe`: router ``E*H``, its e_score_correction_bias a buffer, ``E`` experts ``3*H*I_e``, a
     shared gated MLP of ``n_shared*I_e``), the others gated ``3*H*I``. Final norm ``H``; lm_head ``V*H``, never
     tied (both classes' _tied_weights_keys are empty). The MTP layers (num_nextn_predict_layers) are not built.
+
+    GLM-5 Next's decoder (glm5_next/modeling_glm5_next.py Glm5NextTextDecoderLayer, quirk ``glm5_next_hc``):
+    "indexed_attention" (or "full_attention") layers are MLA with a DSA indexer where :func:`_glm5_indexed` says
+    (Glm5NextTextIndexer: wq_b ``r_q*n_i*d_i``, wk ``H*d_i``, k_norm LayerNorm ``2*d_i``, weights_proj ``H*n_i``,
+    index_kpool_compress_ape ``P*d_i``, index_kpool_compress_gate ``d_i*H``), the KDA layers as Kimi's, and every
+    layer two hyper-connections (attn_hc, ffn_hc: fn ``(2+m)*m * m*H``, base ``(2+m)*m``, scale 3; ``m`` =
+    hc_mult; counted as other); its dense-first MLP layers default to the first 3.
     """
     m = _entry(f)
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n = f.get_int("num_attention_heads")
+    glm5 = "glm5_next_hc" in m.quirks
     kinds = layer_types(f, m, n_layers)
     for i, kind in enumerate(kinds):
-        if kind not in ("full_attention", "linear_attention"):
-            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or linear_attention")
-    n_full = kinds.count("full_attention")
+        if kind not in ("full_attention", "linear_attention") and not (glm5 and kind == "indexed_attention"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or linear_attention"
+                              + (" or indexed_attention" if glm5 else ""))
+    n_full = n_layers - kinds.count("linear_attention")
     heads, d, kernel = _kda_dims(f, m)
     qkv = heads * d
     gates = 2 * hidden * qkv if "kda_full_gates" in m.quirks else 2 * (hidden * d + d * qkv)
@@ -1269,7 +1302,15 @@ def _kda_hybrid(f: ConfigReader, t: _Tally) -> None:
             t.add("mlp", moe.fixed)
             t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
     t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, f.get_int("intermediate_size")))
-    _lm_head(f, t, hidden, vocab, tied=False)   # _tied_weights_keys is empty: tie_word_embeddings ties nothing
+    if glm5:
+        n_i, d_i, mult = f.get_int("index_n_heads"), f.get_int("index_head_dim"), f.get_int("hc_mult")
+        n_idx = _glm5_indexed(f, kinds)
+        t.add("attention", n_idx * (f.get_int("q_lora_rank") * n_i * d_i + hidden * d_i + hidden * n_i
+                                    + f.get_int("index_kpool") * d_i + d_i * hidden))
+        t.add("norms", n_idx * 2 * d_i)
+        t.add("other", n_layers * 2 * ((2 + mult) * mult * (mult * hidden + 1) + 3))
+    if head:
+        _lm_head(f, t, hidden, vocab, tied=False)   # _tied_weights_keys is empty: tie_word_embeddings ties nothing
 
 
 def _lfm3_vl_vision(v: ConfigReader) -> int:
@@ -1391,6 +1432,37 @@ def _olmo_hybrid(f: ConfigReader, t: _Tally) -> None:
     _llama_like(olmo_hybrid_linear(f), t)
 
 
+def _glm5_next_vision(v: ConfigReader) -> int:
+    """Glm5NextVisionModel (transformers/models/glm5_next/modeling_glm5_next.py): Conv3d patch embed
+    ``C*t*p*p*H + H``; ``depth`` blocks of 2 RMSNorms ``2H``, qkv ``H*3H`` and proj ``H*H`` (+ ``3H + H`` with
+    attention_bias), q/k norms ``2*d`` (``d = H / num_heads``), gated MLP ``3*H*I`` (+ ``2I + H`` with
+    attention_bias); downsample conv ``H*O*m^2 + O`` (``O`` = out_hidden_size); the patch merger to ``O``
+    (kvcalc.params_vision._glm_merger, context projection_intermediate_size); post RMSNorm ``H``. RoPE only:
+    no position table."""
+    hidden, depth = v.get_int("hidden_size"), v.get_int("depth", "num_hidden_layers")
+    heads, inter = v.get_int("num_heads", "num_attention_heads"), v.get_int("intermediate_size")
+    out = v.get_int("out_hidden_size")
+    d = hidden_per_head(v, hidden, heads)
+    merge, patch, bias = v.get_int("spatial_merge_size"), v.get_int("patch_size"), v.get_bool("attention_bias")
+    n = v.get_int("in_channels") * v.get_int("temporal_patch_size") * patch * patch * hidden + hidden
+    n += depth * (2 * hidden + _linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias) + 2 * d
+                  + 2 * _linear(hidden, inter, bias) + _linear(inter, hidden, bias))
+    return n + hidden * out * merge * merge + out + _glm_merger(out, v.get_int("projection_intermediate_size")) + hidden
+
+
+def _glm5_next(top: ConfigReader, t: _Tally) -> None:
+    """Glm5NextForConditionalGeneration (transformers/models/glm5_next/modeling_glm5_next.py): the glm5_next_text
+    decoder of ``text_config`` (:func:`_kda_hybrid`; a flat config's own top-level fields, which
+    Glm5NextConfig.__post_init__ takes as text_config), the vision tower (:func:`_glm5_next_vision`, the projector
+    inside it); lm_head ``V*H`` unless the top-level tie_word_embeddings (default false) ties it."""
+    text = (_sub(top, "text_config", "glm5_next_text", ("glm5_next_text",)) if top.data.get("text_config") is not None
+            else typed(top, "glm5_next_text"))
+    vision = _sub(top, "vision_config", "glm5_next_vision", ("glm5_next_vision",))
+    _kda_hybrid(text, t, head=False)
+    _lm_head(top, t, text.get_int("hidden_size"), text.get_int("vocab_size"))
+    t.add("vision", _glm5_next_vision(vision))
+
+
 def _zaya(f: ConfigReader, t: _Tally) -> None:
     """Zaya (transformers/models/zaya/modeling_zaya.py ZayaModel, ZayaDecoderLayer, ZayaCCAProjection, ZayaQKNorm,
     ZayaRouter, ZayaRouterMLP, ZayaExperts, ZayaResidualScaling). ``V*H`` embedding and the input scale / bias
@@ -1429,6 +1501,7 @@ def _zaya(f: ConfigReader, t: _Tally) -> None:
 
 _HYB_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "kda_hybrid": _kda_hybrid, "lfm3_vl": _lfm3_vl, "zamba": _zamba, "olmo_hybrid": _olmo_hybrid, "zaya": _zaya,
+    "glm5_next": _glm5_next,
 }
 
 

@@ -107,6 +107,29 @@ CASES: list[tuple[str, dict[str, Any], int, int | None]] = [
         model_type="zaya", vocab_size=1000, hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
         num_key_value_heads=4, head_dim=32, tie_word_embeddings=False, moe_intermediate_size=96, num_experts=4,
         num_experts_per_tok=1, router_hidden_size=16), 1414200, 971832),
+    # Glm5NextForConditionalGeneration: tied head, the last indexed layer sharing its indexer, dense layers given by
+    # mlp_layer_types, 2 hyper-connection streams, a tower without biases
+    ("glm5_next", dict(
+        model_type="glm5_next", tie_word_embeddings=True, text_config=dict(
+            model_type="glm5_next_text", vocab_size=1000, hidden_size=128, intermediate_size=256,
+            moe_intermediate_size=32, num_hidden_layers=8, num_attention_heads=4, num_key_value_heads=4,
+            kv_lora_rank=32, q_lora_rank=48, qk_rope_head_dim=0, qk_nope_head_dim=16, v_head_dim=24,
+            n_routed_experts=8, n_shared_experts=2, num_experts_per_tok=2, index_n_heads=2, index_head_dim=16,
+            index_kpool=4, index_topk=8, hc_mult=2, linear_num_heads=4, linear_head_dim=16, linear_conv_kernel_dim=3,
+            indexer_types=["full"] * 7 + ["shared"],
+            mlp_layer_types=["dense", "sparse", "sparse", "sparse", "dense", "sparse", "sparse", "sparse"]),
+        vision_config=dict(model_type="glm5_next_vision", depth=2, hidden_size=64, num_heads=4, intermediate_size=96,
+                           out_hidden_size=80, projection_intermediate_size=112, attention_bias=False, patch_size=7,
+                           temporal_patch_size=1, spatial_merge_size=3)), 1570328, 1127960),
+    # a flat config (the decoder fields at the top level, which Glm5NextConfig takes as text_config), the layer
+    # and dense-first rules of the class, indexers from index_topk_freq
+    ("glm5_next_flat", dict(
+        model_type="glm5_next", vocab_size=1000, hidden_size=128, intermediate_size=256, moe_intermediate_size=32,
+        num_hidden_layers=6, num_attention_heads=4, num_key_value_heads=4, kv_lora_rank=32, q_lora_rank=48,
+        qk_nope_head_dim=16, v_head_dim=24, n_routed_experts=8, num_experts_per_tok=2, index_n_heads=2,
+        index_head_dim=16, index_topk=8, index_kpool=4, linear_num_heads=4, linear_head_dim=16, index_topk_freq=2,
+        vision_config=dict(depth=1, hidden_size=64, num_heads=4, intermediate_size=96, out_hidden_size=80,
+                           projection_intermediate_size=112)), 1438248, 1217064),
 ]
 
 
