@@ -411,21 +411,32 @@ def _olmo_hybrid_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, .
     return _gated_delta_states(olmo_hybrid_linear(r), hidden)
 
 
+def kda_dims(r: ConfigReader) -> tuple[int, int, int]:
+    """(heads, head dim, conv kernel) of a Kimi delta attention layer (HYB, issue 12): KimiLinearConfig and
+    Glm5NextTextConfig.__post_init__ take the Hub's ``linear_attn_config`` (num_heads, head_dim,
+    short_conv_kernel_size) over the flat linear_* fields; BailingHybridConfig.__post_init__ sets those from
+    num_attention_heads, head_dim and short_conv_kernel_size unless the config gives linear_* itself (quirk
+    ``kda_from_attention``)."""
+    entry = lookup(r.model_type)
+    from_attention = entry is not None and "kda_from_attention" in entry.quirks
+    lac = r.sub("linear_attn_config")
+    out = []
+    for flat, nested, attention in (("linear_num_heads", "num_heads", "num_attention_heads"),
+                                    ("linear_head_dim", "head_dim", "head_dim"),
+                                    ("linear_conv_kernel_dim", "short_conv_kernel_size", "short_conv_kernel_size")):
+        value = lac.opt_int(nested) if lac is not None else None
+        if value is None and from_attention and not r.has(flat) and r.has(attention):
+            value = r.get_int(attention)
+        out.append(value if value is not None else r.get_int(flat))
+    return out[0], out[1], out[2]
+
+
 def _kimi_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
     """Kimi delta attention (KDA): one short conv over the concatenated q, k, v (``3*h*d x K``, model dtype)
     and one ``d x d`` float32 state per head (``modeling_kimi_linear.KimiDeltaAttention.forward``;
-    Bailing hybrid and GLM-5 Next use the same mixer). ``h, d, K`` from the Hub's ``linear_attn_config``
-    (``num_heads``, ``head_dim``, ``short_conv_kernel_size``), else the flat ``linear_num_heads``,
-    ``linear_head_dim``, ``linear_conv_kernel_dim`` (``KimiLinearConfig.__post_init__`` maps the first
-    onto the second)."""
-    lac = r.sub("linear_attn_config")
-
-    def pick(nested: str, flat: str) -> int:
-        value = lac.opt_int(nested) if lac is not None else None
-        return value if value is not None else r.get_int(flat)
-
-    heads, hd = pick("num_heads", "linear_num_heads"), pick("head_dim", "linear_head_dim")
-    return _conv_ssm(3 * heads * hd, heads * hd * hd, pick("short_conv_kernel_size", "linear_conv_kernel_dim"))
+    Bailing hybrid and GLM-5 Next use the same mixer), ``h, d, K`` from :func:`kda_dims`."""
+    heads, hd, kernel = kda_dims(r)
+    return _conv_ssm(3 * heads * hd, heads * hd * hd, kernel)
 
 
 def _zaya_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:

@@ -31,7 +31,7 @@ from .architectures import layer_types
 from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
-from .model_types import REGISTRY, ModelType, lookup, olmo_hybrid_linear, typed
+from .model_types import REGISTRY, ModelType, kda_dims, lookup, olmo_hybrid_linear, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 from .params_vision import _glm_merger, _sub_config, count_wrapper, siglip_vision
@@ -1211,23 +1211,6 @@ def _mla_attention(f: ConfigReader, hidden: int, n: int) -> tuple[int, int]:
     return attn, norms + kv_rank
 
 
-def _kda_dims(f: ConfigReader, m: ModelType) -> tuple[int, int, int]:
-    """(heads, head dim, conv kernel) of the Kimi delta attention layers: KimiLinearConfig.__post_init__ takes
-    the Hub's ``linear_attn_config`` (num_heads, head_dim, short_conv_kernel_size) over the flat linear_*
-    fields; BailingHybridConfig.__post_init__ sets them from num_attention_heads, head_dim and
-    short_conv_kernel_size unless the config gives linear_* itself (quirk ``kda_from_attention``)."""
-    names = (("linear_num_heads", "num_heads", "num_attention_heads"), ("linear_head_dim", "head_dim", "head_dim"),
-             ("linear_conv_kernel_dim", "short_conv_kernel_size", "short_conv_kernel_size"))
-    lac = f.sub("linear_attn_config")
-    out = []
-    for flat, nested, attention in names:
-        value = lac.opt_int(nested) if lac is not None else None
-        if value is None and "kda_from_attention" in m.quirks and not f.has(flat) and f.has(attention):
-            value = f.get_int(attention)
-        out.append(value if value is not None else f.get_int(flat))
-    return out[0], out[1], out[2]
-
-
 def _glm5_indexed(f: ConfigReader, kinds: list[str]) -> int:
     """How many attention layers hold a DSA indexer (Glm5NextTextAttention: those whose ``indexer_types`` entry is
     "full"; without the list, Glm5NextTextConfig.__post_init__ reads the kwargs ``index_topk_pattern`` (F / S) or
@@ -1259,13 +1242,14 @@ def _kda_hybrid(f: ConfigReader, t: _Tally, head: bool = True) -> None:
 
     ``V*H`` embedding; per layer input / post-attention norms ``2*H``; "full_attention" layers MLA
     (:func:`_mla_attention`; Bailing adds g_proj ``H*n``), "linear_attention" layers Kimi delta attention with
-    ``h`` heads of ``d`` (:func:`_kda_dims`), ``D = h*d``: q/k/v ``3*H*D``, conv1d ``3*D*K`` (no bias), b_proj
-    ``H*h``, o_proj ``D*H``, gated o_norm ``d``, the forget gate's dt_bias ``D`` and A_log ``h``, and low-rank
-    gates (Kimi: f_a / g_a ``H*d``, f_b / g_b ``d*D`` each) or full ones (Bailing, quirk ``kda_full_gates``:
-    f_proj and g_proj ``H*D`` each). MLP: "sparse" mlp_layer_types (else from first_k_dense_replace) are MoE
-    layers (:func:`_moe`: router ``E*H``, its e_score_correction_bias a buffer, ``E`` experts ``3*H*I_e``, a
-    shared gated MLP of ``n_shared*I_e``), the others gated ``3*H*I``. Final norm ``H``; lm_head ``V*H``, never
-    tied (both classes' _tied_weights_keys are empty). The MTP layers (num_nextn_predict_layers) are not built.
+    ``h`` heads of ``d`` (:func:`kvcalc.model_types.kda_dims`), ``D = h*d``: q/k/v ``3*H*D``, conv1d ``3*D*K``
+    (no bias), b_proj ``H*h``, o_proj ``D*H``, gated o_norm ``d``, the forget gate's dt_bias ``D`` and A_log
+    ``h``, and low-rank gates (Kimi: f_a / g_a ``H*d``, f_b / g_b ``d*D`` each) or full ones (Bailing, quirk
+    ``kda_full_gates``: f_proj and g_proj ``H*D`` each). MLP: "sparse" mlp_layer_types (else from
+    first_k_dense_replace) are MoE layers (:func:`_moe`: router ``E*H``, its e_score_correction_bias a buffer,
+    ``E`` experts ``3*H*I_e``, a shared gated MLP of ``n_shared*I_e``), the others gated ``3*H*I``. Final norm
+    ``H``; lm_head ``V*H``, never tied (both classes' _tied_weights_keys are empty). The MTP layers
+    (num_nextn_predict_layers) are not built.
 
     GLM-5 Next's decoder (glm5_next/modeling_glm5_next.py Glm5NextTextDecoderLayer, quirk ``glm5_next_hc``):
     "indexed_attention" (or "full_attention") layers are MLA with a DSA indexer where :func:`_glm5_indexed` says
@@ -1284,7 +1268,7 @@ def _kda_hybrid(f: ConfigReader, t: _Tally, head: bool = True) -> None:
             raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or linear_attention"
                               + (" or indexed_attention" if glm5 else ""))
     n_full = n_layers - kinds.count("linear_attention")
-    heads, d, kernel = _kda_dims(f, m)
+    heads, d, kernel = kda_dims(f)
     qkv = heads * d
     gates = 2 * hidden * qkv if "kda_full_gates" in m.quirks else 2 * (hidden * d + d * qkv)
     kda = 3 * hidden * qkv + 3 * qkv * kernel + hidden * heads + qkv * hidden + qkv + heads + gates

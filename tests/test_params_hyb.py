@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from kvcalc import kv_cache
 from kvcalc.errors import ConfigError
 from kvcalc.params import count_params
 
@@ -145,3 +146,20 @@ def test_zaya_routes_one_expert() -> None:
     """ZayaConfig.validate_architecture rejects num_experts_per_tok != 1; kvcalc refuses the same config."""
     with pytest.raises(ConfigError, match="num_experts_per_tok"):
         count_params({"model_type": "zaya", "num_experts_per_tok": 2})
+
+
+def test_bailing_kda_state_follows_attention_heads() -> None:
+    """BailingHybridConfig.__post_init__ sets the KDA heads / head dim / conv kernel from num_attention_heads,
+    head_dim and short_conv_kernel_size when the config gives no linear_* fields (the registry's class defaults of
+    32 x 128 held before). Measured: a random-init BailingHybridForCausalLM of this config (pad / eos ids 0 / 1)
+    in bfloat16 (layers
+    linear x 5 then full, 2 heads of 12, kernel 3, 16 MLA latent + 8 RoPE), batch 2, prefill 5 + 6 decode steps,
+    every cache tensor's storage summed per layer (tests/cache_probe.py): 3168 bytes per KDA layer (conv
+    3 x 2*12 x 3 bf16 + a 12 x 12 float32 state per head, times 2 sequences) and 1056 for the MLA layer."""
+    cfg = dict(model_type="bailing_hybrid", vocab_size=1000, hidden_size=64, intermediate_size=96,
+               moe_intermediate_size=32, num_hidden_layers=6, num_attention_heads=2, num_key_value_heads=2,
+               head_dim=12, short_conv_kernel_size=3, kv_lora_rank=16, qk_rope_head_dim=8, qk_nope_head_dim=16,
+               v_head_dim=16, num_experts=8, num_experts_per_token=2, first_k_dense_replace=2, n_group=1,
+               topk_group=1, layer_types=["linear_attention"] * 5 + ["full_attention"])
+    got = kv_cache(cfg, batch=2, context=11, prefill=5, dtype="bfloat16", runtime="transformers")
+    assert [layer.bytes for layer in got.layers] == [3168] * 5 + [1056]
