@@ -1240,7 +1240,8 @@ def _kda_hybrid(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     KimiLinearDecoderLayer, KimiLinearDeltaAttention, KimiLinearForgetGate, KimiLinearMoE;
     bailing_hybrid/modeling_bailing_hybrid.py BailingHybridDeltaAttention, BailingHybridForgetGate).
 
-    ``V*H`` embedding; per layer input / post-attention norms ``2*H``; "full_attention" layers MLA
+    ``V*H`` embedding; per layer input / post-attention norms ``2*H``; as attention (each layer's self_attn module,
+    either kind) "full_attention" layers MLA
     (:func:`_mla_attention`; Bailing adds g_proj ``H*n``), "linear_attention" layers Kimi delta attention with
     ``h`` heads of ``d`` (:func:`kvcalc.model_types.kda_dims`), ``D = h*d``: q/k/v ``3*H*D``, conv1d ``3*D*K``
     (no bias), b_proj ``H*h``, o_proj ``D*H``, gated o_norm ``d``, the forget gate's dt_bias ``D`` and A_log
@@ -1276,8 +1277,7 @@ def _kda_hybrid(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     if "mla_head_gate" in m.quirks:
         mla += hidden * n
     t.add("embedding", vocab * hidden)
-    t.add("attention", n_full * mla)
-    t.add("mixer", (n_layers - n_full) * kda)
+    t.add("attention", n_full * mla + (n_layers - n_full) * kda)    # KDA is the layer's self_attn module
     t.add("norms", n_layers * 2 * hidden + n_full * mla_norms + (n_layers - n_full) * d + hidden)
     moe = _moe(f, m, hidden, n_layers)
     n_moe = len(moe.layers) if moe else 0
@@ -1352,7 +1352,8 @@ def _zamba(f: ConfigReader, t: _Tally) -> None:
     layers (tied to the first), gated MLP ``3*H*I_ff``; Zamba2: min(num_mem_blocks, hybrids) blocks (the others
     tied), MLP gate_up ``H*2I_ff`` + down ``I_ff*H`` (+ biases with add_bias_linear); block ``b`` holds a LoRA
     adapter ``H*r + r*2I_ff`` on gate_up (+ ``3*2*A*r`` on q/k/v with use_shared_attention_adapter; ``r`` =
-    adapter_rank) for each hybrid layer ``i`` with ``i % num_mem_blocks == b``. Without tie_word_embeddings
+    adapter_rank; counted with the MLP and the attention) for each hybrid layer ``i`` with
+    ``i % num_mem_blocks == b``. Without tie_word_embeddings
     transformers ties nothing (PreTrainedModel.get_expanded_tied_weights_keys), so every hybrid layer keeps its
     own block, adapters included. Final norm ``H``; lm_head ``V*H`` unless tied (default tied).
     """
@@ -1386,7 +1387,9 @@ def _zamba(f: ConfigReader, t: _Tally) -> None:
         mlp = _linear(hidden, 2 * ff, bias) + _linear(ff, hidden, bias)
         # block b holds the adapters of the hybrid layers i with i % num_mem_blocks == b (c_b of them)
         per_block = [len(range(b, n_hybrid, n_mem)) for b in range(min(n_mem, n_hybrid))]
-        t.add("other", adapter * (sum(per_block) if tied else sum(c * c for c in per_block)))
+        n_adapters = sum(per_block) if tied else sum(c * c for c in per_block)
+        t.add("mlp", n_adapters * (hidden * rank + rank * 2 * ff))
+        t.add("attention", n_adapters * (adapter - hidden * rank - rank * 2 * ff))
         t.add("norms", n_layers * inter)
     else:
         rank_value = f.value("mamba_dt_rank")
@@ -1454,10 +1457,11 @@ def _zaya(f: ConfigReader, t: _Tally) -> None:
     k_proj ``H*n_kv*d``, v_proj_current and v_proj_delayed ``H*n_kv*d/2`` each, o_proj ``n_q*d*H`` (biases on
     all with attention_bias), a depthwise conv ``C*k_0 + C`` and a grouped conv (``n_q + n_kv`` groups)
     ``C*d*k_1 + C`` (``k_0, k_1`` = cca_time0, cca_time1), the q/k norm's temp ``n_kv``; 2 norms ``2*H`` and two
-    residual scalings ``8*H`` (other); a MoE of ``E`` experts ``3*H*I_e`` and its router (``R`` =
-    router_hidden_size): down_proj ``H*R + R``, router_states_scale ``R`` on every layer but the first, an MLP
-    of norm ``R``, fc1 / fc2 ``2*(R*R + R)`` and out_proj ``R*(E+1)`` (a skip expert). Final norm ``H``; lm_head
-    ``V*H`` unless tied (default tied), + a bias ``V`` with lm_head_bias. The balancing biases are buffers.
+    residual scalings ``8*H`` (counted as norms, as Doge's); a MoE of ``E`` experts ``3*H*I_e`` and its router
+    (``R`` = router_hidden_size): down_proj ``H*R + R``, router_states_scale ``R`` on every layer but the first,
+    an MLP of a norm ``R`` (norms), fc1 / fc2 ``2*(R*R + R)`` and out_proj ``R*(E+1)`` (a skip expert). Final
+    norm ``H``; lm_head ``V*H`` unless tied (default tied), + a bias ``V`` with lm_head_bias. The balancing
+    biases are buffers.
     """
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n_q, n_kv = _heads(f)
@@ -1467,11 +1471,11 @@ def _zaya(f: ConfigReader, t: _Tally) -> None:
             + _linear(n_q * d, hidden, bias) + channels * f.get_int("cca_time0") + channels
             + channels * d * f.get_int("cca_time1") + channels + n_kv)
     n_exp, inter, router = f.get_int("num_experts"), f.get_int("moe_intermediate_size"), f.get_int("router_hidden_size")
-    gate = _linear(hidden, router, True) + router + 2 * _linear(router, router, True) + router * (n_exp + 1)
+    gate = _linear(hidden, router, True) + 2 * _linear(router, router, True) + router * (n_exp + 1)
     t.add("embedding", vocab * hidden)
-    t.add("other", 2 * hidden + n_layers * 8 * hidden)
+    t.add("other", 2 * hidden)
     t.add("attention", n_layers * attn)
-    t.add("norms", n_layers * 2 * hidden + hidden)
+    t.add("norms", n_layers * (2 * hidden + 8 * hidden + router) + hidden)
     top_k = f.opt_int("num_experts_per_tok")
     if top_k != 1:      # ZayaConfig.validate_architecture
         raise ConfigError(f.field_name("num_experts_per_tok"), top_k, "must be 1: transformers' Zaya routes one expert")

@@ -61,8 +61,10 @@ def _part_of(name: str) -> str:
                  r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger"
                  r"|vision_embed_tokens)\.", name):
         return "vision"
-    if last in ("input_residual", "post_attention_residual"):    # Doge's residual scales
-        return "norms"
+    if last in ("input_residual", "post_attention_residual") or re.search(r"_residual_scale\.", name):
+        return "norms"                                            # Doge's and Zaya's residual scales
+    if re.search(r"\.(attn|ffn)_hc\.", name):                     # GLM-5 Next's hyper-connections
+        return "other"
     if last in ("embed_tokens", "embed_tokens_per_layer", "wte", "wpe", "shared", "word_embeddings", "embed_in",
                 "embed_positions", "embeddings",
                 "tok_embeddings") \
@@ -147,8 +149,10 @@ def test_all_defaults_config_matches_transformers(model_type):
     """``{"model_type": ...}`` alone: every counted field comes from the class defaults.
 
     DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route), and HRM's
-    num_hidden_layers has no registry default (HrmTextConfig rewrites it): given here."""
-    extra = {"deepseek_v2": {"num_experts_per_tok": 6}, "hrm_text": {"num_hidden_layers": 16}}.get(model_type, {})
+    num_hidden_layers has no registry default (HrmTextConfig rewrites it), and LFM2-MoE's layer_types has no class
+    default transformers can build: given here."""
+    extra = {"deepseek_v2": {"num_experts_per_tok": 6}, "hrm_text": {"num_hidden_layers": 16},
+             "lfm2_moe": {"layer_types": ["conv", "conv", "full_attention", "conv"] * 8}}.get(model_type, {})
     _assert_matches_transformers({"model_type": model_type, **extra})
 
 
