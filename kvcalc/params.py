@@ -851,8 +851,9 @@ def _lfm2(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, inter))
     sandwich = 2 * hidden if lfm3 and f.get_bool("use_sandwich_norm") else 0
     t.add("norms", n_layers * (2 * hidden + sandwich) + n_attn * 2 * d + hidden)
-    if head:
-        _lm_head(f, t, hidden, vocab)
+    if head:    # Lfm2Config / Lfm2MoeConfig.__post_init__: the Hub's tie_embedding wins over tie_word_embeddings
+        alias = not lfm3 and f.has("tie_embedding")
+        _lm_head(f, t, hidden, vocab, f.get_bool("tie_embedding") if alias else None)
 
 
 # --------------------------------------------------------------------------- JetMoE

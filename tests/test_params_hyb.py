@@ -56,6 +56,12 @@ CASES: list[tuple[str, dict[str, Any], int, int | None]] = [
         num_hidden_layers=6, num_attention_heads=8, num_key_value_heads=2, num_dense_layers=1, num_experts=8,
         num_experts_per_tok=2, conv_L_cache=4, conv_bias=True, tie_word_embeddings=False,
         layer_types=["conv", "full_attention", "conv", "conv", "full_attention", "conv"]), 4270464, 2795904),
+    # the Hub's tie_embedding: false beats tie_word_embeddings: true (Lfm2MoeConfig.__post_init__), no dense layer
+    ("lfm2_moe_tie_embedding", dict(
+        model_type="lfm2_moe", vocab_size=1000, hidden_size=256, intermediate_size=512, moe_intermediate_size=64,
+        num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2, num_dense_layers=0, num_experts=4,
+        num_experts_per_tok=1, tie_embedding=False, tie_word_embeddings=True,
+        layer_types=["conv", "full_attention", "conv", "conv"]), 2257472, 1667648),
     # Lfm3ForCausalLM: no attention gate, no sandwich norms, attention and conv biases, the class's layer rule
     ("lfm3", dict(
         model_type="lfm3", vocab_size=1000, hidden_size=256, intermediate_size=512, num_hidden_layers=9,
