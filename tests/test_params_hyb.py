@@ -137,6 +137,29 @@ CASES: list[tuple[str, dict[str, Any], int, int | None]] = [
         index_head_dim=16, index_topk=8, index_kpool=4, linear_num_heads=4, linear_head_dim=16, index_topk_freq=2,
         vision_config=dict(depth=1, hidden_size=64, num_heads=4, intermediate_size=96, out_hidden_size=80,
                            projection_intermediate_size=112)), 1438248, 1217064),
+    # Hub layouts. moonshotai/Kimi-Linear-48B-A3B-Instruct's config.json (its fields as public engine tests quote
+    # it: the nested linear_attn_config with 1-indexed full_attn_layers ending at layer 27, num_experts_per_token,
+    # a stale head_dim and num_key_value_heads that KimiLinearConfig ignores for parameters); the model card says
+    # 48B total / 3B activated
+    ("kimi_linear_48b_a3b", dict(
+        model_type="kimi_linear", vocab_size=163840, hidden_size=2304, num_hidden_layers=27, num_attention_heads=32,
+        num_key_value_heads=1, intermediate_size=9216, head_dim=72, model_max_length=1048576,
+        linear_attn_config=dict(kda_layers=[1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
+                                full_attn_layers=[4, 8, 12, 16, 20, 24, 27], num_heads=32, head_dim=128,
+                                short_conv_kernel_size=4),
+        num_experts=256, moe_intermediate_size=1024, kv_lora_rank=512, q_lora_rank=None, qk_nope_head_dim=128,
+        qk_rope_head_dim=64, v_head_dim=128, mla_use_nope=True, num_experts_per_token=8, num_shared_experts=1,
+        first_k_dense_replace=1, moe_layer_freq=1, num_expert_group=1, topk_group=1, tie_word_embeddings=False,
+        num_nextn_predict_layers=0), 49122675072, 3484453248),
+    # LiquidAI/LFM2-8B-A1B's config.json (as public engine tests quote it; tie_word_embeddings from the class
+    # default); the model card says 8.3B total / 1.5B active
+    ("lfm2_8b_a1b", dict(
+        model_type="lfm2_moe", vocab_size=65536, hidden_size=2048, intermediate_size=7168, moe_intermediate_size=1792,
+        num_hidden_layers=24, num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=128000,
+        conv_bias=False, conv_L_cache=3, num_dense_layers=2, num_experts=32, num_experts_per_tok=4,
+        use_expert_bias=True,
+        layer_types=["conv", "conv", "full_attention", "conv"] * 5 + ["conv", "full_attention", "conv", "conv"]),
+     8339929856, 1557740288),
 ]
 
 
