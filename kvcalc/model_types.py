@@ -265,9 +265,10 @@ def _linear_interval(r: ConfigReader, n: int, window: int | None) -> list[str]:
 
 def _kimi_linear(r: ConfigReader, n: int, window: int | None) -> list[str]:
     """Kimi Linear: ``linear_attn_config.full_attn_layers`` (1-indexed) full, the others linear; without
-    it every 4th layer from layer 4 (``i and i % 4 == 0``) is full (``KimiLinearConfig.__post_init__``)."""
+    it every 4th layer from layer 4 (``i and i % 4 == 0``) is full (``KimiLinearConfig.__post_init__``, which
+    reads the lists only when kda_layers is given too)."""
     lac = r.sub("linear_attn_config")
-    if lac is None or not lac.has("full_attn_layers"):
+    if lac is None or not lac.has("full_attn_layers") or not lac.has("kda_layers"):
         return ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(n)]
     full = set(lac.get_int_list("full_attn_layers", default=[], minimum=1))
     return ["full_attention" if i + 1 in full else "linear_attention" for i in range(n)]
@@ -357,12 +358,12 @@ _ZAMBA2_LAYERS = (["linear_attention"] + (["linear_attention"] * 5 + ["hybrid"])
                   + ["hybrid"] + ["linear_attention"] * 3 + ["hybrid"] + ["linear_attention"] * 2)
 
 
-def _zamba2_layers(r: ConfigReader, n: int, window: int | None) -> list[str]:
+def _zamba2_layers(r: ConfigReader, n: int, window: int | None) -> list[str] | None:
     """Zamba2: without layers_block_type, the class's 54-layer list; transformers rejects any other layer count
     (validate_layer_type), so a config of another count without the list is refused (HYB, issue 12)."""
-    if n != len(_ZAMBA2_LAYERS):
-        return _listed_only("layers_block_type")(r, n, window) or []
-    return list(_ZAMBA2_LAYERS)
+    if n == len(_ZAMBA2_LAYERS):
+        return list(_ZAMBA2_LAYERS)
+    return _listed_only("layers_block_type")(r, n, window)
 
 
 def _all(layer_type: str) -> LayerRule:
