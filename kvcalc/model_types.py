@@ -126,6 +126,7 @@ QUIRKS = {
     "mla_head_gate": "MLA layers add a per-head output gate g_proj H -> n (Bailing hybrid)",
     "glm5_next_hc": "indexed_attention layers are MLA with a pooled DSA indexer, and every layer holds two "
                     "hyper-connections of hc_mult streams (GLM-5 Next)",
+    "flat_text": "a config without text_config holds the decoder's fields at the top level (GLM-5 Next)",
     "zamba2_blocks": "Mamba-2 mixers, num_mem_blocks shared blocks and per-hybrid-layer LoRA adapters (Zamba2)",
     "lfm3_attention": "sliding_attention layers too; attention biases with attention_bias, an output gate "
                       "g_proj H -> n_q with use_attention_gate, sandwich norms with use_sandwich_norm (LFM3)",
@@ -1454,7 +1455,8 @@ _ENTRIES: tuple[ModelType, ...] = (
                           q_lora_rank=1536, num_experts_per_tok=8, tie_word_embeddings=False, attention_bias=False,
                           index_n_heads=32, index_kpool=16, hc_mult=4)),
     # HYB (issue 12): GLM-5 Next, counted by kvcalc.params._glm5_next (Glm5NextConfig / Glm5NextVisionConfig)
-    ModelType("glm5_next", text_type="glm5_next_text", params="glm5_next", defaults=_d(tie_word_embeddings=False)),
+    ModelType("glm5_next", text_type="glm5_next_text", params="glm5_next", quirks=frozenset({"flat_text"}),
+              defaults=_d(tie_word_embeddings=False)),
     ModelType("glm5_next_vision", kind="no_cache", defaults=_d(
         depth=24, hidden_size=1024, attention_bias=True, num_heads=16, in_channels=3, patch_size=14,
         spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=1536, intermediate_size=4096,

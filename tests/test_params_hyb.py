@@ -192,3 +192,23 @@ def test_bailing_kda_state_follows_attention_heads() -> None:
                topk_group=1, layer_types=["linear_attention"] * 5 + ["full_attention"])
     got = kv_cache(cfg, batch=2, context=11, prefill=5, dtype="bfloat16", runtime="transformers")
     assert [layer.bytes for layer in got.layers] == [3168] * 5 + [1056]
+
+
+def test_glm5_next_flat_config_cache() -> None:
+    """Glm5NextConfig.__post_init__ takes a flat config's top-level fields as its text_config (text-only GLM-5.3
+    checkpoints). The fixture's tiny glm5_next config with its text_config fields moved to the top level, measured
+    on a random-init Glm5NextForConditionalGeneration in bfloat16 (batch 1, prefill 5 + 3 decode steps, every
+    cache tensor's storage per layer, tests/cache_probe.py): 4,390,912 bytes per KDA layer, 784 per indexed MLA
+    layer (every 4th). kvcalc used to read such a config as an unknown decoder and refuse it."""
+    import json
+    import os
+
+    from paths import ROOT
+
+    with open(os.path.join(ROOT, "tests", "fixtures", "transformers_5_24_coverage.json"), encoding="utf-8") as f:
+        rec = json.load(f)["types"]["glm5_next"]["config"]
+    text = {k: v for k, v in rec["text_config"].items() if k != "model_type"}
+    flat = {**text, "model_type": "glm5_next", "vision_config": rec["vision_config"]}
+    got = kv_cache(flat, batch=1, context=8, prefill=5, dtype="bfloat16", runtime="transformers")
+    assert [layer.bytes for layer in got.layers] == ([4390912] * 3 + [784]) * 11 + [4390912]
+    assert got.quality == "exact"
