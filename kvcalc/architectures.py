@@ -77,6 +77,8 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         dec = text
         wrapped = entry.text_type if entry is not None and entry.text_type else model_type
         text_type = text.get_str("model_type", default="") or wrapped
+    elif entry is not None and entry.text_type and "flat_text" in entry.quirks:
+        text_type = entry.text_type     # Glm5NextConfig.__post_init__: a flat config's fields are its text_config
     text_entry = lookup(text_type)
     if text_entry is None and text_type.endswith("_text"):
         # a nested ``X_text`` type kvcalc does not list: X's decoder when X is a known decoder or wrapper

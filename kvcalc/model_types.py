@@ -133,6 +133,18 @@ QUIRKS = {
     "mha": "multi-head attention only: the class has no num_key_value_heads (a config's value is ignored)",
     "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
                            "GraniteMoeShared: shared_intermediate_size, none when 0)",
+    # HYB (issue 12): hybrid / linear-attention families (kvcalc.params, HYB section)
+    "kda_from_attention": "Kimi delta attention heads / head dim / conv kernel default to num_attention_heads, "
+                          "head_dim and short_conv_kernel_size (Bailing hybrid)",
+    "kda_full_gates": "Kimi delta attention's forget and output gates are full H -> h*d projections, not "
+                      "low-rank pairs (Bailing hybrid)",
+    "mla_head_gate": "MLA layers add a per-head output gate g_proj H -> n (Bailing hybrid)",
+    "glm5_next_hc": "indexed_attention layers are MLA with a pooled DSA indexer, and every layer holds two "
+                    "hyper-connections of hc_mult streams (GLM-5 Next)",
+    "flat_text": "a config without text_config holds the decoder's fields at the top level (GLM-5 Next)",
+    "zamba2_blocks": "Mamba-2 mixers, num_mem_blocks shared blocks and per-hybrid-layer LoRA adapters (Zamba2)",
+    "lfm3_attention": "sliding_attention layers too; attention biases with attention_bias, an output gate "
+                      "g_proj H -> n_q with use_attention_gate, sandwich norms with use_sandwich_norm (LFM3)",
     # parameter counter (encoder-decoders: kvcalc.params_seq2seq, kvcalc.params._t5)
     "positions_offset_2": "learned position tables of max_position_embeddings + 2 rows (BART)",
     "positions_buffer": "sinusoidal position tables are buffers, not parameters (M2M100, PEGASUS-X)",
@@ -278,9 +290,10 @@ def _linear_interval(r: ConfigReader, n: int, window: int | None) -> list[str]:
 
 def _kimi_linear(r: ConfigReader, n: int, window: int | None) -> list[str]:
     """Kimi Linear: ``linear_attn_config.full_attn_layers`` (1-indexed) full, the others linear; without
-    it every 4th layer from layer 4 (``i and i % 4 == 0``) is full (``KimiLinearConfig.__post_init__``)."""
+    it every 4th layer from layer 4 (``i and i % 4 == 0``) is full (``KimiLinearConfig.__post_init__``, which
+    reads the lists only when kda_layers is given too)."""
     lac = r.sub("linear_attn_config")
-    if lac is None or not lac.has("full_attn_layers"):
+    if lac is None or not lac.has("full_attn_layers") or not lac.has("kda_layers"):
         return ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(n)]
     full = set(lac.get_int_list("full_attn_layers", default=[], minimum=1))
     return ["full_attention" if i + 1 in full else "linear_attention" for i in range(n)]
@@ -382,6 +395,27 @@ def _listed_only(field_name: str) -> LayerRule:
     return rule
 
 
+def _zamba_layers(r: ConfigReader, n: int, window: int | None) -> list[str]:
+    """Zamba: layers 0, 1 Mamba, layer 2 hybrid, then hybrid where ``(i - 3) % attn_layer_period ==
+    attn_layer_offset`` (``ZambaConfig.__post_init__``; HYB, issue 12)."""
+    period, offset = r.get_int("attn_layer_period"), r.get_int("attn_layer_offset", minimum=0)
+    head = ["linear_attention", "linear_attention", "hybrid"][:n]
+    return head + ["hybrid" if i % period == offset else "linear_attention" for i in range(n - 3)]
+
+
+# Zamba2Config.__post_init__'s layers_block_type when the config gives none (54 layers)
+_ZAMBA2_LAYERS = (["linear_attention"] + (["linear_attention"] * 5 + ["hybrid"]) * 7 + ["linear_attention"] * 4
+                  + ["hybrid"] + ["linear_attention"] * 3 + ["hybrid"] + ["linear_attention"] * 2)
+
+
+def _zamba2_layers(r: ConfigReader, n: int, window: int | None) -> list[str] | None:
+    """Zamba2: without layers_block_type, the class's 54-layer list; transformers rejects any other layer count
+    (validate_layer_type), so a config of another count without the list is refused (HYB, issue 12)."""
+    if n == len(_ZAMBA2_LAYERS):
+        return list(_ZAMBA2_LAYERS)
+    return _listed_only("layers_block_type")(r, n, window)
+
+
 def _all(layer_type: str) -> LayerRule:
     return lambda r, n, window: [layer_type] * n
 
@@ -411,21 +445,49 @@ def _gated_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, .
     return _conv_ssm(2 * kh * kd + vh * vd, vh * kd * vd, r.get_int("linear_conv_kernel_dim"))
 
 
+def olmo_hybrid_linear(r: ConfigReader) -> ConfigReader:
+    """``r`` with OlmoHybridConfig.__post_init__'s derived gated-DeltaNet geometry as its class defaults (HYB,
+    issue 12): linear key / value heads = num_attention_heads, key head dim ``int(0.75 * H / n_k)``, value head
+    dim twice the key head dim, each unless the config gives it."""
+    n_q = r.get_int("num_attention_heads")
+    n_k = r.opt_int("linear_num_key_heads") or n_q
+    d_k = r.opt_int("linear_key_head_dim") or int(0.75 * r.get_int("hidden_size") / n_k)
+    derived = dict(linear_num_key_heads=n_k, linear_num_value_heads=r.opt_int("linear_num_value_heads") or n_q,
+                   linear_key_head_dim=d_k, linear_value_head_dim=r.opt_int("linear_value_head_dim") or 2 * d_k)
+    return r.with_defaults({**r.defaults, **derived}, r.model_type)
+
+
+def _olmo_hybrid_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
+    """OLMo Hybrid: gated DeltaNet states over the derived geometry of :func:`olmo_hybrid_linear`."""
+    return _gated_delta_states(olmo_hybrid_linear(r), hidden)
+
+
+def kda_dims(r: ConfigReader) -> tuple[int, int, int]:
+    """(heads, head dim, conv kernel) of a Kimi delta attention layer (HYB, issue 12): KimiLinearConfig and
+    Glm5NextTextConfig.__post_init__ take the Hub's ``linear_attn_config`` (num_heads, head_dim,
+    short_conv_kernel_size) over the flat linear_* fields; BailingHybridConfig.__post_init__ sets those from
+    num_attention_heads, head_dim and short_conv_kernel_size unless the config gives linear_* itself (quirk
+    ``kda_from_attention``)."""
+    entry = lookup(r.model_type)
+    from_attention = entry is not None and "kda_from_attention" in entry.quirks
+    lac = r.sub("linear_attn_config")
+    out = []
+    for flat, nested, attention in (("linear_num_heads", "num_heads", "num_attention_heads"),
+                                    ("linear_head_dim", "head_dim", "head_dim"),
+                                    ("linear_conv_kernel_dim", "short_conv_kernel_size", "short_conv_kernel_size")):
+        value = lac.opt_int(nested) if lac is not None else None
+        if value is None and from_attention and not r.has(flat) and r.has(attention):
+            value = r.get_int(attention)
+        out.append(value if value is not None else r.get_int(flat))
+    return out[0], out[1], out[2]
+
+
 def _kimi_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
     """Kimi delta attention (KDA): one short conv over the concatenated q, k, v (``3*h*d x K``, model dtype)
     and one ``d x d`` float32 state per head (``modeling_kimi_linear.KimiDeltaAttention.forward``;
-    Bailing hybrid and GLM-5 Next use the same mixer). ``h, d, K`` from the Hub's ``linear_attn_config``
-    (``num_heads``, ``head_dim``, ``short_conv_kernel_size``), else the flat ``linear_num_heads``,
-    ``linear_head_dim``, ``linear_conv_kernel_dim`` (``KimiLinearConfig.__post_init__`` maps the first
-    onto the second)."""
-    lac = r.sub("linear_attn_config")
-
-    def pick(nested: str, flat: str) -> int:
-        value = lac.opt_int(nested) if lac is not None else None
-        return value if value is not None else r.get_int(flat)
-
-    heads, hd = pick("num_heads", "linear_num_heads"), pick("head_dim", "linear_head_dim")
-    return _conv_ssm(3 * heads * hd, heads * hd * hd, pick("short_conv_kernel_size", "linear_conv_kernel_dim"))
+    Bailing hybrid and GLM-5 Next use the same mixer), ``h, d, K`` from :func:`kda_dims`."""
+    heads, hd, kernel = kda_dims(r)
+    return _conv_ssm(3 * heads * hd, heads * hd * hd, kernel)
 
 
 def _zaya_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ...]:
@@ -1827,13 +1889,21 @@ _ENTRIES: tuple[ModelType, ...] = (
         projectors_bias=False, mamba_rms_norm=False)),
     # Zamba (v1): layers_block_type lists "linear_attention" (Mamba-1) and "hybrid" (Mamba-1 + the shared
     # attention block on 2 x hidden_size); helper M, issue 12, verified by the coverage fixture
-    ModelType("zamba", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
-              state_rule=_zamba_states, defaults=_d(mamba_expand=2, mamba_d_state=16, mamba_d_conv=4,
-                                                    num_key_value_heads=16)),
-    ModelType("zamba2", layer_rule=_listed_only("layers_block_type"), quirks=frozenset({"doubled_attention_head_dim"}),
+    ModelType("zamba", layer_rule=_zamba_layers, quirks=frozenset({"doubled_attention_head_dim"}),
+              state_rule=_zamba_states, params="zamba", defaults=_d(
+        mamba_expand=2, mamba_d_state=16, mamba_d_conv=4, num_key_value_heads=16,
+        # HYB: parameter fields (ZambaConfig)
+        vocab_size=32000, hidden_size=3712, intermediate_size=14848, num_hidden_layers=76, num_attention_heads=16,
+        tie_word_embeddings=True, mamba_dt_rank="auto", mamba_conv_bias=True, mamba_proj_bias=False,
+        attn_layer_period=6, attn_layer_offset=4)),
+    ModelType("zamba2", layer_rule=_zamba2_layers, quirks=frozenset({"doubled_attention_head_dim", "zamba2_blocks"}),
               state_rule=_mamba2_like("mamba_expand", "mamba_ngroups", "mamba_d_state", "n_mamba_heads",
-                                      "mamba_headdim", "mamba_d_conv"),
-              defaults=_d(mamba_expand=2, mamba_ngroups=1, mamba_d_state=64, n_mamba_heads=8, mamba_d_conv=4)),
+                                      "mamba_headdim", "mamba_d_conv"), params="zamba", defaults=_d(
+        mamba_expand=2, mamba_ngroups=1, mamba_d_state=64, n_mamba_heads=8, mamba_d_conv=4,
+        # HYB: parameter fields (Zamba2Config; intermediate_size: None = 4 * hidden_size)
+        vocab_size=32000, hidden_size=2560, num_hidden_layers=54, num_attention_heads=32, intermediate_size=None,
+        tie_word_embeddings=True, add_bias_linear=False, num_mem_blocks=1, adapter_rank=128,
+        use_shared_attention_adapter=False)),
     ModelType("nemotron_h", layer_rule=_listed_only("hybrid_override_pattern"), state_rule=_nemotron_h_states,
               params="nemotron_h", defaults=_d(
         num_key_value_heads=8, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, ssm_state_size=128, conv_kernel=4,
@@ -1848,20 +1918,51 @@ _ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
         num_local_experts=8, num_experts_per_tok=2)),
     ModelType("kimi_linear", layer_rule=_kimi_linear, state_rule=_kimi_delta_states, recurrent_kind="linear",
-              defaults=_d(_KDA_MLA, linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4)),
+              params="kda_hybrid", moe="first_dense",
+              defaults=_d(_KDA_MLA, linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4,
+                          # HYB: parameter fields (KimiLinearConfig; first_k_dense_replace: its __post_init__ kwarg)
+                          vocab_size=163840, hidden_size=2304, intermediate_size=9216, moe_intermediate_size=1024,
+                          num_hidden_layers=27, num_attention_heads=32, num_local_experts=256, n_shared_experts=1,
+                          num_experts_per_tok=8, first_k_dense_replace=1, tie_word_embeddings=False,
+                          attention_bias=False)),
     # ---- recurrent and hybrid types first measured in transformers 5.24 (tests/test_transformers_coverage.py)
     ModelType("bailing_hybrid", layer_rule=_group_last_full, state_rule=_kimi_delta_states, recurrent_kind="linear",
+              params="kda_hybrid", moe="first_dense",
+              quirks=frozenset({"kda_from_attention", "kda_full_gates", "mla_head_gate"}),
               defaults=_d(_KDA_MLA, layer_group_size=6, linear_head_dim=128, linear_num_heads=32,
-                          linear_conv_kernel_dim=4)),
+                          linear_conv_kernel_dim=4,
+                          # HYB: parameter fields (BailingHybridConfig)
+                          vocab_size=157184, hidden_size=2560, intermediate_size=6144, moe_intermediate_size=768,
+                          num_hidden_layers=42, num_attention_heads=32, num_local_experts=512, n_shared_experts=1,
+                          num_experts_per_tok=8, first_k_dense_replace=2, tie_word_embeddings=False,
+                          attention_bias=False)),
+    # HYB (issue 12): Lara-Mini and OLMo Hybrid count as Llama-style decoders with Qwen3-Next's gated-DeltaNet
+    # (LaraMiniGatedDeltaNet's in_proj_qkv / z / b / a and OlmoHybridGatedDeltaNet's q / k / v / g / a / b
+    # projections hold the same numbers as in_proj_qkvz + in_proj_ba)
     ModelType("lara_mini", layer_rule=_lara_mini, state_rule=_gated_delta_states, recurrent_kind="linear",
+              params="llama_like", moe="all", expert_width="moe_intermediate_size",
+              quirks=frozenset({"gated_delta_net", "qk_norm", "sized_shared_expert"}),
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=512, linear_conv_kernel_dim=4,
                           linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=8,
-                          linear_num_value_heads=16)),
-    ModelType("olmo_hybrid", layer_rule=_olmo_hybrid, state_rule=_gated_delta_states, recurrent_kind="linear",
-              defaults=_d(num_key_value_heads=30, linear_conv_kernel_dim=4, linear_key_head_dim=96,
-                          linear_value_head_dim=192, linear_num_key_heads=30, linear_num_value_heads=30)),
-    ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear",
-              defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2)),
+                          linear_num_value_heads=16,
+                          # HYB: parameter fields (LaraMiniConfig)
+                          vocab_size=151936, hidden_size=1024, num_hidden_layers=34, num_attention_heads=16,
+                          tie_word_embeddings=True, attention_bias=False, moe_intermediate_size=512,
+                          shared_expert_intermediate_size=512, num_experts=128, num_experts_per_tok=4)),
+    ModelType("olmo_hybrid", layer_rule=_olmo_hybrid, state_rule=_olmo_hybrid_states, recurrent_kind="linear",
+              params="olmo_hybrid", quirks=frozenset({"gated_delta_net", "full_qk_norm"}),
+              # num_key_value_heads and the linear_* geometry: derived (olmo_hybrid_linear)
+              defaults=_d(num_key_value_heads=None, linear_conv_kernel_dim=4, linear_key_head_dim=None,
+                          linear_value_head_dim=None, linear_num_key_heads=None, linear_num_value_heads=None,
+                          # HYB: parameter fields (OlmoHybridConfig)
+                          vocab_size=100352, hidden_size=3840, intermediate_size=11008, num_hidden_layers=32,
+                          num_attention_heads=30, tie_word_embeddings=False, attention_bias=False)),
+    ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear", params="zaya",
+              defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2,
+                          # HYB: parameter fields (ZayaConfig)
+                          vocab_size=262272, hidden_size=2048, num_hidden_layers=40, num_attention_heads=8,
+                          tie_word_embeddings=True, attention_bias=False, lm_head_bias=False,
+                          moe_intermediate_size=2048, num_experts=16, num_experts_per_tok=1, router_hidden_size=256)),
     # INK (issue 12): Inkling 2 parameters by params.py _inkling2_text (fields: Inkling2TextConfig and the loop
     # variant's; the same weights either way)
     *(ModelType(name, layer_rule=_inkling, state_rule=_inkling_states, params="inkling2_text",
@@ -1891,10 +1992,24 @@ _ENTRIES: tuple[ModelType, ...] = (
         spatial_merge_size=2, text_hidden_size=4608)),
     ModelType("glm5_next_text", layer_rule=lambda r, n, w: [
         "indexed_attention" if i % 4 == 3 else "linear_attention" for i in range(n)],
-              state_rule=_kimi_delta_states, recurrent_kind="linear", quirks=frozenset({"pooled_indexer"}),
+              state_rule=_kimi_delta_states, recurrent_kind="linear",
+              quirks=frozenset({"pooled_indexer", "glm5_next_hc"}), params="kda_hybrid", moe="first_dense",
+              dense_first=3,
               defaults=_d(num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=0, qk_nope_head_dim=256,
                           v_head_dim=256, index_head_dim=128, index_topk=2048, linear_head_dim=128,
-                          linear_num_heads=64, linear_conv_kernel_dim=4)),
+                          linear_num_heads=64, linear_conv_kernel_dim=4,
+                          # HYB: parameter fields (Glm5NextTextConfig)
+                          vocab_size=154880, hidden_size=4096, intermediate_size=12288, moe_intermediate_size=2048,
+                          num_hidden_layers=45, num_attention_heads=64, n_shared_experts=1, n_routed_experts=288,
+                          q_lora_rank=1536, num_experts_per_tok=8, tie_word_embeddings=False, attention_bias=False,
+                          index_n_heads=32, index_kpool=16, hc_mult=4)),
+    # HYB (issue 12): GLM-5 Next, counted by kvcalc.params._glm5_next (Glm5NextConfig / Glm5NextVisionConfig)
+    ModelType("glm5_next", text_type="glm5_next_text", params="glm5_next", quirks=frozenset({"flat_text"}),
+              defaults=_d(tie_word_embeddings=False)),
+    ModelType("glm5_next_vision", kind="no_cache", defaults=_d(
+        depth=24, hidden_size=1024, attention_bias=True, num_heads=16, in_channels=3, patch_size=14,
+        spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=1536, intermediate_size=4096,
+        projection_intermediate_size=10240)),
     ModelType("dots3_note_text", quirks=frozenset({"float32_indexer"}), params="dots3_note_text", defaults=_d(   # MOE
         _LLAMA_LIKE, vocab_size=152064, hidden_size=5120, intermediate_size=13824, moe_intermediate_size=1536,
         num_hidden_layers=46, num_attention_heads=128, num_key_value_heads=128, n_shared_experts=1,
@@ -1922,10 +2037,21 @@ _ENTRIES: tuple[ModelType, ...] = (
                           n_routed_experts=64, n_shared_experts=2, num_experts_per_tok=6, moe_intermediate_size=896,
                           first_k_dense_replace=1)),
     *(ModelType(name, text_type=text) for name, text in (
-        ("lfm3_vl", "lfm3"),
-        ("glm5_next", "glm5_next_text"))),
+    )),
+    # HYB (issue 12): LFM3-VL, counted by kvcalc.params._lfm3_vl (Lfm3VlConfig / Lfm3VlVisionConfig defaults)
+    ModelType("lfm3_vl", text_type="lfm3", params="lfm3_vl", defaults=_d(
+        tie_word_embeddings=True, projector_hidden_size=4096, projector_bias=True)),
+    ModelType("lfm3_vl_vision", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=2560, in_channels=3, patch_size=16, spatial_merge_size=2,
+        temporal_patch_size=2, num_hidden_layers=14, num_attention_heads=16, num_key_value_heads=8,
+        conv_kernel_size=3)),
     ModelType("lfm3", layer_rule=_lfm3, state_rule=_short_conv_states, recurrent_kind="conv",
-              defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7)),
+              params="lfm2", quirks=frozenset({"lfm3_attention"}),
+              defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7,
+                          # HYB: parameter fields (Lfm3Config)
+                          vocab_size=128000, hidden_size=2048, intermediate_size=7680, num_hidden_layers=24,
+                          num_attention_heads=16, tie_word_embeddings=True, conv_bias=False, attention_bias=False,
+                          use_attention_gate=True, use_sandwich_norm=True)),
     ModelType("lfm2", layer_rule=_listed("full_attn_idxs", "full_attention", "conv", every_by_default=True),
               state_rule=_short_conv_states, recurrent_kind="conv", params="lfm2", defaults=_d(
         vocab_size=65536, hidden_size=2560, intermediate_size=12288, num_hidden_layers=32, num_attention_heads=32,
@@ -1935,7 +2061,9 @@ _ENTRIES: tuple[ModelType, ...] = (
     # each conv layer holding LFM2's short-conv state (Lfm2MoeShortConv, conv_L_cache); its class default
     # layer_types is None, which Lfm2MoeDecoderLayer cannot build, so a config without the list is refused
     ModelType("lfm2_moe", layer_rule=_listed_only("layer_types"), state_rule=_short_conv_states,
-              recurrent_kind="conv", defaults=_d(
+              recurrent_kind="conv", params="lfm2", moe="first_dense", quirks=frozenset({"no_shared_experts"}),
+              defaults=_d(   # HYB: moe_intermediate_size .. num_experts_per_tok are parameter fields
+        moe_intermediate_size=1792, num_experts=32, num_dense_layers=2, num_experts_per_tok=4,
         vocab_size=65536, hidden_size=2048, intermediate_size=7168, num_hidden_layers=32, num_attention_heads=32,
         num_key_value_heads=8, tie_word_embeddings=True, conv_L_cache=3, conv_bias=False)),
     # ---- multimodal wrappers (decoder in text_config) and their parts

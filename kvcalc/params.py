@@ -31,13 +31,24 @@ from .architectures import layer_types
 from .config import ConfigReader, head_dim_or_derived, hidden_per_head
 from .dtypes import ceil_div
 from .errors import ConfigError, UnsupportedError
-from .model_types import DBRX_ATTN_DEFAULTS, DBRX_FFN_DEFAULTS, REGISTRY, ModelType, lookup, nested, typed
+from .model_types import (
+    DBRX_ATTN_DEFAULTS,
+    DBRX_FFN_DEFAULTS,
+    REGISTRY,
+    ModelType,
+    kda_dims,
+    lookup,
+    nested,
+    olmo_hybrid_linear,
+    typed,
+)
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 from .params_seq2seq import encoder_decoder, nemo_speechlm
 from .params_vision import (
     PROJECTORS,
     TOWERS,
+    _glm_merger,
     _sub_config,
     count_wrapper,
     muse_spark_audio,
@@ -290,7 +301,7 @@ class _Moe:
 
 
 # the field spellings of one MoE shape, in the order transformers' configs use them
-_TOP_K = ("num_experts_per_tok", "moe_topk", "moe_k")
+_TOP_K = ("num_experts_per_tok", "moe_topk", "moe_k", "num_experts_per_token")
 _SHARED = ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts")
 
 
@@ -379,12 +390,14 @@ def _sparse_layers(f: ConfigReader, n_layers: int, dense_first: int | None = Non
 
 def _linear_kinds(f: ConfigReader, m: ModelType, n_layers: int) -> list[str]:
     """"attention" / "linear" per layer, from the layer types :func:`kvcalc.architectures.layer_types` reads
-    (``layer_types``, else the entry's rule: every ``full_attention_interval``-th layer full)."""
-    table = {"full_attention": "attention", "linear_attention": "linear"}
+    (``layer_types``, else the entry's rule: every ``full_attention_interval``-th layer full); sliding layers
+    (Lara-Mini) are attention layers too."""
+    table = {"full_attention": "attention", "sliding_attention": "attention", "linear_attention": "linear"}
     kinds = layer_types(f, m, n_layers)
     for i, kind in enumerate(kinds):
         if kind not in table:
-            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or linear_attention")
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention, sliding_attention or "
+                                                                 "linear_attention")
     return [table[k] for k in kinds]
 
 
@@ -822,25 +835,32 @@ def _jamba(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab)
 
 
-def _lfm2(f: ConfigReader, t: _Tally) -> None:
+def _lfm2(f: ConfigReader, t: _Tally, head: bool = True) -> None:
     """LFM2 (transformers/models/lfm2/modeling_lfm2.py Lfm2DecoderLayer): ``V*H`` embedding; per layer
     operator_norm and ffn_norm ``2*H``, then attention (q/k/v/out ``H*n_q*d + 2*H*n_kv*d + n_q*d*H``, no
     biases, q/k layernorms ``2*d``) or a short convolution ("conv" layers: in_proj ``H*3H``, conv ``H*K``,
     out_proj ``H*H``, biases ``3H + H + H`` with conv_bias); MLP w1/w3/w2 ``3*H*F`` where Lfm2MLP derives
     ``F``: with block_auto_adjust_ff_dim ``int(2*I/3)``, times block_ffn_dim_multiplier, rounded up to
     block_multiple_of; embedding_norm ``H`` at the end; lm_head ``V*H`` unless tied.
+    LFM2-MoE (lfm2_moe/modeling_lfm2_moe.py Lfm2MoeDecoderLayer): the layers from num_dense_layers on hold a
+    MoE (:func:`_moe`: router ``E*H``, its expert_bias a buffer, ``E`` experts ``3*H*I_e``) instead of the MLP.
+    LFM3 (lfm3/modeling_lfm3.py Lfm3Attention, Lfm3DecoderLayer; quirk ``lfm3_attention``): "sliding_attention"
+    layers are attention too, o_proj is named, biases on q/k/v/o with attention_bias, g_proj ``H*n_q`` with
+    use_attention_gate, and post_operator_norm / post_ffn_norm ``2*H`` per layer with use_sandwich_norm.
     """
     m = _entry(f)
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     kinds = layer_types(f, m, n_layers)
+    lfm3 = "lfm3_attention" in m.quirks
     for i, kind in enumerate(kinds):
-        if kind not in ("full_attention", "conv"):
-            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or conv")
-    n_attn = kinds.count("full_attention")
+        if kind not in ("full_attention", "conv") and not (lfm3 and kind == "sliding_attention"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or conv"
+                              + (" or sliding_attention" if lfm3 else ""))
+    n_attn = n_layers - kinds.count("conv")
     n_q, n_kv = _heads(f)
     d = head_dim_or_derived(f, hidden, n_q)
     inter = f.get_int("intermediate_size")
-    if f.get_bool("block_auto_adjust_ff_dim"):
+    if f.get_bool("block_auto_adjust_ff_dim", default=False):
         inter = int(2 * inter / 3)
         multiplier = f.opt_float("block_ffn_dim_multiplier")
         if multiplier is not None:
@@ -849,12 +869,26 @@ def _lfm2(f: ConfigReader, t: _Tally) -> None:
         inter = step * ((inter + step - 1) // step)
     kernel, bias = f.get_int("conv_L_cache"), f.get_bool("conv_bias")
     conv = _linear(hidden, 3 * hidden, bias) + hidden * kernel + (hidden if bias else 0) + _linear(hidden, hidden, bias)
+    attn_bias = lfm3 and f.get_bool("attention_bias")
+    attn = _linear(hidden, n_q * d, attn_bias) + 2 * _linear(hidden, n_kv * d, attn_bias) + _linear(
+        n_q * d, hidden, attn_bias)
+    if lfm3 and f.get_bool("use_attention_gate"):
+        attn += hidden * n_q
     t.add("embedding", vocab * hidden)
-    t.add("attention", n_attn * (2 * hidden * n_q * d + 2 * hidden * n_kv * d))
+    t.add("attention", n_attn * attn)
     t.add("mixer", (n_layers - n_attn) * conv)
-    t.add("mlp", n_layers * _gated_mlp(hidden, inter))
-    t.add("norms", n_layers * 2 * hidden + n_attn * 2 * d + hidden)
-    _lm_head(f, t, hidden, vocab)
+    moe = _moe(f, m, hidden, n_layers)
+    n_moe = len(moe.layers) if moe else 0
+    if moe:
+        for _ in moe.layers:
+            t.add("mlp", moe.fixed)
+            t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
+    t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, inter))
+    sandwich = 2 * hidden if lfm3 and f.get_bool("use_sandwich_norm") else 0
+    t.add("norms", n_layers * (2 * hidden + sandwich) + n_attn * 2 * d + hidden)
+    if head:    # Lfm2Config / Lfm2MoeConfig.__post_init__: the Hub's tie_embedding wins over tie_word_embeddings
+        alias = not lfm3 and f.has("tie_embedding")
+        _lm_head(f, t, hidden, vocab, f.get_bool("tie_embedding") if alias else None)
 
 
 # --------------------------------------------------------------------------- JetMoE
@@ -2474,6 +2508,308 @@ _S2S_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
 }
 
 
+# ---- HYB families (issue 12) ----
+def _mla_attention(f: ConfigReader, hidden: int, n: int) -> tuple[int, int]:
+    """(projections, norms) of one MLA layer as Kimi Linear / Bailing hybrid / GLM-5 Next build it
+    (modeling_kimi_linear.py KimiLinearAttention; bailing_hybrid BailingHybridAttention; glm5_next
+    Glm5NextTextAttention): q_proj ``H*n*d_qk`` when q_lora_rank is null, else q_a ``H*r_q`` (+ bias) + norm
+    ``r_q`` + q_b ``r_q*n*d_qk``; kv_a_proj_with_mqa ``H*(r_kv + rope)`` (+ bias), norm ``r_kv``, kv_b
+    ``r_kv*n*(nope + v)``, o_proj ``n*v*H`` (+ bias); biases with attention_bias, ``d_qk = nope + rope``."""
+    q_rank, kv_rank = f.nullable_int("q_lora_rank"), f.get_int("kv_lora_rank")
+    rope, nope = f.get_int("qk_rope_head_dim", minimum=0), f.get_int("qk_nope_head_dim", minimum=0)
+    v_dim, bias = f.get_int("v_head_dim"), f.get_bool("attention_bias")
+    qk = nope + rope
+    if q_rank is None:
+        attn, norms = _linear(hidden, n * qk), 0
+    else:
+        attn, norms = _linear(hidden, q_rank, bias) + _linear(q_rank, n * qk), q_rank
+    attn += (_linear(hidden, kv_rank + rope, bias) + _linear(kv_rank, n * (nope + v_dim))
+             + _linear(n * v_dim, hidden, bias))
+    return attn, norms + kv_rank
+
+
+def _glm5_indexed(f: ConfigReader, kinds: list[str]) -> int:
+    """How many attention layers hold a DSA indexer (Glm5NextTextAttention: those whose ``indexer_types`` entry is
+    "full"; without the list, Glm5NextTextConfig.__post_init__ reads the kwargs ``index_topk_pattern`` (F / S) or
+    ``index_topk_freq`` / ``index_skip_topk_offset``: "full" where ``max(i - offset + 1, 0) % freq == 0``)."""
+    n = len(kinds)
+    if f.has("indexer_types"):
+        types = f.opt_str_list("indexer_types") or []
+        where = f.field_name("indexer_types")
+    elif f.has("index_topk_pattern"):
+        pattern = f.value("index_topk_pattern")
+        types = [{"F": "full", "S": "shared"}.get(c, c) for c in pattern] if isinstance(pattern, str) else list(pattern)
+        where = f.field_name("index_topk_pattern")
+    else:
+        freq = max(f.get_int("index_topk_freq", default=1), 1)
+        offset = f.get_int("index_skip_topk_offset", default=2, minimum=0)
+        types, where = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(n)], "indexer_types"
+    if len(types) < n:
+        raise ConfigError(where, f"<{len(types)} entries>", f"lists fewer entries than the {n} layers")
+    for i, kind in enumerate(types[:n]):
+        if kind not in ("full", "shared"):
+            raise ConfigError(f"{where}[{i}]", kind, "must be 'full' or 'shared' (F or S)")
+    return sum(1 for kind, layer in zip(types, kinds) if kind == "full" and layer != "linear_attention")
+
+
+def _kda_hybrid(f: ConfigReader, t: _Tally, head: bool = True) -> None:
+    """Kimi Linear and Bailing hybrid (transformers/models/kimi_linear/modeling_kimi_linear.py
+    KimiLinearDecoderLayer, KimiLinearDeltaAttention, KimiLinearForgetGate, KimiLinearMoE;
+    bailing_hybrid/modeling_bailing_hybrid.py BailingHybridDeltaAttention, BailingHybridForgetGate).
+
+    ``V*H`` embedding; per layer input / post-attention norms ``2*H``; as attention (each layer's self_attn module,
+    either kind) "full_attention" layers MLA
+    (:func:`_mla_attention`; Bailing adds g_proj ``H*n``), "linear_attention" layers Kimi delta attention with
+    ``h`` heads of ``d`` (:func:`kvcalc.model_types.kda_dims`), ``D = h*d``: q/k/v ``3*H*D``, conv1d ``3*D*K``
+    (no bias), b_proj ``H*h``, o_proj ``D*H``, gated o_norm ``d``, the forget gate's dt_bias ``D`` and A_log
+    ``h``, and low-rank gates (Kimi: f_a / g_a ``H*d``, f_b / g_b ``d*D`` each) or full ones (Bailing, quirk
+    ``kda_full_gates``: f_proj and g_proj ``H*D`` each). MLP: "sparse" mlp_layer_types (else from
+    first_k_dense_replace) are MoE layers (:func:`_moe`: router ``E*H``, its e_score_correction_bias a buffer,
+    ``E`` experts ``3*H*I_e``, a shared gated MLP of ``n_shared*I_e``), the others gated ``3*H*I``. Final norm
+    ``H``; lm_head ``V*H``, never tied (both classes' _tied_weights_keys are empty). The MTP layers
+    (num_nextn_predict_layers) are not built.
+
+    GLM-5 Next's decoder (glm5_next/modeling_glm5_next.py Glm5NextTextDecoderLayer, quirk ``glm5_next_hc``):
+    "indexed_attention" (or "full_attention") layers are MLA with a DSA indexer where :func:`_glm5_indexed` says
+    (Glm5NextTextIndexer: wq_b ``r_q*n_i*d_i``, wk ``H*d_i``, k_norm LayerNorm ``2*d_i``, weights_proj ``H*n_i``,
+    index_kpool_compress_ape ``P*d_i``, index_kpool_compress_gate ``d_i*H``), the KDA layers as Kimi's, and every
+    layer two hyper-connections (attn_hc, ffn_hc: fn ``(2+m)*m * m*H``, base ``(2+m)*m``, scale 3; ``m`` =
+    hc_mult; counted as other); its dense-first MLP layers default to the first 3.
+    """
+    m = _entry(f)
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n = f.get_int("num_attention_heads")
+    glm5 = "glm5_next_hc" in m.quirks
+    kinds = layer_types(f, m, n_layers)
+    for i, kind in enumerate(kinds):
+        if kind not in ("full_attention", "linear_attention") and not (glm5 and kind == "indexed_attention"):
+            raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or linear_attention"
+                              + (" or indexed_attention" if glm5 else ""))
+    n_full = n_layers - kinds.count("linear_attention")
+    heads, d, kernel = kda_dims(f)
+    qkv = heads * d
+    gates = 2 * hidden * qkv if "kda_full_gates" in m.quirks else 2 * (hidden * d + d * qkv)
+    kda = 3 * hidden * qkv + 3 * qkv * kernel + hidden * heads + qkv * hidden + qkv + heads + gates
+    mla, mla_norms = _mla_attention(f, hidden, n)
+    if "mla_head_gate" in m.quirks:
+        mla += hidden * n
+    t.add("embedding", vocab * hidden)
+    t.add("attention", n_full * mla + (n_layers - n_full) * kda)    # KDA is the layer's self_attn module
+    t.add("norms", n_layers * 2 * hidden + n_full * mla_norms + (n_layers - n_full) * d + hidden)
+    moe = _moe(f, m, hidden, n_layers)
+    n_moe = len(moe.layers) if moe else 0
+    if moe:
+        for _ in moe.layers:
+            t.add("mlp", moe.fixed)
+            t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
+    t.add("mlp", (n_layers - n_moe) * _gated_mlp(hidden, f.get_int("intermediate_size")))
+    if glm5:
+        n_i, d_i, mult = f.get_int("index_n_heads"), f.get_int("index_head_dim"), f.get_int("hc_mult")
+        n_idx = _glm5_indexed(f, kinds)
+        t.add("attention", n_idx * (f.get_int("q_lora_rank") * n_i * d_i + hidden * d_i + hidden * n_i
+                                    + f.get_int("index_kpool") * d_i + d_i * hidden))
+        t.add("norms", n_idx * 2 * d_i)
+        t.add("other", n_layers * 2 * ((2 + mult) * mult * (mult * hidden + 1) + 3))
+    if head:
+        _lm_head(f, t, hidden, vocab, tied=False)   # _tied_weights_keys is empty: tie_word_embeddings ties nothing
+
+
+def _lfm3_vl_vision(v: ConfigReader) -> int:
+    """Lfm3VlVisionModel (transformers/models/lfm3_vl/modeling_lfm3_vl.py): patch_embed ``C*T*p*p*H`` (a linear
+    layer, no bias), embedding_norm ``H``; per layer operator_norm and ffn_norm ``2*H``, MLP w1/w3/w2 ``3*H*I``
+    and either attention (Lfm3VlVisionAttention: ``d = H/n``, q/out ``2*H*n*d``, k/v ``2*H*n_kv*d``, q/k norms
+    ``2*d``) or a short convolution (Lfm3VlVisionShortConv: in_proj ``H*3H``, depthwise spatial_conv ``H*k*k``,
+    out_proj ``H*H``; all without biases). Layers: ``layer_types``, else Lfm3VlVisionConfig.__post_init__'s
+    "conv" for ``i < 2`` or odd ``i``, "full_attention" otherwise."""
+    hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(v)
+    d = hidden_per_head(v, hidden, n_q)
+    kinds = v.opt_str_list("layer_types") or ["conv" if i < 2 or i % 2 else "full_attention" for i in range(n_layers)]
+    if len(kinds) < n_layers:
+        raise ConfigError(v.field_name("layer_types"), f"<{len(kinds)} entries>", f"lists fewer than {n_layers}")
+    n_conv = kinds[:n_layers].count("conv")
+    patch, kernel = v.get_int("patch_size"), v.get_int("conv_kernel_size")
+    n = v.get_int("in_channels") * v.get_int("temporal_patch_size") * patch * patch * hidden + hidden
+    n += (n_layers - n_conv) * (2 * hidden * n_q * d + 2 * hidden * n_kv * d + 2 * d)
+    n += n_conv * (4 * hidden * hidden + hidden * kernel * kernel)
+    return n + n_layers * (_gated_mlp(hidden, inter) + 2 * hidden)
+
+
+def _lfm3_vl(top: ConfigReader, t: _Tally) -> None:
+    """Lfm3VlForConditionalGeneration (transformers/models/lfm3_vl/modeling_lfm3_vl.py): the lfm3 decoder of
+    ``text_config`` (:func:`_lfm2`), the vision tower (:func:`_lfm3_vl_vision`) and Lfm3VlMultiModalProjector:
+    LayerNorm ``2*H_v``, linear_1 ``H_v*m^2 -> P``, linear_2 ``P -> H_t`` (biases with projector_bias; ``m`` the
+    vision spatial_merge_size, ``P`` projector_hidden_size). lm_head ``V*H_t`` unless the top-level
+    tie_word_embeddings (default true) ties it."""
+    text = _sub(top, "text_config", "lfm3", ("lfm3",))
+    vision = _sub(top, "vision_config", "lfm3_vl_vision", ("lfm3_vl_vision",))
+    _lfm2(text, t, head=False)
+    hidden_t, hidden_v = text.get_int("hidden_size"), vision.get_int("hidden_size")
+    _lm_head(top, t, hidden_t, text.get_int("vocab_size"))
+    proj, bias = top.get_int("projector_hidden_size"), top.get_bool("projector_bias")
+    merged = hidden_v * vision.get_int("spatial_merge_size") ** 2
+    t.add("vision", _lfm3_vl_vision(vision) + 2 * hidden_v + _linear(merged, proj, bias)
+          + _linear(proj, hidden_t, bias))
+
+
+def _zamba(f: ConfigReader, t: _Tally) -> None:
+    """Zamba and Zamba2 (transformers/models/zamba/modeling_zamba.py ZambaModel, ZambaMambaMixer,
+    ZambaAttentionDecoderLayer; zamba2/modeling_zamba2.py Zamba2Model.get_layers, Zamba2MambaMixer, Zamba2Attention,
+    Zamba2MLP). ``V*H`` embedding; every layer (``layers_block_type``, legacy "mamba" = "linear_attention") holds
+    an input norm ``H`` and a Mamba mixer, "hybrid" layers also a linear ``H*H`` and a shared attention block.
+
+    Zamba's mixer (``I = mamba_expand*H``, ``R`` = mamba_dt_rank, "auto" ``ceil(H/16)``, ``N`` = mamba_d_state):
+    in_proj ``H*2I``, conv1d ``I*K`` (+ ``I`` with mamba_conv_bias), x_proj ``I*(R+2N)``, dt_proj ``I*R + I``, A_log
+    ``I*N``, D ``I``, out_proj ``I*H`` (in/out biases with mamba_proj_bias). Zamba2's (quirk ``zamba2_blocks``; ``h``
+    = n_mamba_heads, ``C = I + 2*G*N``): in_proj ``H*(I + C + h)``, conv1d ``C*K + C`` (always a bias), dt_bias,
+    A_log, D ``h`` each, gated norm ``I``, out_proj ``I*H`` (biases with add_bias_linear).
+
+    Shared blocks (``A`` = attention_hidden_size, default ``2H``; ``d`` = attention_head_dim, default ``2H/n``):
+    q/k/v from ``A``: ``A*n*d + 2*A*n_kv*d``, o_proj ``n*d*H``, norms ``A + H``; Zamba: one block for all hybrid
+    layers (tied to the first), gated MLP ``3*H*I_ff``; Zamba2: min(num_mem_blocks, hybrids) blocks (the others
+    tied), MLP gate_up ``H*2I_ff`` + down ``I_ff*H`` (+ biases with add_bias_linear); block ``b`` holds a LoRA
+    adapter ``H*r + r*2I_ff`` on gate_up (+ ``3*2*A*r`` on q/k/v with use_shared_attention_adapter; ``r`` =
+    adapter_rank; counted with the MLP and the attention) for each hybrid layer ``i`` with
+    ``i % num_mem_blocks == b``. Without tie_word_embeddings
+    transformers ties nothing (PreTrainedModel.get_expanded_tied_weights_keys), so every hybrid layer keeps its
+    own block, adapters included. Final norm ``H``; lm_head ``V*H`` unless tied (default tied).
+    """
+    m = _entry(f)
+    zamba2 = "zamba2_blocks" in m.quirks
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    kinds = [_LEGACY_LAYER_TYPES.get(k, k) for k in layer_types(f, m, n_layers)]
+    for i, kind in enumerate(kinds):
+        if kind not in ("linear_attention", "hybrid"):
+            raise ConfigError(f"{f.path}layers_block_type[{i}]", kind, "must be linear_attention (mamba) or hybrid")
+    n_hybrid = kinds.count("hybrid")
+    n_q, n_kv = _heads(f)
+    width = f.opt_int("attention_hidden_size") or 2 * hidden
+    d = f.opt_int("attention_head_dim") or 2 * hidden // n_q
+    inter = int(f.get_float("mamba_expand") * hidden)
+    n_state, kernel = f.get_int("mamba_d_state"), f.get_int("mamba_d_conv")
+    ff = f.opt_int("intermediate_size") or 4 * hidden
+    tied = f.get_bool("tie_word_embeddings")    # without it transformers ties nothing, the shared blocks neither
+    attn = width * n_q * d + 2 * width * n_kv * d + n_q * d * hidden
+    if zamba2:
+        heads, bias = f.get_int("n_mamba_heads"), f.get_bool("add_bias_linear")
+        conv = inter + 2 * f.get_int("mamba_ngroups") * n_state
+        mixer = (_linear(hidden, inter + conv + heads, bias) + conv * kernel + conv + 3 * heads
+                 + _linear(inter, hidden, bias))
+        n_mem = f.get_int("num_mem_blocks")
+        n_blocks = min(n_mem, n_hybrid) if tied else n_hybrid
+        rank = f.get_int("adapter_rank")
+        adapter = hidden * rank + rank * 2 * ff
+        if f.get_bool("use_shared_attention_adapter"):
+            adapter += 3 * 2 * width * rank
+        mlp = _linear(hidden, 2 * ff, bias) + _linear(ff, hidden, bias)
+        # block b holds the adapters of the hybrid layers i with i % num_mem_blocks == b (c_b of them)
+        per_block = [len(range(b, n_hybrid, n_mem)) for b in range(min(n_mem, n_hybrid))]
+        n_adapters = sum(per_block) if tied else sum(c * c for c in per_block)
+        t.add("mlp", n_adapters * (hidden * rank + rank * 2 * ff))
+        t.add("attention", n_adapters * (adapter - hidden * rank - rank * 2 * ff))
+        t.add("norms", n_layers * inter)
+    else:
+        rank_value = f.value("mamba_dt_rank")
+        rank = ceil_div(hidden, 16) if rank_value == "auto" else ConfigReader.check_int(
+            f.field_name("mamba_dt_rank"), rank_value)
+        bias = f.get_bool("mamba_proj_bias")
+        mixer = (_linear(hidden, 2 * inter, bias) + inter * kernel + (inter if f.get_bool("mamba_conv_bias") else 0)
+                 + inter * (rank + 2 * n_state) + inter * rank + inter + inter * n_state + inter
+                 + _linear(inter, hidden, bias))
+        n_blocks = min(1, n_hybrid) if tied else n_hybrid
+        mlp = _gated_mlp(hidden, ff)
+    t.add("embedding", vocab * hidden)
+    t.add("mixer", n_layers * mixer)
+    t.add("other", n_hybrid * hidden * hidden)
+    t.add("attention", n_blocks * attn)
+    t.add("mlp", n_blocks * mlp)
+    t.add("norms", n_layers * hidden + n_blocks * (width + hidden) + hidden)
+    _lm_head(f, t, hidden, vocab, tied)
+
+
+def _olmo_hybrid(f: ConfigReader, t: _Tally) -> None:
+    """OLMo Hybrid (transformers/models/olmo_hybrid/modeling_olmo_hybrid.py OlmoHybridAttentionDecoderLayer,
+    OlmoHybridLinearAttentionDecoderLayer, OlmoHybridGatedDeltaNet): :func:`_llama_like` (full q/k norms on the
+    attention layers; two norms per layer of either kind) over the gated-DeltaNet geometry OlmoHybridConfig derives
+    (:func:`kvcalc.model_types.olmo_hybrid_linear`); its q/k/v/g/a/b projections hold what Qwen3-Next's
+    in_proj_qkvz + in_proj_ba do."""
+    _llama_like(olmo_hybrid_linear(f), t)
+
+
+def _glm5_next_vision(v: ConfigReader) -> int:
+    """Glm5NextVisionModel (transformers/models/glm5_next/modeling_glm5_next.py): Conv3d patch embed
+    ``C*t*p*p*H + H``; ``depth`` blocks of 2 RMSNorms ``2H``, qkv ``H*3H`` and proj ``H*H`` (+ ``3H + H`` with
+    attention_bias), q/k norms ``2*d`` (``d = H / num_heads``), gated MLP ``3*H*I`` (+ ``2I + H`` with
+    attention_bias); downsample conv ``H*O*m^2 + O`` (``O`` = out_hidden_size); the patch merger to ``O``
+    (kvcalc.params_vision._glm_merger, context projection_intermediate_size); post RMSNorm ``H``. RoPE only:
+    no position table."""
+    hidden, depth = v.get_int("hidden_size"), v.get_int("depth", "num_hidden_layers")
+    heads, inter = v.get_int("num_heads", "num_attention_heads"), v.get_int("intermediate_size")
+    out = v.get_int("out_hidden_size")
+    d = hidden_per_head(v, hidden, heads)
+    merge, patch, bias = v.get_int("spatial_merge_size"), v.get_int("patch_size"), v.get_bool("attention_bias")
+    n = v.get_int("in_channels") * v.get_int("temporal_patch_size") * patch * patch * hidden + hidden
+    n += depth * (2 * hidden + _linear(hidden, 3 * hidden, bias) + _linear(hidden, hidden, bias) + 2 * d
+                  + 2 * _linear(hidden, inter, bias) + _linear(inter, hidden, bias))
+    return n + hidden * out * merge * merge + out + _glm_merger(out, v.get_int("projection_intermediate_size")) + hidden
+
+
+def _glm5_next(top: ConfigReader, t: _Tally) -> None:
+    """Glm5NextForConditionalGeneration (transformers/models/glm5_next/modeling_glm5_next.py): the glm5_next_text
+    decoder of ``text_config`` (:func:`_kda_hybrid`; a flat config's own top-level fields, which
+    Glm5NextConfig.__post_init__ takes as text_config), the vision tower (:func:`_glm5_next_vision`, the projector
+    inside it); lm_head ``V*H`` unless the top-level tie_word_embeddings (default false) ties it."""
+    text = (_sub(top, "text_config", "glm5_next_text", ("glm5_next_text",)) if top.data.get("text_config") is not None
+            else typed(top, "glm5_next_text"))
+    vision = _sub(top, "vision_config", "glm5_next_vision", ("glm5_next_vision",))
+    _kda_hybrid(text, t, head=False)
+    _lm_head(top, t, text.get_int("hidden_size"), text.get_int("vocab_size"))
+    t.add("vision", _glm5_next_vision(vision))
+
+
+def _zaya(f: ConfigReader, t: _Tally) -> None:
+    """Zaya (transformers/models/zaya/modeling_zaya.py ZayaModel, ZayaDecoderLayer, ZayaCCAProjection, ZayaQKNorm,
+    ZayaRouter, ZayaRouterMLP, ZayaExperts, ZayaResidualScaling). ``V*H`` embedding and the input scale / bias
+    ``2*H`` (other). Per layer: CCA attention (``d`` = head_dim, ``C = (n_q + n_kv)*d``): q_proj ``H*n_q*d``,
+    k_proj ``H*n_kv*d``, v_proj_current and v_proj_delayed ``H*n_kv*d/2`` each, o_proj ``n_q*d*H`` (biases on
+    all with attention_bias), a depthwise conv ``C*k_0 + C`` and a grouped conv (``n_q + n_kv`` groups)
+    ``C*d*k_1 + C`` (``k_0, k_1`` = cca_time0, cca_time1), the q/k norm's temp ``n_kv``; 2 norms ``2*H`` and two
+    residual scalings ``8*H`` (counted as norms, as Doge's); a MoE of ``E`` experts ``3*H*I_e`` and its router
+    (``R`` = router_hidden_size): down_proj ``H*R + R``, router_states_scale ``R`` on every layer but the first,
+    an MLP of a norm ``R`` (norms), fc1 / fc2 ``2*(R*R + R)`` and out_proj ``R*(E+1)`` (a skip expert). Final
+    norm ``H``; lm_head ``V*H`` unless tied (default tied), + a bias ``V`` with lm_head_bias. The balancing
+    biases are buffers.
+    """
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = _heads(f)
+    d, bias = f.get_int("head_dim"), f.get_bool("attention_bias")
+    channels = (n_q + n_kv) * d
+    attn = (_linear(hidden, n_q * d, bias) + _linear(hidden, n_kv * d, bias) + 2 * _linear(hidden, n_kv * d // 2, bias)
+            + _linear(n_q * d, hidden, bias) + channels * f.get_int("cca_time0") + channels
+            + channels * d * f.get_int("cca_time1") + channels + n_kv)
+    n_exp, inter, router = f.get_int("num_experts"), f.get_int("moe_intermediate_size"), f.get_int("router_hidden_size")
+    gate = _linear(hidden, router, True) + 2 * _linear(router, router, True) + router * (n_exp + 1)
+    t.add("embedding", vocab * hidden)
+    t.add("other", 2 * hidden)
+    t.add("attention", n_layers * attn)
+    t.add("norms", n_layers * (2 * hidden + 8 * hidden + router) + hidden)
+    top_k = f.opt_int("num_experts_per_tok")
+    if top_k != 1:      # ZayaConfig.validate_architecture
+        raise ConfigError(f.field_name("num_experts_per_tok"), top_k, "must be 1: transformers' Zaya routes one expert")
+    for i in range(n_layers):
+        t.add("mlp", gate + (router if i else 0))
+        t.experts(3 * hidden * inter, n_exp, top_k, f.field_name("num_experts_per_tok"))
+    _lm_head(f, t, hidden, vocab)
+    if f.get_bool("lm_head_bias"):
+        t.add("lm_head", vocab)
+
+
+_HYB_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "kda_hybrid": _kda_hybrid, "lfm3_vl": _lfm3_vl, "zamba": _zamba, "olmo_hybrid": _olmo_hybrid, "zaya": _zaya,
+    "glm5_next": _glm5_next,
+}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -2488,6 +2824,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     **_VIS1_COUNTERS,
     **_VIS2_COUNTERS,
     **_S2S_COUNTERS,
+    **_HYB_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

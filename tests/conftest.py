@@ -26,6 +26,7 @@ TIERS: dict[str, str] = {
     "test_params_seq2seq": "reference",
     "test_params_ink": "fast", "test_kv_ink": "fast",
     "test_kv_s2s": "fast", "test_params_s2s": "fast",
+    "test_params_hyb": "fast",
     "test_properties": "property",
     "test_hub": "hub", "test_hub_security": "hub", "test_hub_gguf": "hub",
     "test_pages": "pages", "test_hardening": "pages", "test_planner_page": "pages", "test_app_smoke": "pages",

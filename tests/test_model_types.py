@@ -110,9 +110,13 @@ def test_type_alone_reads_transformers_geometry(name):
     # the spec reader refuses these bare configs: Nemotron-H's layer list (_listed_only), JetMoE's
     # num_attention_heads (JetMoeConfig derives it from num_key_value_heads x num_experts_per_tok), HRM's
     # num_hidden_layers (HrmTextConfig rewrites it to the cache-slot count; the counter is given the per-stack 16); p4
-    if name in ("nemotron_h", "jetmoe", "hrm_text"):
+    if name in ("nemotron_h", "jetmoe", "hrm_text", "lfm2_moe"):
         with pytest.raises(ConfigError):
             kvcalc.read_spec({"model_type": name})
+        if name == "lfm2_moe":      # Lfm2MoeConfig's default layer_types is None: transformers builds no model either
+            with pytest.raises(ConfigError):
+                count_params({"model_type": name})
+            return
         count_params({"model_type": name, **({"num_hidden_layers": 16} if name == "hrm_text" else {})})
         return
     if name == "deepseek_v4":       # INK: counted, but its compressed-KV layers are refused by the spec reader

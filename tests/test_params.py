@@ -90,8 +90,10 @@ def _part_of(name: str) -> str:
         return "vision"    # VIS2 (issue 12): Unlimited-OCR's view separator, Muse Spark's audio tower but its norm
     if name.endswith("_residual_gate.gate"):            # VIS2 (issue 12): Muse Spark's MuseSparkResidualGate
         return "other"
-    if last in ("input_residual", "post_attention_residual"):    # Doge's residual scales
-        return "norms"
+    if last in ("input_residual", "post_attention_residual") or re.search(r"_residual_scale\.", name):
+        return "norms"                                            # Doge's and Zaya's residual scales
+    if re.search(r"\.(attn|ffn)_hc\.", name):                     # GLM-5 Next's hyper-connections
+        return "other"
     if last in ("embed_tokens", "embed_tokens_per_layer", "wte", "wpe", "shared", "word_embeddings", "embed_in",
                 "embed_positions", "embeddings",
                 "tok_embeddings") \
@@ -187,12 +189,14 @@ def test_all_defaults_config_matches_transformers(model_type):
     """``{"model_type": ...}`` alone: every counted field comes from the class defaults.
 
     DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route), and HRM's
-    num_hidden_layers has no registry default (HrmTextConfig rewrites it): given here."""
+    num_hidden_layers has no registry default (HrmTextConfig rewrites it), and LFM2-MoE's layer_types has no class
+    default transformers can build: given here."""
     moe = {"num_experts": 128, "top_k_experts": 8, "moe_intermediate_size": 704}  # DiffusionGemma's default_fill (INK)
     extra = {"deepseek_v2": {"num_experts_per_tok": 6}, "hrm_text": {"num_hidden_layers": 16},
              # Dots1Config leaves its experts None (no model builds): the coverage oracle's default_fill
              "dots1": {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6},
-             "diffusion_gemma_text": moe, "diffusion_gemma": {"text_config": moe}}.get(model_type, {})
+             "diffusion_gemma_text": moe, "diffusion_gemma": {"text_config": moe},
+             "lfm2_moe": {"layer_types": ["conv", "conv", "full_attention", "conv"] * 8}}.get(model_type, {})
     _assert_matches_transformers({"model_type": model_type, **extra})
 
 
@@ -578,8 +582,9 @@ def test_defaults_used_are_reported():
 
 
 def test_unsupported_model_type():
-    with pytest.raises(UnsupportedError, match="zamba2"):     # (falcon_mamba is counted since issue 12)
-        count_params({"model_type": "zamba2", "hidden_size": 64})
+    # a type no registry entry names (zamba2, the example before, is counted since issue 12; falcon_mamba too)
+    with pytest.raises(UnsupportedError, match="zamba3"):
+        count_params({"model_type": "zamba3", "hidden_size": 64})
 
 
 def test_missing_model_type():
