@@ -17,6 +17,7 @@ from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
 from kvcalc.verdict import MaxLenSource, Verdict, judge
+from kvcalc.weights import weight_bytes
 
 from . import charts, engine_inputs, exports, inputs, page, paste, state
 from .text import code, md, safe_rows
@@ -155,25 +156,28 @@ def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult
 
 def _given_weights(config: dict[str, Any], choice: inputs.ModelChoice,
                    options: dict[str, Any]) -> dict[str, Any] | None:
-    """For a model kvcalc cannot count (kvcalc.params refuses it) and whose checkpoint size is unknown: a field
-    for the weights per GPU, as the CLI's --weights-gib. Returns the plan option (``weights_gib``), ``{}`` when
-    the model is counted, or None while the field is empty (the page then says what to enter)."""
+    """For a model whose weights kvcalc cannot size (kvcalc.params refuses its parameters, or kvcalc.weights its
+    checkpoint's quantization_config) and whose checkpoint size is unknown: a field for the weights per GPU, as
+    the CLI's --weights-gib. Returns the plan option (``weights_gib``), ``{}`` when the weights are known, or
+    None while the field is empty (the page then says what to enter)."""
     if options.get("runtime") == "llama_cpp" or _extras(choice, options) or options.get("dtype") == "gguf":
         return {}
     try:
         kvcalc.count_params(config)
+        if options.get("dtype") is None:
+            weight_bytes(config)
         return {}
     except KVCalcError as e:
         reason = str(e).split(" (", 1)[0]
     gib = float(st.number_input(
-        "Weights per GPU (GiB): kvcalc cannot count this model's parameters", min_value=0.0, max_value=float(1 << 20),
+        "Weights per GPU (GiB): kvcalc cannot size this model's weights", min_value=0.0, max_value=float(1 << 20),
         value=0.0, step=0.5, **state.bound("wgib"),
         help="The size of the checkpoint's weight files divided by the GPUs (tensor x pipeline parallel); "
              "the plan then marks the weights as given"))
     if gib > 0:
         return {"weights_gib": gib}
-    st.warning(f"{md(reason)}. Enter the weights per GPU above (the checkpoint's size / GPUs) to plan it: the KV "
-               "cache and everything else are computed from the config as usual.")
+    st.warning(f"{md(reason)}. Enter the weights per GPU above (the checkpoint's size / GPUs), or choose a weights "
+               "dtype, to plan it: the KV cache and everything else are computed from the config as usual.")
     return None
 
 

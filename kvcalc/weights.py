@@ -86,8 +86,12 @@ class _Scheme:
 
 
 def _config_scheme(top: ConfigReader, model_dtype_bits: int) -> _Scheme | None:
-    """The storage format the config's ``quantization_config`` declares, or None."""
+    """The storage format the config's ``quantization_config`` declares, or None. A wrapper's checkpoint may
+    declare it in its ``text_config`` (Kimi-K2.5: compressed-tensors there, none at the top level): read there
+    too, never ignored."""
     q = top.sub("quantization_config")
+    if q is None and isinstance(top.data.get("text_config"), Mapping):
+        q = top.sub("text_config").sub("quantization_config")   # type: ignore[union-attr]
     if q is None:
         return None
     method = str(q.raw("quant_method", default="") or "").lower()

@@ -103,3 +103,20 @@ def test_uncountable_hub_model_plans_with_its_checkpoint_size():
     assert any("as given (checkpoint size)" in w for w in p.warnings)
     with pytest.raises(kvcalc.UnsupportedError, match="weights_gib"):     # a chosen dtype re-quantizes: no size
         kvcalc.plan(cfg, gpu="h100-sxm", runtime="ideal", checkpoint_bytes=3 * GiB, dtype="int4")
+
+
+def test_a_wrappers_quantization_config_in_its_text_config_is_read():
+    """Kimi-K2.5's checkpoint declares compressed-tensors int4 in text_config only (AIC copy of its config.json):
+    before, kvcalc read the top level only and sized the 1T parameters as bf16, labelled exact."""
+    from kvcalc.errors import UnsupportedError
+    from kvcalc.weights import weight_bytes
+
+    text = {"model_type": "llama", "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000}
+    wrapped = {"model_type": "llava", "text_config": {**text, "quantization_config": {
+        "quant_method": "compressed-tensors", "format": "pack-quantized"}}}
+    with pytest.raises(UnsupportedError, match="compressed-tensors"):
+        weight_bytes(wrapped)
+    gptq = {**text, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}}
+    nested = {"model_type": "llava", "text_config": {**gptq}}
+    assert "gptq 4-bit" in weight_bytes(nested).scheme
