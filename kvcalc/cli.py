@@ -438,6 +438,16 @@ def _speed_lines(e: Any) -> list[str]:
     return lines
 
 
+def _verdict_line(d: Any, p: Any) -> str:
+    """The Planner's verdict for a plan that does not fit as given (kvcalc.verdict.judge): its sentence and
+    fix, e.g. "Fits if you serve with --max-model-len 208832 ..." when only vLLM's default max_model_len does
+    not fit. The CLI keeps max_model_len as given (or vLLM's default); the verdict says what would fit."""
+    from .verdict import judge
+
+    v = judge(d, p, "given" if d.max_model_len else "model")
+    return v.sentence + (f"; fix: {v.fix}" if v.fix else "")
+
+
 def _plan_command(args: argparse.Namespace) -> str:
     from .capacity import deploy, plan
     from .speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY, estimate_speed
@@ -480,12 +490,15 @@ def _plan_command(args: argparse.Namespace) -> str:
         f"total per GPU     {fmt(p.total_bytes):>14}   (budget {fmt(p.budget_bytes)})",
         "",
         f"fits: {'yes' if p.fits else 'NO'}",
+        *([] if p.fits else [f"verdict: {_verdict_line(deployment, p)}"]),
         f"longest context at batch {p.batch:,}: {p.max_context:,} tokens" if p.max_context else
         f"longest context at batch {p.batch:,}: nothing fits",
         f"largest batch at {p.context:,} tokens: {p.max_batch:,}" if p.max_batch else
         f"largest batch at {p.context:,} tokens: nothing fits",
         f"fewest GPUs of this type: {p.min_gpus}" if p.min_gpus else
         "fewest GPUs of this type: not one (llama.cpp's multi-GPU split is not modelled)" if p.runtime == "llama_cpp"
+        else f"fewest GPUs of this type: no count helps (the context is over the model's maximum "
+             f"{p.model_max_context:,})" if p.model_max_context and p.context > p.model_max_context
         else "fewest GPUs of this type: more than 64",
         f"binding constraint: {p.binding_constraint}",
     ]

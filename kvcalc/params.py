@@ -124,7 +124,8 @@ class ParamCount:
         """A placeholder for a model kvcalc cannot count (every part 0, ``quality="estimated"``):
         a plan then takes its weights from the user (:func:`kvcalc.weights.given_weights`)."""
         return cls(model_type=model_type, total=0, embedding=0, lm_head=0, attention=0, mlp=0, norms=0, mixer=0,
-                   vision=0, other=0, tied_embeddings=False, moe_experts=0, active_count=0, quality="estimated")
+                   vision=0, other=0, tied_embeddings=False, moe_experts=0, active_count=None, quality="estimated",
+                   active_reason="parameters not counted (the weights were given as bytes): no FLOP count")
 
 
 # --------------------------------------------------------------------------- reading
