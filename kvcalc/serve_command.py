@@ -97,7 +97,9 @@ def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> S
             words += ["--kv-cache-dtype", d.kv_dtype]
         else:
             notes.append(f"KV cache {d.kv_dtype}: not a vLLM --kv-cache-dtype (use fp8 or auto)")
-    block = None if o.block_size is None or _default_block(d) == o.block_size else o.block_size
+    # a --block-size that changes nothing is left out: vLLM's default, or one a hybrid model's page alignment
+    # raises to the same block anyway (kvcalc.vllm.hybrid: Qwen3.5's 16 -> 832)
+    block = None if o.block_size is None or _default_block(d) == d.vllm_plan().block_size else o.block_size
     for flag, value in (("--block-size", block), ("--max-num-seqs", o.max_num_seqs),
                         ("--max-num-batched-tokens", o.max_num_batched_tokens),
                         ("--kv-cache-memory-bytes", o.kv_cache_memory)):
