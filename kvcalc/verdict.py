@@ -28,6 +28,7 @@ from .deployment import Deployment
 from .plan import PlanResult, fits
 from .solve import largest_true
 from .units import GiB
+from .vllm.activation import estimate_activation_bytes
 
 State = Literal["fits", "fits_if", "does_not_fit"]
 MaxLenSource = Literal["given", "context", "model"]
@@ -104,6 +105,21 @@ TP_FLAGS = {"vllm": "--tensor-parallel-size", "sglang": "--tp", "tensorrt_llm": 
 """Each engine's own tensor-parallel flag (vllm/engine/arg_utils.py, sglang server_args.py, trtllm-serve serve.py)."""
 
 
+def _sampler_fix(d: Deployment) -> str:
+    """Under vLLM, when its profiling run's sampler warm-up (one dummy request per ``max_num_seqs``,
+    kvcalc.vllm.activation) is the activation peak: the smaller ``--max-num-seqs`` that frees it."""
+    if d.runtime != "vllm":
+        return ""
+    vp = d.vllm_plan()
+    est = estimate_activation_bytes(d.spec, max_num_batched_tokens=vp.max_num_batched_tokens,
+                                    max_num_seqs=vp.max_num_seqs, dtype=d.dtype, tensor_parallel_size=d.tp,
+                                    intermediate_size=d.spec.mlp_width)
+    if not vp.activation_estimated or est.sampler_bytes <= est.forward_bytes:
+        return ""
+    return (f"; or a smaller --max-num-seqs (vLLM's sampler warm-up for {vp.max_num_seqs:,} requests reserves "
+            f"{gib(est.sampler_bytes)}, its forward pass {gib(est.forward_bytes)})")
+
+
 def _fewest(d: Deployment, p: PlanResult) -> str:
     n = p.min_gpus
     if d.runtime == "llama_cpp":
@@ -159,9 +175,10 @@ def judge(d: Deployment, p: PlanResult, max_model_len_source: MaxLenSource = "gi
     else:
         free = p.available_kv_bytes if p.available_kv_bytes is not None else \
             p.budget_bytes - p.weights_bytes - p.overhead_bytes
-        why = (f"weights alone need {gib(p.weights_bytes)} per GPU, leaving {gib(max(free, 0))} for the KV cache; "
-               f"one sequence of {ctx:,} tokens needs {gib(p.kv_bytes // max(batch, 1))}")
+        why = (f"weights alone need {gib(p.weights_bytes)} per GPU, the runtime's own reservations "
+               f"{gib(p.overhead_bytes)} more, leaving {gib(max(free, 0))} for the KV cache; one sequence of {ctx:,} "
+               f"tokens needs {gib(p.kv_bytes // max(batch, 1))}")
     shorter = f"; on {d.gpus:,} GPU(s) at most {longest:,} tokens per sequence at batch {batch:,}" if longest else ""
     more = _more_gpus(d, p)
-    fix = (more[len(", or "):] if more else "more GPUs or a smaller model") + shorter
+    fix = (more[len(", or "):] if more else "more GPUs or a smaller model") + shorter + _sampler_fix(d)
     return Verdict("does_not_fit", f"Does not fit: {why}; {_fewest(d, p)}", fix, mml, note, longest, None)

@@ -125,3 +125,15 @@ def test_a_context_past_the_model_s_maximum_is_refused_in_words():
     assert v.fix == "lower the context to at most 131,072 tokens"
     v, _ = verdict(LLAMA8, 1, 131_073, gpu="h100-sxm", runtime="ideal")
     assert v.sentence == "Does not fit: 131,073 tokens is more than the model's maximum context 131,072"
+
+
+def test_sampler_warm_up_is_named_when_it_is_the_activation_peak():
+    """Qwen3.5-35B-A3B (bundled) on one H100 at 32k: vLLM 0.33's profiling run samples max_num_seqs = 1,024
+    dummy requests (vllm/v1/worker/gpu_model_runner.py _dummy_sampler_run; kvcalc.vllm.activation), which
+    outweighs its 8,192-token forward pass; the fix names --max-num-seqs besides more GPUs."""
+    v, d = verdict("Qwen/Qwen3.5-35B-A3B", 1, 32768, "context", gpu="h100-sxm", max_model_len=32768)
+    assert v.state == "does_not_fit" and "the runtime's own reservations" in v.sentence
+    assert "a smaller --max-num-seqs (vLLM's sampler warm-up for 1,024 requests" in v.fix
+    fixed, _ = verdict("Qwen/Qwen3.5-35B-A3B", 1, 32768, "context", gpu="h100-sxm",
+                       max_model_len=32768, max_num_seqs=128)
+    assert fixed.state == "fits"
