@@ -225,8 +225,9 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     assumptions = [f"efficiency: {bandwidth_efficiency:.0%} of the memory bandwidth, {compute_efficiency:.0%} of the "
                    "dense bf16 tensor rate (defaults from published measurements; kvcalc.speed_reference)"]
     if experts is not None:
-        assumptions.append(f"MoE: uniform routing, {top_k} of {num_experts} experts per token; {batch} tokens "
-                           f"activate {experts:.1f} experts per layer on average")
+        assumptions.append(f"MoE: uniform routing, {top_k} of {num_experts} experts per token; {batch} "
+                           f"token{'s' if batch != 1 else ''} activate{'s' if batch == 1 else ''} {experts:.1f} "
+                           "experts per layer on average")
     elif params.moe_experts:
         assumptions.append("MoE: expert count or top-k not found in the config; every expert assumed read each step")
     if d.weights.scheme not in ("bfloat16", "float16", "float32") and not d.weights.scheme.startswith(("bfloat16",

@@ -20,6 +20,7 @@ quantizers above leave them.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -215,5 +216,5 @@ def plan_weights(config: Mapping[str, Any], dtype: str | None, given_bytes: int 
         if given_bytes is None:
             raise UnsupportedError(f"{e}; give the measured weights (weights_gib, --weights-gib GiB per GPU) "
                                    "to plan this model anyway") from None
-        reason = str(e).split(": ", 1)[-1].split(" (supported:")[0][:200]
+        reason = re.split(r" \(\d+ model types are counted", str(e).split(": ", 1)[-1])[0][:200]
         return given_weights(config, given_bytes, reason, source)

@@ -375,7 +375,9 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
         notes.append(f"speculative decoding: {draft_layers} drafter KV layer(s) on the last stage; "
                      "their weights are not counted")
     if tp > 1:
-        notes.append(f"KV heads per rank = max(1, kv_heads // {tp}); MLA latents are not split")
+        latent = any(a.latent_dim for layer in spec.layers for a in layer.attention)
+        notes.append(f"KV heads per rank = max(1, kv_heads // {tp})"
+                     + ("; MLA latents are not split" if latent else ""))
 
     bi = stages.index(binding_worker)
     plan = VllmMemoryPlan(
