@@ -588,13 +588,6 @@ _ENCODER_DECODER = ("blenderbot_small",)
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
 _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its types moved to the MOE block
 
-# Types whose transformers 5.24 cache the generic rules reproduce exactly: tests/test_transformers_coverage.py
-# replays each one's measured cache (tests/fixtures/transformers_5_24_coverage.json). Nothing of their own
-# beyond the decoder a wrapper holds in its text_config.
-_VERIFIED_DECODERS = (
-)
-_VERIFIED_WRAPPERS = {
-}
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
 # Parameter families in kvcalc.params_seq2seq ("bart") and kvcalc.params ("t5"); the KV cache of every
@@ -1763,7 +1756,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         n_routed_experts=256)),
     *(ModelType(name) for name in _PLAIN_DECODERS),
     *_MOE_ENTRIES,
-    *(ModelType(name) for name in _VERIFIED_DECODERS),
     # ---- INK (issue 12): decoders and wrappers matched against transformers 5.24's meta-device counts
     # Cohere Compass (modeling_cohere_compass.py): Cohere-2's modules (one weight-only LayerNorm per layer, no
     # biases, all layers full attention by default); the wrapper holds a Qwen3-VL vision tower
@@ -1814,7 +1806,6 @@ _ENTRIES: tuple[ModelType, ...] = (
         attn_type="vanilla")),
     ModelType("cohere_compass_vision", kind="no_cache",
               defaults=_d(_QWEN3_VISION, deepstack_visual_indexes=(8, 16, 24))),
-    *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), params="gemma3n_text", defaults=_d(
         sliding_window=512, num_kv_shared_layers=15, head_dim=256,
@@ -2036,8 +2027,6 @@ _ENTRIES: tuple[ModelType, ...] = (
                           num_hidden_layers=12, num_attention_heads=10, num_key_value_heads=10, sliding_window=128,
                           n_routed_experts=64, n_shared_experts=2, num_experts_per_tok=6, moe_intermediate_size=896,
                           first_k_dense_replace=1)),
-    *(ModelType(name, text_type=text) for name, text in (
-    )),
     # HYB (issue 12): LFM3-VL, counted by kvcalc.params._lfm3_vl (Lfm3VlConfig / Lfm3VlVisionConfig defaults)
     ModelType("lfm3_vl", text_type="lfm3", params="lfm3_vl", defaults=_d(
         tie_word_embeddings=True, projector_hidden_size=4096, projector_bias=True)),
