@@ -1351,13 +1351,13 @@ def _hy_v4(f: ConfigReader, t: _Tally) -> None:
     indexer_types layers; mlp_layer_types, default dense first layer), plus per attention layer gate_proj
     ``H*n*v`` and ``n`` sinks; per layer two hyper-connections (attn_hc, ffn_hc; ``m`` = hc_mult) of fn
     ``2m*m*H``, base ``2m`` and scale ``2``; the model's hc_head: hc_fn ``m*m*H``, hc_base ``m``, hc_scale ``1``
-    (attn_hc counted as attention, ffn_hc and hc_head as other)."""
+    (the hyper-connections and hc_head counted as other, as GLM-5 Next's)."""
     _deepseek(f, t)
     hidden, n_layers = f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n, v, m = f.get_int("num_attention_heads"), f.get_int("v_head_dim"), f.get_int("hc_mult")
     hc = 2 * m * m * hidden + 2 * m + 2
-    t.add("attention", n_layers * (hidden * n * v + n + hc))
-    t.add("other", n_layers * hc + m * m * hidden + m + 1)
+    t.add("attention", n_layers * (hidden * n * v + n))
+    t.add("other", n_layers * 2 * hc + m * m * hidden + m + 1)
 
 
 # Dots3NoteTextConfig.__post_init__: the sliding layers' MLA geometry when the config gives no per_layer_config
@@ -1854,7 +1854,7 @@ def _diffusion_gemma(f: ConfigReader, t: _Tally) -> None:
     count_wrapper`: the diffusion_gemma_text decoder by :func:`_gemma4_text` with its MoE block always on and
     no v_proj on full layers, the Gemma 4 vision tower and embed_vision), plus the decoder's
     DiffusionGemmaSelfConditioning: gate / up ``H*I``, down ``I*H`` and pre_norm ``H`` (post_norm has no scale);
-    the projector (encoder.embed_vision) is counted as ``other``, outside the tower.
+    the projector (encoder.embed_vision) is counted with the vision tower, as Gemma 4's.
     With tie_word_embeddings false transformers ties nothing (``_tied_weights_keys`` apply only when tying):
     the decoder then holds its own copy of the embedding, layers and final norm."""
     count_wrapper(f, t, _Tally, _COUNTERS)
@@ -1862,10 +1862,6 @@ def _diffusion_gemma(f: ConfigReader, t: _Tally) -> None:
     hidden = text.get_int("hidden_size")
     t.add("other", _gated_mlp(hidden, text.get_int("intermediate_size")))
     t.add("norms", hidden)                                  # self_conditioning.pre_norm
-    # encoder.embed_vision (the Gemma 4 projector count_wrapper put in vision) sits outside the tower: "other"
-    projector = _sub_config(f, "vision_config", "gemma4_vision", {}).get_int("hidden_size") * hidden
-    t.parts["vision"] -= projector
-    t.add("other", projector)
     if not t.tied:
         copy = _Tally()
         _gemma4_text(text, copy)
@@ -2120,8 +2116,7 @@ def _deepseek_v4(f: ConfigReader, t: _Tally) -> None:
             t.add("norms", d + d_i)
         t.add("mlp", n_exp * hidden + _gated_mlp(hidden, exp_inter, mlp_bias))
         t.experts(3 * hidden * exp_inter, n_exp, f.opt_int("num_experts_per_tok"), f.field_name("num_experts_per_tok"))
-        t.add("attention", mix * hc * hidden + mix + 3)     # attn_hc
-        t.add("other", mix * hc * hidden + mix + 3)         # ffn_hc
+        t.add("other", 2 * (mix * hc * hidden + mix + 3))   # attn_hc and ffn_hc (hyper-connections: other)
     t.add("norms", hidden)
     t.add("other", hc * hc * hidden + hc + 1)
     _lm_head(f, t, hidden, vocab)

@@ -622,3 +622,24 @@ def test_removed_architectures_are_refused_or_served_by_the_transformers_backend
         served_note(["BambaForCausalLM"], bamba, "0.33")
     assert served_note(["LlamaForCausalLM"], persimmon, "0.33") is None
     assert REMOVED["MllamaForConditionalGeneration"] == "0.10.2"
+
+
+def test_encoder_decoders_but_whisper_are_refused_under_vllm_0_33():
+    """vLLM 0.33 registers Whisper and NemotronParse as its encoder-decoders; BART / mBART / Florence-2 are
+    out-of-tree (bart-plugin) and the Transformers backend fails on T5 / BART (the oracle: "Argument position_ids
+    not found in the forward method of T5Stack")."""
+    import kvcalc
+    from kvcalc.catalog import bundled_config
+
+    with pytest.raises(UnsupportedError, match="serves no encoder-decoder model but Whisper"):
+        kvcalc.deploy(bundled_config("google-t5/t5-small"), runtime="vllm")
+    kvcalc.deploy(bundled_config("google-t5/t5-small"), runtime="transformers")
+    bart = {"model_type": "bart", "architectures": ["BartForConditionalGeneration"], "d_model": 256,
+            "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4, "decoder_attention_heads": 4,
+            "vocab_size": 1000, "max_position_embeddings": 1024}
+    with pytest.raises(UnsupportedError, match="bart-plugin"):
+        kvcalc.deploy(bart, runtime="vllm", weights_gib=1)
+    whisper = {"model_type": "whisper", "architectures": ["WhisperForConditionalGeneration"], "d_model": 384,
+               "encoder_layers": 4, "decoder_layers": 4, "encoder_attention_heads": 6, "decoder_attention_heads": 6,
+               "vocab_size": 51865, "max_source_positions": 1500, "max_target_positions": 448}
+    kvcalc.deploy(whisper, runtime="vllm", weights_gib=1)

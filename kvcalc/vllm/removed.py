@@ -9,6 +9,11 @@ interface (``_supports_attention_backend``), else vLLM refuses it at startup wit
 supported in vLLM until vY, and is not supported anymore." Checked with the oracle (tests/oracles/vllm_oracle.py):
 MptForCausalLM is refused; PersimmonForCausalLM is taken by the Transformers backend; BambaForCausalLM's
 mamba layers cannot dispatch through it ("does not dispatch through the Transformers attention interface").
+
+Encoder-decoders: vLLM 0.33 implements Whisper and NemotronParse only; BART, mBART and Florence-2 are
+``_OOT_SUPPORTED_MODELS`` (the out-of-tree https://github.com/vllm-project/bart-plugin); T5 and BART given to
+the Transformers backend fail while the model is built (the oracle, t5-small and BartConfig(): "Argument
+position_ids not found in the forward method of T5Stack / BartDecoder").
 """
 from __future__ import annotations
 
@@ -47,6 +52,14 @@ TRANSFORMERS_BACKEND = frozenset({
 others are remote code or False (BambaForCausalLM, MptForCausalLM)."""
 
 
+VLLM_ENCODER_DECODERS = frozenset({"WhisperForConditionalGeneration", "NemotronParseForConditionalGeneration"})
+"""The encoder-decoder architectures vLLM 0.33 registers itself (model_executor/models/registry.py)."""
+
+OUT_OF_TREE = frozenset({"BartModel", "BartForConditionalGeneration", "Florence2ForConditionalGeneration",
+                         "MBartForConditionalGeneration"})
+"""vLLM 0.33's ``_OOT_SUPPORTED_MODELS``: served only with the bart-plugin installed (not modelled here)."""
+
+
 def _version(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split("."))
 
@@ -55,6 +68,14 @@ def served_note(architectures: Sequence[str], spec: ModelSpec, vllm_version: str
     """None when vLLM implements the model itself (or the config names no architecture); a warning when vLLM
     0.33 serves it through its Transformers backend; UnsupportedError, in vLLM's words, when it refuses it.
     The 0.10 rules predate every removal here but Phi3Small's (last in 0.9.2)."""
+    if spec.is_encoder_decoder and vllm_version != "0.10" and spec.model_type != "whisper" \
+            and not VLLM_ENCODER_DECODERS & set(architectures):
+        plugin = next((a for a in architectures if a in OUT_OF_TREE), None)
+        how = (f"{plugin} only through the out-of-tree bart-plugin (https://github.com/vllm-project/bart-plugin), "
+               "whose cache kvcalc does not model" if plugin else
+               "its Transformers backend fails to build encoder-decoder models (T5Stack / BartDecoder)")
+        raise UnsupportedError(f"vLLM {vllm_version} serves no encoder-decoder model but Whisper and NemotronParse "
+                               f"({how}); plan it with runtime 'transformers'")
     for arch in architectures:
         last = REMOVED.get(arch)
         if last is None or (vllm_version == "0.10" and _version(last) >= (0, 10)):
