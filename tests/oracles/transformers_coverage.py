@@ -23,6 +23,12 @@ The result goes to tests/fixtures/transformers_5_24_coverage.json (see ``FORMAT`
     python tests/oracles/transformers_coverage.py --sample 5 # re-measure 5 types, compare, exit 1 on drift
 
 Needs the dev stack: torch 2.13 (CPU) and transformers 5.24.0. No network: nothing is downloaded.
+The three types with a timm vision tower (fast_vlm, gemma3n, perception_lm: TimmWrapperModel) also need
+timm, which imports torchvision; PyPI's torchvision 0.28.0 (the one for torch 2.13) is a CUDA build that
+cannot load against the CPU torch (its _C.so links libtorch_cuda), so they are measured in a separate
+environment with PyPI's CUDA build of torch 2.13.0 (run on CPU), torchvision 0.28.0 and timm 1.0.31;
+each record names its torch build. timm is therefore not in requirements-dev.txt: installing it there
+would leave `import torchvision` broken beside the CPU torch.
 """
 from __future__ import annotations
 
@@ -188,6 +194,12 @@ TWEAKS: dict[str, dict[str, Any]] = {
     "cohere_compass_text": {"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}},
     "cohere_compass": {"text_config": {"rope_parameters": {"full_attention": {"rope_type": "default",
                                                                                "rope_theta": 10000.0}}}},
+    # PerceptionLMConfig's default timm tower (resnet50, model_args None) cannot be built: the projector reads
+    # vision_config.model_args["embed_dim"] (modeling_perception_lm.py); the tiny model gets the smallest
+    # Perception Encoder ViT timm ships, narrowed like any width (the cache is the text model's either way)
+    "perception_lm": {"vision_config": {"architecture": "vit_pe_core_tiny_patch16_384",
+                                        "model_args": {"embed_dim": H, "depth": 1, "num_heads": 4,
+                                                       "img_size": [32, 32]}}},
     "chameleon": {"vocabulary_map": {"<image>": 8711}},      # ChameleonImageVocabularyMapping needs a map
     "emu3": {"vocabulary_map": {"<image>": 151851}},
     "reformer": {"is_decoder": True},                         # ReformerModelWithLMHead asserts it
@@ -310,7 +322,10 @@ def shrink(config: Any, rules: Rules) -> dict[str, Any]:
         except Exception:  # noqa: BLE001 - 5.x per-layer attributes refuse a global read
             v = full[k]
         if _is_config(v):
-            out[k] = shrink(v, rules)
+            # a timm backbone (TimmWrapperConfig) is built by timm from `architecture` + `model_args`: its
+            # widths are no config fields, so it is kept as the default has it (the projector reads its
+            # hidden_size, the timm model's feature width)
+            out[k] = v.to_dict() if v.model_type == "timm_wrapper" else shrink(v, rules)
             continue
         if k not in fields or k in ("transformers_version", "architectures", "dtype"):
             continue
@@ -525,7 +540,9 @@ def measure(model_type: str) -> dict[str, Any]:
     from cache_probe import layer_storage_bytes, storage_bytes
 
     start = time.monotonic()
-    rec: dict[str, Any] = {"status": "measured", "class": class_name(model_type)}
+    # the torch build per record: timm types are measured where a torchvision matching torch 2.13 loads
+    # (a CUDA build of torch 2.13.0, run on CPU), the rest with the CPU build
+    rec: dict[str, Any] = {"status": "measured", "class": class_name(model_type), "torch": torch.__version__}
     cls = model_class(model_type)
     errors: list[str] = []
     # bfloat16 first (shows which states stay float32); float32 where a bf16 model cannot run on CPU
@@ -650,7 +667,10 @@ def save(path: str, data: dict[str, Any]) -> None:
 def run(path: str, only: list[str], restart: bool) -> None:
     data = {} if restart else load(path)
     types = data.get("types", {})
+    kept = data.get("torch")
     data.update(header())
+    if kept and kept.split("+")[0] == data["torch"].split("+")[0]:
+        data["torch"] = kept     # the bulk's build; a record measured with another build names its own
     # resume: a type already in the file is kept, a crash marker included (re-measure it with --only)
     todo = only or [mt for mt in all_types() if mt not in types]
     for mt in todo:
