@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
-from .model_types import ModelType, lookup, typed
+from .model_types import T5_STYLE, ModelType, lookup, typed
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -535,11 +535,11 @@ def _vision_tokens(top: ConfigReader) -> int | None:
 # ----------------------------------------------------------------------------- encoder-decoder
 def _encoder_decoder(top: ConfigReader, mt: str, dtype: str | None) -> ModelSpec:
     """Decoder self-attention (grows with generated tokens) + cross-attention (encoder tokens)."""
-    if mt in ("t5", "mt5", "umt5", "longt5", "switch_transformers"):
+    if mt in ("t5", "mt5", "umt5", "longt5", "switch_transformers") + T5_STYLE:
         n = top.opt_int("num_decoder_layers", "num_layers") or top.get_int("num_layers")
         heads = top.get_int("num_heads")
         head_dim = top.get_int("d_kv")
-        hidden = top.get_int("d_model")
+        hidden = top.get_int("hidden_size")    # d_model (T5); Pix2Struct's text model names it hidden_size
         default_enc = None
     else:
         n = top.get_int("decoder_layers", "num_decoder_layers")   # ProphetNet: num_decoder_*

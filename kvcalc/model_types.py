@@ -499,6 +499,21 @@ _VERIFIED_WRAPPERS = {
     "deepseek_ocr2": "deepseek_ocr2_text", "hunyuan_vl": "hunyuan_vl_text", "hy_v4_vl": "hy_v4_vl_text",
 }
 
+# ORA (issue 12): types first measured by the coverage oracle with their real image / audio inputs
+# (tests/oracles/transformers_coverage.py MEDIA) whose cache the generic rules reproduce exactly: IDEFICS's
+# Llama-style decoder (its gated cross-attention runs with cache=None, modeling_idefics.py), Voxtral
+# Realtime's text decoder (the audio embeddings are added to the token embeddings; the audio encoder's
+# streaming caches are separate Cache objects, not the text model's).
+_ORA_DECODERS = ("idefics", "voxtral_realtime_text")
+_ORA_WRAPPERS = {"voxtral_realtime": "voxtral_realtime_text"}
+# Encoder-decoders with an image encoder, measured with their images (encoder tokens: the encoder's output
+# length). UDOP (top level) and Pix2Struct's text model are T5 stacks (num_layers / num_heads / d_kv:
+# UdopStack, Pix2StructTextModel); PP-FormulaNet's text model is an mBART-style decoder (decoder_layers /
+# decoder_attention_heads / d_model: PPFormulaNetTextModel). Each decoder layer caches self-attention K/V
+# and the cross-attention K/V of the encoder tokens (EncoderDecoderCache).
+T5_STYLE = ("udop", "pix2struct_text_model")
+_ORA_ENCODER_DECODERS = ("udop", "pix2struct", "pix2struct_text_model", "pp_formulanet", "pp_formulanet_text")
+
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
 # Parameter families in kvcalc.params_seq2seq ("bart") and kvcalc.params ("t5"); the KV cache of every
 # one is read by kvcalc.architectures' encoder-decoder rule. Defaults: transformers 5.24 config classes.
@@ -1220,6 +1235,9 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name) for name in _PLAIN_DECODERS),
     *(ModelType(name) for name in _VERIFIED_DECODERS),
     *(ModelType(name, text_type=text) for name, text in _VERIFIED_WRAPPERS.items()),
+    *(ModelType(name) for name in _ORA_DECODERS),                                   # ORA
+    *(ModelType(name, text_type=text) for name, text in _ORA_WRAPPERS.items()),    # ORA
+    *(ModelType(name, kind="encoder_decoder") for name in _ORA_ENCODER_DECODERS),  # ORA
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), params="gemma3n_text", defaults=_d(
         sliding_window=512, num_kv_shared_layers=15, head_dim=256,
