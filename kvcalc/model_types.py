@@ -503,9 +503,12 @@ _VERIFIED_WRAPPERS = {
 # (tests/oracles/transformers_coverage.py MEDIA) whose cache the generic rules reproduce exactly: IDEFICS's
 # Llama-style decoder (its gated cross-attention runs with cache=None, modeling_idefics.py), Voxtral
 # Realtime's text decoder (the audio embeddings are added to the token embeddings; the audio encoder's
-# streaming caches are separate Cache objects, not the text model's).
-_ORA_DECODERS = ("idefics", "voxtral_realtime_text")
-_ORA_WRAPPERS = {"voxtral_realtime": "voxtral_realtime_text"}
+# streaming caches are separate Cache objects, not the text model's), the Qwen2.5-Omni / Qwen3-Omni thinkers'
+# text decoders (head_dim = hidden_size / heads when the config has none: Qwen3OmniMoeThinkerTextAttention's
+# getattr fallback).
+_ORA_DECODERS = ("idefics", "voxtral_realtime_text", "qwen2_5_omni_text", "qwen3_omni_moe_text")
+_ORA_WRAPPERS = {"voxtral_realtime": "voxtral_realtime_text", "qwen2_5_omni_thinker": "qwen2_5_omni_text",
+                 "qwen3_omni_moe_thinker": "qwen3_omni_moe_text"}
 # Encoder-decoders with an image encoder, measured with their images (encoder tokens: the encoder's output
 # length). UDOP (top level) and Pix2Struct's text model are T5 stacks (num_layers / num_heads / d_kv:
 # UdopStack, Pix2StructTextModel); PP-FormulaNet's text model is an mBART-style decoder (decoder_layers /

@@ -212,6 +212,12 @@ TWEAKS: dict[str, dict[str, Any]] = {
     "pp_formulanet": {"vision_config": {"image_size": 64}},
     "udop": {"image_size": 32},
     "whisper": {"max_source_positions": 8},     # the encoder's output length (1500 by default)
+    # Qwen2_5OmniThinkerConfig / Qwen3OmniMoeThinkerConfig lack vision_start_token_id, which the thinker's
+    # get_rope_index reads: <|vision_start|>, 151652, as the Talker config's default names it; their M-RoPE
+    # falls back to mrope_section [16, 24, 24] (half of head_dim 128): head_dim 16 needs 8
+    **{mt: {"vision_start_token_id": 151652, "text_config": {"rope_parameters": {
+        "rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [2, 3, 3]}}}
+       for mt in ("qwen2_5_omni_thinker", "qwen3_omni_moe_thinker")},
     "chameleon": {"vocabulary_map": {"<image>": 8711}},      # ChameleonImageVocabularyMapping needs a map
     "emu3": {"vocabulary_map": {"<image>": 151851}},
     "reformer": {"is_decoder": True},                         # ReformerModelWithLMHead asserts it
@@ -666,7 +672,33 @@ def _voxtral_realtime(model: Any, batch: int, prefill: int, gen: Any) -> Media:
     return Media({"input_features": features}, None, step, {"input_features": list(features.shape)})
 
 
+def _omni_thinker(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """Qwen2.5-Omni / Qwen3-Omni thinkers, text only: a plain forward (no cache_position, no rope_deltas)
+    recomputes the 3-D M-RoPE positions from the whole attention mask, so each decode step gets its
+    position explicitly: a text-only prompt's three rows (temporal, height, width) are all the token's
+    index (get_rope_index: rope_deltas 0 without media)."""
+    import torch
+
+    seen = [prefill]
+
+    def step(out: Any) -> dict[str, Any]:
+        seen[0] += 1
+        return {"position_ids": torch.full((3, batch, 1), seen[0] - 1, dtype=torch.long)}
+
+    return Media({}, None, step, {})
+
+
+def _cpmant(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """CPM-Ant: its forward puts ``prompt_length`` learned prompt tokens before the input and recomputes
+    the whole sequence on every call, keeping only the positions past the cache (CpmAntModel.forward:
+    hidden_states[:, past_length:]), so a decode step would take the full sequence again; the cache is
+    read after the prefill (prompt_length + prefill tokens in every layer)."""
+    return Media({}, None, None, {"prompt_tokens": model.config.prompt_length})
+
+
 MEDIA: dict[str, Any] = {
+    "cpmant": _cpmant,
+    "qwen2_5_omni_thinker": _omni_thinker, "qwen3_omni_moe_thinker": _omni_thinker,
     "blip-2": _blip, "instructblip": _blip, "instructblipvideo": _blip, "idefics": _idefics, "kosmos-2": _kosmos2,
     "mllama": _mllama, "trocr": _encoder_states, "whisper": _encoder_states, "pix2struct": _pix2struct,
     "pp_formulanet": _pixels, "vision-encoder-decoder": _pixels, "udop": _udop, "voxtral_realtime": _voxtral_realtime,
