@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
-from .model_types import T5_STYLE, ModelType, lookup, typed
+from .model_types import CROSS_ATTENTION_DECODERS, T5_STYLE, ModelType, lookup, typed
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -58,6 +58,8 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         inner = lookup(text.get_str("model_type", default="")) if text is not None else None
         if text is not None and inner is not None and inner.kind == "encoder_decoder":   # Florence-2: a BART
             return _encoder_decoder(text, inner.name, dtype)
+        if entry is not None and "nested_decoder" in entry.quirks:
+            return _nested_decoder(top, entry, dtype)
         return _encoder_decoder(top, model_type, dtype)
 
     dec = top
@@ -98,6 +100,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         mlp_width=_mlp_width(dec),
         moe_experts=moe_experts,
         moe_top_k=moe_top_k,
+        mamba_ssm_dtype=r.opt_str("mamba_ssm_dtype"),
         max_position_embeddings=r.opt_int("max_position_embeddings"),
         known_architecture=known,
         default_encoder_tokens=_vision_tokens(top) if any(l.kind == "cross" for l in layers) else None,
@@ -563,4 +566,60 @@ def _encoder_decoder(top: ConfigReader, mt: str, dtype: str | None) -> ModelSpec
             () if lookup(mt) else (f"estimated: unknown encoder-decoder '{mt or '(no model_type)'}': read as "
                                    "BART-style self- and cross-attention from the fields above",)),
         quality="exact" if lookup(mt) else "estimated",
+    )
+
+
+def _nested_decoder(top: ConfigReader, entry: ModelType, dtype: str | None) -> ModelSpec:
+    """Encoder-decoders whose decoder is the nested ``decoder`` config (registry quirk ``nested_decoder``; its
+    class defaults when absent, of the entry's ``text_type``): the decoder reader reads its layers (types,
+    windows, KV heads, head_dim) and every layer adds a cross-attention cache of the same KV heads x head_dim
+    over the encoder tokens.
+
+    * T5Gemma (modeling_t5gemma.py ``T5GemmaDecoderLayer``): ``T5GemmaCrossAttention``'s k / v projections give
+      ``num_key_value_heads * head_dim``; self-attention sliding / full by ``layer_types``.
+    * T5Gemma 2 (modeling_t5gemma2.py ``T5Gemma2MergedAttention``): one k_proj / v_proj for self- and
+      cross-attention, so the same geometry.
+    * EncoderDecoderModel (modeling_encoder_decoder.py): the decoder is ``AutoModelForCausalLM`` of the nested
+      config (default BERT with ``add_cross_attention``, the first of the list below); only the decoders of
+      :data:`kvcalc.model_types.CROSS_ATTENTION_DECODERS` are read (BERT: ``BertCrossAttention`` has the heads of
+      ``BertSelfAttention``), others are refused.
+    """
+    sub = top.sub("decoder")
+    if sub is None:
+        if top.data.get("decoder") is not None:
+            raise ConfigError("decoder", top.data["decoder"], "must be a JSON object")
+        sub = ConfigReader({}, "decoder.", top.used, defaults_used=top.defaults_used)
+    dec_type = sub.get_str("model_type", default=entry.text_type or CROSS_ATTENTION_DECODERS[0])
+    dec_entry = lookup(dec_type)
+    if entry.text_type is None and dec_type not in CROSS_ATTENTION_DECODERS:
+        raise UnsupportedError(f"config field 'decoder.model_type' = {dec_type!r:.60}: the cross-attention cache of "
+                               f"this {top.model_type or entry.name} decoder is not verified (read: "
+                               f"{', '.join(CROSS_ATTENTION_DECODERS)})")
+    if dec_entry is None or (entry.text_type is not None and dec_entry.name != entry.text_type):
+        raise UnsupportedError(f"config field 'decoder.model_type' = {dec_type!r:.60}: not a decoder kvcalc reads "
+                               f"for {entry.name} (expected {entry.text_type})")
+    r = typed(sub, dec_entry.name)
+    # a given decoder without add_cross_attention: true builds no cross-attention (EncoderDecoderConfig sets the flag
+    # only on the BERT it builds itself), and its forward then rejects the encoder's states
+    if entry.text_type is None and top.data.get("decoder") is not None and not r.get_bool("add_cross_attention",
+                                                                                              default=False):
+        raise ConfigError(r.field_name("add_cross_attention"), r.raw("add_cross_attention", default=None),
+                          "must be true: without it the decoder has no cross-attention layers for the encoder's states")
+    assumed: list[str] = []
+    layers, quirks = _decoder_layers(r, dec_entry, True, assumed)
+    dtype = dtype or declared_dtype(r)
+    out = []
+    for layer in layers:
+        if not layer.attention or layer.kind not in ("full", "sliding"):
+            raise UnsupportedError(f"{entry.name}: decoder layer {layer.index} ({layer.kind}) is not read with a "
+                                   "cross-attention cache")
+        own = layer.attention[0]
+        out.append(replace(layer, attention=(own, replace(own, window=None, source="cross"))))
+    return ModelSpec(
+        model_type=entry.name, dtype=dtype or "float32", layers=tuple(out),
+        hidden_size=r.get_int("hidden_size"), vocab_size=r.opt_int("vocab_size") or 0,
+        num_attention_heads=r.get_int("num_attention_heads"), is_encoder_decoder=True,
+        max_position_embeddings=r.opt_int("max_position_embeddings"), fields_used=tuple(top.used),
+        warnings=tuple(assumed) + (() if dtype else ("no torch_dtype/dtype in config: assumed float32",)),
+        quirks=tuple(quirks), quality="exact" if not assumed else "estimated",
     )

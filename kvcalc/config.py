@@ -41,6 +41,8 @@ class ConfigReader:
     :mod:`kvcalc.model_types`); a field the config omits (or sets to null) takes its default, as when
     transformers builds the model, and ``"path.field=value"`` is recorded in ``defaults_used``
     (shared with nested readers). A default of ``None`` means "derived" and counts as no default.
+    ``attribute_map`` is the config class's own ``attribute_map`` (canonical field -> the name the class
+    stores it under, Kosmos-2.5: ``hidden_size`` -> ``embed_dim``), read before the generic aliases.
 
     Accessors: ``get_*`` return a value or raise :class:`~kvcalc.errors.ConfigError` (a missing field
     with neither a default nor a ``default=`` argument); ``opt_*`` return ``None`` instead.
@@ -48,7 +50,7 @@ class ConfigReader:
 
     def __init__(self, data: Mapping[str, Any], path: str = "", used: list[str] | None = None, *,
                  defaults: Mapping[str, Any] | None = None, model_type: str = "",
-                 defaults_used: list[str] | None = None):
+                 defaults_used: list[str] | None = None, attribute_map: Mapping[str, str] | None = None):
         if not isinstance(data, Mapping):
             raise ConfigError(path.rstrip(".") or "config", data, "must be a JSON object")
         self.data = data
@@ -57,6 +59,7 @@ class ConfigReader:
         self.defaults: Mapping[str, Any] = defaults if defaults is not None else {}
         self.model_type = model_type
         self.defaults_used: list[str] = defaults_used if defaults_used is not None else []
+        self.attribute_map: Mapping[str, str] = attribute_map or {}
 
     # -- raw access ------------------------------------------------------------------------
     def _note(self, name: str) -> None:
@@ -75,11 +78,11 @@ class ConfigReader:
         """Whether the config itself (not a class default) gives one of ``names``."""
         return self.present(*names) is not None
 
-    @staticmethod
-    def _expand(names: tuple[str, ...]) -> list[str]:
+    def _expand(self, names: tuple[str, ...]) -> list[str]:
         out: list[str] = []
         for name in names:
-            for alias in ALIASES.get(name, (name,)):
+            own = (self.attribute_map[name],) if name in self.attribute_map else ()
+            for alias in own + ALIASES.get(name, (name,)):
                 if alias not in out:
                     out.append(alias)
         return out
@@ -257,10 +260,11 @@ class ConfigReader:
         self._note(name)
         return ConfigReader(value, f"{self.path}{name}.", self.used, defaults_used=self.defaults_used)
 
-    def with_defaults(self, defaults: Mapping[str, Any], model_type: str) -> "ConfigReader":
-        """This reader (same level, same records) with the class defaults of ``model_type``."""
+    def with_defaults(self, defaults: Mapping[str, Any], model_type: str,
+                      attribute_map: Mapping[str, str] | None = None) -> "ConfigReader":
+        """This reader (same level, same records) with the class defaults (and ``attribute_map``) of ``model_type``."""
         return ConfigReader(self.data, self.path, self.used, defaults=defaults, model_type=model_type,
-                            defaults_used=self.defaults_used)
+                            defaults_used=self.defaults_used, attribute_map=attribute_map)
 
 
 def hidden_per_head(r: ConfigReader, hidden: int, heads: int, head_dim_given: bool = True) -> int:

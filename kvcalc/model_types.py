@@ -6,7 +6,8 @@ Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter 
 * ``kind``: ``"decoder"``, ``"encoder_decoder"`` or ``"no_cache"`` (encoders, vision towers: no KV cache);
 * ``same_as``: a Hub model type transformers builds with another type's classes (``kimi_k2`` ->
   ``deepseek_v3``); every other field is then the target's;
-* ``text_type``: for a multimodal wrapper, the ``model_type`` of its ``text_config`` decoder;
+* ``text_type``: for a multimodal wrapper, the ``model_type`` of its ``text_config`` decoder (for an encoder-decoder
+  with the ``nested_decoder`` quirk, the default ``model_type`` of its ``decoder``);
 * ``defaults``: the transformers 5.24 config-class defaults for the fields kvcalc reads (a config that
   omits a field gets these, exactly as when transformers builds the model; ``None`` = derived);
 * ``layer_rule``: the per-layer type list the config class derives in ``__post_init__`` when the
@@ -20,7 +21,9 @@ Both the spec reader (:func:`kvcalc.architectures.read_spec`) and the parameter 
   for the Llama-style family;
 * ``quirks``: named departures from the family's rule (:data:`QUIRKS`);
 * ``vision``: for a vision-language wrapper counted by :mod:`kvcalc.params_vision` (``params="multimodal"``),
-  its tower type, projector rule and default sub-configs (:class:`Vision`).
+  its tower type, projector rule and default sub-configs (:class:`Vision`);
+* ``attribute_map``: the config class's own field names for canonical ones (Kosmos-2.5's ``embed_dim`` for
+  ``hidden_size``), read by both readers before the generic aliases.
 
 To add a model type, add ONE :class:`ModelType` to :data:`_ENTRIES` (reuse a layer or state rule
 when the config class derives its layers the same way), then a tiny config to ``tests/tiny_models.py``
@@ -135,6 +138,9 @@ QUIRKS = {
     "transient_global": "with encoder_attention_type 'transient-global', a global relative bias (block 0) and "
                         "a global-input LayerNorm per encoder layer (LongT5)",
     "mvp_prompts": "with use_prompt, the decoder's self- and cross-attention prompt networks (MVP)",
+    # S2S (issue 12): spec reader
+    "nested_decoder": "the decoder is the nested 'decoder' config (default: text_type's class defaults), read by the "
+                      "decoder reader; every layer adds a cross-attention cache of its KV heads x head_dim",
 }
 
 NOT_COUNTED = "its modules are not counted yet (kvcalc never guesses a count)"
@@ -207,6 +213,7 @@ class ModelType:
     dense_first: int | None = None            # dense-first layers the class fixes when the config lists none
     head_bias: str | bool = False             # the flag (or fixed value) of lm_head's bias (kept when tied)
     expert_width: str | None = None           # the config field of a routed expert's width (None: the moe mode's)
+    attribute_map: Mapping[str, str] = field(default_factory=lambda: _EMPTY)  # S2S: the class's attribute_map
 
 
 # ----------------------------------------------------------------------------- layer rules
@@ -469,11 +476,11 @@ def _kv(n: int) -> Mapping[str, Any]:
     return _d(num_key_value_heads=n)
 
 
-_NO_CACHE = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "xlm-roberta",
+_NO_CACHE = ( "distilbert", "albert", "electra", "deberta", "deberta-v2", "xlm-roberta",
              "vit", "deit", "beit", "clip", "siglip", "convnext", "resnet", "swin", "dinov2", "mpnet",
              "camembert", "modernbert", "wav2vec2", "hubert", "sam", "detr", "segformer",
              "bert-generation", "nomic_bert", "xlm-roberta-xl", "longformer", "funnel")
-_ENCODER_DECODER = ("nllb_moe", "nllb-moe", "blenderbot_small", "switch_transformers")
+_ENCODER_DECODER = ("blenderbot_small",)
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
 _PLAIN_DECODERS = ("ministral",
                    "nemotron", "dbrx", "hunyuan_v1_dense", "hunyuan_v1_moe",
@@ -617,14 +624,77 @@ _SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
                  max_position_embeddings=pos) for name, pos in (("seamless_m4t", 1024), ("seamless_m4t_v2", 4096))),
     ModelType("florence2", kind="encoder_decoder",   # KV: its text_config, a BART, read by the encoder-decoder rule
               not_countable="its DaViT vision tower is not counted yet (the BART text model is)"),
-    ModelType("t5gemma", kind="encoder_decoder", params="t5gemma", defaults=_d(tie_word_embeddings=True)),
+    ModelType("t5gemma", kind="encoder_decoder", params="t5gemma", text_type="t5_gemma_module",
+              quirks=frozenset({"nested_decoder"}), defaults=_d(tie_word_embeddings=True)),
     ModelType("t5_gemma_module", norms_per_layer=4, not_countable="counted as part of t5gemma (Llama-style stacks)",
-              defaults=_d(_LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216,
-                          num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
-                          tie_word_embeddings=True, cross_attention_hidden_size=None)),
+              layer_rule=_fixed_pattern(2), defaults=_d(   # T5GemmaModuleConfig.__post_init__: (i + 1) % 2
+                  _LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216,
+                  num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
+                  tie_word_embeddings=True, cross_attention_hidden_size=None, sliding_window=4096)),
+    # S2S (issue 12)
+    ModelType("t5gemma2", kind="encoder_decoder", text_type="t5gemma2_decoder", quirks=frozenset({"nested_decoder"}),
+              params="t5gemma2", defaults=_d(tie_word_embeddings=True)),
+    # T5Gemma2DecoderConfig / T5Gemma2TextConfig.__post_init__: every sliding_window_pattern-th layer full (the
+    # kwarg, default 6); Gemma 3 stacks (4 norms per layer, q / k norms) counted by the Llama-style counter
+    *(ModelType(name, layer_rule=_field_pattern, not_countable="counted as part of t5gemma2", norms_per_layer=4,
+                quirks=frozenset({"qk_norm"}), defaults=_d(
+                    _LLAMA_LIKE, vocab_size=262208, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
+                    num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True,
+                    sliding_window=4096, sliding_window_pattern=6, max_position_embeddings=131072))
+      for name in ("t5gemma2_decoder", "t5gemma2_text")),
+    ModelType("encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"}),
+              params="encoder_decoder"),
+    ModelType("nllb-moe", kind="encoder_decoder", params="nllb_moe", quirks=frozenset({
+        "positions_buffer", "final_layer_norm"}), defaults=_d(
+        _BART_FIELDS, vocab_size=128112, num_experts=128, router_bias=False, encoder_sparse_step=4,
+        decoder_sparse_step=4)),
+    ModelType("nllb_moe", kind="encoder_decoder", same_as="nllb-moe"),
+    ModelType("switch_transformers", kind="encoder_decoder", params="switch_transformers", defaults=_d(
+        vocab_size=32128, d_model=768, d_kv=64, d_ff=2048, num_layers=12, num_decoder_layers=12,
+        num_sparse_encoder_layers=3, num_sparse_decoder_layers=3, num_heads=12, num_experts=8, router_bias=False,
+        relative_attention_num_buckets=32, tie_word_embeddings=True)),
+    *(ModelType(name, text_type="granite", params="granite_speech", defaults=_d(
+        tie_word_embeddings=True, window_size=15, downsample_rate=5))
+      for name in ("granite_speech", "granite_speech_plus")),
+    *(ModelType(f"{name}_encoder", kind="no_cache", attribute_map=_d(
+        hidden_size="hidden_dim", num_hidden_layers="num_layers", num_attention_heads="num_heads"), defaults=_d(
+        input_dim=160, num_hidden_layers=10, hidden_size=1024, feedforward_mult=4, num_heads=8, dim_head=None,
+        output_dim=42, max_pos_emb=512, conv_kernel_size=15, conv_expansion_factor=2))
+      for name in ("granite_speech", "granite_speech_plus")),
+    ModelType("blip_2_qformer", kind="no_cache", defaults=_d(
+        hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, encoder_hidden_size=1408,
+        cross_attention_frequency=2, use_qformer_text_input=False)),
+    ModelType("omniasr", text_type="llama", params="audio", audio=Audio("omniasr_audio", "linear", absent_text=_d(
+        vocab_size=11984, hidden_size=4096, intermediate_size=2816, max_position_embeddings=8192, num_hidden_layers=12,
+        num_attention_heads=8, num_key_value_heads=8))),      # OmniASRConfig.sub_configs_defaults init_kwargs
+    ModelType("omniasr_audio", kind="no_cache", defaults=_d(
+        hidden_size=1024, conv_dim=(512,) * 7, conv_kernel=(10, 3, 3, 3, 3, 2, 2), conv_bias=True,
+        num_attention_heads=16, num_hidden_layers=24, num_conv_pos_embeddings=128, num_conv_pos_embedding_groups=16,
+        intermediate_size=4096)),
+    ModelType("vibevoice_asr", text_type="qwen2", params="vibevoice_asr"),
+    ModelType("nemo_speechlm", text_type="nemotron_h", params="nemo_speechlm"),
+    ModelType("vibevoice_acoustic_tokenizer_encoder", kind="no_cache", defaults=_d(
+        channels=1, hidden_size=64, kernel_size=7, num_filters=32, downsampling_ratios=(2, 2, 4, 5, 5, 8),
+        depths=(3, 3, 3, 3, 3, 3, 8), ffn_expansion=4)),
+    ModelType("kosmos-2.5", text_type="kosmos_2_5_text_model", params="kosmos2_5", defaults=_d(
+        tie_word_embeddings=True, latent_query_num=2048)),
+    ModelType("kosmos_2_5_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=1536, patch_embed_hidden_size=768, intermediate_size=3968, head_dim=64, num_hidden_layers=18,
+        num_attention_heads=24, max_num_patches=4096)),
+    ModelType("kosmos_2_5_text_model", not_countable="counted as part of kosmos-2.5", attribute_map=_d(
+        num_attention_heads="attention_heads", hidden_size="embed_dim", num_hidden_layers="layers"), defaults=_d(
+        vocab_size=108481, max_position_embeddings=4096, hidden_size=1536, num_hidden_layers=24, intermediate_size=6144,
+        num_attention_heads=16, tie_word_embeddings=True)),
     _bart_like("bigbird_pegasus", "layernorm_embedding use_bias", vocab_size=96103, encoder_layers=16,
                decoder_layers=16, max_position_embeddings=4096, use_bias=False),
 )
+
+# S2S (issue 12): EncoderDecoderModel decoders whose cross-attention cache has the self-attention geometry
+# (modeling_bert.py BertLayer.crossattention, modeling_roberta.py RobertaLayer.crossattention: BertCrossAttention /
+# RobertaCrossAttention of num_attention_heads x hidden / heads; modeling_gpt2.py GPT2Block.crossattention:
+# GPT2Attention(is_cross_attention=True), n_head x n_embd / n_head), each checked against transformers' real cache
+# (tests/test_kv_s2s.py); the first is EncoderDecoderConfig's default decoder (a BERT with add_cross_attention)
+CROSS_ATTENTION_DECODERS = ("bert", "roberta", "gpt2")
 
 _KDA_MLA = dict(kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128)   # Kimi / Bailing MLA
 _QWEN_MOE = dict(decoder_sparse_step=1, mlp_only_layers=[])
@@ -1241,6 +1311,16 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name) for name in _ORA_DECODERS),                                   # ORA
     *(ModelType(name, text_type=text) for name, text in _ORA_WRAPPERS.items()),    # ORA
     *(ModelType(name, kind="encoder_decoder") for name in _ORA_ENCODER_DECODERS),  # ORA
+    # ORA: Kosmos-2's text decoder, read through Kosmos2TextConfig's attribute_map (embed_dim / layers /
+    # attention_heads), multi-head attention (Kosmos2TextAttention); defaults: Kosmos2TextConfig
+    ModelType("kosmos_2_text_model", attribute_map=_d(
+        num_attention_heads="attention_heads", hidden_size="embed_dim", num_hidden_layers="layers"), defaults=_d(
+        vocab_size=65037, hidden_size=2048, num_hidden_layers=24, num_attention_heads=32, intermediate_size=8192,
+        max_position_embeddings=2048)),
+    ModelType("kosmos-2", text_type="kosmos_2_text_model"),                                   # ORA
+    # ORA: VisionEncoderDecoderModel's decoder is its nested 'decoder' config (default a BERT with
+    # add_cross_attention: CROSS_ATTENTION_DECODERS), read as EncoderDecoderModel's (kvcalc.architectures)
+    ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"})),
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), params="gemma3n_text", defaults=_d(
         sliding_window=512, num_kv_shared_layers=15, head_dim=256,
@@ -1417,6 +1497,11 @@ _ENTRIES: tuple[ModelType, ...] = (
     *_SEQ2SEQ_ENTRIES,
     *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models")
       for name in _NO_CACHE),
+    # S2S (issue 12): BERT's and RoBERTa's class defaults, for an EncoderDecoderModel's encoder / decoder
+    *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models", defaults=_d(
+        vocab_size=vocab, hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
+        max_position_embeddings=512, type_vocab_size=2, tie_word_embeddings=True))
+      for name, vocab in (("bert", 30522), ("roberta", 50265))),
 )
 
 
@@ -1445,4 +1530,5 @@ def typed(r: ConfigReader, model_type: str) -> ConfigReader:
     """``r`` (same config level and records) reading the class defaults of ``model_type``
     (none for an unknown type); ``same_as`` is followed."""
     entry = lookup(model_type)
-    return r.with_defaults(entry.defaults if entry else MappingProxyType({}), entry.name if entry else model_type)
+    return r.with_defaults(entry.defaults if entry else MappingProxyType({}), entry.name if entry else model_type,
+                           entry.attribute_map if entry else None)

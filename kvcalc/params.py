@@ -34,6 +34,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
+from .params_seq2seq import encoder_decoder, nemo_speechlm
 from .params_vision import _sub_config, count_wrapper, siglip_vision
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
@@ -1169,6 +1170,15 @@ def _multimodal(f: ConfigReader, t: _Tally) -> None:
     count_wrapper(f, t, _Tally, _COUNTERS)
 
 
+# ---- S2S families (issue 12) ----
+_S2S_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    # Nemotron 3.5 Transcribe: its nemotron_h text decoder counted by _nemotron_h (lm_head included, never tied)
+    "nemo_speechlm": functools.partial(nemo_speechlm, _nemotron_h),
+    # EncoderDecoderModel: BERT / RoBERTa stacks in params_seq2seq, a GPT-2 decoder by _gpt2 (add_cross_attention)
+    "encoder_decoder": functools.partial(encoder_decoder, {"gpt2": _gpt2}),
+}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -1178,6 +1188,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "nemotron_h": _nemotron_h, "gemma4_text": _gemma4_text, "gemma3n_text": _gemma3n_text, "jetmoe": _jetmoe,
     "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
+    **_S2S_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},
@@ -1201,7 +1212,8 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
     if entry is None or entry.params is None:
         reason = entry.not_countable if entry is not None else "kvcalc does not know this model type"
         raise UnsupportedError(f"parameter counting is not implemented for model_type '{model_type}': {reason} "
-                               f"(supported: {', '.join(SUPPORTED_MODEL_TYPES)})")
+                               f"({len(SUPPORTED_MODEL_TYPES)} model types are counted: "
+                               "kvcalc.params.SUPPORTED_MODEL_TYPES, docs/architectures.md)")
     tally = _Tally()
     fields = typed(top, entry.name)
     _COUNTERS[entry.params](fields, tally)

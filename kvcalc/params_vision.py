@@ -184,10 +184,10 @@ def _gemma4_vision(v: ConfigReader) -> int:
     """Gemma4VisionModel (modeling_gemma4.py): 2D position table ``2*P*H`` (``P`` = position_embedding_size),
     patch projection ``3*p*p*H`` (no bias); per layer q/k/v/o ``2*H*n_q*d + 2*H*n_kv*d``, q/k RMSNorms ``2d``
     (v_norm has no weight), gated MLP ``3*H*I``, 4 RMSNorms ``4H``. use_clipped_linears and standardize add
-    tensors kvcalc does not count: refused."""
+    use_clipped_linears (Gemma4ClippableLinear's input/output min/max) and standardize (std_bias / std_scale)
+    add buffers only, no parameters: read, but they change nothing here."""
     for flag in ("use_clipped_linears", "standardize"):
-        if v.get_bool(flag):
-            raise UnsupportedError(f"{v.path}{flag}: true is not counted (its extra tensors are not modelled)")
+        v.get_bool(flag)
     hidden, inter, n_layers = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers")
     n_q = v.get_int("num_attention_heads")
     n_kv, d = v.opt_int("num_key_value_heads") or n_q, v.get_int("head_dim")
@@ -516,6 +516,30 @@ def _sub_config(top: ConfigReader, name: str, default_type: str, built: Mapping[
     return r.with_defaults({**entry.defaults, **overrides}, entry.name)
 
 
+# Hub checkpoints saved before the vision configs had types of their own name the wrapper's type (or, for
+# HyperCLOVA X Vision V2, Qwen2.5-VL's) as vision_config.model_type; the config class's __post_init__ rewrites
+# it to the tower's type (configuration_qwen3_vl.py Qwen3VLConfig.__post_init__: "old ckpt with incorrect model
+# type -> override manually"; likewise qwen2_vl, qwen2_5_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, paddleocr_vl,
+# cohere_compass, hyperclovax_vision_v2). Wrapper model_type -> the legacy vision_config.model_type it rewrites.
+_LEGACY_VISION_TYPES: Mapping[str, str] = {
+    "qwen2_vl": "qwen2_vl", "qwen2_5_vl": "qwen2_5_vl", "qwen3_vl": "qwen3_vl", "qwen3_vl_moe": "qwen3_vl_moe",
+    "qwen3_5": "qwen3_5", "qwen3_5_moe": "qwen3_5_moe", "paddleocr_vl": "paddleocr_vl",
+    "cohere_compass": "cohere_compass", "hyperclovax_vision_v2": "qwen2_5_vl",
+}
+
+
+def _legacy_vision_type(top: ConfigReader, tower: str) -> ConfigReader:
+    """``top`` with vision_config.model_type rewritten to ``tower`` where transformers rewrites it
+    (:data:`_LEGACY_VISION_TYPES`); otherwise ``top`` unchanged. The rewrite is recorded as a default used."""
+    raw = top.data.get("vision_config")
+    legacy = _LEGACY_VISION_TYPES.get(top.model_type or "")
+    if legacy is None or not isinstance(raw, Mapping) or raw.get("model_type") != legacy:
+        return top
+    top.defaults_used.append(f"vision_config.model_type={tower} (transformers rewrites the checkpoint's '{legacy}')")
+    return ConfigReader({**top.data, "vision_config": {**raw, "model_type": tower}}, top.path, top.used,
+                        defaults=top.defaults, model_type=top.model_type, defaults_used=top.defaults_used)
+
+
 # wrappers whose config class builds text_config with one fixed class, whatever model_type it names
 # (Gemma4Config.sub_configs["text_config"] = Gemma4TextConfig)
 _FIXED_TEXT_CLASS = ("gemma4",)
@@ -545,7 +569,7 @@ def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
         if top.data.get(name) is not None:
             raise UnsupportedError(f"{top.path}{name}: this tower is not counted (kvcalc never guesses a count)")
     vision = None if spec.optional and top.data.get("vision_config") is None else _sub_config(
-        top, "vision_config", spec.tower, spec.vision_defaults, TOWERS)
+        _legacy_vision_type(top, spec.tower), "vision_config", spec.tower, spec.vision_defaults, TOWERS)
     inner = new_tally()
     counters[text_entry.params](text, inner)
     for part, n in inner.parts.items():

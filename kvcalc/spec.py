@@ -117,6 +117,9 @@ class ModelSpec:
     is_encoder_decoder: bool = False
     default_encoder_tokens: int | None = None
     max_position_embeddings: int | None = None
+    # the config's ``mamba_ssm_dtype`` (text, e.g. "float32"; Qwen3.5 checkpoints): transformers ignores it, vLLM's
+    # Qwen3.5 config hook makes it the default recurrent-state dtype (kvcalc.vllm.specs)
+    mamba_ssm_dtype: str | None = None
     known_architecture: bool = True
     fields_used: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()

@@ -22,6 +22,7 @@ TIERS: dict[str, str] = {
     "test_layer_rules_vs_transformers": "reference", "test_transformers_coverage": "reference",
     "test_hybrid_states": "reference",
     "test_params_seq2seq": "reference",
+    "test_kv_s2s": "fast", "test_params_s2s": "fast",
     "test_properties": "property",
     "test_hub": "hub", "test_hub_security": "hub", "test_hub_gguf": "hub",
     "test_pages": "pages", "test_hardening": "pages", "test_planner_page": "pages", "test_app_smoke": "pages",

@@ -59,7 +59,7 @@ def _part_of(name: str) -> str:
         return "norms"
     if re.search(r"(^|\.)(vision_tower|vision_model|multi_modal_projector|visual|image_tower|video_tower"
                  r"|vision_encoder|vision_projection|aligner|connector|projector|mm_projector|merger"
-                 r"|vision_embed_tokens)\.", name):
+                 r"|vision_embed_tokens|embed_vision)\.", name):
         return "vision"
     if last in ("input_residual", "post_attention_residual"):    # Doge's residual scales
         return "norms"
@@ -113,10 +113,20 @@ def _hf_counts_cached(key: str) -> tuple[int, dict[str, int], int]:
     return _hf_counts(json.loads(key))
 
 
+# S2S (issue 12): module names _part_of does not split as kvcalc does (BERT's intermediate / output dense and
+# LayerNorm, audio conv towers read as mixers, Granite's conformer input_linear read as routed experts): totals only
+# here; their parts follow the modules' docstrings in kvcalc.params_seq2seq (tests/test_params_s2s.py checks totals
+# and routed experts on other shapes)
+_TOTALS_ONLY = frozenset({"encoder-decoder", "granite_speech", "granite_speech_plus", "omniasr", "vibevoice_asr",
+                          "nemo_speechlm"})
+
+
 def _assert_matches_transformers(cfg: dict) -> ParamCount:
     ours = count_params(cfg)
     total, parts, experts = _hf_counts_cached(json.dumps(cfg, sort_keys=True))
     assert ours.total == total
+    if cfg.get("model_type") in _TOTALS_ONLY:
+        return ours
     assert ours.parts() == parts
     assert ours.moe_experts == experts
     return ours
@@ -149,6 +159,10 @@ def test_all_defaults_config_matches_transformers(model_type):
     DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route), and HRM's
     num_hidden_layers has no registry default (HrmTextConfig rewrites it): given here."""
     extra = {"deepseek_v2": {"num_experts_per_tok": 6}, "hrm_text": {"num_hidden_layers": 16}}.get(model_type, {})
+    if model_type == "nemo_speechlm":   # S2S: nested sub-config defaults are not rebuilt: a bare config is refused
+        with pytest.raises(UnsupportedError, match="needs its"):
+            count_params({"model_type": model_type})
+        return
     _assert_matches_transformers({"model_type": model_type, **extra})
 
 

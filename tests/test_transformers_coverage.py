@@ -66,44 +66,17 @@ KV_MISSES: dict[str, str] = {
         "recurrent_kv_cache_mode 'per_loop'): 56 cache layers for 72 layer_types, each holding one token "
         "after 9 + 2 tokens; kvcalc reads 72 plain layers. The loop's cache rule is not yet read"
     ),
-    "encoder-decoder": (
-        "refused: EncoderDecoderModel's decoder is any model in the nested 'decoder' config (here BERT with"
-        " cross-attention), which kvcalc's encoder-decoder KV reader does not read"
-    ),
-    "kosmos-2": (
-        "refused: its text_config (Kosmos2TextConfig) names the decoder's geometry layers / attention_heads / "
-        "embed_dim, which kvcalc's decoder reader does not alias; measured with one 28 x 28 image whose 64 latent "
-        "queries take 64 prompt positions (every layer: 2 x 2 x 32 heads x 75 tokens x 2 x 2 bytes)"
-    ),
-    "kosmos-2.5": (
-        "refused: its text_config names the decoder's geometry layers / attention_heads / embed_dim (Kosmos-2.5's"
-        " own field names), which kvcalc's decoder reader does not alias"
-    ),
     "mistral4": (
         "per-layer bytes equal the measurement, but quality is 'estimated', not 'exact': mistral4 (MLA-style "
         "q/kv LoRA with qk_nope_head_dim / qk_rope_head_dim / v_head_dim; transformers caches K of 16 and V of "
         "16 per head) has no registry entry yet, and whether vLLM caches it as an MLA latent is not verified"
-    ),
-    "t5gemma": (
-        "refused: its decoder geometry (GQA heads, head_dim, sliding / full layer_types) sits in the nested"
-        " 'decoder' config, which kvcalc's encoder-decoder KV reader does not read (parameters are exact)"
-    ),
-    "t5gemma2": (
-        "refused: its decoder geometry (GQA heads, head_dim, sliding / full layer_types) sits in the nested"
-        " 'decoder' config, which kvcalc's encoder-decoder KV reader does not read"
-    ),
-    "vision-encoder-decoder": (
-        "refused: VisionEncoderDecoderModel's decoder is the nested 'decoder' config (default BERT with "
-        "add_cross_attention; measured with one 224 x 224 image: 197 ViT tokens in every cross-attention layer), "
-        "which kvcalc's encoder-decoder KV reader does not read"
     ),
 }
 
 
 # The ideal-runtime check fails only where the transformers one does and the layers are comparable
 # (a refused config, or a differing full / sliding layer); elsewhere in KV_MISSES it holds.
-IDEAL_MISSES = ("cpmant", "diffusion_gemma", "dory", "encoder-decoder", "kosmos-2", "kosmos-2.5", "t5gemma", "t5gemma2",
-                "vision-encoder-decoder")
+IDEAL_MISSES = ("cpmant", "diffusion_gemma", "dory")
 
 
 def _param(mt: str, misses: "dict[str, str] | tuple[str, ...]"):

@@ -33,9 +33,14 @@ DEVICES = DATA["devices"]       # each case's emulated GPU; its total selects vL
 GiB = 1 << 30
 
 NOT_YET: dict[str, str] = {}
-NO_PARAM_COUNT = {"ai21labs__Jamba-v0.1.json"}
-"""Models kvcalc cannot count the weights of yet (kvcalc.params): ``deploy`` refuses them, so their cases are
-replayed through the vllm package directly (the weights do not matter: ``--kv-cache-memory`` is given)."""
+def _counted(cfg: dict[str, Any]) -> bool:
+    """Whether kvcalc counts the model's weights (kvcalc.params). ``deploy`` refuses the others, so their cases
+    are replayed through the vllm package directly (the weights do not matter: ``--kv-cache-memory`` is given)."""
+    try:
+        kvcalc.count_params(cfg)
+    except kvcalc.UnsupportedError:
+        return False
+    return True
 
 
 def _config(case: dict[str, Any]) -> dict[str, Any]:
@@ -51,7 +56,7 @@ def _replay(case: dict[str, Any]) -> kvcalc.vllm.VllmMemoryPlan:
     tp = i["tensor_parallel_size"]
     device = DEVICES[i["device"]]
     total = device["total_memory_bytes"]
-    if os.path.basename(i["model_file"]) in NO_PARAM_COUNT:     # no weight count: the vllm package directly
+    if not _counted(cfg):     # no weight count: the vllm package directly
         spec = kvcalc.read_spec(cfg)
         got = derived_max_model_len(cfg, class_default=spec.max_position_embeddings)
         assert got is not None

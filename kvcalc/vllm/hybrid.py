@@ -7,7 +7,8 @@ attention page), ``v1/kv_cache_interface.py`` (``MambaSpec``: pages per request 
 ``mamba_cache_mode='align'``, which prefix caching, on by default, selects for hybrid models),
 ``model_executor/layers/mamba/`` (each mixer's prefill checkpoints: ``mamba_mixer2.py``
 ``num_prefill_checkpoint_blocks=1`` at alignment 1; ``gdn/qwen_gdn_linear_attn.py`` one checkpoint
-block on the GDN chunk grid; ``mamba_mixer.py`` (Mamba 1) none).
+block on the GDN chunk grid; ``mamba_mixer.py`` (Mamba 1), ``short_conv.py`` (LFM2) and
+``gdn/olmo_gdn_linear_attn.py`` none).
 
 Formula: ``k = lcm(max(16, block_size), checkpoint_alignment)`` (16: FLASH_ATTN's smallest kernel
 block), ``attention block = 16 * cdiv(k * cdiv(mamba_page, k * attn_bytes_per_token), 16)``, mamba
@@ -48,9 +49,17 @@ GATED_DELTA_NET = MambaMixer("gated_delta_net", 1, 64)
 """gdn/qwen_gdn_linear_attn.py: one checkpoint block on the 64-token chunk grid of the GDN kernels (the
 oracle's Qwen3-Next block sizes, 576 at TP 1 and 320 at TP 4, pin the 64)."""
 
+SHORT_CONV = MambaMixer("short_conv", 0, None)       # short_conv.py: no checkpoints (MambaBase's defaults)
+OLMO_GATED_DELTA_NET = MambaMixer("olmo_gated_delta_net", 0, None)
+"""gdn/olmo_gdn_linear_attn.py: OlmoHybridGatedDeltaNetAttention keeps MambaBase's defaults (no checkpoint
+alignment, no checkpoint blocks), unlike Qwen's GDN."""
+
 MIXERS: dict[str, MambaMixer] = {
     "jamba": MAMBA1,
+    "lfm2": SHORT_CONV, "lfm2_moe": SHORT_CONV, "olmo_hybrid": OLMO_GATED_DELTA_NET, "zamba2": MAMBA2,
     "qwen3_next": GATED_DELTA_NET, "qwen3_5": GATED_DELTA_NET, "qwen3_5_moe": GATED_DELTA_NET,
+    # a Qwen3.5 wrapper's decoder (text_config) is read under its own type (Hub configs: qwen3_5 + qwen3_5_text)
+    "qwen3_5_text": GATED_DELTA_NET, "qwen3_5_moe_text": GATED_DELTA_NET,
     "nemotron_h": MAMBA2, "granitemoehybrid": MAMBA2, "bamba": MAMBA2, "falcon_h1": MAMBA2,
 }
 """The hybrid model types kvcalc plans under vLLM, by config ``model_type``."""

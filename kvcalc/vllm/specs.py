@@ -230,8 +230,10 @@ class MambaSpec(KVCacheSpec):
 
     ``page_size_bytes = sum(state_elements) * dtype_bytes``, or ``page_size_padded`` when the hybrid
     allocator pads it to the attention page (:mod:`kvcalc.vllm.hybrid`): per state, its elements on
-    one rank (``ceil(elements / tp)``), every state in the model dtype (``mamba_ssm_cache_dtype="auto"``);
-    the conv state keeps ``conv_kernel - 1`` columns (transformers keeps ``conv_kernel``).
+    one rank (``ceil(elements / tp)``), every state in the model dtype (``mamba_ssm_cache_dtype="auto"``)
+    except the temporal (``ssm``) state of the types in :data:`SSM_DTYPE_FROM_CONFIG`, in the config's
+    ``mamba_ssm_dtype`` (``state_dtype_bytes``); the conv state keeps ``conv_kernel - 1`` columns
+    (transformers keeps ``conv_kernel``).
     Pages one request holds (``MambaSpec.max_memory_usage_bytes``): ``1 + num_speculative_blocks``
     with ``mamba_cache_mode='none'``; ``2 + num_speculative_blocks + num_prefill_checkpoint_blocks``
     with ``'align'`` (prefix caching on, vLLM 0.33's default for hybrid models).
@@ -240,6 +242,7 @@ class MambaSpec(KVCacheSpec):
     state_elements: tuple[int, ...]
     dtype_bytes: int
     num_speculative_blocks: int = 0
+    state_dtype_bytes: tuple[int, ...] | None = None   # per state, where they differ (None: all dtype_bytes)
     page_size_padded: int | None = None
     align_mode: bool = False
     num_prefill_checkpoint_blocks: int = 0
@@ -248,7 +251,8 @@ class MambaSpec(KVCacheSpec):
     @property
     def state_bytes(self) -> int:
         """Bytes of the states themselves (``real_page_size_bytes``), before any padding."""
-        return sum(self.state_elements) * self.dtype_bytes
+        each = self.state_dtype_bytes or (self.dtype_bytes,) * len(self.state_elements)
+        return sum(n * b for n, b in zip(self.state_elements, each, strict=True))
 
     @property
     def page_size_bytes(self) -> int:
@@ -293,10 +297,25 @@ def _attention_spec(layer: int, a: AttentionCache, kv: DType, block_size: int, t
     return SlidingWindowSpec(*heads, sliding_window=a.window)
 
 
-def _mamba_spec(layer: int, states: Sequence[RecurrentState], model: DType, block_size: int, tp: int) -> MambaSpec:
-    return MambaSpec(layer, block_size,
-                     tuple(ceil_div(s.elements_with_kernel(s.conv_kernel - 1), tp) for s in states),
-                     element_bytes(model))
+SSM_DTYPE_FROM_CONFIG = ("qwen3_5_text", "qwen3_5_moe_text")
+"""Decoder types whose config's ``mamba_ssm_dtype`` vLLM 0.33 makes the ``mamba_ssm_cache_dtype`` while the
+flag is "auto" (model_executor/models/config.py ``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config``,
+registered for Qwen3_5 / Qwen3_5Moe ForCausalLM and ForConditionalGeneration); the temporal state then takes
+that dtype (layers/mamba/mamba_utils.py ``MambaStateDtypeCalculator._mamba_state_dtype``)."""
+
+_SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+
+def _mamba_spec(layer: int, states: Sequence[RecurrentState], model: DType, block_size: int, tp: int,
+                ssm_dtype: str | None = None) -> MambaSpec:
+    elements = tuple(ceil_div(s.elements_with_kernel(s.conv_kernel - 1), tp) for s in states)
+    if ssm_dtype is None:
+        return MambaSpec(layer, block_size, elements, element_bytes(model))
+    if ssm_dtype not in _SSM_DTYPE_BYTES:
+        raise UnsupportedError(f"config field 'mamba_ssm_dtype' = {ssm_dtype!r}: vLLM's recurrent-state dtypes "
+                               f"modelled are {', '.join(_SSM_DTYPE_BYTES)}")
+    each = tuple(_SSM_DTYPE_BYTES[ssm_dtype] if s.role == "ssm" else element_bytes(model) for s in states)
+    return MambaSpec(layer, block_size, elements, element_bytes(model), state_dtype_bytes=each)
 
 
 def layer_caches(spec: ModelSpec, model: DType, kv: DType, block_size: int = DEFAULT_BLOCK_SIZE,
@@ -307,17 +326,19 @@ def layer_caches(spec: ModelSpec, model: DType, kv: DType, block_size: int = DEF
     cross-attention, or attention plus a recurrent state) gives two specs.
     """
     out: list[KVCacheSpec] = []
+    ssm_dtype = spec.mamba_ssm_dtype if spec.model_type in SSM_DTYPE_FROM_CONFIG else None
     for layer in spec.layers:
-        out.extend(_layer_specs(layer, model, kv, block_size, tensor_parallel_size))
+        out.extend(_layer_specs(layer, model, kv, block_size, tensor_parallel_size, ssm_dtype))
     return tuple(out)
 
 
-def _layer_specs(layer: LayerSpec, model: DType, kv: DType, block_size: int, tp: int) -> list[KVCacheSpec]:
+def _layer_specs(layer: LayerSpec, model: DType, kv: DType, block_size: int, tp: int,
+                 ssm_dtype: str | None = None) -> list[KVCacheSpec]:
     if layer.kind in ("shared", "none"):
         return []
     out = [_attention_spec(layer.index, a, kv, block_size, tp) for a in layer.attention]
     out += [IndexerSpec(layer.index, block_size, 1, a.indexer_dim + a.indexer_dim // INDEXER_QUANT_BLOCK * 4, 0, 1)
             for a in layer.attention if a.latent_dim and a.indexer_dim]
     if layer.states:
-        out.append(_mamba_spec(layer.index, layer.states, model, block_size, tp))
+        out.append(_mamba_spec(layer.index, layer.states, model, block_size, tp, ssm_dtype))
     return out

@@ -565,6 +565,17 @@ def grid() -> list[Case]:
         Case("qwen3_next_80b_len65536", "Qwen__Qwen3-Next-80B-A3B-Thinking.json", 8 * g, max_model_len=65536),
         Case("qwen3_next_80b_tp4_default_len", "Qwen__Qwen3-Next-80B-A3B-Thinking.json", 8 * g,
              tensor_parallel_size=4),
+        # transformers 5.24 class-default configs of hybrid types (tests/oracles/configs/SOURCES.md)
+        Case("zamba2_default_len4096", "transformers-5.24__Zamba2Config.json", 4 * g, max_model_len=4096),
+        Case("olmo_hybrid_default_len32768", "transformers-5.24__OlmoHybridConfig.json", 4 * g, max_model_len=32768),
+        Case("lfm2_moe_default_len32768", "transformers-5.24__Lfm2MoeConfig.json", 4 * g, max_model_len=32768),
+        # Qwen3.5 (a qwen3_5 / qwen3_5_moe wrapper over a Gated-DeltaNet hybrid text_config)
+        Case("qwen3_5_27b_len65536", "Qwen__Qwen3.5-27B.json", 8 * g, max_model_len=65536),
+        Case("qwen3_5_27b_tp4_len131072", "Qwen__Qwen3.5-27B.json", 8 * g, max_model_len=131072,
+             tensor_parallel_size=4),
+        Case("qwen3_5_35b_a3b_len65536", "Qwen__Qwen3.5-35B-A3B.json", 8 * g, max_model_len=65536),
+        Case("qwen3_5_397b_a17b_tp8_len131072", "Qwen__Qwen3.5-397B-A17B.json", 20 * g, max_model_len=131072,
+             tensor_parallel_size=8),
     ]
 
 
