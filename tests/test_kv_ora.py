@@ -51,14 +51,27 @@ CASES = {
     "voxtral_realtime": ({"model_type": "voxtral_realtime", "text_config": {
         "model_type": "voxtral_realtime_text", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 1,
         "head_dim": 16, "num_hidden_layers": 3, "sliding_window": 4, "vocab_size": 128}}, None, [520] * 3),
+    # Kosmos2ForConditionalGeneration, text_config(embed_dim=32, attention_heads=4, layers=2): Kosmos2TextConfig's
+    # own field names (its attribute_map); one 28 x 28 image whose 64 latent queries fill 64 prompt positions
+    # before the 9 text tokens (PROMPT): 2 x 2 x 4 x 8 x (73 + 2) x 2 = 19,200 per layer
+    "kosmos-2": ({"model_type": "kosmos-2", "text_config": {
+        "model_type": "kosmos_2_text_model", "embed_dim": 32, "attention_heads": 4, "layers": 2,
+        "vocab_size": 65037}}, None, [19200] * 2),
+    # VisionEncoderDecoderModel: ViT encoder (one 32 x 32 image: 4 patches + CLS = 5 states), decoder
+    # BertLMHeadModel(hidden_size=32, num_attention_heads=2, num_hidden_layers=2, add_cross_attention=True)
+    "vision-encoder-decoder": ({"model_type": "vision-encoder-decoder", "is_encoder_decoder": True, "decoder": {
+        "model_type": "bert", "hidden_size": 32, "num_attention_heads": 2, "num_hidden_layers": 2,
+        "is_decoder": True, "add_cross_attention": True, "vocab_size": 30522}}, 5, [4096] * 2),
 }
+PROMPT = {"kosmos-2": 64 + PREFILL}     # prompt tokens the text model caches, image positions included
 
 
 @pytest.mark.parametrize("model_type", sorted(CASES))
 def test_transformers_runtime_equals_measured_non_default_shape(model_type):
     config, encoder_tokens, measured = CASES[model_type]
-    r = kvcalc.kv_cache({**config, "dtype": "bfloat16"}, batch=BATCH, context=PREFILL + DECODE, dtype="bfloat16",
-                        runtime="transformers", prefill=PREFILL, encoder_tokens=encoder_tokens)
+    prompt = PROMPT.get(model_type, PREFILL)
+    r = kvcalc.kv_cache({**config, "dtype": "bfloat16"}, batch=BATCH, context=prompt + DECODE, dtype="bfloat16",
+                        runtime="transformers", prefill=prompt, encoder_tokens=encoder_tokens)
     assert [layer.bytes for layer in r.layers] == measured
     assert r.quality == "exact"
 
