@@ -1318,6 +1318,12 @@ _ENTRIES: tuple[ModelType, ...] = (
         vocab_size=65037, hidden_size=2048, num_hidden_layers=24, num_attention_heads=32, intermediate_size=8192,
         max_position_embeddings=2048)),
     ModelType("kosmos-2", text_type="kosmos_2_text_model"),                                   # ORA
+    # ORA: BLIP-2 (kvcalc.params._blip2), its vision tower's class defaults (Blip2VisionConfig)
+    ModelType("blip-2", text_type="opt", params="blip2", defaults=_d(num_query_tokens=32,
+                                                                     use_decoder_only_language_model=True)),
+    ModelType("blip_2_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=1408, intermediate_size=6144, num_hidden_layers=39, num_attention_heads=16, image_size=224,
+        patch_size=14, qkv_bias=True)),
     # ORA: VisionEncoderDecoderModel's decoder is its nested 'decoder' config (default a BERT with
     # add_cross_attention: CROSS_ATTENTION_DECODERS), read as EncoderDecoderModel's (kvcalc.architectures)
     ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"})),

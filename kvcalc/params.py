@@ -34,7 +34,8 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import REGISTRY, ModelType, lookup, typed
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_seq2seq import encoder_decoder, nemo_speechlm
+from .params_seq2seq import _sub as _s2s_sub
+from .params_seq2seq import blip2_qformer, encoder_decoder, nemo_speechlm
 from .params_vision import _sub_config, count_wrapper, siglip_vision
 
 PARTS = ("embedding", "lm_head", "attention", "mlp", "norms", "mixer", "vision", "other")
@@ -1179,6 +1180,35 @@ _S2S_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
 }
 
 
+# ---- ORA families (issue 12) ----
+def _blip2(f: ConfigReader, t: _Tally) -> None:
+    """Blip2ForConditionalGeneration (modeling_blip_2.py) with a decoder-only language model (OPT):
+    ``Blip2VisionModel`` (width ``H_v``, ``I_v``; class_embedding ``H_v``, patch Conv2d ``3*p*p*H_v + H_v``,
+    position_embedding ``((image/p)^2 + 1)*H_v``; per ``Blip2EncoderLayer`` qkv ``H_v*3H_v + 3H_v``, projection
+    ``H_v*H_v + H_v``, fc1 / fc2 with biases, 2 LayerNorms; post_layernorm ``2H_v``), query_tokens
+    ``num_query_tokens*H_q``, the ``Blip2QFormerModel`` (:func:`kvcalc.params_seq2seq.blip2_qformer`, encoder
+    width ``H_v``), language_projection ``H_q*H + H``, and the OPT language model (:func:`_opt`, lm_head tied by
+    the text config's flag, as OPTForCausalLM). Absent sub-configs are their class defaults."""
+    if not f.get_bool("use_decoder_only_language_model", default=True):
+        raise UnsupportedError("Blip-2 with an encoder-decoder language model (T5) is not counted yet")
+    vis = _s2s_sub(f, "vision_config", "blip_2_vision_model", {}, absent_ok=True)
+    q = _s2s_sub(f, "qformer_config", "blip_2_qformer", {}, absent_ok=True)
+    text = _s2s_sub(f, "text_config", "opt", {}, absent_ok=True)
+    hv, iv, n = vis.get_int("hidden_size"), vis.get_int("intermediate_size"), vis.get_int("num_hidden_layers")
+    patch, image = vis.get_int("patch_size"), vis.get_int("image_size")
+    layer = (_linear(hv, 3 * hv, vis.get_bool("qkv_bias")) + _linear(hv, hv, True) + _linear(hv, iv, True)
+             + _linear(iv, hv, True) + 4 * hv)
+    embed = hv + _linear(3 * patch * patch, hv, True) + ((image // patch) ** 2 + 1) * hv
+    hq = q.get_int("hidden_size")
+    qformer = blip2_qformer(q.with_defaults({**q.defaults, "encoder_hidden_size": hv}, q.model_type, q.attribute_map))
+    _opt(text, t)
+    t.add("vision", embed + n * layer + 2 * hv + f.get_int("num_query_tokens") * hq + qformer
+          + _linear(hq, text.get_int("hidden_size"), True))
+
+
+_ORA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"blip2": _blip2}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -1189,6 +1219,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "doge": _doge, "fuyu": _fuyu, "hrm_text": _hrm_text,
     "jamba": _jamba, "t5": _t5, "gemma3": _gemma3, "mllama": _mllama, "multimodal": _multimodal,
     **_S2S_COUNTERS,
+    **_ORA_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

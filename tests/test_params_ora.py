@@ -1,0 +1,36 @@
+"""Parameter counts of the ORA families (issue 12) against transformers' meta-device counts of NON-default shapes.
+
+The class defaults are replayed from the coverage fixture by tests/test_transformers_coverage.py; here each
+family is checked on another shape. Every expected number was obtained in transformers 5.24 by building the
+config below on the meta device and summing ``p.numel()`` over ``model.parameters()`` (tied weights once).
+"""
+from __future__ import annotations
+
+import kvcalc
+
+# Blip2Config(**BLIP2) -> Blip2ForConditionalGeneration on torch.device("meta"): 269,072 parameters. A vision
+# tower without qkv biases, a Q-Former with cross-attention in every layer (frequency 1), an untied OPT head.
+BLIP2 = dict(
+    vision_config=dict(hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                       image_size=28, patch_size=14, qkv_bias=False),
+    qformer_config=dict(hidden_size=48, num_hidden_layers=3, num_attention_heads=4, intermediate_size=80,
+                        cross_attention_frequency=1),
+    text_config=dict(model_type="opt", hidden_size=32, ffn_dim=64, num_hidden_layers=2, num_attention_heads=4,
+                     vocab_size=1000, tie_word_embeddings=False, max_position_embeddings=128),
+    num_query_tokens=5)
+
+
+def test_blip2_non_default_shape_equals_meta_device_count():
+    count = kvcalc.count_params({"model_type": "blip-2", **BLIP2})
+    assert count.total == 269_072
+    assert count.quality == "exact"
+
+
+def test_blip2_refuses_an_encoder_decoder_language_model():
+    config = {"model_type": "blip-2", **BLIP2, "text_config": {"model_type": "t5"}}
+    try:
+        kvcalc.count_params(config)
+    except kvcalc.UnsupportedError as exc:
+        assert "t5" in str(exc)
+    else:
+        raise AssertionError("a T5 language model must be refused")
