@@ -1318,12 +1318,19 @@ _ENTRIES: tuple[ModelType, ...] = (
         vocab_size=65037, hidden_size=2048, num_hidden_layers=24, num_attention_heads=32, intermediate_size=8192,
         max_position_embeddings=2048)),
     ModelType("kosmos-2", text_type="kosmos_2_text_model"),                                   # ORA
-    # ORA: BLIP-2 (kvcalc.params._blip2), its vision tower's class defaults (Blip2VisionConfig)
-    ModelType("blip-2", text_type="opt", params="blip2", defaults=_d(num_query_tokens=32,
-                                                                     use_decoder_only_language_model=True)),
-    ModelType("blip_2_vision_model", kind="no_cache", defaults=_d(
+    # ORA: BLIP-2 / InstructBLIP(-Video) (kvcalc.params._blip2); their towers' and InstructBLIP's Q-Formers'
+    # class defaults (Blip2VisionConfig, InstructBlip(Video)VisionConfig, InstructBlip(Video)QFormerConfig)
+    *(ModelType(name, text_type="opt", params="blip2", defaults=_d(
+        num_query_tokens=32, use_decoder_only_language_model=True))
+      for name in ("blip-2", "instructblip", "instructblipvideo")),
+    *(ModelType(name, kind="no_cache", defaults=_d(
         hidden_size=1408, intermediate_size=6144, num_hidden_layers=39, num_attention_heads=16, image_size=224,
-        patch_size=14, qkv_bias=True)),
+        patch_size=14, qkv_bias=True))
+      for name in ("blip_2_vision_model", "instructblip_vision_model", "instructblipvideo_vision_model")),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
+        max_position_embeddings=512, cross_attention_frequency=2, encoder_hidden_size=1408))
+      for name in ("instructblip_qformer", "instructblipvideo_qformer")),
     # ORA: VisionEncoderDecoderModel's decoder is its nested 'decoder' config (default a BERT with
     # add_cross_attention: CROSS_ATTENTION_DECODERS), read as EncoderDecoderModel's (kvcalc.architectures)
     ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"})),

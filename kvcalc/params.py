@@ -1181,28 +1181,39 @@ _S2S_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
 
 
 # ---- ORA families (issue 12) ----
+# wrapper -> (vision tower type, Q-Former type, whether its Q-Former reads the prompt: InstructBLIP's
+# InstructBlipQFormerEmbeddings word / position tables and the text-input FFNs of every layer)
+_BLIP_PARTS = {"blip-2": ("blip_2_vision_model", "blip_2_qformer", False),
+               "instructblip": ("instructblip_vision_model", "instructblip_qformer", True),
+               "instructblipvideo": ("instructblipvideo_vision_model", "instructblipvideo_qformer", True)}
+
+
 def _blip2(f: ConfigReader, t: _Tally) -> None:
-    """Blip2ForConditionalGeneration (modeling_blip_2.py) with a decoder-only language model (OPT):
-    ``Blip2VisionModel`` (width ``H_v``, ``I_v``; class_embedding ``H_v``, patch Conv2d ``3*p*p*H_v + H_v``,
-    position_embedding ``((image/p)^2 + 1)*H_v``; per ``Blip2EncoderLayer`` qkv ``H_v*3H_v + 3H_v``, projection
-    ``H_v*H_v + H_v``, fc1 / fc2 with biases, 2 LayerNorms; post_layernorm ``2H_v``), query_tokens
-    ``num_query_tokens*H_q``, the ``Blip2QFormerModel`` (:func:`kvcalc.params_seq2seq.blip2_qformer`, encoder
-    width ``H_v``), language_projection ``H_q*H + H``, and the OPT language model (:func:`_opt`, lm_head tied by
-    the text config's flag, as OPTForCausalLM). Absent sub-configs are their class defaults."""
+    """Blip2ForConditionalGeneration (modeling_blip_2.py), InstructBlip(Video)ForConditionalGeneration
+    (modeling_instructblip(video).py) with a decoder-only language model (OPT): the vision model (width ``H_v``,
+    ``I_v``; class_embedding ``H_v``, patch Conv2d ``3*p*p*H_v + H_v``, position_embedding ``((image/p)^2 + 1)*H_v``;
+    per encoder layer qkv ``H_v*3H_v`` (+ ``3H_v`` with qkv_bias), projection ``H_v*H_v + H_v``, fc1 / fc2 with
+    biases, 2 LayerNorms; post_layernorm ``2H_v``), query_tokens ``num_query_tokens*H_q``, the Q-Former
+    (:func:`kvcalc.params_seq2seq.blip2_qformer`, encoder width ``H_v``; InstructBLIP's adds word and position
+    tables ``(V_q + P_q)*H_q`` and the text-input FFNs), language_projection ``H_q*H + H``, and the OPT language
+    model (:func:`_opt`, lm_head tied by the text config's flag, as OPTForCausalLM). Absent sub-configs are
+    their class defaults."""
     if not f.get_bool("use_decoder_only_language_model", default=True):
-        raise UnsupportedError("Blip-2 with an encoder-decoder language model (T5) is not counted yet")
-    vis = _s2s_sub(f, "vision_config", "blip_2_vision_model", {}, absent_ok=True)
-    q = _s2s_sub(f, "qformer_config", "blip_2_qformer", {}, absent_ok=True)
-    text = _s2s_sub(f, "text_config", "opt", {}, absent_ok=True)
+        raise UnsupportedError("a BLIP-2-style model with an encoder-decoder language model (T5) is not counted yet")
+    vision_type, qformer_type, text_input = _BLIP_PARTS[f.model_type]
+    vis = _s2s_sub(f, "vision_config", vision_type, {}, absent_ok=True)
     hv, iv, n = vis.get_int("hidden_size"), vis.get_int("intermediate_size"), vis.get_int("num_hidden_layers")
+    q = _s2s_sub(f, "qformer_config", qformer_type, {"encoder_hidden_size": hv, "use_qformer_text_input": text_input},
+                 absent_ok=True)
+    text = _s2s_sub(f, "text_config", "opt", {}, absent_ok=True)
     patch, image = vis.get_int("patch_size"), vis.get_int("image_size")
     layer = (_linear(hv, 3 * hv, vis.get_bool("qkv_bias")) + _linear(hv, hv, True) + _linear(hv, iv, True)
              + _linear(iv, hv, True) + 4 * hv)
     embed = hv + _linear(3 * patch * patch, hv, True) + ((image // patch) ** 2 + 1) * hv
     hq = q.get_int("hidden_size")
-    qformer = blip2_qformer(q.with_defaults({**q.defaults, "encoder_hidden_size": hv}, q.model_type, q.attribute_map))
+    tables = (q.get_int("vocab_size") + q.get_int("max_position_embeddings")) * hq if text_input else 0
     _opt(text, t)
-    t.add("vision", embed + n * layer + 2 * hv + f.get_int("num_query_tokens") * hq + qformer
+    t.add("vision", embed + n * layer + 2 * hv + f.get_int("num_query_tokens") * hq + blip2_qformer(q) + tables
           + _linear(hq, text.get_int("hidden_size"), True))
 
 

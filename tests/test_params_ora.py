@@ -19,6 +19,24 @@ BLIP2 = dict(
                      vocab_size=1000, tie_word_embeddings=False, max_position_embeddings=128),
     num_query_tokens=5)
 
+# InstructBlipVideoConfig(**INSTRUCTBLIP_VIDEO) -> InstructBlipVideoForConditionalGeneration on the meta device:
+# 240,896 parameters. Its Q-Former reads the prompt (word / position tables of 500 / 64, text-input FFNs), a
+# cross-attention every 2nd layer; the OPT head tied (OPTConfig's default).
+INSTRUCTBLIP_VIDEO = dict(
+    vision_config=dict(hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                       image_size=28, patch_size=14),
+    qformer_config=dict(hidden_size=48, num_hidden_layers=2, num_attention_heads=4, intermediate_size=80,
+                        vocab_size=500, max_position_embeddings=64, cross_attention_frequency=2),
+    text_config=dict(model_type="opt", hidden_size=32, ffn_dim=64, num_hidden_layers=2, num_attention_heads=4,
+                     vocab_size=1000, max_position_embeddings=128),
+    num_query_tokens=6)
+
+
+def test_instructblip_video_non_default_shape_equals_meta_device_count():
+    count = kvcalc.count_params({"model_type": "instructblipvideo", **INSTRUCTBLIP_VIDEO})
+    assert count.total == 240_896
+    assert count.quality == "exact"
+
 
 def test_blip2_non_default_shape_equals_meta_device_count():
     count = kvcalc.count_params({"model_type": "blip-2", **BLIP2})
