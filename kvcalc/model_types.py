@@ -522,7 +522,7 @@ _ORA_WRAPPERS = {"voxtral_realtime": "voxtral_realtime_text", "qwen2_5_omni_thin
 # decoder_attention_heads / d_model: PPFormulaNetTextModel). Each decoder layer caches self-attention K/V
 # and the cross-attention K/V of the encoder tokens (EncoderDecoderCache).
 T5_STYLE = ("udop", "pix2struct_text_model")
-_ORA_ENCODER_DECODERS = ("udop", "pix2struct", "pix2struct_text_model", "pp_formulanet", "pp_formulanet_text")
+_ORA_ENCODER_DECODERS = ("pix2struct", "pix2struct_text_model", "pp_formulanet", "pp_formulanet_text")
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
 # Parameter families in kvcalc.params_seq2seq ("bart") and kvcalc.params ("t5"); the KV cache of every
@@ -1311,6 +1311,11 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name) for name in _ORA_DECODERS),                                   # ORA
     *(ModelType(name, text_type=text) for name, text in _ORA_WRAPPERS.items()),    # ORA
     *(ModelType(name, kind="encoder_decoder") for name in _ORA_ENCODER_DECODERS),  # ORA
+    # ORA: UDOP, counted by kvcalc.params._udop; defaults: UdopConfig
+    ModelType("udop", kind="encoder_decoder", params="udop", defaults=_d(
+        vocab_size=33201, d_model=1024, d_kv=64, d_ff=4096, num_layers=24, num_decoder_layers=24, num_heads=16,
+        relative_attention_num_buckets=32, feed_forward_proj="relu", max_2d_position_embeddings=1024, patch_size=16,
+        num_channels=3, tie_word_embeddings=True)),
     # ORA: Kosmos-2's text decoder, read through Kosmos2TextConfig's attribute_map (embed_dim / layers /
     # attention_heads), multi-head attention (Kosmos2TextAttention); defaults: Kosmos2TextConfig
     ModelType("kosmos_2_text_model", attribute_map=_d(

@@ -1217,7 +1217,30 @@ def _blip2(f: ConfigReader, t: _Tally) -> None:
           + _linear(hq, text.get_int("hidden_size"), True))
 
 
-_ORA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"blip2": _blip2}
+def _udop(f: ConfigReader, t: _Tally) -> None:
+    """UdopForConditionalGeneration (modeling_udop.py): T5 stacks (:func:`_t5`: shared table, self- / cross-
+    attention, relu or gated FF, block 0's 1-d relative bias, tied lm_head) plus, in each stack's
+    ``RelativePositionBiasAggregated``, one bias table per further entry of relative_bias_args (horizontal,
+    vertical: ``(b + 2 with prefix_bucket and not expand)*n``, ``b`` the entry's relative_attention_num_buckets,
+    default 32 (RelativePositionBiasBase); the 1-d entry's table is block 0's, tied); the encoder's
+    ``cell_2d_embedding`` (x and y tables of max_2d_position_embeddings ``x d_model``); the patch Conv2d
+    ``num_channels*p*p*d_model + d_model`` of ``patch_embed`` and its twin ``decoder.embed_patches``."""
+    if not f.get_bool("tie_word_embeddings", default=True):
+        raise UnsupportedError("UDOP with tie_word_embeddings false is not counted yet (kvcalc never guesses)")
+    _t5(f, t)
+    d_model, heads = f.get_int("d_model", "hidden_size"), f.get_int("num_heads")
+    args = f.raw("relative_bias_args", default=[{"type": "1d"}, {"type": "horizontal"}, {"type": "vertical"}])
+    if not isinstance(args, list) or not all(isinstance(a, Mapping) for a in args):
+        raise ConfigError(f.field_name("relative_bias_args"), "<not a list of objects>", "must list bias settings")
+    rows = sum(int(a.get("relative_attention_num_buckets", 32)) + (2 if a.get("prefix_bucket") and not a.get(
+        "expand") else 0) for a in args if a.get("type") != "1d")
+    t.add("attention", 2 * rows * heads)
+    patch = f.get_int("patch_size")
+    t.add("vision", 2 * _linear(f.get_int("num_channels") * patch * patch, d_model, True)
+          + 2 * f.get_int("max_2d_position_embeddings") * d_model)
+
+
+_ORA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"blip2": _blip2, "udop": _udop}
 
 
 # --------------------------------------------------------------------------- entry point

@@ -52,3 +52,16 @@ def test_blip2_refuses_an_encoder_decoder_language_model():
         assert "t5" in str(exc)
     else:
         raise AssertionError("a T5 language model must be refused")
+
+
+# UdopConfig(**UDOP) -> UdopForConditionalGeneration on the meta device: 136,080 parameters. Gated FF, 16 buckets
+# for block 0's bias while the horizontal table keeps its own default 32 buckets (RelativePositionBiasBase).
+UDOP = dict(vocab_size=500, d_model=48, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=3, num_heads=3,
+            relative_attention_num_buckets=16, feed_forward_proj="gated-gelu", max_2d_position_embeddings=100,
+            patch_size=8, image_size=32, relative_bias_args=[{"type": "1d"}, {"type": "horizontal"}])
+
+
+def test_udop_non_default_shape_equals_meta_device_count():
+    count = kvcalc.count_params({"model_type": "udop", **UDOP})
+    assert count.total == 136_080
+    assert count.quality == "exact"
