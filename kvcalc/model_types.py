@@ -522,7 +522,7 @@ _ORA_WRAPPERS = {"voxtral_realtime": "voxtral_realtime_text", "qwen2_5_omni_thin
 # decoder_attention_heads / d_model: PPFormulaNetTextModel). Each decoder layer caches self-attention K/V
 # and the cross-attention K/V of the encoder tokens (EncoderDecoderCache).
 T5_STYLE = ("udop", "pix2struct_text_model")
-_ORA_ENCODER_DECODERS = ("pix2struct", "pix2struct_text_model", "pp_formulanet", "pp_formulanet_text")
+_ORA_ENCODER_DECODERS = ("pp_formulanet", "pp_formulanet_text")
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
 # Parameter families in kvcalc.params_seq2seq ("bart") and kvcalc.params ("t5"); the KV cache of every
@@ -1311,6 +1311,14 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name) for name in _ORA_DECODERS),                                   # ORA
     *(ModelType(name, text_type=text) for name, text in _ORA_WRAPPERS.items()),    # ORA
     *(ModelType(name, kind="encoder_decoder") for name in _ORA_ENCODER_DECODERS),  # ORA
+    # ORA: Pix2Struct, counted by kvcalc.params._pix2struct; defaults: Pix2Struct(Vision|Text)Config
+    ModelType("pix2struct", kind="encoder_decoder", params="pix2struct", defaults=_d(tie_word_embeddings=False)),
+    ModelType("pix2struct_text_model", kind="encoder_decoder", defaults=_d(
+        vocab_size=50244, hidden_size=768, d_kv=64, d_ff=2048, num_layers=12, num_heads=12,
+        relative_attention_num_buckets=32)),
+    ModelType("pix2struct_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, patch_embed_hidden_size=768, d_ff=2048, d_kv=64, num_hidden_layers=12,
+        num_attention_heads=12, seq_len=4096)),
     # ORA: UDOP, counted by kvcalc.params._udop; defaults: UdopConfig
     ModelType("udop", kind="encoder_decoder", params="udop", defaults=_d(
         vocab_size=33201, d_model=1024, d_kv=64, d_ff=4096, num_layers=24, num_decoder_layers=24, num_heads=16,

@@ -1240,7 +1240,34 @@ def _udop(f: ConfigReader, t: _Tally) -> None:
           + 2 * f.get_int("max_2d_position_embeddings") * d_model)
 
 
-_ORA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"blip2": _blip2, "udop": _udop}
+def _pix2struct(f: ConfigReader, t: _Tally) -> None:
+    """Pix2StructForConditionalGeneration (modeling_pix2struct.py). Vision encoder (width ``H_v``, ``n_v`` heads
+    of ``d_v``, ``F_v``): patch_projection ``P*H_v + H_v`` (``P`` patch_embed_hidden_size), row / column
+    embedders ``2*seq_len*H_v``; per layer query / key / value / output ``4*H_v*n_v*d_v`` (no biases), gated MLP
+    wi_0 / wi_1 / wo ``3*H_v*F_v``, 2 RMS norms ``H_v``; final layernorm ``H_v``. Text decoder
+    (Pix2StructTextModel: ``H``, ``n`` heads, ``F``, ``V``): embed_tokens ``V*H``; per layer self- and
+    cross-attention ``2*4*H*H`` (Pix2StructTextAttention projects to hidden_size, not n*d_kv) + their norms,
+    gated MLP ``3*H*F`` + norm; layer 0's relative bias ``buckets*n``; final norm ``H``; lm_head ``V*H``
+    (untied: tie_word_embeddings true is refused, not verified)."""
+    if f.get_bool("tie_word_embeddings", default=False):
+        raise UnsupportedError("Pix2Struct with tie_word_embeddings true is not counted yet (kvcalc never guesses)")
+    vis = _s2s_sub(f, "vision_config", "pix2struct_vision_model", {}, absent_ok=True)
+    text = _s2s_sub(f, "text_config", "pix2struct_text_model", {}, absent_ok=True)
+    hv, nv, dv = vis.get_int("hidden_size"), vis.get_int("num_attention_heads"), vis.get_int("d_kv")
+    fv, lv = vis.get_int("d_ff"), vis.get_int("num_hidden_layers", minimum=0)
+    t.add("vision", _linear(vis.get_int("patch_embed_hidden_size"), hv, True) + 2 * vis.get_int("seq_len") * hv
+          + lv * (4 * hv * nv * dv + 3 * hv * fv + 2 * hv) + hv)
+    h, n = text.get_int("hidden_size"), text.get_int("num_heads")
+    ff, layers, vocab = text.get_int("d_ff"), text.get_int("num_layers", minimum=0), text.get_int("vocab_size")
+    t.add("embedding", vocab * h)
+    t.add("attention", layers * 2 * 4 * h * h + text.get_int("relative_attention_num_buckets") * n)
+    t.add("mlp", layers * 3 * h * ff)
+    t.add("norms", (3 * layers + 1) * h)
+    t.add("lm_head", vocab * h)
+
+
+_ORA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"blip2": _blip2, "udop": _udop,
+                                                                    "pix2struct": _pix2struct}
 
 
 # --------------------------------------------------------------------------- entry point

@@ -65,3 +65,18 @@ def test_udop_non_default_shape_equals_meta_device_count():
     count = kvcalc.count_params({"model_type": "udop", **UDOP})
     assert count.total == 136_080
     assert count.quality == "exact"
+
+
+# Pix2StructConfig(**PIX2STRUCT) -> Pix2StructForConditionalGeneration on the meta device: 117,152 parameters.
+# The vision attention projects to heads x d_kv (3 x 8 = 24 of 48), the text attention to hidden_size (40).
+PIX2STRUCT = dict(
+    vision_config=dict(hidden_size=48, patch_embed_hidden_size=30, d_ff=64, d_kv=8, num_hidden_layers=2,
+                       num_attention_heads=3, seq_len=50),
+    text_config=dict(vocab_size=300, hidden_size=40, d_kv=12, d_ff=56, num_layers=3, num_heads=2,
+                     relative_attention_num_buckets=8))
+
+
+def test_pix2struct_non_default_shape_equals_meta_device_count():
+    count = kvcalc.count_params({"model_type": "pix2struct", **PIX2STRUCT})
+    assert count.total == 117_152
+    assert count.quality == "exact"
