@@ -1224,7 +1224,7 @@ def _udop(f: ConfigReader, t: _Tally) -> None:
     vertical: ``(b + 2 with prefix_bucket and not expand)*n``, ``b`` the entry's relative_attention_num_buckets,
     default 32 (RelativePositionBiasBase); the 1-d entry's table is block 0's, tied); the encoder's
     ``cell_2d_embedding`` (x and y tables of max_2d_position_embeddings ``x d_model``); the patch Conv2d
-    ``num_channels*p*p*d_model + d_model`` of ``patch_embed`` and its twin ``decoder.embed_patches``."""
+    ``num_channels*p*p*d_model + d_model`` of ``patch_embed`` and its twin ``decoder.embed_patches`` (other)."""
     if not f.get_bool("tie_word_embeddings", default=True):
         raise UnsupportedError("UDOP with tie_word_embeddings false is not counted yet (kvcalc never guesses)")
     _t5(f, t)
@@ -1236,7 +1236,7 @@ def _udop(f: ConfigReader, t: _Tally) -> None:
         "expand") else 0) for a in args if a.get("type") != "1d")
     t.add("attention", 2 * rows * heads)
     patch = f.get_int("patch_size")
-    t.add("vision", 2 * _linear(f.get_int("num_channels") * patch * patch, d_model, True)
+    t.add("other", 2 * _linear(f.get_int("num_channels") * patch * patch, d_model, True)
           + 2 * f.get_int("max_2d_position_embeddings") * d_model)
 
 
