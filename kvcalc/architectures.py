@@ -17,6 +17,7 @@ from .errors import ConfigError, UnsupportedError
 from .model_types import (
     CROSS_ATTENTION_DECODERS,
     DBRX_ATTN_DEFAULTS,
+    T5_STYLE,
     ModelType,
     dory_cache_types,
     lookup,
@@ -557,11 +558,11 @@ def _vision_tokens(top: ConfigReader) -> int | None:
 # ----------------------------------------------------------------------------- encoder-decoder
 def _encoder_decoder(top: ConfigReader, mt: str, dtype: str | None) -> ModelSpec:
     """Decoder self-attention (grows with generated tokens) + cross-attention (encoder tokens)."""
-    if mt in ("t5", "mt5", "umt5", "longt5", "switch_transformers"):
+    if mt in ("t5", "mt5", "umt5", "longt5", "switch_transformers") + T5_STYLE:
         n = top.opt_int("num_decoder_layers", "num_layers") or top.get_int("num_layers")
         heads = top.get_int("num_heads")
         head_dim = top.get_int("d_kv")
-        hidden = top.get_int("d_model")
+        hidden = top.get_int("hidden_size")    # d_model (T5); Pix2Struct's text model names it hidden_size
         default_enc = None
     else:
         n = top.get_int("decoder_layers", "num_decoder_layers")   # ProphetNet: num_decoder_*

@@ -589,6 +589,24 @@ _ENCODER_DECODER = ("blenderbot_small",)
 _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its types moved to the MOE block
 
 
+# ORA (issue 12): types first measured by the coverage oracle with their real image / audio inputs
+# (tests/oracles/transformers_coverage.py MEDIA) whose cache the generic rules reproduce exactly: IDEFICS's
+# Llama-style decoder (its gated cross-attention runs with cache=None, modeling_idefics.py), Voxtral
+# Realtime's text decoder (the audio embeddings are added to the token embeddings; the audio encoder's
+# streaming caches are separate Cache objects, not the text model's), the Qwen2.5-Omni / Qwen3-Omni thinkers'
+# text decoders (head_dim = hidden_size / heads when the config has none: Qwen3OmniMoeThinkerTextAttention's
+# getattr fallback).
+_ORA_DECODERS = ("idefics", "voxtral_realtime_text", "qwen2_5_omni_text", "qwen3_omni_moe_text")
+_ORA_WRAPPERS = {"voxtral_realtime": "voxtral_realtime_text", "qwen2_5_omni_thinker": "qwen2_5_omni_text",
+                 "qwen3_omni_moe_thinker": "qwen3_omni_moe_text"}
+# Encoder-decoders with an image encoder, measured with their images (encoder tokens: the encoder's output
+# length). UDOP (top level) and Pix2Struct's text model are T5 stacks (num_layers / num_heads / d_kv:
+# UdopStack, Pix2StructTextModel); PP-FormulaNet's text model is an mBART-style decoder (decoder_layers /
+# decoder_attention_heads / d_model: PPFormulaNetTextModel). Each decoder layer caches self-attention K/V
+# and the cross-attention K/V of the encoder tokens (EncoderDecoderCache).
+T5_STYLE = ("udop", "pix2struct_text_model")
+_ORA_ENCODER_DECODERS = ("pp_formulanet", "pp_formulanet_text")
+
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
 # Parameter families in kvcalc.params_seq2seq ("bart") and kvcalc.params ("t5"); the KV cache of every
 # one is read by kvcalc.architectures' encoder-decoder rule. Defaults: transformers 5.24 config classes.
@@ -1806,6 +1824,45 @@ _ENTRIES: tuple[ModelType, ...] = (
         attn_type="vanilla")),
     ModelType("cohere_compass_vision", kind="no_cache",
               defaults=_d(_QWEN3_VISION, deepstack_visual_indexes=(8, 16, 24))),
+    *(ModelType(name) for name in _ORA_DECODERS),                                   # ORA
+    *(ModelType(name, text_type=text) for name, text in _ORA_WRAPPERS.items()),    # ORA
+    *(ModelType(name, kind="encoder_decoder") for name in _ORA_ENCODER_DECODERS),  # ORA
+    # ORA: Pix2Struct, counted by kvcalc.params._pix2struct; defaults: Pix2Struct(Vision|Text)Config
+    ModelType("pix2struct", kind="encoder_decoder", params="pix2struct", defaults=_d(tie_word_embeddings=False)),
+    ModelType("pix2struct_text_model", kind="encoder_decoder", defaults=_d(
+        vocab_size=50244, hidden_size=768, d_kv=64, d_ff=2048, num_layers=12, num_heads=12,
+        relative_attention_num_buckets=32)),
+    ModelType("pix2struct_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=768, patch_embed_hidden_size=768, d_ff=2048, d_kv=64, num_hidden_layers=12,
+        num_attention_heads=12, seq_len=4096)),
+    # ORA: UDOP, counted by kvcalc.params._udop; defaults: UdopConfig
+    ModelType("udop", kind="encoder_decoder", params="udop", defaults=_d(
+        vocab_size=33201, d_model=1024, d_kv=64, d_ff=4096, num_layers=24, num_decoder_layers=24, num_heads=16,
+        relative_attention_num_buckets=32, feed_forward_proj="relu", max_2d_position_embeddings=1024, patch_size=16,
+        num_channels=3, tie_word_embeddings=True)),
+    # ORA: Kosmos-2's text decoder, read through Kosmos2TextConfig's attribute_map (embed_dim / layers /
+    # attention_heads), multi-head attention (Kosmos2TextAttention); defaults: Kosmos2TextConfig
+    ModelType("kosmos_2_text_model", attribute_map=_d(
+        num_attention_heads="attention_heads", hidden_size="embed_dim", num_hidden_layers="layers"), defaults=_d(
+        vocab_size=65037, hidden_size=2048, num_hidden_layers=24, num_attention_heads=32, intermediate_size=8192,
+        max_position_embeddings=2048)),
+    ModelType("kosmos-2", text_type="kosmos_2_text_model"),                                   # ORA
+    # ORA: BLIP-2 / InstructBLIP(-Video) (kvcalc.params._blip2); their towers' and InstructBLIP's Q-Formers'
+    # class defaults (Blip2VisionConfig, InstructBlip(Video)VisionConfig, InstructBlip(Video)QFormerConfig)
+    *(ModelType(name, text_type="opt", params="blip2", defaults=_d(
+        num_query_tokens=32, use_decoder_only_language_model=True))
+      for name in ("blip-2", "instructblip", "instructblipvideo")),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        hidden_size=1408, intermediate_size=6144, num_hidden_layers=39, num_attention_heads=16, image_size=224,
+        patch_size=14, qkv_bias=True))
+      for name in ("blip_2_vision_model", "instructblip_vision_model", "instructblipvideo_vision_model")),
+    *(ModelType(name, kind="no_cache", defaults=_d(
+        vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
+        max_position_embeddings=512, cross_attention_frequency=2, encoder_hidden_size=1408))
+      for name in ("instructblip_qformer", "instructblipvideo_qformer")),
+    # ORA: VisionEncoderDecoderModel's decoder is its nested 'decoder' config (default a BERT with
+    # add_cross_attention: CROSS_ATTENTION_DECODERS), read as EncoderDecoderModel's (kvcalc.architectures)
+    ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"})),
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), params="gemma3n_text", defaults=_d(
         sliding_window=512, num_kv_shared_layers=15, head_dim=256,

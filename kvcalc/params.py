@@ -44,7 +44,8 @@ from .model_types import (
 )
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
-from .params_seq2seq import encoder_decoder, nemo_speechlm
+from .params_seq2seq import _sub as _s2s_sub
+from .params_seq2seq import blip2_qformer, encoder_decoder, nemo_speechlm
 from .params_vision import (
     PROJECTORS,
     TOWERS,
@@ -2804,6 +2805,94 @@ _HYB_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "kda_hybrid": _kda_hybrid, "lfm3_vl": _lfm3_vl, "zamba": _zamba, "olmo_hybrid": _olmo_hybrid, "zaya": _zaya,
     "glm5_next": _glm5_next,
 }
+# ---- ORA families (issue 12) ----
+# wrapper -> (vision tower type, Q-Former type, whether its Q-Former reads the prompt: InstructBLIP's
+# InstructBlipQFormerEmbeddings word / position tables and the text-input FFNs of every layer)
+_BLIP_PARTS = {"blip-2": ("blip_2_vision_model", "blip_2_qformer", False),
+               "instructblip": ("instructblip_vision_model", "instructblip_qformer", True),
+               "instructblipvideo": ("instructblipvideo_vision_model", "instructblipvideo_qformer", True)}
+
+
+def _blip2(f: ConfigReader, t: _Tally) -> None:
+    """Blip2ForConditionalGeneration (modeling_blip_2.py), InstructBlip(Video)ForConditionalGeneration
+    (modeling_instructblip(video).py) with a decoder-only language model (OPT): the vision model (width ``H_v``,
+    ``I_v``; class_embedding ``H_v``, patch Conv2d ``3*p*p*H_v + H_v``, position_embedding ``((image/p)^2 + 1)*H_v``;
+    per encoder layer qkv ``H_v*3H_v`` (+ ``3H_v`` with qkv_bias), projection ``H_v*H_v + H_v``, fc1 / fc2 with
+    biases, 2 LayerNorms; post_layernorm ``2H_v``), query_tokens ``num_query_tokens*H_q``, the Q-Former
+    (:func:`kvcalc.params_seq2seq.blip2_qformer`, encoder width ``H_v``; InstructBLIP's adds word and position
+    tables ``(V_q + P_q)*H_q`` and the text-input FFNs), language_projection ``H_q*H + H``, and the OPT language
+    model (:func:`_opt`, lm_head tied by the text config's flag, as OPTForCausalLM). Absent sub-configs are
+    their class defaults."""
+    if not f.get_bool("use_decoder_only_language_model", default=True):
+        raise UnsupportedError("a BLIP-2-style model with an encoder-decoder language model (T5) is not counted yet")
+    vision_type, qformer_type, text_input = _BLIP_PARTS[f.model_type]
+    vis = _s2s_sub(f, "vision_config", vision_type, {}, absent_ok=True)
+    hv, iv, n = vis.get_int("hidden_size"), vis.get_int("intermediate_size"), vis.get_int("num_hidden_layers")
+    q = _s2s_sub(f, "qformer_config", qformer_type, {"encoder_hidden_size": hv, "use_qformer_text_input": text_input},
+                 absent_ok=True)
+    text = _s2s_sub(f, "text_config", "opt", {}, absent_ok=True)
+    patch, image = vis.get_int("patch_size"), vis.get_int("image_size")
+    layer = (_linear(hv, 3 * hv, vis.get_bool("qkv_bias")) + _linear(hv, hv, True) + _linear(hv, iv, True)
+             + _linear(iv, hv, True) + 4 * hv)
+    embed = hv + _linear(3 * patch * patch, hv, True) + ((image // patch) ** 2 + 1) * hv
+    hq = q.get_int("hidden_size")
+    tables = (q.get_int("vocab_size") + q.get_int("max_position_embeddings")) * hq if text_input else 0
+    _opt(text, t)
+    t.add("vision", embed + n * layer + 2 * hv + f.get_int("num_query_tokens") * hq + blip2_qformer(q) + tables
+          + _linear(hq, text.get_int("hidden_size"), True))
+
+
+def _udop(f: ConfigReader, t: _Tally) -> None:
+    """UdopForConditionalGeneration (modeling_udop.py): T5 stacks (:func:`_t5`: shared table, self- / cross-
+    attention, relu or gated FF, block 0's 1-d relative bias, tied lm_head) plus, in each stack's
+    ``RelativePositionBiasAggregated``, one bias table per further entry of relative_bias_args (horizontal,
+    vertical: ``(b + 2 with prefix_bucket and not expand)*n``, ``b`` the entry's relative_attention_num_buckets,
+    default 32 (RelativePositionBiasBase); the 1-d entry's table is block 0's, tied); the encoder's
+    ``cell_2d_embedding`` (x and y tables of max_2d_position_embeddings ``x d_model``); the patch Conv2d
+    ``num_channels*p*p*d_model + d_model`` of ``patch_embed`` and its twin ``decoder.embed_patches`` (other)."""
+    if not f.get_bool("tie_word_embeddings", default=True):
+        raise UnsupportedError("UDOP with tie_word_embeddings false is not counted yet (kvcalc never guesses)")
+    _t5(f, t)
+    d_model, heads = f.get_int("d_model", "hidden_size"), f.get_int("num_heads")
+    args = f.raw("relative_bias_args", default=[{"type": "1d"}, {"type": "horizontal"}, {"type": "vertical"}])
+    if not isinstance(args, list) or not all(isinstance(a, Mapping) for a in args):
+        raise ConfigError(f.field_name("relative_bias_args"), "<not a list of objects>", "must list bias settings")
+    rows = sum(int(a.get("relative_attention_num_buckets", 32)) + (2 if a.get("prefix_bucket") and not a.get(
+        "expand") else 0) for a in args if a.get("type") != "1d")
+    t.add("attention", 2 * rows * heads)
+    patch = f.get_int("patch_size")
+    t.add("other", 2 * _linear(f.get_int("num_channels") * patch * patch, d_model, True)
+          + 2 * f.get_int("max_2d_position_embeddings") * d_model)
+
+
+def _pix2struct(f: ConfigReader, t: _Tally) -> None:
+    """Pix2StructForConditionalGeneration (modeling_pix2struct.py). Vision encoder (width ``H_v``, ``n_v`` heads
+    of ``d_v``, ``F_v``): patch_projection ``P*H_v + H_v`` (``P`` patch_embed_hidden_size), row / column
+    embedders ``2*seq_len*H_v``; per layer query / key / value / output ``4*H_v*n_v*d_v`` (no biases), gated MLP
+    wi_0 / wi_1 / wo ``3*H_v*F_v``, 2 RMS norms ``H_v``; final layernorm ``H_v``. Text decoder
+    (Pix2StructTextModel: ``H``, ``n`` heads, ``F``, ``V``): embed_tokens ``V*H``; per layer self- and
+    cross-attention ``2*4*H*H`` (Pix2StructTextAttention projects to hidden_size, not n*d_kv) + their norms,
+    gated MLP ``3*H*F`` + norm; layer 0's relative bias ``buckets*n``; final norm ``H``; lm_head ``V*H``
+    (untied: tie_word_embeddings true is refused, not verified)."""
+    if f.get_bool("tie_word_embeddings", default=False):
+        raise UnsupportedError("Pix2Struct with tie_word_embeddings true is not counted yet (kvcalc never guesses)")
+    vis = _s2s_sub(f, "vision_config", "pix2struct_vision_model", {}, absent_ok=True)
+    text = _s2s_sub(f, "text_config", "pix2struct_text_model", {}, absent_ok=True)
+    hv, nv, dv = vis.get_int("hidden_size"), vis.get_int("num_attention_heads"), vis.get_int("d_kv")
+    fv, lv = vis.get_int("d_ff"), vis.get_int("num_hidden_layers", minimum=0)
+    t.add("vision", _linear(vis.get_int("patch_embed_hidden_size"), hv, True) + 2 * vis.get_int("seq_len") * hv
+          + lv * (4 * hv * nv * dv + 3 * hv * fv + 2 * hv) + hv)
+    h, n = text.get_int("hidden_size"), text.get_int("num_heads")
+    ff, layers, vocab = text.get_int("d_ff"), text.get_int("num_layers", minimum=0), text.get_int("vocab_size")
+    t.add("embedding", vocab * h)
+    t.add("attention", layers * 2 * 4 * h * h + text.get_int("relative_attention_num_buckets") * n)
+    t.add("mlp", layers * 3 * h * ff)
+    t.add("norms", (3 * layers + 1) * h)
+    t.add("lm_head", vocab * h)
+
+
+_ORA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"blip2": _blip2, "udop": _udop,
+                                                                    "pix2struct": _pix2struct}
 
 
 # --------------------------------------------------------------------------- entry point
@@ -2821,6 +2910,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     **_VIS2_COUNTERS,
     **_S2S_COUNTERS,
     **_HYB_COUNTERS,
+    **_ORA_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

@@ -150,7 +150,10 @@ def _hf_counts_cached(key: str) -> tuple[int, dict[str, int], int]:
 # here; their parts follow the modules' docstrings in kvcalc.params_seq2seq (tests/test_params_s2s.py checks totals
 # and routed experts on other shapes)
 _TOTALS_ONLY = frozenset({"encoder-decoder", "granite_speech", "granite_speech_plus", "omniasr", "vibevoice_asr",
-                          "nemo_speechlm"})
+                          "nemo_speechlm",
+                          # ORA (issue 12): Q-Former dense / LayerNorm layers (BLIP-2 family) and Pix2Struct's
+                          # decoder.lm_head / unprefixed vision encoder; totals also in tests/test_params_ora.py
+                          "blip-2", "instructblip", "instructblipvideo", "pix2struct"})
 
 
 def _assert_matches_transformers(cfg: dict) -> ParamCount:

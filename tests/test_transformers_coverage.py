@@ -44,6 +44,11 @@ COUNTED = {mt: rec for mt, rec in MEASURED.items() if rec.get("default_params") 
 
 # Measured types whose cache kvcalc does not reproduce, with the reason.
 KV_MISSES: dict[str, str] = {
+    "cpmant": (
+        "CPM-Ant caches its prompt_length (32) learned prompt tokens before the input in every layer "
+        "(CpmAntModel.forward), with dim_head (128) per head: measured 32 + 9 tokens x 4 heads x 128; kvcalc "
+        "reads neither the prompt tokens nor dim_head (it derives 64 / 4 = 16)"
+    ),
     "deepseek_v4": (
         "refused (UnsupportedError naming 'compress_rates'): DeepSeek-V4's HCA / CSA layers "
         "(DeepseekV4HCACache, DeepseekV4CSACache) hold a sliding window plus one compressed KV entry per "
@@ -63,28 +68,12 @@ KV_MISSES: dict[str, str] = {
         "attention/mlp blocks, plus the 20 recurrent ones copied for the second loop = 56) and the fixture's "
         "layers equal kvcalc's for 1 token; tests/test_kv_ink.py checks 11-token caches measured with cache="
     ),
-    "mllama": (
-        "measured without an image: the oracle feeds token ids only, so MllamaForConditionalGeneration's "
-        "cross-attention layers hold nothing (0 bytes), while kvcalc charges one image (max_num_tiles x "
-        "(patches + 1) vision tokens) by default; tests/test_groundtruth_transformers.py feeds "
-        "mllama_text_model cross_attention_states and kvcalc matches the filled cross cache there"
-    ),
-    "trocr": (
-        "the fixture's probe runs TrOCRForCausalLM without encoder states, so its cache holds self-attention only;"
-        " kvcalc plans TrOCR as the decoder of a VisionEncoderDecoderModel (self- plus cross-attention over the"
-        " image encoder's tokens); the self-attention bytes match"
-    ),
-    "whisper": (
-        "the fixture's probe holds no cross-attention cache for Whisper (its encoder runs on 1,500 mel "
-        "frames); tests/test_groundtruth_transformers.py measures the filled cross cache and kvcalc matches "
-        "it there"
-    ),
 }
 
 
 # The ideal-runtime check fails only where the transformers one does and the layers are comparable
 # (a refused config, or a differing full / sliding layer); elsewhere in KV_MISSES it holds.
-IDEAL_MISSES = ("diffusion_gemma", "dory", "trocr", "whisper")
+IDEAL_MISSES = ("cpmant", "diffusion_gemma", "dory")
 
 
 def _param(mt: str, misses: "dict[str, str] | tuple[str, ...]"):

@@ -23,6 +23,12 @@ The result goes to tests/fixtures/transformers_5_24_coverage.json (see ``FORMAT`
     python tests/oracles/transformers_coverage.py --sample 5 # re-measure 5 types, compare, exit 1 on drift
 
 Needs the dev stack: torch 2.13 (CPU) and transformers 5.24.0. No network: nothing is downloaded.
+The three types with a timm vision tower (fast_vlm, gemma3n, perception_lm: TimmWrapperModel) also need
+timm, which imports torchvision; PyPI's torchvision 0.28.0 (the one for torch 2.13) is a CUDA build that
+cannot load against the CPU torch (its _C.so links libtorch_cuda), so they are measured in a separate
+environment with PyPI's CUDA build of torch 2.13.0 (run on CPU), torchvision 0.28.0 and timm 1.0.31;
+each record names its torch build. timm is therefore not in requirements-dev.txt: installing it there
+would leave `import torchvision` broken beside the CPU torch.
 """
 from __future__ import annotations
 
@@ -188,6 +194,30 @@ TWEAKS: dict[str, dict[str, Any]] = {
     "cohere_compass_text": {"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}},
     "cohere_compass": {"text_config": {"rope_parameters": {"full_attention": {"rope_type": "default",
                                                                                "rope_theta": 10000.0}}}},
+    # PerceptionLMConfig's default timm tower (resnet50, model_args None) cannot be built: the projector reads
+    # vision_config.model_args["embed_dim"] (modeling_perception_lm.py); the tiny model gets the smallest
+    # Perception Encoder ViT timm ships, narrowed like any width (the cache is the text model's either way)
+    "perception_lm": {"vision_config": {"architecture": "vit_pe_core_tiny_patch16_384",
+                                        "model_args": {"embed_dim": H, "depth": 1, "num_heads": 4,
+                                                       "img_size": [32, 32]}}},
+    # Image inputs (MEDIA): images of 28 x 28 pixels (2 x 2 patches of 14), placeholder ids past the probe's
+    # token pool (a real checkpoint's are its first added tokens: Salesforce/blip2-opt-2.7b's 50265)
+    **{mt: {"vision_config": {"image_size": 28}, "image_token_index": 100}
+       for mt in ("blip-2", "instructblip")},
+    "instructblipvideo": {"vision_config": {"image_size": 28}, "video_token_index": 100},
+    **{mt: {"vision_config": {"image_size": 28}} for mt in ("idefics", "kosmos-2")},
+    # MllamaVisionConfig: the projector's input is the last state and the 5 intermediate layers' (6 x 64)
+    "mllama": {"vision_config": {"image_size": 28, "vision_output_dim": 6 * H}},
+    "vision-encoder-decoder": {"encoder": {"image_size": 32}},    # ViT: 2 x 2 patches of 16, + CLS
+    "pp_formulanet": {"vision_config": {"image_size": 64}},
+    "udop": {"image_size": 32},
+    "whisper": {"max_source_positions": 8},     # the encoder's output length (1500 by default)
+    # Qwen2_5OmniThinkerConfig / Qwen3OmniMoeThinkerConfig lack vision_start_token_id, which the thinker's
+    # get_rope_index reads: <|vision_start|>, 151652, as the Talker config's default names it; their M-RoPE
+    # falls back to mrope_section [16, 24, 24] (half of head_dim 128): head_dim 16 needs 8
+    **{mt: {"vision_start_token_id": 151652, "text_config": {"rope_parameters": {
+        "rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [2, 3, 3]}}}
+       for mt in ("qwen2_5_omni_thinker", "qwen3_omni_moe_thinker")},
     "chameleon": {"vocabulary_map": {"<image>": 8711}},      # ChameleonImageVocabularyMapping needs a map
     "emu3": {"vocabulary_map": {"<image>": 151851}},
     "reformer": {"is_decoder": True},                         # ReformerModelWithLMHead asserts it
@@ -310,7 +340,10 @@ def shrink(config: Any, rules: Rules) -> dict[str, Any]:
         except Exception:  # noqa: BLE001 - 5.x per-layer attributes refuse a global read
             v = full[k]
         if _is_config(v):
-            out[k] = shrink(v, rules)
+            # a timm backbone (TimmWrapperConfig) is built by timm from `architecture` + `model_args`: its
+            # widths are no config fields, so it is kept as the default has it (the projector reads its
+            # hidden_size, the timm model's feature width)
+            out[k] = v.to_dict() if v.model_type == "timm_wrapper" else shrink(v, rules)
             continue
         if k not in fields or k in ("transformers_version", "architectures", "dtype"):
             continue
@@ -430,6 +463,8 @@ def is_encoder_decoder(model: Any) -> bool:
     """An encoder-decoder model as built: Whisper's config says encoder-decoder, WhisperForCausalLM is not."""
     import inspect
 
+    if getattr(model.config, "use_decoder_only_language_model", False):
+        return False     # BLIP-2 / InstructBLIP with a decoder-only language model (OPT, Vicuna)
     return "decoder_input_ids" in inspect.signature(model.forward).parameters
 
 
@@ -456,12 +491,228 @@ def _cache_of(out: Any) -> Any:
     return None
 
 
+def _image(vision: Any, batch: int, gen: Any, dtype: Any, *lead: int) -> Any:
+    """``batch x *lead x channels x size x size`` random pixels at the vision config's image size."""
+    import torch
+
+    size = vision.image_size if isinstance(vision.image_size, int) else vision.image_size[0]
+    return torch.randn(batch, *lead, getattr(vision, "num_channels", 3), size, size, generator=gen).to(dtype)
+
+
+@dataclasses.dataclass
+class Media:
+    """What a model reads beside its prompt tokens (images, audio, encoder states), for ``feed``.
+
+    ``first``: extra inputs of the prefill call; ``prefix``: placeholder token ids (``batch x n``) put
+    before the prompt's tokens (the image tokens a processor inserts); ``step``: extra inputs of every
+    decode call, or a function of the previous output giving them (None: no decode step is run);
+    ``used``: what the record's ``inputs`` says about them (shapes, image tokens, encoder tokens);
+    ``reencode``: an encoder-decoder whose decode steps get the encoder inputs again instead of a plain
+    BaseModelOutput (as RE_ENCODE)."""
+
+    first: dict[str, Any]
+    prefix: Any = None
+    step: Any = None     # a dict, or a function of the previous call's output giving one
+    used: dict[str, Any] = dataclasses.field(default_factory=dict)
+    reencode: bool = False
+
+
+def _blip(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """BLIP-2 / InstructBLIP (-Video): one image (a video: 4 frames, modeling_instructblipvideo.py's
+    fixed count), whose ``num_query_tokens`` Q-Former outputs (x frames) replace as many image / video
+    placeholder tokens of the prompt (get_placeholder_mask); the image is passed again at every step,
+    as ``generate`` does (its forward requires pixel_values)."""
+    import torch
+
+    cfg = model.config
+    dtype = next(model.parameters()).dtype
+    video = cfg.model_type == "instructblipvideo"
+    frames = 4 if video else 1
+    pixels = _image(cfg.vision_config, batch, gen, dtype, *((frames,) if video else ()))
+    n = cfg.num_query_tokens * frames
+    token = cfg.video_token_index if video else cfg.image_token_index
+    extra: dict[str, Any] = {"pixel_values": pixels}
+    if _required(model, "qformer_input_ids"):           # InstructBLIP: the Q-Former reads the prompt too
+        extra["qformer_input_ids"] = _token_ids(cfg, prefill, batch, gen)
+    return Media(extra, torch.full((batch, n), token), dict(extra),
+                 {"pixel_values": list(pixels.shape), "image_tokens": n})
+
+
+def _idefics(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """IDEFICS: one image per sequence that every text token attends to (image_attention_mask of ones);
+    its gated cross-attention runs with ``cache=None`` (modeling_idefics.py: "not implemented"), so the
+    image is passed again at every step."""
+    import torch
+
+    cfg = model.config
+    pixels = _image(cfg.vision_config, batch, gen, next(model.parameters()).dtype, 1)
+    first = {"pixel_values": pixels, "image_attention_mask": torch.ones(batch, prefill, 1, dtype=torch.long)}
+    step = {"pixel_values": pixels, "image_attention_mask": torch.ones(batch, 1, 1, dtype=torch.long)}
+    return Media(first, None, step, {"pixel_values": list(pixels.shape)})
+
+
+def _kosmos2(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """Kosmos-2: one image whose ``latent_query_num`` embeddings replace the prompt positions flagged by
+    image_embeds_position_mask (Kosmos2TextTransformer.forward); later steps pass the image again with
+    a mask of zeros (its forward requires pixel_values or image_embeds on every call)."""
+    import torch
+
+    cfg = model.config
+    pixels = _image(cfg.vision_config, batch, gen, next(model.parameters()).dtype)
+    n = cfg.latent_query_num
+    mask = torch.cat([torch.ones(batch, n, dtype=torch.long), torch.zeros(batch, prefill, dtype=torch.long)], 1)
+    first = {"pixel_values": pixels, "image_embeds_position_mask": mask}
+    step = {"pixel_values": pixels, "image_embeds_position_mask": torch.zeros(batch, 1, dtype=torch.long)}
+    return Media(first, _token_ids(cfg, n, batch, gen), step, {"pixel_values": list(pixels.shape), "image_tokens": n})
+
+
+def _mllama(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """Mllama: one image of ``max_num_tiles`` tiles (aspect ratio 1 x 1: the first tile valid, the rest
+    padding, as MllamaImageProcessor pads), one <|image|> token first in the prompt that every text
+    token's cross_attention_mask lets see it. The vision tower's output (tiles x (patches + 1) tokens,
+    MllamaVisionModel.forward; its 8-multiple padding is sliced off) fills the cross-attention layers
+    once; decode steps pass only their row of the mask (the cross layers are updated already)."""
+    import torch
+
+    cfg = model.config
+    vision = cfg.vision_config
+    tiles = vision.max_num_tiles
+    pixels = _image(vision, batch, gen, next(model.parameters()).dtype, 1, tiles)
+    valid = torch.zeros(batch, 1, tiles, dtype=torch.long)
+    valid[:, :, 0] = 1
+    n_prompt = prefill + 1
+    first = {"pixel_values": pixels, "aspect_ratio_ids": torch.ones(batch, 1, dtype=torch.long),
+             "aspect_ratio_mask": valid, "cross_attention_mask": valid[:, None].expand(batch, n_prompt, 1, tiles)}
+    vision_tokens = tiles * ((vision.image_size // vision.patch_size) ** 2 + 1)
+    return Media(first, torch.full((batch, 1), cfg.image_token_index), {"cross_attention_mask": valid[:, None]},
+                 {"pixel_values": list(pixels.shape), "image_tokens": 1, "encoder_tokens": vision_tokens})
+
+
+def _encoder_states(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """A decoder whose cross-attention reads an encoder it does not hold (TrOCRForCausalLM, the decoder of
+    a VisionEncoderDecoderModel; WhisperForCausalLM, Whisper's decoder): random encoder states of the
+    encoder's length, passed at every step as generate does (the cross layers fill once: is_updated).
+    Whisper's encoder yields ``max_source_positions`` states (its mel input of 2x that many frames,
+    halved by the second conv); TrOCR's encoder is any ViT: ``ENCODER_TOKENS`` image tokens."""
+    import torch
+
+    cfg = model.config
+    dtype = next(model.parameters()).dtype
+    if cfg.model_type == "whisper":
+        n = cfg.max_source_positions
+        states = torch.randn(batch, n, cfg.d_model, generator=gen).to(dtype)
+        extra: dict[str, Any] = {"encoder_outputs": (states,)}
+    else:
+        n = ENCODER_TOKENS
+        width = cfg.cross_attention_hidden_size or cfg.d_model
+        extra = {"encoder_hidden_states": torch.randn(batch, n, width, generator=gen).to(dtype)}
+    return Media(extra, None, dict(extra), {"encoder_tokens": n})
+
+
+def _pix2struct(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """Pix2Struct: ``ENCODER_TOKENS`` flattened patches (row id, column id, then patch_embed_hidden_size
+    pixel values: Pix2StructVisionEmbeddings; ids from 1, as Pix2StructImageProcessor numbers them)."""
+    import torch
+
+    cfg = model.config
+    n = ENCODER_TOKENS
+    pixels = torch.randn(batch, n, cfg.vision_config.patch_embed_hidden_size, generator=gen)
+    rows = torch.arange(n) // 3 + 1
+    cols = torch.arange(n) % 3 + 1
+    ids = torch.stack([rows, cols], -1).float().expand(batch, n, 2)
+    patches = torch.cat([ids, pixels], -1).to(next(model.parameters()).dtype)
+    return Media({"flattened_patches": patches, "attention_mask": torch.ones(batch, n, dtype=torch.long)}, None, {},
+                 {"flattened_patches": list(patches.shape)})
+
+
+def _pixels(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """An image encoder-decoder (VisionEncoderDecoderModel: a ViT encoder; PP-FormulaNet): one image of
+    the (shrunk) vision config's size."""
+    cfg = model.config
+    vision = getattr(cfg, "vision_config", None) or cfg.encoder
+    pixels = _image(vision, batch, gen, next(model.parameters()).dtype)
+    return Media({"pixel_values": pixels}, None, {}, {"pixel_values": list(pixels.shape)})
+
+
+def _udop(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """UDOP: ``ENCODER_TOKENS`` text tokens with their boxes (bbox: x0, y0, x1, y1 in [0, 1], the layout
+    a processor gives each word) and one image (UdopConfig's image_size); the encoder reads both."""
+    import torch
+
+    cfg = model.config
+    n = ENCODER_TOKENS
+    x0 = torch.arange(n, dtype=torch.float) / (2 * n)
+    box = torch.stack([x0, torch.full((n,), 0.1), x0 + 0.05, torch.full((n,), 0.2)], -1).expand(batch, n, 4)
+    pixels = torch.randn(batch, cfg.num_channels, cfg.image_size, cfg.image_size, generator=gen).to(
+        next(model.parameters()).dtype)
+    first = {"input_ids": _token_ids(cfg, n, batch, gen), "attention_mask": torch.ones(batch, n, dtype=torch.long),
+             "bbox": box, "pixel_values": pixels}
+    # UdopForConditionalGeneration.forward reads encoder_outputs.attention_mask (its own output class)
+    return Media(first, None, {}, {"pixel_values": list(pixels.shape), "text_tokens": n}, reencode=True)
+
+
+def _voxtral_realtime(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """Voxtral Realtime: streaming audio added to the token embeddings position by position
+    (VoxtralRealtimeModel.forward: inputs_embeds += audio_embeds), so the prompt's ``prefill`` tokens
+    come with ``audio_length_per_tok`` mel frames each (the encoder's conv halves them, the projector
+    stacks ``downsample_factor`` of those). Each decode step gets the next token's frames and the audio
+    encoder's own streaming caches (encoder_cache, padding_cache) back, as in real-time transcription;
+    the record's cache is the text model's."""
+    import torch
+
+    cfg = model.config
+    dtype = next(model.parameters()).dtype
+    mels = cfg.audio_config.num_mel_bins
+    features = torch.randn(batch, mels, cfg.audio_length_per_tok * prefill, generator=gen).to(dtype)
+
+    def step(out: Any) -> dict[str, Any]:
+        nxt = torch.randn(batch, mels, cfg.audio_length_per_tok, generator=gen).to(dtype)
+        return {"input_features": nxt, "encoder_cache": out.encoder_cache, "padding_cache": out.padding_cache}
+
+    return Media({"input_features": features}, None, step, {"input_features": list(features.shape)})
+
+
+def _omni_thinker(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """Qwen2.5-Omni / Qwen3-Omni thinkers, text only: a plain forward (no cache_position, no rope_deltas)
+    recomputes the 3-D M-RoPE positions from the whole attention mask, so each decode step gets its
+    position explicitly: a text-only prompt's three rows (temporal, height, width) are all the token's
+    index (get_rope_index: rope_deltas 0 without media)."""
+    import torch
+
+    seen = [prefill]
+
+    def step(out: Any) -> dict[str, Any]:
+        seen[0] += 1
+        return {"position_ids": torch.full((3, batch, 1), seen[0] - 1, dtype=torch.long)}
+
+    return Media({}, None, step, {})
+
+
+def _cpmant(model: Any, batch: int, prefill: int, gen: Any) -> Media:
+    """CPM-Ant: its forward puts ``prompt_length`` learned prompt tokens before the input and recomputes
+    the whole sequence on every call, keeping only the positions past the cache (CpmAntModel.forward:
+    hidden_states[:, past_length:]), so a decode step would take the full sequence again; the cache is
+    read after the prefill (prompt_length + prefill tokens in every layer)."""
+    return Media({}, None, None, {"prompt_tokens": model.config.prompt_length})
+
+
+MEDIA: dict[str, Any] = {
+    "cpmant": _cpmant,
+    "qwen2_5_omni_thinker": _omni_thinker, "qwen3_omni_moe_thinker": _omni_thinker,
+    "blip-2": _blip, "instructblip": _blip, "instructblipvideo": _blip, "idefics": _idefics, "kosmos-2": _kosmos2,
+    "mllama": _mllama, "trocr": _encoder_states, "whisper": _encoder_states, "pix2struct": _pix2struct,
+    "pp_formulanet": _pixels, "vision-encoder-decoder": _pixels, "udop": _udop, "voxtral_realtime": _voxtral_realtime,
+}
+
+
 def feed(model: Any, batch: int, prefill: int, decode: int, encoder_tokens: int) -> tuple[Any, dict[str, Any]]:
     """One prefill forward, then ``decode`` one-token forwards: (the cache the last one returns, the
     inputs used beyond the token ids: encoder tokens, speech features, images, as shapes).
 
-    A model whose forward requires ``pixel_values`` (BLIP-style) gets one random image of its vision
-    config's size and no decode steps (its forward re-reads the image on every call)."""
+    A type in MEDIA gets its images / audio / encoder states from there (placeholder tokens first in
+    the prompt, whose length ``prefill`` then records: the tokens the text model caches); a model that
+    requires ``pixel_values`` otherwise gets one random image of its vision config's size and no decode
+    steps."""
     import torch
     from transformers.modeling_outputs import BaseModelOutput
 
@@ -471,26 +722,35 @@ def feed(model: Any, batch: int, prefill: int, decode: int, encoder_tokens: int)
     first: dict[str, Any] = {}
     used: dict[str, Any] = {}
     ids_key = "input_ids"
+    media: Media | None = MEDIA[cfg.model_type](model, batch, prefill, gen) if cfg.model_type in MEDIA else None
     if is_encoder_decoder(model):
         ids_key = "decoder_input_ids"
-        if getattr(cfg, "num_mel_bins", None):    # speech encoders (Whisper-like): features, 2x downsampled
+        if media is not None:
+            pass
+        elif getattr(cfg, "num_mel_bins", None):    # speech encoders (Whisper-like): features, 2x downsampled
             first["input_features"] = torch.randn(batch, cfg.num_mel_bins, 2 * cfg.max_source_positions,
                                                   generator=gen).to(dtype)
         else:
             first["input_ids"] = _token_ids(cfg, encoder_tokens, batch, gen)
             first["attention_mask"] = torch.ones(batch, encoder_tokens, dtype=torch.long)
             used["encoder_tokens"] = encoder_tokens
-    if _required(model, "pixel_values"):
-        vision = cfg.vision_config
-        size = vision.image_size if isinstance(vision.image_size, int) else vision.image_size[0]
-        first["pixel_values"] = torch.randn(batch, getattr(vision, "num_channels", 3), size, size,
-                                            generator=gen).to(dtype)
+    if media is not None:
+        first.update(media.first)
+        used.update(media.used)
+        if media.step is None:
+            decode = 0
+    elif _required(model, "pixel_values"):
+        first["pixel_values"] = _image(cfg.vision_config, batch, gen, dtype)
         decode = 0
-    if _required(model, "qformer_input_ids"):           # InstructBLIP: the Q-Former reads the prompt too
+    if media is None and _required(model, "qformer_input_ids"):
         first["qformer_input_ids"] = _token_ids(cfg, prefill, batch, gen)
     used.update({k: list(v.shape) for k, v in first.items() if k in ("input_features", "pixel_values")})
     used["decode"] = decode
     ids = _token_ids(cfg, prefill, batch, gen)
+    if media is not None and media.prefix is not None:
+        ids = torch.cat([media.prefix, ids], dim=1)
+        prefill = ids.shape[1]
+        used["prefill"] = prefill
     mask_key = "decoder_attention_mask" if ids_key == "decoder_input_ids" else "attention_mask"
     flag: dict[str, Any] = {"use_cache": True}
     if cfg.model_type in PREBUILT_CACHE:
@@ -500,11 +760,19 @@ def feed(model: Any, batch: int, prefill: int, decode: int, encoder_tokens: int)
     with torch.no_grad():
         out = model(**{ids_key: ids, mask_key: torch.ones(batch, prefill, dtype=torch.long)}, **flag, **first)
         cache = _cache_of(out)
+        if ids_key == "decoder_input_ids" and media is not None:
+            # the encoder tokens the cross-attention cache holds (PP-FormulaNet's decoder reads the encoder's
+            # pooler_output, shorter than its last_hidden_state): the first filled cross layer's keys
+            cross = [layer for layer in cache.cross_attention_cache.layers if getattr(layer, "keys", None) is not None]
+            used["encoder_tokens"] = int(cross[0].keys.shape[-2])
         for step in range(decode):
             nxt = _token_ids(cfg, 1, batch, gen)
             extra: dict[str, Any] = {}
+            if media is not None:
+                extra = media.step(out) if callable(media.step) else dict(media.step or {})
             if ids_key == "decoder_input_ids":
                 extra = ({"input_ids": first["input_ids"]} if cfg.model_type in RE_ENCODE else
+                         dict(first) if media is not None and media.reencode else
                          {"encoder_outputs": BaseModelOutput(last_hidden_state=out.encoder_last_hidden_state)})
                 if "attention_mask" in first:
                     extra["attention_mask"] = first["attention_mask"]
@@ -525,7 +793,9 @@ def measure(model_type: str) -> dict[str, Any]:
     from cache_probe import layer_storage_bytes, storage_bytes
 
     start = time.monotonic()
-    rec: dict[str, Any] = {"status": "measured", "class": class_name(model_type)}
+    # the torch build per record: timm types are measured where a torchvision matching torch 2.13 loads
+    # (a CUDA build of torch 2.13.0, run on CPU), the rest with the CPU build
+    rec: dict[str, Any] = {"status": "measured", "class": class_name(model_type), "torch": torch.__version__}
     cls = model_class(model_type)
     errors: list[str] = []
     # bfloat16 first (shows which states stay float32); float32 where a bf16 model cannot run on CPU
@@ -650,7 +920,10 @@ def save(path: str, data: dict[str, Any]) -> None:
 def run(path: str, only: list[str], restart: bool) -> None:
     data = {} if restart else load(path)
     types = data.get("types", {})
+    kept = data.get("torch")
     data.update(header())
+    if kept and kept.split("+")[0] == data["torch"].split("+")[0]:
+        data["torch"] = kept     # the bulk's build; a record measured with another build names its own
     # resume: a type already in the file is kept, a crash marker included (re-measure it with --only)
     todo = only or [mt for mt in all_types() if mt not in types]
     for mt in todo:
