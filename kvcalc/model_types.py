@@ -593,12 +593,10 @@ _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its type
 # (tests/oracles/transformers_coverage.py MEDIA) whose cache the generic rules reproduce exactly: IDEFICS's
 # Llama-style decoder (its gated cross-attention runs with cache=None, modeling_idefics.py), Voxtral
 # Realtime's text decoder (the audio embeddings are added to the token embeddings; the audio encoder's
-# streaming caches are separate Cache objects, not the text model's), the Qwen2.5-Omni / Qwen3-Omni thinkers'
-# text decoders (head_dim = hidden_size / heads when the config has none: Qwen3OmniMoeThinkerTextAttention's
-# getattr fallback).
-_ORA_DECODERS = ("idefics", "voxtral_realtime_text", "qwen2_5_omni_text", "qwen3_omni_moe_text")
-_ORA_WRAPPERS = {"voxtral_realtime": "voxtral_realtime_text", "qwen2_5_omni_thinker": "qwen2_5_omni_text",
-                 "qwen3_omni_moe_thinker": "qwen3_omni_moe_text"}
+# streaming caches are separate Cache objects, not the text model's); the Qwen2.5-Omni / Qwen3-Omni thinkers
+# are in the PB block below.
+_ORA_DECODERS = ("idefics", "voxtral_realtime_text")
+_ORA_WRAPPERS = {"voxtral_realtime": "voxtral_realtime_text"}
 # Encoder-decoders with an image encoder, measured with their images (encoder tokens: the encoder's output
 # length). UDOP (top level) and Pix2Struct's text model are T5 stacks (num_layers / num_heads / d_kv:
 # UdopStack, Pix2StructTextModel); PP-FormulaNet's text model is an mBART-style decoder (decoder_layers /
@@ -1200,6 +1198,40 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers
+
+# PB (issue 12): the Qwen2.5-Omni / Qwen3-Omni thinkers (Qwen2_5OmniThinkerForConditionalGeneration,
+# Qwen3OmniMoeThinkerForConditionalGeneration; counted by kvcalc.params' PB family "omni_thinker"): a text decoder
+# (text_config), a Qwen-VL vision tower with its merger (vision_config) and an audio encoder (audio_config). The
+# cache is the text decoder's (first measured by ORA): head_dim = hidden_size // heads when the config has none
+# (Qwen2_5OmniAttention's / Qwen3OmniMoeThinkerTextAttention's getattr fallback; Qwen3-Omni's default 2048 / 28
+# floors to 73). Defaults: configuration_qwen2_5_omni.py / configuration_qwen3_omni_moe.py, transformers 5.24.
+_PB_OMNI_AUDIO = dict(num_mel_bins=128, encoder_layers=32, encoder_attention_heads=20, encoder_ffn_dim=5120,
+                      d_model=1280, max_source_positions=1500, output_dim=3584)
+_PB_ENTRIES: tuple[ModelType, ...] = (
+    # Qwen2_5OmniThinkerTextModel: Qwen2's modules (q/k/v biases, o none: Qwen2_5OmniAttention)
+    ModelType("qwen2_5_omni_text", params="llama_like", attn_bias=(True, False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=152064, hidden_size=3584, intermediate_size=18944, num_hidden_layers=28,
+        num_attention_heads=28, num_key_value_heads=4, tie_word_embeddings=True)),
+    # Qwen3OmniMoeThinkerTextModel: Qwen3-MoE's modules (q/k norms over head_dim, routed experts every
+    # decoder_sparse_step-th layer not in mlp_only_layers, no shared expert)
+    ModelType("qwen3_omni_moe_text", params="llama_like", moe="sparse_step",
+              quirks=frozenset({"qk_norm", "floor_head_dim"}), defaults=_d(
+        _LLAMA_LIKE, _QWEN_MOE, vocab_size=3584, hidden_size=2048, intermediate_size=18944, num_hidden_layers=28,
+        num_attention_heads=28, num_key_value_heads=4, moe_intermediate_size=768, num_experts_per_tok=8,
+        num_experts=128)),
+    *(ModelType(name, text_type=text, params="omni_thinker", defaults=_d(tie_word_embeddings=False),
+                vision=Vision(tower, "qwen_vl"))
+      for name, text, tower in (("qwen2_5_omni_thinker", "qwen2_5_omni_text", "qwen2_5_omni_vision_encoder"),
+                                ("qwen3_omni_moe_thinker", "qwen3_omni_moe_text", "qwen3_omni_moe_vision_encoder"))),
+    ModelType("qwen2_5_omni_vision_encoder", kind="no_cache", defaults=_d(
+        hidden_size=3584, intermediate_size=3420, depth=32, num_heads=16, in_channels=3, temporal_patch_size=2,
+        patch_size=14, spatial_merge_size=2, out_hidden_size=3584)),
+    ModelType("qwen3_omni_moe_vision_encoder", kind="no_cache",
+              defaults=_d(_QWEN3_VISION, deepstack_visual_indexes=(8, 16, 24))),
+    ModelType("qwen2_5_omni_audio_encoder", kind="no_cache", defaults=_d(_PB_OMNI_AUDIO)),
+    ModelType("qwen3_omni_moe_audio_encoder", kind="no_cache",
+              defaults=_d(_PB_OMNI_AUDIO, downsample_hidden_size=480)),
+)
 
 # ----------------------------------------------------------------------------- MOE block (issue 12)
 # Dense and MoE text decoders matched against transformers 5.24's meta-device counts of the class defaults
@@ -1827,6 +1859,7 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name) for name in _ORA_DECODERS),                                   # ORA
     *(ModelType(name, text_type=text) for name, text in _ORA_WRAPPERS.items()),    # ORA
     *(ModelType(name, kind="encoder_decoder") for name in _ORA_ENCODER_DECODERS),  # ORA
+    *_PB_ENTRIES,                                                                   # PB
     # ORA: Pix2Struct, counted by kvcalc.params._pix2struct; defaults: Pix2Struct(Vision|Text)Config
     ModelType("pix2struct", kind="encoder_decoder", params="pix2struct", defaults=_d(tie_word_embeddings=False)),
     ModelType("pix2struct_text_model", kind="encoder_decoder", defaults=_d(

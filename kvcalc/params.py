@@ -45,7 +45,7 @@ from .model_types import (
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 from .params_seq2seq import _sub as _s2s_sub
-from .params_seq2seq import blip2_qformer, encoder_decoder, nemo_speechlm
+from .params_seq2seq import blip2_qformer, encoder_decoder, nemo_speechlm, qwen3_asr_encoder, whisper_encoder
 from .params_vision import (
     PROJECTORS,
     TOWERS,
@@ -2895,6 +2895,46 @@ _ORA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"blip2": _bl
                                                                     "pix2struct": _pix2struct}
 
 
+# ---- PB families (issue 12) ----
+def _omni_audio(top: ConfigReader) -> dict[str, int]:
+    """The thinker's audio encoder (``audio_config``), by the part ``tests/test_params.py`` names its modules:
+
+    * Qwen2_5OmniAudioEncoder (modeling_qwen2_5_omni.py): Whisper's encoder modules
+      (:func:`kvcalc.params_seq2seq.whisper_encoder`: conv1, conv2, layers, ln_post) without its position table
+      (SinusoidsPositionEmbedding is a buffer), plus ``audio_bos_eos_token`` ``2*O`` (other) and ``proj``
+      ``d*O + O`` (vision; ``O`` = output_dim);
+    * Qwen3OmniMoeAudioEncoder (modeling_qwen3_omni_moe.py): Qwen3-ASR's encoder modules
+      (:func:`kvcalc.params_seq2seq.qwen3_asr_encoder`: conv2d1-3, conv_out, layers, ln_post) plus ``proj1``
+      ``d*d + d`` and ``proj2`` ``d*O + O`` (other).
+    """
+    qwen3 = top.model_type == "qwen3_omni_moe_thinker"
+    tower = "qwen3_omni_moe_audio_encoder" if qwen3 else "qwen2_5_omni_audio_encoder"
+    a = _sub_config(top, "audio_config", tower, {}, {tower: None})
+    d, out = a.get_int("d_model"), a.get_int("output_dim")
+    if qwen3:
+        parts = dict(qwen3_asr_encoder(a))
+        parts["other"] += _linear(d, d, True) + _linear(d, out, True)
+    else:
+        parts = {part: n for part, n in whisper_encoder(a).items() if part != "embedding"}
+        parts["other"] += 2 * out
+        parts["vision"] = _linear(d, out, True)
+    return parts
+
+
+def _omni_thinker(f: ConfigReader, t: _Tally) -> None:
+    """Qwen2_5OmniThinkerForConditionalGeneration (modeling_qwen2_5_omni.py) and
+    Qwen3OmniMoeThinkerForConditionalGeneration (modeling_qwen3_omni_moe.py): the text decoder, vision tower
+    (``model.visual``: Qwen2.5-VL's / Qwen3-VL's tower and mergers, params_vision.TOWERS) and lm_head of
+    :func:`kvcalc.params_vision.count_wrapper` (lm_head tied by the top-level tie_word_embeddings, default false:
+    ``_tied_weights_keys`` names the decoder's embed_tokens), plus the audio encoder (:func:`_omni_audio`)."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    for part, n in _omni_audio(f).items():
+        t.add(part, n)
+
+
+_PB_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"omni_thinker": _omni_thinker}
+
+
 # --------------------------------------------------------------------------- entry point
 # parameter-count family (a registry entry's ``params``) -> counter
 _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
@@ -2911,6 +2951,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     **_S2S_COUNTERS,
     **_HYB_COUNTERS,
     **_ORA_COUNTERS,
+    **_PB_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},
