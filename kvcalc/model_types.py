@@ -605,7 +605,7 @@ _ORA_WRAPPERS = {"qwen2_5_omni_thinker": "qwen2_5_omni_text",                   
 # decoder_attention_heads / d_model: PPFormulaNetTextModel). Each decoder layer caches self-attention K/V
 # and the cross-attention K/V of the encoder tokens (EncoderDecoderCache).
 T5_STYLE = ("udop", "pix2struct_text_model")
-_ORA_ENCODER_DECODERS = ("pp_formulanet", "pp_formulanet_text")
+_ORA_ENCODER_DECODERS: tuple[str, ...] = ()   # PC: pp_formulanet, pp_formulanet_text moved to _PC_ENTRIES
 
 # PC (issue 12): Voxtral Realtime, counted by kvcalc.params._voxtral_realtime. VoxtralRealtimeConfig's
 # sub_configs_defaults["text_config"].init_kwargs, merged under a given text_config too (its __post_init__).
@@ -625,6 +625,17 @@ _PC_ENTRIES: tuple[ModelType, ...] = (
     ModelType("voxtral_realtime_encoder", kind="no_cache", defaults=_d(    # VoxtralRealtimeEncoderConfig
         hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=32, num_mel_bins=128,
         head_dim=64)),
+    # PP-FormulaNet (ORA's KV rule: an mBART-style decoder caching self- and cross-attention), counted by
+    # kvcalc.params._pp_formulanet; defaults: PPFormulaNet(Text|Vision)Config (parameter fields)
+    ModelType("pp_formulanet", kind="encoder_decoder", params="pp_formulanet"),
+    ModelType("pp_formulanet_text", kind="encoder_decoder", defaults=_d(
+        vocab_size=50000, max_position_embeddings=2560, decoder_layers=8, decoder_ffn_dim=2048,
+        decoder_attention_heads=16, d_model=512)),
+    ModelType("pp_formulanet_vision", kind="no_cache", defaults=_d(
+        hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=512, patch_size=16, qkv_bias=True, use_abs_pos=True, use_rel_pos=True, window_size=14,
+        global_attn_indexes=(2, 5, 8, 11), mlp_dim=3072, post_conv_in_channels=256, post_conv_out_channels=1024,
+        post_conv_mid_channels=512, decoder_hidden_size=512)),
 )
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)

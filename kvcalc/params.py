@@ -47,11 +47,13 @@ from .model_types import (
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 from .params_seq2seq import _sub as _s2s_sub
+from .params_seq2seq import _width as _s2s_width
 from .params_seq2seq import blip2_qformer, cross_decoder, encoder_decoder, nemo_speechlm
 from .params_vision import (
     PROJECTORS,
     TOWERS,
     _glm_merger,
+    _got_ocr2_vision,
     _pair,
     _sub_config,
     _vit_layers,
@@ -2959,8 +2961,35 @@ def _vision_encoder_decoder(f: ConfigReader, t: _Tally) -> None:
     cross_decoder({"gpt2": _gpt2}, f, t, enc.get_int("hidden_size"))
 
 
-_PC_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"voxtral_realtime": _voxtral_realtime,
-                                                                   "vision_encoder_decoder": _vision_encoder_decoder}
+def _pp_formulanet(f: ConfigReader, t: _Tally) -> None:
+    """PPFormulaNetForConditionalGeneration (modeling_pp_formulanet.py). Vision encoder (PPFormulaNetVisionModel):
+    the SAM-style tower and neck of :func:`kvcalc.params_vision._got_ocr2_vision` (same modules: patch conv,
+    pos_embed, windowed / global layers with relative positions, PPFormulaNetVisionNeck), then
+    PPFormulaNetMultiModalProjector: two stride-2 3x3 Conv2d without bias ``9*C_in*C_mid + 9*C_mid*C_out``,
+    linear_1 ``C_out*C_out + C_out``, linear_2 ``C_out*D + D`` (D = decoder_hidden_size), all in vision.
+    Text decoder (PPFormulaNetTextModel, width ``d``, ``F``, ``L``, ``V``): embed_tokens ``V*d``, learned positions
+    ``(P + 2)*d`` (PPFormulaNetLearnedPositionalEmbedding's offset); per PPFormulaNetDecoderLayer self- and
+    cross-attention ``2*4*(d*d + d)``, fc1 / fc2 ``d*F+F + F*d+d``, 3 LayerNorms ``6d``; layernorm_embedding and
+    layer_norm ``4d``. lm_head ``V*d``, never tied (``_tied_weights_keys = {}``)."""
+    vis = _s2s_sub(f, "vision_config", "pp_formulanet_vision", {}, absent_ok=True)
+    text = _s2s_sub(f, "text_config", "pp_formulanet_text", {}, absent_ok=True)
+    c_in, c_mid = vis.get_int("post_conv_in_channels"), vis.get_int("post_conv_mid_channels")
+    c_out = vis.get_int("post_conv_out_channels")
+    t.add("vision", _got_ocr2_vision(vis) + 9 * c_in * c_mid + 9 * c_mid * c_out + _linear(c_out, c_out, True)
+          + _linear(c_out, vis.get_int("decoder_hidden_size"), True))
+    d = _s2s_width(text, "decoder_attention_heads")
+    vocab, ffn = text.get_int("vocab_size"), text.get_int("decoder_ffn_dim")
+    n = text.get_int("decoder_layers", minimum=0)
+    t.add("embedding", vocab * d + (text.get_int("max_position_embeddings") + 2) * d)
+    t.add("attention", n * 2 * 4 * _linear(d, d, True))
+    t.add("mlp", n * (_linear(d, ffn, True) + _linear(ffn, d, True)))
+    t.add("norms", n * 6 * d + 4 * d)
+    t.add("lm_head", vocab * d)
+
+
+_PC_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "voxtral_realtime": _voxtral_realtime, "vision_encoder_decoder": _vision_encoder_decoder,
+    "pp_formulanet": _pp_formulanet}
 
 
 # --------------------------------------------------------------------------- entry point

@@ -44,10 +44,37 @@ VED_GPT2 = {
     "decoder": {"model_type": "gpt2", "is_decoder": True, "add_cross_attention": True, "n_embd": 64, "n_head": 4,
                 "n_layer": 2, "vocab_size": 300, "n_positions": 128}}
 
+# PPFormulaNetConfig.from_dict(PP_FORMULANET) -> PPFormulaNetForConditionalGeneration on the meta device: 339,496
+# parameters. No absolute positions, no qkv biases, windowed and global layers of relative positions, other
+# neck / projector channels, tie_word_embeddings true (the class ties nothing: _tied_weights_keys = {}).
+PP_FORMULANET = {
+    "model_type": "pp_formulanet", "tie_word_embeddings": True,
+    "text_config": {"model_type": "pp_formulanet_text", "d_model": 48, "decoder_attention_heads": 6,
+                    "decoder_layers": 3, "decoder_ffn_dim": 80, "vocab_size": 700, "max_position_embeddings": 100,
+                    "tie_word_embeddings": True},
+    "vision_config": {"model_type": "pp_formulanet_vision", "hidden_size": 64, "num_attention_heads": 4,
+                      "num_hidden_layers": 3, "mlp_dim": 96, "image_size": 128, "patch_size": 16, "window_size": 3,
+                      "global_attn_indexes": [1], "qkv_bias": False, "use_abs_pos": False, "output_channels": 32,
+                      "post_conv_in_channels": 32, "post_conv_mid_channels": 40, "post_conv_out_channels": 56,
+                      "decoder_hidden_size": 48}}
+
+# PPFormulaNetConfig.from_dict(PP_FORMULANET_NO_REL) -> the same class on the meta device: 170,216 parameters.
+# Without relative positions (use_rel_pos false), no global layers, class-default max_position_embeddings.
+PP_FORMULANET_NO_REL = {
+    "model_type": "pp_formulanet",
+    "text_config": {"model_type": "pp_formulanet_text", "d_model": 32, "decoder_attention_heads": 4,
+                    "decoder_layers": 2, "decoder_ffn_dim": 64, "vocab_size": 300},
+    "vision_config": {"model_type": "pp_formulanet_vision", "hidden_size": 32, "num_attention_heads": 2,
+                      "num_hidden_layers": 2, "mlp_dim": 64, "image_size": 64, "patch_size": 8,
+                      "global_attn_indexes": [], "use_rel_pos": False, "output_channels": 16,
+                      "post_conv_in_channels": 16, "post_conv_mid_channels": 24, "post_conv_out_channels": 40,
+                      "decoder_hidden_size": 32}}
+
 
 @pytest.mark.parametrize(("config", "expected"),
-                         [(VOXTRAL_REALTIME, 2_512_256), (VED_BERT, 384_632), (VED_GPT2, 248_384)],
-                         ids=["voxtral_realtime", "ved_bert", "ved_gpt2"])
+                         [(VOXTRAL_REALTIME, 2_512_256), (VED_BERT, 384_632), (VED_GPT2, 248_384),
+                          (PP_FORMULANET, 339_496), (PP_FORMULANET_NO_REL, 170_216)],
+                         ids=["voxtral_realtime", "ved_bert", "ved_gpt2", "pp_formulanet", "pp_formulanet_no_rel"])
 def test_non_default_shape_equals_meta_device_count(config: dict, expected: int) -> None:
     count = kvcalc.count_params(config)
     assert count.total == expected
