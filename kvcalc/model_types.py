@@ -594,16 +594,47 @@ _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its type
 # Llama-style decoder (its gated cross-attention runs with cache=None, modeling_idefics.py), Voxtral
 # Realtime's text decoder (the audio embeddings are added to the token embeddings; the audio encoder's
 # streaming caches are separate Cache objects, not the text model's); the Qwen2.5-Omni / Qwen3-Omni thinkers
-# are in the PB block below.
-_ORA_DECODERS = ("idefics", "voxtral_realtime_text")
-_ORA_WRAPPERS = {"voxtral_realtime": "voxtral_realtime_text"}
+# are in the PB block below, Voxtral Realtime in the PC block.
+_ORA_DECODERS: tuple[str, ...] = ("idefics",)
+_ORA_WRAPPERS: dict[str, str] = {}
 # Encoder-decoders with an image encoder, measured with their images (encoder tokens: the encoder's output
 # length). UDOP (top level) and Pix2Struct's text model are T5 stacks (num_layers / num_heads / d_kv:
 # UdopStack, Pix2StructTextModel); PP-FormulaNet's text model is an mBART-style decoder (decoder_layers /
 # decoder_attention_heads / d_model: PPFormulaNetTextModel). Each decoder layer caches self-attention K/V
 # and the cross-attention K/V of the encoder tokens (EncoderDecoderCache).
 T5_STYLE = ("udop", "pix2struct_text_model")
-_ORA_ENCODER_DECODERS = ("pp_formulanet", "pp_formulanet_text")
+_ORA_ENCODER_DECODERS: tuple[str, ...] = ()   # PC: pp_formulanet, pp_formulanet_text moved to _PC_ENTRIES
+
+# PC (issue 12): Voxtral Realtime, counted by kvcalc.params._voxtral_realtime. VoxtralRealtimeConfig's
+# sub_configs_defaults["text_config"].init_kwargs, merged under a given text_config too (its __post_init__).
+VOXTRAL_REALTIME_TEXT = MappingProxyType(dict(
+    vocab_size=131072, hidden_size=3072, intermediate_size=9216, num_hidden_layers=26, num_attention_heads=32,
+    num_key_value_heads=8, head_dim=128, tie_word_embeddings=True))
+# PC: ViTConfig's class defaults (parameter fields), read for VisionEncoderDecoderModel's encoder
+VIT_DEFAULTS = MappingProxyType(dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                                     intermediate_size=3072, image_size=224, patch_size=16, num_channels=3,
+                                     qkv_bias=True, pooler_output_size=None))
+_PC_ENTRIES: tuple[ModelType, ...] = (
+    # the text decoder's KV: the generic rule (ORA); its attention and MLP have no biases (modeling_voxtral_realtime.py
+    # VoxtralRealtimeTextAttention, VoxtralRealtimeTextMLP)
+    ModelType("voxtral_realtime_text", attn_bias=(False, False)),
+    ModelType("voxtral_realtime", text_type="voxtral_realtime_text", params="voxtral_realtime",
+              defaults=_d(downsample_factor=4, tie_word_embeddings=True)),
+    ModelType("voxtral_realtime_encoder", kind="no_cache", defaults=_d(    # VoxtralRealtimeEncoderConfig
+        hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=32, num_mel_bins=128,
+        head_dim=64)),
+    # PP-FormulaNet (ORA's KV rule: an mBART-style decoder caching self- and cross-attention), counted by
+    # kvcalc.params._pp_formulanet; defaults: PPFormulaNet(Text|Vision)Config (parameter fields)
+    ModelType("pp_formulanet", kind="encoder_decoder", params="pp_formulanet"),
+    ModelType("pp_formulanet_text", kind="encoder_decoder", defaults=_d(
+        vocab_size=50000, max_position_embeddings=2560, decoder_layers=8, decoder_ffn_dim=2048,
+        decoder_attention_heads=16, d_model=512)),
+    ModelType("pp_formulanet_vision", kind="no_cache", defaults=_d(
+        hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=512, patch_size=16, qkv_bias=True, use_abs_pos=True, use_rel_pos=True, window_size=14,
+        global_attn_indexes=(2, 5, 8, 11), mlp_dim=3072, post_conv_in_channels=256, post_conv_out_channels=1024,
+        post_conv_mid_channels=512, decoder_hidden_size=512)),
+)
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
 # Parameter families in kvcalc.params_seq2seq ("bart") and kvcalc.params ("t5"); the KV cache of every
@@ -1860,6 +1891,7 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name, text_type=text) for name, text in _ORA_WRAPPERS.items()),    # ORA
     *(ModelType(name, kind="encoder_decoder") for name in _ORA_ENCODER_DECODERS),  # ORA
     *_PB_ENTRIES,                                                                   # PB
+    *_PC_ENTRIES,                                                                   # PC
     # ORA: Pix2Struct, counted by kvcalc.params._pix2struct; defaults: Pix2Struct(Vision|Text)Config
     ModelType("pix2struct", kind="encoder_decoder", params="pix2struct", defaults=_d(tie_word_embeddings=False)),
     ModelType("pix2struct_text_model", kind="encoder_decoder", defaults=_d(
@@ -1894,8 +1926,10 @@ _ENTRIES: tuple[ModelType, ...] = (
         max_position_embeddings=512, cross_attention_frequency=2, encoder_hidden_size=1408))
       for name in ("instructblip_qformer", "instructblipvideo_qformer")),
     # ORA: VisionEncoderDecoderModel's decoder is its nested 'decoder' config (default a BERT with
-    # add_cross_attention: CROSS_ATTENTION_DECODERS), read as EncoderDecoderModel's (kvcalc.architectures)
-    ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"})),
+    # add_cross_attention: CROSS_ATTENTION_DECODERS), read as EncoderDecoderModel's (kvcalc.architectures);
+    # PC: counted by kvcalc.params._vision_encoder_decoder
+    ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"}),
+              params="vision_encoder_decoder"),
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), params="gemma3n_text", defaults=_d(
         sliding_window=512, num_kv_shared_layers=15, head_dim=256,

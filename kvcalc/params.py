@@ -35,6 +35,8 @@ from .model_types import (
     DBRX_ATTN_DEFAULTS,
     DBRX_FFN_DEFAULTS,
     REGISTRY,
+    VIT_DEFAULTS,
+    VOXTRAL_REALTIME_TEXT,
     ModelType,
     kda_dims,
     lookup,
@@ -45,12 +47,23 @@ from .model_types import (
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 from .params_seq2seq import _sub as _s2s_sub
-from .params_seq2seq import blip2_qformer, encoder_decoder, nemo_speechlm, qwen3_asr_encoder, whisper_encoder
+from .params_seq2seq import _width as _s2s_width
+from .params_seq2seq import (
+    blip2_qformer,
+    cross_decoder,
+    encoder_decoder,
+    nemo_speechlm,
+    qwen3_asr_encoder,
+    whisper_encoder,
+)
 from .params_vision import (
     PROJECTORS,
     TOWERS,
     _glm_merger,
+    _got_ocr2_vision,
+    _pair,
     _sub_config,
+    _vit_layers,
     count_wrapper,
     muse_spark_audio,
     phi4_multimodal_embeds,
@@ -2933,6 +2946,95 @@ def _omni_thinker(f: ConfigReader, t: _Tally) -> None:
 
 
 _PB_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"omni_thinker": _omni_thinker}
+# ---- PC families (issue 12) ----
+def _voxtral_realtime(f: ConfigReader, t: _Tally) -> None:
+    """VoxtralRealtimeForConditionalGeneration (modeling_voxtral_realtime.py). Text decoder
+    (VoxtralRealtimeTextModel; ``text_config`` under :data:`kvcalc.model_types.VOXTRAL_REALTIME_TEXT`, the
+    wrapper's init_kwargs): :func:`_llama_like` without biases, plus per layer ``ada_rms_norm``
+    (VoxtralRealtimeTextAdaRmsNorm: ``H -> 32 -> H``, no biases: ``64H``, mlp). Audio tower
+    (VoxtralRealtimeEncoder, width ``d``, ``n`` heads of ``hd`` = head_dim, ``F``): embedder conv1
+    ``mel*d*3 + d``, conv2 ``d*d*3 + d`` (other); per layer VoxtralRealtimeAttention q ``d*n*hd + n*hd``,
+    k ``d*n*hd`` (its num_key_value_heads is num_attention_heads, attribute_map), v ``d*n*hd + n*hd``,
+    o ``n*hd*d + d``, VoxtralRealtimeMLP gate / up ``2*d*F`` + down ``F*d + d``, 2 RMSNorms ``2d``; norm ``d``;
+    rotary and the time embedding are buffers. Projector (VoxtralRealtimeMultiModalProjector, vision):
+    ``4d*H`` (downsample_factor frames) + ``H*H``, no biases. lm_head ``V*H`` unless the top-level
+    tie_word_embeddings ties it (``_tied_weights_keys``)."""
+    text = _s2s_sub(f, "text_config", "voxtral_realtime_text", VOXTRAL_REALTIME_TEXT, absent_ok=True)
+    audio = _s2s_sub(f, "audio_config", "voxtral_realtime_encoder", {}, absent_ok=True)
+    _llama_like(text, t, head=False)
+    hidden, vocab = text.get_int("hidden_size"), text.get_int("vocab_size")
+    t.add("mlp", text.get_int("num_hidden_layers") * 2 * 32 * hidden)
+    _lm_head(f, t, hidden, vocab)
+    d, n, ffn = audio.get_int("hidden_size"), audio.get_int("num_attention_heads"), audio.get_int("intermediate_size")
+    hd = audio.opt_int("head_dim") or d // n
+    layers, mel = audio.get_int("num_hidden_layers", minimum=0), audio.get_int("num_mel_bins")
+    t.add("attention", layers * (_linear(d, n * hd, True) + _linear(d, n * hd) + _linear(d, n * hd, True)
+                                 + _linear(n * hd, d, True)))
+    t.add("mlp", layers * (2 * d * ffn + _linear(ffn, d, True)))
+    t.add("norms", (2 * layers + 1) * d)
+    t.add("other", mel * d * 3 + d + d * d * 3 + d)
+    t.add("vision", d * f.get_int("downsample_factor") * hidden + hidden * hidden)
+
+
+def _vit_model(v: ConfigReader) -> int:
+    """ViTModel with its pooler (modeling_vit.py; what AutoModel builds): ViTEmbeddings cls_token ``H``,
+    position_embeddings ``(n_p + 1)*H`` (``n_p = (img_h/p_h)*(img_w/p_w)``), patch Conv2d ``C*p_h*p_w*H + H``;
+    per ViTLayer q / k / v ``3*H*H`` (+ ``3H`` with qkv_bias), o ``H*H + H``, ViTMLP ``H*I+I + I*H+H``,
+    2 LayerNorms ``4H``; layernorm ``2H``; ViTPooler dense ``H*P + P`` (P = pooler_output_size, else ``H``)."""
+    h, inter, n = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers", minimum=0)
+    hidden_per_head(v, h, v.get_int("num_attention_heads"))
+    (ih, iw), (ph, pw) = _pair(v, "image_size"), _pair(v, "patch_size")
+    pooled = v.opt_int("pooler_output_size") or h
+    layers = _vit_layers(h, inter, n) - (0 if v.get_bool("qkv_bias") else n * 3 * h)
+    return (h + ((ih // ph) * (iw // pw) + 1) * h + _linear(v.get_int("num_channels") * ph * pw, h, True) + layers
+            + 2 * h + _linear(h, pooled, True))
+
+
+def _vision_encoder_decoder(f: ConfigReader, t: _Tally) -> None:
+    """VisionEncoderDecoderModel (modeling_vision_encoder_decoder.py): ``AutoModel`` of the ``encoder`` config
+    (absent: VisionEncoderDecoderConfig's ViT; ViT only: :func:`_vit_model`, in ``vision``) and
+    ``AutoModelForCausalLM`` of the ``decoder`` config with ``enc_to_dec_proj``, built as EncoderDecoderModel's
+    (:func:`kvcalc.params_seq2seq.cross_decoder`: BERT / RoBERTa, or GPT-2 with add_cross_attention). Its
+    ``__init__`` sets tie_word_embeddings false at the top level; the decoder's own flag ties its lm_head."""
+    sub = f.sub("encoder")
+    given = sub.get_str("model_type", default="vit") if sub is not None else "vit"
+    if given != "vit":
+        raise UnsupportedError(f"vision-encoder-decoder with encoder.model_type '{given}' is not counted yet "
+                               "(only a ViT encoder is; kvcalc never guesses)")
+    enc = _s2s_sub(f, "encoder", "vit", VIT_DEFAULTS, absent_ok=True)
+    t.add("vision", _vit_model(enc))
+    cross_decoder({"gpt2": _gpt2}, f, t, enc.get_int("hidden_size"))
+
+
+def _pp_formulanet(f: ConfigReader, t: _Tally) -> None:
+    """PPFormulaNetForConditionalGeneration (modeling_pp_formulanet.py). Vision encoder (PPFormulaNetVisionModel):
+    the SAM-style tower and neck of :func:`kvcalc.params_vision._got_ocr2_vision` (same modules: patch conv,
+    pos_embed, windowed / global layers with relative positions, PPFormulaNetVisionNeck), then
+    PPFormulaNetMultiModalProjector: two stride-2 3x3 Conv2d without bias ``9*C_in*C_mid + 9*C_mid*C_out``,
+    linear_1 ``C_out*C_out + C_out``, linear_2 ``C_out*D + D`` (D = decoder_hidden_size), all in vision.
+    Text decoder (PPFormulaNetTextModel, width ``d``, ``F``, ``L``, ``V``): embed_tokens ``V*d``, learned positions
+    ``(P + 2)*d`` (PPFormulaNetLearnedPositionalEmbedding's offset); per PPFormulaNetDecoderLayer self- and
+    cross-attention ``2*4*(d*d + d)``, fc1 / fc2 ``d*F+F + F*d+d``, 3 LayerNorms ``6d``; layernorm_embedding and
+    layer_norm ``4d``. lm_head ``V*d``, never tied (``_tied_weights_keys = {}``)."""
+    vis = _s2s_sub(f, "vision_config", "pp_formulanet_vision", {}, absent_ok=True)
+    text = _s2s_sub(f, "text_config", "pp_formulanet_text", {}, absent_ok=True)
+    c_in, c_mid = vis.get_int("post_conv_in_channels"), vis.get_int("post_conv_mid_channels")
+    c_out = vis.get_int("post_conv_out_channels")
+    t.add("vision", _got_ocr2_vision(vis) + 9 * c_in * c_mid + 9 * c_mid * c_out + _linear(c_out, c_out, True)
+          + _linear(c_out, vis.get_int("decoder_hidden_size"), True))
+    d = _s2s_width(text, "decoder_attention_heads")
+    vocab, ffn = text.get_int("vocab_size"), text.get_int("decoder_ffn_dim")
+    n = text.get_int("decoder_layers", minimum=0)
+    t.add("embedding", vocab * d + (text.get_int("max_position_embeddings") + 2) * d)
+    t.add("attention", n * 2 * 4 * _linear(d, d, True))
+    t.add("mlp", n * (_linear(d, ffn, True) + _linear(ffn, d, True)))
+    t.add("norms", n * 6 * d + 4 * d)
+    t.add("lm_head", vocab * d)
+
+
+_PC_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "voxtral_realtime": _voxtral_realtime, "vision_encoder_decoder": _vision_encoder_decoder,
+    "pp_formulanet": _pp_formulanet}
 
 
 # --------------------------------------------------------------------------- entry point
@@ -2952,6 +3054,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     **_HYB_COUNTERS,
     **_ORA_COUNTERS,
     **_PB_COUNTERS,
+    **_PC_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

@@ -38,6 +38,7 @@ TIERS: dict[str, str] = {
     "test_packaging": "packaging", "test_lint": "packaging",
     "test_kv_ora": "fast", "test_params_ora": "fast",
     "test_params_pb": "fast",
+    "test_params_pc": "fast",
 }
 
 
