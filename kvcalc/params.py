@@ -2943,7 +2943,8 @@ def _kosmos2(top: ConfigReader, t: _Tally) -> None:
 
     Kosmos2TextForCausalLM (``text_config``, Kosmos2TextConfig's names through its attribute_map: ``E`` embed_dim,
     ``F`` ffn_dim, ``L`` layers): embed_tokens ``V*E`` (the sinusoidal positions are a buffer); per
-    Kosmos2TextBlock self-attention (KosmosTextAttention) ``4*(E*E + E)`` with its inner_attn_ln ``2E``,
+    Kosmos2TextBlock self-attention (KosmosTextAttention) ``4*(E*E + E)`` with its inner_attn_ln ``2E`` (a
+    LayerNorm inside the attention module, reported as attention, as tests/test_params.py's name rule splits it),
     self_attn_layer_norm and final_layer_norm ``4E``, Kosmos2TextFFN fc1 ``E*F + F``, fc2 ``F*E + E``,
     ffn_layernorm ``2F``; with add_cross_attention an encoder_attn ``4*(E*E + E)`` and its LayerNorm ``2E``;
     final layer_norm ``2E``; lm_head ``V*E`` unless tied: both Kosmos2ForConditionalGeneration and
@@ -2959,9 +2960,9 @@ def _kosmos2(top: ConfigReader, t: _Tally) -> None:
     cross = text.get_bool("add_cross_attention")
     attn = 4 * _linear(e, e, True)
     t.add("embedding", vocab * e)
-    t.add("attention", n * attn * (2 if cross else 1))
+    t.add("attention", n * (attn + 2 * e + (attn if cross else 0)))          # + inner_attn_ln
     t.add("mlp", n * (_linear(e, ffn, True) + _linear(ffn, e, True)))
-    t.add("norms", n * (6 * e + 2 * ffn + (2 * e if cross else 0)) + 2 * e)
+    t.add("norms", n * (4 * e + 2 * ffn + (2 * e if cross else 0)) + 2 * e)
     t.tied = top.get_bool("tie_word_embeddings") or text.get_bool("tie_word_embeddings")
     t.add("lm_head", 0 if t.tied else vocab * e)
     t.add("vision", TOWERS["clip_vision_model"](vision))
