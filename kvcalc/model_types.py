@@ -593,9 +593,9 @@ _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its type
 # (tests/oracles/transformers_coverage.py MEDIA) whose cache the generic rules reproduce exactly: IDEFICS's
 # Llama-style decoder (its gated cross-attention runs with cache=None, modeling_idefics.py), Voxtral
 # Realtime's text decoder (the audio embeddings are added to the token embeddings; the audio encoder's
-# streaming caches are separate Cache objects, not the text model's); the Qwen2.5-Omni / Qwen3-Omni thinkers
-# are in the PB block below, Voxtral Realtime in the PC block.
-_ORA_DECODERS: tuple[str, ...] = ("idefics",)
+# streaming caches are separate Cache objects, not the text model's); IDEFICS is in the PA block, the
+# Qwen2.5-Omni / Qwen3-Omni thinkers in the PB block, Voxtral Realtime in the PC block.
+_ORA_DECODERS: tuple[str, ...] = ()
 _ORA_WRAPPERS: dict[str, str] = {}
 # Encoder-decoders with an image encoder, measured with their images (encoder tokens: the encoder's output
 # length). UDOP (top level) and Pix2Struct's text model are T5 stacks (num_layers / num_heads / d_kv:
@@ -1910,8 +1910,27 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("kosmos_2_text_model", attribute_map=_d(
         num_attention_heads="attention_heads", hidden_size="embed_dim", num_hidden_layers="layers"), defaults=_d(
         vocab_size=65037, hidden_size=2048, num_hidden_layers=24, num_attention_heads=32, intermediate_size=8192,
-        max_position_embeddings=2048)),
-    ModelType("kosmos-2", text_type="kosmos_2_text_model"),                                   # ORA
+        max_position_embeddings=2048, ffn_dim=8192, tie_word_embeddings=True, add_cross_attention=False)),  # PA
+    # PA (issue 12): counted by kvcalc.params._kosmos2; defaults: Kosmos2Config, Kosmos2VisionConfig
+    ModelType("kosmos-2", text_type="kosmos_2_text_model", params="kosmos2", defaults=_d(
+        latent_query_num=64, tie_word_embeddings=True)),
+    ModelType("kosmos_2_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, num_channels=3,
+        image_size=224, patch_size=14)),
+    # PA (issue 12): IDEFICS, counted by kvcalc.params._idefics (its Llama-style decoder's cache is the generic
+    # rule's: the gated cross-attention runs with cache=None, modeling_idefics.py); defaults: IdeficsConfig,
+    # IdeficsVisionConfig (attribute_map hidden_size -> embed_dim), IdeficsPerceiverConfig ("idefics_perciever",
+    # transformers' spelling)
+    ModelType("idefics", params="idefics", defaults=_d(
+        vocab_size=32000, additional_vocab_size=0, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, alpha_type="float", tie_word_embeddings=False, cross_layer_interval=1,
+        qk_layer_norms=False, use_resampler=False, max_position_embeddings=2048)),
+    ModelType("idefics_vision", kind="no_cache", attribute_map=_d(hidden_size="embed_dim"), defaults=_d(
+        hidden_size=768, image_size=224, intermediate_size=5120, patch_size=14, num_hidden_layers=32,
+        num_attention_heads=16, num_channels=3)),
+    ModelType("idefics_perciever", kind="no_cache", defaults=_d(
+        resampler_n_latents=64, resampler_depth=6, resampler_n_heads=16, resampler_head_dim=96,
+        qk_layer_norms_perceiver=False)),
     # ORA: BLIP-2 / InstructBLIP(-Video) (kvcalc.params._blip2); their towers' and InstructBLIP's Q-Formers'
     # class defaults (Blip2VisionConfig, InstructBlip(Video)VisionConfig, InstructBlip(Video)QFormerConfig)
     *(ModelType(name, text_type="opt", params="blip2", defaults=_d(

@@ -3035,6 +3035,82 @@ def _pp_formulanet(f: ConfigReader, t: _Tally) -> None:
 _PC_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     "voxtral_realtime": _voxtral_realtime, "vision_encoder_decoder": _vision_encoder_decoder,
     "pp_formulanet": _pp_formulanet}
+# ---- PA families (issue 12) ----
+def _idefics(f: ConfigReader, t: _Tally) -> None:
+    """IdeficsForVisionText2Text (transformers/models/idefics/modeling_idefics.py, vision.py, perceiver.py).
+
+    Decoder (``H``, ``I``, ``V``, ``L`` layers, ``n`` heads of ``d = H/n``): IdeficsDecoupledEmbedding ``V*H`` plus
+    its additional_embedding ``A*H`` (``A`` additional_vocab_size); per IdeficsDecoderLayer q/k/v/o ``4*H*H`` (no
+    biases), IdeficsMLP ``3*H*I``, 2 RMSNorms ``2H``; final norm ``H``. ``L // cross_layer_interval``
+    IdeficsGatedCrossAttentionLayers: q/o ``2*H*H``, k/v from the vision width ``2*H_v*H``, q/k RMSNorms ``2d``
+    with qk_layer_norms, MLP ``3*H*I``, 2 RMSNorms ``2H``, alpha_cross_attn / alpha_dense ``2`` (alpha_type
+    float) or ``2H`` (vector). lm_head IdeficsDecoupledLinear ``V*H + A*H`` unless tie_word_embeddings ties both
+    (``_tied_weights_keys``). Vision: IdeficsVisionTransformer, CLIP's layout (``TOWERS["clip_vision_model"]``);
+    with use_resampler, IdeficsPerceiverResampler (vision): latents ``N*H_v``, per block IdeficsPerceiverAttention
+    (2 LayerNorms ``4H_v``, q/k/v ``3*H_v*h*d_r``, output ``h*d_r*H_v``, q/k LayerNorms ``4d_r`` with
+    qk_layer_norms_perceiver) and IdeficsMLP (LayerNorm ``2H_v``, fc / c_proj ``2*H_v*4H_v``), final LayerNorm
+    ``2H_v``."""
+    vis = _s2s_sub(f, "vision_config", "idefics_vision", {}, absent_ok=True)
+    vocab, extra = f.get_int("vocab_size"), f.get_int("additional_vocab_size", minimum=0)
+    hidden, inter, n_layers = f.get_int("hidden_size"), f.get_int("intermediate_size"), f.get_int("num_hidden_layers")
+    heads = f.get_int("num_attention_heads")
+    d = hidden_per_head(f, hidden, heads)
+    hv = vis.get_int("hidden_size")
+    alpha = f.get_str("alpha_type")
+    if alpha not in ("float", "vector"):
+        raise ConfigError(f.field_name("alpha_type"), alpha,
+                          "must be 'float' or 'vector' (IdeficsGatedCrossAttentionLayer)")
+    n_cross = n_layers // f.get_int("cross_layer_interval")
+    qk = 2 * d if f.get_bool("qk_layer_norms") else 0
+    t.add("embedding", (vocab + extra) * hidden)
+    t.add("attention", n_layers * 4 * hidden * hidden
+          + n_cross * (2 * hidden * hidden + 2 * hv * hidden + (2 if alpha == "float" else 2 * hidden)))
+    t.add("mlp", (n_layers + n_cross) * _gated_mlp(hidden, inter))
+    t.add("norms", (n_layers + n_cross) * 2 * hidden + hidden + n_cross * qk)
+    _lm_head(f, t, hidden, vocab + extra)
+    t.add("vision", TOWERS["clip_vision_model"](vis))
+    if f.get_bool("use_resampler"):
+        p = _s2s_sub(f, "perceiver_config", "idefics_perciever", {}, absent_ok=True)
+        inner = p.get_int("resampler_n_heads") * p.get_int("resampler_head_dim")
+        qk_r = 4 * p.get_int("resampler_head_dim") if p.get_bool("qk_layer_norms_perceiver") else 0
+        block = 4 * hv + 3 * hv * inner + inner * hv + qk_r + 2 * hv + 2 * hv * 4 * hv
+        t.add("vision", p.get_int("resampler_n_latents") * hv + p.get_int("resampler_depth", minimum=0) * block
+              + 2 * hv)
+
+
+def _kosmos2(top: ConfigReader, t: _Tally) -> None:
+    """Kosmos2ForConditionalGeneration (transformers/models/kosmos2/modeling_kosmos2.py).
+
+    Kosmos2TextForCausalLM (``text_config``, Kosmos2TextConfig's names through its attribute_map: ``E`` embed_dim,
+    ``F`` ffn_dim, ``L`` layers): embed_tokens ``V*E`` (the sinusoidal positions are a buffer); per
+    Kosmos2TextBlock self-attention (KosmosTextAttention) ``4*(E*E + E)`` with its inner_attn_ln ``2E`` (a
+    LayerNorm inside the attention module, reported as attention, as tests/test_params.py's name rule splits it),
+    self_attn_layer_norm and final_layer_norm ``4E``, Kosmos2TextFFN fc1 ``E*F + F``, fc2 ``F*E + E``,
+    ffn_layernorm ``2F``; with add_cross_attention an encoder_attn ``4*(E*E + E)`` and its LayerNorm ``2E``;
+    final layer_norm ``2E``; lm_head ``V*E`` unless tied: both Kosmos2ForConditionalGeneration and
+    Kosmos2TextForCausalLM declare the tie (``_tied_weights_keys``), each under its own config's
+    tie_word_embeddings, so either flag ties it. Vision: Kosmos2VisionTransformer, CLIP's layout
+    (``TOWERS["clip_vision_model"]``). Kosmos2ImageToTextProjection: dense ``H_v*E + E`` and latent_query
+    ``latent_query_num*E`` (other), x_attn ``4*(E*E + E)`` (attention), as Kosmos-2.5's are split."""
+    text = _s2s_sub(top, "text_config", "kosmos_2_text_model", {}, absent_ok=True)
+    vision = _s2s_sub(top, "vision_config", "kosmos_2_vision_model", {}, absent_ok=True)
+    e, heads = text.get_int("hidden_size"), text.get_int("num_attention_heads")
+    hidden_per_head(text, e, heads)
+    vocab, ffn, n = text.get_int("vocab_size"), text.get_int("ffn_dim"), text.get_int("num_hidden_layers", minimum=0)
+    cross = text.get_bool("add_cross_attention")
+    attn = 4 * _linear(e, e, True)
+    t.add("embedding", vocab * e)
+    t.add("attention", n * (attn + 2 * e + (attn if cross else 0)))          # + inner_attn_ln
+    t.add("mlp", n * (_linear(e, ffn, True) + _linear(ffn, e, True)))
+    t.add("norms", n * (4 * e + 2 * ffn + (2 * e if cross else 0)) + 2 * e)
+    t.tied = top.get_bool("tie_word_embeddings") or text.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * e)
+    t.add("vision", TOWERS["clip_vision_model"](vision))
+    t.add("other", _linear(vision.get_int("hidden_size"), e, True) + top.get_int("latent_query_num") * e)
+    t.add("attention", attn)
+
+
+_PA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"idefics": _idefics, "kosmos2": _kosmos2}
 
 
 # --------------------------------------------------------------------------- entry point
@@ -3055,6 +3131,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     **_ORA_COUNTERS,
     **_PB_COUNTERS,
     **_PC_COUNTERS,
+    **_PA_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

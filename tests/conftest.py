@@ -39,6 +39,7 @@ TIERS: dict[str, str] = {
     "test_kv_ora": "fast", "test_params_ora": "fast",
     "test_params_pb": "fast",
     "test_params_pc": "fast",
+    "test_params_pa": "fast",
 }
 
 
