@@ -37,6 +37,7 @@ TIERS: dict[str, str] = {
     "test_engine_commands_roundtrip": "fast", "test_engine_pages": "pages", "test_browser_engines": "browser",
     "test_packaging": "packaging", "test_lint": "packaging",
     "test_kv_ora": "fast", "test_params_ora": "fast",
+    "test_params_pd": "fast",
 }
 
 
