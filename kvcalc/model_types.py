@@ -2121,6 +2121,16 @@ _ENTRIES: tuple[ModelType, ...] = (
         vocab_size=30720, hidden_size=4096, num_attention_heads=32, dim_head=128, dim_ff=10240, num_hidden_layers=48,
         position_bias_num_buckets=512, position_bias_max_distance=2048, prompt_types=32, prompt_length=32,
         segment_types=32, tie_word_embeddings=True)),
+    # PD (issue 12): FastVLM (FastVlmConfig: its sub_configs_defaults build a Qwen2 text_config and a timm_wrapper
+    # vision_config of timm's fastvit_mci3 in inference mode); TimmWrapperConfig's own defaults
+    ModelType("fast_vlm", text_type="qwen2", params="multimodal", defaults=_d(
+        tie_word_embeddings=False, vision_feature_layer=-1, multimodal_projector_bias=True), vision=Vision(
+        "timm_wrapper", "llava", vision_defaults=_d(architecture="fastvit_mci3", hidden_size=3072,
+                                                    model_args={"inference_mode": True}),
+        text_defaults=_d(hidden_size=3584, vocab_size=152128, intermediate_size=18944, num_attention_heads=28,
+                         num_key_value_heads=4, num_hidden_layers=28))),
+    ModelType("timm_wrapper", kind="no_cache", not_countable="a timm vision model: counted as part of its wrapper",
+              defaults=_d(architecture="resnet50", do_pooling=True, model_args=None)),
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
     ModelType("gemma3n", text_type="gemma3n_text"),

@@ -47,3 +47,30 @@ def test_cpmant_serving_engines_are_refused(runtime):
 def test_cpmant_static_cache_is_refused():
     with pytest.raises(kvcalc.UnsupportedError, match="prompt_length"):
         kvcalc.kv_cache(CONFIG, batch=1, context=8, runtime="transformers", cache_implementation="static")
+
+
+# FastVlmConfig(**FAST_VLM) -> FastVlmForConditionalGeneration on torch.device("meta") (transformers 5.24 with
+# timm 1.0.31): 318,879,424 parameters, 318,423,168 of them in vision_tower (TimmWrapperModel over timm's
+# fastvit_mci4, the larger FastViT-HD, in inference mode); a small Qwen2 decoder and a projector without biases.
+FAST_VLM = dict(
+    vision_config=dict(model_type="timm_wrapper", architecture="fastvit_mci4", hidden_size=4096,
+                       model_args={"inference_mode": True}),
+    text_config=dict(model_type="qwen2", hidden_size=64, intermediate_size=96, num_attention_heads=4,
+                     num_key_value_heads=2, num_hidden_layers=2, vocab_size=1000),
+    multimodal_projector_bias=False)
+
+
+def test_fast_vlm_non_default_tower_equals_meta_device_count():
+    count = kvcalc.count_params({"model_type": "fast_vlm", **FAST_VLM})
+    assert count.total == 318_879_424
+    assert count.quality == "exact"
+
+
+@pytest.mark.parametrize("vision", [
+    {"model_type": "timm_wrapper", "architecture": "resnet50", "hidden_size": 2048},
+    {"model_type": "timm_wrapper", "architecture": "fastvit_mci3", "hidden_size": 3072, "model_args": None},
+])
+def test_fast_vlm_other_timm_models_are_refused(vision):
+    # without inference_mode timm builds FastViT's train-time branches (BatchNorm / scale convs), not counted
+    with pytest.raises(kvcalc.UnsupportedError, match="inference_mode"):
+        kvcalc.count_params({"model_type": "fast_vlm", **FAST_VLM, "vision_config": vision})
