@@ -2133,7 +2133,10 @@ _ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(architecture="resnet50", do_pooling=True, model_args=None)),
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
-    ModelType("gemma3n", text_type="gemma3n_text"),
+    ModelType("gemma3n", text_type="gemma3n_text", not_countable=(   # PD (issue 12): only the text decoder is counted
+        "its vision tower is timm's MobileNetV5-300M encoder (timm mobilenetv5.py: EdgeResidual, "
+        "UniversalInvertedResidual and MobileAttention blocks, the multi-scale fusion neck) and its audio tower a "
+        "Conformer (Gemma3nAudioEncoder); neither is counted yet, only gemma3n_text (kvcalc never guesses a count)")),
     ModelType("mllama", text_type="mllama_text_model", params="mllama"),
     ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),
               not_countable="counted as part of mllama", defaults=_d(
