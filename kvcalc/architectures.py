@@ -371,6 +371,8 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
     if any(k in ("full", "sliding", "reference_sliding", "chunked", "hybrid", "hybrid_sliding", "cross")
            for k in kinds):
         attn, quirks = _attention_geometry(r, entry, known, assumed)
+        if "prompt_prefix" in entry.quirks:     # PD (issue 12): CPM-Ant's learned prompt tokens
+            attn = replace(attn, prefix_tokens=r.get_int("prompt_length", minimum=0))
     for t in unknown:
         assert attn is not None
         assumed.append(f"estimated: {t[:60]!r} layers are unknown; assumed full attention with {attn.kv_heads} KV "

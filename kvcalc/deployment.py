@@ -23,7 +23,7 @@ from .errors import InputError, UnsupportedError
 from .gguf.mixes import GgufWeights, gguf_weights
 from .gguf.reader import GGUFHeader
 from .gpus import GPU, custom_gpu, get_gpu
-from .kv import resolve_dtypes
+from .kv import check_no_prefix_tokens, resolve_dtypes
 from .limits import MAX_CONTEXT, MAX_GPUS, check_count
 from .llama_cpp import LlamaCppOptions, LlamaCppPlan, llama_cpp_plan
 from .llama_cpp.seam import to_engine_plan
@@ -423,6 +423,8 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
                         max_batch_size, max_num_tokens)
     _check_engine_options(rt, spec, sg, tr, max_model_len, block_size, max_num_batched_tokens, max_num_seqs,
                           kv_cache_memory, gpu_memory_utilization)
+    if rt not in ("ideal", "transformers"):
+        check_no_prefix_tokens(spec, ENGINE_LABELS.get(rt, "vLLM"))     # PD (issue 12): CPM-Ant's prompt tokens
     if rt == "vllm":
         served_note(_architectures(raw), spec, options.vllm_version)    # refuses what vLLM refuses at startup
     if rt == "vllm" and max_model_len is not None and not options.allow_long_max_model_len:

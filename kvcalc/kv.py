@@ -11,7 +11,8 @@ chunked window) and the encoder length for cross-attention. The runtime decides 
     The least the cache must hold: full layers ``T`` tokens, sliding / chunked layers
     ``min(T, W)`` (a reference sliding window, R-SWA: ``min(T, P + W)`` after a prefill of ``P``),
     MLA the latent (``kv_lora_rank + qk_rope_head_dim`` per token), recurrent /
-    conv states at their fixed size in the model dtype, shared layers nothing.
+    conv states at their fixed size in the model dtype, shared layers nothing. Learned prompt tokens
+    (``AttentionCache.prefix_tokens``, CPM-Ant) add their bytes per sequence in every runtime here.
 ``transformers``
     What Hugging Face transformers' default ``DynamicCache`` (v5.24) pins in memory after a
     prefill of ``prefill`` tokens and ``T - prefill`` one-token decode steps, counted per tensor
@@ -52,6 +53,7 @@ from .spec import AttentionCache, LayerSpec, ModelSpec
 from .vllm import vllm_kv_cache
 
 __all__ = ["MAX_BATCH", "MAX_CONTEXT", "RUNTIMES", "CacheTerm", "KVCacheResult", "LayerBytes", "check_count",
+           "check_no_prefix_tokens",
            "kv_cache", "layer_terms", "model_terms", "resolve_dtypes", "default_encoder_tokens"]
 
 
@@ -110,6 +112,8 @@ def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bo
         return [CacheTerm(per_token_bytes=per_token, cross=True)]
     if a.keeps_prefill and a.window is not None:
         return _reference_sliding_terms(a, per_token, runtime, prefill_only, layout, prefill)
+    if a.prefix_tokens:
+        return _prefix_terms(a, per_token, runtime, layout)
     if runtime == "transformers" and layout.implementation == "static":
         assert layout.max_cache_len is not None
         held = layout.max_cache_len if a.window is None else min(a.window, layout.max_cache_len)
@@ -138,6 +142,26 @@ def _reference_sliding_terms(a: AttentionCache, per_token: int, runtime: str, pr
     cap = None if prefill_only or prefill is None else prefill + a.window
     terms = [CacheTerm(per_token_bytes=per_token, cap=cap)]
     return terms + [CacheTerm(fixed_bytes=8)] if runtime == "transformers" else terms
+
+
+def _prefix_terms(a: AttentionCache, per_token: int, runtime: str, layout: TransformersCache) -> list[CacheTerm]:
+    """A full layer that caches ``P`` learned prompt tokens before every sequence's input (CPM-Ant): ``T``
+    growing tokens plus ``P * per_token`` bytes per sequence (``modeling_cpmant.CpmAntModel.forward`` prepends
+    ``prompt_length`` prompt ids, and every ``CpmAntAttention`` writes them to its ``DynamicCache`` layer)."""
+    if a.window is not None or (runtime == "transformers" and layout.implementation == "static"):
+        raise UnsupportedError("learned prompt tokens (CPM-Ant's prompt_length) in a static cache or a windowed "
+                               "layer are not modelled; use the dynamic cache")
+    return [CacheTerm(per_token_bytes=per_token), CacheTerm(per_sequence_bytes=per_token * a.prefix_tokens)]
+
+
+def check_no_prefix_tokens(spec: ModelSpec, runtime_label: str) -> None:
+    """UnsupportedError for a model that caches learned prompt tokens (CPM-Ant) under a serving engine: none
+    implements CpmAntForCausalLM (vLLM 0.33 registers no such architecture and transformers' class has no
+    ``_supports_attention_backend`` for its Transformers backend)."""
+    if any(a.prefix_tokens for layer in spec.layers for a in layer.attention):
+        raise UnsupportedError(f"{runtime_label} does not serve CPM-Ant (no CpmAntForCausalLM implementation), whose "
+                               "layers cache prompt_length learned prompt tokens before every input; use runtime "
+                               "'transformers' or 'ideal'")
 
 
 def layer_terms(layer: LayerSpec, model: DType, kv: DType, runtime: str, prefill_only: bool,
@@ -217,6 +241,7 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
         raise UnsupportedError(f"{runtime}'s per-layer bytes come from its pool: use "
                                f"kvcalc.layer_bytes(kvcalc.deploy(config, runtime={runtime!r}), batch, context)")
     if runtime == "vllm":
+        check_no_prefix_tokens(spec, "vLLM")
         if any(a.keeps_prefill for layer in spec.layers for a in layer.attention):
             raise UnsupportedError("vLLM's handling of reference sliding-window layers (Unlimited-OCR: every "
                                    "prefill token kept) is not modelled; use runtime 'ideal' or 'transformers'")

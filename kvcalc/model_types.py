@@ -87,6 +87,8 @@ QUIRKS = {
     "prefix_cache": "block diffusion: only the prefix the encoder writes (prompt and finished canvases) is cached; "
                     "the canvas being denoised reads it without writing (DiffusionGemma); kvcalc charges the context "
                     "as an autoregressive decoder's and marks the figure estimated",
+    "prompt_prefix": "every layer caches prompt_length learned prompt tokens before each sequence's input "   # PD
+                     "(CpmAntModel.forward prepends them; CPM-Ant)",
     "recurrent_depth": "a released layer_types of (attention, mlp) pairs is one decoder layer per pair; with "
                        "recurrent_kv_cache_mode 'per_loop' the n_recurrent_layers after n_input_layers get their own "
                        "cache layers for each of n_recurrent_loops - 1 further loops, appended at the end (Dory)",
@@ -2198,9 +2200,29 @@ _ENTRIES: tuple[ModelType, ...] = (
         moe_intermediate_size=1792, num_experts=32, num_dense_layers=2, num_experts_per_tok=4,
         vocab_size=65536, hidden_size=2048, intermediate_size=7168, num_hidden_layers=32, num_attention_heads=32,
         num_key_value_heads=8, tie_word_embeddings=True, conv_L_cache=3, conv_bias=False)),
+    # PD (issue 12): CPM-Ant (transformers 5.24 CpmAntConfig): dim_head-wide heads (attribute_map), dim_ff MLP,
+    # prompt_length learned prompt tokens cached in every layer before the input
+    ModelType("cpmant", params="cpmant", quirks=frozenset({"prompt_prefix"}),
+              attribute_map=_d(head_dim="dim_head", intermediate_size="dim_ff"), defaults=_d(
+        vocab_size=30720, hidden_size=4096, num_attention_heads=32, dim_head=128, dim_ff=10240, num_hidden_layers=48,
+        position_bias_num_buckets=512, position_bias_max_distance=2048, prompt_types=32, prompt_length=32,
+        segment_types=32, tie_word_embeddings=True)),
+    # PD (issue 12): FastVLM (FastVlmConfig: its sub_configs_defaults build a Qwen2 text_config and a timm_wrapper
+    # vision_config of timm's fastvit_mci3 in inference mode); TimmWrapperConfig's own defaults
+    ModelType("fast_vlm", text_type="qwen2", params="multimodal", defaults=_d(
+        tie_word_embeddings=False, vision_feature_layer=-1, multimodal_projector_bias=True), vision=Vision(
+        "timm_wrapper", "llava", vision_defaults=_d(architecture="fastvit_mci3", hidden_size=3072,
+                                                    model_args={"inference_mode": True}),
+        text_defaults=_d(hidden_size=3584, vocab_size=152128, intermediate_size=18944, num_attention_heads=28,
+                         num_key_value_heads=4, num_hidden_layers=28))),
+    ModelType("timm_wrapper", kind="no_cache", not_countable="a timm vision model: counted as part of its wrapper",
+              defaults=_d(architecture="resnet50", do_pooling=True, model_args=None)),
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
-    ModelType("gemma3n", text_type="gemma3n_text"),
+    ModelType("gemma3n", text_type="gemma3n_text", not_countable=(   # PD (issue 12): only the text decoder is counted
+        "its vision tower is timm's MobileNetV5-300M encoder (timm mobilenetv5.py: EdgeResidual, "
+        "UniversalInvertedResidual and MobileAttention blocks, the multi-scale fusion neck) and its audio tower a "
+        "Conformer (Gemma3nAudioEncoder); neither is counted yet, only gemma3n_text (kvcalc never guesses a count)")),
     ModelType("mllama", text_type="mllama_text_model", params="mllama"),
     ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),
               not_countable="counted as part of mllama", defaults=_d(

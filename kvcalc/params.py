@@ -3111,6 +3111,29 @@ def _kosmos2(top: ConfigReader, t: _Tally) -> None:
 
 
 _PA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"idefics": _idefics, "kosmos2": _kosmos2}
+# ---- PD families (issue 12) ----
+def _cpmant(f: ConfigReader, t: _Tally) -> None:
+    """CpmAntForCausalLM (transformers/models/cpmant/modeling_cpmant.py). CpmAntModel: input_embedding
+    ``(V + prompt_types*prompt_length)*H`` (the vocabulary and the learned prompt rows), segment_embedding
+    ``segment_types*H``, position_bias (CpmAntSegmentPositionEmbedding.relative_attention_bias
+    ``(segment_types^2 + position_bias_num_buckets)*n``); per CpmAntTransformerBlock: CpmAntAttention
+    project_q / k / v ``H -> n*d`` and attention_out ``n*d -> H`` (no biases, ``d = dim_head``),
+    CpmAntDenseGatedACT w_0 / w_1 ``H -> dim_ff`` and w_out ``dim_ff -> H`` (no biases), two CpmAntLayerNorms
+    of ``H`` (weight only); encoder output_layernorm ``H``; lm_head ``V*H``, never tied (the class declares
+    ``_tied_weights_keys = {}``: the head is not the input table's shape)."""
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    heads, d, ff = f.get_int("num_attention_heads"), f.get_int("dim_head"), f.get_int("dim_ff")
+    segments = f.get_int("segment_types")
+    prompts = f.get_int("prompt_types", minimum=0) * f.get_int("prompt_length", minimum=0)
+    t.add("embedding", (vocab + prompts) * hidden + segments * hidden)
+    t.add("attention", n_layers * 4 * _linear(hidden, heads * d)
+          + (segments * segments + f.get_int("position_bias_num_buckets")) * heads)
+    t.add("mlp", n_layers * 3 * _linear(hidden, ff))
+    t.add("norms", (2 * n_layers + 1) * hidden)
+    _lm_head(f, t, hidden, vocab, tied=False)
+
+
+_PD_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"cpmant": _cpmant}
 
 
 # --------------------------------------------------------------------------- entry point
@@ -3132,6 +3155,7 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     **_PB_COUNTERS,
     **_PC_COUNTERS,
     **_PA_COUNTERS,
+    **_PD_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like
     **{family: functools.partial(fn, _llama_like) for family, fn in _SEQ2SEQ_WRAPPERS.items()},

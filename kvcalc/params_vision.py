@@ -1071,6 +1071,62 @@ _VIS2_PROJECTORS: Mapping[str, Projector] = {
 # ---- end of VIS2 towers and projectors ----
 
 
+# ---- PD towers (issue 12) ----
+# timm 1.0's fastvit.py model functions (fastvit_mci3, fastvit_mci4: FastViT-HD, FastVLM's tower): layers, embed_dims
+# (mlp_ratios 4, RepConditionalPosEnc 7x7 and attention token mixers in the last two stages, the rest repmixer)
+_FASTVIT_MCI: Mapping[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    "fastvit_mci3": ((2, 12, 24, 4, 2), (96, 192, 384, 768, 1536)),
+    "fastvit_mci4": ((2, 12, 24, 4, 4), (128, 256, 512, 1024, 2048)),
+}
+
+
+def _fastvit_mlp(c: int) -> int:
+    """timm fastvit.ConvMlp (hidden ``4C``): conv, a depthwise 7x7 ConvNormAct without bias (``49C``) and its
+    BatchNorm2d (``2C``), fc1 ``C -> 4C`` and fc2 ``4C -> C`` 1x1 convs with biases."""
+    return 49 * c + 2 * c + _linear(c, 4 * c, True) + _linear(4 * c, c, True)
+
+
+def _timm_wrapper(v: ConfigReader) -> int:
+    """TimmWrapperModel (modeling_timm_wrapper.py: ``timm.create_model(architecture, num_classes=0,
+    **model_args)``, so no classifier) for timm's FastViT MCi3 / MCi4 built with ``inference_mode`` (timm 1.0
+    fastvit.py FastVit, every MobileOneBlock / ReparamLargeKernelConv / RepMixer / RepConditionalPosEnc a single
+    ``reparam_conv`` with bias). Stem (convolutional_stem): ``3 -> C0`` 3x3, depthwise 3x3, ``C0 -> C0`` 1x1.
+    Stage ``i`` (FastVitStage, ``C = embed_dims[i]``): a PatchEmbed from ``C_prev`` where downsampled
+    (depthwise-grouped 7x7 ``C_prev -> C``: ``49C + C``; 1x1 ``C*C + C``); a 7x7 depthwise RepConditionalPosEnc
+    ``49C + C`` in the attention stages; per block RepMixerBlock (3x3 depthwise ``9C + C``, ConvMlp, layer_scale
+    ``C``) or AttentionBlock (LayerNorm2d ``2C``, Attention qkv ``C*3C`` without bias and proj ``C*C + C``,
+    ConvMlp, two layer scales ``2C``). final_conv: a MobileOneBlock with SqueezeExcite, depthwise-grouped 3x3
+    ``C -> 2C`` (``18C + 2C``), SE fc1 / fc2 ``2C <-> 2C/16`` with biases. Other timm models are refused."""
+    arch = v.get_str("architecture")
+    model_args = v.value("model_args")
+    if arch not in _FASTVIT_MCI or not isinstance(model_args, Mapping) or model_args.get("inference_mode") is not True \
+            or set(model_args) != {"inference_mode"}:
+        raise UnsupportedError(f"{v.path}architecture {arch!r:.60} with model_args {model_args!r:.80}: kvcalc counts "
+                               f"the timm models {', '.join(_FASTVIT_MCI)} built with model_args "
+                               "{'inference_mode': true} only (kvcalc never guesses a count)")
+    layers, dims = _FASTVIT_MCI[arch]
+    c0 = dims[0]
+    total = _linear(3 * 9, c0, True) + 10 * c0 + _linear(c0, c0, True)
+    prev = c0
+    for i, (depth, c) in enumerate(zip(layers, dims)):
+        if i > 0 or prev != c:
+            total += 50 * c + _linear(c, c, True)
+        attention = i >= 3
+        if attention:
+            total += 50 * c
+            block = 2 * c + 3 * c * c + _linear(c, c, True) + _fastvit_mlp(c) + 2 * c
+        else:
+            block = 10 * c + _fastvit_mlp(c) + c
+        total += depth * block
+        prev = c
+    final, reduced = 2 * prev, 2 * prev // 16
+    return total + 9 * final + final + _linear(final, reduced, True) + _linear(reduced, final, True)
+
+
+_PD_TOWERS: Mapping[str, Tower] = {"timm_wrapper": _timm_wrapper}
+# ---- end of PD towers ----
+
+
 TOWERS: Mapping[str, Tower] = {
     "clip_vision_model": _clip,
     "siglip_vision_model": siglip_vision,
@@ -1104,6 +1160,7 @@ TOWERS: Mapping[str, Tower] = {
     "gemma4_vision": _gemma4_vision,
     **_VIS1_TOWERS,
     **_VIS2_TOWERS,
+    **_PD_TOWERS,
 }
 """vision_config ``model_type`` -> its tower counter."""
 

@@ -45,6 +45,8 @@ class AttentionCache:
     sparse-attention indexer key width (elements per token), 0 when absent. ``keeps_prefill`` marks a
     reference sliding window (R-SWA, Unlimited-OCR): every prefill token stays, the window caps only the
     tokens decoded after it (``modeling_unlimited_ocr.UnlimitedOcrDynamicReferenceSlidingWindowLayer``).
+    ``prefix_tokens`` are learned prompt tokens every sequence caches before its input (CPM-Ant's
+    ``prompt_length``: ``modeling_cpmant.CpmAntModel.forward`` prepends them), 0 when absent.
     """
 
     kv_heads: int
@@ -58,6 +60,7 @@ class AttentionCache:
     source: Literal["self", "cross"] = "self"
     keeps_prefill: bool = False
     indexer_float32: bool = False   # transformers caches the indexer keys in float32 (Dots3-Note's fp32 RoPE)
+    prefix_tokens: int = 0          # PD (issue 12): learned prompt tokens cached before the input (CPM-Ant)
 
     @property
     def elements_per_token(self) -> int:

@@ -40,6 +40,7 @@ TIERS: dict[str, str] = {
     "test_params_pb": "fast",
     "test_params_pc": "fast",
     "test_params_pa": "fast",
+    "test_params_pd": "fast",
 }
 
 

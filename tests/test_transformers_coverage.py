@@ -44,11 +44,6 @@ COUNTED = {mt: rec for mt, rec in MEASURED.items() if rec.get("default_params") 
 
 # Measured types whose cache kvcalc does not reproduce, with the reason.
 KV_MISSES: dict[str, str] = {
-    "cpmant": (
-        "CPM-Ant caches its prompt_length (32) learned prompt tokens before the input in every layer "
-        "(CpmAntModel.forward), with dim_head (128) per head: measured 32 + 9 tokens x 4 heads x 128; kvcalc "
-        "reads neither the prompt tokens nor dim_head (it derives 64 / 4 = 16)"
-    ),
     "deepseek_v4": (
         "refused (UnsupportedError naming 'compress_rates'): DeepSeek-V4's HCA / CSA layers "
         "(DeepseekV4HCACache, DeepseekV4CSACache) hold a sliding window plus one compressed KV entry per "
@@ -73,7 +68,7 @@ KV_MISSES: dict[str, str] = {
 
 # The ideal-runtime check fails only where the transformers one does and the layers are comparable
 # (a refused config, or a differing full / sliding layer); elsewhere in KV_MISSES it holds.
-IDEAL_MISSES = ("cpmant", "diffusion_gemma", "dory")
+IDEAL_MISSES = ("diffusion_gemma", "dory")
 
 
 def _param(mt: str, misses: "dict[str, str] | tuple[str, ...]"):
