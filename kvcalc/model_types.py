@@ -2093,6 +2093,11 @@ _ENTRIES: tuple[ModelType, ...] = (
                           # HYB: parameter fields (OlmoHybridConfig)
                           vocab_size=100352, hidden_size=3840, intermediate_size=11008, num_hidden_layers=32,
                           num_attention_heads=30, tie_word_embeddings=False, attention_bias=False)),
+    # xLSTM (modeling_xlstm.py): every block an mLSTM / sLSTM cell whose recurrent state lives in xLSTMCache;
+    # no state rule is modelled, so the spec reader refuses it instead of reading attention fields
+    ModelType("xlstm", layer_rule=_all("linear_attention"), recurrent_kind="linear",
+              not_countable="its mLSTM blocks are not counted (no measurement: the coverage oracle could not "
+                            "shrink its default config)"),
     ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear", params="zaya",
               defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2,
                           # HYB: parameter fields (ZayaConfig)
