@@ -1808,6 +1808,9 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("gpt2", params="gpt2", defaults=_d(
         vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
         num_attention_heads=12, intermediate_size=None, tie_word_embeddings=True, add_cross_attention=False)),
+    # GPT-SW3: transformers maps the type to GPT2LMHeadModel (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES; its Hub configs
+    # say model_type "gpt2"): GPT-2's modules and rules
+    ModelType("gpt-sw3", same_as="gpt2"),
     ModelType("gpt_bigcode", params="gpt2", quirks=frozenset({"multi_query"}), defaults=_d(
         vocab_size=50257, max_position_embeddings=1024, hidden_size=768, num_hidden_layers=12,
         num_attention_heads=12, intermediate_size=None, tie_word_embeddings=True, add_cross_attention=False,
