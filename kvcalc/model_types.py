@@ -595,19 +595,48 @@ _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its type
 # (tests/oracles/transformers_coverage.py MEDIA) whose cache the generic rules reproduce exactly: IDEFICS's
 # Llama-style decoder (its gated cross-attention runs with cache=None, modeling_idefics.py), Voxtral
 # Realtime's text decoder (the audio embeddings are added to the token embeddings; the audio encoder's
-# streaming caches are separate Cache objects, not the text model's), the Qwen2.5-Omni / Qwen3-Omni thinkers'
-# text decoders (head_dim = hidden_size / heads when the config has none: Qwen3OmniMoeThinkerTextAttention's
-# getattr fallback).
-_ORA_DECODERS = ("idefics", "voxtral_realtime_text", "qwen2_5_omni_text", "qwen3_omni_moe_text")
-_ORA_WRAPPERS = {"voxtral_realtime": "voxtral_realtime_text", "qwen2_5_omni_thinker": "qwen2_5_omni_text",
-                 "qwen3_omni_moe_thinker": "qwen3_omni_moe_text"}
+# streaming caches are separate Cache objects, not the text model's); IDEFICS is in the PA block, the
+# Qwen2.5-Omni / Qwen3-Omni thinkers in the PB block, Voxtral Realtime in the PC block.
+_ORA_DECODERS: tuple[str, ...] = ()
+_ORA_WRAPPERS: dict[str, str] = {}
 # Encoder-decoders with an image encoder, measured with their images (encoder tokens: the encoder's output
 # length). UDOP (top level) and Pix2Struct's text model are T5 stacks (num_layers / num_heads / d_kv:
 # UdopStack, Pix2StructTextModel); PP-FormulaNet's text model is an mBART-style decoder (decoder_layers /
 # decoder_attention_heads / d_model: PPFormulaNetTextModel). Each decoder layer caches self-attention K/V
 # and the cross-attention K/V of the encoder tokens (EncoderDecoderCache).
 T5_STYLE = ("udop", "pix2struct_text_model")
-_ORA_ENCODER_DECODERS = ("pp_formulanet", "pp_formulanet_text")
+_ORA_ENCODER_DECODERS: tuple[str, ...] = ()   # PC: pp_formulanet, pp_formulanet_text moved to _PC_ENTRIES
+
+# PC (issue 12): Voxtral Realtime, counted by kvcalc.params._voxtral_realtime. VoxtralRealtimeConfig's
+# sub_configs_defaults["text_config"].init_kwargs, merged under a given text_config too (its __post_init__).
+VOXTRAL_REALTIME_TEXT = MappingProxyType(dict(
+    vocab_size=131072, hidden_size=3072, intermediate_size=9216, num_hidden_layers=26, num_attention_heads=32,
+    num_key_value_heads=8, head_dim=128, tie_word_embeddings=True))
+# PC: ViTConfig's class defaults (parameter fields), read for VisionEncoderDecoderModel's encoder
+VIT_DEFAULTS = MappingProxyType(dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                                     intermediate_size=3072, image_size=224, patch_size=16, num_channels=3,
+                                     qkv_bias=True, pooler_output_size=None))
+_PC_ENTRIES: tuple[ModelType, ...] = (
+    # the text decoder's KV: the generic rule (ORA); its attention and MLP have no biases (modeling_voxtral_realtime.py
+    # VoxtralRealtimeTextAttention, VoxtralRealtimeTextMLP)
+    ModelType("voxtral_realtime_text", attn_bias=(False, False)),
+    ModelType("voxtral_realtime", text_type="voxtral_realtime_text", params="voxtral_realtime",
+              defaults=_d(downsample_factor=4, tie_word_embeddings=True)),
+    ModelType("voxtral_realtime_encoder", kind="no_cache", defaults=_d(    # VoxtralRealtimeEncoderConfig
+        hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=32, num_mel_bins=128,
+        head_dim=64)),
+    # PP-FormulaNet (ORA's KV rule: an mBART-style decoder caching self- and cross-attention), counted by
+    # kvcalc.params._pp_formulanet; defaults: PPFormulaNet(Text|Vision)Config (parameter fields)
+    ModelType("pp_formulanet", kind="encoder_decoder", params="pp_formulanet"),
+    ModelType("pp_formulanet_text", kind="encoder_decoder", defaults=_d(
+        vocab_size=50000, max_position_embeddings=2560, decoder_layers=8, decoder_ffn_dim=2048,
+        decoder_attention_heads=16, d_model=512)),
+    ModelType("pp_formulanet_vision", kind="no_cache", defaults=_d(
+        hidden_size=768, output_channels=256, num_hidden_layers=12, num_attention_heads=12, num_channels=3,
+        image_size=512, patch_size=16, qkv_bias=True, use_abs_pos=True, use_rel_pos=True, window_size=14,
+        global_attn_indexes=(2, 5, 8, 11), mlp_dim=3072, post_conv_in_channels=256, post_conv_out_channels=1024,
+        post_conv_mid_channels=512, decoder_hidden_size=512)),
+)
 
 # ----------------------------------------------------------------------------- encoder-decoders (P3 block)
 # Parameter families in kvcalc.params_seq2seq ("bart") and kvcalc.params ("t5"); the KV cache of every
@@ -1202,6 +1231,40 @@ _VISION_WRAPPERS: tuple[ModelType, ...] = (
     # ---- end of VIS2 wrappers
 )
 # ============================================================================= end of vision-language wrappers
+
+# PB (issue 12): the Qwen2.5-Omni / Qwen3-Omni thinkers (Qwen2_5OmniThinkerForConditionalGeneration,
+# Qwen3OmniMoeThinkerForConditionalGeneration; counted by kvcalc.params' PB family "omni_thinker"): a text decoder
+# (text_config), a Qwen-VL vision tower with its merger (vision_config) and an audio encoder (audio_config). The
+# cache is the text decoder's (first measured by ORA): head_dim = hidden_size // heads when the config has none
+# (Qwen2_5OmniAttention's / Qwen3OmniMoeThinkerTextAttention's getattr fallback; Qwen3-Omni's default 2048 / 28
+# floors to 73). Defaults: configuration_qwen2_5_omni.py / configuration_qwen3_omni_moe.py, transformers 5.24.
+_PB_OMNI_AUDIO = dict(num_mel_bins=128, encoder_layers=32, encoder_attention_heads=20, encoder_ffn_dim=5120,
+                      d_model=1280, max_source_positions=1500, output_dim=3584)
+_PB_ENTRIES: tuple[ModelType, ...] = (
+    # Qwen2_5OmniThinkerTextModel: Qwen2's modules (q/k/v biases, o none: Qwen2_5OmniAttention)
+    ModelType("qwen2_5_omni_text", params="llama_like", attn_bias=(True, False), defaults=_d(
+        _LLAMA_LIKE, vocab_size=152064, hidden_size=3584, intermediate_size=18944, num_hidden_layers=28,
+        num_attention_heads=28, num_key_value_heads=4, tie_word_embeddings=True)),
+    # Qwen3OmniMoeThinkerTextModel: Qwen3-MoE's modules (q/k norms over head_dim, routed experts every
+    # decoder_sparse_step-th layer not in mlp_only_layers, no shared expert)
+    ModelType("qwen3_omni_moe_text", params="llama_like", moe="sparse_step",
+              quirks=frozenset({"qk_norm", "floor_head_dim"}), defaults=_d(
+        _LLAMA_LIKE, _QWEN_MOE, vocab_size=3584, hidden_size=2048, intermediate_size=18944, num_hidden_layers=28,
+        num_attention_heads=28, num_key_value_heads=4, moe_intermediate_size=768, num_experts_per_tok=8,
+        num_experts=128)),
+    *(ModelType(name, text_type=text, params="omni_thinker", defaults=_d(tie_word_embeddings=False),
+                vision=Vision(tower, "qwen_vl"))
+      for name, text, tower in (("qwen2_5_omni_thinker", "qwen2_5_omni_text", "qwen2_5_omni_vision_encoder"),
+                                ("qwen3_omni_moe_thinker", "qwen3_omni_moe_text", "qwen3_omni_moe_vision_encoder"))),
+    ModelType("qwen2_5_omni_vision_encoder", kind="no_cache", defaults=_d(
+        hidden_size=3584, intermediate_size=3420, depth=32, num_heads=16, in_channels=3, temporal_patch_size=2,
+        patch_size=14, spatial_merge_size=2, out_hidden_size=3584)),
+    ModelType("qwen3_omni_moe_vision_encoder", kind="no_cache",
+              defaults=_d(_QWEN3_VISION, deepstack_visual_indexes=(8, 16, 24))),
+    ModelType("qwen2_5_omni_audio_encoder", kind="no_cache", defaults=_d(_PB_OMNI_AUDIO)),
+    ModelType("qwen3_omni_moe_audio_encoder", kind="no_cache",
+              defaults=_d(_PB_OMNI_AUDIO, downsample_hidden_size=480)),
+)
 
 # ----------------------------------------------------------------------------- MOE block (issue 12)
 # Dense and MoE text decoders matched against transformers 5.24's meta-device counts of the class defaults
@@ -1829,6 +1892,8 @@ _ENTRIES: tuple[ModelType, ...] = (
     *(ModelType(name) for name in _ORA_DECODERS),                                   # ORA
     *(ModelType(name, text_type=text) for name, text in _ORA_WRAPPERS.items()),    # ORA
     *(ModelType(name, kind="encoder_decoder") for name in _ORA_ENCODER_DECODERS),  # ORA
+    *_PB_ENTRIES,                                                                   # PB
+    *_PC_ENTRIES,                                                                   # PC
     # ORA: Pix2Struct, counted by kvcalc.params._pix2struct; defaults: Pix2Struct(Vision|Text)Config
     ModelType("pix2struct", kind="encoder_decoder", params="pix2struct", defaults=_d(tie_word_embeddings=False)),
     ModelType("pix2struct_text_model", kind="encoder_decoder", defaults=_d(
@@ -1847,8 +1912,27 @@ _ENTRIES: tuple[ModelType, ...] = (
     ModelType("kosmos_2_text_model", attribute_map=_d(
         num_attention_heads="attention_heads", hidden_size="embed_dim", num_hidden_layers="layers"), defaults=_d(
         vocab_size=65037, hidden_size=2048, num_hidden_layers=24, num_attention_heads=32, intermediate_size=8192,
-        max_position_embeddings=2048)),
-    ModelType("kosmos-2", text_type="kosmos_2_text_model"),                                   # ORA
+        max_position_embeddings=2048, ffn_dim=8192, tie_word_embeddings=True, add_cross_attention=False)),  # PA
+    # PA (issue 12): counted by kvcalc.params._kosmos2; defaults: Kosmos2Config, Kosmos2VisionConfig
+    ModelType("kosmos-2", text_type="kosmos_2_text_model", params="kosmos2", defaults=_d(
+        latent_query_num=64, tie_word_embeddings=True)),
+    ModelType("kosmos_2_vision_model", kind="no_cache", defaults=_d(
+        hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, num_channels=3,
+        image_size=224, patch_size=14)),
+    # PA (issue 12): IDEFICS, counted by kvcalc.params._idefics (its Llama-style decoder's cache is the generic
+    # rule's: the gated cross-attention runs with cache=None, modeling_idefics.py); defaults: IdeficsConfig,
+    # IdeficsVisionConfig (attribute_map hidden_size -> embed_dim), IdeficsPerceiverConfig ("idefics_perciever",
+    # transformers' spelling)
+    ModelType("idefics", params="idefics", defaults=_d(
+        vocab_size=32000, additional_vocab_size=0, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+        num_attention_heads=32, alpha_type="float", tie_word_embeddings=False, cross_layer_interval=1,
+        qk_layer_norms=False, use_resampler=False, max_position_embeddings=2048)),
+    ModelType("idefics_vision", kind="no_cache", attribute_map=_d(hidden_size="embed_dim"), defaults=_d(
+        hidden_size=768, image_size=224, intermediate_size=5120, patch_size=14, num_hidden_layers=32,
+        num_attention_heads=16, num_channels=3)),
+    ModelType("idefics_perciever", kind="no_cache", defaults=_d(
+        resampler_n_latents=64, resampler_depth=6, resampler_n_heads=16, resampler_head_dim=96,
+        qk_layer_norms_perceiver=False)),
     # ORA: BLIP-2 / InstructBLIP(-Video) (kvcalc.params._blip2); their towers' and InstructBLIP's Q-Formers'
     # class defaults (Blip2VisionConfig, InstructBlip(Video)VisionConfig, InstructBlip(Video)QFormerConfig)
     *(ModelType(name, text_type="opt", params="blip2", defaults=_d(
@@ -1863,8 +1947,10 @@ _ENTRIES: tuple[ModelType, ...] = (
         max_position_embeddings=512, cross_attention_frequency=2, encoder_hidden_size=1408))
       for name in ("instructblip_qformer", "instructblipvideo_qformer")),
     # ORA: VisionEncoderDecoderModel's decoder is its nested 'decoder' config (default a BERT with
-    # add_cross_attention: CROSS_ATTENTION_DECODERS), read as EncoderDecoderModel's (kvcalc.architectures)
-    ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"})),
+    # add_cross_attention: CROSS_ATTENTION_DECODERS), read as EncoderDecoderModel's (kvcalc.architectures);
+    # PC: counted by kvcalc.params._vision_encoder_decoder
+    ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"}),
+              params="vision_encoder_decoder"),
     # ---- KV sharing (Gemma 3n / 4)
     ModelType("gemma3n_text", layer_rule=_fixed_pattern(5), params="gemma3n_text", defaults=_d(
         sliding_window=512, num_kv_shared_layers=15, head_dim=256,
@@ -2007,6 +2093,11 @@ _ENTRIES: tuple[ModelType, ...] = (
                           # HYB: parameter fields (OlmoHybridConfig)
                           vocab_size=100352, hidden_size=3840, intermediate_size=11008, num_hidden_layers=32,
                           num_attention_heads=30, tie_word_embeddings=False, attention_bias=False)),
+    # xLSTM (modeling_xlstm.py): every block an mLSTM / sLSTM cell whose recurrent state lives in xLSTMCache;
+    # no state rule is modelled, so the spec reader refuses it instead of reading attention fields
+    ModelType("xlstm", layer_rule=_all("linear_attention"), recurrent_kind="linear",
+              not_countable="its mLSTM blocks are not counted (no measurement: the coverage oracle could not "
+                            "shrink its default config)"),
     ModelType("zaya", layer_rule=_all("hybrid"), state_rule=_zaya_states, recurrent_kind="linear", params="zaya",
               defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2,
                           # HYB: parameter fields (ZayaConfig)

@@ -35,6 +35,8 @@ from .model_types import (
     DBRX_ATTN_DEFAULTS,
     DBRX_FFN_DEFAULTS,
     REGISTRY,
+    VIT_DEFAULTS,
+    VOXTRAL_REALTIME_TEXT,
     ModelType,
     kda_dims,
     lookup,
@@ -45,12 +47,23 @@ from .model_types import (
 from .params_seq2seq import COUNTERS as _SEQ2SEQ_COUNTERS
 from .params_seq2seq import WRAPPERS as _SEQ2SEQ_WRAPPERS
 from .params_seq2seq import _sub as _s2s_sub
-from .params_seq2seq import blip2_qformer, encoder_decoder, nemo_speechlm
+from .params_seq2seq import _width as _s2s_width
+from .params_seq2seq import (
+    blip2_qformer,
+    cross_decoder,
+    encoder_decoder,
+    nemo_speechlm,
+    qwen3_asr_encoder,
+    whisper_encoder,
+)
 from .params_vision import (
     PROJECTORS,
     TOWERS,
     _glm_merger,
+    _got_ocr2_vision,
+    _pair,
     _sub_config,
+    _vit_layers,
     count_wrapper,
     muse_spark_audio,
     phi4_multimodal_embeds,
@@ -2895,6 +2908,209 @@ _ORA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"blip2": _bl
                                                                     "pix2struct": _pix2struct}
 
 
+# ---- PB families (issue 12) ----
+def _omni_audio(top: ConfigReader) -> dict[str, int]:
+    """The thinker's audio encoder (``audio_config``), by the part ``tests/test_params.py`` names its modules:
+
+    * Qwen2_5OmniAudioEncoder (modeling_qwen2_5_omni.py): Whisper's encoder modules
+      (:func:`kvcalc.params_seq2seq.whisper_encoder`: conv1, conv2, layers, ln_post) without its position table
+      (SinusoidsPositionEmbedding is a buffer), plus ``audio_bos_eos_token`` ``2*O`` (other) and ``proj``
+      ``d*O + O`` (vision; ``O`` = output_dim);
+    * Qwen3OmniMoeAudioEncoder (modeling_qwen3_omni_moe.py): Qwen3-ASR's encoder modules
+      (:func:`kvcalc.params_seq2seq.qwen3_asr_encoder`: conv2d1-3, conv_out, layers, ln_post) plus ``proj1``
+      ``d*d + d`` and ``proj2`` ``d*O + O`` (other).
+    """
+    qwen3 = top.model_type == "qwen3_omni_moe_thinker"
+    tower = "qwen3_omni_moe_audio_encoder" if qwen3 else "qwen2_5_omni_audio_encoder"
+    a = _sub_config(top, "audio_config", tower, {}, {tower: None})
+    d, out = a.get_int("d_model"), a.get_int("output_dim")
+    if qwen3:
+        parts = dict(qwen3_asr_encoder(a))
+        parts["other"] += _linear(d, d, True) + _linear(d, out, True)
+    else:
+        parts = {part: n for part, n in whisper_encoder(a).items() if part != "embedding"}
+        parts["other"] += 2 * out
+        parts["vision"] = _linear(d, out, True)
+    return parts
+
+
+def _omni_thinker(f: ConfigReader, t: _Tally) -> None:
+    """Qwen2_5OmniThinkerForConditionalGeneration (modeling_qwen2_5_omni.py) and
+    Qwen3OmniMoeThinkerForConditionalGeneration (modeling_qwen3_omni_moe.py): the text decoder, vision tower
+    (``model.visual``: Qwen2.5-VL's / Qwen3-VL's tower and mergers, params_vision.TOWERS) and lm_head of
+    :func:`kvcalc.params_vision.count_wrapper` (lm_head tied by the top-level tie_word_embeddings, default false:
+    ``_tied_weights_keys`` names the decoder's embed_tokens), plus the audio encoder (:func:`_omni_audio`)."""
+    count_wrapper(f, t, _Tally, _COUNTERS)
+    for part, n in _omni_audio(f).items():
+        t.add(part, n)
+
+
+_PB_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"omni_thinker": _omni_thinker}
+# ---- PC families (issue 12) ----
+def _voxtral_realtime(f: ConfigReader, t: _Tally) -> None:
+    """VoxtralRealtimeForConditionalGeneration (modeling_voxtral_realtime.py). Text decoder
+    (VoxtralRealtimeTextModel; ``text_config`` under :data:`kvcalc.model_types.VOXTRAL_REALTIME_TEXT`, the
+    wrapper's init_kwargs): :func:`_llama_like` without biases, plus per layer ``ada_rms_norm``
+    (VoxtralRealtimeTextAdaRmsNorm: ``H -> 32 -> H``, no biases: ``64H``, mlp). Audio tower
+    (VoxtralRealtimeEncoder, width ``d``, ``n`` heads of ``hd`` = head_dim, ``F``): embedder conv1
+    ``mel*d*3 + d``, conv2 ``d*d*3 + d`` (other); per layer VoxtralRealtimeAttention q ``d*n*hd + n*hd``,
+    k ``d*n*hd`` (its num_key_value_heads is num_attention_heads, attribute_map), v ``d*n*hd + n*hd``,
+    o ``n*hd*d + d``, VoxtralRealtimeMLP gate / up ``2*d*F`` + down ``F*d + d``, 2 RMSNorms ``2d``; norm ``d``;
+    rotary and the time embedding are buffers. Projector (VoxtralRealtimeMultiModalProjector, vision):
+    ``4d*H`` (downsample_factor frames) + ``H*H``, no biases. lm_head ``V*H`` unless the top-level
+    tie_word_embeddings ties it (``_tied_weights_keys``)."""
+    text = _s2s_sub(f, "text_config", "voxtral_realtime_text", VOXTRAL_REALTIME_TEXT, absent_ok=True)
+    audio = _s2s_sub(f, "audio_config", "voxtral_realtime_encoder", {}, absent_ok=True)
+    _llama_like(text, t, head=False)
+    hidden, vocab = text.get_int("hidden_size"), text.get_int("vocab_size")
+    t.add("mlp", text.get_int("num_hidden_layers") * 2 * 32 * hidden)
+    _lm_head(f, t, hidden, vocab)
+    d, n, ffn = audio.get_int("hidden_size"), audio.get_int("num_attention_heads"), audio.get_int("intermediate_size")
+    hd = audio.opt_int("head_dim") or d // n
+    layers, mel = audio.get_int("num_hidden_layers", minimum=0), audio.get_int("num_mel_bins")
+    t.add("attention", layers * (_linear(d, n * hd, True) + _linear(d, n * hd) + _linear(d, n * hd, True)
+                                 + _linear(n * hd, d, True)))
+    t.add("mlp", layers * (2 * d * ffn + _linear(ffn, d, True)))
+    t.add("norms", (2 * layers + 1) * d)
+    t.add("other", mel * d * 3 + d + d * d * 3 + d)
+    t.add("vision", d * f.get_int("downsample_factor") * hidden + hidden * hidden)
+
+
+def _vit_model(v: ConfigReader) -> int:
+    """ViTModel with its pooler (modeling_vit.py; what AutoModel builds): ViTEmbeddings cls_token ``H``,
+    position_embeddings ``(n_p + 1)*H`` (``n_p = (img_h/p_h)*(img_w/p_w)``), patch Conv2d ``C*p_h*p_w*H + H``;
+    per ViTLayer q / k / v ``3*H*H`` (+ ``3H`` with qkv_bias), o ``H*H + H``, ViTMLP ``H*I+I + I*H+H``,
+    2 LayerNorms ``4H``; layernorm ``2H``; ViTPooler dense ``H*P + P`` (P = pooler_output_size, else ``H``)."""
+    h, inter, n = v.get_int("hidden_size"), v.get_int("intermediate_size"), v.get_int("num_hidden_layers", minimum=0)
+    hidden_per_head(v, h, v.get_int("num_attention_heads"))
+    (ih, iw), (ph, pw) = _pair(v, "image_size"), _pair(v, "patch_size")
+    pooled = v.opt_int("pooler_output_size") or h
+    layers = _vit_layers(h, inter, n) - (0 if v.get_bool("qkv_bias") else n * 3 * h)
+    return (h + ((ih // ph) * (iw // pw) + 1) * h + _linear(v.get_int("num_channels") * ph * pw, h, True) + layers
+            + 2 * h + _linear(h, pooled, True))
+
+
+def _vision_encoder_decoder(f: ConfigReader, t: _Tally) -> None:
+    """VisionEncoderDecoderModel (modeling_vision_encoder_decoder.py): ``AutoModel`` of the ``encoder`` config
+    (absent: VisionEncoderDecoderConfig's ViT; ViT only: :func:`_vit_model`, in ``vision``) and
+    ``AutoModelForCausalLM`` of the ``decoder`` config with ``enc_to_dec_proj``, built as EncoderDecoderModel's
+    (:func:`kvcalc.params_seq2seq.cross_decoder`: BERT / RoBERTa, or GPT-2 with add_cross_attention). Its
+    ``__init__`` sets tie_word_embeddings false at the top level; the decoder's own flag ties its lm_head."""
+    sub = f.sub("encoder")
+    given = sub.get_str("model_type", default="vit") if sub is not None else "vit"
+    if given != "vit":
+        raise UnsupportedError(f"vision-encoder-decoder with encoder.model_type '{given}' is not counted yet "
+                               "(only a ViT encoder is; kvcalc never guesses)")
+    enc = _s2s_sub(f, "encoder", "vit", VIT_DEFAULTS, absent_ok=True)
+    t.add("vision", _vit_model(enc))
+    cross_decoder({"gpt2": _gpt2}, f, t, enc.get_int("hidden_size"))
+
+
+def _pp_formulanet(f: ConfigReader, t: _Tally) -> None:
+    """PPFormulaNetForConditionalGeneration (modeling_pp_formulanet.py). Vision encoder (PPFormulaNetVisionModel):
+    the SAM-style tower and neck of :func:`kvcalc.params_vision._got_ocr2_vision` (same modules: patch conv,
+    pos_embed, windowed / global layers with relative positions, PPFormulaNetVisionNeck), then
+    PPFormulaNetMultiModalProjector: two stride-2 3x3 Conv2d without bias ``9*C_in*C_mid + 9*C_mid*C_out``,
+    linear_1 ``C_out*C_out + C_out``, linear_2 ``C_out*D + D`` (D = decoder_hidden_size), all in vision.
+    Text decoder (PPFormulaNetTextModel, width ``d``, ``F``, ``L``, ``V``): embed_tokens ``V*d``, learned positions
+    ``(P + 2)*d`` (PPFormulaNetLearnedPositionalEmbedding's offset); per PPFormulaNetDecoderLayer self- and
+    cross-attention ``2*4*(d*d + d)``, fc1 / fc2 ``d*F+F + F*d+d``, 3 LayerNorms ``6d``; layernorm_embedding and
+    layer_norm ``4d``. lm_head ``V*d``, never tied (``_tied_weights_keys = {}``)."""
+    vis = _s2s_sub(f, "vision_config", "pp_formulanet_vision", {}, absent_ok=True)
+    text = _s2s_sub(f, "text_config", "pp_formulanet_text", {}, absent_ok=True)
+    c_in, c_mid = vis.get_int("post_conv_in_channels"), vis.get_int("post_conv_mid_channels")
+    c_out = vis.get_int("post_conv_out_channels")
+    t.add("vision", _got_ocr2_vision(vis) + 9 * c_in * c_mid + 9 * c_mid * c_out + _linear(c_out, c_out, True)
+          + _linear(c_out, vis.get_int("decoder_hidden_size"), True))
+    d = _s2s_width(text, "decoder_attention_heads")
+    vocab, ffn = text.get_int("vocab_size"), text.get_int("decoder_ffn_dim")
+    n = text.get_int("decoder_layers", minimum=0)
+    t.add("embedding", vocab * d + (text.get_int("max_position_embeddings") + 2) * d)
+    t.add("attention", n * 2 * 4 * _linear(d, d, True))
+    t.add("mlp", n * (_linear(d, ffn, True) + _linear(ffn, d, True)))
+    t.add("norms", n * 6 * d + 4 * d)
+    t.add("lm_head", vocab * d)
+
+
+_PC_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
+    "voxtral_realtime": _voxtral_realtime, "vision_encoder_decoder": _vision_encoder_decoder,
+    "pp_formulanet": _pp_formulanet}
+# ---- PA families (issue 12) ----
+def _idefics(f: ConfigReader, t: _Tally) -> None:
+    """IdeficsForVisionText2Text (transformers/models/idefics/modeling_idefics.py, vision.py, perceiver.py).
+
+    Decoder (``H``, ``I``, ``V``, ``L`` layers, ``n`` heads of ``d = H/n``): IdeficsDecoupledEmbedding ``V*H`` plus
+    its additional_embedding ``A*H`` (``A`` additional_vocab_size); per IdeficsDecoderLayer q/k/v/o ``4*H*H`` (no
+    biases), IdeficsMLP ``3*H*I``, 2 RMSNorms ``2H``; final norm ``H``. ``L // cross_layer_interval``
+    IdeficsGatedCrossAttentionLayers: q/o ``2*H*H``, k/v from the vision width ``2*H_v*H``, q/k RMSNorms ``2d``
+    with qk_layer_norms, MLP ``3*H*I``, 2 RMSNorms ``2H``, alpha_cross_attn / alpha_dense ``2`` (alpha_type
+    float) or ``2H`` (vector). lm_head IdeficsDecoupledLinear ``V*H + A*H`` unless tie_word_embeddings ties both
+    (``_tied_weights_keys``). Vision: IdeficsVisionTransformer, CLIP's layout (``TOWERS["clip_vision_model"]``);
+    with use_resampler, IdeficsPerceiverResampler (vision): latents ``N*H_v``, per block IdeficsPerceiverAttention
+    (2 LayerNorms ``4H_v``, q/k/v ``3*H_v*h*d_r``, output ``h*d_r*H_v``, q/k LayerNorms ``4d_r`` with
+    qk_layer_norms_perceiver) and IdeficsMLP (LayerNorm ``2H_v``, fc / c_proj ``2*H_v*4H_v``), final LayerNorm
+    ``2H_v``."""
+    vis = _s2s_sub(f, "vision_config", "idefics_vision", {}, absent_ok=True)
+    vocab, extra = f.get_int("vocab_size"), f.get_int("additional_vocab_size", minimum=0)
+    hidden, inter, n_layers = f.get_int("hidden_size"), f.get_int("intermediate_size"), f.get_int("num_hidden_layers")
+    heads = f.get_int("num_attention_heads")
+    d = hidden_per_head(f, hidden, heads)
+    hv = vis.get_int("hidden_size")
+    alpha = f.get_str("alpha_type")
+    if alpha not in ("float", "vector"):
+        raise ConfigError(f.field_name("alpha_type"), alpha,
+                          "must be 'float' or 'vector' (IdeficsGatedCrossAttentionLayer)")
+    n_cross = n_layers // f.get_int("cross_layer_interval")
+    qk = 2 * d if f.get_bool("qk_layer_norms") else 0
+    t.add("embedding", (vocab + extra) * hidden)
+    t.add("attention", n_layers * 4 * hidden * hidden
+          + n_cross * (2 * hidden * hidden + 2 * hv * hidden + (2 if alpha == "float" else 2 * hidden)))
+    t.add("mlp", (n_layers + n_cross) * _gated_mlp(hidden, inter))
+    t.add("norms", (n_layers + n_cross) * 2 * hidden + hidden + n_cross * qk)
+    _lm_head(f, t, hidden, vocab + extra)
+    t.add("vision", TOWERS["clip_vision_model"](vis))
+    if f.get_bool("use_resampler"):
+        p = _s2s_sub(f, "perceiver_config", "idefics_perciever", {}, absent_ok=True)
+        inner = p.get_int("resampler_n_heads") * p.get_int("resampler_head_dim")
+        qk_r = 4 * p.get_int("resampler_head_dim") if p.get_bool("qk_layer_norms_perceiver") else 0
+        block = 4 * hv + 3 * hv * inner + inner * hv + qk_r + 2 * hv + 2 * hv * 4 * hv
+        t.add("vision", p.get_int("resampler_n_latents") * hv + p.get_int("resampler_depth", minimum=0) * block
+              + 2 * hv)
+
+
+def _kosmos2(top: ConfigReader, t: _Tally) -> None:
+    """Kosmos2ForConditionalGeneration (transformers/models/kosmos2/modeling_kosmos2.py).
+
+    Kosmos2TextForCausalLM (``text_config``, Kosmos2TextConfig's names through its attribute_map: ``E`` embed_dim,
+    ``F`` ffn_dim, ``L`` layers): embed_tokens ``V*E`` (the sinusoidal positions are a buffer); per
+    Kosmos2TextBlock self-attention (KosmosTextAttention) ``4*(E*E + E)`` with its inner_attn_ln ``2E`` (a
+    LayerNorm inside the attention module, reported as attention, as tests/test_params.py's name rule splits it),
+    self_attn_layer_norm and final_layer_norm ``4E``, Kosmos2TextFFN fc1 ``E*F + F``, fc2 ``F*E + E``,
+    ffn_layernorm ``2F``; with add_cross_attention an encoder_attn ``4*(E*E + E)`` and its LayerNorm ``2E``;
+    final layer_norm ``2E``; lm_head ``V*E`` unless tied: both Kosmos2ForConditionalGeneration and
+    Kosmos2TextForCausalLM declare the tie (``_tied_weights_keys``), each under its own config's
+    tie_word_embeddings, so either flag ties it. Vision: Kosmos2VisionTransformer, CLIP's layout
+    (``TOWERS["clip_vision_model"]``). Kosmos2ImageToTextProjection: dense ``H_v*E + E`` and latent_query
+    ``latent_query_num*E`` (other), x_attn ``4*(E*E + E)`` (attention), as Kosmos-2.5's are split."""
+    text = _s2s_sub(top, "text_config", "kosmos_2_text_model", {}, absent_ok=True)
+    vision = _s2s_sub(top, "vision_config", "kosmos_2_vision_model", {}, absent_ok=True)
+    e, heads = text.get_int("hidden_size"), text.get_int("num_attention_heads")
+    hidden_per_head(text, e, heads)
+    vocab, ffn, n = text.get_int("vocab_size"), text.get_int("ffn_dim"), text.get_int("num_hidden_layers", minimum=0)
+    cross = text.get_bool("add_cross_attention")
+    attn = 4 * _linear(e, e, True)
+    t.add("embedding", vocab * e)
+    t.add("attention", n * (attn + 2 * e + (attn if cross else 0)))          # + inner_attn_ln
+    t.add("mlp", n * (_linear(e, ffn, True) + _linear(ffn, e, True)))
+    t.add("norms", n * (4 * e + 2 * ffn + (2 * e if cross else 0)) + 2 * e)
+    t.tied = top.get_bool("tie_word_embeddings") or text.get_bool("tie_word_embeddings")
+    t.add("lm_head", 0 if t.tied else vocab * e)
+    t.add("vision", TOWERS["clip_vision_model"](vision))
+    t.add("other", _linear(vision.get_int("hidden_size"), e, True) + top.get_int("latent_query_num") * e)
+    t.add("attention", attn)
+
+
+_PA_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"idefics": _idefics, "kosmos2": _kosmos2}
 # ---- PD families (issue 12) ----
 def _cpmant(f: ConfigReader, t: _Tally) -> None:
     """CpmAntForCausalLM (transformers/models/cpmant/modeling_cpmant.py). CpmAntModel: input_embedding
@@ -3038,6 +3254,9 @@ _COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {
     **_S2S_COUNTERS,
     **_HYB_COUNTERS,
     **_ORA_COUNTERS,
+    **_PB_COUNTERS,
+    **_PC_COUNTERS,
+    **_PA_COUNTERS,
     **_PD_COUNTERS,
     **_SEQ2SEQ_COUNTERS,  # encoder-decoder families (kvcalc.params_seq2seq)
     # audio wrappers (kvcalc.params_seq2seq): their text decoder counted by _llama_like

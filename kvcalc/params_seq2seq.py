@@ -580,18 +580,24 @@ def encoder_decoder(decoders: Mapping[str, Decoder], top: ConfigReader, t: Tally
     ``enc_to_dec_proj`` (``H_e*H_d + H_d``, other) when the widths differ and the decoder sets no
     cross_attention_hidden_size. The top-level tie_word_embeddings ties nothing (transformers 5.24 builds the same
     parameters either way)."""
-    stacks = []
-    for name, known in (("encoder", _BERT_STACKS), ("decoder", (*_BERT_STACKS, *decoders))):
-        sub = top.sub(name)
-        given = sub.get_str("model_type", default="bert") if sub is not None else "bert"
-        stacks.append(_sub(top, name, given if given in known else "bert", {}, absent_ok=True))
-    enc, dec = stacks
+    sub = top.sub("encoder")
+    given = sub.get_str("model_type", default="bert") if sub is not None else "bert"
+    enc = _sub(top, "encoder", given if given in _BERT_STACKS else "bert", {}, absent_ok=True)
+    cross_decoder(decoders, top, t, _bert(enc, t, False))
+
+
+def cross_decoder(decoders: Mapping[str, Decoder], top: ConfigReader, t: Tally, h_enc: int) -> None:
+    """The ``decoder`` half of :func:`encoder_decoder` (also VisionEncoderDecoderModel's, whose
+    ``__init__`` builds it the same way, modeling_vision_encoder_decoder.py), after an encoder of width ``h_enc``:
+    the decoder stack and ``enc_to_dec_proj``."""
+    sub = top.sub("decoder")
+    given = sub.get_str("model_type", default="bert") if sub is not None else "bert"
+    dec = _sub(top, "decoder", given if given in (*_BERT_STACKS, *decoders) else "bert", {}, absent_ok=True)
     # EncoderDecoderConfig sets add_cross_attention only on the BERT it builds without a decoder config; a given
     # decoder without it has no cross-attention, and its forward rejects the encoder's states
     if top.data.get("decoder") is not None and not dec.get_bool("add_cross_attention", default=False):
         raise ConfigError(dec.field_name("add_cross_attention"), dec.raw("add_cross_attention", default=None),
                           "must be true: without it the decoder has no cross-attention layers for the encoder's states")
-    h_enc = _bert(enc, t, False)
     if dec.model_type in decoders:
         decoders[dec.model_type](dec, t)
         h_dec = dec.get_int("hidden_size")

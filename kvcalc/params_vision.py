@@ -1139,6 +1139,8 @@ TOWERS: Mapping[str, Tower] = {
     "qwen3_5_moe_vision": _qwen3_vl_vision,
     "cohere_compass_vision": _qwen3_vl_vision,     # INK: CohereCompassVisionModel is Qwen3-VL's tower
     "exaone4_5_vision": _qwen2_5_vl_vision,
+    "qwen2_5_omni_vision_encoder": _qwen2_5_vl_vision,     # PB: Qwen2_5OmniVisionEncoder, same modules
+    "qwen3_omni_moe_vision_encoder": _qwen3_vl_vision,     # PB: Qwen3OmniMoeVisionEncoder, same modules
     "idefics2_vision": _siglip_headless,
     "idefics3_vision": _siglip_headless,
     "smolvlm_vision": _siglip_headless,

@@ -37,6 +37,9 @@ TIERS: dict[str, str] = {
     "test_engine_commands_roundtrip": "fast", "test_engine_pages": "pages", "test_browser_engines": "browser",
     "test_packaging": "packaging", "test_lint": "packaging",
     "test_kv_ora": "fast", "test_params_ora": "fast",
+    "test_params_pb": "fast",
+    "test_params_pc": "fast",
+    "test_params_pa": "fast",
     "test_params_pd": "fast",
 }
 
