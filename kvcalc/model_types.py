@@ -2227,10 +2227,15 @@ _ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(architecture="resnet50", do_pooling=True, model_args=None)),
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
-    ModelType("gemma3n", text_type="gemma3n_text", not_countable=(   # PD (issue 12): only the text decoder is counted
-        "its vision tower is timm's MobileNetV5-300M encoder (timm mobilenetv5.py: EdgeResidual, "
-        "UniversalInvertedResidual and MobileAttention blocks, the multi-scale fusion neck) and its audio tower a "
-        "Conformer (Gemma3nAudioEncoder); neither is counted yet, only gemma3n_text (kvcalc never guesses a count)")),
+    # PD (issue 12): Gemma 3n: gemma3n_text + a timm MobileNetV5 vision tower + a Conformer audio tower (kvcalc.params
+    # _gemma3n); Gemma3nVisionConfig's and Gemma3nAudioConfig's class defaults
+    ModelType("gemma3n", text_type="gemma3n_text", params="gemma3n", defaults=_d(tie_word_embeddings=True)),
+    ModelType("gemma3n_vision", kind="no_cache", not_countable="counted as part of gemma3n", defaults=_d(
+        architecture="mobilenetv5_300m_enc", hidden_size=2048, vocab_size=128, model_args=None, do_pooling=False)),
+    ModelType("gemma3n_audio", kind="no_cache", not_countable="counted as part of gemma3n", defaults=_d(
+        vocab_size=128, input_feat_size=128, hidden_size=1536, conf_num_attention_heads=8, conf_num_hidden_layers=12,
+        conf_conv_kernel_size=5, sscp_conv_channel_size=(128, 32), sscp_conv_kernel_size=((3, 3), (3, 3)),
+        sscp_conv_stride_size=((2, 2), (2, 2)))),
     ModelType("mllama", text_type="mllama_text_model", params="mllama"),
     ModelType("mllama_text_model", layer_rule=_listed("cross_attention_layers", "cross_attention", "full_attention"),
               not_countable="counted as part of mllama", defaults=_d(

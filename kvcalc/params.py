@@ -3133,7 +3133,109 @@ def _cpmant(f: ConfigReader, t: _Tally) -> None:
     _lm_head(f, t, hidden, vocab, tied=False)
 
 
-_PD_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"cpmant": _cpmant}
+# timm 1.0 mobilenetv5.py _gen_mobilenet_v5 (the non-base arch_def of mobilenetv5_300m_enc: stem 64, RmsNorm2d
+# norms holding a weight only, layer scales): per stage, its blocks in order, as
+# ("er", k, e, c) EdgeResidual, ("uir", a, k, e, c) UniversalInvertedResidual (a / k: start / middle depthwise
+# kernels, 0 = none), ("mqa", h, d, kv_stride, c) MobileAttention; n x (...) repeats
+_MNV5_300M: tuple[tuple[tuple[Any, ...], ...], ...] = (
+    (("er", 3, 4, 128),) * 3,
+    (("uir", 3, 5, 6, 256), ("uir", 5, 0, 4, 256), ("uir", 3, 0, 4, 256), ("uir", 5, 0, 4, 256), ("uir", 3, 0, 4, 256)),
+    (("uir", 5, 5, 6, 640), *(("uir", 5, 0, 4, 640),) * 7, ("uir", 0, 0, 1, 640),
+     *(("mqa", 12, 64, 2, 640), ("uir", 0, 0, 2, 640)) * 14),
+    (("uir", 5, 5, 6, 1280), *(("mqa", 16, 96, 1, 1280), ("uir", 0, 0, 2, 1280)) * 19),
+)
+
+
+def _mobilenetv5_300m_enc() -> int:
+    """timm 1.0 mobilenetv5.py MobileNetV5Encoder('mobilenetv5_300m_enc'), as TimmWrapperModel builds it for
+    Gemma 3n: conv_stem 3x3 ``3 -> 64`` with bias + norm; EdgeResidual conv_exp ``k x k`` ``C -> eC`` + norm,
+    conv_pwl ``eC -> C'`` + norm; UniversalInvertedResidual dw_start ``a*a*C`` + norm (a > 0), pw_exp
+    ``C -> eC`` + norm, dw_mid ``k*k*eC`` + norm (k > 0), pw_proj ``eC -> C'`` + norm, layer_scale ``C'``;
+    MobileAttention norm ``C``, MultiQueryAttention2d query ``C -> h*d``, key and value each a 3x3 depthwise
+    down_conv + norm when kv_stride > 1 and ``C -> d``, output ``h*d -> C``, layer_scale ``C``; convs without
+    bias. MobileNetV5MultiScaleFusionAdapter over the last two stages (``640 + 1280`` channels): its ffn (a
+    UniversalInvertedResidual without depthwise convs or layer scale) ``1920 -> 3840 -> 2048`` + norms, and a
+    final norm of 2048."""
+    total, c_in = _linear(27, 64, True) + 64, 64
+    for stage in _MNV5_300M:
+        for kind, *args in stage:
+            c = args[-1]
+            if kind == "er":
+                k, e = args[0], args[1]
+                total += e * c_in * c_in * k * k + e * c_in + e * c_in * c + c
+            elif kind == "uir":
+                a, k, e = args[0], args[1], args[2]
+                mid = c_in * e
+                total += (a * a * c_in + c_in if a else 0) + c_in * mid + mid + (k * k * mid + mid if k else 0)
+                total += mid * c + 2 * c
+            else:
+                h, d, kv = args[0], args[1], args[2]
+                total += 2 * c + 2 * c * h * d + 2 * ((9 * c + c if kv > 1 else 0) + c * d)
+            c_in = c
+    fused = 640 + 1280
+    return total + fused * 2 * fused + 2 * fused + 2 * fused * 2048 + 2048 + 2048
+
+
+def _gemma3n_audio(a: ConfigReader) -> int:
+    """Gemma3nAudioEncoder (modeling_gemma3n.py, hidden ``H``): Gemma3nAudioSubSampleConvProjection, two
+    Gemma3nAudioSSCPConvBlock Conv2d without bias (``c_0*1*k*k``, ``c_1*c_0*k*k``) each with a
+    CumulativeGroupNorm weight, input_proj_linear ``c_1*f -> H`` (``f``: input_feat_size after both convs,
+    frequency padding 1 + 1: ``(f + 2 - k_w) // s_w + 1`` twice); per Gemma3nAudioConformerBlock two
+    feed-forwards (pre / post RMSNorms ``2H``, ``H -> 4H -> H``), attention (pre_attn_norm ``H``, per_dim_scale
+    ``H/n``, relative pos_proj, q / k / v and post ``5*H*H``, post_norm ``H``), the light conv (pre norm ``H``,
+    linear_start ``H -> 2H``, depthwise Conv1d ``H*K``, conv_norm ``H``, linear_end ``H*H``) and a norm ``H``;
+    no biases."""
+    h, n, layers = a.get_int("hidden_size"), a.get_int("conf_num_attention_heads"), a.get_int("conf_num_hidden_layers")
+    channels, kernels, strides = (a.value("sscp_conv_channel_size"), a.value("sscp_conv_kernel_size"),
+                                  a.value("sscp_conv_stride_size"))
+    def pairs(x: Any) -> bool:
+        return isinstance(x, (list, tuple)) and len(x) == 2 and all(
+            isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(i, int) and i > 0 for i in p) for p in x)
+
+    if not (isinstance(channels, (list, tuple)) and len(channels) == 2
+            and all(isinstance(c, int) and c > 0 for c in channels) and pairs(kernels) and pairs(strides)):
+        raise UnsupportedError(f"{a.path}sscp_conv_*: counted for two subsampling convolutions (positive channel "
+                               "counts, [h, w] kernels and strides) only")
+    freq, c_prev, total = a.get_int("input_feat_size"), 1, 0
+    for c, (kh, kw), (_, sw) in zip(channels, kernels, strides):
+        total += c * c_prev * kh * kw + c
+        freq, c_prev = (freq + 2 - kw) // sw + 1, c
+    total += c_prev * freq * h
+    block = 2 * (2 * h + 8 * h * h) + (2 * h + h // n + 5 * h * h) + (2 * h + 3 * h * h + h * a.get_int(
+        "conf_conv_kernel_size")) + h
+    return total + layers * block
+
+
+def _gemma3n(f: ConfigReader, t: _Tally) -> None:
+    """Gemma3nForConditionalGeneration (modeling_gemma3n.py): the Gemma3nTextModel (:func:`_gemma3n_text`), the
+    vision tower (TimmWrapperModel over timm's mobilenetv5_300m_enc, :func:`_mobilenetv5_300m_enc`; other
+    architectures refused), the audio tower (:func:`_gemma3n_audio`), and embed_vision / embed_audio
+    (Gemma3nMultimodalEmbedder: embedding ``V_m*H_m``, hard / soft RMSNorms ``2H_m``, embedding_projection
+    ``H_m -> H_t``; its post-projection norm holds no weight); lm_head tied to the text table unless
+    tie_word_embeddings is false."""
+    text = _s2s_sub(f, "text_config", "gemma3n_text", {}, absent_ok=True)
+    vision = _s2s_sub(f, "vision_config", "gemma3n_vision", {}, absent_ok=True)
+    audio = _s2s_sub(f, "audio_config", "gemma3n_audio", {}, absent_ok=True)
+    arch, model_args = vision.get_str("architecture"), vision.value("model_args")
+    if arch != "mobilenetv5_300m_enc" or model_args:
+        raise UnsupportedError(f"{vision.path}architecture {arch!r:.60} with model_args {model_args!r:.60}: kvcalc "
+                               "counts timm's mobilenetv5_300m_enc without model_args only (never a guess)")
+    inner = _Tally()
+    _gemma3n_text(text, inner)
+    for part, n in inner.parts.items():
+        if part != "lm_head":
+            t.add(part, n)
+    ht = text.get_int("hidden_size")
+    t.tied = f.get_bool("tie_word_embeddings", default=True)
+    if not t.tied:
+        t.add("lm_head", text.get_int("vocab_size") * ht)
+    embedders = sum(m.get_int("vocab_size") * m.get_int("hidden_size") + 2 * m.get_int("hidden_size")
+                    + m.get_int("hidden_size") * ht for m in (vision, audio))
+    t.add("vision", _mobilenetv5_300m_enc() + embedders)
+    t.add("other", _gemma3n_audio(audio))
+
+
+_PD_COUNTERS: dict[str, Callable[[ConfigReader, _Tally], None]] = {"cpmant": _cpmant, "gemma3n": _gemma3n}
 
 
 # --------------------------------------------------------------------------- entry point

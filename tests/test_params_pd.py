@@ -74,3 +74,32 @@ def test_fast_vlm_other_timm_models_are_refused(vision):
     # without inference_mode timm builds FastViT's train-time branches (BatchNorm / scale convs), not counted
     with pytest.raises(kvcalc.UnsupportedError, match="inference_mode"):
         kvcalc.count_params({"model_type": "fast_vlm", **FAST_VLM, "vision_config": vision})
+
+
+# Gemma3nConfig(**GEMMA3N) -> Gemma3nForConditionalGeneration on torch.device("meta") (transformers 5.24 with
+# timm 1.0.31): 294,892,016 parameters, 204,616 of them in audio_tower. A 4-layer text model (2 KV-shared), a
+# 2-layer Conformer of width 64 with other subsampling channels / feature size / kernel, other embedder vocabularies,
+# and an untied lm_head; the vision tower is timm's mobilenetv5_300m_enc (the only one Gemma 3n builds).
+GEMMA3N = dict(
+    text_config=dict(hidden_size=64, intermediate_size=[96] * 4, num_hidden_layers=4, num_attention_heads=4,
+                     num_key_value_heads=2, head_dim=16, hidden_size_per_layer_input=8, vocab_size=1000,
+                     vocab_size_per_layer_input=500, laurel_rank=4, num_kv_shared_layers=2, sliding_window=8,
+                     layer_types=["sliding_attention", "full_attention"] * 2, activation_sparsity_pattern=[0.0] * 4),
+    audio_config=dict(hidden_size=64, conf_num_attention_heads=4, conf_num_hidden_layers=2, conf_conv_kernel_size=3,
+                      sscp_conv_channel_size=[16, 8], input_feat_size=40, vocab_size=50),
+    vision_config=dict(vocab_size=60), tie_word_embeddings=False)
+
+
+def test_gemma3n_non_default_shape_equals_meta_device_count():
+    count = kvcalc.count_params({"model_type": "gemma3n", **GEMMA3N})
+    assert count.total == 294_892_016
+    assert count.quality == "exact" and not count.tied_embeddings
+
+
+@pytest.mark.parametrize("change", [
+    {"vision_config": {"architecture": "mobilenetv5_base"}},
+    {"audio_config": {"sscp_conv_channel_size": [16, 8, 4]}},
+])
+def test_gemma3n_other_towers_are_refused(change):
+    with pytest.raises(kvcalc.UnsupportedError):
+        kvcalc.count_params({"model_type": "gemma3n", **GEMMA3N, **change})
