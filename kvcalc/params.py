@@ -176,6 +176,17 @@ class _Tally:
     def add(self, part: str, n: int) -> None:
         self.parts[part] += n
 
+    def add_decoder(self, inner: _Tally) -> None:
+        """A wrapper's text decoder, counted into ``inner`` by its own counter: every part but its lm_head (the
+        wrapper decides its own head and tying), its routed experts and any reason ``active`` is undefined."""
+        for part, n in inner.parts.items():
+            if part != "lm_head":
+                self.add(part, n)
+        self.moe_experts += inner.moe_experts
+        self.moe_active += inner.moe_active
+        self.null_top_k = self.null_top_k or inner.null_top_k
+        self.active_reason = self.active_reason or inner.active_reason
+
     def experts(self, per_expert: int, n_experts: int, top_k: int | None, field: str) -> None:
         """One MoE layer's routed experts: ``n_experts * per_expert`` parameters, ``top_k`` used per token
         (None: a null field, which leaves the total exact but ``active`` undefined)."""
@@ -1537,10 +1548,7 @@ def _hunyuan_vl(top: ConfigReader, t: _Tally) -> None:
     vision = _sub_config(top, "vision_config", f"{entry.name}_vision", {})
     inner = _Tally()
     _COUNTERS[text_entry.params or ""](text, inner)
-    for part, n in inner.parts.items():
-        if part != "lm_head":
-            t.add(part, n)
-    t.moe_experts, t.moe_active, t.null_top_k = inner.moe_experts, inner.moe_active, inner.null_top_k
+    t.add_decoder(inner)
     hidden, vocab = text.get_int("hidden_size"), text.get_int("vocab_size")
     t.tied = top.get_bool("tie_word_embeddings") or (not hy_v4 and text.get_bool("tie_word_embeddings"))
     if not t.tied:
@@ -1662,10 +1670,7 @@ def _dots3_note(top: ConfigReader, t: _Tally) -> None:
                                "(expected dots3_note_text)")
     inner = _Tally()
     _dots3_note_text(text, inner)
-    for part, n in inner.parts.items():
-        if part != "lm_head":
-            t.add(part, n)
-    t.moe_experts, t.moe_active, t.null_top_k = inner.moe_experts, inner.moe_active, inner.null_top_k
+    t.add_decoder(inner)
     t.tied = top.get_bool("tie_word_embeddings")
     if not t.tied:
         t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
@@ -1814,12 +1819,7 @@ def _own_text_wrapper(f: ConfigReader, t: _Tally, text: ConfigReader,
     assert spec is not None
     inner = _Tally()
     counter(text, inner)
-    for part, n in inner.parts.items():
-        if part != "lm_head":
-            t.add(part, n)
-    t.moe_experts += inner.moe_experts
-    t.moe_active += inner.moe_active
-    t.null_top_k = t.null_top_k or inner.null_top_k
+    t.add_decoder(inner)
     _lm_head(f, t, text.get_int("d_model", "hidden_size"), text.get_int("vocab_size"))
     vision = _sub_config(f, "vision_config", spec.tower, spec.vision_defaults, TOWERS)
     tower = TOWERS[vision.model_type](vision)
@@ -3222,9 +3222,7 @@ def _gemma3n(f: ConfigReader, t: _Tally) -> None:
                                "counts timm's mobilenetv5_300m_enc without model_args only (never a guess)")
     inner = _Tally()
     _gemma3n_text(text, inner)
-    for part, n in inner.parts.items():
-        if part != "lm_head":
-            t.add(part, n)
+    t.add_decoder(inner)
     ht = text.get_int("hidden_size")
     t.tied = f.get_bool("tie_word_embeddings", default=True)
     if not t.tied:

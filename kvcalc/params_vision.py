@@ -38,6 +38,8 @@ class Tally(Protocol):
 
     def add(self, part: str, n: int) -> None: ...
 
+    def add_decoder(self, inner: Any) -> None: ...
+
 
 def _linear(n_in: int, n_out: int, bias: bool = False) -> int:
     return n_in * n_out + (n_out if bias else 0)
@@ -1404,12 +1406,7 @@ def count_wrapper(top: ConfigReader, t: Tally, new_tally: Callable[[], Tally],
         fixed=spec.fixed_tower)
     inner = new_tally()
     counters[text_entry.params](text, inner)
-    for part, n in inner.parts.items():
-        if part != "lm_head":
-            t.add(part, n)
-    t.moe_experts += inner.moe_experts
-    t.moe_active += inner.moe_active
-    t.null_top_k = t.null_top_k or inner.null_top_k
+    t.add_decoder(inner)
     t.tied = spec.tie != "never" and (text if spec.tie == "text" else top).get_bool("tie_word_embeddings")
     if not t.tied:
         t.add("lm_head", text.get_int("vocab_size") * text.get_int("hidden_size"))
