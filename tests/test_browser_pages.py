@@ -51,6 +51,7 @@ def options(tab: Tab, combobox: str) -> list[str]:
     page.get_by_role("combobox", name=combobox, exact=True).click()
     listbox = page.get_by_role("listbox")
     listbox.first.wait_for(timeout=STEP_MS)
+    page.get_by_role("option").first.wait_for(timeout=STEP_MS)   # the list renders its options after it opens
     texts = [t.strip() for t in page.get_by_role("option").all_text_contents()]
     page.keyboard.press("Escape")
     return texts
