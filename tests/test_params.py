@@ -153,7 +153,11 @@ _TOTALS_ONLY = frozenset({"encoder-decoder", "granite_speech", "granite_speech_p
                           "nemo_speechlm",
                           # ORA (issue 12): Q-Former dense / LayerNorm layers (BLIP-2 family) and Pix2Struct's
                           # decoder.lm_head / unprefixed vision encoder; totals also in tests/test_params_ora.py
-                          "blip-2", "instructblip", "instructblipvideo", "pix2struct"})
+                          "blip-2", "instructblip", "instructblipvideo", "pix2struct",
+                          # PC / PD (issue 12): the name rule reads VisionEncoderDecoder's and PP-FormulaNet's
+                          # unprefixed "encoder." vision stacks as attention / mlp, Voxtral Realtime's ada norms as
+                          # other, CPM-Ant's input_embedding as other; totals also in tests/test_params_p{c,d}.py
+                          "vision-encoder-decoder", "pp_formulanet", "voxtral_realtime", "cpmant"})
 
 
 def _assert_matches_transformers(cfg: dict) -> ParamCount:
