@@ -42,16 +42,24 @@ def search(tab: Tab, label: str, text: str) -> None:
     box = tab.page.get_by_role("textbox", name=label, exact=True)
     box.fill(text)
     box.press("Enter")
+    tab.page.wait_for_timeout(300)      # let the rerun start: wait_idle alone can see the run before it
     wait_idle(tab.page)
 
 
 def options(tab: Tab, combobox: str) -> list[str]:
     """The option texts the picker offers (opened, read, closed)."""
     page = tab.page
-    page.get_by_role("combobox", name=combobox, exact=True).click()
-    listbox = page.get_by_role("listbox")
-    listbox.first.wait_for(timeout=STEP_MS)
-    page.get_by_role("option").first.wait_for(timeout=STEP_MS)   # the list renders its options after it opens
+    for attempt in range(3):        # a list opened while the page reruns comes up empty: close it, open again
+        page.get_by_role("combobox", name=combobox, exact=True).click()
+        page.get_by_role("listbox").first.wait_for(timeout=STEP_MS)
+        try:
+            page.get_by_role("option").first.wait_for(timeout=STEP_MS // 3)
+            break
+        except Exception:           # noqa: BLE001 - playwright's TimeoutError: retried, the last one raises
+            page.keyboard.press("Escape")
+            wait_idle(page)
+            if attempt == 2:
+                raise
     texts = [t.strip() for t in page.get_by_role("option").all_text_contents()]
     page.keyboard.press("Escape")
     return texts
