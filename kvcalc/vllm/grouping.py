@@ -17,6 +17,8 @@ from ..errors import InputError, UnsupportedError
 from .specs import KVCacheSpec, SpecKey
 
 Groups = list[list[KVCacheSpec]]
+GroupSpecs = Sequence[Sequence[KVCacheSpec]]
+"""Groups as the pool record holds them (tuples) or :func:`group_caches` returns them (lists)."""
 
 
 def pp_layer_partition(num_layers: int, pipeline_parallel_size: int) -> tuple[int, ...]:
@@ -130,7 +132,7 @@ class Worker:
     block_bytes: int          # bytes one block of the shared pool costs on this stage
 
 
-def _worker(stage: int, groups: Groups, uniform: bool, layer_range: range,
+def _worker(stage: int, groups: GroupSpecs, uniform: bool, layer_range: range,
             available: int, tokens: int, mnbt: int, enc: int) -> Worker | None:
     """One pipeline stage's view (``_project_kv_cache_groups_to_worker`` + ``get_kv_cache_config_from_groups``)."""
     projected = [[c for c in g if c.layer in layer_range] for g in groups]
@@ -148,7 +150,7 @@ def _worker(stage: int, groups: Groups, uniform: bool, layer_range: range,
                   group_size * page)
 
 
-def workers(groups: Groups, uniform: bool, partition: Sequence[int],
+def workers(groups: GroupSpecs, uniform: bool, partition: Sequence[int],
             available: int, tokens: int, mnbt: int, enc: int) -> list[Worker]:
     """The pipeline stages that hold KV-cache layers, in stage order (``get_kv_cache_configs``)."""
     out, start = [], 0
