@@ -42,11 +42,6 @@ class GPU:
     def memory_gib(self) -> float:
         return self.memory_mib / 1024
 
-    @property
-    def size_class(self) -> str:
-        """'16 GB', '24 GB', '80 GB' ...: the marketed capacity, for grouping."""
-        return f"{self.marketed_gb} GB"
-
 
 def _float(text: str) -> float | None:
     return float(text) if text.strip() else None
@@ -107,8 +102,8 @@ def custom_gpu(memory_gib: float, name: str = "Custom GPU", *, bandwidth_gbps: f
     24 GiB = 24 x 1,024 MiB = 24,576 MiB = 25,769,803,776 B:
 
     >>> g = custom_gpu(24)
-    >>> g.memory_mib, g.memory_bytes, g.size_class, g.source
-    (24576, 25769803776, '24 GB', 'user input')
+    >>> g.memory_mib, g.memory_bytes, g.marketed_gb, g.source
+    (24576, 25769803776, 24, 'user input')
     """
     for label, value in (("memory bandwidth (GB/s)", bandwidth_gbps), ("bf16 TFLOP/s", bf16_tflops)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))

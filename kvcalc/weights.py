@@ -32,7 +32,6 @@ from .errors import ConfigError, UnsupportedError
 from .params import ParamCount, count_params
 
 QUANTIZED_PARTS = ("attention", "mlp", "mixer")
-KEPT_PARTS = ("embedding", "lm_head", "norms", "vision", "other")
 USER_INT_GROUP = 128
 
 
@@ -93,7 +92,7 @@ class _Scheme:
     experts_only: bool = False
 
 
-def _config_scheme(top: ConfigReader, model_dtype_bits: int) -> _Scheme | None:
+def _config_scheme(top: ConfigReader) -> _Scheme | None:
     """The storage format the config's ``quantization_config`` declares, or None. A wrapper's checkpoint may
     declare it in its ``text_config`` (Kimi-K2.5: compressed-tensors there, none at the top level): read there
     too, never ignored."""
@@ -191,7 +190,7 @@ def weight_bytes(config: Mapping[str, Any], dtype: str | None = None, params: Pa
     else:
         kept_bits = get_dtype(base_name).bits
         kept_name = base_name
-        scheme = _config_scheme(top, kept_bits)
+        scheme = _config_scheme(top)
         if scheme is not None and kept_bits > 16:
             kept_bits, kept_name = 16, "bfloat16"
 
