@@ -176,7 +176,21 @@ def layer_terms(layer: LayerSpec, model: DType, kv: DType, runtime: str, prefill
                 quirks: tuple[str, ...] = (), layout: TransformersCache = DYNAMIC,
                 prefill: int | None = None) -> list[CacheTerm]:
     """The cache terms of one layer under ``runtime`` (``layout``: which transformers cache; ``prefill``:
-    the first pass's tokens, which a reference sliding window keeps whole; None = the whole context)."""
+    the first pass's tokens, which a reference sliding window keeps whole; None = the whole context).
+
+    A Mistral 7B v0.1 layer: 8 KV heads x (128 + 128) x 2 B = 4,096 B per token, capped at its 4,096-token
+    window; transformers adds the sliding layer's 8-byte int64 window tensor:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> from kvcalc.dtypes import BFLOAT16
+    >>> layer = read_spec(read_data_json("configs", "mistralai__Mistral-7B-v0.1.json")).layers[0]
+    >>> [(t.per_token_bytes, t.cap) for t in layer_terms(layer, BFLOAT16, BFLOAT16, "ideal", False)]
+    [(4096, 4096)]
+    >>> terms = layer_terms(layer, BFLOAT16, BFLOAT16, "transformers", False)
+    >>> [(t.per_token_bytes, t.cap, t.fixed_bytes) for t in terms]
+    [(4096, 4096, 0), (0, None, 8)]
+    """
     if layer.kind in ("shared", "none"):
         return []
     terms: list[CacheTerm] = []

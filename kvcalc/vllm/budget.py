@@ -35,7 +35,13 @@ NO_MEMORY_ERROR = ENGINE_0_10.no_memory_error
 
 
 def format_gib(nbytes: float) -> str:
-    """vLLM 0.33's ``format_gib`` (vllm/utils/mem_utils.py): ``str(round(bytes / 2**30, 2))``, e.g. '8.0'."""
+    """vLLM 0.33's ``format_gib`` (vllm/utils/mem_utils.py): ``str(round(bytes / 2**30, 2))``.
+
+    8 GiB prints as Python prints the float 8.0; 1.234 GiB rounds to two decimals:
+
+    >>> format_gib(8 * 2**30), format_gib(1.234 * 2**30)
+    ('8.0', '1.23')
+    """
     return f"{round(nbytes / GiB, 2)}"
 
 
@@ -102,7 +108,22 @@ class VllmMemoryPlan:
         return engine(self.vllm_version)
 
     def refusal_text(self) -> str | None:
-        """The ValueError vLLM raises at startup for this budget, in its own words; None when it starts."""
+        """The ValueError vLLM raises at startup for this budget, in its own words; None when it starts.
+
+        Llama 3.1 8B with 8 GiB of KV memory and ``max_model_len`` 131,072: one request needs 8,192
+        blocks of 2 MiB = 16 GiB; 8 GiB less the 2 MiB null block is available (round(7.998, 2) =
+        8.0) and 4,095 blocks x 16 = 65,520 tokens would fit:
+
+        >>> from kvcalc import read_spec
+        >>> from kvcalc.data_files import read_data_json
+        >>> spec = read_spec(read_data_json("configs", "meta-llama__Llama-3.1-8B.json"))
+        >>> plan = vllm_memory_plan(spec, total_gpu_bytes=80 * 2**30, weights_bytes=15 * 2**30,
+        ...                         max_model_len=131072, kv_cache_memory=8 * 2**30)
+        >>> print(plan.refusal_text())
+        To serve at least one request with the model's max seq len (131072), (16.0 GiB KV cache is needed,
+        which is larger than the available KV cache memory (8.0 GiB). Based on the available memory, the
+        estimated maximum model length is 65520. Try increasing `gpu_memory_utilization` ...
+        """
         e = self._engine
         if self.available_kv_bytes <= 0 or self.check_kv_bytes <= 0:
             return e.no_memory_error
@@ -141,6 +162,15 @@ class VllmMemoryPlan:
         The weights alone, or the weights plus whichever of activation / non-torch / CUDA graphs
         are counted, exceed the requested ``gpu_memory_utilization x total``; or ``--kv-cache-memory``
         was 0.
+
+        15 GiB of weights on a 16 GiB card at 0.9 (14.4 GiB requested):
+
+        >>> from kvcalc import read_spec
+        >>> from kvcalc.data_files import read_data_json
+        >>> spec = read_spec(read_data_json("configs", "meta-llama__Llama-3.1-8B.json"))
+        >>> vllm_memory_plan(spec, total_gpu_bytes=16 * 2**30, weights_bytes=15 * 2**30,
+        ...                  max_model_len=8192).no_memory_text()
+        'no KV cache memory: the weights alone (15.00 GiB) exceed the requested 14.40 GiB (0.9 x 16.00 GiB)'
         """
         if self.kv_cache_memory_given:
             return f"no KV cache memory: kv_cache_memory (--kv-cache-memory) is {self.available_kv_bytes:,} bytes"

@@ -34,7 +34,11 @@ class SpeculativeConfig:
 
 
 def parse_speculative_config(value: Mapping[str, Any] | SpeculativeConfig | None) -> SpeculativeConfig | None:
-    """A ``--speculative-config`` dict (vLLM's keys ``method``, ``num_speculative_tokens``) as a record."""
+    """A ``--speculative-config`` dict (vLLM's keys ``method``, ``num_speculative_tokens``) as a record.
+
+    >>> parse_speculative_config({"method": "mtp", "num_speculative_tokens": 1})
+    SpeculativeConfig(method='mtp', num_speculative_tokens=1)
+    """
     if value is None or isinstance(value, SpeculativeConfig):
         return value
     if not isinstance(value, Mapping):
