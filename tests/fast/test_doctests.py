@@ -11,7 +11,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
-from types import ModuleType
+from functools import cache
 
 import pytest
 
@@ -32,9 +32,11 @@ def _modules() -> list[str]:
 MODULES = _modules()
 
 
-def _run(module: ModuleType) -> doctest.TestResults:
+@cache
+def _run(name: str) -> doctest.TestResults:
+    """Run module ``name``'s doctests once (failures are printed, pytest shows them); (failed, attempted)."""
     runner = doctest.DocTestRunner(optionflags=FLAGS)
-    for test in doctest.DocTestFinder(exclude_empty=True).find(module):
+    for test in doctest.DocTestFinder().find(importlib.import_module(name)):
         runner.run(test)
     return runner.summarize(verbose=False)
 
@@ -46,10 +48,10 @@ def test_doctests_cover_every_kvcalc_module() -> None:
 
 @pytest.mark.parametrize("name", MODULES)
 def test_doctests_pass(name: str) -> None:
-    results = _run(importlib.import_module(name))
+    results = _run(name)
     assert results.failed == 0, f"{results.failed} of {results.attempted} doctest examples failed in {name}"
 
 
 def test_doctest_example_count() -> None:
-    attempted = sum(_run(importlib.import_module(name)).attempted for name in MODULES)
+    attempted = sum(_run(name).attempted for name in MODULES)
     assert attempted >= MIN_EXAMPLES, f"only {attempted} doctest examples in kvcalc (at least {MIN_EXAMPLES})"
