@@ -42,7 +42,7 @@ from .vllm.budget import AUTO_FIT
 from .vllm.model_len import ASSUMED_MAX_MODEL_LEN, derived_max_model_len
 from .vllm.options import MAX_BLOCK_SIZE, MAX_KV_CACHE_MEMORY, VllmOptions, check_utilization
 from .vllm.speculative import speculative_kv_layers
-from .weights import WeightBytes, plan_weights
+from .weights import WeightBytes
 
 __all__ = ["DEFAULT_GPU", "Deployment", "FEWEST_GPU_COUNTS", "MAX_BLOCK_SIZE", "MAX_KV_CACHE_MEMORY",
            "MeasuredOverrides", "VllmOptions", "check_utilization", "deploy"]
@@ -405,10 +405,3 @@ def _build(i: _Inputs, computed: WeightBytes, device: GPU, gpus: int, tp_in: int
                       explicit_parallel=tp_in is not None or pp_in is not None,
                       stage_caches=stages, total_cache=total, gguf=i.gguf)
 
-
-def default_weights(raw: Mapping[str, Any], dtype: str | None, measured: MeasuredOverrides, gpus: int) -> WeightBytes:
-    """The weights a plan uses: the measured per-GPU bytes x GPUs, else the config's count (re-quantized to
-    ``dtype``) or the Hub checkpoint's own size; an uncountable model never blocks a plan."""
-    if measured.weights_bytes is not None:
-        return plan_weights(raw, dtype, measured.weights_bytes * gpus)
-    return plan_weights(raw, dtype, measured.checkpoint_bytes if dtype is None else None, "checkpoint size")

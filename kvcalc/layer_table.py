@@ -37,10 +37,12 @@ from dataclasses import dataclass
 
 from .deployment import Deployment
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
-from .llama_cpp.seam import LayerCells
-from .vllm.rows import DRAFT, PADDING
 
-__all__ = ["DRAFT", "PADDING", "LayerRow", "LayerTable", "layer_bytes", "llama_layer_cells", "vllm_block_bytes"]
+PADDING = "padding"
+"""``LayerRow.kind`` of the unused slots of shared vLLM blocks (``index`` is -1)."""
+
+DRAFT = "draft"
+"""``LayerRow.kind`` of a speculative drafter's KV layer under vLLM (MTP / EAGLE; index from the layer count)."""
 
 
 @dataclass(frozen=True)
@@ -99,16 +101,3 @@ def layer_bytes(deployment: Deployment, batch: int, context: int) -> LayerTable:
     rows = deployment.engine.layer_rows(deployment, batch, context)
     return LayerTable(tuple(rows), deployment.runtime, batch, context, deployment.tp, deployment.pp)
 
-
-def vllm_block_bytes(d: Deployment) -> int:
-    """Bytes one block of vLLM's shared pool costs on the busiest GPU (kvcalc.vllm.rows)."""
-    from .vllm.rows import vllm_block_bytes as block_bytes
-
-    return block_bytes(d)
-
-
-def llama_layer_cells(d: Deployment) -> tuple[LayerCells, ...]:
-    """The deployment's llama.cpp layers (kvcalc.llama_cpp.engine.llama_layer_cells), memoized."""
-    from .llama_cpp.engine import llama_layer_cells as cells
-
-    return cells(d)

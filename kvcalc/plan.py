@@ -46,12 +46,11 @@ from typing import Any
 
 from .deployment import FEWEST_GPU_COUNTS, Deployment, deploy
 from .errors import InputError
-from .ideal.engine import busiest_stage_kv
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .spec import ModelSpec
+from .sweep import cache_bytes
 
-__all__ = ["PlanResult", "busiest_stage_kv", "common_fields", "fewest_gpus", "fits", "overhead_bytes", "plan",
-           "plan_at", "search_gpus"]
+__all__ = ["PlanResult", "busiest_stage_kv", "common_fields", "fewest_gpus", "fits", "plan", "plan_at", "search_gpus"]
 
 
 @dataclass(frozen=True)
@@ -104,11 +103,10 @@ class PlanResult:
         return asdict(self)
 
 
-def overhead_bytes(d: Deployment, batch: int, context: int) -> int:
-    """Per-GPU bytes beside weights and KV under an unpaged runtime (``Engine.overhead_bytes``:
-    kvcalc.ideal, kvcalc.hf_transformers)."""
-    over: int = d.engine.overhead_bytes(d, batch, context)  # type: ignore[attr-defined]
-    return over
+def busiest_stage_kv(d: Deployment, batch: int, context: int) -> int:
+    """KV bytes on the busiest GPU of an unpaged runtime, from the compiled stage caches (kvcalc.sweep):
+    the fast twin of ``layer_bytes(d, ...).per_gpu_bytes`` the solvers and curves use."""
+    return max(cache_bytes(c, batch, context) for c in d.stage_caches)
 
 
 def plan(config: Mapping[str, Any] | ModelSpec | Deployment, *, batch: int = 1, context: int | None = None,
@@ -162,11 +160,13 @@ def common_fields(d: Deployment, batch: int, context: int) -> dict[str, Any]:
 
 
 def fewest_gpus(d: Deployment, batch: int, context: int) -> int | None:
-    """Fewest GPUs of this type that fit ``batch`` x ``context`` (``Engine.fewest_gpus``): by default
-    :data:`FEWEST_GPU_COUNTS` in order (:func:`search_gpus`), tensor parallel under vLLM, SGLang,
-    TensorRT-LLM and ideal, pipeline stages under transformers; None beyond them. llama.cpp: 1 when a
-    run sized to the request fits one GPU, else None (its multi-GPU split is not modelled)."""
-    return d.engine.fewest_gpus(d, batch, context)
+    """Fewest GPUs of this type that fit ``batch`` x ``context``: :data:`FEWEST_GPU_COUNTS` in order
+    (:func:`search_gpus`), tensor parallel under vLLM, SGLang, TensorRT-LLM and ideal, pipeline stages under
+    transformers; None beyond them. An engine that plans one GPU (``Engine.multi_gpu`` False: llama.cpp)
+    answers 1 when ``Engine.one_gpu_fits``, else None."""
+    if not d.engine.multi_gpu:
+        return 1 if d.engine.one_gpu_fits(d, batch, context) else None
+    return search_gpus(d, batch, context)
 
 
 def search_gpus(d: Deployment, batch: int, context: int) -> int | None:

@@ -28,5 +28,5 @@ ENGINE_LABELS: dict[str, str] = {"sglang": "SGLang", "tensorrt_llm": "TensorRT-L
 
 def check_runtime(runtime: object) -> Runtime:
     """``runtime`` if it names an engine (kvcalc.engines.registry), else InputError naming the choices."""
-    name: Runtime = get_engine(runtime).name  # type: ignore[assignment]
+    name: Runtime = get_engine(runtime).name
     return name

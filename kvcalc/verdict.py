@@ -27,13 +27,12 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from .deployment import Deployment
+from .engines.base import MaxLenSource
 from .plan import PlanResult, fits
 from .solve import largest_true
 from .units import GiB
 
 State = Literal["fits", "fits_if", "does_not_fit"]
-MaxLenSource = Literal["given", "context", "model"]
-"""Where vLLM's ``max_model_len`` came from: set by the user, the context asked for, or the model's default."""
 
 
 @dataclass(frozen=True)

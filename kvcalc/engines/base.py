@@ -29,15 +29,22 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from ..errors import InputError
 
 if TYPE_CHECKING:
-    from ..curve import CurvePoint
-    from ..deployment import Deployment, MeasuredOverrides
     from ..dtypes import DType
     from ..gguf.mixes import GgufWeights
-    from ..layer_table import LayerRow
-    from ..plan import PlanResult
     from ..spec import ModelSpec
-    from ..verdict import MaxLenSource, Verdict
     from ..weights import WeightBytes
+
+# The core modules an engine answers for import this module (kvcalc.deployment -> kvcalc.engines.registry),
+# so it names their records without importing them (an import, even under TYPE_CHECKING, would be a
+# cycle of the import graph tests/test_imports.py checks); engine subclasses annotate the real types.
+Deployment = Any        # kvcalc.deployment.Deployment
+MeasuredOverrides = Any  # kvcalc.deployment.MeasuredOverrides
+PlanResult = Any        # kvcalc.plan.PlanResult
+LayerRow = Any          # kvcalc.layer_table.LayerRow
+CurvePoint = Any        # kvcalc.curve.CurvePoint
+Verdict = Any           # kvcalc.verdict.Verdict
+MaxLenSource = Literal["given", "context", "model"]
+"""Where vLLM's ``max_model_len`` came from: set by the user, the context asked for, or the model's default."""
 
 _VLLM_SHARED = ("max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens", "kv_cache_memory",
                 "gpu_memory_utilization")
@@ -99,6 +106,11 @@ class Engine:
     """The engine's tensor-parallel flag (the verdict's fix names it)."""
     multi_gpu: ClassVar[bool] = True
     """Whether a plan may span several GPUs (llama.cpp's split is not modelled)."""
+    counts_overhead: ClassVar[bool] = True
+    """Whether memory beside weights and KV (activations, non-torch memory) is counted (not under ``ideal``)."""
+    cli_flags: ClassVar[tuple[str, ...]] = ()
+    """CLI dests beside :attr:`declarations` that only this engine has (the CLI builds them into options or
+    measurements: vLLM's ``--enable-lora``, ``--cuda-graph-gib``; llama.cpp's ``--gguf-type`` / ``--gguf``)."""
     compiles_caches: ClassVar[bool] = False
     """Whether a deployment compiles the unpaged per-stage caches (kvcalc.sweep) for it."""
     vllm_names: ClassVar[Mapping[str, str] | None] = None
@@ -181,10 +193,15 @@ class Engine:
 
     def weights(self, raw: Mapping[str, Any], spec: ModelSpec, dtype: str | None, measured: MeasuredOverrides,
                 options: Any, gguf: Any, gpus: int) -> tuple[WeightBytes, GgufWeights | None]:
-        """(the weights the plan uses, the GGUF weights where the engine loads a GGUF file)."""
-        from ..deployment import default_weights
+        """(the weights the plan uses, the GGUF weights where the engine loads a GGUF file): the measured
+        per-GPU bytes x GPUs, else the config's count (re-quantized to ``dtype``) or, with no dtype chosen,
+        the Hub checkpoint's own size."""
+        from ..weights import plan_weights
 
-        return default_weights(raw, dtype, measured, gpus), None
+        if measured.weights_bytes is not None:     # an uncountable model never blocks a plan
+            return plan_weights(raw, dtype, measured.weights_bytes * gpus), None
+        checkpoint = measured.checkpoint_bytes if dtype is None else None
+        return plan_weights(raw, dtype, checkpoint, "checkpoint size"), None
 
     def weights_on_gpu(self, spec: ModelSpec, options: Any, gguf: GgufWeights | None, weights_rank: int) -> int:
         """Weight bytes on the busiest GPU (default: the rank's share, as kvcalc.parallel places it)."""
@@ -196,6 +213,13 @@ class Engine:
             from ..errors import UnsupportedError
 
             raise UnsupportedError(self.single_gpu_error)
+
+    def check_prefix_tokens(self, spec: ModelSpec) -> None:
+        """InputError for a model whose prompts carry prefix tokens the engine has no rule for (CPM-Ant;
+        kvcalc.kv.check_no_prefix_tokens)."""
+        from ..kv import check_no_prefix_tokens
+
+        check_no_prefix_tokens(spec, self.label)
 
     def check_parallel(self, spec: ModelSpec, options: Any, tp: int, pp: int) -> None:
         """Refusals that depend on the parallel sizes (default: none)."""
@@ -227,11 +251,10 @@ class Engine:
         """Whether ``batch`` requests of ``context`` tokens run on ``d``."""
         raise NotImplementedError
 
-    def fewest_gpus(self, d: Deployment, batch: int, context: int) -> int | None:
-        """Fewest GPUs of ``d``'s type that fit (kvcalc.plan.fewest_gpus: the powers of two in turn)."""
-        from ..plan import search_gpus
-
-        return search_gpus(d, batch, context)
+    def one_gpu_fits(self, d: Deployment, batch: int, context: int) -> bool:
+        """For an engine that plans one GPU (:attr:`multi_gpu` False): whether one GPU of ``d``'s type serves
+        ``batch`` x ``context`` (kvcalc.plan.fewest_gpus then answers 1, else None)."""
+        return self.fits(d, batch, context)
 
     def layer_rows(self, d: Deployment, batch: int, context: int) -> list[LayerRow]:
         """The per-layer rows of kvcalc.layer_table at ``batch`` x ``context``."""
@@ -244,6 +267,10 @@ class Engine:
     def startup_lines(self, d: Deployment) -> tuple[str, ...]:
         """What the engine prints about memory at startup (empty for a library runtime)."""
         return ()
+
+    def report_lines(self, p: PlanResult) -> list[str]:
+        """The lines the CLI's text report adds for this engine after the solvers (its startup log)."""
+        return []
 
     def launch_command(self, model: str, d: Deployment) -> Any:
         """The command that serves ``d`` (kvcalc.serve_command.ServeCommand)."""

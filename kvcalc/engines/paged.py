@@ -39,11 +39,17 @@ class PagedEngine(Engine):
         """Layers the engine's pools are not modelled for are refused (kvcalc.engine.check_full_attention);
         so are prompt-prefix tokens (kvcalc.kv.check_no_prefix_tokens)."""
         from ..engine import check_full_attention
-        from ..kv import check_no_prefix_tokens
 
         check_full_attention(spec, self.label, sliding_ok=self.sliding_ok)
         self.check_context(spec, options)
-        check_no_prefix_tokens(spec, self.label)
+        self.check_prefix_tokens(spec)
+
+    def ignores(self, key: str, value: Any) -> bool:
+        """vLLM's ``gpu_memory_utilization`` at its default is accepted and ignored (callers of the flat
+        keywords pass it for every runtime); any other vLLM value is refused in the engine's words."""
+        from ..vllm.defaults import DEFAULT_GPU_MEMORY_UTILIZATION
+
+        return key == "gpu_memory_utilization" and value == DEFAULT_GPU_MEMORY_UTILIZATION
 
     def check_context(self, spec: ModelSpec, options: Any) -> None:
         """The engine's refusal of a context above the model's (default: none)."""
@@ -105,6 +111,9 @@ class PagedEngine(Engine):
 
     def startup_lines(self, d: Deployment) -> tuple[str, ...]:
         return d.engine_plan().log_lines
+
+    def report_lines(self, p: PlanResult) -> list[str]:
+        return ["", *p.engine_lines]
 
     def parse_command(self, text: str) -> Any:
         from ..engine_commands import parse_engine_command

@@ -43,6 +43,7 @@ class TransformersEngine(IdealEngine):
     version = "5.x"
     options_type = TransformersOptions
     declarations = (MAX_MODEL_LEN,)
+    counts_overhead = True
 
     def dtypes(self, spec: ModelSpec, dtype: str | None, kv_dtype: str | None) -> tuple[DType, DType]:
         model, kv = super().dtypes(spec, dtype, kv_dtype)

@@ -18,14 +18,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..engines.base import Engine, Option
 from ..limits import MAX_BATCH, MAX_CONTEXT
+from ..plan import PlanResult, busiest_stage_kv, common_fields
 from ..solve import largest_true
-from ..sweep import cache_bytes
 
 if TYPE_CHECKING:
     from ..curve import CurvePoint
     from ..deployment import Deployment
     from ..layer_table import LayerRow
-    from ..plan import PlanResult
 
 
 @dataclass(frozen=True)
@@ -49,12 +48,6 @@ def check_max_model_len(value: Any) -> int | None:
     return check_max_len(value, None)[0]
 
 
-def busiest_stage_kv(d: Deployment, batch: int, context: int) -> int:
-    """KV bytes on the busiest GPU of an unpaged runtime, from the compiled stage caches (kvcalc.sweep):
-    the fast twin of ``layer_bytes(d, ...).per_gpu_bytes`` the solvers and curves use."""
-    return max(cache_bytes(c, batch, context) for c in d.stage_caches)
-
-
 class IdealEngine(Engine):
     """Nothing but the cache kvcalc.kv counts, unpaged (module docstring)."""
 
@@ -64,6 +57,7 @@ class IdealEngine(Engine):
     options_type: ClassVar[type] = IdealOptions
     declarations = (MAX_MODEL_LEN,)
     compiles_caches = True
+    counts_overhead = False
 
     def build_options(self, flags: dict[str, Any]) -> Any:
         return self.options_type(max_model_len=check_max_model_len(flags.get("max_model_len")))
@@ -91,7 +85,6 @@ class IdealEngine(Engine):
     def plan_at(self, d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
         from ..explain import direct_binding, direct_formulas, growth_binding
         from ..layer_table import layer_bytes
-        from ..plan import PlanResult, common_fields
 
         table = layer_bytes(d, batch, context)
         kv_gpu, overhead = table.per_gpu_bytes, self.overhead_bytes(d, batch, context)
@@ -133,4 +126,4 @@ class IdealEngine(Engine):
 ENGINE: Engine = IdealEngine()
 """The ``ideal`` runtime (kvcalc.engines.registry)."""
 
-__all__ = ["ENGINE", "MAX_MODEL_LEN", "IdealEngine", "IdealOptions", "busiest_stage_kv"]
+__all__ = ["ENGINE", "MAX_MODEL_LEN", "IdealEngine", "IdealOptions"]

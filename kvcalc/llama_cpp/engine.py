@@ -122,6 +122,7 @@ class LlamaCppEngine(PagedEngine):
     declarations = DECLARATIONS
     multi_gpu = False
     single_gpu_error = SINGLE_GPU
+    cli_flags = ("gguf_type", "gguf_file")
     vllm_names = {"max_model_len": "n_ctx (-c)", "max_num_seqs": "n_parallel (-np)",
                   "max_num_batched_tokens": "n_batch (-b)"}
 
@@ -136,25 +137,18 @@ class LlamaCppEngine(PagedEngine):
         opts = base or LlamaCppOptions()
         return replace(opts, **own) if own else opts
 
-    def ignores(self, key: str, value: Any) -> bool:
-        from ..sglang.engine import _default_utilization
-
-        return _default_utilization(key, value)
-
     def foreign_text(self, key: str) -> str:
         return ("n_ctx, n_parallel, cache_type_k / cache_type_v, n_gpu_layers, swa_full, flash_attn and "
                 "gguf are llama.cpp options: use runtime 'llama_cpp'")
 
     def check_model(self, raw: Mapping[str, Any], spec: ModelSpec, options: Any, dtype: str | None,
                     kv_dtype: str | None) -> None:
-        from ..kv import check_no_prefix_tokens
-
         if dtype is not None:
             raise InputError("dtype is not a llama.cpp option: the weights are the GGUF file's (gguf='Q4_K_M', ...)")
         if kv_dtype is not None:
             raise InputError("kv_dtype is not a llama.cpp option: llama.cpp's are cache_type_k / cache_type_v "
                              "(-ctk / -ctv: f16, q8_0, q4_0, ...)")
-        check_no_prefix_tokens(spec, self.label)
+        self.check_prefix_tokens(spec)
 
     def weights(self, raw: Mapping[str, Any], spec: ModelSpec, dtype: str | None, measured: MeasuredOverrides,
                 options: Any, gguf: Any, gpus: int) -> tuple[WeightBytes, GgufWeights | None]:
@@ -209,9 +203,9 @@ class LlamaCppEngine(PagedEngine):
             available_kv_bytes=ep.available_kv_bytes, formulas=ep.formulas, engine_lines=ep.log_lines,
             warnings=tuple(warnings) + ep.notes, host_bytes=lp.host.total)
 
-    def fewest_gpus(self, d: Deployment, batch: int, context: int) -> int | None:
-        """1 when a run sized to the request fits one GPU, else None (the multi-GPU split is not modelled)."""
-        return 1 if (llama_solvers(d, batch, context)[1] or 0) >= batch else None
+    def one_gpu_fits(self, d: Deployment, batch: int, context: int) -> bool:
+        """Whether a run sized to the request fits the GPU (the multi-GPU split is not modelled)."""
+        return (llama_solvers(d, batch, context)[1] or 0) >= batch
 
     def layer_rows(self, d: Deployment, batch: int, context: int) -> list[LayerRow]:
         """The cells the requests occupy per layer; layers ``-ngl`` / ``-nkvo`` leave on the host are
@@ -238,6 +232,10 @@ class LlamaCppEngine(PagedEngine):
         cells = [c for c in llama_layer_cells(d) if c.on_gpu]
         return [CurvePoint(t, ep.weights_bytes, ep.overhead_bytes,
                            batch * sum(c.tokens(t) * c.cell_bytes for c in cells), ep.budget_bytes) for t in contexts]
+
+    def report_lines(self, p: PlanResult) -> list[str]:
+        """Its startup lines, then the allocation's formulas (cells, KV, GPU and host memory)."""
+        return ["", *p.engine_lines, "", *p.formulas]
 
     def launch_command(self, model: str, d: Deployment) -> Any:
         from ..serve_command import llama_server

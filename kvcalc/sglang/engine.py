@@ -73,9 +73,6 @@ class SglangEngine(PagedEngine):
         out["allow_overwrite_longer_context_len"] = options.allow_long_context
         return out
 
-    def ignores(self, key: str, value: Any) -> bool:
-        return _default_utilization(key, value)
-
     def foreign_text(self, key: str) -> str:
         return ("mem_fraction_static, context_length, max_running_requests, page_size and max_total_tokens "
                 "are SGLang options: use runtime 'sglang'")
@@ -102,14 +99,6 @@ class SglangEngine(PagedEngine):
         from ..serve_command import sglang_launch
 
         return sglang_launch(model, d)
-
-
-def _default_utilization(key: str, value: Any) -> bool:
-    """vLLM's ``gpu_memory_utilization`` at its default: ignored by the other engines (the flat keywords'
-    callers pass it for every runtime)."""
-    from ..vllm.defaults import DEFAULT_GPU_MEMORY_UTILIZATION
-
-    return key == "gpu_memory_utilization" and value == DEFAULT_GPU_MEMORY_UTILIZATION
 
 
 ENGINE: Engine = SglangEngine()

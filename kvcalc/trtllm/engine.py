@@ -60,11 +60,6 @@ class TrtllmEngine(PagedEngine):
     def build_options(self, flags: dict[str, Any]) -> Any:
         return trtllm_options(**flags)
 
-    def ignores(self, key: str, value: Any) -> bool:
-        from ..sglang.engine import _default_utilization
-
-        return _default_utilization(key, value)
-
     def foreign_text(self, key: str) -> str:
         return ("free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len, "
                 "max_batch_size and max_num_tokens are TensorRT-LLM options: use runtime 'tensorrt_llm'")

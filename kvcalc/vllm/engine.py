@@ -52,6 +52,7 @@ class VllmEngine(Engine):
     options_type = VllmOptions
     declarations = DECLARATIONS
     tp_flag = "--tensor-parallel-size"
+    cli_flags = ("enable_lora", "cuda_graph_gib")
 
     # ------------------------------------------------------------------ options and refusals
     def build_options(self, flags: dict[str, Any]) -> Any:
@@ -73,7 +74,6 @@ class VllmEngine(Engine):
         """vLLM's startup refusals: an unusable speculative method, LoRA on 0.10 or an unsupported model,
         prompt-prefix tokens, a model vLLM no longer serves, a ``max_model_len`` above the derived maximum."""
         from ..deployment import architectures
-        from ..kv import check_no_prefix_tokens
 
         o: VllmOptions = options
         speculative_kv_layers(raw, o.speculative_config)      # an unusable method fails here, at deploy
@@ -81,7 +81,7 @@ class VllmEngine(Engine):
             if o.vllm_version == "0.10":
                 raise UnsupportedError("LoRA memory is modelled for vLLM 0.33; use vllm_version 0.33")
             check_lora_model(raw, spec)
-        check_no_prefix_tokens(spec, self.label)                # CPM-Ant's prompt tokens
+        self.check_prefix_tokens(spec)                          # CPM-Ant's prompt tokens
         served_note(architectures(raw), spec, o.vllm_version)   # refuses what vLLM refuses at startup
         if o.max_model_len is not None and not o.allow_long_max_model_len:
             check_max_model_len(raw, o.max_model_len, o.vllm_version, spec.max_position_embeddings)
@@ -158,6 +158,9 @@ class VllmEngine(Engine):
 
     def startup_lines(self, d: Deployment) -> tuple[str, ...]:
         return tuple(d.vllm_plan().log_lines())
+
+    def report_lines(self, p: PlanResult) -> list[str]:
+        return ["", *p.engine_lines]
 
     def launch_command(self, model: str, d: Deployment) -> Any:
         from ..serve_command import vllm_serve

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..layer_table import DRAFT, PADDING, LayerRow
 from .defaults import vllm_dtypes
 from .grouping import group_blocks, group_caches, kv_layer_partition
 from .hybrid import engine_caches
@@ -18,13 +19,7 @@ from .specs import KVCacheSpec
 
 if TYPE_CHECKING:
     from ..deployment import Deployment
-    from ..layer_table import LayerRow
 
-PADDING = "padding"
-"""``LayerRow.kind`` of the unused slots of shared vLLM blocks (``index`` is -1)."""
-
-DRAFT = "draft"
-"""``LayerRow.kind`` of a speculative drafter's KV layer under vLLM (MTP / EAGLE; index from the layer count)."""
 
 
 @dataclass(frozen=True)
@@ -73,8 +68,6 @@ def vllm_block_bytes(d: Deployment) -> int:
 
 def vllm_rows(d: Deployment, batch: int, context: int) -> list[LayerRow]:
     """One row per KV layer (drafter layers included) and one padding row per stage with unused slots."""
-    from ..layer_table import LayerRow
-
     lay = vllm_layout(d)
     tokens = min(context, lay.max_model_len)
 
