@@ -316,7 +316,7 @@ def _kv_command(args: argparse.Namespace) -> str:
         kv_dtype = base.with_groups(
             base.group_size if args.kv_group_size is None else args.kv_group_size,
             base.group_overhead_bytes if args.kv_group_overhead is None else args.kv_group_overhead)
-    if args.prefill is not None and args.runtime != "transformers":
+    if args.prefill is not None and not get_engine(args.runtime).prefill_cache:
         raise CliError(f"--prefill applies to --runtime transformers only (runtime is {args.runtime})")
     result = kv_cache(config, batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
                       runtime=args.runtime, encoder_tokens=args.encoder_tokens, prefill=args.prefill,

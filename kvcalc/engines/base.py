@@ -111,6 +111,8 @@ class Engine:
     cli_flags: ClassVar[tuple[str, ...]] = ()
     """CLI dests beside :attr:`declarations` that only this engine has (the CLI builds them into options or
     measurements: vLLM's ``--enable-lora``, ``--cuda-graph-gib``; llama.cpp's ``--gguf-type`` / ``--gguf``)."""
+    prefill_cache: ClassVar[bool] = False
+    """Whether ``kvcalc kv --prefill`` applies (the cache right after a prefill: transformers' generate)."""
     compiles_caches: ClassVar[bool] = False
     """Whether a deployment compiles the unpaged per-stage caches (kvcalc.sweep) for it."""
     vllm_names: ClassVar[Mapping[str, str] | None] = None

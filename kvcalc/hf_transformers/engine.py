@@ -44,6 +44,7 @@ class TransformersEngine(IdealEngine):
     options_type = TransformersOptions
     declarations = (MAX_MODEL_LEN,)
     counts_overhead = True
+    prefill_cache = True
 
     def dtypes(self, spec: ModelSpec, dtype: str | None, kv_dtype: str | None) -> tuple[DType, DType]:
         model, kv = super().dtypes(spec, dtype, kv_dtype)
