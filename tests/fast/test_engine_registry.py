@@ -126,4 +126,4 @@ def test_a_deployment_carries_only_its_engines_options():
     d = deploy(CONFIG, runtime="sglang", page_size=16)
     assert type(d.options).__name__ == "SglangOptions" and d.sglang.page_size == 16
     with pytest.raises(InputError, match="no vLLM options"):
-        d.vllm
+        _ = d.vllm
