@@ -42,7 +42,7 @@ from .deployment import Deployment
 from .dtypes import ceil_div
 from .errors import InputError, KVCalcError
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
-from .parallel import stage_specs, stage_weights
+from .parallel import stage_specs
 from .spec import AttentionCache, ModelSpec
 from .sweep import CompiledCache, cache_bytes, compile_cache
 
@@ -144,7 +144,7 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
         cached: tuple[_Stage, ...] = d._memo["speed_stages"]
         return cached
     params = d.weights.params
-    raw = stage_weights(d.weights_computed, d.spec.num_layers, d.tp, d.pp)
+    raw = d.engine.stage_weights(d)      # the engine's placement (llama.cpp: the GGUF weights on the GPU)
     weights = raw
     if d.weights.total_bytes != d.weights_computed.total_bytes:      # the Hub checkpoint's size
         scale = d.weights.total_bytes / max(d.weights_computed.total_bytes, 1)

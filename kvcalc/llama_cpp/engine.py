@@ -233,6 +233,11 @@ class LlamaCppEngine(PagedEngine):
         return [CurvePoint(t, ep.weights_bytes, ep.overhead_bytes,
                            batch * sum(c.tokens(t) * c.cell_bytes for c in cells), ep.budget_bytes) for t in contexts]
 
+    def stage_weights(self, d: Deployment) -> tuple[int, ...]:
+        """The GGUF weights resident on the GPU (the ``-ngl`` share, output layer included; the token
+        embedding table stays on the host): what a decode step reads at GPU bandwidth. One GPU, one stage."""
+        return (d.weights_rank,)
+
     def report_lines(self, p: PlanResult) -> list[str]:
         """Its startup lines, then the allocation's formulas (cells, KV, GPU and host memory)."""
         return ["", *p.engine_lines, "", *p.formulas]
