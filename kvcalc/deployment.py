@@ -343,7 +343,20 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
     card of that many GiB); the measured ``weights_gib`` / ``activation_gib`` / ``non_torch_gib`` /
     ``cuda_graph_gib`` (GiB per GPU) and ``checkpoint_bytes`` (the Hub's safetensors size, used when no
     ``dtype`` is chosen); llama.cpp's ``gguf`` (a GGUF file type such as ``"Q4_K_M"``, a parsed header or
-    GgufWeights) and ``llama_cpp`` (its options, as ``options``)."""
+    GgufWeights) and ``llama_cpp`` (its options, as ``options``).
+
+    Qwen3-8B under SGLang in pages of 16 tokens: 36 layers x 8 KV heads x 128 x (K, V) x 2 bytes a token:
+
+    >>> from kvcalc.catalog import bundled_config
+    >>> from kvcalc.plan import plan
+    >>> from kvcalc.sglang.options import SglangOptions
+    >>> d = deploy(bundled_config("Qwen/Qwen3-8B"), gpu="h100-sxm", runtime="sglang",
+    ...            options=SglangOptions(page_size=16))
+    >>> plan(d, batch=8, context=8192).kv_bytes == 8 * 8192 * 36 * 8 * 128 * 2 * 2
+    True
+    >>> deploy(bundled_config("Qwen/Qwen3-8B"), runtime="sglang", page_size=16).options == d.options
+    True
+    """
     raw = config if isinstance(config, Mapping) else config_dict
     if raw is None:
         raise InputError("a deployment needs the config.json dict (for the parameter count)")
