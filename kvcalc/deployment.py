@@ -40,7 +40,7 @@ from .units import GiB
 from .vllm import RequestBlocks, VllmMemoryPlan, vllm_memory_plan
 from .vllm.budget import AUTO_FIT
 from .vllm.model_len import ASSUMED_MAX_MODEL_LEN, derived_max_model_len
-from .vllm.options import MAX_BLOCK_SIZE, MAX_KV_CACHE_MEMORY, VllmOptions, check_utilization
+from .vllm.options import MAX_BLOCK_SIZE, MAX_KV_CACHE_MEMORY, VllmOptions, check_gib, check_utilization
 from .vllm.speculative import speculative_kv_layers
 from .weights import WeightBytes
 
@@ -271,19 +271,10 @@ def architectures(config: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(str(a)[:100] for a in archs[:8]) if isinstance(archs, list) else ()
 
 
-_architectures = architectures
-
-
-def _positive_float(name: str, value: Any, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= hi:
-        raise InputError(f"{name} must be a number between 0 and {hi:g}, got {value!r:.30}")
-    return float(value)
-
-
 def _gib_to_bytes(name: str, value: float | None) -> int | None:
     if value is None:
         return None
-    return int(round(_positive_float(name, value, MAX_OVERRIDE_GIB) * GiB))
+    return int(round(check_gib(name, value, MAX_OVERRIDE_GIB) * GiB))
 
 
 def measured_from_flags(flags: Mapping[str, Any]) -> MeasuredOverrides:

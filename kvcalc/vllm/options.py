@@ -84,7 +84,8 @@ DECLARATIONS: tuple[Option, ...] = (
 """vLLM's options, declared once (kvcalc.engines.base.Option)."""
 
 
-def _positive_float(name: str, value: Any, hi: float) -> float:
+def check_gib(name: str, value: Any, hi: float) -> float:
+    """A size in GiB (a number in [0, ``hi``]), else InputError naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= hi:
         raise InputError(f"{name} must be a number between 0 and {hi:g}, got {value!r:.30}")
     return float(value)
@@ -127,5 +128,5 @@ def vllm_options(gpu_memory_utilization: Any = DEFAULT_GPU_MEMORY_UTILIZATION, b
             "kv_cache_memory", kv_cache_memory, 1, MAX_KV_CACHE_MEMORY),
         vllm_version=version, allow_long_max_model_len=bool(allow_long_max_model_len),
         speculative_config=parse_speculative_config(speculative_config),
-        cpu_offload_gb=_positive_float("cpu_offload_gb", cpu_offload_gb, MAX_OFFLOAD_GIB),
+        cpu_offload_gb=check_gib("cpu_offload_gb", cpu_offload_gb, MAX_OFFLOAD_GIB),
         auto_fit_max_model_len=auto_fit, lora=check_lora_config(lora), max_model_len=mml)
