@@ -42,6 +42,9 @@ TIERS: dict[str, str] = {
     "test_params_pa": "fast",
     "test_params_pd": "fast",
     "test_golden_plans": "fast",
+    "test_gguf_bounds": "fast", "test_float_limits": "fast", "test_text_bidi": "fast", "test_shell_tail": "fast",
+    "test_gpus_message": "fast", "test_gguf_pipe": "io", "test_hub_param_bounds": "hub",
+    "test_gguf_fuzz": "property",
 }
 
 
