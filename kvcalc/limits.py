@@ -16,6 +16,8 @@ from .errors import InputError
 MAX_BATCH = 1 << 20           # 1,048,576 sequences
 MAX_CONTEXT = 1 << 30         # 1,073,741,824 tokens
 MAX_GPUS = 4096               # GPUs in one deployment
+MAX_CHECKPOINT_BYTES = 1 << 50    # 1 PiB of weights (deploy's checkpoint_bytes bound; the largest are ~2 TiB)
+MAX_PARAMETERS = 1 << 50          # elements of one dtype in a checkpoint (the largest models: ~2e12)
 
 
 def check_count(name: str, value: Any, minimum: int, maximum: int) -> int:
