@@ -30,11 +30,11 @@ from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 from ..dtypes import SAFETENSORS_DTYPE_BITS
+from ..limits import MAX_CHECKPOINT_BYTES, MAX_PARAMETERS
 from . import mapping
 from .cache import cached
 from .config_text import MAX_CONFIG_BYTES, check_decoder_config, config_too_large, parse_config_json
 from .deadline import Deadline, deadline_client
-from ..limits import MAX_CHECKPOINT_BYTES, MAX_PARAMETERS
 from .errors import DownloadBrokenError, HubServerError, ImplausibleWeightInfoError, PrivateRepoError, SourceError
 from .ids import check_commit, check_revision, check_timeout, check_token, hub_endpoint, token_identity, validate_hub_id
 from .mapping import Ctx, not_a_hub
