@@ -548,7 +548,7 @@ def _build(raw: Mapping[str, Any], spec: ModelSpec, runtime: Runtime, device: GP
         raise UnsupportedError("llama.cpp's multi-GPU split (--split-mode layer / row, -ts) is not modelled: "
                                "plan one GPU (gpus=1); -ngl offloads the rest to host memory")
     tp, pp = resolve_parallel(runtime, gpus, tp_in, pp_in)
-    check_parallel(spec, tp, pp)
+    check_parallel(spec, tp, pp, from_gpus=tp_in is None and pp_in is None)
     if runtime == "vllm" and options.lora is not None:
         check_lora_parallel(spec, options.lora, tp, pp)
     if runtime == "vllm" and kv_dtype == "fp8_ds_mla":    # vLLM's own DSA format (kvcalc.vllm.defaults.FP8_DS_MLA)
