@@ -12,7 +12,8 @@ all little-endian:
 7 bool, 8 string, 9 array (uint32 element type + uint64 count + elements), 10 u64, 11 i64, 12 f64.
 
 Hard caps: at most :data:`MAX_HEADER_BYTES` are read, counts and string lengths are bounded, a tensor
-has 1 to 4 dimensions, offsets must be aligned and inside the data the header announces; anything else
+has 1 to 4 dimensions and at most 2^63 - 1 values, all tensors at most 2^50 bytes (1 PiB, what a
+plan accepts), offsets must be aligned and inside the data the header announces; anything else
 is an :class:`~kvcalc.errors.InputError` naming what is wrong. Every count is also checked against the
 bytes the file can still hold (its size when known, else the cap) before anything is read or built for
 it: a metadata entry takes at least :data:`MIN_KV_BYTES`, a tensor entry :data:`MIN_TENSOR_BYTES`, an
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from ..errors import InputError, UnsupportedError
+from ..limits import MAX_CHECKPOINT_BYTES
 from .mixes import GgufWeights
 from .tensor import TensorInfo
 from .types import ggml_type
@@ -41,6 +43,7 @@ MAX_KV = 1 << 16
 MAX_STRING = 1 << 20
 MAX_ARRAY = 1 << 24
 MAX_DIM = 1 << 40
+MAX_ELEMENTS = (1 << 63) - 1       # values of one tensor (llama.cpp gguf.cpp: "total element count overflows")
 KEEP_ARRAY = 64                    # arrays longer than this are skipped, only their length is kept
 DEFAULT_ALIGNMENT = 32
 MIN_KV_BYTES = 8 + 4 + 1           # key length + value type + the smallest value (u8, i8, bool)
@@ -262,6 +265,7 @@ def read_gguf_header(source: "bytes | bytearray | memoryview | BinaryIO", *,
         raise InputError(f"GGUF general.alignment = {alignment!r} is not a power of two")
     tensors: list[TensorInfo] = []
     names: set[str] = set()
+    total = 0
     for i in range(n_tensors):
         name = c.string(f"tensor {i} name")
         if name in names:
@@ -280,7 +284,12 @@ def read_gguf_header(source: "bytes | bytearray | memoryview | BinaryIO", *,
         if dims[0] % gtype.block_size:
             raise InputError(f"GGUF tensor '{name[:80]}': {dims[0]} values per row do not fill "
                              f"{gtype.name} blocks of {gtype.block_size}")
-        tensors.append(TensorInfo(name, dims, gtype, offset))
+        info = TensorInfo(name, dims, gtype, offset)
+        total += info.nbytes
+        if info.elements > MAX_ELEMENTS or total > MAX_CHECKPOINT_BYTES:
+            raise InputError(f"GGUF tensor '{name[:80]}' {dims} takes the tensor data past what a file can hold "
+                             f"(at most {MAX_ELEMENTS:,} values per tensor, 2^50 bytes in all)")
+        tensors.append(info)
     header_bytes = c.pos
     data_offset = -(-header_bytes // alignment) * alignment
     if file_size is not None:

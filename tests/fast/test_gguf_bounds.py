@@ -121,3 +121,14 @@ def test_cli_exits_2_with_one_line(make, tmp_path, capsys: pytest.CaptureFixture
                  "--gguf", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err
+
+
+def test_tensor_sizes_are_bounded_without_the_file_size() -> None:
+    """An upload is a prefix (no file size), so a tensor's claimed size is bounded on its own: at most
+    2^63 - 1 values (llama.cpp gguf.cpp refuses an element count that overflows int64) and all tensors
+    at most 2^50 bytes (deploy's checkpoint bound); 4 dims of 2^40 F32 values = 2^162 bytes."""
+    arch = [kv_str("general.architecture", "llama"), kv_u32("llama.block_count", 1)]
+    huge = gguf(arch, [tensor("blk.0.attn_q.weight", (2**40,) * 4, 0, 0)])
+    assert "2^50 bytes" in _refused(huge)
+    many = gguf(arch, [tensor(f"blk.0.t{i}.weight", (2**40, 2**8), 0, 0) for i in range(2)])   # 2 x 2^50 B
+    assert "tensor 'blk.0.t1.weight'" in _refused(many)
