@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from kvcalc.capacity import deploy
+from kvcalc.capacity import deploy, plan
 from kvcalc.catalog import bundled_config
 from kvcalc.cli import _number, main
 from kvcalc.errors import InputError
@@ -84,3 +84,28 @@ def test_cli_json_at_the_slowest_efficiency_is_strict_json(capsys: pytest.Captur
                  "--compute-efficiency", "0.001", "--json"]) == 0
     speed = _strict(capsys.readouterr().out)["speed"]
     assert math.isfinite(speed["decode_step_seconds"]) and math.isfinite(speed["ttft_seconds"])
+
+
+@pytest.mark.parametrize("kw", [
+    {"gpu_memory_utilization": 5e-324}, {"gpu_mem_gib": 1e-3}, {"weights_gib": 5e-324}, {"cpu_offload_gb": 5e-324},
+    {"cuda_graph_gib": 5e-324}, {"activation_gib": 1e6}, {"runtime": "sglang", "mem_fraction_static": 5e-324},
+    {"runtime": "sglang", "swa_full_tokens_ratio": 5e-324},
+    {"runtime": "tensorrt_llm", "free_gpu_memory_fraction": 5e-324},
+], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_every_float_at_the_end_of_its_range_gives_a_finite_plan(kw: dict) -> None:
+    """deploy()'s own validators accept these (each in its stated range); the plan and the speed estimate
+    built from them hold only finite numbers (strict JSON), however little memory is left."""
+    where = {} if "gpu_mem_gib" in kw else {"gpu": "h100-sxm"}
+    d = deploy(bundled_config(QWEN), **where, **kw)
+    p = plan(d, batch=1, context=1024)
+    s = estimate_speed(d, 1, 1024)
+    _strict(finite_json({**p.to_dict(), "speed": s.to_dict()}))
+
+
+@pytest.mark.parametrize("kw", [{"gpu_memory_utilization": math.nan}, {"gpu_mem_gib": math.inf},
+                                {"weights_gib": math.nan}, {"runtime": "sglang", "mem_fraction_static": math.nan}],
+                         ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_non_finite_floats_are_refused_by_deploy(kw: dict) -> None:
+    where = {} if "gpu_mem_gib" in kw else {"gpu": "h100-sxm"}
+    with pytest.raises(InputError):
+        deploy(bundled_config(QWEN), **where, **kw)
