@@ -383,7 +383,7 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
               if any(k in ("recurrent", "hybrid", "hybrid_sliding") for k in kinds) else ())
 
     shared_from = _kv_sharing(r, n, types)
-    overrides = _per_layer_overrides(r, entry, n, types)
+    overrides = per_layer_overrides(r, entry, n, types)
     layers: list[LayerSpec] = []
     for i, kind in enumerate(kinds):
         if i in shared_from:
@@ -423,7 +423,7 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
     return layers, quirks
 
 
-def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[str]) -> dict[int, dict[str, int]]:
+def per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[str]) -> dict[int, dict[str, int]]:
     """Per-layer attention geometry overrides: transformers' ``per_layer_config`` ({"5": {"head_dim": 512}}),
     or, with the ``global_head_dim`` quirk (Gemma 4) and no per_layer_config, ``global_head_dim`` /
     ``num_global_key_value_heads`` on full layers."""

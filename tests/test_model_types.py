@@ -16,7 +16,7 @@ import kvcalc
 from kvcalc.config import ConfigReader
 from kvcalc.errors import ConfigError, UnsupportedError
 from kvcalc.model_types import _ENTRIES, QUIRKS, REGISTRY, ModelType, _index, lookup
-from kvcalc.params import _COUNTERS, SUPPORTED_MODEL_TYPES, count_params
+from kvcalc.models import COUNTERS, SUPPORTED_MODEL_TYPES, count_params
 
 ACCEPTED = sorted(name for name, e in REGISTRY.items() if e.kind != "no_cache")
 
@@ -38,7 +38,7 @@ def test_entry_is_consistent(name):
     if e.state_rule is not None:
         assert e.layer_rule is not None, "recurrent states without a layer rule: the layers would read as attention"
     assert e.quirks <= set(QUIRKS)
-    assert e.params is None or e.params in _COUNTERS
+    assert e.params is None or e.params in COUNTERS
 
 
 @pytest.mark.parametrize("name", ACCEPTED)

@@ -1,0 +1,116 @@
+"""Llama-style decoders: one reader for every decoder built from q/k/v/o attention, a gated (or plain) MLP and
+per-layer norms; the registry entry's flags and quirks say what differs (biases, norms, MoE layers, q/k norms).
+
+Ground truth: ``sum(p.numel() for p in model.parameters())`` of the class transformers 5.24 builds on the
+meta device (tests/fixtures/transformers_5_24_coverage.json for the class defaults, the tests/test_params_*.py
+files for other geometries).
+
+Notation: ``H`` hidden size, ``V`` vocab size, ``L`` layers, ``I`` MLP width, ``n_q`` / ``n_kv`` query /
+key-value heads, ``d`` head dim, ``E`` routed experts, ``k`` experts per token. A linear layer ``a -> b`` has
+``a*b`` weights (+ ``b`` with bias); a LayerNorm of width ``n`` has ``2n``, an RMSNorm ``n``.
+"""
+from __future__ import annotations
+
+from ..architectures import layer_types
+from ..config import ConfigReader, head_dim_or_derived
+from ..errors import UnsupportedError
+from .blocks import attention_heads, flag, gated_mlp, linear, lm_head, registry_entry
+from .counts import Tally
+from .linear_attention import gated_delta_net, linear_kinds
+from .moe import moe_shape
+
+
+def llama_like(f: ConfigReader, t: Tally, head: bool = True) -> None:
+    """Llama-style decoders (registry entries with ``params="llama_like"``; their ``attn_bias``,
+    ``mlp_bias``, ``norms_per_layer``, ``moe`` and quirks say what differs).
+
+    embedding ``V*H``; per attention layer ``H*n_q*d + 2*H*n_kv*d + n_q*d*H`` plus the biases the class
+    honours (qwen2: q/k/v; qwen2_moe: q/k/v with qkv_bias; starcoder2: all with use_bias; mistral, mixtral,
+    phi3: none; others: all four with attention_bias); gpt_oss adds ``n_q`` sinks, qwen3_next doubles q_proj
+    (output gate; AFMoE's separate gate_proj ``H*n_q*d`` has the same count); MiMo-V2-Flash's v_proj / o_proj
+    use v_head_dim and its sliding layers hold ``2*n_kv`` K/V heads and ``n_q`` sinks. MLP ``3*H*I`` (+ mlp_bias on
+    llama; plain up/down ``2*H*I`` with ``plain_mlp`` (Arcee, Apertus) or ``layer_norm`` (starcoder2:
+    ``H*I+I + I*H+H``); Apertus' xIELU adds 2 scalars per layer). Norms per layer ``norms_per_layer*H``
+    (gemma2 / gemma3: ``4*H``; cohere2: ``H``; LayerNorms with bias ``2*H`` each; OLMo's LayerNorms hold no
+    weights), q/k norms ``2*d`` on qwen3, qwen3_moe, qwen3_next and gemma3; final norm; lm_head ``V*H``
+    unless tied (+ a bias ``V`` where the entry's ``head_bias`` says, tied or not). ``head_dim``: the config's,
+    else the class default, else
+    ``H/n_q``. MoE layers: :func:`moe_shape`; Qwen3-Next's linear-attention layers: :func:`gated_delta_net`.
+    """
+    m = registry_entry(f)
+    q = m.quirks
+    vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
+    n_q, n_kv = attention_heads(f)
+    if "mha" in q:
+        n_kv = n_q
+    d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in q)
+    qkv_flag, o_flag = m.attn_bias
+    qkv_bias, o_bias = flag(f, qkv_flag), flag(f, o_flag)
+    dv = f.get_int("v_head_dim") if "v_head_dim" in q else d     # MOE: values of their own width (MiMo-V2-Flash)
+    attn = (linear(hidden, n_q * d * (2 if "gated_q_proj" in q else 1), qkv_bias)
+            + linear(hidden, n_kv * d, qkv_bias) + linear(hidden, n_kv * dv, qkv_bias)
+            + linear(n_q * dv, hidden, o_bias))
+    if "attention_sinks" in q or "head_gate_bias" in q:
+        attn += n_q  # attention sinks (gpt-oss) / the output gate's per-head bias (Beam)
+    if "head_softplus_gate" in q:        # LagunaAttention.g_proj
+        layer_heads = set(f.opt_int_list("num_attention_heads_per_layer") or [n_q])
+        if layer_heads != {n_q}:
+            raise UnsupportedError("laguna with per-layer head counts (num_attention_heads_per_layer) is not counted")
+        gating = f.value("gating")
+        attn += hidden * (n_q if gating is True or gating == "per-head" else n_q * d)
+    if "diff_lambdas" in q:
+        attn += 4 * d  # lambda_q1, lambda_k1, lambda_q2, lambda_k2 (DiffLlamaAttention)
+    norm_bias = "layer_norm" in q or "norm_bias" in q
+    norm = 0 if "no_norm_weights" in q else (2 if norm_bias else 1) * hidden
+    has_linear = "gated_delta_net" in q or "lightning_attention" in q
+    kinds = linear_kinds(f, m, n_layers) if has_linear else ["attention"] * n_layers
+    n_attn = kinds.count("attention")
+
+    t.add("embedding", vocab * hidden)
+    if m.positions is not None:
+        t.add("embedding", (f.get_int("max_position_embeddings") + m.positions) * hidden)
+    t.add("attention", n_attn * attn)
+    if "swa_double_kv" in q:    # MOE: MiMo-V2-Flash sliding layers: another n_kv K/V heads and n_q sinks
+        n_swa = layer_types(f, m, n_layers).count("sliding_attention")
+        t.add("attention", n_swa * (linear(hidden, n_kv * d, qkv_bias) + linear(hidden, n_kv * dv, qkv_bias) + n_q))
+    qk_norm = 2 * d if "qk_norm" in q else 0
+    if "use_head_qk_norm" in q and f.get_bool("use_qk_norm", default=False):
+        qk_norm = 2 * d
+    if "qk_layernorm" in q and f.get_bool("qk_layernorm"):
+        qk_norm = 2 * d * (2 if norm_bias else 1)       # per-head-dim LayerNorms on q and k (Persimmon, Phi)
+    if "per_head_qk_layernorm" in q and f.get_bool("qk_layernorm"):
+        qk_norm = (n_q + n_kv) * d          # StableLmLayerNormPerHead: a LayerNorm (no bias) per head
+    if "full_qk_norm" in q or ("use_qk_norm" in q and f.get_bool("use_qk_norm", default=False)):
+        qk_norm = (n_q + n_kv) * d          # one weight per element of every head (OLMo 2, Cohere)
+    per_layer = 1 if "parallel_residual" in q and f.get_bool("use_parallel_residual") else m.norms_per_layer
+    t.add("norms", n_layers * per_layer * norm + norm + n_attn * qk_norm)
+    if n_attn < n_layers and "lightning_attention" in q:
+        # MiniMaxLightningAttention: qkv_proj H -> 3*n_q*d, out_proj n_q*d -> H, output_gate H -> n_q*d, norm n_q*d
+        t.add("attention", (n_layers - n_attn) * (hidden * 3 * n_q * d + n_q * d * hidden + hidden * n_q * d))
+        t.add("norms", (n_layers - n_attn) * n_q * d)
+    elif n_attn < n_layers:
+        mixer, mixer_norm = gated_delta_net(f, hidden)
+        t.add("mixer", (n_layers - n_attn) * mixer)
+        t.add("norms", (n_layers - n_attn) * mixer_norm)
+    moe = moe_shape(f, m, hidden, n_layers)
+    n_moe = len(moe.layers) if moe else 0
+    if moe:
+        for _ in moe.layers:
+            t.add("mlp", moe.fixed)
+            t.add("norms", moe.norms)
+            t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
+    if n_layers > n_moe:
+        width = "intermediate_size_mlp" if "dense_mlp_width" in q else m.mlp_width
+        inter = f.opt_int(width) or (4 * hidden if "mlp_4h" in q else f.get_int(width))
+        bias = flag(f, m.mlp_bias)
+        dense = (linear(hidden, inter, bias) + linear(inter, hidden, bias) if "layer_norm" in q or "plain_mlp" in q
+                 else gated_mlp(hidden, inter, bias))
+        t.add("mlp", (n_layers - n_moe) * dense)
+    if "sub_norms" in q:
+        t.add("norms", n_layers * (hidden + f.get_int(m.mlp_width)))   # attn_sub_norm, ffn_sub_norm (BitNet)
+    if "xielu" in q:
+        t.add("mlp", n_layers * 2)          # xIELU's alpha_p, alpha_n (Apertus)
+    if head:
+        lm_head(f, t, hidden, vocab)
+        if flag(f, m.head_bias):
+            t.add("lm_head", vocab)     # a bias even when the weight is tied (CTRL)
