@@ -4,7 +4,7 @@ The rules follow what Hugging Face transformers itself does when it builds a mod
 (``layer_types`` when present; otherwise the rule each config class applies in ``__post_init__``),
 so kvcalc and transformers agree on which layer is full, sliding, chunked, latent or recurrent.
 Everything specific to one model type (its text decoder, layer rule, class defaults, recurrent-state
-rule, quirks) is its entry in :mod:`kvcalc.model_types`; this module holds what all types share.
+rule, quirks) is its entry in :mod:`kvcalc.models.registry`; this module holds what all types share.
 """
 from __future__ import annotations
 
@@ -14,16 +14,11 @@ from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
-from .model_types import (
-    CROSS_ATTENTION_DECODERS,
-    DBRX_ATTN_DEFAULTS,
-    T5_STYLE,
-    ModelType,
-    dory_cache_types,
-    lookup,
-    nested,
-    typed,
-)
+from .models.layer_rules import dory_cache_types
+from .models.model_type import ModelType
+from .models.registry import lookup, nested, typed
+from .models.registry.moe_decoders import DBRX_ATTN_DEFAULTS
+from .models.registry.seq2seq import CROSS_ATTENTION_DECODERS, T5_STYLE
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -603,8 +598,8 @@ def _nested_decoder(top: ConfigReader, entry: ModelType, dtype: str | None) -> M
       cross-attention, so the same geometry.
     * EncoderDecoderModel (modeling_encoder_decoder.py): the decoder is ``AutoModelForCausalLM`` of the nested
       config (default BERT with ``add_cross_attention``, the first of the list below); only the decoders of
-      :data:`kvcalc.model_types.CROSS_ATTENTION_DECODERS` are read (BERT: ``BertCrossAttention`` has the heads of
-      ``BertSelfAttention``), others are refused.
+      :data:`kvcalc.models.registry.seq2seq.CROSS_ATTENTION_DECODERS` are read (BERT: ``BertCrossAttention``
+      has the heads of ``BertSelfAttention``), others are refused.
     """
     sub = top.sub("decoder")
     if sub is None:

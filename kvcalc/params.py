@@ -5,6 +5,7 @@ The counters live in the family modules of :mod:`kvcalc.models` (its docstring l
 """
 from __future__ import annotations
 
-from .models import PARTS, SUPPORTED_MODEL_TYPES, ParamCount, count_params
+from .models.counting import SUPPORTED_MODEL_TYPES, count_params
+from .models.counts import PARTS, ParamCount
 
 __all__ = ["PARTS", "SUPPORTED_MODEL_TYPES", "ParamCount", "count_params"]

@@ -15,16 +15,17 @@ import pytest
 import kvcalc
 from kvcalc.config import ConfigReader
 from kvcalc.errors import ConfigError, UnsupportedError
-from kvcalc.model_types import _ENTRIES, QUIRKS, REGISTRY, ModelType, _index, lookup
-from kvcalc.models import COUNTERS, SUPPORTED_MODEL_TYPES, count_params
+from kvcalc.models.counting import COUNTERS, SUPPORTED_MODEL_TYPES, count_params
+from kvcalc.models.model_type import QUIRKS, ModelType
+from kvcalc.models.registry import ENTRIES, REGISTRY, index_entries, lookup
 
 ACCEPTED = sorted(name for name, e in REGISTRY.items() if e.kind != "no_cache")
 
 
 def test_one_entry_per_type():
-    assert len(REGISTRY) == len(_ENTRIES)
+    assert len(REGISTRY) == len(ENTRIES)
     with pytest.raises(ValueError, match="two registry entries for model_type 'x'"):
-        _index((ModelType("x"), ModelType("x")))
+        index_entries((ModelType("x"), ModelType("x")))
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))

@@ -13,7 +13,7 @@ import contextlib
 import copy
 import dataclasses
 import json
-import types
+import sys
 from typing import Any
 from unittest import mock
 
@@ -21,9 +21,9 @@ import pytest
 from hf_reference import meta_model
 from paths import ROOT
 
-import kvcalc.models
 from kvcalc.errors import ConfigError, UnsupportedError
-from kvcalc.model_types import ModelType, lookup
+from kvcalc.models.model_type import ModelType
+from kvcalc.models.registry import lookup
 from kvcalc.params import ParamCount, count_params
 
 with open(f"{ROOT}/tests/fixtures/transformers_5_24_coverage.json", encoding="utf-8") as _f:
@@ -171,7 +171,7 @@ def _count(cfg: dict[str, Any]) -> ParamCount:
     patched = dataclasses.replace(entry, params="multimodal")
     def patched_lookup(mt: str) -> ModelType | None:
         return patched if mt == patched.name else lookup(mt)
-    readers = [m for m in vars(kvcalc.models).values() if isinstance(m, types.ModuleType) and hasattr(m, "lookup")]
+    readers = [m for name, m in sys.modules.items() if name.startswith("kvcalc.models.") and hasattr(m, "lookup")]
     with contextlib.ExitStack() as patches:
         for module in readers:
             patches.enter_context(mock.patch.object(module, "lookup", patched_lookup))

@@ -1,6 +1,6 @@
 """The model catalogue: exact parameter counts from a config.json, one module per model family.
 
-:func:`count_params` (:mod:`kvcalc.models.counting`) dispatches on a registry entry's ``params`` family to the
+:func:`kvcalc.models.counting.count_params` dispatches on a registry entry's ``params`` family to the
 counter in that family's module: Llama-style decoders in :mod:`~kvcalc.models.llama`, MLA / DeepSeek in
 :mod:`~kvcalc.models.deepseek`, Gemma (3, 3n, 4) in :mod:`~kvcalc.models.gemma`, state-space models in
 :mod:`~kvcalc.models.ssm`, linear-attention hybrids in :mod:`~kvcalc.models.hybrids`, other MoE decoders in
@@ -11,10 +11,10 @@ encoder-decoders in :mod:`~kvcalc.models.seq2seq`, audio-language models in :mod
 :mod:`~kvcalc.models.projectors`, VQ image tokenizers: :mod:`~kvcalc.models.image_tokenizers`). Shared building
 blocks that return parameter counts: :mod:`~kvcalc.models.blocks` (linear, conv, gated MLP, lm_head),
 :mod:`~kvcalc.models.moe`, :mod:`~kvcalc.models.linear_attention`; the running sums: :mod:`~kvcalc.models.counts`.
+
+The registry of model types (what :mod:`kvcalc.architectures` and the counters read about each ``model_type``) is
+:mod:`kvcalc.models.registry`, its entries split by family in the same way (``registry/gemma.py``); the entry type
+is :mod:`kvcalc.models.model_type`, the layer and state rules :mod:`~kvcalc.models.layer_rules` and
+:mod:`~kvcalc.models.state_rules`. This package module imports nothing, so the spec reader can read the registry
+without loading the counters (which read :func:`kvcalc.architectures.layer_types`).
 """
-from __future__ import annotations
-
-from .counting import COUNTERS, SUPPORTED_MODEL_TYPES, count_params
-from .counts import PARTS, ParamCount
-
-__all__ = ["COUNTERS", "PARTS", "SUPPORTED_MODEL_TYPES", "ParamCount", "count_params"]

@@ -15,7 +15,6 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from ..config import ConfigReader
-from ..model_types import VOXTRAL_REALTIME_TEXT, lookup, typed
 from .audio_towers import (
     AUDIO_TOWERS,
     audio_projector,
@@ -30,6 +29,8 @@ from .audio_towers import (
 from .blocks import blip2_qformer, linear, lm_head, width
 from .counts import Decoder, Tally
 from .llama import llama_like
+from .registry import lookup, typed
+from .registry.audio import VOXTRAL_REALTIME_TEXT
 from .subconfigs import wrapper_sub
 from .wrappers import count_wrapper
 
@@ -47,7 +48,7 @@ def omni_thinker(f: ConfigReader, t: Tally) -> None:
 
 def voxtral_realtime(f: ConfigReader, t: Tally) -> None:
     """VoxtralRealtimeForConditionalGeneration (modeling_voxtral_realtime.py). Text decoder
-    (VoxtralRealtimeTextModel; ``text_config`` under :data:`kvcalc.model_types.VOXTRAL_REALTIME_TEXT`, the
+    (VoxtralRealtimeTextModel; ``text_config`` under :data:`kvcalc.models.registry.audio.VOXTRAL_REALTIME_TEXT`, the
     wrapper's init_kwargs): :func:`llama_like` without biases, plus per layer ``ada_rms_norm``
     (VoxtralRealtimeTextAdaRmsNorm: ``H -> 32 -> H``, no biases: ``64H``, mlp). Audio tower
     (VoxtralRealtimeEncoder, width ``d``, ``n`` heads of ``hd`` = head_dim, ``F``): embedder conv1

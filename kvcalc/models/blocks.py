@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from ..config import ConfigReader
 from ..errors import ConfigError
-from ..model_types import ModelType, lookup
 from .counts import Tally
+from .model_type import ModelType
+from .registry import lookup
 
 
-# Every field a config omits takes the transformers class default from its kvcalc.model_types entry,
+# Every field a config omits takes the transformers class default from its kvcalc.models.registry entry,
 # read through kvcalc.config.ConfigReader (recorded in ``defaults_used``).
 def registry_entry(f: ConfigReader) -> ModelType:
     """The registry entry ``f`` reads the defaults of."""

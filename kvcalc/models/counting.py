@@ -27,7 +27,6 @@ from typing import Any, cast
 
 from ..config import ConfigReader
 from ..errors import ConfigError, UnsupportedError
-from ..model_types import REGISTRY, lookup, typed
 from .audio import audio_wrapper, granite_speech, nemo_speechlm, omni_thinker, vibevoice_asr, voxtral_realtime, whisper
 from .classic_decoders import (
     bloom,
@@ -68,6 +67,7 @@ from .multimodal import (
     phi4_multimodal,
 )
 from .protein import evolla
+from .registry import REGISTRY, lookup, typed
 from .seq2seq import (
     bart,
     encoder_decoder,

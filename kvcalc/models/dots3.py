@@ -16,10 +16,10 @@ from typing import Any
 
 from ..config import ConfigReader
 from ..errors import ConfigError, UnsupportedError
-from ..model_types import typed
 from .blocks import gated_mlp, linear, lm_head
 from .counts import Tally
 from .moe import mlp_kinds
+from .registry import typed
 from .subconfigs import sub_config
 
 # Dots3NoteTextConfig.__post_init__: the sliding layers' MLA geometry when the config gives no per_layer_config

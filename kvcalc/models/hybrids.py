@@ -14,12 +14,13 @@ from __future__ import annotations
 from ..architectures import layer_types
 from ..config import ConfigReader, head_dim_or_derived, hidden_per_head
 from ..errors import ConfigError
-from ..model_types import kda_dims, olmo_hybrid_linear, typed
 from .blocks import attention_heads, gated_mlp, linear, lm_head, registry_entry
 from .counts import Tally
 from .linear_attention import glm5_indexed, mla_attention
 from .llama import llama_like
 from .moe import moe_shape
+from .registry import typed
+from .state_rules import kda_dims, olmo_hybrid_linear
 from .subconfigs import sub_config, typed_sub
 from .vision_towers import glm_merger
 
@@ -205,7 +206,7 @@ def kda_hybrid(f: ConfigReader, t: Tally, head: bool = True) -> None:
     ``V*H`` embedding; per layer input / post-attention norms ``2*H``; as attention (each layer's self_attn module,
     either kind) "full_attention" layers MLA
     (:func:`mla_attention`; Bailing adds g_proj ``H*n``), "linear_attention" layers Kimi delta attention with
-    ``h`` heads of ``d`` (:func:`kvcalc.model_types.kda_dims`), ``D = h*d``: q/k/v ``3*H*D``, conv1d ``3*D*K``
+    ``h`` heads of ``d`` (:func:`kvcalc.models.state_rules.kda_dims`), ``D = h*d``: q/k/v ``3*H*D``, conv1d ``3*D*K``
     (no bias), b_proj ``H*h``, o_proj ``D*H``, gated o_norm ``d``, the forget gate's dt_bias ``D`` and A_log
     ``h``, and low-rank gates (Kimi: f_a / g_a ``H*d``, f_b / g_b ``d*D`` each) or full ones (Bailing, quirk
     ``kda_full_gates``: f_proj and g_proj ``H*D`` each). MLP: "sparse" mlp_layer_types (else from
@@ -231,7 +232,7 @@ def kda_hybrid(f: ConfigReader, t: Tally, head: bool = True) -> None:
             raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or linear_attention"
                               + (" or indexed_attention" if glm5 else ""))
     n_full = n_layers - kinds.count("linear_attention")
-    heads, d, kernel = kda_dims(f)
+    heads, d, kernel = kda_dims(f, "kda_from_attention" in registry_entry(f).quirks)
     qkv = heads * d
     gates = 2 * hidden * qkv if "kda_full_gates" in m.quirks else 2 * (hidden * d + d * qkv)
     kda = 3 * hidden * qkv + 3 * qkv * kernel + hidden * heads + qkv * hidden + qkv + heads + gates
@@ -301,7 +302,7 @@ def olmo_hybrid(f: ConfigReader, t: Tally) -> None:
     """OLMo Hybrid (transformers/models/olmo_hybrid/modeling_olmo_hybrid.py OlmoHybridAttentionDecoderLayer,
     OlmoHybridLinearAttentionDecoderLayer, OlmoHybridGatedDeltaNet): :func:`llama_like` (full q/k norms on the
     attention layers; two norms per layer of either kind) over the gated-DeltaNet geometry OlmoHybridConfig derives
-    (:func:`kvcalc.model_types.olmo_hybrid_linear`); its q/k/v/g/a/b projections hold what Qwen3-Next's
+    (:func:`kvcalc.models.state_rules.olmo_hybrid_linear`); its q/k/v/g/a/b projections hold what Qwen3-Next's
     in_proj_qkvz + in_proj_ba do."""
     llama_like(olmo_hybrid_linear(f), t)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from ..architectures import layer_types
 from ..config import ConfigReader
 from ..errors import ConfigError
-from ..model_types import ModelType
 from .blocks import linear
+from .model_type import ModelType
 
 
 def linear_kinds(f: ConfigReader, m: ModelType, n_layers: int) -> list[str]:

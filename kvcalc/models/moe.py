@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from ..config import ConfigReader
 from ..errors import ConfigError
-from ..model_types import ModelType
 from .blocks import flag, gated_mlp
+from .model_type import ModelType
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,13 @@ from collections.abc import Mapping
 
 from ..config import ConfigReader, head_dim_or_derived, hidden_per_head
 from ..errors import ConfigError, UnsupportedError
-from ..model_types import DBRX_ATTN_DEFAULTS, DBRX_FFN_DEFAULTS, lookup, nested, typed
 from .blocks import attention_heads, gated_mlp, linear, lm_head, registry_entry
 from .counts import Tally
 from .deepseek import deepseek
 from .llama import llama_like
 from .moe import mlp_kinds
+from .registry import lookup, nested, typed
+from .registry.moe_decoders import DBRX_ATTN_DEFAULTS, DBRX_FFN_DEFAULTS
 from .subconfigs import sub_config
 from .wrappers import counter
 

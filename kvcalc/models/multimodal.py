@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from ..config import ConfigReader, head_dim_or_derived, hidden_per_head
 from ..errors import ConfigError, UnsupportedError
-from ..model_types import lookup
 from .audio_towers import muse_spark_audio, phi4_audio, wavtokenizer_encoder
 from .blocks import attention_heads, blip2_qformer, gated_mlp, linear, lm_head
 from .classic_decoders import opt
 from .counts import Tally
 from .image_tokenizers import chameleon_vq, emu3_vq
 from .llama import llama_like
+from .registry import lookup
 from .subconfigs import sub_config, typed_sub, wrapper_sub
 from .vision_towers import pooling_head, vit_layers
 from .wrappers import TOWERS, count_wrapper, counter, own_text_wrapper

@@ -10,10 +10,10 @@ from collections.abc import Mapping
 
 from ..config import ConfigReader, hidden_per_head
 from ..errors import ConfigError, UnsupportedError
-from ..model_types import typed
 from .blocks import linear, lm_head
 from .counts import Tally
 from .llama import llama_like
+from .registry import typed
 
 
 def _saprot(p: ConfigReader) -> int:

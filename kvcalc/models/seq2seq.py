@@ -16,10 +16,10 @@ from collections.abc import Mapping
 
 from ..config import ConfigReader, hidden_per_head
 from ..errors import ConfigError, UnsupportedError
-from ..model_types import VIT_DEFAULTS
 from .blocks import linear, quirks_of, registry_entry, width, width_of
 from .classic_decoders import gpt2
 from .counts import Decoder, Tally
+from .registry.seq2seq import VIT_DEFAULTS
 from .subconfigs import wrapper_sub
 from .vision_towers import got_ocr2_vision, pair, siglip_vision, vit_layers
 

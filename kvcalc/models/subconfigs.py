@@ -8,7 +8,7 @@ from typing import Any
 
 from ..config import ConfigReader
 from ..errors import ConfigError, UnsupportedError
-from ..model_types import lookup, typed
+from .registry import lookup, typed
 
 
 def typed_sub(top: ConfigReader, name: str, model_type: str, expected: tuple[str, ...]) -> ConfigReader:

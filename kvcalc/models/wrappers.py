@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping
 
 from ..config import ConfigReader
 from ..errors import UnsupportedError
-from ..model_types import lookup
 from .blocks import lm_head, registry_entry
 from .counts import Tally
 from .image_tokenizers import apertus1p5_vision
 from .projectors import PROJECTORS
+from .registry import lookup
 from .subconfigs import sub_config
 from .vision_towers import (
     Tower,
