@@ -264,7 +264,7 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
             kv = 1 if r.get_bool("multi_query") else heads
     elif "multi_query" in entry.quirks:
         kv = 1 if r.get_bool("multi_query") else heads
-    elif "attn_config_kv" in entry.quirks:      # MOE (issue 12): DBRX
+    elif "attn_config_kv" in entry.quirks:      # DBRX
         kv = nested(r, "attn_config", DBRX_ATTN_DEFAULTS).get_int("kv_n_heads")
     elif "multi_query_attention" in entry.quirks and not r.get_bool("multi_query_attention", default=False):
         kv = heads
@@ -342,11 +342,11 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
                               f"must lie above loop_layer_index_start ({start}) and at most {n}")
         types += types[start:end] * (r.get_int("loop_num_passes") - 1)
         n = len(types)
-    if "prefix_cache" in entry.quirks:         # INK: DiffusionGemma's encoder-written prefix (QUIRKS)
+    if "prefix_cache" in entry.quirks:         # DiffusionGemma's encoder-written prefix (QUIRKS)
         assumed.append("estimated: DiffusionGemma caches only the prefix its encoder writes (prompt and finished "
                        "canvases; sliding layers keep a whole encoder pass as one view), never the canvas being "
                        "denoised; kvcalc charges the context as an autoregressive decoder's")
-    if "recurrent_depth" in entry.quirks:     # INK: Dory's halved (attention, mlp) pairs and per-loop caches
+    if "recurrent_depth" in entry.quirks:     # Dory's halved (attention, mlp) pairs and per-loop caches
         types = dory_cache_types(r, types)
         n = len(types)
     kinds = []
@@ -366,7 +366,7 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
     if any(k in ("full", "sliding", "reference_sliding", "chunked", "hybrid", "hybrid_sliding", "cross")
            for k in kinds):
         attn, quirks = _attention_geometry(r, entry, known, assumed)
-        if "prompt_prefix" in entry.quirks:     # PD (issue 12): CPM-Ant's learned prompt tokens
+        if "prompt_prefix" in entry.quirks:     # CPM-Ant's learned prompt tokens
             attn = replace(attn, prefix_tokens=r.get_int("prompt_length", minimum=0))
     for t in unknown:
         assert attn is not None

@@ -200,7 +200,7 @@ def glmasr_encoder(f: ConfigReader) -> Parts:
 
 
 def omniasr_encoder(f: ConfigReader) -> Parts:
-    """``OmniASRAudioModel`` (modeling_omniasr.py; S2S, issue 12): ``OmniASREncoderSubsamplingConv1D``: per
+    """``OmniASRAudioModel`` (modeling_omniasr.py): ``OmniASREncoderSubsamplingConv1D``: per
     entry ``i`` of conv_dim a Conv1d ``c_{i-1}*c_i*k_i`` (+ ``c_i`` with conv_bias; ``c_{-1} = 1``) and a LayerNorm
     ``2c_i``, then LayerNorm ``2c`` and projection ``c*H + H`` (``c`` the last conv_dim); the positional Conv1d
     ``H*(H/g)*K + H`` (K num_conv_pos_embeddings, g its groups; no weight norm); ``L`` layers of attention

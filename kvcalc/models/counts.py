@@ -54,7 +54,7 @@ class ParamCount:
     defaults_used: tuple[str, ...] = ()
     quality: str = "exact"            # kvcalc.spec.Quality: the counter is verified against transformers
     active_refused: str = ""          # the null experts-per-token field, when active_count is None
-    active_reason: str = ""           # MOE: why active is undefined although that field is set (UnsupportedError)
+    active_reason: str = ""           # why active is undefined although that field is set (UnsupportedError)
 
     @property
     def active(self) -> int:
@@ -88,7 +88,7 @@ class Tally:
         self.moe_active = 0
         self.tied = False
         self.null_top_k = ""            # the experts-per-token field, when a MoE layer's is null
-        self.active_reason = ""         # MOE: why active is undefined though top-k is set (LongCat's zero experts)
+        self.active_reason = ""         # why active is undefined though top-k is set (LongCat's zero experts)
 
     def add(self, part: str, n: int) -> None:
         self.parts[part] += n

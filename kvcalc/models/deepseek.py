@@ -71,7 +71,7 @@ def deepseek(f: ConfigReader, t: Tally) -> None:
                 if kind not in ("full", "shared"):
                     raise ConfigError(f"{f.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
             n_idx = kinds.count("full") + max(n_layers - len(kinds), 0)
-        elif "shared_indexer" in q:     # MOE: HYV4Config's default indexer_types: "full" at 0, 1, 5, 9, ...
+        elif "shared_indexer" in q:     # HYV4Config's default indexer_types: "full" at 0, 1, 5, 9, ...
             n_idx = sum(1 for i in range(n_layers) if i == 0 or (i - 1) % 4 == 0)
         elif f.has("index_topk_pattern", "index_topk_freq"):
             raise UnsupportedError("index_topk_pattern / index_topk_freq without indexer_types: kvcalc does not "

@@ -93,7 +93,7 @@ def inkling_layers(r: ConfigReader, n: int, window: int | None) -> list[str]:
 
 
 def dory_cache_types(r: ConfigReader, types: list[str]) -> list[str]:
-    """Dory (INK, issue 12): the cache layer types transformers 5.24 builds, from the config's layer types.
+    """Dory: the cache layer types transformers 5.24 builds, from the config's layer types.
 
     ``DoryConfig.__post_init__``: a layer_types that lists "mlp" blocks (the released ``config.json`` layout,
     ``to_dict``) is halved, ``types[::2]``, as are ``n_input_layers`` / ``n_recurrent_layers`` /
@@ -160,7 +160,7 @@ def listed_only(field_name: str) -> LayerRule:
 
 def zamba_layers(r: ConfigReader, n: int, window: int | None) -> list[str]:
     """Zamba: layers 0, 1 Mamba, layer 2 hybrid, then hybrid where ``(i - 3) % attn_layer_period ==
-    attn_layer_offset`` (``ZambaConfig.__post_init__``; HYB, issue 12)."""
+    attn_layer_offset`` (``ZambaConfig.__post_init__``)."""
     period, offset = r.get_int("attn_layer_period"), r.get_int("attn_layer_offset", minimum=0)
     head = ["linear_attention", "linear_attention", "hybrid"][:n]
     return head + ["hybrid" if i % period == offset else "linear_attention" for i in range(n - 3)]
@@ -173,7 +173,7 @@ _ZAMBA2_LAYERS = (["linear_attention"] + (["linear_attention"] * 5 + ["hybrid"])
 
 def zamba2_layers(r: ConfigReader, n: int, window: int | None) -> list[str] | None:
     """Zamba2: without layers_block_type, the class's 54-layer list; transformers rejects any other layer count
-    (validate_layer_type), so a config of another count without the list is refused (HYB, issue 12)."""
+    (validate_layer_type), so a config of another count without the list is refused."""
     if n == len(_ZAMBA2_LAYERS):
         return list(_ZAMBA2_LAYERS)
     return listed_only("layers_block_type")(r, n, window)
@@ -183,20 +183,20 @@ def all_layers(layer_type: str) -> LayerRule:
     return lambda r, n, window: [layer_type] * n
 
 
-def _no_window(r: ConfigReader, window: int | None) -> bool:   # MOE
+def _no_window(r: ConfigReader, window: int | None) -> bool:
     """No sliding window: none resolved, or the config's explicit ``"sliding_window": null`` (which the config
     class keeps as None, though a missing field takes its default)."""
     return window is None or ("sliding_window" in r.data and r.data["sliding_window"] is None)
 
 
-def dots1_window(r: ConfigReader, n: int, window: int | None) -> list[str]:   # MOE
+def dots1_window(r: ConfigReader, n: int, window: int | None) -> list[str]:
     """Dots1: with a window, layers from ``max_window_layers`` on slide (Dots1Config.__post_init__; no
     use_sliding_window flag of its own)."""
     mwl = r.get_int("max_window_layers", minimum=0)
     return ["sliding_attention" if not _no_window(r, window) and i >= mwl else "full_attention" for i in range(n)]
 
 
-def ministral_window(r: ConfigReader, n: int, window: int | None) -> list[str]:   # MOE
+def ministral_window(r: ConfigReader, n: int, window: int | None) -> list[str]:
     """Ministral: every layer slides when sliding_window is set (class default 4096), else none
     (MinistralConfig.__post_init__)."""
     return ["full_attention" if _no_window(r, window) else "sliding_attention"] * n

@@ -46,7 +46,7 @@ def llama_like(f: ConfigReader, t: Tally, head: bool = True) -> None:
     d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in q)
     qkv_flag, o_flag = m.attn_bias
     qkv_bias, o_bias = flag(f, qkv_flag), flag(f, o_flag)
-    dv = f.get_int("v_head_dim") if "v_head_dim" in q else d     # MOE: values of their own width (MiMo-V2-Flash)
+    dv = f.get_int("v_head_dim") if "v_head_dim" in q else d     # values of their own width (MiMo-V2-Flash)
     attn = (linear(hidden, n_q * d * (2 if "gated_q_proj" in q else 1), qkv_bias)
             + linear(hidden, n_kv * d, qkv_bias) + linear(hidden, n_kv * dv, qkv_bias)
             + linear(n_q * dv, hidden, o_bias))
@@ -70,7 +70,7 @@ def llama_like(f: ConfigReader, t: Tally, head: bool = True) -> None:
     if m.positions is not None:
         t.add("embedding", (f.get_int("max_position_embeddings") + m.positions) * hidden)
     t.add("attention", n_attn * attn)
-    if "swa_double_kv" in q:    # MOE: MiMo-V2-Flash sliding layers: another n_kv K/V heads and n_q sinks
+    if "swa_double_kv" in q:    # MiMo-V2-Flash sliding layers: another n_kv K/V heads and n_q sinks
         n_swa = layer_types(f, m, n_layers).count("sliding_attention")
         t.add("attention", n_swa * (linear(hidden, n_kv * d, qkv_bias) + linear(hidden, n_kv * dv, qkv_bias) + n_q))
     qk_norm = 2 * d if "qk_norm" in q else 0

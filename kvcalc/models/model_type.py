@@ -51,11 +51,10 @@ QUIRKS = {
     "loop_passes": "layers loop_layer_index_start..loop_layer_index_end - 1 run loop_num_passes times, each "
                    "pass with its own cache layers, appended after the model's layers (Inkling2-Loop)",
     "doubled_attention_head_dim": "head_dim defaults to 2 * hidden_size / num_attention_heads (Zamba2)",
-    # INK (issue 12)
     "prefix_cache": "block diffusion: only the prefix the encoder writes (prompt and finished canvases) is cached; "
                     "the canvas being denoised reads it without writing (DiffusionGemma); kvcalc charges the context "
                     "as an autoregressive decoder's and marks the figure estimated",
-    "prompt_prefix": "every layer caches prompt_length learned prompt tokens before each sequence's input "   # PD
+    "prompt_prefix": "every layer caches prompt_length learned prompt tokens before each sequence's input "
                      "(CpmAntModel.forward prepends them; CPM-Ant)",
     "recurrent_depth": "a released layer_types of (attention, mlp) pairs is one decoder layer per pair; with "
                        "recurrent_kv_cache_mode 'per_loop' the n_recurrent_layers after n_input_layers get their own "
@@ -103,7 +102,7 @@ QUIRKS = {
     "mha": "multi-head attention only: the class has no num_key_value_heads (a config's value is ignored)",
     "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
                            "GraniteMoeShared: shared_intermediate_size, none when 0)",
-    # HYB (issue 12): hybrid / linear-attention families (kvcalc.models.counting, HYB section)
+    # hybrid / linear-attention families (kvcalc.models.hybrids)
     "kda_from_attention": "Kimi delta attention heads / head dim / conv kernel default to num_attention_heads, "
                           "head_dim and short_conv_kernel_size (Bailing hybrid)",
     "kda_full_gates": "Kimi delta attention's forget and output gates are full H -> h*d projections, not "
@@ -115,7 +114,7 @@ QUIRKS = {
     "zamba2_blocks": "Mamba-2 mixers, num_mem_blocks shared blocks and per-hybrid-layer LoRA adapters (Zamba2)",
     "lfm3_attention": "sliding_attention layers too; attention biases with attention_bias, an output gate "
                       "g_proj H -> n_q with use_attention_gate, sandwich norms with use_sandwich_norm (LFM3)",
-    # parameter counter (encoder-decoders: kvcalc.models.seq2seq, kvcalc.models.seq2seq.t5)
+    # parameter counter (encoder-decoders: kvcalc.models.seq2seq)
     "positions_offset_2": "learned position tables of max_position_embeddings + 2 rows (BART)",
     "positions_buffer": "sinusoidal position tables are buffers, not parameters (M2M100, PEGASUS-X)",
     "positions_pad_offset": "sinusoidal position tables of max_position_embeddings + pad_token_id + 1 rows (FSMT)",
@@ -132,7 +131,7 @@ QUIRKS = {
     "transient_global": "with encoder_attention_type 'transient-global', a global relative bias (block 0) and "
                         "a global-input LayerNorm per encoder layer (LongT5)",
     "mvp_prompts": "with use_prompt, the decoder's self- and cross-attention prompt networks (MVP)",
-    # S2S (issue 12): spec reader
+    # spec reader
     "nested_decoder": "the decoder is the nested 'decoder' config (default: text_type's class defaults), read by the "
                       "decoder reader; every layer adds a cross-attention cache of its KV heads x head_dim",
 }
@@ -149,8 +148,8 @@ class Vision:
     """How :mod:`kvcalc.models.wrappers` counts one vision-language wrapper.
 
     ``tower``: the ``vision_config`` model_type the config class assumes; ``projector``: the rule in
-    ``kvcalc.models.projectors.PROJECTORS``; ``vision_defaults`` / ``text_defaults``: the fields the wrapper's config class
-    sets on the sub-config it builds when the config has no ``vision_config`` / ``text_config`` (over that
+    ``kvcalc.models.projectors.PROJECTORS``; ``vision_defaults`` / ``text_defaults``: the fields the wrapper's config
+    class sets on the sub-config it builds when the config has no ``vision_config`` / ``text_config`` (over that
     sub-type's own class defaults; a sub-config the file gives takes only its type's class defaults);
     ``image_newline``: the model holds a learned ``image_newline`` vector of the decoder width (LLaVA-NeXT),
     counted as ``other``; ``optional``: the config class builds no tower without a ``vision_config`` (Gemma 4);
@@ -173,9 +172,9 @@ class Vision:
 
 @dataclass(frozen=True)
 class Audio:
-    """How :mod:`kvcalc.models.seq2seq` counts one audio-language wrapper: ``tower``, the ``audio_config``
-    model_type; ``projector``, its rule (``kvcalc.models.audio_towers.audio_projector``); ``text_defaults``, the fields the
-    wrapper's config class merges under a given ``text_config`` (Voxtral's ``__post_init__``); ``tied_head``,
+    """How :mod:`kvcalc.models.audio` counts one audio-language wrapper: ``tower``, the ``audio_config``
+    model_type; ``projector``, its rule (``kvcalc.models.audio_towers.audio_projector``); ``text_defaults``, the
+    fields the wrapper's config class merges under a given ``text_config`` (Voxtral's ``__post_init__``); ``tied_head``,
     whether tie_word_embeddings can tie lm_head (the class declares ``_tied_weights_keys``); ``absent_text``, the
     text fields its ``SubConfigSpec.init_kwargs`` give when the config has no ``text_config``."""
 
@@ -194,7 +193,7 @@ class ModelType:
     kind: Literal["decoder", "encoder_decoder", "no_cache"] = "decoder"
     same_as: str | None = None
     text_type: str | None = None
-    audio: Audio | None = None         # an audio-language wrapper's tower and projector (kvcalc.models.seq2seq)
+    audio: Audio | None = None         # an audio-language wrapper's tower and projector (kvcalc.models.audio)
     defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     layer_rule: LayerRule | None = None
     state_rule: StateRule | None = None
@@ -213,4 +212,4 @@ class ModelType:
     dense_first: int | None = None            # dense-first layers the class fixes when the config lists none
     head_bias: str | bool = False             # the flag (or fixed value) of lm_head's bias (kept when tied)
     expert_width: str | None = None           # the config field of a routed expert's width (None: the moe mode's)
-    attribute_map: Mapping[str, str] = field(default_factory=lambda: EMPTY)  # S2S: the class's attribute_map
+    attribute_map: Mapping[str, str] = field(default_factory=lambda: EMPTY)  # the class's attribute_map

@@ -32,8 +32,8 @@ def gated_delta_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ..
 
 
 def olmo_hybrid_linear(r: ConfigReader) -> ConfigReader:
-    """``r`` with OlmoHybridConfig.__post_init__'s derived gated-DeltaNet geometry as its class defaults (HYB,
-    issue 12): linear key / value heads = num_attention_heads, key head dim ``int(0.75 * H / n_k)``, value head
+    """``r`` with OlmoHybridConfig.__post_init__'s derived gated-DeltaNet geometry as its class defaults:
+    linear key / value heads = num_attention_heads, key head dim ``int(0.75 * H / n_k)``, value head
     dim twice the key head dim, each unless the config gives it."""
     n_q = r.get_int("num_attention_heads")
     n_k = r.opt_int("linear_num_key_heads") or n_q
@@ -49,7 +49,7 @@ def olmo_hybrid_states(r: ConfigReader, hidden: int) -> tuple[RecurrentState, ..
 
 
 def kda_dims(r: ConfigReader, from_attention: bool = False) -> tuple[int, int, int]:
-    """(heads, head dim, conv kernel) of a Kimi delta attention layer (HYB, issue 12): KimiLinearConfig and
+    """(heads, head dim, conv kernel) of a Kimi delta attention layer : KimiLinearConfig and
     Glm5NextTextConfig.__post_init__ take the Hub's ``linear_attn_config`` (num_heads, head_dim,
     short_conv_kernel_size) over the flat linear_* fields; BailingHybridConfig.__post_init__ sets those from
     num_attention_heads, head_dim and short_conv_kernel_size unless the config gives linear_* itself (quirk

@@ -61,7 +61,7 @@ from .ssm import SSM_ENTRIES
 from .vision_language import VISION_LANGUAGE_ENTRIES
 
 
-def nested(r: ConfigReader, name: str, defaults: Mapping[str, Any]) -> ConfigReader:   # MOE
+def nested(r: ConfigReader, name: str, defaults: Mapping[str, Any]) -> ConfigReader:
     """The nested config ``name`` (an empty one when absent) read with ``defaults``, the class defaults of the
     sub-config class its parent builds (DBRX's attn_config / ffn_config)."""
     raw = r.data.get(name)

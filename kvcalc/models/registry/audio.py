@@ -11,20 +11,21 @@ from ..model_type import Audio, ModelType, Vision
 from .common import QWEN3_VISION
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
 
-# PC (issue 12): Voxtral Realtime, counted by kvcalc.models.audio.voxtral_realtime. VoxtralRealtimeConfig's
+# Voxtral Realtime, counted by kvcalc.models.audio.voxtral_realtime. VoxtralRealtimeConfig's
 # sub_configs_defaults["text_config"].init_kwargs, merged under a given text_config too (its __post_init__).
 VOXTRAL_REALTIME_TEXT = MappingProxyType(dict(
     vocab_size=131072, hidden_size=3072, intermediate_size=9216, num_hidden_layers=26, num_attention_heads=32,
     num_key_value_heads=8, head_dim=128, tie_word_embeddings=True))
 
 
-# PB (issue 12): the Qwen2.5-Omni / Qwen3-Omni thinkers (Qwen2_5OmniThinkerForConditionalGeneration,
-# Qwen3OmniMoeThinkerForConditionalGeneration; counted by kvcalc.models.counting' PB family "omni_thinker"): a text decoder
+# the Qwen2.5-Omni / Qwen3-Omni thinkers (Qwen2_5OmniThinkerForConditionalGeneration,
+# Qwen3OmniMoeThinkerForConditionalGeneration; counted by kvcalc.models.audio.omni_thinker): a text decoder
 # (text_config), a Qwen-VL vision tower with its merger (vision_config) and an audio encoder (audio_config). The
-# cache is the text decoder's (first measured by ORA): head_dim = hidden_size // heads when the config has none
+# cache is the text decoder's (first measured by the coverage oracle): head_dim = hidden_size // heads when the config
+# has none
 # (Qwen2_5OmniAttention's / Qwen3OmniMoeThinkerTextAttention's getattr fallback; Qwen3-Omni's default 2048 / 28
 # floors to 73). Defaults: configuration_qwen2_5_omni.py / configuration_qwen3_omni_moe.py, transformers 5.24.
-_PB_OMNI_AUDIO = dict(num_mel_bins=128, encoder_layers=32, encoder_attention_heads=20, encoder_ffn_dim=5120,
+_OMNI_AUDIO = dict(num_mel_bins=128, encoder_layers=32, encoder_attention_heads=20, encoder_ffn_dim=5120,
                       d_model=1280, max_source_positions=1500, output_dim=3584)
 
 
@@ -38,10 +39,11 @@ AUDIO_ENTRIES: tuple[ModelType, ...] = (
         patch_size=14, spatial_merge_size=2, out_hidden_size=3584)),
     ModelType("qwen3_omni_moe_vision_encoder", kind="no_cache",
               defaults=_d(QWEN3_VISION, deepstack_visual_indexes=(8, 16, 24))),
-    ModelType("qwen2_5_omni_audio_encoder", kind="no_cache", defaults=_d(_PB_OMNI_AUDIO)),
+    ModelType("qwen2_5_omni_audio_encoder", kind="no_cache", defaults=_d(_OMNI_AUDIO)),
     ModelType("qwen3_omni_moe_audio_encoder", kind="no_cache",
-              defaults=_d(_PB_OMNI_AUDIO, downsample_hidden_size=480)),
-    # the text decoder's KV: the generic rule (ORA); its attention and MLP have no biases (modeling_voxtral_realtime.py
+              defaults=_d(_OMNI_AUDIO, downsample_hidden_size=480)),
+    # the text decoder's KV: the generic rule (coverage oracle); its attention and MLP have no biases
+    # (modeling_voxtral_realtime.py
     # VoxtralRealtimeTextAttention, VoxtralRealtimeTextMLP)
     ModelType("voxtral_realtime_text", attn_bias=(False, False)),
     ModelType("voxtral_realtime", text_type="voxtral_realtime_text", params="voxtral_realtime",

@@ -45,7 +45,7 @@ CLASSIC_DECODERS_ENTRIES: tuple[ModelType, ...] = (
     ModelType("chatglm", quirks=frozenset({"multi_query_attention"}),
               not_countable="remote-code model (no transformers class to count against)"),
     # Dory (modeling_dory.py): nGPT-style recurrent-depth decoder; cache layers: dory_cache_types; parameters:
-    # params.py _dory
+    # kvcalc.models.classic_decoders.dory
     ModelType("dory", params="dory", quirks=frozenset({"recurrent_depth"}), layer_rule=fixed_pattern(4), defaults=_d(
         LLAMA_LIKE, vocab_size=131072, hidden_size=2560, intermediate_size=7168, num_hidden_layers=36,
         num_attention_heads=16, num_key_value_heads=4, head_dim=256, sliding_window=1024, n_input_layers=8,
@@ -58,7 +58,7 @@ CLASSIC_DECODERS_ENTRIES: tuple[ModelType, ...] = (
         vocab_size=32768, hidden_size=1024, intermediate_size=2048, num_hidden_layers=32, num_attention_heads=8,
         num_key_value_heads=None, head_dim=None, attention_bias=False, mlp_bias=False, tie_word_embeddings=False,
         is_moe=False, num_experts=16384, num_experts_per_tok=64)),
-    # PD (issue 12): CPM-Ant (transformers 5.24 CpmAntConfig): dim_head-wide heads (attribute_map), dim_ff MLP,
+    # CPM-Ant (transformers 5.24 CpmAntConfig): dim_head-wide heads (attribute_map), dim_ff MLP,
     # prompt_length learned prompt tokens cached in every layer before the input
     ModelType("cpmant", params="cpmant", quirks=frozenset({"prompt_prefix"}),
               attribute_map=_d(head_dim="dim_head", intermediate_size="dim_ff"), defaults=_d(

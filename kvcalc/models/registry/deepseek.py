@@ -38,7 +38,6 @@ DEEPSEEK_ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=40, num_key_value_heads=40, head_dim=None, tie_word_embeddings=True,
         attention_bias=False, mlp_bias=False, q_lora_rank=768, kv_lora_rank=256, qk_nope_head_dim=64,
         qk_rope_head_dim=32, v_head_dim=None)),
-    # ---- end P1 block
     # ---- MLA decoders
     ModelType("deepseek_v2", params="deepseek", mlp_bias="mlp_bias", defaults=_d(
         LLAMA_LIKE, vocab_size=102400, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
@@ -50,7 +49,7 @@ DEEPSEEK_ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=128, num_key_value_heads=128, first_k_dense_replace=3, kv_lora_rank=512,
         q_lora_rank=1536, n_routed_experts=256, n_shared_experts=1, qk_nope_head_dim=128, qk_rope_head_dim=64,
         v_head_dim=128, num_experts_per_tok=8, moe_intermediate_size=2048)),
-    # INK (issue 12): DeepSeek-V4 (DeepseekV4Config): parameters by params.py _deepseek_v4; its cache is refused
+    # DeepSeek-V4 (DeepseekV4Config): parameters by kvcalc.models.deepseek.deepseek_v4; its cache is refused
     # (the HCA / CSA compressed layers, kvcalc.architectures), the class-default layer list included
     ModelType("deepseek_v4", params="deepseek_v4", layer_rule=lambda r, n, w: (
         ["heavily_compressed_attention"] * min(n, 2)
@@ -60,7 +59,7 @@ DEEPSEEK_ENTRIES: tuple[ModelType, ...] = (
                           q_lora_rank=1024, num_experts_per_tok=6, n_routed_experts=256, n_shared_experts=1,
                           hc_mult=4, sliding_window=128, o_groups=8, o_lora_rank=1024, index_n_heads=64,
                           index_head_dim=128, index_topk=512)),
-    # INK (issue 12): Mistral 4 (transformers 5.24 modeling_mistral4.py): DeepSeek-V3's MLA + MoE modules
+    # Mistral 4 (transformers 5.24 modeling_mistral4.py): DeepSeek-V3's MLA + MoE modules
     # (Mistral4Attention caches the normed kv_lora_rank latent and the RoPE key, expanded by expand_kv after the
     # cache read); vLLM 0.33 has no Mistral4 class, its Transformers backend's MLAFuser fuses Mistral4Attention
     # into MLAAttention (checked: fusers/mla.py MLAFuser.match and update_forward accept it), so it caches the
@@ -83,12 +82,12 @@ DEEPSEEK_ENTRIES: tuple[ModelType, ...] = (
         moe_intermediate_size=2048, num_experts_per_tok=8, q_lora_rank=1536, kv_lora_rank=512,
         qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128, index_n_heads=64, index_head_dim=128,
         index_topk=2048, mlp_bias=False)),
-    ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), params="longcat_flash", defaults=_d(   # MOE
+    ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), params="longcat_flash", defaults=_d(
         num_layers=28, num_attention_heads=64, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128,
         qk_rope_head_dim=64, v_head_dim=128, head_dim=64, vocab_size=131072, hidden_size=6144,
         tie_word_embeddings=False, attention_bias=False, ffn_hidden_size=12288, qk_head_dim=None, moe_topk=12,
         n_routed_experts=512, zero_expert_num=256, expert_ffn_hidden_size=2048)),
-    # INK (issue 12): parameters by params.py _mistral_large4_text (fields: MistralLarge4TextConfig); the wrapper
+    # parameters by kvcalc.models.deepseek.mistral_large4_text (fields: MistralLarge4TextConfig); the wrapper
     # holds Mistral 3's Pixtral tower and projector
     ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), params="mistral_large4_text", defaults=_d(
         num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,

@@ -27,7 +27,7 @@ GEMMA_ENTRIES: tuple[ModelType, ...] = (
         attention_bias=False)),
     # DiffusionGemma (modeling_diffusion_gemma.py): Gemma 4's decoder modules with the MoE block in every layer and
     # keys as values on full layers (DiffusionGemmaEncoderTextAttention: no v_proj unless sliding); the wrapper adds
-    # the Gemma 4 tower and the self-conditioning MLP (params.py _diffusion_gemma). Its KV is estimated (quirk
+    # the Gemma 4 tower and the self-conditioning MLP (kvcalc.models.gemma.diffusion_gemma). Its KV is estimated (quirk
     # prefix_cache)
     ModelType("diffusion_gemma_text", layer_rule=fixed_pattern(6),
               quirks=frozenset({"last_layer_full", "global_head_dim", "prefix_cache"}),
@@ -64,8 +64,8 @@ GEMMA_ENTRIES: tuple[ModelType, ...] = (
         attention_k_eq_v=False, num_kv_shared_layers=0, use_double_wide_mlp=False)),
     # ---- multimodal wrappers (decoder in text_config) and their parts
     ModelType("gemma3", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
-    # PD (issue 12): Gemma 3n: gemma3n_text + a timm MobileNetV5 vision tower + a Conformer audio tower (kvcalc.models.counting
-    # _gemma3n); Gemma3nVisionConfig's and Gemma3nAudioConfig's class defaults
+    # Gemma 3n: gemma3n_text + a timm MobileNetV5 vision tower + a Conformer audio tower (kvcalc.models.gemma
+    # gemma3n); Gemma3nVisionConfig's and Gemma3nAudioConfig's class defaults
     ModelType("gemma3n", text_type="gemma3n_text", params="gemma3n", defaults=_d(tie_word_embeddings=True)),
     ModelType("gemma3n_vision", kind="no_cache", not_countable="counted as part of gemma3n", defaults=_d(
         architecture="mobilenetv5_300m_enc", hidden_size=2048, vocab_size=128, model_args=None, do_pooling=False)),

@@ -33,7 +33,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
     ModelType("kimi_linear", layer_rule=kimi_linear_layers, state_rule=kimi_delta_states, recurrent_kind="linear",
               params="kda_hybrid", moe="first_dense",
               defaults=_d(_KDA_MLA, linear_head_dim=128, linear_num_heads=32, linear_conv_kernel_dim=4,
-                          # HYB: parameter fields (KimiLinearConfig; first_k_dense_replace: its __post_init__ kwarg)
+                          # parameter fields (KimiLinearConfig; first_k_dense_replace: its __post_init__ kwarg)
                           vocab_size=163840, hidden_size=2304, intermediate_size=9216, moe_intermediate_size=1024,
                           num_hidden_layers=27, num_attention_heads=32, num_local_experts=256, n_shared_experts=1,
                           num_experts_per_tok=8, first_k_dense_replace=1, tie_word_embeddings=False,
@@ -44,7 +44,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
               quirks=frozenset({"kda_from_attention", "kda_full_gates", "mla_head_gate"}),
               defaults=_d(_KDA_MLA, layer_group_size=6, linear_head_dim=128, linear_num_heads=32,
                           linear_conv_kernel_dim=4,
-                          # HYB: parameter fields (BailingHybridConfig)
+                          # parameter fields (BailingHybridConfig)
                           vocab_size=157184, hidden_size=2560, intermediate_size=6144, moe_intermediate_size=768,
                           num_hidden_layers=42, num_attention_heads=32, num_local_experts=512, n_shared_experts=1,
                           num_experts_per_tok=8, first_k_dense_replace=2, tie_word_embeddings=False,
@@ -54,7 +54,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
               # num_key_value_heads and the linear_* geometry: derived (olmo_hybrid_linear)
               defaults=_d(num_key_value_heads=None, linear_conv_kernel_dim=4, linear_key_head_dim=None,
                           linear_value_head_dim=None, linear_num_key_heads=None, linear_num_value_heads=None,
-                          # HYB: parameter fields (OlmoHybridConfig)
+                          # parameter fields (OlmoHybridConfig)
                           vocab_size=100352, hidden_size=3840, intermediate_size=11008, num_hidden_layers=32,
                           num_attention_heads=30, tie_word_embeddings=False, attention_bias=False)),
     # xLSTM (modeling_xlstm.py): every block an mLSTM / sLSTM cell whose recurrent state lives in xLSTMCache;
@@ -62,7 +62,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
     ModelType("xlstm", layer_rule=all_layers("linear_attention"), recurrent_kind="linear",
               not_countable="its mLSTM blocks are not counted (no measurement: the coverage oracle could not "
                             "shrink its default config)"),
-    # INK (issue 12): Inkling 2 parameters by params.py _inkling2_text (fields: Inkling2TextConfig and the loop
+    # Inkling 2 parameters by kvcalc.models.hybrids.inkling2_text (fields: Inkling2TextConfig and the loop
     # variant's; the same weights either way)
     *(ModelType(name, layer_rule=inkling_layers, state_rule=inkling_states, params="inkling2_text",
                 kv_state_rule=inkling_kv_states, quirks=frozenset({"loop_passes"}) if "loop" in name else frozenset(),
@@ -77,7 +77,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
                                       loop_num_passes=3, hidden_size=2304, num_attention_heads=24,
                                       num_hidden_layers=24, moe_intermediate_size=1152, n_routed_experts=128,
                                       loop_gate_rank=64)))),
-    # INK (issue 12): Inkling's parameters by params.py _inkling_text (fields: InklingTextConfig)
+    # Inkling's parameters by kvcalc.models.hybrids.inkling_text (fields: InklingTextConfig)
     ModelType("inkling_text", layer_rule=inkling_layers, state_rule=inkling_states, kv_state_rule=inkling_kv_states,
               params="inkling_text", defaults=_d(
         num_key_value_heads=8, head_dim=128, conv_kernel_size=4, swa_num_attention_heads=64,
@@ -97,19 +97,19 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=0, qk_nope_head_dim=256,
                           v_head_dim=256, index_head_dim=128, index_topk=2048, linear_head_dim=128,
                           linear_num_heads=64, linear_conv_kernel_dim=4,
-                          # HYB: parameter fields (Glm5NextTextConfig)
+                          # parameter fields (Glm5NextTextConfig)
                           vocab_size=154880, hidden_size=4096, intermediate_size=12288, moe_intermediate_size=2048,
                           num_hidden_layers=45, num_attention_heads=64, n_shared_experts=1, n_routed_experts=288,
                           q_lora_rank=1536, num_experts_per_tok=8, tie_word_embeddings=False, attention_bias=False,
                           index_n_heads=32, index_kpool=16, hc_mult=4)),
-    # HYB (issue 12): GLM-5 Next, counted by kvcalc.models.hybrids.glm5_next (Glm5NextConfig / Glm5NextVisionConfig)
+    # GLM-5 Next, counted by kvcalc.models.hybrids.glm5_next (Glm5NextConfig / Glm5NextVisionConfig)
     ModelType("glm5_next", text_type="glm5_next_text", params="glm5_next", quirks=frozenset({"flat_text"}),
               defaults=_d(tie_word_embeddings=False)),
     ModelType("glm5_next_vision", kind="no_cache", defaults=_d(
         depth=24, hidden_size=1024, attention_bias=True, num_heads=16, in_channels=3, patch_size=14,
         spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=1536, intermediate_size=4096,
         projection_intermediate_size=10240)),
-    # HYB (issue 12): LFM3-VL, counted by kvcalc.models.hybrids.lfm3_vl (Lfm3VlConfig / Lfm3VlVisionConfig defaults)
+    # LFM3-VL, counted by kvcalc.models.hybrids.lfm3_vl (Lfm3VlConfig / Lfm3VlVisionConfig defaults)
     ModelType("lfm3_vl", text_type="lfm3", params="lfm3_vl", defaults=_d(
         tie_word_embeddings=True, projector_hidden_size=4096, projector_bias=True)),
     ModelType("lfm3_vl_vision", kind="no_cache", defaults=_d(
@@ -119,7 +119,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
     ModelType("lfm3", layer_rule=lfm3_layers, state_rule=short_conv_states, recurrent_kind="conv",
               params="lfm2", quirks=frozenset({"lfm3_attention"}),
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7,
-                          # HYB: parameter fields (Lfm3Config)
+                          # parameter fields (Lfm3Config)
                           vocab_size=128000, hidden_size=2048, intermediate_size=7680, num_hidden_layers=24,
                           num_attention_heads=16, tie_word_embeddings=True, conv_bias=False, attention_bias=False,
                           use_attention_gate=True, use_sandwich_norm=True)),
@@ -133,7 +133,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
     # layer_types is None, which Lfm2MoeDecoderLayer cannot build, so a config without the list is refused
     ModelType("lfm2_moe", layer_rule=listed_only("layer_types"), state_rule=short_conv_states,
               recurrent_kind="conv", params="lfm2", moe="first_dense", quirks=frozenset({"no_shared_experts"}),
-              defaults=_d(   # HYB: moe_intermediate_size .. num_experts_per_tok are parameter fields
+              defaults=_d(   # moe_intermediate_size .. num_experts_per_tok are parameter fields
         moe_intermediate_size=1792, num_experts=32, num_dense_layers=2, num_experts_per_tok=4,
         vocab_size=65536, hidden_size=2048, intermediate_size=7168, num_hidden_layers=32, num_attention_heads=32,
         num_key_value_heads=8, tie_word_embeddings=True, conv_L_cache=3, conv_bias=False)),

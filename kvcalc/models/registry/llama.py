@@ -23,14 +23,14 @@ from .common import LLAMA_LIKE, QWEN_MOE
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
 
 # decoders with the generic layer rule, no fixed class defaults kvcalc needs, and no counter yet
-_PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")   # MOE (issue 12): its types moved to the MOE block
+_PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")
 
 
 # Dense and MoE text decoders matched against transformers 5.24's meta-device counts of the class defaults
 # (tests/fixtures/transformers_5_24_coverage.json), non-default shapes in tests/test_params_moe.py.
 # Defaults: the transformers 5.24 config classes (parameter fields; None = derived or required).
 _HUNYUAN = dict(LLAMA_LIKE, vocab_size=290943, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
-                num_attention_heads=32, num_key_value_heads=None, head_dim=None, attention_bias=False)   # MOE
+                num_attention_heads=32, num_key_value_heads=None, head_dim=None, attention_bias=False)
 
 
 LLAMA_ENTRIES: tuple[ModelType, ...] = (
@@ -196,7 +196,7 @@ LLAMA_ENTRIES: tuple[ModelType, ...] = (
         LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
         num_attention_heads=96, num_key_value_heads=8, n_routed_experts=128, n_shared_experts=1,
         first_k_dense_replace=1, moe_intermediate_size=1408, num_experts_per_tok=8, use_qk_norm=False)),
-    # ---- P1 (issue 12): text decoders matched against transformers 5.24's meta-device counts of the class
+    # ---- text decoders matched against transformers 5.24's meta-device counts of the class
     # defaults (tests/fixtures/transformers_5_24_coverage.json), then checked by tests/test_params.py
     ModelType("arcee", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"plain_mlp"}), defaults=_d(
         LLAMA_LIKE, vocab_size=32000, hidden_size=2560, intermediate_size=18432, num_hidden_layers=32,
@@ -358,7 +358,7 @@ LLAMA_ENTRIES: tuple[ModelType, ...] = (
         attention_bias=False, n_routed_experts=128, n_shared_experts=1, first_k_dense_replace=1,
         moe_intermediate_size=1024, num_experts_per_tok=6)),
     ModelType("kimi_k2", same_as="deepseek_v3"),
-    # MOE (issue 12): MiMoV2FlashAttention (v_head_dim values, o_proj without bias; sliding layers 2 x KV heads
+    # MiMoV2FlashAttention (v_head_dim values, o_proj without bias; sliding layers 2 x KV heads
     # + sinks), MiMoV2FlashMoE from layer 1 (mlp_layer_types; router E*H, no shared expert)
     ModelType("mimo_v2_flash", layer_rule=lambda r, n, w: [
         "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(n)],
@@ -392,14 +392,15 @@ LLAMA_ENTRIES: tuple[ModelType, ...] = (
         num_hidden_layers=62, num_attention_heads=32, num_key_value_heads=32, head_dim=None,
         n_shared_experts=None, n_routed_experts=None, num_experts_per_tok=None, first_k_dense_replace=0,
         tie_word_embeddings=False, attention_bias=False, sliding_window=4096, max_window_layers=62)),
-    # ---- INK (issue 12): decoders and wrappers matched against transformers 5.24's meta-device counts
+    # ---- decoders and wrappers matched against transformers 5.24's meta-device counts
     # Cohere Compass (modeling_cohere_compass.py): Cohere-2's modules (one weight-only LayerNorm per layer, no
     # biases, all layers full attention by default); the wrapper holds a Qwen3-VL vision tower
     # (CohereCompassVisionModel: the same blocks, mergers and deepstack mergers) and an untied lm_head
     ModelType("cohere_compass_text", params="llama_like", norms_per_layer=1, defaults=_d(
         LLAMA_LIKE, vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
         num_attention_heads=64, num_key_value_heads=None, tie_word_embeddings=True, sliding_window=4096)),
-    # Emu3 (modeling_emu3.py): a Llama decoder in text_config and the VQ-VAE of vq_config (params.py _emu3)
+    # Emu3 (modeling_emu3.py): a Llama decoder in text_config and the VQ-VAE of vq_config
+    # (kvcalc.models.multimodal.emu3)
     ModelType("emu3_text_model", params="llama_like", defaults=_d(
         LLAMA_LIKE, vocab_size=184622, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=8)),
@@ -420,7 +421,7 @@ LLAMA_ENTRIES: tuple[ModelType, ...] = (
         LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=8, head_dim=None, tie_word_embeddings=False,
         num_local_experts=8, num_experts_per_tok=2)),
-    # HYB (issue 12): Lara-Mini and OLMo Hybrid count as Llama-style decoders with Qwen3-Next's gated-DeltaNet
+    # Lara-Mini and OLMo Hybrid count as Llama-style decoders with Qwen3-Next's gated-DeltaNet
     # (LaraMiniGatedDeltaNet's in_proj_qkv / z / b / a and OlmoHybridGatedDeltaNet's q / k / v / g / a / b
     # projections hold the same numbers as in_proj_qkvz + in_proj_ba)
     ModelType("lara_mini", layer_rule=lara_mini_layers, state_rule=gated_delta_states, recurrent_kind="linear",
@@ -429,13 +430,13 @@ LLAMA_ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=512, linear_conv_kernel_dim=4,
                           linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=8,
                           linear_num_value_heads=16,
-                          # HYB: parameter fields (LaraMiniConfig)
+                          # parameter fields (LaraMiniConfig)
                           vocab_size=151936, hidden_size=1024, num_hidden_layers=34, num_attention_heads=16,
                           tie_word_embeddings=True, attention_bias=False, moe_intermediate_size=512,
                           shared_expert_intermediate_size=512, num_experts=128, num_experts_per_tok=4)),
     ModelType("unlimited_ocr_text", layer_rule=lambda r, n, w: [
         "reference_sliding_attention" if w is not None else "full_attention"] * n,
-              params="llama_like", moe="first_dense", mlp_bias="mlp_bias",   # VIS2: counted (issue 12)
+              params="llama_like", moe="first_dense", mlp_bias="mlp_bias",
               defaults=_d(LLAMA_LIKE, vocab_size=129280, hidden_size=1280, intermediate_size=6848,
                           num_hidden_layers=12, num_attention_heads=10, num_key_value_heads=10, sliding_window=128,
                           n_routed_experts=64, n_shared_experts=2, num_experts_per_tok=6, moe_intermediate_size=896,

@@ -11,7 +11,7 @@ from ..model_type import ModelType
 from .common import LLAMA_LIKE
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
 
-# DbrxAttentionConfig / DbrxFFNConfig: the nested attn_config / ffn_config DbrxConfig builds   # MOE
+# DbrxAttentionConfig / DbrxFFNConfig: the nested attn_config / ffn_config DbrxConfig builds
 DBRX_ATTN_DEFAULTS: Mapping[str, Any] = _d(kv_n_heads=1)
 
 
@@ -25,7 +25,8 @@ MOE_DECODERS_ENTRIES: tuple[ModelType, ...] = (
         tie_word_embeddings=False)),
     # HunYuan: query_layernorm / key_layernorm of head_dim; MoE: router wg, experts of intermediate_size and a
     # shared_mlp of intermediate_size in every layer (modeling_hunyuan_v1_moe.py HunYuanMoEV1Moe)
-    # A.X-K2: its own MLA (fused q_gate_proj), a DSA indexer on every layer, gated RMSNorms (kvcalc.models.moe_decoders.axk2)
+    # A.X-K2: its own MLA (fused q_gate_proj), a DSA indexer on every layer, gated RMSNorms
+    # (kvcalc.models.moe_decoders.axk2)
     ModelType("axk2", params="axk2", defaults=_d(
         LLAMA_LIKE, vocab_size=163840, hidden_size=2048, intermediate_size=5120, moe_intermediate_size=512,
         num_hidden_layers=48, num_attention_heads=32, num_key_value_heads=32, n_shared_experts=1,
@@ -48,7 +49,8 @@ MOE_DECODERS_ENTRIES: tuple[ModelType, ...] = (
         tie_word_embeddings=False, attention_bias=False, n_routed_experts=256, n_shared_experts=1,
         num_experts_per_tok=8, q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
         v_head_dim=256, index_topk=2048, index_head_dim=128, index_n_heads=32, hc_mult=4)),
-    # HunYuan-VL / HY-V4-VL: decoder + HunYuan vision tower with its patch merger (kvcalc.models.moe_decoders.hunyuan_vl)
+    # HunYuan-VL / HY-V4-VL: decoder + HunYuan vision tower with its patch merger
+    # (kvcalc.models.moe_decoders.hunyuan_vl)
     ModelType("hunyuan_vl", text_type="hunyuan_vl_text", params="hunyuan_vl", defaults=_d(tie_word_embeddings=True)),
     ModelType("hy_v4_vl", text_type="hy_v4_vl_text", params="hunyuan_vl", defaults=_d(tie_word_embeddings=False)),
     ModelType("hunyuan_vl_vision", kind="no_cache", defaults=_d(

@@ -17,7 +17,7 @@ MULTIMODAL_ENTRIES: tuple[ModelType, ...] = (
         temporal_downsample_factor=4, base_channels=256, channel_multiplier=(1, 2, 2, 4), num_res_blocks=2,
         attn_resolutions=(3,), hidden_size=1024, num_attention_heads=1)),
     # Chameleon (modeling_chameleon.py): Llama modules + q/k LayerNorms over (heads, head_dim), and the VQ-VAE
-    # image tokenizer of vq_config (params.py _chameleon)
+    # image tokenizer of vq_config (kvcalc.models.multimodal.chameleon)
     ModelType("chameleon", params="chameleon", mlp_bias="mlp_bias", quirks=frozenset({"full_qk_norm"}), defaults=_d(
         LLAMA_LIKE, vocab_size=65536, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=32)),
@@ -27,13 +27,13 @@ MULTIMODAL_ENTRIES: tuple[ModelType, ...] = (
         attn_type="vanilla")),
     ModelType("cohere_compass_vision", kind="no_cache",
               defaults=_d(QWEN3_VISION, deepstack_visual_indexes=(8, 16, 24))),
-    # PA (issue 12): counted by kvcalc.models.multimodal.kosmos2; defaults: Kosmos2Config, Kosmos2VisionConfig
+    # counted by kvcalc.models.multimodal.kosmos2; defaults: Kosmos2Config, Kosmos2VisionConfig
     ModelType("kosmos-2", text_type="kosmos_2_text_model", params="kosmos2", defaults=_d(
         latent_query_num=64, tie_word_embeddings=True)),
     ModelType("kosmos_2_vision_model", kind="no_cache", defaults=_d(
         hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16, num_channels=3,
         image_size=224, patch_size=14)),
-    # PA (issue 12): IDEFICS, counted by kvcalc.models.multimodal.idefics (its Llama-style decoder's cache is the generic
+    # IDEFICS, counted by kvcalc.models.multimodal.idefics (its Llama-style decoder's cache is the generic
     # rule's: the gated cross-attention runs with cache=None, modeling_idefics.py); defaults: IdeficsConfig,
     # IdeficsVisionConfig (attribute_map hidden_size -> embed_dim), IdeficsPerceiverConfig ("idefics_perciever",
     # transformers' spelling)
@@ -47,7 +47,7 @@ MULTIMODAL_ENTRIES: tuple[ModelType, ...] = (
     ModelType("idefics_perciever", kind="no_cache", defaults=_d(
         resampler_n_latents=64, resampler_depth=6, resampler_n_heads=16, resampler_head_dim=96,
         qk_layer_norms_perceiver=False)),
-    # ORA: BLIP-2 / InstructBLIP(-Video) (kvcalc.models.multimodal.blip2); their towers' and InstructBLIP's Q-Formers'
+    # BLIP-2 / InstructBLIP(-Video) (kvcalc.models.multimodal.blip2); their towers' and InstructBLIP's Q-Formers'
     # class defaults (Blip2VisionConfig, InstructBlip(Video)VisionConfig, InstructBlip(Video)QFormerConfig)
     *(ModelType(name, text_type="opt", params="blip2", defaults=_d(
         num_query_tokens=32, use_decoder_only_language_model=True))

@@ -22,12 +22,12 @@ _NO_CACHE = ( "distilbert", "albert", "electra", "deberta", "deberta-v2", "xlm-r
 _ENCODER_DECODER = ("blenderbot_small",)
 
 
-# ORA (issue 12): types first measured by the coverage oracle with their real image / audio inputs
+# types first measured by the coverage oracle with their real image / audio inputs
 # (tests/oracles/transformers_coverage.py MEDIA) whose cache the generic rules reproduce exactly: IDEFICS's
 # Llama-style decoder (its gated cross-attention runs with cache=None, modeling_idefics.py), Voxtral
 # Realtime's text decoder (the audio embeddings are added to the token embeddings; the audio encoder's
-# streaming caches are separate Cache objects, not the text model's); IDEFICS is in the PA block, the
-# Qwen2.5-Omni / Qwen3-Omni thinkers in the PB block, Voxtral Realtime in the PC block.
+# streaming caches are separate Cache objects, not the text model's); IDEFICS's entry is in
+# registry/multimodal.py, the Qwen2.5-Omni / Qwen3-Omni thinkers' and Voxtral Realtime's in registry/audio.py.
 # Encoder-decoders with an image encoder, measured with their images (encoder tokens: the encoder's output
 # length). UDOP (top level) and Pix2Struct's text model are T5 stacks (num_layers / num_heads / d_kv:
 # UdopStack, Pix2StructTextModel); PP-FormulaNet's text model is an mBART-style decoder (decoder_layers /
@@ -36,13 +36,13 @@ _ENCODER_DECODER = ("blenderbot_small",)
 T5_STYLE = ("udop", "pix2struct_text_model")
 
 
-# PC: ViTConfig's class defaults (parameter fields), read for VisionEncoderDecoderModel's encoder
+# ViTConfig's class defaults (parameter fields), read for VisionEncoderDecoderModel's encoder
 VIT_DEFAULTS = MappingProxyType(dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
                                      intermediate_size=3072, image_size=224, patch_size=16, num_channels=3,
                                      qkv_bias=True, pooler_output_size=None))
 
 
-# Parameter families in kvcalc.models.seq2seq ("bart") and kvcalc.models.counting ("t5"); the KV cache of every
+# Parameter families in kvcalc.models.seq2seq ("bart", "t5"); the KV cache of every
 # one is read by kvcalc.architectures' encoder-decoder rule. Defaults: transformers 5.24 config classes.
 _BART_FIELDS = dict(vocab_size=50265, d_model=1024, encoder_layers=12, decoder_layers=12, encoder_ffn_dim=4096,
                     decoder_ffn_dim=4096, encoder_attention_heads=16, decoder_attention_heads=16,
@@ -62,7 +62,7 @@ _MT5_FIELDS = dict(_T5_FIELDS, vocab_size=250112, d_ff=1024, num_layers=8, num_h
                    feed_forward_proj="gated-gelu")
 
 
-# S2S (issue 12): EncoderDecoderModel decoders whose cross-attention cache has the self-attention geometry
+# EncoderDecoderModel decoders whose cross-attention cache has the self-attention geometry
 # (modeling_bert.py BertLayer.crossattention, modeling_roberta.py RobertaLayer.crossattention: BertCrossAttention /
 # RobertaCrossAttention of num_attention_heads x hidden / heads; modeling_gpt2.py GPT2Block.crossattention:
 # GPT2Attention(is_cross_attention=True), n_head x n_embd / n_head), each checked against transformers' real cache
@@ -71,7 +71,8 @@ CROSS_ATTENTION_DECODERS = ("bert", "roberta", "gpt2")
 
 
 SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
-    # PP-FormulaNet (ORA's KV rule: an mBART-style decoder caching self- and cross-attention), counted by
+    # PP-FormulaNet (the coverage oracle's KV rule: an mBART-style decoder caching self- and cross-attention), counted
+    # by
     # kvcalc.models.seq2seq.pp_formulanet; defaults: PPFormulaNet(Text|Vision)Config (parameter fields)
     ModelType("pp_formulanet", kind="encoder_decoder", params="pp_formulanet"),
     ModelType("pp_formulanet_text", kind="encoder_decoder", defaults=_d(
@@ -82,7 +83,7 @@ SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
         image_size=512, patch_size=16, qkv_bias=True, use_abs_pos=True, use_rel_pos=True, window_size=14,
         global_attn_indexes=(2, 5, 8, 11), mlp_dim=3072, post_conv_in_channels=256, post_conv_out_channels=1024,
         post_conv_mid_channels=512, decoder_hidden_size=512)),
-    # ORA: Pix2Struct, counted by kvcalc.models.seq2seq.pix2struct; defaults: Pix2Struct(Vision|Text)Config
+    # Pix2Struct, counted by kvcalc.models.seq2seq.pix2struct; defaults: Pix2Struct(Vision|Text)Config
     ModelType("pix2struct", kind="encoder_decoder", params="pix2struct", defaults=_d(tie_word_embeddings=False)),
     ModelType("pix2struct_text_model", kind="encoder_decoder", defaults=_d(
         vocab_size=50244, hidden_size=768, d_kv=64, d_ff=2048, num_layers=12, num_heads=12,
@@ -90,20 +91,20 @@ SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     ModelType("pix2struct_vision_model", kind="no_cache", defaults=_d(
         hidden_size=768, patch_embed_hidden_size=768, d_ff=2048, d_kv=64, num_hidden_layers=12,
         num_attention_heads=12, seq_len=4096)),
-    # ORA: UDOP, counted by kvcalc.models.seq2seq.udop; defaults: UdopConfig
+    # UDOP, counted by kvcalc.models.seq2seq.udop; defaults: UdopConfig
     ModelType("udop", kind="encoder_decoder", params="udop", defaults=_d(
         vocab_size=33201, d_model=1024, d_kv=64, d_ff=4096, num_layers=24, num_decoder_layers=24, num_heads=16,
         relative_attention_num_buckets=32, feed_forward_proj="relu", max_2d_position_embeddings=1024, patch_size=16,
         num_channels=3, tie_word_embeddings=True)),
-    # ORA: Kosmos-2's text decoder, read through Kosmos2TextConfig's attribute_map (embed_dim / layers /
+    # Kosmos-2's text decoder, read through Kosmos2TextConfig's attribute_map (embed_dim / layers /
     # attention_heads), multi-head attention (Kosmos2TextAttention); defaults: Kosmos2TextConfig
     ModelType("kosmos_2_text_model", attribute_map=_d(
         num_attention_heads="attention_heads", hidden_size="embed_dim", num_hidden_layers="layers"), defaults=_d(
         vocab_size=65037, hidden_size=2048, num_hidden_layers=24, num_attention_heads=32, intermediate_size=8192,
-        max_position_embeddings=2048, ffn_dim=8192, tie_word_embeddings=True, add_cross_attention=False)),  # PA
-    # ORA: VisionEncoderDecoderModel's decoder is its nested 'decoder' config (default a BERT with
+        max_position_embeddings=2048, ffn_dim=8192, tie_word_embeddings=True, add_cross_attention=False)),
+    # VisionEncoderDecoderModel's decoder is its nested 'decoder' config (default a BERT with
     # add_cross_attention: CROSS_ATTENTION_DECODERS), read as EncoderDecoderModel's (kvcalc.architectures);
-    # PC: counted by kvcalc.models.seq2seq.vision_encoder_decoder
+    # counted by kvcalc.models.seq2seq.vision_encoder_decoder
     ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"}),
               params="vision_encoder_decoder"),
     # ---- encoder-decoders and models without a KV cache
@@ -156,7 +157,6 @@ SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
                   LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216,
                   num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
                   tie_word_embeddings=True, cross_attention_hidden_size=None, sliding_window=4096)),
-    # S2S (issue 12)
     ModelType("t5gemma2", kind="encoder_decoder", text_type="t5gemma2_decoder", quirks=frozenset({"nested_decoder"}),
               params="t5gemma2", defaults=_d(tie_word_embeddings=True)),
     # T5Gemma2DecoderConfig / T5Gemma2TextConfig.__post_init__: every sliding_window_pattern-th layer full (the
@@ -191,7 +191,7 @@ SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
                decoder_layers=16, max_position_embeddings=4096, use_bias=False),
     *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models")
       for name in _NO_CACHE),
-    # S2S (issue 12): BERT's and RoBERTa's class defaults, for an EncoderDecoderModel's encoder / decoder
+    # BERT's and RoBERTa's class defaults, for an EncoderDecoderModel's encoder / decoder
     *(ModelType(name, kind="no_cache", not_countable="no decoder: kvcalc counts decoder language models", defaults=_d(
         vocab_size=vocab, hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
         max_position_embeddings=512, type_vocab_size=2, tie_word_embeddings=True))

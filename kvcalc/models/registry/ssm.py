@@ -56,11 +56,11 @@ SSM_ENTRIES: tuple[ModelType, ...] = (
         intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, mlp_bias=False, mamba_d_ssm=1024,
         projectors_bias=False, mamba_rms_norm=False)),
     # Zamba (v1): layers_block_type lists "linear_attention" (Mamba-1) and "hybrid" (Mamba-1 + the shared
-    # attention block on 2 x hidden_size); helper M, issue 12, verified by the coverage fixture
+    # attention block on 2 x hidden_size); verified by the coverage fixture
     ModelType("zamba", layer_rule=zamba_layers, quirks=frozenset({"doubled_attention_head_dim"}),
               state_rule=zamba_states, params="zamba", defaults=_d(
         mamba_expand=2, mamba_d_state=16, mamba_d_conv=4, num_key_value_heads=16,
-        # HYB: parameter fields (ZambaConfig)
+        # parameter fields (ZambaConfig)
         vocab_size=32000, hidden_size=3712, intermediate_size=14848, num_hidden_layers=76, num_attention_heads=16,
         tie_word_embeddings=True, mamba_dt_rank="auto", mamba_conv_bias=True, mamba_proj_bias=False,
         attn_layer_period=6, attn_layer_offset=4)),
@@ -68,7 +68,7 @@ SSM_ENTRIES: tuple[ModelType, ...] = (
               state_rule=mamba2_like("mamba_expand", "mamba_ngroups", "mamba_d_state", "n_mamba_heads",
                                       "mamba_headdim", "mamba_d_conv"), params="zamba", defaults=_d(
         mamba_expand=2, mamba_ngroups=1, mamba_d_state=64, n_mamba_heads=8, mamba_d_conv=4,
-        # HYB: parameter fields (Zamba2Config; intermediate_size: None = 4 * hidden_size)
+        # parameter fields (Zamba2Config; intermediate_size: None = 4 * hidden_size)
         vocab_size=32000, hidden_size=2560, num_hidden_layers=54, num_attention_heads=32, intermediate_size=None,
         tie_word_embeddings=True, add_bias_linear=False, num_mem_blocks=1, adapter_rank=128,
         use_shared_attention_adapter=False)),
@@ -81,7 +81,7 @@ SSM_ENTRIES: tuple[ModelType, ...] = (
         moe_shared_expert_intermediate_size=7688, moe_latent_size=None, num_experts_per_tok=2)),
     ModelType("zaya", layer_rule=all_layers("hybrid"), state_rule=zaya_states, recurrent_kind="linear", params="zaya",
               defaults=_d(num_key_value_heads=2, head_dim=128, cca_time0=2, cca_time1=2,
-                          # HYB: parameter fields (ZayaConfig)
+                          # parameter fields (ZayaConfig)
                           vocab_size=262272, hidden_size=2048, num_hidden_layers=40, num_attention_heads=8,
                           tie_word_embeddings=True, attention_bias=False, lm_head_bias=False,
                           moe_intermediate_size=2048, num_experts=16, num_experts_per_tok=1, router_hidden_size=256)),

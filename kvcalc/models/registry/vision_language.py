@@ -35,7 +35,7 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
                                                   num_attention_heads=16, patch_size=14, image_size=1540)),
               defaults=_d(tie_word_embeddings=False, vision_feature_layer=-1, multimodal_projector_bias=False,
                           spatial_merge_size=2)),
-    # PD (issue 12): FastVLM (FastVlmConfig: its sub_configs_defaults build a Qwen2 text_config and a timm_wrapper
+    # FastVLM (FastVlmConfig: its sub_configs_defaults build a Qwen2 text_config and a timm_wrapper
     # vision_config of timm's fastvit_mci3 in inference mode); TimmWrapperConfig's own defaults
     ModelType("fast_vlm", text_type="qwen2", params="multimodal", defaults=_d(
         tie_word_embeddings=False, vision_feature_layer=-1, multimodal_projector_bias=True), vision=Vision(
@@ -115,7 +115,7 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
                 defaults=_d(tie_word_embeddings=False)) for name, text, tower in (
         ("glm4v", "glm4v_text", "glm4v_vision"), ("glm46v", "glm4v_text", "glm4v_vision"),
         ("glmga", "glm4v_text", "glm4v_vision"), ("glm4v_moe", "glm4v_moe_text", "glm4v_moe_vision"))),
-    # ---- VIS1 (issue 12): wrappers matched against transformers 5.24's meta-device counts of the class
+    # ---- wrappers matched against transformers 5.24's meta-device counts of the class
     # defaults (tests/fixtures/transformers_5_24_coverage.json), other geometries in tests/test_params_vis1.py
     # AyaVisionConfig: a SigLIP tower (its init_kwargs when the config has none), the cohere2 decoder
     ModelType("aya_vision", text_type="cohere2", params="multimodal", vision=Vision(
@@ -165,7 +165,8 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
         hidden_size=1024, intermediate_size=4096, depth=24, num_heads=16, in_channels=3, temporal_patch_size=2,
         patch_size=14, spatial_merge_size=2, out_hidden_size=1536, attention_bias=True)),
     # Apertus1p5Config: the apertus1p5_text decoder, a VQ image tokenizer and a WavTokenizer audio tokenizer
-    # (kvcalc.models.multimodal.apertus1p5); its sub-config classes are fixed (AutoConfig wavtokenizer_encoder for audio)
+    # (kvcalc.models.multimodal.apertus1p5); its sub-config classes are fixed (AutoConfig wavtokenizer_encoder for
+    # audio)
     ModelType("apertus1p5", text_type="apertus1p5_text", params="apertus1p5", vision=Vision(
         "apertus1p5_vision_tokenizer", "no_projector"), defaults=_d(tie_word_embeddings=False)),
     ModelType("apertus1p5_vision_tokenizer", kind="no_cache", defaults=_d(
@@ -183,7 +184,8 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
         in_channels=3, depths=(1, 1, 9, 1), patch_size=(7, 3, 3, 3), patch_prenorm=(False, True, True, True),
         embed_dim=(128, 256, 512, 1024), num_heads=(4, 8, 16, 32), num_groups=(4, 8, 16, 32), mlp_ratio=4.0,
         qkv_bias=True, projection_dim=1024, max_position_embeddings=50)),
-    # GitConfig: a BERT-style decoder over CLIP-style image tokens (kvcalc.models.multimodal.git); KV by the generic rule
+    # GitConfig: a BERT-style decoder over CLIP-style image tokens (kvcalc.models.multimodal.git); KV by the generic
+    # rule
     ModelType("git", params="git", defaults=_d(
         vocab_size=30522, hidden_size=768, num_hidden_layers=6, num_attention_heads=12, intermediate_size=3072,
         max_position_embeddings=1024, tie_word_embeddings=False, num_image_with_embedding=None)),
@@ -308,7 +310,7 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
     ModelType("kimi_k25_vision", kind="no_cache", defaults=_d(
         hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16, patch_size=14,
         pos_emb_height=64, pos_emb_width=64, merge_kernel_size=(2, 2))),
-    # ---- VIS2 wrappers (issue 12): towers and projectors in kvcalc.models.wrappers's VIS2 section
+    # ---- wrappers whose towers and projectors have rules of their own (kvcalc.models.vision_towers, projectors)
     ModelType("llama4", text_type="llama4_text", params="multimodal",
               vision=Vision("llama4_vision_model", "llama4", tie="text"), defaults=_d(tie_word_embeddings=False)),
     ModelType("llama4_vision_model", kind="no_cache", defaults=_d(
