@@ -17,6 +17,7 @@ from ..errors import UnsupportedError
 from .blocks import attention_heads, flag, gated_mlp, linear, lm_head, registry_entry
 from .counts import Tally
 from .linear_attention import gated_delta_net, linear_kinds
+from .model_type import ModelType
 from .moe import moe_shape
 
 
@@ -44,9 +45,53 @@ def llama_like(f: ConfigReader, t: Tally, head: bool = True) -> None:
     if "mha" in q:
         n_kv = n_q
     d = head_dim_or_derived(f, hidden, n_q, floor="floor_head_dim" in q)
-    qkv_flag, o_flag = m.attn_bias
-    qkv_bias, o_bias = flag(f, qkv_flag), flag(f, o_flag)
+    qkv_bias, o_bias = flag(f, m.attn_bias[0]), flag(f, m.attn_bias[1])
     dv = f.get_int("v_head_dim") if "v_head_dim" in q else d     # values of their own width (MiMo-V2-Flash)
+    norm_bias = "layer_norm" in q or "norm_bias" in q
+    norm = 0 if "no_norm_weights" in q else (2 if norm_bias else 1) * hidden
+    has_linear = "gated_delta_net" in q or "lightning_attention" in q
+    kinds = linear_kinds(f, m, n_layers) if has_linear else ["attention"] * n_layers
+    n_attn = kinds.count("attention")
+
+    t.add("embedding", vocab * hidden)
+    if m.positions is not None:
+        t.add("embedding", (f.get_int("max_position_embeddings") + m.positions) * hidden)
+    t.add("attention", n_attn * attention_layer(f, m, hidden, (n_q, n_kv, d, dv), (qkv_bias, o_bias)))
+    if "swa_double_kv" in q:    # MiMo-V2-Flash sliding layers: another n_kv K/V heads and n_q sinks
+        n_swa = layer_types(f, m, n_layers).count("sliding_attention")
+        t.add("attention", n_swa * (linear(hidden, n_kv * d, qkv_bias) + linear(hidden, n_kv * dv, qkv_bias) + n_q))
+    per_layer = 1 if "parallel_residual" in q and f.get_bool("use_parallel_residual") else m.norms_per_layer
+    t.add("norms", n_layers * per_layer * norm + norm + n_attn * qk_norms(f, q, n_q, n_kv, d, norm_bias))
+    if n_attn < n_layers:
+        recurrent_layers(f, t, q, hidden, n_q * d, n_layers - n_attn)
+    moe = moe_shape(f, m, hidden, n_layers)
+    n_moe = len(moe.layers) if moe else 0
+    if moe:
+        for _ in moe.layers:
+            t.add("mlp", moe.fixed)
+            t.add("norms", moe.norms)
+            t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
+    if n_layers > n_moe:
+        t.add("mlp", (n_layers - n_moe) * dense_mlp(f, m, hidden))
+    if "sub_norms" in q:
+        t.add("norms", n_layers * (hidden + f.get_int(m.mlp_width)))   # attn_sub_norm, ffn_sub_norm (BitNet)
+    if "xielu" in q:
+        t.add("mlp", n_layers * 2)          # xIELU's alpha_p, alpha_n (Apertus)
+    if head:
+        lm_head(f, t, hidden, vocab)
+        if flag(f, m.head_bias):
+            t.add("lm_head", vocab)     # a bias even when the weight is tied (CTRL)
+
+
+def attention_layer(f: ConfigReader, m: ModelType, hidden: int, shape: tuple[int, int, int, int],
+                    biases: tuple[bool, bool]) -> int:
+    """One Llama-style attention block: q/k/v/o ``H*n_q*d + H*n_kv*d + H*n_kv*d_v + n_q*d_v*H`` with the biases
+    ``(qkv, o)`` (q_proj doubled by an output gate with ``gated_q_proj``), plus ``n_q`` attention sinks or
+    per-head gate biases, Laguna's softplus gate ``H*n_q`` (per head) or ``H*n_q*d``, DiffLlama's 4 lambdas ``4*d``.
+    ``shape``: ``(n_q, n_kv, d, d_v)``."""
+    q = m.quirks
+    n_q, n_kv, d, dv = shape
+    qkv_bias, o_bias = biases
     attn = (linear(hidden, n_q * d * (2 if "gated_q_proj" in q else 1), qkv_bias)
             + linear(hidden, n_kv * d, qkv_bias) + linear(hidden, n_kv * dv, qkv_bias)
             + linear(n_q * dv, hidden, o_bias))
@@ -60,19 +105,13 @@ def llama_like(f: ConfigReader, t: Tally, head: bool = True) -> None:
         attn += hidden * (n_q if gating is True or gating == "per-head" else n_q * d)
     if "diff_lambdas" in q:
         attn += 4 * d  # lambda_q1, lambda_k1, lambda_q2, lambda_k2 (DiffLlamaAttention)
-    norm_bias = "layer_norm" in q or "norm_bias" in q
-    norm = 0 if "no_norm_weights" in q else (2 if norm_bias else 1) * hidden
-    has_linear = "gated_delta_net" in q or "lightning_attention" in q
-    kinds = linear_kinds(f, m, n_layers) if has_linear else ["attention"] * n_layers
-    n_attn = kinds.count("attention")
+    return attn
 
-    t.add("embedding", vocab * hidden)
-    if m.positions is not None:
-        t.add("embedding", (f.get_int("max_position_embeddings") + m.positions) * hidden)
-    t.add("attention", n_attn * attn)
-    if "swa_double_kv" in q:    # MiMo-V2-Flash sliding layers: another n_kv K/V heads and n_q sinks
-        n_swa = layer_types(f, m, n_layers).count("sliding_attention")
-        t.add("attention", n_swa * (linear(hidden, n_kv * d, qkv_bias) + linear(hidden, n_kv * dv, qkv_bias) + n_q))
+
+def qk_norms(f: ConfigReader, q: frozenset[str], n_q: int, n_kv: int, d: int, norm_bias: bool) -> int:
+    """The q/k norms of one attention layer: ``2*d`` (one RMSNorm over head_dim each, ``qk_norm``; Cohere's with
+    use_qk_norm), ``4*d`` as LayerNorms with bias (Persimmon, Phi), ``(n_q + n_kv)*d`` per head (StableLM's
+    per-head LayerNorms; OLMo 2's and Cohere's norms over every element of every head), else 0."""
     qk_norm = 2 * d if "qk_norm" in q else 0
     if "use_head_qk_norm" in q and f.get_bool("use_qk_norm", default=False):
         qk_norm = 2 * d
@@ -82,35 +121,30 @@ def llama_like(f: ConfigReader, t: Tally, head: bool = True) -> None:
         qk_norm = (n_q + n_kv) * d          # StableLmLayerNormPerHead: a LayerNorm (no bias) per head
     if "full_qk_norm" in q or ("use_qk_norm" in q and f.get_bool("use_qk_norm", default=False)):
         qk_norm = (n_q + n_kv) * d          # one weight per element of every head (OLMo 2, Cohere)
-    per_layer = 1 if "parallel_residual" in q and f.get_bool("use_parallel_residual") else m.norms_per_layer
-    t.add("norms", n_layers * per_layer * norm + norm + n_attn * qk_norm)
-    if n_attn < n_layers and "lightning_attention" in q:
-        # MiniMaxLightningAttention: qkv_proj H -> 3*n_q*d, out_proj n_q*d -> H, output_gate H -> n_q*d, norm n_q*d
-        t.add("attention", (n_layers - n_attn) * (hidden * 3 * n_q * d + n_q * d * hidden + hidden * n_q * d))
-        t.add("norms", (n_layers - n_attn) * n_q * d)
-    elif n_attn < n_layers:
+    return qk_norm
+
+
+def recurrent_layers(f: ConfigReader, t: Tally, q: frozenset[str], hidden: int, width: int, n: int) -> None:
+    """The ``n`` layers without softmax attention: MiniMax's lightning attention (qkv_proj ``H -> 3*D``, out_proj
+    ``D -> H``, output_gate ``H -> D``, norm ``D``; ``D = n_q*d`` = ``width``) with ``lightning_attention``, else
+    Qwen3-Next's gated DeltaNet (:func:`gated_delta_net`, in ``mixer``)."""
+    if "lightning_attention" in q:
+        t.add("attention", n * (hidden * 3 * width + width * hidden + hidden * width))
+        t.add("norms", n * width)
+    else:
         mixer, mixer_norm = gated_delta_net(f, hidden)
-        t.add("mixer", (n_layers - n_attn) * mixer)
-        t.add("norms", (n_layers - n_attn) * mixer_norm)
-    moe = moe_shape(f, m, hidden, n_layers)
-    n_moe = len(moe.layers) if moe else 0
-    if moe:
-        for _ in moe.layers:
-            t.add("mlp", moe.fixed)
-            t.add("norms", moe.norms)
-            t.experts(moe.per_expert, moe.n_experts, moe.top_k, moe.top_k_field)
-    if n_layers > n_moe:
-        width = "intermediate_size_mlp" if "dense_mlp_width" in q else m.mlp_width
-        inter = f.opt_int(width) or (4 * hidden if "mlp_4h" in q else f.get_int(width))
-        bias = flag(f, m.mlp_bias)
-        dense = (linear(hidden, inter, bias) + linear(inter, hidden, bias) if "layer_norm" in q or "plain_mlp" in q
-                 else gated_mlp(hidden, inter, bias))
-        t.add("mlp", (n_layers - n_moe) * dense)
-    if "sub_norms" in q:
-        t.add("norms", n_layers * (hidden + f.get_int(m.mlp_width)))   # attn_sub_norm, ffn_sub_norm (BitNet)
-    if "xielu" in q:
-        t.add("mlp", n_layers * 2)          # xIELU's alpha_p, alpha_n (Apertus)
-    if head:
-        lm_head(f, t, hidden, vocab)
-        if flag(f, m.head_bias):
-            t.add("lm_head", vocab)     # a bias even when the weight is tied (CTRL)
+        t.add("mixer", n * mixer)
+        t.add("norms", n * mixer_norm)
+
+
+def dense_mlp(f: ConfigReader, m: ModelType, hidden: int) -> int:
+    """One dense MLP: gate / up / down ``3*H*I`` (:func:`gated_mlp`), or up / down ``2*H*I`` with ``plain_mlp`` or
+    ``layer_norm``, biased per the entry's ``mlp_bias``; ``I`` from the entry's ``mlp_width`` field (Llama 4's
+    ``intermediate_size_mlp`` with ``dense_mlp_width``; ``4*H`` when absent with ``mlp_4h``)."""
+    q = m.quirks
+    width = "intermediate_size_mlp" if "dense_mlp_width" in q else m.mlp_width
+    inter = f.opt_int(width) or (4 * hidden if "mlp_4h" in q else f.get_int(width))
+    bias = flag(f, m.mlp_bias)
+    if "layer_norm" in q or "plain_mlp" in q:
+        return linear(hidden, inter, bias) + linear(inter, hidden, bias)
+    return gated_mlp(hidden, inter, bias)
