@@ -314,8 +314,10 @@ def _recurrent_states(r: ConfigReader, entry: ModelType, model_type: str,
     return entry.state_rule(r, _need(r, "hidden_size", None, "model width", assumed))
 
 
-def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
-                    assumed: list[str]) -> tuple[list[LayerSpec], list[str]]:
+def _decoder_types(r: ConfigReader, entry: ModelType, assumed: list[str]) -> tuple[int, list[str]]:
+    """(cache layers, their transformers layer types): the layer count (doubled for LongCat-Flash's attention pairs;
+    from the per-layer pattern when only that is given), the layer rule's types, looped layers repeated (Inkling
+    loop), Dory's cache layers; DeepSeek-V4's compressed layers refused."""
     n = r.opt_int("num_hidden_layers")
     if "attention_pairs" in entry.quirks:
         n = 2 * r.get_int("num_layers")     # two cache layers per decoder layer (LongCat-Flash)
@@ -349,6 +351,11 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
     if "recurrent_depth" in entry.quirks:     # Dory's halved (attention, mlp) pairs and per-loop caches
         types = dory_cache_types(r, types)
         n = len(types)
+    return n, types
+
+
+def _layer_kinds(r: ConfigReader, types: list[str]) -> tuple[list[str], dict[str, int]]:
+    """The kvcalc kind of each layer type, and the unknown types (first index each), read as full attention."""
     kinds = []
     unknown: dict[str, int] = {}
     for i, t in enumerate(types):
@@ -361,6 +368,13 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
             kind = "full"
         kinds.append(kind)
 
+    return kinds, unknown
+
+
+def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
+                    assumed: list[str]) -> tuple[list[LayerSpec], list[str]]:
+    n, types = _decoder_types(r, entry, assumed)
+    kinds, unknown = _layer_kinds(r, types)
     quirks: list[str] = []
     attn: AttentionCache | None = None
     if any(k in ("full", "sliding", "reference_sliding", "chunked", "hybrid", "hybrid_sliding", "cross")
