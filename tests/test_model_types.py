@@ -180,3 +180,17 @@ def test_listed_layer_types_are_required(name, field):
     with pytest.raises(ConfigError) as err:
         kvcalc.read_spec({"model_type": name, "num_hidden_layers": 6, "hidden_size": 64, "num_attention_heads": 4})
     assert err.value.field == field
+
+
+def test_typed_quirk_flags_name_registered_quirks():
+    """The typed quirk views of the family counters (LlamaQuirks, MoeQuirks) hold only quirks QUIRKS documents, and
+    read an entry's quirk strings as their flags (Qwen3-Next: gated DeltaNet, gated q_proj, q/k norms)."""
+    import dataclasses
+
+    from kvcalc.models.llama import LlamaQuirks
+    from kvcalc.models.model_type import quirk_flags
+    from kvcalc.models.moe import MoeQuirks
+    for cls in (LlamaQuirks, MoeQuirks):
+        assert {f.name for f in dataclasses.fields(cls)} <= set(QUIRKS), cls.__name__
+    flags = quirk_flags(LlamaQuirks, REGISTRY["qwen3_next"])
+    assert flags.gated_delta_net and flags.gated_q_proj and flags.qk_norm and not flags.plain_mlp

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ..config import ConfigReader
 from ..spec import AttentionCache, RecurrentState
@@ -213,3 +213,23 @@ class ModelType:
     head_bias: str | bool = False             # the flag (or fixed value) of lm_head's bias (kept when tied)
     expert_width: str | None = None           # the config field of a routed expert's width (None: the moe mode's)
     attribute_map: Mapping[str, str] = field(default_factory=lambda: EMPTY)  # the class's attribute_map
+
+
+_Flags = TypeVar("_Flags")
+
+
+def quirk_flags(cls: type[_Flags], entry: ModelType) -> _Flags:
+    """The typed view ``cls`` (a frozen dataclass of bool fields, one per quirk of :data:`QUIRKS` a family's counter
+    reads) of ``entry.quirks``: each field True when the entry names that quirk. A family's counter reads its
+    quirks as attributes, so a misspelt quirk is a type error, not a silent False.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Norms:
+    ...     qk_norm: bool = False
+    ...     norm_bias: bool = False
+    >>> quirk_flags(Norms, ModelType("toy", quirks=frozenset({"qk_norm"})))
+    Norms(qk_norm=True, norm_bias=False)
+    """
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{name: True for name in entry.quirks & names})

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..config import ConfigReader
 from ..errors import ConfigError
 from .blocks import flag, gated_mlp
-from .model_type import ModelType
+from .model_type import ModelType, quirk_flags
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,20 @@ _TOP_K = ("num_experts_per_tok", "moe_topk", "moe_k", "num_experts_per_token")
 
 
 _SHARED = ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts")
+
+
+@dataclass(frozen=True)
+class MoeQuirks:
+    """The departures from the Llama-style MoE block :func:`moe_shape` reads, one flag per quirk an entry names
+    (:data:`kvcalc.models.model_type.QUIRKS`)."""
+
+    expert_bias: bool = False
+    no_shared_experts: bool = False
+    router_score_bias: bool = False
+    shared_expert: bool = False
+    shared_expert_gate: bool = False
+    shared_experts: bool = False
+    sized_shared_expert: bool = False
 
 
 def moe_shape(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> MoeShape | None:
@@ -78,21 +92,22 @@ def moe_shape(f: ConfigReader, m: ModelType, hidden: int, n_layers: int) -> MoeS
     else:
         step, dense_only = f.get_int("decoder_sparse_step"), set(f.get_int_list("mlp_only_layers"))
         layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
+    mq = quirk_flags(MoeQuirks, m)
     fixed = n_exp * hidden
     per_expert = 3 * hidden * inter
     # shared experts: one gated MLP of n_shared x I_e
-    if (m.moe == "first_dense" and "no_shared_experts" not in m.quirks) or "shared_experts" in m.quirks:
+    if (m.moe == "first_dense" and not mq.no_shared_experts) or mq.shared_experts:
         fixed += gated_mlp(hidden, inter * f.get_int(*_SHARED, minimum=0), flag(f, m.mlp_bias))
-    if "router_score_bias" in m.quirks:
+    if mq.router_score_bias:
         fixed += n_exp
-    if "expert_bias" in m.quirks:
+    if mq.expert_bias:
         fixed += n_exp
         per_expert += 2 * inter + hidden
-    elif "shared_expert_gate" in m.quirks:
+    elif mq.shared_expert_gate:
         fixed += gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", minimum=0)) + hidden
-    elif "shared_expert" in m.quirks:
+    elif mq.shared_expert:
         fixed += gated_mlp(hidden, inter)
-    elif "sized_shared_expert" in m.quirks:
+    elif mq.sized_shared_expert:
         fixed += gated_mlp(hidden, f.get_int("shared_expert_intermediate_size", "shared_intermediate_size",
                                               "share_expert_dim", minimum=0))
     return MoeShape(tuple(layers), n_exp, f.opt_int(*_TOP_K), per_expert, fixed, f.field_name(*_TOP_K))
