@@ -183,14 +183,17 @@ def test_listed_layer_types_are_required(name, field):
 
 
 def test_typed_quirk_flags_name_registered_quirks():
-    """The typed quirk views of the family counters (LlamaQuirks, MoeQuirks) hold only quirks QUIRKS documents, and
+    """The typed quirk views of the spec reader and the family counters hold only quirks QUIRKS documents, and
     read an entry's quirk strings as their flags (Qwen3-Next: gated DeltaNet, gated q_proj, q/k norms)."""
     import dataclasses
 
+    from kvcalc.architectures import CacheQuirks
+    from kvcalc.models.deepseek import DeepseekQuirks
     from kvcalc.models.llama import LlamaQuirks
     from kvcalc.models.model_type import quirk_flags
     from kvcalc.models.moe import MoeQuirks
-    for cls in (LlamaQuirks, MoeQuirks):
+    from kvcalc.models.seq2seq import Seq2SeqQuirks
+    for cls in (CacheQuirks, DeepseekQuirks, LlamaQuirks, MoeQuirks, Seq2SeqQuirks):
         assert {f.name for f in dataclasses.fields(cls)} <= set(QUIRKS), cls.__name__
     flags = quirk_flags(LlamaQuirks, REGISTRY["qwen3_next"])
     assert flags.gated_delta_net and flags.gated_q_proj and flags.qk_norm and not flags.plain_mlp

@@ -66,12 +66,6 @@ def mlp2(n_in: int, n_out: int, bias: bool = True) -> int:
     return linear(n_in, n_out, bias) + linear(n_out, n_out, bias)
 
 
-def quirks_of(f: ConfigReader) -> frozenset[str]:
-    entry = lookup(f.model_type)
-    assert entry is not None, f.model_type
-    return entry.quirks
-
-
 def width_of(f: ConfigReader, width_field: str, heads_field: str) -> int:
     """``width_field``, checked to divide into ``heads_field`` heads."""
     d, heads = f.get_int(width_field), f.get_int(heads_field)

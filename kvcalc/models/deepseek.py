@@ -12,14 +12,27 @@ key-value heads, ``d`` head dim, ``E`` routed experts, ``k`` experts per token. 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from ..config import ConfigReader, hidden_per_head
 from ..errors import ConfigError, UnsupportedError
 from .blocks import attention_heads, flag, gated_mlp, linear, lm_head, registry_entry
 from .counts import Tally
+from .model_type import quirk_flags
 from .moe import sparse_layers
 from .subconfigs import sub_config
 from .wrappers import own_text_wrapper
+
+
+@dataclass(frozen=True)
+class DeepseekQuirks:
+    """The departures from DeepSeek-V3's MLA + MoE layout :func:`deepseek` reads, one flag per quirk an entry
+    names (:data:`kvcalc.models.model_type.QUIRKS`)."""
+
+    dense_mla: bool = False
+    dsa_indexer: bool = False
+    moe_post_norm: bool = False
+    shared_indexer: bool = False
 
 
 def deepseek(f: ConfigReader, t: Tally) -> None:
@@ -55,11 +68,11 @@ def deepseek(f: ConfigReader, t: Tally) -> None:
     t.add("embedding", vocab * hidden)
     t.add("attention", n_layers * attn)
     t.add("norms", n_layers * norms + hidden)
-    q = registry_entry(f).quirks
+    q = quirk_flags(DeepseekQuirks, registry_entry(f))
     mlp_bias = flag(f, registry_entry(f).mlp_bias)
     dense_first = registry_entry(f).dense_first
-    n_dense = n_layers if "dense_mla" in q else n_layers - len(sparse_layers(f, n_layers, dense_first))
-    if "dsa_indexer" in q:
+    n_dense = n_layers if q.dense_mla else n_layers - len(sparse_layers(f, n_layers, dense_first))
+    if q.dsa_indexer:
         # DeepSeek sparse-attention indexer per layer: wq_b r_q -> n_i*d_i, wk H -> d_i, k_norm LayerNorm
         # 2*d_i, weights_proj H -> n_i (DeepseekV32Indexer); GLM-MoE-DSA builds it only on its "full"
         # indexer_types layers ("shared" layers reuse another layer's top-k)
@@ -71,7 +84,7 @@ def deepseek(f: ConfigReader, t: Tally) -> None:
                 if kind not in ("full", "shared"):
                     raise ConfigError(f"{f.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
             n_idx = kinds.count("full") + max(n_layers - len(kinds), 0)
-        elif "shared_indexer" in q:     # HYV4Config's default indexer_types: "full" at 0, 1, 5, 9, ...
+        elif q.shared_indexer:     # HYV4Config's default indexer_types: "full" at 0, 1, 5, 9, ...
             n_idx = sum(1 for i in range(n_layers) if i == 0 or (i - 1) % 4 == 0)
         elif f.has("index_topk_pattern", "index_topk_freq"):
             raise UnsupportedError("index_topk_pattern / index_topk_freq without indexer_types: kvcalc does not "
@@ -87,7 +100,7 @@ def deepseek(f: ConfigReader, t: Tally) -> None:
         top_k = f.opt_int("num_experts_per_tok")
         for _ in range(n_layers - n_dense):
             t.add("mlp", n_exp * hidden + gated_mlp(hidden, exp_inter * shared, mlp_bias))
-            if "moe_post_norm" in q:
+            if q.moe_post_norm:
                 t.add("norms", hidden)
             t.experts(3 * hidden * exp_inter, n_exp, top_k, f.field_name("num_experts_per_tok"))
     lm_head(f, t, hidden, vocab)

@@ -13,15 +13,39 @@ encoder / decoder layers, ``P`` max_position_embeddings. A linear layer ``a -> b
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from ..config import ConfigReader, hidden_per_head
 from ..errors import ConfigError, UnsupportedError
-from .blocks import linear, quirks_of, registry_entry, width, width_of
+from .blocks import linear, registry_entry, width, width_of
 from .classic_decoders import gpt2
 from .counts import Decoder, Tally
+from .model_type import quirk_flags
 from .registry.seq2seq import VIT_DEFAULTS
 from .subconfigs import wrapper_sub
 from .vision_towers import got_ocr2_vision, pair, siglip_vision, vit_layers
+
+
+@dataclass(frozen=True)
+class Seq2SeqQuirks:
+    """The departures from the T5 / BART layouts this module's counters read, one flag per quirk an entry
+    names (:data:`kvcalc.models.model_type.QUIRKS`)."""
+
+    final_layer_norm: bool = False
+    fsmt_embeddings: bool = False
+    global_tokens: bool = False
+    layernorm_embedding: bool = False
+    led_positions: bool = False
+    longformer_global: bool = False
+    marian_embeddings: bool = False
+    mvp_prompts: bool = False
+    no_attention_bias: bool = False
+    positions_buffer: bool = False
+    positions_offset_2: bool = False
+    positions_pad_offset: bool = False
+    relative_bias_every_layer: bool = False
+    transient_global: bool = False
+    use_bias: bool = False
 
 
 def t5(f: ConfigReader, t: Tally) -> None:
@@ -46,10 +70,10 @@ def t5(f: ConfigReader, t: Tally) -> None:
     gated = f.get_bool("is_gated_act") if f.has("is_gated_act") else parts[0] == "gated"
     ff = (3 if gated else 2) * d_model * d_ff
     attn = 4 * d_model * heads * d_kv
-    q = registry_entry(f).quirks
+    q = quirk_flags(Seq2SeqQuirks, registry_entry(f))
     # UMT5: a relative bias in every self-attention layer; LongT5 transient-global: + a global one (block 0)
-    n_bias = n_enc + n_dec if "relative_bias_every_layer" in q else 2
-    tglobal = "transient_global" in q and f.get_str("encoder_attention_type") == "transient-global"
+    n_bias = n_enc + n_dec if q.relative_bias_every_layer else 2
+    tglobal = q.transient_global and f.get_str("encoder_attention_type") == "transient-global"
     t.add("embedding", vocab * d_model)
     t.add("attention", (n_enc + 2 * n_dec) * attn + (n_bias + tglobal) * buckets * heads)
     t.add("mlp", (n_enc + n_dec) * ff)
@@ -162,7 +186,7 @@ def pp_formulanet(f: ConfigReader, t: Tally) -> None:
     t.add("lm_head", vocab * d)
 
 
-def _positions(f: ConfigReader, q: frozenset[str], d: int) -> tuple[int, int]:
+def _positions(f: ConfigReader, q: Seq2SeqQuirks, d: int) -> tuple[int, int]:
     """(encoder, decoder) position-table parameters.
 
     Learned tables (``BartLearnedPositionalEmbedding``, modeling_bart.py) hold ``(P + 2) * d`` (an offset of
@@ -171,19 +195,19 @@ def _positions(f: ConfigReader, q: frozenset[str], d: int) -> tuple[int, int]:
     tables are ``nn.Embedding`` parameters of ``P * d``; FSMT's ``SinusoidalPositionalEmbedding`` has
     ``P + pad_token_id + 1`` rows; M2M100's and PEGASUS-X's sinusoidal tables are buffers (0).
     """
-    if "positions_buffer" in q:
+    if q.positions_buffer:
         return 0, 0
-    if "led_positions" in q:
+    if q.led_positions:
         return (f.get_int("max_encoder_position_embeddings") * d, f.get_int("max_decoder_position_embeddings") * d)
     rows = f.get_int("max_position_embeddings")
-    if "positions_offset_2" in q:
+    if q.positions_offset_2:
         rows += 2
-    elif "positions_pad_offset" in q:
+    elif q.positions_pad_offset:
         rows += f.get_int("pad_token_id", minimum=0) + 1
     return rows * d, rows * d
 
 
-def _embeddings(f: ConfigReader, t: Tally, q: frozenset[str], d: int) -> None:
+def _embeddings(f: ConfigReader, t: Tally, q: Seq2SeqQuirks, d: int) -> None:
     """Token tables and lm_head. transformers 5 ties them only with ``tie_word_embeddings``
     (``PreTrainedModel.tie_weights`` applies ``_tied_weights_keys`` then), else each is its own tensor.
 
@@ -198,7 +222,7 @@ def _embeddings(f: ConfigReader, t: Tally, q: frozenset[str], d: int) -> None:
     """
     tied = f.get_bool("tie_word_embeddings")
     t.tied = tied
-    if "fsmt_embeddings" in q:
+    if q.fsmt_embeddings:
         src, tgt = f.get_int("src_vocab_size"), f.get_int("tgt_vocab_size")
         if f.has("vocab_size") and f.get_int("vocab_size") != tgt:  # FSMTConfig.attribute_map: the same field
             raise ConfigError(f.field_name("vocab_size"), f.get_int("vocab_size"),
@@ -210,7 +234,7 @@ def _embeddings(f: ConfigReader, t: Tally, q: frozenset[str], d: int) -> None:
         t.add("other", 0 if tied else tgt * d)   # decoder.output_projection (FSMT's lm_head, not named lm_head)
         return
     vocab = f.get_int("vocab_size")
-    if "marian_embeddings" in q:
+    if q.marian_embeddings:
         dec = f.get_int("decoder_vocab_size", default=vocab)
         if f.get_bool("share_encoder_decoder_embeddings"):
             t.add("embedding", vocab * d if tied else (2 * vocab + dec) * d)
@@ -249,33 +273,33 @@ def bart(f: ConfigReader, t: Tally) -> None:
     bigbird_pegasus) and a final ``layer_norm`` ``2d`` (mbart, pegasus, pegasus_x, blenderbot, m2m_100).
     Positions: :func:`_positions`; tables and lm_head: :func:`_embeddings`; ``final_logits_bias`` is a buffer.
     """
-    q = quirks_of(f)
+    q = quirk_flags(Seq2SeqQuirks, registry_entry(f))
     d = width(f, "encoder_attention_heads")
     width(f, "decoder_attention_heads")
     n_enc, n_dec = f.get_int("encoder_layers", minimum=0), f.get_int("decoder_layers", minimum=0)
     ffn_enc, ffn_dec = f.get_int("encoder_ffn_dim"), f.get_int("decoder_ffn_dim")
-    if "no_attention_bias" in q:
+    if q.no_attention_bias:
         enc_bias = dec_bias = False
-    elif "use_bias" in q:
+    elif q.use_bias:
         enc_bias = dec_bias = f.get_bool("use_bias")
     else:
         enc_bias = dec_bias = True
     attn_enc, attn_dec = 4 * linear(d, d, enc_bias), 4 * linear(d, d, dec_bias)
-    if "longformer_global" in q:
+    if q.longformer_global:
         attn_enc += 3 * linear(d, d, True)
     ln = 2 * d
-    stack_norms = (ln if "layernorm_embedding" in q else 0) + (ln if "final_layer_norm" in q else 0)
-    enc_norms = 2 * ln + (ln if "global_tokens" in q else 0)
+    stack_norms = (ln if q.layernorm_embedding else 0) + (ln if q.final_layer_norm else 0)
+    enc_norms = 2 * ln + (ln if q.global_tokens else 0)
     pos_enc, pos_dec = _positions(f, q, d)
     _embeddings(f, t, q, d)
     t.add("embedding", pos_enc + pos_dec)
-    if "global_tokens" in q:
+    if q.global_tokens:
         t.add("other", f.get_int("num_global_tokens") * d)   # encoder.embed_global
     t.add("attention", n_enc * attn_enc + n_dec * 2 * attn_dec)
     t.add("mlp", n_enc * (linear(d, ffn_enc, True) + linear(ffn_enc, d, True))
           + n_dec * (linear(d, ffn_dec, True) + linear(ffn_dec, d, True)))
     t.add("norms", n_enc * enc_norms + n_dec * 3 * ln + 2 * stack_norms)
-    if "mvp_prompts" in q:
+    if q.mvp_prompts:
         t.add("other", _mvp_prompts(f, d))
 
 
