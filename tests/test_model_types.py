@@ -188,12 +188,17 @@ def test_typed_quirk_flags_name_registered_quirks():
     import dataclasses
 
     from kvcalc.architectures import CacheQuirks
+    from kvcalc.models.classic_decoders import ClassicQuirks
     from kvcalc.models.deepseek import DeepseekQuirks
+    from kvcalc.models.gemma import GemmaQuirks
+    from kvcalc.models.hybrids import HybridQuirks
     from kvcalc.models.llama import LlamaQuirks
     from kvcalc.models.model_type import quirk_flags
     from kvcalc.models.moe import MoeQuirks
     from kvcalc.models.seq2seq import Seq2SeqQuirks
-    for cls in (CacheQuirks, DeepseekQuirks, LlamaQuirks, MoeQuirks, Seq2SeqQuirks):
+    from kvcalc.models.ssm import SsmQuirks
+    for cls in (CacheQuirks, ClassicQuirks, DeepseekQuirks, GemmaQuirks, HybridQuirks, LlamaQuirks, MoeQuirks,
+                Seq2SeqQuirks, SsmQuirks):
         assert {f.name for f in dataclasses.fields(cls)} <= set(QUIRKS), cls.__name__
     flags = quirk_flags(LlamaQuirks, REGISTRY["qwen3_next"])
     assert flags.gated_delta_net and flags.gated_q_proj and flags.qk_norm and not flags.plain_mlp

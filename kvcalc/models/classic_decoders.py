@@ -12,11 +12,21 @@ key-value heads, ``d`` head dim, ``E`` routed experts, ``k`` experts per token. 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..config import ConfigReader, head_dim_or_derived, hidden_per_head
 from ..errors import ConfigError, UnsupportedError
 from .blocks import attention_heads, gated_mlp, linear, lm_head, registry_entry
 from .counts import Tally
+from .model_type import quirk_flags
+
+
+@dataclass(frozen=True)
+class ClassicQuirks:
+    """The quirks the classic decoders' counters read, one flag per quirk an entry names
+    (:data:`kvcalc.models.model_type.QUIRKS`)."""
+
+    multi_query: bool = False
 
 
 def gpt2(f: ConfigReader, t: Tally) -> None:
@@ -30,7 +40,7 @@ def gpt2(f: ConfigReader, t: Tally) -> None:
     heads = f.get_int("num_attention_heads")
     d = hidden_per_head(f, hidden, heads)
     inter = f.opt_int("intermediate_size") or 4 * hidden
-    multi_query = "multi_query" in registry_entry(f).quirks and f.get_bool("multi_query")
+    multi_query = quirk_flags(ClassicQuirks, registry_entry(f)).multi_query and f.get_bool("multi_query")
     kv_dim = (1 if multi_query else heads) * d
     attn = linear(hidden, hidden + 2 * kv_dim, True) + linear(hidden, hidden, True)
     norms = 4 * hidden

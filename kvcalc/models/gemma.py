@@ -12,6 +12,7 @@ key-value heads, ``d`` head dim, ``E`` routed experts, ``k`` experts per token. 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..architectures import layer_types
@@ -20,9 +21,18 @@ from ..errors import ConfigError, UnsupportedError
 from .blocks import attention_heads, gated_mlp, linear, lm_head, registry_entry
 from .counts import Tally
 from .llama import llama_like
+from .model_type import quirk_flags
 from .subconfigs import sub_config, typed_sub, wrapper_sub
 from .vision_towers import siglip_vision
 from .wrappers import count_wrapper
+
+
+@dataclass(frozen=True)
+class GemmaQuirks:
+    """The quirks the Gemma counters read, one flag per quirk an entry names
+    (:data:`kvcalc.models.model_type.QUIRKS`)."""
+
+    no_per_layer_inputs: bool = False
 
 
 def gemma4_text(f: ConfigReader, t: Tally) -> None:
@@ -55,7 +65,7 @@ def gemma4_text(f: ConfigReader, t: Tally) -> None:
     first_reuse = _kv_reuse_start(f, kinds)
     bias, k_eq_v = f.get_bool("attention_bias"), f.get_bool("attention_k_eq_v")
     inter, double = f.get_int("intermediate_size"), f.get_bool("use_double_wide_mlp")
-    plain = "no_per_layer_inputs" in m.quirks
+    plain = quirk_flags(GemmaQuirks, m).no_per_layer_inputs
     per_layer = 0 if plain else f.opt_int("hidden_size_per_layer_input", minimum=0) or 0
     moe = not plain and f.get_bool("enable_moe_block")
     t.add("embedding", vocab * hidden)

@@ -11,6 +11,8 @@ key-value heads, ``d`` head dim, ``E`` routed experts, ``k`` experts per token. 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..architectures import layer_types
 from ..config import ConfigReader, head_dim_or_derived, hidden_per_head
 from ..errors import ConfigError
@@ -18,11 +20,25 @@ from .blocks import attention_heads, gated_mlp, linear, lm_head, registry_entry
 from .counts import Tally
 from .linear_attention import glm5_indexed, mla_attention
 from .llama import llama_like
+from .model_type import quirk_flags
 from .moe import moe_shape
 from .registry import typed
 from .state_rules import kda_dims, olmo_hybrid_linear
 from .subconfigs import sub_config, typed_sub
 from .vision_towers import glm_merger
+
+
+@dataclass(frozen=True)
+class HybridQuirks:
+    """The quirks the hybrid counters read, one flag per quirk an entry names
+    (:data:`kvcalc.models.model_type.QUIRKS`)."""
+
+    glm5_next_hc: bool = False
+    kda_from_attention: bool = False
+    kda_full_gates: bool = False
+    lfm3_attention: bool = False
+    loop_passes: bool = False
+    mla_head_gate: bool = False
 
 
 def lfm2(f: ConfigReader, t: Tally, head: bool = True) -> None:
@@ -41,7 +57,7 @@ def lfm2(f: ConfigReader, t: Tally, head: bool = True) -> None:
     m = registry_entry(f)
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     kinds = layer_types(f, m, n_layers)
-    lfm3 = "lfm3_attention" in m.quirks
+    lfm3 = quirk_flags(HybridQuirks, m).lfm3_attention
     for i, kind in enumerate(kinds):
         if kind not in ("full_attention", "conv") and not (lfm3 and kind == "sliding_attention"):
             raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or conv"
@@ -162,7 +178,7 @@ def inkling2_text(f: ConfigReader, t: Tally) -> None:
         t.add("mlp", n_exp * hidden + hidden + hidden * kernel)     # router, mlp_input, post_mlp_convolution
         t.experts(3 * hidden * exp_inter, n_exp, top_k, f.field_name("num_experts_per_tok"))
         t.add("norms", (2 if sliding else 4) * hidden)
-    if "loop_passes" in m.quirks:
+    if quirk_flags(HybridQuirks, m).loop_passes:
         # Inkling2LoopSliding/FullLoopDecoderLayer: four Inkling2LoopMessageGate (down_proj 2H -> r, forget and
         # message gate projections r -> H) per loop layer; Inkling2LoopMessageAttentionResidual: 4 queries of H each
         start, end = f.get_int("loop_layer_index_start", minimum=0), f.get_int("loop_layer_index_end")
@@ -225,19 +241,19 @@ def kda_hybrid(f: ConfigReader, t: Tally, head: bool = True) -> None:
     m = registry_entry(f)
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     n = f.get_int("num_attention_heads")
-    glm5 = "glm5_next_hc" in m.quirks
+    glm5 = quirk_flags(HybridQuirks, m).glm5_next_hc
     kinds = layer_types(f, m, n_layers)
     for i, kind in enumerate(kinds):
         if kind not in ("full_attention", "linear_attention") and not (glm5 and kind == "indexed_attention"):
             raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be full_attention or linear_attention"
                               + (" or indexed_attention" if glm5 else ""))
     n_full = n_layers - kinds.count("linear_attention")
-    heads, d, kernel = kda_dims(f, "kda_from_attention" in registry_entry(f).quirks)
+    heads, d, kernel = kda_dims(f, quirk_flags(HybridQuirks, registry_entry(f)).kda_from_attention)
     qkv = heads * d
-    gates = 2 * hidden * qkv if "kda_full_gates" in m.quirks else 2 * (hidden * d + d * qkv)
+    gates = 2 * hidden * qkv if quirk_flags(HybridQuirks, m).kda_full_gates else 2 * (hidden * d + d * qkv)
     kda = 3 * hidden * qkv + 3 * qkv * kernel + hidden * heads + qkv * hidden + qkv + heads + gates
     mla, mla_norms = mla_attention(f, hidden, n)
-    if "mla_head_gate" in m.quirks:
+    if quirk_flags(HybridQuirks, m).mla_head_gate:
         mla += hidden * n
     t.add("embedding", vocab * hidden)
     t.add("attention", n_full * mla + (n_layers - n_full) * kda)    # KDA is the layer's self_attn module

@@ -11,13 +11,25 @@ key-value heads, ``d`` head dim, ``E`` routed experts, ``k`` experts per token. 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..architectures import layer_types
 from ..config import ConfigReader, head_dim_or_derived, hidden_per_head
 from ..dtypes import ceil_div
 from ..errors import ConfigError
 from .blocks import attention_heads, flag, gated_mlp, linear, lm_head, registry_entry
 from .counts import Tally
+from .model_type import quirk_flags
 from .moe import moe_shape
+
+
+@dataclass(frozen=True)
+class SsmQuirks:
+    """The quirks the state-space counters read, one flag per quirk an entry names
+    (:data:`kvcalc.models.model_type.QUIRKS`)."""
+
+    falcon_h1_mixer: bool = False
+    zamba2_blocks: bool = False
 
 
 def mamba(f: ConfigReader, t: Tally) -> None:
@@ -88,7 +100,7 @@ def mamba2_hybrid(f: ConfigReader, t: Tally) -> None:
             raise ConfigError(f"{f.path}layer_types[{i}]", kind, "must be mamba / linear_attention or attention")
     n_attn = sum(kind in ("attention", "full_attention", "hybrid") for kind in kinds)
     n_mixer = sum(kind in ("mamba", "linear_attention", "hybrid") for kind in kinds)
-    falcon = "falcon_h1_mixer" in m.quirks
+    falcon = quirk_flags(SsmQuirks, m).falcon_h1_mixer
     n_q, n_kv = attention_heads(f)
     d = head_dim_or_derived(f, hidden, n_q)
     bias = f.get_bool("attention_bias")
@@ -246,7 +258,7 @@ def zamba(f: ConfigReader, t: Tally) -> None:
     own block, adapters included. Final norm ``H``; lm_head ``V*H`` unless tied (default tied).
     """
     m = registry_entry(f)
-    zamba2 = "zamba2_blocks" in m.quirks
+    zamba2 = quirk_flags(SsmQuirks, m).zamba2_blocks
     vocab, hidden, n_layers = f.get_int("vocab_size"), f.get_int("hidden_size"), f.get_int("num_hidden_layers")
     kinds = [_LEGACY_LAYER_TYPES.get(k, k) for k in layer_types(f, m, n_layers)]
     for i, kind in enumerate(kinds):
