@@ -33,11 +33,20 @@ def attention_heads(f: ConfigReader) -> tuple[int, int]:
 
 
 def linear(n_in: int, n_out: int, bias: bool = False) -> int:
+    """A linear layer ``n_in -> n_out``: ``n_in*n_out`` weights, plus ``n_out`` with a bias.
+
+    >>> linear(4096, 1024), linear(4096, 1024, bias=True)      # Llama-2-7B-sized k_proj; with a bias (Qwen2)
+    (4194304, 4195328)
+    """
     return n_in * n_out + (n_out if bias else 0)
 
 
 def gated_mlp(hidden: int, inter: int, bias: bool = False) -> int:
-    """gate, up: ``H -> I``; down: ``I -> H`` (Phi-3's fused gate_up has the same count)."""
+    """gate, up: ``H -> I``; down: ``I -> H`` (Phi-3's fused gate_up has the same count): ``3*H*I``.
+
+    >>> gated_mlp(4096, 11008)        # one Llama-2-7B MLP: 3 x 4096 x 11008
+    135266304
+    """
     return 2 * linear(hidden, inter, bias) + linear(inter, hidden, bias)
 
 
@@ -52,12 +61,20 @@ def flag(f: ConfigReader, flag: str | bool) -> bool:
 
 
 def conv3d(n_in: int, n_out: int, kt: int, kh: int, kw: int) -> int:
-    """A Conv3d with bias: ``n_in*n_out*kt*kh*kw + n_out``."""
+    """A Conv3d with bias: ``n_in*n_out*kt*kh*kw + n_out``.
+
+    >>> conv3d(3, 1280, 2, 14, 14)    # Qwen2-VL's patch embedding shape (2 frames x 14 x 14), with a bias
+    1506560
+    """
     return n_in * n_out * kt * kh * kw + n_out
 
 
 def conv2d(n_in: int, n_out: int, kernel: int = 3) -> int:
-    """A biased 2D convolution ``n_in -> n_out`` with a ``kernel x kernel`` window."""
+    """A biased 2D convolution ``n_in -> n_out`` with a ``kernel x kernel`` window: ``k*k*n_in*n_out + n_out``.
+
+    >>> conv2d(64, 128), conv2d(64, 128, kernel=1)
+    (73856, 8320)
+    """
     return kernel * kernel * n_in * n_out + n_out
 
 

@@ -190,6 +190,10 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
 
     Raises :class:`ConfigError` for unusable fields and :class:`UnsupportedError` for model types
     whose modules are not counted here (see :data:`SUPPORTED_MODEL_TYPES`): no estimate is ever guessed.
+
+    >>> count = count_params({"model_type": "llama"})   # LlamaConfig's defaults: the Llama-2-7B shape
+    >>> count.total, count.embedding, count.lm_head     # 6.74 B, as Meta's model card; V*H = 32000 * 4096 twice
+    (6738415616, 131072000, 131072000)
     """
     top = ConfigReader(config)
     model_type = top.opt_str("model_type")

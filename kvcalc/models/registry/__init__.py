@@ -101,7 +101,11 @@ REGISTRY: Mapping[str, ModelType] = index_entries(ENTRIES)
 
 
 def lookup(model_type: str) -> ModelType | None:
-    """The entry for ``model_type`` with ``same_as`` followed (``kimi_k2`` -> ``deepseek_v3``); None if unknown."""
+    """The entry for ``model_type`` with ``same_as`` followed (``kimi_k2`` -> ``deepseek_v3``); None if unknown.
+
+    >>> lookup("kimi_k2").name, lookup("gemma3n").params, lookup("no_such_type")
+    ('deepseek_v3', 'gemma3n', None)
+    """
     entry = REGISTRY.get(model_type)
     while entry is not None and entry.same_as is not None:
         entry = REGISTRY.get(entry.same_as)
