@@ -9,9 +9,11 @@ lm_head: tower + projector). Configs kvcalc cannot count are refused with a type
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import json
+import sys
 from typing import Any
 from unittest import mock
 
@@ -20,7 +22,8 @@ from hf_reference import meta_model
 from paths import ROOT
 
 from kvcalc.errors import ConfigError, UnsupportedError
-from kvcalc.model_types import ModelType, lookup
+from kvcalc.models.model_type import ModelType
+from kvcalc.models.registry import lookup
 from kvcalc.params import ParamCount, count_params
 
 with open(f"{ROOT}/tests/fixtures/transformers_5_24_coverage.json", encoding="utf-8") as _f:
@@ -168,7 +171,10 @@ def _count(cfg: dict[str, Any]) -> ParamCount:
     patched = dataclasses.replace(entry, params="multimodal")
     def patched_lookup(mt: str) -> ModelType | None:
         return patched if mt == patched.name else lookup(mt)
-    with mock.patch("kvcalc.params.lookup", patched_lookup), mock.patch("kvcalc.params_vision.lookup", patched_lookup):
+    readers = [m for name, m in sys.modules.items() if name.startswith("kvcalc.models.") and hasattr(m, "lookup")]
+    with contextlib.ExitStack() as patches:
+        for module in readers:
+            patches.enter_context(mock.patch.object(module, "lookup", patched_lookup))
         return count_params(cfg)
 
 
