@@ -43,6 +43,7 @@ TIERS: dict[str, str] = {
     "test_params_pd": "fast",
     "test_golden_plans": "fast",
     "test_doctests": "fast",
+    "test_startup_log": "fast", "test_startup_log_calibration": "fast",
 }
 
 

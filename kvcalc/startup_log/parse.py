@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cache
 
 from kvcalc.startup_log import llama_cpp, sglang, tensorrt_llm, vllm
 from kvcalc.startup_log.rules import Rule, apply
@@ -22,6 +24,16 @@ class EngineFormats:
     expected: tuple[tuple[tuple[str, ...], str], ...]
     signatures: tuple[str, ...]
 
+    @property
+    def any_marker(self) -> re.Pattern[str]:
+        """One pattern for all the engine's literal markers: lines without any are skipped quickly."""
+        return _markers(self.name, tuple(r.marker for r in self.rules + self.version_rules))
+
+
+@cache
+def _markers(_name: str, markers: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(m) for m in sorted(set(markers), key=len, reverse=True)))
+
 
 ENGINES: tuple[EngineFormats, ...] = tuple(
     EngineFormats(name, m.RULES, m.VERSION_RULES, m.EXPECTED, m.SIGNATURES)
@@ -35,7 +47,10 @@ def _read(formats: EngineFormats, lines: list[CleanLine]) -> tuple[list[LogLine]
     used: set[int] = set()
     version: LogLine | None = None
     seen: set[tuple[str, int]] = set()
+    any_marker = formats.any_marker
     for i, line in enumerate(lines):
+        if not line.text or any_marker.search(line.text) is None:
+            continue
         following = lines[i + 1] if i + 1 < len(lines) else None
         for rule in formats.rules:
             got = apply(rule, line, following)

@@ -23,7 +23,7 @@ RULES: tuple[Rule, ...] = (
         "load_end",
         "Load weight end. ",
         rf"Load weight end\. (?:elapsed=(?P<load_s>{NUM}) s, )?type=(?P<arch>[A-Za-z0-9_]"
-        rf"{{1,80}}), dtype=(?P<dtype>[a-z0-9_.]{{1,40}}), avail mem=(?P<free_after_load>{NUM}) GB, mem usage="
+        rf"{{1,80}})(?:, dtype=(?P<dtype>[a-z0-9_.]{{1,40}}))?, avail mem=(?P<free_after_load>{NUM}) GB, mem usage="
         rf"(?P<weights>{NUM}) GB",
         (("load_s", "s"), ("arch", "text"), ("dtype", "text"), ("free_after_load", "GB"), ("weights", "GB")),
         "model_runner.py load_model",
