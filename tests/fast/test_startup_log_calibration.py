@@ -1,0 +1,241 @@
+"""Calibrated plans against the public startup logs they were calibrated from.
+
+A log's measured lines become ``kvcalc plan`` flags (kvcalc.startup_log.calibration_flags); the plan run
+in-process through ``kvcalc.cli.main([... "--json"])`` must then print the log's own KV lines exactly:
+vLLM's "GPU KV cache size: N tokens" and "Maximum concurrency for L tokens per request: X.XXx",
+SGLang's "KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB", TensorRT-LLM's "Allocated
+X GiB for max tokens in paged KV cache (N)". What-ifs at other max_model_len values for the same KV
+memory follow vLLM 0.33's arithmetic, checked first against vLLM's own outputs in
+tests/fixtures/vllm_0_33_oracle.json. Logs of another model are recognised from their KV figures.
+"""
+from __future__ import annotations
+
+import json
+from math import ceil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from paths import ROOT
+
+from kvcalc.catalog import bundled_config
+from kvcalc.cli import build_parser, main
+from kvcalc.startup_log import (
+    calibration_argv,
+    calibration_flags,
+    check_model,
+    parse_startup_log,
+    predicted_vs_observed,
+    vllm_block_bytes,
+)
+
+LOGS = Path(ROOT) / "tests" / "fixtures" / "startup_logs"
+ORACLE = json.loads((Path(ROOT) / "tests" / "fixtures" / "vllm_0_33_oracle.json").read_text(encoding="utf-8"))
+BIG_GPU = ["--gpu-mem-gib", "1024"]      # room for any pool: the log's own token count then sets it
+
+# (log, bundled config with the logged model's geometry, tensor parallel size; why that config)
+VLLM = [
+    ("vllm__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", 1),       # Instruct = base geometry
+    ("vllm__llama-3.1-8b-instruct__2.log", "meta-llama/Llama-3.1-8B", 1),
+    ("vllm__llama-3.1-70b-instruct-w8a8__1.log", "meta-llama/Llama-3.1-70B", 1),  # w8a8 weights, bf16 KV
+    ("vllm__qwen3-30b-a3b__1.log", "Qwen/Qwen3-30B-A3B", 4),                    # SOURCES.csv: inferred model, -tp 4
+    ("vllm__qwen3-235b-a22b-fp8__1.log", "Qwen/Qwen3-235B-A22B", 4),            # FP8 weights, bf16 KV
+]
+SGLANG = [
+    ("sglang__qwq-32b__1.log", "Qwen/Qwen2.5-32B", 4),
+    ("sglang__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", 1),
+    ("sglang__qwen3-0.6b__1.log", "Qwen/Qwen3-0.6B", 1),
+    ("sglang__qwen3-0.6b__2.log", "Qwen/Qwen3-0.6B", 1),
+    ("sglang__qwen3-235b-a22b-fp8__1.log", "Qwen/Qwen3-235B-A22B", 4),
+    ("sglang__qwen3-30b-a3b-instruct__1.log", "Qwen/Qwen3-30B-A3B", 1),
+]
+TRTLLM = [     # (log, config, extra flags the source states but the log does not)
+    ("tensorrt_llm__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", ["--kv-dtype", "fp8"]),
+    ("tensorrt_llm__llama-3.1-8b__1.log", "meta-llama/Llama-3.1-8B", []),
+    ("tensorrt_llm__qwen3-reranker-0.6b__1.log", "Qwen/Qwen3-0.6B", []),
+]
+
+
+def _log(name: str):
+    return parse_startup_log((LOGS / name).read_text(encoding="utf-8"))
+
+
+def _plan(capsys: pytest.CaptureFixture[str], model: str, runtime: str, argv: list[str]) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(["plan", model, "--offline", "--runtime", runtime, *argv, "--json"]) == 0
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+def _vllm_plan(capsys: pytest.CaptureFixture[str], name: str, model: str, tp: int,
+               extra: list[str] | None = None) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    log = _log(name)
+    flags = calibration_flags(log, block_bytes=vllm_block_bytes(bundled_config(model), tensor_parallel_size=tp))
+    flags.setdefault("--gpu-mem-gib", 80.0)
+    flags["-tp"], flags["--gpus"] = tp, tp
+    return log, flags, _plan(capsys, model, "vllm", calibration_argv(flags) + (extra or []))
+
+
+@pytest.mark.parametrize(("name", "model", "tp"), VLLM, ids=[c[0] for c in VLLM])
+def test_vllm_calibrated_plan_prints_the_logs_kv_lines(capsys: pytest.CaptureFixture[str], name: str, model: str,
+                                                       tp: int) -> None:
+    """"GPU KV cache size: N tokens" (or V0's "# GPU blocks: B" = N / 16) and "Maximum concurrency
+    for L tokens per request: X.XXx" come out of the calibrated plan exactly as the log prints them."""
+    log, flags, plan = _vllm_plan(capsys, name, model, tp)
+    tokens = log.value("kv_tokens")
+    if tokens is not None:          # vLLM >= 0.7.3 prints tokens
+        assert plan["kv_cache_tokens"] == tokens.amount and plan["num_gpu_blocks"] == tokens.amount // 16
+        assert f"GPU KV cache size: {tokens.text} tokens" in plan["engine_lines"][-1]
+    else:                           # older releases print blocks
+        assert plan["num_gpu_blocks"] == log.value("gpu_blocks").amount
+    conc = log.value("max_concurrency")
+    if conc is not None:
+        length = int(log.value("max_model_len").amount)
+        assert f"{plan['max_concurrency']:.2f}" == conc.text
+        if log.value("kv_capacity") is not None:     # the log's engine refused this length: so does the plan
+            assert not plan["fits"] and "vLLM refuses to start" in plan["engine_lines"][-1]
+        else:
+            assert f"Maximum concurrency for {length:,} tokens per request: {conc.text}x" in plan["engine_lines"][-1]
+    rows = {r.name: r for r in predicted_vs_observed(plan, log)}
+    for key in ("kv_tokens", "gpu_blocks", "max_concurrency", "max_model_len"):
+        if key in rows:
+            assert rows[key].agrees, (key, rows[key])
+    if "weights" in rows:       # the measured weights replaced the estimate
+        assert rows["weights"].agrees and plan["weights_bytes"] == round(float(log.value("weights").text) * 2**30)
+
+
+def _vllm_0_33(kv_memory: int, bytes_per_block: int, max_model_len: int, block_size: int = 16) -> dict[str, Any]:
+    """vLLM 0.33's arithmetic for a uniform full-attention model (vllm/v1/core/kv_cache_utils.py):
+    num_blocks = kv_memory // bytes_per_block; one request needs cdiv(len, block_size) blocks plus the
+    null block to start; max_concurrency = num_blocks / cdiv(len, block_size); "GPU KV cache size" =
+    int(max_concurrency x len). Checked against vLLM's own outputs below."""
+    blocks = kv_memory // bytes_per_block
+    per_request = ceil(max_model_len / block_size)
+    if per_request + 1 > blocks:
+        return {"refused": True, "num_gpu_blocks": blocks}
+    conc = blocks / per_request
+    return {"refused": False, "num_gpu_blocks": blocks, "kv_cache_size_tokens": int(conc * max_model_len),
+            "max_concurrency": conc}
+
+
+def test_vllm_0_33_arithmetic_matches_vllms_own_outputs() -> None:
+    cases = [c for c in ORACLE["cases"] if c["inputs"]["model_file"].endswith("meta-llama__Llama-3.1-8B.json")
+             and c["inputs"]["tensor_parallel_size"] == 1 and c["inputs"]["kv_cache_dtype"] == "auto"
+             and c["inputs"]["block_size"] is None and (c["inputs"]["max_model_len"] or 0) > 0
+             and c["inputs"]["max_model_len"] <= 131072]
+    assert len(cases) >= 5
+    for c in cases:
+        got = _vllm_0_33(c["inputs"]["kv_cache_memory"], 2097152, c["inputs"]["max_model_len"])
+        out = c["outputs"]
+        if out.get("num_gpu_blocks") is None:
+            assert got["refused"], c["name"]
+            continue
+        assert out["bytes_per_block"] == 2097152
+        assert (got["num_gpu_blocks"], got["kv_cache_size_tokens"]) == (out["num_gpu_blocks"],
+                                                                         out["kv_cache_size_tokens"]), c["name"]
+        assert got["max_concurrency"] == pytest.approx(out["max_concurrency"], rel=1e-12)
+
+
+@pytest.mark.parametrize("length", [2048, 4000, 8192, 12345, 20000, 31216, 31217, 65536])
+def test_vllm_calibrated_what_if_lengths_follow_vllms_arithmetic(capsys: pytest.CaptureFixture[str],
+                                                                  length: int) -> None:
+    """The RTX 3090 log's KV memory (1,952 blocks x 2 MiB) planned at other max_model_len values."""
+    log, flags, _ = _vllm_plan(capsys, "vllm__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", 1)
+    flags["--max-model-len"] = length
+    plan = _plan(capsys, "meta-llama/Llama-3.1-8B", "vllm", calibration_argv(flags))
+    want = _vllm_0_33(int(flags["--kv-cache-memory"]), 2097152, length)
+    if want["refused"]:
+        longest = (want["num_gpu_blocks"] - 1) * 16       # the longest length that still fits (null block)
+        assert not plan["fits"] and f"estimated maximum model length {longest:,}" in plan["binding_constraint"]
+        return
+    assert plan["fits"] and plan["num_gpu_blocks"] == want["num_gpu_blocks"] == 1952
+    assert plan["kv_cache_tokens"] == want["kv_cache_size_tokens"]
+    assert f"{plan['max_concurrency']:.2f}" == f"{want['max_concurrency']:.2f}"
+
+
+@pytest.mark.parametrize(("name", "model", "tp"), SGLANG, ids=[c[0] for c in SGLANG])
+def test_sglang_calibrated_plan_prints_the_logs_kv_line(capsys: pytest.CaptureFixture[str], name: str, model: str,
+                                                        tp: int) -> None:
+    log = _log(name)
+    flags = calibration_flags(log)
+    assert flags["--max-total-tokens"] == log.value("kv_tokens").amount
+    flags["-tp"], flags["--gpus"] = tp, tp
+    plan = _plan(capsys, model, "sglang", calibration_argv(flags) + BIG_GPU)
+    k, v = log.value("k_size").text, log.value("v_size").text
+    assert f"#tokens: {log.value('kv_tokens').text}, K size: {k} GB, V size: {v} GB" in plan["engine_lines"][0]
+    rows = {r.name: r for r in predicted_vs_observed(plan, log)}
+    assert rows["kv_tokens"].agrees and rows["k_size"].agrees and rows["v_size"].agrees
+
+
+@pytest.mark.parametrize(("name", "model", "extra"), TRTLLM, ids=[c[0] for c in TRTLLM])
+def test_tensorrt_llm_calibrated_plan_prints_the_logs_allocation(capsys: pytest.CaptureFixture[str], name: str,
+                                                                 model: str, extra: list[str]) -> None:
+    log = _log(name)
+    plan = _plan(capsys, model, "tensorrt_llm", calibration_argv(calibration_flags(log)) + extra + BIG_GPU)
+    alloc, tokens = log.value("kv_allocated"), log.value("kv_tokens")
+    assert f"Allocated {alloc.text} GiB for max tokens in paged KV cache ({tokens.text})" in plan["engine_lines"][-1]
+    rows = {r.name: r for r in predicted_vs_observed(plan, log)}
+    assert rows["kv_allocated"].agrees and rows["kv_tokens"].agrees
+    if log.value("blocks") is not None:
+        assert rows["blocks"].agrees
+
+
+def test_calibration_flags_of_every_log_are_plan_flags() -> None:
+    """Whatever a log calibrates is a flag ``kvcalc plan`` accepts today."""
+    parser = build_parser()
+    for path in sorted(LOGS.glob("*.log")):
+        argv = calibration_argv(calibration_flags(parse_startup_log(path.read_text(encoding="utf-8"))))
+        parser.parse_args(["plan", "Qwen/Qwen3-0.6B", *argv])
+
+
+def test_vllm_measured_parts_become_flags() -> None:
+    """Weights, non-torch, activation and total memory as printed, in GiB; utilization and length."""
+    flags = calibration_flags(_log("vllm__meta-llama-3-8b__1.log"))
+    assert flags == {"--gpu-memory-utilization": 0.9, "--kv-cache-memory": round(53.29 * 2**30),
+                     "--weights-gib": 14.96, "--activation-gib": 1.26, "--non-torch-gib": 1.79, "--gpu-mem-gib": 79.22}
+    tp2 = calibration_flags(_log("vllm__qwen3.6-27b-int4-tp2__1.log"))
+    assert (tp2["-tp"], tp2["--kv-cache-dtype"], tp2["--max-model-len"], tp2["--max-num-seqs"]) == (2, "fp8_e5m2",
+                                                                                                  262144, 2)
+    assert calibration_flags(_log("vllm__qwen3.6-35b-a3b-nvfp4__1.log"))["--vllm-version"] == "0.33"
+    old = parse_startup_log("vLLM API server version 0.6.4\nGPU KV cache size: 16 tokens")
+    assert calibration_flags(old)["--vllm-version"] == "0.10"
+
+
+def test_truncated_log_calibrates_what_it_can_and_names_the_rest(capsys: pytest.CaptureFixture[str]) -> None:
+    """gpt-oss-120b's log stops after 'Available KV cache memory: 1.71 GiB' (the engine failed)."""
+    log = _log("vllm__gpt-oss-120b__1.log")
+    flags = calibration_flags(log, block_bytes=vllm_block_bytes(bundled_config("openai/gpt-oss-120b")))
+    assert flags == {"--kv-cache-memory": round(1.71 * 2**30)}      # sliding-window model: the rounded figure
+    assert [m.split(":")[0] for m in log.missing] == ["weights", "KV size", "concurrency"]
+    plan = _plan(capsys, "openai/gpt-oss-120b", "vllm", calibration_argv(flags) + ["--gpu", "h100-sxm"])
+    assert plan["available_kv_bytes"] == flags["--kv-cache-memory"]
+
+
+def test_log_of_another_model_is_recognised() -> None:
+    llama8b, qwen7b = bundled_config("meta-llama/Llama-3.1-8B"), bundled_config("Qwen/Qwen2.5-7B-Instruct")
+    vllm_log = _log("vllm__llama-3.1-8b-instruct__1.log")
+    assert check_model(vllm_log, llama8b).consistent is True
+    wrong = check_model(vllm_log, qwen7b)
+    assert wrong.consistent is False and "another model" in wrong.reasons[0] and "57,344 B" in wrong.reasons[0]
+    trt = _log("tensorrt_llm__llama-3.1-8b__1.log")
+    assert check_model(trt, llama8b).consistent is True
+    assert check_model(trt, bundled_config("Qwen/Qwen3-0.6B")).consistent is False
+    sgl = _log("sglang__qwen3-0.6b__2.log")
+    assert check_model(sgl, bundled_config("Qwen/Qwen3-0.6B")).consistent is True
+    assert check_model(sgl, llama8b).consistent is False
+    gguf = _log("llama_cpp__qwen2.5-coder-32b__1.log")
+    assert check_model(gguf, bundled_config("Qwen/Qwen2.5-32B")).consistent is True
+    other = check_model(gguf, llama8b)
+    assert other.consistent is False and "64 layers; the config has 32" in other.reasons[0]
+    assert check_model(_log("vllm__qwen3-30b-a3b__2.log"), llama8b).consistent is None    # weights only
+
+
+def test_predicted_vs_observed_lists_every_logged_figure() -> None:
+    """Parts the plan's JSON does not break out (non-torch, activation) are shown with no prediction."""
+    log = _log("vllm__moe-wna16-4gpu__1.log")
+    rows = predicted_vs_observed({"weights_bytes": round(21.21 * 2**30), "gpu_memory_bytes": round(23.58 * 2**30)}, log)
+    by = {r.name: r for r in rows}
+    assert set(by) == {"weights", "non_torch", "activation", "available_kv", "total_gpu_memory",
+                       "gpu_memory_utilization", "requested"}
+    assert by["weights"].agrees and by["total_gpu_memory"].agrees
+    assert by["non_torch"].predicted is None and "overhead_bytes" in by["non_torch"].note
