@@ -46,6 +46,8 @@ _VLLM_ARGS = (
     ("max_num_seqs", "--max-num-seqs", int),
     ("max_num_batched_tokens", "--max-num-batched-tokens", int),
 )
+# line formats only releases before 0.11 print (V0 worker.py / executor_base.py): their rules are "0.10"
+_OLD_FORMATS = {"peak_torch", "non_torch", "activation", "gpu_blocks", "requested_memory", "total_gpu_memory"}
 DEFAULT_BLOCK_SIZE = 16  # vLLM's block size unless the log's arguments set another
 
 
@@ -126,6 +128,11 @@ def _vllm_flags(log: StartupLog, block_bytes: int | None) -> Flags:
         flags["--vllm-version"] = (
             "0.10" if len(minor) == 2 and minor[0] == "0" and minor[1].isdigit() and int(minor[1]) <= 10 else "0.33"
         )
+    elif set(log.kinds) & _OLD_FORMATS:
+        flags["--vllm-version"] = "0.10"
+    peak, weights = log.value("peak_torch"), log.value("weights")
+    if log.value("activation") is None and peak is not None and weights is not None:
+        flags["--activation-gib"] = round(_gib(peak) - _gib(weights), 4)
     return flags
 
 
@@ -134,12 +141,15 @@ def calibration_flags(log: StartupLog, *, block_bytes: int | None = None) -> Fla
     bytes for ``--kv-cache-memory``, tokens, fractions).
 
     vLLM: "Model loading took X GiB" -> ``--weights-gib``, "PyTorch activation peak memory" ->
-    ``--activation-gib``, "non_torch_memory" -> ``--non-torch-gib``, "Graph capturing finished ... took
-    X GiB" -> ``--cuda-graph-gib``, total_gpu_memory -> ``--gpu-mem-gib``; "GPU KV cache size: N tokens"
+    ``--activation-gib`` (0.6.4's one-line profile: peak_torch_memory - weights, as its
+    worker.determine_num_available_blocks subtracts the torch peak, weights included),
+    "non_torch_memory" -> ``--non-torch-gib``, "Graph capturing finished ... took X GiB" ->
+    ``--cuda-graph-gib``, total_gpu_memory -> ``--gpu-mem-gib``; "GPU KV cache size: N tokens"
     (or "# GPU blocks: B") with ``block_bytes`` (see vllm_block_bytes) pins ``--kv-cache-memory`` to
     N / block_size x block_bytes exactly; without them the rounded "Available KV cache memory" is used.
     The non-default args give ``--max-model-len``, ``-tp``, ``--gpu-memory-utilization``,
-    ``--kv-cache-dtype``, ``--block-size``; "Maximum concurrency for L tokens" gives ``--max-model-len``.
+    ``--kv-cache-dtype``, ``--block-size``; "Maximum concurrency for L tokens" gives ``--max-model-len``;
+    the stated version (or a format only releases before 0.11 print) gives ``--vllm-version``.
     SGLang: ``--max-total-tokens`` (the pool's #tokens), ``--weights-gib``, ``--mem-fraction-static``,
     ``--context-length``, ``-tp``. TensorRT-LLM: ``--max-tokens-in-paged-kv-cache``,
     ``--tokens-per-block`` (its total memory is not passed: the pool is pinned by the token count, which
@@ -252,7 +262,7 @@ class Comparison:
 _PLAN_FIELDS = {
     "kv_tokens": "kv_cache_tokens",
     "gpu_blocks": "num_gpu_blocks",
-    "max_total_num_tokens": "kv_cache_tokens",
+    "max_total_num_tokens": "kv_cache_tokens", "kv_capacity": "kv_cache_tokens",
     "max_concurrency": "max_concurrency",
     "available_kv": "available_kv_bytes",
     "reserved_kv": "available_kv_bytes",

@@ -92,8 +92,11 @@ def test_vllm_calibrated_plan_prints_the_logs_kv_lines(capsys: pytest.CaptureFix
     if conc is not None:
         length = int(log.value("max_model_len").amount)
         assert f"{plan['max_concurrency']:.2f}" == conc.text
-        if log.value("kv_capacity") is not None:     # the log's engine refused this length: so does the plan
-            assert not plan["fits"] and "vLLM refuses to start" in plan["engine_lines"][-1]
+        capacity = log.value("kv_capacity")
+        if capacity is not None:     # the log's engine refused this length, naming its capacity: so does the plan
+            assert not plan["fits"] and "vLLM refuses to start" in plan["binding_constraint"]
+            assert f"estimated maximum model length {capacity.amount:,}" in plan["binding_constraint"]
+            assert rows_agree(plan, log, "kv_capacity")
         else:
             assert f"Maximum concurrency for {length:,} tokens per request: {conc.text}x" in plan["engine_lines"][-1]
     rows = {r.name: r for r in predicted_vs_observed(plan, log)}
@@ -102,6 +105,10 @@ def test_vllm_calibrated_plan_prints_the_logs_kv_lines(capsys: pytest.CaptureFix
             assert rows[key].agrees, (key, rows[key])
     if "weights" in rows:       # the measured weights replaced the estimate
         assert rows["weights"].agrees and plan["weights_bytes"] == round(float(log.value("weights").text) * 2**30)
+
+
+def rows_agree(plan: dict[str, Any], log: Any, name: str) -> bool:
+    return bool(next(r for r in predicted_vs_observed(plan, log) if r.name == name).agrees)
 
 
 def _vllm_0_33(kv_memory: int, bytes_per_block: int, max_model_len: int, block_size: int = 16) -> dict[str, Any]:
@@ -141,7 +148,7 @@ def test_vllm_calibrated_what_if_lengths_follow_vllms_arithmetic(capsys: pytest.
                                                                   length: int) -> None:
     """The RTX 3090 log's KV memory (1,952 blocks x 2 MiB) planned at other max_model_len values."""
     log, flags, _ = _vllm_plan(capsys, "vllm__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", 1)
-    flags["--max-model-len"] = length
+    flags["--max-model-len"], flags["--vllm-version"] = length, "0.33"     # as vLLM 0.33 would plan it
     plan = _plan(capsys, "meta-llama/Llama-3.1-8B", "vllm", calibration_argv(flags))
     want = _vllm_0_33(int(flags["--kv-cache-memory"]), 2097152, length)
     if want["refused"]:
@@ -192,7 +199,8 @@ def test_vllm_measured_parts_become_flags() -> None:
     """Weights, non-torch, activation and total memory as printed, in GiB; utilization and length."""
     flags = calibration_flags(_log("vllm__meta-llama-3-8b__1.log"))
     assert flags == {"--gpu-memory-utilization": 0.9, "--kv-cache-memory": round(53.29 * 2**30),
-                     "--weights-gib": 14.96, "--activation-gib": 1.26, "--non-torch-gib": 1.79, "--gpu-mem-gib": 79.22}
+                     "--vllm-version": "0.10", "--weights-gib": 14.96, "--activation-gib": 1.26,
+                     "--non-torch-gib": 1.79, "--gpu-mem-gib": 79.22}
     tp2 = calibration_flags(_log("vllm__qwen3.6-27b-int4-tp2__1.log"))
     assert (tp2["-tp"], tp2["--kv-cache-dtype"], tp2["--max-model-len"], tp2["--max-num-seqs"]) == (2, "fp8_e5m2",
                                                                                                   262144, 2)
@@ -239,3 +247,28 @@ def test_predicted_vs_observed_lists_every_logged_figure() -> None:
                        "gpu_memory_utilization", "requested"}
     assert by["weights"].agrees and by["total_gpu_memory"].agrees
     assert by["non_torch"].predicted is None and "overhead_bytes" in by["non_torch"].note
+
+
+@pytest.mark.parametrize("name", ["vllm__llama-3.1-8b-instruct__1.log", "vllm__llama-3.1-8b-instruct__2.log"])
+def test_vllm_measured_parts_rebuild_the_logs_budget(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    """Without pinning the KV memory, the log's measured parts (total x utilization - weights - torch
+    activation peak - non-torch; vLLM 0.6.4 worker.determine_num_available_blocks) give the log's
+    blocks within what its printed rounding allows: total +-0.005 GiB x 0.9, peak +-0.005 GiB,
+    non-torch +-0.005 GiB, weights +-0.00005 GiB, at 2 MiB a block."""
+    log = _log(name)
+    flags = calibration_flags(log)
+    del flags["--kv-cache-memory"]
+    assert flags["--vllm-version"] == "0.10" and flags["--activation-gib"] == round(
+        float(log.value("peak_torch").text) - float(log.value("weights").text), 4)
+    plan = _plan(capsys, "meta-llama/Llama-3.1-8B", "vllm", calibration_argv(flags))
+    band = (0.005 * 0.9 + 0.005 + 0.005 + 0.00005) * 2**30 / 2**21
+    assert abs(plan["num_gpu_blocks"] - log.value("gpu_blocks").amount) <= band
+    assert next(r for r in predicted_vs_observed(plan, log) if r.name == "available_kv").agrees
+
+
+def test_vllm_tp2_profile_shows_the_non_torch_memory_the_plan_assumes_away() -> None:
+    """vLLM's own TP 2 profile of Meta-Llama-3-8B: non_torch 3.58 GiB (NCCL buffers) against 1.79 GiB at
+    TP 1; calibration passes the measured figure on instead of the 64 MiB default."""
+    tp1, tp2 = (calibration_flags(_log(f"vllm__meta-llama-3-8b__{i}.log")) for i in (1, 2))
+    assert (tp1["--non-torch-gib"], tp2["--non-torch-gib"]) == (1.79, 3.58)
+    assert tp2["--weights-gib"] == 7.48 and "--kv-cache-memory" not in tp2   # the log is cut before it
