@@ -209,6 +209,14 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
+RULES += (
+    Rule("meta_n_embd_head_k", ": n_embd_head_k ", rf": n_embd_head_k {{1,16}}= (?P<n_embd_head_k>{INT})",
+         (("n_embd_head_k", ""),), "print_info / llm_load_print_meta"),
+    Rule("layer_device", " assigned to device ", rf"layer {{1,4}}(?P<layer>{INT}) assigned to device "
+         r"(?P<device>[A-Za-z][A-Za-z0-9_]{0,24})", (("layer", ""), ("device", "text")),
+         "load_tensors (2025-2026)", 20),
+)
+
 VERSION_RULES: tuple[Rule, ...] = (
     Rule(
         "version",

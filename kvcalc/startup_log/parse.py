@@ -104,18 +104,13 @@ def parse_startup_log(data: str | bytes, engine: str | None = None) -> StartupLo
     others = tuple(f.name for f, fnd, _u, _v in scored[1:] if fnd and f.name != best.name and _distinct(fnd, used))
     if not found:
         unknown = [x.raw for x in lines if x.text.strip()]
-        return StartupLog(
-            "unknown",
-            None,
-            None,
-            (),
-            ("no line of a known engine (vLLM, SGLang, llama.cpp, TensorRT-LLM) was recognised",),
-            tuple(unknown[:MAX_UNKNOWN_KEPT]),
-            len(unknown),
-            (),
-            truncated,
-            len(lines),
-        )
+        hits = {f.name: sum(sig in x.text for x in lines[:2000] for sig in f.signatures) for f in engines}
+        named = max(hits, key=lambda name: hits[name]) if any(hits.values()) else None
+        formats = next((f for f in engines if f.name == named), None)
+        missing = _missing(formats, []) if formats else (
+            "no line of a known engine (vLLM, SGLang, llama.cpp, TensorRT-LLM) was recognised",)
+        return StartupLog(named or "unknown", None, None, (), missing, tuple(unknown[:MAX_UNKNOWN_KEPT]), len(unknown),
+                          (), truncated, len(lines))
     unknown = [x.raw for x in lines if x.line_no not in used and x.text.strip()]
     found.sort(key=lambda x: x.line_no)
     return StartupLog(

@@ -25,6 +25,13 @@ SCALE = {"GiB": 2**30, "GB": 2**30, "MiB": 2**20, "bytes": 1}
 
 # file stem -> (engine, version as the log states it, {quantity: "number unit" as printed in the log})
 EXPECT: dict[str, tuple[str, str | None, dict[str, str]]] = {
+    "vllm__meta-llama-3-70b__1": ("vllm", None, {"gpu_blocks": "378 blocks", "cpu_blocks": "1638 blocks"}),
+    "vllm__llama-3.2-1b-instruct__1": ("vllm", None, {"max_model_len": "1024 tokens",
+                                                       "gpu_memory_utilization": "0.35"}),
+    "vllm__meta-llama-3.1-8b-instruct__1": ("vllm", "0.6.4.post1", {"tensor_parallel_size": "1"}),
+    "vllm__qwen3-vl-30b-a3b__1": ("vllm", None, {"available_kv": "13.69 GiB"}),
+    "llama_cpp__qwen3-8b-ollama__1": ("llama_cpp", None, {"n_embd_k_gqa": "1024", "n_embd_head_k": "128"}),
+    "llama_cpp__deepseek-gguf-cpu__1": ("llama_cpp", None, {"layer": "0", "device": "CPU text"}),
     "llama_cpp__deepseek-r1-distill-qwen-7b__1": (
         "llama_cpp",
         None,

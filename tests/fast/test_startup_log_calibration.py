@@ -40,6 +40,7 @@ VLLM = [
     ("vllm__llama-3.1-70b-instruct-w8a8__1.log", "meta-llama/Llama-3.1-70B", 1),  # w8a8 weights, bf16 KV
     ("vllm__qwen3-30b-a3b__1.log", "Qwen/Qwen3-30B-A3B", 4),                    # SOURCES.csv: inferred model, -tp 4
     ("vllm__qwen3-235b-a22b-fp8__1.log", "Qwen/Qwen3-235B-A22B", 4),            # FP8 weights, bf16 KV
+    ("vllm__meta-llama-3-70b__1.log", "meta-llama/Llama-3.1-70B", 4),           # Llama 3 70B geometry; TP not stated
 ]
 SGLANG = [
     ("sglang__qwq-32b__1.log", "Qwen/Qwen2.5-32B", 4),
@@ -272,3 +273,24 @@ def test_vllm_tp2_profile_shows_the_non_torch_memory_the_plan_assumes_away() -> 
     tp1, tp2 = (calibration_flags(_log(f"vllm__meta-llama-3-8b__{i}.log")) for i in (1, 2))
     assert (tp1["--non-torch-gib"], tp2["--non-torch-gib"]) == (1.79, 3.58)
     assert tp2["--weights-gib"] == 7.48 and "--kv-cache-memory" not in tp2   # the log is cut before it
+
+
+def test_vllm_v0_refusal_at_the_issue_length_names_the_logs_capacity(capsys: pytest.CaptureFixture[str]) -> None:
+    """OpenRLHF's Llama-3-70B actor: 378 blocks, and vLLM refused max_model_len 8192 because only
+    378 x 16 = 6048 tokens fit (the issue's title quotes the message)."""
+    log, flags, plan = _vllm_plan(capsys, "vllm__meta-llama-3-70b__1.log", "meta-llama/Llama-3.1-70B", 4,
+                                  ["--max-model-len", "8192"])
+    assert flags["--vllm-version"] == "0.10" and plan["num_gpu_blocks"] == 378
+    assert not plan["fits"] and "estimated maximum model length 6,048" in plan["binding_constraint"]
+
+
+def test_llama_cpp_calibrated_plan_prints_the_logs_kv_size(capsys: pytest.CaptureFixture[str]) -> None:
+    """Qwen2.5-Coder-32B with a q8_0 KV cache of 32,768 cells: 'KV self size = 4352.00 MiB, K (q8_0):
+    2176.00 MiB, V (q8_0): 2176.00 MiB' (the GGUF weight type does not enter the KV figure)."""
+    log = _log("llama_cpp__qwen2.5-coder-32b__1.log")
+    flags = calibration_flags(log)
+    assert flags == {"-c": 32768, "-ctk": "q8_0", "-ctv": "q8_0"}
+    plan = _plan(capsys, "Qwen/Qwen2.5-32B", "llama_cpp", calibration_argv(flags) + ["--gguf-type", "q8_0"] + BIG_GPU)
+    rows = {r.name: r for r in predicted_vs_observed(plan, log)}
+    assert rows["kv_total"].agrees and rows["k_size"].agrees and rows["v_size"].agrees and rows["cells"].agrees
+    assert check_model(log, bundled_config("Qwen/Qwen2.5-32B")).consistent is True
