@@ -15,6 +15,7 @@ from kvcalc.startup_log.calibrate import (
     vllm_block_bytes,
 )
 from kvcalc.startup_log.parse import parse_startup_log
+from kvcalc.startup_log.reader import calibrate, read_startup_log
 from kvcalc.startup_log.text import MAX_LINES, MAX_LOG_BYTES
 from kvcalc.startup_log.types import LogLine, Quantity, StartupLog, StartupLogError
 
@@ -26,10 +27,12 @@ __all__ = [
     "Quantity",
     "StartupLog",
     "StartupLogError",
+    "calibrate",
     "calibration_argv",
     "calibration_flags",
     "check_model",
     "parse_startup_log",
     "predicted_vs_observed",
+    "read_startup_log",
     "vllm_block_bytes",
 ]

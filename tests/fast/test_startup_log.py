@@ -488,3 +488,21 @@ def test_startup_log_hostile_megabyte_line_finishes_and_is_not_misread(line: str
     assert log.value("available_kv").amount == 2**30
     assert all(len(x) <= MAX_RAW_CHARS for x in log.unknown)
     assert log.value("kv_tokens") is None and log.value("weights") is None
+
+
+def test_startup_log_read_from_file_and_stdin_bounded(tmp_path: Path) -> None:
+    import io
+
+    from kvcalc.startup_log import read_startup_log
+
+    path = tmp_path / "serve.log"
+    path.write_bytes((LOGS / "vllm__qwen3-14b__1.log").read_bytes())
+    assert read_startup_log(str(path)).value("kv_tokens").amount == 42656
+    stdin = io.BytesIO(b"KV Cache is allocated. #tokens: 15387, K size: 0.82 GB, V size: 0.82 GB\n")
+    assert read_startup_log("-", stdin=stdin).engine == "sglang"
+    big = tmp_path / "big.log"
+    big.write_bytes(b"x" * (MAX_LOG_BYTES + 10))
+    with pytest.raises(StartupLogError):
+        read_startup_log(str(big))
+    with pytest.raises(StartupLogError, match="cannot read"):
+        read_startup_log(str(tmp_path / "missing.log"))

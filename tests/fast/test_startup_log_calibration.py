@@ -294,3 +294,13 @@ def test_llama_cpp_calibrated_plan_prints_the_logs_kv_size(capsys: pytest.Captur
     rows = {r.name: r for r in predicted_vs_observed(plan, log)}
     assert rows["kv_total"].agrees and rows["k_size"].agrees and rows["v_size"].agrees and rows["cells"].agrees
     assert check_model(log, bundled_config("Qwen/Qwen2.5-32B")).consistent is True
+
+
+def test_calibrate_takes_tp_kv_dtype_and_block_size_from_the_log() -> None:
+    """One call for the CLI: the 30B-A3B log at TP 4 pins 12,424 blocks of 48 x 1 x 128 x 2 x 2 x 16 B."""
+    from kvcalc.startup_log import calibrate
+
+    flags = calibrate(_log("vllm__qwen3-30b-a3b__1.log"), bundled_config("Qwen/Qwen3-30B-A3B"), tensor_parallel_size=4)
+    assert flags["--kv-cache-memory"] == 198784 // 16 * 48 * 1 * 128 * 2 * 2 * 16
+    fp8 = parse_startup_log("'kv_cache_dtype': 'fp8', 'tensor_parallel_size': 2\nGPU KV cache size: 32 tokens")
+    assert calibrate(fp8, bundled_config("meta-llama/Llama-3.1-8B"))["--kv-cache-memory"] == 2 * 32 * 4 * 128 * 16 * 2
