@@ -16,6 +16,7 @@ from kvcalc.startup_log.calibrate import (
 )
 from kvcalc.startup_log.parse import parse_startup_log
 from kvcalc.startup_log.reader import calibrate, read_startup_log
+from kvcalc.startup_log.report import startup_log_lines, startup_log_report
 from kvcalc.startup_log.text import MAX_LINES, MAX_LOG_BYTES
 from kvcalc.startup_log.types import LogLine, Quantity, StartupLog, StartupLogError
 
@@ -34,5 +35,7 @@ __all__ = [
     "parse_startup_log",
     "predicted_vs_observed",
     "read_startup_log",
+    "startup_log_lines",
+    "startup_log_report",
     "vllm_block_bytes",
 ]

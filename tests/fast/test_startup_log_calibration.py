@@ -304,3 +304,20 @@ def test_calibrate_takes_tp_kv_dtype_and_block_size_from_the_log() -> None:
     assert flags["--kv-cache-memory"] == 198784 // 16 * 48 * 1 * 128 * 2 * 2 * 16
     fp8 = parse_startup_log("'kv_cache_dtype': 'fp8', 'tensor_parallel_size': 2\nGPU KV cache size: 32 tokens")
     assert calibrate(fp8, bundled_config("meta-llama/Llama-3.1-8B"))["--kv-cache-memory"] == 2 * 32 * 4 * 128 * 16 * 2
+
+
+def test_startup_log_report_is_json_ready_and_prints_one_line_per_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    from kvcalc.startup_log import startup_log_lines, startup_log_report
+
+    log, flags, plan = _vllm_plan(capsys, "vllm__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", 1)
+    check = check_model(log, bundled_config("Qwen/Qwen2.5-7B-Instruct"))
+    report = json.loads(json.dumps(startup_log_report(plan, log, flags, check)))
+    assert report["engine"] == "vllm" and report["flags"]["--kv-cache-memory"] == 1952 * 2**21
+    assert report["model_check"]["consistent"] is False and report["missing"] == []
+    rows = {r["name"]: r for r in report["rows"]}
+    assert rows["max_concurrency"] == {**rows["max_concurrency"], "observed": "1.56", "predicted": "1.56",
+                                       "agrees": True}
+    text = startup_log_lines(report)
+    assert text[0].startswith("startup log: vllm; calibrated with --gpu-memory-utilization 0.9")
+    assert any(line.split()[:2] == ["gpu_blocks", "1952"] and line.endswith("yes") for line in text)
+    assert any("model check:" in line and "another model" in line for line in text)
