@@ -54,6 +54,9 @@ TRTLLM = [     # (log, config, extra flags the source states but the log does no
     ("tensorrt_llm__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", ["--kv-dtype", "fp8"]),
     ("tensorrt_llm__llama-3.1-8b__1.log", "meta-llama/Llama-3.1-8B", []),
     ("tensorrt_llm__qwen3-reranker-0.6b__1.log", "Qwen/Qwen3-0.6B", []),
+    # 0.8's "Allocate 69524783104 bytes": 132,608 tokens x 524,288 B = a 7B of Llama-2's shape in fp16
+    # (2 x 32 layers x 32 KV heads x 128 x 2 B), the "7 GB" smoothquant model of the issue
+    ("tensorrt_llm__smoothquant-a100__1.log", "meta-llama/Llama-2-7b-hf", []),
 ]
 
 
@@ -181,7 +184,10 @@ def test_tensorrt_llm_calibrated_plan_prints_the_logs_allocation(capsys: pytest.
     log = _log(name)
     plan = _plan(capsys, model, "tensorrt_llm", calibration_argv(calibration_flags(log)) + extra + BIG_GPU)
     alloc, tokens = log.value("kv_allocated"), log.value("kv_tokens")
-    assert f"Allocated {alloc.text} GiB for max tokens in paged KV cache ({tokens.text})" in plan["engine_lines"][-1]
+    gib = alloc.text if alloc.unit == "GiB" else f"{alloc.amount / 2**30:.2f}"
+    assert f"Allocated {gib} GiB for max tokens in paged KV cache ({tokens.amount})" in plan["engine_lines"][-1]
+    if alloc.unit == "bytes":       # the exact byte count: tokens x 2 x layers x KV heads x head_dim x 2 B
+        assert tokens.amount * 2 * 32 * 32 * 128 * 2 == alloc.amount
     rows = {r.name: r for r in predicted_vs_observed(plan, log)}
     assert rows["kv_allocated"].agrees and rows["kv_tokens"].agrees
     if log.value("blocks") is not None:
