@@ -144,7 +144,9 @@ def calibration_flags(log: StartupLog, *, block_bytes: int | None = None) -> Fla
     ``--activation-gib`` (0.6.4's one-line profile: peak_torch_memory - weights, as its
     worker.determine_num_available_blocks subtracts the torch peak, weights included),
     "non_torch_memory" -> ``--non-torch-gib``, "Graph capturing finished ... took X GiB" ->
-    ``--cuda-graph-gib``, total_gpu_memory -> ``--gpu-mem-gib``; "GPU KV cache size: N tokens"
+    ``--cuda-graph-gib`` (not under the 0.10 rules: releases before 0.21 capture the graphs after the
+    KV cache is sized, outside the budget; predicted_vs_observed still shows them),
+    total_gpu_memory -> ``--gpu-mem-gib``; "GPU KV cache size: N tokens"
     (or "# GPU blocks: B") with ``block_bytes`` (see vllm_block_bytes) pins ``--kv-cache-memory`` to
     N / block_size x block_bytes exactly; without them the rounded "Available KV cache memory" is used.
     The non-default args give ``--max-model-len``, ``-tp``, ``--gpu-memory-utilization``,
@@ -192,10 +194,10 @@ def calibration_flags(log: StartupLog, *, block_bytes: int | None = None) -> Fla
         flags.update(_llama_cpp_flags(log))
     for name, flag in _GIB_FLAGS:
         q = log.value(name)
-        if q is not None and (
-            log.engine == "vllm" or flag == "--gpu-mem-gib" or (log.engine == "sglang" and flag == "--weights-gib")
-        ):
+        if q is not None and (log.engine == "vllm" or (log.engine == "sglang" and flag == "--weights-gib")):
             flags[flag] = _gib(q)
+    if flags.get("--vllm-version") == "0.10":
+        flags.pop("--cuda-graph-gib", None)     # captured after the KV cache was sized: outside the budget
     return flags
 
 

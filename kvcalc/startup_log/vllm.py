@@ -116,6 +116,13 @@ RULES: tuple[Rule, ...] = (
         "executor/executor_base.py, 0.7.0",
     ),
     Rule(
+        "gpu_blocks",
+        "cuda blocks: ",
+        rf"cuda blocks: (?P<gpu_blocks>{INT})(?:, # CPU blocks: (?P<cpu_blocks>{INT}))?",
+        (("gpu_blocks", "blocks"), ("cpu_blocks", "blocks")),
+        "executor/executor_base.py initialize_cache, 0.7.1-0.8 (V0)",
+    ),
+    Rule(
         "max_concurrency",
         "Maximum concurrency for ",
         rf"Maximum concurrency for (?P<max_model_len>{INT}) tokens "

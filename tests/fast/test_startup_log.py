@@ -25,6 +25,12 @@ SCALE = {"GiB": 2**30, "GB": 2**30, "MiB": 2**20, "bytes": 1}
 
 # file stem -> (engine, version as the log states it, {quantity: "number unit" as printed in the log})
 EXPECT: dict[str, tuple[str, str | None, dict[str, str]]] = {
+    "vllm__llama-3.2-1b-instruct__2": ("vllm", None, {"cuda_graph": "0.21 GiB", "graph_s": "14 s"}),
+    "vllm__qwen3-0.6b__1": ("vllm", None, {"requested": "63.35 GiB", "weights": "1.12 GiB", "available_kv": "61.84 GiB",
+                                           "gpu_blocks": "36184 blocks", "max_concurrency": "70.67 x",
+                                           "cuda_graph": "0.13 GiB"}),
+    "vllm__meta-llama-3.1-8b-instruct__2": ("vllm", None, {"tensor_parallel_size": "2"}),
+    "vllm__model-runner-v2__1": ("vllm", None, {"weights": "7.64 GiB", "load_s": "32.969258 s"}),
     "vllm__meta-llama-3-70b__1": ("vllm", None, {"gpu_blocks": "378 blocks", "cpu_blocks": "1638 blocks"}),
     "vllm__llama-3.2-1b-instruct__1": ("vllm", None, {"max_model_len": "1024 tokens",
                                                        "gpu_memory_utilization": "0.35"}),

@@ -41,6 +41,7 @@ VLLM = [
     ("vllm__qwen3-30b-a3b__1.log", "Qwen/Qwen3-30B-A3B", 4),                    # SOURCES.csv: inferred model, -tp 4
     ("vllm__qwen3-235b-a22b-fp8__1.log", "Qwen/Qwen3-235B-A22B", 4),            # FP8 weights, bf16 KV
     ("vllm__meta-llama-3-70b__1.log", "meta-llama/Llama-3.1-70B", 4),           # Llama 3 70B geometry; TP not stated
+    ("vllm__qwen3-0.6b__1.log", "Qwen/Qwen3-0.6B", 1),                          # SOURCES.csv: inferred model
 ]
 SGLANG = [
     ("sglang__qwq-32b__1.log", "Qwen/Qwen2.5-32B", 4),
@@ -182,7 +183,9 @@ def test_sglang_calibrated_plan_prints_the_logs_kv_line(capsys: pytest.CaptureFi
 def test_tensorrt_llm_calibrated_plan_prints_the_logs_allocation(capsys: pytest.CaptureFixture[str], name: str,
                                                                  model: str, extra: list[str]) -> None:
     log = _log(name)
-    plan = _plan(capsys, model, "tensorrt_llm", calibration_argv(calibration_flags(log)) + extra + BIG_GPU)
+    flags = calibration_flags(log)
+    assert "--gpu-mem-gib" not in flags      # the token count pins the pool; the planning GPU is the user's
+    plan = _plan(capsys, model, "tensorrt_llm", calibration_argv(flags) + extra + BIG_GPU)
     alloc, tokens = log.value("kv_allocated"), log.value("kv_tokens")
     gib = alloc.text if alloc.unit == "GiB" else f"{alloc.amount / 2**30:.2f}"
     assert f"Allocated {gib} GiB for max tokens in paged KV cache ({tokens.amount})" in plan["engine_lines"][-1]
@@ -327,3 +330,18 @@ def test_startup_log_report_is_json_ready_and_prints_one_line_per_figure(capsys:
     assert text[0].startswith("startup log: vllm; calibrated with --gpu-memory-utilization 0.9")
     assert any(line.split()[:2] == ["gpu_blocks", "1952"] and line.endswith("yes") for line in text)
     assert any("model check:" in line and "another model" in line for line in text)
+
+
+def test_vllm_cuda_graph_and_profile_parts_become_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    """Qwen3-0.6B's V0 profile: 63.35 - 1.12 - 0.16 - 0.23 = 61.84 GiB for KV (the log's own figure);
+    the CUDA graphs it captured afterwards (0.13 GiB) stay out of that budget."""
+    log = _log("vllm__qwen3-0.6b__1.log")
+    flags = calibration_flags(log)
+    assert (flags["--weights-gib"], flags["--non-torch-gib"], flags["--activation-gib"], flags["--gpu-mem-gib"],
+            flags["--gpu-memory-utilization"], flags["--vllm-version"]) == (1.12, 0.16, 0.23, 79.19, 0.8, "0.10")
+    assert "--cuda-graph-gib" not in flags        # V0 sized the KV cache before capturing the graphs
+    assert calibration_flags(_log("vllm__llama-3.2-1b-instruct__2.log")) == {"--cuda-graph-gib": 0.21}
+    del flags["--kv-cache-memory"]
+    plan = _plan(capsys, "Qwen/Qwen3-0.6B", "vllm", calibration_argv(flags))
+    assert next(r for r in predicted_vs_observed(plan, log) if r.name == "available_kv").agrees
+    assert abs(plan["num_gpu_blocks"] - 36184) <= (0.005 * 0.8 + 3 * 0.005) * 2**30 / (28 * 8 * 128 * 2 * 2 * 16)
