@@ -345,3 +345,15 @@ def test_vllm_cuda_graph_and_profile_parts_become_flags(capsys: pytest.CaptureFi
     plan = _plan(capsys, "Qwen/Qwen3-0.6B", "vllm", calibration_argv(flags))
     assert next(r for r in predicted_vs_observed(plan, log) if r.name == "available_kv").agrees
     assert abs(plan["num_gpu_blocks"] - 36184) <= (0.005 * 0.8 + 3 * 0.005) * 2**30 / (28 * 8 * 128 * 2 * 2 * 16)
+
+
+def test_vllm_profile_parts_reproduce_the_logged_kv_memory(capsys: pytest.CaptureFixture[str]) -> None:
+    """vLLM's own H100 profile of Meta-Llama-3-8B: 79.22 x 0.90 - 14.96 - 1.79 - 1.26 = 53.288 GiB,
+    printed 53.29 GiB as the log prints it, with nothing pinned."""
+    log = _log("vllm__meta-llama-3-8b__1.log")
+    flags = calibration_flags(log)
+    del flags["--kv-cache-memory"]
+    plan = _plan(capsys, "meta-llama/Meta-Llama-3-8B", "vllm", calibration_argv(flags))
+    assert plan["engine_lines"][0] == "Available KV cache memory: 53.29 GiB"
+    row = next(r for r in predicted_vs_observed(plan, log) if r.name == "available_kv")
+    assert row.agrees and row.predicted_text == "53.29"
