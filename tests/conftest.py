@@ -47,6 +47,7 @@ TIERS: dict[str, str] = {
     "test_gguf_bounds": "fast", "test_float_limits": "fast", "test_text_bidi": "fast", "test_shell_tail": "fast",
     "test_gpus_message": "fast", "test_gguf_pipe": "io", "test_hub_param_bounds": "hub",
     "test_gguf_fuzz": "property", "test_gguf_writer_files": "fast",
+    "test_startup_log": "fast", "test_startup_log_calibration": "fast",
 }
 
 
