@@ -147,3 +147,24 @@ def test_qwen3_next_linear_layer_matches_its_fields():
     heads, k, v = cfg["linear_num_value_heads"], cfg["linear_key_head_dim"], cfg["linear_value_head_dim"]
     assert layer["tensors"]["recurrent_states[0]"] == [[1, heads, k, v], "float32"]
     assert layer["bytes"] == channels * 4 * 2 + heads * k * v * 4
+
+
+# A remote-code file transformers 5.24 cannot build (its MptAttentionConfig refuses the attn_type), checked by
+# hand against the file's own modeling code: oldjar07/replit-hiddensize, attention.py at commit
+# fe58961d0e70aec9b94797c67d450bd4865773d9, GroupedQueryAttention.forward splits Wqkv into kv_n_heads x head_dim
+# keys and values, and scaled_multihead_dot_product_attention caches them as past_key_value = (k, v) with
+# h=kv_n_heads, before repeat_interleave widens them to n_heads.
+MPT_GQA = "oldjar07__replit-hiddensize__mpt-gqa.json"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "attn_config.attn_type 'grouped_query_attention' with attn_config.kv_n_heads 8: kvcalc's mpt rules read "
+    "n_heads (24) as the KV heads and say exact, 3x the cache the model keeps"))
+def test_mpt_grouped_query_attention_caches_kv_n_heads():
+    import kvcalc
+
+    cfg = ORACLE.corpus_config(MPT_GQA)
+    assert FILES[MPT_GQA]["status"] == "failed" and "attn_type" in FILES[MPT_GQA]["reason"]
+    spec = kvcalc.read_spec(cfg)
+    heads = {a.kv_heads for layer in spec.layers for a in layer.attention}
+    assert heads == {cfg["attn_config"]["kv_n_heads"]} or spec.quality != "exact"
