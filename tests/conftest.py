@@ -48,6 +48,7 @@ TIERS: dict[str, str] = {
     "test_gpus_message": "fast", "test_gguf_pipe": "io", "test_hub_param_bounds": "hub",
     "test_gguf_fuzz": "property", "test_gguf_writer_files": "fast",
     "test_startup_log": "fast", "test_startup_log_calibration": "fast",
+    "test_engine_registry": "fast", "test_llama_cpp_speed": "fast", "test_real_configs": "fast",
 }
 
 
