@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..errors import InputError
+from .rules import CacheRules
 
 if TYPE_CHECKING:
     from ..dtypes import DType
@@ -121,6 +122,13 @@ class Engine:
     the library runtimes)."""
     single_gpu_error: ClassVar[str] = ""
     """The UnsupportedError text of an engine that plans one GPU only (:attr:`multi_gpu` False)."""
+    pooled: ClassVar[bool] = False
+    """Whether the engine's cache is its own token pool planned through kvcalc.engine.EngineMemoryPlan
+    (SGLang, TensorRT-LLM, llama.cpp: kvcalc.engines.paged), so ``kvcalc.kv_cache`` lists no per-layer
+    bytes for it (kvcalc.layer_bytes on a deployment does)."""
+    cache_rules: ClassVar[CacheRules | None] = CacheRules()
+    """The unpaged cache rules kvcalc.kv's terms follow; None where the engine's per-layer bytes come from its
+    own paging (:meth:`layer_kv`) or pool (:attr:`pooled`)."""
 
     # ------------------------------------------------------------------ options
     def default_options(self) -> Any:
@@ -187,6 +195,17 @@ class Engine:
     def max_model_len(self, options: Any) -> int | None:
         """The context cap the options set (``max_model_len`` where the engine has one)."""
         return getattr(options, "max_model_len", None)
+
+    def layer_kv(self, spec: ModelSpec, *, batch: int, context: int, dtype: Any, kv_dtype: Any,
+                 encoder_tokens: int | None) -> Any:
+        """``kvcalc.kv_cache``'s result for an engine that pages its cache itself (vLLM), else None (kvcalc.kv
+        applies :attr:`cache_rules`); UnsupportedError for a :attr:`pooled` engine."""
+        if self.pooled:
+            from ..errors import UnsupportedError
+
+            raise UnsupportedError(f"{self.name}'s per-layer bytes come from its pool: use kvcalc.layer_bytes("
+                                   f"kvcalc.deploy(config, runtime={self.name!r}), batch, context)")
+        return None
 
     # ------------------------------------------------------------------ deploy-time rules
     def check_model(self, raw: Mapping[str, Any], spec: ModelSpec, options: Any, dtype: str | None,

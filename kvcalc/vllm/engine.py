@@ -53,6 +53,22 @@ class VllmEngine(Engine):
     declarations = DECLARATIONS
     tp_flag = "--tensor-parallel-size"
     cli_flags = ("enable_lora", "cuda_graph_gib")
+    cache_rules = None
+
+    def layer_kv(self, spec: ModelSpec, *, batch: int, context: int, dtype: Any, kv_dtype: Any,
+                 encoder_tokens: int | None) -> Any:
+        """vLLM's paged per-layer bytes (kvcalc.vllm.vllm_kv_cache); CPM-Ant's prompt tokens and reference
+        sliding-window layers (Unlimited-OCR) are refused."""
+        from dataclasses import replace
+
+        from .cache import vllm_kv_cache
+
+        self.check_prefix_tokens(spec)
+        if any(a.keeps_prefill for layer in spec.layers for a in layer.attention):
+            raise UnsupportedError("vLLM's handling of reference sliding-window layers (Unlimited-OCR: every "
+                                   "prefill token kept) is not modelled; use runtime 'ideal' or 'transformers'")
+        return replace(vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
+                                     encoder_tokens=encoder_tokens), quality=spec.quality)
 
     # ------------------------------------------------------------------ options and refusals
     def build_options(self, flags: dict[str, Any]) -> Any:
