@@ -29,6 +29,7 @@ from .deployment import Deployment
 from .llama_cpp.options import LlamaCppOptions
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION
 from .vllm.defaults import DEFAULT_VLLM_VERSION, VLLM_KV_CACHE_DTYPES
+from .vllm.deployed import startup_plan
 from .vllm.lora import LoraConfig
 from .vllm_command import ALLOW_LONG_ENV, DTYPE_QUANTIZATION
 
@@ -73,7 +74,7 @@ def _weights_flags(dtype: str | None) -> tuple[list[str], list[str]]:
 
 def _default_block(d: Deployment) -> int:
     """The block size vLLM picks when ``--block-size`` is not given (the attention backend's, kvcalc.vllm)."""
-    return replace(d, options=replace(d.vllm, block_size=None)).vllm_plan().block_size
+    return startup_plan(replace(d, options=replace(d.vllm, block_size=None))).block_size
 
 
 def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> ServeCommand:
@@ -86,7 +87,7 @@ def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> S
         words += ["--tensor-parallel-size", str(d.tp)]
     if d.pp > 1:
         words += ["--pipeline-parallel-size", str(d.pp)]
-    words += ["--max-model-len", str(max_model_len or d.vllm_plan().max_model_len)]
+    words += ["--max-model-len", str(max_model_len or startup_plan(d).max_model_len)]
     if o.gpu_memory_utilization != DEFAULT_GPU_MEMORY_UTILIZATION:
         words += ["--gpu-memory-utilization", f"{o.gpu_memory_utilization:g}"]
     flags, more = _weights_flags(d.dtype)
@@ -99,7 +100,7 @@ def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> S
             notes.append(f"KV cache {d.kv_dtype}: not a vLLM --kv-cache-dtype (use fp8 or auto)")
     # a --block-size that changes nothing is left out: vLLM's default, or one a hybrid model's page alignment
     # raises to the same block anyway (kvcalc.vllm.hybrid: Qwen3.5's 16 -> 832)
-    block = None if o.block_size is None or _default_block(d) == d.vllm_plan().block_size else o.block_size
+    block = None if o.block_size is None or _default_block(d) == startup_plan(d).block_size else o.block_size
     for flag, value in (("--block-size", block), ("--max-num-seqs", o.max_num_seqs),
                         ("--max-num-batched-tokens", o.max_num_batched_tokens),
                         ("--kv-cache-memory-bytes", o.kv_cache_memory)):

@@ -25,7 +25,7 @@ from ..gguf.reader import GGUFHeader
 from ..limits import MAX_CONTEXT
 from ..weights import WeightBytes, WeightPart, plan_weights
 from .options import DEFAULT_N_BATCH, DEFAULT_N_UBATCH, KV_CACHE_TYPES, LlamaCppOptions
-from .plan import llama_cpp_plan
+from .plan import LlamaCppPlan, llama_cpp_plan
 from .seam import VERSION, LayerCells, largest_batch, layer_cells, longest_context, to_engine_plan
 
 if TYPE_CHECKING:
@@ -95,10 +95,20 @@ def _gguf_weight_bytes(counted: WeightBytes, gw: GgufWeights) -> WeightBytes:
                               f"({gw.bits_per_weight:.2f} BPW; {gw.quality})",))
 
 
+def llama_plan(d: Deployment) -> LlamaCppPlan:
+    """llama.cpp's allocation for the deployment (kvcalc.llama_cpp.plan.llama_cpp_plan), memoized on it."""
+    if "llama_plan" not in d._memo:
+        if not isinstance(d.options, LlamaCppOptions) or d.gguf is None:
+            raise InputError(f"runtime {d.runtime!r} has no llama.cpp plan; use runtime 'llama_cpp'")
+        d._memo["llama_plan"] = llama_cpp_plan(d.spec, d.options, d.gguf, d.gpu.memory_bytes)
+    lp: LlamaCppPlan = d._memo["llama_plan"]
+    return lp
+
+
 def llama_layer_cells(d: Deployment) -> tuple[LayerCells, ...]:
     """The deployment's llama.cpp layers (kvcalc.llama_cpp.seam.layer_cells), memoized."""
     if "llama_cells" not in d._memo:
-        d._memo["llama_cells"] = layer_cells(d.spec, d.llama_plan())
+        d._memo["llama_cells"] = layer_cells(d.spec, llama_plan(d))
     cells: tuple[LayerCells, ...] = d._memo["llama_cells"]
     return cells
 
@@ -167,7 +177,7 @@ class LlamaCppEngine(PagedEngine):
 
     # ------------------------------------------------------------------ planning
     def memory_plan(self, d: Deployment) -> Any:
-        return to_engine_plan(d.spec, d.llama_plan(), d.gpu.memory_bytes)
+        return to_engine_plan(d.spec, llama_plan(d), d.gpu.memory_bytes)
 
     def plan_at(self, d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
         """The configured run's allocation, the cells the requests occupy (module docstring)."""
@@ -177,7 +187,7 @@ class LlamaCppEngine(PagedEngine):
         from ..plan import PlanResult, common_fields
 
         ep = d.engine_plan()
-        lp = d.llama_plan()
+        lp = llama_plan(d)
         table = layer_bytes(d, batch, context)
         ok = ep.fits(batch, context)
         max_context, max_batch = llama_solvers(d, batch, context)
