@@ -43,7 +43,7 @@ TIERS: dict[str, str] = {
     "test_params_pd": "fast",
     "test_golden_plans": "fast",
     "test_doctests": "fast",
-    "test_engine_registry": "fast", "test_llama_cpp_speed": "fast",
+    "test_engine_registry": "fast", "test_llama_cpp_speed": "fast", "test_llama_cpp_rules": "fast",
 }
 
 
