@@ -304,6 +304,7 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         raise InputError("a deployment needs the config.json dict (for the parameter count)")
     spec = config if isinstance(config, ModelSpec) else read_spec(config)
     eng = get_engine(runtime)
+    spec = eng.model_spec(raw, spec)
     flags = dict(flags)
     device = _device(gpu, flags.pop("gpu_mem_gib", None))
     known = {k: flags.pop(k) for k in MEASURED_FLAGS if k in flags}

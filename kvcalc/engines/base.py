@@ -208,6 +208,11 @@ class Engine:
         return None
 
     # ------------------------------------------------------------------ deploy-time rules
+    def model_spec(self, raw: Mapping[str, Any], spec: ModelSpec) -> ModelSpec:
+        """The model as the engine reads it (default: ``spec``, the config's reading); llama.cpp's is the
+        converted GGUF's (kvcalc.llama_cpp.arches)."""
+        return spec
+
     def check_model(self, raw: Mapping[str, Any], spec: ModelSpec, options: Any, dtype: str | None,
                     kv_dtype: str | None) -> None:
         """UnsupportedError / InputError for a model or setting the engine refuses at startup (default: none)."""

@@ -24,6 +24,7 @@ from ..gguf.mixes import GgufWeights, gguf_weights
 from ..gguf.reader import GGUFHeader
 from ..limits import MAX_CONTEXT
 from ..weights import WeightBytes, WeightPart, plan_weights
+from .arches import gguf_view
 from .options import DEFAULT_N_BATCH, DEFAULT_N_UBATCH, KV_CACHE_TYPES, LlamaCppOptions
 from .plan import LlamaCppPlan, llama_cpp_plan
 from .seam import VERSION, LayerCells, largest_batch, layer_cells, longest_context, to_engine_plan
@@ -176,6 +177,11 @@ class LlamaCppEngine(PagedEngine):
         return weights_rank if gguf is None else llama_cpp_plan(spec, options, gguf).gpu.weights
 
     # ------------------------------------------------------------------ planning
+    def model_spec(self, raw: Mapping[str, Any], spec: ModelSpec) -> ModelSpec:
+        """The config read through the llama.cpp architecture it converts to (kvcalc.llama_cpp.arches:
+        Mistral-7B-v0.1 becomes 'llama', which reads no sliding window)."""
+        return gguf_view(raw, spec)[0]
+
     def memory_plan(self, d: Deployment) -> Any:
         return to_engine_plan(d.spec, llama_plan(d), d.gpu.memory_bytes)
 

@@ -27,3 +27,29 @@ def test_swa_cache_is_quantized_like_the_base_cache() -> None:
     assert swa.bytes == 52 * 1536 * 2 * (2048 // 32 * 34) == 347_602_944
     assert f"{swa.bytes / MiB:.2f}" == "331.50"
     assert "K (q8_0):  165.75 MiB, V (q8_0):  165.75 MiB" in swa.log_line()
+
+
+def test_mistral_converts_to_llama_which_reads_no_sliding_window() -> None:
+    """conversion/llama.py ``LlamaModel`` is registered for ``MistralForCausalLM`` with ``MODEL_ARCH.LLAMA`` and writes
+    no sliding window; src/llama-model.cpp ``load_hparams`` reads none for ``LLM_ARCH_LLAMA``. Mistral-7B-v0.1 at
+    -c 16384 under llama-server (4 unified slots): one cache of 16,384 cells x 32 layers x 8 KV heads x 128 x
+    (K, V) x 2 B = 2,147,483,648 B = 2,048 MiB (the config's 4,096-token window would give a 576 MiB SWA cache)."""
+    import kvcalc
+    from kvcalc.llama_cpp.engine import llama_plan
+
+    d = kvcalc.deploy(load_config("mistralai__Mistral-7B-v0.1.json"), gpu="h100-sxm", runtime="llama_cpp",
+                      gguf="F16", n_ctx=16384)
+    caches = llama_plan(d).caches
+    assert [(c.name, c.cells, len(c.layers)) for c in caches] == [("kv", 16384, 32)]
+    assert caches[0].bytes == 16384 * 32 * 8 * 128 * 2 * 2 == 2048 * MiB
+    assert "llama_kv_cache: size = 2048.00 MiB ( 16384 cells,  32 layers,  4/1 seqs)" in caches[0].log_line()
+
+
+def test_architectures_that_read_a_sliding_window_keep_it() -> None:
+    """conversion/gemma.py ``Gemma3Model`` writes ``add_sliding_window``: Gemma 3 27B keeps its 52 SWA layers."""
+    from kvcalc.llama_cpp.arches import converted_arch, gguf_view
+
+    config = load_config("google__gemma-3-27b-it.json")
+    spec = read_spec(config)
+    assert converted_arch(config).name == "gemma3"
+    assert gguf_view(config, spec) == (spec, None)
