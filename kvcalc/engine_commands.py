@@ -25,14 +25,12 @@ from typing import Any
 
 from .command_line import split_command
 from .engines.base import Option
+from .engines.readers import positive_int as _int
 from .errors import InputError
 from .llama_cpp.command import parse_llama_command
 from .sglang import LONG_CONTEXT_ENV
 from .sglang.options import DECLARATIONS as SGLANG_OPTIONS
 from .trtllm.options import DECLARATIONS as TRTLLM_OPTIONS
-from .vllm_command import fraction as _fraction
-from .vllm_command import human_readable_int
-from .vllm_command import positive_int as _int
 
 
 def _auto_none(text: str) -> str | None:
@@ -47,13 +45,11 @@ Flags = dict[str, tuple[str, Callable[[str], Any]]]
 """flag (dashes; underscores are read as dashes) -> (deploy keyword, parser)."""
 
 
-def _declared(declarations: tuple[Option, ...], parsers: dict[str, Callable[[str], Any]]) -> Flags:
-    """The value flags an engine declares (kvcalc.engines.base.Option), each read by its kind: a count of at
-    least 1, a memory fraction in (0, 1], or the parser ``parsers`` names for its dest. Switches are left to
-    :data:`_SWITCHES` (ignored)."""
-    by_kind: dict[str, Callable[[str], Any]] = {"int": _int, "float": _fraction}
-    return {flag.replace("_", "-"): (o.dest, parsers.get(o.dest) or by_kind[o.kind])
-            for o in declarations if o.kind in by_kind for flag in o.flags}
+def _declared(declarations: tuple[Option, ...]) -> Flags:
+    """The value flags an engine declares (kvcalc.engines.base.Option), each read by ``Option.read`` (its kind
+    within its bounds, or its ``parse``). Switches are left to :data:`_SWITCHES` (ignored)."""
+    return {flag.replace("_", "-"): (o.dest, o.read)
+            for o in declarations if o.command and o.kind in ("int", "float") for flag in o.flags}
 
 
 # the deployment's flags in each engine's spelling; the engine's own options from its declarations
@@ -62,14 +58,14 @@ _SGLANG: Flags = {
     "--tp-size": ("tensor_parallel_size", _int), "--tp": ("tensor_parallel_size", _int),
     "--tensor-parallel-size": ("tensor_parallel_size", _int),
     "--pp-size": ("pipeline_parallel_size", _int), "--pipeline-parallel-size": ("pipeline_parallel_size", _int),
-    **_declared(SGLANG_OPTIONS, {}),
+    **_declared(SGLANG_OPTIONS),
     "--kv-cache-dtype": ("kv_dtype", _auto_none),
     "--dtype": ("dtype", _auto_none),
 }
 _TRTLLM: Flags = {
     "--model": ("model", str),
     "--tp-size": ("tensor_parallel_size", _int), "--pp-size": ("pipeline_parallel_size", _int),
-    **_declared(TRTLLM_OPTIONS, {"max_num_tokens": human_readable_int}),
+    **_declared(TRTLLM_OPTIONS),
     "--kv-cache-dtype": ("kv_dtype", _trt_kv_dtype),
 }
 _SWITCHES = {"--trust-remote-code", "--enable-metrics", "--disable-radix-cache", "--disable-cuda-graph",

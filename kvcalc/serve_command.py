@@ -26,6 +26,7 @@ import shlex
 from dataclasses import dataclass, replace
 
 from .deployment import Deployment
+from .llama_cpp.options import DECLARATIONS as LLAMA_OPTIONS
 from .llama_cpp.options import LlamaCppOptions
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION
 from .vllm.defaults import DEFAULT_VLLM_VERSION, VLLM_KV_CACHE_DTYPES
@@ -218,16 +219,13 @@ def llama_server(model: str, d: Deployment) -> ServeCommand:
         name = model.rsplit("/", 1)[-1] or "model"
         words += ["-m", f"/path/to/{name}-{quant}.gguf"]
         notes.append(f"a {quant} GGUF file of {model} (llama.cpp reads GGUF, not the safetensors checkpoint)")
-    for flag, value, default in (("-c", o.n_ctx, dflt.n_ctx), ("-np", o.n_parallel, dflt.n_parallel),
-                                 ("-ctk", o.cache_type_k, dflt.cache_type_k),
-                                 ("-ctv", o.cache_type_v, dflt.cache_type_v),
-                                 ("-fa", o.flash_attn, dflt.flash_attn), ("-ngl", o.n_gpu_layers, dflt.n_gpu_layers),
-                                 ("-b", o.n_batch, dflt.n_batch), ("-ub", o.n_ubatch, dflt.n_ubatch)):
-        if value != default:
-            words += [flag, str(value)]
-    for flag, on in (("-kvu", o.kv_unified), ("--swa-full", o.swa_full), ("-nkvo", not o.kv_offload)):
-        if on:
-            words.append(flag)
+    declared = [opt for opt in LLAMA_OPTIONS if opt.command]
+    for opt in declared:                # value flags (-c, -np, -ctk, -ctv, -fa, -ngl, -b, -ub), where not the default
+        if opt.kind != "bool" and getattr(o, opt.dest) != getattr(dflt, opt.dest):
+            words += [opt.flag, str(getattr(o, opt.dest))]
+    for opt in declared:                # switches (-kvu, --swa-full, -nkvo), where set
+        if opt.kind == "bool" and getattr(o, opt.dest) != getattr(dflt, opt.dest):
+            words.append(opt.flag)
     if o.n_ctx == 0:
         notes.append("no -c: llama.cpp allocates the model's training context (n_ctx_train) in cells")
     return ServeCommand(" ".join(shlex.quote(w) for w in words), "bash", tuple(notes))

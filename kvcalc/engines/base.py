@@ -22,7 +22,7 @@ Units: bytes (GiB = 2**30), tokens.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -67,7 +67,11 @@ class Option:
     the engine's bounds; ``default``: the options dataclass's (None = the engine picks, per GPU or
     model); ``url_key``: the short key a page link uses; ``const``: the value of a bare flag whose value
     is optional (llama.cpp's bare ``-fa`` = on); ``cli``: False where the CLI builds the value from
-    other flags (vLLM's ``lora`` from ``--enable-lora`` and ``--max-loras`` ...) or declares it itself."""
+    other flags (vLLM's ``lora`` from ``--enable-lora`` and ``--max-loras`` ...) or declares it itself;
+    ``parse``: how the engine reads the flag's text where the kind's reader does not say it (vLLM's
+    ``human_readable_int`` sizes: '32k', '20G'; kvcalc.engines.readers); ``command``: False for a flag
+    kvcalc's CLI has but the engine's own command line does not (``--vllm-version``), which the launch-line
+    readers then do not read."""
 
     dest: str
     flags: tuple[str, ...]
@@ -82,6 +86,14 @@ class Option:
     negate: bool = False
     const: str | None = None
     cli: bool = True
+    parse: Callable[[str], Any] | None = None
+    command: bool = True
+
+    def read(self, text: str) -> Any:
+        """One command-line value of this option (kvcalc.engines.readers.read_option; ValueError if invalid)."""
+        from .readers import read_option
+
+        return read_option(self, text)
 
     @property
     def flag(self) -> str:

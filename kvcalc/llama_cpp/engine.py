@@ -17,15 +17,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..engines.base import Engine, Option
+from ..engines.base import Engine
 from ..engines.paged import PagedEngine
 from ..errors import InputError
 from ..gguf.mixes import GgufWeights, gguf_weights
 from ..gguf.reader import GGUFHeader
-from ..limits import MAX_CONTEXT
 from ..weights import WeightBytes, WeightPart, plan_weights
 from .arches import gguf_view
-from .options import DEFAULT_N_BATCH, DEFAULT_N_UBATCH, KV_CACHE_TYPES, LlamaCppOptions
+from .options import DECLARATIONS, LlamaCppOptions
 from .plan import LlamaCppPlan, llama_cpp_plan
 from .seam import VERSION, LayerCells, largest_batch, layer_cells, longest_context, to_engine_plan
 
@@ -37,39 +36,7 @@ if TYPE_CHECKING:
     from ..spec import ModelSpec
     from ..verdict import Verdict
 
-DECLARATIONS: tuple[Option, ...] = (
-    Option("n_ctx", ("-c", "--ctx-size"), "int",
-           "cells in the context, shared by the slots (default 0: the model's training context)", "cells", 0,
-           MAX_CONTEXT, 0, "ll_ctx"),
-    Option("n_parallel", ("-np", "--parallel"), "int", "slots (default 1; llama-server then runs 4 unified)",
-           "sequences", 1, 256, 1, "ll_np"),
-    Option("kv_unified", ("-kvu", "--kv-unified"), "bool", "one KV stream shared by every slot", "", None, None,
-           False, "ll_kvu"),
-    Option("cache_type_k", ("-ctk", "--cache-type-k"), "text", "K cache type (default f16)", "", None, None, "f16",
-           "ll_ctk", KV_CACHE_TYPES),
-    Option("cache_type_v", ("-ctv", "--cache-type-v"), "text", "V cache type (default f16)", "", None, None, "f16",
-           "ll_ctv", KV_CACHE_TYPES),
-    Option("flash_attn", ("-fa", "--flash-attn"), "choice", "Flash Attention (bare -fa: on; default auto)", "",
-           None, None, "auto", "ll_fa", ("on", "off", "auto"), const="on"),
-    Option("n_gpu_layers", ("-ngl", "--n-gpu-layers", "--gpu-layers"), "int",
-           "layers on the GPU, the output layer first (default -1: all)", "layers", -1, 1 << 20, -1, "ll_ngl"),
-    Option("swa_full", ("--swa-full",), "bool", "full-size cache for sliding-window layers", "", None, None, False,
-           "ll_swa_full"),
-    Option("kv_offload", ("-nkvo", "--no-kv-offload"), "bool", "keep the KV cache in host memory", "", None, None,
-           True, None, negate=True),
-    Option("n_batch", ("-b", "--batch-size"), "int", "logical batch (default 2048)", "tokens", 1, MAX_CONTEXT,
-           DEFAULT_N_BATCH, None),
-    Option("n_ubatch", ("-ub", "--ubatch-size"), "int", "physical batch (default 512)", "tokens", 1, MAX_CONTEXT,
-           DEFAULT_N_UBATCH, None),
-    Option("program", ("llama-server", "llama-cli"), "choice", "the program run: llama-server (4 unified slots "
-           "for a bare -np 1) or llama-cli (one sequence)", "", None, None, "llama-server", "ll_prog",
-           ("llama-server", "llama-cli"), cli=False),
-    Option("gguf", ("--gguf-type",), "text", "the GGUF weights: a file type (Q4_K_M, Q8_0, F16, ...), a parsed "
-           "header or GgufWeights", "", None, None, None, "ll_gguf", cli=False),
-    Option("llama_cpp", ("llama_cpp",), "json", "LlamaCppOptions the flags apply over (a parsed llama-server "
-           "command); a keyword of deploy(), no command-line flag", "", None, None, None, None, cli=False),
-)
-"""llama-server's flags kvcalc models (``common/arg.cpp``), under LlamaCppOptions' names, declared once."""
+
 
 SINGLE_GPU = ("llama.cpp's multi-GPU split (--split-mode layer / row, -ts) is not modelled: "
               "plan one GPU (gpus=1); -ngl offloads the rest to host memory")
