@@ -14,21 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .command_line import split_command
+from .command_line import env_prefix, scan_flags, split_command
 from .engines.readers import fraction, human_readable_int, json_object, positive_int
 from .errors import InputError
 from .vllm.options import DECLARATIONS as VLLM_OPTIONS
 
 __all__ = ["DEPLOY_KEYS", "FLAGS", "QUANTIZATION_DTYPES", "VllmCommand", "deploy_options", "fraction",
            "human_readable_int", "json_object", "parse_vllm_serve", "positive_int", "weights_dtype"]
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _max_model_len(text: str) -> int:
@@ -135,43 +127,26 @@ def parse_vllm_serve(command: str) -> VllmCommand:
     """Parse ``vllm serve MODEL [flags]`` (also ``python -m vllm.entrypoints.openai.api_server --model M``)."""
     if not isinstance(command, str) or not command.strip():
         raise InputError("paste a 'vllm serve ...' command")
-    words = split_command(command)
+    env, words = env_prefix(split_command(command))
     model: str | None = None
     options: dict[str, Any] = {}
     ignored: list[str] = []
-    i = 0
-    while i < len(words) and "=" in words[i] and not words[i].startswith("-"):    # NAME=VALUE env prefix
-        name, _, value = words[i].partition("=")
-        if name == ALLOW_LONG_ENV:
-            options["allow_long_max_model_len"] = value.strip().lower() in ("1", "true")
-        i += 1
-    words = words[i:]
+    if ALLOW_LONG_ENV in env:
+        options["allow_long_max_model_len"] = env[ALLOW_LONG_ENV].strip().lower() in ("1", "true")
     i = 0
     if words[:2] == ["vllm", "serve"]:
         i = 2
         if i < len(words) and not words[i].startswith("-"):
             model, i = words[i], i + 1
-    while i < len(words):
-        word = words[i]
-        if not word.startswith("-"):
-            i += 1
-            continue
-        name, eq, inline = word.partition("=")
-        if name in SWITCHES and not eq:
-            options[SWITCHES[name]] = True
-            i += 1
-        elif name in OFF_SWITCHES and not eq:
-            options[OFF_SWITCHES[name]] = False
-            i += 1
-        elif name in FLAGS:
-            if eq:
-                value, i = inline, i + 1
-            elif i + 1 < len(words):
-                value, i = words[i + 1], i + 2
-            else:
-                raise InputError(f"{name} needs a value")
-            if not value.strip() or value.startswith("-") and not _is_number(value):
-                raise InputError(f"{name} needs a value, got {'nothing' if not value.strip() else repr(value[:30])}")
+    switch = {**{k: (v, True) for k, v in SWITCHES.items()}, **{k: (v, False) for k, v in OFF_SWITCHES.items()}}
+    for kind, name, value in scan_flags(words, i, FLAGS.__contains__, switch.__contains__,
+                                        BOOLEAN_FLAGS.__contains__, negative_values=True):
+        if kind == "switch":
+            options[switch[name][0]] = switch[name][1]
+        elif kind == "ignored":
+            ignored.append(name)
+        else:
+            assert value is not None
             key, parse = FLAGS[name]
             try:
                 parsed = parse(value)
@@ -183,11 +158,6 @@ def parse_vllm_serve(command: str) -> VllmCommand:
                 model = parsed
             else:
                 options[key] = parsed
-        else:
-            ignored.append(name)
-            has_value = not inline and name not in BOOLEAN_FLAGS and i + 1 < len(words) \
-                and not words[i + 1].startswith("-")
-            i += 2 if has_value else 1
     lora = {k: options.pop(k) for k in LORA_OPTIONS if k in options}
     if options.pop("enable_lora", False):
         options["lora"] = lora
