@@ -49,6 +49,7 @@ TIERS: dict[str, str] = {
     "test_gguf_fuzz": "property", "test_gguf_writer_files": "fast",
     "test_startup_log": "fast", "test_startup_log_calibration": "fast",
     "test_engine_registry": "fast", "test_llama_cpp_speed": "fast", "test_real_configs": "fast",
+    "test_engine_registry": "fast", "test_llama_cpp_speed": "fast", "test_llama_cpp_rules": "fast",
 }
 
 
