@@ -1,0 +1,14 @@
+"""Capacity for the workload served: shared prefixes, request-length distributions, a KV offload tier and
+several models on one GPU (issue 28). Pure Python over kvcalc's deployments; no Streamlit.
+
+``prefix``    :func:`prefix_sharing`: requests at once with a shared prompt prefix, per engine.
+``lengths``   :func:`length_concurrency`: expected concurrency and the chance a request waits, from
+              mean / p95 request lengths (lognormal lengths, a token-budget model).
+``offload``   :func:`offload_tier`: tokens a CPU KV tier holds per engine connector, and the reload cost.
+``colocate``  :func:`colocate`: several vLLM instances on one GPU, in launch order.
+
+Units: bytes (GiB = 2**30), tokens, blocks, seconds.
+"""
+from .prefix import GroupSharing, PrefixSharing, prefix_sharing
+
+__all__ = ["GroupSharing", "PrefixSharing", "prefix_sharing"]
