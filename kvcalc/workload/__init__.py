@@ -9,6 +9,9 @@ several models on one GPU (issue 28). Pure Python over kvcalc's deployments; no 
 
 Units: bytes (GiB = 2**30), tokens, blocks, seconds.
 """
+from .lengths import MODEL as LENGTH_MODEL
+from .lengths import Histogram, LengthConcurrency, LengthStats, length_concurrency, lognormal_stats
 from .prefix import GroupSharing, PrefixSharing, prefix_sharing
 
-__all__ = ["GroupSharing", "PrefixSharing", "prefix_sharing"]
+__all__ = ["GroupSharing", "Histogram", "LENGTH_MODEL", "LengthConcurrency", "LengthStats", "PrefixSharing",
+           "length_concurrency", "lognormal_stats", "prefix_sharing"]

@@ -160,8 +160,8 @@ def vllm_prefix_sharing(d: Any, prefix: int, length: int) -> PrefixSharing:
                             default_encoder_tokens(d.spec, vp.max_num_batched_tokens))
 
     rows = tuple(_vllm_group(g, hit, length, blocks) for g in vp.groups)
-    notes = (f"cache hits aligned to {align:,} tokens (the lcm of the groups' block sizes)",) if align != vp.block_size \
-        else ()
+    aligned = f"cache hits aligned to {align:,} tokens (the lcm of the groups' block sizes)"
+    notes = (aligned,) if align != vp.block_size else ()
     return _result("vllm", "0.33", prefix, length, vp.num_gpu_blocks, 1, rows, vp.max_num_seqs, notes,
                    VLLM_SOURCES)
 
