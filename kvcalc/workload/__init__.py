@@ -11,7 +11,8 @@ Units: bytes (GiB = 2**30), tokens, blocks, seconds.
 """
 from .lengths import MODEL as LENGTH_MODEL
 from .lengths import Histogram, LengthConcurrency, LengthStats, length_concurrency, lognormal_stats
+from .offload import LINKS, HostLink, OffloadTier, offload_tier
 from .prefix import GroupSharing, PrefixSharing, prefix_sharing
 
-__all__ = ["GroupSharing", "Histogram", "LENGTH_MODEL", "LengthConcurrency", "LengthStats", "PrefixSharing",
-           "length_concurrency", "lognormal_stats", "prefix_sharing"]
+__all__ = ["GroupSharing", "Histogram", "HostLink", "LENGTH_MODEL", "LINKS", "LengthConcurrency", "LengthStats",
+           "OffloadTier", "PrefixSharing", "length_concurrency", "lognormal_stats", "offload_tier", "prefix_sharing"]
