@@ -9,10 +9,14 @@ several models on one GPU (issue 28). Pure Python over kvcalc's deployments; no 
 
 Units: bytes (GiB = 2**30), tokens, blocks, seconds.
 """
+from .colocate import CUDA_CONTEXT_BYTES, Colocation, Instance, colocate
 from .lengths import MODEL as LENGTH_MODEL
 from .lengths import Histogram, LengthConcurrency, LengthStats, length_concurrency, lognormal_stats
 from .offload import LINKS, HostLink, OffloadTier, offload_tier
 from .prefix import GroupSharing, PrefixSharing, prefix_sharing
 
-__all__ = ["GroupSharing", "Histogram", "HostLink", "LENGTH_MODEL", "LINKS", "LengthConcurrency", "LengthStats",
-           "OffloadTier", "PrefixSharing", "length_concurrency", "lognormal_stats", "offload_tier", "prefix_sharing"]
+__all__ = [
+    "CUDA_CONTEXT_BYTES", "Colocation", "GroupSharing", "Histogram", "HostLink", "Instance", "LENGTH_MODEL", "LINKS",
+    "LengthConcurrency", "LengthStats", "OffloadTier", "PrefixSharing", "colocate", "length_concurrency",
+    "lognormal_stats", "offload_tier", "prefix_sharing",
+]
