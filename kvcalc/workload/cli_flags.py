@@ -145,9 +145,8 @@ def parse_instance(text: str) -> tuple[str, float, int | None]:
 
 def colocate_command(args: argparse.Namespace, load: Callable[[str], Any]) -> str:
     """Run ``kvcalc colocate``; ``load(source)`` is the CLI's config loader."""
-    import json
-
     from ..capacity import deploy
+    from ..limits import finite_json
 
     plan = []
     for text in args.instances:
@@ -158,7 +157,7 @@ def colocate_command(args: argparse.Namespace, load: Callable[[str], Any]) -> st
     if args.json:
         from dataclasses import asdict
 
-        return json.dumps(asdict(c), indent=2)
+        return finite_json(asdict(c))
     lines = [f"{len(c.instances)} vLLM instances on {c.gpu} ({c.total_bytes / 2**30:,.2f} GiB): "
              f"{'fits' if c.fits else 'does not fit'}", c.order]
     for i in c.instances:

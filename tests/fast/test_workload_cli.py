@@ -78,3 +78,20 @@ def test_colocate_command_text():
     args = p.parse_args(["colocate", f"{MODEL}=0.6@8192", "Qwen/Qwen3-0.6B=0.3@8192", "--gpu", "h100-sxm"])
     text = colocate_command(args, bundled_config)
     assert "fits" in text and "--port 8001" in text and "--gpu-memory-utilization 0.3" in text
+
+
+def _wired() -> bool:
+    try:
+        cli.build_parser().parse_args(["plan", MODEL, "--shared-prefix-tokens", "1"])
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _wired(), reason="kvcalc.cli has no workload flags yet (kvcalc/workload/WIRING.md)")
+def test_wired_cli_plan_json_has_effective_concurrency(capsys):
+    shown = cli_plan_json(capsys, "--enable-prefix-caching", "--shared-prefix-tokens", "4096")
+    assert shown["max_concurrency"] == 20.0 and shown["effective_concurrency"] == 39.0
+    assert "effective_concurrency" not in cli_plan_json(capsys)          # no flag: the golden output unchanged
+    assert cli.main(["colocate", f"{MODEL}=0.6@8192", "Qwen/Qwen3-0.6B=0.3@8192", "--offline"]) == 0
+    assert "--port 8001" in capsys.readouterr().out
