@@ -13,10 +13,10 @@ from .colocate import CUDA_CONTEXT_BYTES, Colocation, Instance, colocate
 from .lengths import MODEL as LENGTH_MODEL
 from .lengths import Histogram, LengthConcurrency, LengthStats, length_concurrency, lognormal_stats
 from .offload import LINKS, HostLink, OffloadTier, offload_tier
-from .prefix import GroupSharing, PrefixSharing, prefix_sharing
+from .prefix import GroupSharing, PrefixSharing, prefix_sharing, with_hit_rate
 
 __all__ = [
     "CUDA_CONTEXT_BYTES", "Colocation", "GroupSharing", "Histogram", "HostLink", "Instance", "LENGTH_MODEL", "LINKS",
     "LengthConcurrency", "LengthStats", "OffloadTier", "PrefixSharing", "colocate", "length_concurrency",
-    "lognormal_stats", "offload_tier", "prefix_sharing",
+    "lognormal_stats", "offload_tier", "prefix_sharing", "with_hit_rate",
 ]

@@ -14,13 +14,13 @@ from typing import Any
 
 from ..errors import InputError
 from .colocate import colocate
-from .lengths import length_concurrency
+from .lengths import Histogram, length_concurrency
 from .offload import CONNECTORS, LINKS, offload_tier
-from .prefix import prefix_sharing
+from .prefix import prefix_sharing, with_hit_rate
 
 LENGTH_DESTS = ("mean_input_tokens", "p95_input_tokens", "mean_output_tokens", "p95_output_tokens")
-WORKLOAD_DESTS = ("enable_prefix_caching", "shared_prefix_tokens", *LENGTH_DESTS, "kv_offload_gib",
-                  "kv_offload_connector", "host_link")
+WORKLOAD_DESTS = ("enable_prefix_caching", "shared_prefix_tokens", "prefix_hit_rate", *LENGTH_DESTS,
+                  "input_histogram", "output_histogram", "kv_offload_gib", "kv_offload_connector", "host_link")
 """The dests :func:`add_workload_flags` adds (none of them reaches ``deploy``)."""
 
 
@@ -44,6 +44,24 @@ def _positive(text: str) -> float:
     return value
 
 
+def _histogram(text: str) -> Histogram:
+    """``TOKENS:COUNT,TOKENS:COUNT,...`` (at most 1,000 bins)."""
+    try:
+        bins = tuple((int(t), float(c)) for t, c in (b.split(":") for b in text.split(",")[:1001]))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a histogram is TOKENS:COUNT,..., got {text[:40]!r}") from None
+    if len(bins) > 1000:
+        raise argparse.ArgumentTypeError("at most 1,000 histogram bins")
+    return Histogram(bins)
+
+
+def _fraction(text: str) -> float:
+    value = _positive(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError("expected a fraction in (0, 1]")
+    return value
+
+
 def add_workload_flags(p: argparse.ArgumentParser) -> None:
     """The plan command's workload group (kvcalc.workload)."""
     g = p.add_argument_group("workload (kvcalc.workload): prefix sharing, request lengths, KV offload")
@@ -51,10 +69,15 @@ def add_workload_flags(p: argparse.ArgumentParser) -> None:
                    help="count the shared prefix once (the engines' default: vLLM 0.33 prefix caching, SGLang's "
                         "radix cache); --no-enable-prefix-caching: every request its own copy")
     g.add_argument("--shared-prefix-tokens", type=_tokens, help="tokens of prompt prefix every request shares")
+    g.add_argument("--prefix-hit-rate", type=_fraction,
+                   help="share of requests that carry the shared prefix (default 1: all; below 1: expected values)")
     for dest in LENGTH_DESTS:
         stat, kind = dest.split("_")[:2]
         g.add_argument("--" + dest.replace("_", "-"), type=_positive,
                        help=f"{stat} {kind} tokens per request (lognormal fit: expected concurrency, wait chance)")
+    g.add_argument("--input-histogram", type=_histogram, help="input lengths as TOKENS:COUNT,... (instead of "
+                   "mean / p95)")
+    g.add_argument("--output-histogram", type=_histogram, help="output lengths as TOKENS:COUNT,...")
     g.add_argument("--kv-offload-gib", type=_positive, help="CPU KV offload tier in GiB (vLLM: all ranks' total "
                    "--kv-offloading-size; SGLang: --hicache-size per rank)")
     g.add_argument("--kv-offload-connector", choices=sorted({c for t in CONNECTORS.values() for c in t}),
@@ -76,16 +99,20 @@ def workload_json(d: Any, p: Any, args: argparse.Namespace) -> dict[str, Any]:
     caching = _given(args, "enable_prefix_caching") is not False
     if prefix and caching:
         s = prefix_sharing(d, prefix)          # at the engine's longest request, as max_concurrency is
+        if _given(args, "prefix_hit_rate") is not None:
+            s = with_hit_rate(s, args.prefix_hit_rate)
         out["prefix_sharing"] = s.to_dict()
         effective: Any = s.effective_concurrency
     else:
         effective = p.max_concurrency
     lengths = [_given(args, k) for k in LENGTH_DESTS]
-    if any(v is not None for v in lengths):
-        if any(v is None for v in lengths):
-            raise InputError("give all four of --mean-input-tokens, --p95-input-tokens, --mean-output-tokens, "
-                             "--p95-output-tokens")
-        out["lengths"] = length_concurrency(d, *lengths).to_dict()
+    hists = _given(args, "input_histogram"), _given(args, "output_histogram")
+    if any(v is not None for v in [*lengths, *hists]):
+        for side, pair, hist in (("input", lengths[:2], hists[0]), ("output", lengths[2:], hists[1])):
+            if hist is None and None in pair:
+                raise InputError(f"give --mean-{side}-tokens and --p95-{side}-tokens, or --{side}-histogram")
+        out["lengths"] = length_concurrency(d, *lengths, input_histogram=hists[0],
+                                            output_histogram=hists[1]).to_dict()
     if _given(args, "kv_offload_gib") is not None:
         out["offload"] = offload_tier(d, args.kv_offload_gib, connector=_given(args, "kv_offload_connector"),
                                       link=_given(args, "host_link") or "pcie5").to_dict()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from math import exp, log, sqrt
+from math import exp, inf, log, sqrt
 from statistics import NormalDist
 from typing import Any
 
@@ -85,7 +85,7 @@ def histogram_stats(h: Histogram) -> LengthStats:
     (200.0, 30000.0)
     """
     total = sum(w for _, w in h.bins)
-    if not h.bins or total <= 0 or any(w < 0 or not 0 <= t <= MAX_CONTEXT for t, w in h.bins):
+    if not h.bins or total <= 0 or any(not 0 <= w < inf or not 0 <= t <= MAX_CONTEXT for t, w in h.bins):
         raise InputError("a histogram needs (tokens, count) bins with tokens in range and a positive total count")
     mean = sum(t * w for t, w in h.bins) / total
     return LengthStats(mean=mean, variance=sum(w * (t - mean) ** 2 for t, w in h.bins) / total,

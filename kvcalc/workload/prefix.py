@@ -34,7 +34,7 @@ Units: blocks (pages) of the engine's pool, tokens.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import lcm
 from typing import Any
 
@@ -87,6 +87,7 @@ class PrefixSharing:
     quality: Quality
     notes: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    hit_rate: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (the CLI's ``plan --json`` adds ``effective_concurrency``)."""
@@ -212,6 +213,29 @@ def _result(engine: str, version: str, prefix: int, length: int, pool: int, rese
 RULES: dict[str, Callable[[Any, int, int], PrefixSharing]] = {
     "vllm": vllm_prefix_sharing, "sglang": sglang_prefix_sharing, "llama_cpp": llama_cpp_prefix_sharing}
 """The engines whose prefix cache is modelled, by runtime name (WIRING.md: an ``Engine`` method later)."""
+
+
+def with_hit_rate(s: PrefixSharing, hit_rate: float) -> PrefixSharing:
+    """``s`` when only ``hit_rate`` of the requests carry the prefix: on average a request holds
+    ``B - hit_rate x S`` blocks of its own, the prefix's ``S`` still once (expected values).
+
+    Half the requests sharing the issue's 256 blocks: (10,240 - 256) / (512 - 128) = 26.0:
+
+    >>> from kvcalc import deploy
+    >>> from kvcalc.catalog import bundled_config
+    >>> d = deploy(bundled_config("meta-llama/Llama-3.1-8B"), max_model_len=8192, kv_cache_memory=20 * 2**30)
+    >>> with_hit_rate(prefix_sharing(d, 4096), 0.5).effective_concurrency
+    26.0
+    """
+    if isinstance(hit_rate, bool) or not isinstance(hit_rate, (int, float)) or not 0 <= hit_rate <= 1:
+        raise InputError(f"hit_rate must be in [0, 1], got {hit_rate!r:.20}")
+    if not s.shared_blocks or hit_rate == 1:
+        return replace(s, hit_rate=float(hit_rate))
+    own = s.blocks_per_request - hit_rate * s.shared_blocks
+    at_once = min(max(int((s.pool_blocks - s.reserved_blocks - s.shared_blocks) // own), 0), s.running_cap)
+    return replace(s, hit_rate=float(hit_rate), effective_concurrency=(s.pool_blocks - s.shared_blocks) / own,
+                   requests_at_once=at_once, blocks_resident=round(at_once * own) + (s.shared_blocks if at_once else 0),
+                   notes=s.notes + (f"{hit_rate:g} of the requests carry the prefix: expected values",))
 
 
 def prefix_sharing(d: Any, shared_prefix_tokens: int, request_tokens: int | None = None) -> PrefixSharing:

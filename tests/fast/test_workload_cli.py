@@ -95,3 +95,15 @@ def test_wired_cli_plan_json_has_effective_concurrency(capsys):
     assert "effective_concurrency" not in cli_plan_json(capsys)          # no flag: the golden output unchanged
     assert cli.main(["colocate", f"{MODEL}=0.6@8192", "Qwen/Qwen3-0.6B=0.3@8192", "--offline"]) == 0
     assert "--port 8001" in capsys.readouterr().out
+
+
+def test_histogram_and_hit_rate_flags():
+    d, p = llama_plan()
+    out = workload_json(d, p, flags("--input-histogram", "1000:1,3000:1", "--output-histogram", "200:1",
+                                    "--shared-prefix-tokens", "4096", "--prefix-hit-rate", "0.5"))
+    assert out["workload"]["lengths"]["occupancy_mean"] == 2000 + 100 + 8
+    assert out["effective_concurrency"] == 26.0
+    with pytest.raises(InputError):
+        workload_json(d, p, flags("--input-histogram", "1000:1"))        # output lengths missing
+    with pytest.raises(SystemExit):
+        flags("--input-histogram", "1000")

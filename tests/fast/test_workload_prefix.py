@@ -90,3 +90,16 @@ def test_unmodelled_runtime_and_bad_lengths_are_refused():
         prefix_sharing(llama8b(), 8192)
     with pytest.raises(InputError):
         prefix_sharing(llama8b(), 100, 9000)
+
+
+def test_hit_rate_gives_expected_values():
+    from kvcalc.workload import with_hit_rate
+
+    s = prefix_sharing(llama8b(kv_cache_memory=10240 * 2 * MiB), 4096)
+    half = with_hit_rate(s, 0.5)
+    assert half.effective_concurrency == (10240 - 256) / (512 - 0.5 * 256) == 26.0
+    assert half.requests_at_once == (10240 - 1 - 256) // 384 == 25
+    assert with_hit_rate(s, 0).effective_concurrency == (10240 - 256) / 512      # the prefix stored, never hit
+    assert with_hit_rate(s, 1) == s
+    with pytest.raises(InputError):
+        with_hit_rate(s, 1.5)
