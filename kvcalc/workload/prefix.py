@@ -15,6 +15,8 @@ Each serving engine stores a shared prefix by its own rule (sources read, not co
   state pages (no saving, exact). ``kv_cache_coordinator.py`` ``HybridKVCacheCoordinator``: a hybrid
   model's hit is aligned to the scheduler block size (the lcm of the groups' block sizes here).
   The pool holds ``num_gpu_blocks`` of which ``BlockPool.__init__`` takes one as the null block.
+  ``config/model.py`` ``ModelConfig.is_prefix_caching_supported``: off (nothing shared) for
+  encoder-decoder and attention-free models.
 * SGLang 0.5.23 (``sglang/srt/mem_cache/radix_cache.py``): ``RadixKey.page_aligned`` /
   ``RadixCache.match_prefix`` truncate a match to whole pages, ``len // page_size * page_size``;
   ``managers/schedule_batch.py`` ``Req.init_next_round_input``: ``max_prefix_len = input_len - 1``.
@@ -138,6 +140,17 @@ def _vllm_group(g: Any, hit: int, length: int, block_blocks: Callable[[Any], int
     return GroupSharing(g.kind, g.block_size, blocks, 0, f"{g.kind}: prefix sharing not modelled", "estimated")
 
 
+def _vllm_prefix_caching_off(kinds: set[str]) -> str | None:
+    """Why vLLM 0.33 turns prefix caching off for this model by default, else None (``config/model.py``
+    ``ModelConfig.is_prefix_caching_supported``: encoder-decoder and attention-free models have none)."""
+    if "cross" in kinds:
+        return ("cross-attention taken as vLLM 0.33's encoder-decoder attn_type, which has no prefix caching "
+                "(ModelConfig.is_prefix_caching_supported; estimated: is_encoder_decoder reads the HF config)")
+    if kinds <= {"mamba"}:
+        return "vLLM 0.33 has no prefix caching for attention-free models (ModelConfig.is_prefix_caching_supported)"
+    return None
+
+
 def vllm_prefix_sharing(d: Any, prefix: int, length: int) -> PrefixSharing:
     """vLLM 0.33's rule on deployment ``d`` (module docstring)."""
     vp = d.vllm_plan()
@@ -152,7 +165,8 @@ def vllm_prefix_sharing(d: Any, prefix: int, length: int) -> PrefixSharing:
     caches = engine_caches(d.spec, d.model_dtype, d.kv, vp.block_size, d.tp, vp.vllm_version, vp.draft_layers)[0]
     groups, uniform = group_caches(caches)
     align = lcm(*(g.block_size for g in vp.groups))
-    hit = _hit_tokens(prefix, length, align)
+    off = _vllm_prefix_caching_off({k for g in vp.groups for k in g.kind.split("+")})
+    hit = 0 if off else _hit_tokens(prefix, length, align)
     by_layers = {tuple(c.layer for c in g): g for g in groups}
 
     def blocks(view: Any) -> int:
@@ -161,8 +175,10 @@ def vllm_prefix_sharing(d: Any, prefix: int, length: int) -> PrefixSharing:
                             default_encoder_tokens(d.spec, vp.max_num_batched_tokens))
 
     rows = tuple(_vllm_group(g, hit, length, blocks) for g in vp.groups)
+    if off and "estimated" in off:
+        rows = tuple(replace(r, quality="estimated") for r in rows)
     aligned = f"cache hits aligned to {align:,} tokens (the lcm of the groups' block sizes)"
-    notes = (aligned,) if align != vp.block_size else ()
+    notes = ((aligned,) if align != vp.block_size else ()) + ((off,) if off else ())
     return _result("vllm", "0.33", prefix, length, vp.num_gpu_blocks, 1, rows, vp.max_num_seqs, notes,
                    VLLM_SOURCES)
 

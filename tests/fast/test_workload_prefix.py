@@ -103,3 +103,11 @@ def test_hit_rate_gives_expected_values():
     assert with_hit_rate(s, 1) == s
     with pytest.raises(InputError):
         with_hit_rate(s, 1.5)
+
+
+def test_cross_attention_model_shares_nothing_under_vllm():
+    # vLLM 0.33 config/model.py ModelConfig.is_prefix_caching_supported: encoder_decoder -> no prefix caching
+    d = deploy(bundled_config("meta-llama/Llama-3.2-90B-Vision-Instruct"), max_model_len=4096)
+    s = prefix_sharing(d, 2048)
+    assert s.shared_blocks == 0 and s.effective_concurrency == s.plain_concurrency
+    assert s.quality == "estimated"
