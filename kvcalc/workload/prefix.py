@@ -19,7 +19,7 @@ Each serving engine stores a shared prefix by its own rule (sources read, not co
   encoder-decoder and attention-free models.
 * SGLang 0.5.23 (``sglang/srt/mem_cache/radix_cache.py``): ``RadixKey.page_aligned`` /
   ``RadixCache.match_prefix`` truncate a match to whole pages, ``len // page_size * page_size``;
-  ``managers/schedule_batch.py`` ``Req.init_next_round_input``: ``max_prefix_len = input_len - 1``.
+  ``managers/schedule_batch.py`` ``Req._compute_max_prefix_len``: ``max_prefix_len = input_len - 1``.
   The shared prefix's pages are stored once in the radix tree. The sliding-window pool (``SWAKVPool``)
   is counted as not shared (``estimated`` unless ``L - P`` covers the window).
 * llama.cpp (``tools/server/server.cpp``, master 2026-04): each slot keeps its own prompt cache
@@ -107,7 +107,7 @@ VLLM_SOURCES = (
 )
 SGLANG_SOURCES = (
     "sglang 0.5.23 srt/mem_cache/radix_cache.py RadixKey.page_aligned, RadixCache.match_prefix",
-    "sglang 0.5.23 srt/managers/schedule_batch.py Req.init_next_round_input (max_prefix_len = input_len - 1)",
+    "sglang 0.5.23 srt/managers/schedule_batch.py Req._compute_max_prefix_len (max_prefix_len = input_len - 1)",
 )
 LLAMA_SOURCES = ("llama.cpp tools/server/server.cpp server_slot cache_tokens, --cache-reuse (per slot)",)
 
