@@ -44,6 +44,8 @@ TIERS: dict[str, str] = {
     "test_golden_plans": "fast", "test_package_list": "fast", "test_cli_startup_log": "fast",
     "test_doctests": "fast",
     "test_engine_registry": "fast", "test_llama_cpp_speed": "fast",
+    "test_workload_prefix": "fast", "test_workload_lengths": "fast", "test_workload_offload": "fast",
+    "test_workload_colocate": "fast", "test_workload_cli": "fast",
     "test_gguf_bounds": "fast", "test_float_limits": "fast", "test_text_bidi": "fast", "test_shell_tail": "fast",
     "test_gpus_message": "fast", "test_gguf_pipe": "io", "test_hub_param_bounds": "hub",
     "test_gguf_fuzz": "property", "test_gguf_writer_files": "fast",
