@@ -280,6 +280,9 @@ def _add_plan_parser(sub: Any) -> None:
                    help="speed estimate: share of the bf16 tensor rate a prefill achieves (default from published "
                         "measurements)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    from .workload.cli_flags import add_workload_flags
+
+    add_workload_flags(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -308,6 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="transformers runtime: the cache after a beam reorder (--batch = sequences x beams)")
     kv.add_argument("--json", action="store_true", help="print JSON")
     _add_plan_parser(sub)
+    from .workload.cli_flags import add_colocate_parser
+
+    add_colocate_parser(sub, _add_source_options)
     return parser
 
 
@@ -490,7 +496,10 @@ def _plan_command(args: argparse.Namespace) -> str:
         bandwidth_efficiency=DEFAULT_BANDWIDTH_EFFICIENCY if args.bandwidth_efficiency is None
         else args.bandwidth_efficiency,
         compute_efficiency=DEFAULT_COMPUTE_EFFICIENCY if args.compute_efficiency is None else args.compute_efficiency)
-    out = {**p.to_dict(), "speed": speed.to_dict()}
+    from .workload.cli_flags import workload_json, workload_lines
+
+    extra = workload_json(deployment, p, args)
+    out = {**p.to_dict(), **extra, "speed": speed.to_dict()}
     report = None
     if startup is not None:
         from .startup_log import startup_log_report
@@ -499,7 +508,7 @@ def _plan_command(args: argparse.Namespace) -> str:
         out["startup_log"] = report
     if args.json:
         return finite_json(out)
-    lines = _plan_lines(deployment, p, speed)
+    lines = _plan_lines(deployment, p, speed) + workload_lines(extra)
     if report is not None:
         from .startup_log import startup_log_lines
 
@@ -586,7 +595,14 @@ def _gguf_header(path: str, args: argparse.Namespace) -> Any:
         os.close(fd)
 
 
-COMMANDS = {"kv": _kv_command, "plan": _plan_command}
+def _colocate_command(args: argparse.Namespace) -> str:
+    from .workload.cli_flags import colocate_command
+
+    return colocate_command(args, lambda source: load_config_arg(source, offline=args.offline, revision=args.revision,
+                                                                 timeout=args.timeout))
+
+
+COMMANDS = {"kv": _kv_command, "plan": _plan_command, "colocate": _colocate_command}
 
 
 def _print_out(text: str) -> None:
