@@ -90,10 +90,10 @@ def _given(args: argparse.Namespace, dest: str) -> Any:
 
 
 def workload_json(d: Any, p: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """``{"effective_concurrency": ..., "workload": {...}}`` for ``plan --json`` when a workload flag is
-    given, else ``{}``. ``effective_concurrency`` is the plan's ``max_concurrency`` when nothing is shared."""
+    """``{"effective_concurrency": ...}`` for every ``plan --json``, with ``"workload": {...}`` when a workload
+    flag is given. ``effective_concurrency`` is the plan's ``max_concurrency`` when nothing is shared."""
     if all(_given(args, k) in (None, "pcie5") for k in WORKLOAD_DESTS):
-        return {}
+        return {"effective_concurrency": p.max_concurrency}
     out: dict[str, Any] = {}
     prefix = _given(args, "shared_prefix_tokens") or 0
     caching = _given(args, "enable_prefix_caching") is not False

@@ -37,9 +37,10 @@ def llama_plan():
     return d, plan(d)
 
 
-def test_no_workload_flag_adds_nothing():
+def test_no_workload_flag_gives_the_plain_concurrency():
     d, p = llama_plan()
-    assert workload_json(d, p, flags()) == {}
+    # 10,240 blocks x 16 tokens / 8,192 tokens per request = 20.0 (vLLM's own "Maximum concurrency" line)
+    assert workload_json(d, p, flags()) == {"effective_concurrency": 20.0}
 
 
 def test_nothing_shared_equals_the_cli_concurrency(capsys):
@@ -92,7 +93,7 @@ def _wired() -> bool:
 def test_wired_cli_plan_json_has_effective_concurrency(capsys):
     shown = cli_plan_json(capsys, "--enable-prefix-caching", "--shared-prefix-tokens", "4096")
     assert shown["max_concurrency"] == 20.0 and shown["effective_concurrency"] == 39.0
-    assert "effective_concurrency" not in cli_plan_json(capsys)          # no flag: the golden output unchanged
+    assert cli_plan_json(capsys)["effective_concurrency"] == 20.0        # nothing shared: the plain concurrency
     assert cli.main(["colocate", f"{MODEL}=0.6@8192", "Qwen/Qwen3-0.6B=0.3@8192", "--offline"]) == 0
     assert "--port 8001" in capsys.readouterr().out
 
