@@ -1,0 +1,91 @@
+"""Estimated vs published speed, per category (data/speed_measurements.csv through kvcalc.speed).
+
+Run: ``python benchmarks/speed_validation.py [--before] [--rows]``. ``--before`` zeroes the fixed
+per-layer, per-expert, all-reduce and prefill-floor terms and costs every prefill at the bf16 rate
+(the estimator before they were added). r = measured seconds / estimated seconds: above 1 the
+estimate is optimistic. Prints, per category, the count, the median r, the share within +-30 %
+(0.7 <= r <= 1.3... as speeds: |estimated / measured - 1| <= 0.3) and the most optimistic r."""
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kvcalc import speed  # noqa: E402
+from kvcalc.speed_reference import category, estimate_for, published_measurements, speed_ratio  # noqa: E402
+
+
+@contextmanager
+def before() -> Iterator[None]:
+    """The estimator without the terms issue 24 added."""
+    saved = (speed.LAYER_OVERHEAD_S, speed.EXPERT_OVERHEAD_S, speed.ALLREDUCE_LATENCY_S, speed.PREFILL_OVERLAP,
+             speed._tensor_rate, speed._allreduce_seconds)
+    speed.LAYER_OVERHEAD_S = speed.EXPERT_OVERHEAD_S = speed.ALLREDUCE_LATENCY_S = speed.PREFILL_OVERLAP = 0.0
+    speed._tensor_rate = lambda d: (d.gpu.bf16_tflops, "bf16")          # type: ignore[assignment]
+    speed._allreduce_seconds = lambda d, layers, tokens: 0.0            # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        (speed.LAYER_OVERHEAD_S, speed.EXPERT_OVERHEAD_S, speed.ALLREDUCE_LATENCY_S, speed.PREFILL_OVERLAP,
+         speed._tensor_rate, speed._allreduce_seconds) = saved
+
+
+def within(r: float) -> bool:
+    """|estimated speed / measured speed - 1| <= 30 %."""
+    return abs(r - 1) <= 0.3
+
+
+def ratios_by_category() -> dict[str, list[float]]:
+    """r of every published row, by kvcalc.speed category."""
+    out: dict[str, list[float]] = {}
+    for m in published_measurements():
+        e = estimate_for(m)
+        out.setdefault(category(m, e), []).append(speed_ratio(m, e))
+    return out
+
+
+def spread() -> dict[str, tuple[float, float]]:
+    """kvcalc.speed.SPREAD recomputed: per category min and max r, rounded outward to 0.01."""
+    return {c: (math.floor(min(rs) * 100) / 100, math.ceil(max(rs) * 100) / 100)
+            for c, rs in sorted(ratios_by_category().items())}
+
+
+def table(show_rows: bool) -> list[str]:
+    ratios = ratios_by_category()
+    lines = []
+    if show_rows:
+        for m in published_measurements():
+            e = estimate_for(m)
+            lines.append(f"{category(m, e):15s} {speed_ratio(m, e):5.2f}  {m.id}")
+    lines.append("| category | rows | median r | within +-30 % | most optimistic r |")
+    lines.append("|---|---:|---:|---:|---:|")
+    for cat, rs in sorted(ratios.items()):
+        share = sum(within(r) for r in rs) / len(rs)
+        lines.append(f"| {cat} | {len(rs)} | {statistics.median(rs):.2f} | {share:.0%} | {max(rs):.2f} |")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", action="store_true")
+    ap.add_argument("--rows", action="store_true")
+    ap.add_argument("--spread", action="store_true", help="print kvcalc.speed.SPREAD as the data gives it")
+    args = ap.parse_args()
+    if args.spread:
+        print(spread())
+        return
+    if args.before:
+        with before():
+            print("\n".join(table(args.rows)))
+    else:
+        print("\n".join(table(args.rows)))
+
+
+if __name__ == "__main__":
+    main()
