@@ -8,7 +8,6 @@ estimate is optimistic. Prints, per category, the count, the median r, the share
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 from collections.abc import Iterator
@@ -18,7 +17,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kvcalc import speed  # noqa: E402
-from kvcalc.speed_reference import category, estimate_for, published_measurements, speed_ratio  # noqa: E402
+from kvcalc.speed_reference import (  # noqa: E402
+    category,
+    estimate_for,
+    measured_spread,
+    published_measurements,
+    ratios_by_category,
+    speed_ratio,
+)
 
 
 @contextmanager
@@ -39,21 +45,6 @@ def before() -> Iterator[None]:
 def within(r: float) -> bool:
     """|estimated speed / measured speed - 1| <= 30 %."""
     return abs(r - 1) <= 0.3
-
-
-def ratios_by_category() -> dict[str, list[float]]:
-    """r of every published row, by kvcalc.speed category."""
-    out: dict[str, list[float]] = {}
-    for m in published_measurements():
-        e = estimate_for(m)
-        out.setdefault(category(m, e), []).append(speed_ratio(m, e))
-    return out
-
-
-def spread() -> dict[str, tuple[float, float]]:
-    """kvcalc.speed.SPREAD recomputed: per category min and max r, rounded outward to 0.01."""
-    return {c: (math.floor(min(rs) * 100) / 100, math.ceil(max(rs) * 100) / 100)
-            for c, rs in sorted(ratios_by_category().items())}
 
 
 def table(show_rows: bool) -> list[str]:
@@ -78,7 +69,7 @@ def main() -> None:
     ap.add_argument("--spread", action="store_true", help="print kvcalc.speed.SPREAD as the data gives it")
     args = ap.parse_args()
     if args.spread:
-        print(spread())
+        print(measured_spread())
         return
     if args.before:
         with before():

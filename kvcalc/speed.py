@@ -73,7 +73,7 @@ fitted (benchmarks/fit_speed_constants.py) on the batch-1 dense decode rows of
 data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer runs 8-12 of them
 (CUDA Programming Guide, 'CUDA Graphs'; vLLM and llama.cpp capture graphs, which removes most of it)."""
 
-EXPERT_OVERHEAD_S = 27e-6
+EXPERT_OVERHEAD_S = 35.5e-6
 """Fixed seconds per MoE layer and per expert a token is routed to (top-k): the router, top-k, the
 token gather / scatter and one small GEMV pair per expert; fitted on the batch-1 MoE decode rows
 (vLLM fused_moe launches one block per (expert, tile); llama.cpp ggml_mul_mat_id runs the experts
@@ -96,13 +96,13 @@ share (``compute_efficiency``): the FP8 GEMMs of the published figures run well 
 Fitted on the FP8 time-to-first-token rows (TensorRT-LLM's H100 / L40S 'Low Latency' tables)."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.91, 1.35), "quantized": (0.84, 1.63), "moe": (0.83, 1.46), "tensor parallel": (0.97, 2.91),
+    "dense": (0.91, 1.35), "quantized": (0.84, 1.63), "moe": (0.69, 1.64), "tensor parallel": (0.97, 2.91),
     "short prefill": (0.76, 1.55), "long prefill": (0.8, 1.24),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01
-(``python benchmarks/speed_validation.py --spread`` prints them; tests/fast/test_speed_range.py
-recomputes them). The shown range is the estimate divided by that spread: tokens/s from
+(kvcalc.speed_reference.measured_spread() recomputes them; tests/fast/test_speed_range.py checks
+the two agree). The shown range is the estimate divided by that spread: tokens/s from
 ``point / r_high`` to ``point / r_low``, seconds from ``point x r_low`` to ``point x r_high``."""
 
 QUANTIZED_SHARE = 0.6

@@ -299,3 +299,18 @@ def category(m: Measurement, e: SpeedEstimate | None = None) -> str:
     row, its prefill category for a time-to-first-token row."""
     e = estimate_for(m) if e is None else e
     return e.decode_category if m.is_decode else e.prefill_category
+
+
+def ratios_by_category(rows: tuple[Measurement, ...] | None = None) -> dict[str, list[float]]:
+    """:func:`speed_ratio` of every row, grouped by :func:`category`."""
+    out: dict[str, list[float]] = {}
+    for m in published_measurements() if rows is None else rows:
+        e = estimate_for(m)
+        out.setdefault(category(m, e), []).append(speed_ratio(m, e))
+    return out
+
+
+def measured_spread(rows: tuple[Measurement, ...] | None = None) -> dict[str, tuple[float, float]]:
+    """Per category the lowest and highest ratio, rounded outward to 0.01: kvcalc.speed.SPREAD."""
+    return {c: (math.floor(min(rs) * 100) / 100, math.ceil(max(rs) * 100) / 100)
+            for c, rs in sorted(ratios_by_category(rows).items())}
