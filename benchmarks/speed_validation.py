@@ -62,12 +62,46 @@ def table(show_rows: bool) -> list[str]:
     return lines
 
 
+def svg(ratios: dict[str, list[float]], before: dict[str, list[float]]) -> str:
+    """A strip plot, hand-written SVG: one row per category, r on a log axis from 0.5 to 4, each figure
+    a dot (grey before, blue after), the +-30 % band shaded."""
+    import math as _m
+
+    w, left, top, row = 720, 130, 30, 34
+    x = lambda r: left + (w - left - 20) * (_m.log(min(max(r, 0.5), 4)) - _m.log(0.5)) / (_m.log(4) - _m.log(0.5))
+    cats = sorted(ratios)
+    h = top + row * len(cats) + 40
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+           f'<rect x="{x(0.7):.1f}" y="{top - 10}" width="{x(1.3) - x(0.7):.1f}" height="{row * len(cats)}" '
+           'fill="#e8f4e8"/>']
+    for tick in (0.5, 0.7, 1, 1.3, 1.5, 2, 3, 4):
+        out.append(f'<line x1="{x(tick):.1f}" y1="{top - 10}" x2="{x(tick):.1f}" y2="{top + row * len(cats) - 10}" '
+                   f'stroke="#bbb" stroke-width="{1.5 if tick == 1 else 0.5}"/>')
+        out.append(f'<text x="{x(tick):.1f}" y="{top + row * len(cats) + 6}" text-anchor="middle">{tick:g}</text>')
+    for i, cat in enumerate(cats):
+        y = top + row * i + 8
+        out.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{cat} ({len(ratios[cat])})</text>')
+        for r in before.get(cat, []):
+            out.append(f'<circle cx="{x(r):.1f}" cy="{y - 6}" r="3" fill="#999" fill-opacity="0.6"/>')
+        for r in ratios[cat]:
+            out.append(f'<circle cx="{x(r):.1f}" cy="{y + 6}" r="3" fill="#1f77b4" fill-opacity="0.8"/>')
+    out.append(f'<text x="{left}" y="{h - 8}">r = measured / estimated seconds (log axis, clipped to 0.5-4); grey: '
+               'before issue 24, blue: after; green: within +-30 %</text></svg>')
+    return "\n".join(out) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", action="store_true")
     ap.add_argument("--rows", action="store_true")
     ap.add_argument("--spread", action="store_true", help="print kvcalc.speed.SPREAD as the data gives it")
+    ap.add_argument("--svg", help="write the strip plot (before and after) to this path")
     args = ap.parse_args()
+    if args.svg:
+        with before():
+            old = ratios_by_category()
+        Path(args.svg).write_text(svg(ratios_by_category(), old), encoding="utf-8")
+        return
     if args.spread:
         print(measured_spread())
         return
