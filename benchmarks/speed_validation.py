@@ -68,7 +68,10 @@ def svg(ratios: dict[str, list[float]], before: dict[str, list[float]]) -> str:
     import math as _m
 
     w, left, top, row = 720, 130, 30, 34
-    x = lambda r: left + (w - left - 20) * (_m.log(min(max(r, 0.5), 4)) - _m.log(0.5)) / (_m.log(4) - _m.log(0.5))
+
+    def x(r: float) -> float:
+        return left + (w - left - 20) * (_m.log(min(max(r, 0.5), 4)) - _m.log(0.5)) / (_m.log(4) - _m.log(0.5))
+
     cats = sorted(ratios)
     h = top + row * len(cats) + 40
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
@@ -85,8 +88,8 @@ def svg(ratios: dict[str, list[float]], before: dict[str, list[float]]) -> str:
             out.append(f'<circle cx="{x(r):.1f}" cy="{y - 6}" r="3" fill="#999" fill-opacity="0.6"/>')
         for r in ratios[cat]:
             out.append(f'<circle cx="{x(r):.1f}" cy="{y + 6}" r="3" fill="#1f77b4" fill-opacity="0.8"/>')
-    out.append(f'<text x="{left}" y="{h - 8}">r = measured / estimated seconds (log axis, clipped to 0.5-4); grey: '
-               'before issue 24, blue: after; green: within +-30 %</text></svg>')
+    out.append(f'<text x="{left}" y="{h - 8}">r = measured / estimated s (log, 0.5-4); grey before, blue after; '
+               'green +-30 %</text></svg>')
     return "\n".join(out) + "\n"
 
 
