@@ -12,6 +12,7 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
         flops_s = (2 x active_params x batch x n_s / L + attention_s) / tp
         step    = sum over pipeline stages of max(bytes_s / (bandwidth x eta_bw), flops_s / (rate x eta_c))
                   + layers_s x (LAYER_OVERHEAD_S + top_k x EXPERT_OVERHEAD_S)          fixed per-layer cost
+                    (a prefill: the distinct experts its tokens touch instead of top_k)
                   + 2 x layers_s x (ALLREDUCE_LATENCY_S + 2 (tp-1)/tp x batch x hidden x 2 B / link)   tp > 1
 
     ``kv_s`` is the ideal cache one rank of the stage holds (kvcalc.kv ``ideal``: full layers T
@@ -310,13 +311,16 @@ def _allreduce_seconds(d: Deployment, layers: int, tokens: float) -> float:
     return 2 * layers * per
 
 
-def _fixed_seconds(d: Deployment, layers: int) -> float:
+def _fixed_seconds(d: Deployment, layers: int, experts: float | None = None) -> float:
     """Per-forward fixed cost of ``layers`` decoder layers: LAYER_OVERHEAD_S each, plus, for a MoE
-    model, EXPERT_OVERHEAD_S per expert a token is routed to (top-k): the router, top-k and the per-expert
-    GEMV launches of one token; a larger batch runs its experts in the same grouped kernels, so the cost
-    does not grow with the batch."""
-    top_k = d.spec.moe_top_k if d.spec.moe_experts and d.spec.moe_top_k else 0
-    return layers * (LAYER_OVERHEAD_S + top_k * EXPERT_OVERHEAD_S)
+    model, EXPERT_OVERHEAD_S per expert run: in a decode step the top-k of one token (the router, top-k
+    and per-expert GEMV launches; a larger batch runs its experts in the same grouped kernels, so the
+    cost does not grow with the batch), in a prefill ``experts``, the distinct experts its tokens touch
+    (one GEMM per expert: llama.cpp ggml_mul_mat_id, vLLM fused_moe)."""
+    if not (d.spec.moe_experts and d.spec.moe_top_k):
+        return layers * LAYER_OVERHEAD_S
+    used = d.spec.moe_top_k if experts is None else experts
+    return layers * (LAYER_OVERHEAD_S + used * EXPERT_OVERHEAD_S)
 
 
 def _check_efficiency(bandwidth_efficiency: float, compute_efficiency: float) -> None:
@@ -367,6 +371,7 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
     the all-reduce of ``batch x prompt`` tokens; ``c`` the FLOPs at ``rate``, ``m`` the weights and the
     written cache at ``bw``. 0 seconds when ``rate`` is None."""
     seconds, flops_all, compute_bound = 0.0, 0, False
+    experts = _touched(d, batch * prompt)[1]
     for st in _stages(d):
         flops = (2 * active * batch * prompt * st.share / d.tp
                  + batch * _attention_flops(st.spec, lambda a: _causal_attended(a, prompt, enc)))
@@ -376,7 +381,7 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
         comp_t = flops / rate
         mem_t = (st.weights + cache_bytes(st.cache, batch, prompt)) / bw if bw else 0.0
         layers = st.spec.num_layers
-        seconds += (max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t) + _fixed_seconds(d, layers)
+        seconds += (max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t) + _fixed_seconds(d, layers, experts)
                     + _allreduce_seconds(d, layers, batch * prompt))
         compute_bound |= comp_t >= mem_t
     return seconds, flops_all, compute_bound
