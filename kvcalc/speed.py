@@ -364,6 +364,25 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
     return assumptions
 
 
+def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, float | None],
+              pre: tuple[int, float | None, str, float | None], bandwidth_efficiency: float,
+              compute_efficiency: float) -> tuple[str, ...]:
+    """The estimate's arithmetic in words: ``dec`` = (weight bytes, KV bytes, fixed s, all-reduce s, step s
+    or None), ``pre`` = (FLOPs, TFLOP/s, rate name, time to first token s or None)."""
+    dec_w, dec_kv, fixed, comm, step = dec
+    pre_flops, tflops, rate_name, prefill = pre
+    return (
+        f"decode step = ({dec_w:,} B weights read + {dec_kv:,} B KV read) / ({d.gpu.bandwidth_gbps or 0:g} GB/s x "
+        f"{bandwidth_efficiency:g}) + {fixed * 1e3:.2f} ms fixed per-layer cost + {comm * 1e3:.2f} ms tensor-parallel "
+        "all-reduce" + (f" = {step * 1e3:.2f} ms" if step is not None else " (bandwidth unknown)"),
+        "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
+                                               if step else ""),
+        f"time to first token = {pre_flops:,} FLOP / ({d.tp} x {tflops or 0:g} {rate_name} TFLOP/s x "
+        f"{compute_efficiency:g}), + {PREFILL_OVERLAP:g} x the weight read where shorter, + fixed per-layer "
+        "and all-reduce costs" + (f" = {prefill * 1e3:.1f} ms" if prefill is not None else " (tensor rate unknown)"),
+    )
+
+
 def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: float | None,
              rate: float | None) -> tuple[float, int, bool]:
     """(seconds, FLOPs over all GPUs, compute-bound) of ``batch`` prompts of ``prompt`` tokens in one
@@ -436,16 +455,9 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     prefill, pre_flops, pre_compute_bound = _prefill(d, batch, prompt, enc, active, bw, rate)
     one_prompt = _prefill(d, 1, prompt, enc, active, bw, rate)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None
-    formulas = (
-        f"decode step = ({dec_w:,} B weights read + {dec_kv:,} B KV read) / ({gpu.bandwidth_gbps or 0:g} GB/s x "
-        f"{bandwidth_efficiency:g}) + {fixed * 1e3:.2f} ms fixed per-layer cost + {comm * 1e3:.2f} ms tensor-parallel "
-        "all-reduce" + (f" = {step * 1e3:.2f} ms" if decode_ok else " (bandwidth unknown)"),
-        "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
-                                               if decode_ok and step else ""),
-        f"time to first token = {pre_flops:,} FLOP / ({d.tp} x {tflops or 0:g} {rate_name} TFLOP/s x "
-        f"{compute_efficiency:g}), + {PREFILL_OVERLAP:g} x the weight read where shorter, + fixed per-layer "
-        "and all-reduce costs" + (f" = {prefill * 1e3:.1f} ms" if prefill_ok else " (tensor rate unknown)"),
-    )
+    formulas = _formulas(d, batch, (dec_w, dec_kv, fixed, comm, step if decode_ok else None),
+                         (pre_flops, tflops, rate_name, prefill if prefill_ok else None),
+                         bandwidth_efficiency, compute_efficiency)
     dec_cat = speed_category(d, decode=True, tokens=batch)
     pre_cat, one_cat = (speed_category(d, decode=False, tokens=n) for n in (batch * prompt, prompt))
     (d_lo, d_hi), (p_lo, p_hi), (o_lo, o_hi) = _spread(dec_cat), _spread(pre_cat), _spread(one_cat)
