@@ -33,6 +33,10 @@ class GPU:
     fp8_support: str = ""
     source: str = ""
     note: str = ""
+    fp8_tflops: float | None = None     # dense FP8 tensor rate, TFLOP/s (None: none published / no FP8)
+    fp4_tflops: float | None = None     # dense FP4 tensor rate, TFLOP/s
+    link_gbps: float | None = None      # GPU-to-GPU bandwidth per direction, GB/s (NVLink or PCIe)
+    link_kind: str = ""
 
     @property
     def memory_bytes(self) -> int:
@@ -56,7 +60,9 @@ def gpu_catalog() -> tuple[GPU, ...]:
         GPU(name=r["name"], key=r["key"], vendor=r["vendor"], marketed_gb=int(r["marketed_gb"]),
             memory_mib=int(r["memory_mib"]), bandwidth_gbps=_float(r["bandwidth_gbps"]),
             bf16_tflops=_float(r["bf16_tflops_dense"]), fp8_support=r["fp8_support"], source=r["source"],
-            note=r["memory_mib_note"])
+            note=r["memory_mib_note"], fp8_tflops=_float(r.get("fp8_tflops_dense", "")),
+            fp4_tflops=_float(r.get("fp4_tflops_dense", "")), link_gbps=_float(r.get("link_gbps", "")),
+            link_kind=r.get("link_kind", ""))
         for r in rows
     )
 

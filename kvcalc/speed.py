@@ -11,6 +11,9 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
         bytes_s = weights_s x touched(batch) - unread embedding rows + kv_s(batch, context)   per GPU of stage s
         flops_s = (2 x active_params x batch x n_s / L + attention_s) / tp
         step    = sum over pipeline stages of max(bytes_s / (bandwidth x eta_bw), flops_s / (rate x eta_c))
+                  + layers_s x (LAYER_OVERHEAD_S + top_k x EXPERT_OVERHEAD_S)          fixed per-layer cost
+                    (a prefill: the distinct experts its tokens touch instead of top_k)
+                  + 2 x layers_s x (ALLREDUCE_LATENCY_S + 2 (tp-1)/tp x batch x hidden x 2 B / link)   tp > 1
 
     ``kv_s`` is the ideal cache one rank of the stage holds (kvcalc.kv ``ideal``: full layers T
     tokens, sliding min(T, W), MLA the latent, recurrent states their fixed size), in the KV dtype:
@@ -22,15 +25,23 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     only the ``batch`` rows it looks up. The attention term per layer and sequence is
     ``2 x query_heads x (k_dim + v_dim) x tokens attended`` (MLA: ``2 x query_heads x 2 x latent``).
     Tokens/s per sequence ``1 / step``; aggregate ``batch / step``. Pipeline stages run one after
-    another within a step (no micro-batch overlap); tensor-parallel communication is not modelled.
+    another within a step (no micro-batch overlap). ``link`` is the catalog's GPU-to-GPU bandwidth per
+    direction (NVLink or PCIe, data/gpus.csv ``link_gbps``), ``top_k`` 0 for a dense model.
 Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
     ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
-    ``sum_{t=1..P} min(t, W)`` tokens per query position; ``time = sum over stages of max(flops_s /
-    (tp x rate x eta_c), (weights_s + kv written_s) / (bandwidth x eta_bw))``.
+    ``sum_{t=1..P} min(t, W)`` tokens per query position; per stage ``c = flops_s / (tp x rate x eta_c)``
+    and ``m = (weights_s + kv written_s) / (bandwidth x eta_bw)``, ``time = max(c, m) +
+    PREFILL_OVERLAP x min(c, m)`` + the same fixed per-layer cost + the all-reduce of ``batch x
+    prompt`` tokens. ``rate`` is the catalog's dense bf16 rate, or its FP8 / FP4 rate x FP8_RATE_SHARE
+    for fp8 / nvfp4 weights. ``ttft_seconds`` is the whole batch's prefill, ``ttft_seconds_per_prompt``
+    one prompt's.
+Range: every figure has a low-high from the spread of its category on the published rows
+(:data:`SPREAD`, :func:`speed_category`).
 
 Not modelled (each stated in the assumptions): dequantization cost of quantized weights (their
-bytes are counted, their unpacking is not), fp8 tensor rates (the bf16 rate is used), kernel launch
-and scheduling overheads, speculative decoding, communication between GPUs.
+bytes are counted, their unpacking is not: such estimates fall in the ``quantized`` category, whose
+range is wider), scheduling and sampling overheads beyond the fitted per-layer cost, speculative
+decoding, pipeline-stage transfers.
 """
 from __future__ import annotations
 
@@ -46,16 +57,59 @@ from .parallel import stage_specs
 from .spec import AttentionCache, ModelSpec
 from .sweep import CompiledCache, cache_bytes, compile_cache
 
-DEFAULT_BANDWIDTH_EFFICIENCY = 0.76
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.77
 """Share of the datasheet memory bandwidth a decode step achieves: the median, rounded to 0.01, of
 the shares implied by the published decode figures with nothing unmodelled (7 rows: 0.70-0.90 on
 A100, H100, L40S, RTX 3090 / 4090 / 5090); ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
 
-DEFAULT_COMPUTE_EFFICIENCY = 0.8
+DEFAULT_COMPUTE_EFFICIENCY = 0.92
 """Share of the datasheet dense bf16 tensor rate a compute-bound prefill achieves: the median,
 rounded to 0.01, of the shares implied by the published prefill figures with nothing unmodelled
 (3 rows: 0.69 A100 TensorRT-LLM, 0.80 / 0.91 RTX 3090 / 4090 llama.cpp);
 ``kvcalc.speed_reference.derived_efficiencies()[1]``."""
+
+LAYER_OVERHEAD_S = 11e-6
+"""Fixed seconds per decoder layer per forward pass (kernel launches, norms, rotary, sampling share):
+fitted (benchmarks/fit_speed_constants.py) on the batch-1 dense decode rows of
+data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer runs 8-12 of them
+(CUDA Programming Guide, 'CUDA Graphs'; vLLM and llama.cpp capture graphs, which removes most of it)."""
+
+EXPERT_OVERHEAD_S = 35.5e-6
+"""Fixed seconds per MoE layer and per expert a token is routed to (top-k): the router, top-k, the
+token gather / scatter and one small GEMV pair per expert; fitted on the batch-1 MoE decode rows
+(vLLM fused_moe launches one block per (expert, tile); llama.cpp ggml_mul_mat_id runs the experts
+used)."""
+
+ALLREDUCE_LATENCY_S = 23e-6
+"""Fixed seconds per all-reduce of a tensor-parallel layer (two a layer: after attention and after the
+MLP; vLLM and TensorRT-LLM RowParallelLinear): fitted on the TP > 1 decode rows; NCCL's small-message
+all-reduce latency is ~5-20 us (nccl-tests all_reduce_perf at 8 B-64 KiB)."""
+
+PREFILL_OVERLAP = 0.8
+"""Share of the shorter of a prefill's compute and weight-read times that is NOT hidden under the
+longer one: ``time = max(c, m) + PREFILL_OVERLAP x min(c, m)``; a short prompt's GEMMs have too few
+rows to overlap the weight stream with the tensor cores (the prefill floor). Fitted on the
+time-to-first-token rows."""
+
+FP8_RATE_SHARE = 0.525
+"""Share of the datasheet FP8 (or FP4) dense rate a prefill on fp8 weights reaches relative to the bf16
+share (``compute_efficiency``): the FP8 GEMMs of the published figures run well below their 2x peak.
+Fitted on the FP8 time-to-first-token rows (TensorRT-LLM's H100 / L40S 'Low Latency' tables)."""
+
+SPREAD: dict[str, tuple[float, float]] = {
+    "dense": (0.91, 1.35), "quantized": (0.84, 1.63), "moe": (0.69, 1.64), "tensor parallel": (0.97, 2.91),
+    "short prefill": (0.76, 1.55), "long prefill": (0.8, 1.24),
+}
+"""Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
+over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01
+(kvcalc.speed_reference.measured_spread() recomputes them; tests/fast/test_speed_range.py checks
+the two agree). The shown range is the estimate divided by that spread: tokens/s from
+``point / r_high`` to ``point / r_low``, seconds from ``point x r_low`` to ``point x r_high``."""
+
+QUANTIZED_SHARE = 0.6
+"""A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
+(8-bit weights are 0.5 of it, 4-bit about 0.3): its unpacking cost is not modelled, so it has its own
+category and spread."""
 
 GB = 10**9
 TFLOP = 10**12
@@ -81,7 +135,21 @@ class SpeedEstimate:
     decode_kv_bytes: int
     decode_flops_per_step: int
     decode_bound: str | None            # "memory bandwidth" or "compute"
-    ttft_seconds: float | None
+    decode_fixed_seconds: float | None  # per-layer (and per-expert) fixed cost inside the step
+    decode_allreduce_seconds: float | None   # tensor-parallel all-reduce time inside the step
+    prefill_tensor_rate: str            # "bf16", "fp8" or "fp4": the catalog rate the prefill uses
+    decode_category: str                # speed_category of the decode (its range's spread)
+    prefill_category: str               # speed_category of the whole batch's prefill
+    decode_tokens_per_s_per_sequence_low: float | None
+    decode_tokens_per_s_per_sequence_high: float | None
+    decode_tokens_per_s_total_low: float | None
+    decode_tokens_per_s_total_high: float | None
+    ttft_seconds: float | None          # the whole batch's prefill: ``batch`` prompts in one forward pass
+    ttft_seconds_per_prompt: float | None   # one prompt alone (batch 1)
+    ttft_seconds_low: float | None
+    ttft_seconds_high: float | None
+    ttft_seconds_per_prompt_low: float | None
+    ttft_seconds_per_prompt_high: float | None
     prefill_flops: int
     prefill_bound: str | None
     experts_touched: float | None       # expected distinct routed experts per MoE layer at this batch
@@ -94,6 +162,32 @@ class SpeedEstimate:
         from dataclasses import asdict
 
         return asdict(self)
+
+
+def quantized_weights(d: Deployment) -> bool:
+    """Integer-quantized weights: a GGUF or checkpoint scheme that is not a float format, or a measured
+    size below :data:`QUANTIZED_SHARE` of the 16-bit count."""
+    scheme = d.weights.scheme.lower().removeprefix("gguf").strip()
+    if not scheme.startswith(("bfloat16", "float16", "float32", "bf16", "f16", "f32", "fp16", "fp32", "fp8", "float8")):
+        return True
+    measured = d.measured.weights_bytes
+    return measured is not None and measured < QUANTIZED_SHARE * d.weights_computed.total_bytes
+
+
+def speed_category(d: Deployment, *, decode: bool, tokens: int) -> str:
+    """The validation category an estimate falls in (its range comes from that category's spread):
+    ``tensor parallel`` on more than one GPU; for decode ``moe``, ``quantized`` (dense, integer
+    weights) or ``dense``; for a prefill of ``tokens`` prompt tokens in all ``short prefill`` up to
+    512, ``long prefill`` beyond."""
+    if d.tp * d.pp > 1:
+        return "tensor parallel"
+    if decode:
+        return "moe" if d.spec.moe_experts else "quantized" if quantized_weights(d) else "dense"
+    return "short prefill" if tokens <= 512 else "long prefill"
+
+
+def _spread(category: str) -> tuple[float, float]:
+    return SPREAD.get(category, (min(lo for lo, _ in SPREAD.values()), max(hi for _, hi in SPREAD.values())))
 
 
 def expected_experts(num_experts: int, top_k: int, tokens: int) -> float:
@@ -193,6 +287,42 @@ def _step_weights(st: _Stage, touched: float, batch: int, vocab: int) -> int:
     return int(st.weights * touched) - skipped
 
 
+def _tensor_rate(d: Deployment) -> tuple[float | None, str]:
+    """(dense tensor TFLOP/s a prefill runs at, its name): the FP8 rate for fp8 weights and the FP4 rate
+    for nvfp4 weights where the catalog has one (vLLM and TensorRT-LLM run W8A8 / W4A4 GEMMs there),
+    else the bf16 rate."""
+    g, scheme = d.gpu, d.weights.scheme
+    if scheme.startswith(("fp8", "float8")) and g.fp8_tflops:
+        return g.fp8_tflops * FP8_RATE_SHARE, "fp8"
+    if scheme.startswith(("nvfp4", "fp4")) and g.fp4_tflops:
+        return g.fp4_tflops * FP8_RATE_SHARE, "fp4"
+    return g.bf16_tflops, "bf16"
+
+
+def _allreduce_seconds(d: Deployment, layers: int, tokens: float) -> float:
+    """Two all-reduces per layer of ``tokens`` x hidden x 2 B (bf16 activations), ring algorithm:
+    each GPU sends and receives 2 (tp - 1) / tp of the buffer over its link (NCCL's ring all-reduce
+    bus bandwidth, nccl-tests doc/PERFORMANCE.md), plus ALLREDUCE_LATENCY_S per collective."""
+    tp = d.tp
+    if tp <= 1:
+        return 0.0
+    link = (d.gpu.link_gbps or 16.0) * GB          # unknown link: PCIe 3.0 x16
+    per = ALLREDUCE_LATENCY_S + 2 * (tp - 1) / tp * tokens * d.spec.hidden_size * 2 / link
+    return 2 * layers * per
+
+
+def _fixed_seconds(d: Deployment, layers: int, experts: float | None = None) -> float:
+    """Per-forward fixed cost of ``layers`` decoder layers: LAYER_OVERHEAD_S each, plus, for a MoE
+    model, EXPERT_OVERHEAD_S per expert run: in a decode step the top-k of one token (the router, top-k
+    and per-expert GEMV launches; a larger batch runs its experts in the same grouped kernels, so the
+    cost does not grow with the batch), in a prefill ``experts``, the distinct experts its tokens touch
+    (one GEMM per expert: llama.cpp ggml_mul_mat_id, vLLM fused_moe)."""
+    if not (d.spec.moe_experts and d.spec.moe_top_k):
+        return layers * LAYER_OVERHEAD_S
+    used = d.spec.moe_top_k if experts is None else experts
+    return layers * (LAYER_OVERHEAD_S + used * EXPERT_OVERHEAD_S)
+
+
 def _check_efficiency(bandwidth_efficiency: float, compute_efficiency: float) -> None:
     check_finite("bandwidth_efficiency", bandwidth_efficiency, MIN_EFFICIENCY, 1.0)
     check_finite("compute_efficiency", compute_efficiency, MIN_EFFICIENCY, 1.0)
@@ -224,11 +354,56 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                                                                                                        "float16")):
         assumptions.append(f"weights {d.weights.scheme}: their bytes are counted, their dequantization cost is not")
     if d.tp > 1:
-        assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; communication not modelled")
+        assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; two all-reduces per layer over "
+                           f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
     if d.pp > 1:
         assumptions.append(f"pipeline parallel {d.pp}: stages run one after another within a step")
-    assumptions.append("no kernel launch, scheduling or sampling overhead; no speculative decoding")
+    assumptions.append(f"fixed cost {LAYER_OVERHEAD_S * 1e6:g} us per layer per forward pass"
+                       + (f" + {EXPERT_OVERHEAD_S * 1e6:g} us per routed expert" if d.spec.moe_experts else "")
+                       + " (fitted on published figures); no speculative decoding")
     return assumptions
+
+
+def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, float | None],
+              pre: tuple[int, float | None, str, float | None], bandwidth_efficiency: float,
+              compute_efficiency: float) -> tuple[str, ...]:
+    """The estimate's arithmetic in words: ``dec`` = (weight bytes, KV bytes, fixed s, all-reduce s, step s
+    or None), ``pre`` = (FLOPs, TFLOP/s, rate name, time to first token s or None)."""
+    dec_w, dec_kv, fixed, comm, step = dec
+    pre_flops, tflops, rate_name, prefill = pre
+    return (
+        f"decode step = ({dec_w:,} B weights read + {dec_kv:,} B KV read) / ({d.gpu.bandwidth_gbps or 0:g} GB/s x "
+        f"{bandwidth_efficiency:g}) + {fixed * 1e3:.2f} ms fixed per-layer cost + {comm * 1e3:.2f} ms tensor-parallel "
+        "all-reduce" + (f" = {step * 1e3:.2f} ms" if step is not None else " (bandwidth unknown)"),
+        "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
+                                               if step else ""),
+        f"time to first token = {pre_flops:,} FLOP / ({d.tp} x {tflops or 0:g} {rate_name} TFLOP/s x "
+        f"{compute_efficiency:g}), + {PREFILL_OVERLAP:g} x the weight read where shorter, + fixed per-layer "
+        "and all-reduce costs" + (f" = {prefill * 1e3:.1f} ms" if prefill is not None else " (tensor rate unknown)"),
+    )
+
+
+def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: float | None,
+             rate: float | None) -> tuple[float, int, bool]:
+    """(seconds, FLOPs over all GPUs, compute-bound) of ``batch`` prompts of ``prompt`` tokens in one
+    forward pass: per stage ``max(c, m) + PREFILL_OVERLAP x min(c, m)`` + the fixed per-layer cost +
+    the all-reduce of ``batch x prompt`` tokens; ``c`` the FLOPs at ``rate``, ``m`` the weights and the
+    written cache at ``bw``. 0 seconds when ``rate`` is None."""
+    seconds, flops_all, compute_bound = 0.0, 0, False
+    experts = _touched(d, batch * prompt)[1]
+    for st in _stages(d):
+        flops = (2 * active * batch * prompt * st.share / d.tp
+                 + batch * _attention_flops(st.spec, lambda a: _causal_attended(a, prompt, enc)))
+        flops_all += int(flops * d.tp)
+        if rate is None:
+            continue
+        comp_t = flops / rate
+        mem_t = (st.weights + cache_bytes(st.cache, batch, prompt)) / bw if bw else 0.0
+        layers = st.spec.num_layers
+        seconds += (max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t) + _fixed_seconds(d, layers, experts)
+                    + _allreduce_seconds(d, layers, batch * prompt))
+        compute_bound |= comp_t >= mem_t
+    return seconds, flops_all, compute_bound
 
 
 def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: int | None = None,
@@ -247,7 +422,8 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     assumptions = _assumptions(d, batch, experts, bandwidth_efficiency, compute_efficiency)
     enc = d.spec.default_encoder_tokens or context
     bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
-    rate = gpu.bf16_tflops * TFLOP * compute_efficiency if gpu.bf16_tflops else None
+    tflops, rate_name = _tensor_rate(d)
+    rate = tflops * TFLOP * compute_efficiency if tflops else None
     unavailable = []
     if bw is None:
         unavailable.append(f"no speed estimate for {gpu.name}: memory bandwidth unknown")
@@ -258,49 +434,54 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         rate, active = None, 0
         unavailable.append(f"no compute floor or time to first token: {_active_refusal(params)}")
 
-    step = prefill = 0.0
-    dec_bytes = dec_w = dec_kv = dec_flops = pre_flops = 0
-    dec_compute_bound = pre_compute_bound = False
+    step = fixed = comm = 0.0
+    dec_bytes = dec_w = dec_kv = dec_flops = 0
+    dec_compute_bound = False
     for st in _stages(d):
-        w, share, spec = st.weights, st.share, st.spec
+        share, spec = st.share, st.spec
         kv = cache_bytes(st.cache, batch, context)
         wt = _step_weights(st, touched, batch, d.spec.vocab_size)
         # the rank's spec already holds heads / tp: its attention term is per GPU
         attended = sum(width * (context if cap == 0 else min(context, cap)) for cap, width in st.width_by_cap)
         flops = 2 * active * batch * share / d.tp + batch * (attended + st.cross_width * enc)
         dec_bytes, dec_w, dec_kv, dec_flops = dec_bytes + wt + kv, dec_w + wt, dec_kv + kv, dec_flops + int(flops)
-        pflops = (2 * active * batch * prompt * share / d.tp
-                  + batch * _attention_flops(spec, lambda a: _causal_attended(a, prompt, enc)))
-        pre_flops += int(pflops * d.tp)
-        written = cache_bytes(st.cache, batch, prompt)
+        layers = spec.num_layers
         if bw is not None:
             mem_t, comp_t = (wt + kv) / bw, (flops / rate if rate else 0.0)
-            step += max(mem_t, comp_t)
+            extra = _fixed_seconds(d, layers), _allreduce_seconds(d, layers, batch)
+            step += max(mem_t, comp_t) + sum(extra)
+            fixed, comm = fixed + extra[0], comm + extra[1]
             dec_compute_bound |= comp_t > mem_t
-        if rate is not None:
-            comp_t = pflops / rate
-            mem_t = (w + written) / bw if bw else 0.0
-            prefill += max(comp_t, mem_t)
-            pre_compute_bound |= comp_t >= mem_t
+    prefill, pre_flops, pre_compute_bound = _prefill(d, batch, prompt, enc, active, bw, rate)
+    one_prompt = _prefill(d, 1, prompt, enc, active, bw, rate)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None
-    formulas = (
-        f"decode step = ({dec_w:,} B weights read + {dec_kv:,} B KV read) / ({gpu.bandwidth_gbps or 0:g} GB/s x "
-        f"{bandwidth_efficiency:g})" + (f" = {step * 1e3:.2f} ms" if decode_ok else " (bandwidth unknown)"),
-        "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
-                                               if decode_ok and step else ""),
-        f"time to first token = {pre_flops:,} FLOP / ({d.tp} x {gpu.bf16_tflops or 0:g} TFLOP/s x "
-        f"{compute_efficiency:g})" + (f" = {prefill * 1e3:.1f} ms" if prefill_ok else " (tensor rate unknown)"),
-    )
+    formulas = _formulas(d, batch, (dec_w, dec_kv, fixed, comm, step if decode_ok else None),
+                         (pre_flops, tflops, rate_name, prefill if prefill_ok else None),
+                         bandwidth_efficiency, compute_efficiency)
+    dec_cat = speed_category(d, decode=True, tokens=batch)
+    pre_cat, one_cat = (speed_category(d, decode=False, tokens=n) for n in (batch * prompt, prompt))
+    (d_lo, d_hi), (p_lo, p_hi), (o_lo, o_hi) = _spread(dec_cat), _spread(pre_cat), _spread(one_cat)
+    rate_ok, pre_ok = decode_ok and step > 0, prefill_ok
     return SpeedEstimate(
+        decode_category=dec_cat, prefill_category=pre_cat,
+        decode_tokens_per_s_per_sequence_low=1 / (step * d_hi) if rate_ok else None,
+        decode_tokens_per_s_per_sequence_high=1 / (step * d_lo) if rate_ok else None,
+        decode_tokens_per_s_total_low=batch / (step * d_hi) if rate_ok else None,
+        decode_tokens_per_s_total_high=batch / (step * d_lo) if rate_ok else None,
+        ttft_seconds_low=prefill * p_lo if pre_ok else None, ttft_seconds_high=prefill * p_hi if pre_ok else None,
+        ttft_seconds_per_prompt_low=one_prompt * o_lo if pre_ok else None,
+        ttft_seconds_per_prompt_high=one_prompt * o_hi if pre_ok else None,
         batch=batch, context=context, prompt_tokens=prompt, bandwidth_efficiency=float(bandwidth_efficiency),
         compute_efficiency=float(compute_efficiency),
         decode_step_seconds=step if decode_ok else None,
         decode_tokens_per_s_per_sequence=1 / step if decode_ok and step else None,
         decode_tokens_per_s_total=batch / step if decode_ok and step else None,
         decode_bytes_per_step=dec_bytes, decode_weight_bytes=dec_w, decode_kv_bytes=dec_kv,
-        decode_flops_per_step=dec_flops,
+        decode_flops_per_step=dec_flops, decode_fixed_seconds=fixed if decode_ok else None,
+        decode_allreduce_seconds=comm if decode_ok else None, prefill_tensor_rate=rate_name,
         decode_bound=("compute" if dec_compute_bound else "memory bandwidth") if decode_ok else None,
-        ttft_seconds=prefill if prefill_ok else None, prefill_flops=pre_flops,
+        ttft_seconds=prefill if prefill_ok else None, ttft_seconds_per_prompt=one_prompt if prefill_ok else None,
+        prefill_flops=pre_flops,
         prefill_bound=("compute" if pre_compute_bound else "memory bandwidth") if prefill_ok else None,
         experts_touched=experts, formulas=formulas, assumptions=tuple(assumptions), unavailable=tuple(unavailable))
 
@@ -321,7 +502,8 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
     bs = [check_count("batch", b, 1, MAX_BATCH) for b in batches]
     ts = [check_count("context", t, 1, MAX_CONTEXT) for t in contexts]
     bw = d.gpu.bandwidth_gbps * GB * bandwidth_efficiency
-    rate = d.gpu.bf16_tflops * TFLOP * compute_efficiency if d.gpu.bf16_tflops else None
+    tflops = _tensor_rate(d)[0]
+    rate = tflops * TFLOP * compute_efficiency if tflops else None
     b = np.asarray(bs, dtype=np.float64)[:, None]
     t = np.asarray(ts, dtype=np.int64)
     enc = np.full_like(t, d.spec.default_encoder_tokens) if d.spec.default_encoder_tokens else t
@@ -334,6 +516,8 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         wt = np.asarray([_step_weights(st, f, x, d.spec.vocab_size) for f, x in zip(touched, bs)],
                         dtype=np.float64)[:, None]
         mem = (wt + kv_grid(st.cache, bs, ts).astype(np.float64)) / bw
+        layers = st.spec.num_layers
+        step += np.asarray([_fixed_seconds(d, layers) + _allreduce_seconds(d, layers, x) for x in bs])[:, None]
         if rate is None:
             step += mem
             continue

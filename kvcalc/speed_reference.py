@@ -29,6 +29,7 @@ import functools
 import math
 import statistics
 from dataclasses import dataclass
+from typing import Any
 
 from .catalog import bundled_config
 from .data_files import data_path
@@ -38,9 +39,16 @@ from .speed import GB, TFLOP, SpeedEstimate, estimate_speed
 
 MEASUREMENTS_PATH = data_path("speed_measurements.csv")
 
-METRICS = ("decode_tokens_per_s_per_sequence", "decode_tokens_per_s_total", "prefill_tokens_per_s", "ttft_ms")
+METRICS = ("decode_tokens_per_s_per_sequence", "decode_tokens_per_s_total", "prefill_tokens_per_s", "ttft_ms",
+           "generate_tokens_per_s_total")
 """What a row's ``value`` is: decode tokens/s of one sequence or of the whole batch; prompt tokens/s of
-the whole batch's prefill (batch x prompt / time to first token); time to first token in ms."""
+the whole batch's prefill (batch x prompt / time to first token); time to first token in ms; a static
+batch's generated tokens/s, prefill included (batch x generated / (time to first token of the whole
+batch + generated x mean decode step), TensorRT-LLM's gptSessionBenchmark)."""
+
+RUNTIMES = (("llama.cpp", "llama_cpp"), ("TensorRT-LLM", "tensorrt_llm"), ("vLLM", "vllm"), ("SGLang", "sglang"))
+"""Engine name prefix -> the kvcalc runtime a row is planned with; other engines (gpt-fast, MLC LLM) use
+``ideal``."""
 
 FLOAT_WEIGHT_FORMATS = ("bf16", "fp16", "f16", "fp32", "f32", "fp8")
 """Weight formats the estimate models fully (read as stored, no unpacking); a GGUF file is named by
@@ -78,7 +86,21 @@ class Measurement:
 
     @property
     def is_decode(self) -> bool:
-        return self.metric.startswith("decode")
+        """A decode figure (the static-batch metric counts as decode: its generation dominates)."""
+        return self.metric.startswith(("decode", "generate"))
+
+    @property
+    def runtime(self) -> str:
+        """The row's engine as a kvcalc runtime (:data:`RUNTIMES`)."""
+        return next((r for prefix, r in RUNTIMES if self.engine.startswith(prefix)), "ideal")
+
+    @property
+    def gguf_type(self) -> str | None:
+        """The GGUF file type of a llama.cpp row without a measured size (kvcalc's GGUF mixes size it)."""
+        fmt = self.weights_format
+        if self.runtime == "llama_cpp" and self.weights_gib is None and fmt.startswith("GGUF "):
+            return fmt.removeprefix("GGUF ").strip()
+        return None
 
     @property
     def context_tokens(self) -> int:
@@ -101,6 +123,8 @@ class Measurement:
             return self.batch / self.value
         if self.metric == "prefill_tokens_per_s":
             return self.batch * self.prompt_tokens / self.value
+        if self.metric == "generate_tokens_per_s_total":
+            return self.batch * self.generated_tokens / self.value
         return self.value / 1000.0
 
 
@@ -168,8 +192,11 @@ def published_measurements() -> tuple[Measurement, ...]:
 def measured_deployment(m: Measurement) -> Deployment:
     """The deployment a row was measured on; a quantized checkpoint's measured size goes in as
     ``weights_gib`` (kvcalc.deployment's measured override, GiB per GPU)."""
-    return deploy(bundled_config(m.config), gpu=m.gpu, gpus=m.gpus, dtype=m.weights_dtype, kv_dtype=m.kv_dtype,
-                  weights_gib=m.weights_gib, runtime="vllm")
+    extra: dict[str, Any] = {"gguf": m.gguf_type} if m.gguf_type else {}
+    return deploy(bundled_config(m.config), gpu=m.gpu, gpus=m.gpus, dtype=None if extra else m.weights_dtype,
+                  kv_dtype=None if extra else m.kv_dtype,
+                  weights_gib=m.weights_gib, runtime=m.runtime if m.runtime != "llama_cpp" or extra else "ideal",
+                  **extra)
 
 
 def estimate_for(m: Measurement, **efficiencies: float) -> SpeedEstimate:
@@ -178,9 +205,22 @@ def estimate_for(m: Measurement, **efficiencies: float) -> SpeedEstimate:
                           **efficiencies)
 
 
+def estimated_seconds(m: Measurement, e: SpeedEstimate) -> float | None:
+    """The estimate in the unit of :attr:`Measurement.measured_seconds`: the decode step, the time to
+    first token, or a static batch's prefill + ``generated`` steps."""
+    if m.metric == "generate_tokens_per_s_total":
+        if e.decode_step_seconds is None or e.ttft_seconds is None:
+            return None
+        return e.ttft_seconds + m.generated_tokens * e.decode_step_seconds
+    return e.decode_step_seconds if m.is_decode else e.ttft_seconds
+
+
 def estimated_value(m: Measurement, e: SpeedEstimate) -> float:
     """The estimate in the row's unit (tokens/s or ms)."""
-    if m.metric == "decode_tokens_per_s_per_sequence":
+    if m.metric == "generate_tokens_per_s_total":
+        seconds = estimated_seconds(m, e)
+        value = m.batch * m.generated_tokens / seconds if seconds else None
+    elif m.metric == "decode_tokens_per_s_per_sequence":
         value = e.decode_tokens_per_s_per_sequence
     elif m.metric == "decode_tokens_per_s_total":
         value = e.decode_tokens_per_s_total
@@ -196,16 +236,23 @@ def estimated_value(m: Measurement, e: SpeedEstimate) -> float:
 
 
 def implied_efficiency(m: Measurement) -> float:
-    """The efficiency that makes the roofline equal the figure (module docstring): bandwidth share
-    for a decode row, dense bf16 compute share for a time-to-first-token row."""
+    """The efficiency that makes the estimate equal the figure (module docstring): bandwidth share
+    for a decode row, dense tensor-rate share (the rate kvcalc.speed picks: bf16, fp8, fp4) for a
+    time-to-first-token row, once the modelled fixed costs (per layer, per expert, all-reduce; for a
+    prefill the un-hidden weight read, kvcalc.speed.PREFILL_OVERLAP) are taken off the measured time."""
+    from . import speed
+
     d = measured_deployment(m)
-    e = estimate_speed(d, m.batch, m.context_tokens, prompt_tokens=m.prompt_tokens or None)
-    rate = d.gpu.bandwidth_gbps if m.is_decode else d.gpu.bf16_tflops
-    if not rate:
+    e = estimate_speed(d, m.batch, m.context_tokens, prompt_tokens=m.prompt_tokens or None,
+                       bandwidth_efficiency=speed.DEFAULT_BANDWIDTH_EFFICIENCY, compute_efficiency=1.0)
+    rate = d.gpu.bandwidth_gbps if m.is_decode else speed._tensor_rate(d)[0]
+    if not rate or e.decode_step_seconds is None or e.ttft_seconds is None:
         raise ConfigError(f"speed_measurements.csv {m.id}.gpu", m.gpu, "; ".join(e.unavailable))
     if m.is_decode:
-        return e.decode_bytes_per_step / (rate * GB * m.measured_seconds)
-    return e.prefill_flops / (d.tp * rate * TFLOP * m.measured_seconds)
+        fixed = (e.decode_fixed_seconds or 0.0) + (e.decode_allreduce_seconds or 0.0)
+        return e.decode_bytes_per_step / (rate * GB * (m.measured_seconds - fixed))
+    compute = e.prefill_flops / (d.tp * rate * TFLOP)          # at 100 %: the rest of the estimate is fixed
+    return compute / (m.measured_seconds - (e.ttft_seconds - compute))
 
 
 def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
@@ -228,7 +275,7 @@ def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
 def speed_ratio(m: Measurement, e: SpeedEstimate) -> float:
     """Estimated speed over measured speed (measured seconds / estimated seconds): above 1 the
     estimate is optimistic, below 1 pessimistic."""
-    seconds = e.decode_step_seconds if m.is_decode else e.ttft_seconds
+    seconds = estimated_seconds(m, e)
     if not seconds:
         raise ConfigError(f"speed_measurements.csv {m.id}.gpu", m.gpu, "; ".join(e.unavailable) or "no estimate")
     return m.measured_seconds / seconds
@@ -238,9 +285,32 @@ def derived_efficiencies(rows: tuple[Measurement, ...] | None = None) -> tuple[f
     """(bandwidth, compute) efficiency: the median implied efficiency over the decode rows and over
     the time-to-first-token rows with nothing left unmodelled."""
     rows = published_measurements() if rows is None else rows
-    clean = [m for m in rows if not unmodelled_effects(m)]
+    clean = [m for m in rows if not unmodelled_effects(m) and m.metric != "generate_tokens_per_s_total"]
     bw = [implied_efficiency(m) for m in clean if m.is_decode]
     comp = [implied_efficiency(m) for m in clean if not m.is_decode]
     if not bw or not comp:
         raise ConfigError("speed_measurements.csv", len(clean), "needs decode and prefill rows with nothing unmodelled")
     return statistics.median(bw), statistics.median(comp)
+
+
+
+def category(m: Measurement, e: SpeedEstimate | None = None) -> str:
+    """The row's kvcalc.speed category: the estimate's decode category for a decode or static-batch
+    row, its prefill category for a time-to-first-token row."""
+    e = estimate_for(m) if e is None else e
+    return e.decode_category if m.is_decode else e.prefill_category
+
+
+def ratios_by_category(rows: tuple[Measurement, ...] | None = None) -> dict[str, list[float]]:
+    """:func:`speed_ratio` of every row, grouped by :func:`category`."""
+    out: dict[str, list[float]] = {}
+    for m in published_measurements() if rows is None else rows:
+        e = estimate_for(m)
+        out.setdefault(category(m, e), []).append(speed_ratio(m, e))
+    return out
+
+
+def measured_spread(rows: tuple[Measurement, ...] | None = None) -> dict[str, tuple[float, float]]:
+    """Per category the lowest and highest ratio, rounded outward to 0.01: kvcalc.speed.SPREAD."""
+    return {c: (math.floor(min(rs) * 100) / 100, math.ceil(max(rs) * 100) / 100)
+            for c, rs in sorted(ratios_by_category(rows).items())}

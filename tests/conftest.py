@@ -46,6 +46,8 @@ TIERS: dict[str, str] = {
     "test_engine_registry": "fast", "test_llama_cpp_speed": "fast",
     "test_workload_prefix": "fast", "test_workload_lengths": "fast", "test_workload_offload": "fast",
     "test_workload_colocate": "fast", "test_workload_cli": "fast",
+    "test_speed_weights_read": "fast", "test_speed_terms": "fast", "test_speed_range": "fast",
+    "test_speed_validation": "fast",
     "test_gguf_bounds": "fast", "test_float_limits": "fast", "test_text_bidi": "fast", "test_shell_tail": "fast",
     "test_gpus_message": "fast", "test_gguf_pipe": "io", "test_hub_param_bounds": "hub",
     "test_gguf_fuzz": "property", "test_gguf_writer_files": "fast",

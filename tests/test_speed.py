@@ -11,6 +11,7 @@ import math
 import pytest
 
 import kvcalc
+from kvcalc import speed
 from kvcalc.catalog import bundled_config
 from kvcalc.gpus import custom_gpu
 from kvcalc.speed import GB, TFLOP, estimate_speed, expected_experts
@@ -18,6 +19,9 @@ from kvcalc.speed import GB, TFLOP, estimate_speed, expected_experts
 LLAMA_WEIGHTS = 8_030_261_248 * 2
 LLAMA_KV_PER_TOKEN = 131_072
 LLAMA_EMBEDDING = 128_256 * 4096 * 2        # the input table (untied): a step reads only its batch rows
+
+
+FIXED = 32 * speed.LAYER_OVERHEAD_S          # 32 decoder layers x the fixed per-layer cost (dense: no experts)
 
 
 def llama_read(batch: int) -> int:
@@ -34,7 +38,8 @@ def test_decode_reads_the_weights_and_every_sequence_cache_once_per_step() -> No
     e = estimate_speed(d, 4, 2048, bandwidth_efficiency=0.5, compute_efficiency=0.5)
     kv = 4 * 2048 * LLAMA_KV_PER_TOKEN
     assert e.decode_weight_bytes == llama_read(4) and e.decode_kv_bytes == kv
-    step = (llama_read(4) + kv) / (3350 * GB * 0.5)          # H100 SXM: 3,350 GB/s (data/gpus.csv)
+    step = (llama_read(4) + kv) / (3350 * GB * 0.5) + FIXED  # H100 SXM: 3,350 GB/s (data/gpus.csv)
+    assert e.decode_fixed_seconds == FIXED and e.decode_allreduce_seconds == 0
     assert e.decode_bound == "memory bandwidth"
     assert math.isclose(e.decode_step_seconds, step, rel_tol=1e-12)
     assert math.isclose(e.decode_tokens_per_s_per_sequence, 1 / step, rel_tol=1e-12)
@@ -64,7 +69,12 @@ def test_prefill_flops_are_two_per_parameter_per_token_plus_causal_attention() -
     attention = 32 * 2 * 32 * 256 * (p * (p + 1) // 2)
     assert e.prefill_flops == 2 * 8_030_261_248 * p + attention
     assert e.prefill_bound == "compute"
-    assert math.isclose(e.ttft_seconds, e.prefill_flops / (989 * TFLOP * 0.5), rel_tol=1e-9)
+    # compute-bound: the FLOPs at half the bf16 rate, plus PREFILL_OVERLAP of the weight read (all the
+    # weights and the 1,024 tokens' cache written, at 77 % of 3,350 GB/s) and the fixed per-layer cost
+    read = (LLAMA_WEIGHTS + p * LLAMA_KV_PER_TOKEN) / (3350 * GB * speed.DEFAULT_BANDWIDTH_EFFICIENCY)
+    ttft = e.prefill_flops / (989 * TFLOP * 0.5) + speed.PREFILL_OVERLAP * read + FIXED
+    assert e.prefill_tensor_rate == "bf16"
+    assert math.isclose(e.ttft_seconds, ttft, rel_tol=1e-9)
 
 
 def test_tensor_parallel_splits_the_bytes_each_gpu_reads() -> None:
@@ -72,7 +82,14 @@ def test_tensor_parallel_splits_the_bytes_each_gpu_reads() -> None:
     two = estimate_speed(_llama(gpu="h100-sxm", gpus=2), 1, 4096)
     assert two.decode_kv_bytes * 2 == one.decode_kv_bytes
     assert abs(two.decode_weight_bytes * 2 - one.decode_weight_bytes) < 1 << 20
-    assert two.decode_tokens_per_s_per_sequence > 1.9 * one.decode_tokens_per_s_per_sequence
+    # two all-reduces per layer of 1 token x 4,096 x 2 B, ring: 2 x (2 - 1) / 2 of it over the H100's
+    # 450 GB/s NVLink per direction, plus the latency per collective
+    allreduce = 2 * 32 * (speed.ALLREDUCE_LATENCY_S + 4096 * 2 / (450 * GB))
+    assert math.isclose(two.decode_allreduce_seconds, allreduce, rel_tol=1e-12)
+    bw = 3350 * GB * speed.DEFAULT_BANDWIDTH_EFFICIENCY
+    assert math.isclose(two.decode_step_seconds,
+                        (two.decode_weight_bytes + two.decode_kv_bytes) / bw + FIXED + allreduce, rel_tol=1e-12)
+    assert 1.25 * one.decode_tokens_per_s_per_sequence < two.decode_tokens_per_s_per_sequence
 
 
 def test_moe_reads_only_the_experts_a_batch_activates() -> None:
@@ -104,7 +121,7 @@ def test_a_gpu_without_figures_gets_words_not_a_number() -> None:
 def test_a_custom_gpu_can_be_given_both_figures() -> None:
     gpu = custom_gpu(24, bandwidth_gbps=1000, bf16_tflops=100)
     e = estimate_speed(_llama(gpu=gpu), 1, 1024, bandwidth_efficiency=1.0)
-    assert math.isclose(e.decode_step_seconds, (llama_read(1) + 1024 * LLAMA_KV_PER_TOKEN) / (1000 * GB))
+    assert math.isclose(e.decode_step_seconds, (llama_read(1) + 1024 * LLAMA_KV_PER_TOKEN) / (1000 * GB) + FIXED)
     assert e.ttft_seconds is not None
 
 
@@ -120,7 +137,7 @@ def test_cli_plan_prints_and_exports_the_estimate(capsys) -> None:
     assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm", "--batch", "4", "--context", "2048",
                  "--offline", "--bandwidth-efficiency", "0.5"]) == 0
     out = capsys.readouterr().out
-    step = (llama_read(4) + 4 * 2048 * LLAMA_KV_PER_TOKEN) / (3350 * GB * 0.5)
+    step = (llama_read(4) + 4 * 2048 * LLAMA_KV_PER_TOKEN) / (3350 * GB * 0.5) + FIXED
     assert f"decode (estimated): {1 / step:,.1f} tokens/s per sequence" in out
     assert "time to first token (estimated)" in out and "speed assumes:" in out
     assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm", "--offline", "--json"]) == 0

@@ -1,0 +1,74 @@
+"""The speed estimate's range (issue 24 item 3): low-high from each category's measured spread, and
+time to first token per prompt and for the whole batch as separate fields.
+
+References: kvcalc.speed.SPREAD is recomputed from data/speed_measurements.csv (the published rows);
+the range arithmetic is checked by hand (tokens/s divided by the spread's ends, seconds multiplied)."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from kvcalc import deploy, speed
+from kvcalc.catalog import bundled_config
+from kvcalc.speed import estimate_speed
+from kvcalc.speed_reference import (
+    estimate_for,
+    estimated_value,
+    measured_spread,
+    published_measurements,
+)
+
+ROWS = published_measurements()
+
+
+def test_the_spread_constants_are_what_the_published_rows_give() -> None:
+    assert speed.SPREAD == measured_spread()
+
+
+def test_the_range_divides_the_point_by_the_spread_of_its_category() -> None:
+    d = deploy(bundled_config("meta-llama/Llama-3.1-8B"), gpu="h100-sxm", runtime="vllm")
+    e = estimate_speed(d, 4, 4096)
+    lo, hi = speed.SPREAD["dense"]
+    assert e.decode_category == "dense" and e.prefill_category == "long prefill"
+    assert math.isclose(e.decode_tokens_per_s_per_sequence_low, e.decode_tokens_per_s_per_sequence / hi)
+    assert math.isclose(e.decode_tokens_per_s_per_sequence_high, e.decode_tokens_per_s_per_sequence / lo)
+    assert math.isclose(e.decode_tokens_per_s_total_low, 4 * e.decode_tokens_per_s_per_sequence_low)
+    p_lo, p_hi = speed.SPREAD["long prefill"]
+    assert math.isclose(e.ttft_seconds_low, e.ttft_seconds * p_lo)
+    assert math.isclose(e.ttft_seconds_high, e.ttft_seconds * p_hi)
+
+
+def test_ttft_per_prompt_is_one_prompt_and_the_batch_field_is_all_of_them() -> None:
+    """70B at batch 16 on 2 x H100 with an 8,192-token prompt: the whole batch's prefill is about 16 x
+    one prompt's (2 x 70e9 x 8,192 x 16 FLOP; the page's tile showed it as 'one prompt')."""
+    d = deploy(bundled_config("meta-llama/Llama-3.1-70B"), gpu="h100-sxm", gpus=2, runtime="vllm")
+    e = estimate_speed(d, 16, 8192)
+    one = estimate_speed(d, 1, 8192)
+    assert math.isclose(e.ttft_seconds_per_prompt, one.ttft_seconds, rel_tol=1e-12)
+    assert 12 < e.ttft_seconds / e.ttft_seconds_per_prompt < 17
+    assert e.ttft_seconds_per_prompt_low <= e.ttft_seconds_per_prompt <= e.ttft_seconds_per_prompt_high
+
+
+def test_categories_follow_the_deployment() -> None:
+    cfg = bundled_config("meta-llama/Llama-3.1-8B")
+    assert estimate_speed(deploy(cfg, gpu="h100-sxm", gpus=2), 1, 128).decode_category == "tensor parallel"
+    assert estimate_speed(deploy(cfg, gpu="h100-sxm"), 1, 128).prefill_category == "short prefill"
+    q = deploy(cfg, gpu="rtx-4090", runtime="llama_cpp", gguf="Q4_K_M")
+    assert estimate_speed(q, 1, 1024).decode_category == "quantized"
+    moe = deploy(bundled_config("Qwen/Qwen3-30B-A3B"), gpu="h100-sxm")
+    assert estimate_speed(moe, 1, 1024).decode_category == "moe"
+
+
+@pytest.mark.parametrize("m", ROWS, ids=[m.id for m in ROWS])
+def test_every_published_figure_is_inside_its_shown_range(m) -> None:
+    e = estimate_for(m)
+    if m.metric == "decode_tokens_per_s_per_sequence":
+        low, high = e.decode_tokens_per_s_per_sequence_low, e.decode_tokens_per_s_per_sequence_high
+    elif m.metric == "ttft_ms":
+        low, high = e.ttft_seconds_low * 1e3, e.ttft_seconds_high * 1e3
+    else:       # totals, prefill and static-batch rates: the point scaled by the category's spread
+        lo, hi = speed.SPREAD[e.decode_category if m.is_decode else e.prefill_category]
+        point = estimated_value(m, e)
+        low, high = point / hi, point / lo
+    assert low * (1 - 1e-9) <= m.value <= high * (1 + 1e-9), f"{m.id}: {m.value} outside {low:.4g}-{high:.4g}"
