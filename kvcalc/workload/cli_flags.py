@@ -121,7 +121,7 @@ def workload_json(d: Any, p: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 def workload_lines(section: dict[str, Any]) -> list[str]:
     """The text report's lines for :func:`workload_json`'s section (empty when none)."""
-    if not section:
+    if "workload" not in section:               # no workload flag: the plain plan's lines say it all
         return []
     w = section["workload"]
     lines = []
