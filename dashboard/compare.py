@@ -9,7 +9,6 @@ import csv
 import dataclasses
 import io
 import itertools
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,11 +134,13 @@ def evaluate(s: Scenario, config: dict[str, Any], *, gpu: dict[str, Any], batch:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _evaluate_bundled(model: str, attn: str, kvdtype: str, runtime: str, gpu: tuple, batch: int, variant: tuple,
-                      contexts: tuple, name: str, options: str = "{}", dtype: str | None = None) -> ScenarioResult:
-    """:func:`evaluate` for a bundled model, cached on hashable inputs (``options`` as JSON; a rerun
-    recomputes only new scenarios)."""
+                      contexts: tuple, name: str, options: dict[str, Any] | None = None,
+                      dtype: str | None = None) -> ScenarioResult:
+    """:func:`evaluate` for a bundled model, cached on its inputs (a rerun recomputes only new scenarios).
+    ``options`` are the plan options as the widgets give them, engine option records included
+    (llama.cpp's LlamaCppOptions, an uploaded GGUFHeader): Streamlit's cache hashes those dataclasses itself."""
     return evaluate(Scenario(model, attn, kvdtype, runtime), bundled_config(model), gpu=dict(gpu), batch=batch,
-                    variant=dict(variant), contexts=list(contexts), name=name, options=json.loads(options),
+                    variant=dict(variant), contexts=list(contexts), name=name, options=options,
                     dtype=dtype)
 
 
@@ -296,7 +297,7 @@ def render() -> None:
         try:
             r = _evaluate_bundled(s.model, s.attn, s.kvdtype, s.runtime, tuple(sorted(gpu.items())), batch,
                                   tuple(sorted(variant.items())), tuple(contexts), f"chosen: {gpu_name}",
-                                  json.dumps(picks.options, sort_keys=True), picks.dtype)
+                                  picks.options, picks.dtype)
         except KVCalcError as e:
             refused.setdefault(str(e), []).append(lab)
             continue
