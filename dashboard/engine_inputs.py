@@ -23,14 +23,13 @@ from kvcalc.gguf.mixes import file_type_names
 from kvcalc.gguf.reader import MAX_HEADER_BYTES, GGUFHeader, read_gguf_header
 from kvcalc.llama_cpp.options import LLAMA_MAX_SEQ, LlamaCppOptions
 from kvcalc.runtimes import ENGINE_LABELS, ENGINE_RUNTIMES
+from kvcalc.scenarios import DEFAULT_GGUF
 from kvcalc.sglang.defaults import DEFAULT_PAGE_SIZE
 from kvcalc.trtllm.defaults import DEFAULT_FREE_GPU_MEMORY_FRACTION, DEFAULT_MAX_BATCH_SIZE, DEFAULT_TOKENS_PER_BLOCK
 
 from . import state
 from .text import md
 
-DEFAULT_GGUF = "Q4_K_M"
-"""The GGUF file type the picker starts on (the most common llama.cpp / Ollama download)."""
 UPLOAD_READ_BYTES = MAX_HEADER_BYTES
 """At most this much of an uploaded .gguf is read (kvcalc.gguf.reader's own cap, 64 MiB)."""
 _LLAMA = LlamaCppOptions()
@@ -198,14 +197,8 @@ def options_from(runtime: str, values: dict[str, Any]) -> dict[str, Any]:
 
 def engine_inputs(container: Any, runtime: str) -> dict[str, Any]:
     """Draw ``runtime``'s option widgets (nothing for a runtime that is not an engine); returns
-    ``{"engine": deploy keywords}`` for :func:`dashboard.inputs.plan_options`."""
+    ``{"engine": deploy keywords}`` for :func:`kvcalc.scenarios.plan_options`."""
     if runtime not in ENGINE_RUNTIMES:
         return {}
     with container.expander(f"{md(ENGINE_LABELS[runtime])} options (the engine's own names)", expanded=True):
         return {"engine": _DRAW[runtime]()}
-
-
-def compare_defaults(runtime: str) -> dict[str, Any]:
-    """deploy() keywords a Compare / GPU fit scenario of ``runtime`` needs beyond the shared ones: llama.cpp's
-    GGUF file type (the picker's default; its other flags at llama.cpp's defaults)."""
-    return {"gguf": DEFAULT_GGUF} if runtime == "llama_cpp" else {}

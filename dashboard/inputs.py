@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
@@ -15,6 +14,7 @@ import streamlit as st
 from kvcalc.catalog import DEFAULT_MODEL, catalog, find_entry
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu, gpu_catalog
+from kvcalc.scenarios import plan_options
 from kvcalc.variants import VARIANTS
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
@@ -326,16 +326,6 @@ def _current_int(key: str) -> int:
         return 1
 
 
-@dataclass(frozen=True)
-class PlanInputs:
-    """Everything a plan needs, as read from the widgets."""
-
-    options: dict[str, Any] = field(default_factory=dict)
-    batch: int = 1
-    context: int = 8192
-    variant: dict[str, Any] = field(default_factory=dict)
-
-
 def deployment_inputs(container: Any) -> tuple[ModelChoice, dict[str, Any], int, int]:
     """The sidebar every planning page shares: model, GPU, batch x context, dtypes, runtime.
     Returns the loaded model, kvcalc.plan options, batch and context."""
@@ -345,24 +335,3 @@ def deployment_inputs(container: Any) -> tuple[ModelChoice, dict[str, Any], int,
     dtypes = dtype_inputs(container)
     runtime = runtime_inputs(container, gpu["gpus"])
     return choice, plan_options(gpu, dtypes, runtime), batch, ctx
-
-
-VLLM_OPTION_KEYS = ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens",
-                    "vllm_version", "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len")
-"""kvcalc.plan options that :func:`runtime_options` reads for the vLLM runtime only."""
-
-
-def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:
-    """Merge widget groups into kvcalc.plan keyword options."""
-    opts: dict[str, Any] = {**gpu, **dtypes}
-    opts["runtime"] = runtime["runtime"]
-    tp, pp = runtime.get("parallel", (1, 1))
-    if runtime["runtime"] == "transformers":
-        opts["pipeline_parallel_size"] = opts["gpus"]
-    elif tp * pp == opts["gpus"]:
-        opts["tensor_parallel_size"], opts["pipeline_parallel_size"] = tp, pp
-    for k in VLLM_OPTION_KEYS:
-        if runtime.get(k) is not None:
-            opts[k] = runtime[k]
-    opts.update(runtime.get("engine", {}))
-    return opts

@@ -7,16 +7,17 @@ from typing import Any
 import streamlit as st
 
 import kvcalc
-from kvcalc.capacity import Deployment, deploy, layer_bytes, memory_curve
-from kvcalc.errors import InputError, KVCalcError
+from kvcalc.capacity import Deployment, layer_bytes, memory_curve
+from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
 from kvcalc.runtimes import ENGINE_LABELS, ENGINE_RUNTIMES, RUNTIMES
+from kvcalc.scenarios import kv_budget, plan_scenario, served_options
 from kvcalc.serve_command import ServeCommand, engine_command, transformers_call, vllm_serve
 from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
-from kvcalc.verdict import MaxLenSource, Verdict, judge
+from kvcalc.verdict import Verdict
 from kvcalc.weights import weight_bytes
 
 from . import charts, engine_inputs, exports, inputs, page, paste, state
@@ -99,10 +100,10 @@ def _as_configured(config: dict[str, Any], options: dict[str, Any], choice: inpu
                    p: kvcalc.PlanResult) -> tuple[kvcalc.PlanResult, Deployment] | None:
     """The plan of the model as configured (no attention what-if) at the same inputs, or None."""
     try:
-        base_setup = deploy(kvcalc.read_spec(config), config_dict=config, **options, **_extras(choice, options))
-        return kvcalc.plan(base_setup, batch=p.batch, context=p.context, solve_gpus=False), base_setup
+        s = plan_scenario(config, {**options, **_extras(choice, options)}, p.batch, p.context, solve_gpus=False)
     except KVCalcError:
         return None
+    return s.plan, s.setup
 
 
 def _badges(p: kvcalc.PlanResult, what_if: str, base: kvcalc.PlanResult | None) -> None:
@@ -192,11 +193,11 @@ _SHARED = ("gpu", "gpu_mem_gib", "gpus", "dtype", "kv_dtype", "tensor_parallel_s
 """The plan options every runtime of the side-by-side table shares (the rest are the runtime's own)."""
 
 
-def runtime_options(options: dict[str, Any], runtime: str, ctx: int) -> dict[str, Any]:
+def runtime_options(options: dict[str, Any], runtime: str) -> dict[str, Any]:
     """The plan options of ``runtime`` for the side-by-side table: the current ones when it is the runtime
     selected, else the shared ones (GPU, count, dtypes, parallel sizes) with the runtime's own defaults
-    (vLLM: max_model_len = the context asked for, as the headline; llama.cpp: the default GGUF file type
-    and f16 cache instead of the dtypes)."""
+    (llama.cpp: the default GGUF file type and f16 cache instead of the dtypes); vLLM's max_model_len is the
+    headline's rule (kvcalc.scenarios.served_options)."""
     if options.get("runtime") == runtime:
         base = dict(options)
     else:
@@ -209,28 +210,27 @@ def runtime_options(options: dict[str, Any], runtime: str, ctx: int) -> dict[str
     if runtime == "llama_cpp":
         base.pop("dtype", None)
         base.pop("kv_dtype", None)
-    return _max_model_len(base, ctx)[0]
+    return base
 
 
 def side_by_side(config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int,
                  extras: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per runtime (kvcalc.runtimes.RUNTIMES) for this model / GPU / batch / context: the KV budget
-    per GPU, the pool in tokens, the longest context at this batch, the largest batch at this context (0: none)
-    and whether it fits, or the runtime's refusal in its own words (kvcalc's typed errors, as text)."""
+    """One row per runtime (kvcalc.runtimes.RUNTIMES) for this model / GPU / batch / context, each planned and
+    judged as the headline is (kvcalc.scenarios.plan_scenario): the KV budget per GPU (never below 0), the pool
+    in tokens, the longest context at this batch, the largest batch at this context (0: none) and whether it
+    fits, or the runtime's refusal in its own words (kvcalc's typed errors, as text)."""
     rows = []
     for rt in RUNTIMES:
         row: dict[str, Any] = {"runtime": ENGINE_NAMES.get(rt, rt), "KV budget / GPU": "", "KV pool (tokens)": "",
                                f"longest context @ batch {batch:,}": 0, f"largest batch @ {ctx:,} tokens": 0}
         try:
-            opts = runtime_options(options, rt, ctx)
-            d = deploy(config, **opts, **({} if rt == "llama_cpp" else extras))
-            p = kvcalc.plan(d, batch=batch, context=ctx, solve_gpus=False)
-            longest = judge(d, p, "context" if rt == "vllm" and "max_model_len" not in options else "given").longest
-            kv_budget = p.available_kv_bytes if p.available_kv_bytes is not None else \
-                max(p.budget_bytes - p.weights_bytes - p.overhead_bytes, 0)
+            opts = runtime_options(options, rt)
+            s = plan_scenario(config, {**opts, **({} if rt == "llama_cpp" else extras)}, batch, ctx,
+                              solve_gpus=False)
+            p = s.plan
             pool = "grows (not paged)" if p.kv_cache_tokens is None else f"{p.kv_cache_tokens:,}"
-            row.update({"KV budget / GPU": human_bytes(kv_budget), "KV pool (tokens)": pool,
-                        f"longest context @ batch {batch:,}": longest or 0,
+            row.update({"KV budget / GPU": human_bytes(kv_budget(p)), "KV pool (tokens)": pool,
+                        f"longest context @ batch {batch:,}": s.verdict.longest or 0,
                         f"largest batch @ {ctx:,} tokens": p.max_batch or 0,
                         f"fits {batch:,} x {ctx:,}": "yes" if p.fits else "no",
                         "binding constraint or refusal": p.binding_constraint})
@@ -265,14 +265,6 @@ def _runtimes_table(config: dict[str, Any], options: dict[str, Any], batch: int,
                f"its options as set, the others at their defaults (llama.cpp: GGUF {md(engine_inputs.DEFAULT_GGUF)}, "
                "f16 cache).")
     st.dataframe(safe_rows(cached[1]), hide_index=True, width="stretch", key="runtimes_table")
-
-
-def _max_model_len(options: dict[str, Any], ctx: int) -> tuple[dict[str, Any], MaxLenSource]:
-    """vLLM's max_model_len: the one set, else the context asked for (not the model's maximum, which
-    often does not fit and makes vLLM refuse to start)."""
-    if options.get("runtime") != "vllm" or options.get("max_model_len"):
-        return options, "given"
-    return {**options, "max_model_len": ctx}, "context"
 
 
 def _what_if(name: str, choice: inputs.ModelChoice, p: kvcalc.PlanResult, speed: SpeedEstimate,
@@ -425,24 +417,13 @@ def render() -> None:
         page.share_box("", slot)
         return
     options = {**options, **given}
-    raw_options = options
-    options, mml_source = _max_model_len(options, ctx)
     what_if = variant.get("variant", "as configured")
     try:
         spec = apply_variant(kvcalc.read_spec(config), what_if, kv_heads=variant.get("kv_heads"),
                              window=variant.get("window"), pattern=variant.get("pattern"))
-        try:
-            setup = deploy(spec, config_dict=config, **options, **_extras(choice, options))   # once per rerun
-        except InputError:
-            if mml_source != "context":
-                raise
-            # the context is longer than vLLM allows as max_model_len: plan at the model's default, and
-            # the verdict says the context is too long
-            options, mml_source = raw_options, "model"
-            setup = deploy(spec, config_dict=config, **options, **_extras(choice, options))
-        p = kvcalc.plan(setup, batch=batch, context=ctx)
+        planned = plan_scenario(spec, {**options, **_extras(choice, options)}, batch, ctx, config_dict=config)
+        setup, p, verdict = planned.setup, planned.plan, planned.verdict
         speed = estimate_speed(setup, p.batch, p.context)
-        verdict = judge(setup, p, mml_source)
     except KVCalcError as e:
         _chart_controls(slot)
         page.share_box("", slot)
@@ -458,7 +439,8 @@ def render() -> None:
         _what_if(what_if, choice, p, speed, base)
     _speed(speed)
 
-    _chart(spec, setup, p, speed, batch, ctx, slot, choice, options, verdict.longest)  # the verdict's longest
+    served = served_options(options, ctx)[0] if planned.source == "context" else options
+    _chart(spec, setup, p, speed, batch, ctx, slot, choice, served, verdict.longest)  # the verdict's longest
 
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(setup, p.batch, p.context)
@@ -467,4 +449,4 @@ def render() -> None:
         for w in p.warnings:
             st.warning(md(w))
 
-    _runtimes_table(config, raw_options, batch, ctx, choice.plan_extras())
+    _runtimes_table(config, options, batch, ctx, choice.plan_extras())
