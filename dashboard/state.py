@@ -28,12 +28,13 @@ from kvcalc.vllm.defaults import DEFAULT_VLLM_VERSION, ENGINES
 from kvcalc.vllm.lora import MAX_LORA_RANKS
 from kvcalc.vllm.speculative import EAGLE_METHODS, MODEL_FREE_METHODS
 
+from .config_link import CONFIG_LINK_MAX_CHARS, link_error
+
 MAX_BATCH_UI = 65_536
 MAX_CONTEXT_UI = 1 << 24          # 16,777,216 tokens
 DEFAULT_CONTEXT = 8192            # tokens per sequence of a fresh page (and after a pasted command that sets none)
 MAX_GPUS_UI = 64
 MAX_VALUE_CHARS = 200
-CONFIG_LINK_MAX_CHARS = 6_000      # a pasted config in the link, compressed: a few KB keeps the URL sane
 
 WEIGHT_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "int8", "int4"]
 KV_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "int2"]
@@ -123,8 +124,6 @@ def _hub_id(v: str) -> str | None:
 
 def _config_link(v: str) -> str | None:
     """A pasted config carried in the link: the same checks as a paste (dashboard.config_link)."""
-    from .config_link import link_error
-
     return link_error(v)
 
 

@@ -129,3 +129,12 @@ def test_llama_8b_on_a_4090_fits_on_every_surface():
 def test_budget_use_never_reads_over_one_beside_fits():
     assert budget_use(110, 100, 200, True) == (0.55, "GPU memory")
     assert budget_use(110, 100, 200, False) == (1.1, "budget")
+
+
+def test_every_worked_example_in_kvcalc_scenarios_runs():
+    import doctest
+
+    import kvcalc.scenarios
+
+    result = doctest.testmod(kvcalc.scenarios)
+    assert result.failed == 0 and result.attempted >= 19
