@@ -135,11 +135,11 @@ def render() -> None:
     page.share_box("Compare")
     missing = [k for k in _NAMES if not getattr(picks, k)]
     if missing:
-        st.info("Pick at least " + ", ".join(_NAMES[k] for k in missing) + " to compare.")
+        st.info("Pick at least " + ", ".join(md(_NAMES[k]) for k in missing) + " to compare.")
         return
     view = _view(picks)
     if view.picked > view.shown:
-        st.info(f"{view.picked} combinations picked; showing the first {view.shown} "
+        st.info(f"{view.picked:,} combinations picked; showing the first {view.shown:,} "
                 f"(models first, then attention, KV dtype, runtime). Remove some choices to see the rest.")
     for err in view.load_errors:
         st.error(md(err))
@@ -159,7 +159,7 @@ def _table(view: CompareView, batch: int, gpus: int) -> None:
     rows = table_rows(list(view.results), batch)
     st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="compare_table",
                  column_config=column_config(rows))
-    st.caption(f"{gpus} GPU(s) of each kind; bytes are per GPU. 0 = not even one token fits at this "
+    st.caption(f"{gpus:,} GPU(s) of each kind; bytes are per GPU. 0 = not even one token fits at this "
                "batch (the weights or the runtime's overhead exceed the budget). vLLM: the longest max_model_len "
                "whose requests fit the KV pool. Contexts stop at each model's maximum. KV bytes / token: the ideal "
                "layout at batch 1 in the scenario's KV dtype.")

@@ -94,8 +94,8 @@ def _sglang() -> dict[str, Any]:
 
 
 def _trtllm() -> dict[str, Any]:
-    st.slider(_label("trt_frac", "of the free memory"), 0.01, 1.0, DEFAULT_FREE_GPU_MEMORY_FRACTION, 0.01,
-              **state.bound("trt_frac"))
+    st.slider(_label("trt_frac", "of the free memory"), 0.0, 1.0, DEFAULT_FREE_GPU_MEMORY_FRACTION, 0.01,
+              format="%.3f", **state.bound("trt_frac"))       # down to 0: TensorRT-LLM takes any share above 0
     c1, c2 = st.columns(2)
     c1.number_input(_label("trt_max_tokens", "0 = not set"), min_value=0, max_value=1 << 40, value=0,
                     **state.bound("trt_max_tokens"))

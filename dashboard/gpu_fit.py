@@ -60,7 +60,7 @@ def render() -> None:
         f"max_model_len {setup.max_model_len:,}" if setup.max_model_len else "the model maximum"
     st.caption("Colour: (weights + KV cache + runtime overhead) / the runtime's budget, per GPU (of the GPU's "
                "memory where the runtime's overhead sits outside its budget). Green fits; a cell marked x does "
-               f"not fit. Contexts run up to {view.contexts[-1]:,} tokens ({mml}).")
+               f"not fit. Contexts run up to {view.contexts[-1]:,} tokens ({md(mml)}).")
 
     p = view.planned.plan
     st.subheader(f"Every GPU in the catalog: {setup.gpus} GPU(s), batch {p.batch:,}, context {p.context:,}")

@@ -252,8 +252,9 @@ def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, An
                                  **state.bound("pp")))
         out["parallel"] = (tp, pp)
         if runtime == "vllm":
-            out["gpu_memory_utilization"] = float(st.slider("gpu_memory_utilization", 0.05, 1.0, 0.9, 0.01,
-                                                            **state.bound("util")))
+            # down to 0 (vLLM takes any share above 0): a pasted 0.01 fits the slider; 0 itself is kvcalc's refusal
+            out["gpu_memory_utilization"] = float(st.slider("gpu_memory_utilization", 0.0, 1.0, 0.9, 0.01,
+                                                            format="%.3f", **state.bound("util")))
             mml = int(st.number_input("max_model_len (0 = not set)", min_value=0, help="Not set: the Planner serves "
                                       "the context asked for; vLLM itself would use the model's maximum",
                                       max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mml")))

@@ -43,7 +43,7 @@ TIERS: dict[str, str] = {
     "test_params_pd": "fast",
     "test_golden_plans": "fast",
     "test_compare_page": "pages", "test_scenarios_agree": "fast", "test_gpu_fit_page": "pages",
-    "test_dashboard_shape": "fast",
+    "test_dashboard_shape": "fast", "test_paste_ranges": "pages",
 }
 
 
