@@ -72,6 +72,21 @@ _SWITCHES = {"--trust-remote-code", "--enable-metrics", "--disable-radix-cache",
 
 
 @dataclass(frozen=True)
+class _Syntax:
+    """How one engine's launch line is read: its runtime, flag table, whether the model is the first word
+    after the program (``trtllm-serve MODEL``) and whether SGLang's long-context variable applies."""
+
+    runtime: str
+    flags: dict[str, tuple[str, Callable[[str], Any]]]
+    model_first: bool = False
+    long_context_env: bool = False
+
+
+_SGLANG_SYNTAX = _Syntax("sglang", _SGLANG, long_context_env=True)
+_TRTLLM_SYNTAX = _Syntax("tensorrt_llm", _TRTLLM, model_first=True)
+
+
+@dataclass(frozen=True)
 class EngineCommand:
     runtime: str
     model: str | None
@@ -79,17 +94,18 @@ class EngineCommand:
     ignored: tuple[str, ...] = ()
 
 
-def _program(words: list[str]) -> tuple[str, int] | None:
-    """(runtime, index of the first word after the program) for a launch command, else None."""
+def _program(words: list[str]) -> tuple[_Syntax | None, int] | None:
+    """(the engine's syntax, index of the first word after the program) for a launch command (syntax None:
+    llama.cpp's, read by kvcalc.llama_cpp.command), else None."""
     if words[:1] == ["trtllm-serve"]:
-        return "tensorrt_llm", 1 + (words[1:2] == ["serve"])
+        return _TRTLLM_SYNTAX, 1 + (words[1:2] == ["serve"])
     if words[:2] == ["sglang", "serve"]:
-        return "sglang", 2
+        return _SGLANG_SYNTAX, 2
     if words and words[0].rsplit("/", 1)[-1].removesuffix(".exe") in LLAMA_PROGRAMS:
-        return "llama_cpp", 1
+        return None, 1
     for i, w in enumerate(words[:3]):
         if w == "-m" and i + 1 < len(words) and words[i + 1] in ("sglang.launch_server", "sglang.launch_server.py"):
-            return "sglang", i + 2
+            return _SGLANG_SYNTAX, i + 2
     return None
 
 
@@ -124,12 +140,12 @@ def parse_engine_command(command: str) -> EngineCommand:
     if found is None:
         raise InputError("not an SGLang or TensorRT-LLM launch command (nor llama.cpp's): start with 'python -m "
                          "sglang.launch_server', 'sglang serve', 'trtllm-serve', 'llama-server' or 'llama-cli'")
-    runtime, i = found
-    if runtime == "llama_cpp":
+    syntax, i = found
+    if syntax is None:
         return _llama(" ".join(shlex.quote(w) for w in words))
-    flags = _SGLANG if runtime == "sglang" else _TRTLLM
+    flags = syntax.flags
     model: str | None = None
-    if runtime == "tensorrt_llm" and i < len(words) and not words[i].startswith("-"):
+    if syntax.model_first and i < len(words) and not words[i].startswith("-"):
         model, i = words[i], i + 1
     ignored: list[str] = []
     while i < len(words):
@@ -161,7 +177,7 @@ def parse_engine_command(command: str) -> EngineCommand:
             ignored.append(name)
             has_value = not eq and name not in _SWITCHES and i + 1 < len(words) and not words[i + 1].startswith("-")
             i += 2 if has_value else 1
-    if options.get("allow_overwrite_longer_context_len") and runtime != "sglang":
+    if options.get("allow_overwrite_longer_context_len") and not syntax.long_context_env:
         options.pop("allow_overwrite_longer_context_len")
         ignored.append(LONG_CONTEXT_ENV)
-    return EngineCommand(runtime=runtime, model=model, options=options, ignored=tuple(ignored))
+    return EngineCommand(runtime=syntax.runtime, model=model, options=options, ignored=tuple(ignored))
