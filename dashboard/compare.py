@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 import kvcalc
-from kvcalc.scenarios import SPEED_CONTEXT, ComparePicks, CompareView, ScenarioResult, compare
+from kvcalc.scenarios import SPEED_CONTEXT, ComparePicks, CompareView, ScenarioResult, compare, takes_vllm_options
 from kvcalc.speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY
 from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS
@@ -116,8 +116,9 @@ def _sidebar() -> ComparePicks:
     batch = int(sb.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, **state.bound("batch"),
                                 help=f"Concurrent sequences, 1 to {state.MAX_BATCH_UI:,}."))
     dtype = inputs.weights_dtype_input(sb)
-    options = inputs.runtime_options(sb, "vllm" if "vllm" in runtimes else (runtimes or [DEFAULT_RUNTIME])[0],
-                                     gpu["gpus"])
+    # the options of the first runtime that takes vLLM's (they are the shared ones), else of the first picked
+    shown = next((r for r in runtimes if takes_vllm_options(r)), (runtimes or [DEFAULT_RUNTIME])[0])
+    options = inputs.runtime_options(sb, shown, gpu["gpus"])
     log_x = sb.toggle("Log-scale context axis", value=True, **state.bound("logx"))
     return ComparePicks(tuple(models), tuple(attns), tuple(kvdtypes), tuple(runtimes), gpu, batch, variant,
                         bool(log_x), options, dtype)

@@ -14,7 +14,7 @@ import streamlit as st
 from kvcalc.catalog import DEFAULT_MODEL, catalog, find_entry
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu, gpu_catalog
-from kvcalc.scenarios import plan_options
+from kvcalc.scenarios import plan_options, splits_tensors, takes_vllm_options
 from kvcalc.variants import VARIANTS
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
@@ -232,12 +232,13 @@ def runtime_inputs(container: Any, gpus: int = 1) -> dict[str, Any]:
 
 
 def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, Any]:
-    """The "Parallelism and vLLM options" expander (the vLLM ones when ``runtime`` is vllm), shared
-    by the Planner, GPU fit and Compare so the same link gives the same options on each."""
+    """The "Parallelism and vLLM options" expander (the vLLM ones when ``runtime``'s engine takes them:
+    kvcalc.scenarios.takes_vllm_options), shared by the Planner, GPU fit and Compare so the same link gives
+    the same options on each."""
     out: dict[str, Any] = {}
     with container.expander("Parallelism and vLLM options", expanded=False):
         c1, c2 = st.columns(2)
-        if runtime != "transformers":
+        if splits_tensors(runtime):              # TP follows GPUs / PP (transformers splits layers only)
             now_tp, now_pp = (_current_int(k) for k in ("tp", "pp"))
             want_tp, want_pp, note = parallel_split(gpus, now_tp, now_pp)
             from_link = "tp" not in st.session_state and "tp" in st.query_params
@@ -251,7 +252,7 @@ def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, An
         pp = int(c2.number_input("Pipeline parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
                                  **state.bound("pp")))
         out["parallel"] = (tp, pp)
-        if runtime == "vllm":
+        if takes_vllm_options(runtime):
             # down to 0 (vLLM takes any share above 0): a pasted 0.01 fits the slider; 0 itself is kvcalc's refusal
             out["gpu_memory_utilization"] = float(st.slider("gpu_memory_utilization", 0.0, 1.0, 0.9, 0.01,
                                                             format="%.3f", **state.bound("util")))

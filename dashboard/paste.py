@@ -17,6 +17,7 @@ from kvcalc.bundled_match import bundled_match
 from kvcalc.engine_commands import EngineCommand, parse_engine_command
 from kvcalc.errors import KVCalcError
 from kvcalc.gguf.mixes import file_type_names
+from kvcalc.scenarios import loads_gguf
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_VLLM_VERSION
 from kvcalc.vllm_command import parse_vllm_serve, weights_dtype
 
@@ -134,7 +135,7 @@ def _gguf_stem(model: str) -> str:
 def _paste_engine_model(cmd: EngineCommand, notes: list[str]) -> None:
     if not cmd.model:
         return
-    if cmd.runtime != "llama_cpp":
+    if not loads_gguf(cmd.runtime):           # a GGUF file's name: the model is its stem
         _paste_model(cmd.model, notes)
         return
     stem = _gguf_stem(cmd.model)
@@ -169,7 +170,7 @@ def apply_engine_command(text: str) -> None:
     gguf = o.pop("gguf", None)
     if ll is not None:
         for f in engine_inputs.ENGINE_FLAGS:
-            if f.runtime == "llama_cpp" and f.option != "gguf" and getattr(ll, f.option) != f.default:
+            if f.runtime == cmd.runtime and f.option != "gguf" and getattr(ll, f.option) != f.default:
                 _put(f.key, getattr(ll, f.option), f.flag, notes)
         if not ll.kv_offload or ll.n_batch != ll.__class__().n_batch or ll.n_ubatch != ll.__class__().n_ubatch:
             notes.append("-nkvo / -b / -ub: not Planner options (their defaults are planned)")

@@ -8,16 +8,16 @@ import streamlit as st
 
 import kvcalc
 from kvcalc.capacity import Deployment, layer_bytes, memory_curve
+from kvcalc.engines import get_engine, names
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
-from kvcalc.runtimes import ENGINE_LABELS, ENGINE_RUNTIMES, RUNTIMES
-from kvcalc.scenarios import kv_budget, plan_scenario, served_options
-from kvcalc.serve_command import ServeCommand, engine_command, transformers_call, vllm_serve
+from kvcalc.scenarios import kv_budget, loads_gguf, plan_scenario, served_options, serves_context, splits_tensors
+from kvcalc.serve_command import ServeCommand, engine_command, transformers_call
 from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
-from kvcalc.verdict import Verdict
+from kvcalc.verdict import Verdict, with_max_model_len
 from kvcalc.weights import weight_bytes
 
 from . import charts, engine_inputs, exports, inputs, page, paste, state
@@ -73,7 +73,8 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
                    help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}")
     row2[0].metric("Longest context", f"{v.longest:,} tokens" if v.longest else "none",
                    help=f"per sequence at batch {p.batch:,}"
-                        + (" (vLLM: served with --max-model-len set to it)" if p.runtime == "vllm" else ""))
+                        + (f" ({md(runtime_label(p.runtime))}: served with --max-model-len set to it)"
+                           if serves_context(p.runtime) else ""))
     row2[1].metric("Largest batch", f"{p.max_batch:,} seqs" if p.max_batch else "none",
                    help=f"sequences of {p.context:,} tokens")
     row2[2].metric("Budget / GPU", human_bytes(p.budget_bytes),
@@ -84,7 +85,7 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
         for line in p.formulas:
             st.markdown(f"- {code(line)}")
         if p.engine_lines:
-            st.markdown(f"What {md(ENGINE_NAMES.get(p.runtime, p.runtime))} prints at startup for this deployment:")
+            st.markdown(f"What {md(runtime_label(p.runtime))} prints at startup for this deployment:")
             st.code("\n".join(p.engine_lines), language=None)
 
 
@@ -123,30 +124,27 @@ def _model_for_command(choice: inputs.ModelChoice) -> str:
     return choice.name if paste.is_hub_id(choice.name) else "/path/to/your/model"
 
 
+def _served(setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> tuple[Deployment, str]:
+    """The deployment the command serves and its title: on the fewest GPUs that fit (a plan that does not
+    fit), with the fix's ``--max-model-len`` (a "fits if" one), else the plan's own."""
+    if v.state == "does_not_fit" and p.min_gpus and p.min_gpus != setup.gpus:
+        return setup.with_gpus(p.min_gpus), f"Command that fits: {p.min_gpus} x {p.gpu}"
+    if v.state == "fits_if" and v.serve_max_model_len and v.serve_max_model_len != v.max_model_len:
+        return with_max_model_len(setup, v.serve_max_model_len), "Command to run (with the fix)"
+    return setup, "Command to run"
+
+
 def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> None:
     """The command that serves this plan (the fix's, when there is one), with a copy button."""
     model = _model_for_command(choice)
-    cmd: ServeCommand | None = None
-    title = "Command to run"
+    served, title = _served(setup, p, v)
+    cmd: ServeCommand | None
     try:
-        if setup.runtime == "vllm":
-            if v.state == "does_not_fit" and p.min_gpus:
-                cmd = vllm_serve(model, setup.with_gpus(p.min_gpus), v.max_model_len)
-                title = f"Command that fits: {p.min_gpus} x {p.gpu}"
-            else:
-                cmd = vllm_serve(model, setup, v.serve_max_model_len)
-                title += " (with the fix)" if v.state == "fits_if" and v.serve_max_model_len != v.max_model_len \
-                    else ""
-        elif setup.runtime == "transformers":
-            cmd = transformers_call(model, setup, p.batch, p.context)
-        elif setup.runtime in ENGINE_RUNTIMES:
-            if v.state == "does_not_fit" and p.min_gpus and p.min_gpus != setup.gpus:
-                cmd = engine_command(model, setup.with_gpus(p.min_gpus))
-                title = f"Command that fits: {p.min_gpus} x {p.gpu}"
-            else:
-                cmd = engine_command(model, setup)
+        # transformers' engine writes its call for one prompt at the model's maximum; the Planner's is the plan's
+        cmd = transformers_call(model, served, p.batch, p.context) if setup.runtime == "transformers" \
+            else engine_command(model, served)
     except KVCalcError:
-        cmd = None
+        cmd = None            # a runtime without a launch command (ideal)
     if cmd is None:
         return
     st.markdown(f"**{md(title)}**")
@@ -161,7 +159,7 @@ def _given_weights(config: dict[str, Any], choice: inputs.ModelChoice,
     checkpoint's quantization_config) and whose checkpoint size is unknown: a field for the weights per GPU, as
     the CLI's --weights-gib. Returns the plan option (``weights_gib``), ``{}`` when the weights are known, or
     None while the field is empty (the page then says what to enter)."""
-    if options.get("runtime") == "llama_cpp" or _extras(choice, options) or options.get("dtype") == "gguf":
+    if loads_gguf(options.get("runtime", "vllm")) or _extras(choice, options) or options.get("dtype") == "gguf":
         return {}
     try:
         kvcalc.count_params(config)
@@ -183,12 +181,16 @@ def _given_weights(config: dict[str, Any], choice: inputs.ModelChoice,
 
 
 def _extras(choice: inputs.ModelChoice, options: dict[str, Any]) -> dict[str, Any]:
-    """The model's extra plan options (the Hub checkpoint's size); none under llama.cpp, whose weights are
-    the GGUF file's (kvcalc.deployment refuses a checkpoint size there)."""
-    return {} if options.get("runtime") == "llama_cpp" else choice.plan_extras()
+    """The model's extra plan options (the Hub checkpoint's size); none where the weights are a GGUF file's
+    (llama.cpp: kvcalc.deployment refuses a checkpoint size there)."""
+    return {} if loads_gguf(options.get("runtime", "vllm")) else choice.plan_extras()
 
 
-ENGINE_NAMES: dict[str, str] = {"vllm": "vLLM", "transformers": "transformers", "ideal": "ideal", **ENGINE_LABELS}
+def runtime_label(runtime: str) -> str:
+    """The runtime's name in text, its engine's own ("vLLM", "SGLang", "llama.cpp")."""
+    return str(get_engine(runtime).label)
+
+
 _SHARED = ("gpu", "gpu_mem_gib", "gpus", "dtype", "kv_dtype", "tensor_parallel_size", "pipeline_parallel_size")
 """The plan options every runtime of the side-by-side table shares (the rest are the runtime's own)."""
 
@@ -196,18 +198,19 @@ _SHARED = ("gpu", "gpu_mem_gib", "gpus", "dtype", "kv_dtype", "tensor_parallel_s
 def runtime_options(options: dict[str, Any], runtime: str) -> dict[str, Any]:
     """The plan options of ``runtime`` for the side-by-side table: the current ones when it is the runtime
     selected, else the shared ones (GPU, count, dtypes, parallel sizes) with the runtime's own defaults
-    (llama.cpp: the default GGUF file type and f16 cache instead of the dtypes); vLLM's max_model_len is the
-    headline's rule (kvcalc.scenarios.served_options)."""
+    (a GGUF runtime: the default GGUF file type and its cache types instead of the dtypes; a runtime that
+    splits layers only: every GPU a pipeline stage); vLLM's max_model_len is the headline's rule
+    (kvcalc.scenarios.served_options)."""
     if options.get("runtime") == runtime:
         base = dict(options)
     else:
         base = {k: options[k] for k in _SHARED if k in options}
         base["runtime"] = runtime
-        base.update(engine_inputs.options_from(runtime, {}) if runtime in ENGINE_RUNTIMES else {})
-    if runtime == "transformers":
+        base.update(engine_inputs.options_from(runtime, {}))
+    if not splits_tensors(runtime):
         base.pop("tensor_parallel_size", None)
         base["pipeline_parallel_size"] = base.get("gpus", 1)
-    if runtime == "llama_cpp":
+    if loads_gguf(runtime):
         base.pop("dtype", None)
         base.pop("kv_dtype", None)
     return base
@@ -215,17 +218,17 @@ def runtime_options(options: dict[str, Any], runtime: str) -> dict[str, Any]:
 
 def side_by_side(config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int,
                  extras: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per runtime (kvcalc.runtimes.RUNTIMES) for this model / GPU / batch / context, each planned and
-    judged as the headline is (kvcalc.scenarios.plan_scenario): the KV budget per GPU (never below 0), the pool
-    in tokens, the longest context at this batch, the largest batch at this context (0: none) and whether it
-    fits, or the runtime's refusal in its own words (kvcalc's typed errors, as text)."""
+    """One row per runtime (kvcalc.engines.names: every registered engine) for this model / GPU / batch /
+    context, each planned and judged as the headline is (kvcalc.scenarios.plan_scenario): the KV budget per
+    GPU (never below 0), the pool in tokens, the longest context at this batch, the largest batch at this
+    context (0: none) and whether it fits, or the runtime's refusal in its own words (kvcalc's typed errors)."""
     rows = []
-    for rt in RUNTIMES:
-        row: dict[str, Any] = {"runtime": ENGINE_NAMES.get(rt, rt), "KV budget / GPU": "", "KV pool (tokens)": "",
+    for rt in names():
+        row: dict[str, Any] = {"runtime": runtime_label(rt), "KV budget / GPU": "", "KV pool (tokens)": "",
                                f"longest context @ batch {batch:,}": 0, f"largest batch @ {ctx:,} tokens": 0}
         try:
             opts = runtime_options(options, rt)
-            s = plan_scenario(config, {**opts, **({} if rt == "llama_cpp" else extras)}, batch, ctx,
+            s = plan_scenario(config, {**opts, **({} if loads_gguf(rt) else extras)}, batch, ctx,
                               solve_gpus=False)
             p = s.plan
             pool = "grows (not paged)" if p.kv_cache_tokens is None else f"{p.kv_cache_tokens:,}"

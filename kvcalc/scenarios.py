@@ -15,14 +15,16 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from . import read_spec
 from .capacity import CurvePoint, Deployment, deploy, memory_curve, plan
 from .catalog import bundled_config, find_entry
+from .engines import Engine, get_engine
 from .errors import InputError, KVCalcError
 from .gpus import CLASS_REPRESENTATIVES, GPU, custom_gpu, get_gpu, gpu_catalog
 from .kv import kv_cache
+from .parallel import resolve_parallel
 from .plan import PlanResult, fits
 from .spec import ModelSpec
 from .speed import estimate_speed
@@ -42,6 +44,57 @@ CLASSES: tuple[int, ...] = tuple(sorted(CLASS_REPRESENTATIVES))
 """The GPU classes (GB) Compare gives a longest context for, each by its representative card."""
 
 
+# -- what the pages ask a runtime's engine (kvcalc.engines), instead of comparing its name -----------------------
+
+VLLM_OPTION_KEYS = ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens",
+                    "vllm_version", "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len")
+"""The pages' vLLM options (the "Parallelism and vLLM options" inputs): every one is an option of the vLLM engine."""
+
+
+def serves_context(runtime: str) -> bool:
+    """Whether the pages serve the context asked for as the engine's ``max_model_len`` (unless one is set):
+    an engine with a "fits if you serve with a shorter length" verdict (``Engine.length_verdict``), whose
+    startup depends on that length (vLLM refuses to start when one ``max_model_len`` request does not fit).
+
+    >>> serves_context("vllm"), serves_context("sglang"), serves_context("ideal")
+    (True, False, False)
+    """
+    return type(get_engine(runtime)).length_verdict is not Engine.length_verdict
+
+
+def loads_gguf(runtime: str) -> bool:
+    """Whether the runtime's weights are a GGUF file's (its engine takes a ``gguf`` option): no checkpoint
+    size and no weights / KV dtype apply (the file type and the engine's cache types do).
+
+    >>> loads_gguf("llama_cpp"), loads_gguf("vllm")
+    (True, False)
+    """
+    return "gguf" in get_engine(runtime).option_names()
+
+
+def takes_vllm_options(runtime: str) -> bool:
+    """Whether the runtime's engine declares every one of the pages' vLLM options (:data:`VLLM_OPTION_KEYS`).
+
+    >>> takes_vllm_options("vllm"), takes_vllm_options("tensorrt_llm")
+    (True, False)
+    """
+    return set(VLLM_OPTION_KEYS) <= set(get_engine(runtime).option_names())
+
+
+def splits_tensors(runtime: str) -> bool:
+    """Whether the runtime takes a tensor-parallel split (kvcalc.parallel.resolve_parallel accepts TP 2 on
+    2 GPUs); one that does not splits the layers over the GPUs (transformers' ``device_map="auto"``).
+
+    >>> splits_tensors("vllm"), splits_tensors("transformers")
+    (True, False)
+    """
+    try:
+        resolve_parallel(cast(Any, get_engine(runtime).name), 2, 2, 1)
+    except InputError:
+        return False
+    return True
+
+
 # -- one deployment, one verdict ------------------------------------------------------------------------------
 
 def served_options(options: Mapping[str, Any], context: int) -> tuple[dict[str, Any], MaxLenSource]:
@@ -55,7 +108,7 @@ def served_options(options: Mapping[str, Any], context: int) -> tuple[dict[str, 
     >>> served_options({"runtime": "sglang"}, 8192)
     ({'runtime': 'sglang'}, 'given')
     """
-    if options.get("runtime", "vllm") != "vllm" or options.get("max_model_len"):
+    if not serves_context(options.get("runtime", "vllm")) or options.get("max_model_len"):
         return dict(options), "given"
     return {**options, "max_model_len": context}, "context"
 
@@ -317,19 +370,15 @@ def runtime_defaults(runtime: str) -> dict[str, Any]:
     >>> runtime_defaults("llama_cpp"), runtime_defaults("vllm")
     ({'gguf': 'Q4_K_M'}, {})
     """
-    return {"gguf": DEFAULT_GGUF} if runtime == "llama_cpp" else {}
-
-
-VLLM_OPTION_KEYS = ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens",
-                    "vllm_version", "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len")
-"""deploy() options of the vLLM runtime only."""
+    return {"gguf": DEFAULT_GGUF} if loads_gguf(runtime) else {}
 
 
 def plan_options(gpu: Mapping[str, Any], dtypes: Mapping[str, Any], runtime: Mapping[str, Any]) -> dict[str, Any]:
     """Merge the pages' input groups into kvcalc.deploy keywords: ``gpu`` (gpu / gpu_mem_gib, gpus),
     ``dtypes`` (dtype, kv_dtype), ``runtime`` (runtime, ``parallel`` = (TP, PP), the vLLM options,
-    ``engine`` = an engine's own keywords). Under transformers every GPU is a pipeline stage; a TP x PP
-    that is not the GPU count is left to deploy's default split.
+    ``engine`` = an engine's own keywords). The split is passed when the runtime takes it
+    (kvcalc.parallel.resolve_parallel); else (transformers' layer split, a TP x PP that is not the GPU
+    count) deploy's default split applies.
 
     >>> plan_options({"gpu": "h100-sxm", "gpus": 2}, {"dtype": None}, {"runtime": "vllm", "parallel": (2, 1)})
     {'gpu': 'h100-sxm', 'gpus': 2, 'dtype': None, 'runtime': 'vllm', 'tensor_parallel_size': 2, \
@@ -338,10 +387,11 @@ def plan_options(gpu: Mapping[str, Any], dtypes: Mapping[str, Any], runtime: Map
     opts: dict[str, Any] = {**gpu, **dtypes}
     opts["runtime"] = runtime["runtime"]
     tp, pp = runtime.get("parallel", (1, 1))
-    if runtime["runtime"] == "transformers":
-        opts["pipeline_parallel_size"] = opts["gpus"]
-    elif tp * pp == opts["gpus"]:
-        opts["tensor_parallel_size"], opts["pipeline_parallel_size"] = tp, pp
+    try:
+        opts["tensor_parallel_size"], opts["pipeline_parallel_size"] = resolve_parallel(
+            cast(Any, get_engine(opts["runtime"]).name), opts["gpus"], tp, pp)
+    except InputError:
+        pass
     for k in VLLM_OPTION_KEYS:
         if runtime.get(k) is not None:
             opts[k] = runtime[k]
@@ -360,7 +410,8 @@ def scenario_options(s: Scenario, gpu: Mapping[str, Any], options: Mapping[str, 
     {'gpu': 't4', 'gpus': 1, 'dtype': None, 'kv_dtype': 'int8', 'runtime': 'sglang', 'tensor_parallel_size': 1, \
 'pipeline_parallel_size': 1}
     """
-    runtime = {k: v for k, v in (options or {}).items() if s.runtime == "vllm" or k not in VLLM_OPTION_KEYS}
+    vllm = takes_vllm_options(s.runtime)
+    runtime = {k: v for k, v in (options or {}).items() if vllm or k not in VLLM_OPTION_KEYS}
     kv_dtype = None if s.kvdtype == "auto" else s.kvdtype
     opts = plan_options(gpu, {"dtype": dtype, "kv_dtype": kv_dtype}, {**runtime, "runtime": s.runtime})
     for k, v in runtime_defaults(s.runtime).items():
