@@ -81,12 +81,24 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
                    help="what the runtime may use (vLLM: gpu_memory_utilization x the GPU's memory)")
     st.caption(f"Binding constraint: {md(p.binding_constraint)}. Fewest GPUs of this type: "
                f"{p.min_gpus if p.min_gpus else 'more than 64'}.")
+    if p.fits and p.total_bytes > p.budget_bytes:
+        st.caption(md(_outside_budget(p)))
     with st.expander("Formulas behind these numbers"):
         for line in p.formulas:
             st.markdown(f"- {code(line)}")
         if p.engine_lines:
             st.markdown(f"What {md(runtime_label(p.runtime))} prints at startup for this deployment:")
             st.code("\n".join(p.engine_lines), language=None)
+
+
+def _outside_budget(p: kvcalc.PlanResult) -> str:
+    """Why a plan that fits shows a total above its budget: the engine's fraction covers the weights and the KV
+    pool; its own overhead (activations, CUDA graphs, buffers) sits in the rest of the GPU's memory (plain text)."""
+    return (f"{runtime_label(p.runtime)}'s budget {human_bytes(p.budget_bytes)} covers the weights "
+            f"({human_bytes(p.weights_bytes)}) and the KV pool ({human_bytes(kv_budget(p))} set aside, "
+            f"{human_bytes(p.kv_bytes)} of it in use here); its overhead {human_bytes(p.overhead_bytes)} sits outside "
+            f"it, in the rest of the GPU's {human_bytes(p.gpu_memory_bytes)}: {human_bytes(p.total_bytes)} in use "
+            f"in all ({p.total_bytes / p.gpu_memory_bytes:.1%} of the GPU).")
 
 
 def _verdict(v: Verdict) -> None:

@@ -55,3 +55,13 @@ def test_runtimes_table_shows_no_negative_kv_budget():
     table = next(t.value for t in at.dataframe if "binding constraint or refusal" in t.value.columns)
     budgets = dict(zip(table["runtime"], table["KV budget / GPU"], strict=True))
     assert budgets["vLLM"] == "0 B" and not any(str(b).startswith("-") for b in budgets.values())
+
+
+def test_the_planner_says_what_an_engines_budget_leaves_out():
+    # the same SGLang plan on the Planner: total above the budget under a green Fits, explained; the figures
+    # in the sentence add up (weights + KV in use + overhead = total)
+    at = run_page(PLANNER, model=LLAMA, gpu="rtx-4090", batch="1", ctx="8192", runtime="sglang")
+    assert at.success and at.success[0].value.startswith("**Fits")
+    text = next(c.value for c in at.caption if "sits outside" in c.value)
+    assert text.startswith("SGLang's budget") and "covers the weights (14.96 GiB)" in text
+    assert "1.00 GiB of it in use here" in text                     # 8,192 x 131,072 B
