@@ -12,7 +12,16 @@ from typing import Any
 import streamlit as st
 
 import kvcalc
-from kvcalc.scenarios import SPEED_CONTEXT, ComparePicks, CompareView, ScenarioResult, compare, takes_vllm_options
+from kvcalc.scenarios import (
+    SPEED_CONTEXT,
+    ComparePicks,
+    CompareView,
+    Scenario,
+    ScenarioResult,
+    compare,
+    evaluate,
+    takes_vllm_options,
+)
 from kvcalc.speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY
 from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS
@@ -28,11 +37,18 @@ SPEED_COLUMN = f"decode tok/s per sequence @ {SPEED_CONTEXT:,} (estimated)"
 TTFT_COLUMN = f"time to first token, {SPEED_CONTEXT:,}-token prompt, ms (estimated)"
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=256)
+def _evaluate(s: Scenario, config: dict[str, Any], **kw: Any) -> ScenarioResult:
+    """:func:`kvcalc.scenarios.evaluate`, cached per scenario (a rerun that adds a pick computes only the new
+    ones). Streamlit hashes the inputs itself, the plan options' engine records (llama.cpp's LlamaCppOptions,
+    an uploaded GGUFHeader) included: no hand-made key to fall out of step with them."""
+    return evaluate(s, config, **kw)
+
+
 def _view(picks: ComparePicks) -> CompareView:
-    """:func:`kvcalc.scenarios.compare`, cached on the picks (Streamlit hashes the frozen record and the
-    plan options in it, engine option records such as llama.cpp's LlamaCppOptions included)."""
-    return compare(picks, max_scenarios=MAX_SCENARIOS, curve_points=CURVE_POINTS, max_context=state.MAX_CONTEXT_UI)
+    """:func:`kvcalc.scenarios.compare` with the cached evaluator."""
+    return compare(picks, max_scenarios=MAX_SCENARIOS, curve_points=CURVE_POINTS, max_context=state.MAX_CONTEXT_UI,
+                   evaluator=_evaluate)
 
 
 def table_rows(results: list[ScenarioResult], batch: int) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ Units: bytes per GPU (busiest rank; GiB = 2**30), tokens per sequence.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -527,10 +527,11 @@ def _budget_lines(results: Sequence[ScenarioResult], memory: int) -> list[tuple[
 
 
 def compare(picks: ComparePicks, *, max_scenarios: int = 12, curve_points: int = 96,
-            max_context: int = 1 << 24) -> CompareView:
+            max_context: int = 1 << 24, evaluator: Callable[..., ScenarioResult] | None = None) -> CompareView:
     """Compare: every scenario of ``picks`` (the first ``max_scenarios``) evaluated on the chosen GPU
-    (:func:`evaluate`), the bundled configs read once; a scenario kvcalc refuses is listed under its
-    reason, a model that cannot be read under ``load_errors``.
+    (:func:`evaluate`, or ``evaluator`` with its signature: a page's cached one), the bundled configs read
+    once; a scenario kvcalc refuses is listed under its reason, a model that cannot be read under
+    ``load_errors``.
 
     >>> v = compare(ComparePicks(("meta-llama/Llama-3.1-8B",), ("as configured",), ("auto",),
     ...                          ("ideal", "llama_cpp"), {"gpu": "h100-sxm", "gpus": 1}), curve_points=8)
@@ -560,7 +561,7 @@ def compare(picks: ComparePicks, *, max_scenarios: int = 12, curve_points: int =
             continue
         lab = label(s, picks.varying)
         try:
-            r = evaluate(s, configs[s.model], gpu=picks.gpu, batch=picks.batch, variant=picks.variant,
+            r = (evaluator or evaluate)(s, configs[s.model], gpu=picks.gpu, batch=picks.batch, variant=picks.variant,
                          contexts=contexts, name=f"chosen: {gpu_name}", options=picks.options, dtype=picks.dtype)
         except KVCalcError as e:
             refused.setdefault(str(e), []).append(lab)
