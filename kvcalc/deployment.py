@@ -40,7 +40,7 @@ from .units import GiB
 from .vllm import RequestBlocks, VllmMemoryPlan, vllm_memory_plan
 from .vllm.budget import AUTO_FIT
 from .vllm.model_len import ASSUMED_MAX_MODEL_LEN, derived_max_model_len
-from .vllm.options import MAX_BLOCK_SIZE, MAX_KV_CACHE_MEMORY, VllmOptions, check_utilization
+from .vllm.options import MAX_BLOCK_SIZE, MAX_KV_CACHE_MEMORY, VllmOptions, check_gib, check_utilization
 from .vllm.speculative import speculative_kv_layers
 from .weights import WeightBytes
 
@@ -271,19 +271,10 @@ def architectures(config: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(str(a)[:100] for a in archs[:8]) if isinstance(archs, list) else ()
 
 
-_architectures = architectures
-
-
-def _positive_float(name: str, value: Any, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= hi:
-        raise InputError(f"{name} must be a number between 0 and {hi:g}, got {value!r:.30}")
-    return float(value)
-
-
 def _gib_to_bytes(name: str, value: float | None) -> int | None:
     if value is None:
         return None
-    return int(round(_positive_float(name, value, MAX_OVERRIDE_GIB) * GiB))
+    return int(round(check_gib(name, value, MAX_OVERRIDE_GIB) * GiB))
 
 
 def measured_from_flags(flags: Mapping[str, Any]) -> MeasuredOverrides:
@@ -343,7 +334,20 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
     card of that many GiB); the measured ``weights_gib`` / ``activation_gib`` / ``non_torch_gib`` /
     ``cuda_graph_gib`` (GiB per GPU) and ``checkpoint_bytes`` (the Hub's safetensors size, used when no
     ``dtype`` is chosen); llama.cpp's ``gguf`` (a GGUF file type such as ``"Q4_K_M"``, a parsed header or
-    GgufWeights) and ``llama_cpp`` (its options, as ``options``)."""
+    GgufWeights) and ``llama_cpp`` (its options, as ``options``).
+
+    Qwen3-8B under SGLang in pages of 16 tokens: 36 layers x 8 KV heads x 128 x (K, V) x 2 bytes a token:
+
+    >>> from kvcalc.catalog import bundled_config
+    >>> from kvcalc.plan import plan
+    >>> from kvcalc.sglang.options import SglangOptions
+    >>> d = deploy(bundled_config("Qwen/Qwen3-8B"), gpu="h100-sxm", runtime="sglang",
+    ...            options=SglangOptions(page_size=16))
+    >>> plan(d, batch=8, context=8192).kv_bytes == 8 * 8192 * 36 * 8 * 128 * 2 * 2
+    True
+    >>> deploy(bundled_config("Qwen/Qwen3-8B"), runtime="sglang", page_size=16).options == d.options
+    True
+    """
     raw = config if isinstance(config, Mapping) else config_dict
     if raw is None:
         raise InputError("a deployment needs the config.json dict (for the parameter count)")

@@ -24,9 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .command_line import split_command
+from .engines.base import Option
 from .errors import InputError
 from .llama_cpp.command import parse_llama_command
 from .sglang import LONG_CONTEXT_ENV
+from .sglang.options import DECLARATIONS as SGLANG_OPTIONS
+from .trtllm.options import DECLARATIONS as TRTLLM_OPTIONS
 from .vllm_command import fraction as _fraction
 from .vllm_command import human_readable_int
 from .vllm_command import positive_int as _int
@@ -40,30 +43,33 @@ def _trt_kv_dtype(text: str) -> str | None:
     return None if text == "auto" else "fp8_e4m3" if text == "fp8" else text
 
 
-# flag (dashes or underscores) -> (deploy keyword, parser), per engine
-_SGLANG: dict[str, tuple[str, Callable[[str], Any]]] = {
+Flags = dict[str, tuple[str, Callable[[str], Any]]]
+"""flag (dashes; underscores are read as dashes) -> (deploy keyword, parser)."""
+
+
+def _declared(declarations: tuple[Option, ...], parsers: dict[str, Callable[[str], Any]]) -> Flags:
+    """The value flags an engine declares (kvcalc.engines.base.Option), each read by its kind: a count of at
+    least 1, a memory fraction in (0, 1], or the parser ``parsers`` names for its dest. Switches are left to
+    :data:`_SWITCHES` (ignored)."""
+    by_kind: dict[str, Callable[[str], Any]] = {"int": _int, "float": _fraction}
+    return {flag.replace("_", "-"): (o.dest, parsers.get(o.dest) or by_kind[o.kind])
+            for o in declarations if o.kind in by_kind for flag in o.flags}
+
+
+# the deployment's flags in each engine's spelling; the engine's own options from its declarations
+_SGLANG: Flags = {
     "--model-path": ("model", str), "--model": ("model", str),
     "--tp-size": ("tensor_parallel_size", _int), "--tp": ("tensor_parallel_size", _int),
     "--tensor-parallel-size": ("tensor_parallel_size", _int),
     "--pp-size": ("pipeline_parallel_size", _int), "--pipeline-parallel-size": ("pipeline_parallel_size", _int),
-    "--mem-fraction-static": ("mem_fraction_static", _fraction),
-    "--context-length": ("context_length", _int),
-    "--max-running-requests": ("max_running_requests", _int),
-    "--page-size": ("page_size", _int),
-    "--max-total-tokens": ("max_total_tokens", _int),
+    **_declared(SGLANG_OPTIONS, {}),
     "--kv-cache-dtype": ("kv_dtype", _auto_none),
     "--dtype": ("dtype", _auto_none),
 }
-_TRTLLM: dict[str, tuple[str, Callable[[str], Any]]] = {
+_TRTLLM: Flags = {
     "--model": ("model", str),
     "--tp-size": ("tensor_parallel_size", _int), "--pp-size": ("pipeline_parallel_size", _int),
-    "--max-batch-size": ("max_batch_size", _int),
-    "--max-num-tokens": ("max_num_tokens", human_readable_int),
-    "--max-seq-len": ("max_seq_len", _int),
-    "--kv-cache-free-gpu-memory-fraction": ("free_gpu_memory_fraction", _fraction),
-    "--free-gpu-memory-fraction": ("free_gpu_memory_fraction", _fraction),
-    "--max-tokens-in-paged-kv-cache": ("max_tokens_in_paged_kv_cache", _int),
-    "--tokens-per-block": ("tokens_per_block", _int),
+    **_declared(TRTLLM_OPTIONS, {"max_num_tokens": human_readable_int}),
     "--kv-cache-dtype": ("kv_dtype", _trt_kv_dtype),
 }
 _SWITCHES = {"--trust-remote-code", "--enable-metrics", "--disable-radix-cache", "--disable-cuda-graph",
@@ -77,7 +83,7 @@ class _Syntax:
     after the program (``trtllm-serve MODEL``) and whether SGLang's long-context variable applies."""
 
     runtime: str
-    flags: dict[str, tuple[str, Callable[[str], Any]]]
+    flags: Flags
     model_first: bool = False
     long_context_env: bool = False
 

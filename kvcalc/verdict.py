@@ -14,7 +14,7 @@
 ``does_not_fit``
     Not even one sequence of ``context`` tokens fits on these GPUs; the fix is the fewest GPUs of
     this type that fit (kvcalc.plan.fewest_gpus, in ``PlanResult.min_gpus``), with the engine's own
-    tensor-parallel flag (:data:`TP_FLAGS`); under llama.cpp (one GPU) its allocation refusal and fix.
+    tensor-parallel flag (``Engine.tp_flag``); under llama.cpp (one GPU) its allocation refusal and fix.
 
 The engine-specific words (vLLM's ``--max-model-len``, llama.cpp's refusal, each engine's tensor-parallel
 flag) come from the deployment's engine (kvcalc.engines). Numbers are written with thousands
@@ -72,10 +72,6 @@ def longest_served(d: Deployment, batch: int, hi: int) -> int | None:
     if ok(hi):
         return hi
     return largest_true(ok, hi)
-
-
-TP_FLAGS = {"vllm": "--tensor-parallel-size", "sglang": "--tp", "tensorrt_llm": "--tp_size"}
-"""Each engine's own tensor-parallel flag (``Engine.tp_flag``; kept for callers reading the table)."""
 
 
 def sequences(n: int) -> str:

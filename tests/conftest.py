@@ -45,7 +45,7 @@ TIERS: dict[str, str] = {
     "test_compare_page": "pages", "test_scenarios_agree": "fast", "test_gpu_fit_page": "pages",
     "test_dashboard_shape": "fast", "test_paste_ranges": "pages",
     "test_registered_engine_page": "pages",
-    "test_engine_registry": "fast",
+    "test_engine_registry": "fast", "test_llama_cpp_speed": "fast",
 }
 
 

@@ -266,6 +266,13 @@ class Engine:
         """Memory on the busiest GPU at each context (kvcalc.curve.memory_curve)."""
         raise NotImplementedError
 
+    def stage_weights(self, d: Deployment) -> tuple[int, ...]:
+        """Weight bytes on one GPU of each pipeline stage, before the checkpoint / measured scaling the speed
+        estimate applies (kvcalc.speed: what a decode step reads): kvcalc.parallel.stage_weights of the count."""
+        from ..parallel import stage_weights
+
+        return stage_weights(d.weights_computed, d.spec.num_layers, d.tp, d.pp)
+
     def startup_lines(self, d: Deployment) -> tuple[str, ...]:
         """What the engine prints about memory at startup (empty for a library runtime)."""
         return ()

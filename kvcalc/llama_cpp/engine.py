@@ -39,29 +39,32 @@ if TYPE_CHECKING:
 DECLARATIONS: tuple[Option, ...] = (
     Option("n_ctx", ("-c", "--ctx-size"), "int",
            "cells in the context, shared by the slots (default 0: the model's training context)", "cells", 0,
-           MAX_CONTEXT, 0, "nctx"),
+           MAX_CONTEXT, 0, "ll_ctx"),
     Option("n_parallel", ("-np", "--parallel"), "int", "slots (default 1; llama-server then runs 4 unified)",
-           "sequences", 1, 256, 1, "np"),
+           "sequences", 1, 256, 1, "ll_np"),
     Option("kv_unified", ("-kvu", "--kv-unified"), "bool", "one KV stream shared by every slot", "", None, None,
-           False, "kvu"),
+           False, "ll_kvu"),
     Option("cache_type_k", ("-ctk", "--cache-type-k"), "text", "K cache type (default f16)", "", None, None, "f16",
-           "ctk", KV_CACHE_TYPES),
+           "ll_ctk", KV_CACHE_TYPES),
     Option("cache_type_v", ("-ctv", "--cache-type-v"), "text", "V cache type (default f16)", "", None, None, "f16",
-           "ctv", KV_CACHE_TYPES),
+           "ll_ctv", KV_CACHE_TYPES),
     Option("flash_attn", ("-fa", "--flash-attn"), "choice", "Flash Attention (bare -fa: on; default auto)", "",
-           None, None, "auto", "fa", ("on", "off", "auto"), const="on"),
+           None, None, "auto", "ll_fa", ("on", "off", "auto"), const="on"),
     Option("n_gpu_layers", ("-ngl", "--n-gpu-layers", "--gpu-layers"), "int",
-           "layers on the GPU, the output layer first (default -1: all)", "layers", -1, 1 << 20, -1, "ngl"),
+           "layers on the GPU, the output layer first (default -1: all)", "layers", -1, 1 << 20, -1, "ll_ngl"),
     Option("swa_full", ("--swa-full",), "bool", "full-size cache for sliding-window layers", "", None, None, False,
-           "swafull"),
+           "ll_swa_full"),
     Option("kv_offload", ("-nkvo", "--no-kv-offload"), "bool", "keep the KV cache in host memory", "", None, None,
-           True, "nkvo", negate=True),
+           True, None, negate=True),
     Option("n_batch", ("-b", "--batch-size"), "int", "logical batch (default 2048)", "tokens", 1, MAX_CONTEXT,
-           DEFAULT_N_BATCH, "nb"),
+           DEFAULT_N_BATCH, None),
     Option("n_ubatch", ("-ub", "--ubatch-size"), "int", "physical batch (default 512)", "tokens", 1, MAX_CONTEXT,
-           DEFAULT_N_UBATCH, "nub"),
+           DEFAULT_N_UBATCH, None),
+    Option("program", ("llama-server", "llama-cli"), "choice", "the program run: llama-server (4 unified slots "
+           "for a bare -np 1) or llama-cli (one sequence)", "", None, None, "llama-server", "ll_prog",
+           ("llama-server", "llama-cli"), cli=False),
     Option("gguf", ("--gguf-type",), "text", "the GGUF weights: a file type (Q4_K_M, Q8_0, F16, ...), a parsed "
-           "header or GgufWeights", "", None, None, None, "gguf", cli=False),
+           "header or GgufWeights", "", None, None, None, "ll_gguf", cli=False),
     Option("llama_cpp", ("--llama-cpp",), "json", "LlamaCppOptions the flags apply over (a parsed llama-server "
            "command)", "", None, None, None, None, cli=False),
 )
@@ -232,6 +235,11 @@ class LlamaCppEngine(PagedEngine):
         cells = [c for c in llama_layer_cells(d) if c.on_gpu]
         return [CurvePoint(t, ep.weights_bytes, ep.overhead_bytes,
                            batch * sum(c.tokens(t) * c.cell_bytes for c in cells), ep.budget_bytes) for t in contexts]
+
+    def stage_weights(self, d: Deployment) -> tuple[int, ...]:
+        """The GGUF weights resident on the GPU (the ``-ngl`` share, output layer included; the token
+        embedding table stays on the host): what a decode step reads at GPU bandwidth. One GPU, one stage."""
+        return (d.weights_rank,)
 
     def report_lines(self, p: PlanResult) -> list[str]:
         """Its startup lines, then the allocation's formulas (cells, KV, GPU and host memory)."""

@@ -11,40 +11,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..engines.base import Engine, Option
+from ..engines.base import Engine
 from ..engines.paged import PagedEngine
 from ..errors import InputError
-from ..limits import MAX_CONTEXT
 from .budget import sglang_memory_plan
 from .defaults import LONG_CONTEXT_ERROR, SGLANG_VERSION
-from .options import SglangOptions, sglang_options
+from .options import DECLARATIONS, SglangOptions, sglang_options
 
 if TYPE_CHECKING:
     from ..deployment import Deployment
     from ..spec import ModelSpec
 
-DECLARATIONS: tuple[Option, ...] = (
-    Option("mem_fraction_static", ("--mem-fraction-static",), "float",
-           "share of the memory free before the weights load for weights + KV pool "
-           "(default: by GPU memory and TP, as SGLang's server_args)", "fraction", 0, 1, None, "mfs"),
-    Option("context_length", ("--context-length",), "int", "longest request (default: the model's)", "tokens", 1,
-           MAX_CONTEXT, None, "ctxlen"),
-    Option("max_running_requests", ("--max-running-requests",), "int", "requests run at once", "requests", 1,
-           1 << 20, None, "mrr"),
-    Option("page_size", ("--page-size",), "int", "tokens per KV page (default 1)", "tokens", 1, 1 << 16, None,
-           "page"),
-    Option("max_total_tokens", ("--max-total-tokens",), "int", "cap on the token pool", "tokens", 1, 1 << 40, None,
-           "mtt"),
-    Option("swa_full_tokens_ratio", ("--swa-full-tokens-ratio",), "float",
-           "hybrid SWA models (gpt-oss): SWA-pool tokens per full-pool token (default 0.8)", "fraction", 0, 1, None,
-           "swar"),
-    Option("disable_hybrid_swa_memory", ("--disable-hybrid-swa-memory",), "bool",
-           "pool sliding-window layers at full length even for hybrid SWA models", "", None, None, False, "noswa"),
-    Option("allow_overwrite_longer_context_len", ("--allow-overwrite-longer-context-len",), "bool",
-           "accept a context length above the model's (SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1)", "", None,
-           None, False, "sglong"),
-)
-"""SGLang's flags kvcalc models (python/sglang/srt/server_args.py ``ServerArgs``), declared once."""
 
 
 class SglangEngine(PagedEngine):

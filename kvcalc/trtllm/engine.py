@@ -13,34 +13,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..activations import forward_activation_bytes
-from ..engines.base import Engine, Option
+from ..engines.base import Engine
 from ..engines.paged import PagedEngine
-from ..limits import MAX_CONTEXT
 from ..units import GiB
 from .budget import trtllm_memory_plan
 from .defaults import DEFAULT_MAX_NUM_TOKENS, DEFAULT_RUNTIME_RESERVED_BYTES, TRTLLM_VERSION
-from .options import TrtllmOptions, trtllm_options
+from .options import DECLARATIONS, TrtllmOptions, trtllm_options
 
 if TYPE_CHECKING:
     from ..deployment import Deployment
 
-DECLARATIONS: tuple[Option, ...] = (
-    Option("free_gpu_memory_fraction", ("--free-gpu-memory-fraction", "--kv-cache-free-gpu-memory-fraction"),
-           "float", "share of the memory free after weights and activations for the KV cache (default 0.9)",
-           "fraction", 0, 1, None, "fgmf"),
-    Option("max_tokens_in_paged_kv_cache", ("--max-tokens-in-paged-kv-cache",), "int",
-           "cap on the KV pool in tokens (KvCacheConfig.max_tokens)", "tokens", 1, 1 << 40, None, "maxtok"),
-    Option("tokens_per_block", ("--tokens-per-block",), "int", "tokens per KV block (default 32; 64 in 0.x engines)",
-           "tokens", 1, 1 << 16, None, "tpb"),
-    Option("max_seq_len", ("--max-seq-len",), "int", "longest request (default: the model's)", "tokens", 1,
-           MAX_CONTEXT, None, "msl"),
-    Option("max_batch_size", ("--max-batch-size",), "int", "requests run at once (default 2048)", "requests", 1,
-           1 << 20, None, "mbs"),
-    Option("max_num_tokens", ("--max-num-tokens",), "int",
-           "tokens in one forward pass (default 8192; sizes the estimated activation peak)", "tokens", 1,
-           MAX_CONTEXT, None, "mnt"),
-)
-"""TensorRT-LLM's options kvcalc models (``KvCacheConfig`` / ``trtllm-serve``), declared once."""
 
 
 class TrtllmEngine(PagedEngine):

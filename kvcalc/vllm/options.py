@@ -65,10 +65,10 @@ DECLARATIONS: tuple[Option, ...] = (
            1, 1 << 20, None, "seqs"),
     Option("kv_cache_memory", ("--kv-cache-memory", "--kv-cache-memory-bytes"), "int",
            "KV-cache bytes per GPU (replaces the budget; vLLM 0.33: --kv-cache-memory-bytes)", "bytes", 1,
-           MAX_KV_CACHE_MEMORY, None, "kvmem"),
+           MAX_KV_CACHE_MEMORY, None, None),
     Option("vllm_version", ("--vllm-version",), "text",
            "vLLM release whose rules apply: 0.33 (default) or 0.10 (the releases before)", "", None, None,
-           DEFAULT_VLLM_VERSION, "vv"),
+           DEFAULT_VLLM_VERSION, "vllm_ver"),
     Option("speculative_config", ("--speculative-config",), "json",
            'vLLM: speculative decoding, e.g. \'{"method": "mtp", "num_speculative_tokens": 1}\'', "", None, None,
            None, "spec"),
@@ -76,15 +76,16 @@ DECLARATIONS: tuple[Option, ...] = (
            "GiB", 0, MAX_OFFLOAD_GIB, 0.0, "offload"),
     Option("allow_long_max_model_len", ("--allow-long-max-model-len",), "bool",
            "vLLM: accept a max-model-len above the model's maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)", "", None,
-           None, False, "long"),
+           None, False, "long_mml"),
     Option("lora", ("--enable-lora",), "json", "vLLM: LoRA adapters (kvcalc.vllm.lora.LoraConfig fields); the CLI "
-           "builds it from --enable-lora, --max-loras, --max-lora-rank, ...", "", None, None, None, "lora",
+           "builds it from --enable-lora, --max-loras, --max-lora-rank, ...", "", None, None, None, None,
            cli=False),
 )
 """vLLM's options, declared once (kvcalc.engines.base.Option)."""
 
 
-def _positive_float(name: str, value: Any, hi: float) -> float:
+def check_gib(name: str, value: Any, hi: float) -> float:
+    """A size in GiB (a number in [0, ``hi``]), else InputError naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= hi:
         raise InputError(f"{name} must be a number between 0 and {hi:g}, got {value!r:.30}")
     return float(value)
@@ -127,5 +128,5 @@ def vllm_options(gpu_memory_utilization: Any = DEFAULT_GPU_MEMORY_UTILIZATION, b
             "kv_cache_memory", kv_cache_memory, 1, MAX_KV_CACHE_MEMORY),
         vllm_version=version, allow_long_max_model_len=bool(allow_long_max_model_len),
         speculative_config=parse_speculative_config(speculative_config),
-        cpu_offload_gb=_positive_float("cpu_offload_gb", cpu_offload_gb, MAX_OFFLOAD_GIB),
+        cpu_offload_gb=check_gib("cpu_offload_gb", cpu_offload_gb, MAX_OFFLOAD_GIB),
         auto_fit_max_model_len=auto_fit, lora=check_lora_config(lora), max_model_len=mml)

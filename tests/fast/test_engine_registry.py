@@ -127,3 +127,33 @@ def test_a_deployment_carries_only_its_engines_options():
     assert type(d.options).__name__ == "SglangOptions" and d.sglang.page_size == 16
     with pytest.raises(InputError, match="no vLLM options"):
         _ = d.vllm
+
+
+def test_one_options_object_plans_as_the_flat_flags_do():
+    from kvcalc.capacity import VllmOptions
+
+    given = deploy(CONFIG, gpu="h100-sxm", options=VllmOptions(block_size=32, max_num_seqs=8))
+    flat = deploy(CONFIG, gpu="h100-sxm", block_size=32, max_num_seqs=8)
+    assert given.options == flat.options
+    assert plan(given, batch=4, context=2048) == plan(flat, batch=4, context=2048)
+    # flags over an options object: the flag wins, the rest is kept
+    both = deploy(CONFIG, options=VllmOptions(block_size=32), max_num_seqs=8)
+    assert (both.options.block_size, both.options.max_num_seqs) == (32, 8)
+    with pytest.raises(InputError, match="SglangOptions"):
+        deploy(CONFIG, runtime="sglang", options=VllmOptions())
+
+
+def test_every_declared_cli_flag_parses_into_its_dest():
+    from kvcalc.cli import build_parser
+
+    parser = build_parser()
+    samples = {"int": "8", "float": "0.5", "text": "q8_0", "json": "{}", "length": "4096"}
+    for name in names():
+        for o in get_engine(name).declarations:
+            if not o.cli:
+                continue
+            for flag in o.flags:
+                extra = [] if o.kind == "bool" else [o.choices[0] if o.choices and o.kind == "choice"
+                                                      else samples[o.kind]]
+                args = parser.parse_args(["plan", "cfg.json", flag, *extra])
+                assert getattr(args, o.dest) is not None, (name, flag)
