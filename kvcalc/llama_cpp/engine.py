@@ -65,8 +65,8 @@ DECLARATIONS: tuple[Option, ...] = (
            ("llama-server", "llama-cli"), cli=False),
     Option("gguf", ("--gguf-type",), "text", "the GGUF weights: a file type (Q4_K_M, Q8_0, F16, ...), a parsed "
            "header or GgufWeights", "", None, None, None, "ll_gguf", cli=False),
-    Option("llama_cpp", ("--llama-cpp",), "json", "LlamaCppOptions the flags apply over (a parsed llama-server "
-           "command)", "", None, None, None, None, cli=False),
+    Option("llama_cpp", ("llama_cpp",), "json", "LlamaCppOptions the flags apply over (a parsed llama-server "
+           "command); a keyword of deploy(), no command-line flag", "", None, None, None, None, cli=False),
 )
 """llama-server's flags kvcalc models (``common/arg.cpp``), under LlamaCppOptions' names, declared once."""
 
