@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kvcalc.capacity import CurvePoint
+from kvcalc.scenarios import context_points  # noqa: F401  (re-exported: the pages draw these points)
 from kvcalc.units import GiB
 
 COLORS = {"weights": "#4C78A8", "overhead": "#F58518", "kv": "#54A24B"}
@@ -31,19 +32,6 @@ CLAMP = 1.3          # the y axis ends at 1.3 x the largest GPU line or the chos
 LABEL_GAP_PX = 15    # least vertical distance between two GPU line labels (11 px text + padding)
 PLOT_PX = 270        # plot area height of a 460 px figure (title, marker rows, axis and legend off)
 Figure = dict[str, Any]
-
-
-def context_points(max_context: int, log_x: bool, extra: Sequence[int] = (), n: int = 72) -> list[int]:
-    """Context lengths to evaluate: ``n`` points (log- or linearly spaced) up to ``max_context``,
-    plus ``extra`` points (windows, the chosen context, the longest context) so plateaus show."""
-    max_context = max(2, max_context)
-    if log_x:
-        pts = {max(1, round(max_context ** (i / (n - 1)))) for i in range(n)}
-    else:
-        pts = {max(1, round(max_context * i / (n - 1))) for i in range(n)}
-    pts |= {p for p in extra if 1 <= p <= max_context}
-    pts |= {p + 1 for p in extra if 1 <= p < max_context}
-    return sorted(pts)
 
 
 def series_style(i: int) -> dict[str, Any]:
@@ -209,14 +197,20 @@ def curves_chart(series: dict[str, list[CurvePoint]], *, log_x: bool, capacities
     return {"data": data, "layout": _layout(title, log_x, shapes, notes, y_range=top)}
 
 
-def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], used: list[list[float]], title: str = "") -> Figure:
-    """Share of the GPU budget used at each batch x context (>1 does not fit)."""
+def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], cells: Sequence[Sequence[Any]],
+                title: str = "") -> Figure:
+    """The share used at each batch x context (kvcalc.scenarios.HeatCell: ``share``, ``of``, ``fits``);
+    a cell that does not fit is marked x (its share may be below 1: a context over max_model_len)."""
+    z = [[round(c.share, 6) for c in row] for row in cells]
+    text = [["" if c.fits else "x" for c in row] for row in cells]
+    hover = [[f"{c.share:.0%} of the {c.of}, " + ("fits" if c.fits else "does not fit") for c in row]
+             for row in cells]
     return {"data": [{
-        "type": "heatmap", "z": used, "x": [f"{c:,}" for c in contexts], "y": [str(b) for b in batches],
-        "zmin": 0, "zmax": 1.2,
+        "type": "heatmap", "z": z, "x": [f"{c:,}" for c in contexts], "y": [str(b) for b in batches],
+        "zmin": 0, "zmax": 1.2, "text": text, "texttemplate": "%{text}", "customdata": hover,
         "colorscale": [[0, "#1a9850"], [0.8, "#fee08b"], [0.8333, "#d73027"], [1, "#67001f"]],
         "colorbar": {"title": {"text": "of budget"}},
-        "hovertemplate": "batch %{y}, %{x} tokens: %{z:.0%}<extra></extra>"}],
+        "hovertemplate": "batch %{y}, %{x} tokens: %{customdata}<extra></extra>"}],
         "layout": {"title": {"text": title}, "xaxis": {"title": {"text": "context (tokens)"}, "type": "category"},
                    "yaxis": {"title": {"text": "batch"}, "type": "category"}, "height": 420}}
 

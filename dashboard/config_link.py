@@ -2,7 +2,7 @@
 
 Encoding: the parsed config as compact JSON (UTF-8) -> zlib (level 9) -> URL-safe base64 without
 ``=`` padding, in the one URL parameter ``cfg`` (dashboard.state.PARAMS). A link that would need
-more than :data:`dashboard.state.CONFIG_LINK_MAX_CHARS` characters is not made (the page says so).
+more than :data:`CONFIG_LINK_MAX_CHARS` characters is not made (the page says so).
 
 Decoding treats the value as untrusted input: at most ``CONFIG_LINK_MAX_CHARS`` characters before,
 at most :data:`kvcalc.sources.MAX_CONFIG_BYTES` (1 MiB) after decompression (the decompressor stops
@@ -23,6 +23,8 @@ from kvcalc.errors import InputError, KVCalcError
 from kvcalc.sources import MAX_CONFIG_BYTES, parse_config_text
 
 _B64URL = re.compile(r"[A-Za-z0-9_-]+")
+CONFIG_LINK_MAX_CHARS = 6_000
+"""Longest ``cfg`` link value (characters): a pasted config, compressed; a few KB keeps the URL sane."""
 
 
 class ConfigLinkError(InputError):
@@ -30,8 +32,7 @@ class ConfigLinkError(InputError):
 
 
 def max_chars() -> int:
-    from .state import CONFIG_LINK_MAX_CHARS
-
+    """The longest ``cfg`` value accepted (:data:`CONFIG_LINK_MAX_CHARS`)."""
     return CONFIG_LINK_MAX_CHARS
 
 

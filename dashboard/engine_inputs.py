@@ -18,19 +18,18 @@ from typing import Any
 
 import streamlit as st
 
+from kvcalc.engines import get_engine
 from kvcalc.errors import KVCalcError
 from kvcalc.gguf.mixes import file_type_names
 from kvcalc.gguf.reader import MAX_HEADER_BYTES, GGUFHeader, read_gguf_header
 from kvcalc.llama_cpp.options import LLAMA_MAX_SEQ, LlamaCppOptions
-from kvcalc.runtimes import ENGINE_LABELS, ENGINE_RUNTIMES
+from kvcalc.scenarios import DEFAULT_GGUF
 from kvcalc.sglang.defaults import DEFAULT_PAGE_SIZE
 from kvcalc.trtllm.defaults import DEFAULT_FREE_GPU_MEMORY_FRACTION, DEFAULT_MAX_BATCH_SIZE, DEFAULT_TOKENS_PER_BLOCK
 
 from . import state
 from .text import md
 
-DEFAULT_GGUF = "Q4_K_M"
-"""The GGUF file type the picker starts on (the most common llama.cpp / Ollama download)."""
 UPLOAD_READ_BYTES = MAX_HEADER_BYTES
 """At most this much of an uploaded .gguf is read (kvcalc.gguf.reader's own cap, 64 MiB)."""
 _LLAMA = LlamaCppOptions()
@@ -95,8 +94,8 @@ def _sglang() -> dict[str, Any]:
 
 
 def _trtllm() -> dict[str, Any]:
-    st.slider(_label("trt_frac", "of the free memory"), 0.01, 1.0, DEFAULT_FREE_GPU_MEMORY_FRACTION, 0.01,
-              **state.bound("trt_frac"))
+    st.slider(_label("trt_frac", "of the free memory"), 0.0, 1.0, DEFAULT_FREE_GPU_MEMORY_FRACTION, 0.01,
+              format="%.3f", **state.bound("trt_frac"))       # down to 0: TensorRT-LLM takes any share above 0
     c1, c2 = st.columns(2)
     c1.number_input(_label("trt_max_tokens", "0 = not set"), min_value=0, max_value=1 << 40, value=0,
                     **state.bound("trt_max_tokens"))
@@ -176,36 +175,31 @@ def _read(runtime: str) -> dict[str, Any]:
 
 
 def options_from(runtime: str, values: dict[str, Any]) -> dict[str, Any]:
-    """deploy() keywords from URL-key values (missing keys: the default). llama.cpp's flags go in one
-    LlamaCppOptions (``llama_cpp=``), its file type in ``gguf=``."""
+    """deploy() keywords from URL-key values (missing keys: the default; values at the default are left out):
+    the options its engine declares as flat flags (kvcalc.engines: ``Engine.option_names``, validated by
+    deploy), the GGUF file type as ``gguf=``, and the others (llama.cpp's ``program``) in one options
+    object of the engine's own type (``options=``)."""
+    engine = get_engine(runtime)
+    declared = set(engine.option_names())
     out: dict[str, Any] = {}
-    ll: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
     for f in ENGINE_FLAGS:
         if f.runtime != runtime:
             continue
         v = values.get(f.key, f.default)
         if f.option == "gguf":
             out["gguf"] = v
-        elif runtime == "llama_cpp":
-            if v != f.default:
-                ll[f.option] = v
         elif v != f.default:
-            out[f.option] = v
-    if runtime == "llama_cpp":
-        out["llama_cpp"] = LlamaCppOptions(**ll)
+            (out if f.option in declared else rest)[f.option] = v
+    if rest:
+        out["options"] = engine.options_type(**rest)
     return out
 
 
 def engine_inputs(container: Any, runtime: str) -> dict[str, Any]:
     """Draw ``runtime``'s option widgets (nothing for a runtime that is not an engine); returns
-    ``{"engine": deploy keywords}`` for :func:`dashboard.inputs.plan_options`."""
-    if runtime not in ENGINE_RUNTIMES:
+    ``{"engine": deploy keywords}`` for :func:`kvcalc.scenarios.plan_options`."""
+    if runtime not in _DRAW:
         return {}
-    with container.expander(f"{md(ENGINE_LABELS[runtime])} options (the engine's own names)", expanded=True):
+    with container.expander(f"{md(get_engine(runtime).label)} options (the engine's own names)", expanded=True):
         return {"engine": _DRAW[runtime]()}
-
-
-def compare_defaults(runtime: str) -> dict[str, Any]:
-    """deploy() keywords a Compare / GPU fit scenario of ``runtime`` needs beyond the shared ones: llama.cpp's
-    GGUF file type (the picker's default; its other flags at llama.cpp's defaults)."""
-    return {"gguf": DEFAULT_GGUF} if runtime == "llama_cpp" else {}

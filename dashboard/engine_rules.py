@@ -6,8 +6,8 @@ from types import ModuleType
 
 import streamlit as st
 
+from kvcalc.engines import get_engine
 from kvcalc.llama_cpp import seam as llama_seam
-from kvcalc.runtimes import ENGINE_LABELS
 from kvcalc.sglang import SGLANG_VERSION
 from kvcalc.sglang import budget as sglang_budget
 from kvcalc.trtllm import TRTLLM_VERSION
@@ -34,7 +34,7 @@ def render() -> None:
     st.caption("Each engine turns the same per-layer KV bytes into its own pool (kvcalc.engine.EngineMemoryPlan); "
                "the rules and the logs they reproduce: docs/engines.md.")
     for runtime, (module, release) in ENGINE_MODULES.items():
-        st.subheader(f"{md(ENGINE_LABELS[runtime])} ({code('--runtime ' + runtime)}, {md(release)})")
+        st.subheader(f"{md(get_engine(runtime).label)} ({code('--runtime ' + runtime)}, {md(release)})")
         st.markdown(md(rule_summary(module)))
         for source in getattr(module, "SOURCES", ()):
             st.markdown(f"- {md(source)}")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
@@ -15,6 +14,7 @@ import streamlit as st
 from kvcalc.catalog import DEFAULT_MODEL, catalog, find_entry
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu, gpu_catalog
+from kvcalc.scenarios import plan_options, splits_tensors, takes_vllm_options
 from kvcalc.variants import VARIANTS
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
@@ -232,12 +232,13 @@ def runtime_inputs(container: Any, gpus: int = 1) -> dict[str, Any]:
 
 
 def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, Any]:
-    """The "Parallelism and vLLM options" expander (the vLLM ones when ``runtime`` is vllm), shared
-    by the Planner, GPU fit and Compare so the same link gives the same options on each."""
+    """The "Parallelism and vLLM options" expander (the vLLM ones when ``runtime``'s engine takes them:
+    kvcalc.scenarios.takes_vllm_options), shared by the Planner, GPU fit and Compare so the same link gives
+    the same options on each."""
     out: dict[str, Any] = {}
     with container.expander("Parallelism and vLLM options", expanded=False):
         c1, c2 = st.columns(2)
-        if runtime != "transformers":
+        if splits_tensors(runtime):              # TP follows GPUs / PP (transformers splits layers only)
             now_tp, now_pp = (_current_int(k) for k in ("tp", "pp"))
             want_tp, want_pp, note = parallel_split(gpus, now_tp, now_pp)
             from_link = "tp" not in st.session_state and "tp" in st.query_params
@@ -251,9 +252,10 @@ def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, An
         pp = int(c2.number_input("Pipeline parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
                                  **state.bound("pp")))
         out["parallel"] = (tp, pp)
-        if runtime == "vllm":
-            out["gpu_memory_utilization"] = float(st.slider("gpu_memory_utilization", 0.05, 1.0, 0.9, 0.01,
-                                                            **state.bound("util")))
+        if takes_vllm_options(runtime):
+            # down to 0 (vLLM takes any share above 0): a pasted 0.01 fits the slider; 0 itself is kvcalc's refusal
+            out["gpu_memory_utilization"] = float(st.slider("gpu_memory_utilization", 0.0, 1.0, 0.9, 0.01,
+                                                            format="%.3f", **state.bound("util")))
             mml = int(st.number_input("max_model_len (0 = not set)", min_value=0, help="Not set: the Planner serves "
                                       "the context asked for; vLLM itself would use the model's maximum",
                                       max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mml")))
@@ -326,16 +328,6 @@ def _current_int(key: str) -> int:
         return 1
 
 
-@dataclass(frozen=True)
-class PlanInputs:
-    """Everything a plan needs, as read from the widgets."""
-
-    options: dict[str, Any] = field(default_factory=dict)
-    batch: int = 1
-    context: int = 8192
-    variant: dict[str, Any] = field(default_factory=dict)
-
-
 def deployment_inputs(container: Any) -> tuple[ModelChoice, dict[str, Any], int, int]:
     """The sidebar every planning page shares: model, GPU, batch x context, dtypes, runtime.
     Returns the loaded model, kvcalc.plan options, batch and context."""
@@ -345,24 +337,3 @@ def deployment_inputs(container: Any) -> tuple[ModelChoice, dict[str, Any], int,
     dtypes = dtype_inputs(container)
     runtime = runtime_inputs(container, gpu["gpus"])
     return choice, plan_options(gpu, dtypes, runtime), batch, ctx
-
-
-VLLM_OPTION_KEYS = ("gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens",
-                    "vllm_version", "speculative_config", "cpu_offload_gb", "lora", "allow_long_max_model_len")
-"""kvcalc.plan options that :func:`runtime_options` reads for the vLLM runtime only."""
-
-
-def plan_options(gpu: dict[str, Any], dtypes: dict[str, Any], runtime: dict[str, Any]) -> dict[str, Any]:
-    """Merge widget groups into kvcalc.plan keyword options."""
-    opts: dict[str, Any] = {**gpu, **dtypes}
-    opts["runtime"] = runtime["runtime"]
-    tp, pp = runtime.get("parallel", (1, 1))
-    if runtime["runtime"] == "transformers":
-        opts["pipeline_parallel_size"] = opts["gpus"]
-    elif tp * pp == opts["gpus"]:
-        opts["tensor_parallel_size"], opts["pipeline_parallel_size"] = tp, pp
-    for k in VLLM_OPTION_KEYS:
-        if runtime.get(k) is not None:
-            opts[k] = runtime[k]
-    opts.update(runtime.get("engine", {}))
-    return opts

@@ -17,6 +17,7 @@ from kvcalc.bundled_match import bundled_match
 from kvcalc.engine_commands import EngineCommand, parse_engine_command
 from kvcalc.errors import KVCalcError
 from kvcalc.gguf.mixes import file_type_names
+from kvcalc.scenarios import loads_gguf
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_VLLM_VERSION
 from kvcalc.vllm_command import parse_vllm_serve, weights_dtype
 
@@ -30,6 +31,37 @@ PASTE_RESET: dict[str, Any] = {
 }
 """What a pasted command resets before it fills what it sets: vLLM's defaults (kvcalc.vllm), as the
 widgets in dashboard.inputs show them (0 = vLLM's default; 'auto' = the checkpoint's dtype)."""
+
+
+def range_error(key: str, value: Any) -> str | None:
+    """Why a pasted ``value`` cannot go into widget ``key``: its link parameter's check, which states the
+    range (dashboard.state.SCHEMA: the widget's own bounds); None when it can. A value put in a widget
+    past its bounds would crash the page (StreamlitValueBelowMinError) or be dropped unseen."""
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return state.SCHEMA[key].check(text)
+
+
+def _put(key: str, value: Any, flag: str, notes: list[str]) -> bool:
+    """Set widget ``key`` to a pasted ``value`` when it is in the widget's range; else a note that names
+    the flag, the value and the range, and the widget keeps its default."""
+    err = range_error(key, value)
+    if err:
+        notes.append(f"{flag} {str(value)[:30]}: {err} in the Planner; not used")
+        return False
+    st.session_state[key] = value
+    return True
+
+
+def _put_parallel(tp: int, pp: int, flag: str, notes: list[str]) -> bool:
+    """Tensor x pipeline parallel and the GPU count they make, when all three are in range."""
+    if any(range_error(k, v) for k, v in (("tp", tp), ("pp", pp), ("gpus", tp * pp))):
+        notes.append(f"{flag} {tp:,} x pipeline parallel {pp:,} = {tp * pp:,} GPUs: "
+                     f"{range_error('gpus', tp * pp) or range_error('tp', tp) or range_error('pp', pp)} "
+                     "in the Planner; not used")
+        return False
+    s = st.session_state
+    s["tp"], s["pp"], s["gpus"] = tp, pp, tp * pp
+    return True
 
 
 def is_hub_id(text: str) -> bool:
@@ -103,7 +135,7 @@ def _gguf_stem(model: str) -> str:
 def _paste_engine_model(cmd: EngineCommand, notes: list[str]) -> None:
     if not cmd.model:
         return
-    if cmd.runtime != "llama_cpp":
+    if not loads_gguf(cmd.runtime):           # a GGUF file's name: the model is its stem
         _paste_model(cmd.model, notes)
         return
     stem = _gguf_stem(cmd.model)
@@ -138,8 +170,8 @@ def apply_engine_command(text: str) -> None:
     gguf = o.pop("gguf", None)
     if ll is not None:
         for f in engine_inputs.ENGINE_FLAGS:
-            if f.runtime == "llama_cpp" and f.option != "gguf":
-                s[f.key] = getattr(ll, f.option)
+            if f.runtime == cmd.runtime and f.option != "gguf" and getattr(ll, f.option) != f.default:
+                _put(f.key, getattr(ll, f.option), f.flag, notes)
         if not ll.kv_offload or ll.n_batch != ll.__class__().n_batch or ll.n_ubatch != ll.__class__().n_ubatch:
             notes.append("-nkvo / -b / -ub: not Planner options (their defaults are planned)")
     if gguf is not None:
@@ -148,7 +180,7 @@ def apply_engine_command(text: str) -> None:
         else:
             notes.append(f"GGUF file type {str(gguf)[:20]} is not modelled; {engine_inputs.DEFAULT_GGUF} used")
     tp, pp = o.pop("tensor_parallel_size", 1), o.pop("pipeline_parallel_size", 1)
-    s["tp"], s["pp"], s["gpus"] = tp, pp, tp * pp
+    _put_parallel(tp, pp, "tensor parallel", notes)
     if o.pop("allow_overwrite_longer_context_len", False):
         notes.append("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1: not a Planner option (SGLang's check applies)")
     _paste_dtypes({k: o.pop(k) for k in ("kv_dtype", "dtype") if k in o}, notes)
@@ -159,15 +191,15 @@ def apply_engine_command(text: str) -> None:
         elif flag.key == "trt_tpb" and value not in state.TRT_TOKENS_PER_BLOCK:
             notes.append(f"tokens_per_block {value}: not a Planner choice; the default used")
         else:
-            s[flag.key] = value
+            _put(flag.key, value, flag.flag, notes)
     ctx = s.get("sg_ctx") or s.get("trt_mseq") or 0
     if ll is not None and ll.n_ctx:
         # -c cells shared by -np slots: each slot holds n_ctx / n_parallel unless the cache is unified
         # (llama.cpp's llama_context: n_ctx_seq = kv_unified ? n_ctx : n_ctx / n_seq_max)
         ctx = ll.n_ctx if ll.kv_unified else max(1, ll.n_ctx // ll.n_parallel)
-        s["batch"] = min(ll.n_parallel, state.MAX_BATCH_UI)
+        _put("batch", ll.n_parallel, "-np (the batch)", notes)
     if ctx:
-        s["ctx"] = ctx
+        _put("ctx", ctx, "the context", notes)
     _write_engine_link(cmd.runtime)
     if cmd.ignored:
         notes.append("not modelled, ignored: " + ", ".join(cmd.ignored))
@@ -212,18 +244,18 @@ def apply_vllm_command() -> None:
         _paste_model(cmd.model, notes)
     o = cmd.options
     for opt, key in state.VLLM_OPTIONS.items():
-        if opt in o:
-            s[key] = o[opt]
+        if opt in o and key not in ("tp", "pp"):
+            _put(key, o[opt], "--" + opt.replace("_", "-"), notes)
     if "block_size" in o:
         if o["block_size"] in state.BLOCK_SIZES:
             s["block"] = o["block_size"]
         else:
             notes.append(f"--block-size {o['block_size']} (not a Planner choice; the default used)")
     _paste_dtypes(o, notes)
-    tp, pp = o.get("tensor_parallel_size", 1), o.get("pipeline_parallel_size", 1)
-    s["gpus"] = tp * pp
-    if "max_model_len" in o:
-        s["ctx"] = o["max_model_len"]
+    _put_parallel(o.get("tensor_parallel_size", 1), o.get("pipeline_parallel_size", 1), "--tensor-parallel-size",
+                  notes)
+    if "max_model_len" in o and s.get("mml") == o["max_model_len"]:
+        s["ctx"] = o["max_model_len"]           # in range: mml's bounds are the context's
     ignored = list(cmd.ignored)
     if "kv_cache_memory" in o:
         ignored.append("--kv-cache-memory-bytes (not a Planner option)")

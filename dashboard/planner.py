@@ -7,16 +7,17 @@ from typing import Any
 import streamlit as st
 
 import kvcalc
-from kvcalc.capacity import Deployment, deploy, layer_bytes, memory_curve
-from kvcalc.errors import InputError, KVCalcError
+from kvcalc.capacity import Deployment, layer_bytes, memory_curve
+from kvcalc.engines import get_engine, names
+from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
-from kvcalc.runtimes import ENGINE_LABELS, ENGINE_RUNTIMES, RUNTIMES
-from kvcalc.serve_command import ServeCommand, engine_command, transformers_call, vllm_serve
+from kvcalc.scenarios import kv_budget, loads_gguf, plan_scenario, served_options, serves_context, splits_tensors
+from kvcalc.serve_command import ServeCommand, engine_command, transformers_call
 from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
-from kvcalc.verdict import MaxLenSource, Verdict, judge
+from kvcalc.verdict import Verdict, with_max_model_len
 from kvcalc.weights import weight_bytes
 
 from . import charts, engine_inputs, exports, inputs, page, paste, state
@@ -72,19 +73,32 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
                    help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}")
     row2[0].metric("Longest context", f"{v.longest:,} tokens" if v.longest else "none",
                    help=f"per sequence at batch {p.batch:,}"
-                        + (" (vLLM: served with --max-model-len set to it)" if p.runtime == "vllm" else ""))
+                        + (f" ({md(runtime_label(p.runtime))}: served with --max-model-len set to it)"
+                           if serves_context(p.runtime) else ""))
     row2[1].metric("Largest batch", f"{p.max_batch:,} seqs" if p.max_batch else "none",
                    help=f"sequences of {p.context:,} tokens")
     row2[2].metric("Budget / GPU", human_bytes(p.budget_bytes),
                    help="what the runtime may use (vLLM: gpu_memory_utilization x the GPU's memory)")
     st.caption(f"Binding constraint: {md(p.binding_constraint)}. Fewest GPUs of this type: "
                f"{p.min_gpus if p.min_gpus else 'more than 64'}.")
+    if p.fits and p.total_bytes > p.budget_bytes:
+        st.caption(md(_outside_budget(p)))
     with st.expander("Formulas behind these numbers"):
         for line in p.formulas:
             st.markdown(f"- {code(line)}")
         if p.engine_lines:
-            st.markdown(f"What {md(ENGINE_NAMES.get(p.runtime, p.runtime))} prints at startup for this deployment:")
+            st.markdown(f"What {md(runtime_label(p.runtime))} prints at startup for this deployment:")
             st.code("\n".join(p.engine_lines), language=None)
+
+
+def _outside_budget(p: kvcalc.PlanResult) -> str:
+    """Why a plan that fits shows a total above its budget: the engine's fraction covers the weights and the KV
+    pool; its own overhead (activations, CUDA graphs, buffers) sits in the rest of the GPU's memory (plain text)."""
+    return (f"{runtime_label(p.runtime)}'s budget {human_bytes(p.budget_bytes)} covers the weights "
+            f"({human_bytes(p.weights_bytes)}) and the KV pool ({human_bytes(kv_budget(p))} set aside, "
+            f"{human_bytes(p.kv_bytes)} of it in use here); its overhead {human_bytes(p.overhead_bytes)} sits outside "
+            f"it, in the rest of the GPU's {human_bytes(p.gpu_memory_bytes)}: {human_bytes(p.total_bytes)} in use "
+            f"in all ({p.total_bytes / p.gpu_memory_bytes:.1%} of the GPU).")
 
 
 def _verdict(v: Verdict) -> None:
@@ -99,10 +113,10 @@ def _as_configured(config: dict[str, Any], options: dict[str, Any], choice: inpu
                    p: kvcalc.PlanResult) -> tuple[kvcalc.PlanResult, Deployment] | None:
     """The plan of the model as configured (no attention what-if) at the same inputs, or None."""
     try:
-        base_setup = deploy(kvcalc.read_spec(config), config_dict=config, **options, **_extras(choice, options))
-        return kvcalc.plan(base_setup, batch=p.batch, context=p.context, solve_gpus=False), base_setup
+        s = plan_scenario(config, {**options, **_extras(choice, options)}, p.batch, p.context, solve_gpus=False)
     except KVCalcError:
         return None
+    return s.plan, s.setup
 
 
 def _badges(p: kvcalc.PlanResult, what_if: str, base: kvcalc.PlanResult | None) -> None:
@@ -122,30 +136,27 @@ def _model_for_command(choice: inputs.ModelChoice) -> str:
     return choice.name if paste.is_hub_id(choice.name) else "/path/to/your/model"
 
 
+def _served(setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> tuple[Deployment, str]:
+    """The deployment the command serves and its title: on the fewest GPUs that fit (a plan that does not
+    fit), with the fix's ``--max-model-len`` (a "fits if" one), else the plan's own."""
+    if v.state == "does_not_fit" and p.min_gpus and p.min_gpus != setup.gpus:
+        return setup.with_gpus(p.min_gpus), f"Command that fits: {p.min_gpus} x {p.gpu}"
+    if v.state == "fits_if" and v.serve_max_model_len and v.serve_max_model_len != v.max_model_len:
+        return with_max_model_len(setup, v.serve_max_model_len), "Command to run (with the fix)"
+    return setup, "Command to run"
+
+
 def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> None:
     """The command that serves this plan (the fix's, when there is one), with a copy button."""
     model = _model_for_command(choice)
-    cmd: ServeCommand | None = None
-    title = "Command to run"
+    served, title = _served(setup, p, v)
+    cmd: ServeCommand | None
     try:
-        if setup.runtime == "vllm":
-            if v.state == "does_not_fit" and p.min_gpus:
-                cmd = vllm_serve(model, setup.with_gpus(p.min_gpus), v.max_model_len)
-                title = f"Command that fits: {p.min_gpus} x {p.gpu}"
-            else:
-                cmd = vllm_serve(model, setup, v.serve_max_model_len)
-                title += " (with the fix)" if v.state == "fits_if" and v.serve_max_model_len != v.max_model_len \
-                    else ""
-        elif setup.runtime == "transformers":
-            cmd = transformers_call(model, setup, p.batch, p.context)
-        elif setup.runtime in ENGINE_RUNTIMES:
-            if v.state == "does_not_fit" and p.min_gpus and p.min_gpus != setup.gpus:
-                cmd = engine_command(model, setup.with_gpus(p.min_gpus))
-                title = f"Command that fits: {p.min_gpus} x {p.gpu}"
-            else:
-                cmd = engine_command(model, setup)
+        # transformers' engine writes its call for one prompt at the model's maximum; the Planner's is the plan's
+        cmd = transformers_call(model, served, p.batch, p.context) if setup.runtime == "transformers" \
+            else engine_command(model, served)
     except KVCalcError:
-        cmd = None
+        cmd = None            # a runtime without a launch command (ideal)
     if cmd is None:
         return
     st.markdown(f"**{md(title)}**")
@@ -160,7 +171,7 @@ def _given_weights(config: dict[str, Any], choice: inputs.ModelChoice,
     checkpoint's quantization_config) and whose checkpoint size is unknown: a field for the weights per GPU, as
     the CLI's --weights-gib. Returns the plan option (``weights_gib``), ``{}`` when the weights are known, or
     None while the field is empty (the page then says what to enter)."""
-    if options.get("runtime") == "llama_cpp" or _extras(choice, options) or options.get("dtype") == "gguf":
+    if loads_gguf(options.get("runtime", "vllm")) or _extras(choice, options) or options.get("dtype") == "gguf":
         return {}
     try:
         kvcalc.count_params(config)
@@ -182,55 +193,59 @@ def _given_weights(config: dict[str, Any], choice: inputs.ModelChoice,
 
 
 def _extras(choice: inputs.ModelChoice, options: dict[str, Any]) -> dict[str, Any]:
-    """The model's extra plan options (the Hub checkpoint's size); none under llama.cpp, whose weights are
-    the GGUF file's (kvcalc.deployment refuses a checkpoint size there)."""
-    return {} if options.get("runtime") == "llama_cpp" else choice.plan_extras()
+    """The model's extra plan options (the Hub checkpoint's size); none where the weights are a GGUF file's
+    (llama.cpp: kvcalc.deployment refuses a checkpoint size there)."""
+    return {} if loads_gguf(options.get("runtime", "vllm")) else choice.plan_extras()
 
 
-ENGINE_NAMES: dict[str, str] = {"vllm": "vLLM", "transformers": "transformers", "ideal": "ideal", **ENGINE_LABELS}
+def runtime_label(runtime: str) -> str:
+    """The runtime's name in text, its engine's own ("vLLM", "SGLang", "llama.cpp")."""
+    return str(get_engine(runtime).label)
+
+
 _SHARED = ("gpu", "gpu_mem_gib", "gpus", "dtype", "kv_dtype", "tensor_parallel_size", "pipeline_parallel_size")
 """The plan options every runtime of the side-by-side table shares (the rest are the runtime's own)."""
 
 
-def runtime_options(options: dict[str, Any], runtime: str, ctx: int) -> dict[str, Any]:
+def runtime_options(options: dict[str, Any], runtime: str) -> dict[str, Any]:
     """The plan options of ``runtime`` for the side-by-side table: the current ones when it is the runtime
     selected, else the shared ones (GPU, count, dtypes, parallel sizes) with the runtime's own defaults
-    (vLLM: max_model_len = the context asked for, as the headline; llama.cpp: the default GGUF file type
-    and f16 cache instead of the dtypes)."""
+    (a GGUF runtime: the default GGUF file type and its cache types instead of the dtypes; a runtime that
+    splits layers only: every GPU a pipeline stage); vLLM's max_model_len is the headline's rule
+    (kvcalc.scenarios.served_options)."""
     if options.get("runtime") == runtime:
         base = dict(options)
     else:
         base = {k: options[k] for k in _SHARED if k in options}
         base["runtime"] = runtime
-        base.update(engine_inputs.options_from(runtime, {}) if runtime in ENGINE_RUNTIMES else {})
-    if runtime == "transformers":
+        base.update(engine_inputs.options_from(runtime, {}))
+    if not splits_tensors(runtime):
         base.pop("tensor_parallel_size", None)
         base["pipeline_parallel_size"] = base.get("gpus", 1)
-    if runtime == "llama_cpp":
+    if loads_gguf(runtime):
         base.pop("dtype", None)
         base.pop("kv_dtype", None)
-    return _max_model_len(base, ctx)[0]
+    return base
 
 
 def side_by_side(config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int,
                  extras: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per runtime (kvcalc.runtimes.RUNTIMES) for this model / GPU / batch / context: the KV budget
-    per GPU, the pool in tokens, the longest context at this batch, the largest batch at this context (0: none)
-    and whether it fits, or the runtime's refusal in its own words (kvcalc's typed errors, as text)."""
+    """One row per runtime (kvcalc.engines.names: every registered engine) for this model / GPU / batch /
+    context, each planned and judged as the headline is (kvcalc.scenarios.plan_scenario): the KV budget per
+    GPU (never below 0), the pool in tokens, the longest context at this batch, the largest batch at this
+    context (0: none) and whether it fits, or the runtime's refusal in its own words (kvcalc's typed errors)."""
     rows = []
-    for rt in RUNTIMES:
-        row: dict[str, Any] = {"runtime": ENGINE_NAMES.get(rt, rt), "KV budget / GPU": "", "KV pool (tokens)": "",
+    for rt in names():
+        row: dict[str, Any] = {"runtime": runtime_label(rt), "KV budget / GPU": "", "KV pool (tokens)": "",
                                f"longest context @ batch {batch:,}": 0, f"largest batch @ {ctx:,} tokens": 0}
         try:
-            opts = runtime_options(options, rt, ctx)
-            d = deploy(config, **opts, **({} if rt == "llama_cpp" else extras))
-            p = kvcalc.plan(d, batch=batch, context=ctx, solve_gpus=False)
-            longest = judge(d, p, "context" if rt == "vllm" and "max_model_len" not in options else "given").longest
-            kv_budget = p.available_kv_bytes if p.available_kv_bytes is not None else \
-                max(p.budget_bytes - p.weights_bytes - p.overhead_bytes, 0)
+            opts = runtime_options(options, rt)
+            s = plan_scenario(config, {**opts, **({} if loads_gguf(rt) else extras)}, batch, ctx,
+                              solve_gpus=False)
+            p = s.plan
             pool = "grows (not paged)" if p.kv_cache_tokens is None else f"{p.kv_cache_tokens:,}"
-            row.update({"KV budget / GPU": human_bytes(kv_budget), "KV pool (tokens)": pool,
-                        f"longest context @ batch {batch:,}": longest or 0,
+            row.update({"KV budget / GPU": human_bytes(kv_budget(p)), "KV pool (tokens)": pool,
+                        f"longest context @ batch {batch:,}": s.verdict.longest or 0,
                         f"largest batch @ {ctx:,} tokens": p.max_batch or 0,
                         f"fits {batch:,} x {ctx:,}": "yes" if p.fits else "no",
                         "binding constraint or refusal": p.binding_constraint})
@@ -265,14 +280,6 @@ def _runtimes_table(config: dict[str, Any], options: dict[str, Any], batch: int,
                f"its options as set, the others at their defaults (llama.cpp: GGUF {md(engine_inputs.DEFAULT_GGUF)}, "
                "f16 cache).")
     st.dataframe(safe_rows(cached[1]), hide_index=True, width="stretch", key="runtimes_table")
-
-
-def _max_model_len(options: dict[str, Any], ctx: int) -> tuple[dict[str, Any], MaxLenSource]:
-    """vLLM's max_model_len: the one set, else the context asked for (not the model's maximum, which
-    often does not fit and makes vLLM refuse to start)."""
-    if options.get("runtime") != "vllm" or options.get("max_model_len"):
-        return options, "given"
-    return {**options, "max_model_len": ctx}, "context"
 
 
 def _what_if(name: str, choice: inputs.ModelChoice, p: kvcalc.PlanResult, speed: SpeedEstimate,
@@ -425,24 +432,13 @@ def render() -> None:
         page.share_box("", slot)
         return
     options = {**options, **given}
-    raw_options = options
-    options, mml_source = _max_model_len(options, ctx)
     what_if = variant.get("variant", "as configured")
     try:
         spec = apply_variant(kvcalc.read_spec(config), what_if, kv_heads=variant.get("kv_heads"),
                              window=variant.get("window"), pattern=variant.get("pattern"))
-        try:
-            setup = deploy(spec, config_dict=config, **options, **_extras(choice, options))   # once per rerun
-        except InputError:
-            if mml_source != "context":
-                raise
-            # the context is longer than vLLM allows as max_model_len: plan at the model's default, and
-            # the verdict says the context is too long
-            options, mml_source = raw_options, "model"
-            setup = deploy(spec, config_dict=config, **options, **_extras(choice, options))
-        p = kvcalc.plan(setup, batch=batch, context=ctx)
+        planned = plan_scenario(spec, {**options, **_extras(choice, options)}, batch, ctx, config_dict=config)
+        setup, p, verdict = planned.setup, planned.plan, planned.verdict
         speed = estimate_speed(setup, p.batch, p.context)
-        verdict = judge(setup, p, mml_source)
     except KVCalcError as e:
         _chart_controls(slot)
         page.share_box("", slot)
@@ -458,7 +454,8 @@ def render() -> None:
         _what_if(what_if, choice, p, speed, base)
     _speed(speed)
 
-    _chart(spec, setup, p, speed, batch, ctx, slot, choice, options, verdict.longest)  # the verdict's longest
+    served = served_options(options, ctx)[0] if planned.source == "context" else options
+    _chart(spec, setup, p, speed, batch, ctx, slot, choice, served, verdict.longest)  # the verdict's longest
 
     st.subheader("Per layer (consecutive identical layers grouped)")
     _layer_table(setup, p.batch, p.context)
@@ -467,4 +464,4 @@ def render() -> None:
         for w in p.warnings:
             st.warning(md(w))
 
-    _runtimes_table(config, raw_options, batch, ctx, choice.plan_extras())
+    _runtimes_table(config, options, batch, ctx, choice.plan_extras())

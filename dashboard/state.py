@@ -28,12 +28,13 @@ from kvcalc.vllm.defaults import DEFAULT_VLLM_VERSION, ENGINES
 from kvcalc.vllm.lora import MAX_LORA_RANKS
 from kvcalc.vllm.speculative import EAGLE_METHODS, MODEL_FREE_METHODS
 
+from .config_link import CONFIG_LINK_MAX_CHARS, link_error
+
 MAX_BATCH_UI = 65_536
 MAX_CONTEXT_UI = 1 << 24          # 16,777,216 tokens
 DEFAULT_CONTEXT = 8192            # tokens per sequence of a fresh page (and after a pasted command that sets none)
 MAX_GPUS_UI = 64
 MAX_VALUE_CHARS = 200
-CONFIG_LINK_MAX_CHARS = 6_000      # a pasted config in the link, compressed: a few KB keeps the URL sane
 
 WEIGHT_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "int8", "int4"]
 KV_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "int2"]
@@ -105,6 +106,16 @@ def _float(lo: float, hi: float) -> Callable[[str], str | None]:
     return check
 
 
+def _fraction(v: str) -> str | None:
+    """A memory fraction as the engines take it: above 0, at most 1 (vLLM's gpu_memory_utilization,
+    TensorRT-LLM's free_gpu_memory_fraction)."""
+    try:
+        x = float(v)
+    except ValueError:
+        x = math.nan
+    return None if math.isfinite(x) and 0 < x <= 1 else "must be a number above 0 and at most 1"
+
+
 def _bool(v: str) -> str | None:
     return None if v.lower() in ("true", "false") else "must be true or false"
 
@@ -123,8 +134,6 @@ def _hub_id(v: str) -> str | None:
 
 def _config_link(v: str) -> str | None:
     """A pasted config carried in the link: the same checks as a paste (dashboard.config_link)."""
-    from .config_link import link_error
-
     return link_error(v)
 
 
@@ -161,7 +170,7 @@ PARAMS: tuple[Param, ...] = (
     Param("ctx", _int(1, MAX_CONTEXT_UI), _MODEL),
     Param("runtime", _choice(lambda: RUNTIMES), _DEPLOY),
     Param("runtimes", _choice(lambda: RUNTIMES), frozenset({COMPARE}), multi=True),
-    Param("util", _float(0.05, 1.0), _OPTIONS, vllm="gpu_memory_utilization"),
+    Param("util", _fraction, _OPTIONS, vllm="gpu_memory_utilization"),
     Param("mml", _int(1, MAX_CONTEXT_UI), _OPTIONS, vllm="max_model_len"),
     Param("block", _choice(lambda: [str(b) for b in BLOCK_SIZES]), _OPTIONS),
     Param("seqs", _int(1, MAX_BATCH_UI), _OPTIONS, vllm="max_num_seqs"),
@@ -187,7 +196,7 @@ PARAMS: tuple[Param, ...] = (
     # -- engine options (dashboard.engine_inputs; the engines' own names in ENGINE_FLAGS there) --------------
     Param("sg_mem", _float(0, 0.99), _OPTIONS), Param("sg_ctx", _int(0, MAX_CONTEXT_UI), _OPTIONS),
     Param("sg_mrr", _int(0, MAX_BATCH_UI), _OPTIONS), Param("sg_page", _int(1, 1 << 16), _OPTIONS),
-    Param("trt_frac", _float(0.01, 1.0), _OPTIONS), Param("trt_max_tokens", _int(0, 1 << 40), _OPTIONS),
+    Param("trt_frac", _fraction, _OPTIONS), Param("trt_max_tokens", _int(0, 1 << 40), _OPTIONS),
     Param("trt_tpb", _choice(lambda: [str(b) for b in TRT_TOKENS_PER_BLOCK]), _OPTIONS),
     Param("trt_mseq", _int(0, MAX_CONTEXT_UI), _OPTIONS), Param("trt_mbs", _int(1, 1 << 20), _OPTIONS),
     Param("ll_prog", _choice(lambda: LLAMA_PROGRAMS), _OPTIONS), Param("ll_ctx", _int(0, MAX_CONTEXT_UI), _OPTIONS),

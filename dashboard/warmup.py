@@ -32,6 +32,7 @@ def run() -> None:
         from streamlit import dataframe_util
 
         from kvcalc.capacity import CurvePoint
+        from kvcalc.scenarios import HeatCell
 
         from . import charts
 
@@ -39,7 +40,7 @@ def run() -> None:
         pts = [CurvePoint(context=c, weights=1, overhead=1, kv=c, budget=10) for c in (1, 2)]
         figures = [charts.memory_chart(pts, log_x=True, capacities=[("gpu", 10)], longest=2, extra_curves={2: pts}),
                    charts.curves_chart({"a": pts}, log_x=False, capacities=[("gpu", 10)]),
-                   charts.fit_heatmap([1], [1, 2], [[0.1, 0.2]])]
+                   charts.fit_heatmap([1], [1, 2], [[HeatCell(0.1, "budget", True), HeatCell(1.2, "budget", False)]])]
         for fig in figures:
             plotly.io.to_json(plotly.tools.return_figure_from_figure_or_data(fig, validate_figure=True), validate=False)
         _DONE = True

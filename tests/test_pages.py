@@ -235,12 +235,13 @@ def test_compare_bad_link_falls_back_with_a_notice():
 def test_compare_csv_matches_the_table():
     import kvcalc
     from dashboard import compare
+    from kvcalc import scenarios
     from kvcalc.catalog import bundled_config
 
     cfg = bundled_config(LLAMA)
-    s = compare.Scenario(LLAMA, "as configured", "auto", "ideal")
-    r = compare.evaluate(s, cfg, gpu={"gpu": "h100-sxm", "gpus": 1}, batch=1, variant={}, contexts=[1, 1024, LLAMA_MAX],
-                         name="H100")
+    s = scenarios.Scenario(LLAMA, "as configured", "auto", "ideal")
+    r = scenarios.evaluate(s, cfg, gpu={"gpu": "h100-sxm", "gpus": 1}, batch=1, variant={},
+                           contexts=[1, 1024, LLAMA_MAX], name="H100")
     assert kvcalc.read_spec(cfg).num_layers == 32
     text = compare.to_csv(compare.table_rows([r], 1))
     got = list(csv.DictReader(text.splitlines()))
@@ -548,15 +549,16 @@ def test_compare_has_the_estimated_decode_speed_of_each_scenario():
     a step at 4,096 tokens reads the weights less the 128,256 x 4,096 x 2 B input table but its one row,
     and 4,096 x 131,072 B of cache; and the MQA what-if reads an eighth of that cache, so it is faster."""
     from dashboard import compare
+    from kvcalc import scenarios
     from kvcalc.catalog import bundled_config
     from kvcalc.speed import DEFAULT_BANDWIDTH_EFFICIENCY
 
     cfg = bundled_config(LLAMA)
     rows = []
     for attn in ("as configured", "mqa"):
-        s = compare.Scenario(LLAMA, attn, "auto", "vllm")
-        r = compare.evaluate(s, cfg, gpu={"gpu": "h100-sxm", "gpus": 1}, batch=1, variant={},
-                             contexts=[1, 1024, 4096], name="H100")
+        s = scenarios.Scenario(LLAMA, attn, "auto", "vllm")
+        r = scenarios.evaluate(s, cfg, gpu={"gpu": "h100-sxm", "gpus": 1}, batch=1, variant={},
+                               contexts=[1, 1024, 4096], name="H100")
         rows += compare.table_rows([r], 1)
     step = (W_LLAMA - 128_256 * 4096 * 2 + 4096 * 2 + 4096 * KV_LLAMA) / (3350e9 * DEFAULT_BANDWIDTH_EFFICIENCY)
     assert rows[0][compare.SPEED_COLUMN] == round(1 / step, 1)
