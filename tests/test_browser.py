@@ -37,7 +37,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-from paths import ROOT
+from paths import ROOT, load_config
 
 pytestmark = pytest.mark.browser
 
@@ -86,11 +86,6 @@ expect.set_options(timeout=STEP_MS)
 
 # --------------------------------------------------------------------------------------------
 # Expected numbers: arithmetic on the bundled configs, independent of kvcalc.
-
-
-def bundled(hub_id: str) -> dict:
-    with open(os.path.join(ROOT, "data", "configs", hub_id.replace("/", "__") + ".json")) as f:
-        return json.load(f)
 
 
 def head_dim(cfg: dict) -> int:
@@ -148,14 +143,14 @@ MLA = "deepseek-ai/DeepSeek-V2-Lite"
 
 def test_reference_arithmetic():
     """The hand formulas above reproduce the published figures they stand for."""
-    assert kv_bytes_per_token(bundled(LLAMA)) == 131_072           # 128 KiB per token
-    assert dense_params(bundled(LLAMA)) == 8_030_261_248
-    assert kv_bytes_per_token(bundled(QWEN)) == 147_456            # 36 layers x 8 x 128 x 2 x 2
-    assert dense_params(bundled(QWEN)) == 8_190_735_360
-    assert dense_params(bundled(MISTRAL)) == 7_248_023_552         # data/params.csv (Hub safetensors total)
+    assert kv_bytes_per_token(load_config(LLAMA)) == 131_072           # 128 KiB per token
+    assert dense_params(load_config(LLAMA)) == 8_030_261_248
+    assert kv_bytes_per_token(load_config(QWEN)) == 147_456            # 36 layers x 8 x 128 x 2 x 2
+    assert dense_params(load_config(QWEN)) == 8_190_735_360
+    assert dense_params(load_config(MISTRAL)) == 7_248_023_552         # data/params.csv (Hub safetensors total)
     assert gpu_memory_bytes("rtx-4090") == 24_564 * 2**20
-    assert ideal_longest_context(bundled(LLAMA), "rtx-4090", 8) == 9_247
-    assert mla_bytes_per_token(bundled(MLA)) == (31_104, 276_480)  # 27 x 576 x 2; 27 x 16 x 320 x 2
+    assert ideal_longest_context(load_config(LLAMA), "rtx-4090", 8) == 9_247
+    assert mla_bytes_per_token(load_config(MLA)) == (31_104, 276_480)  # 27 x 576 x 2; 27 x 16 x 320 x 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -400,7 +395,7 @@ def test_planner_deep_link(tab: Tab):
     expect(page.get_by_role("spinbutton", name="Context (tokens)", exact=True)).to_have_value("8192")
     expect(page.get_by_role("combobox", name="GPU", exact=True)).to_have_value(RTX4090_LABEL)
     expect(page.get_by_role("radio", name="ideal", exact=True)).to_be_checked()
-    cfg = bundled(LLAMA)
+    cfg = load_config(LLAMA)
     # 8 sequences x 8,192 tokens x 131,072 B/token = 8 GiB; 8,030,261,248 params x 2 B (bf16)
     kv, weights = gib(8 * 8192 * kv_bytes_per_token(cfg)), gib(dense_params(cfg) * 2)
     assert (kv, weights) == ("8.00 GiB", "14.96 GiB")
@@ -440,7 +435,7 @@ def test_compare_deep_link(tab: Tab):
     assert len(rows) == 4, rows
     chosen = next(c for c in rows[0] if c.startswith("longest context, chosen"))
     for hub_id in (MISTRAL, LLAMA):
-        cfg = bundled(hub_id)
+        cfg = load_config(hub_id)
         for kv_dtype, elem in (("bfloat16", 2), ("fp8_e4m3", 1)):
             r = by[(hub_id, kv_dtype)]
             assert int(r["KV bytes / token"]) == kv_bytes_per_token(cfg, elem)       # 131,072 / 65,536
@@ -462,7 +457,7 @@ def test_gpu_fit_deep_link(tab: Tab):
     expect(page.get_by_role("combobox", name="GPU", exact=True)).to_have_value(RTX4090_LABEL)
     expect(page.get_by_role("spinbutton", name="Batch", exact=True)).to_have_value("8")
     expect(page.get_by_role("radio", name="ideal", exact=True)).to_be_checked()
-    cfg = bundled(MISTRAL)
+    cfg = load_config(MISTRAL)
     used = (dense_params(cfg) * 2 + 8 * 8192 * kv_bytes_per_token(cfg)) / gpu_memory_bytes("rtx-4090")
     free = gpu_memory_bytes("rtx-4090") - dense_params(cfg) * 2
     longest, largest = ideal_longest_context(cfg, "rtx-4090", 8), free // (8192 * kv_bytes_per_token(cfg))
@@ -482,9 +477,9 @@ def test_how_it_works_deep_link(tab: Tab):
     expect(page.get_by_role("combobox", name="Model (type to search)", exact=True)).to_have_value(
         re.compile(r"^Qwen3-8B — "))
     expect(page.get_by_role("spinbutton", name="Example context (tokens)", exact=True)).to_have_value("16384")
-    cfg = bundled(QWEN)
+    cfg = load_config(QWEN)
     per_token = kv_bytes_per_token(cfg)                              # 36 x 8 x (128 + 128) x 2 = 147,456
-    latent, expanded = mla_bytes_per_token(bundled(MLA))
+    latent, expanded = mla_bytes_per_token(load_config(MLA))
     assert (per_token, 16384 * per_token, latent, expanded) == (147_456, 2_415_919_104, 31_104, 276_480)
     expect_metrics(page, {"KV bytes / token": f"{per_token:,}",
                           "KV at 16,384 tokens, batch 1": f"{16384 * per_token:,}",
@@ -511,7 +506,7 @@ def test_widget_change_updates_the_url(tab: Tab):
     expect(page).to_have_url(re.compile(r"[?&]batch=16(&|$)"), timeout=STEP_MS)
     wait_idle(page)
     # 16 x 8,192 tokens x 131,072 B = 16 GiB of KV cache, and the rest of the link is kept.
-    expect_metrics(page, {"KV cache / GPU": gib(16 * 8192 * kv_bytes_per_token(bundled(LLAMA)))})
+    expect_metrics(page, {"KV cache / GPU": gib(16 * 8192 * kv_bytes_per_token(load_config(LLAMA)))})
     q = query(page)
     assert q["batch"] == ["16"] and q["runtime"] == ["ideal"] and q["gpu"] == ["rtx-4090"]
     # The share box shows the same link.
@@ -532,7 +527,7 @@ def test_bad_link_shows_the_fallback_notice(tab: Tab):
     expect(notice).to_contain_text("gpu='nope'")
     # Defaults took over: batch 1, the default GPU, and the plan still renders.
     expect(page.get_by_role("spinbutton", name="Batch", exact=True)).to_have_value("1")
-    expect_metrics(page, {"Weights / GPU": gib(dense_params(bundled(LLAMA)) * 2)})
+    expect_metrics(page, {"Weights / GPU": gib(dense_params(load_config(LLAMA)) * 2)})
     assert "batch=abc" not in page.url and "gpu=nope" not in page.url
     assert "Traceback" not in page.content()
     assert not page.get_by_test_id("stException").count()
@@ -588,7 +583,7 @@ def test_link_with_too_many_parameters_shows_a_notice(tab: Tab):
     expect(notice).to_contain_text("the link had 1,001 parameters", timeout=STEP_MS)
     expect(page).not_to_have_url(re.compile(r"[?&](batch|link_dropped)="), timeout=STEP_MS)
     wait_idle(page)
-    expect_metrics(page, {"Weights / GPU": gib(dense_params(bundled(LLAMA)) * 2)})
+    expect_metrics(page, {"Weights / GPU": gib(dense_params(load_config(LLAMA)) * 2)})
     no_exception(page)
     tab.assert_clean()
 
@@ -619,7 +614,7 @@ def test_simultaneous_first_visits_to_a_fresh_server(browser_context, workdir: P
             for p in pages:
                 p.on("pageerror", lambda e: errors.append(str(e)))
                 p.goto(srv.url + "/?runtime=ideal&gpu=rtx-4090", wait_until="commit")
-            weights = gib(dense_params(bundled(LLAMA)) * 2)
+            weights = gib(dense_params(load_config(LLAMA)) * 2)
             for p in pages:
                 p.bring_to_front()               # a background tab may not lay out columns and charts
                 p.locator('[data-testid="stMain"] h1').first.wait_for(timeout=LOAD_MS)

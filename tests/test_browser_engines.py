@@ -38,7 +38,7 @@ def test_pasted_llama_server_line_shows_the_llama_cpp_plan(tab: Tab):
 def test_gguf_header_upload_is_read_and_refused_in_words(tab: Tab):
     """An uploaded .gguf that is not one, then a real (tiny, 2-block) header for a 32-layer model: both refused
     as text (kvcalc.gguf.reader: the magic; kvcalc.llama_cpp.plan: block count against the model's layers)."""
-    from test_gguf import _tiny  # the header test_gguf writes byte by byte per ggml docs/gguf.md
+    from gguf_headers import tiny_header  # written byte by byte per ggml docs/gguf.md
 
     page = tab.page
     tab.open("/?runtime=llama_cpp&gpu=rtx-4090&ll_ctx=8192")
@@ -48,7 +48,7 @@ def test_gguf_header_upload_is_read_and_refused_in_words(tab: Tab):
     expect(page.get_by_test_id("stAlert").filter(has_text="GGUF header not used").first).to_contain_text(
         "not a GGUF file", timeout=STEP_MS)
     uploader.set_input_files(files=[{"name": "tiny.gguf", "mimeType": "application/octet-stream",
-                                     "buffer": _tiny()}])
+                                     "buffer": tiny_header()}])
     expect(page.get_by_test_id("stAlert").filter(has_text="Cannot plan this").first).to_contain_text(
         "the GGUF weights have 2 blocks, the model 32", timeout=STEP_MS)
     no_exception(page)

@@ -14,14 +14,13 @@ import re
 
 import pytest
 import test_browser as tb
-from paths import ROOT
+from paths import ROOT, load_config
 from test_browser import (
     LLAMA,
     LOAD_MS,
     STEP_MS,
     GiB,
     Tab,
-    bundled,
     csv_rows,
     dense_params,
     download,
@@ -73,7 +72,7 @@ def test_chart_marks_chosen_and_longest_context_on_log_and_linear_axes(tab: Tab)
     page = tab.page
     plotly_visible(page)
     # (24,564 MiB - 8,030,261,248 x 2 B) / (8 x 131,072 B) = 9,247 tokens (test_browser reference)
-    longest = ideal_longest_context(bundled(LLAMA), "rtx-4090", 8)
+    longest = ideal_longest_context(load_config(LLAMA), "rtx-4090", 8)
     assert longest == 9_247
     for axis in ("log", "linear"):
         if axis == "linear":
@@ -108,7 +107,7 @@ def test_y_axis_clamped_and_show_all(tab: Tab):
     expect(page).to_have_url(re.compile(r"[?&]yall=true(&|$)"), timeout=STEP_MS)
     wait_idle(page)
     # everything: 5 % above the top of the curve, weights + 64 x 131,072 tokens x 131,072 B (ideal: no overhead)
-    cfg = bundled(LLAMA)
+    cfg = load_config(LLAMA)
     total = dense_params(cfg) * 2 + 64 * cfg["max_position_embeddings"] * kv_bytes_per_token(cfg)
     page.wait_for_function(f"() => document.querySelector('.js-plotly-plot')?.layout?.yaxis?.range?.[1] > {top + 1}",
                            timeout=STEP_MS)
@@ -139,7 +138,7 @@ def test_exports_describe_themselves(tab: Tab):
     # every Planner input by its URL key, defaults included (the attention what-if, the log axis)
     assert inputs["widgets"]["batch"] == 8 and inputs["widgets"]["attn"] == "as configured"
     assert inputs["widgets"]["logx"] is True and inputs["widgets"]["gpu"] == "rtx-4090"
-    assert doc["plan"]["kv_bytes"] == 8 * 8192 * kv_bytes_per_token(bundled(LLAMA))     # 8 GiB
+    assert doc["plan"]["kv_bytes"] == 8 * 8192 * kv_bytes_per_token(load_config(LLAMA))     # 8 GiB
     rows = csv_rows(download(page, "Chart data (CSV)"))
     assert rows and {(r["model"], r["gpus"], r["runtime"]) for r in rows} == {(LLAMA, "1", "ideal")}
     assert all("4090" in r["gpu"] for r in rows)

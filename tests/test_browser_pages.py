@@ -11,13 +11,13 @@ import re
 
 import pytest
 import test_browser as tb
+from paths import load_config
 from test_browser import (
     LLAMA,
     LOAD_MS,
     QWEN,
     STEP_MS,
     Tab,
-    bundled,
     expect,
     expect_metrics,
     ideal_longest_context,
@@ -111,7 +111,7 @@ def test_model_picker_finds_a_model_by_fragments_in_any_order(tab: Tab):
 
 
 def test_a_shared_pasted_config_opens_in_a_fresh_page(tab: Tab, browser_context):
-    cfg = {**bundled(QWEN06), "_name_or_path": "acme/qwen-tuned"}
+    cfg = {**load_config(QWEN06), "_name_or_path": "acme/qwen-tuned"}
     tab.open("/GPU_fit?source=paste&runtime=ideal&gpu=rtx-4090")
     page = tab.page
     area = page.get_by_role("textbox", name="Paste a config.json", exact=True)
@@ -119,7 +119,7 @@ def test_a_shared_pasted_config_opens_in_a_fresh_page(tab: Tab, browser_context)
     area.press("Control+Enter")
     expect(page).to_have_url(re.compile(r"[?&]cfg=[A-Za-z0-9_-]+"), timeout=STEP_MS)
     wait_idle(page)
-    longest = ideal_longest_context(bundled(QWEN06), "rtx-4090", 1)
+    longest = ideal_longest_context(load_config(QWEN06), "rtx-4090", 1)
     expected = {"Longest context @ batch 1": f"{longest:,}"}
     expect_metrics(page, expected)
     link = page.url
@@ -139,7 +139,7 @@ def test_a_shared_pasted_config_opens_in_a_fresh_page(tab: Tab, browser_context)
 
 def test_inputs_carry_over_from_page_to_page(tab: Tab):
     tab.open(f"/?model={QWEN}&gpu=rtx-4090&runtime=ideal&batch=8&ctx=4096")
-    cfg = bundled(QWEN)
+    cfg = load_config(QWEN)
     longest = ideal_longest_context(cfg, "rtx-4090", 8)
     expect_metrics(tab.page, {"Longest context": f"{longest:,} tokens"})         # the Planner's metric
     nav(tab, "GPU fit")

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import time
 
 import pytest
-from paths import ROOT, load_config, reference_configs
+from paths import config_path, load_config, load_json, reference_configs
 
 import kvcalc
 from kvcalc.capacity import plan
@@ -15,13 +14,9 @@ from kvcalc.cli import main
 
 GiB, MiB = 2**30, 2**20
 
-
-load = load_config
-
-
-LLAMA8 = load("meta-llama__Llama-3.1-8B.json")
-MISTRAL = load("mistralai__Mistral-7B-Instruct-v0.3.json")
-QWEN7 = load("Qwen__Qwen2.5-7B-Instruct.json")
+LLAMA8 = load_config("meta-llama__Llama-3.1-8B.json")
+MISTRAL = load_config("mistralai__Mistral-7B-Instruct-v0.3.json")
+QWEN7 = load_config("Qwen__Qwen2.5-7B-Instruct.json")
 
 
 LOG_RELEASE = "0.10"   # the three public logs are from releases before 0.33 (tests/test_vllm.py)
@@ -84,7 +79,7 @@ def test_ideal_budget_is_weights_plus_kv():
 
 
 def test_weights_alone_exceed_the_gpu():
-    p = plan(load("meta-llama__Llama-3.1-405B.json"), gpu="rtx-4090", runtime="ideal", batch=1, context=1024)
+    p = plan(load_config("meta-llama__Llama-3.1-405B.json"), gpu="rtx-4090", runtime="ideal", batch=1, context=1024)
     assert not p.fits and p.max_context is None
     assert p.binding_constraint.startswith("weights alone exceed the GPU")
     # 405,853,388,800 params x 2 B = 811.7 GB: 32 cards of 24,564 MiB (25.76 GB) hold 25.4 GB each
@@ -92,7 +87,7 @@ def test_weights_alone_exceed_the_gpu():
 
 
 def test_tensor_parallel_splits_weights_and_kv_heads():
-    cfg = load("meta-llama__Llama-3.1-70B.json")
+    cfg = load_config("meta-llama__Llama-3.1-70B.json")
     one = plan(cfg, gpu="h100-sxm", runtime="ideal", gpus=1, batch=1, context=8192)
     four = plan(cfg, gpu="h100-sxm", runtime="ideal", gpus=4, tensor_parallel_size=4, batch=1, context=8192)
     assert four.kv_bytes * 4 == one.kv_bytes                     # 8 KV heads -> 2 per rank
@@ -101,7 +96,7 @@ def test_tensor_parallel_splits_weights_and_kv_heads():
 
 
 def test_min_gpus_and_bad_parallel_sizes():
-    cfg = load("meta-llama__Llama-3.1-70B.json")
+    cfg = load_config("meta-llama__Llama-3.1-70B.json")
     with pytest.raises(kvcalc.InputError, match="must divide"):
         plan(cfg, gpu="h100-sxm", gpus=3, batch=1, context=1024)
     with pytest.raises(kvcalc.InputError):
@@ -111,10 +106,7 @@ def test_min_gpus_and_bad_parallel_sizes():
 
 
 def test_longest_context_on_each_class_for_every_config_under_a_second():
-    configs = []
-    for path in reference_configs():
-        with open(path, encoding="utf-8") as f:
-            configs.append(json.load(f))
+    configs = [load_json(path) for path in reference_configs()]
     start = time.perf_counter()
     answered = 0
     for cfg in configs:
@@ -132,7 +124,7 @@ def test_longest_context_on_each_class_for_every_config_under_a_second():
 
 
 def test_plan_cli_json(capsys):
-    code = main(["plan", os.path.join(ROOT, "data", "configs", "meta-llama__Llama-3.1-8B.json"), "--gpu-mem-gib",
+    code = main(["plan", config_path("meta-llama__Llama-3.1-8B.json"), "--gpu-mem-gib",
                  "23.58", "--max-model-len", "20000", "--kv-cache-memory", str(1952 * 2 * MiB), "--json"])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -144,7 +136,7 @@ def test_plan_cli_json(capsys):
 
 
 def test_plan_cli_errors(capsys):
-    path = os.path.join(ROOT, "data", "configs", "meta-llama__Llama-3.1-8B.json")
+    path = config_path("meta-llama__Llama-3.1-8B.json")
     assert main(["plan", path, "--gpu", "H100"]) == 2
     assert "ambiguous" in capsys.readouterr().err
     assert main(["plan", path, "--gpu-mem-gib", "-3"]) == 2
@@ -159,7 +151,7 @@ def test_per_gpu_kv_equals_layer_by_layer_sum(name, gpus, pp, runtime):
     from kvcalc.capacity import rank_spec
     from kvcalc.vllm import pp_layer_partition
 
-    cfg = load(name)
+    cfg = load_config(name)
     tp = 1 if runtime == "transformers" else gpus // pp
     pp = gpus if runtime == "transformers" else pp
     p = plan(cfg, gpu="h200", runtime=runtime, gpus=gpus,
@@ -183,7 +175,7 @@ def test_merged_vllm_group_counts_each_layer_once():
 
 
 def test_vllm_total_kv_spans_pipeline_stages():
-    cfg = load("meta-llama__Llama-3.1-70B.json")          # 80 layers x 8 KV heads x 128 x 2 x bf16
+    cfg = load_config("meta-llama__Llama-3.1-70B.json")          # 80 layers x 8 KV heads x 128 x 2 x bf16
     p = plan(cfg, gpu="h100-sxm", runtime="vllm", gpus=2, tensor_parallel_size=1, pipeline_parallel_size=2,
              batch=4, context=8192, max_model_len=8192)
     assert p.kv_bytes_total == 4 * 8192 * 80 * 8 * 128 * 2 * 2
@@ -191,7 +183,7 @@ def test_vllm_total_kv_spans_pipeline_stages():
 
 
 def test_max_model_len_beyond_the_model_warns():
-    p = plan(load("meta-llama__Llama-3.2-1B.json"), gpu="h200", runtime="ideal", max_model_len=400_000,
+    p = plan(load_config("meta-llama__Llama-3.2-1B.json"), gpu="h200", runtime="ideal", max_model_len=400_000,
              context=1000, solve_gpus=False)
     assert any("exceeds the config's max_position_embeddings 131,072" in w for w in p.warnings)
     assert "max_model_len (400,000 tokens)" in p.binding_constraint or p.max_context < 400_000

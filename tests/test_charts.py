@@ -18,7 +18,7 @@ import os
 import plotly.io
 import plotly.tools
 import pytest
-from paths import ROOT
+from paths import ROOT, load_config
 
 import kvcalc
 from dashboard import charts, exports
@@ -128,8 +128,7 @@ LLAMA = "meta-llama/Llama-3.1-8B"
 
 
 def _plan():
-    with open(os.path.join(ROOT, "data", "configs", "meta-llama__Llama-3.1-8B.json")) as f:
-        cfg = json.load(f)
+    cfg = load_config("meta-llama__Llama-3.1-8B.json")
     options = {"gpu": "rtx-4090", "gpus": 1, "runtime": "ideal", "dtype": None, "kv_dtype": None}
     return kvcalc.plan(cfg, batch=8, context=8192, **options), options
 

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
 
 import pytest
-from paths import ROOT
+from paths import config_path
 
 from kvcalc.cli import main
 
-LLAMA_32_1B = os.path.join(ROOT, "data", "configs", "meta-llama__Llama-3.2-1B.json")
+LLAMA_32_1B = config_path("meta-llama__Llama-3.2-1B.json")
 
 
 def run(capsys, *argv, stdin=None, monkeypatch=None):

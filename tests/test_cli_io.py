@@ -15,12 +15,12 @@ import threading
 import time
 
 import pytest
-from paths import ROOT
+from paths import ROOT, config_path
 
 from kvcalc.cli import EXIT_BROKEN_PIPE, main, terminal_safe
 from kvcalc.hub import MAX_CONFIG_BYTES
 
-LLAMA_32_1B = os.path.join(ROOT, "data", "configs", "meta-llama__Llama-3.2-1B.json")
+LLAMA_32_1B = config_path("meta-llama__Llama-3.2-1B.json")
 PER_TOKEN = 16 * 8 * 64 * 2 * 2
 POSIX = pytest.mark.skipif(os.name != "posix", reason="FIFOs, pty and process substitution are POSIX")
 

@@ -8,14 +8,13 @@ are checked against hand arithmetic. Replaying the measurements through kvcalc c
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import sys
 
 import pytest
-from paths import ROOT
+from paths import ROOT, fixture_path, load_fixture
 
-FIXTURE = os.path.join(ROOT, "tests", "fixtures", "transformers_5_24_coverage.json")
+FIXTURE = fixture_path("transformers_5_24_coverage.json")
 SCRIPT = os.path.join(ROOT, "tests", "oracles", "transformers_coverage.py")
 MAPPINGS = ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES",
             "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES")
@@ -24,12 +23,7 @@ BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 CONFIG_ALIASES = {"gpt-sw3": "gpt2"}
 
 
-def _load() -> dict:
-    with open(FIXTURE) as f:
-        return json.load(f)
-
-
-DATA = _load()
+DATA: dict = load_fixture("transformers_5_24_coverage.json")
 TYPES: dict[str, dict] = DATA["types"]
 
 

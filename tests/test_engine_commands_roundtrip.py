@@ -9,16 +9,16 @@ Expected lines are written out from those flag names and the engines' documented
 from __future__ import annotations
 
 import pytest
+from paths import load_config
 
 from kvcalc import InputError
 from kvcalc.capacity import deploy
-from kvcalc.catalog import bundled_config
 from kvcalc.engine_commands import parse_engine_command
 from kvcalc.llama_cpp import LlamaCppOptions
 from kvcalc.serve_command import engine_command, llama_server, sglang_launch, trtllm_serve
 
-LLAMA = bundled_config("meta-llama/Llama-3.1-8B")
-QWEN = bundled_config("Qwen/Qwen3-8B")
+LLAMA = load_config("meta-llama/Llama-3.1-8B")
+QWEN = load_config("Qwen/Qwen3-8B")
 
 
 def _redeploy(config, cmd_text: str):

@@ -10,22 +10,19 @@ its GiB figures to 0.01); the reason for each band is in the fixture.
 """
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import load_config, load_fixture
 
 import kvcalc
-from kvcalc.catalog import bundled_config
 from kvcalc.sglang import default_max_running_requests
 from kvcalc.trtllm import trtllm_memory_plan, trtllm_options
 from kvcalc.units import GiB
 
-FIXTURES = Path(__file__).parent / "fixtures" / "engine_logs"
-SGLANG = json.loads((FIXTURES / "sglang.json").read_text())["logs"]
-TRTLLM = json.loads((FIXTURES / "tensorrt_llm.json").read_text())["logs"]
+SGLANG = load_fixture("engine_logs/sglang.json")["logs"]
+TRTLLM = load_fixture("engine_logs/tensorrt_llm.json")["logs"]
 BIG_GPU_GIB = 1024.0       # room for any pool: the cap (the log's own token count) then sets the pool
 
 
@@ -44,7 +41,7 @@ def _ids(logs: list[dict[str, Any]]) -> list[str]:
 def test_sglang_k_and_v_sizes_reproduce_the_log_line(log: dict[str, Any]) -> None:
     """The pool of the log's #tokens has the log's K / V sizes: the plan's line equals the engine's."""
     tokens = log["pins"]["tokens"]
-    d = kvcalc.deploy(bundled_config(log["config"]), runtime="sglang", gpus=log["tp"], gpu_mem_gib=BIG_GPU_GIB,
+    d = kvcalc.deploy(load_config(log["config"]), runtime="sglang", gpus=log["tp"], gpu_mem_gib=BIG_GPU_GIB,
                       kv_dtype=log["kv_dtype"], max_total_tokens=tokens)
     ep = d.engine_plan()
     assert ep.pool_tokens == tokens
@@ -56,7 +53,7 @@ def test_sglang_k_and_v_sizes_reproduce_the_log_line(log: dict[str, Any]) -> Non
 def test_sglang_budget_rule_lands_in_the_band(log: dict[str, Any]) -> None:
     """rest = mem_fraction_static x free-before-load - weights, // cell: within the rounding band."""
     b = log["budget"]
-    d = kvcalc.deploy(bundled_config(log["config"]), runtime="sglang", gpus=log["tp"],
+    d = kvcalc.deploy(load_config(log["config"]), runtime="sglang", gpus=log["tp"],
                       gpu_mem_gib=b["free_before_load_gib"] + 1.0, non_torch_gib=1.0, weights_gib=b["weights_gib"],
                       mem_fraction_static=b["mem_fraction_static"])
     assert abs(d.engine_plan().pool_tokens - log["pins"]["tokens"]) <= log["band_tokens"], log["band_reason"]
@@ -66,7 +63,7 @@ def test_sglang_v0_5_scheduler_line() -> None:
     """max_running_requests = min(max(int(104273 / 40960 x 512), 2048), 4096) = 2048 and the model's
     context_len 40960, as the 2025-08 log prints them."""
     log = next(x for x in SGLANG if x["id"] == "qwen3-0.6b-v0.5")
-    d = kvcalc.deploy(bundled_config(log["config"]), runtime="sglang", gpu_mem_gib=BIG_GPU_GIB,
+    d = kvcalc.deploy(load_config(log["config"]), runtime="sglang", gpu_mem_gib=BIG_GPU_GIB,
                       max_total_tokens=log["pins"]["tokens"])
     printed = dict(re.findall(r"(\w+)=(\d+)", _line(log, "max_total_num_tokens=")))
     ours = dict(re.findall(r"(\w+)=(\d+)", d.engine_plan().log_lines[1]))
@@ -87,7 +84,7 @@ WITH_CONFIG = [x for x in TRTLLM if x["config"]]
 def test_trtllm_allocated_line_reproduces(log: dict[str, Any]) -> None:
     """N tokens x the model's bytes per token = the log's "Allocated X GiB ... (N)"."""
     pins = log["pins"]
-    d = kvcalc.deploy(bundled_config(log["config"]), runtime="tensorrt_llm", gpus=log["tp"], gpu_mem_gib=BIG_GPU_GIB,
+    d = kvcalc.deploy(load_config(log["config"]), runtime="tensorrt_llm", gpus=log["tp"], gpu_mem_gib=BIG_GPU_GIB,
                       kv_dtype=log["kv_dtype"], tokens_per_block=pins.get("tokens_per_block"),
                       max_tokens_in_paged_kv_cache=pins["tokens"])
     ep = d.engine_plan()
@@ -104,7 +101,7 @@ def test_trtllm_blocks_from_the_free_fraction(log: dict[str, Any]) -> None:
     """blocks = free_gpu_memory_fraction x available // (tokens_per_block x bytes per token), in the band."""
     b, pins = log["budget"], log["pins"]
     if log["config"]:
-        d = kvcalc.deploy(bundled_config(log["config"]), runtime="tensorrt_llm", kv_dtype=log["kv_dtype"])
+        d = kvcalc.deploy(load_config(log["config"]), runtime="tensorrt_llm", kv_dtype=log["kv_dtype"])
         cell = d.engine_plan().cell_bytes
     else:
         cell = log["bytes_per_token"]
@@ -132,7 +129,7 @@ def test_trtllm_reduces_the_sequence_length_as_the_log() -> None:
 def test_trtllm_default_plan_within_the_estimate_band() -> None:
     """Qwen3-0.6B on an H100 with every default: the estimated budget lands within 2% of the log's pool."""
     log = next(x for x in TRTLLM if x["id"] == "qwen3-0.6b-h100-pytorch")
-    d = kvcalc.deploy(bundled_config(log["config"]), runtime="tensorrt_llm", gpu=log["gpu"])
+    d = kvcalc.deploy(load_config(log["config"]), runtime="tensorrt_llm", gpu=log["gpu"])
     got = d.engine_plan().pool_tokens
     assert abs(got / log["pins"]["tokens"] - 1) <= log["estimate_band"], log["estimate_reason"]
 
@@ -140,7 +137,7 @@ def test_trtllm_default_plan_within_the_estimate_band() -> None:
 def test_trtllm_defaults_match_the_dynamo_worker() -> None:
     """max_seq_len defaults to the model's 131072 (2048 pages of 64 per sequence) and max_batch_size to 2048."""
     log = next(x for x in TRTLLM if x["id"] == "dynamo-trtllm-worker")
-    d = kvcalc.deploy(bundled_config(log["config"]), runtime="tensorrt_llm", gpu_mem_gib=BIG_GPU_GIB,
+    d = kvcalc.deploy(load_config(log["config"]), runtime="tensorrt_llm", gpu_mem_gib=BIG_GPU_GIB,
                       tokens_per_block=64)
     ep = d.engine_plan()
     assert ep.max_context == log["pins"]["max_seq_len"]

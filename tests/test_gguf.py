@@ -4,21 +4,18 @@ written per ggml's docs/gguf.md (magic, version, counts, typed KV pairs, tensor 
 from __future__ import annotations
 
 import io
-import json
-import os
 import struct
 
 import pytest
+from gguf_headers import gguf_string, header, kv_u32, tensor_info, tiny_header
+from paths import load_config, load_fixture
 
 from kvcalc.errors import InputError, UnsupportedError
 from kvcalc.gguf.mixes import gguf_weights
 from kvcalc.gguf.reader import SkippedArray, read_gguf_header
 from kvcalc.gguf.types import ggml_type
-from tests.paths import load_config
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "engine_logs", "llama_cpp.json")
-with open(FIXTURE, encoding="utf-8") as _f:
-    LOGS = json.load(_f)
+LOGS = load_fixture("engine_logs/llama_cpp.json")
 
 
 def _weights_case(case_id: str) -> dict:
@@ -95,41 +92,9 @@ def test_unmodelled_file_type_is_refused() -> None:
         gguf_weights(load_config("meta-llama__Llama-3.1-8B.json"), "IQ2_XXS")
 
 
-# ---- synthetic GGUF headers, written per docs/gguf.md ----------------------------------------------
+# ---- synthetic GGUF headers, written per docs/gguf.md (tests/gguf_headers.py) ----------------------
 
-def _str(s: str) -> bytes:
-    b = s.encode()
-    return struct.pack("<Q", len(b)) + b
-
-
-def _kv_u32(key: str, v: int) -> bytes:
-    return _str(key) + struct.pack("<I", 4) + struct.pack("<I", v)
-
-
-def _kv_str(key: str, v: str) -> bytes:
-    return _str(key) + struct.pack("<I", 8) + _str(v)
-
-
-def _tensor(name: str, dims: tuple[int, ...], gtype: int, offset: int) -> bytes:
-    return _str(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + \
-        struct.pack("<IQ", gtype, offset)
-
-
-def _header(kvs: list[bytes], tensors: list[bytes], version: int = 3) -> bytes:
-    return b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(kvs)) + b"".join(kvs) + b"".join(tensors)
-
-
-def _tiny() -> bytes:
-    vocab = _str("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 100) + b"".join(_str(f"t{i}") for i in range(100))
-    kvs = [_kv_str("general.architecture", "llama"), _kv_u32("llama.block_count", 2),
-           _kv_u32("llama.attention.head_count_kv", 2), _kv_u32("llama.context_length", 4096),
-           _kv_u32("general.file_type", 15), vocab]
-    tensors = [_tensor("token_embd.weight", (256, 100), 12, 0),          # Q4_K: 100 rows x 144 B
-               _tensor("blk.0.attn_v.weight", (256, 64), 14, 14400),     # Q6_K: 64 x 210 B
-               _tensor("blk.1.attn_v.weight", (256, 64), 12, 27872),     # Q4_K: 64 x 144 B
-               _tensor("blk.1.attn_norm.weight", (256,), 0, 37088),      # F32: 1 KiB
-               _tensor("output.weight", (256, 100), 8, 38112)]           # Q8_0: 100 x 8 blocks x 34 B
-    return _header(kvs, tensors)
+_str, _kv_u32, _tensor, _header, _tiny = gguf_string, kv_u32, tensor_info, header, tiny_header
 
 
 def test_reader_gives_exact_tensor_bytes_and_geometry() -> None:

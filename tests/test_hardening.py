@@ -17,7 +17,7 @@ import sys
 
 import pytest
 from apptest import GPU_FIT, HOW, PLANNER, run_page
-from paths import ROOT
+from paths import ROOT, load_config
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
@@ -32,8 +32,7 @@ LINK_ESCAPED = r"\[text\](http:" + WJ + "//evil.example/)"
 
 
 def llama() -> dict:
-    with open(os.path.join(ROOT, "data", "configs", "meta-llama__Llama-3.1-8B.json"), encoding="utf-8") as f:
-        return json.load(f)
+    return load_config("meta-llama__Llama-3.1-8B.json")
 
 
 run = run_page

@@ -14,9 +14,10 @@ import traceback
 
 import pytest
 from fake_hub import ACCEPTED_TOKEN, BERT_BASE, LLAMA_TINY, PRIVATE_TOKEN, FakeHub, closed_port_url
+from paths import load_config
 
 from kvcalc import hub as H
-from kvcalc.catalog import bundled_config, catalog
+from kvcalc.catalog import catalog
 from kvcalc.errors import ConfigError, KVCalcError
 from kvcalc.sources import ResolvedConfig, parse_config_text, pasted_config, resolve_config
 
@@ -341,7 +342,7 @@ def test_network_down_falls_back_to_the_bundled_snapshot(fake_hub: FakeHub, monk
     monkeypatch.setenv("HF_ENDPOINT", closed_port_url())
     r = resolve_config("mistralai/Mistral-7B-v0.1", timeout=2)
     assert r.origin == "bundled" and r.name == "mistralai/Mistral-7B-v0.1"
-    assert r.config == bundled_config("mistralai/Mistral-7B-v0.1") and r.gated is True   # gated on the Hub
+    assert r.config == load_config("mistralai/Mistral-7B-v0.1") and r.gated is True   # gated on the Hub
     assert r.notice == ("Hub unreachable (no network connection): using the bundled snapshot of "
                         "mistralai/Mistral-7B-v0.1")
     r = resolve_config("Mistral-7B-v0.1", revision="v0.2", timeout=2)     # display name, revision asked
@@ -355,7 +356,7 @@ def test_timeout_and_server_error_fall_back_to_the_bundled_snapshot(fake_hub: Fa
     start = time.monotonic()
     r = resolve_config("meta-llama/Llama-3.2-1B", timeout=1)
     assert time.monotonic() - start < 1 + 3      # the 1 s deadline holds (3 s slack: shared, noisy machines)
-    assert r.origin == "bundled" and r.config == bundled_config("meta-llama/Llama-3.2-1B")
+    assert r.origin == "bundled" and r.config == load_config("meta-llama/Llama-3.2-1B")
     assert r.notice == "Hub unreachable (no answer within 1 s): using the bundled snapshot of meta-llama/Llama-3.2-1B"
     r = resolve_config("Qwen/Qwen3-8B", timeout=2)
     assert r.origin == "bundled"
@@ -367,7 +368,7 @@ def test_timeout_and_server_error_fall_back_to_the_bundled_snapshot(fake_hub: Fa
 def test_gated_bundled_model_without_token_gives_the_labelled_snapshot(fake_hub: FakeHub):
     r = resolve_config("meta-llama/Llama-3.1-8B", timeout=2)
     assert r.origin == "bundled" and r.gated is True
-    assert r.config == bundled_config("meta-llama/Llama-3.1-8B")
+    assert r.config == load_config("meta-llama/Llama-3.1-8B")
     assert r.notice == ("meta-llama/Llama-3.1-8B is gated on the Hub and no token was given: using the bundled "
                         "snapshot of its config. For the live file, accept the license on "
                         f"{fake_hub.url}/meta-llama/Llama-3.1-8B and provide a token via {TOKENS}.")
@@ -392,7 +393,7 @@ def test_every_bundled_entry_resolves_offline(entry, monkeypatch):
     for name in (entry.hub_id, entry.display_name, entry.hub_id.lower()):
         r = resolve_config(name, offline=True)
         assert r.origin == "bundled" and r.name == entry.hub_id and r.notice is None
-        assert r.gated is entry.gated and r.config == bundled_config(entry.hub_id)
+        assert r.gated is entry.gated and r.config == load_config(entry.hub_id)
 
 
 def test_offline_model_not_bundled(fake_hub: FakeHub):

@@ -11,8 +11,6 @@ compared with kvcalc's ``transformers`` runtime, layer by layer.
 """
 from __future__ import annotations
 
-import json
-import os
 import warnings
 
 import pytest
@@ -20,12 +18,11 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 from cache_probe import feed, layer_storage_bytes  # noqa: E402
-from paths import ROOT  # noqa: E402
+from paths import load_fixture  # noqa: E402
 
 import kvcalc  # noqa: E402
 
-with open(os.path.join(ROOT, "tests", "fixtures", "transformers_5_24_coverage.json"), encoding="utf-8") as _f:
-    _TYPES = json.load(_f)["types"]
+_TYPES = load_fixture("transformers_5_24_coverage.json")["types"]
 
 PREFILL, DECODE = 5, 6        # more decode steps than every window below
 LAYERS = 6                    # the first 6 layers: every layer kind of each pattern below, a quicker build

@@ -5,11 +5,10 @@ kvcalc's own output.
 """
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
-from paths import reference_configs
+from paths import load_config, load_json, reference_configs
 
 import kvcalc
 
@@ -17,14 +16,6 @@ GiB, MiB = 2**30, 2**20
 
 LLAMA_7B = {"model_type": "llama", "num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096,
             "torch_dtype": "float16", "vocab_size": 32000}
-
-
-def load(name: str) -> dict:
-    for path in reference_configs():
-        if os.path.basename(path) == name:
-            with open(path, encoding="utf-8") as f:
-                return json.load(f)
-    pytest.skip(f"{name} not available")
 
 
 def test_llama_7b_fp16_seed_examples():
@@ -38,19 +29,21 @@ def test_llama_7b_fp16_seed_examples():
 
 def test_per_token_figures_checked_by_hand():
     # Llama-3-8B: 32 layers x 8 KV heads x 128 dims x (K+V) x 2 bytes
-    llama3 = load("meta-llama__Meta-Llama-3-8B.json")
+    llama3 = load_config("meta-llama__Meta-Llama-3-8B.json")
     assert kvcalc.kv_cache(llama3, batch=1, context=1).bytes_per_token == 32 * 8 * 128 * 2 * 2 == 131_072
     # DeepSeek-V3: 61 layers x (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 bytes, one latent per token
-    dsv3 = load("deepseek-ai__DeepSeek-V3.json")
+    dsv3 = load_config("deepseek-ai__DeepSeek-V3.json")
     assert kvcalc.kv_cache(dsv3, batch=1, context=1).bytes_per_token == 61 * 576 * 2 == 70_272
     # Qwen3-8B states head_dim 128 explicitly (hidden 4096 / 32 heads would also be 128), 36 layers, 8 KV heads
-    assert kvcalc.kv_cache(load("Qwen__Qwen3-8B.json"), batch=1, context=1).bytes_per_token == 36 * 8 * 128 * 2 * 2
+    qwen3 = load_config("Qwen__Qwen3-8B.json")
+    assert kvcalc.kv_cache(qwen3, batch=1, context=1).bytes_per_token == 36 * 8 * 128 * 2 * 2
     # Qwen3-0.6B: head_dim 128 stated, although hidden 1024 / 16 heads = 64
-    assert kvcalc.kv_cache(load("Qwen__Qwen3-0.6B.json"), batch=1, context=1).bytes_per_token == 28 * 8 * 128 * 2 * 2
+    qwen3_small = load_config("Qwen__Qwen3-0.6B.json")
+    assert kvcalc.kv_cache(qwen3_small, batch=1, context=1).bytes_per_token == 28 * 8 * 128 * 2 * 2
 
 
 def test_gemma3_27b_interleaved_sliding_window_at_128k():
-    cfg = load("google__gemma-3-27b-it.json")
+    cfg = load_config("google__gemma-3-27b-it.json")
     r = kvcalc.kv_cache(cfg, batch=1, context=131_072)
     per_layer_token = 16 * 128 * 2 * 2        # 16 KV heads x head_dim 128 x (K+V) x bf16
     full_layers = 62 // 6                     # pattern 6: every 6th layer is global -> 10
@@ -61,26 +54,26 @@ def test_gemma3_27b_interleaved_sliding_window_at_128k():
 
 
 def test_mistral_7b_v01_sliding_window_caps_every_layer():
-    cfg = load("mistralai__Mistral-7B-v0.1.json")   # sliding_window 4096 on all 32 layers
+    cfg = load_config("mistralai__Mistral-7B-v0.1.json")   # sliding_window 4096 on all 32 layers
     at_32k = kvcalc.kv_cache(cfg, batch=2, context=32_768).total_bytes
     assert at_32k == 2 * 32 * 4096 * 8 * 128 * 2 * 2
 
 
 def test_gpt_oss_alternating_128_token_window():
-    cfg = load("openai__gpt-oss-20b.json")           # 24 layers, half sliding (128), 8 KV heads x 64
+    cfg = load_config("openai__gpt-oss-20b.json")           # 24 layers, half sliding (128), 8 KV heads x 64
     r = kvcalc.kv_cache(cfg, batch=1, context=8192, dtype="bfloat16")
     per = 8 * 64 * 2 * 2
     assert r.total_bytes == 12 * per * 8192 + 12 * per * 128
 
 
 def test_t5_cross_attention_counts_encoder_tokens():
-    cfg = load("google-t5__t5-small.json")           # 6 decoder layers, 8 heads x d_kv 64, float32
+    cfg = load_config("google-t5__t5-small.json")           # 6 decoder layers, 8 heads x d_kv 64, float32
     r = kvcalc.kv_cache(cfg, batch=1, context=100, encoder_tokens=512)
     assert r.total_bytes == 6 * 8 * 64 * 2 * 4 * (100 + 512)
 
 
 def test_quantized_kv_includes_group_scales():
-    cfg = load("meta-llama__Meta-Llama-3-8B.json")
+    cfg = load_config("meta-llama__Meta-Llama-3-8B.json")
     # int4: 128 values -> 64 bytes + 2 groups of 64 x (fp16 scale + fp16 zero) = 72 bytes per head vector
     r = kvcalc.kv_cache(cfg, batch=1, context=1000, kv_dtype="int4")
     assert r.total_bytes == 1000 * 32 * 8 * 2 * 72
@@ -90,8 +83,7 @@ def test_quantized_kv_includes_group_scales():
 
 @pytest.mark.parametrize("path", reference_configs(), ids=os.path.basename)
 def test_every_reference_config_parses(path):
-    with open(path, encoding="utf-8") as f:
-        cfg = json.load(f)
+    cfg = load_json(path)
     r = kvcalc.kv_cache(cfg, batch=1, context=4096)
     assert r.bytes_per_token > 0
     assert r.total_bytes > 0
@@ -100,7 +92,7 @@ def test_every_reference_config_parses(path):
 
 
 def test_transformers_runtime_differences_from_ideal():
-    cfg = load("mistralai__Mistral-7B-v0.1.json")
+    cfg = load_config("mistralai__Mistral-7B-v0.1.json")
     W, T, per = 4096, 10_000, 8 * 128 * 2 * 2
     ideal = kvcalc.kv_cache(cfg, batch=1, context=T).total_bytes
     prefill = kvcalc.kv_cache(cfg, batch=1, context=T, runtime="transformers").total_bytes
@@ -134,7 +126,8 @@ def test_bad_inputs_raise_typed_errors():
 
 
 def test_per_layer_overrides_apply_to_sliding_layers_too():
-    cfg = dict(load("google__gemma-3-1b-it.json"), per_layer_config={"0": {"head_dim": 512}, "5": {"head_dim": 512}})
+    cfg = dict(load_config("google__gemma-3-1b-it.json"),
+               per_layer_config={"0": {"head_dim": 512}, "5": {"head_dim": 512}})
     r = kvcalc.kv_cache(cfg, batch=1, context=100)
     # gemma-3-1b: 1 KV head; layer 0 sliding (window 512), layer 5 full; both now head_dim 512
     assert r.layers[0].bytes == r.layers[5].bytes == 100 * 1 * 512 * 2 * 2
@@ -159,11 +152,11 @@ def test_static_cache_preallocates_and_beam_reorder_caps_at_window_minus_one():
     """Hand arithmetic (per layer 8 KV heads x 128 x 2 (K, V) x 2 bytes = 4,096 B per token, int64
     counters 8 B): StaticCache holds max_cache_len tokens whatever the context (a sliding layer
     min(W, max_cache_len)); after a beam reorder a sliding layer keeps min(T, W - 1) tokens."""
-    llama = load("meta-llama__Llama-3.1-8B.json")              # 32 full layers
+    llama = load_config("meta-llama__Llama-3.1-8B.json")              # 32 full layers
     r = kvcalc.kv_cache(llama, batch=2, context=100, runtime="transformers", cache_implementation="static",
                         max_cache_len=1000)
     assert r.total_bytes == 32 * (2 * 4096 * 1000 + 8) and r.layers[0].tokens == 1000
-    mistral = load("mistralai__Mistral-7B-v0.1.json")          # 32 sliding layers, W = 4096
+    mistral = load_config("mistralai__Mistral-7B-v0.1.json")          # 32 sliding layers, W = 4096
     r = kvcalc.kv_cache(mistral, batch=1, context=5000, runtime="transformers", cache_implementation="static",
                         max_cache_len=8000)
     assert r.total_bytes == 32 * (4096 * 4096 + 8)

@@ -10,16 +10,13 @@ vLLM 0.33 has no Mistral4 model class, base.py ``_create_attention_instances`` t
 """
 from __future__ import annotations
 
-import json
-
 import pytest
-from paths import ROOT
+from paths import load_fixture
 
 import kvcalc
 from kvcalc.errors import ConfigError
 
-with open(f"{ROOT}/tests/fixtures/transformers_5_24_coverage.json", encoding="utf-8") as _f:
-    _TYPES = json.load(_f)["types"]
+_TYPES = load_fixture("transformers_5_24_coverage.json")["types"]
 
 _DORY = dict(model_type="dory", vocab_size=128, hidden_size=64, intermediate_size=96, num_attention_heads=4,
              num_key_value_heads=2, head_dim=16, sliding_window=6)

@@ -6,14 +6,13 @@ Gemma 3's minimal files that rely on class defaults), not only configs transform
 """
 from __future__ import annotations
 
-import json
 import os
 import warnings
 
 import pytest
 
 transformers = pytest.importorskip("transformers")
-from paths import reference_configs  # noqa: E402
+from paths import load_json, reference_configs  # noqa: E402
 from transformers.cache_utils import get_layer_types_and_kwargs  # noqa: E402
 
 import kvcalc  # noqa: E402
@@ -37,8 +36,7 @@ def transformers_text_config(cfg: dict):
 
 @pytest.mark.parametrize("path", reference_configs(), ids=os.path.basename)
 def test_layer_kinds_match_transformers(path):
-    with open(path, encoding="utf-8") as f:
-        cfg = json.load(f)
+    cfg = load_json(path)
     spec = kvcalc.read_spec(cfg)
     if spec.is_encoder_decoder:
         pytest.skip("encoder-decoder: every decoder layer is full self-attention + cross-attention")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from paths import load_config
 
 import kvcalc
-from kvcalc.catalog import bundled_config
 from kvcalc.layer_table import PADDING
 from kvcalc.runtimes import ENGINE_RUNTIMES
 
@@ -40,13 +40,13 @@ def _deploy(model: str, runtime: str, options: dict) -> kvcalc.Deployment | None
         if "gpus" in opts:
             opts["pipeline_parallel_size"] = opts["gpus"]
     try:
-        return kvcalc.deploy(bundled_config(model), gpu="h100-sxm", runtime=runtime, **opts)
+        return kvcalc.deploy(load_config(model), gpu="h100-sxm", runtime=runtime, **opts)
     except kvcalc.InputError:
         return None        # e.g. tp 4 does not divide this model's heads: nothing to compare
     except kvcalc.UnsupportedError:
         if runtime in ENGINE_RUNTIMES:
             return None    # SGLang / TensorRT-LLM refuse layer kinds whose pools kvcalc does not model
-        if runtime == "vllm" and kvcalc.read_spec(bundled_config(model)).is_encoder_decoder:
+        if runtime == "vllm" and kvcalc.read_spec(load_config(model)).is_encoder_decoder:
             return None    # vLLM 0.33 serves no encoder-decoder but Whisper (kvcalc.vllm.removed)
         raise
 
@@ -103,7 +103,7 @@ def test_the_reported_cases_by_hand() -> None:
     """The issue's Llama-3.1-8B / H100 / vLLM, batch 4 x 1,000: 131,072 B per token (32 layers x 8 KV
     heads x 128 x K+V x 2 B). Block size 128: ceil(1000/128) = 8 blocks = 1,024 slots -> 536,870,912 B;
     block size 16 on TP 2: 63 blocks = 1,008 slots, 4 KV heads per rank -> 264,241,152 B per GPU."""
-    llama = bundled_config("meta-llama/Llama-3.1-8B")
+    llama = load_config("meta-llama/Llama-3.1-8B")
     d = kvcalc.deploy(llama, gpu="h100-sxm", runtime="vllm", block_size=128)
     assert kvcalc.layer_bytes(d, 4, 1000).per_gpu_bytes == 4 * 1024 * 131_072 == 536_870_912
     assert kvcalc.plan(d, batch=4, context=1000).kv_bytes == 536_870_912
@@ -116,7 +116,7 @@ def test_gemma2_sliding_blocks_follow_max_num_batched_tokens() -> None:
     """Gemma-2-9B, vLLM, max_num_batched_tokens 512, batch 4 x 1,000 tokens: 21 full layers hold
     ceil(1000/16) = 63 blocks, 21 sliding (W = 4096) layers cdiv(min(4095 + 512, 1000), 16) + 1 = 64;
     8 KV heads x 256 x K+V x 2 B x 16 tokens = 131,072 B per layer block."""
-    d = kvcalc.deploy(bundled_config("google/gemma-2-9b-it"), gpu="h100-sxm", runtime="vllm",
+    d = kvcalc.deploy(load_config("google/gemma-2-9b-it"), gpu="h100-sxm", runtime="vllm",
                       max_num_batched_tokens=512)
     table = kvcalc.layer_bytes(d, 4, 1000)
     per_block = 8 * 256 * 2 * 2 * 16
@@ -128,7 +128,7 @@ def test_vllm_block_padding_is_its_own_row() -> None:
     """Gemma 3 27B on 2 pipeline stages: each stage holds fewer layers of one KV-cache group than the
     stage's group size, so part of every shared block is unused; those bytes are a padding row and
     the table still sums to the plan."""
-    d = kvcalc.deploy(bundled_config("google/gemma-3-27b-it"), gpu="h100-sxm", runtime="vllm", gpus=2,
+    d = kvcalc.deploy(load_config("google/gemma-3-27b-it"), gpu="h100-sxm", runtime="vllm", gpus=2,
                       tensor_parallel_size=1, pipeline_parallel_size=2)
     table = kvcalc.layer_bytes(d, 4, 1000)
     pads = [r for r in table.rows if r.kind == PADDING]
@@ -138,7 +138,7 @@ def test_vllm_block_padding_is_its_own_row() -> None:
 
 def test_a_deployment_is_reused_not_rebuilt() -> None:
     """plan() takes a Deployment as it is: options beside it are refused rather than silently ignored."""
-    d = kvcalc.deploy(bundled_config("meta-llama/Llama-3.1-8B"), gpu="rtx-4090", runtime="vllm")
+    d = kvcalc.deploy(load_config("meta-llama/Llama-3.1-8B"), gpu="rtx-4090", runtime="vllm")
     assert kvcalc.plan(d, batch=2, context=4096).gpu == d.gpu.name
     with pytest.raises(kvcalc.InputError, match="belong to the Deployment"):
         kvcalc.plan(d, batch=2, context=4096, gpus=2)
@@ -147,7 +147,7 @@ def test_a_deployment_is_reused_not_rebuilt() -> None:
 def test_gpu_count_and_parallel_sizes_must_agree() -> None:
     """A missing size is derived (4 GPUs at tp 2 -> pp 2); sizes that contradict the count are refused,
     under transformers too (it used to plan 2 stages on 4 GPUs silently)."""
-    cfg = bundled_config("meta-llama/Llama-3.1-8B")
+    cfg = load_config("meta-llama/Llama-3.1-8B")
     d = kvcalc.deploy(cfg, runtime="vllm", gpus=4, tensor_parallel_size=2)
     assert (d.tp, d.pp) == (2, 2)
     with pytest.raises(kvcalc.InputError, match="must equal gpus"):
@@ -161,12 +161,9 @@ def test_gpu_count_and_parallel_sizes_must_agree() -> None:
 def test_hybrid_table_adds_up_to_the_headline(options: dict) -> None:
     # Qwen3-Next (36 gated-delta-net + 12 attention layers) now plans under vLLM 0.33's hybrid allocator:
     # the table's rows, the headline and the chart agree, and the headline is the block arithmetic.
-    import json
-    import os
 
-    from paths import ROOT
-    with open(os.path.join(ROOT, "tests", "oracles", "configs", "Qwen__Qwen3-Next-80B-A3B-Thinking.json")) as f:
-        cfg = json.load(f)
+    from paths import load_config
+    cfg = load_config("Qwen__Qwen3-Next-80B-A3B-Thinking.json")
     d = kvcalc.deploy(cfg, gpu="h200", runtime="vllm", max_model_len=65536, **options)
     vp = d.vllm_plan()
     for batch, context in SHAPES:
@@ -182,7 +179,7 @@ def test_speculative_drafter_rows_add_up() -> None:
     # DeepSeek-V3 + MTP (num_nextn_predict_layers 1) on 8 GPUs: 61 decoder rows plus one 'draft' row (index
     # 61), each MLA layer 16 x 576 x 2 B = 18,432 B per block, the headline the same block arithmetic.
     from kvcalc.layer_table import DRAFT
-    d = kvcalc.deploy(bundled_config("deepseek-ai/DeepSeek-V3"), gpu="h200", gpus=8, runtime="vllm",
+    d = kvcalc.deploy(load_config("deepseek-ai/DeepSeek-V3"), gpu="h200", gpus=8, runtime="vllm",
                       max_model_len=65536, speculative_config={"method": "mtp", "num_speculative_tokens": 1})
     p = kvcalc.plan(d, batch=2, context=5000, solve_gpus=False)
     table = kvcalc.layer_bytes(d, 2, 5000)

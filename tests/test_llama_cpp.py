@@ -2,11 +2,10 @@
 each entry with its public source) and against llama.cpp's source (cited per test)."""
 from __future__ import annotations
 
-import json
-import os
 import re
 
 import pytest
+from paths import load_config, load_fixture
 
 from kvcalc import AttentionCache, LayerSpec, ModelSpec, read_spec
 from kvcalc.errors import InputError, UnsupportedError
@@ -14,11 +13,8 @@ from kvcalc.gguf.mixes import GgufWeights, gguf_weights
 from kvcalc.llama_cpp import LlamaCppOptions, llama_cpp_plan, plan_from_config
 from kvcalc.llama_cpp.cache import kv_groups, resolve_cells
 from kvcalc.llama_cpp.command import parse_llama_command
-from tests.paths import load_config
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "engine_logs", "llama_cpp.json")
-with open(FIXTURE, encoding="utf-8") as _f:
-    LOGS = json.load(_f)
+LOGS = load_fixture("engine_logs/llama_cpp.json")
 MiB = 2**20
 SIZE_LINE = re.compile(r"KV self size\s+=\s+([\d.]+) MiB, K \((\w+)\):\s+([\d.]+) MiB, V \((\w+)\):\s+([\d.]+) MiB")
 

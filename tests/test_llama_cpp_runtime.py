@@ -12,19 +12,16 @@ import os
 import struct
 
 import pytest
+from paths import load_config, load_fixture
 
 import kvcalc
-from kvcalc.catalog import bundled_config
 from kvcalc.cli import main
 from kvcalc.errors import InputError, UnsupportedError
 from kvcalc.llama_cpp import LlamaCppOptions
 from kvcalc.llama_cpp.command import parse_llama_command
-from tests.paths import load_config
 
 MiB, GiB = 2**20, 2**30
-FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "engine_logs", "llama_cpp.json")
-with open(FIXTURE, encoding="utf-8") as _f:
-    LOGS = json.load(_f)
+LOGS = load_fixture("engine_logs/llama_cpp.json")
 LLAMA8B = "meta-llama/Llama-3.1-8B"      # 32 layers, 8 KV heads x 128, vocab 128,256
 GEMMA3 = "google/gemma-3-27b-it"         # 62 layers (10 full, 52 sliding, window 1024), 16 KV heads x 128
 
@@ -62,7 +59,7 @@ def test_plan_weights_reproduce_logged_file_sizes() -> None:
     p = kvcalc.plan(d, batch=1, solve_gpus=False)
     assert f"{p.weights_bytes_total / GiB:.2f}" == f"{f16['pins']['file_gib']:.2f}"
     assert p.weights_scheme == "GGUF F16" and p.weights_quality == "exact"
-    d70 = kvcalc.deploy(bundled_config("meta-llama/Llama-3.1-70B"), gpu="h200", runtime="llama_cpp", gguf="Q4_0",
+    d70 = kvcalc.deploy(load_config("meta-llama/Llama-3.1-70B"), gpu="h200", runtime="llama_cpp", gguf="Q4_0",
                         n_ctx=4096)
     assert f"{kvcalc.plan(d70, batch=1, solve_gpus=False).weights_bytes_total / GiB:.2f}" == "37.22"
 
@@ -88,7 +85,7 @@ def test_the_issue_command_line_by_hand(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_request_beyond_the_cells_does_not_fit() -> None:
     """Non-unified -c 8192 -np 4: a request longer than n_ctx_seq = 2048, or a fifth one, is refused."""
-    d = kvcalc.deploy(bundled_config(LLAMA8B), gpu="4090", runtime="llama_cpp", gguf="Q4_K_M", n_ctx=8192,
+    d = kvcalc.deploy(load_config(LLAMA8B), gpu="4090", runtime="llama_cpp", gguf="Q4_K_M", n_ctx=8192,
                       n_parallel=4)
     assert kvcalc.plan(d, batch=4, context=2048).fits
     assert not kvcalc.plan(d, batch=4, context=2049).fits
@@ -101,7 +98,7 @@ def test_sliding_window_layers_are_capped_in_the_table_and_curve() -> None:
     layers, the SWA cache PAD(min(32768, 1024 x 4 + 512), 256) = 4608 cells of 52 layers
     (llama-kv-cache-iswa.cpp); 16 KV heads x 128 x K+V x 2 B = 8192 B per cell per layer. One request of
     8192 tokens occupies 8192 cells of a full layer and 1024 (its window) of a sliding one."""
-    d = kvcalc.deploy(bundled_config(GEMMA3), gpu="h200", runtime="llama_cpp", gguf="Q4_K_M", n_ctx=32768)
+    d = kvcalc.deploy(load_config(GEMMA3), gpu="h200", runtime="llama_cpp", gguf="Q4_K_M", n_ctx=32768)
     p = kvcalc.plan(d, batch=1, context=8192, solve_gpus=False)
     assert p.available_kv_bytes == (32768 * 10 + 4608 * 52) * 8192
     assert "llama_kv_cache_iswa: creating     SWA KV cache, size = 4608 cells" in p.engine_lines
@@ -110,7 +107,7 @@ def test_sliding_window_layers_are_capped_in_the_table_and_curve() -> None:
     assert sum(r.tokens == 8192 for r in rows) == 10
     assert p.kv_bytes == (8192 * 10 + 1024 * 52) * 8192
     assert kvcalc.memory_curve(d, 1, [8192])[0].kv == p.kv_bytes
-    full = kvcalc.deploy(bundled_config(GEMMA3), gpu="h200", runtime="llama_cpp", gguf="Q4_K_M", n_ctx=32768,
+    full = kvcalc.deploy(load_config(GEMMA3), gpu="h200", runtime="llama_cpp", gguf="Q4_K_M", n_ctx=32768,
                          swa_full=True)
     assert kvcalc.plan(full, batch=1, context=8192, solve_gpus=False).available_kv_bytes == 32768 * 62 * 8192
 
@@ -119,7 +116,7 @@ def test_partial_offload_shows_gpu_and_host_bytes() -> None:
     """-ngl 16 on 32 blocks (load_tensors: i_gpu_start = 33 - 16 = 17): blocks 17..31 and the output layer on
     the GPU, token_embd and blocks 0..16 on the host; llama-cli -c 4096: 4096 cells x 1024 x 2 x 2 B = 16 MiB
     of f16 KV per layer, 15 layers on the GPU, 17 on the host."""
-    config = bundled_config(LLAMA8B)
+    config = load_config(LLAMA8B)
     d = kvcalc.deploy(config, gpu="4090", runtime="llama_cpp", gguf="Q4_K_M", n_ctx=4096, n_gpu_layers=16,
                       llama_cpp=LlamaCppOptions(program="llama-cli"))
     p = kvcalc.plan(d, batch=1, context=4096, solve_gpus=False)
@@ -137,7 +134,7 @@ def test_partial_offload_shows_gpu_and_host_bytes() -> None:
 def test_solvers_size_the_run_to_the_request() -> None:
     """The longest context is a whole number of 256-cell pads (llama_context pads n_ctx to 256): a run of
     -c T fits, -c T + 1 does not; the largest batch B at 4096 tokens: -np B -c 4096 B fits, B + 1 does not."""
-    config = bundled_config(LLAMA8B)
+    config = load_config(LLAMA8B)
     d = kvcalc.deploy(config, gpu_mem_gib=8, runtime="llama_cpp", gguf="Q4_K_M", n_ctx=4096)
     p = kvcalc.plan(d, batch=1, context=4096)
     t = p.max_context
@@ -155,12 +152,12 @@ def test_solvers_size_the_run_to_the_request() -> None:
 
 
 def test_out_of_memory_is_the_engines_refusal() -> None:
-    d = kvcalc.deploy(bundled_config("meta-llama/Llama-3.1-70B"), gpu="4090", runtime="llama_cpp", gguf="Q4_K_M",
+    d = kvcalc.deploy(load_config("meta-llama/Llama-3.1-70B"), gpu="4090", runtime="llama_cpp", gguf="Q4_K_M",
                       n_ctx=8192)
     p = kvcalc.plan(d, batch=1, context=8192)
     assert not p.fits and "cudaMalloc failed: out of memory" in p.binding_constraint and "-ngl" in p.binding_constraint
     assert p.min_gpus is None
-    offloaded = kvcalc.deploy(bundled_config("meta-llama/Llama-3.1-70B"), gpu="4090", runtime="llama_cpp",
+    offloaded = kvcalc.deploy(load_config("meta-llama/Llama-3.1-70B"), gpu="4090", runtime="llama_cpp",
                               gguf="Q4_K_M", n_ctx=8192, n_gpu_layers=30)
     assert kvcalc.plan(offloaded, batch=1, context=8192).fits
 
@@ -179,20 +176,20 @@ def test_out_of_memory_is_the_engines_refusal() -> None:
 def test_refusals_in_the_engines_words(kwargs: dict, error: type, words: str) -> None:
     opts = {"gpu": "4090", "runtime": "llama_cpp", "gguf": "Q4_K_M", "n_ctx": 4096, **kwargs}
     with pytest.raises(error, match=None) as e:
-        kvcalc.plan(kvcalc.deploy(bundled_config(LLAMA8B), **opts), batch=1)
+        kvcalc.plan(kvcalc.deploy(load_config(LLAMA8B), **opts), batch=1)
     assert words in str(e.value)
 
 
 def test_llama_options_on_another_runtime_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(InputError, match="llama.cpp options"):
-        kvcalc.deploy(bundled_config(LLAMA8B), runtime="vllm", n_ctx=4096)
+        kvcalc.deploy(load_config(LLAMA8B), runtime="vllm", n_ctx=4096)
     code, _, err = _cli(capsys, "plan", LLAMA8B, "--offline", "--runtime", "sglang", "-ngl", "10")
     assert code == 2 and "-ngl is a llama.cpp option" in err
 
 
 def test_mla_is_refused_with_the_reason() -> None:
     with pytest.raises(UnsupportedError, match="MLA"):
-        kvcalc.plan(kvcalc.deploy(bundled_config("deepseek-ai/DeepSeek-V2-Lite"), runtime="llama_cpp",
+        kvcalc.plan(kvcalc.deploy(load_config("deepseek-ai/DeepSeek-V2-Lite"), runtime="llama_cpp",
                                   gguf="Q8_0", n_ctx=4096), batch=1)
 
 
@@ -200,7 +197,7 @@ def test_a_parsed_command_line_and_its_hf_quant_plan() -> None:
     """``llama-server -hf repo:Q4_K_M -c 16384 -ngl 20`` gives the options and the file type."""
     opts = parse_llama_command("llama-server -hf bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M -c 16384 "
                                "-ngl 20").options
-    d = kvcalc.deploy(bundled_config(LLAMA8B), gpu="4090", runtime="llama_cpp", llama_cpp=opts)
+    d = kvcalc.deploy(load_config(LLAMA8B), gpu="4090", runtime="llama_cpp", llama_cpp=opts)
     p = kvcalc.plan(d, batch=1, solve_gpus=False)
     assert p.weights_scheme == "GGUF Q4_K_M" and p.context == 16384       # 4 unified slots share 16384 cells
     assert p.engine_lines[0] == "load_tensors: offloaded 20/33 layers to GPU"

@@ -22,7 +22,7 @@ import os
 
 import pytest
 from apptest import COMPARE, GPU_FIT, HOW, PLANNER, rerun, run_page
-from paths import ROOT
+from paths import ROOT, config_path, load_config
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
@@ -233,11 +233,12 @@ def test_compare_bad_link_falls_back_with_a_notice():
 
 
 def test_compare_csv_matches_the_table():
+    from paths import load_config
+
     import kvcalc
     from dashboard import compare
-    from kvcalc.catalog import bundled_config
 
-    cfg = bundled_config(LLAMA)
+    cfg = load_config(LLAMA)
     s = compare.Scenario(LLAMA, "as configured", "auto", "ideal")
     r = compare.evaluate(s, cfg, gpu={"gpu": "h100-sxm", "gpus": 1}, batch=1, variant={}, contexts=[1, 1024, LLAMA_MAX],
                          name="H100")
@@ -387,7 +388,7 @@ def test_gpu_fit_every_widget(monkeypatch):
     at.radio(key="source").set_value("paste")
     ok(at)
     assert any("Paste or upload" in e.value for e in at.error)
-    with open(os.path.join(ROOT, "data", "configs", "Qwen__Qwen3-0.6B.json"), "rb") as f:
+    with open(config_path("Qwen__Qwen3-0.6B.json"), "rb") as f:
         raw = f.read()
     at.text_area(key="pasted").set_value(raw.decode())
     ok(at)
@@ -501,7 +502,7 @@ def test_how_it_works_every_widget(monkeypatch):
 
     at.radio(key="source").set_value("paste")
     ok(at)
-    with open(os.path.join(ROOT, "data", "configs", "Qwen__Qwen3-0.6B.json"), encoding="utf-8") as f:
+    with open(config_path("Qwen__Qwen3-0.6B.json"), encoding="utf-8") as f:
         at.text_area(key="pasted").set_value(f.read())
     ok(at)
     assert num(metrics(at)["KV bytes / token"]) == KV_QWEN06
@@ -547,11 +548,12 @@ def test_compare_has_the_estimated_decode_speed_of_each_scenario():
     """Issue 15: a tokens/s column. Llama-3.1-8B bf16 on one H100 SXM (3,350 GB/s x the default 0.76):
     a step at 4,096 tokens reads the weights less the 128,256 x 4,096 x 2 B input table but its one row,
     and 4,096 x 131,072 B of cache; and the MQA what-if reads an eighth of that cache, so it is faster."""
+    from paths import load_config
+
     from dashboard import compare
-    from kvcalc.catalog import bundled_config
     from kvcalc.speed import DEFAULT_BANDWIDTH_EFFICIENCY
 
-    cfg = bundled_config(LLAMA)
+    cfg = load_config(LLAMA)
     rows = []
     for attn in ("as configured", "mqa"):
         s = compare.Scenario(LLAMA, attn, "auto", "vllm")
@@ -636,16 +638,11 @@ def _config_link(config: dict) -> str:
     return encode_config(config)
 
 
-def _bundled(hub_id: str) -> dict:
-    with open(os.path.join(ROOT, "data", "configs", hub_id.replace("/", "__") + ".json"), encoding="utf-8") as f:
-        return json.load(f)
-
-
 def test_a_pasted_config_is_shared_through_the_link():
     import base64
     import zlib
 
-    cfg = {**_bundled(QWEN06), "_name_or_path": "acme/*tuned* qwen"}
+    cfg = {**load_config(QWEN06), "_name_or_path": "acme/*tuned* qwen"}
     at = run(GPU_FIT, source="paste", runtime="ideal", gpu="rtx-4090")
     at.text_area(key="pasted").input(json.dumps(cfg))
     ok(at)
@@ -662,7 +659,7 @@ def test_a_pasted_config_is_shared_through_the_link():
 
 
 def test_a_bad_config_link_falls_back_to_the_default_model():
-    link = _config_link(_bundled(QWEN06))
+    link = _config_link(load_config(QWEN06))
     at = run(GPU_FIT, source="paste", cfg="A" + link[2:], runtime="ideal")
     assert "cfg=" in notices(at) and "showing the default model instead" in notices(at)
     assert at.radio(key="source").value == "bundled"
@@ -671,7 +668,7 @@ def test_a_bad_config_link_falls_back_to_the_default_model():
 
 
 def test_an_uploaded_config_is_titled_by_its_file_name():
-    cfg = {k: v for k, v in _bundled(QWEN06).items() if k != "_name_or_path"}
+    cfg = {k: v for k, v in load_config(QWEN06).items() if k != "_name_or_path"}
     at = run(GPU_FIT, source="paste", runtime="ideal", cfg=_config_link(cfg), cfg_name="my-model.json")
     assert at.subheader[0].value.startswith("my-model.json on 1 x")
 
@@ -691,7 +688,7 @@ def test_a_mistyped_hub_id_is_not_found_not_a_bad_link(fake_hub):
 
 
 def test_a_config_too_large_for_a_link_says_so():
-    cfg = {**_bundled(QWEN06), "notes": os.urandom(6000).hex()}       # 12,000 random hex digits: incompressible
+    cfg = {**load_config(QWEN06), "notes": os.urandom(6000).hex()}       # 12,000 random hex digits: incompressible
     at = run(GPU_FIT, source="paste", runtime="ideal")
     at.text_area(key="pasted").input(json.dumps(cfg))
     ok(at)

@@ -13,38 +13,21 @@ from __future__ import annotations
 import csv
 import functools
 import json
+import os
 import re
 import warnings
 from pathlib import Path
 
 import pytest
 from hf_reference import NotBuildable, hf_config, meta_model
+from paths import REFERENCE, ROOT, load_config, reference_configs
 
 from kvcalc.errors import ConfigError, UnsupportedError
 from kvcalc.params import PARTS, SUPPORTED_MODEL_TYPES, ParamCount, count_params
 
-REPO = Path(__file__).resolve().parent.parent
-CONFIG_DIRS = [REPO / "data" / "configs", REPO.parent / "shared" / "reference" / "configs"]
-PARAMS_CSVS = [REPO / "data" / "params.csv", REPO.parent / "shared" / "reference" / "params.csv"]
-
-
-def _config_files() -> dict[str, Path]:
-    """Reference configs by file name; a copy in data/configs wins over ../shared."""
-    found: dict[str, Path] = {}
-    for folder in CONFIG_DIRS:
-        if folder.is_dir():
-            for path in sorted(folder.glob("*.json")):
-                found.setdefault(path.name, path)
-    return found
-
-
-CONFIGS = _config_files()
-
-
-def _load(name: str) -> dict:
-    if name not in CONFIGS:
-        pytest.skip(f"reference config {name} not found in {', '.join(map(str, CONFIG_DIRS))}")
-    return json.loads(CONFIGS[name].read_text())
+PARAMS_CSVS = [Path(ROOT) / "data" / "params.csv", Path(REFERENCE) / "params.csv"]
+CONFIGS = sorted(os.path.basename(path) for path in reference_configs())
+"""Reference configs by file name (a copy in data/configs wins over ../shared)."""
 
 
 # --------------------------------------------------------------------------- transformers ground truth
@@ -171,9 +154,9 @@ def _assert_matches_transformers(cfg: dict) -> ParamCount:
     return ours
 
 
-@pytest.mark.parametrize("name", sorted(CONFIGS) or ["(no reference configs found)"])
+@pytest.mark.parametrize("name", CONFIGS or ["(no reference configs found)"])
 def test_reference_config_matches_transformers(name):
-    cfg = _load(name)
+    cfg = load_config(name)
     ours = _assert_matches_transformers(cfg)
     assert ours.total == sum(ours.parts().values())
 
@@ -513,13 +496,13 @@ PUBLISHED_WITH_BUFFERS = {
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
 def test_published_total(name):
     _, total = PUBLISHED[name]
-    assert count_params(_load(name)).total == total
+    assert count_params(load_config(name)).total == total
 
 
 @pytest.mark.parametrize("name", sorted(PUBLISHED_WITH_BUFFERS))
 def test_published_total_minus_buffers(name):
     _, total, buffers = PUBLISHED_WITH_BUFFERS[name]
-    assert count_params(_load(name)).total == total - buffers
+    assert count_params(load_config(name)).total == total - buffers
 
 
 def test_published_numbers_are_those_of_params_csv():
@@ -563,29 +546,29 @@ def test_moe_active_is_top_k_experts():
 
 def test_published_active_counts():
     """Active counts quoted by the model authors (embedding table included, as defined here)."""
-    ds = count_params(_load("deepseek-ai__DeepSeek-V3.json"))
+    ds = count_params(load_config("deepseek-ai__DeepSeek-V3.json"))
     assert round(ds.active / 1e9) == 38 and ds.total == 671026404352  # "671B total, 37B activated"
-    q = count_params(_load("Qwen__Qwen3-30B-A3B.json"))
+    q = count_params(load_config("Qwen__Qwen3-30B-A3B.json"))
     assert round(q.active / 1e8) == 34  # "30.5B total, 3.3B activated"
-    oss = count_params(_load("openai__gpt-oss-120b.json"))
+    oss = count_params(load_config("openai__gpt-oss-120b.json"))
     assert round((oss.active - oss.embedding) / 1e7) == 513  # model card: 5.13B active (without the embedding)
 
 
 def test_fields_used_are_recorded():
-    c = count_params(_load("google__gemma-3-4b-it.json"))
+    c = count_params(load_config("google__gemma-3-4b-it.json"))
     assert "text_config.hidden_size" in c.fields_used
     assert "vision_config.image_size" in c.fields_used
-    c = count_params(_load("deepseek-ai__DeepSeek-V2-Lite.json"))
+    c = count_params(load_config("deepseek-ai__DeepSeek-V2-Lite.json"))
     assert "q_lora_rank" in c.fields_used  # read as an explicit null
     assert "n_embd" in count_params({"model_type": "gpt2", "n_embd": 64, "n_head": 4}).fields_used
 
 
 def test_defaults_used_are_reported():
     """gemma-3-4b-it's config.json omits most text fields: the Gemma3TextConfig defaults fill them in."""
-    c = count_params(_load("google__gemma-3-4b-it.json"))
+    c = count_params(load_config("google__gemma-3-4b-it.json"))
     assert "text_config.num_attention_heads=8" in c.defaults_used
     assert "tie_word_embeddings=True" in c.defaults_used
-    assert count_params(_load("meta-llama__Llama-3.1-8B.json")).defaults_used == ()
+    assert count_params(load_config("meta-llama__Llama-3.1-8B.json")).defaults_used == ()
 
 
 def test_unsupported_model_type():

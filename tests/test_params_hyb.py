@@ -200,13 +200,9 @@ def test_glm5_next_flat_config_cache() -> None:
     on a random-init Glm5NextForConditionalGeneration in bfloat16 (batch 1, prefill 5 + 3 decode steps, every
     cache tensor's storage per layer, tests/cache_probe.py): 4,390,912 bytes per KDA layer, 784 per indexed MLA
     layer (every 4th). kvcalc used to read such a config as an unknown decoder and refuse it."""
-    import json
-    import os
+    from paths import load_fixture
 
-    from paths import ROOT
-
-    with open(os.path.join(ROOT, "tests", "fixtures", "transformers_5_24_coverage.json"), encoding="utf-8") as f:
-        rec = json.load(f)["types"]["glm5_next"]["config"]
+    rec = load_fixture("transformers_5_24_coverage.json")["types"]["glm5_next"]["config"]
     text = {k: v for k, v in rec["text_config"].items() if k != "model_type"}
     flat = {**text, "model_type": "glm5_next", "vision_config": rec["vision_config"]}
     got = kv_cache(flat, batch=1, context=8, prefill=5, dtype="bfloat16", runtime="transformers")

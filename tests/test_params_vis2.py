@@ -13,17 +13,15 @@ refused with a typed error, never guessed.
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 import pytest
-from paths import ROOT
+from paths import load_fixture
 
 from kvcalc.errors import ConfigError, UnsupportedError
 from kvcalc.params import count_params
 
-with open(f"{ROOT}/tests/fixtures/transformers_5_24_coverage.json", encoding="utf-8") as _f:
-    _TYPES = json.load(_f)["types"]
+_TYPES = load_fixture("transformers_5_24_coverage.json")["types"]
 
 # a small decoder, so the variants build on the meta device in about a second each
 _TEXT = dict(hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,

@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 from typing import Any
 from unittest import mock
 
 import pytest
 from hf_reference import meta_model
-from paths import ROOT
+from paths import load_fixture
 
 from kvcalc.errors import ConfigError, UnsupportedError
 from kvcalc.model_types import ModelType, lookup
 from kvcalc.params import ParamCount, count_params
 
-with open(f"{ROOT}/tests/fixtures/transformers_5_24_coverage.json", encoding="utf-8") as _f:
-    _TYPES = json.load(_f)["types"]
+_TYPES = load_fixture("transformers_5_24_coverage.json")["types"]
 
 # a small decoder per text type, so the variants build in well under a second each
 _TINY = dict(hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,

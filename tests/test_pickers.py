@@ -15,7 +15,7 @@ import os
 import zlib
 
 import pytest
-from paths import ROOT
+from paths import ROOT, load_config
 
 from dashboard import config_link, pickers
 from dashboard.state import CONFIG_LINK_MAX_CHARS
@@ -26,11 +26,6 @@ from kvcalc.hub import ConfigJSONError, NotADecoderError
 
 with open(os.path.join(ROOT, "data", "gpus.csv"), newline="", encoding="utf-8") as f:
     GPU_ROWS = list(csv.DictReader(f))
-
-
-def bundled(name: str) -> dict:
-    with open(os.path.join(ROOT, "data", "configs", name), encoding="utf-8") as f:
-        return json.load(f)
 
 
 def gpus_found(query: str) -> set[str]:
@@ -95,7 +90,7 @@ def test_narrow_keeps_the_current_choice():
 
 # ----------------------------------------------------------------------------- config in the link
 def test_a_pasted_config_round_trips_through_the_link():
-    cfg = bundled("meta-llama__Llama-3.1-8B.json")
+    cfg = load_config("meta-llama__Llama-3.1-8B.json")
     value = config_link.encode_config(cfg)
     assert len(value) <= CONFIG_LINK_MAX_CHARS
     assert set(value) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")   # URL-safe
@@ -122,7 +117,7 @@ def test_a_bad_link_payload_is_refused(value, fragment):
 
 
 def test_a_cut_payload_is_refused():
-    value = config_link.encode_config(bundled("meta-llama__Llama-3.1-8B.json"))
+    value = config_link.encode_config(load_config("meta-llama__Llama-3.1-8B.json"))
     with pytest.raises(KVCalcError):
         config_link.decode_config(value[: len(value) // 2])
 
@@ -137,7 +132,7 @@ def test_a_payload_gets_the_checks_of_a_paste():
 
 
 def test_a_config_too_large_for_a_link_is_detected_by_its_length():
-    cfg = {**bundled("meta-llama__Llama-3.1-8B.json"), "notes": os.urandom(8000).hex()}   # incompressible
+    cfg = {**load_config("meta-llama__Llama-3.1-8B.json"), "notes": os.urandom(8000).hex()}   # incompressible
     assert len(config_link.encode_config(cfg)) > CONFIG_LINK_MAX_CHARS
 
 

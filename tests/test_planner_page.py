@@ -11,7 +11,7 @@ import json
 import os
 
 import pytest
-from paths import ROOT
+from paths import ROOT, load_fixture
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 GiB, MiB = 1 << 30, 1 << 20
@@ -170,12 +170,8 @@ def test_each_figure_shows_how_it_was_obtained():
 
 
 # ----------------------------------------------------------------------------- vLLM options (issue 13)
-LORA_FIXTURE = os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_lora.json")
-
-
 def lora_case(name: str) -> dict:
-    with open(LORA_FIXTURE) as f:
-        return next(c for c in json.load(f)["cases"] if c["name"] == name)
+    return next(c for c in load_fixture("vllm_0_33_lora.json")["cases"] if c["name"] == name)
 
 
 def metric_bytes(at, label_start: str) -> int:

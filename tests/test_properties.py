@@ -7,12 +7,12 @@ failure reproduces.
 from __future__ import annotations
 
 import copy
-import json
 import math
 import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paths import load_json
 
 import kvcalc
 from kvcalc.catalog import catalog
@@ -21,10 +21,7 @@ from kvcalc.variants import apply_variant
 SETTINGS = settings(max_examples=1000, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-CONFIGS = []
-for _e in catalog():
-    with open(_e.path, encoding="utf-8") as _f:
-        CONFIGS.append(json.load(_f))
+CONFIGS = [load_json(entry.path) for entry in catalog()]
 
 json_scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2**70, max_value=2**70),
                          st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12))

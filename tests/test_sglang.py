@@ -8,15 +8,15 @@ logs are reproduced in tests/test_engine_logs.py.
 from __future__ import annotations
 
 import pytest
+from paths import load_config
 
 import kvcalc
-from kvcalc.catalog import bundled_config
 from kvcalc.engine_commands import parse_engine_command
 from kvcalc.sglang import NOT_ENOUGH_MEMORY, default_max_running_requests, default_mem_fraction_static
 
 MiB, GiB = 2**20, 2**30
 H100 = 81559 * MiB            # data/gpus.csv h100-sxm (nvidia-smi total)
-LLAMA_8B = bundled_config("meta-llama/Llama-3.1-8B")
+LLAMA_8B = load_config("meta-llama/Llama-3.1-8B")
 LLAMA_CELL = 32 * 8 * 128 * 2 * 2          # layers x KV heads x head_dim x (K+V) x bf16 = 131,072 B
 
 
@@ -58,7 +58,7 @@ def test_max_running_requests_default_and_cap() -> None:
 
 def test_mla_cell_is_whole_on_every_rank() -> None:
     """DeepSeek-V2-Lite: (kv_lora_rank 512 + qk_rope_head_dim 64) x 27 layers x 2 B, not split by TP; one 'KV size'."""
-    cfg = bundled_config("deepseek-ai/DeepSeek-V2-Lite")
+    cfg = load_config("deepseek-ai/DeepSeek-V2-Lite")
     for tp in (1, 2):
         ep = kvcalc.deploy(cfg, runtime="sglang", gpus=tp).engine_plan()
         assert ep.cell_bytes == (512 + 64) * 27 * 2
@@ -71,7 +71,7 @@ def test_tensor_parallel_splits_kv_heads() -> None:
 
 
 def test_no_memory_is_sglangs_refusal() -> None:
-    d = kvcalc.deploy(bundled_config("meta-llama/Llama-3.1-70B"), runtime="sglang", gpu="h100-sxm")
+    d = kvcalc.deploy(load_config("meta-llama/Llama-3.1-70B"), runtime="sglang", gpu="h100-sxm")
     p = kvcalc.plan(d, batch=1, context=1000, solve_gpus=False)
     assert not p.fits and p.max_context is None and p.binding_constraint == NOT_ENOUGH_MEMORY
     assert p.engine_lines[-1] == f"SGLang refuses to start: {NOT_ENOUGH_MEMORY}"
@@ -80,7 +80,7 @@ def test_no_memory_is_sglangs_refusal() -> None:
 def test_fewest_gpus() -> None:
     """Llama-3.1-70B, batch 16 x 32,768 = 524,288 tokens on H100s: tp 4 leaves ~0.824 x 78.8 - 32.9 = 32 GiB
     = ~420k tokens of 80 KiB (2 KV heads per rank); tp 8 ~48 GiB of 40 KiB tokens = ~1.26M."""
-    p = kvcalc.plan(bundled_config("meta-llama/Llama-3.1-70B"), runtime="sglang", gpu="h100-sxm", batch=16,
+    p = kvcalc.plan(load_config("meta-llama/Llama-3.1-70B"), runtime="sglang", gpu="h100-sxm", batch=16,
                     context=32768)
     assert p.min_gpus == 8
 
@@ -114,7 +114,7 @@ def test_sglang_options_need_the_sglang_runtime() -> None:
 def test_unmodelled_layer_kinds_are_refused() -> None:
     """Chunked local attention (Llama 4), recurrent state and cross-attention pools stay refused."""
     with pytest.raises(kvcalc.UnsupportedError, match="SGLang"):
-        kvcalc.deploy(bundled_config("google-t5/t5-small"), runtime="sglang")
+        kvcalc.deploy(load_config("google-t5/t5-small"), runtime="sglang")
 
 
 @pytest.mark.parametrize("model", ["google/gemma-3-27b-it", "google/gemma-2-9b-it", "mistralai/Mistral-7B-v0.1"])
@@ -123,7 +123,7 @@ def test_sliding_layers_outside_the_hybrid_list_pool_at_full_length(model: str) 
     MHATokenToKVPool over every layer (sgl-project/sglang#39310: a model missing from the allowlist
     "allocates KV slots in all 36 layers"): the pool is rest // (all layers' K+V bytes per token), as for
     full attention, and a sliding layer holds every token of a request."""
-    config = bundled_config(model)
+    config = load_config(model)
     d = kvcalc.deploy(config, gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8)
     ep = d.engine_plan()
     t = config.get("text_config", config)
@@ -143,7 +143,7 @@ def test_gpt_oss_gets_the_hybrid_swa_pool() -> None:
     (model_runner_kv_cache_mixin.py): single-pool T = rest // (24 x 2048); full = int(T x 24 x 2048 /
     (12 x 2048 + 0.8 x 12 x 2048)), swa = int(full x 0.8). A request of T tokens holds T slots in the
     full pool and min(T, 128) in the SWA pool."""
-    d = kvcalc.deploy(bundled_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8)
+    d = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8)
     ep = d.engine_plan()
     rest = int((H100 - round(0.86 * GiB)) * 0.8) - d.weights_rank
     single = rest // (24 * 2048)
@@ -158,10 +158,10 @@ def test_gpt_oss_gets_the_hybrid_swa_pool() -> None:
     assert sorted({r.tokens for r in rows}) == [128, 5000]
     assert kvcalc.memory_curve(d, 3, [5000])[0].kv == p.kv_bytes
     assert p.max_batch == min(full // 5000, int(full * 0.8) // 128, ep.max_running)
-    off = kvcalc.deploy(bundled_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
+    off = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
                         mem_fraction_static=0.8, disable_hybrid_swa_memory=True).engine_plan()
     assert off.pool_tokens == single and off.swa_cell_bytes == 0
-    half = kvcalc.deploy(bundled_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
+    half = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
                          mem_fraction_static=0.8, swa_full_tokens_ratio=0.5).engine_plan()
     full_half = int(single * 24 * 2048 / (12 * 2048 + 0.5 * 12 * 2048))
     assert (half.pool_tokens, half.swa_pool_tokens) == (full_half, int(full_half * 0.5))
@@ -177,7 +177,7 @@ def test_launch_server_command() -> None:
                          "mem_fraction_static": 0.85, "context_length": 65536, "page_size": 16,
                          "kv_dtype": "fp8_e4m3", "max_running_requests": 64}
     assert c.ignored == ("--trust-remote-code", "--port")
-    kvcalc.deploy(bundled_config("Qwen/Qwen2.5-32B"), runtime=c.runtime, gpus=4, **c.options)   # the options plan
+    kvcalc.deploy(load_config("Qwen/Qwen2.5-32B"), runtime=c.runtime, gpus=4, **c.options)   # the options plan
 
 
 @pytest.mark.parametrize(("command", "words"), [
@@ -199,8 +199,8 @@ def test_bad_commands(command: str, words: str) -> None:
 ])
 def test_solvers_are_the_fit_tests_edges(runtime: str, model: str, gpu: str, gpus: int, batch: int) -> None:
     """The longest context fits and one token more does not; the largest batch fits and one more does not."""
-    d = kvcalc.deploy(bundled_config(model), runtime=runtime, gpu=gpu, gpus=gpus, page_size=16) \
-        if runtime == "sglang" else kvcalc.deploy(bundled_config(model), runtime=runtime, gpu=gpu, gpus=gpus)
+    d = kvcalc.deploy(load_config(model), runtime=runtime, gpu=gpu, gpus=gpus, page_size=16) \
+        if runtime == "sglang" else kvcalc.deploy(load_config(model), runtime=runtime, gpu=gpu, gpus=gpus)
     p = kvcalc.plan(d, batch=batch, context=4096, solve_gpus=False)
     assert p.max_context is not None and p.max_batch is not None
     assert kvcalc.plan(d, batch=batch, context=p.max_context, solve_gpus=False).fits

@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from paths import load_config
 
 import kvcalc
-from kvcalc.catalog import bundled_config
 from kvcalc.gpus import custom_gpu
 from kvcalc.speed import GB, TFLOP, estimate_speed, expected_experts
 
@@ -26,7 +26,7 @@ def llama_read(batch: int) -> int:
 
 
 def _llama(**options):
-    return kvcalc.deploy(bundled_config("meta-llama/Llama-3.1-8B"), runtime="vllm", **options)
+    return kvcalc.deploy(load_config("meta-llama/Llama-3.1-8B"), runtime="vllm", **options)
 
 
 def test_decode_reads_the_weights_and_every_sequence_cache_once_per_step() -> None:
@@ -46,7 +46,7 @@ def test_gqa_and_mqa_speed_decoding_as_they_shrink_the_cache() -> None:
     """The seeds' lesson: every step reads the whole cache, so fewer KV heads decode faster."""
     from kvcalc.variants import apply_variant
 
-    cfg = bundled_config("meta-llama/Llama-3.1-8B")
+    cfg = load_config("meta-llama/Llama-3.1-8B")
     spec = kvcalc.read_spec(cfg)
     rates = {}
     for variant in ("mha", "gqa", "mqa"):
@@ -80,7 +80,7 @@ def test_moe_reads_only_the_experts_a_batch_activates() -> None:
     128 x (1 - (120/128)^64) = 125.9 on average under uniform routing."""
     assert math.isclose(expected_experts(128, 8, 1), 8.0)
     assert math.isclose(expected_experts(128, 8, 64), 128 * (1 - (120 / 128) ** 64))
-    d = kvcalc.deploy(bundled_config("Qwen/Qwen3-30B-A3B"), gpu="h100-sxm", runtime="vllm")
+    d = kvcalc.deploy(load_config("Qwen/Qwen3-30B-A3B"), gpu="h100-sxm", runtime="vllm")
     params = d.weights.params
     one, many = estimate_speed(d, 1, 1024), estimate_speed(d, 64, 1024)
     share = params.moe_experts / params.total
@@ -140,7 +140,7 @@ def test_cli_plan_prints_and_exports_the_estimate(capsys) -> None:
 def test_the_vectorized_grid_equals_the_estimate_point_by_point(model: str, options: dict) -> None:
     from kvcalc.speed import decode_rate_grid
 
-    d = kvcalc.deploy(bundled_config(model), runtime="ideal", **options)
+    d = kvcalc.deploy(load_config(model), runtime="ideal", **options)
     batches, contexts = [1, 3, 64], [1, 500, 4096, 40_000]
     grid = decode_rate_grid(d, batches, contexts)
     for i, b in enumerate(batches):

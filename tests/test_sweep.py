@@ -1,9 +1,8 @@
 """The vectorized sweep equals kv_cache point by point, for every bundled model."""
 from __future__ import annotations
 
-import json
-
 import pytest
+from paths import load_config, load_json
 
 import kvcalc
 from kvcalc.catalog import catalog
@@ -18,8 +17,7 @@ CONTEXTS = [1, 127, 128, 129, 511, 4096, 4097, 131_072, 1_000_003]
 @pytest.mark.parametrize("entry", catalog(), ids=lambda e: e.hub_id)
 @pytest.mark.parametrize("kv_dtype", [None, "fp8_e4m3", "int4"])
 def test_grid_equals_kv_cache(entry, kv_dtype):
-    with open(entry.path, encoding="utf-8") as f:
-        spec = kvcalc.read_spec(json.load(f))
+    spec = kvcalc.read_spec(load_json(entry.path))
     grid = kv_grid(compile_cache(spec, kv_dtype=kv_dtype), BATCHES, CONTEXTS)
     for i, b in enumerate(BATCHES):
         for j, t in enumerate(CONTEXTS):
@@ -27,8 +25,7 @@ def test_grid_equals_kv_cache(entry, kv_dtype):
 
 
 def test_transformers_runtime_grid():
-    with open(next(e for e in catalog() if e.hub_id == "google/gemma-3-1b-it").path, encoding="utf-8") as f:
-        spec = kvcalc.read_spec(json.load(f))
+    spec = kvcalc.read_spec(load_config("google/gemma-3-1b-it"))
     grid = kv_grid(compile_cache(spec, runtime="transformers"), [2], [100, 5000])
     assert [int(x) for x in grid[0]] == [kvcalc.kv_cache(spec, batch=2, context=t, runtime="transformers").total_bytes
                                          for t in (100, 5000)]
@@ -71,5 +68,4 @@ def test_grid_inputs_are_checked():
 
 
 def _llama() -> dict:
-    with open(next(e for e in catalog() if e.hub_id == "meta-llama/Llama-3.2-1B").path, encoding="utf-8") as f:
-        return json.load(f)
+    return load_config("meta-llama/Llama-3.2-1B")

@@ -8,14 +8,14 @@ tests/test_engine_logs.py.
 from __future__ import annotations
 
 import pytest
+from paths import load_config
 
 import kvcalc
-from kvcalc.catalog import bundled_config
 from kvcalc.engine_commands import parse_engine_command
 
 MiB, GiB = 2**20, 2**30
 H100 = 81559 * MiB
-LLAMA_8B = bundled_config("meta-llama/Llama-3.1-8B")
+LLAMA_8B = load_config("meta-llama/Llama-3.1-8B")
 LLAMA_CELL = 32 * 8 * 128 * 2 * 2          # 131,072 B per token (bf16)
 
 
@@ -73,7 +73,7 @@ def test_fp8_kv_halves_the_cell() -> None:
 
 
 def test_fewest_gpus() -> None:
-    p = kvcalc.plan(bundled_config("meta-llama/Llama-3.1-70B"), runtime="tensorrt_llm", gpu="h100-sxm", batch=16,
+    p = kvcalc.plan(load_config("meta-llama/Llama-3.1-70B"), runtime="tensorrt_llm", gpu="h100-sxm", batch=16,
                     context=32768)
     # tp 2: 0.9 x (79.65 - 65.7 - ~1.2) GiB ~ 11 GiB < 524,288 tokens x 160 KiB (4 KV heads per rank) = 80 GiB;
     # tp 4: 0.9 x (79.65 - 32.9 - ~1.0) ~ 41 GiB vs 524,288 x 80 KiB = 40 GiB: fits

@@ -1,19 +1,15 @@
 """Attention what-ifs reproduce the textbook savings on a real model (plain arithmetic)."""
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
-from paths import ROOT
+from paths import load_config
 
 import kvcalc
 from kvcalc.variants import apply_variant
 
 
 def spec(name):
-    with open(os.path.join(ROOT, "data", "configs", name), encoding="utf-8") as f:
-        return kvcalc.read_spec(json.load(f))
+    return kvcalc.read_spec(load_config(name))
 
 
 LLAMA2_7B = spec("meta-llama__Llama-2-7b-hf.json")     # 32 layers, 32 heads, head_dim 128, fp16, MHA

@@ -8,14 +8,10 @@ Gemma-3-27B 27,432,406,640; bf16 = 2 bytes each. RTX 4090: 24,564 MiB (data/gpus
 """
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
-from paths import ROOT
+from paths import load_config, load_fixture
 
 from kvcalc.capacity import deploy, fewest_gpus, plan
-from kvcalc.catalog import bundled_config
 from kvcalc.verdict import gib, judge
 
 LLAMA8, LLAMA70, GEMMA27 = "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-70B", "google/gemma-3-27b-it"
@@ -23,12 +19,11 @@ GiB = 1 << 30
 
 
 def oracle(name: str) -> dict:
-    with open(os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_oracle.json")) as f:
-        return next(c for c in json.load(f)["cases"] if c["name"] == name)
+    return next(c for c in load_fixture("vllm_0_33_oracle.json")["cases"] if c["name"] == name)
 
 
 def verdict(model: str, batch: int, context: int, source: str = "given", **options):
-    d = deploy(bundled_config(model), **options)
+    d = deploy(load_config(model), **options)
     return judge(d, plan(d, batch=batch, context=context), source), d
 
 

@@ -27,14 +27,12 @@ Logs (public GitHub material, quoted figures only):
 """
 from __future__ import annotations
 
-import json
-import os
 import re
 from dataclasses import replace
 from math import ceil
 
 import pytest
-from paths import REFERENCE
+from paths import load_config
 from tiny_models import TINY
 
 import kvcalc
@@ -76,18 +74,8 @@ def printed(nbytes: float) -> str:
     return f"{nbytes / GiB:.2f}"
 
 
-def config(name: str) -> dict:
-    path = os.path.join(REFERENCE, "configs", name)
-    if not os.path.exists(path):
-        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "configs", name)
-    if not os.path.exists(path):
-        pytest.skip(f"reference config {name} not available")
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
-
-
 def spec(name: str) -> kvcalc.ModelSpec:
-    return read_spec(config(name))
+    return read_spec(load_config(name))
 
 
 MISTRAL = "mistralai__Mistral-7B-Instruct-v0.3.json"
@@ -239,7 +227,7 @@ def test_activation_forward_term_vs_the_llama_log():
 
 
 def test_activation_estimate_assumes_mlp_width_when_missing():
-    cfg = {k: v for k, v in config(LLAMA8).items() if k != "intermediate_size"}
+    cfg = {k: v for k, v in load_config(LLAMA8).items() if k != "intermediate_size"}
     plan = vllm_memory_plan(read_spec(cfg), total_gpu_bytes=gib(79.19), weights_bytes=gib(14.99), max_model_len=8192)
     assert any("assumed 4 x hidden" in n for n in plan.notes)
     # with the config's own intermediate_size (14336) nothing is assumed
@@ -416,7 +404,7 @@ def test_engine_defaults():
 
 
 def test_kv_cache_runtime_vllm_matches():
-    cfg = config(LLAMA8)
+    cfg = load_config(LLAMA8)
     r = kvcalc.kv_cache(cfg, batch=4, context=1000, runtime="vllm")
     assert r.runtime == "vllm"
     assert r == vllm_kv_cache(read_spec(cfg), batch=4, context=1000)
@@ -504,9 +492,7 @@ def test_hybrid_allocator_by_hand():
     # Block = 16 x cdiv(311,296, 16 x 4,096) = 80 tokens; attention page 80 x 4,096 = 327,680 B, the mamba
     # page padded to it. Groups of 4 layers (4 attention, 28 mamba = 7 groups): one block id = 4 x 327,680 B.
     # Per request at 65,536 tokens: 820 attention blocks + 7 groups x 2 mamba pages ('align' mode) = 834.
-    from paths import ROOT
-    with open(os.path.join(ROOT, "tests", "oracles", "configs", "ai21labs__Jamba-v0.1.json")) as f:
-        jamba = read_spec(json.load(f))
+    jamba = read_spec(load_config("ai21labs__Jamba-v0.1.json"))
     plan = vllm_memory_plan(jamba, total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=65_536,
                             kv_cache_memory=8 * GiB)
     assert plan.block_size == 16 * ceil(311_296 / (16 * 4096)) == 80
@@ -580,7 +566,7 @@ def test_dsa_indexer_is_its_own_spec_and_fp8_ds_mla(kv, per_token_mla):
     # vLLM 0.33: the MLA latent (576 values; fp8_ds_mla packs it into 656 B: 512 fp8 + 4 x fp32 scales + 64 bf16)
     # and a separate indexer key cache of uint8, 128 + 128 // 128 x 4 = 132 B per token; FLASHMLA_SPARSE's
     # 64-token blocks. Before: the indexer was folded into the MLA head at the KV width (704 x 2 B per token).
-    cfg = dict(config(DEEPSEEK_V3), index_topk=2048, index_head_dim=128, index_n_heads=64)
+    cfg = dict(load_config(DEEPSEEK_V3), index_topk=2048, index_head_dim=128, index_n_heads=64)
     plan = vllm_memory_plan(read_spec(cfg), total_gpu_bytes=gib(79.19), weights_bytes=0, max_model_len=65_536,
                             kv_cache_memory=40 * GiB, kv_cache_dtype=kv, tensor_parallel_size=8)
     assert plan.block_size == 64
@@ -628,12 +614,13 @@ def test_encoder_decoders_but_whisper_are_refused_under_vllm_0_33():
     """vLLM 0.33 registers Whisper and NemotronParse as its encoder-decoders; BART / mBART / Florence-2 are
     out-of-tree (bart-plugin) and the Transformers backend fails on T5 / BART (the oracle: "Argument position_ids
     not found in the forward method of T5Stack")."""
+    from paths import load_config
+
     import kvcalc
-    from kvcalc.catalog import bundled_config
 
     with pytest.raises(UnsupportedError, match="serves no encoder-decoder model but Whisper"):
-        kvcalc.deploy(bundled_config("google-t5/t5-small"), runtime="vllm")
-    kvcalc.deploy(bundled_config("google-t5/t5-small"), runtime="transformers")
+        kvcalc.deploy(load_config("google-t5/t5-small"), runtime="vllm")
+    kvcalc.deploy(load_config("google-t5/t5-small"), runtime="transformers")
     bart = {"model_type": "bart", "architectures": ["BartForConditionalGeneration"], "d_model": 256,
             "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4, "decoder_attention_heads": 4,
             "vocab_size": 1000, "max_position_embeddings": 1024}

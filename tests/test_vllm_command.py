@@ -135,12 +135,13 @@ ROUND_TRIPS = [
 def test_the_generated_command_parses_back_to_the_same_deployment(options):
     """kvcalc.serve_command writes the line; parse_vllm_serve + deploy_options read it; the deployment built
     from it has the same parallel sizes, dtypes, vLLM options and so the same vLLM budget."""
+    from paths import load_config
+
     from kvcalc.capacity import deploy
-    from kvcalc.catalog import bundled_config
     from kvcalc.serve_command import vllm_serve
     from kvcalc.vllm_command import deploy_options
 
-    cfg = bundled_config(LLAMA8)
+    cfg = load_config(LLAMA8)
     d = deploy(cfg, gpu="h100-sxm", **options)
     cmd = vllm_serve(LLAMA8, d)
     parsed = parse_vllm_serve(cmd.text)
@@ -154,14 +155,15 @@ def test_the_generated_command_parses_back_to_the_same_deployment(options):
 
 
 def test_the_command_writes_only_what_differs_from_vllm_s_defaults():
+    from paths import load_config
+
     from kvcalc.capacity import deploy
-    from kvcalc.catalog import bundled_config
     from kvcalc.serve_command import vllm_serve
 
-    d = deploy(bundled_config(LLAMA8), gpu="rtx-4090", max_model_len=8192, block_size=16,
+    d = deploy(load_config(LLAMA8), gpu="rtx-4090", max_model_len=8192, block_size=16,
                gpu_memory_utilization=0.9)
     assert vllm_serve(LLAMA8, d).text == "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192"
-    d = deploy(bundled_config(LLAMA8), gpu="rtx-4090", max_model_len=8192, dtype="int8")
+    d = deploy(load_config(LLAMA8), gpu="rtx-4090", max_model_len=8192, dtype="int8")
     cmd = vllm_serve(LLAMA8, d)                                 # vLLM has no flag that quantizes to int8
     assert cmd.text == "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192"
     assert any("weights int8" in n for n in cmd.notes)

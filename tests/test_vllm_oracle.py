@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 import pytest
-from paths import ROOT
+from paths import load_config, load_fixture
 
 import kvcalc
 from kvcalc.errors import InputError, UnsupportedError
@@ -25,9 +25,7 @@ from kvcalc.gpus import custom_gpu
 from kvcalc.vllm import vllm_memory_plan
 from kvcalc.vllm.model_len import ASSUMED_MAX_MODEL_LEN, check_max_model_len, derived_max_model_len
 
-FIXTURE = os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_oracle.json")
-with open(FIXTURE, encoding="utf-8") as _f:
-    DATA: dict[str, Any] = json.load(_f)
+DATA: dict[str, Any] = load_fixture("vllm_0_33_oracle.json")
 CASES = {c["name"]: c for c in DATA["cases"]}
 DEVICES = DATA["devices"]       # each case's emulated GPU; its total selects vLLM's batch defaults
 GiB = 1 << 30
@@ -44,9 +42,8 @@ def _counted(cfg: dict[str, Any]) -> bool:
 
 
 def _config(case: dict[str, Any]) -> dict[str, Any]:
-    with open(os.path.join(ROOT, case["inputs"]["model_file"]), encoding="utf-8") as f:
-        cfg: dict[str, Any] = json.load(f)
-    return cfg
+    """The config the case ran on (its ``model_file``: data/configs or tests/oracles/configs)."""
+    return load_config(os.path.basename(case["inputs"]["model_file"]))
 
 
 def _replay(case: dict[str, Any]) -> kvcalc.vllm.VllmMemoryPlan:
@@ -119,8 +116,7 @@ def test_replay_matches_vllm_0_33(name):
 @pytest.mark.parametrize("entry", [pytest.param(e, id=os.path.basename(e["model_file"]))
                                    for e in DATA["default_max_model_len"] if e["status"] == "ok"])
 def test_default_max_model_len_and_the_refusal_one_above(entry):
-    with open(os.path.join(ROOT, entry["model_file"]), encoding="utf-8") as f:
-        cfg = json.load(f)
+    cfg = load_config(os.path.basename(entry["model_file"]))
     spec = kvcalc.read_spec(cfg)
     got = derived_max_model_len(cfg, class_default=spec.max_position_embeddings)
     over = entry["over_by_one"]
@@ -142,8 +138,7 @@ def test_default_max_model_len_and_the_refusal_one_above(entry):
 def test_deploy_refuses_a_max_model_len_vllm_refuses(name):
     # Before: kvcalc accepted phi-4 / Gemma 2 at 32k and said "fits"; vLLM 0.33 refuses both at config time.
     entry = next(e for e in DATA["default_max_model_len"] if e["model_file"].endswith(name))
-    with open(os.path.join(ROOT, entry["model_file"]), encoding="utf-8") as f:
-        cfg = json.load(f)
+    cfg = load_config(os.path.basename(entry["model_file"]))
     with pytest.raises(InputError, match=r"^User-specified max_model_len \(32768\) is greater than the derived"):
         kvcalc.deploy(cfg, runtime="vllm", max_model_len=32_768)
     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets it through, as in vLLM
@@ -249,8 +244,7 @@ def test_auto_fit_through_the_cli_and_its_refusal_elsewhere(capsys):
 
 
 # ----------------------------------------------------------------------------- LoRA (second fixture)
-with open(os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_lora.json")) as _f:
-    LORA_DATA = json.load(_f)
+LORA_DATA = load_fixture("vllm_0_33_lora.json")
 LORA_CASES = {c["name"]: c for c in LORA_DATA["cases"]}
 
 

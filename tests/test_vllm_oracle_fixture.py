@@ -8,15 +8,13 @@ tokens = int(max_concurrency * max_model_len)), it asserts nothing about kvcalc.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any
 
 import pytest
-from paths import ROOT
+from paths import ROOT, load_fixture
 
-FIXTURE = os.path.join(ROOT, "tests", "fixtures", "vllm_0_33_oracle.json")
 MODEL_FOLDERS = ("data/configs", "tests/oracles/configs")
 INPUT_KEYS = {"model_file", "kv_cache_memory", "max_model_len", "block_size", "tensor_parallel_size",
               "kv_cache_dtype", "max_num_batched_tokens", "max_num_seqs", "speculative_config", "device"}
@@ -25,12 +23,7 @@ LOG_LINE = re.compile(r"^GPU KV cache size: [\d,]+ tokens, Maximum concurrency f
                       r"\d+\.\d\dx$")
 
 
-def _load() -> dict[str, Any]:
-    with open(FIXTURE) as f:
-        return json.load(f)
-
-
-FIXTURE_DATA = _load()
+FIXTURE_DATA: dict[str, Any] = load_fixture("vllm_0_33_oracle.json")
 CASES = FIXTURE_DATA["cases"]
 
 

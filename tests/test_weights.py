@@ -1,11 +1,8 @@
 """Weight bytes per storage format, against published parameter counts and a vLLM log."""
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
-from paths import ROOT
+from paths import load_config
 
 import kvcalc
 from kvcalc.weights import gptq_bytes, weight_bytes
@@ -13,13 +10,8 @@ from kvcalc.weights import gptq_bytes, weight_bytes
 GiB = 2**30
 
 
-def load(name: str) -> dict:
-    with open(os.path.join(ROOT, "data", "configs", name), encoding="utf-8") as f:
-        return json.load(f)
-
-
 def test_float_checkpoints_are_params_times_width():
-    cfg = load("meta-llama__Llama-3.1-8B.json")            # 8,030,261,248 parameters (Hub safetensors total)
+    cfg = load_config("meta-llama__Llama-3.1-8B.json")            # 8,030,261,248 parameters (Hub safetensors total)
     assert weight_bytes(cfg).total_bytes == 8_030_261_248 * 2
     assert weight_bytes(cfg, "float32").total_bytes == 8_030_261_248 * 4
     assert weight_bytes(cfg).scheme == "bfloat16"
@@ -28,7 +20,7 @@ def test_float_checkpoints_are_params_times_width():
 def test_awq_matches_vllm_log_within_runtime_extras():
     # vLLM loading Qwen2.5-7B-Instruct-AWQ logged "Model loading took 5.29 GiB"; the checkpoint is the
     # Qwen2.5-7B architecture with 4-bit AWQ (group 128) linear layers and fp16 embeddings / head / norms.
-    cfg = dict(load("Qwen__Qwen2.5-7B-Instruct.json"), torch_dtype="float16",
+    cfg = dict(load_config("Qwen__Qwen2.5-7B-Instruct.json"), torch_dtype="float16",
                quantization_config={"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
                                     "version": "gemm"})
     w = weight_bytes(cfg)
@@ -45,7 +37,7 @@ def test_gptq_layout_arithmetic():
 
 
 def test_mxfp4_quantizes_only_the_experts():
-    cfg = load("openai__gpt-oss-20b.json")
+    cfg = load_config("openai__gpt-oss-20b.json")
     w = weight_bytes(cfg)
     p = kvcalc.count_params(cfg)
     parts = {x.name: x for x in w.parts}
@@ -55,7 +47,7 @@ def test_mxfp4_quantizes_only_the_experts():
 
 
 def test_fp8_block_scales_deepseek_v3():
-    cfg = load("deepseek-ai__DeepSeek-V3.json")
+    cfg = load_config("deepseek-ai__DeepSeek-V3.json")
     w = weight_bytes(cfg)
     assert w.scheme == "fp8 block 128x128"
     mlp = next(x for x in w.parts if x.name == "mlp")
@@ -63,7 +55,7 @@ def test_fp8_block_scales_deepseek_v3():
 
 
 def test_user_chosen_quantization_keeps_embeddings_16_bit():
-    cfg = load("meta-llama__Llama-3.1-8B.json")
+    cfg = load_config("meta-llama__Llama-3.1-8B.json")
     w = weight_bytes(cfg, "int4")
     parts = {x.name: x for x in w.parts}
     assert parts["embedding"].bytes == 128_256 * 4096 * 2
@@ -73,7 +65,7 @@ def test_user_chosen_quantization_keeps_embeddings_16_bit():
 
 
 def test_unknown_quantization_is_refused():
-    cfg = dict(load("meta-llama__Llama-3.1-8B.json"), quantization_config={"quant_method": "exl9"})
+    cfg = dict(load_config("meta-llama__Llama-3.1-8B.json"), quantization_config={"quant_method": "exl9"})
     with pytest.raises(kvcalc.UnsupportedError, match="exl9"):
         weight_bytes(cfg)
 
@@ -90,7 +82,7 @@ def test_uncountable_model_plans_with_given_weights():
         assert p.weights_bytes == 3 * 2**29                      # 1.5 GiB per GPU, as given
         assert p.weights_quality == "given" and p.kv_quality == "estimated" and p.quality == "estimated"
         assert any("as given (weights_gib)" in w and "cannot count" in w for w in p.warnings)
-    counted = kvcalc.plan(load("meta-llama__Llama-3.1-8B.json"), gpu="h100-sxm", runtime="ideal")
+    counted = kvcalc.plan(load_config("meta-llama__Llama-3.1-8B.json"), gpu="h100-sxm", runtime="ideal")
     assert (counted.quality, counted.weights_quality, counted.kv_quality) == ("exact", "exact", "exact")
 
 

@@ -53,8 +53,8 @@ def scenarios() -> list[list[str]]:
         out.append(["plan", model, "--offline", "--gpu", "l4", "--batch", "2", "--json"])
         out.append(["plan", model, "--offline", "--gpu", "h200", "--gpus", "4", "-tp", "4", "--batch", "8",
                     "--context", "65536", "--json"])
-        out.append(["plan", model, "--offline", "--gpu-mem-gib", "23.5", "--dtype", "bfloat16", "--kv-dtype", "fp8_e5m2",
-                    "--batch", "1", "--context", "2048", "--json"])
+        out.append(["plan", model, "--offline", "--gpu-mem-gib", "23.5", "--dtype", "bfloat16",
+                    "--kv-dtype", "fp8_e5m2", "--batch", "1", "--context", "2048", "--json"])
         for runtime in ("ideal", "transformers", "vllm"):
             out.append(["kv", model, "--offline", "--runtime", runtime, "--batch", "2", "--context", "4096", "--json"])
     return out
