@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import paths
 import pytest
 from fake_hub import (
     ACCEPTED_TOKEN,
@@ -28,7 +29,7 @@ from kvcalc import hub as H
 from kvcalc.errors import ConfigError, KVCalcError
 from kvcalc.sources import parse_config_text, resolve_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(paths.ROOT)
 MARGIN_S = 3.0          # a loose upper bound over the timeout: the machine is shared and noisy
 
 
