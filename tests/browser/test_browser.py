@@ -39,8 +39,6 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from paths import ROOT, load_config
 
-pytestmark = pytest.mark.browser
-
 CHROMIUM = "/usr/bin/chromium"
 REQUIRE = os.environ.get("KVP_REQUIRE_BROWSER") == "1"
 

@@ -1,6 +1,6 @@
 """A pasted llama-server line in real Chromium shows the llama.cpp plan (issue 16, dashboard side).
 
-Reuses tests/test_browser.py's server / browser / tab fixtures and test_browser_verdict's paste helper.
+Reuses tests/browser/test_browser.py's server / browser / tab fixtures and test_browser_verdict's paste helper.
 Expected: Llama-3.1-8B, f16 K+V 32 layers x 8 heads x 128 x 2 x 2 B = 131,072 B per cell; llama-server
 with -np 1 runs 4 unified slots (tools/server/server.cpp), so -c 8192 allocates 8,192 cells = 1,024 MiB,
 printed as llama-kv-cache.cpp's "size = %7.2f MiB (%6u cells, %3d layers, %2u/%u seqs)".
@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import re
 
-import pytest
 import test_browser as tb  # skips this module too when Chromium or playwright is missing
 from playwright.sync_api import expect
 from test_browser import STEP_MS, Tab, no_exception
 from test_browser_verdict import paste
 
-pytestmark = pytest.mark.browser
 workdir, fake_hub, server, browser_context, tab = tb.workdir, tb.fake_hub, tb.server, tb.browser_context, tb.tab
 
 

@@ -1,7 +1,7 @@
 """Real-browser tests of the Planner's chart, exports, navigation, theme and phone layout (issue 14
 items 4, 9, 10), in headless Debian Chromium against a live ``streamlit run``.
 
-The server, browser and page fixtures are tests/test_browser.py's (imported; that module skips,
+The server, browser and page fixtures are tests/browser/test_browser.py's (imported; that module skips,
 and so this one, without Chromium or Playwright). Expected numbers are arithmetic on the bundled
 configs and data/gpus.csv (test_browser's reference helpers), never the app's own output; the
 figure is read from plotly's own state in the page (``gd.layout``), the drawn labels from its SVG.
@@ -37,8 +37,6 @@ from test_browser import (
 
 # test_browser's fixtures, used here under their own names
 workdir, fake_hub, server, browser_context, tab = tb.workdir, tb.fake_hub, tb.server, tb.browser_context, tb.tab
-
-pytestmark = pytest.mark.browser
 
 LAYOUT_JS = "() => { const gd = document.querySelector('.js-plotly-plot'); return JSON.stringify(gd.layout); }"
 

@@ -1,7 +1,7 @@
 """Real-browser tests of issue 14 items 6-8: the pickers' search, a shared pasted config opened in
 a fresh page, and inputs carried from page to page through Streamlit's own navigation.
 
-Same server, browser and rules as tests/test_browser.py (its fixtures and helpers, imported);
+Same server, browser and rules as tests/browser/test_browser.py (its fixtures and helpers, imported);
 expected numbers are arithmetic on the bundled configs and data/gpus.csv, never the app's output.
 """
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 import test_browser as tb
 from paths import load_config
 from test_browser import (
@@ -26,10 +25,8 @@ from test_browser import (
     wait_idle,
 )
 
-# the shared fixtures: the same fresh server and Chromium profile as tests/test_browser.py
+# the shared fixtures: the same fresh server and Chromium profile as tests/browser/test_browser.py
 browser_context, fake_hub, server, tab, workdir = tb.browser_context, tb.fake_hub, tb.server, tb.tab, tb.workdir
-
-pytestmark = pytest.mark.browser
 
 QWEN06 = "Qwen/Qwen3-0.6B"
 

@@ -1,6 +1,6 @@
 """The Planner's verdict, command and paste box in real Chromium (issue 14 items 1, 2, 3 and 5).
 
-Reuses tests/test_browser.py's server, browser and tab fixtures (a fresh ``streamlit run`` against the
+Reuses tests/browser/test_browser.py's server, browser and tab fixtures (a fresh ``streamlit run`` against the
 local fake Hub; skipped without Chromium like that module). Expected numbers are plain arithmetic on the
 bundled configs and published parameter counts (data/params.csv): Llama-3.1-8B 131,072 B of bf16 KV per
 token; Llama-3.1-70B 70,553,706,496 parameters x 2 B / 2 GPUs = 65.7 GiB per GPU.
@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
 import test_browser as tb  # skips this module too when Chromium or playwright is missing
 from playwright.sync_api import Page, expect
 from test_browser import STEP_MS, Tab, no_exception, wait_idle
 
-pytestmark = pytest.mark.browser
 # test_browser's fixtures, used here by name: a fresh server on the fake Hub, one browser, a clean tab
 workdir, fake_hub, server, browser_context, tab = tb.workdir, tb.fake_hub, tb.server, tb.browser_context, tb.tab
 

@@ -19,7 +19,7 @@ MISTRAL = load_config("mistralai__Mistral-7B-Instruct-v0.3.json")
 QWEN7 = load_config("Qwen__Qwen2.5-7B-Instruct.json")
 
 
-LOG_RELEASE = "0.10"   # the three public logs are from releases before 0.33 (tests/test_vllm.py)
+LOG_RELEASE = "0.10"   # the three public logs are from releases before 0.33 (tests/fast/test_vllm.py)
 log_plan = functools.partial(plan, vllm_version=LOG_RELEASE)
 
 

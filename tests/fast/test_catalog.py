@@ -49,7 +49,7 @@ def test_every_bundled_model_plans_offline(entry):
 
 # transformers 5.24's meta-device parameter count of each config (Qwen3VLForConditionalGeneration,
 # Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration, Gemma4ForConditionalGeneration: built with
-# torch.device("meta") from the bundled file; tests/test_params.py::test_reference_config_matches_transformers
+# torch.device("meta") from the bundled file; tests/reference/test_params.py::test_reference_config_matches_transformers
 # re-derives them live, part by part).
 TRANSFORMERS_COUNTS = {
     "Qwen/Qwen3-VL-32B-Instruct": 33_357_390_064,

@@ -1,4 +1,4 @@
-"""KV cache rules of the INK types (issue 12) against transformers 5.24's real caches and vLLM 0.33's code.
+"""KV cache rules of Dory, Mistral 4 and DiffusionGemma against transformers 5.24's real caches and vLLM 0.33's code.
 
 Dory: every expected list below is ``tests/cache_probe.layer_storage_bytes`` of the cache DoryForCausalLM
 (transformers 5.24.0, torch 2.13 CPU, bfloat16, random init) returns after a prefill of 9 tokens and 2 one-token

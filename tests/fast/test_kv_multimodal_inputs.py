@@ -1,11 +1,11 @@
-"""KV rules of the types the coverage oracle first measured with real image / audio / encoder inputs (ORA, issue 12).
+"""KV rules of the types the coverage oracle measures with real image / audio / encoder inputs.
 
 Each case is a NON-default shape of the type, built in transformers 5.24 (random init, bfloat16, CPU) and fed
 as tests/oracles/transformers_coverage.py feeds it (its ``feed`` with the type's ``MEDIA`` inputs: batch 2,
 a prompt of 9 tokens, 2 one-token decode steps); the expected bytes per layer are the storages of the cache
 it returned (tests/cache_probe.py ``layer_storage_bytes``), written here by hand. kvcalc must give the same
 bytes per layer (runtime ``transformers``) with quality ``exact``. The default shapes are replayed from the
-fixture by tests/test_transformers_coverage.py.
+fixture by tests/reference/test_transformers_coverage.py.
 """
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ Every expected list is the per-layer storage bytes of the cache transformers 5.2
 bfloat16, random init, the class named by the auto mappings): batch 2, a prefill of 9 decoder tokens, 2 one-token
 decode steps, 7 encoder tokens, measured with ``tests/oracles/transformers_coverage.feed`` and
 ``tests/cache_probe.layer_storage_bytes`` (the probe of tests/fixtures/transformers_5_24_coverage.json), on the
-configs written here. The class defaults are replayed from that fixture by tests/test_transformers_coverage.py.
+configs written here. The class defaults are replayed from that fixture by
+tests/reference/test_transformers_coverage.py.
 """
 from __future__ import annotations
 

@@ -93,9 +93,9 @@ def test_table_adds_up_to_the_headline(model: str, runtime: str) -> None:
             assert [(l.index, l.bytes) for l in whole.layers] == [(r.index, r.bytes) for r in layers]
         checked += 1
     if checked == 0 and runtime in ENGINE_RUNTIMES:
-        pytest.skip(f"{runtime} refuses this model's layer kinds (UnsupportedError, tests/test_sglang.py)")
+        pytest.skip(f"{runtime} refuses this model's layer kinds (UnsupportedError, tests/fast/test_sglang.py)")
     if checked == 0 and runtime == "vllm":
-        pytest.skip("vLLM 0.33 refuses encoder-decoders but Whisper (tests/test_vllm.py)")
+        pytest.skip("vLLM 0.33 refuses encoder-decoders but Whisper (tests/fast/test_vllm.py)")
     assert checked >= 3
 
 

@@ -105,11 +105,11 @@ def test_type_alone_reads_transformers_geometry(name):
     extra = {"num_experts_per_tok": 6} if name == "deepseek_v2" else {}
     if name == "dots1":     # Dots1Config leaves the experts None: no model builds (the coverage oracle's default_fill)
         extra = {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6}
-    if name == "diffusion_gemma_text":    # its class default has no experts, which it cannot build (INK)
+    if name == "diffusion_gemma_text":    # its class default has no experts, which it cannot build
         extra = {"num_experts": 128, "top_k_experts": 8, "moe_intermediate_size": 704}   # the fixture's default_fill
     # the spec reader refuses these bare configs: Nemotron-H's layer list (_listed_only), JetMoE's
     # num_attention_heads (JetMoeConfig derives it from num_key_value_heads x num_experts_per_tok), HRM's
-    # num_hidden_layers (HrmTextConfig rewrites it to the cache-slot count; the counter is given the per-stack 16); p4
+    # num_hidden_layers (HrmTextConfig rewrites it to the cache-slot count; the counter is given the per-stack 16)
     if name in ("nemotron_h", "jetmoe", "hrm_text", "lfm2_moe"):
         with pytest.raises(ConfigError):
             kvcalc.read_spec({"model_type": name})
@@ -119,13 +119,13 @@ def test_type_alone_reads_transformers_geometry(name):
             return
         count_params({"model_type": name, **({"num_hidden_layers": 16} if name == "hrm_text" else {})})
         return
-    if name == "deepseek_v4":       # INK: counted, but its compressed-KV layers are refused by the spec reader
+    if name == "deepseek_v4":       # counted, but its compressed-KV layers are refused by the spec reader
         with pytest.raises(UnsupportedError):
             kvcalc.read_spec({"model_type": name})
         count_params({"model_type": name})
         return
     spec = kvcalc.read_spec({"model_type": name, **extra})
-    # Dory / Inkling2-Loop (INK): each further loop pass adds its own cache layers (DoryModel.forward; loop_passes)
+    # Dory / Inkling2-Loop: each further loop pass adds its own cache layers (DoryModel.forward; loop_passes)
     loops = tf.n_recurrent_layers * (tf.n_recurrent_loops - 1) if name == "dory" else 0
     if name == "inkling2_loop_text":
         loops = (tf.loop_layer_index_end - tf.loop_layer_index_start) * (tf.loop_num_passes - 1)
@@ -138,11 +138,11 @@ def test_type_alone_reads_transformers_geometry(name):
     else:
         # Falcon and GPTBigCode default to multi_query: one KV head
         kv = 1 if name in ("falcon", "gpt_bigcode") else getattr(tf, "num_key_value_heads", None)
-        if name == "inkling_text":      # layer 0 is a sliding hybrid: the swa_* geometry (INK)
+        if name == "inkling_text":      # layer 0 is a sliding hybrid: the swa_* geometry
             kv = tf.swa_num_key_value_heads
         assert attn.kv_heads == (kv or tf.num_attention_heads)
         assert attn.k_head_dim == (getattr(tf, "head_dim", None) or tf.hidden_size // tf.num_attention_heads)
-    count_params({"model_type": name, **extra})  # and the counter accepts it (totals: tests/test_params.py)
+    count_params({"model_type": name, **extra})  # and the counter accepts it (totals: tests/reference/test_params.py)
 
 
 # --------------------------------------------------------------------------- reader and messages

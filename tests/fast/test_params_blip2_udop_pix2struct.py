@@ -1,6 +1,7 @@
-"""Parameter counts of the ORA families (issue 12) against transformers' meta-device counts of NON-default shapes.
+"""Parameter counts of BLIP-2, InstructBLIP-Video, UDOP and Pix2Struct against transformers' meta-device counts of
+NON-default shapes.
 
-The class defaults are replayed from the coverage fixture by tests/test_transformers_coverage.py; here each
+The class defaults are replayed from the coverage fixture by tests/reference/test_transformers_coverage.py; here each
 family is checked on another shape. Every expected number was obtained in transformers 5.24 by building the
 config below on the meta device and summing ``p.numel()`` over ``model.parameters()`` (tied weights once).
 """

@@ -1,6 +1,6 @@
-"""CPM-Ant (issue 12, helper PD) against transformers 5.24 on a NON-default shape.
+"""CPM-Ant, FastVLM and Gemma 3n against transformers 5.24 on NON-default shapes.
 
-The class defaults are replayed from the coverage fixture by tests/test_transformers_coverage.py; here a
+The class defaults are replayed from the coverage fixture by tests/reference/test_transformers_coverage.py; here a
 smaller shape with other prompt / segment / bucket sizes and dim_head != hidden_size / heads. The expected
 numbers were obtained in transformers 5.24 (CPU):
 

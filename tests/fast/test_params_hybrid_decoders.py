@@ -5,7 +5,7 @@ model.parameters())`` of the named class built from the same config dict on the 
 (``with torch.device("meta"): m = Class(Class.config_class(**cfg))``; pad / bos / eos token ids set to 0 where
 the class default lies outside the small vocabulary, which changes no parameter), run once by hand with torch
 2.13 CPU and written in here so this fast test needs no torch. The class-default configs are replayed from the
-committed fixture by tests/test_transformers_coverage.py; each case here changes what the counter branches on
+committed fixture by tests/reference/test_transformers_coverage.py; each case here changes what the counter branches on
 (tying, MoE layout, low-rank vs null q_lora_rank, gates, sandwich norms, nested linear_attn_config, ...).
 """
 from __future__ import annotations

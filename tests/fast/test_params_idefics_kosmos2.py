@@ -1,7 +1,6 @@
-"""Parameter counts of the PA families (issue 12: IDEFICS, Kosmos-2) against transformers' meta-device counts of
-NON-default shapes.
+"""Parameter counts of IDEFICS and Kosmos-2 against transformers' meta-device counts of NON-default shapes.
 
-The class defaults are replayed from the coverage fixture by tests/test_transformers_coverage.py; here each
+The class defaults are replayed from the coverage fixture by tests/reference/test_transformers_coverage.py; here each
 family is checked on other shapes. Every expected number was obtained in transformers 5.24 by building the
 config below with ``AutoConfig.for_model(model_type, **config)`` and the named class on ``torch.device("meta")``,
 then summing ``p.numel()`` over ``model.parameters()`` (tied weights once).

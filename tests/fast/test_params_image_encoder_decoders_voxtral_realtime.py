@@ -1,6 +1,7 @@
-"""Parameter counts of the PC families (issue 12) against transformers' meta-device counts of NON-default shapes.
+"""Parameter counts of Voxtral Realtime, VisionEncoderDecoder and PP-FormulaNet against transformers' meta-device
+counts of NON-default shapes.
 
-The class defaults are replayed from the coverage fixture by tests/test_transformers_coverage.py; here each
+The class defaults are replayed from the coverage fixture by tests/reference/test_transformers_coverage.py; here each
 family is checked on another shape. Every expected number was obtained in transformers 5.24 by building the
 config below with ``<Config class>.from_dict(config)`` and the model class on ``torch.device("meta")``, and
 summing ``p.numel()`` over ``model.parameters()`` (tied weights once).

@@ -1,6 +1,7 @@
-"""kvcalc.params for the INK types (issue 12): counts == what transformers 5.24 builds on the meta device.
+"""kvcalc.params for Inkling 2, Dory, Mistral 4 / Mistral Large 4, the VQ early-fusion models (Chameleon, Emu3),
+Cohere Compass, DeepSeek V4 and DiffusionGemma: counts == what transformers 5.24 builds on the meta device.
 
-The class-default configs are replayed from the committed fixture by tests/test_transformers_coverage.py; here
+The class-default configs are replayed from the committed fixture by tests/reference/test_transformers_coverage.py; here
 each family gets configs that differ from the defaults (other sizes, GQA, biases, tying, dense-first layers,
 no q LoRA, VQ-VAE shapes, ...). Every expected total below was counted by transformers 5.24.0 (torch 2.13 CPU):
 ``with torch.device("meta"): m = <Class>._from_config(AutoConfig.for_model(**config))`` then

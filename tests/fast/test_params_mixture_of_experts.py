@@ -1,6 +1,6 @@
-"""Parameter counts of the MOE helper's types (issue 12) at shapes other than the class defaults.
+"""Parameter counts of mixture-of-experts decoders at shapes other than the class defaults.
 
-tests/test_transformers_coverage.py replays each type's class-default config against transformers' count;
+tests/reference/test_transformers_coverage.py replays each type's class-default config against transformers' count;
 here each family gets at least one non-default shape (other sizes, biases, tying, MoE layouts). Every
 expected number is transformers 5.24's own: the model built on the meta device by
 ``tests/hf_reference.meta_model(cfg)`` (``AutoModelForCausalLM`` / the image-text class), then

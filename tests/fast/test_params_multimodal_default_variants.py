@@ -1,8 +1,7 @@
-"""Issue 12, VIS2: vision-language wrappers counted exactly (Llama 4, Idefics2, MiniMax-M3-VL, Molmo2, Ovis2,
-Step-3.7, Muse Glimmer / Spark, Unlimited-OCR, Nemotron-H Omni, Janus,
-Phi-4-multimodal).
+"""Vision-language wrappers counted exactly on variants of their class defaults (Llama 4, Idefics2, MiniMax-M3-VL,
+Molmo2, Ovis2, Step-3.7, Muse Glimmer / Spark, Unlimited-OCR, Nemotron-H Omni, Janus, Phi-4-multimodal).
 
-The class-default configs are replayed against the committed fixture by tests/test_transformers_coverage.py.
+The class-default configs are replayed against the committed fixture by tests/reference/test_transformers_coverage.py.
 Here: one or more NON-default variant per family (other widths, depths, layer mixes, biases, tying), each
 built from the fixture's default config with the fields below replaced. The expected totals were obtained by
 building each variant with transformers 5.24.0 on the meta device

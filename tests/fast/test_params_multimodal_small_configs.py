@@ -1,7 +1,9 @@
-"""VIS1's vision-language wrappers (issue 12): kvcalc.count_params == transformers 5.24's meta-device count.
+"""Vision-language wrappers built from small configs (Aya Vision, Gemma 4 Unified, Granite Docling, Aria,
+DeepSeek-VL hybrid, Cosmos3 Edge, GLM-OCR, Apertus 1.5, Florence-2, GIT, ERNIE 4.5 VL, DeepSeek-OCR2, Evolla):
+kvcalc.count_params == transformers 5.24's meta-device count.
 
 The class defaults are replayed from tests/fixtures/transformers_5_24_coverage.json by
-tests/test_transformers_coverage.py; here each family gets configs that differ from them (other sizes, tying,
+tests/reference/test_transformers_coverage.py; here each family gets configs that differ from them (other sizes, tying,
 optional towers present or absent). Every expected total below is
 ``sum(p.numel() for p in model.parameters())`` of the class the fixture names for the type
 (``AyaVisionForConditionalGeneration``, ...), built by transformers 5.24 on the meta device from the config

@@ -1,8 +1,8 @@
-"""Parameter counts of the PB families (issue 12) against transformers' meta-device counts of NON-default shapes.
+"""Parameter counts of the Qwen Omni thinkers against transformers' meta-device counts of NON-default shapes.
 
 The Qwen2.5-Omni / Qwen3-Omni thinkers' class defaults are replayed from the coverage fixture by
-tests/test_transformers_coverage.py; here each is checked on another shape. Every expected number was obtained in
-transformers 5.24 by building the config below with ``AutoConfig.for_model`` and
+tests/reference/test_transformers_coverage.py; here each is checked on another shape. Every expected number was
+obtained in transformers 5.24 by building the config below with ``AutoConfig.for_model`` and
 ``<class>._from_config(config)`` on ``torch.device("meta")`` (tests/hf_reference.py ``meta_model``), summing
 ``p.numel()`` over ``model.parameters()`` (tied weights once); the routed-expert figure sums the
 ``.experts.`` tensors (``Qwen3OmniMoeThinkerTextExperts.gate_up_proj`` / ``down_proj``).

@@ -1,6 +1,8 @@
-"""Parameter counts of the S2S helper's types (issue 12) == transformers 5.24's meta-device counts, on NON-default
+"""Parameter counts of encoder-decoders and speech models (Switch Transformers, NLLB-MoE, BERT / RoBERTa
+EncoderDecoder, Kosmos-2.5, Granite Speech, OmniASR, VibeVoice, NeMo SpeechLM, T5Gemma 2) == transformers 5.24's
+meta-device counts, on NON-default
 configs (the class defaults are replayed from tests/fixtures/transformers_5_24_coverage.json by
-tests/test_transformers_coverage.py).
+tests/reference/test_transformers_coverage.py).
 
 How the expected numbers were obtained: ``sum(p.numel() for p in model.parameters())`` of the class transformers
 5.24 builds from the config written here, on the meta device (``with torch.device("meta"):

@@ -3,7 +3,7 @@
 Sources: sgl-project/sglang ``server_args.py`` ``_handle_gpu_memory_settings`` (default
 mem_fraction_static), ``model_runner.py`` ``profile_max_num_token`` / ``init_memory_pool`` (the
 pool), ``mem_cache/memory_pool.py`` (K / V buffers of N + page_size slots). The public startup
-logs are reproduced in tests/test_engine_logs.py.
+logs are reproduced in tests/fast/test_engine_logs.py.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Sources: NVIDIA/TensorRT-LLM ``tensorrt_llm/_torch/pyexecutor/_util.py`` ``KvCacheCreator._cal_max_memory``
 (``(total - peak) x free_gpu_memory_fraction``), ``tensorrt_llm/llmapi/llm_args.py`` ``KvCacheConfig``
 (fraction 0.9, tokens_per_block 32, max_tokens), ``docs/source/reference/memory.md``. Public logs:
-tests/test_engine_logs.py.
+tests/fast/test_engine_logs.py.
 """
 from __future__ import annotations
 

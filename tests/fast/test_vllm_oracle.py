@@ -183,8 +183,9 @@ def test_cli_prints_vllm_0_33_lines_and_refusals(capsys):
 
 
 def test_the_three_public_logs_reproduce_under_their_release_and_differ_under_0_33():
-    # The logs' numbers under vllm_version="0.10" are asserted in tests/test_vllm.py and tests/test_capacity.py;
-    # under 0.33 the Llama 29k run's estimate drops by one block (16 tokens): the null block is held back.
+    # The logs' numbers under vllm_version="0.10" are asserted in tests/fast/test_vllm.py and
+    # tests/fast/test_capacity.py; under 0.33 the Llama 29k run's estimate drops by one block (16 tokens): the null
+    # block is held back.
     cfg = _config({"inputs": {"model_file": "data/configs/meta-llama__Llama-3.1-8B.json"}})
     spec = kvcalc.read_spec(cfg)
     kw = dict(total_gpu_bytes=round(23.58 * GiB), weights_bytes=0, max_model_len=29_000,

@@ -1,5 +1,5 @@
 """The Planner page (AppTest): every Planner-specific widget changed at least once, with effects
-checked against plain arithmetic on published figures (see tests/test_pages.py for the shared
+checked against plain arithmetic on published figures (see tests/pages/test_pages.py for the shared
 sidebar, which the GPU fit test drives widget by widget).
 
 Llama-3.1-8B: 32 layers x 8 KV heads x (128 + 128) x 2 B (bf16) = 131,072 B per token; 32 query
@@ -163,7 +163,7 @@ def test_an_attention_what_if_shows_its_memory_and_speed_change():
 
 def test_each_figure_shows_how_it_was_obtained():
     """Issue 12: a visible quality badge beside the numbers (exact for a registered type; kvcalc's
-    estimated / given qualities are tested in tests/test_kv_examples.py and map to their own badges)."""
+    estimated / given qualities are tested in tests/fast/test_kv_examples.py and map to their own badges)."""
     at = start(runtime="ideal", batch="1", ctx="4096")
     assert any("KV cache :green-badge[exact]" in m.value and "weights :green-badge[exact]" in m.value
                for m in at.markdown)

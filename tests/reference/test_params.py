@@ -70,8 +70,8 @@ def _part_of(name: str) -> str:
                  r"|embed_tokens_extend|visual_embeddings_table|embed_vision)\.", name) \
             or name.endswith(".view_separator") \
             or re.search(r"audio_tower\.(layers\.\d+\.(patch_embedder|conv_blocks)|proj|post_proj_norm)\.", name):
-        return "vision"    # VIS2 (issue 12): Unlimited-OCR's view separator, Muse Spark's audio tower but its norm
-    if name.endswith("_residual_gate.gate"):            # VIS2 (issue 12): Muse Spark's MuseSparkResidualGate
+        return "vision"    # Unlimited-OCR's view separator, Muse Spark's audio tower but its norm
+    if name.endswith("_residual_gate.gate"):            # Muse Spark's MuseSparkResidualGate
         return "other"
     if last in ("input_residual", "post_attention_residual") or re.search(r"_residual_scale\.", name):
         return "norms"                                            # Doge's and Zaya's residual scales
@@ -128,18 +128,21 @@ def _hf_counts_cached(key: str) -> tuple[int, dict[str, int], int]:
     return _hf_counts(json.loads(key))
 
 
-# S2S (issue 12): module names _part_of does not split as kvcalc does (BERT's intermediate / output dense and
-# LayerNorm, audio conv towers read as mixers, Granite's conformer input_linear read as routed experts): totals only
-# here; their parts follow the modules' docstrings in kvcalc.params_seq2seq (tests/test_params_s2s.py checks totals
-# and routed experts on other shapes)
+# Encoder-decoders and speech models: module names _part_of does not split as kvcalc does (BERT's intermediate /
+# output dense and LayerNorm, audio conv towers read as mixers, Granite's conformer input_linear read as routed
+# experts): totals only here; their parts follow the modules' docstrings in kvcalc.params_seq2seq
+# (tests/fast/test_params_seq2seq_and_speech.py checks totals and routed experts on other shapes)
 _TOTALS_ONLY = frozenset({"encoder-decoder", "granite_speech", "granite_speech_plus", "omniasr", "vibevoice_asr",
                           "nemo_speechlm",
-                          # ORA (issue 12): Q-Former dense / LayerNorm layers (BLIP-2 family) and Pix2Struct's
-                          # decoder.lm_head / unprefixed vision encoder; totals also in tests/test_params_ora.py
+                          # Q-Former dense / LayerNorm layers (BLIP-2 family) and Pix2Struct's
+                          # decoder.lm_head / unprefixed vision encoder; totals also in
+                          # tests/fast/test_params_blip2_udop_pix2struct.py
                           "blip-2", "instructblip", "instructblipvideo", "pix2struct",
-                          # PC / PD (issue 12): the name rule reads VisionEncoderDecoder's and PP-FormulaNet's
+                          # the name rule reads VisionEncoderDecoder's and PP-FormulaNet's
                           # unprefixed "encoder." vision stacks as attention / mlp, Voxtral Realtime's ada norms as
-                          # other, CPM-Ant's input_embedding as other; totals also in tests/test_params_p{c,d}.py
+                          # other, CPM-Ant's input_embedding as other; totals also in
+                          # tests/fast/test_params_image_encoder_decoders_voxtral_realtime.py and
+                          # tests/fast/test_params_cpmant_fastvlm_gemma3n.py
                           "vision-encoder-decoder", "pp_formulanet", "voxtral_realtime", "cpmant"})
 
 
@@ -181,7 +184,7 @@ def test_all_defaults_config_matches_transformers(model_type):
     DeepseekV2Config's default num_experts_per_tok is null (a router that cannot route), and HRM's
     num_hidden_layers has no registry default (HrmTextConfig rewrites it), and LFM2-MoE's layer_types has no class
     default transformers can build: given here."""
-    moe = {"num_experts": 128, "top_k_experts": 8, "moe_intermediate_size": 704}  # DiffusionGemma's default_fill (INK)
+    moe = {"num_experts": 128, "top_k_experts": 8, "moe_intermediate_size": 704}  # DiffusionGemma's default_fill
     extra = {"deepseek_v2": {"num_experts_per_tok": 6}, "hrm_text": {"num_hidden_layers": 16},
              # Dots1Config leaves its experts None (no model builds): the coverage oracle's default_fill
              "dots1": {"n_routed_experts": 128, "n_shared_experts": 2, "num_experts_per_tok": 6},
@@ -301,7 +304,7 @@ def test_variant_matches_transformers(name):
     _assert_matches_transformers(VARIANTS[name])
 
 
-# Issue 12: the text decoders counted through the registry (kvcalc.model_types, "P1" block). Each variant turns
+# Issue 12: the text decoders counted through the registry (kvcalc.model_types). Each variant turns
 # on what the class-default fixture (tests/fixtures/transformers_5_24_coverage.json) leaves off: biases, tied
 # heads, per-layer MoE lists, shared experts, q/k norms, gates. Reference: transformers 5.24's meta-device
 # build of the same config (its modeling_<type>.py modules), never kvcalc's own output.
@@ -405,7 +408,7 @@ ISSUE12_VARIANTS: dict[str, dict] = {
                              n_shared_experts=2),
 }
 
-# issue 12, third round (helper p4): hybrid and MoE decoders first counted here
+# hybrid and MoE decoders
 _GEMMA4 = dict(_DEC, num_hidden_layers=6, head_dim=16, hidden_size_per_layer_input=8, vocab_size_per_layer_input=96,
                layer_types=["sliding_attention", "sliding_attention", "full_attention"] * 2, sliding_window=8)
 _NEMOTRON_H = dict(_DEC, head_dim=16, mamba_num_heads=4, mamba_head_dim=16, n_groups=2, ssm_state_size=8,

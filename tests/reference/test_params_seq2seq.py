@@ -3,7 +3,7 @@
 Reference: ``sum(p.numel() for p in model.parameters())`` of the class transformers builds from the same
 config on the meta device (tied tensors counted once), by hf_reference.meta_model (the class of its
 text-generation auto mappings) or the named class. The class defaults are replayed from the committed
-fixture by tests/test_transformers_coverage.py; here each type is built with non-default geometry and
+fixture by tests/reference/test_transformers_coverage.py; here each type is built with non-default geometry and
 every optional feature kvcalc's rule branches on (tying, position tables, shared tables, prompts, global
 attention, biases), so a rule that only matches the defaults fails.
 """

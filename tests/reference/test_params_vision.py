@@ -2,8 +2,8 @@
 
 Ground truth: the ``...ForConditionalGeneration`` model transformers builds on the meta device
 (tests/hf_reference.meta_model) for configs that differ from the class defaults (the defaults themselves are
-replayed from the committed fixture by tests/test_transformers_coverage.py and built live by
-tests/test_params.py): other image and patch sizes, depths, feature layers, merge sizes, biases, norms and
+replayed from the committed fixture by tests/reference/test_transformers_coverage.py and built live by
+tests/reference/test_params.py): other image and patch sizes, depths, feature layers, merge sizes, biases, norms and
 tying. The total must be equal, and so must ``vision`` (every parameter outside the text decoder and the
 lm_head: tower + projector). Configs kvcalc cannot count are refused with a typed error, never guessed.
 """

@@ -61,7 +61,8 @@ KV_MISSES: dict[str, str] = {
         "each step starts a fresh DynamicCache, so every layer holds the last token only (cached_tokens 1). The "
         "cache rule is modelled (kvcalc.model_types.dory_cache_types: 36 decoder layers from the 72 "
         "attention/mlp blocks, plus the 20 recurrent ones copied for the second loop = 56) and the fixture's "
-        "layers equal kvcalc's for 1 token; tests/test_kv_ink.py checks 11-token caches measured with cache="
+        "layers equal kvcalc's for 1 token; tests/fast/test_kv_dory_mistral4.py checks 11-token caches measured "
+        "with cache="
     ),
 }
 
