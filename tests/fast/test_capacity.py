@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import functools
 import json
-import time
 
 import pytest
 from paths import config_path, load_config, load_json, reference_configs
@@ -105,9 +104,10 @@ def test_min_gpus_and_bad_parallel_sizes():
         plan(cfg, gpu="h100-sxm", runtime="transformers", tensor_parallel_size=2, gpus=2)
 
 
-def test_longest_context_on_each_class_for_every_config_under_a_second():
+def test_longest_context_on_each_class_for_every_config():
+    """Every reference config gets a longest context (or a typed refusal) on a T4, an RTX 4090 and an H100; how
+    long that takes is benchmarks/run.py's longest_context row (against one KV figure of the same configs)."""
     configs = [load_json(path) for path in reference_configs()]
-    start = time.perf_counter()
     answered = 0
     for cfg in configs:
         for gpu in ("t4", "rtx-4090", "h100-sxm"):
@@ -117,10 +117,7 @@ def test_longest_context_on_each_class_for_every_config_under_a_second():
                 continue
             assert p.max_context is None or p.max_context >= 1
             answered += 1
-    elapsed = time.perf_counter() - start
     assert answered >= 3 * len(configs) - 3
-    # Not a timing assertion on noisy machines: a generous bound that only catches a pathology.
-    assert elapsed < 20
 
 
 def test_plan_cli_json(capsys):
