@@ -21,10 +21,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from .dtypes import dtype_names
+from .engines.registry import get_engine
+from .engines.registry import names as engine_names
 from .errors import InputError, KVCalcError
 from .kv import kv_cache
 from .limits import check_count
-from .runtimes import ENGINE_RUNTIMES, KV_RUNTIMES, RUNTIMES
+from .runtimes import KV_RUNTIMES
 from .units import human_bytes
 
 EXIT_BAD_INPUT = 2
@@ -191,6 +193,35 @@ def _checkpoint_bytes(args: argparse.Namespace, resolved: Any) -> int | None:
     return safetensors_weight_bytes(info.parameters) if info else None
 
 
+_OPTION_TYPES: dict[str, Callable[[str], Any]] = {"int": _whole_number, "float": _number, "text": _text,
+                                                  "json": _json_object, "length": _max_model_len}
+"""How the CLI reads each kind of declared option (kvcalc.engines.base.Option.kind); its bounds are the engine's."""
+
+
+def _add_engine_flags(p: argparse.ArgumentParser) -> dict[str, Any]:
+    """One argument group per engine, generated from its option declarations (kvcalc.engines: flag names in
+    the engine's own spelling; an option two engines share is added once). Returns the groups by runtime."""
+    groups: dict[str, Any] = {}
+    added: set[str] = {"max_model_len"}
+    for name in engine_names():
+        engine = get_engine(name)
+        group = p.add_argument_group(f"{engine.label} (--runtime {name}), under its flag names")
+        groups[name] = group
+        for o in engine.declarations:
+            if not o.cli or o.dest in added:
+                continue
+            added.add(o.dest)
+            if o.kind == "bool":
+                group.add_argument(*o.flags, dest=o.dest, action="store_false" if o.negate else "store_true",
+                                   default=None, help=o.help)
+            elif o.kind == "choice":
+                group.add_argument(*o.flags, dest=o.dest, nargs="?" if o.const else None, const=o.const,
+                                   choices=o.choices, help=o.help)
+            else:
+                group.add_argument(*o.flags, dest=o.dest, type=_OPTION_TYPES[o.kind], help=o.help)
+    return groups
+
+
 def _add_plan_parser(sub: Any) -> None:
     p = sub.add_parser("plan", help="will it fit: weights + KV + runtime overhead on GPUs, with solvers")
     p.add_argument("config", help="config.json path, - for stdin, a bundled model or a Hub id")
@@ -199,7 +230,7 @@ def _add_plan_parser(sub: Any) -> None:
     where.add_argument("--gpu", type=_text, help="GPU from the catalog (key, name or fragment, e.g. h100-sxm, 4090)")
     where.add_argument("--gpu-mem-gib", type=_number, help="custom GPU memory in GiB (2**30 bytes)")
     p.add_argument("--gpus", type=_whole_number, default=1, help="number of GPUs")
-    p.add_argument("--runtime", default="vllm", choices=RUNTIMES)
+    p.add_argument("--runtime", default="vllm", choices=engine_names())
     p.add_argument("--batch", type=_whole_number, default=1, help="concurrent sequences")
     p.add_argument("--context", type=_whole_number, help="tokens per sequence (default: max-model-len or the model's)")
     p.add_argument("--dtype", type=_text, help="weights dtype (default: the checkpoint's)")
@@ -207,79 +238,23 @@ def _add_plan_parser(sub: Any) -> None:
     kv.add_argument("--kv-dtype", type=_text, help="KV-cache dtype")
     kv.add_argument("--kv-cache-dtype", dest="kv_dtype", type=_text,
                     help="vLLM's name for --kv-dtype ('auto' = model dtype)")
-    p.add_argument("--gpu-memory-utilization", type=_number, help="vLLM: share of GPU memory to use (default 0.9)")
     p.add_argument("--max-model-len", type=_max_model_len,
                    help="vLLM: tokens per request (-1 or auto: vLLM 0.33 fits it to the KV memory)")
-    p.add_argument("--block-size", type=_whole_number,
-                   help="vLLM: tokens per KV block (default: the attention backend's, 16; 64 for fp8 MLA)")
     p.add_argument("--tensor-parallel-size", "-tp", type=_whole_number)
     p.add_argument("--pipeline-parallel-size", "-pp", type=_whole_number)
-    p.add_argument("--max-num-batched-tokens", type=_whole_number)
-    p.add_argument("--max-num-seqs", type=_whole_number)
-    p.add_argument("--kv-cache-memory", "--kv-cache-memory-bytes", dest="kv_cache_memory", type=_whole_number,
-                   help="KV-cache bytes per GPU (replaces the budget; vLLM 0.33: --kv-cache-memory-bytes)")
-    p.add_argument("--vllm-version", type=_text,
-                   help="vLLM release whose rules apply: 0.33 (default) or 0.10 (the releases before)")
-    p.add_argument("--speculative-config", type=_json_object,
-                   help='vLLM: speculative decoding, e.g. \'{"method": "mtp", "num_speculative_tokens": 1}\'')
-    p.add_argument("--cpu-offload-gb", type=_number, help="vLLM: GiB of weights per GPU kept in CPU memory")
-    p.add_argument("--enable-lora", action="store_true", default=None,
-                   help="vLLM: serve LoRA adapters (their preallocated slots count with the weights)")
-    p.add_argument("--max-loras", type=_whole_number, help="vLLM: LoRA adapters in one batch (default 1)")
-    p.add_argument("--max-lora-rank", type=_whole_number, help="vLLM: largest LoRA rank (default 16)")
-    p.add_argument("--max-cpu-loras", type=_whole_number, help="vLLM: LoRA adapters cached in CPU memory")
-    p.add_argument("--fully-sharded-loras", action="store_true", default=None,
-                   help="vLLM: shard LoRA A/B over tensor-parallel ranks fully")
-    p.add_argument("--lora-dtype", type=_text, help="vLLM: LoRA dtype (auto, float16, bfloat16)")
-    p.add_argument("--allow-long-max-model-len", action="store_true", default=None,
-                   help="vLLM: accept a max-model-len above the model's maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
-    p.add_argument("--cuda-graph-gib", type=_number,
-                   help="vLLM: measured CUDA-graph memory per GPU (GiB; default: 0.33 assumes 0.67 GiB)")
-    sg = p.add_argument_group("SGLang (--runtime sglang), under its flag names")
-    sg.add_argument("--mem-fraction-static", type=_number,
-                    help="share of the memory free before the weights load for weights + KV pool "
-                         "(default: by GPU memory and TP, as SGLang's server_args)")
-    sg.add_argument("--context-length", type=_whole_number, help="longest request (default: the model's)")
-    sg.add_argument("--max-running-requests", type=_whole_number, help="requests run at once")
-    sg.add_argument("--page-size", type=_whole_number, help="tokens per KV page (default 1)")
-    sg.add_argument("--max-total-tokens", type=_whole_number, help="cap on the token pool")
-    sg.add_argument("--swa-full-tokens-ratio", type=_number,
-                    help="hybrid SWA models (gpt-oss): SWA-pool tokens per full-pool token (default 0.8)")
-    sg.add_argument("--disable-hybrid-swa-memory", action="store_true", default=None,
-                    help="pool sliding-window layers at full length even for hybrid SWA models")
-    sg.add_argument("--allow-overwrite-longer-context-len", action="store_true", default=None,
-                    help="accept a context length above the model's (SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1)")
-    tr = p.add_argument_group("TensorRT-LLM (--runtime tensorrt_llm), under its option names")
-    tr.add_argument("--free-gpu-memory-fraction", "--kv-cache-free-gpu-memory-fraction",
-                    dest="free_gpu_memory_fraction", type=_number,
-                    help="share of the memory free after weights and activations for the KV cache (default 0.9)")
-    tr.add_argument("--max-tokens-in-paged-kv-cache", type=_whole_number,
-                    help="cap on the KV pool in tokens (KvCacheConfig.max_tokens)")
-    tr.add_argument("--tokens-per-block", type=_whole_number,
-                    help="tokens per KV block (default 32; 64 in 0.x engines)")
-    tr.add_argument("--max-seq-len", type=_whole_number, help="longest request (default: the model's)")
-    tr.add_argument("--max-batch-size", type=_whole_number, help="requests run at once (default 2048)")
-    tr.add_argument("--max-num-tokens", type=_whole_number,
-                    help="tokens in one forward pass (default 8192; sizes the estimated activation peak)")
-    ll = p.add_argument_group("llama.cpp (--runtime llama_cpp), under llama-server's flag names")
-    ll.add_argument("-c", "--ctx-size", dest="n_ctx", type=_whole_number,
-                    help="cells in the context, shared by the slots (default 0: the model's training context)")
-    ll.add_argument("-np", "--parallel", dest="n_parallel", type=_whole_number,
-                    help="slots (default 1; llama-server then runs 4 unified)")
-    ll.add_argument("-kvu", "--kv-unified", dest="kv_unified", action="store_true", default=None,
-                    help="one KV stream shared by every slot")
-    ll.add_argument("-ctk", "--cache-type-k", dest="cache_type_k", type=_text, help="K cache type (default f16)")
-    ll.add_argument("-ctv", "--cache-type-v", dest="cache_type_v", type=_text, help="V cache type (default f16)")
-    ll.add_argument("-fa", "--flash-attn", dest="flash_attn", nargs="?", const="on", choices=("on", "off", "auto"),
-                    help="Flash Attention (bare -fa: on; default auto)")
-    ll.add_argument("-ngl", "--n-gpu-layers", "--gpu-layers", dest="n_gpu_layers", type=_whole_number,
-                    help="layers on the GPU, the output layer first (default -1: all)")
-    ll.add_argument("--swa-full", dest="swa_full", action="store_true", default=None,
-                    help="full-size cache for sliding-window layers")
-    ll.add_argument("-nkvo", "--no-kv-offload", dest="kv_offload", action="store_false", default=None,
-                    help="keep the KV cache in host memory")
-    ll.add_argument("-b", "--batch-size", dest="n_batch", type=_whole_number, help="logical batch (default 2048)")
-    ll.add_argument("-ub", "--ubatch-size", dest="n_ubatch", type=_whole_number, help="physical batch (default 512)")
+    groups = _add_engine_flags(p)
+    vllm = groups["vllm"]
+    vllm.add_argument("--enable-lora", action="store_true", default=None,
+                      help="vLLM: serve LoRA adapters (their preallocated slots count with the weights)")
+    vllm.add_argument("--max-loras", type=_whole_number, help="vLLM: LoRA adapters in one batch (default 1)")
+    vllm.add_argument("--max-lora-rank", type=_whole_number, help="vLLM: largest LoRA rank (default 16)")
+    vllm.add_argument("--max-cpu-loras", type=_whole_number, help="vLLM: LoRA adapters cached in CPU memory")
+    vllm.add_argument("--fully-sharded-loras", action="store_true", default=None,
+                      help="vLLM: shard LoRA A/B over tensor-parallel ranks fully")
+    vllm.add_argument("--lora-dtype", type=_text, help="vLLM: LoRA dtype (auto, float16, bfloat16)")
+    vllm.add_argument("--cuda-graph-gib", type=_number,
+                      help="vLLM: measured CUDA-graph memory per GPU (GiB; default: 0.33 assumes 0.67 GiB)")
+    ll = groups["llama_cpp"]
     gg = ll.add_mutually_exclusive_group()
     gg.add_argument("--gguf-type", type=_text, help="the GGUF file type of the weights (Q4_K_M, Q8_0, F16, ...)")
     gg.add_argument("--gguf", dest="gguf_file", type=_text,
@@ -341,7 +316,7 @@ def _kv_command(args: argparse.Namespace) -> str:
         kv_dtype = base.with_groups(
             base.group_size if args.kv_group_size is None else args.kv_group_size,
             base.group_overhead_bytes if args.kv_group_overhead is None else args.kv_group_overhead)
-    if args.prefill is not None and args.runtime != "transformers":
+    if args.prefill is not None and not get_engine(args.runtime).prefill_cache:
         raise CliError(f"--prefill applies to --runtime transformers only (runtime is {args.runtime})")
     result = kv_cache(config, batch=args.batch, context=args.context, dtype=args.dtype, kv_dtype=kv_dtype,
                       runtime=args.runtime, encoder_tokens=args.encoder_tokens, prefill=args.prefill,
@@ -365,34 +340,24 @@ def _kv_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-_PLAN_OPTIONS: tuple[str, ...] = ("gpu", "gpu_mem_gib", "context", "tensor_parallel_size", "pipeline_parallel_size",
-                 "gpu_memory_utilization", "max_model_len", "block_size", "max_num_batched_tokens", "max_num_seqs",
-                 "kv_cache_memory", "weights_gib", "activation_gib", "non_torch_gib", "vllm_version",
-                 "cuda_graph_gib", "allow_long_max_model_len", "speculative_config",
-                 "cpu_offload_gb") + (
-    "mem_fraction_static", "context_length", "max_running_requests", "page_size", "max_total_tokens",
-    "allow_overwrite_longer_context_len", "swa_full_tokens_ratio", "disable_hybrid_swa_memory",
-    "free_gpu_memory_fraction", "max_tokens_in_paged_kv_cache",
-    "tokens_per_block", "max_seq_len", "max_batch_size", "max_num_tokens")
-_ENGINE_ONLY: dict[str, tuple[str, ...]] = {
-    "sglang": ("mem_fraction_static", "context_length", "max_running_requests", "page_size", "max_total_tokens",
-               "allow_overwrite_longer_context_len", "swa_full_tokens_ratio", "disable_hybrid_swa_memory"),
-    "tensorrt_llm": ("free_gpu_memory_fraction", "max_tokens_in_paged_kv_cache", "tokens_per_block", "max_seq_len",
-                     "max_batch_size", "max_num_tokens"),
-}
-_LLAMA_OPTIONS = ("n_ctx", "n_parallel", "kv_unified", "cache_type_k", "cache_type_v", "flash_attn", "n_gpu_layers",
-                  "swa_full", "kv_offload", "n_batch", "n_ubatch", "gguf_type", "gguf_file")
-_PLAN_OPTIONS += _LLAMA_OPTIONS
-_ENGINE_ONLY["llama_cpp"] = _LLAMA_OPTIONS
-_ENGINE_NAMES = {"sglang": "an SGLang", "tensorrt_llm": "a TensorRT-LLM", "llama_cpp": "a llama.cpp"}
-_LLAMA_FLAGS = {"n_ctx": "-c", "n_parallel": "-np", "kv_unified": "-kvu", "cache_type_k": "-ctk",
-                "cache_type_v": "-ctv", "flash_attn": "-fa", "n_gpu_layers": "-ngl", "kv_offload": "-nkvo",
-                "n_batch": "-b", "n_ubatch": "-ub"}
-# options a runtime ignores (kvcalc.capacity: only vLLM has a memory pool; 'ideal' counts no overhead)
-_VLLM_ONLY = ("gpu_memory_utilization", "block_size", "max_num_batched_tokens", "max_num_seqs", "kv_cache_memory",
-              "vllm_version", "cuda_graph_gib", "allow_long_max_model_len", "speculative_config", "cpu_offload_gb",
-              "enable_lora")
+_DEPLOY_OPTIONS = ("gpu", "gpu_mem_gib", "context", "tensor_parallel_size", "pipeline_parallel_size", "max_model_len",
+                   "weights_gib", "activation_gib", "non_torch_gib", "cuda_graph_gib")
+"""The plan command's options that are the deployment's (the rest are the engines' declared options)."""
 _LORA_FLAGS = ("max_loras", "max_lora_rank", "max_cpu_loras", "fully_sharded_loras", "lora_dtype")
+_OVERHEAD = ("activation_gib", "non_torch_gib")
+
+
+def _engine_dests() -> dict[str, tuple[str, ...]]:
+    """Runtime -> the CLI dests only that engine has: its declared options and ``Engine.cli_flags``."""
+    return {n: get_engine(n).option_names() + get_engine(n).cli_flags for n in engine_names()}
+
+
+def _plan_options() -> tuple[str, ...]:
+    """Every dest the plan command hands on (deployment options first, then each engine's, once)."""
+    out = list(_DEPLOY_OPTIONS)
+    for dests in _engine_dests().values():
+        out += [d for d in dests if d not in out]
+    return tuple(out)
 
 
 def _lora_options(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -404,22 +369,29 @@ def _lora_options(args: argparse.Namespace) -> dict[str, Any] | None:
             raise CliError(f"{flag} does nothing without --enable-lora (as in vLLM): add --enable-lora or drop it")
         return None
     return given
-_NOT_IDEAL = ("activation_gib", "non_torch_gib")
+def _flag(name: str) -> str:
+    """The flag a dest was given under (the engine's own spelling where it declares one)."""
+    for runtime in engine_names():
+        for o in get_engine(runtime).declarations:
+            if o.dest == name and o.cli:
+                return o.flag
+    return "--" + name.replace("_", "-").replace("gguf-file", "gguf")
 
 
 def _check_runtime_options(runtime: str, given: dict[str, Any]) -> None:
-    """An option the chosen runtime would ignore is an error, not a silent no-op."""
+    """An option the chosen runtime would ignore is an error, not a silent no-op: another engine's own
+    option (declared by that engine alone: an option several engines share is left to deploy's words),
+    or measured overhead under a runtime that counts none."""
+    engine = get_engine(runtime)
+    owners = _engine_dests()
     for name in given:
-        flag = _LLAMA_FLAGS.get(name) or "--" + name.replace("_", "-").replace("gguf-file", "gguf")
-        if name in _VLLM_ONLY and runtime != "vllm":
-            raise CliError(f"{flag} is a vLLM option and does nothing with --runtime {runtime}: drop it, "
-                           "or use --runtime vllm")
-        for engine, names in _ENGINE_ONLY.items():
-            if name in names and runtime != engine:
-                raise CliError(f"{flag} is {_ENGINE_NAMES[engine]} option and does nothing with --runtime {runtime}: "
-                               f"drop it, or use --runtime {engine}")
-        if name in _NOT_IDEAL and runtime == "ideal":
-            raise CliError(f"{flag} does nothing with --runtime ideal (which counts no overhead): drop it, "
+        holders = [n for n, dests in owners.items() if name in dests]
+        if len(holders) == 1 and holders[0] != runtime:
+            other = get_engine(holders[0])
+            raise CliError(f"{_flag(name)} is {other.article} {other.label} option and does nothing with --runtime "
+                           f"{runtime}: drop it, or use --runtime {other.name}")
+        if name in _OVERHEAD and not engine.counts_overhead:
+            raise CliError(f"{_flag(name)} does nothing with --runtime {runtime} (which counts no overhead): drop it, "
                            "or use --runtime vllm or transformers")
 
 
@@ -448,27 +420,39 @@ def _verdict_line(d: Any, p: Any) -> str:
     return v.sentence + (f"; fix: {v.fix}" if v.fix else "")
 
 
-def _plan_command(args: argparse.Namespace) -> str:
-    from .capacity import deploy, plan
-    from .speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY, estimate_speed
+def _deployment(args: argparse.Namespace) -> tuple[Any, int | None]:
+    """(the deployment the plan command's flags describe, the context asked for). The runtime's own flags
+    become its options object (``Engine.options_from_flags``); the rest are the deployment's."""
+    from .capacity import deploy
 
     resolved = resolve_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
-    config = resolved.config
     kv_dtype = None if args.kv_dtype in (None, "auto") else args.kv_dtype
-    given = {k: getattr(args, k) for k in _PLAN_OPTIONS if getattr(args, k) is not None}   # plan's defaults: the rest
+    given = {k: getattr(args, k) for k in _plan_options() if getattr(args, k, None) is not None}  # the rest: defaults
     _check_runtime_options(args.runtime, given)
     lora = _lora_options(args)
     if lora is not None:
         _check_runtime_options(args.runtime, {"enable_lora": True})
         given["lora"] = lora
+    given.pop("enable_lora", None)
     context = given.pop("context", None)
-    if args.runtime == "llama_cpp":
-        given["gguf"] = (_gguf_header(given.pop("gguf_file"), args) if "gguf_file" in given
-                         else given.pop("gguf_type", None))
-        if "n_gpu_layers" in given and given["n_gpu_layers"] < -1:
-            given["n_gpu_layers"] = -1          # llama.cpp: any negative -ngl means all layers
-    deployment = deploy(config, gpus=args.gpus, runtime=args.runtime, dtype=args.dtype, kv_dtype=kv_dtype,
-                        checkpoint_bytes=_checkpoint_bytes(args, resolved), **given)
+    if "n_gpu_layers" in given and given["n_gpu_layers"] < -1:
+        given["n_gpu_layers"] = -1          # llama.cpp: any negative -ngl means all layers
+    engine = get_engine(args.runtime)
+    options = engine.options_from_flags({k: given.pop(k) for k in engine.option_names() if k in given})
+    if "gguf_file" in given:
+        given["gguf"] = _gguf_header(given.pop("gguf_file"), args)
+    elif "gguf_type" in given:
+        given["gguf"] = given.pop("gguf_type")
+    deployment = deploy(resolved.config, gpus=args.gpus, runtime=args.runtime, dtype=args.dtype, kv_dtype=kv_dtype,
+                        options=options, checkpoint_bytes=_checkpoint_bytes(args, resolved), **given)
+    return deployment, context
+
+
+def _plan_command(args: argparse.Namespace) -> str:
+    from .capacity import plan
+    from .speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY, estimate_speed
+
+    deployment, context = _deployment(args)
     p = plan(deployment, batch=args.batch, context=context)
     speed = estimate_speed(
         deployment, p.batch, p.context, prompt_tokens=args.prompt_tokens,
@@ -477,7 +461,13 @@ def _plan_command(args: argparse.Namespace) -> str:
         compute_efficiency=DEFAULT_COMPUTE_EFFICIENCY if args.compute_efficiency is None else args.compute_efficiency)
     if args.json:
         return json.dumps({**p.to_dict(), "speed": speed.to_dict()}, indent=2)
+    return "\n".join(_plan_lines(deployment, p, speed))
+
+
+def _plan_lines(deployment: Any, p: Any, speed: Any) -> list[str]:
+    """The plan as text: the headline figures, the solvers, the engine's own lines, the speed estimate."""
     fmt = human_bytes
+    engine = deployment.engine
     lines = [
         f"{p.model_type} on {p.gpus} x {p.gpu} ({fmt(p.gpu_memory_bytes)} each), runtime {p.runtime}, "
         f"tp={p.tensor_parallel_size} pp={p.pipeline_parallel_size}",
@@ -496,7 +486,8 @@ def _plan_command(args: argparse.Namespace) -> str:
         f"largest batch at {p.context:,} tokens: {p.max_batch:,}" if p.max_batch else
         f"largest batch at {p.context:,} tokens: nothing fits",
         f"fewest GPUs of this type: {p.min_gpus}" if p.min_gpus else
-        "fewest GPUs of this type: not one (llama.cpp's multi-GPU split is not modelled)" if p.runtime == "llama_cpp"
+        f"fewest GPUs of this type: not one ({engine.label}'s multi-GPU split is not modelled)"
+        if not engine.multi_gpu
         else f"fewest GPUs of this type: no count helps (the context is over the model's maximum "
              f"{p.model_max_context:,})" if p.model_max_context and p.context > p.model_max_context
         else "fewest GPUs of this type: more than 64",
@@ -504,15 +495,12 @@ def _plan_command(args: argparse.Namespace) -> str:
     ]
     if p.host_bytes is not None:
         lines.insert(7, f"host memory       {fmt(p.host_bytes):>14}   (weights and KV -ngl leaves off the GPU)")
-    if p.runtime == "vllm" or p.runtime in ENGINE_RUNTIMES:
-        lines += ["", *p.engine_lines]
-    if p.runtime == "llama_cpp":
-        lines += ["", *p.formulas]
+    lines += engine.report_lines(p)
     lines += ["", *_speed_lines(speed)]
     if not p.fits:
         lines.append("speed: estimated for the batch and context asked, which do not fit as given")
     lines += [f"warning: {w}" for w in p.warnings]
-    return "\n".join(lines)
+    return lines
 
 
 def _gguf_header(path: str, args: argparse.Namespace) -> Any:

@@ -5,7 +5,9 @@ In a checkout that is the repository's top-level ``data/`` folder; in an install
 """
 from __future__ import annotations
 
+import json
 import os
+from typing import Any
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _CANDIDATES = (os.path.join(_PACKAGE, "data"), os.path.join(os.path.dirname(_PACKAGE), "data"))
@@ -22,3 +24,13 @@ def data_dir() -> str:
 def data_path(*parts: str) -> str:
     """A path inside :func:`data_dir` (parts are fixed names from kvcalc, never user input)."""
     return os.path.join(data_dir(), *parts)
+
+
+def read_data_json(*parts: str) -> Any:
+    """The parsed JSON file at :func:`data_path` ``(*parts)``, e.g. a bundled config.
+
+    >>> read_data_json("configs", "meta-llama__Llama-3.1-8B.json")["num_key_value_heads"]
+    8
+    """
+    with open(data_path(*parts), encoding="utf-8") as f:
+        return json.load(f)

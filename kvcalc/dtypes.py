@@ -28,7 +28,14 @@ class DType:
     group_overhead_bytes: int = 0
 
     def nbytes(self, elements: int) -> int:
-        """Bytes for ``elements`` values, including group scales/zeros (see module docstring)."""
+        """Bytes for ``elements`` values, including group scales/zeros (see module docstring).
+
+        128 int4 values: 128 x 4 / 8 = 64 data bytes plus 2 groups of 64 x 4 bytes of scale and zero
+        point = 72; 100 bfloat16 values: 200 bytes:
+
+        >>> get_dtype("int4").nbytes(128), get_dtype("bf16").nbytes(100)
+        (72, 200)
+        """
         data = ceil_div(elements * self.bits, 8)
         if self.group_size:
             data += ceil_div(elements, self.group_size) * self.group_overhead_bytes
@@ -36,12 +43,24 @@ class DType:
 
     @property
     def bytes_per_element(self) -> float:
-        """Average bytes per element, overhead included (exact for whole groups)."""
+        """Average bytes per element, overhead included (exact for whole groups).
+
+        int8: 1 byte plus 4 bytes per 64-element group = 1 + 4 / 64 = 1.0625:
+
+        >>> get_dtype("int8").bytes_per_element, get_dtype("fp8").bytes_per_element
+        (1.0625, 1.0)
+        """
         extra = self.group_overhead_bytes / self.group_size if self.group_size else 0.0
         return self.bits / 8 + extra
 
     def with_groups(self, group_size: int, overhead_bytes: int) -> "DType":
-        """The same type with another quantization group size / per-group overhead."""
+        """The same type with another quantization group size / per-group overhead.
+
+        int4 in groups of 128 with a 2-byte scale: 128 values take 64 + 1 x 2 = 66 bytes:
+
+        >>> get_dtype("int4").with_groups(128, 2).nbytes(128)
+        66
+        """
         if self.is_float:
             raise InputError(f"{self.name} is a floating type and has no quantization groups")
         if group_size < 1 or overhead_bytes < 0:
@@ -72,12 +91,22 @@ BFLOAT16 = DTYPES["bfloat16"]
 
 
 def dtype_names() -> list[str]:
-    """Canonical names, widest first."""
+    """Canonical names, widest first (the order of the table above).
+
+    >>> dtype_names()
+    ['float32', 'float16', 'bfloat16', 'fp8_e4m3', 'fp8_e5m2', 'int8', 'int4', 'int2']
+    """
     return list(DTYPES)
 
 
 def get_dtype(name: "str | DType") -> DType:
-    """Resolve a dtype name or alias (case-insensitive) to its table entry; raise InputError if unknown."""
+    """Resolve a dtype name or alias (case-insensitive) to its table entry; raise InputError if unknown.
+
+    PyTorch's ``torch.float8_e4m3fn`` and vLLM's ``fp8`` are the same 8-bit e4m3 type:
+
+    >>> get_dtype("BF16").name, get_dtype("torch.float8_e4m3fn") is get_dtype("fp8")
+    ('bfloat16', True)
+    """
     if isinstance(name, DType):
         return name
     if not isinstance(name, str):
@@ -89,11 +118,21 @@ def get_dtype(name: "str | DType") -> DType:
 
 
 def is_known_dtype(name: object) -> bool:
+    """Whether ``name`` is a dtype name or alias of the table (no error for anything else).
+
+    >>> is_known_dtype("fp16"), is_known_dtype("int3"), is_known_dtype(16)
+    (True, False, False)
+    """
     return isinstance(name, str) and name.strip().lower() in _ALIASES
 
 
 def ceil_div(a: int, b: int) -> int:
-    """``ceil(a / b)`` for integers, exactly (no float)."""
+    """``ceil(a / b)`` for integers, exactly (no float): 7 / 2 = 3.5 rounds up to 4, 8 / 2 = 4 stays;
+    2**60 + 1 over 2 is 2**59 + 1 where a float division would lose the 1.
+
+    >>> ceil_div(7, 2), ceil_div(8, 2), ceil_div(2**60 + 1, 2) == 2**59 + 1
+    (4, 4, True)
+    """
     return -(-a // b)
 
 

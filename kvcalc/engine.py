@@ -4,13 +4,10 @@ An engine module (kvcalc.sglang, kvcalc.trtllm, kvcalc.llama_cpp.seam) turns a m
 spec, the GPU and the engine's own options into an ``EngineMemoryPlan``: the budget, the bytes it
 sets aside for the KV cache, the pool in tokens and pages, the longest request and the most
 concurrent ones it accepts, its startup lines in its own words and the sources of each rule.
-kvcalc.plan, kvcalc.layer_table and kvcalc.curve read only this record (llama.cpp's preallocated
-cells add a per-layer occupancy and sized-run solvers: kvcalc.llama_cpp.seam). Wiring a further engine
-is: its module returns an ``EngineMemoryPlan``; its name in
-kvcalc.runtimes (``Runtime``, ``RUNTIMES``, ``ENGINE_RUNTIMES``, ``ENGINE_LABELS``); in
-kvcalc.deployment an options field on ``Deployment``, its keywords in ``deploy``, one branch in
-``Deployment.engine_plan`` and its names for vLLM's options in ``_VLLM_EQUIVALENTS``; in kvcalc.cli
-its flag group and ``_ENGINE_ONLY`` entry. Nothing in plan, the layer table or the curve changes.
+kvcalc.engines.paged.PagedEngine answers the plan, the per-layer rows and the curve from this record
+(llama.cpp's preallocated cells add a per-layer occupancy and sized-run solvers: kvcalc.llama_cpp.seam).
+Wiring a further engine is one package with an engine object whose ``memory_plan`` returns an
+``EngineMemoryPlan``, and one line in kvcalc.engines.registry (CONTRIBUTING.md walks through it).
 
 Units: bytes (GiB = 2**30), tokens. Per GPU: the figures are for the busiest GPU (one
 tensor-parallel rank of the pipeline stage with the most KV bytes per token).

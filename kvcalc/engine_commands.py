@@ -24,9 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .command_line import split_command
+from .engines.base import Option
 from .errors import InputError
 from .llama_cpp.command import parse_llama_command
 from .sglang import LONG_CONTEXT_ENV
+from .sglang.options import DECLARATIONS as SGLANG_OPTIONS
+from .trtllm.options import DECLARATIONS as TRTLLM_OPTIONS
 from .vllm_command import fraction as _fraction
 from .vllm_command import human_readable_int
 from .vllm_command import positive_int as _int
@@ -40,35 +43,53 @@ def _trt_kv_dtype(text: str) -> str | None:
     return None if text == "auto" else "fp8_e4m3" if text == "fp8" else text
 
 
-# flag (dashes or underscores) -> (deploy keyword, parser), per engine
-_SGLANG: dict[str, tuple[str, Callable[[str], Any]]] = {
+Flags = dict[str, tuple[str, Callable[[str], Any]]]
+"""flag (dashes; underscores are read as dashes) -> (deploy keyword, parser)."""
+
+
+def _declared(declarations: tuple[Option, ...], parsers: dict[str, Callable[[str], Any]]) -> Flags:
+    """The value flags an engine declares (kvcalc.engines.base.Option), each read by its kind: a count of at
+    least 1, a memory fraction in (0, 1], or the parser ``parsers`` names for its dest. Switches are left to
+    :data:`_SWITCHES` (ignored)."""
+    by_kind: dict[str, Callable[[str], Any]] = {"int": _int, "float": _fraction}
+    return {flag.replace("_", "-"): (o.dest, parsers.get(o.dest) or by_kind[o.kind])
+            for o in declarations if o.kind in by_kind for flag in o.flags}
+
+
+# the deployment's flags in each engine's spelling; the engine's own options from its declarations
+_SGLANG: Flags = {
     "--model-path": ("model", str), "--model": ("model", str),
     "--tp-size": ("tensor_parallel_size", _int), "--tp": ("tensor_parallel_size", _int),
     "--tensor-parallel-size": ("tensor_parallel_size", _int),
     "--pp-size": ("pipeline_parallel_size", _int), "--pipeline-parallel-size": ("pipeline_parallel_size", _int),
-    "--mem-fraction-static": ("mem_fraction_static", _fraction),
-    "--context-length": ("context_length", _int),
-    "--max-running-requests": ("max_running_requests", _int),
-    "--page-size": ("page_size", _int),
-    "--max-total-tokens": ("max_total_tokens", _int),
+    **_declared(SGLANG_OPTIONS, {}),
     "--kv-cache-dtype": ("kv_dtype", _auto_none),
     "--dtype": ("dtype", _auto_none),
 }
-_TRTLLM: dict[str, tuple[str, Callable[[str], Any]]] = {
+_TRTLLM: Flags = {
     "--model": ("model", str),
     "--tp-size": ("tensor_parallel_size", _int), "--pp-size": ("pipeline_parallel_size", _int),
-    "--max-batch-size": ("max_batch_size", _int),
-    "--max-num-tokens": ("max_num_tokens", human_readable_int),
-    "--max-seq-len": ("max_seq_len", _int),
-    "--kv-cache-free-gpu-memory-fraction": ("free_gpu_memory_fraction", _fraction),
-    "--free-gpu-memory-fraction": ("free_gpu_memory_fraction", _fraction),
-    "--max-tokens-in-paged-kv-cache": ("max_tokens_in_paged_kv_cache", _int),
-    "--tokens-per-block": ("tokens_per_block", _int),
+    **_declared(TRTLLM_OPTIONS, {"max_num_tokens": human_readable_int}),
     "--kv-cache-dtype": ("kv_dtype", _trt_kv_dtype),
 }
 _SWITCHES = {"--trust-remote-code", "--enable-metrics", "--disable-radix-cache", "--disable-cuda-graph",
              "--enable-p2p-check", "--enable-dp-attention", "--trust_remote_code", "--enable-torch-compile",
              "--disable-overlap-schedule", "--enable-chunked-prefill", "--enable_chunked_prefill"}
+
+
+@dataclass(frozen=True)
+class _Syntax:
+    """How one engine's launch line is read: its runtime, flag table, whether the model is the first word
+    after the program (``trtllm-serve MODEL``) and whether SGLang's long-context variable applies."""
+
+    runtime: str
+    flags: Flags
+    model_first: bool = False
+    long_context_env: bool = False
+
+
+_SGLANG_SYNTAX = _Syntax("sglang", _SGLANG, long_context_env=True)
+_TRTLLM_SYNTAX = _Syntax("tensorrt_llm", _TRTLLM, model_first=True)
 
 
 @dataclass(frozen=True)
@@ -79,17 +100,18 @@ class EngineCommand:
     ignored: tuple[str, ...] = ()
 
 
-def _program(words: list[str]) -> tuple[str, int] | None:
-    """(runtime, index of the first word after the program) for a launch command, else None."""
+def _program(words: list[str]) -> tuple[_Syntax | None, int] | None:
+    """(the engine's syntax, index of the first word after the program) for a launch command (syntax None:
+    llama.cpp's, read by kvcalc.llama_cpp.command), else None."""
     if words[:1] == ["trtllm-serve"]:
-        return "tensorrt_llm", 1 + (words[1:2] == ["serve"])
+        return _TRTLLM_SYNTAX, 1 + (words[1:2] == ["serve"])
     if words[:2] == ["sglang", "serve"]:
-        return "sglang", 2
+        return _SGLANG_SYNTAX, 2
     if words and words[0].rsplit("/", 1)[-1].removesuffix(".exe") in LLAMA_PROGRAMS:
-        return "llama_cpp", 1
+        return None, 1
     for i, w in enumerate(words[:3]):
         if w == "-m" and i + 1 < len(words) and words[i + 1] in ("sglang.launch_server", "sglang.launch_server.py"):
-            return "sglang", i + 2
+            return _SGLANG_SYNTAX, i + 2
     return None
 
 
@@ -124,12 +146,12 @@ def parse_engine_command(command: str) -> EngineCommand:
     if found is None:
         raise InputError("not an SGLang or TensorRT-LLM launch command (nor llama.cpp's): start with 'python -m "
                          "sglang.launch_server', 'sglang serve', 'trtllm-serve', 'llama-server' or 'llama-cli'")
-    runtime, i = found
-    if runtime == "llama_cpp":
+    syntax, i = found
+    if syntax is None:
         return _llama(" ".join(shlex.quote(w) for w in words))
-    flags = _SGLANG if runtime == "sglang" else _TRTLLM
+    flags = syntax.flags
     model: str | None = None
-    if runtime == "tensorrt_llm" and i < len(words) and not words[i].startswith("-"):
+    if syntax.model_first and i < len(words) and not words[i].startswith("-"):
         model, i = words[i], i + 1
     ignored: list[str] = []
     while i < len(words):
@@ -161,7 +183,7 @@ def parse_engine_command(command: str) -> EngineCommand:
             ignored.append(name)
             has_value = not eq and name not in _SWITCHES and i + 1 < len(words) and not words[i + 1].startswith("-")
             i += 2 if has_value else 1
-    if options.get("allow_overwrite_longer_context_len") and runtime != "sglang":
+    if options.get("allow_overwrite_longer_context_len") and not syntax.long_context_env:
         options.pop("allow_overwrite_longer_context_len")
         ignored.append(LONG_CONTEXT_ENV)
-    return EngineCommand(runtime=runtime, model=model, options=options, ignored=tuple(ignored))
+    return EngineCommand(runtime=syntax.runtime, model=model, options=options, ignored=tuple(ignored))

@@ -42,11 +42,6 @@ class GPU:
     def memory_gib(self) -> float:
         return self.memory_mib / 1024
 
-    @property
-    def size_class(self) -> str:
-        """'16 GB', '24 GB', '80 GB' ...: the marketed capacity, for grouping."""
-        return f"{self.marketed_gb} GB"
-
 
 def _float(text: str) -> float | None:
     return float(text) if text.strip() else None
@@ -71,7 +66,18 @@ def _norm(text: str) -> str:
 
 
 def get_gpu(name: str) -> GPU:
-    """Find a GPU by key ('h100-sxm'), full name, or an unambiguous fragment ('4090', 'H200')."""
+    """Find a GPU by key ('h100-sxm'), full name, or an unambiguous fragment ('4090', 'H200').
+
+    The H100 SXM's row: nvidia-smi's 81,559 MiB total (x 2**20 = 85,520,809,984 B), as its source says:
+
+    >>> g = get_gpu("H100 SXM")
+    >>> g.key, g.memory_mib, g.memory_bytes
+    ('h100-sxm', 81559, 85520809984)
+    >>> g.source.split(";")[0]
+    'nvidia-smi totals: github.com/modal-labs/modal-client/pull/2797 (81559MiB = 85520809984 B)'
+    >>> get_gpu("4090").name
+    'GeForce RTX 4090 24GB'
+    """
     if not isinstance(name, str) or not name.strip():
         raise InputError("GPU name must be a non-empty string")
     wanted = _norm(name)
@@ -91,7 +97,14 @@ def custom_gpu(memory_gib: float, name: str = "Custom GPU", *, bandwidth_gbps: f
                bf16_tflops: float | None = None) -> GPU:
     """A GPU of ``memory_gib`` GiB (2**30 bytes), for cards not in the catalog or measured totals;
     optionally its memory bandwidth (GB/s = 1e9 B/s) and dense bf16 tensor rate (TFLOP/s), which
-    speed estimates need (kvcalc.speed)."""
+    speed estimates need (kvcalc.speed).
+
+    24 GiB = 24 x 1,024 MiB = 24,576 MiB = 25,769,803,776 B:
+
+    >>> g = custom_gpu(24)
+    >>> g.memory_mib, g.memory_bytes, g.marketed_gb, g.source
+    (24576, 25769803776, 24, 'user input')
+    """
     for label, value in (("memory bandwidth (GB/s)", bandwidth_gbps), ("bf16 TFLOP/s", bf16_tflops)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not 0 < value <= 1e6):
@@ -107,7 +120,11 @@ def custom_gpu(memory_gib: float, name: str = "Custom GPU", *, bandwidth_gbps: f
 
 
 def gpus_in_class(marketed_gb: int) -> list[GPU]:
-    """Catalog GPUs of one marketed capacity, e.g. 24 -> RTX 3090, RTX 4090, A10, A10G, L4."""
+    """Catalog GPUs of one marketed capacity, in catalog order (data/gpus.csv's ``marketed_gb`` column).
+
+    >>> [g.key for g in gpus_in_class(24)]
+    ['rtx-3090', 'rtx-4090', 'a10', 'a10g', 'l4']
+    """
     return [g for g in gpu_catalog() if g.marketed_gb == marketed_gb]
 
 

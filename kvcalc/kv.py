@@ -92,6 +92,14 @@ class CacheTerm:
         return context if self.cap is None else min(context, self.cap)
 
     def nbytes(self, batch: int, context: int, encoder_tokens: int) -> int:
+        """``batch x (per_token x tokens + per_sequence) + fixed`` bytes (module docstring).
+
+        A term of 10 B per token capped at 100 tokens, 5 B per sequence and 1 fixed byte, at batch 2 and
+        context 500: 2 x (10 x 100 + 5) + 1 = 2,011:
+
+        >>> CacheTerm(per_token_bytes=10, cap=100, per_sequence_bytes=5, fixed_bytes=1).nbytes(2, 500, 0)
+        2011
+        """
         return (batch * (self.per_token_bytes * self.tokens(context, encoder_tokens) + self.per_sequence_bytes)
                 + self.fixed_bytes)
 
@@ -168,7 +176,21 @@ def layer_terms(layer: LayerSpec, model: DType, kv: DType, runtime: str, prefill
                 quirks: tuple[str, ...] = (), layout: TransformersCache = DYNAMIC,
                 prefill: int | None = None) -> list[CacheTerm]:
     """The cache terms of one layer under ``runtime`` (``layout``: which transformers cache; ``prefill``:
-    the first pass's tokens, which a reference sliding window keeps whole; None = the whole context)."""
+    the first pass's tokens, which a reference sliding window keeps whole; None = the whole context).
+
+    A Mistral 7B v0.1 layer: 8 KV heads x (128 + 128) x 2 B = 4,096 B per token, capped at its 4,096-token
+    window; transformers adds the sliding layer's 8-byte int64 window tensor:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> from kvcalc.dtypes import BFLOAT16
+    >>> layer = read_spec(read_data_json("configs", "mistralai__Mistral-7B-v0.1.json")).layers[0]
+    >>> [(t.per_token_bytes, t.cap) for t in layer_terms(layer, BFLOAT16, BFLOAT16, "ideal", False)]
+    [(4096, 4096)]
+    >>> terms = layer_terms(layer, BFLOAT16, BFLOAT16, "transformers", False)
+    >>> [(t.per_token_bytes, t.cap, t.fixed_bytes) for t in terms]
+    [(4096, 4096, 0), (0, None, 8)]
+    """
     if layer.kind in ("shared", "none"):
         return []
     terms: list[CacheTerm] = []
@@ -232,6 +254,31 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     single prefill. ``cache_implementation`` (``"static"``: transformers' ``StaticCache`` of
     ``max_cache_len`` tokens, default ``context``) and ``beam_search`` (the state after a beam
     reorder) apply to the transformers runtime (module docstring). Returns exact integers (bytes).
+
+    Llama 3.1 8B caches 32 layers x 8 KV heads x (128 + 128) x 2 B = 131,072 B per token, so 2
+    sequences of 1,000 tokens hold 262,144,000 B; vLLM rounds each sequence up to whole 16-token
+    blocks, 63 x 16 = 1,008 tokens, 2 x 1,008 x 131,072 = 264,241,152 B:
+
+    >>> from kvcalc.data_files import read_data_json
+    >>> llama = read_data_json("configs", "meta-llama__Llama-3.1-8B.json")
+    >>> r = kv_cache(llama, batch=2, context=1000)
+    >>> r.bytes_per_token, r.total_bytes, r.kv_dtype
+    (131072, 262144000, 'bfloat16')
+    >>> kv_cache(llama, batch=2, context=1000, runtime="vllm").total_bytes
+    264241152
+
+    Mistral 7B v0.1 has the same per-token size and a 4,096-token sliding window: 4,096 x 131,072 B
+    = 0.5 GiB at 8,192 tokens. Right after an 8,192-token prefill transformers still holds every
+    token, 8,192 x 131,072 B plus an 8-byte window tensor per layer (+ 32 x 8); after decode steps
+    the window caps it again:
+
+    >>> mistral = read_data_json("configs", "mistralai__Mistral-7B-v0.1.json")
+    >>> kv_cache(mistral, batch=1, context=8192).total_bytes == 2**29
+    True
+    >>> kv_cache(mistral, batch=1, context=8192, runtime="transformers").total_bytes == 2**30 + 256
+    True
+    >>> kv_cache(mistral, batch=1, context=8192, runtime="transformers", prefill=8000).total_bytes == 2**29 + 256
+    True
     """
     spec = config if isinstance(config, ModelSpec) else read_spec(config)
     batch = check_count("batch", batch, 1, MAX_BATCH)

@@ -14,6 +14,15 @@ def resolve_dtypes(spec: ModelSpec, dtype: "str | DType | None", kv_dtype: "str 
 
     A chosen weight dtype narrower than 16 bits or not floating (int8, int4, fp8 weights) still
     computes activations, and so K/V, in 16 bits: bfloat16.
+
+    Llama 3.1 8B's config says ``torch_dtype: bfloat16``; int4 weights still cache bfloat16 K/V
+    unless a KV dtype is chosen:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> spec = read_spec(read_data_json("configs", "meta-llama__Llama-3.1-8B.json"))
+    >>> [d.name for d in resolve_dtypes(spec, None, None)], [d.name for d in resolve_dtypes(spec, "int4", "fp8")]
+    (['bfloat16', 'bfloat16'], ['bfloat16', 'fp8_e4m3'])
     """
     model = get_dtype(dtype) if dtype is not None else get_dtype(spec.dtype)
     if (not model.is_float or model.bits < 16) and dtype is not None:
@@ -28,5 +37,12 @@ def default_encoder_tokens(spec: ModelSpec, fallback: int) -> int:
     The model's own length (Whisper: ``max_source_positions``; Mllama: one image of
     ``max_num_tiles`` tiles), else ``fallback`` (kv_cache: the context; vLLM's capacity:
     ``max_num_batched_tokens``, the default of ``max_num_encoder_input_tokens``).
+
+    A decoder-only model (Llama 3.1 8B) has no encoder length of its own, so the fallback stands:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> default_encoder_tokens(read_spec(read_data_json("configs", "meta-llama__Llama-3.1-8B.json")), 4096)
+    4096
     """
     return spec.default_encoder_tokens or fallback

@@ -7,17 +7,18 @@
 ``tensorrt_llm`` TensorRT-LLM's paged blocks on ``free_gpu_memory_fraction`` of the free memory (kvcalc.trtllm).
 ``llama_cpp``    llama.cpp's preallocated ``n_ctx`` cells, GGUF weights and ``-ngl`` offload (kvcalc.llama_cpp).
 
-The last three are :data:`ENGINE_RUNTIMES`: each builds a kvcalc.engine.EngineMemoryPlan
-(``Deployment.engine_plan``).
+Each runtime is an engine object in kvcalc.engines.registry (the one list; a runtime registered there
+is a runtime here). The tuples below are the built-in names for callers that list them (the CLI's
+choices, the pages); code that needs to know what a runtime does asks its engine instead.
 """
 from __future__ import annotations
 
 from typing import Literal
 
-from .errors import InputError
+from .engines.registry import BUILTIN, get_engine
 
 Runtime = Literal["ideal", "transformers", "vllm", "sglang", "tensorrt_llm", "llama_cpp"]
-RUNTIMES: tuple[Runtime, ...] = ("ideal", "transformers", "vllm", "sglang", "tensorrt_llm", "llama_cpp")
+RUNTIMES: tuple[Runtime, ...] = tuple(BUILTIN)  # type: ignore[arg-type]
 ENGINE_RUNTIMES: tuple[Runtime, ...] = ("sglang", "tensorrt_llm", "llama_cpp")
 """Runtimes planned through kvcalc.engine.EngineMemoryPlan."""
 KV_RUNTIMES: tuple[Runtime, ...] = ("ideal", "transformers", "vllm")
@@ -26,8 +27,6 @@ ENGINE_LABELS: dict[str, str] = {"sglang": "SGLang", "tensorrt_llm": "TensorRT-L
 
 
 def check_runtime(runtime: object) -> Runtime:
-    """``runtime`` if it is one of :data:`RUNTIMES`, else InputError naming the choices."""
-    for r in RUNTIMES:
-        if runtime == r:
-            return r
-    raise InputError(f"unknown runtime '{str(runtime)[:40]}'; choose one of {', '.join(RUNTIMES)}")
+    """``runtime`` if it names an engine (kvcalc.engines.registry), else InputError naming the choices."""
+    name: Runtime = get_engine(runtime).name
+    return name

@@ -73,7 +73,7 @@ def _weights_flags(dtype: str | None) -> tuple[list[str], list[str]]:
 
 def _default_block(d: Deployment) -> int:
     """The block size vLLM picks when ``--block-size`` is not given (the attention backend's, kvcalc.vllm)."""
-    return replace(d, vllm=replace(d.vllm, block_size=None)).vllm_plan().block_size
+    return replace(d, options=replace(d.vllm, block_size=None)).vllm_plan().block_size
 
 
 def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> ServeCommand:
@@ -233,6 +233,6 @@ def llama_server(model: str, d: Deployment) -> ServeCommand:
 
 
 def engine_command(model: str, d: Deployment) -> ServeCommand:
-    """The launch line of an engine deployment (runtimes sglang, tensorrt_llm, llama_cpp)."""
-    gen = {"sglang": sglang_launch, "tensorrt_llm": trtllm_serve, "llama_cpp": llama_server}[d.runtime]
-    return gen(model, d)
+    """The launch line of a deployment, in its engine's words (``Engine.launch_command``)."""
+    cmd: ServeCommand = d.engine.launch_command(model, d)
+    return cmd

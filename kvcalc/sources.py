@@ -133,6 +133,14 @@ def parse_config_text(text: str | bytes, *, label: str = "pasted config") -> dic
     Raises :class:`ConfigTooLargeError`, :class:`ConfigJSONError` (not JSON / not UTF-8),
     :class:`ConfigTooDeepError`, :class:`ConfigNotObjectError`, :class:`NotADecoderError` (BERT,
     ViT, ...) or :class:`InvalidConfigError` (a field :func:`kvcalc.read_spec` cannot use).
+
+    >>> parse_config_text('{"model_type": "llama", "num_hidden_layers": 2}')["num_hidden_layers"]
+    2
+    >>> try:
+    ...     parse_config_text('{"model_type": "bert"}')
+    ... except Exception as e:
+    ...     print(type(e).__name__)
+    NotADecoderError
     """
     config = parse_config_json(text, label=label, fix="paste the complete config.json, unchanged.")
     check_decoder_config(config, label=label)

@@ -29,7 +29,11 @@ What kvcalc cannot bound is refused with :class:`~kvcalc.errors.UnsupportedError
 
 
 def combine_quality(*qualities: Quality) -> Quality:
-    """``exact`` only when every part is exact."""
+    """``exact`` only when every part is exact.
+
+    >>> combine_quality("exact", "exact"), combine_quality("exact", "estimated")
+    ('exact', 'estimated')
+    """
     return "exact" if all(q == "exact" for q in qualities) else "estimated"
 
 
@@ -64,7 +68,17 @@ class AttentionCache:
 
     @property
     def elements_per_token(self) -> int:
-        """Elements cached per token per sequence (ideal layout)."""
+        """Elements cached per token per sequence (ideal layout).
+
+        Llama 3.1 8B's layer: 8 KV heads x (128 + 128) = 2,048; DeepSeek-V3's MLA latent:
+        ``kv_lora_rank`` 512 + ``qk_rope_head_dim`` 64 = 576, whatever the head count:
+
+        >>> AttentionCache(kv_heads=8, k_head_dim=128, v_head_dim=128, query_heads=32).elements_per_token
+        2048
+        >>> AttentionCache(kv_heads=128, k_head_dim=192, v_head_dim=128, query_heads=128,
+        ...                latent_dim=576).elements_per_token
+        576
+        """
         if self.latent_dim:
             return self.latent_dim + self.indexer_dim
         return self.kv_heads * (self.k_head_dim + self.v_head_dim)
@@ -87,7 +101,13 @@ class RecurrentState:
     float32: bool = False      # transformers keeps it in float32 (SSM states always are)
 
     def elements_with_kernel(self, kernel: int) -> int:
-        """Elements if the conv window held ``kernel`` columns (vLLM keeps ``conv_kernel - 1``)."""
+        """Elements if the conv window held ``kernel`` columns (vLLM keeps ``conv_kernel - 1``).
+
+        8,192 channels x a 4-wide window = 32,768 elements; vLLM's 3 columns hold 8,192 x 3 = 24,576:
+
+        >>> RecurrentState("conv", elements=8192 * 4, conv_kernel=4).elements_with_kernel(3)
+        24576
+        """
         if self.role != "conv" or not self.conv_kernel:
             return self.elements
         return self.elements // self.conv_kernel * kernel
@@ -134,7 +154,16 @@ class ModelSpec:
         return len(self.layers)
 
     def kinds(self) -> dict[str, int]:
-        """Count of layers per kind, e.g. {"sliding": 40, "full": 8}."""
+        """Count of layers per kind, in the order they first appear.
+
+        Gemma 2 9B alternates sliding-window (even) and global (odd) layers over its 42 layers
+        (transformers' ``Gemma2DecoderLayer``: ``is_sliding = not bool(layer_idx % 2)``):
+
+        >>> from kvcalc import read_spec
+        >>> from kvcalc.data_files import read_data_json
+        >>> read_spec(read_data_json("configs", "google__gemma-2-9b-it.json")).kinds()
+        {'sliding': 21, 'full': 21}
+        """
         out: dict[str, int] = {}
         for layer in self.layers:
             out[layer.kind] = out.get(layer.kind, 0) + 1

@@ -42,7 +42,7 @@ from .deployment import Deployment
 from .dtypes import ceil_div
 from .errors import InputError, KVCalcError
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
-from .parallel import stage_specs, stage_weights
+from .parallel import stage_specs
 from .spec import AttentionCache, ModelSpec
 from .sweep import CompiledCache, cache_bytes, compile_cache
 
@@ -144,7 +144,7 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
         cached: tuple[_Stage, ...] = d._memo["speed_stages"]
         return cached
     params = d.weights.params
-    raw = stage_weights(d.weights_computed, d.spec.num_layers, d.tp, d.pp)
+    raw = d.engine.stage_weights(d)      # the engine's placement (llama.cpp: the GGUF weights on the GPU)
     weights = raw
     if d.weights.total_bytes != d.weights_computed.total_bytes:      # the Hub checkpoint's size
         scale = d.weights.total_bytes / max(d.weights_computed.total_bytes, 1)
@@ -208,20 +208,11 @@ def _active_refusal(params: Any) -> str:
     return "active parameters unknown"
 
 
-def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: int | None = None,
-                   bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY,
-                   compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY) -> SpeedEstimate:
-    """Decode and prefill estimate for ``batch`` sequences at ``context`` tokens (module docstring).
-
-    ``prompt_tokens`` (default ``context``) is the prompt length the time to first token is for."""
-    batch = check_count("batch", batch, 1, MAX_BATCH)
-    context = check_count("context", context, 1, MAX_CONTEXT)
-    prompt = context if prompt_tokens is None else check_count("prompt_tokens", prompt_tokens, 1, MAX_CONTEXT)
-    _check_efficiency(bandwidth_efficiency, compute_efficiency)
-    gpu = d.gpu
+def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_efficiency: float,
+                 compute_efficiency: float) -> list[str]:
+    """What the estimate assumes, in words (module docstring: what is not modelled)."""
     params = d.weights.params
     num_experts, top_k = d.spec.moe_experts, d.spec.moe_top_k
-    touched, experts = _touched(d, batch)
     assumptions = [f"efficiency: {bandwidth_efficiency:.0%} of the memory bandwidth, {compute_efficiency:.0%} of the "
                    "dense bf16 tensor rate (defaults from published measurements; kvcalc.speed_reference)"]
     if experts is not None:
@@ -238,7 +229,23 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     if d.pp > 1:
         assumptions.append(f"pipeline parallel {d.pp}: stages run one after another within a step")
     assumptions.append("no kernel launch, scheduling or sampling overhead; no speculative decoding")
+    return assumptions
 
+
+def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: int | None = None,
+                   bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY,
+                   compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY) -> SpeedEstimate:
+    """Decode and prefill estimate for ``batch`` sequences at ``context`` tokens (module docstring).
+
+    ``prompt_tokens`` (default ``context``) is the prompt length the time to first token is for."""
+    batch = check_count("batch", batch, 1, MAX_BATCH)
+    context = check_count("context", context, 1, MAX_CONTEXT)
+    prompt = context if prompt_tokens is None else check_count("prompt_tokens", prompt_tokens, 1, MAX_CONTEXT)
+    _check_efficiency(bandwidth_efficiency, compute_efficiency)
+    gpu = d.gpu
+    params = d.weights.params
+    touched, experts = _touched(d, batch)
+    assumptions = _assumptions(d, batch, experts, bandwidth_efficiency, compute_efficiency)
     enc = d.spec.default_encoder_tokens or context
     bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
     rate = gpu.bf16_tflops * TFLOP * compute_efficiency if gpu.bf16_tflops else None

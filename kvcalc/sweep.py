@@ -33,7 +33,17 @@ class CompiledCache:
 
 def compile_cache(spec: ModelSpec, *, dtype: "str | DType | None" = None, kv_dtype: "str | DType | None" = None,
                   runtime: str = "ideal", prefill_only: bool = True) -> CompiledCache:
-    """Collapse every layer's terms by cap (see module docstring). Runtimes: ideal, transformers."""
+    """Collapse every layer's terms by cap (see module docstring). Runtimes: ideal, transformers.
+
+    Mistral 7B v0.1: all 32 layers slide over 4,096 tokens at 131,072 B per token (32 x 8 KV heads
+    x 256 x 2 B), so the whole model is one cap:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> cache = compile_cache(read_spec(read_data_json("configs", "mistralai__Mistral-7B-v0.1.json")))
+    >>> cache.per_token_by_cap, cache.per_sequence, cache.fixed
+    (((4096, 131072),), 0, 0)
+    """
     if runtime not in RUNTIMES or runtime in ("vllm", *ENGINE_RUNTIMES):
         raise UnsupportedError(f"sweeps cover the ideal and transformers runtimes, not {runtime!r:.40}")
     model, kv = resolve_dtypes(spec, dtype, kv_dtype)
@@ -51,7 +61,17 @@ def compile_cache(spec: ModelSpec, *, dtype: "str | DType | None" = None, kv_dty
 
 
 def cache_bytes(cache: CompiledCache, batch: int, context: int, encoder_tokens: int | None = None) -> int:
-    """Total KV bytes at one (batch, context): the scalar twin of :func:`kv_grid`."""
+    """Total KV bytes at one (batch, context): the scalar twin of :func:`kv_grid`.
+
+    Mistral 7B v0.1 (one 4,096-token cap of 131,072 B per token), 2 sequences of 8,192 tokens:
+    2 x 4,096 x 131,072 = 2**30 B:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> cache = compile_cache(read_spec(read_data_json("configs", "mistralai__Mistral-7B-v0.1.json")))
+    >>> cache_bytes(cache, 2, 8192) == 2**30
+    True
+    """
     per_seq = sum(p * (context if cap == 0 else min(context, cap)) for cap, p in cache.per_token_by_cap)
     if encoder_tokens is None:
         encoder_tokens = cache.default_encoder_tokens or context
@@ -81,7 +101,17 @@ def kv_grid(cache: CompiledCache, batches: Sequence[int], contexts: Sequence[int
     and context, batch at least 1: every term is >= 0, so the total grows with both) is at most 2**63 - 1; otherwise
     ``object`` holding Python ints (slower, never wrapped). ``encoder_tokens`` defaults as in
     :func:`kvcalc.kv_cache`: the model's own (Whisper, Mllama), else the context (cross-attention
-    over an input as long as the output)."""
+    over an input as long as the output).
+
+    Mistral 7B v0.1 at batches 1 and 2 and contexts 1,000 and 8,192: 1,000 x 131,072 = 131,072,000
+    B below the window, 4,096 x 131,072 = 536,870,912 B once it caps; batch 2 doubles both:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> cache = compile_cache(read_spec(read_data_json("configs", "mistralai__Mistral-7B-v0.1.json")))
+    >>> kv_grid(cache, [1, 2], [1000, 8192]).tolist()
+    [[131072000, 536870912], [262144000, 1073741824]]
+    """
     import numpy as np
 
     bs, ts = _counts("batches", batches), _counts("contexts", contexts)

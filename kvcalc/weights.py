@@ -32,7 +32,6 @@ from .errors import ConfigError, UnsupportedError
 from .params import ParamCount, count_params
 
 QUANTIZED_PARTS = ("attention", "mlp", "mixer")
-KEPT_PARTS = ("embedding", "lm_head", "norms", "vision", "other")
 USER_INT_GROUP = 128
 
 
@@ -68,7 +67,14 @@ def _ceil(x: Fraction) -> int:
 
 
 def gptq_bytes(params: int, bits: int, group_size: int) -> int:
-    """GPTQ / AWQ layout: packed weights + fp16 scales + packed zero points (see module docstring)."""
+    """GPTQ / AWQ layout: packed weights + fp16 scales + packed zero points (see module docstring).
+
+    One 4,096 x 4,096 matrix at 4 bits in groups of 128: 16,777,216 / 2 = 8,388,608 B of weights,
+    131,072 groups x 2 B of scales = 262,144 B and 131,072 x 4 / 8 = 65,536 B of zero points:
+
+    >>> gptq_bytes(4096 * 4096, 4, 128)
+    8716288
+    """
     groups = ceil_div(params, group_size) if group_size > 0 else 1
     return _ceil(Fraction(params * bits, 8)) + groups * 2 + _ceil(Fraction(groups * bits, 8))
 
@@ -86,7 +92,7 @@ class _Scheme:
     experts_only: bool = False
 
 
-def _config_scheme(top: ConfigReader, model_dtype_bits: int) -> _Scheme | None:
+def _config_scheme(top: ConfigReader) -> _Scheme | None:
     """The storage format the config's ``quantization_config`` declares, or None. A wrapper's checkpoint may
     declare it in its ``text_config`` (Kimi-K2.5: compressed-tensors there, none at the top level): read there
     too, never ignored."""
@@ -152,6 +158,21 @@ def weight_bytes(config: Mapping[str, Any], dtype: str | None = None, params: Pa
 
     ``dtype`` (a name from the dtype table) overrides the checkpoint; without it the config's
     ``quantization_config`` decides, else its ``torch_dtype`` / ``dtype``, else bfloat16.
+
+    Llama 3.1 8B: 8,030,261,248 parameters (the Hub's safetensors total, data/params.csv; by hand:
+    2 x 128,256 x 4,096 embedding + LM head, 32 x (2 x 4,096**2 + 2 x 4,096 x 1,024) attention,
+    32 x 3 x 4,096 x 14,336 MLP, 65 x 4,096 norms) x 2 bytes of bfloat16. With int4 weights
+    (GPTQ layout, groups of 128) the attention's 1,342,177,280 parameters take
+    :func:`gptq_bytes` = 671,088,640 + 20,971,520 + 5,242,880 B while embeddings stay 16-bit:
+
+    >>> from kvcalc.data_files import read_data_json
+    >>> llama = read_data_json("configs", "meta-llama__Llama-3.1-8B.json")
+    >>> w = weight_bytes(llama)
+    >>> w.params.total, w.total_bytes, w.scheme
+    (8030261248, 16060522496, 'bfloat16')
+    >>> q = weight_bytes(llama, "int4")
+    >>> q.scheme, [(p.name, p.bytes) for p in q.parts if p.name == "attention"], q.unquantized
+    ('int4 g128', [('attention', 697303040)], ('embedding', 'lm_head', 'norms'))
     """
     top = ConfigReader(config)
     params = params or count_params(config)
@@ -169,7 +190,7 @@ def weight_bytes(config: Mapping[str, Any], dtype: str | None = None, params: Pa
     else:
         kept_bits = get_dtype(base_name).bits
         kept_name = base_name
-        scheme = _config_scheme(top, kept_bits)
+        scheme = _config_scheme(top)
         if scheme is not None and kept_bits > 16:
             kept_bits, kept_name = 16, "bfloat16"
 

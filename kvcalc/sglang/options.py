@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import check_fraction
+from ..engines.base import Option
 from ..errors import InputError
 from ..limits import MAX_CONTEXT, check_count
 
@@ -61,3 +62,27 @@ def sglang_options(mem_fraction_static: Any = None, context_length: Any = None, 
         raise InputError("disable_hybrid_swa_memory must be true or false")
     return SglangOptions(mem_fraction_static, context_length, max_running_requests, page_size, max_total_tokens,
                          allow_long_context, swa_full_tokens_ratio, disable_hybrid_swa_memory)
+
+
+DECLARATIONS: tuple[Option, ...] = (
+    Option("mem_fraction_static", ("--mem-fraction-static",), "float",
+           "share of the memory free before the weights load for weights + KV pool "
+           "(default: by GPU memory and TP, as SGLang's server_args)", "fraction", 0, 1, None, "sg_mem"),
+    Option("context_length", ("--context-length",), "int", "longest request (default: the model's)", "tokens", 1,
+           MAX_CONTEXT, None, "sg_ctx"),
+    Option("max_running_requests", ("--max-running-requests",), "int", "requests run at once", "requests", 1,
+           1 << 20, None, "sg_mrr"),
+    Option("page_size", ("--page-size",), "int", "tokens per KV page (default 1)", "tokens", 1, 1 << 16, None,
+           "sg_page"),
+    Option("max_total_tokens", ("--max-total-tokens",), "int", "cap on the token pool", "tokens", 1, 1 << 40, None,
+           None),
+    Option("swa_full_tokens_ratio", ("--swa-full-tokens-ratio",), "float",
+           "hybrid SWA models (gpt-oss): SWA-pool tokens per full-pool token (default 0.8)", "fraction", 0, 1, None,
+           None),
+    Option("disable_hybrid_swa_memory", ("--disable-hybrid-swa-memory",), "bool",
+           "pool sliding-window layers at full length even for hybrid SWA models", "", None, None, False, None),
+    Option("allow_overwrite_longer_context_len", ("--allow-overwrite-longer-context-len",), "bool",
+           "accept a context length above the model's (SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1)", "", None,
+           None, False, None),
+)
+"""SGLang's flags kvcalc models (python/sglang/srt/server_args.py ``ServerArgs``), declared once."""

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import check_fraction
+from ..engines.base import Option
 from ..errors import InputError
 from ..limits import MAX_CONTEXT, check_count
 
@@ -54,3 +55,22 @@ def trtllm_options(free_gpu_memory_fraction: Any = None, max_tokens_in_paged_kv_
         max_num_tokens = check_count("max_num_tokens", max_num_tokens, 1, MAX_CONTEXT)
     return TrtllmOptions(free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len,
                          max_batch_size, max_num_tokens)
+
+
+DECLARATIONS: tuple[Option, ...] = (
+    Option("free_gpu_memory_fraction", ("--free-gpu-memory-fraction", "--kv-cache-free-gpu-memory-fraction"),
+           "float", "share of the memory free after weights and activations for the KV cache (default 0.9)",
+           "fraction", 0, 1, None, "trt_frac"),
+    Option("max_tokens_in_paged_kv_cache", ("--max-tokens-in-paged-kv-cache",), "int",
+           "cap on the KV pool in tokens (KvCacheConfig.max_tokens)", "tokens", 1, 1 << 40, None, "trt_max_tokens"),
+    Option("tokens_per_block", ("--tokens-per-block",), "int", "tokens per KV block (default 32; 64 in 0.x engines)",
+           "tokens", 1, 1 << 16, None, "trt_tpb"),
+    Option("max_seq_len", ("--max-seq-len",), "int", "longest request (default: the model's)", "tokens", 1,
+           MAX_CONTEXT, None, "trt_mseq"),
+    Option("max_batch_size", ("--max-batch-size",), "int", "requests run at once (default 2048)", "requests", 1,
+           1 << 20, None, "trt_mbs"),
+    Option("max_num_tokens", ("--max-num-tokens",), "int",
+           "tokens in one forward pass (default 8192; sizes the estimated activation peak)", "tokens", 1,
+           MAX_CONTEXT, None, None),
+)
+"""TensorRT-LLM's options kvcalc models (``KvCacheConfig`` / ``trtllm-serve``), declared once."""

@@ -56,6 +56,18 @@ def estimate_activation_bytes(spec: ModelSpec, *, max_num_batched_tokens: int, m
     moe_intermediate_size``); without it ``4 * hidden`` is assumed. Not modelled: vision / audio
     encoders of multimodal models (their dummy outputs are held during the language-model pass),
     attention-backend workspaces, fused-MoE chunking, LoRA.
+
+    Llama 3.1 8B (hidden 4,096, MLP 14,336, vocabulary 128,256, bfloat16), 8,192 tokens and 1,024
+    requests (an 80 GiB GPU's defaults): forward 8,192 x 2 x 3 x 18,432 = 905,969,664 B; sampler
+    28 x 1,024 x 128,256 + 8,192 x 4,096 x 2 = 3,677,356,032 + 67,108,864 = 3,744,464,896 B, the peak:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> spec = read_spec(read_data_json("configs", "meta-llama__Llama-3.1-8B.json"))
+    >>> est = estimate_activation_bytes(spec, max_num_batched_tokens=8192, max_num_seqs=1024,
+    ...                                 intermediate_size=spec.mlp_width)
+    >>> est.forward_bytes, est.sampler_bytes, est.peak_bytes == est.sampler_bytes
+    (905969664, 3744464896, True)
     """
     n = check_count("max_num_batched_tokens", max_num_batched_tokens, 1, MAX_CONTEXT)
     s = min(check_count("max_num_seqs", max_num_seqs, 1, MAX_BATCH), n)

@@ -24,6 +24,18 @@ class RequestBlocks:
     (default ``max_num_batched_tokens``; vLLM 0.33 with async scheduling: twice that, see
     ``EngineDefaults.max_concurrent_batches``). Pass the plan's resolved ``block_size`` and
     ``vllm_version`` (hybrid models: kvcalc.vllm.hybrid).
+
+    Gemma 2 9B at 8,192 tokens with 8,192 tokens in flight: the full group holds 8,192 / 16 = 512
+    blocks, the sliding group cdiv(min(4,095 + 8,192, 8,192), 16) + 1 = 513; Llama 3.1 8B (one
+    full group) 512:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> def blocks(name, tokens):
+    ...     spec = read_spec(read_data_json("configs", name))
+    ...     return RequestBlocks(spec, max_num_batched_tokens=8192)(tokens)
+    >>> blocks("google__gemma-2-9b-it.json", 8192), blocks("meta-llama__Llama-3.1-8B.json", 8192)
+    (1025, 512)
     """
 
     def __init__(self, spec: ModelSpec, *, dtype: "str | DType | None" = None,

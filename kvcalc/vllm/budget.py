@@ -1,19 +1,15 @@
 """vLLM v1's startup memory budget and KV capacity on one GPU (bytes; GiB = 2**30, printed ``%.2f``).
 
-Sources (vllm-project/vllm, read, not copied):
-
-``v1/worker/gpu_worker.py``
-    ``requested_memory = total_memory * gpu_memory_utilization`` (``init_device``);
-    ``determine_available_memory``: ``available = requested_memory - (weights + torch activation peak
-    + non-torch increase)`` (newer releases also subtract a CUDA-graph estimate when
-    ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` is set); ``kv_cache_memory_bytes``
-    (``--kv-cache-memory``) skips all of it.
-``v1/core/kv_cache_utils.py``
-    ``get_num_blocks`` (``available // page_size // group_size``), ``get_kv_cache_configs`` (per
-    worker, then the minimum block count over workers), ``check_enough_kv_cache_memory`` (no
-    memory: :data:`NO_MEMORY_ERROR`; one ``max_model_len`` request must fit, else
-    ``estimate_max_model_len``), ``_report_kv_cache_config`` (the two startup log lines after
-    "Available KV cache memory") and ``get_max_concurrency_for_kv_cache_config``.
+:func:`vllm_memory_plan` composes vLLM 0.33's startup steps, each a module with its own record and
+sources: kvcalc.vllm.startup (1. ``EngineArgs.create_engine_config``: the engine arguments;
+2. ``Worker.init_device`` / ``determine_available_memory``, v1/worker/gpu_worker.py: requested
+memory, weights, profiled activation peak, non-torch, CUDA graphs -> the KV budget),
+kvcalc.vllm.pool (3. ``get_kv_cache_configs``: blocks, block size, grouping) and kvcalc.vllm.length
+(4. the ``max_model_len`` fit check or auto-fit, "GPU KV cache size" and "Maximum concurrency").
+:class:`VllmMemoryPlan` is the flat record the planner, the pages and the CLI read, with the startup
+lines vLLM prints (``_report_kv_cache_config`` / ``update_kv_cache_capacity``) and its refusals
+(``check_enough_kv_cache_memory``: no memory, :data:`NO_MEMORY_ERROR`; one ``max_model_len``
+request must fit).
 
 Per-rank: vLLM sizes every tensor-parallel rank alike, so the figures are for ONE GPU.
 """
@@ -22,40 +18,30 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from ..dtypes import DType, ceil_div
-from ..errors import InputError, UnsupportedError
-from ..limits import MAX_BATCH, MAX_CONTEXT, check_count
-from ..resolve import default_encoder_tokens
-from ..solve import largest_true
+from ..dtypes import DType
 from ..spec import ModelSpec
 from ..units import GiB
-from .activation import estimate_activation_bytes
-from .defaults import (
-    DEFAULT_GPU_MEMORY_UTILIZATION,
-    DEFAULT_NON_TORCH_BYTES,
-    ENGINE_0_10,
-    UsageContext,
-    default_block_size,
-    default_max_num_batched_tokens,
-    default_max_num_seqs,
-    engine,
-    vllm_dtypes,
-)
-from .grouping import VllmCacheGroup, group_caches, group_request_bytes, kv_layer_partition, workers
-from .hybrid import attention_free, engine_caches
-from .lora import LoraConfig, check_lora_parallel, lora_bytes
-from .specs import KVCacheSpec
+from .defaults import DEFAULT_GPU_MEMORY_UTILIZATION, ENGINE_0_10, UsageContext, engine
+from .grouping import VllmCacheGroup
+from .length import VllmKvCapacity, VllmModelLength, vllm_kv_capacity, vllm_model_length
+from .lora import LoraConfig
+from .pool import VllmKvPool, vllm_kv_pool
+from .startup import AUTO_FIT, VllmEngineConfig, VllmStartupBudget, vllm_engine_config, vllm_startup_budget
+
+__all__ = ["AUTO_FIT", "NO_MEMORY_ERROR", "VllmMemoryPlan", "format_gib", "vllm_memory_plan"]
 
 NO_MEMORY_ERROR = ENGINE_0_10.no_memory_error
 """vLLM 0.10's ValueError when the KV budget is not positive (0.33's: ``EngineDefaults.no_memory_error``)."""
 
 
-AUTO_FIT = -1
-"""``--max-model-len -1``: vLLM 0.33 fits ``max_model_len`` to the KV memory."""
-
-
 def format_gib(nbytes: float) -> str:
-    """vLLM 0.33's ``format_gib`` (vllm/utils/mem_utils.py): ``str(round(bytes / 2**30, 2))``, e.g. '8.0'."""
+    """vLLM 0.33's ``format_gib`` (vllm/utils/mem_utils.py): ``str(round(bytes / 2**30, 2))``.
+
+    8 GiB prints as Python prints the float 8.0; 1.234 GiB rounds to two decimals:
+
+    >>> format_gib(8 * 2**30), format_gib(1.234 * 2**30)
+    ('8.0', '1.23')
+    """
     return f"{round(nbytes / GiB, 2)}"
 
 
@@ -122,7 +108,22 @@ class VllmMemoryPlan:
         return engine(self.vllm_version)
 
     def refusal_text(self) -> str | None:
-        """The ValueError vLLM raises at startup for this budget, in its own words; None when it starts."""
+        """The ValueError vLLM raises at startup for this budget, in its own words; None when it starts.
+
+        Llama 3.1 8B with 8 GiB of KV memory and ``max_model_len`` 131,072: one request needs 8,192
+        blocks of 2 MiB = 16 GiB; 8 GiB less the 2 MiB null block is available (round(7.998, 2) =
+        8.0) and 4,095 blocks x 16 = 65,520 tokens would fit:
+
+        >>> from kvcalc import read_spec
+        >>> from kvcalc.data_files import read_data_json
+        >>> spec = read_spec(read_data_json("configs", "meta-llama__Llama-3.1-8B.json"))
+        >>> plan = vllm_memory_plan(spec, total_gpu_bytes=80 * 2**30, weights_bytes=15 * 2**30,
+        ...                         max_model_len=131072, kv_cache_memory=8 * 2**30)
+        >>> print(plan.refusal_text())
+        To serve at least one request with the model's max seq len (131072), (16.0 GiB KV cache is needed,
+        which is larger than the available KV cache memory (8.0 GiB). Based on the available memory, the
+        estimated maximum model length is 65520. Try increasing `gpu_memory_utilization` ...
+        """
         e = self._engine
         if self.available_kv_bytes <= 0 or self.check_kv_bytes <= 0:
             return e.no_memory_error
@@ -161,6 +162,15 @@ class VllmMemoryPlan:
         The weights alone, or the weights plus whichever of activation / non-torch / CUDA graphs
         are counted, exceed the requested ``gpu_memory_utilization x total``; or ``--kv-cache-memory``
         was 0.
+
+        15 GiB of weights on a 16 GiB card at 0.9 (14.4 GiB requested):
+
+        >>> from kvcalc import read_spec
+        >>> from kvcalc.data_files import read_data_json
+        >>> spec = read_spec(read_data_json("configs", "meta-llama__Llama-3.1-8B.json"))
+        >>> vllm_memory_plan(spec, total_gpu_bytes=16 * 2**30, weights_bytes=15 * 2**30,
+        ...                  max_model_len=8192).no_memory_text()
+        'no KV cache memory: the weights alone (15.00 GiB) exceed the requested 14.40 GiB (0.9 x 16.00 GiB)'
         """
         if self.kv_cache_memory_given:
             return f"no KV cache memory: kv_cache_memory (--kv-cache-memory) is {self.available_kv_bytes:,} bytes"
@@ -203,14 +213,6 @@ class VllmMemoryPlan:
         return out
 
 
-def _check_bytes(name: str, value: Any, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"{name} must be a whole number of bytes, got {value!r:.40}")
-    if not minimum <= value <= 1 << 50:
-        raise InputError(f"{name} must be between {minimum:,} and {1 << 50:,} bytes, got {value:,}")
-    return value
-
-
 def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: int,
                      gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION, max_model_len: int,
                      block_size: int | None = None, kv_cache_dtype: "str | DType | None" = None,
@@ -225,9 +227,16 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
                      lora: LoraConfig | None = None) -> VllmMemoryPlan:
     """vLLM v1's KV-cache budget and capacity on one GPU (see :class:`VllmMemoryPlan` for the formulas).
 
+    The four steps of vLLM's startup, in its order (each returns its own record):
+    :func:`~kvcalc.vllm.startup.vllm_engine_config` (the engine arguments and their defaults),
+    :func:`~kvcalc.vllm.startup.vllm_startup_budget` (requested memory, weights, profiled activation,
+    non-torch, CUDA graphs), :func:`~kvcalc.vllm.pool.vllm_kv_pool` (blocks, block size, grouping) and
+    :func:`~kvcalc.vllm.length.vllm_model_length` / :func:`~kvcalc.vllm.length.vllm_kv_capacity` (the
+    length served, the fit check, "GPU KV cache size" and "Maximum concurrency").
+
     ``total_gpu_bytes``: the device total vLLM sees (``torch.cuda.mem_get_info()[1]``, e.g. 79.19 GiB
     on an H100 80GB). ``weights_bytes``: model weights on one GPU ("Model loading took X GiB").
-    ``activation_bytes`` / ``non_torch_bytes`` default to :func:`estimate_activation_bytes` and
+    ``activation_bytes`` / ``non_torch_bytes`` default to :func:`~kvcalc.vllm.activation.estimate_activation_bytes` and
     ``DEFAULT_NON_TORCH_BYTES``; ``cuda_graph_bytes`` defaults to the release's assumption
     (``EngineDefaults.cuda_graph_assumed_bytes``: 0.33 subtracts its CUDA-graph estimate, 0.10
     nothing). ``kv_cache_memory`` (``--kv-cache-memory``) replaces the whole budget.
@@ -239,165 +248,118 @@ def vllm_memory_plan(spec: ModelSpec, *, total_gpu_bytes: int, weights_bytes: in
     (``_auto_fit_max_model_len``): the longest length whose one request fits the budget less the null
     block, at most ``derived_max_model_len``. ``draft_layers``: KV layers speculative decoding adds
     (kvcalc.vllm.speculative.speculative_kv_layers), on the last stage. ``cpu_offload_bytes``
-    (``--cpu-offload-gb`` x 2**30, ``OffloadConfig``; ``UVAOffloader`` in model_executor/offloader/uva.py)
-    leave the GPU: ``min(weights, cpu_offload_bytes)``; vLLM moves whole parameters until the cap is
-    reached, so it may move up to one parameter more (a stated approximation). ``lora``
-    (``--enable-lora``, kvcalc.vllm.lora) adds the LoRA manager's buffers to the weights, as vLLM's
-    "Model loading took" counts them (``GPUModelRunner.load_model``). ``intermediate_size``
-    feeds the activation estimate only.
+    (``--cpu-offload-gb`` x 2**30) and ``lora`` (``--enable-lora``, kvcalc.vllm.lora): see
+    :func:`~kvcalc.vllm.startup.loaded_weights`. ``intermediate_size`` feeds the activation estimate only.
 
     Hybrid (attention + mamba / linear-attention) models follow vLLM 0.33's hybrid allocator
     (kvcalc.vllm.hybrid); the 0.10 rules refuse them.
-    """
-    e = engine(vllm_version)
-    total = _check_bytes("total_gpu_bytes", total_gpu_bytes, 1)
-    weights = _check_bytes("weights_bytes", weights_bytes)
-    offloaded = min(weights, _check_bytes("cpu_offload_bytes", cpu_offload_bytes))
-    weights -= offloaded
-    if isinstance(gpu_memory_utilization, bool) or not isinstance(gpu_memory_utilization, (int, float)) \
-            or not 0 < gpu_memory_utilization <= 1:
-        raise InputError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization!r:.40}")
-    derived_max = 0
-    if max_model_len == AUTO_FIT:
-        if derived_max_model_len is None:
-            raise InputError("max_model_len -1 (auto-fit) needs the model's derived maximum (derived_max_model_len)")
-        derived_max = check_count("derived_max_model_len", derived_max_model_len, 1, MAX_CONTEXT)
-    else:
-        max_model_len = check_count("max_model_len", max_model_len, 1, MAX_CONTEXT)
-    tp = check_count("tensor_parallel_size", tensor_parallel_size, 1, 4096)
-    pp = check_count("pipeline_parallel_size", pipeline_parallel_size, 1, 4096)
-    if gpu_name is None or not isinstance(gpu_name, str):
-        raise InputError("gpu_name must be a string")
-    mnbt = default_max_num_batched_tokens(total, usage_context, gpu_name, e.version) \
-        if max_num_batched_tokens is None else check_count("max_num_batched_tokens", max_num_batched_tokens, 1,
-                                                            MAX_CONTEXT)
-    seqs = default_max_num_seqs(total, mnbt, gpu_name, e.version) if max_num_seqs is None \
-        else check_count("max_num_seqs", max_num_seqs, 1, MAX_BATCH)
-    model, kv = vllm_dtypes(spec, dtype, kv_cache_dtype)
-    if lora is not None:
-        check_lora_parallel(spec, lora, tp, pp)
-    adapters = 0 if lora is None else lora_bytes(spec, lora, model, tensor_parallel_size=tp,
-                                                  max_num_batched_tokens=mnbt, max_num_seqs=seqs)
-    weights += adapters
-    if block_size is None:
-        mla = [a for layer in spec.layers for a in layer.attention if a.latent_dim]
-        block_size = default_block_size(bool(mla), kv, e.version, sparse=any(a.indexer_dim for a in mla))
-    block_size = check_count("block_size", block_size, 1, 1 << 16)
-    draft_layers = check_count("draft_layers", draft_layers, 0, 64)
-    caches, block_size = engine_caches(spec, model, kv, block_size, tp, e.version, draft_layers)
-    if attention_free(spec):
-        if max_model_len == AUTO_FIT:
-            raise UnsupportedError("max_model_len -1 (auto-fit) for an attention-free model is not modelled: vLLM "
-                                   "sizes its state blocks by max_model_len")
-        # mamba_block_size = max_model_len: one state page per request, counted as max_model_len tokens
-        caches = tuple(replace(c, block_size=max_model_len) for c in caches)
-    if not caches:
-        raise UnsupportedError("this model has no KV cache layers for vLLM to allocate")
-    enc = default_encoder_tokens(spec, mnbt)   # max_num_encoder_input_tokens defaults to the token budget
-    inflight = mnbt * e.max_concurrent_batches   # VllmConfig.max_in_flight_tokens
-    notes: list[str] = []
-    if e.max_concurrent_batches > 1 and any(c.window is not None for c in caches):
-        notes.append(f"vLLM {e.version}: async scheduling keeps {e.max_concurrent_batches} batches in flight, so a "
-                     f"sliding / chunked layer holds W - 1 + {inflight:,} tokens (max_in_flight_tokens)")
 
-    if activation_bytes is None:
-        est = estimate_activation_bytes(spec, max_num_batched_tokens=mnbt, max_num_seqs=seqs, dtype=dtype,
-                                        tensor_parallel_size=tp,
-                                        intermediate_size=intermediate_size or spec.mlp_width)
-        activation = est.peak_bytes
-        notes.append(f"activation estimated: max(forward {est.forward_bytes / GiB:.2f} GiB for {mnbt:,} tokens, "
-                     f"sampler {est.sampler_bytes / GiB:.2f} GiB for {est.sampler_requests:,} requests)")
+    Llama 3.1 8B with ``--kv-cache-memory`` 8 GiB: 4,096 blocks of 2 MiB (16 tokens x 32 layers x
+    8 KV heads x 256 x 2 B), 512 of them per 8,192-token request, so 8.00x and 4,096 x 16 tokens:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> spec = read_spec(read_data_json("configs", "meta-llama__Llama-3.1-8B.json"))
+    >>> plan = vllm_memory_plan(spec, total_gpu_bytes=80 * 2**30, weights_bytes=15 * 2**30, max_model_len=8192,
+    ...                         kv_cache_memory=8 * 2**30)
+    >>> for line in plan.log_lines():
+    ...     print(line)
+    Available KV cache memory: 8.0 GiB
+    GPU KV cache size: 65,536 tokens, Maximum concurrency for 8,192 tokens per request: 8.00x
+    """
+    config = vllm_engine_config(
+        spec, total_gpu_bytes=total_gpu_bytes, max_model_len=max_model_len,
+        gpu_memory_utilization=gpu_memory_utilization, block_size=block_size, kv_cache_dtype=kv_cache_dtype,
+        dtype=dtype, tensor_parallel_size=tensor_parallel_size, pipeline_parallel_size=pipeline_parallel_size,
+        max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs, usage_context=usage_context,
+        gpu_name=gpu_name, vllm_version=vllm_version, derived_max_model_len=derived_max_model_len,
+        draft_layers=draft_layers)
+    budget = vllm_startup_budget(
+        spec, config, weights_bytes=weights_bytes, cpu_offload_bytes=cpu_offload_bytes, lora=lora,
+        activation_bytes=activation_bytes, non_torch_bytes=non_torch_bytes, cuda_graph_bytes=cuda_graph_bytes,
+        kv_cache_memory=kv_cache_memory, dtype=dtype, intermediate_size=intermediate_size)
+    pool = vllm_kv_pool(spec, config, budget.available_kv_bytes)
+    length = vllm_model_length(config, pool)
+    capacity = vllm_kv_capacity(config, pool, length.max_model_len)
+    return _memory_plan(spec, config, budget, pool, length, capacity)
+
+
+def _memory_plan(spec: ModelSpec, config: VllmEngineConfig, budget: VllmStartupBudget, pool: VllmKvPool,
+                 length: VllmModelLength, capacity: VllmKvCapacity) -> VllmMemoryPlan:
+    """The four steps' records as one :class:`VllmMemoryPlan`, with its notes and binding line."""
+    w = pool.binding_stage
+    plan = VllmMemoryPlan(
+        total_gpu_bytes=config.total_gpu_bytes, gpu_memory_utilization=config.gpu_memory_utilization,
+        requested_bytes=budget.requested_bytes, weights_bytes=budget.weights_bytes,
+        activation_bytes=budget.activation_bytes, activation_estimated=budget.activation_estimate is not None,
+        non_torch_bytes=budget.non_torch_bytes, non_torch_estimated=budget.non_torch_estimated,
+        cuda_graph_bytes=budget.cuda_graph_bytes, kv_cache_memory_given=budget.kv_cache_memory_given,
+        available_kv_bytes=budget.available_kv_bytes, kv_dtype=config.kv_dtype.name, block_size=pool.block_size,
+        page_bytes=capacity.page_bytes, groups=capacity.groups, layers_per_stage=tuple(s.layers for s in pool.stages),
+        group_size=w.group_size, block_bytes=w.block_bytes,
+        block_bytes_all_stages=sum(s.block_bytes for s in pool.stages), num_gpu_blocks=pool.num_gpu_blocks,
+        kv_cache_tokens=capacity.kv_cache_tokens, max_model_len=length.max_model_len,
+        blocks_per_request=capacity.blocks_per_request, max_concurrency=capacity.max_concurrency, fits=length.fits,
+        needed_kv_bytes=max(length.needed_kv_bytes), estimated_max_model_len=length.estimated_max_model_len,
+        max_num_batched_tokens=config.max_num_batched_tokens, max_num_seqs=config.max_num_seqs,
+        tensor_parallel_size=config.tensor_parallel_size, pipeline_parallel_size=config.pipeline_parallel_size,
+        binding="", notes=_notes(spec, config, budget, pool, length), vllm_version=config.engine.version,
+        max_in_flight_tokens=config.max_in_flight_tokens, draft_layers=config.draft_layers,
+        weights_offloaded_bytes=budget.weights_offloaded_bytes, check_kv_bytes=min(pool.check_kv_bytes),
+        lora_bytes=budget.lora_bytes,
+    )
+    stage_text = f" on pipeline stage {w.stage}" if config.pipeline_parallel_size > 1 else ""
+    return replace(plan, binding=_binding(plan, length.needed_kv_bytes[pool.binding], stage_text))
+
+
+def _budget_notes(config: VllmEngineConfig, budget: VllmStartupBudget) -> list[str]:
+    """What step 2 estimated or assumed: the activation peak, the MLP width, the CUDA graphs."""
+    notes = []
+    est = budget.activation_estimate
+    if est is not None:
+        notes.append(f"activation estimated: max(forward {est.forward_bytes / GiB:.2f} GiB for "
+                     f"{config.max_num_batched_tokens:,} tokens, sampler {est.sampler_bytes / GiB:.2f} GiB for "
+                     f"{est.sampler_requests:,} requests)")
         if est.intermediate_assumed:
             notes.append(f"MLP width not given: assumed 4 x hidden = {est.intermediate_size:,}")
-    else:
-        activation = _check_bytes("activation_bytes", activation_bytes)
-    if cuda_graph_bytes is None:
-        cuda_graph = e.cuda_graph_assumed_bytes
-        if cuda_graph and kv_cache_memory is None:
-            notes.append(f"CUDA graphs assumed {cuda_graph / GiB:.2f} GiB: vLLM {e.version} subtracts its profiler's "
-                         "estimate, which is measured on the GPU (pass a measured figure to replace it)")
-    else:
-        cuda_graph = _check_bytes("cuda_graph_bytes", cuda_graph_bytes)
-    non_torch = DEFAULT_NON_TORCH_BYTES if non_torch_bytes is None else _check_bytes("non_torch_bytes", non_torch_bytes)
-    requested = total * gpu_memory_utilization
-    if kv_cache_memory is not None:
-        available = _check_bytes("kv_cache_memory", kv_cache_memory)
-    else:
-        available = int(requested - (weights + activation + non_torch) - cuda_graph)
+    if budget.cuda_graph_assumed and budget.cuda_graph_bytes and not budget.kv_cache_memory_given:
+        notes.append(f"CUDA graphs assumed {budget.cuda_graph_bytes / GiB:.2f} GiB: vLLM {config.engine.version} "
+                     "subtracts its profiler's estimate, which is measured on the GPU (pass a measured figure to "
+                     "replace it)")
+    return notes
 
-    groups, uniform = group_caches(caches)
-    partition = kv_layer_partition(spec.num_layers, pp, draft_layers)
-    budget = max(available, 0)
-    stages = workers(groups, uniform, partition, budget, max(max_model_len, 1), inflight, enc)
-    binding_worker = min(stages, key=lambda w: (w.num_blocks, -w.layers))
-    num_blocks = binding_worker.num_blocks
-    # get_kv_cache_configs (0.33): the null block is held back before the fit check and the auto-fit
-    reserves = [w.block_bytes if e.reserves_null_block else 0 for w in stages]
-    checks = [budget - r for r in reserves]
-    if max_model_len == AUTO_FIT:
-        max_model_len = _estimate_max_model_len(groups, uniform, partition, checks, derived_max, inflight, enc) \
-            or derived_max
-        stages = workers(groups, uniform, partition, budget, max_model_len, inflight, enc)
-        binding_worker = min(stages, key=lambda w: (w.num_blocks, -w.layers))
-        notes.append(f"auto-fit (--max-model-len -1): max_model_len {max_model_len:,} of the model's {derived_max:,}")
-    needed = [w.needed_bytes for w in stages]
 
-    group_views = []
-    for g in groups:
-        page, usage = group_request_bytes(g, uniform, max_model_len, inflight, enc)
-        kind = "+".join(sorted({c.kind for c in g}))
-        group_views.append(VllmCacheGroup(kind=kind, layers=tuple(c.layer for c in g), block_size=g[0].block_size,
-                                          page_bytes=page, window=g[0].window,
-                                          blocks_per_request=ceil_div(usage, page), uniform_type=uniform))
-    page = group_views[0].page_bytes
-    blocks_per_request = sum(g.blocks_per_request for g in group_views)
-    concurrency = num_blocks / blocks_per_request
-    if e.tokens_from_concurrency:
-        tokens = int(concurrency * max_model_len)
-    else:
-        tokens = num_blocks // len(groups) * min(g.block_size for g in group_views)
-    fits = available > 0 and all(c > 0 and n <= c for n, c in zip(needed, checks))
-    estimated = None
-    if not fits:
-        estimated = _estimate_max_model_len(groups, uniform, partition, checks, max_model_len, inflight, enc)
-
-    if pp > 1 and len(set(partition)) > 1:
-        notes.append(f"layers per pipeline stage {list(partition)}: "
+def _notes(spec: ModelSpec, config: VllmEngineConfig, budget: VllmStartupBudget, pool: VllmKvPool,
+           length: VllmModelLength) -> tuple[str, ...]:
+    """The plan's notes, in the order the plan has always listed them."""
+    e, tp = config.engine, config.tensor_parallel_size
+    notes: list[str] = []
+    if e.max_concurrent_batches > 1 and any(c.window is not None for c in pool.caches):
+        notes.append(f"vLLM {e.version}: async scheduling keeps {e.max_concurrent_batches} batches in flight, so a "
+                     f"sliding / chunked layer holds W - 1 + {config.max_in_flight_tokens:,} tokens "
+                     "(max_in_flight_tokens)")
+    notes += _budget_notes(config, budget)
+    if length.auto_fitted:
+        notes.append(f"auto-fit (--max-model-len -1): max_model_len {length.max_model_len:,} of the model's "
+                     f"{length.derived_max_model_len:,}")
+    if config.pipeline_parallel_size > 1 and len(set(pool.partition)) > 1:
+        notes.append(f"layers per pipeline stage {list(pool.partition)}: "
                      "the stage with the most KV layers sets the block count")
-    if offloaded:
-        notes.append(f"--cpu-offload-gb: {offloaded / GiB:.2f} GiB of weights on the CPU (vLLM moves whole "
-                     "parameters, so up to one parameter more)")
-    if adapters:
-        notes.append(f"LoRA: {adapters / GiB:.2f} GiB of adapter slots (max_loras x A/B per wrapped module) counted "
-                     "with the weights, as vLLM's \"Model loading took\"; the profile run's LoRA activations and "
-                     "extra CUDA graphs are not counted")
-    if draft_layers:
-        notes.append(f"speculative decoding: {draft_layers} drafter KV layer(s) on the last stage; "
+    if budget.weights_offloaded_bytes:
+        notes.append(f"--cpu-offload-gb: {budget.weights_offloaded_bytes / GiB:.2f} GiB of weights on the CPU (vLLM "
+                     "moves whole parameters, so up to one parameter more)")
+    if budget.lora_bytes:
+        notes.append(f"LoRA: {budget.lora_bytes / GiB:.2f} GiB of adapter slots (max_loras x A/B per wrapped module) "
+                     "counted with the weights, as vLLM's \"Model loading took\"; the profile run's LoRA activations "
+                     "and extra CUDA graphs are not counted")
+    if config.draft_layers:
+        notes.append(f"speculative decoding: {config.draft_layers} drafter KV layer(s) on the last stage; "
                      "their weights are not counted")
     if tp > 1:
         latent = any(a.latent_dim for layer in spec.layers for a in layer.attention)
         notes.append(f"KV heads per rank = max(1, kv_heads // {tp})"
                      + ("; MLA latents are not split" if latent else ""))
-
-    bi = stages.index(binding_worker)
-    plan = VllmMemoryPlan(
-        total_gpu_bytes=total, gpu_memory_utilization=float(gpu_memory_utilization), requested_bytes=int(requested),
-        weights_bytes=weights, activation_bytes=activation, activation_estimated=activation_bytes is None,
-        non_torch_bytes=non_torch, non_torch_estimated=non_torch_bytes is None, cuda_graph_bytes=cuda_graph,
-        kv_cache_memory_given=kv_cache_memory is not None, available_kv_bytes=available, kv_dtype=kv.name,
-        block_size=block_size, page_bytes=page, groups=tuple(group_views),
-        layers_per_stage=tuple(w.layers for w in stages), group_size=binding_worker.group_size,
-        block_bytes=binding_worker.block_bytes, block_bytes_all_stages=sum(w.block_bytes for w in stages),
-        num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_model_len=max_model_len,
-        blocks_per_request=blocks_per_request, max_concurrency=concurrency, fits=fits,
-        needed_kv_bytes=max(needed), estimated_max_model_len=estimated,
-        max_num_batched_tokens=mnbt, max_num_seqs=seqs, tensor_parallel_size=tp, pipeline_parallel_size=pp,
-        binding="", notes=tuple(notes), vllm_version=e.version, max_in_flight_tokens=inflight,
-        draft_layers=draft_layers, weights_offloaded_bytes=offloaded,
-        check_kv_bytes=min(checks), lora_bytes=adapters,
-    )
-    stage_text = f" on pipeline stage {binding_worker.stage}" if pp > 1 else ""
-    return replace(plan, binding=_binding(plan, needed[bi], stage_text))
+    return tuple(notes)
 
 
 def _binding(p: VllmMemoryPlan, needed: int, stage_text: str) -> str:
@@ -414,15 +376,3 @@ def _binding(p: VllmMemoryPlan, needed: int, stage_text: str) -> str:
               f"{p.requested_bytes / GiB:.2f} GiB requested - {p.non_kv_bytes / GiB:.2f} GiB non-KV = "
               f"{p.available_kv_bytes / GiB:.2f} GiB for KV")
     return f"{source}; {p.group_size} layers x {p.page_bytes:,} B per block{stage_text} -> {p.num_gpu_blocks:,} blocks"
-
-
-def _estimate_max_model_len(groups: list[list[KVCacheSpec]], uniform: bool, partition: tuple[int, ...],
-                            checks: list[int], max_model_len: int, inflight: int, enc: int) -> int:
-    """Largest model length whose one-request KV fits every stage's ``checks`` bytes
-    (``_estimate_max_model_len_from_groups``, v1/core/kv_cache_planning.py); 0 if none."""
-
-    def fits(length: int) -> bool:
-        stages = workers(groups, uniform, partition, max(checks + [0]), length, inflight, enc)
-        return all(w.needed_bytes <= c for w, c in zip(stages, checks))
-
-    return largest_true(fits, max_model_len) or 0

@@ -33,6 +33,16 @@ def vllm_kv_cache(spec: ModelSpec, *, batch: int, context: int, dtype: "str | DT
     Those layers count the tokens in flight, ``max_concurrent_batches x max_num_batched_tokens``
     (``vllm_version`` 0.33, the default: two batches with async scheduling; 0.10: one).
     With ``tensor_parallel_size > 1`` the bytes are those of ONE rank (every rank holds the same).
+
+    Llama 3.1 8B, 2 requests of 1,000 tokens: ceil(1,000 / 16) = 63 blocks = 1,008 token slots per
+    layer, 63 x 65,536 B = 4,128,768 B per request and layer, x 2 requests = 8,257,536 B, x 32 layers:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> spec = read_spec(read_data_json("configs", "meta-llama__Llama-3.1-8B.json"))
+    >>> r = vllm_kv_cache(spec, batch=2, context=1000)
+    >>> r.layers[0].tokens, r.layers[0].bytes, r.total_bytes == 32 * 8257536
+    (1008, 8257536, True)
     """
     batch = check_count("batch", batch, 1, MAX_BATCH)
     context = check_count("context", context, 1, MAX_CONTEXT)

@@ -117,7 +117,11 @@ ENGINE_DEFAULTS = ENGINES[DEFAULT_VLLM_VERSION]
 
 
 def engine(vllm_version: str | None = None) -> EngineDefaults:
-    """The :class:`EngineDefaults` of ``vllm_version`` ("0.33", "0.10"; a patch "0.33.0" is accepted)."""
+    """The :class:`EngineDefaults` of ``vllm_version`` ("0.33", "0.10"; a patch "0.33.0" is accepted).
+
+    >>> engine().version, engine("v0.33.0").version, engine("0.10.2").max_concurrent_batches
+    ('0.33', '0.33', 1)
+    """
     v = DEFAULT_VLLM_VERSION if vllm_version is None else vllm_version
     if not isinstance(v, str):
         raise InputError(f"vllm_version must be a string such as '0.33', got {v!r:.40}")
@@ -180,6 +184,15 @@ def default_max_num_batched_tokens(total_gpu_bytes: int, usage_context: UsageCon
     that are not A100s (H100, H200, MI300X): 8192 for the OpenAI server (``vllm serve``), 16384 for
     the offline ``LLM`` class; other GPUs: 2048 / 8192. (It is *not* ``max(max_model_len, ...)``:
     that was the V0 rule without chunked prefill.) The 160 GiB tier is new in 0.33 (0.10: none).
+
+    An H100 80GB (85,520,809,984 B >= 70 GiB), an A100 80GB (excluded by name), a 180 GiB B200:
+
+    >>> h100 = 85520809984
+    >>> default_max_num_batched_tokens(h100), default_max_num_batched_tokens(h100, "offline")
+    (8192, 16384)
+    >>> a100, b200 = dict(gpu_name="NVIDIA A100-SXM4-80GB"), 180 * GiB
+    >>> default_max_num_batched_tokens(h100, **a100), default_max_num_batched_tokens(b200)
+    (2048, 16384)
     """
     e = engine(vllm_version)
     if usage_context == "server":
@@ -196,7 +209,11 @@ def default_max_num_batched_tokens(total_gpu_bytes: int, usage_context: UsageCon
 def default_max_num_seqs(total_gpu_bytes: int, max_num_batched_tokens: int, gpu_name: str = "",
                          vllm_version: str | None = None) -> int:
     """vLLM v1's default ``max_num_seqs``: 1024 on >= 70 GiB non-A100 GPUs (and every >= 160 GiB GPU
-    in 0.33), else 256; at most the token budget."""
+    in 0.33), else 256; at most the token budget.
+
+    >>> default_max_num_seqs(80 * GiB, 8192), default_max_num_seqs(24 * GiB, 2048), default_max_num_seqs(24 * GiB, 128)
+    (1024, 256, 128)
+    """
     e = engine(vllm_version)
     large = _is_xl_gpu(total_gpu_bytes, e) or _is_large_gpu(total_gpu_bytes, gpu_name)
     return min(e.max_num_seqs[large], max_num_batched_tokens)
@@ -211,6 +228,12 @@ def default_block_size(mla: bool, kv: DType, vllm_version: str | None = None, sp
     indexer) runs FLASHMLA_SPARSE, 64 as well (its ``get_supported_kernel_block_sizes``; not
     oracle-checked); FLASH_ATTN / FLASH_ATTN_MLA / TRITON_ATTN keep 16. 0.10: 16 everywhere.
     Hybrid (mamba) models then align the attention block size to the mamba page (kvcalc.vllm.hybrid).
+
+    >>> from kvcalc.dtypes import get_dtype
+    >>> default_block_size(False, BFLOAT16), default_block_size(True, get_dtype("fp8"))
+    (16, 64)
+    >>> default_block_size(True, get_dtype("fp8"), "0.10"), default_block_size(True, BFLOAT16, sparse=True)
+    (16, 64)
     """
     e = engine(vllm_version)
     if e.version != "0.10" and mla and (sparse or (kv.is_float and kv.bits == 8)):
@@ -239,6 +262,18 @@ def vllm_dtypes(spec: ModelSpec, dtype: "str | DType | None",
     vLLM's KV cache is a floating type (16-bit, or fp8 via ``--kv-cache-dtype fp8``, or
     :data:`FP8_DS_MLA` for DeepSeek sparse attention); the integer group-quantized types of
     :mod:`kvcalc.dtypes` have no vLLM equivalent.
+
+    Llama 3.1 8B's bfloat16 checkpoint with an fp8 cache, and the same model saved in float32
+    (served in bfloat16 under ``--dtype auto``):
+
+    >>> from dataclasses import replace
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> spec = read_spec(read_data_json("configs", "meta-llama__Llama-3.1-8B.json"))
+    >>> [d.name for d in vllm_dtypes(spec, None, "fp8")]
+    ['bfloat16', 'fp8_e4m3']
+    >>> [d.name for d in vllm_dtypes(replace(spec, dtype="float32"), None, None)]
+    ['bfloat16', 'bfloat16']
     """
     ds_mla = kv_dtype == "fp8_ds_mla" or kv_dtype == FP8_DS_MLA
     if ds_mla:
@@ -265,5 +300,9 @@ def vllm_dtypes(spec: ModelSpec, dtype: "str | DType | None",
 
 
 def element_bytes(d: DType) -> int:
-    """Bytes per element of a floating dtype (vLLM's ``get_dtype_size``)."""
+    """Bytes per element of a floating dtype (vLLM's ``get_dtype_size``).
+
+    >>> element_bytes(BFLOAT16), element_bytes(FP8_DS_MLA)
+    (2, 1)
+    """
     return d.bits // 8

@@ -17,6 +17,8 @@ from ..errors import InputError, UnsupportedError
 from .specs import KVCacheSpec, SpecKey
 
 Groups = list[list[KVCacheSpec]]
+GroupSpecs = Sequence[Sequence[KVCacheSpec]]
+"""Groups as the pool record holds them (tuples) or :func:`group_caches` returns them (lists)."""
 
 
 def pp_layer_partition(num_layers: int, pipeline_parallel_size: int) -> tuple[int, ...]:
@@ -24,6 +26,11 @@ def pp_layer_partition(num_layers: int, pipeline_parallel_size: int) -> tuple[in
 
     ``num_layers // pp`` each; the remainder goes one layer each to the stages just before the last
     (the last stage also holds the LM head). ``VLLM_PP_LAYER_PARTITION`` overrides are not modelled.
+
+    32 layers over 3 stages: 10 each, the 2 left over to the two stages before the last:
+
+    >>> pp_layer_partition(32, 3), pp_layer_partition(32, 2)
+    ((11, 11, 10), (16, 16))
     """
     if pipeline_parallel_size > num_layers:
         raise InputError(f"pipeline_parallel_size ({pipeline_parallel_size}) exceeds the {num_layers} layers")
@@ -35,7 +42,11 @@ def pp_layer_partition(num_layers: int, pipeline_parallel_size: int) -> tuple[in
 
 def kv_layer_partition(num_layers: int, pipeline_parallel_size: int, draft_layers: int = 0) -> tuple[int, ...]:
     """KV-cache layers per pipeline stage: :func:`pp_layer_partition`, plus the speculative drafter's
-    ``draft_layers`` on the last stage (where vLLM runs the drafter, kvcalc.vllm.speculative)."""
+    ``draft_layers`` on the last stage (where vLLM runs the drafter, kvcalc.vllm.speculative).
+
+    >>> kv_layer_partition(32, 2, draft_layers=1)
+    (16, 17)
+    """
     parts = list(pp_layer_partition(num_layers, pipeline_parallel_size))
     parts[-1] += draft_layers
     return tuple(parts)
@@ -67,7 +78,20 @@ def is_uniform_type(caches: Sequence[KVCacheSpec]) -> bool:
 
 
 def group_caches(caches: Sequence[KVCacheSpec]) -> tuple[Groups, bool]:
-    """Split the model's layer specs into KV-cache groups (``get_kv_cache_groups``); True if uniform-type."""
+    """Split the model's layer specs into KV-cache groups (``get_kv_cache_groups``); True if uniform-type.
+
+    Gemma 2 9B's 21 sliding and 21 full layers have equal pages (16 x 8 x 512 x 2 B), so no block
+    grows; the group size is min(21, 21) = 21, one group per type:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> from kvcalc.dtypes import BFLOAT16
+    >>> from kvcalc.vllm.specs import layer_caches
+    >>> gemma = read_spec(read_data_json("configs", "google__gemma-2-9b-it.json"))
+    >>> groups, uniform = group_caches(layer_caches(gemma, BFLOAT16, BFLOAT16))
+    >>> [(g[0].kind, len(g)) for g in groups], uniform
+    ([('sliding', 21), ('full', 21)], False)
+    """
     if len({c.key for c in caches}) == 1:
         return [list(caches)], False
     if is_uniform_type(caches):
@@ -130,7 +154,7 @@ class Worker:
     block_bytes: int          # bytes one block of the shared pool costs on this stage
 
 
-def _worker(stage: int, groups: Groups, uniform: bool, layer_range: range,
+def _worker(stage: int, groups: GroupSpecs, uniform: bool, layer_range: range,
             available: int, tokens: int, mnbt: int, enc: int) -> Worker | None:
     """One pipeline stage's view (``_project_kv_cache_groups_to_worker`` + ``get_kv_cache_config_from_groups``)."""
     projected = [[c for c in g if c.layer in layer_range] for g in groups]
@@ -148,7 +172,7 @@ def _worker(stage: int, groups: Groups, uniform: bool, layer_range: range,
                   group_size * page)
 
 
-def workers(groups: Groups, uniform: bool, partition: Sequence[int],
+def workers(groups: GroupSpecs, uniform: bool, partition: Sequence[int],
             available: int, tokens: int, mnbt: int, enc: int) -> list[Worker]:
     """The pipeline stages that hold KV-cache layers, in stage order (``get_kv_cache_configs``)."""
     out, start = [], 0

@@ -75,7 +75,15 @@ def attention_free(spec: ModelSpec) -> bool:
 
 def hybrid_block_size(attn_bytes_per_token: int, mamba_page_bytes: int, block_size: int,
                       checkpoint_alignment: int | None) -> int:
-    """The attention block size vLLM 0.33 sets for a hybrid model (module docstring), in tokens."""
+    """The attention block size vLLM 0.33 sets for a hybrid model (module docstring), in tokens.
+
+    4,096 attention bytes per token and a 300,000-byte mamba page: with a 64-token checkpoint grid
+    k = lcm(16, 64) = 64 and 64 x cdiv(300,000, 64 x 4,096) = 64 x 2 = 128 tokens; without one k = 16
+    and 16 x cdiv(300,000, 65,536) = 16 x 5 = 80 tokens (both already multiples of 16):
+
+    >>> hybrid_block_size(4096, 300_000, 16, 64), hybrid_block_size(4096, 300_000, 16, None)
+    (128, 80)
+    """
     k = lcm(max(KERNEL_BLOCK_ALIGNMENT, block_size), checkpoint_alignment or 1)
     attn_block = k * ceil_div(mamba_page_bytes, k * attn_bytes_per_token)
     attn_block = KERNEL_BLOCK_ALIGNMENT * ceil_div(attn_block, KERNEL_BLOCK_ALIGNMENT)

@@ -58,7 +58,18 @@ def derived_max_model_len(config: Mapping[str, Any], vllm_version: str | None = 
     """(derived maximum, its key) as vLLM derives it (module docstring), a float as vLLM's is; None when no
     key is present (vLLM then assumes 2048 and warns). ``class_default``: the transformers config class's
     ``max_position_embeddings`` when config.json leaves it out (Gemma 3's text config, Jamba), as kvcalc's
-    ``ModelSpec.max_position_embeddings`` reads it."""
+    ``ModelSpec.max_position_embeddings`` reads it.
+
+    Llama 3.1 8B: ``max_position_embeddings`` 131,072 with llama3 RoPE, a type whose factor does not
+    multiply; DeepSeek-V3: 163,840 with YaRN factor 40, exempt in 0.33, multiplied (x 40) by the 0.10 rules:
+
+    >>> from kvcalc.data_files import read_data_json
+    >>> derived_max_model_len(read_data_json("configs", "meta-llama__Llama-3.1-8B.json"))
+    (131072.0, 'max_position_embeddings')
+    >>> v3 = read_data_json("configs", "deepseek-ai__DeepSeek-V3.json")
+    >>> derived_max_model_len(v3)[0], derived_max_model_len(v3, "0.10")[0] == 163840 * 40
+    (163840.0, True)
+    """
     text = _text_config(config)
     aliases = _ATTRIBUTE_MAPS.get(str(config.get("model_type", "")), {})
     derived, key = float("inf"), None
@@ -89,7 +100,17 @@ def derived_max_model_len(config: Mapping[str, Any], vllm_version: str | None = 
 
 def check_max_model_len(config: Mapping[str, Any], max_model_len: int, vllm_version: str | None = None,
                         class_default: int | None = None) -> None:
-    """InputError in vLLM's words when ``max_model_len`` exceeds the derived maximum (``_get_and_verify_max_len``)."""
+    """InputError in vLLM's words when ``max_model_len`` exceeds the derived maximum (``_get_and_verify_max_len``).
+
+    >>> from kvcalc.data_files import read_data_json
+    >>> llama = read_data_json("configs", "meta-llama__Llama-3.1-8B.json")
+    >>> check_max_model_len(llama, 131072)
+    >>> check_max_model_len(llama, 131073)
+    Traceback (most recent call last):
+    ...
+    kvcalc.errors.InputError: User-specified max_model_len (131073) is greater than the derived
+    max_model_len (max_position_embeddings=131072.0 or model_max_length=None in model's config.json). ...
+    """
     got = derived_max_model_len(config, vllm_version, class_default)
     if got is None:
         return

@@ -38,6 +38,11 @@ def kv_heads_per_rank(kv_heads: int, tensor_parallel_size: int) -> int:
 
     vLLM's ``ModelConfig.get_num_kv_heads`` (``config/model.py``): when there are fewer KV heads
     than ranks, each rank keeps (a replica of) one head.
+
+    Llama 3.1 8B's 8 KV heads: 4 per rank at tp 2, still 1 (a replica) at tp 16:
+
+    >>> kv_heads_per_rank(8, 2), kv_heads_per_rank(8, 16)
+    (4, 1)
     """
     return max(1, kv_heads // tensor_parallel_size)
 
@@ -51,6 +56,15 @@ def sliding_window_blocks(tokens: int, window: int, block_size: int, max_num_bat
     ``window - 1`` computed tokens plus the newly scheduled ones, and the window may start inside a
     block (the ``+ 1``). With ``cap`` (a request's own footprint) the count is also at most the
     ``ceil(tokens / block_size)`` blocks the request's tokens span.
+
+    A 4,096-token window, 16-token blocks, 2,048-token chunks: a 32,768-token request holds
+    cdiv(4,095 + 2,048, 16) + 1 = 384 + 1 = 385 blocks; a 100-token one cdiv(100, 16) + 1 = 8, capped
+    at the 7 blocks its tokens span:
+
+    >>> sliding_window_blocks(32768, 4096, 16, 2048), sliding_window_blocks(100, 4096, 16, 2048)
+    (385, 7)
+    >>> sliding_window_blocks(100, 4096, 16, 2048, cap=False)
+    8
     """
     blocks = ceil_div(min(window - 1 + max_num_batched_tokens, tokens), block_size) + 1
     return min(blocks, ceil_div(tokens, block_size)) if cap else blocks
@@ -276,7 +290,16 @@ class MambaSpec(KVCacheSpec):
 
 
 def attention_page_bytes(a: AttentionCache, kv: DType, block_size: int, tensor_parallel_size: int = 1) -> int:
-    """Bytes of one block of one standard attention layer on one rank (:class:`AttentionSpec`'s page)."""
+    """Bytes of one block of one standard attention layer on one rank (:class:`AttentionSpec`'s page).
+
+    Llama 3.1 8B's layer in bfloat16: 16 tokens x 8 KV heads x (128 + 128) x 2 B = 65,536 B; at
+    tp 2 each rank holds 4 heads, half that:
+
+    >>> from kvcalc.dtypes import BFLOAT16
+    >>> layer = AttentionCache(kv_heads=8, k_head_dim=128, v_head_dim=128, query_heads=32)
+    >>> attention_page_bytes(layer, BFLOAT16, 16), attention_page_bytes(layer, BFLOAT16, 16, 2)
+    (65536, 32768)
+    """
     return FullAttentionSpec(0, block_size, kv_heads_per_rank(a.kv_heads, tensor_parallel_size), a.k_head_dim,
                              a.v_head_dim, element_bytes(kv)).page_size_bytes
 
@@ -324,6 +347,15 @@ def layer_caches(spec: ModelSpec, model: DType, kv: DType, block_size: int = DEF
 
     Shared-KV layers and cache-less layers hold nothing; a layer with two caches (self- and
     cross-attention, or attention plus a recurrent state) gives two specs.
+
+    Gemma 2 9B: even layers slide over 4,096 tokens, odd ones attend to everything, 8 KV heads of 256:
+
+    >>> from kvcalc import read_spec
+    >>> from kvcalc.data_files import read_data_json
+    >>> from kvcalc.dtypes import BFLOAT16
+    >>> caches = layer_caches(read_spec(read_data_json("configs", "google__gemma-2-9b-it.json")), BFLOAT16, BFLOAT16)
+    >>> len(caches), [(c.kind, c.window) for c in caches[:2]], caches[0].page_size_bytes == 16 * 8 * 512 * 2
+    (42, [('sliding', 4096), ('full', None)], True)
     """
     out: list[KVCacheSpec] = []
     ssm_dtype = spec.mamba_ssm_dtype if spec.model_type in SSM_DTYPE_FROM_CONFIG else None

@@ -34,7 +34,11 @@ class SpeculativeConfig:
 
 
 def parse_speculative_config(value: Mapping[str, Any] | SpeculativeConfig | None) -> SpeculativeConfig | None:
-    """A ``--speculative-config`` dict (vLLM's keys ``method``, ``num_speculative_tokens``) as a record."""
+    """A ``--speculative-config`` dict (vLLM's keys ``method``, ``num_speculative_tokens``) as a record.
+
+    >>> parse_speculative_config({"method": "mtp", "num_speculative_tokens": 1})
+    SpeculativeConfig(method='mtp', num_speculative_tokens=1)
+    """
     if value is None or isinstance(value, SpeculativeConfig):
         return value
     if not isinstance(value, Mapping):
@@ -50,7 +54,16 @@ def parse_speculative_config(value: Mapping[str, Any] | SpeculativeConfig | None
 
 
 def speculative_kv_layers(config: Mapping[str, Any], spec_config: SpeculativeConfig | None) -> int:
-    """KV-cache layers the drafter adds (module docstring); 0 without speculative decoding."""
+    """KV-cache layers the drafter adds (module docstring); 0 without speculative decoding.
+
+    DeepSeek-V3's config has ``num_nextn_predict_layers: 1`` (one MTP layer); EAGLE's drafter is one
+    layer; n-gram drafting has no model:
+
+    >>> from kvcalc.data_files import read_data_json
+    >>> v3 = read_data_json("configs", "deepseek-ai__DeepSeek-V3.json")
+    >>> [speculative_kv_layers(v3, SpeculativeConfig(m, 2)) for m in ("mtp", "eagle", "ngram")]
+    [1, 1, 0]
+    """
     if spec_config is None or spec_config.method in MODEL_FREE_METHODS:
         return 0
     if spec_config.method in MTP_METHODS:

@@ -122,7 +122,7 @@ def test_graph_sees_the_real_edges():
     graph = import_graph(module_files())
     assert "kvcalc.capacity" in graph["kvcalc.cli"]                 # a function-level import
     assert "kvcalc.vllm" in graph["kvcalc.kv"]                      # the runtime='vllm' dispatch
-    assert "kvcalc.vllm.specs" in graph["kvcalc.vllm.budget"]
+    assert "kvcalc.vllm.specs" in graph["kvcalc.vllm.pool"]
     assert "kvcalc.resolve" in graph["kvcalc.vllm.defaults"]
 
 

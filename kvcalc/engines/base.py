@@ -1,0 +1,334 @@
+"""What every runtime kvcalc plans for provides: the :class:`Engine` seam and its option declarations.
+
+One engine object per runtime (``ideal``, ``transformers``, ``vllm``, ``sglang``, ``tensorrt_llm``,
+``llama_cpp``), each in its own package (kvcalc.ideal, kvcalc.hf_transformers, kvcalc.vllm,
+kvcalc.sglang, kvcalc.trtllm, kvcalc.llama_cpp) and found by name in kvcalc.engines.registry.
+kvcalc.deployment, kvcalc.plan, kvcalc.curve, kvcalc.layer_table, kvcalc.verdict and the CLI ask
+the engine (its methods and capability attributes) and never compare a runtime's name.
+
+An engine owns:
+
+* its options: a frozen dataclass (``options_type``), the :class:`Option` declarations of its flags
+  (flag names in the engine's own spelling, type, unit, bounds, default, help, URL key) and
+  :meth:`Engine.options_from_flags`, which validates flat flags into that dataclass;
+* its deploy-time rules: :meth:`Engine.check_model` (what it refuses to serve), :meth:`Engine.dtypes`
+  (the KV dtypes it has), its context cap and whether it splits over several GPUs;
+* its memory plan on a :class:`~kvcalc.deployment.Deployment` (:meth:`Engine.memory_plan`), the plan at
+  a batch and context (:meth:`Engine.plan_at`), :meth:`Engine.fits`, the per-layer rows
+  (:meth:`Engine.layer_rows`) and the memory curve (:meth:`Engine.curve`);
+* its words: startup lines, launch command, the parser of its own command line, its verdict hooks.
+
+Units: bytes (GiB = 2**30), tokens.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..dtypes import DType
+    from ..gguf.mixes import GgufWeights
+    from ..spec import ModelSpec
+    from ..weights import WeightBytes
+
+# The core modules an engine answers for import this module (kvcalc.deployment -> kvcalc.engines.registry),
+# so it names their records without importing them (an import, even under TYPE_CHECKING, would be a
+# cycle of the import graph tests/test_imports.py checks); engine subclasses annotate the real types.
+Deployment = Any        # kvcalc.deployment.Deployment
+MeasuredOverrides = Any  # kvcalc.deployment.MeasuredOverrides
+PlanResult = Any        # kvcalc.plan.PlanResult
+LayerRow = Any          # kvcalc.layer_table.LayerRow
+CurvePoint = Any        # kvcalc.curve.CurvePoint
+Verdict = Any           # kvcalc.verdict.Verdict
+MaxLenSource = Literal["given", "context", "model"]
+"""Where vLLM's ``max_model_len`` came from: set by the user, the context asked for, or the model's default."""
+
+_VLLM_SHARED = ("max_model_len", "block_size", "max_num_seqs", "max_num_batched_tokens", "kv_cache_memory",
+                "gpu_memory_utilization")
+"""vLLM's options other serving engines have an equivalent of, or say they have none (``vllm_names``)."""
+
+OptionType = Literal["int", "float", "bool", "text", "choice", "json", "length"]
+"""How an option's text is read; ``length`` is a token count where -1 / ``auto`` asks the engine to fit it."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One engine option, declared once.
+
+    ``dest``: the field of the engine's options dataclass and the flat keyword (``deploy(...,
+    mem_fraction_static=0.8)``, the CLI's dest); ``flags``: the engine's own spellings on its command
+    line, canonical first (``--mem-fraction-static``); ``kind``: how a flag's text is read (``bool`` is a
+    switch; ``negate`` a switch that turns the option off, llama.cpp's ``-nkvo``); ``unit``: of the value
+    (``tokens``, ``bytes``, ``GiB``, ``fraction``, ``requests``, ``cells``, ``layers``); ``low`` / ``high``:
+    the engine's bounds; ``default``: the options dataclass's (None = the engine picks, per GPU or
+    model); ``url_key``: the short key a page link uses; ``const``: the value of a bare flag whose value
+    is optional (llama.cpp's bare ``-fa`` = on); ``cli``: False where the CLI builds the value from
+    other flags (vLLM's ``lora`` from ``--enable-lora`` and ``--max-loras`` ...) or declares it itself."""
+
+    dest: str
+    flags: tuple[str, ...]
+    kind: OptionType
+    help: str
+    unit: str = ""
+    low: float | None = None
+    high: float | None = None
+    default: Any = None
+    url_key: str | None = None
+    choices: tuple[str, ...] = ()
+    negate: bool = False
+    const: str | None = None
+    cli: bool = True
+
+    @property
+    def flag(self) -> str:
+        """The canonical flag (the engine's own long spelling)."""
+        return self.flags[0]
+
+
+class Engine:
+    """The seam one runtime implements (module docstring). Defaults suit an unpaged runtime; a
+    subclass overrides what its engine does differently. Stateless: one instance per runtime."""
+
+    name: ClassVar[str]
+    """The runtime's key (``--runtime``, ``Deployment.runtime``)."""
+    label: ClassVar[str]
+    """The engine's name in text ("SGLang")."""
+    article: ClassVar[str] = "a"
+    """The indefinite article before :attr:`label` ("an SGLang option")."""
+    version: ClassVar[str] = ""
+    """The release (or source snapshot) whose rules are followed."""
+    options_type: ClassVar[type] = type(None)
+    declarations: ClassVar[tuple[Option, ...]] = ()
+    tp_flag: ClassVar[str] = "--tensor-parallel-size"
+    """The engine's tensor-parallel flag (the verdict's fix names it)."""
+    multi_gpu: ClassVar[bool] = True
+    """Whether a plan may span several GPUs (llama.cpp's split is not modelled)."""
+    counts_overhead: ClassVar[bool] = True
+    """Whether memory beside weights and KV (activations, non-torch memory) is counted (not under ``ideal``)."""
+    cli_flags: ClassVar[tuple[str, ...]] = ()
+    """CLI dests beside :attr:`declarations` that only this engine has (the CLI builds them into options or
+    measurements: vLLM's ``--enable-lora``, ``--cuda-graph-gib``; llama.cpp's ``--gguf-type`` / ``--gguf``)."""
+    prefill_cache: ClassVar[bool] = False
+    """Whether ``kvcalc kv --prefill`` applies (the cache right after a prefill: transformers' generate)."""
+    compiles_caches: ClassVar[bool] = False
+    """Whether a deployment compiles the unpaged per-stage caches (kvcalc.sweep) for it."""
+    vllm_names: ClassVar[Mapping[str, str] | None] = None
+    """A serving engine's names for vLLM's options it has an equivalent of (a refusal names them; an
+    option without one "has no such option"); None where vLLM's options are not compared (vLLM itself,
+    the library runtimes)."""
+    single_gpu_error: ClassVar[str] = ""
+    """The UnsupportedError text of an engine that plans one GPU only (:attr:`multi_gpu` False)."""
+
+    # ------------------------------------------------------------------ options
+    def default_options(self) -> Any:
+        """The options with every default (the engine's own)."""
+        return self.options_type() if self.options_type is not type(None) else None
+
+    def option_names(self) -> tuple[str, ...]:
+        """The flat keywords :meth:`options_from_flags` takes (its declarations' ``dest``)."""
+        return tuple(o.dest for o in self.declarations)
+
+    def options_from_flags(self, flags: Mapping[str, Any], base: Any = None) -> Any:
+        """The engine's validated options from flat flags (dest -> value; absent = the default, or ``base``'s
+        value when ``base`` options are given). InputError naming the flag and its bound; a flag of
+        another engine is refused naming that engine (:meth:`foreign_error`)."""
+        own = self._own_flags(flags)
+        if base is not None:
+            if not isinstance(base, self.options_type):
+                raise InputError(f"options for runtime {self.name!r} are {self.options_type.__name__}, "
+                                 f"not {type(base).__name__}")
+            if not own:
+                return base
+            own = {**self.flags_of(base), **own}
+        return self.build_options(own)
+
+    def _own_flags(self, flags: Mapping[str, Any]) -> dict[str, Any]:
+        """``flags`` less those of other engines (each refused: :meth:`foreign_error`)."""
+        mine = self.option_names()
+        for key, value in flags.items():
+            if key not in mine and not self.ignores(key, value):
+                raise InputError(self.foreign_error(key))
+        return {k: v for k, v in flags.items() if k in mine}
+
+    def ignores(self, key: str, value: Any) -> bool:
+        """Whether a flag of another engine is accepted and ignored (kept from the flat keywords' past:
+        vLLM's default ``gpu_memory_utilization``)."""
+        return False
+
+    def flags_of(self, options: Any) -> dict[str, Any]:
+        """``options`` as flat flags (its declared fields)."""
+        return {o.dest: getattr(options, o.dest) for o in self.declarations if hasattr(options, o.dest)}
+
+    def build_options(self, flags: dict[str, Any]) -> Any:
+        """The options dataclass from this engine's own validated flags (default: its constructor)."""
+        return self.options_type(**flags) if self.options_type is not type(None) else None
+
+    def foreign_error(self, key: str) -> str:
+        """The InputError text for flat flag ``key``, which is not this engine's: the owner engine's words
+        (its :meth:`foreign_text`), else an unknown option."""
+        from .registry import owner_of
+
+        owner = owner_of(key)
+        if owner is None:
+            return f"deploy() got an unknown option {key[:40]!r}"
+        if self.vllm_names is not None and key in _VLLM_SHARED:
+            theirs = self.vllm_names.get(key)
+            hint = f"{self.label}'s option is {theirs}" if theirs else f"{self.label} has no such option"
+            return f"{key} is a vLLM option: {hint}"
+        return owner.foreign_text(key)
+
+    def foreign_text(self, key: str) -> str:
+        """What to say when this engine's option ``key`` is given to another runtime."""
+        return f"{key} is {self.article} {self.label} option: use runtime '{self.name}'"
+
+    def max_model_len(self, options: Any) -> int | None:
+        """The context cap the options set (``max_model_len`` where the engine has one)."""
+        return getattr(options, "max_model_len", None)
+
+    # ------------------------------------------------------------------ deploy-time rules
+    def check_model(self, raw: Mapping[str, Any], spec: ModelSpec, options: Any, dtype: str | None,
+                    kv_dtype: str | None) -> None:
+        """UnsupportedError / InputError for a model or setting the engine refuses at startup (default: none)."""
+
+    def weights(self, raw: Mapping[str, Any], spec: ModelSpec, dtype: str | None, measured: MeasuredOverrides,
+                options: Any, gguf: Any, gpus: int) -> tuple[WeightBytes, GgufWeights | None]:
+        """(the weights the plan uses, the GGUF weights where the engine loads a GGUF file): the measured
+        per-GPU bytes x GPUs, else the config's count (re-quantized to ``dtype``) or, with no dtype chosen,
+        the Hub checkpoint's own size."""
+        from ..weights import plan_weights
+
+        if measured.weights_bytes is not None:     # an uncountable model never blocks a plan
+            return plan_weights(raw, dtype, measured.weights_bytes * gpus), None
+        checkpoint = measured.checkpoint_bytes if dtype is None else None
+        return plan_weights(raw, dtype, checkpoint, "checkpoint size"), None
+
+    def weights_on_gpu(self, spec: ModelSpec, options: Any, gguf: GgufWeights | None, weights_rank: int) -> int:
+        """Weight bytes on the busiest GPU (default: the rank's share, as kvcalc.parallel places it)."""
+        return weights_rank
+
+    def check_gpus(self, gpus: int, tp: int | None, pp: int | None) -> None:
+        """UnsupportedError when the engine cannot run on this many GPUs (:attr:`multi_gpu`)."""
+        if not self.multi_gpu and (gpus != 1 or tp not in (None, 1) or pp not in (None, 1)):
+            from ..errors import UnsupportedError
+
+            raise UnsupportedError(self.single_gpu_error)
+
+    def check_prefix_tokens(self, spec: ModelSpec) -> None:
+        """InputError for a model whose prompts carry prefix tokens the engine has no rule for (CPM-Ant;
+        kvcalc.kv.check_no_prefix_tokens)."""
+        from ..kv import check_no_prefix_tokens
+
+        check_no_prefix_tokens(spec, self.label)
+
+    def check_parallel(self, spec: ModelSpec, options: Any, tp: int, pp: int) -> None:
+        """Refusals that depend on the parallel sizes (default: none)."""
+
+    def dtypes(self, spec: ModelSpec, dtype: str | None, kv_dtype: str | None) -> tuple[DType, DType]:
+        """(model dtype, KV dtype) the engine computes and caches in (kvcalc.kv.resolve_dtypes)."""
+        from ..kv import resolve_dtypes
+
+        return resolve_dtypes(spec, dtype, kv_dtype)
+
+    def context_cap(self, options: Any) -> int | None:
+        """The longest request the options allow (None: ``max_model_len`` or the model's maximum)."""
+        return None
+
+    # ------------------------------------------------------------------ planning
+    def memory_plan(self, d: Deployment) -> Any:
+        """The engine's startup budget and pool for ``d`` (None for an unpaged runtime)."""
+        return None
+
+    def default_context(self, d: Deployment) -> int | None:
+        """The context :func:`kvcalc.plan.plan` uses when none is given (None: the deployment's)."""
+        return None
+
+    def plan_at(self, d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
+        """The plan at validated ``batch`` x ``context`` (kvcalc.plan.plan_at), without the fewest-GPUs search."""
+        raise NotImplementedError
+
+    def fits(self, d: Deployment, batch: int, context: int) -> bool:
+        """Whether ``batch`` requests of ``context`` tokens run on ``d``."""
+        raise NotImplementedError
+
+    def one_gpu_fits(self, d: Deployment, batch: int, context: int) -> bool:
+        """For an engine that plans one GPU (:attr:`multi_gpu` False): whether one GPU of ``d``'s type serves
+        ``batch`` x ``context`` (kvcalc.plan.fewest_gpus then answers 1, else None)."""
+        return self.fits(d, batch, context)
+
+    def layer_rows(self, d: Deployment, batch: int, context: int) -> list[LayerRow]:
+        """The per-layer rows of kvcalc.layer_table at ``batch`` x ``context``."""
+        raise NotImplementedError
+
+    def curve(self, d: Deployment, batch: int, contexts: Sequence[int]) -> list[CurvePoint]:
+        """Memory on the busiest GPU at each context (kvcalc.curve.memory_curve)."""
+        raise NotImplementedError
+
+    def stage_weights(self, d: Deployment) -> tuple[int, ...]:
+        """Weight bytes on one GPU of each pipeline stage, before the checkpoint / measured scaling the speed
+        estimate applies (kvcalc.speed: what a decode step reads): kvcalc.parallel.stage_weights of the count."""
+        from ..parallel import stage_weights
+
+        return stage_weights(d.weights_computed, d.spec.num_layers, d.tp, d.pp)
+
+    def startup_lines(self, d: Deployment) -> tuple[str, ...]:
+        """What the engine prints about memory at startup (empty for a library runtime)."""
+        return ()
+
+    def report_lines(self, p: PlanResult) -> list[str]:
+        """The lines the CLI's text report adds for this engine after the solvers (its startup log)."""
+        return []
+
+    def launch_command(self, model: str, d: Deployment) -> Any:
+        """The command that serves ``d`` (kvcalc.serve_command.ServeCommand)."""
+        raise InputError(f"{self.label} has no launch command")
+
+    def parse_command(self, text: str) -> Any:
+        """The engine's own command line read into options (None when the engine has no command line)."""
+        return None
+
+    # ------------------------------------------------------------------ the verdict's words (kvcalc.verdict)
+    def context_limit(self, d: Deployment) -> int:
+        """The longest context the verdict compares the request with."""
+        return d.context_cap
+
+    def over_context(self, source: MaxLenSource) -> str | None:
+        """The note after "more than the model's maximum context" (None: the verdict looks further)."""
+        return ""
+
+    def served_longest(self, d: Deployment, p: PlanResult) -> int | None:
+        """Longest context per sequence at the plan's batch, on these GPUs."""
+        return p.max_context
+
+    def max_len_note(self, d: Deployment, source: MaxLenSource) -> tuple[int | None, str]:
+        """(the max_model_len the plan used, why) where the engine has one."""
+        return None, ""
+
+    def length_verdict(self, d: Deployment, p: PlanResult, mml: int | None, note: str, longest: int | None,
+                       source: MaxLenSource) -> Verdict | None:
+        """A 'fits if you serve with a shorter length' verdict (None: not this engine's)."""
+        return None
+
+    def refusal_verdict(self, d: Deployment, p: PlanResult, mml: int | None, note: str,
+                        longest: int | None) -> Verdict | None:
+        """The engine's own refusal and fix when nothing fits (None: the generic wording)."""
+        return None
+
+    def more_gpus(self, n: int) -> str:
+        """How to serve on ``n`` GPUs (the tensor-parallel flag)."""
+        return f"{self.tp_flag} {n}"
+
+    def fewest_text(self, d: Deployment, n: int | None) -> str:
+        """The verdict's 'fewest GPUs' clause."""
+        if n is None:
+            return f"more than 64 {d.gpu.name} GPUs needed"
+        return f"fewest {d.gpu.name} GPUs: {n:,}"
+
+    def serving_hint(self, d: Deployment) -> str:
+        """An engine-specific extra fix appended to 'does not fit' (default none)."""
+        return ""
+
+    def __repr__(self) -> str:
+        return f"<engine {self.name}>"

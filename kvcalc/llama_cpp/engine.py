@@ -1,0 +1,268 @@
+"""llama.cpp on kvcalc's engine seam: its flags declared once, GGUF weights, the preallocated run.
+
+The GPU holds the ``-ngl`` share of the GGUF weights, the KV cells of its layers and the (estimated)
+compute buffer, the host the rest (``host_bytes``); a plan fits when that allocation fits the GPU and
+the requests fit the cells (``context <= n_ctx_seq``, ``batch <= n_seq_max``, ``batch x context <=
+n_ctx``). ``kv_bytes`` is what the requests occupy (sliding-window layers at most their window); the
+solvers answer for a run sized to the request (``-np batch -c batch x context``, other flags as given),
+one GPU only (kvcalc.llama_cpp.seam). Defaults: ``common/common.h`` (kvcalc.llama_cpp.options).
+
+>>> from kvcalc.engines import get_engine
+>>> get_engine("llama_cpp").options_from_flags({"n_ctx": 8192, "n_parallel": 2}).slots()[:2]
+(2, False)
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..engines.base import Engine, Option
+from ..engines.paged import PagedEngine
+from ..errors import InputError
+from ..gguf.mixes import GgufWeights, gguf_weights
+from ..gguf.reader import GGUFHeader
+from ..limits import MAX_CONTEXT
+from ..weights import WeightBytes, WeightPart, plan_weights
+from .options import DEFAULT_N_BATCH, DEFAULT_N_UBATCH, KV_CACHE_TYPES, LlamaCppOptions
+from .plan import llama_cpp_plan
+from .seam import VERSION, LayerCells, largest_batch, layer_cells, longest_context, to_engine_plan
+
+if TYPE_CHECKING:
+    from ..curve import CurvePoint
+    from ..deployment import Deployment, MeasuredOverrides
+    from ..layer_table import LayerRow
+    from ..plan import PlanResult
+    from ..spec import ModelSpec
+    from ..verdict import Verdict
+
+DECLARATIONS: tuple[Option, ...] = (
+    Option("n_ctx", ("-c", "--ctx-size"), "int",
+           "cells in the context, shared by the slots (default 0: the model's training context)", "cells", 0,
+           MAX_CONTEXT, 0, "ll_ctx"),
+    Option("n_parallel", ("-np", "--parallel"), "int", "slots (default 1; llama-server then runs 4 unified)",
+           "sequences", 1, 256, 1, "ll_np"),
+    Option("kv_unified", ("-kvu", "--kv-unified"), "bool", "one KV stream shared by every slot", "", None, None,
+           False, "ll_kvu"),
+    Option("cache_type_k", ("-ctk", "--cache-type-k"), "text", "K cache type (default f16)", "", None, None, "f16",
+           "ll_ctk", KV_CACHE_TYPES),
+    Option("cache_type_v", ("-ctv", "--cache-type-v"), "text", "V cache type (default f16)", "", None, None, "f16",
+           "ll_ctv", KV_CACHE_TYPES),
+    Option("flash_attn", ("-fa", "--flash-attn"), "choice", "Flash Attention (bare -fa: on; default auto)", "",
+           None, None, "auto", "ll_fa", ("on", "off", "auto"), const="on"),
+    Option("n_gpu_layers", ("-ngl", "--n-gpu-layers", "--gpu-layers"), "int",
+           "layers on the GPU, the output layer first (default -1: all)", "layers", -1, 1 << 20, -1, "ll_ngl"),
+    Option("swa_full", ("--swa-full",), "bool", "full-size cache for sliding-window layers", "", None, None, False,
+           "ll_swa_full"),
+    Option("kv_offload", ("-nkvo", "--no-kv-offload"), "bool", "keep the KV cache in host memory", "", None, None,
+           True, None, negate=True),
+    Option("n_batch", ("-b", "--batch-size"), "int", "logical batch (default 2048)", "tokens", 1, MAX_CONTEXT,
+           DEFAULT_N_BATCH, None),
+    Option("n_ubatch", ("-ub", "--ubatch-size"), "int", "physical batch (default 512)", "tokens", 1, MAX_CONTEXT,
+           DEFAULT_N_UBATCH, None),
+    Option("program", ("llama-server", "llama-cli"), "choice", "the program run: llama-server (4 unified slots "
+           "for a bare -np 1) or llama-cli (one sequence)", "", None, None, "llama-server", "ll_prog",
+           ("llama-server", "llama-cli"), cli=False),
+    Option("gguf", ("--gguf-type",), "text", "the GGUF weights: a file type (Q4_K_M, Q8_0, F16, ...), a parsed "
+           "header or GgufWeights", "", None, None, None, "ll_gguf", cli=False),
+    Option("llama_cpp", ("llama_cpp",), "json", "LlamaCppOptions the flags apply over (a parsed llama-server "
+           "command); a keyword of deploy(), no command-line flag", "", None, None, None, None, cli=False),
+)
+"""llama-server's flags kvcalc models (``common/arg.cpp``), under LlamaCppOptions' names, declared once."""
+
+SINGLE_GPU = ("llama.cpp's multi-GPU split (--split-mode layer / row, -ts) is not modelled: "
+              "plan one GPU (gpus=1); -ngl offloads the rest to host memory")
+
+
+def _gguf(raw: Mapping[str, Any], gguf: object) -> GgufWeights:
+    """The GGUF weights a llama.cpp deployment uses (deploy's ``gguf``)."""
+    if isinstance(gguf, GgufWeights):
+        return gguf
+    if isinstance(gguf, GGUFHeader):
+        return gguf.as_weights()
+    if isinstance(gguf, str) and gguf.strip():
+        return gguf_weights(raw, gguf)
+    raise InputError("runtime 'llama_cpp' needs the GGUF weights: a file type (gguf='Q4_K_M', --gguf-type) "
+                     "or the file's header (--gguf FILE)")
+
+
+def _gguf_weight_bytes(counted: WeightBytes, gw: GgufWeights) -> WeightBytes:
+    """The GGUF file's bytes as the plan's weights (the parameter count kept from ``counted``)."""
+    return WeightBytes(total_bytes=gw.total_bytes, scheme=f"GGUF {gw.file_type}",
+                       parts=(WeightPart("gguf", counted.params.total, gw.file_type, gw.total_bytes),),
+                       params=counted.params, unquantized=(),
+                       notes=(f"weights: GGUF {gw.file_type}, {gw.total_bytes:,} bytes of tensor data "
+                              f"({gw.bits_per_weight:.2f} BPW; {gw.quality})",))
+
+
+def llama_layer_cells(d: Deployment) -> tuple[LayerCells, ...]:
+    """The deployment's llama.cpp layers (kvcalc.llama_cpp.seam.layer_cells), memoized."""
+    if "llama_cells" not in d._memo:
+        d._memo["llama_cells"] = layer_cells(d.spec, d.llama_plan())
+    cells: tuple[LayerCells, ...] = d._memo["llama_cells"]
+    return cells
+
+
+def llama_solvers(d: Deployment, batch: int, context: int) -> tuple[int | None, int | None]:
+    """(longest context at ``batch``, largest batch at ``context``) for runs sized to the request, memoized."""
+    key = ("llama_solvers", batch, context)
+    if key not in d._memo:
+        assert d.gguf is not None
+        args = (d.spec, d.llama_cpp, d.gguf, d.gpu.memory_bytes)
+        d._memo[key] = (longest_context(*args, batch, d.context_cap),
+                        largest_batch(*args, context) if context <= d.context_cap else None)
+    got: tuple[int | None, int | None] = d._memo[key]
+    return got
+
+
+class LlamaCppEngine(PagedEngine):
+    """llama.cpp's ``llama-server`` / ``llama-cli`` (module docstring)."""
+
+    name = "llama_cpp"
+    label = "llama.cpp"
+    version = VERSION
+    options_type = LlamaCppOptions
+    declarations = DECLARATIONS
+    multi_gpu = False
+    single_gpu_error = SINGLE_GPU
+    cli_flags = ("gguf_type", "gguf_file")
+    vllm_names = {"max_model_len": "n_ctx (-c)", "max_num_seqs": "n_parallel (-np)",
+                  "max_num_batched_tokens": "n_batch (-b)"}
+
+    # ------------------------------------------------------------------ options, refusals, weights
+    def options_from_flags(self, flags: Mapping[str, Any], base: Any = None) -> Any:
+        flags = dict(flags)
+        base = flags.pop("llama_cpp", None) or base
+        own = self._own_flags(flags)
+        own.pop("gguf", None)
+        if base is not None and not isinstance(base, LlamaCppOptions):
+            raise InputError(f"llama_cpp options are LlamaCppOptions, not {type(base).__name__}")
+        opts = base or LlamaCppOptions()
+        return replace(opts, **own) if own else opts
+
+    def foreign_text(self, key: str) -> str:
+        return ("n_ctx, n_parallel, cache_type_k / cache_type_v, n_gpu_layers, swa_full, flash_attn and "
+                "gguf are llama.cpp options: use runtime 'llama_cpp'")
+
+    def check_model(self, raw: Mapping[str, Any], spec: ModelSpec, options: Any, dtype: str | None,
+                    kv_dtype: str | None) -> None:
+        if dtype is not None:
+            raise InputError("dtype is not a llama.cpp option: the weights are the GGUF file's (gguf='Q4_K_M', ...)")
+        if kv_dtype is not None:
+            raise InputError("kv_dtype is not a llama.cpp option: llama.cpp's are cache_type_k / cache_type_v "
+                             "(-ctk / -ctv: f16, q8_0, q4_0, ...)")
+        self.check_prefix_tokens(spec)
+
+    def weights(self, raw: Mapping[str, Any], spec: ModelSpec, dtype: str | None, measured: MeasuredOverrides,
+                options: Any, gguf: Any, gpus: int) -> tuple[WeightBytes, GgufWeights | None]:
+        if measured.weights_bytes is not None or measured.checkpoint_bytes is not None:
+            raise InputError("llama.cpp's weights are the GGUF file's: give gguf (a file type or the header), "
+                             "not weights_gib / checkpoint_bytes")
+        gw = _gguf(raw, gguf if gguf is not None else options.hf_quant)
+        return _gguf_weight_bytes(plan_weights(raw, None, gw.total_bytes, "GGUF file"), gw), gw
+
+    def weights_on_gpu(self, spec: ModelSpec, options: Any, gguf: GgufWeights | None, weights_rank: int) -> int:
+        """The GPU's share of the GGUF file (-ngl), as llama.cpp loads it."""
+        return weights_rank if gguf is None else llama_cpp_plan(spec, options, gguf).gpu.weights
+
+    # ------------------------------------------------------------------ planning
+    def memory_plan(self, d: Deployment) -> Any:
+        return to_engine_plan(d.spec, d.llama_plan(), d.gpu.memory_bytes)
+
+    def plan_at(self, d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
+        """The configured run's allocation, the cells the requests occupy (module docstring)."""
+        from ..explain import engine_binding
+        from ..explain import gib as gib_text
+        from ..layer_table import layer_bytes
+        from ..plan import PlanResult, common_fields
+
+        ep = d.engine_plan()
+        lp = d.llama_plan()
+        table = layer_bytes(d, batch, context)
+        ok = ep.fits(batch, context)
+        max_context, max_batch = llama_solvers(d, batch, context)
+        binding = engine_binding(ep, batch, context, ok, None)
+        if ok:
+            c = lp.cells
+            binding = (f"the cells llama.cpp allocates at startup: n_ctx {c.n_ctx:,} ({c.n_ctx_seq:,} per sequence, "
+                       f"{c.n_seq_max} sequences), {gib_text(ep.available_kv_bytes)} of KV on the GPU, of which the "
+                       "requests occupy the KV figure")
+        elif max_context is not None and max_context >= context:
+            binding += f"; a run sized to the request fits: -np {batch} -c {batch * context:,}"
+        offloaded = lp.host.weights - (d.gguf.input_bytes if d.gguf else 0)
+        if offloaded > 0:
+            warnings.append(f"-ngl leaves {gib_text(offloaded)} of layer weights in host memory: llama.cpp runs "
+                            "those layers on the CPU, which the speed estimate (all weights at GPU bandwidth) does "
+                            "not model")
+        o = d.llama_cpp
+        common = common_fields(d, batch, context)
+        common.update(quality=lp.quality, kv_quality=lp.kv_quality)     # the compute buffer is estimated
+        return PlanResult(
+            **common, kv_dtype=f"{o.cache_type_k}/{o.cache_type_v}", kv_bytes=table.per_gpu_bytes,
+            kv_bytes_total=table.all_gpus_bytes, overhead_bytes=ep.overhead_bytes, budget_bytes=ep.budget_bytes,
+            total_bytes=ep.weights_bytes + table.per_gpu_bytes + ep.overhead_bytes, fits=ok, max_context=max_context,
+            max_batch=max_batch, min_gpus=None, binding_constraint=binding, kv_cache_tokens=ep.pool_tokens,
+            num_gpu_blocks=ep.pool_pages, max_concurrency=ep.max_concurrency,
+            available_kv_bytes=ep.available_kv_bytes, formulas=ep.formulas, engine_lines=ep.log_lines,
+            warnings=tuple(warnings) + ep.notes, host_bytes=lp.host.total)
+
+    def one_gpu_fits(self, d: Deployment, batch: int, context: int) -> bool:
+        """Whether a run sized to the request fits the GPU (the multi-GPU split is not modelled)."""
+        return (llama_solvers(d, batch, context)[1] or 0) >= batch
+
+    def layer_rows(self, d: Deployment, batch: int, context: int) -> list[LayerRow]:
+        """The cells the requests occupy per layer; layers ``-ngl`` / ``-nkvo`` leave on the host are
+        ``device = "host"`` rows."""
+        from ..layer_table import LayerRow
+
+        cached: dict[int, list[LayerCells]] = {}
+        for c in llama_layer_cells(d):
+            cached.setdefault(c.index, []).append(c)
+        rows = []
+        for layer in d.spec.layers:
+            held = cached.get(layer.index, [])
+            tokens = max((c.tokens(context) for c in held), default=0)
+            nbytes = sum(batch * c.tokens(context) * c.cell_bytes for c in held)
+            device = "gpu" if not held or held[0].on_gpu else "host"
+            rows.append(LayerRow(layer.index, layer.kind, 0, tokens, nbytes, device))
+        return rows
+
+    def curve(self, d: Deployment, batch: int, contexts: Sequence[int]) -> list[CurvePoint]:
+        """The cells ``batch`` requests occupy per GPU layer, the ``-ngl`` weights and the compute buffer."""
+        from ..curve import CurvePoint
+
+        ep = d.engine_plan()
+        cells = [c for c in llama_layer_cells(d) if c.on_gpu]
+        return [CurvePoint(t, ep.weights_bytes, ep.overhead_bytes,
+                           batch * sum(c.tokens(t) * c.cell_bytes for c in cells), ep.budget_bytes) for t in contexts]
+
+    def stage_weights(self, d: Deployment) -> tuple[int, ...]:
+        """The GGUF weights resident on the GPU (the ``-ngl`` share, output layer included; the token
+        embedding table stays on the host): what a decode step reads at GPU bandwidth. One GPU, one stage."""
+        return (d.weights_rank,)
+
+    def report_lines(self, p: PlanResult) -> list[str]:
+        """Its startup lines, then the allocation's formulas (cells, KV, GPU and host memory)."""
+        return ["", *p.engine_lines, "", *p.formulas]
+
+    def launch_command(self, model: str, d: Deployment) -> Any:
+        from ..serve_command import llama_server
+
+        return llama_server(model, d)
+
+    # ------------------------------------------------------------------ the verdict's words
+    def refusal_verdict(self, d: Deployment, p: PlanResult, mml: int | None, note: str,
+                        longest: int | None) -> Verdict | None:
+        """The engine's allocation refusal and its fix (kvcalc.llama_cpp.seam.OOM)."""
+        from ..verdict import Verdict
+
+        why, _, engine_fix = p.binding_constraint.partition("); ")
+        return Verdict("does_not_fit", f"Does not fit: {why}{')' if engine_fix else ''}; {self.fewest_text(d, None)}",
+                       engine_fix or "a smaller GGUF file type or a shorter -c", mml, note, longest, None)
+
+    def fewest_text(self, d: Deployment, n: int | None) -> str:
+        return "llama.cpp's multi-GPU split (-ts, --split-mode) is not modelled: one GPU planned"
+
+
+ENGINE: Engine = LlamaCppEngine()
+"""llama.cpp (kvcalc.engines.registry)."""

@@ -1,0 +1,90 @@
+"""TensorRT-LLM on kvcalc's engine seam: its options declared once, its refusals, its budget (kvcalc.trtllm.budget).
+
+``free_gpu_memory_fraction x (total - weights - activations)`` in blocks of ``tokens_per_block``; the
+activation peak is estimated as one forward pass of ``max_num_tokens`` tokens (TensorRT-LLM profiles
+it) unless measured; the rest is kvcalc.engines.paged.
+
+>>> from kvcalc.engines import get_engine
+>>> get_engine("tensorrt_llm").tp_flag
+'--tp_size'
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..activations import forward_activation_bytes
+from ..engines.base import Engine
+from ..engines.paged import PagedEngine
+from ..units import GiB
+from .budget import trtllm_memory_plan
+from .defaults import DEFAULT_MAX_NUM_TOKENS, DEFAULT_RUNTIME_RESERVED_BYTES, TRTLLM_VERSION
+from .options import DECLARATIONS, TrtllmOptions, trtllm_options
+
+if TYPE_CHECKING:
+    from ..deployment import Deployment
+
+
+
+class TrtllmEngine(PagedEngine):
+    """TensorRT-LLM (module docstring)."""
+
+    name = "tensorrt_llm"
+    label = "TensorRT-LLM"
+    version = TRTLLM_VERSION
+    options_type = TrtllmOptions
+    declarations = DECLARATIONS
+    tp_flag = "--tp_size"
+    vllm_names = {"max_model_len": "max_seq_len", "block_size": "tokens_per_block", "max_num_seqs": "max_batch_size",
+                  "max_num_batched_tokens": "max_num_tokens", "gpu_memory_utilization": "free_gpu_memory_fraction"}
+    kv_dtypes = ("bfloat16", "float16", "fp8_e4m3")
+    kv_dtypes_text = "auto, fp8 (e4m3)"
+
+    def build_options(self, flags: dict[str, Any]) -> Any:
+        return trtllm_options(**flags)
+
+    def foreign_text(self, key: str) -> str:
+        return ("free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len, "
+                "max_batch_size and max_num_tokens are TensorRT-LLM options: use runtime 'tensorrt_llm'")
+
+    def context_cap(self, options: Any) -> int | None:
+        cap: int | None = options.max_seq_len
+        return cap
+
+    def memory_plan(self, d: Deployment) -> Any:
+        """The budget, with the activation peak and runtime buffers estimated unless measured (notes say so)."""
+        from ..engine import stage_cell_bytes
+        from ..parallel import stage_specs
+
+        o: TrtllmOptions = d.options
+        m = d.measured
+        notes = []
+        act = m.activation_bytes
+        if act is None:
+            tokens = o.max_num_tokens or DEFAULT_MAX_NUM_TOKENS
+            act = forward_activation_bytes(tokens, d.spec.hidden_size, d.spec.mlp_width or 4 * d.spec.hidden_size,
+                                           d.model_dtype.bits // 8, d.tp)
+            notes.append(f"activation peak estimated as one forward pass of max_num_tokens {tokens:,} tokens "
+                         f"({act / GiB:.2f} GiB; TensorRT-LLM profiles it): give activation_gib to use a "
+                         "measured one")
+        runtime = m.non_torch_bytes
+        if runtime is None:
+            runtime = DEFAULT_RUNTIME_RESERVED_BYTES
+            notes.append(f"assumed {runtime / GiB:.2f} GiB of CUDA context and runtime buffers (memory.md's H100 "
+                         "log): give non_torch_gib to use a measured figure")
+        model_max = d.spec.max_position_embeddings
+        if o.max_seq_len and model_max and o.max_seq_len > model_max:
+            notes.append(f"max_seq_len {o.max_seq_len:,} exceeds the config's max_position_embeddings "
+                         f"{model_max:,}: quality past the trained length is not assured")
+        cells = stage_cell_bytes(stage_specs(d.rank, d.pp), d.kv)
+        return trtllm_memory_plan(max(cells), total_gpu_bytes=d.gpu.memory_bytes, weights_bytes=d.weights_rank,
+                                  activation_bytes=act, runtime_bytes=runtime, options=o, max_seq_len=d.context_cap,
+                                  notes=tuple(notes))
+
+    def launch_command(self, model: str, d: Deployment) -> Any:
+        from ..serve_command import trtllm_serve
+
+        return trtllm_serve(model, d)
+
+
+ENGINE: Engine = TrtllmEngine()
+"""TensorRT-LLM (kvcalc.engines.registry)."""
