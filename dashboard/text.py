@@ -10,6 +10,9 @@ link inside the app's own notice. :func:`md` returns text that renders as itself
 * encodable: a lone surrogate (``"\\ud800"``, legal in a Python str, not in UTF-8) becomes
   U+FFFD, so the page's protobuf message can be serialized at all;
 * one line: line breaks and other control characters become spaces (no block structure);
+* no reordering: the bidirectional controls (embeddings and overrides U+202A-202E, isolates
+  U+2066-2069, the marks U+200E / U+200F / U+061C) become spaces too, so an id such as
+  ``"evil\u202efdp.exe"`` cannot show its text reversed (the CLI escapes the same characters);
 * every character CommonMark or Streamlit's extensions give a meaning is backslash-escaped
   (links, images, emphasis, code, HTML / autolinks, tables, strikethrough, math, entities),
   and a line-start marker (``-``, ``+``, ``1.``) is escaped;
@@ -27,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]+")
 # CommonMark backslash-escapable characters with a meaning here: links / images ([ ] !), code (`),
 # emphasis (* _), HTML and autolinks (< >), tables (|), strikethrough (~), math ($), entities (&),
 # headings (#); the backslash itself first.

@@ -4,26 +4,21 @@ The rules follow what Hugging Face transformers itself does when it builds a mod
 (``layer_types`` when present; otherwise the rule each config class applies in ``__post_init__``),
 so kvcalc and transformers agree on which layer is full, sliding, chunked, latent or recurrent.
 Everything specific to one model type (its text decoder, layer rule, class defaults, recurrent-state
-rule, quirks) is its entry in :mod:`kvcalc.model_types`; this module holds what all types share.
+rule, quirks) is its entry in :mod:`kvcalc.models.registry`; this module holds what all types share.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
-from .model_types import (
-    CROSS_ATTENTION_DECODERS,
-    DBRX_ATTN_DEFAULTS,
-    T5_STYLE,
-    ModelType,
-    dory_cache_types,
-    lookup,
-    nested,
-    typed,
-)
+from .models.layer_rules import dory_cache_types
+from .models.model_type import ModelType, quirk_flags
+from .models.registry import lookup, nested, typed
+from .models.registry.moe_decoders import DBRX_ATTN_DEFAULTS
+from .models.registry.seq2seq import CROSS_ATTENTION_DECODERS, T5_STYLE
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -37,6 +32,37 @@ _LAYER_TYPE_ALIASES = {
     "indexed_attention": "full", "dummy": "none",
 }
 _UNKNOWN = ModelType("")   # the entry of a model type kvcalc does not know: generic rules, no defaults
+
+
+@dataclass(frozen=True)
+class CacheQuirks:
+    """The departures from the generic cache rules the spec reader reads, one flag per quirk an entry names
+    (:data:`kvcalc.models.model_type.QUIRKS`)."""
+
+    attention_pairs: bool = False
+    attn_config_kv: bool = False
+    doubled_attention_head_dim: bool = False
+    falcon_kv: bool = False
+    flat_text: bool = False
+    float32_indexer: bool = False
+    floor_head_dim: bool = False
+    global_head_dim: bool = False
+    last_layer_full: bool = False
+    loop_passes: bool = False
+    multi_query: bool = False
+    multi_query_attention: bool = False
+    nested_decoder: bool = False
+    nope_mla: bool = False
+    pooled_indexer: bool = False
+    prefix_cache: bool = False
+    prompt_prefix: bool = False
+    recurrent_depth: bool = False
+    swa_double_kv: bool = False
+
+
+def _cache_quirks(entry: ModelType) -> CacheQuirks:
+    """``entry``'s quirks as :class:`CacheQuirks` flags."""
+    return quirk_flags(CacheQuirks, entry)
 
 
 def _need(r: ConfigReader, name: str, fallback: int | None, why: str, assumed: list[str]) -> int:
@@ -67,7 +93,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         inner = lookup(text.get_str("model_type", default="")) if text is not None else None
         if text is not None and inner is not None and inner.kind == "encoder_decoder":   # Florence-2: a BART
             return _encoder_decoder(text, inner.name, dtype)
-        if entry is not None and "nested_decoder" in entry.quirks:
+        if entry is not None and _cache_quirks(entry).nested_decoder:
             return _nested_decoder(top, entry, dtype)
         return _encoder_decoder(top, model_type, dtype)
 
@@ -78,7 +104,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
         dec = text
         wrapped = entry.text_type if entry is not None and entry.text_type else model_type
         text_type = text.get_str("model_type", default="") or wrapped
-    elif entry is not None and entry.text_type and "flat_text" in entry.quirks:
+    elif entry is not None and entry.text_type and _cache_quirks(entry).flat_text:
         text_type = entry.text_type     # Glm5NextConfig.__post_init__: a flat config's fields are its text_config
     text_entry = lookup(text_type)
     if text_entry is None and text_type.endswith("_text"):
@@ -185,7 +211,7 @@ def layer_types(r: ConfigReader, entry: ModelType, n: int) -> list[str]:
     else:
         window = _window(r)
         types = (entry.layer_rule(r, n, window) if entry.layer_rule else None) or _generic_types(r, n, window)
-    if "last_layer_full" in entry.quirks and types:
+    if _cache_quirks(entry).last_layer_full and types:
         types[-1] = "full_attention"
     return types
 
@@ -243,7 +269,7 @@ def _window(r: ConfigReader) -> int | None:
     ``use_sliding_window: false`` for every type (the Qwen config classes drop the window then)."""
     if r.has("use_sliding_window") and not r.get_bool("use_sliding_window"):
         return None
-    if "swa_double_kv" in (lookup(r.model_type) or _UNKNOWN).quirks and r.has("sliding_window_size"):
+    if _cache_quirks(lookup(r.model_type) or _UNKNOWN).swa_double_kv and r.has("sliding_window_size"):
         return r.get_int("sliding_window_size") + 1
     if r.has("sliding_window"):
         value = r.raw("sliding_window")
@@ -261,17 +287,17 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
     quirks: list[str] = []
     heads = _need(r, "num_attention_heads", None if known else 32, "attention heads", assumed)
     hidden = _need(r, "hidden_size", None, "model width", assumed)
-    if "falcon_kv" in entry.quirks:
+    if _cache_quirks(entry).falcon_kv:
         if r.get_bool("new_decoder_architecture"):
             kv = r.get_int("num_kv_heads", default=heads)
             quirks.append("kv_expanded_to_query_heads")
         else:
             kv = 1 if r.get_bool("multi_query") else heads
-    elif "multi_query" in entry.quirks:
+    elif _cache_quirks(entry).multi_query:
         kv = 1 if r.get_bool("multi_query") else heads
-    elif "attn_config_kv" in entry.quirks:      # MOE (issue 12): DBRX
+    elif _cache_quirks(entry).attn_config_kv:      # DBRX
         kv = nested(r, "attn_config", DBRX_ATTN_DEFAULTS).get_int("kv_n_heads")
-    elif "multi_query_attention" in entry.quirks and not r.get_bool("multi_query_attention", default=False):
+    elif _cache_quirks(entry).multi_query_attention and not r.get_bool("multi_query_attention", default=False):
         kv = heads
     else:
         given = r.opt_int("num_key_value_heads")
@@ -281,12 +307,12 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
     if kv > heads:
         raise ConfigError(r.field_name("num_key_value_heads"), kv, f"exceeds num_attention_heads ({heads})")
     if r.opt_int("kv_lora_rank") is not None:
-        mla = _mla(r, heads, pooled_indexer="pooled_indexer" in entry.quirks)
-        return replace(mla, indexer_float32="float32_indexer" in entry.quirks), quirks
-    if "doubled_attention_head_dim" in entry.quirks:
+        mla = _mla(r, heads, pooled_indexer=_cache_quirks(entry).pooled_indexer)
+        return replace(mla, indexer_float32=_cache_quirks(entry).float32_indexer), quirks
+    if _cache_quirks(entry).doubled_attention_head_dim:
         head_dim = r.get_int("attention_head_dim", "head_dim", default=2 * hidden // heads)
     else:
-        head_dim = head_dim_or_derived(r, hidden, heads, floor="floor_head_dim" in entry.quirks)
+        head_dim = head_dim_or_derived(r, hidden, heads, floor=_cache_quirks(entry).floor_head_dim)
         if not known and not r.has("head_dim"):
             assumed.append(f"{r.path}head_dim not in config: assumed hidden_size / num_attention_heads = {head_dim}")
     v_dim = r.get_int("v_head_dim", default=head_dim)     # MiMo-V2-Flash: values narrower than keys
@@ -319,10 +345,12 @@ def _recurrent_states(r: ConfigReader, entry: ModelType, model_type: str,
     return entry.state_rule(r, _need(r, "hidden_size", None, "model width", assumed))
 
 
-def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
-                    assumed: list[str]) -> tuple[list[LayerSpec], list[str]]:
+def _decoder_types(r: ConfigReader, entry: ModelType, assumed: list[str]) -> tuple[int, list[str]]:
+    """(cache layers, their transformers layer types): the layer count (doubled for LongCat-Flash's attention pairs;
+    from the per-layer pattern when only that is given), the layer rule's types, looped layers repeated (Inkling
+    loop), Dory's cache layers; DeepSeek-V4's compressed layers refused."""
     n = r.opt_int("num_hidden_layers")
-    if "attention_pairs" in entry.quirks:
+    if _cache_quirks(entry).attention_pairs:
         n = 2 * r.get_int("num_layers")     # two cache layers per decoder layer (LongCat-Flash)
     if n is None:
         # Nemotron-H style configs give only the per-layer pattern
@@ -340,20 +368,25 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
                                "tokens not yet compressed, indexer caches) are not modelled; kvcalc will not "
                                "guess their cache size")
     types = layer_types(r, entry, n)
-    if "loop_passes" in entry.quirks:
+    if _cache_quirks(entry).loop_passes:
         start, end = r.get_int("loop_layer_index_start", minimum=0), r.get_int("loop_layer_index_end")
         if not start < end <= n:
             raise ConfigError(r.field_name("loop_layer_index_end"), end,
                               f"must lie above loop_layer_index_start ({start}) and at most {n}")
         types += types[start:end] * (r.get_int("loop_num_passes") - 1)
         n = len(types)
-    if "prefix_cache" in entry.quirks:         # INK: DiffusionGemma's encoder-written prefix (QUIRKS)
+    if _cache_quirks(entry).prefix_cache:         # DiffusionGemma's encoder-written prefix (QUIRKS)
         assumed.append("estimated: DiffusionGemma caches only the prefix its encoder writes (prompt and finished "
                        "canvases; sliding layers keep a whole encoder pass as one view), never the canvas being "
                        "denoised; kvcalc charges the context as an autoregressive decoder's")
-    if "recurrent_depth" in entry.quirks:     # INK: Dory's halved (attention, mlp) pairs and per-loop caches
+    if _cache_quirks(entry).recurrent_depth:     # Dory's halved (attention, mlp) pairs and per-loop caches
         types = dory_cache_types(r, types)
         n = len(types)
+    return n, types
+
+
+def _layer_kinds(r: ConfigReader, types: list[str]) -> tuple[list[str], dict[str, int]]:
+    """The kvcalc kind of each layer type, and the unknown types (first index each), read as full attention."""
     kinds = []
     unknown: dict[str, int] = {}
     for i, t in enumerate(types):
@@ -366,12 +399,19 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
             kind = "full"
         kinds.append(kind)
 
+    return kinds, unknown
+
+
+def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
+                    assumed: list[str]) -> tuple[list[LayerSpec], list[str]]:
+    n, types = _decoder_types(r, entry, assumed)
+    kinds, unknown = _layer_kinds(r, types)
     quirks: list[str] = []
     attn: AttentionCache | None = None
     if any(k in ("full", "sliding", "reference_sliding", "chunked", "hybrid", "hybrid_sliding", "cross")
            for k in kinds):
         attn, quirks = _attention_geometry(r, entry, known, assumed)
-        if "prompt_prefix" in entry.quirks:     # PD (issue 12): CPM-Ant's learned prompt tokens
+        if _cache_quirks(entry).prompt_prefix:     # CPM-Ant's learned prompt tokens
             attn = replace(attn, prefix_tokens=r.get_int("prompt_length", minimum=0))
     for t in unknown:
         assert attn is not None
@@ -383,7 +423,7 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
               if any(k in ("recurrent", "hybrid", "hybrid_sliding") for k in kinds) else ())
 
     shared_from = _kv_sharing(r, n, types)
-    overrides = _per_layer_overrides(r, entry, n, types)
+    overrides = per_layer_overrides(r, entry, n, types)
     layers: list[LayerSpec] = []
     for i, kind in enumerate(kinds):
         if i in shared_from:
@@ -423,7 +463,7 @@ def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
     return layers, quirks
 
 
-def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[str]) -> dict[int, dict[str, int]]:
+def per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[str]) -> dict[int, dict[str, int]]:
     """Per-layer attention geometry overrides: transformers' ``per_layer_config`` ({"5": {"head_dim": 512}}),
     or, with the ``global_head_dim`` quirk (Gemma 4) and no per_layer_config, ``global_head_dim`` /
     ``num_global_key_value_heads`` on full layers."""
@@ -468,7 +508,7 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
             if attention.get("window_length") is not None:
                 out.setdefault(i, {})["window"] = ConfigReader.check_int(f"{field}.window_length",
                                                                          attention["window_length"])
-    if "swa_double_kv" in entry.quirks:
+    if _cache_quirks(entry).swa_double_kv:
         swa_kv = 2 * r.get_int("num_key_value_heads")
         for i, t in enumerate(types):
             if t == "sliding_attention":
@@ -487,7 +527,7 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
                 raise ConfigError(f"{r.path}indexer_types[{i}]", kind, "must be 'full' or 'shared'")
             if kind == "shared":
                 out.setdefault(i, {})["indexer_dim"] = 0
-    if "nope_mla" in entry.quirks and r.opt_int("kv_lora_rank") is not None:
+    if _cache_quirks(entry).nope_mla and r.opt_int("kv_lora_rank") is not None:
         # NoPE layers cache the latent only, without the RoPE key (MistralLarge4Attention: qk_rope_head_dim 0)
         flags = r.opt_int_list("no_rope_layers")
         if flags is None:
@@ -496,7 +536,7 @@ def _per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[
             if not flag:
                 out.setdefault(i, {})["latent_dim"] = r.get_int("kv_lora_rank")
     _indexed_layers_only(types, out)
-    if "global_head_dim" in entry.quirks:
+    if _cache_quirks(entry).global_head_dim:
         head_dim = r.get_int("global_head_dim", default=512)
         kv = r.opt_int("num_global_key_value_heads") if r.get_bool("attention_k_eq_v", default=False) else None
         for i, t in enumerate(types):
@@ -603,8 +643,8 @@ def _nested_decoder(top: ConfigReader, entry: ModelType, dtype: str | None) -> M
       cross-attention, so the same geometry.
     * EncoderDecoderModel (modeling_encoder_decoder.py): the decoder is ``AutoModelForCausalLM`` of the nested
       config (default BERT with ``add_cross_attention``, the first of the list below); only the decoders of
-      :data:`kvcalc.model_types.CROSS_ATTENTION_DECODERS` are read (BERT: ``BertCrossAttention`` has the heads of
-      ``BertSelfAttention``), others are refused.
+      :data:`kvcalc.models.registry.seq2seq.CROSS_ATTENTION_DECODERS` are read (BERT: ``BertCrossAttention``
+      has the heads of ``BertSelfAttention``), others are refused.
     """
     sub = top.sub("decoder")
     if sub is None:

@@ -3,7 +3,7 @@
 ``data/models.csv`` lists each bundled file with its Hub id, display name, family and whether the
 Hub repo is gated (needs an accepted license and a token). Parameter counts come from
 ``data/params.csv`` (Hub safetensors totals, with their sources and caveats) where the model is
-listed there, else from :func:`kvcalc.params.count_params`. Everything here works offline.
+listed there, else from :func:`kvcalc.models.counting.count_params`. Everything here works offline.
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def _published_params() -> dict[str, tuple[int, str]]:
 @lru_cache(maxsize=1)
 def catalog() -> tuple[CatalogEntry, ...]:
     """Every bundled model, sorted by family then name."""
-    from .params import count_params
+    from .models.counting import count_params
 
     published = _published_params()
     entries = []

@@ -13,8 +13,8 @@ of stdout went away, e.g. ``| head -1``: stdout is then sent to /dev/null and no
 from __future__ import annotations
 
 import argparse
-import json
 import logging
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -25,7 +25,7 @@ from .engines.registry import get_engine
 from .engines.registry import names as engine_names
 from .errors import InputError, KVCalcError
 from .kv import kv_cache
-from .limits import check_count
+from .limits import MAX_MAGNITUDE, MIN_MAGNITUDE, check_count, finite_json
 from .runtimes import KV_RUNTIMES
 from .units import human_bytes
 
@@ -158,12 +158,17 @@ def _json_object(text: str) -> dict[str, Any]:
 
 
 def _number(text: str) -> float:
+    """A float argument: finite, 0 or of a size from 1e-9 to 1e12; each option's own range (a fraction in
+    (0, 1], GiB up to the catalog's largest card...) is checked by kvcalc, which names it in its error."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a number") from None
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"'{text[:20]}' is not a finite number")
+    if value and not MIN_MAGNITUDE <= abs(value) <= MAX_MAGNITUDE:
+        raise argparse.ArgumentTypeError(f"'{text[:20]}' is out of range: give 0 or a number of size "
+                                         f"{MIN_MAGNITUDE:g} to {MAX_MAGNITUDE:g}")
     return value
 
 
@@ -326,7 +331,7 @@ def _kv_command(args: argparse.Namespace) -> str:
         raise CliError("--encoder-tokens applies to models with cross-attention (T5, BART, Whisper, Mllama); "
                        f"this {result.model_type[:60]} config has none")
     if args.json:
-        return json.dumps(result.to_dict(), indent=2)
+        return finite_json(result.to_dict())
     lines = [
         f"model_type {result.model_type}   runtime {result.runtime}   dtype {result.dtype}   kv {result.kv_dtype}",
         f"batch {result.batch:,}   context {result.context:,} tokens   "
@@ -460,7 +465,7 @@ def _plan_command(args: argparse.Namespace) -> str:
         else args.bandwidth_efficiency,
         compute_efficiency=DEFAULT_COMPUTE_EFFICIENCY if args.compute_efficiency is None else args.compute_efficiency)
     if args.json:
-        return json.dumps({**p.to_dict(), "speed": speed.to_dict()}, indent=2)
+        return finite_json({**p.to_dict(), "speed": speed.to_dict()})
     return "\n".join(_plan_lines(deployment, p, speed))
 
 
@@ -521,14 +526,26 @@ def _gguf_header(path: str, args: argparse.Namespace) -> Any:
             raise CliError("--gguf hf://... needs the Hub, and --offline forbids the network")
         return fetch_gguf_header(f"{parts[0]}/{parts[1]}", parts[2], revision=args.revision, token=token_from_env(),
                                  timeout=args.timeout)
+    label = f"--gguf {path[:80]}"
     try:
-        with open(os.path.expanduser(path), "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise CliError(f"--gguf {path[:80]}: not a regular file")
-            return read_gguf_header(f, file_size=st.st_size)
+        fd = os.open(os.path.expanduser(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens alone
     except OSError as e:
-        raise CliError(f"--gguf {path[:80]}: {e.strerror or e}") from None
+        raise CliError(f"{label}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode):
+            with os.fdopen(os.dup(fd), "rb") as f:
+                return read_gguf_header(f, file_size=st.st_size)
+        if stat.S_ISDIR(st.st_mode) or os.name == "nt":
+            raise CliError(f"{label}: not a regular file")
+        from .gguf.stream import read_stream_prefix
+
+        # a pipe / FIFO: bounded by --timeout and the header cap
+        return read_gguf_header(read_stream_prefix(fd, label, timeout=args.timeout))
+    except OSError as e:
+        raise CliError(f"{label}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
 
 
 COMMANDS = {"kv": _kv_command, "plan": _plan_command}

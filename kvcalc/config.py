@@ -38,7 +38,7 @@ class ConfigReader:
     ``path`` is the dotted prefix of this level ("" at top, "text_config." nested).
     ``used`` is shared with nested readers: the dotted names of every config field read.
     ``defaults`` are the transformers config-class defaults of ``model_type`` (from
-    :mod:`kvcalc.model_types`); a field the config omits (or sets to null) takes its default, as when
+    :mod:`kvcalc.models.registry`); a field the config omits (or sets to null) takes its default, as when
     transformers builds the model, and ``"path.field=value"`` is recorded in ``defaults_used``
     (shared with nested readers). A default of ``None`` means "derived" and counts as no default.
     ``attribute_map`` is the config class's own ``attribute_map`` (canonical field -> the name the class

@@ -377,7 +377,7 @@ def _build(i: _Inputs, computed: WeightBytes, device: GPU, gpus: int, tp_in: int
     eng, spec, measured = i.engine, i.spec, i.measured
     eng.check_gpus(gpus, tp_in, pp_in)
     tp, pp = resolve_parallel(eng.name, gpus, tp_in, pp_in)  # type: ignore[arg-type]
-    check_parallel(spec, tp, pp)
+    check_parallel(spec, tp, pp, from_gpus=tp_in is None and pp_in is None)
     eng.check_parallel(spec, i.options, tp, pp)
     model, kv = eng.dtypes(spec, i.dtype, i.kv_dtype)
     weights_rank = rank_weights(computed, spec.num_layers, tp, pp)

@@ -45,19 +45,24 @@ def resolve_parallel(runtime: Runtime, gpus: int, tp: int | None, pp: int | None
     return tp, pp
 
 
-def check_parallel(spec: ModelSpec, tp: int, pp: int) -> None:
+def check_parallel(spec: ModelSpec, tp: int, pp: int, *, from_gpus: bool = False) -> None:
     """vLLM's divisibility rules: heads divide by tp; KV heads divide by tp or tp by KV heads;
-    no more pipeline stages than layers."""
+    no more pipeline stages than layers. ``from_gpus``: tp is the GPU count itself (no tensor or
+    pipeline size was given), so a refusal names the GPU count (``--gpus``), not an option never set."""
     if pp > spec.num_layers:
         raise InputError(f"pipeline_parallel_size {pp} exceeds the model's {spec.num_layers} layers")
     if tp == 1:
         return
+    what = (f"the GPU count {tp} (--gpus; all tensor parallel, as no tensor_parallel_size is given)"
+            if from_gpus else f"tensor_parallel_size {tp}")
+    fix = (": use a GPU count that divides them, or set tensor_parallel_size / pipeline_parallel_size"
+           if from_gpus else "")
     heads = spec.num_attention_heads
     if heads and heads % tp:
-        raise InputError(f"tensor_parallel_size {tp} must divide the {heads} attention heads")
+        raise InputError(f"{what} must divide the {heads} attention heads{fix}")
     kv = next((a.kv_heads for l in spec.layers for a in l.attention if not a.latent_dim), None)
     if kv and kv % tp and tp % kv:
-        raise InputError(f"tensor_parallel_size {tp} and the {kv} KV heads must divide one another")
+        raise InputError(f"{what} and the {kv} KV heads must divide one another{fix}")
 
 
 def rank_spec(spec: ModelSpec, tp: int) -> ModelSpec:

@@ -41,7 +41,7 @@ from typing import Any
 from .deployment import Deployment
 from .dtypes import ceil_div
 from .errors import InputError, KVCalcError
-from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .limits import MAX_BATCH, MAX_CONTEXT, MIN_EFFICIENCY, check_count, check_finite
 from .parallel import stage_specs
 from .spec import AttentionCache, ModelSpec
 from .sweep import CompiledCache, cache_bytes, compile_cache
@@ -194,9 +194,8 @@ def _step_weights(st: _Stage, touched: float, batch: int, vocab: int) -> int:
 
 
 def _check_efficiency(bandwidth_efficiency: float, compute_efficiency: float) -> None:
-    for name, value in (("bandwidth_efficiency", bandwidth_efficiency), ("compute_efficiency", compute_efficiency)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-            raise InputError(f"{name} must be in (0, 1], got {value!r:.20}")
+    check_finite("bandwidth_efficiency", bandwidth_efficiency, MIN_EFFICIENCY, 1.0)
+    check_finite("compute_efficiency", compute_efficiency, MIN_EFFICIENCY, 1.0)
 
 
 def _active_refusal(params: Any) -> str:

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..architectures import read_spec
 from ..config import ConfigReader
-from ..errors import ConfigError, UnsupportedError
+from ..errors import ConfigError, InputError, UnsupportedError
 from ..params import count_params
 from ..spec import Quality
 from .tensor import TensorInfo
@@ -85,8 +85,12 @@ class GgufWeights:
 
     @property
     def bits_per_weight(self) -> float:
-        """``total bytes * 8 / elements`` (llama.cpp's "BPW" in ``file size = X GiB (Y BPW)``)."""
-        return self.total_bytes * 8 / sum(t.elements for t in self.tensors)
+        """``total bytes * 8 / elements`` (llama.cpp's "BPW" in ``file size = X GiB (Y BPW)``); InputError
+        for weights without tensors (nothing to divide by)."""
+        elements = sum(t.elements for t in self.tensors)
+        if not elements:
+            raise InputError("the GGUF weights list no tensors: bits per weight are undefined")
+        return self.total_bytes * 8 / elements
 
 
 def file_type_names() -> list[str]:

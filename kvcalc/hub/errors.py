@@ -143,6 +143,11 @@ class UnsafeHubAnswerError(HubUnavailableError):
     """The endpoint answered with a name (ETag, commit) the Hub never uses: nothing is written."""
 
 
+class ImplausibleWeightInfoError(UnsafeHubAnswerError):
+    """The Hub's safetensors metadata counts more parameters than any checkpoint holds (2^200, say): the
+    weights are computed from the config instead, with a notice."""
+
+
 class DownloadBrokenError(HubUnavailableError):
     """The download of the file started but did not complete (connection closed early, bad encoding)."""
 

@@ -30,11 +30,12 @@ from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 from ..dtypes import SAFETENSORS_DTYPE_BITS
+from ..limits import MAX_CHECKPOINT_BYTES, MAX_PARAMETERS
 from . import mapping
 from .cache import cached
 from .config_text import MAX_CONFIG_BYTES, check_decoder_config, config_too_large, parse_config_json
 from .deadline import Deadline, deadline_client
-from .errors import DownloadBrokenError, HubServerError, PrivateRepoError, SourceError
+from .errors import DownloadBrokenError, HubServerError, ImplausibleWeightInfoError, PrivateRepoError, SourceError
 from .ids import check_commit, check_revision, check_timeout, check_token, hub_endpoint, token_identity, validate_hub_id
 from .mapping import Ctx, not_a_hub
 from .store import CONFIG_FILENAME, blob_path, read_cached, safe_root, save_atomic
@@ -201,12 +202,36 @@ def _fetch_weight_info(ctx: Ctx, token: str | None, shared: bool) -> HubWeightIn
             isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
             for k, v in params.items()):
         return None
-    if not isinstance(total, int) or isinstance(total, bool) or total < 0:
+    _check_parameter_counts(ctx, params)
+    if not isinstance(total, int) or isinstance(total, bool) or not 0 <= total <= MAX_PARAMETERS:
         total = sum(params.values())
     gated = getattr(info, "gated", None)
     return HubWeightInfo(repo_id=ctx.repo_id, revision=ctx.revision, commit=getattr(info, "sha", None),
                          total=total, parameters=dict(params),
                          gated=None if gated is None else bool(gated))
+
+
+def _count_text(n: int) -> str:
+    return f"{n:,}" if n < 10**18 else f"about 10^{len(str(n)) - 1}"
+
+
+def _check_parameter_counts(ctx: Ctx, params: Mapping[str, int]) -> None:
+    """Every count, and the bytes they make, within what a checkpoint can hold (:data:`MAX_PARAMETERS`
+    elements of a dtype, :data:`~kvcalc.limits.MAX_CHECKPOINT_BYTES` in all), checked before any
+    arithmetic on them; else :class:`ImplausibleWeightInfoError` (the caller computes the weights
+    from the config instead and says so)."""
+    for dtype, count in params.items():
+        if count > MAX_PARAMETERS:
+            raise ImplausibleWeightInfoError(
+                f"the Hub's safetensors metadata of '{ctx.repo_id}' counts {_count_text(count)} {dtype[:20]} "
+                f"parameters (safetensors.parameters), more than any checkpoint holds (at most 2^50): ignored",
+                repo_id=ctx.repo_id, reason="implausible safetensors metadata")
+    size = safetensors_weight_bytes(params)
+    if size is not None and size > MAX_CHECKPOINT_BYTES:
+        raise ImplausibleWeightInfoError(
+            f"the Hub's safetensors metadata of '{ctx.repo_id}' makes {_count_text(size)} bytes of weights, more "
+            "than any checkpoint holds (at most 2^50 bytes = 1 PiB): ignored",
+            repo_id=ctx.repo_id, reason="implausible safetensors metadata")
 
 
 def _run(ctx: Ctx, work: Any) -> Any:

@@ -15,16 +15,17 @@ import pytest
 import kvcalc
 from kvcalc.config import ConfigReader
 from kvcalc.errors import ConfigError, UnsupportedError
-from kvcalc.model_types import _ENTRIES, QUIRKS, REGISTRY, ModelType, _index, lookup
-from kvcalc.params import _COUNTERS, SUPPORTED_MODEL_TYPES, count_params
+from kvcalc.models.counting import COUNTERS, SUPPORTED_MODEL_TYPES, count_params
+from kvcalc.models.model_type import QUIRKS, ModelType
+from kvcalc.models.registry import ENTRIES, REGISTRY, index_entries, lookup
 
 ACCEPTED = sorted(name for name, e in REGISTRY.items() if e.kind != "no_cache")
 
 
 def test_one_entry_per_type():
-    assert len(REGISTRY) == len(_ENTRIES)
+    assert len(REGISTRY) == len(ENTRIES)
     with pytest.raises(ValueError, match="two registry entries for model_type 'x'"):
-        _index((ModelType("x"), ModelType("x")))
+        index_entries((ModelType("x"), ModelType("x")))
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
@@ -38,7 +39,7 @@ def test_entry_is_consistent(name):
     if e.state_rule is not None:
         assert e.layer_rule is not None, "recurrent states without a layer rule: the layers would read as attention"
     assert e.quirks <= set(QUIRKS)
-    assert e.params is None or e.params in _COUNTERS
+    assert e.params is None or e.params in COUNTERS
 
 
 @pytest.mark.parametrize("name", ACCEPTED)
@@ -179,3 +180,25 @@ def test_listed_layer_types_are_required(name, field):
     with pytest.raises(ConfigError) as err:
         kvcalc.read_spec({"model_type": name, "num_hidden_layers": 6, "hidden_size": 64, "num_attention_heads": 4})
     assert err.value.field == field
+
+
+def test_typed_quirk_flags_name_registered_quirks():
+    """The typed quirk views of the spec reader and the family counters hold only quirks QUIRKS documents, and
+    read an entry's quirk strings as their flags (Qwen3-Next: gated DeltaNet, gated q_proj, q/k norms)."""
+    import dataclasses
+
+    from kvcalc.architectures import CacheQuirks
+    from kvcalc.models.classic_decoders import ClassicQuirks
+    from kvcalc.models.deepseek import DeepseekQuirks
+    from kvcalc.models.gemma import GemmaQuirks
+    from kvcalc.models.hybrids import HybridQuirks
+    from kvcalc.models.llama import LlamaQuirks
+    from kvcalc.models.model_type import quirk_flags
+    from kvcalc.models.moe import MoeQuirks
+    from kvcalc.models.seq2seq import Seq2SeqQuirks
+    from kvcalc.models.ssm import SsmQuirks
+    for cls in (CacheQuirks, ClassicQuirks, DeepseekQuirks, GemmaQuirks, HybridQuirks, LlamaQuirks, MoeQuirks,
+                Seq2SeqQuirks, SsmQuirks):
+        assert {f.name for f in dataclasses.fields(cls)} <= set(QUIRKS), cls.__name__
+    flags = quirk_flags(LlamaQuirks, REGISTRY["qwen3_next"])
+    assert flags.gated_delta_net and flags.gated_q_proj and flags.qk_norm and not flags.plain_mlp

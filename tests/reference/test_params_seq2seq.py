@@ -173,7 +173,7 @@ def test_audio_wrapper_registry_text_defaults_are_its_init_kwargs(mt):
     """The text fields a wrapper class builds without a text_config: its SubConfigSpec.init_kwargs."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
-    from kvcalc.model_types import REGISTRY
+    from kvcalc.models.registry import REGISTRY
     audio = REGISTRY[mt].audio
     assert audio is not None
     init = CONFIG_MAPPING[mt].sub_configs_defaults["text_config"].init_kwargs
@@ -186,7 +186,7 @@ def test_voxtral_text_defaults_are_its_config_class_overrides():
     text_config; the registry's Audio.text_defaults must be those values."""
     import transformers
 
-    from kvcalc.model_types import REGISTRY
+    from kvcalc.models.registry import REGISTRY
     audio = REGISTRY["voxtral"].audio
     assert audio is not None
     init = transformers.VoxtralConfig.sub_configs_defaults["text_config"].init_kwargs

@@ -9,8 +9,10 @@ lm_head: tower + projector). Configs kvcalc cannot count are refused with a type
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
+import sys
 from typing import Any
 from unittest import mock
 
@@ -19,7 +21,8 @@ from hf_reference import meta_model
 from paths import load_fixture
 
 from kvcalc.errors import ConfigError, UnsupportedError
-from kvcalc.model_types import ModelType, lookup
+from kvcalc.models.model_type import ModelType
+from kvcalc.models.registry import lookup
 from kvcalc.params import ParamCount, count_params
 
 _TYPES = load_fixture("transformers_5_24_coverage.json")["types"]
@@ -166,7 +169,10 @@ def _count(cfg: dict[str, Any]) -> ParamCount:
     patched = dataclasses.replace(entry, params="multimodal")
     def patched_lookup(mt: str) -> ModelType | None:
         return patched if mt == patched.name else lookup(mt)
-    with mock.patch("kvcalc.params.lookup", patched_lookup), mock.patch("kvcalc.params_vision.lookup", patched_lookup):
+    readers = [m for name, m in sys.modules.items() if name.startswith("kvcalc.models.") and hasattr(m, "lookup")]
+    with contextlib.ExitStack() as patches:
+        for module in readers:
+            patches.enter_context(mock.patch.object(module, "lookup", patched_lookup))
         return count_params(cfg)
 
 

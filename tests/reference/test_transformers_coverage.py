@@ -59,7 +59,7 @@ KV_MISSES: dict[str, str] = {
     "dory": (
         "the fixture's decode steps pass past_key_values, which DoryForCausalLM (its argument is cache=) drops: "
         "each step starts a fresh DynamicCache, so every layer holds the last token only (cached_tokens 1). The "
-        "cache rule is modelled (kvcalc.model_types.dory_cache_types: 36 decoder layers from the 72 "
+        "cache rule is modelled (kvcalc.models.layer_rules.dory_cache_types: 36 decoder layers from the 72 "
         "attention/mlp blocks, plus the 20 recurrent ones copied for the second loop = 56) and the fixture's "
         "layers equal kvcalc's for 1 token; tests/fast/test_kv_dory_mistral4.py checks 11-token caches measured "
         "with cache="
