@@ -36,7 +36,7 @@ def test_pasted_llama_server_line_shows_the_llama_cpp_plan(tab: Tab):
 def test_gguf_header_upload_is_read_and_refused_in_words(tab: Tab):
     """An uploaded .gguf that is not one, then a real (tiny, 2-block) header for a 32-layer model: both refused
     as text (kvcalc.gguf.reader: the magic; kvcalc.llama_cpp.plan: block count against the model's layers)."""
-    from gguf_headers import tiny_header  # written byte by byte per ggml docs/gguf.md
+    from gguf_writer import tiny_header  # written byte by byte per ggml docs/gguf.md
 
     page = tab.page
     tab.open("/?runtime=llama_cpp&gpu=rtx-4090&ll_ctx=8192")

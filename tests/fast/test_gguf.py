@@ -7,7 +7,7 @@ import io
 import struct
 
 import pytest
-from gguf_headers import gguf_string, header, kv_u32, tensor_info, tiny_header
+from gguf_writer import gguf, gstr, kv_u32, tensor, tiny_header
 from paths import load_config, load_fixture
 
 from kvcalc.errors import InputError, UnsupportedError
@@ -92,13 +92,15 @@ def test_unmodelled_file_type_is_refused() -> None:
         gguf_weights(load_config("meta-llama__Llama-3.1-8B.json"), "IQ2_XXS")
 
 
-# ---- synthetic GGUF headers, written per docs/gguf.md (tests/gguf_headers.py) ----------------------
+# ---- synthetic GGUF headers, written per docs/gguf.md (tests/gguf_writer.py) ----------------------
 
-_str, _kv_u32, _tensor, _header, _tiny = gguf_string, kv_u32, tensor_info, header, tiny_header
+def _header(kvs: list[bytes], tensors: list[bytes]) -> bytes:
+    """A header alone: no padding, no tensor data."""
+    return gguf(kvs, tensors, pad=False)
 
 
 def test_reader_gives_exact_tensor_bytes_and_geometry() -> None:
-    h = read_gguf_header(_tiny())
+    h = read_gguf_header(tiny_header())
     assert h.version == 3 and h.architecture == "llama"
     assert h.geometry()["block_count"] == 2 and h.geometry()["attention.head_count_kv"] == 2
     assert isinstance(h.metadata["tokenizer.ggml.tokens"], SkippedArray)
@@ -112,21 +114,21 @@ def test_reader_gives_exact_tensor_bytes_and_geometry() -> None:
 
 
 def test_reader_reads_a_file_object_without_the_data() -> None:
-    data = _tiny()
+    data = tiny_header()
     f = io.BytesIO(data + b"\xff" * 1000)      # trailing "tensor data" is never needed
     assert read_gguf_header(f).weight_bytes == read_gguf_header(data).weight_bytes
 
 
 @pytest.mark.parametrize(("blob", "message"), [
     (b"GGML" + b"\0" * 20, "not a GGUF file"),
-    (_tiny()[:40], "truncated"),
+    (tiny_header()[:40], "truncated"),
     (b"GGUF" + struct.pack("<IQQ", 3, 1 << 40, 0), "announces"),
-    (_header([_str("k") + struct.pack("<I", 99)], []), "unknown value type"),
-    (_header([_str("k") + struct.pack("<IQ", 8, 1 << 40)], []), "bytes long"),
-    (_header([], [_tensor("t", (32, 2, 1, 1, 1), 0, 0)]), "dimensions"),
-    (_header([], [_tensor("t", (32,), 0, 3)]), "not a multiple of 32"),
-    (_header([], [_tensor("t", (100,), 8, 0)]), "do not fill"),
-    (_header([_kv_u32("a", 1), _kv_u32("a", 2)], []), "appears twice"),
+    (_header([gstr("k") + struct.pack("<I", 99)], []), "unknown value type"),
+    (_header([gstr("k") + struct.pack("<IQ", 8, 1 << 40)], []), "bytes long"),
+    (_header([], [tensor("t", (32, 2, 1, 1, 1), 0, 0)]), "dimensions"),
+    (_header([], [tensor("t", (32,), 0, 3)]), "not a multiple of 32"),
+    (_header([], [tensor("t", (100,), 8, 0)]), "do not fill"),
+    (_header([kv_u32("a", 1), kv_u32("a", 2)], []), "appears twice"),
 ])
 def test_reader_refuses_malformed_headers(blob: bytes, message: str) -> None:
     with pytest.raises(InputError, match=message):
@@ -134,17 +136,17 @@ def test_reader_refuses_malformed_headers(blob: bytes, message: str) -> None:
 
 
 def test_reader_checks_tensor_bounds_against_the_file_size() -> None:
-    h = read_gguf_header(_tiny())
+    h = read_gguf_header(tiny_header())
     end = h.data_offset + 38112 + 100 * 8 * 34            # the last tensor's offset + bytes
-    assert read_gguf_header(_tiny(), file_size=end).weight_bytes == h.weight_bytes
+    assert read_gguf_header(tiny_header(), file_size=end).weight_bytes == h.weight_bytes
     with pytest.raises(InputError, match="not within the file bounds"):
-        read_gguf_header(_tiny(), file_size=end - 1)
+        read_gguf_header(tiny_header(), file_size=end - 1)
 
 
 def test_reader_caps_header_size_and_versions() -> None:
     with pytest.raises(InputError, match="larger than"):
-        read_gguf_header(_tiny(), max_bytes=100)
+        read_gguf_header(tiny_header(), max_bytes=100)
     with pytest.raises(UnsupportedError, match="version 1"):
         read_gguf_header(b"GGUF" + struct.pack("<I", 1) + b"\0" * 16)
     with pytest.raises(UnsupportedError, match="type id 4"):
-        read_gguf_header(_header([], [_tensor("t", (32,), 4, 0)]))
+        read_gguf_header(_header([], [tensor("t", (32,), 4, 0)]))
