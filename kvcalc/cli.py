@@ -236,6 +236,9 @@ def _add_plan_parser(sub: Any) -> None:
     where.add_argument("--gpu-mem-gib", type=_number, help="custom GPU memory in GiB (2**30 bytes)")
     p.add_argument("--gpus", type=_whole_number, default=1, help="number of GPUs")
     p.add_argument("--runtime", default="vllm", choices=engine_names())
+    p.add_argument("--startup-log", metavar="FILE",
+                   help="engine startup log (vLLM, SGLang, llama.cpp, TensorRT-LLM; - for stdin): its measured "
+                        "lines replace the estimates; your own flags still win")
     p.add_argument("--batch", type=_whole_number, default=1, help="concurrent sequences")
     p.add_argument("--context", type=_whole_number, help="tokens per sequence (default: max-model-len or the model's)")
     p.add_argument("--dtype", type=_text, help="weights dtype (default: the checkpoint's)")
@@ -425,12 +428,11 @@ def _verdict_line(d: Any, p: Any) -> str:
     return v.sentence + (f"; fix: {v.fix}" if v.fix else "")
 
 
-def _deployment(args: argparse.Namespace) -> tuple[Any, int | None]:
+def _deployment(args: argparse.Namespace, resolved: Any) -> tuple[Any, int | None]:
     """(the deployment the plan command's flags describe, the context asked for). The runtime's own flags
     become its options object (``Engine.options_from_flags``); the rest are the deployment's."""
     from .capacity import deploy
 
-    resolved = resolve_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
     kv_dtype = None if args.kv_dtype in (None, "auto") else args.kv_dtype
     given = {k: getattr(args, k) for k in _plan_options() if getattr(args, k, None) is not None}  # the rest: defaults
     _check_runtime_options(args.runtime, given)
@@ -453,20 +455,56 @@ def _deployment(args: argparse.Namespace) -> tuple[Any, int | None]:
     return deployment, context
 
 
+def _apply_startup_log(args: argparse.Namespace, config: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """Read ``--startup-log`` and set every plan option it measures that the command line left at its
+    default (the user's own flags win); the runtime follows the log's engine unless one was given."""
+    from .startup_log import calibrate, calibration_argv, check_model, read_startup_log
+
+    log = read_startup_log(args.startup_log)
+    defaults = build_parser().parse_args(["plan", args.config])
+    if log.engine in engine_names() and args.runtime == defaults.runtime:
+        args.runtime = log.engine
+    flags = calibrate(log, config, tensor_parallel_size=args.tensor_parallel_size)
+    measured = build_parser().parse_args(["plan", args.config, *calibration_argv(flags)])
+    chosen_gpu = {"gpu_mem_gib"} if args.gpu is not None else set()    # --gpu and --gpu-mem-gib exclude each other
+    for key, value in vars(measured).items():
+        if key in chosen_gpu:
+            continue
+        if value != getattr(defaults, key) and getattr(args, key) == getattr(defaults, key):
+            setattr(args, key, value)
+    return log, flags, check_model(log, config, tensor_parallel_size=args.tensor_parallel_size)
+
+
 def _plan_command(args: argparse.Namespace) -> str:
     from .capacity import plan
     from .speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY, estimate_speed
 
-    deployment, context = _deployment(args)
+    if args.startup_log == "-" and args.config == "-":
+        raise CliError("--startup-log - and CONFIG - cannot both be standard input: give one of them as a file")
+    resolved = resolve_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
+    startup = _apply_startup_log(args, resolved.config) if args.startup_log is not None else None
+    deployment, context = _deployment(args, resolved)
     p = plan(deployment, batch=args.batch, context=context)
     speed = estimate_speed(
         deployment, p.batch, p.context, prompt_tokens=args.prompt_tokens,
         bandwidth_efficiency=DEFAULT_BANDWIDTH_EFFICIENCY if args.bandwidth_efficiency is None
         else args.bandwidth_efficiency,
         compute_efficiency=DEFAULT_COMPUTE_EFFICIENCY if args.compute_efficiency is None else args.compute_efficiency)
+    out = {**p.to_dict(), "speed": speed.to_dict()}
+    report = None
+    if startup is not None:
+        from .startup_log import startup_log_report
+
+        report = startup_log_report(out, *startup)
+        out["startup_log"] = report
     if args.json:
-        return finite_json({**p.to_dict(), "speed": speed.to_dict()})
-    return "\n".join(_plan_lines(deployment, p, speed))
+        return finite_json(out)
+    lines = _plan_lines(deployment, p, speed)
+    if report is not None:
+        from .startup_log import startup_log_lines
+
+        lines += ["", *startup_log_lines(report)]
+    return "\n".join(lines)
 
 
 def _plan_lines(deployment: Any, p: Any, speed: Any) -> list[str]:

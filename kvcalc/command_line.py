@@ -1,8 +1,14 @@
 """Splitting a pasted launch command into words: the one cap and the one shell-style split that the
-vLLM, SGLang / TensorRT-LLM and llama.cpp command parsers share."""
+vLLM, SGLang / TensorRT-LLM and llama.cpp command parsers share, the leading ``NAME=VALUE`` environment
+words, and the one flag scanner the vLLM and SGLang / TensorRT-LLM readers walk their words with.
+
+>>> list(scan_flags(["m", "--tp=2", "--x", "v", "--on"], 0, {"--tp"}.__contains__, {"--on"}.__contains__))
+[('value', '--tp', '2'), ('ignored', '--x', None), ('switch', '--on', None)]
+"""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable, Iterator
 
 from .errors import InputError
 
@@ -70,3 +76,56 @@ def shell_tail(text: str) -> str:
     '; rm -rf ~'
     """
     return split_shell_tail(text)[1]
+
+
+def env_prefix(words: list[str]) -> tuple[dict[str, str], list[str]]:
+    """(the leading ``NAME=VALUE`` words as a dict, the words after them)."""
+    env: dict[str, str] = {}
+    i = 0
+    while i < len(words) and "=" in words[i] and not words[i].startswith("-"):
+        name, _, value = words[i].partition("=")
+        env[name] = value
+        i += 1
+    return env, words[i:]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def scan_flags(words: list[str], start: int, takes_value: Callable[[str], bool], is_switch: Callable[[str], bool],
+               no_value: Callable[[str], bool] = lambda name: False,
+               negative_values: bool = False) -> Iterator[tuple[str, str, str | None]]:
+    """Walk ``words[start:]``: ``("value", flag, text)`` for a flag ``takes_value`` names (``--flag=text`` or
+    ``--flag text``), ``("switch", flag, None)`` for one ``is_switch`` names, ``("ignored", flag, None)`` for
+    any other (its value word, if one follows and ``no_value`` does not name it a switch, skipped); bare words
+    are skipped. InputError when a value flag
+    has no value or is followed by another flag (a negative number is a value where ``negative_values``)."""
+    i = start
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("-"):
+            i += 1
+            continue
+        name, eq, inline = word.partition("=")
+        if is_switch(name) and not eq:
+            yield "switch", name, None
+            i += 1
+        elif takes_value(name):
+            if eq:
+                value, i = inline, i + 1
+            elif i + 1 < len(words):
+                value, i = words[i + 1], i + 2
+            else:
+                raise InputError(f"{name} needs a value")
+            if not value.strip() or value.startswith("-") and not (negative_values and _is_number(value)):
+                raise InputError(f"{name} needs a value, got {'nothing' if not value.strip() else repr(value[:30])}")
+            yield "value", name, value
+        else:
+            yield "ignored", name, None
+            has_value = not eq and not no_value(name) and i + 1 < len(words) and not words[i + 1].startswith("-")
+            i += 2 if has_value else 1

@@ -29,7 +29,6 @@ from .gguf.mixes import GgufWeights
 from .gpus import GPU, custom_gpu, get_gpu
 from .limits import MAX_CONTEXT, MAX_GPUS, check_count
 from .llama_cpp.options import LlamaCppOptions
-from .llama_cpp.plan import LlamaCppPlan, llama_cpp_plan
 from .parallel import check_parallel, rank_spec, rank_weights, resolve_parallel, stage_specs
 from .runtimes import Runtime
 from .sglang.options import SglangOptions
@@ -37,11 +36,8 @@ from .spec import ModelSpec, Quality, combine_quality
 from .sweep import CompiledCache, compile_cache
 from .trtllm.options import TrtllmOptions
 from .units import GiB
-from .vllm import RequestBlocks, VllmMemoryPlan, vllm_memory_plan
-from .vllm.budget import AUTO_FIT
-from .vllm.model_len import ASSUMED_MAX_MODEL_LEN, derived_max_model_len
+from .vllm import RequestBlocks, VllmMemoryPlan, deployed
 from .vllm.options import MAX_BLOCK_SIZE, MAX_KV_CACHE_MEMORY, VllmOptions, check_gib, check_utilization
-from .vllm.speculative import speculative_kv_layers
 from .weights import WeightBytes
 
 __all__ = ["DEFAULT_GPU", "Deployment", "FEWEST_GPU_COUNTS", "MAX_BLOCK_SIZE", "MAX_KV_CACHE_MEMORY",
@@ -171,63 +167,18 @@ class Deployment:
         """The config's ``architectures`` (what the engines' model registries read)."""
         return architectures(self.config)
 
-    # ------------------------------------------------------------------ vLLM, built once per deployment
+    # ------------------------------------------------------------------ vLLM's steps (kvcalc.vllm.deployed)
     def vllm_max_model_len(self) -> int:
-        """vLLM's ``max_model_len``: the one given, else (as vLLM) the model's derived maximum
-        (kvcalc.vllm.model_len, RoPE factors included), else vLLM's assumed 2048 for a config without a length
-        key (or the cap when no config dict is known)."""
-        if self.max_model_len:
-            return self.max_model_len
-        got = derived_max_model_len(self.config, self.vllm.vllm_version, self.spec.max_position_embeddings)
-        if got is None and self.config:
-            return ASSUMED_MAX_MODEL_LEN
-        return min(int(got[0]), MAX_CONTEXT) if got else self.context_cap
+        """kvcalc.vllm.deployed.max_model_len (kept for the tests and pages that read it off a deployment)."""
+        return deployed.max_model_len(self)
 
     def vllm_plan(self, max_model_len: int | None = None) -> VllmMemoryPlan:
-        """vLLM's startup budget for this deployment (kvcalc.vllm.vllm_memory_plan), memoized."""
-        auto = max_model_len is None and self.vllm.auto_fit_max_model_len
-        mml = AUTO_FIT if auto else max_model_len or self.vllm_max_model_len()
-        key = ("vllm_plan", mml)
-        if key not in self._memo:
-            o, m = self.vllm, self.measured
-            self._memo[key] = vllm_memory_plan(
-                self.spec, total_gpu_bytes=self.gpu.memory_bytes, weights_bytes=self.weights_rank,
-                gpu_memory_utilization=o.gpu_memory_utilization, max_model_len=mml, block_size=o.block_size,
-                kv_cache_dtype=self.kv_dtype, dtype=self.dtype, tensor_parallel_size=self.tp,
-                pipeline_parallel_size=self.pp, max_num_batched_tokens=o.max_num_batched_tokens,
-                max_num_seqs=o.max_num_seqs, activation_bytes=m.activation_bytes, non_torch_bytes=m.non_torch_bytes,
-                cuda_graph_bytes=m.cuda_graph_bytes, kv_cache_memory=o.kv_cache_memory, gpu_name=self.gpu.name,
-                vllm_version=o.vllm_version, draft_layers=self.draft_layers(),
-                derived_max_model_len=self.vllm_max_model_len() if auto else None,
-                cpu_offload_bytes=int(o.cpu_offload_gb * GiB), lora=o.lora)
-        plan: VllmMemoryPlan = self._memo[key]
-        return plan
-
-    def draft_layers(self) -> int:
-        """KV layers vLLM's speculative drafter adds (kvcalc.vllm.speculative); 0 without one."""
-        return speculative_kv_layers(self.config, self.vllm.speculative_config)
+        """kvcalc.vllm.deployed.startup_plan: vLLM's startup budget, memoized (kept for the tests)."""
+        return deployed.startup_plan(self, max_model_len)
 
     def request_blocks(self) -> RequestBlocks:
-        """Blocks one vLLM request holds as a function of its length (kvcalc.vllm.RequestBlocks), memoized."""
-        if "request_blocks" not in self._memo:
-            vp = self.vllm_plan()
-            self._memo["request_blocks"] = RequestBlocks(
-                self.spec, dtype=self.dtype, kv_cache_dtype=self.kv_dtype, block_size=vp.block_size,
-                tensor_parallel_size=self.tp, max_num_batched_tokens=vp.max_num_batched_tokens,
-                max_in_flight_tokens=vp.max_in_flight_tokens, vllm_version=vp.vllm_version,
-                draft_layers=vp.draft_layers)
-        blocks: RequestBlocks = self._memo["request_blocks"]
-        return blocks
-
-    # ------------------------------------------------------------------ llama.cpp (kvcalc.llama_cpp)
-    def llama_plan(self) -> LlamaCppPlan:
-        """llama.cpp's allocation for this deployment (kvcalc.llama_cpp.llama_cpp_plan), memoized."""
-        if "llama_plan" not in self._memo:
-            if not isinstance(self.options, LlamaCppOptions) or self.gguf is None:
-                raise InputError(f"runtime {self.runtime!r} has no llama.cpp plan; use runtime 'llama_cpp'")
-            self._memo["llama_plan"] = llama_cpp_plan(self.spec, self.options, self.gguf, self.gpu.memory_bytes)
-        lp: LlamaCppPlan = self._memo["llama_plan"]
-        return lp
+        """kvcalc.vllm.deployed.request_blocks (kept for the tests)."""
+        return deployed.request_blocks(self)
 
     # ------------------------------------------------------------------ the engine's own plan
     def engine_plan(self) -> EngineMemoryPlan:
@@ -353,6 +304,7 @@ def deploy(config: Mapping[str, Any] | ModelSpec, *, gpu: str | GPU | None = Non
         raise InputError("a deployment needs the config.json dict (for the parameter count)")
     spec = config if isinstance(config, ModelSpec) else read_spec(config)
     eng = get_engine(runtime)
+    spec = eng.model_spec(raw, spec)
     flags = dict(flags)
     device = _device(gpu, flags.pop("gpu_mem_gib", None))
     known = {k: flags.pop(k) for k in MEASURED_FLAGS if k in flags}

@@ -23,16 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .command_line import split_command
+from .command_line import env_prefix, scan_flags, split_command
 from .engines.base import Option
+from .engines.readers import positive_int as _int
 from .errors import InputError
 from .llama_cpp.command import parse_llama_command
 from .sglang import LONG_CONTEXT_ENV
 from .sglang.options import DECLARATIONS as SGLANG_OPTIONS
 from .trtllm.options import DECLARATIONS as TRTLLM_OPTIONS
-from .vllm_command import fraction as _fraction
-from .vllm_command import human_readable_int
-from .vllm_command import positive_int as _int
 
 
 def _auto_none(text: str) -> str | None:
@@ -47,13 +45,11 @@ Flags = dict[str, tuple[str, Callable[[str], Any]]]
 """flag (dashes; underscores are read as dashes) -> (deploy keyword, parser)."""
 
 
-def _declared(declarations: tuple[Option, ...], parsers: dict[str, Callable[[str], Any]]) -> Flags:
-    """The value flags an engine declares (kvcalc.engines.base.Option), each read by its kind: a count of at
-    least 1, a memory fraction in (0, 1], or the parser ``parsers`` names for its dest. Switches are left to
-    :data:`_SWITCHES` (ignored)."""
-    by_kind: dict[str, Callable[[str], Any]] = {"int": _int, "float": _fraction}
-    return {flag.replace("_", "-"): (o.dest, parsers.get(o.dest) or by_kind[o.kind])
-            for o in declarations if o.kind in by_kind for flag in o.flags}
+def _declared(declarations: tuple[Option, ...]) -> Flags:
+    """The value flags an engine declares (kvcalc.engines.base.Option), each read by ``Option.read`` (its kind
+    within its bounds, or its ``parse``). Switches are left to :data:`_SWITCHES` (ignored)."""
+    return {flag.replace("_", "-"): (o.dest, o.read)
+            for o in declarations if o.command and o.kind in ("int", "float") for flag in o.flags}
 
 
 # the deployment's flags in each engine's spelling; the engine's own options from its declarations
@@ -62,14 +58,14 @@ _SGLANG: Flags = {
     "--tp-size": ("tensor_parallel_size", _int), "--tp": ("tensor_parallel_size", _int),
     "--tensor-parallel-size": ("tensor_parallel_size", _int),
     "--pp-size": ("pipeline_parallel_size", _int), "--pipeline-parallel-size": ("pipeline_parallel_size", _int),
-    **_declared(SGLANG_OPTIONS, {}),
+    **_declared(SGLANG_OPTIONS),
     "--kv-cache-dtype": ("kv_dtype", _auto_none),
     "--dtype": ("dtype", _auto_none),
 }
 _TRTLLM: Flags = {
     "--model": ("model", str),
     "--tp-size": ("tensor_parallel_size", _int), "--pp-size": ("pipeline_parallel_size", _int),
-    **_declared(TRTLLM_OPTIONS, {"max_num_tokens": human_readable_int}),
+    **_declared(TRTLLM_OPTIONS),
     "--kv-cache-dtype": ("kv_dtype", _trt_kv_dtype),
 }
 _SWITCHES = {"--trust-remote-code", "--enable-metrics", "--disable-radix-cache", "--disable-cuda-graph",
@@ -133,15 +129,10 @@ def parse_engine_command(command: str) -> EngineCommand:
     if not isinstance(command, str) or not command.strip():
         raise InputError("paste a 'python -m sglang.launch_server ...', 'trtllm-serve ...' or 'llama-server ...' "
                          "command")
-    words = split_command(command)
+    env, words = env_prefix(split_command(command))
     options: dict[str, Any] = {}
-    i = 0
-    while i < len(words) and "=" in words[i] and not words[i].startswith("-"):    # NAME=VALUE env prefix
-        name, _, value = words[i].partition("=")
-        if name == LONG_CONTEXT_ENV and value.strip().lower() in ("1", "true"):
-            options["allow_overwrite_longer_context_len"] = True
-        i += 1
-    words = words[i:]
+    if env.get(LONG_CONTEXT_ENV, "").strip().lower() in ("1", "true"):
+        options["allow_overwrite_longer_context_len"] = True
     found = _program(words)
     if found is None:
         raise InputError("not an SGLang or TensorRT-LLM launch command (nor llama.cpp's): start with 'python -m "
@@ -154,35 +145,21 @@ def parse_engine_command(command: str) -> EngineCommand:
     if syntax.model_first and i < len(words) and not words[i].startswith("-"):
         model, i = words[i], i + 1
     ignored: list[str] = []
-    while i < len(words):
-        word = words[i]
-        if not word.startswith("-"):
-            i += 1
-            continue
-        name, eq, inline = word.partition("=")
-        key_name = name.replace("_", "-")
-        if key_name in flags:
-            if eq:
-                value, i = inline, i + 1
-            elif i + 1 < len(words):
-                value, i = words[i + 1], i + 2
-            else:
-                raise InputError(f"{name} needs a value")
-            if not value.strip() or value.startswith("-"):
-                raise InputError(f"{name} needs a value, got {'nothing' if not value.strip() else repr(value[:30])}")
-            key, parse = flags[key_name]
-            try:
-                parsed = parse(value)
-            except ValueError:
-                raise InputError(f"{name} has an invalid value '{value[:30]}'") from None
-            if key == "model":
-                model = parsed
-            else:
-                options[key] = parsed
-        else:
+    for kind, name, value in scan_flags(words, i, lambda f: f.replace("_", "-") in flags, lambda f: False,
+                                        _SWITCHES.__contains__):
+        if kind != "value":
             ignored.append(name)
-            has_value = not eq and name not in _SWITCHES and i + 1 < len(words) and not words[i + 1].startswith("-")
-            i += 2 if has_value else 1
+            continue
+        assert value is not None
+        key, parse = flags[name.replace("_", "-")]
+        try:
+            parsed = parse(value)
+        except ValueError:
+            raise InputError(f"{name} has an invalid value '{value[:30]}'") from None
+        if key == "model":
+            model = parsed
+        else:
+            options[key] = parsed
     if options.get("allow_overwrite_longer_context_len") and not syntax.long_context_env:
         options.pop("allow_overwrite_longer_context_len")
         ignored.append(LONG_CONTEXT_ENV)

@@ -33,24 +33,27 @@ chunked window) and the encoder length for cross-attention. The runtime decides 
 ``vllm``
     Paged blocks; see :mod:`kvcalc.vllm` (per-layer specs, capacity planning).
 
-Imports point down: this module uses kvcalc.vllm for the ``vllm`` runtime, and both use
-kvcalc.resolve for the dtype and encoder-length defaults (re-exported here).
+Which rules apply is the runtime's engine's answer (``Engine.cache_rules``, kvcalc.engines.base.CacheRules);
+an engine that pages its cache itself gives its own per-layer bytes (``Engine.layer_kv``: vLLM's,
+kvcalc.vllm), a pooled one is refused here. kvcalc.resolve gives the dtype and encoder-length defaults
+(re-exported here).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .architectures import read_spec
 from .dtypes import FLOAT32, DType
+from .engines.registry import get_engine
+from .engines.rules import CacheRules
 from .errors import InputError, UnsupportedError
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
 from .resolve import default_encoder_tokens, resolve_dtypes
 from .results import KVCacheResult, LayerBytes
-from .runtimes import ENGINE_RUNTIMES, RUNTIMES, check_runtime
+from .runtimes import RUNTIMES, check_runtime
 from .spec import AttentionCache, LayerSpec, ModelSpec
-from .vllm import vllm_kv_cache
 
 __all__ = ["MAX_BATCH", "MAX_CONTEXT", "RUNTIMES", "CacheTerm", "KVCacheResult", "LayerBytes", "check_count",
            "check_no_prefix_tokens",
@@ -104,32 +107,38 @@ class CacheTerm:
                 + self.fixed_bytes)
 
 
-def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bool,
+def _rules(runtime: str) -> CacheRules:
+    """The runtime's unpaged cache rules (its engine's ``cache_rules``; a paged engine's terms are the least the
+    cache holds)."""
+    return get_engine(runtime).cache_rules or CacheRules()
+
+
+def _attention_term(a: AttentionCache, kv: DType, rules: CacheRules, prefill_only: bool,
                     quirks: tuple[str, ...], layout: TransformersCache = DYNAMIC,
                     prefill: int | None = None) -> list[CacheTerm]:
     if a.latent_dim:
-        indexer = FLOAT32 if runtime == "transformers" and a.indexer_float32 else kv
+        indexer = FLOAT32 if rules.float32_indexer and a.indexer_float32 else kv
         per_token = kv.nbytes(a.latent_dim) + (indexer.nbytes(a.indexer_dim) if a.indexer_dim else 0)
     else:
-        heads = a.query_heads if runtime == "transformers" and "kv_expanded_to_query_heads" in quirks else a.kv_heads
+        heads = a.query_heads if rules.expands_kv_heads and "kv_expanded_to_query_heads" in quirks else a.kv_heads
         per_token = heads * (kv.nbytes(a.k_head_dim) + kv.nbytes(a.v_head_dim))
     if a.source == "cross":
-        if runtime == "transformers" and layout.implementation == "static":
+        if layout.implementation == "static":
             raise UnsupportedError("a static cache for cross-attention (encoder-decoder) is not modelled; "
                                    "use the dynamic cache")
         return [CacheTerm(per_token_bytes=per_token, cross=True)]
     if a.keeps_prefill and a.window is not None:
-        return _reference_sliding_terms(a, per_token, runtime, prefill_only, layout, prefill)
+        return _reference_sliding_terms(a, per_token, rules, prefill_only, layout, prefill)
     if a.prefix_tokens:
-        return _prefix_terms(a, per_token, runtime, layout)
-    if runtime == "transformers" and layout.implementation == "static":
+        return _prefix_terms(a, per_token, layout)
+    if layout.implementation == "static":
         assert layout.max_cache_len is not None
         held = layout.max_cache_len if a.window is None else min(a.window, layout.max_cache_len)
         counters = 16 if a.indexer_dim else 8      # int64 cumulative_length (+ the indexer's)
         return [CacheTerm(per_sequence_bytes=per_token * held, held_tokens=held), CacheTerm(fixed_bytes=counters)]
     if a.window is None:
         return [CacheTerm(per_token_bytes=per_token)]
-    if runtime == "transformers":
+    if rules.sliding_views:
         if layout.beam_search:          # a fresh tensor of the W - 1 tokens the view showed
             return [CacheTerm(per_token_bytes=per_token, cap=max(a.window - 1, 1)), CacheTerm(fixed_bytes=8)]
         cap = None if prefill_only else a.window
@@ -137,26 +146,26 @@ def _attention_term(a: AttentionCache, kv: DType, runtime: str, prefill_only: bo
     return [CacheTerm(per_token_bytes=per_token, cap=a.window)]
 
 
-def _reference_sliding_terms(a: AttentionCache, per_token: int, runtime: str, prefill_only: bool,
+def _reference_sliding_terms(a: AttentionCache, per_token: int, rules: CacheRules, prefill_only: bool,
                              layout: TransformersCache, prefill: int | None) -> list[CacheTerm]:
     """A reference sliding window (R-SWA): all ``P`` prefill tokens plus at most ``W`` decoded ones, i.e.
     ``min(T, P + W)`` tokens (``P = T`` after a single prefill: every token); in transformers the
     prefill tensors stay whole, the decoded ones sit in a ``DynamicSlidingWindowLayer`` (its 8-byte
     window tensor included): ``UnlimitedOcrDynamicReferenceSlidingWindowLayer.update``."""
     assert a.window is not None
-    if runtime == "transformers" and (layout.implementation == "static" or layout.beam_search):
+    if layout.implementation == "static" or layout.beam_search:
         raise UnsupportedError("a static cache or beam search over reference sliding-window layers "
                                "(Unlimited-OCR) is not modelled; use the dynamic cache without beams")
     cap = None if prefill_only or prefill is None else prefill + a.window
     terms = [CacheTerm(per_token_bytes=per_token, cap=cap)]
-    return terms + [CacheTerm(fixed_bytes=8)] if runtime == "transformers" else terms
+    return terms + [CacheTerm(fixed_bytes=8)] if rules.sliding_views else terms
 
 
-def _prefix_terms(a: AttentionCache, per_token: int, runtime: str, layout: TransformersCache) -> list[CacheTerm]:
+def _prefix_terms(a: AttentionCache, per_token: int, layout: TransformersCache) -> list[CacheTerm]:
     """A full layer that caches ``P`` learned prompt tokens before every sequence's input (CPM-Ant): ``T``
     growing tokens plus ``P * per_token`` bytes per sequence (``modeling_cpmant.CpmAntModel.forward`` prepends
     ``prompt_length`` prompt ids, and every ``CpmAntAttention`` writes them to its ``DynamicCache`` layer)."""
-    if a.window is not None or (runtime == "transformers" and layout.implementation == "static"):
+    if a.window is not None or layout.implementation == "static":
         raise UnsupportedError("learned prompt tokens (CPM-Ant's prompt_length) in a static cache or a windowed "
                                "layer are not modelled; use the dynamic cache")
     return [CacheTerm(per_token_bytes=per_token), CacheTerm(per_sequence_bytes=per_token * a.prefix_tokens)]
@@ -193,11 +202,12 @@ def layer_terms(layer: LayerSpec, model: DType, kv: DType, runtime: str, prefill
     """
     if layer.kind in ("shared", "none"):
         return []
+    rules = _rules(runtime)
     terms: list[CacheTerm] = []
     for a in layer.attention:
-        terms.extend(_attention_term(a, kv, runtime, prefill_only, quirks, layout, prefill))
+        terms.extend(_attention_term(a, kv, rules, prefill_only, quirks, layout, prefill))
     for s in layer.states:
-        state_dtype = FLOAT32 if runtime == "transformers" and (s.role == "ssm" or s.float32) else model
+        state_dtype = FLOAT32 if rules.float32_states and (s.role == "ssm" or s.float32) else model
         terms.append(CacheTerm(per_sequence_bytes=state_dtype.nbytes(s.elements)))
     return terms
 
@@ -207,13 +217,13 @@ def model_terms(spec: ModelSpec, model: DType, kv: DType, runtime: str, prefill_
     return [layer_terms(l, model, kv, runtime, prefill_only, spec.quirks, layout, prefill) for l in spec.layers]
 
 
-def _transformers_cache(runtime: str, context: int, implementation: str, max_cache_len: int | None,
+def _transformers_cache(rules: CacheRules, context: int, implementation: str, max_cache_len: int | None,
                         beam_search: bool) -> TransformersCache:
     """The validated transformers cache options (InputError / UnsupportedError for misuse)."""
     if implementation not in CACHE_IMPLEMENTATIONS:
         raise InputError(f"cache_implementation must be one of {', '.join(CACHE_IMPLEMENTATIONS)}, "
                          f"got {implementation!r:.40}")
-    if runtime != "transformers" and (implementation != "dynamic" or max_cache_len is not None or beam_search):
+    if not rules.layouts and (implementation != "dynamic" or max_cache_len is not None or beam_search):
         raise InputError("cache_implementation, max_cache_len and beam_search apply to runtime 'transformers' only")
     if implementation == "dynamic":
         if max_cache_len is not None:
@@ -284,24 +294,20 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     batch = check_count("batch", batch, 1, MAX_BATCH)
     context = check_count("context", context, 1, MAX_CONTEXT)
     runtime = check_runtime(runtime)
-    if runtime in ENGINE_RUNTIMES:
-        raise UnsupportedError(f"{runtime}'s per-layer bytes come from its pool: use "
-                               f"kvcalc.layer_bytes(kvcalc.deploy(config, runtime={runtime!r}), batch, context)")
-    if runtime == "vllm":
-        check_no_prefix_tokens(spec, "vLLM")
-        if any(a.keeps_prefill for layer in spec.layers for a in layer.attention):
-            raise UnsupportedError("vLLM's handling of reference sliding-window layers (Unlimited-OCR: every "
-                                   "prefill token kept) is not modelled; use runtime 'ideal' or 'transformers'")
-        return replace(vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
-                                     encoder_tokens=encoder_tokens), quality=spec.quality)
+    engine = get_engine(runtime)
+    paged = engine.layer_kv(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
+                            encoder_tokens=encoder_tokens)
+    if paged is not None:
+        return paged
+    rules = _rules(runtime)
     model, kv = resolve_dtypes(spec, dtype, kv_dtype)
-    if runtime == "transformers" and kv != model:
+    if rules.model_dtype_kv and kv != model:
         raise UnsupportedError("transformers' DynamicCache stores K/V in the model dtype; "
                                "use runtime 'ideal' or 'vllm' for a quantized or fp8 KV cache")
     if prefill is None:
         prefill = context
     prefill = check_count("prefill", prefill, 1, context)
-    layout = _transformers_cache(runtime, context, cache_implementation, max_cache_len, beam_search)
+    layout = _transformers_cache(rules, context, cache_implementation, max_cache_len, beam_search)
     enc = default_encoder_tokens(spec, context) if encoder_tokens is None else check_count(
         "encoder_tokens", encoder_tokens, 1, MAX_CONTEXT)
     terms = model_terms(spec, model, kv, runtime, prefill_only=prefill == context, layout=layout, prefill=prefill)

@@ -26,11 +26,20 @@ import shlex
 from dataclasses import dataclass, replace
 
 from .deployment import Deployment
+from .llama_cpp.options import DECLARATIONS as LLAMA_OPTIONS
 from .llama_cpp.options import LlamaCppOptions
+from .sglang.options import DECLARATIONS as SGLANG_OPTIONS
+from .trtllm.options import DECLARATIONS as TRTLLM_OPTIONS
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION
 from .vllm.defaults import DEFAULT_VLLM_VERSION, VLLM_KV_CACHE_DTYPES
+from .vllm.deployed import startup_plan
 from .vllm.lora import LoraConfig
+from .vllm.options import DECLARATIONS as VLLM_OPTIONS
 from .vllm_command import ALLOW_LONG_ENV, DTYPE_QUANTIZATION
+
+_VLLM = {o.dest: o for o in VLLM_OPTIONS}
+_TRTLLM = {o.dest: o for o in TRTLLM_OPTIONS}
+"""The engines' option declarations by field: the printers take each flag's spelling from them."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +82,7 @@ def _weights_flags(dtype: str | None) -> tuple[list[str], list[str]]:
 
 def _default_block(d: Deployment) -> int:
     """The block size vLLM picks when ``--block-size`` is not given (the attention backend's, kvcalc.vllm)."""
-    return replace(d, options=replace(d.vllm, block_size=None)).vllm_plan().block_size
+    return startup_plan(replace(d, options=replace(d.vllm, block_size=None))).block_size
 
 
 def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> ServeCommand:
@@ -86,9 +95,9 @@ def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> S
         words += ["--tensor-parallel-size", str(d.tp)]
     if d.pp > 1:
         words += ["--pipeline-parallel-size", str(d.pp)]
-    words += ["--max-model-len", str(max_model_len or d.vllm_plan().max_model_len)]
+    words += [_VLLM["max_model_len"].flag, str(max_model_len or startup_plan(d).max_model_len)]
     if o.gpu_memory_utilization != DEFAULT_GPU_MEMORY_UTILIZATION:
-        words += ["--gpu-memory-utilization", f"{o.gpu_memory_utilization:g}"]
+        words += [_VLLM["gpu_memory_utilization"].flag, f"{o.gpu_memory_utilization:g}"]
     flags, more = _weights_flags(d.dtype)
     words += flags
     notes += more
@@ -99,17 +108,17 @@ def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> S
             notes.append(f"KV cache {d.kv_dtype}: not a vLLM --kv-cache-dtype (use fp8 or auto)")
     # a --block-size that changes nothing is left out: vLLM's default, or one a hybrid model's page alignment
     # raises to the same block anyway (kvcalc.vllm.hybrid: Qwen3.5's 16 -> 832)
-    block = None if o.block_size is None or _default_block(d) == d.vllm_plan().block_size else o.block_size
-    for flag, value in (("--block-size", block), ("--max-num-seqs", o.max_num_seqs),
-                        ("--max-num-batched-tokens", o.max_num_batched_tokens),
-                        ("--kv-cache-memory-bytes", o.kv_cache_memory)):
+    block = None if o.block_size is None or _default_block(d) == startup_plan(d).block_size else o.block_size
+    for flag, value in ((_VLLM["block_size"].flag, block), (_VLLM["max_num_seqs"].flag, o.max_num_seqs),
+                        (_VLLM["max_num_batched_tokens"].flag, o.max_num_batched_tokens),
+                        (_VLLM["kv_cache_memory"].flags[-1], o.kv_cache_memory)):     # vLLM 0.33's spelling
         if value is not None:
             words += [flag, str(value)]
     if o.cpu_offload_gb:
-        words += ["--cpu-offload-gb", f"{o.cpu_offload_gb:g}"]
+        words += [_VLLM["cpu_offload_gb"].flag, f"{o.cpu_offload_gb:g}"]
     if o.speculative_config is not None:
         sc = o.speculative_config
-        words += ["--speculative-config", json.dumps({"method": sc.method,
+        words += [_VLLM["speculative_config"].flag, json.dumps({"method": sc.method,
                                                        "num_speculative_tokens": sc.num_speculative_tokens})]
     if o.lora is not None:
         words += _lora_flags(o.lora)
@@ -159,10 +168,9 @@ def sglang_launch(model: str, d: Deployment) -> ServeCommand:
 
     o = d.sglang
     words = ["python", "-m", "sglang.launch_server", "--model-path", model, *_parallel(d, "--tp", "--pp-size")]
-    for flag, value in (("--mem-fraction-static", o.mem_fraction_static), ("--context-length", o.context_length),
-                        ("--max-running-requests", o.max_running_requests), ("--page-size", o.page_size),
-                        ("--max-total-tokens", o.max_total_tokens)):
-        if value is not None:
+    for opt in SGLANG_OPTIONS:          # the declared value flags, where set (None = SGLang's default)
+        flag, value = opt.flag, getattr(o, opt.dest, None)
+        if opt.kind in ("int", "float") and opt.command and value is not None:
             words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
     flags, notes = _model_weights_flags(d, "--dtype")
     words += flags
@@ -182,10 +190,9 @@ def trtllm_serve(model: str, d: Deployment) -> ServeCommand:
     the ``kv_cache_config`` YAML for the fields the command line has no flag for."""
     o = d.trtllm
     words = ["trtllm-serve", model, *_parallel(d, "--tp_size", "--pp_size")]
-    for flag, value in (("--max_batch_size", o.max_batch_size), ("--max_num_tokens", o.max_num_tokens),
-                        ("--max_seq_len", o.max_seq_len),
-                        ("--kv_cache_free_gpu_memory_fraction", o.free_gpu_memory_fraction)):
-        if value is not None:
+    for dest in ("max_batch_size", "max_num_tokens", "max_seq_len", "free_gpu_memory_fraction"):
+        flag, value = _TRTLLM[dest].flags[-1].replace("-", "_").replace("__", "--", 1), getattr(o, dest)
+        if value is not None:       # trtllm-serve's click options spell them with underscores
             words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
     notes: list[str] = []
     if d.dtype is not None:
@@ -217,16 +224,13 @@ def llama_server(model: str, d: Deployment) -> ServeCommand:
         name = model.rsplit("/", 1)[-1] or "model"
         words += ["-m", f"/path/to/{name}-{quant}.gguf"]
         notes.append(f"a {quant} GGUF file of {model} (llama.cpp reads GGUF, not the safetensors checkpoint)")
-    for flag, value, default in (("-c", o.n_ctx, dflt.n_ctx), ("-np", o.n_parallel, dflt.n_parallel),
-                                 ("-ctk", o.cache_type_k, dflt.cache_type_k),
-                                 ("-ctv", o.cache_type_v, dflt.cache_type_v),
-                                 ("-fa", o.flash_attn, dflt.flash_attn), ("-ngl", o.n_gpu_layers, dflt.n_gpu_layers),
-                                 ("-b", o.n_batch, dflt.n_batch), ("-ub", o.n_ubatch, dflt.n_ubatch)):
-        if value != default:
-            words += [flag, str(value)]
-    for flag, on in (("-kvu", o.kv_unified), ("--swa-full", o.swa_full), ("-nkvo", not o.kv_offload)):
-        if on:
-            words.append(flag)
+    declared = [opt for opt in LLAMA_OPTIONS if opt.command]
+    for opt in declared:                # value flags (-c, -np, -ctk, -ctv, -fa, -ngl, -b, -ub), where not the default
+        if opt.kind != "bool" and getattr(o, opt.dest) != getattr(dflt, opt.dest):
+            words += [opt.flag, str(getattr(o, opt.dest))]
+    for opt in declared:                # switches (-kvu, --swa-full, -nkvo), where set
+        if opt.kind == "bool" and getattr(o, opt.dest) != getattr(dflt, opt.dest):
+            words.append(opt.flag)
     if o.n_ctx == 0:
         notes.append("no -c: llama.cpp allocates the model's training context (n_ctx_train) in cells")
     return ServeCommand(" ".join(shlex.quote(w) for w in words), "bash", tuple(notes))

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .dtypes import DType
+from .engines.registry import get_engine
 from .errors import InputError, UnsupportedError
 from .kv import model_terms, resolve_dtypes
-from .runtimes import ENGINE_RUNTIMES, RUNTIMES
 from .spec import ModelSpec
 
 
@@ -29,6 +29,14 @@ class CompiledCache:
     fixed: int
     encoder_per_token: int
     default_encoder_tokens: int | None = None
+
+
+def _unpaged(runtime: str) -> bool:
+    """Whether ``runtime``'s engine caches by kvcalc.kv's unpaged rules (``cache_rules``: ideal, transformers)."""
+    try:
+        return get_engine(runtime).cache_rules is not None
+    except InputError:
+        return False
 
 
 def compile_cache(spec: ModelSpec, *, dtype: "str | DType | None" = None, kv_dtype: "str | DType | None" = None,
@@ -44,7 +52,7 @@ def compile_cache(spec: ModelSpec, *, dtype: "str | DType | None" = None, kv_dty
     >>> cache.per_token_by_cap, cache.per_sequence, cache.fixed
     (((4096, 131072),), 0, 0)
     """
-    if runtime not in RUNTIMES or runtime in ("vllm", *ENGINE_RUNTIMES):
+    if not _unpaged(runtime):
         raise UnsupportedError(f"sweeps cover the ideal and transformers runtimes, not {runtime!r:.40}")
     model, kv = resolve_dtypes(spec, dtype, kv_dtype)
     by_cap: dict[int, int] = defaultdict(int)

@@ -10,57 +10,17 @@ checked against :data:`QUANTIZATION_DTYPES` (the weight dtype of kvcalc's table 
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .command_line import split_command
+from .command_line import env_prefix, scan_flags, split_command
+from .engines.readers import fraction, human_readable_int, json_object, positive_int
 from .errors import InputError
+from .vllm.options import DECLARATIONS as VLLM_OPTIONS
 
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def positive_int(text: str) -> int:
-    """A command-line count: an integer of at least 1 (ValueError otherwise)."""
-    value = int(text)
-    if value < 1:
-        raise ValueError
-    return value
-
-
-def fraction(text: str) -> float:
-    """A command-line memory fraction in (0, 1] (ValueError otherwise)."""
-    value = float(text)
-    if not 0 < value <= 1:
-        raise ValueError
-    return value
-
-
-_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
-_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-
-
-def human_readable_int(text: str) -> int:
-    """vLLM's ``human_readable_int`` (vllm/utils/argparse_utils.py): '1k' = 1,000, '1K' = 1,024, '25.6k' = 25,600;
-    decimals are not allowed with the binary suffixes. At least 1."""
-    text = text.strip()
-    value: int
-    if len(text) > 1 and text[-1] in _DECIMAL:
-        value = int(float(text[:-1]) * _DECIMAL[text[-1]])
-    elif len(text) > 1 and text[-1] in _BINARY:
-        value = int(text[:-1]) * _BINARY[text[-1]]
-    else:
-        value = int(text)
-    if value < 1:
-        raise ValueError
-    return value
+__all__ = ["DEPLOY_KEYS", "FLAGS", "QUANTIZATION_DTYPES", "VllmCommand", "deploy_options", "fraction",
+           "human_readable_int", "json_object", "parse_vllm_serve", "positive_int", "weights_dtype"]
 
 
 def _max_model_len(text: str) -> int:
@@ -70,23 +30,6 @@ def _max_model_len(text: str) -> int:
     if text.strip() in ("-1", "auto"):
         raise ValueError
     return human_readable_int(text)
-
-
-def json_object(text: str) -> dict[str, Any]:
-    """A JSON object argument (``--speculative-config '{"method": "mtp", "num_speculative_tokens": 1}'``)."""
-    if len(text) > 2000:
-        raise ValueError
-    value = json.loads(text)
-    if not isinstance(value, dict):
-        raise ValueError
-    return value
-
-
-def _gib(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1 << 20:
-        raise ValueError
-    return value
 
 
 def _kv_dtype(text: str) -> str | None:
@@ -133,23 +76,26 @@ def _quantization(text: str) -> str:
     return text
 
 
-# flag -> (plan option, parser)
+_PASTE_PARSERS: dict[str, Callable[[str], Any]] = {"max_model_len": _max_model_len}
+"""Where the paste box reads a declared option differently from vLLM (``--max-model-len -1`` is refused)."""
+
+
+def _declared() -> dict[str, tuple[str, Callable[[str], Any]]]:
+    """vLLM's own value flags from its option declarations (kvcalc.vllm.options.DECLARATIONS: spellings, kind,
+    bounds, ``parse``); kvcalc-only flags (``command=False``) and switches are not read here."""
+    return {flag: (o.dest, _PASTE_PARSERS.get(o.dest, o.read)) for o in VLLM_OPTIONS
+            if o.command and o.kind != "bool" for flag in o.flags}
+
+
+# flag -> (plan option, parser): the deployment's flags in vLLM's spelling, then vLLM's own options
 FLAGS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "--max-model-len": ("max_model_len", _max_model_len),
-    "--gpu-memory-utilization": ("gpu_memory_utilization", fraction),
     "--tensor-parallel-size": ("tensor_parallel_size", positive_int), "-tp": ("tensor_parallel_size", positive_int),
     "--pipeline-parallel-size": ("pipeline_parallel_size", positive_int),
     "-pp": ("pipeline_parallel_size", positive_int),
     "--kv-cache-dtype": ("kv_dtype", _kv_dtype),
-    "--max-num-seqs": ("max_num_seqs", positive_int),
-    "--max-num-batched-tokens": ("max_num_batched_tokens", human_readable_int),
-    "--block-size": ("block_size", positive_int),
     "--dtype": ("dtype", _dtype),
-    "--kv-cache-memory": ("kv_cache_memory", human_readable_int),
-    "--kv-cache-memory-bytes": ("kv_cache_memory", human_readable_int),   # vLLM 0.33's name
     "--model": ("model", str),
-    "--speculative-config": ("speculative_config", json_object),
-    "--cpu-offload-gb": ("cpu_offload_gb", _gib),
+    **_declared(),
     "--max-loras": ("max_loras", positive_int),
     "--max-lora-rank": ("max_lora_rank", _lora_rank),
     "--max-cpu-loras": ("max_cpu_loras", positive_int),
@@ -181,43 +127,26 @@ def parse_vllm_serve(command: str) -> VllmCommand:
     """Parse ``vllm serve MODEL [flags]`` (also ``python -m vllm.entrypoints.openai.api_server --model M``)."""
     if not isinstance(command, str) or not command.strip():
         raise InputError("paste a 'vllm serve ...' command")
-    words = split_command(command)
+    env, words = env_prefix(split_command(command))
     model: str | None = None
     options: dict[str, Any] = {}
     ignored: list[str] = []
-    i = 0
-    while i < len(words) and "=" in words[i] and not words[i].startswith("-"):    # NAME=VALUE env prefix
-        name, _, value = words[i].partition("=")
-        if name == ALLOW_LONG_ENV:
-            options["allow_long_max_model_len"] = value.strip().lower() in ("1", "true")
-        i += 1
-    words = words[i:]
+    if ALLOW_LONG_ENV in env:
+        options["allow_long_max_model_len"] = env[ALLOW_LONG_ENV].strip().lower() in ("1", "true")
     i = 0
     if words[:2] == ["vllm", "serve"]:
         i = 2
         if i < len(words) and not words[i].startswith("-"):
             model, i = words[i], i + 1
-    while i < len(words):
-        word = words[i]
-        if not word.startswith("-"):
-            i += 1
-            continue
-        name, eq, inline = word.partition("=")
-        if name in SWITCHES and not eq:
-            options[SWITCHES[name]] = True
-            i += 1
-        elif name in OFF_SWITCHES and not eq:
-            options[OFF_SWITCHES[name]] = False
-            i += 1
-        elif name in FLAGS:
-            if eq:
-                value, i = inline, i + 1
-            elif i + 1 < len(words):
-                value, i = words[i + 1], i + 2
-            else:
-                raise InputError(f"{name} needs a value")
-            if not value.strip() or value.startswith("-") and not _is_number(value):
-                raise InputError(f"{name} needs a value, got {'nothing' if not value.strip() else repr(value[:30])}")
+    switch = {**{k: (v, True) for k, v in SWITCHES.items()}, **{k: (v, False) for k, v in OFF_SWITCHES.items()}}
+    for kind, name, value in scan_flags(words, i, FLAGS.__contains__, switch.__contains__,
+                                        BOOLEAN_FLAGS.__contains__, negative_values=True):
+        if kind == "switch":
+            options[switch[name][0]] = switch[name][1]
+        elif kind == "ignored":
+            ignored.append(name)
+        else:
+            assert value is not None
             key, parse = FLAGS[name]
             try:
                 parsed = parse(value)
@@ -229,11 +158,6 @@ def parse_vllm_serve(command: str) -> VllmCommand:
                 model = parsed
             else:
                 options[key] = parsed
-        else:
-            ignored.append(name)
-            has_value = not inline and name not in BOOLEAN_FLAGS and i + 1 < len(words) \
-                and not words[i + 1].startswith("-")
-            i += 2 if has_value else 1
     lora = {k: options.pop(k) for k in LORA_OPTIONS if k in options}
     if options.pop("enable_lora", False):
         options["lora"] = lora

@@ -22,11 +22,12 @@ Units: bytes (GiB = 2**30), tokens.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..errors import InputError
+from .rules import CacheRules
 
 if TYPE_CHECKING:
     from ..dtypes import DType
@@ -66,7 +67,11 @@ class Option:
     the engine's bounds; ``default``: the options dataclass's (None = the engine picks, per GPU or
     model); ``url_key``: the short key a page link uses; ``const``: the value of a bare flag whose value
     is optional (llama.cpp's bare ``-fa`` = on); ``cli``: False where the CLI builds the value from
-    other flags (vLLM's ``lora`` from ``--enable-lora`` and ``--max-loras`` ...) or declares it itself."""
+    other flags (vLLM's ``lora`` from ``--enable-lora`` and ``--max-loras`` ...) or declares it itself;
+    ``parse``: how the engine reads the flag's text where the kind's reader does not say it (vLLM's
+    ``human_readable_int`` sizes: '32k', '20G'; kvcalc.engines.readers); ``command``: False for a flag
+    kvcalc's CLI has but the engine's own command line does not (``--vllm-version``), which the launch-line
+    readers then do not read."""
 
     dest: str
     flags: tuple[str, ...]
@@ -81,6 +86,14 @@ class Option:
     negate: bool = False
     const: str | None = None
     cli: bool = True
+    parse: Callable[[str], Any] | None = None
+    command: bool = True
+
+    def read(self, text: str) -> Any:
+        """One command-line value of this option (kvcalc.engines.readers.read_option; ValueError if invalid)."""
+        from .readers import read_option
+
+        return read_option(self, text)
 
     @property
     def flag(self) -> str:
@@ -121,6 +134,13 @@ class Engine:
     the library runtimes)."""
     single_gpu_error: ClassVar[str] = ""
     """The UnsupportedError text of an engine that plans one GPU only (:attr:`multi_gpu` False)."""
+    pooled: ClassVar[bool] = False
+    """Whether the engine's cache is its own token pool planned through kvcalc.engine.EngineMemoryPlan
+    (SGLang, TensorRT-LLM, llama.cpp: kvcalc.engines.paged), so ``kvcalc.kv_cache`` lists no per-layer
+    bytes for it (kvcalc.layer_bytes on a deployment does)."""
+    cache_rules: ClassVar[CacheRules | None] = CacheRules()
+    """The unpaged cache rules kvcalc.kv's terms follow; None where the engine's per-layer bytes come from its
+    own paging (:meth:`layer_kv`) or pool (:attr:`pooled`)."""
 
     # ------------------------------------------------------------------ options
     def default_options(self) -> Any:
@@ -188,7 +208,23 @@ class Engine:
         """The context cap the options set (``max_model_len`` where the engine has one)."""
         return getattr(options, "max_model_len", None)
 
+    def layer_kv(self, spec: ModelSpec, *, batch: int, context: int, dtype: Any, kv_dtype: Any,
+                 encoder_tokens: int | None) -> Any:
+        """``kvcalc.kv_cache``'s result for an engine that pages its cache itself (vLLM), else None (kvcalc.kv
+        applies :attr:`cache_rules`); UnsupportedError for a :attr:`pooled` engine."""
+        if self.pooled:
+            from ..errors import UnsupportedError
+
+            raise UnsupportedError(f"{self.name}'s per-layer bytes come from its pool: use kvcalc.layer_bytes("
+                                   f"kvcalc.deploy(config, runtime={self.name!r}), batch, context)")
+        return None
+
     # ------------------------------------------------------------------ deploy-time rules
+    def model_spec(self, raw: Mapping[str, Any], spec: ModelSpec) -> ModelSpec:
+        """The model as the engine reads it (default: ``spec``, the config's reading); llama.cpp's is the
+        converted GGUF's (kvcalc.llama_cpp.arches)."""
+        return spec
+
     def check_model(self, raw: Mapping[str, Any], spec: ModelSpec, options: Any, dtype: str | None,
                     kv_dtype: str | None) -> None:
         """UnsupportedError / InputError for a model or setting the engine refuses at startup (default: none)."""

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 class PagedEngine(Engine):
     """The shared half of a serving engine on kvcalc.engine's seam (module docstring)."""
 
+    pooled = True
+    cache_rules = None
     kv_dtypes: ClassVar[tuple[str, ...]] = ()
     """The KV-cache dtypes (kvcalc.dtypes names) the engine's pool has."""
     kv_dtypes_text: ClassVar[str] = ""

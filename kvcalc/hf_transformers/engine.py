@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..activations import forward_activation_bytes, generate_logits_bytes
-from ..engines.base import Engine
+from ..engines.base import CacheRules, Engine
 from ..errors import UnsupportedError
 from ..ideal.engine import MAX_MODEL_LEN, IdealEngine
 
@@ -45,6 +45,9 @@ class TransformersEngine(IdealEngine):
     declarations = (MAX_MODEL_LEN,)
     counts_overhead = True
     prefill_cache = True
+    cache_rules = CacheRules(float32_states=True, float32_indexer=True, expands_kv_heads=True, sliding_views=True,
+                             model_dtype_kv=True, layouts=True)
+    """DynamicCache / StaticCache as transformers 5.24 holds them (kvcalc.kv's module docstring)."""
 
     def dtypes(self, spec: ModelSpec, dtype: str | None, kv_dtype: str | None) -> tuple[DType, DType]:
         model, kv = super().dtypes(spec, dtype, kv_dtype)

@@ -21,7 +21,10 @@ Sources (ggml-org/llama.cpp, read, not copied):
 (commit 2aef9767d982beb7ab61b3ae359366f627eb74dd)
     non-SWA cache of ``kv_size`` cells; SWA cache of
     ``GGML_PAD(min(kv_size, n_swa * (unified ? n_seq_max : 1) + n_ubatch), 256)`` cells, or ``kv_size``
-    with ``--swa-full``. Since PR #21277 (2026-04) the SWA cache stays F16 when a quantized type is asked.
+    with ``--swa-full``. Both halves are built with the same ``type_k`` / ``type_v`` (the constructor passes
+    them to ``kv_base`` and ``kv_swa`` alike; read at commit 02c28f533ebba3e4ea944fc4a0719a012b3e7097), so a
+    quantized ``-ctk`` / ``-ctv`` quantizes the SWA cache too: the F16-SWA rule of PR #21277 ("kv-cache : do
+    not quantize SWA KV cache") was reverted by PR #21332 the next day.
 """
 from __future__ import annotations
 
@@ -33,9 +36,6 @@ from ..errors import InputError, UnsupportedError
 from ..gguf.types import GGMLType, ggml_type
 from ..spec import AttentionCache, ModelSpec
 from .options import CTX_PAD, LlamaCppOptions
-
-SWA_KEEPS_F16 = True
-"""PR #21277 ("kv-cache : do not quantize SWA KV cache"): the SWA part stays F16."""
 
 
 def pad(n: int, to: int = CTX_PAD) -> int:
@@ -168,11 +168,7 @@ def kv_groups(spec: ModelSpec, options: LlamaCppOptions, cells: Cells) -> tuple[
     n_ubatch = min(options.n_ubatch, options.n_batch)
     size_swa = cells.n_ctx_seq if options.swa_full else pad(
         min(cells.n_ctx_seq, n_swa * (cells.n_seq_max if cells.unified else 1) + n_ubatch))
-    sk, sv = tk, tv
-    if SWA_KEEPS_F16:
-        f16 = ggml_type("F16")
-        sk, sv = (f16 if tk.quantized else tk), (f16 if tv.quantized else tv)
-    return (group("non-SWA", full, cells.n_ctx_seq, tk, tv), group("SWA", swa, size_swa, sk, sv))
+    return (group("non-SWA", full, cells.n_ctx_seq, tk, tv), group("SWA", swa, size_swa, tk, tv))
 
 
 @dataclass(frozen=True)

@@ -15,22 +15,23 @@ from typing import Any
 
 from ..command_line import split_command
 from ..errors import InputError
-from .options import LlamaCppOptions
+from .options import DECLARATIONS, LlamaCppOptions
 
 MAX_COMMAND_CHARS = 20_000
 
-_VALUE = {
-    "-m": "model", "--model": "model", "-hf": "hf", "-hfr": "hf", "--hf-repo": "hf",
-    "-c": "n_ctx", "--ctx-size": "n_ctx", "-np": "n_parallel", "--parallel": "n_parallel",
-    "-ctk": "cache_type_k", "--cache-type-k": "cache_type_k", "-ctv": "cache_type_v", "--cache-type-v": "cache_type_v",
-    "-ngl": "n_gpu_layers", "--gpu-layers": "n_gpu_layers", "--n-gpu-layers": "n_gpu_layers",
-    "-b": "n_batch", "--batch-size": "n_batch", "-ub": "n_ubatch", "--ubatch-size": "n_ubatch",
-}
-_SWITCH = {"--swa-full": ("swa_full", True), "-kvu": ("kv_unified", True), "--kv-unified": ("kv_unified", True),
-           "--no-kv-unified": ("kv_unified", False), "-nkvo": ("kv_offload", False),
-           "--no-kv-offload": ("kv_offload", False)}
+_OWN_VALUES = {"-m": "model", "--model": "model", "-hf": "hf", "-hfr": "hf", "--hf-repo": "hf"}
+"""Value flags that are not options: the model file or Hub repo[:quant]."""
+_VALUE: dict[str, str] = {**_OWN_VALUES, **{f: o.dest for o in DECLARATIONS if o.command and o.kind in ("int", "text")
+                                            for f in o.flags}}
+"""Value flag -> LlamaCppOptions field: the model flags, then the declared int / text options (``-c``, ``-np``,
+``-ctk`` ... from kvcalc.llama_cpp.options.DECLARATIONS)."""
+_SWITCH: dict[str, tuple[str, bool]] = {
+    **{f: (o.dest, not o.negate) for o in DECLARATIONS if o.command and o.kind == "bool" for f in o.flags},
+    "--no-kv-unified": ("kv_unified", False)}
+"""Switch -> (field, value): the declared switches (``-kvu``, ``--swa-full``; ``-nkvo`` turns kv_offload off)."""
+_FA = next(o for o in DECLARATIONS if o.dest == "flash_attn")
 _DRAFT = {"-md", "--model-draft", "-hfd", "-hfrd", "--hf-repo-draft"}
-_INTS = {"n_ctx", "n_parallel", "n_gpu_layers", "n_batch", "n_ubatch"}
+_INTS = {o.dest for o in DECLARATIONS if o.kind == "int"}
 _PROGRAMS = {"llama-server": "llama-server", "server": "llama-server", "llama-cli": "llama-cli",
              "main": "llama-cli", "llama-run": "llama-cli"}
 
@@ -66,13 +67,13 @@ def parse_llama_command(text: str) -> ParsedCommand:
     while i < len(words):
         word = words[i]
         flag, eq, inline = word.partition("=") if word.startswith("--") else (word, "", "")
-        if flag in ("-fa", "--flash-attn"):
+        if flag in _FA.flags:
             nxt = inline if eq else (words[i + 1] if i + 1 < len(words) else "")
-            if nxt in ("on", "off", "auto", "1", "0", "true", "false"):
+            if nxt in (*_FA.choices, "1", "0", "true", "false"):
                 fields["flash_attn"] = {"1": "on", "true": "on", "0": "off", "false": "off"}.get(nxt, nxt)
                 i += 1 if eq else 2
             else:
-                fields["flash_attn"] = "on"
+                fields["flash_attn"] = _FA.const
                 i += 1
             continue
         if flag in _DRAFT:

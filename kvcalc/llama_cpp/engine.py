@@ -17,15 +17,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..engines.base import Engine, Option
+from ..engines.base import Engine
 from ..engines.paged import PagedEngine
 from ..errors import InputError
 from ..gguf.mixes import GgufWeights, gguf_weights
 from ..gguf.reader import GGUFHeader
-from ..limits import MAX_CONTEXT
 from ..weights import WeightBytes, WeightPart, plan_weights
-from .options import DEFAULT_N_BATCH, DEFAULT_N_UBATCH, KV_CACHE_TYPES, LlamaCppOptions
-from .plan import llama_cpp_plan
+from .arches import gguf_view
+from .options import DECLARATIONS, LlamaCppOptions
+from .plan import LlamaCppPlan, llama_cpp_plan
 from .seam import VERSION, LayerCells, largest_batch, layer_cells, longest_context, to_engine_plan
 
 if TYPE_CHECKING:
@@ -36,39 +36,7 @@ if TYPE_CHECKING:
     from ..spec import ModelSpec
     from ..verdict import Verdict
 
-DECLARATIONS: tuple[Option, ...] = (
-    Option("n_ctx", ("-c", "--ctx-size"), "int",
-           "cells in the context, shared by the slots (default 0: the model's training context)", "cells", 0,
-           MAX_CONTEXT, 0, "ll_ctx"),
-    Option("n_parallel", ("-np", "--parallel"), "int", "slots (default 1; llama-server then runs 4 unified)",
-           "sequences", 1, 256, 1, "ll_np"),
-    Option("kv_unified", ("-kvu", "--kv-unified"), "bool", "one KV stream shared by every slot", "", None, None,
-           False, "ll_kvu"),
-    Option("cache_type_k", ("-ctk", "--cache-type-k"), "text", "K cache type (default f16)", "", None, None, "f16",
-           "ll_ctk", KV_CACHE_TYPES),
-    Option("cache_type_v", ("-ctv", "--cache-type-v"), "text", "V cache type (default f16)", "", None, None, "f16",
-           "ll_ctv", KV_CACHE_TYPES),
-    Option("flash_attn", ("-fa", "--flash-attn"), "choice", "Flash Attention (bare -fa: on; default auto)", "",
-           None, None, "auto", "ll_fa", ("on", "off", "auto"), const="on"),
-    Option("n_gpu_layers", ("-ngl", "--n-gpu-layers", "--gpu-layers"), "int",
-           "layers on the GPU, the output layer first (default -1: all)", "layers", -1, 1 << 20, -1, "ll_ngl"),
-    Option("swa_full", ("--swa-full",), "bool", "full-size cache for sliding-window layers", "", None, None, False,
-           "ll_swa_full"),
-    Option("kv_offload", ("-nkvo", "--no-kv-offload"), "bool", "keep the KV cache in host memory", "", None, None,
-           True, None, negate=True),
-    Option("n_batch", ("-b", "--batch-size"), "int", "logical batch (default 2048)", "tokens", 1, MAX_CONTEXT,
-           DEFAULT_N_BATCH, None),
-    Option("n_ubatch", ("-ub", "--ubatch-size"), "int", "physical batch (default 512)", "tokens", 1, MAX_CONTEXT,
-           DEFAULT_N_UBATCH, None),
-    Option("program", ("llama-server", "llama-cli"), "choice", "the program run: llama-server (4 unified slots "
-           "for a bare -np 1) or llama-cli (one sequence)", "", None, None, "llama-server", "ll_prog",
-           ("llama-server", "llama-cli"), cli=False),
-    Option("gguf", ("--gguf-type",), "text", "the GGUF weights: a file type (Q4_K_M, Q8_0, F16, ...), a parsed "
-           "header or GgufWeights", "", None, None, None, "ll_gguf", cli=False),
-    Option("llama_cpp", ("llama_cpp",), "json", "LlamaCppOptions the flags apply over (a parsed llama-server "
-           "command); a keyword of deploy(), no command-line flag", "", None, None, None, None, cli=False),
-)
-"""llama-server's flags kvcalc models (``common/arg.cpp``), under LlamaCppOptions' names, declared once."""
+
 
 SINGLE_GPU = ("llama.cpp's multi-GPU split (--split-mode layer / row, -ts) is not modelled: "
               "plan one GPU (gpus=1); -ngl offloads the rest to host memory")
@@ -95,10 +63,20 @@ def _gguf_weight_bytes(counted: WeightBytes, gw: GgufWeights) -> WeightBytes:
                               f"({gw.bits_per_weight:.2f} BPW; {gw.quality})",))
 
 
+def llama_plan(d: Deployment) -> LlamaCppPlan:
+    """llama.cpp's allocation for the deployment (kvcalc.llama_cpp.plan.llama_cpp_plan), memoized on it."""
+    if "llama_plan" not in d._memo:
+        if not isinstance(d.options, LlamaCppOptions) or d.gguf is None:
+            raise InputError(f"runtime {d.runtime!r} has no llama.cpp plan; use runtime 'llama_cpp'")
+        d._memo["llama_plan"] = llama_cpp_plan(d.spec, d.options, d.gguf, d.gpu.memory_bytes)
+    lp: LlamaCppPlan = d._memo["llama_plan"]
+    return lp
+
+
 def llama_layer_cells(d: Deployment) -> tuple[LayerCells, ...]:
     """The deployment's llama.cpp layers (kvcalc.llama_cpp.seam.layer_cells), memoized."""
     if "llama_cells" not in d._memo:
-        d._memo["llama_cells"] = layer_cells(d.spec, d.llama_plan())
+        d._memo["llama_cells"] = layer_cells(d.spec, llama_plan(d))
     cells: tuple[LayerCells, ...] = d._memo["llama_cells"]
     return cells
 
@@ -166,8 +144,13 @@ class LlamaCppEngine(PagedEngine):
         return weights_rank if gguf is None else llama_cpp_plan(spec, options, gguf).gpu.weights
 
     # ------------------------------------------------------------------ planning
+    def model_spec(self, raw: Mapping[str, Any], spec: ModelSpec) -> ModelSpec:
+        """The config read through the llama.cpp architecture it converts to (kvcalc.llama_cpp.arches:
+        Mistral-7B-v0.1 becomes 'llama', which reads no sliding window)."""
+        return gguf_view(raw, spec)[0]
+
     def memory_plan(self, d: Deployment) -> Any:
-        return to_engine_plan(d.spec, d.llama_plan(), d.gpu.memory_bytes)
+        return to_engine_plan(d.spec, llama_plan(d), d.gpu.memory_bytes)
 
     def plan_at(self, d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
         """The configured run's allocation, the cells the requests occupy (module docstring)."""
@@ -177,7 +160,7 @@ class LlamaCppEngine(PagedEngine):
         from ..plan import PlanResult, common_fields
 
         ep = d.engine_plan()
-        lp = d.llama_plan()
+        lp = llama_plan(d)
         table = layer_bytes(d, batch, context)
         ok = ep.fits(batch, context)
         max_context, max_batch = llama_solvers(d, batch, context)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..engines.base import Option
 from ..errors import InputError
 from ..limits import MAX_CONTEXT, check_count
 
@@ -83,3 +84,39 @@ class LlamaCppOptions:
         """Whether FA runs: ``auto`` is taken as on (llama.cpp enables it when every layer's device
         supports it, the case for CUDA, Metal and Vulkan builds)."""
         return self.flash_attn != "off"
+
+
+DECLARATIONS: tuple[Option, ...] = (
+    Option("n_ctx", ("-c", "--ctx-size"), "int",
+           "cells in the context, shared by the slots (default 0: the model's training context)", "cells", 0,
+           MAX_CONTEXT, 0, "ll_ctx"),
+    Option("n_parallel", ("-np", "--parallel"), "int", "slots (default 1; llama-server then runs 4 unified)",
+           "sequences", 1, 256, 1, "ll_np"),
+    Option("kv_unified", ("-kvu", "--kv-unified"), "bool", "one KV stream shared by every slot", "", None, None,
+           False, "ll_kvu"),
+    Option("cache_type_k", ("-ctk", "--cache-type-k"), "text", "K cache type (default f16)", "", None, None, "f16",
+           "ll_ctk", KV_CACHE_TYPES),
+    Option("cache_type_v", ("-ctv", "--cache-type-v"), "text", "V cache type (default f16)", "", None, None, "f16",
+           "ll_ctv", KV_CACHE_TYPES),
+    Option("flash_attn", ("-fa", "--flash-attn"), "choice", "Flash Attention (bare -fa: on; default auto)", "",
+           None, None, "auto", "ll_fa", ("on", "off", "auto"), const="on"),
+    Option("n_gpu_layers", ("-ngl", "--n-gpu-layers", "--gpu-layers"), "int",
+           "layers on the GPU, the output layer first (default -1: all)", "layers", -1, 1 << 20, -1, "ll_ngl"),
+    Option("swa_full", ("--swa-full",), "bool", "full-size cache for sliding-window layers", "", None, None, False,
+           "ll_swa_full"),
+    Option("kv_offload", ("-nkvo", "--no-kv-offload"), "bool", "keep the KV cache in host memory", "", None, None,
+           True, None, negate=True),
+    Option("n_batch", ("-b", "--batch-size"), "int", "logical batch (default 2048)", "tokens", 1, MAX_CONTEXT,
+           DEFAULT_N_BATCH, None),
+    Option("n_ubatch", ("-ub", "--ubatch-size"), "int", "physical batch (default 512)", "tokens", 1, MAX_CONTEXT,
+           DEFAULT_N_UBATCH, None),
+    Option("program", ("llama-server", "llama-cli"), "choice", "the program run: llama-server (4 unified slots "
+           "for a bare -np 1) or llama-cli (one sequence)", "", None, None, "llama-server", "ll_prog",
+           ("llama-server", "llama-cli"), cli=False, command=False),
+    Option("gguf", ("--gguf-type",), "text", "the GGUF weights: a file type (Q4_K_M, Q8_0, F16, ...), a parsed "
+           "header or GgufWeights", "", None, None, None, "ll_gguf", cli=False, command=False),
+    Option("llama_cpp", ("llama_cpp",), "json", "LlamaCppOptions the flags apply over (a parsed llama-server "
+           "command); a keyword of deploy(), no command-line flag", "", None, None, None, None, cli=False,
+           command=False),
+)
+"""llama-server's flags kvcalc models (``common/arg.cpp``), under LlamaCppOptions' names, declared once."""

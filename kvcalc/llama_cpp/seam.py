@@ -31,7 +31,8 @@ from .options import LLAMA_MAX_SEQ, LlamaCppOptions
 from .plan import LlamaCppPlan, llama_cpp_plan
 
 VERSION = "master 2026-04"
-"""The llama.cpp source read (commits per file in docs/engines.md; PR #21277, 2026-04, is the newest rule)."""
+"""The llama.cpp source read (commits per file in docs/engines.md; the SWA cache's type: PR #21277, reverted by
+PR #21332)."""
 
 SOURCES = (
     "src/llama-context.cpp llama_context::llama_context (n_ctx / n_ctx_seq padding, n_seq_max)",

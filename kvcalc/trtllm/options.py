@@ -6,6 +6,7 @@ from typing import Any
 
 from ..engine import check_fraction
 from ..engines.base import Option
+from ..engines.readers import human_readable_int
 from ..errors import InputError
 from ..limits import MAX_CONTEXT, check_count
 
@@ -71,6 +72,6 @@ DECLARATIONS: tuple[Option, ...] = (
            1 << 20, None, "trt_mbs"),
     Option("max_num_tokens", ("--max-num-tokens",), "int",
            "tokens in one forward pass (default 8192; sizes the estimated activation peak)", "tokens", 1,
-           MAX_CONTEXT, None, None),
+           MAX_CONTEXT, None, None, parse=human_readable_int),
 )
 """TensorRT-LLM's options kvcalc models (``KvCacheConfig`` / ``trtllm-serve``), declared once."""

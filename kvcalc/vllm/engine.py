@@ -19,6 +19,8 @@ from ..engines.base import Engine
 from ..errors import InputError, UnsupportedError
 from ..solve import largest_true
 from .defaults import DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_VLLM_VERSION, vllm_dtypes
+from .deployed import max_model_len as deployed_max_model_len
+from .deployed import request_blocks, startup_plan
 from .lora import check_lora_model, check_lora_parallel
 from .model_len import check_max_model_len
 from .options import DECLARATIONS, VllmOptions, vllm_options
@@ -53,6 +55,22 @@ class VllmEngine(Engine):
     declarations = DECLARATIONS
     tp_flag = "--tensor-parallel-size"
     cli_flags = ("enable_lora", "cuda_graph_gib")
+    cache_rules = None
+
+    def layer_kv(self, spec: ModelSpec, *, batch: int, context: int, dtype: Any, kv_dtype: Any,
+                 encoder_tokens: int | None) -> Any:
+        """vLLM's paged per-layer bytes (kvcalc.vllm.vllm_kv_cache); CPM-Ant's prompt tokens and reference
+        sliding-window layers (Unlimited-OCR) are refused."""
+        from dataclasses import replace
+
+        from .cache import vllm_kv_cache
+
+        self.check_prefix_tokens(spec)
+        if any(a.keeps_prefill for layer in spec.layers for a in layer.attention):
+            raise UnsupportedError("vLLM's handling of reference sliding-window layers (Unlimited-OCR: every "
+                                   "prefill token kept) is not modelled; use runtime 'ideal' or 'transformers'")
+        return replace(vllm_kv_cache(spec, batch=batch, context=context, dtype=dtype, kv_dtype=kv_dtype,
+                                     encoder_tokens=encoder_tokens), quality=spec.quality)
 
     # ------------------------------------------------------------------ options and refusals
     def build_options(self, flags: dict[str, Any]) -> Any:
@@ -97,27 +115,27 @@ class VllmEngine(Engine):
 
     # ------------------------------------------------------------------ planning
     def memory_plan(self, d: Deployment) -> Any:
-        return d.vllm_plan()
+        return startup_plan(d)
 
     def default_context(self, d: Deployment) -> int | None:
         """vLLM 0.33's auto-fit: the ``max_model_len`` it settled on."""
-        return d.vllm_plan().max_model_len if d.vllm.auto_fit_max_model_len else None
+        return startup_plan(d).max_model_len if d.vllm.auto_fit_max_model_len else None
 
     def fits(self, d: Deployment, batch: int, context: int) -> bool:
-        vp = d.vllm_plan()
+        vp = startup_plan(d)
         return (vp.fits and context <= vp.max_model_len and batch <= vp.max_num_seqs
-                and batch * d.request_blocks()(context) <= pool_blocks(vp))
+                and batch * request_blocks(d)(context) <= pool_blocks(vp))
 
     def plan_at(self, d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
         from ..explain import vllm_binding, vllm_formulas
         from ..layer_table import layer_bytes
         from ..plan import PlanResult, common_fields
 
-        vp = d.vllm_plan()
+        vp = startup_plan(d)
         note = served_note(d.architectures, d.spec, vp.vllm_version)
         served = (note,) if note else ()
         max_model_len = vp.max_model_len
-        blocks = d.request_blocks()
+        blocks = request_blocks(d)
         pool = pool_blocks(vp)
         per_req = blocks(min(context, max_model_len))
         ok = self.fits(d, batch, context)
@@ -150,14 +168,14 @@ class VllmEngine(Engine):
         from ..curve import CurvePoint
         from .rows import vllm_block_bytes
 
-        vp = d.vllm_plan()
-        blocks, block = d.request_blocks(), vllm_block_bytes(d)
+        vp = startup_plan(d)
+        blocks, block = request_blocks(d), vllm_block_bytes(d)
         overhead = vp.activation_bytes + vp.non_torch_bytes + vp.cuda_graph_bytes
         return [CurvePoint(t, vp.weights_bytes, overhead, batch * blocks(min(t, vp.max_model_len)) * block,
                            vp.requested_bytes) for t in contexts]
 
     def startup_lines(self, d: Deployment) -> tuple[str, ...]:
-        return tuple(d.vllm_plan().log_lines())
+        return tuple(startup_plan(d).log_lines())
 
     def report_lines(self, p: PlanResult) -> list[str]:
         return ["", *p.engine_lines]
@@ -174,7 +192,7 @@ class VllmEngine(Engine):
 
     # ------------------------------------------------------------------ the verdict's words
     def context_limit(self, d: Deployment) -> int:
-        return d.vllm_max_model_len()
+        return deployed_max_model_len(d)
 
     def over_context(self, source: MaxLenSource) -> str | None:
         return " (vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set)" if source == "model" else None
@@ -186,11 +204,11 @@ class VllmEngine(Engine):
 
         default = with_max_model_len(d, None) if d.max_model_len else d
         hi = plan_at(default, p.batch, 1).max_context if default is not d else p.max_context
-        hi = min(hi, default.vllm_max_model_len()) if hi else None
+        hi = min(hi, deployed_max_model_len(default)) if hi else None
         return longest_served(d, p.batch, hi) if hi else None
 
     def max_len_note(self, d: Deployment, source: MaxLenSource) -> tuple[int | None, str]:
-        used = d.vllm_plan().max_model_len
+        used = startup_plan(d).max_model_len
         if source == "context":
             return used, f"max_model_len {used:,}: the context asked for (no max_model_len was set)"
         if source == "given":
@@ -216,7 +234,7 @@ class VllmEngine(Engine):
         from ..verdict import gib
         from .activation import estimate_activation_bytes
 
-        vp = d.vllm_plan()
+        vp = startup_plan(d)
         est = estimate_activation_bytes(d.spec, max_num_batched_tokens=vp.max_num_batched_tokens,
                                         max_num_seqs=vp.max_num_seqs, dtype=d.dtype, tensor_parallel_size=d.tp,
                                         intermediate_size=d.spec.mlp_width)

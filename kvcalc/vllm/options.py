@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engines.base import Option
+from ..engines.readers import human_readable_int
 from ..errors import InputError
 from ..limits import MAX_CONTEXT, check_count
 from .budget import AUTO_FIT
@@ -50,9 +51,14 @@ class VllmOptions:
     max_model_len: int | None = None
 
 
+def read_max_model_len(text: str) -> int:
+    """``--max-model-len``'s text as vLLM 0.33 reads it: a human-readable int ('32k'), or -1 / 'auto' (auto-fit)."""
+    return AUTO_FIT if text.strip() in ("-1", "auto") else human_readable_int(text)
+
+
 DECLARATIONS: tuple[Option, ...] = (
     Option("max_model_len", ("--max-model-len",), "length", "tokens per request (-1 or auto: vLLM 0.33 fits it "
-           "to the KV memory)", "tokens", -1, MAX_CONTEXT, None, "mml", cli=False),
+           "to the KV memory)", "tokens", -1, MAX_CONTEXT, None, "mml", cli=False, parse=read_max_model_len),
     Option("gpu_memory_utilization", ("--gpu-memory-utilization",), "float",
            "vLLM: share of GPU memory to use (default 0.9)", "fraction", 0, 1, DEFAULT_GPU_MEMORY_UTILIZATION, "util"),
     Option("block_size", ("--block-size",), "int",
@@ -60,15 +66,15 @@ DECLARATIONS: tuple[Option, ...] = (
            MAX_BLOCK_SIZE, None, "block"),
     Option("max_num_batched_tokens", ("--max-num-batched-tokens",), "int",
            "vLLM: tokens in one scheduler step (default: by GPU and usage context)", "tokens", 1, MAX_CONTEXT,
-           None, "mnbt"),
+           None, "mnbt", parse=human_readable_int),
     Option("max_num_seqs", ("--max-num-seqs",), "int", "vLLM: requests run at once (default: by GPU)", "requests",
            1, 1 << 20, None, "seqs"),
     Option("kv_cache_memory", ("--kv-cache-memory", "--kv-cache-memory-bytes"), "int",
            "KV-cache bytes per GPU (replaces the budget; vLLM 0.33: --kv-cache-memory-bytes)", "bytes", 1,
-           MAX_KV_CACHE_MEMORY, None, None),
+           MAX_KV_CACHE_MEMORY, None, None, parse=human_readable_int),
     Option("vllm_version", ("--vllm-version",), "text",
            "vLLM release whose rules apply: 0.33 (default) or 0.10 (the releases before)", "", None, None,
-           DEFAULT_VLLM_VERSION, "vllm_ver"),
+           DEFAULT_VLLM_VERSION, "vllm_ver", command=False),
     Option("speculative_config", ("--speculative-config",), "json",
            'vLLM: speculative decoding, e.g. \'{"method": "mtp", "num_speculative_tokens": 1}\'', "", None, None,
            None, "spec"),
@@ -76,10 +82,10 @@ DECLARATIONS: tuple[Option, ...] = (
            "GiB", 0, MAX_OFFLOAD_GIB, 0.0, "offload"),
     Option("allow_long_max_model_len", ("--allow-long-max-model-len",), "bool",
            "vLLM: accept a max-model-len above the model's maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)", "", None,
-           None, False, "long_mml"),
+           None, False, "long_mml", command=False),
     Option("lora", ("--enable-lora",), "json", "vLLM: LoRA adapters (kvcalc.vllm.lora.LoraConfig fields); the CLI "
            "builds it from --enable-lora, --max-loras, --max-lora-rank, ...", "", None, None, None, None,
-           cli=False),
+           cli=False, command=False),
 )
 """vLLM's options, declared once (kvcalc.engines.base.Option)."""
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..layer_table import DRAFT, PADDING, LayerRow
 from .defaults import vllm_dtypes
+from .deployed import startup_plan
 from .grouping import group_blocks, group_caches, kv_layer_partition
 from .hybrid import engine_caches
 from .specs import KVCacheSpec
@@ -38,7 +39,7 @@ class VllmLayout:
 def vllm_layout(d: Deployment) -> VllmLayout:
     """The deployment's :class:`VllmLayout`, memoized."""
     if "vllm_layout" not in d._memo:
-        vp = d.vllm_plan()
+        vp = startup_plan(d)
         model, kv = vllm_dtypes(d.spec, d.dtype, d.kv_dtype)
         groups, uniform = group_caches(engine_caches(d.spec, model, kv, vp.block_size, d.tp, vp.vllm_version,
                                                      vp.draft_layers)[0])

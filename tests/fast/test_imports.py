@@ -121,7 +121,7 @@ def test_cycle_finder_finds_a_lazy_circle():
 def test_graph_sees_the_real_edges():
     graph = import_graph(module_files())
     assert "kvcalc.capacity" in graph["kvcalc.cli"]                 # a function-level import
-    assert "kvcalc.vllm" in graph["kvcalc.kv"]                      # the runtime='vllm' dispatch
+    assert "kvcalc.engines.registry" in graph["kvcalc.kv"]          # the engine dispatch (Engine.layer_kv)
     assert "kvcalc.vllm.specs" in graph["kvcalc.vllm.pool"]
     assert "kvcalc.resolve" in graph["kvcalc.vllm.defaults"]
 

@@ -1,0 +1,237 @@
+"""llama.cpp startup-log line formats, 2024 to 2026 (``src/llama-kv-cache*.cpp``,
+``src/llama-context.cpp``, ``src/llama-model.cpp`` / ``llama-model-loader.cpp``; Ollama's runner logs
+the same lines behind its own prefix).
+
+MiB here is ``/ 1024.0 / 1024.0`` (2**20 bytes). ``llama_kv_cache: size = X MiB (C cells, L layers,
+S/S seqs), K (t): .., V (t): ..`` is llama_kv_cache::llama_kv_cache (2025-2026);
+``llama_kv_cache_init: kv_size = C, ..., n_layer = L`` and ``KV self size = X MiB`` its 2024-2025
+forms. Device lines (``CUDA0 KV buffer size``, ``CUDA0 compute buffer size``, ``CUDA0 model buffer
+size``) are kept per device: the device is the line's rank.
+"""
+
+from __future__ import annotations
+
+from kvcalc.startup_log.rules import INT, NUM, Rule
+
+_DEV = r"(?<![A-Za-z0-9_])(?P<device>(?!(?:KV|compute|output|model)\b)[A-Za-z][A-Za-z0-9_]{0,24}) {1,12}"
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "kv_header",
+        "kv_size = ",
+        rf"kv_size = (?P<cells>{INT}), offload = (?P<offload>[01]), type_k = '(?P<type_k>"
+        rf"[a-z0-9_]{{1,16}})', type_v = '(?P<type_v>[a-z0-9_]{{1,16}})', n_layer = (?P<n_layer>{INT})",
+        (("cells", "tokens"), ("offload", ""), ("type_k", "text"), ("type_v", "text"), ("n_layer", "")),
+        "llama.cpp llama_kv_cache_init (2024-2025)",
+    ),
+    Rule(
+        "kv_layer",
+        ": layer ",
+        rf": layer +(?P<layer>{INT}): n_embd_k_gqa = (?P<n_embd_k_gqa>{INT}), n_embd_v_gqa = "
+        rf"(?P<n_embd_v_gqa>{INT})",
+        (("layer", ""), ("n_embd_k_gqa", ""), ("n_embd_v_gqa", "")),
+        "llama_kv_cache_init / llama_kv_cache_unified (2024-2025)",
+    ),
+    Rule(
+        "kv_size",
+        "kv_cache: size = ",
+        rf"kv_cache: size = {{0,8}}(?P<kv_total>{NUM}) MiB \( {{0,8}}(?P<cells>{INT}) cells, "
+        rf"{{0,8}}(?P<layers>{INT}) layers, {{0,4}}(?P<seqs>{INT})/{INT} seqs\), "
+        rf"K \((?P<type_k>[a-z0-9_]{{1,16}})\): {{0,8}}"
+        rf"(?P<k_size>{NUM}) MiB, V \((?P<type_v>[a-z0-9_]{{1,16}})\): {{0,8}}(?P<v_size>{NUM}) MiB",
+        (
+            ("kv_total", "MiB"),
+            ("cells", "tokens"),
+            ("layers", ""),
+            ("seqs", ""),
+            ("type_k", "text"),
+            ("k_size", "MiB"),
+            ("type_v", "text"),
+            ("v_size", "MiB"),
+        ),
+        "src/llama-kv-cache.cpp (2025-2026)",
+    ),
+    Rule(
+        "kv_size",
+        "kv_cache_unified: size = ",
+        rf"kv_cache_unified: size = {{0,8}}(?P<kv_total>{NUM}) MiB \( {{0,8}}"
+        rf"(?P<cells>{INT}) cells, {{0,8}}(?P<layers>{INT}) layers, {{0,4}}(?P<seqs>{INT})/{INT} seqs\), "
+        rf"K \((?P<type_k>"
+        rf"[a-z0-9_]{{1,16}})\): {{0,8}}(?P<k_size>{NUM}) MiB, V \((?P<type_v>[a-z0-9_]{{1,16}})\): {{0,8}}"
+        rf"(?P<v_size>{NUM}) MiB",
+        (
+            ("kv_total", "MiB"),
+            ("cells", "tokens"),
+            ("layers", ""),
+            ("seqs", ""),
+            ("type_k", "text"),
+            ("k_size", "MiB"),
+            ("type_v", "text"),
+            ("v_size", "MiB"),
+        ),
+        "src/llama-kv-cache-unified.cpp (2025)",
+    ),
+    Rule(
+        "kv_self",
+        "KV self size ",
+        rf"KV self size {{1,4}}= {{0,8}}(?P<kv_total>{NUM}) MiB, K \((?P<type_k>[a-z0-9_]"
+        rf"{{1,16}})\): {{0,8}}(?P<k_size>{NUM}) MiB, "
+        rf"V \((?P<type_v>[a-z0-9_]{{1,16}})\): {{0,8}}(?P<v_size>{NUM}) MiB",
+        (("kv_total", "MiB"), ("type_k", "text"), ("k_size", "MiB"), ("type_v", "text"), ("v_size", "MiB")),
+        "llama_new_context_with_model / llama_init_from_model (2024-2025)",
+    ),
+    Rule(
+        "kv_buffer",
+        " KV buffer size = ",
+        rf"{_DEV}KV buffer size = {{0,8}}(?P<kv_buffer>{NUM}) MiB",
+        (("device", "text"), ("kv_buffer", "MiB")),
+        "llama_kv_cache_init / llama_kv_cache",
+        40,
+    ),
+    Rule(
+        "compute_buffer",
+        " compute buffer size = ",
+        rf"{_DEV}compute buffer size = {{0,8}}(?P<compute_buffer>{NUM}) MiB",
+        (("device", "text"), ("compute_buffer", "MiB")),
+        "llama_context / llama_new_context_with_model",
+        40,
+    ),
+    Rule(
+        "output_buffer",
+        " output buffer size = ",
+        rf"{_DEV}output buffer size = {{0,8}}(?P<output_buffer>{NUM}) MiB",
+        (("device", "text"), ("output_buffer", "MiB")),
+        "llama_context::output_reserve",
+        40,
+    ),
+    Rule(
+        "model_buffer",
+        " buffer size = ",
+        rf"{_DEV}(?:model )?buffer size = {{0,8}}(?P<model_buffer>{NUM}) MiB",
+        (("device", "text"), ("model_buffer", "MiB")),
+        "load_tensors / llm_load_tensors",
+        40,
+    ),
+    Rule("n_ctx", ": n_ctx ", rf": n_ctx {{1,16}}= (?P<n_ctx>{INT})", (("n_ctx", "tokens"),), "llama_context"),
+    Rule(
+        "n_ctx_seq",
+        "n_ctx_per_seq (",
+        rf"n_ctx_per_seq \((?P<n_ctx_seq>{INT})\) < n_ctx_train \((?P<n_ctx_train>{INT})\)",
+        (("n_ctx_seq", "tokens"), ("n_ctx_train", "tokens")),
+        "llama_init_from_model (2025)",
+    ),
+    Rule(
+        "n_ctx_seq",
+        "n_ctx_seq (",
+        rf"n_ctx_seq \((?P<n_ctx_seq>{INT})\) < n_ctx_train \((?P<n_ctx_train>{INT})\)",
+        (("n_ctx_seq", "tokens"), ("n_ctx_train", "tokens")),
+        "llama_context (2025-2026)",
+    ),
+    Rule(
+        "n_batch", ": n_batch ", rf": n_batch {{1,16}}= (?P<n_batch>{INT})", (("n_batch", "tokens"),), "llama_context"
+    ),
+    Rule(
+        "n_ubatch",
+        ": n_ubatch ",
+        rf": n_ubatch {{1,16}}= (?P<n_ubatch>{INT})",
+        (("n_ubatch", "tokens"),),
+        "llama_context",
+    ),
+    Rule(
+        "flash_attn",
+        ": flash_attn ",
+        r": flash_attn {1,16}= (?P<flash_attn>[a-z0-9]{1,8})",
+        (("flash_attn", "text"),),
+        "llama_context",
+    ),
+    Rule(
+        "swa_cache",
+        "creating ",
+        rf"creating {{1,8}}(?P<which>non-SWA|SWA) KV cache, size = (?P<cells>{INT}) cells",
+        (("which", "text"), ("cells", "tokens")),
+        "llama_kv_cache_iswa (2025-2026)",
+    ),
+    Rule(
+        "meta_n_layer",
+        ": n_layer ",
+        rf": n_layer {{1,16}}= (?P<n_layer>{INT})",
+        (("n_layer", ""),),
+        "print_info / llm_load_print_meta",
+    ),
+    Rule(
+        "meta_n_head_kv",
+        ": n_head_kv ",
+        rf": n_head_kv {{1,16}}= (?P<n_head_kv>{INT})",
+        (("n_head_kv", ""),),
+        "print_info / llm_load_print_meta",
+    ),
+    Rule(
+        "meta_n_embd_k_gqa",
+        ": n_embd_k_gqa ",
+        rf": n_embd_k_gqa {{1,16}}= (?P<n_embd_k_gqa>{INT})",
+        (("n_embd_k_gqa", ""),),
+        "print_info / llm_load_print_meta",
+    ),
+    Rule(
+        "meta_n_ctx_train",
+        ": n_ctx_train ",
+        rf": n_ctx_train {{1,16}}= (?P<n_ctx_train>{INT})",
+        (("n_ctx_train", "tokens"),),
+        "print_info / llm_load_print_meta",
+    ),
+    Rule(
+        "file_size",
+        "file size ",
+        rf"file size {{1,16}}= (?P<file_size>{NUM}) (?P<u>GiB|MiB)",
+        (("file_size", "@u"),),
+        "print_info (2025-2026)",
+    ),
+    Rule(
+        "file_size",
+        "model size ",
+        rf"model size {{1,16}}= (?P<file_size>{NUM}) (?P<u>GiB|MiB)",
+        (("file_size", "@u"),),
+        "llm_load_print_meta (2024)",
+    ),
+    Rule(
+        "file_type",
+        "file type ",
+        r"file type {1,16}= (?P<file_type>[A-Za-z0-9_ -]{1,40})",
+        (("file_type", "text"),),
+        "print_info",
+    ),
+    Rule(
+        "file_type",
+        "model ftype ",
+        r"model ftype {1,16}= (?P<file_type>[A-Za-z0-9_ -]{1,40})",
+        (("file_type", "text"),),
+        "llm_load_print_meta",
+    ),
+)
+
+RULES += (
+    Rule("meta_n_embd_head_k", ": n_embd_head_k ", rf": n_embd_head_k {{1,16}}= (?P<n_embd_head_k>{INT})",
+         (("n_embd_head_k", ""),), "print_info / llm_load_print_meta"),
+    Rule("layer_device", " assigned to device ", rf"layer {{1,4}}(?P<layer>{INT}) assigned to device "
+         r"(?P<device>[A-Za-z][A-Za-z0-9_]{0,24})", (("layer", ""), ("device", "text")),
+         "load_tensors (2025-2026)", 20),
+)
+
+VERSION_RULES: tuple[Rule, ...] = (
+    Rule(
+        "version",
+        "build: ",
+        r"build: (?P<version>[0-9]{1,6} \([0-9a-f]{4,40}\))",
+        (("version", "text"),),
+        "common/common.cpp build info",
+    ),
+)
+
+EXPECTED: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("kv_size", "kv_self", "kv_header"), "KV cache: 'llama_kv_cache: size = X MiB (C cells, L layers, ...)'"),
+    (("kv_buffer",), "KV placement: '<device> KV buffer size = X MiB'"),
+    (("model_buffer",), "weights: '<device> model buffer size = X MiB'"),
+    (("compute_buffer",), "compute: '<device> compute buffer size = X MiB'"),
+)
+
+SIGNATURES = ("llama_", "llm_load_", "print_info:", "load_tensors:", "ggml_", "llama_context", "llama_kv_cache")

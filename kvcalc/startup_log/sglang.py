@@ -1,0 +1,130 @@
+"""SGLang startup-log line formats, 0.4 to 0.5 (``model_executor/model_runner.py``,
+``mem_cache/memory_pool.py``, ``managers/scheduler.py``).
+
+SGLang's "GB" is ``/ (1 << 30)`` (``get_available_gpu_memory``), i.e. GiB. ``KV Cache is allocated.
+#tokens: N, K size: X GB, V size: Y GB`` (memory_pool.MHATokenToKVPool._create_buffers; 0.5 adds
+``dtype: ...,`` before ``#tokens``) counts the pool's token slots N; its K / V buffers hold N +
+page_size slots. ``max_total_num_tokens=N, ... context_len=L`` is the scheduler's line.
+"""
+
+from __future__ import annotations
+
+from kvcalc.startup_log.rules import INT, NUM, Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "load_begin",
+        "Load weight begin. avail mem=",
+        rf"Load weight begin\. avail mem=(?P<free_before_load>{NUM}) GB",
+        (("free_before_load", "GB"),),
+        "model_executor/model_runner.py load_model",
+    ),
+    Rule(
+        "load_end",
+        "Load weight end. ",
+        rf"Load weight end\. (?:elapsed=(?P<load_s>{NUM}) s, )?type=(?P<arch>[A-Za-z0-9_]"
+        rf"{{1,80}})(?:, dtype=(?P<dtype>[a-z0-9_.]{{1,40}}))?, avail mem=(?P<free_after_load>{NUM}) GB, mem usage="
+        rf"(?P<weights>{NUM}) GB",
+        (("load_s", "s"), ("arch", "text"), ("dtype", "text"), ("free_after_load", "GB"), ("weights", "GB")),
+        "model_runner.py load_model",
+    ),
+    Rule(
+        "kv_alloc",
+        "KV Cache is allocated. ",
+        rf"KV Cache is allocated\. (?:dtype: (?P<kv_dtype>[a-z0-9_.]{{1,40}}), )?"
+        rf"#tokens: (?P<kv_tokens>{INT}), K size: (?P<k_size>{NUM}) GB, V size: (?P<v_size>{NUM}) GB",
+        (("kv_dtype", "text"), ("kv_tokens", "tokens"), ("k_size", "GB"), ("v_size", "GB")),
+        "mem_cache/memory_pool.py MHATokenToKVPool._create_buffers",
+    ),
+    Rule(
+        "kv_alloc_mla",
+        "KV Cache is allocated. ",
+        rf"KV Cache is allocated\. (?:dtype: [a-z0-9_.]{{1,40}}, )?"
+        rf"#tokens: (?P<kv_tokens>{INT}), KV size: (?P<kv_size>{NUM}) GB",
+        (("kv_tokens", "tokens"), ("kv_size", "GB")),
+        "memory_pool.py MLATokenToKVPool",
+    ),
+    Rule(
+        "pool_end",
+        "Memory pool end. avail mem=",
+        rf"Memory pool end\. avail mem=(?P<free_after_pool>{NUM}) GB",
+        (("free_after_pool", "GB"),),
+        "model_runner.py init_memory_pool",
+    ),
+    Rule(
+        "scheduler",
+        "max_total_num_tokens=",
+        rf"max_total_num_tokens=(?P<max_total_num_tokens>{INT})"
+        rf"(?:, chunked_prefill_size=(?P<chunked_prefill_size>-?{INT}))?(?:, max_prefill_tokens=(?P<max_prefill_tokens>"
+        rf"{INT}))?(?:, max_running_requests=(?P<max_running_requests>{INT}))?(?:, context_len=(?P<context_len>{INT}))?"
+        rf"(?:, available_gpu_mem=(?P<available_gpu_mem>{NUM}) GB)?",
+        (
+            ("max_total_num_tokens", "tokens"),
+            ("chunked_prefill_size", "tokens"),
+            ("max_prefill_tokens", "tokens"),
+            ("max_running_requests", ""),
+            ("context_len", "tokens"),
+            ("available_gpu_mem", "GB"),
+        ),
+        "managers/scheduler.py Scheduler.__init__",
+    ),
+    Rule(
+        "dist_end",
+        "Init torch distributed ends. mem usage=",
+        rf"Init torch distributed ends\. mem usage="
+        rf"(?P<dist_mem>{NUM}) GB",
+        (("dist_mem", "GB"),),
+        "model_runner.py init_torch_distributed",
+    ),
+    Rule(
+        "cuda_graph",
+        "Capture cuda graph end. ",
+        rf"Capture cuda graph end\. Time elapsed: (?P<graph_s>{NUM}) s\.? "
+        rf"(?:mem usage=(?P<cuda_graph>{NUM}) GB)?",
+        (("graph_s", "s"), ("cuda_graph", "GB")),
+        "model_runner.py init_cuda_graphs",
+    ),
+    Rule(
+        "arg_mem_fraction",
+        "mem_fraction_static=",
+        rf"mem_fraction_static=(?P<mem_fraction_static>{NUM})",
+        (("mem_fraction_static", ""),),
+        "server_args=ServerArgs(...)",
+    ),
+    Rule("arg_tp", "tp_size=", rf"tp_size=(?P<tp_size>{INT})", (("tp_size", ""),), "server_args=ServerArgs(...)"),
+    Rule(
+        "arg_context_length",
+        "context_length=",
+        rf"context_length=(?P<context_length>{INT})",
+        (("context_length", "tokens"),),
+        "server_args=ServerArgs(...)",
+    ),
+    Rule("arg_page_size", "page_size=", rf"page_size=(?P<page_size>{INT})", (("page_size", "tokens"),), "ServerArgs"),
+)
+
+VERSION_RULES: tuple[Rule, ...] = (
+    Rule(
+        "version",
+        "sglang version",
+        r"sglang version[:=]? ?(?P<version>[0-9][0-9a-z.+_-]{0,40})",
+        (("version", "text"),),
+        "python -m sglang.check_env / launch banner",
+    ),
+)
+
+EXPECTED: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("load_end",), "weights: 'Load weight end. ... mem usage=X GB'"),
+    (("kv_alloc", "kv_alloc_mla"), "KV pool: 'KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB'"),
+    (("scheduler",), "scheduler: 'max_total_num_tokens=N, ... context_len=L'"),
+)
+
+SIGNATURES = (
+    "Load weight begin",
+    "Load weight end",
+    "KV Cache is allocated",
+    "max_total_num_tokens",
+    "Memory pool end",
+    "mem_fraction_static",
+    "Init torch distributed",
+    "sglang",
+)
