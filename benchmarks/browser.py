@@ -2,7 +2,7 @@
 
 Used by ``benchmarks/run.py`` (rows "Planner widget change vs empty page, browser" and "Cold start to first
 headline"). The helpers here start a Streamlit server on a free loopback port and wait for its health
-endpoint (:class:`StreamlitServer`; ``tests/test_browser.py`` could reuse it), launch Chromium
+endpoint (:class:`StreamlitServer`; ``tests/browser/test_browser.py`` could reuse it), launch Chromium
 (:func:`launch`), and time two things a user sees:
 
 - :func:`time_change`: a number input is changed (type a value, press Enter) until the text of a headline

@@ -10,6 +10,9 @@
    model on the meta device with transformers and counting its parameters; counts must match.
    2b: the same per model type, for every type the coverage fixture counts exactly (class-default configs):
    the ratio of the totals, and the lowest ratio of one type (small class defaults build in milliseconds).
+   2c: longest context: the longest context of every reference config on a T4, an RTX 4090 and an H100
+   (kvcalc.plan, ideal runtime, batch 1) vs one KV figure of the same configs (kv_cache at 4,096 tokens):
+   what solving for the length costs over one evaluation.
 3. page rerun: median AppTest rerun of the Planner after a widget change vs an empty page.
 4. widget change in a browser (headless Debian Chromium, benchmarks/browser.py): Enter in the Planner's
    Batch input to the new text of its "KV cache / GPU" metric, measured in the page, vs the same on an
@@ -260,6 +263,31 @@ def bench_meta_types() -> dict:
             "goal": 100, "identical": identical, "skipped": skipped, "per_type": per_type}
 
 
+def bench_longest_context() -> dict:
+    """Row 2c: the longest-context plan per (reference config, GPU class) against one kv_cache call of the same
+    config, medians of REPS runs over all pairs (the plan solves for the length: it should cost a few KV
+    evaluations, not one per context)."""
+    from kvcalc.capacity import plan
+
+    data = _tests_module("paths")          # tests/paths.py: the tests' one config loader
+    configs = [data.load_json(path) for path in data.reference_configs()]
+    pairs = []
+    for cfg in configs:
+        for gpu in ("t4", "rtx-4090", "h100-sxm"):
+            try:
+                plan(cfg, gpu=gpu, runtime="ideal", batch=1, solve_gpus=False)
+            except kvcalc.UnsupportedError:
+                continue
+            pairs.append((cfg, gpu))
+
+    t_plan, lengths = median_time(lambda: [plan(c, gpu=g, runtime="ideal", batch=1, solve_gpus=False).max_context
+                                           for c, g in pairs])
+    t_kv, _ = median_time(lambda: [kvcalc.kv_cache(c, batch=1, context=4096).total_bytes for c, _g in pairs])
+    return {"configs": len(configs), "pairs": len(pairs), "plan_s": t_plan, "kv_s": t_kv, "ratio": t_plan / t_kv,
+            "plan_ms_per_pair": t_plan / len(pairs) * 1e3, "goal": 10,
+            "answered": all(n is None or n >= 1 for n in lengths)}
+
+
 # --------------------------------------------------------------------------- 3. page rerun
 def bench_page() -> dict:
     from streamlit.testing.v1 import AppTest
@@ -389,7 +417,8 @@ def main() -> int:
     results: dict = {"cores": os.cpu_count(), "python": sys.version.split()[0]}
     with tempfile.TemporaryDirectory(prefix="kvp-bench-") as folder:
         for name, fn in (("sweep", bench_sweep), ("speed_sweep", bench_speed), ("config_vs_meta", bench_meta),
-                         ("config_vs_meta_types", bench_meta_types), ("page_rerun", bench_page),
+                         ("config_vs_meta_types", bench_meta_types), ("longest_context", bench_longest_context),
+                         ("page_rerun", bench_page),
                          ("browser_change", lambda: _in_browser(bench_browser_change, folder)),
                          ("cold_start", lambda: _in_browser(bench_cold_start, folder)), ("memory", bench_memory)):
             if ONLY and name not in ONLY:
@@ -404,7 +433,7 @@ def main() -> int:
                                      if k != "per_type"}}, indent=1, default=str))
         return 0
     s, m, p, mem = results["sweep"], results["config_vs_meta"], results["page_rerun"], results["memory"]
-    mt = results["config_vs_meta_types"]
+    mt, lc = results["config_vs_meta_types"], results["longest_context"]
     sp = results["speed_sweep"]
     change, cold = results["browser_change"], results["cold_start"]
     mem["server_peak_rss_mib"] = cold.get("planner_server_peak_rss_mib")
@@ -426,6 +455,9 @@ def main() -> int:
          f"{mt['min_ratio']:,.0f}x ({mt['min_type']}: transformers builds its class default in "
          f"{mt['min_type_meta_ms']:.0f} ms), {len(mt['under_goal'])} types under {mt['goal']}x; "
          f"identical: {mt['identical']}"),
+        ("Longest context per GPU class vs one KV figure", f"{lc['ratio']:.1f}x", f"<= {lc['goal']}x",
+         f"{lc['pairs']} (config, GPU) pairs of {lc['configs']} reference configs: {lc['plan_ms_per_pair']:.2f} ms "
+         f"per plan; every pair answered: {lc['answered']}"),
         ("Planner rerun vs empty page", f"{p['ratio']:.2f}x", f"<= {p['goal']}x",
          f"median {p['planner_rerun_s'] * 1000:.0f} ms vs {p['empty_rerun_s'] * 1000:.0f} ms"),
         _browser_row("Planner widget change vs empty page (browser)", change,
@@ -449,7 +481,8 @@ def main() -> int:
     with open(os.path.join(ROOT, "benchmarks", "results.json"), "w", encoding="utf-8") as f:
         json.dump(results, f, indent=2)
     broken = "failed" in change or "failed" in cold
-    return 0 if s["identical"] and sp["identical"] and m["identical"] and mt["identical"] and not broken else 1
+    ok = s["identical"] and sp["identical"] and m["identical"] and mt["identical"] and lc["answered"]
+    return 0 if ok and not broken else 1
 
 
 if __name__ == "__main__":

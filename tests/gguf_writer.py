@@ -1,5 +1,5 @@
 """GGUF bytes written field by field per ggml ``docs/gguf.md`` (little-endian; v3): the crafted and
-real-shaped headers the hardening tests feed the reader (kvcalc.gguf.reader)."""
+real-shaped headers the reader tests feed kvcalc.gguf.reader, and the tiny header the browser test uploads."""
 from __future__ import annotations
 
 import struct
@@ -63,3 +63,19 @@ def llama_like(blocks: int = 2, vocab: int = 16) -> bytes:
         tensors.append(tensor(name, dims, gtype, offset))
         offset += -(-nbytes // 32) * 32
     return gguf(kvs, tensors, data_bytes=offset)
+
+
+def tiny_header() -> bytes:
+    """A 2-block llama header alone (2 KV heads, 4,096 context, file type 15 = Q4_K_M, a 100-token vocabulary),
+    no padding and no tensor data: five tensors of four ggml types."""
+    vocab = gstr("tokenizer.ggml.tokens") + struct.pack("<IIQ", ARRAY, STRING, 100) + \
+        b"".join(gstr(f"t{i}") for i in range(100))
+    kvs = [kv_str("general.architecture", "llama"), kv_u32("llama.block_count", 2),
+           kv_u32("llama.attention.head_count_kv", 2), kv_u32("llama.context_length", 4096),
+           kv_u32("general.file_type", 15), vocab]
+    tensors = [tensor("token_embd.weight", (256, 100), 12, 0),          # Q4_K: 100 rows x 144 B
+               tensor("blk.0.attn_v.weight", (256, 64), 14, 14400),     # Q6_K: 64 x 210 B
+               tensor("blk.1.attn_v.weight", (256, 64), 12, 27872),     # Q4_K: 64 x 144 B
+               tensor("blk.1.attn_norm.weight", (256,), 0, 37088),      # F32: 1 KiB
+               tensor("output.weight", (256, 100), 8, 38112)]           # Q8_0: 100 x 8 blocks x 34 B
+    return gguf(kvs, tensors, pad=False)

@@ -10,9 +10,9 @@ import json
 import math
 
 import pytest
+from paths import load_config
 
 from kvcalc.capacity import deploy, plan
-from kvcalc.catalog import bundled_config
 from kvcalc.cli import _number, main
 from kvcalc.errors import InputError
 from kvcalc.limits import MIN_EFFICIENCY, check_finite, finite_json
@@ -59,7 +59,7 @@ def test_cli_number_accepts_ordinary_values(text: str, value: float) -> None:
 
 
 def test_library_refuses_a_denormal_efficiency() -> None:
-    d = deploy(bundled_config(QWEN), gpu="h100-sxm")
+    d = deploy(load_config(QWEN), gpu="h100-sxm")
     for kw in ({"bandwidth_efficiency": 5e-324}, {"compute_efficiency": 5e-324}, {"bandwidth_efficiency": math.nan}):
         with pytest.raises(InputError, match="finite number from 0.001 to 1"):
             estimate_speed(d, 1, 1024, **kw)
@@ -96,7 +96,7 @@ def test_every_float_at_the_end_of_its_range_gives_a_finite_plan(kw: dict) -> No
     """deploy()'s own validators accept these (each in its stated range); the plan and the speed estimate
     built from them hold only finite numbers (strict JSON), however little memory is left."""
     where = {} if "gpu_mem_gib" in kw else {"gpu": "h100-sxm"}
-    d = deploy(bundled_config(QWEN), **where, **kw)
+    d = deploy(load_config(QWEN), **where, **kw)
     p = plan(d, batch=1, context=1024)
     s = estimate_speed(d, 1, 1024)
     _strict(finite_json({**p.to_dict(), "speed": s.to_dict()}))
@@ -108,4 +108,4 @@ def test_every_float_at_the_end_of_its_range_gives_a_finite_plan(kw: dict) -> No
 def test_non_finite_floats_are_refused_by_deploy(kw: dict) -> None:
     where = {} if "gpu_mem_gib" in kw else {"gpu": "h100-sxm"}
     with pytest.raises(InputError):
-        deploy(bundled_config(QWEN), **where, **kw)
+        deploy(load_config(QWEN), **where, **kw)

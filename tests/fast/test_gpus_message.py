@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import pytest
+from paths import load_config
 
 from kvcalc.capacity import deploy
-from kvcalc.catalog import bundled_config
 from kvcalc.cli import main
 from kvcalc.errors import InputError
 
@@ -25,10 +25,10 @@ def test_gpus_alone_blame_the_gpu_count(gpus: int, capsys: pytest.CaptureFixture
 
 def test_an_explicit_tensor_parallel_size_is_still_named() -> None:
     with pytest.raises(InputError, match="^tensor_parallel_size 64 must divide the 32 attention heads$"):
-        deploy(bundled_config(QWEN), gpu="h100-sxm", gpus=64, tensor_parallel_size=64)
+        deploy(load_config(QWEN), gpu="h100-sxm", gpus=64, tensor_parallel_size=64)
 
 
 def test_library_names_the_gpu_count_and_a_dividing_count_still_plans() -> None:
     with pytest.raises(InputError, match="^the GPU count 12 .* must divide the 32 attention heads"):
-        deploy(bundled_config(QWEN), gpu="h100-sxm", gpus=12)
-    assert deploy(bundled_config(QWEN), gpu="h100-sxm", gpus=4).tp == 4
+        deploy(load_config(QWEN), gpu="h100-sxm", gpus=12)
+    assert deploy(load_config(QWEN), gpu="h100-sxm", gpus=4).tp == 4

@@ -3,9 +3,7 @@ layer offloaded (-ngl -1) that is the file's tensor data less token_embd, which 
 memory (src/llama-model.cpp ``load_tensors``: the input layer is always on the CPU)."""
 from __future__ import annotations
 
-import json
-
-from paths import ROOT
+from paths import load_config
 
 from kvcalc import deploy
 from kvcalc.gguf.mixes import gguf_weights
@@ -13,8 +11,7 @@ from kvcalc.speed import estimate_speed
 
 
 def _config() -> dict:
-    with open(f"{ROOT}/data/configs/Qwen__Qwen2-7B.json", encoding="utf-8") as f:
-        return json.load(f)
+    return load_config("Qwen__Qwen2-7B.json")
 
 
 def test_decode_reads_the_gguf_weights_on_the_gpu():

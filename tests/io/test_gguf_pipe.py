@@ -13,8 +13,7 @@ import time
 
 import pytest
 from gguf_writer import llama_like
-
-from tests.paths import ROOT
+from paths import ROOT
 
 POSIX = pytest.mark.skipif(os.name != "posix", reason="FIFOs are POSIX")
 PLAN = ["plan", "meta-llama/Llama-3.1-8B", "--offline", "--runtime", "llama_cpp", "--gpu", "h100-sxm"]

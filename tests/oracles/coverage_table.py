@@ -5,7 +5,7 @@ for its measured cache (runtime ``transformers``, per layer, against the tiny mo
 tensors; runtime ``ideal`` checked on the full and sliding-window layers), for its parameters
 (against the meta-device count of the class-default model), and why a type is out of scope or
 unmeasured. Only kvcalc and the committed fixture are read (no torch, no network), so the table is
-regenerated in a second; tests/test_transformers_coverage.py checks that the committed file is current.
+regenerated in a second; tests/reference/test_transformers_coverage.py checks that the committed file is current.
 
     python tests/oracles/coverage_table.py            # rewrite docs/architectures.md
     python tests/oracles/coverage_table.py --check    # exit 1 when it is out of date

@@ -13,7 +13,7 @@ this script
    decode steps on CPU, and counts the bytes of every distinct tensor storage the returned
    ``Cache`` holds, per layer (tests/cache_probe.py's rule: a view pins its whole base storage);
 3. builds the default (full-size) model on the meta device and counts its parameters
-   (``sum(p.numel() for p in model.parameters())``: tied weights once, as tests/test_params.py).
+   (``sum(p.numel() for p in model.parameters())``: tied weights once, as tests/reference/test_params.py).
 
 The result goes to tests/fixtures/transformers_5_24_coverage.json (see ``FORMAT`` below). Run:
 

@@ -1,0 +1,165 @@
+"""Speed estimates (kvcalc.speed): the roofline arithmetic checked by hand, and its refusals.
+
+Hand figures: Llama-3.1-8B in bf16 has 8,030,261,248 parameters (transformers' own count) =
+16,060,522,496 weight bytes, and caches 131,072 bytes per token (32 layers x 8 KV heads x 128 x
+K+V x 2 B).
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+from paths import load_config
+
+import kvcalc
+from kvcalc import speed
+from kvcalc.gpus import custom_gpu
+from kvcalc.speed import GB, TFLOP, estimate_speed, expected_experts
+
+LLAMA_WEIGHTS = 8_030_261_248 * 2
+LLAMA_KV_PER_TOKEN = 131_072
+LLAMA_EMBEDDING = 128_256 * 4096 * 2        # the input table (untied): a step reads only its batch rows
+
+
+FIXED = 32 * speed.LAYER_OVERHEAD_S          # 32 decoder layers x the fixed per-layer cost (dense: no experts)
+
+
+def llama_read(batch: int) -> int:
+    """Weight bytes one decode step reads: everything but the input table's rows not looked up."""
+    return LLAMA_WEIGHTS - LLAMA_EMBEDDING + batch * 4096 * 2
+
+
+def _llama(**options):
+    return kvcalc.deploy(load_config("meta-llama/Llama-3.1-8B"), runtime="vllm", **options)
+
+
+def test_decode_reads_the_weights_and_every_sequence_cache_once_per_step() -> None:
+    d = _llama(gpu="h100-sxm")
+    e = estimate_speed(d, 4, 2048, bandwidth_efficiency=0.5, compute_efficiency=0.5)
+    kv = 4 * 2048 * LLAMA_KV_PER_TOKEN
+    assert e.decode_weight_bytes == llama_read(4) and e.decode_kv_bytes == kv
+    step = (llama_read(4) + kv) / (3350 * GB * 0.5) + FIXED  # H100 SXM: 3,350 GB/s (data/gpus.csv)
+    assert e.decode_fixed_seconds == FIXED and e.decode_allreduce_seconds == 0
+    assert e.decode_bound == "memory bandwidth"
+    assert math.isclose(e.decode_step_seconds, step, rel_tol=1e-12)
+    assert math.isclose(e.decode_tokens_per_s_per_sequence, 1 / step, rel_tol=1e-12)
+    assert math.isclose(e.decode_tokens_per_s_total, 4 / step, rel_tol=1e-12)
+    assert e.quality == "estimated" and e.assumptions
+
+
+def test_gqa_and_mqa_speed_decoding_as_they_shrink_the_cache() -> None:
+    """The seeds' lesson: every step reads the whole cache, so fewer KV heads decode faster."""
+    from kvcalc.variants import apply_variant
+
+    cfg = load_config("meta-llama/Llama-3.1-8B")
+    spec = kvcalc.read_spec(cfg)
+    rates = {}
+    for variant in ("mha", "gqa", "mqa"):
+        s = apply_variant(spec, variant, kv_heads=8)
+        d = kvcalc.deploy(s, config_dict=cfg, gpu="h100-sxm", runtime="vllm")
+        rates[variant] = estimate_speed(d, 16, 32768).decode_tokens_per_s_per_sequence
+    assert rates["mha"] < rates["gqa"] < rates["mqa"]
+
+
+def test_prefill_flops_are_two_per_parameter_per_token_plus_causal_attention() -> None:
+    d = _llama(gpu="h100-sxm")
+    p = 1024
+    e = estimate_speed(d, 1, p, compute_efficiency=0.5)
+    # 32 layers x 32 query heads x (128 + 128) x 2 FLOP x sum_{t=1..P} t
+    attention = 32 * 2 * 32 * 256 * (p * (p + 1) // 2)
+    assert e.prefill_flops == 2 * 8_030_261_248 * p + attention
+    assert e.prefill_bound == "compute"
+    # compute-bound: the FLOPs at half the bf16 rate, plus PREFILL_OVERLAP of the weight read (all the
+    # weights and the 1,024 tokens' cache written, at 77 % of 3,350 GB/s) and the fixed per-layer cost
+    read = (LLAMA_WEIGHTS + p * LLAMA_KV_PER_TOKEN) / (3350 * GB * speed.DEFAULT_BANDWIDTH_EFFICIENCY)
+    ttft = e.prefill_flops / (989 * TFLOP * 0.5) + speed.PREFILL_OVERLAP * read + FIXED
+    assert e.prefill_tensor_rate == "bf16"
+    assert math.isclose(e.ttft_seconds, ttft, rel_tol=1e-9)
+
+
+def test_tensor_parallel_splits_the_bytes_each_gpu_reads() -> None:
+    one = estimate_speed(_llama(gpu="h100-sxm"), 1, 4096)
+    two = estimate_speed(_llama(gpu="h100-sxm", gpus=2), 1, 4096)
+    assert two.decode_kv_bytes * 2 == one.decode_kv_bytes
+    assert abs(two.decode_weight_bytes * 2 - one.decode_weight_bytes) < 1 << 20
+    # two all-reduces per layer of 1 token x 4,096 x 2 B, ring: 2 x (2 - 1) / 2 of it over the H100's
+    # 450 GB/s NVLink per direction, plus the latency per collective
+    allreduce = 2 * 32 * (speed.ALLREDUCE_LATENCY_S + 4096 * 2 / (450 * GB))
+    assert math.isclose(two.decode_allreduce_seconds, allreduce, rel_tol=1e-12)
+    bw = 3350 * GB * speed.DEFAULT_BANDWIDTH_EFFICIENCY
+    assert math.isclose(two.decode_step_seconds,
+                        (two.decode_weight_bytes + two.decode_kv_bytes) / bw + FIXED + allreduce, rel_tol=1e-12)
+    assert 1.25 * one.decode_tokens_per_s_per_sequence < two.decode_tokens_per_s_per_sequence
+
+
+def test_moe_reads_only_the_experts_a_batch_activates() -> None:
+    """Qwen3-30B-A3B: 128 experts, 8 per token. One token touches 8 experts per layer; 64 tokens
+    128 x (1 - (120/128)^64) = 125.9 on average under uniform routing."""
+    assert math.isclose(expected_experts(128, 8, 1), 8.0)
+    assert math.isclose(expected_experts(128, 8, 64), 128 * (1 - (120 / 128) ** 64))
+    d = kvcalc.deploy(load_config("Qwen/Qwen3-30B-A3B"), gpu="h100-sxm", runtime="vllm")
+    params = d.weights.params
+    one, many = estimate_speed(d, 1, 1024), estimate_speed(d, 64, 1024)
+    share = params.moe_experts / params.total
+    unread_table = 151_936 * 2048 * 2 - 2048 * 2           # untied input table, but the one row looked up
+    assert math.isclose((one.decode_weight_bytes + unread_table) / d.weights_rank, 1 - share * (1 - 8 / 128),
+                        rel_tol=1e-6)
+    assert one.decode_weight_bytes < many.decode_weight_bytes <= d.weights_rank
+    assert any("uniform routing" in a for a in one.assumptions)
+
+
+def test_a_gpu_without_figures_gets_words_not_a_number() -> None:
+    d = _llama(gpu_mem_gib=80)
+    e = estimate_speed(d, 1, 1024)
+    assert e.decode_tokens_per_s_per_sequence is None and e.ttft_seconds is None
+    assert any("bandwidth unknown" in u for u in e.unavailable)
+    t4 = estimate_speed(_llama(gpu="t4"), 1, 1024)           # T4: bandwidth known, no bf16 rate
+    assert t4.decode_tokens_per_s_per_sequence and t4.ttft_seconds is None
+    assert any("FLOP/s unknown" in u for u in t4.unavailable)
+
+
+def test_a_custom_gpu_can_be_given_both_figures() -> None:
+    gpu = custom_gpu(24, bandwidth_gbps=1000, bf16_tflops=100)
+    e = estimate_speed(_llama(gpu=gpu), 1, 1024, bandwidth_efficiency=1.0)
+    assert math.isclose(e.decode_step_seconds, (llama_read(1) + 1024 * LLAMA_KV_PER_TOKEN) / (1000 * GB) + FIXED)
+    assert e.ttft_seconds is not None
+
+
+@pytest.mark.parametrize("bad", [0, 1.5, -0.1, True, "0.5"])
+def test_efficiency_must_be_a_share(bad) -> None:
+    with pytest.raises(kvcalc.InputError, match="efficiency"):
+        estimate_speed(_llama(gpu="h100-sxm"), 1, 1024, bandwidth_efficiency=bad)
+
+
+def test_cli_plan_prints_and_exports_the_estimate(capsys) -> None:
+    from kvcalc.cli import main
+
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm", "--batch", "4", "--context", "2048",
+                 "--offline", "--bandwidth-efficiency", "0.5"]) == 0
+    out = capsys.readouterr().out
+    step = (llama_read(4) + 4 * 2048 * LLAMA_KV_PER_TOKEN) / (3350 * GB * 0.5) + FIXED
+    assert f"decode (estimated): {1 / step:,.1f} tokens/s per sequence" in out
+    assert "time to first token (estimated)" in out and "speed assumes:" in out
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm", "--offline", "--json"]) == 0
+    import json
+
+    speed = json.loads(capsys.readouterr().out)["speed"]
+    assert speed["quality"] == "estimated" and speed["decode_tokens_per_s_per_sequence"] > 0
+    assert main(["plan", "meta-llama/Llama-3.1-8B", "--gpu-mem-gib", "24", "--offline"]) == 0
+    assert "no speed estimate for Custom GPU: memory bandwidth unknown" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("model,options", [("meta-llama/Llama-3.1-8B", {"gpu": "h100-sxm"}),
+                                           ("google/gemma-3-27b-it", {"gpu": "h100-sxm", "gpus": 2}),
+                                           ("Qwen/Qwen3-30B-A3B", {"gpu": "a100-80gb"}),
+                                           ("meta-llama/Llama-3.1-8B", {"gpu": "t4"}),
+                                           ("google-t5/t5-small", {"gpu": "rtx-4090"})])
+def test_the_vectorized_grid_equals_the_estimate_point_by_point(model: str, options: dict) -> None:
+    from kvcalc.speed import decode_rate_grid
+
+    d = kvcalc.deploy(load_config(model), runtime="ideal", **options)
+    batches, contexts = [1, 3, 64], [1, 500, 4096, 40_000]
+    grid = decode_rate_grid(d, batches, contexts)
+    for i, b in enumerate(batches):
+        for j, t in enumerate(contexts):
+            assert math.isclose(grid[i, j], estimate_speed(d, b, t).decode_tokens_per_s_per_sequence, rel_tol=1e-12)

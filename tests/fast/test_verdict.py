@@ -1,0 +1,134 @@
+"""The verdict (kvcalc.verdict): three states, each with its fix, against vLLM's own words and arithmetic.
+
+References: vLLM 0.33's planning code run by tests/oracles/vllm_oracle.py (tests/fixtures/vllm_0_33_oracle.json):
+Llama-3.1-8B with ``--kv-cache-memory-bytes`` one byte short of one 131,072-token request is refused with
+"the estimated maximum model length is 131056"; with 10 GiB and ``--max-model-len -1`` vLLM settles on 81,904.
+Published parameter counts (data/params.csv, from the Hub's safetensors totals): Llama-3.1-70B 70,553,706,496;
+Gemma-3-27B 27,432,406,640; bf16 = 2 bytes each. RTX 4090: 24,564 MiB (data/gpus.csv).
+"""
+from __future__ import annotations
+
+import pytest
+from paths import load_config, load_fixture
+
+from kvcalc.capacity import deploy, fewest_gpus, plan
+from kvcalc.verdict import gib, judge
+
+LLAMA8, LLAMA70, GEMMA27 = "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-70B", "google/gemma-3-27b-it"
+GiB = 1 << 30
+
+
+def oracle(name: str) -> dict:
+    return next(c for c in load_fixture("vllm_0_33_oracle.json")["cases"] if c["name"] == name)
+
+
+def verdict(model: str, batch: int, context: int, source: str = "given", **options):
+    d = deploy(load_config(model), **options)
+    return judge(d, plan(d, batch=batch, context=context), source), d
+
+
+def test_fits_if_names_the_max_model_len_vllm_itself_estimates():
+    case = oracle("llama31_8b_one_byte_short")
+    assert "the estimated maximum model length is 131056" in case["outputs"]["error"]
+    v, _ = verdict(LLAMA8, 1, 8192, "model", gpu="h100-sxm", kv_cache_memory=case["inputs"]["kv_cache_memory"])
+    assert v.state == "fits_if" and v.longest == 131_056 and v.serve_max_model_len == 131_056
+    assert v.sentence == "Fits if you serve with --max-model-len 131056 (the model's default 131,072 does not)"
+    assert v.max_model_len == 131_072 and "the model's default" in v.max_model_len_note
+
+
+def test_fits_up_to_the_length_vllm_auto_fits():
+    """10 GiB of KV pool: vLLM's auto-fit (--max-model-len -1) settles on 81,904 tokens, so a plan served at
+    the 8,192 the user asked for fits and says how far it could go."""
+    auto = oracle("llama31_8b_autofit")
+    assert auto["outputs"]["max_model_len"] == 81_904
+    v, _ = verdict(LLAMA8, 1, 8192, "context", gpu="h100-sxm", kv_cache_memory=auto["inputs"]["kv_cache_memory"],
+                   max_model_len=8192)
+    assert v.state == "fits" and v.fix is None and v.longest == 81_904
+    # (how many 8,192-token sequences fit at once is plan.max_batch's, not asserted here: vLLM logs
+    # "Maximum concurrency 10.00x" for this pool, but one of its 5,120 blocks is the null block)
+    assert v.sentence.startswith("Fits: 1 sequence of 8,192 tokens (up to 81,904 tokens each); up to ")
+    assert v.max_model_len == 8192 and "the context asked for" in v.max_model_len_note
+
+
+def test_rtx_4090_default_story():
+    """Issue 14's blocker: Llama-3.1-8B, batch 1, 8,192 tokens on an RTX 4090 said 'Fits: no' because vLLM's
+    max_model_len was the model's 131,072. With the context as max_model_len it fits; with the default the
+    verdict names the longest length that fits, the one vLLM's own refusal estimates (kvcalc.vllm's port of
+    estimate_max_model_len, in the binding text)."""
+    served, _ = verdict(LLAMA8, 1, 8192, "context", gpu="rtx-4090", max_model_len=8192)
+    default, d = verdict(LLAMA8, 1, 8192, "model", gpu="rtx-4090")
+    binding = plan(d, batch=1, context=8192).binding_constraint
+    estimate = int(binding.split("estimated maximum model length ")[1].split(")")[0].replace(",", ""))
+    assert served.state == "fits" and served.longest == estimate
+    assert served.sentence.startswith(f"Fits: 1 sequence of 8,192 tokens (up to {estimate:,} tokens each)")
+    assert default.state == "fits_if" and default.serve_max_model_len == estimate
+    assert default.sentence == (f"Fits if you serve with --max-model-len {estimate} "
+                                "(the model's default 131,072 does not)")
+
+
+def test_fits_if_a_smaller_batch():
+    served, d = verdict(LLAMA8, 8, 8192, "context", gpu="rtx-4090", max_model_len=8192)
+    p = plan(d, batch=8, context=8192)
+    assert served.state == "fits_if" and 1 <= p.max_batch < 8
+    assert served.sentence.startswith(f"Fits if you lower the batch to {p.max_batch} sequences of 8,192 tokens")
+    n = fewest_gpus(d, 8, 8192)
+    assert f"or serve on {n} x GeForce RTX 4090 24GB (--tensor-parallel-size {n})" in served.sentence
+
+
+def test_does_not_fit_70b_on_two_h100s():
+    """70,553,706,496 x 2 B over 2 GPUs = 65.7 GiB of weights per GPU; what is left holds no 32k sequence."""
+    v, d = verdict(LLAMA70, 16, 32768, "context", gpu="h100-sxm", gpus=2, max_model_len=32768)
+    assert gib(70_553_706_496 * 2 // 2) == "65.7 GiB"
+    n = fewest_gpus(d, 16, 32768)
+    assert v.state == "does_not_fit"
+    assert v.sentence.startswith("Does not fit: weights alone need 65.7 GiB per GPU")
+    assert v.sentence.endswith(f"fewest NVIDIA H100 80GB HBM3 (SXM) GPUs: {n}")
+    assert v.fix.startswith(f"serve on {n} x NVIDIA H100 80GB HBM3 (SXM) (--tensor-parallel-size {n})")
+
+
+def test_70b_fits_with_4_bit_weights_and_fp8_kv():
+    """int4 (AWQ layout) weights and an fp8 cache: 80 layers x 8 KV heads x 128 x 2 x 1 B / 2 GPUs = 81,920 B per
+    token per GPU; 16 x 32,768 tokens = 40 GiB."""
+    v, d = verdict(LLAMA70, 16, 32768, "context", gpu="h100-sxm", gpus=2, max_model_len=32768, dtype="int4",
+                   kv_dtype="fp8_e4m3")
+    assert plan(d, batch=16, context=32768).kv_bytes == 16 * 32768 * 81_920 == 40 * GiB
+    assert v.state == "fits" and v.sentence.startswith("Fits: 16 sequences of 32,768 tokens")
+
+
+@pytest.mark.parametrize("runtime", ["vllm", "transformers", "ideal"])
+def test_gemma_3_27b_at_128k_on_a_24_gb_card(runtime):
+    """27,432,406,640 x 2 B = 51.1 GiB of weights: more than a 24 GB card holds under any runtime."""
+    opts = {"max_model_len": 131072} if runtime == "vllm" else {}
+    v, d = verdict(GEMMA27, 1, 131072, "context", gpu="rtx-4090", runtime=runtime, **opts)
+    assert gib(27_432_406_640 * 2) == "51.1 GiB"
+    budget = int(0.9 * 24564 * 2**20) if runtime == "vllm" else 24564 * 2**20
+    assert v.state == "does_not_fit"
+    assert v.sentence.startswith(f"Does not fit: weights alone need 51.1 GiB per GPU (budget {gib(budget)})")
+    assert (v.max_model_len is None) == (runtime != "vllm")
+
+
+def test_a_context_past_the_model_s_maximum_is_refused_in_words():
+    """vLLM 0.33 refuses max_model_len 131,073 for Llama-3.1-8B ("greater than the derived max_model_len
+    (max_position_embeddings=131072.0 ...)" unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1): 131,073 tokens cannot be
+    served at the model's default length; the ideal runtime caps at the same max_position_embeddings."""
+    err = oracle("llama31_8b_len_over_derived")["outputs"]["error"]
+    assert "max_position_embeddings=131072.0" in err and "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1" in err
+    v, _ = verdict(LLAMA8, 1, 131_073, "model", gpu="h100-sxm")
+    assert v.state == "does_not_fit" and v.sentence == (
+        "Does not fit: 131,073 tokens is more than the model's maximum context 131,072 "
+        "(vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set)")
+    assert v.fix == "lower the context to at most 131,072 tokens"
+    v, _ = verdict(LLAMA8, 1, 131_073, gpu="h100-sxm", runtime="ideal")
+    assert v.sentence == "Does not fit: 131,073 tokens is more than the model's maximum context 131,072"
+
+
+def test_sampler_warm_up_is_named_when_it_is_the_activation_peak():
+    """Qwen3.5-35B-A3B (bundled) on one H100 at 32k: vLLM 0.33's profiling run samples max_num_seqs = 1,024
+    dummy requests (vllm/v1/worker/gpu_model_runner.py _dummy_sampler_run; kvcalc.vllm.activation), which
+    outweighs its 8,192-token forward pass; the fix names --max-num-seqs besides more GPUs."""
+    v, d = verdict("Qwen/Qwen3.5-35B-A3B", 1, 32768, "context", gpu="h100-sxm", max_model_len=32768)
+    assert v.state == "does_not_fit" and "the runtime's own reservations" in v.sentence
+    assert "a smaller --max-num-seqs (vLLM's sampler warm-up for 1,024 requests" in v.fix
+    fixed, _ = verdict("Qwen/Qwen3.5-35B-A3B", 1, 32768, "context", gpu="h100-sxm",
+                       max_model_len=32768, max_num_seqs=128)
+    assert fixed.state == "fits"
