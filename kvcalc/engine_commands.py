@@ -154,8 +154,9 @@ def parse_engine_command(command: str) -> EngineCommand:
         key, parse = flags[name.replace("_", "-")]
         try:
             parsed = parse(value)
-        except ValueError:
-            raise InputError(f"{name} has an invalid value '{value[:30]}'") from None
+        except ValueError as e:
+            why = f": {e}" if str(e).startswith("must be") else ""
+            raise InputError(f"{name} has an invalid value '{value[:30]}'{why}") from None
         if key == "model":
             model = parsed
         else:

@@ -152,8 +152,9 @@ def parse_vllm_serve(command: str) -> VllmCommand:
                 parsed = parse(value)
             except InputError:
                 raise
-            except ValueError:
-                raise InputError(f"{name} has an invalid value '{value[:30]}'") from None
+            except ValueError as e:
+                why = f": {e}" if str(e).startswith("must be") else ""
+                raise InputError(f"{name} has an invalid value '{value[:30]}'{why}") from None
             if key == "model":
                 model = parsed
             else:

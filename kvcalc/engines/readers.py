@@ -61,11 +61,17 @@ def json_object(text: str) -> dict[str, Any]:
     return value
 
 
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
 def _bounded(value: float, low: float | None, high: float | None, open_low: bool) -> None:
-    if low is not None and (value <= low if open_low else value < low):
-        raise ValueError
-    if high is not None and value > high:
-        raise ValueError
+    """ValueError naming the range when ``value`` is outside [low, high] (or (low, high] where ``open_low``)."""
+    outside = (low is not None and (value <= low if open_low else value < low)) or (high is not None and value > high)
+    if outside:
+        lo = "" if low is None else f"above {_number(low)}" if open_low else f"at least {_number(low)}"
+        hi = "" if high is None else f"at most {_number(high)}"
+        raise ValueError(f"must be {' and '.join(x for x in (lo, hi) if x)}")
 
 
 def read_option(option: Any, text: str) -> Any:
