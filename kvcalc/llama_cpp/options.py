@@ -3,11 +3,16 @@
 Defaults follow ggml-org/llama.cpp ``common/common.h`` ``struct common_params`` (``n_ctx = 0``: the
 model's training context; ``n_batch = 2048``; ``n_ubatch = 512``; ``kv_unified = false``;
 ``swa_full = false``; cache types f16; ``flash_attn_type = auto``) and ``llama_model_default_params``
-(``n_gpu_layers = -1``: every layer; ``n_parallel = 1``). llama-server's ``main``
-(``tools/server/server.cpp``) turns one non-unified slot into four sharing a unified cache:
-``if (n_parallel == 1 && !kv_unified && !has_speculative()) { n_parallel = 4; kv_unified = true; }``
-("setting n_parallel = 4 and kv_unified = true (add -kvu to disable this)"), which is why a bare
-``llama-server`` log says ``4/1 seqs``; llama-cli keeps one sequence.
+(``n_gpu_layers = -1``: every layer). ``-np`` defaults to auto (-1) for llama-server (``common/arg.cpp``
+``common_params_parser_init``: ``params.n_parallel = -1`` for ``LLAMA_EXAMPLE_SERVER``), and the server's
+``main`` (``tools/server/server.cpp``) turns auto into four slots sharing a unified cache:
+``if (params.n_parallel < 0) { n_parallel = 4; kv_unified = true; }`` ("n_parallel is set to auto, using
+n_parallel = 4 and kv_unified = true"), which is why a bare ``llama-server`` log says ``4/1 seqs``; an
+explicit ``-np 1`` stays one slot (the older ``n_parallel == 1 && !kv_unified`` rule is gone), and
+llama-cli's auto is its one sequence (``common/common.h``: ``n_parallel = 1``).
+
+>>> LlamaCppOptions().slots()[:2], LlamaCppOptions(n_parallel=1).slots()[:2]
+((4, True), (1, False))
 """
 from __future__ import annotations
 
@@ -27,6 +32,8 @@ LLAMA_MAX_SEQ = 256
 DEFAULT_N_BATCH = 2048
 DEFAULT_N_UBATCH = 512
 SERVER_AUTO_SLOTS = 4
+AUTO_PARALLEL = -1
+"""``-np -1`` (llama-server's default): the program picks the slots (:meth:`LlamaCppOptions.slots`)."""
 CTX_PAD = 256
 """``llama_context`` pads ``n_ctx`` (and per-sequence ``n_ctx_seq``) to 256 cells (PR #17046)."""
 
@@ -40,7 +47,7 @@ class LlamaCppOptions:
     means every layer (and the output layer) on the GPU."""
 
     n_ctx: int = 0                      # -c / --ctx-size: total cells, shared by the slots
-    n_parallel: int = 1                 # -np / --parallel: slots (sequences)
+    n_parallel: int = AUTO_PARALLEL     # -np / --parallel: slots (sequences); -1 = auto
     kv_unified: bool = False            # -kvu / --kv-unified: one stream for all slots
     cache_type_k: str = "f16"           # -ctk
     cache_type_v: str = "f16"           # -ctv
@@ -48,7 +55,7 @@ class LlamaCppOptions:
     n_gpu_layers: int = -1              # -ngl
     swa_full: bool = False              # --swa-full
     kv_offload: bool = True             # -nkvo / --no-kv-offload turns it off
-    speculative: bool = False           # a draft model (-md / -hfd): the server keeps its slots as given
+    speculative: bool = False           # a draft model (-md / -hfd) was given (no memory of its own modelled)
     n_batch: int = DEFAULT_N_BATCH      # -b
     n_ubatch: int = DEFAULT_N_UBATCH    # -ub
     program: Program = "llama-server"
@@ -64,7 +71,9 @@ class LlamaCppOptions:
         if self.flash_attn not in ("on", "off", "auto"):
             raise InputError(f"-fa takes on, off or auto, not '{str(self.flash_attn)[:20]}'")
         check_count("n_ctx", self.n_ctx, 0, MAX_CONTEXT)
-        check_count("n_parallel", self.n_parallel, 1, 1 << 20)
+        check_count("n_parallel", self.n_parallel, AUTO_PARALLEL, 1 << 20)
+        if self.n_parallel == 0:
+            raise InputError("-np takes a number of slots of at least 1, or -1 (auto)")
         if self.n_parallel > LLAMA_MAX_SEQ:
             raise InputError(f"n_seq_max must be <= {LLAMA_MAX_SEQ} (-np {self.n_parallel})")
         check_count("n_gpu_layers", self.n_gpu_layers, -1, 1 << 20)
@@ -72,12 +81,14 @@ class LlamaCppOptions:
         check_count("n_ubatch", self.n_ubatch, 1, MAX_CONTEXT)
 
     def slots(self) -> tuple[int, bool, str | None]:
-        """(sequences, unified, note): llama-server's automatic 4 unified slots applied."""
-        if (self.program == "llama-server" and self.n_parallel == 1 and not self.kv_unified
-                and not self.speculative):
-            return SERVER_AUTO_SLOTS, True, (f"llama-server: setting n_parallel = {SERVER_AUTO_SLOTS} and "
-                                             "kv_unified = true (add -kvu to disable this)")
-        return self.n_parallel, self.kv_unified, None
+        """(sequences, unified, note): ``-np`` auto resolved (module docstring): llama-server's 4 unified
+        slots, llama-cli's one sequence; an explicit count as given."""
+        if self.n_parallel >= 1:
+            return self.n_parallel, self.kv_unified, None
+        if self.program == "llama-server":
+            return SERVER_AUTO_SLOTS, True, (f"llama-server: n_parallel is set to auto, using n_parallel = "
+                                             f"{SERVER_AUTO_SLOTS} and kv_unified = true")
+        return 1, self.kv_unified, None
 
     @property
     def flash_attention(self) -> bool:
@@ -90,8 +101,8 @@ DECLARATIONS: tuple[Option, ...] = (
     Option("n_ctx", ("-c", "--ctx-size"), "int",
            "cells in the context, shared by the slots (default 0: the model's training context)", "cells", 0,
            MAX_CONTEXT, 0, "ll_ctx"),
-    Option("n_parallel", ("-np", "--parallel"), "int", "slots (default 1; llama-server then runs 4 unified)",
-           "sequences", 1, 256, 1, "ll_np"),
+    Option("n_parallel", ("-np", "--parallel"), "int", "slots (default -1: auto, llama-server's 4 unified, "
+           "llama-cli's 1; an explicit -np 1 stays one slot)", "sequences", -1, 256, -1, "ll_np"),
     Option("kv_unified", ("-kvu", "--kv-unified"), "bool", "one KV stream shared by every slot", "", None, None,
            False, "ll_kvu"),
     Option("cache_type_k", ("-ctk", "--cache-type-k"), "text", "K cache type (default f16)", "", None, None, "f16",

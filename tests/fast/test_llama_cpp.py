@@ -88,11 +88,12 @@ def test_n_ctx_is_shared_by_slots_and_padded_to_256() -> None:
     assert any("rounding down to 9216" in n for n in cells.notes)
     unified = resolve_cells(LlamaCppOptions(n_ctx=32768, n_parallel=10, kv_unified=True), 131072)
     assert (unified.n_ctx_seq, unified.n_stream) == (32768, 1)
-    # tools/server/server.cpp: n_parallel == 1 && !kv_unified && no draft model -> 4 slots, unified
+    # common/arg.cpp: -np defaults to -1 (auto) for the server; tools/server/server.cpp main: n_parallel < 0 ->
+    # 4 slots, unified (draft model or not); an explicit -np 1 stays one slot
     bare = resolve_cells(LlamaCppOptions(n_ctx=8192), 131072)
     assert (bare.n_seq_max, bare.n_stream, bare.n_ctx_seq) == (4, 1, 8192)
-    assert resolve_cells(parse_llama_command("llama-server -c 8192 -np 1").options, 131072).n_seq_max == 4
-    assert resolve_cells(parse_llama_command("llama-server -c 8192 -md d.gguf").options, 131072).n_seq_max == 1
+    assert resolve_cells(parse_llama_command("llama-server -c 8192 -np 1").options, 131072).n_seq_max == 1
+    assert resolve_cells(parse_llama_command("llama-server -c 8192 -md d.gguf").options, 131072).n_seq_max == 4
     assert resolve_cells(parse_llama_command("llama-cli -c 8192").options, 131072).n_seq_max == 1
 
 

@@ -53,3 +53,22 @@ def test_architectures_that_read_a_sliding_window_keep_it() -> None:
     spec = read_spec(config)
     assert converted_arch(config).name == "gemma3"
     assert gguf_view(config, spec) == (spec, None)
+
+
+def test_explicit_np_1_stays_one_slot() -> None:
+    """common/arg.cpp sets llama-server's ``n_parallel = -1`` (auto); tools/server/server.cpp ``main`` turns only
+    ``n_parallel < 0`` into 4 unified slots. Gemma 3 27B at -c 32768, f16: an explicit -np 1 is one sequence
+    and an SWA cache of PAD(1024 x 1 + 512, 256) = 1,536 cells, 52 x 1,536 x 2 x 2,048 x 2 B = 624.00 MiB; the
+    default (auto) is 4 unified slots, PAD(1024 x 4 + 512, 256) = 4,608 cells = 1,872.00 MiB."""
+    from kvcalc.llama_cpp.command import parse_llama_command
+
+    spec = read_spec(load_config("google__gemma-3-27b-it.json"))
+    one = parse_llama_command("llama-server -m g.gguf -c 32768 -np 1").options
+    auto = parse_llama_command("llama-server -m g.gguf -c 32768").options
+    assert (one.n_parallel, auto.n_parallel) == (1, -1)
+    _, swa_one = kv_groups(spec, one, resolve_cells(one, spec.max_position_embeddings))
+    _, swa_auto = kv_groups(spec, auto, resolve_cells(auto, spec.max_position_embeddings))
+    assert (swa_one.cells, swa_one.n_seq_max, swa_one.n_stream) == (1536, 1, 1)
+    assert swa_one.bytes == 52 * 1536 * 2 * 2048 * 2 == 624 * MiB
+    assert (swa_auto.cells, swa_auto.n_seq_max, swa_auto.n_stream) == (4608, 4, 1)
+    assert swa_auto.bytes == 1872 * MiB
