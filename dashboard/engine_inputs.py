@@ -111,11 +111,13 @@ def _trtllm() -> dict[str, Any]:
 
 def _llama_cpp() -> dict[str, Any]:
     st.radio("Program", state.LLAMA_PROGRAMS, horizontal=True, **state.bound("ll_prog"),
-             help="llama-server with -np 1 and no -kvu runs 4 unified slots (tools/server/server.cpp)")
+             help="llama-server with -np auto (-1, its default) runs 4 unified slots; an explicit -np 1 stays one "
+                  "slot (tools/server/server.cpp)")
     c1, c2 = st.columns(2)
     c1.number_input(_label("ll_ctx", "cells; 0 = the model's n_ctx_train"), min_value=0,
                     max_value=state.MAX_CONTEXT_UI, value=0, step=1024, **state.bound("ll_ctx"))
-    c2.number_input(_label("ll_np", "slots"), min_value=1, max_value=LLAMA_MAX_SEQ, value=1, **state.bound("ll_np"))
+    c2.number_input(_label("ll_np", "slots; -1 = auto"), min_value=-1, max_value=LLAMA_MAX_SEQ, value=-1,
+                    **state.bound("ll_np"))
     c1, c2 = st.columns(2)
     c1.selectbox(BY_KEY["ll_ctk"].flag, state.LLAMA_KV_TYPES, index=state.LLAMA_KV_TYPES.index("f16"),
                  **state.bound("ll_ctk"))

@@ -196,8 +196,9 @@ def apply_engine_command(text: str) -> None:
     if ll is not None and ll.n_ctx:
         # -c cells shared by -np slots: each slot holds n_ctx / n_parallel unless the cache is unified
         # (llama.cpp's llama_context: n_ctx_seq = kv_unified ? n_ctx : n_ctx / n_seq_max)
-        ctx = ll.n_ctx if ll.kv_unified else max(1, ll.n_ctx // ll.n_parallel)
-        _put("batch", ll.n_parallel, "-np (the batch)", notes)
+        seqs, unified, _ = ll.slots()        # -np auto: llama-server's 4 unified slots (LlamaCppOptions.slots)
+        ctx = ll.n_ctx if unified else max(1, ll.n_ctx // seqs)
+        _put("batch", seqs, "-np (the batch)", notes)
     if ctx:
         _put("ctx", ctx, "the context", notes)
     _write_engine_link(cmd.runtime)

@@ -87,7 +87,7 @@ def _choice(options: Callable[[], Iterable[str]]) -> Callable[[str], str | None]
 
 def _int(lo: int, hi: int) -> Callable[[str], str | None]:
     def check(v: str) -> str | None:
-        if not re.fullmatch(r"\d{1,12}", v.strip()):
+        if not re.fullmatch(r"-?\d{1,12}", v.strip()):
             return f"must be a whole number between {lo:,} and {hi:,}"
         n = int(v)
         return None if lo <= n <= hi else f"must be between {lo:,} and {hi:,}"
@@ -200,7 +200,7 @@ PARAMS: tuple[Param, ...] = (
     Param("trt_tpb", _choice(lambda: [str(b) for b in TRT_TOKENS_PER_BLOCK]), _OPTIONS),
     Param("trt_mseq", _int(0, MAX_CONTEXT_UI), _OPTIONS), Param("trt_mbs", _int(1, 1 << 20), _OPTIONS),
     Param("ll_prog", _choice(lambda: LLAMA_PROGRAMS), _OPTIONS), Param("ll_ctx", _int(0, MAX_CONTEXT_UI), _OPTIONS),
-    Param("ll_np", _int(1, 256), _OPTIONS), Param("ll_kvu", _bool, _OPTIONS),
+    Param("ll_np", _int(-1, 256), _OPTIONS), Param("ll_kvu", _bool, _OPTIONS),
     Param("ll_ctk", _choice(lambda: LLAMA_KV_TYPES), _OPTIONS),
     Param("ll_ctv", _choice(lambda: LLAMA_KV_TYPES), _OPTIONS),
     Param("ll_ngl", lambda v: None if v.strip() == "-1" else _int(0, 1 << 20)(v), _OPTIONS),
