@@ -424,17 +424,17 @@ def _speed_lines(e: Any) -> list[str]:
     return lines
 
 
-def _verdict_line(d: Any, p: Any) -> str:
+def _verdict_line(d: Any, p: Any, source: Any) -> str:
     """The Planner's verdict for a plan that does not fit as given (kvcalc.verdict.judge): its sentence and
     fix, e.g. "Fits if you serve with --max-model-len 208832 ..." when only vLLM's default max_model_len does
-    not fit. The CLI keeps max_model_len as given (or vLLM's default); the verdict says what would fit."""
+    not fit. ``source`` says where max_model_len came from (given, the context asked for, the model's)."""
     from .verdict import judge
 
-    v = judge(d, p, "given" if d.max_model_len else "model")
+    v = judge(d, p, source)
     return v.sentence + (f"; fix: {v.fix}" if v.fix else "")
 
 
-def _deployment(args: argparse.Namespace, resolved: Any) -> tuple[Any, int | None]:
+def _deployment(args: argparse.Namespace, resolved: Any) -> tuple[Any, int | None, str]:
     """(the deployment the plan command's flags describe, the context asked for). The runtime's own flags
     become its options object (``Engine.options_from_flags``); the rest are the deployment's."""
     from .capacity import deploy
@@ -451,14 +451,29 @@ def _deployment(args: argparse.Namespace, resolved: Any) -> tuple[Any, int | Non
     if "n_gpu_layers" in given and given["n_gpu_layers"] < -1:
         given["n_gpu_layers"] = -1          # llama.cpp: any negative -ngl means all layers
     engine = get_engine(args.runtime)
-    options = engine.options_from_flags({k: given.pop(k) for k in engine.option_names() if k in given})
+    flags = {k: given.pop(k) for k in engine.option_names() if k in given}
     if "gguf_file" in given:
         given["gguf"] = _gguf_header(given.pop("gguf_file"), args)
     elif "gguf_type" in given:
         given["gguf"] = given.pop("gguf_type")
-    deployment = deploy(resolved.config, gpus=args.gpus, runtime=args.runtime, dtype=args.dtype, kv_dtype=kv_dtype,
-                        options=options, checkpoint_bytes=_checkpoint_bytes(args, resolved), **given)
-    return deployment, context
+
+    def build(options: Any) -> Any:
+        return deploy(resolved.config, gpus=args.gpus, runtime=args.runtime, dtype=args.dtype, kv_dtype=kv_dtype,
+                      options=options, checkpoint_bytes=_checkpoint_bytes(args, resolved), **given)
+
+    from .scenarios import served_options
+
+    # the pages' default (kvcalc.scenarios.served_options): an engine that starts with one max_model_len
+    # serves the context asked for as that length unless one is given; past what it accepts, the model's
+    if context is not None and "max_model_len" not in flags:
+        served, source = served_options({"runtime": args.runtime, **flags}, context)
+        served.pop("runtime")
+        if source == "context":
+            try:
+                return build(engine.options_from_flags(served)), context, source
+            except InputError:
+                return build(engine.options_from_flags(flags)), context, "model"
+    return build(engine.options_from_flags(flags)), context, "given" if "max_model_len" in flags else "model"
 
 
 def _apply_startup_log(args: argparse.Namespace, config: dict[str, Any]) -> tuple[Any, Any, Any]:
@@ -489,7 +504,7 @@ def _plan_command(args: argparse.Namespace) -> str:
         raise CliError("--startup-log - and CONFIG - cannot both be standard input: give one of them as a file")
     resolved = resolve_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
     startup = _apply_startup_log(args, resolved.config) if args.startup_log is not None else None
-    deployment, context = _deployment(args, resolved)
+    deployment, context, source = _deployment(args, resolved)
     p = plan(deployment, batch=args.batch, context=context)
     speed = estimate_speed(
         deployment, p.batch, p.context, prompt_tokens=args.prompt_tokens,
@@ -508,7 +523,7 @@ def _plan_command(args: argparse.Namespace) -> str:
         out["startup_log"] = report
     if args.json:
         return finite_json(out)
-    lines = _plan_lines(deployment, p, speed) + workload_lines(extra)
+    lines = _plan_lines(deployment, p, speed, source) + workload_lines(extra)
     if report is not None:
         from .startup_log import startup_log_lines
 
@@ -516,7 +531,7 @@ def _plan_command(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-def _plan_lines(deployment: Any, p: Any, speed: Any) -> list[str]:
+def _plan_lines(deployment: Any, p: Any, speed: Any, source: str) -> list[str]:
     """The plan as text: the headline figures, the solvers, the engine's own lines, the speed estimate."""
     fmt = human_bytes
     engine = deployment.engine
@@ -532,7 +547,7 @@ def _plan_lines(deployment: Any, p: Any, speed: Any) -> list[str]:
         f"total per GPU     {fmt(p.total_bytes):>14}   (budget {fmt(p.budget_bytes)})",
         "",
         f"fits: {'yes' if p.fits else 'NO'}",
-        *([] if p.fits else [f"verdict: {_verdict_line(deployment, p)}"]),
+        *([] if p.fits else [f"verdict: {_verdict_line(deployment, p, source)}"]),
         f"longest context at batch {p.batch:,}: {p.max_context:,} tokens" if p.max_context else
         f"longest context at batch {p.batch:,}: nothing fits",
         f"largest batch at {p.context:,} tokens: {p.max_batch:,}" if p.max_batch else
