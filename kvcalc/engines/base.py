@@ -139,6 +139,12 @@ class Engine:
     (SGLang, TensorRT-LLM, llama.cpp: kvcalc.engines.paged), so ``kvcalc.kv_cache`` lists no per-layer
     bytes for it (kvcalc.layer_bytes on a deployment does)."""
     cache_rules: ClassVar[CacheRules | None] = CacheRules()
+    colocates: ClassVar[bool] = False
+    """Whether instances side by side on one GPU are modelled (kvcalc.workload.colocate: vLLM's shares of
+    ``--gpu-memory-utilization``)."""
+    kv_bytes_all_ranks: ClassVar[bool] = False
+    """Whether the KV bytes per token the engine's plan gives are all tensor-parallel ranks' together (vLLM's),
+    so each rank moves its share over its own link (kvcalc.workload.offload)."""
     """The unpaged cache rules kvcalc.kv's terms follow; None where the engine's per-layer bytes come from its
     own paging (:meth:`layer_kv`) or pool (:attr:`pooled`)."""
 
@@ -276,6 +282,10 @@ class Engine:
     def memory_plan(self, d: Deployment) -> Any:
         """The engine's startup budget and pool for ``d`` (None for an unpaged runtime)."""
         return None
+
+    def request_length(self, d: Deployment) -> int:
+        """The longest request ``d`` serves (tokens): the engine plan's ``max_context``."""
+        return int(d.engine_plan().max_context)
 
     def default_context(self, d: Deployment) -> int | None:
         """The context :func:`kvcalc.plan.plan` uses when none is given (None: the deployment's)."""
