@@ -139,6 +139,8 @@ class Engine:
     (SGLang, TensorRT-LLM, llama.cpp: kvcalc.engines.paged), so ``kvcalc.kv_cache`` lists no per-layer
     bytes for it (kvcalc.layer_bytes on a deployment does)."""
     cache_rules: ClassVar[CacheRules | None] = CacheRules()
+    serves_gguf: ClassVar[bool] = False
+    """Whether the engine serves GGUF files, whose weights kvcalc sizes from the file type (kvcalc.gguf.mixes)."""
     colocates: ClassVar[bool] = False
     """Whether instances side by side on one GPU are modelled (kvcalc.workload.colocate: vLLM's shares of
     ``--gpu-memory-utilization``)."""
