@@ -118,6 +118,9 @@ class Engine:
     tp_flag: ClassVar[str] = "--tensor-parallel-size"
     """The engine's tensor-parallel flag (the verdict's fix names it)."""
     multi_gpu: ClassVar[bool] = True
+    tensor_parallel: ClassVar[bool] = True
+    """Whether the engine splits layers by tensor parallelism (transformers' ``device_map="auto"`` only
+    pipelines whole layers: kvcalc.parallel.resolve_parallel)."""
     """Whether a plan may span several GPUs (llama.cpp's split is not modelled)."""
     counts_overhead: ClassVar[bool] = True
     """Whether memory beside weights and KV (activations, non-torch memory) is counted (not under ``ideal``)."""
@@ -332,6 +335,11 @@ class Engine:
     def launch_command(self, model: str, d: Deployment) -> Any:
         """The command that serves ``d`` (kvcalc.serve_command.ServeCommand)."""
         raise InputError(f"{self.label} has no launch command")
+
+    def plan_command(self, model: str, d: Deployment, batch: int, context: int) -> Any:
+        """The command that serves a plan of ``batch`` x ``context`` tokens on ``d`` (default: the launch command,
+        which does not depend on the request)."""
+        return self.launch_command(model, d)
 
     def parse_command(self, text: str) -> Any:
         """The engine's own command line read into options (None when the engine has no command line)."""
