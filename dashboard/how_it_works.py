@@ -13,6 +13,7 @@ import streamlit as st
 import kvcalc
 from kvcalc.catalog import CONFIG_DIR, DATA_DIR, bundled_config, find_entry
 from kvcalc.dtypes import DTYPES, get_dtype
+from kvcalc.engines import get_engine, names
 from kvcalc.errors import KVCalcError
 from kvcalc.spec import ModelSpec
 from kvcalc.variants import VARIANTS, apply_variant
@@ -125,10 +126,14 @@ def dtype_rows(spec: ModelSpec, context: int) -> tuple[list[dict[str, Any]], lis
     return rows, notes
 
 
+_UNPOOLED = tuple(n for n in names() if not get_engine(n).pooled)
+"""The runtimes whose cache is per-layer tensors (ideal, transformers, vLLM), not an engine's token pool."""
+
+
 def runtime_rows(spec: ModelSpec, context: int) -> tuple[list[dict[str, Any]], list[str]]:
     rows, notes = [], []
     base = None
-    for rt in ("ideal", "transformers", "vllm"):
+    for rt in _UNPOOLED:
         try:
             total = at_context(spec, context, runtime=rt)
         except KVCalcError as e:

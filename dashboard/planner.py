@@ -13,7 +13,7 @@ from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
 from kvcalc.scenarios import kv_budget, loads_gguf, plan_scenario, served_options, serves_context, splits_tensors
-from kvcalc.serve_command import ServeCommand, engine_command, transformers_call
+from kvcalc.serve_command import ServeCommand
 from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
@@ -153,8 +153,7 @@ def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult
     cmd: ServeCommand | None
     try:
         # transformers' engine writes its call for one prompt at the model's maximum; the Planner's is the plan's
-        cmd = transformers_call(model, served, p.batch, p.context) if setup.runtime == "transformers" \
-            else engine_command(model, served)
+        cmd = served.engine.plan_command(model, served, p.batch, p.context)
     except KVCalcError:
         cmd = None            # a runtime without a launch command (ideal)
     if cmd is None:

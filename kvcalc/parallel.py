@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .dtypes import ceil_div
+from .engines.registry import get_engine
 from .errors import InputError
 from .limits import MAX_GPUS, check_count
 from .runtimes import Runtime
@@ -28,7 +29,7 @@ LAYER_PARTS = ("attention", "mlp", "mixer")
 def resolve_parallel(runtime: Runtime, gpus: int, tp: int | None, pp: int | None) -> tuple[int, int]:
     """(tp, pp) for ``gpus`` GPUs: all tensor parallel unless told otherwise; transformers has no tp
     (``device_map="auto"`` splits layers, pipeline style). ``tp x pp`` must equal ``gpus``."""
-    if runtime == "transformers":
+    if not get_engine(runtime).tensor_parallel:
         if tp not in (None, 1):
             raise InputError("the transformers runtime has no tensor parallelism: use pipeline_parallel_size")
         pp = gpus if pp is None else check_count("pipeline_parallel_size", pp, 1, MAX_GPUS)

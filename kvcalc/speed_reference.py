@@ -34,6 +34,7 @@ from typing import Any
 from .catalog import bundled_config
 from .data_files import data_path
 from .deployment import Deployment, deploy
+from .engines import get_engine
 from .errors import ConfigError
 from .speed import GB, TFLOP, SpeedEstimate, estimate_speed
 
@@ -98,7 +99,7 @@ class Measurement:
     def gguf_type(self) -> str | None:
         """The GGUF file type of a llama.cpp row without a measured size (kvcalc's GGUF mixes size it)."""
         fmt = self.weights_format
-        if self.runtime == "llama_cpp" and self.weights_gib is None and fmt.startswith("GGUF "):
+        if get_engine(self.runtime).serves_gguf and self.weights_gib is None and fmt.startswith("GGUF "):
             return fmt.removeprefix("GGUF ").strip()
         return None
 
@@ -195,8 +196,13 @@ def measured_deployment(m: Measurement) -> Deployment:
     extra: dict[str, Any] = {"gguf": m.gguf_type} if m.gguf_type else {}
     return deploy(bundled_config(m.config), gpu=m.gpu, gpus=m.gpus, dtype=None if extra else m.weights_dtype,
                   kv_dtype=None if extra else m.kv_dtype,
-                  weights_gib=m.weights_gib, runtime=m.runtime if m.runtime != "llama_cpp" or extra else "ideal",
-                  **extra)
+                  weights_gib=m.weights_gib, runtime=_planned_runtime(m, bool(extra)), **extra)
+
+
+def _planned_runtime(m: Measurement, gguf_sized: bool) -> str:
+    """The row's runtime, or ``ideal`` for a GGUF engine's row whose file type kvcalc cannot size (its
+    measured size planned as plain weights)."""
+    return m.runtime if gguf_sized or not get_engine(m.runtime).serves_gguf else "ideal"
 
 
 def estimate_for(m: Measurement, **efficiencies: float) -> SpeedEstimate:

@@ -118,6 +118,9 @@ class Engine:
     tp_flag: ClassVar[str] = "--tensor-parallel-size"
     """The engine's tensor-parallel flag (the verdict's fix names it)."""
     multi_gpu: ClassVar[bool] = True
+    tensor_parallel: ClassVar[bool] = True
+    """Whether the engine splits layers by tensor parallelism (transformers' ``device_map="auto"`` only
+    pipelines whole layers: kvcalc.parallel.resolve_parallel)."""
     """Whether a plan may span several GPUs (llama.cpp's split is not modelled)."""
     counts_overhead: ClassVar[bool] = True
     """Whether memory beside weights and KV (activations, non-torch memory) is counted (not under ``ideal``)."""
@@ -139,6 +142,14 @@ class Engine:
     (SGLang, TensorRT-LLM, llama.cpp: kvcalc.engines.paged), so ``kvcalc.kv_cache`` lists no per-layer
     bytes for it (kvcalc.layer_bytes on a deployment does)."""
     cache_rules: ClassVar[CacheRules | None] = CacheRules()
+    serves_gguf: ClassVar[bool] = False
+    """Whether the engine serves GGUF files, whose weights kvcalc sizes from the file type (kvcalc.gguf.mixes)."""
+    colocates: ClassVar[bool] = False
+    """Whether instances side by side on one GPU are modelled (kvcalc.workload.colocate: vLLM's shares of
+    ``--gpu-memory-utilization``)."""
+    kv_bytes_all_ranks: ClassVar[bool] = False
+    """Whether the KV bytes per token the engine's plan gives are all tensor-parallel ranks' together (vLLM's),
+    so each rank moves its share over its own link (kvcalc.workload.offload)."""
     """The unpaged cache rules kvcalc.kv's terms follow; None where the engine's per-layer bytes come from its
     own paging (:meth:`layer_kv`) or pool (:attr:`pooled`)."""
 
@@ -277,6 +288,10 @@ class Engine:
         """The engine's startup budget and pool for ``d`` (None for an unpaged runtime)."""
         return None
 
+    def request_length(self, d: Deployment) -> int:
+        """The longest request ``d`` serves (tokens): the engine plan's ``max_context``."""
+        return int(d.engine_plan().max_context)
+
     def default_context(self, d: Deployment) -> int | None:
         """The context :func:`kvcalc.plan.plan` uses when none is given (None: the deployment's)."""
         return None
@@ -320,6 +335,11 @@ class Engine:
     def launch_command(self, model: str, d: Deployment) -> Any:
         """The command that serves ``d`` (kvcalc.serve_command.ServeCommand)."""
         raise InputError(f"{self.label} has no launch command")
+
+    def plan_command(self, model: str, d: Deployment, batch: int, context: int) -> Any:
+        """The command that serves a plan of ``batch`` x ``context`` tokens on ``d`` (default: the launch command,
+        which does not depend on the request)."""
+        return self.launch_command(model, d)
 
     def parse_command(self, text: str) -> Any:
         """The engine's own command line read into options (None when the engine has no command line)."""

@@ -228,55 +228,11 @@ def _pick(qs: _State, ftype: str, default: str, name: str, cols: int) -> str:
     if cat == "token_embd":
         return t
     if cat in ("attn_v", "qkv", "kv_b"):
-        i, n = qs.i_attention_wv, qs.n_layer
-        if ftype == "Q2_K":
-            t = "Q4_K" if qs.n_gqa >= 4 else "Q3_K"
-        elif ftype == "Q3_K_M":
-            t = "Q5_K" if i < 2 else "Q4_K"
-        elif ftype == "Q3_K_L":
-            t = "Q5_K"
-        elif ftype == "IQ3_S" and qs.n_gqa >= 4:
-            t = "Q4_K"
-        elif ftype == "IQ3_M":
-            t = "Q4_K"
-        elif ftype in ("IQ4_NL", "IQ4_XS") and qs.n_gqa >= 4:
-            t = "Q5_K"
-        elif ftype in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n):
-            t = "Q6_K"
-        elif ftype == "Q4_K_S" and i < 4:
-            t = "Q5_K"
-        if qs.is_70b and t in ("Q3_K", "Q4_K"):
-            t = "Q5_K"
-        if qs.n_expert == 8:
-            t = "Q8_0"
-        qs.i_attention_wv += 1
-        return t
+        return _pick_attn_v(qs, ftype, t)
     if cat == "attn_k":
         return "Q8_0" if qs.n_expert == 8 else t
     if cat == "ffn_down":
-        i = _layer_of(name) if qs.n_expert > 1 else qs.i_ffn_down
-        n = qs.n_layer
-        if ftype == "Q2_K":
-            t = "Q3_K"
-        elif ftype == "Q3_K_M":
-            t = "Q5_K" if i < n // 16 else "Q4_K"
-        elif ftype == "IQ3_M" and (i < n // 8 or (qs.n_expert == 8 and _use_more_bits(i, n))):
-            t = "Q4_K"
-        elif ftype == "Q3_K_L":
-            t = "Q5_K"
-        elif ftype == "Q4_K_M":
-            if _use_more_bits(i, n):
-                t = "Q6_K"
-        elif i < n // 8 and ftype in ("IQ4_NL", "IQ4_XS") and not qs.imatrix:
-            t = "Q5_K"
-        elif ftype == "Q5_K_M" and _use_more_bits(i, n):
-            t = "Q6_K"
-        elif ftype == "Q4_K_S" and i < n // 8:
-            t = "Q5_K"
-        elif ftype in ("Q4_0", "Q5_0") and qs.imatrix and i < n // 8:
-            t = "Q4_1" if ftype == "Q4_0" else "Q5_1"
-        qs.i_ffn_down += 1
-        return t
+        return _pick_ffn_down(qs, ftype, t, name)
     if cat == "attn_output":
         if qs.n_expert == 8:
             if ftype in ("Q2_K", "Q3_K_S", "Q3_K_M", "IQ4_NL", "Q4_K_S", "Q4_K_M", "IQ3_S", "IQ3_M", "IQ4_XS"):
@@ -297,6 +253,60 @@ def _pick(qs: _State, ftype: str, default: str, name: str, cols: int) -> str:
             t = "Q5_K"
         elif ftype == "Q5_K_M":
             t = "Q6_K"
+    return t
+
+
+def _pick_attn_v(qs: _State, ftype: str, t: str) -> str:
+    """:func:`_pick`'s rule for ``attn_v`` / ``qkv`` / ``kv_b`` (counts the tensor in ``qs.i_attention_wv``)."""
+    i, n = qs.i_attention_wv, qs.n_layer
+    if ftype == "Q2_K":
+        t = "Q4_K" if qs.n_gqa >= 4 else "Q3_K"
+    elif ftype == "Q3_K_M":
+        t = "Q5_K" if i < 2 else "Q4_K"
+    elif ftype == "Q3_K_L":
+        t = "Q5_K"
+    elif ftype == "IQ3_S" and qs.n_gqa >= 4:
+        t = "Q4_K"
+    elif ftype == "IQ3_M":
+        t = "Q4_K"
+    elif ftype in ("IQ4_NL", "IQ4_XS") and qs.n_gqa >= 4:
+        t = "Q5_K"
+    elif ftype in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n):
+        t = "Q6_K"
+    elif ftype == "Q4_K_S" and i < 4:
+        t = "Q5_K"
+    if qs.is_70b and t in ("Q3_K", "Q4_K"):
+        t = "Q5_K"
+    if qs.n_expert == 8:
+        t = "Q8_0"
+    qs.i_attention_wv += 1
+    return t
+
+
+def _pick_ffn_down(qs: _State, ftype: str, t: str, name: str) -> str:
+    """:func:`_pick`'s rule for ``ffn_down`` (counts the tensor in ``qs.i_ffn_down``)."""
+    i = _layer_of(name) if qs.n_expert > 1 else qs.i_ffn_down
+    n = qs.n_layer
+    if ftype == "Q2_K":
+        t = "Q3_K"
+    elif ftype == "Q3_K_M":
+        t = "Q5_K" if i < n // 16 else "Q4_K"
+    elif ftype == "IQ3_M" and (i < n // 8 or (qs.n_expert == 8 and _use_more_bits(i, n))):
+        t = "Q4_K"
+    elif ftype == "Q3_K_L":
+        t = "Q5_K"
+    elif ftype == "Q4_K_M":
+        if _use_more_bits(i, n):
+            t = "Q6_K"
+    elif i < n // 8 and ftype in ("IQ4_NL", "IQ4_XS") and not qs.imatrix:
+        t = "Q5_K"
+    elif ftype == "Q5_K_M" and _use_more_bits(i, n):
+        t = "Q6_K"
+    elif ftype == "Q4_K_S" and i < n // 8:
+        t = "Q5_K"
+    elif ftype in ("Q4_0", "Q5_0") and qs.imatrix and i < n // 8:
+        t = "Q4_1" if ftype == "Q4_0" else "Q5_1"
+    qs.i_ffn_down += 1
     return t
 
 

@@ -45,6 +45,7 @@ class TransformersEngine(IdealEngine):
     declarations = (MAX_MODEL_LEN,)
     counts_overhead = True
     prefill_cache = True
+    tensor_parallel = False
     cache_rules = CacheRules(float32_states=True, float32_indexer=True, expands_kv_heads=True, sliding_views=True,
                              model_dtype_kv=True, layouts=True)
     """DynamicCache / StaticCache as transformers 5.24 holds them (kvcalc.kv's module docstring)."""
@@ -74,6 +75,12 @@ class TransformersEngine(IdealEngine):
         from ..serve_command import transformers_call
 
         return transformers_call(model, d, 1, d.context_cap)
+
+    def plan_command(self, model: str, d: Deployment, batch: int, context: int) -> Any:
+        """The calls for ``batch`` prompts at ``context`` tokens (the plan's, not the model's maximum)."""
+        from ..serve_command import transformers_call
+
+        return transformers_call(model, d, batch, context)
 
 
 ENGINE: Engine = TransformersEngine()

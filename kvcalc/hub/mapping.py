@@ -103,32 +103,7 @@ def map_error(error: BaseException, ctx: Ctx) -> SourceError:
         return AccessDeniedError(f"'{rid}' has been disabled on the Hugging Face Hub: choose another model.",
                                  repo_id=rid, status=_status(error))
     if isinstance(error, hf.HfHubHTTPError):
-        status = _status(error)
-        if status == 401:
-            if ctx.token_given:
-                return AccessDeniedError(f"the Hugging Face Hub rejected the token given for '{rid}' (HTTP 401): "
-                                         "check that it is a valid, unexpired read token and set it again via "
-                                         f"{TOKEN_SOURCES}.", repo_id=rid, status=401)
-            return AccessDeniedError(f"'{rid}' needs authentication (HTTP 401): provide a read token via "
-                                     f"{TOKEN_SOURCES}.", repo_id=rid, status=401)
-        if status == 403:
-            return AccessDeniedError(f"access to '{rid}' is forbidden (HTTP 403): check that your token has read "
-                                     f"access to this repository and set it via {TOKEN_SOURCES}.",
-                                     repo_id=rid, status=403)
-        if status == 404:
-            return RepoNotFoundError(f"'{rid}' was not found on the Hugging Face Hub (HTTP 404): check the spelling "
-                                     "(organization/model-name).", repo_id=rid)
-        if status == 429:
-            return HubServerError(f"the Hugging Face Hub is rate-limiting requests (HTTP 429) for '{rid}': wait a "
-                                  "minute and retry; authenticated requests get higher limits.", repo_id=rid,
-                                  reason="rate-limited, HTTP 429", status=429)
-        if status is not None and status >= 500:
-            return HubServerError(f"the Hugging Face Hub answered HTTP {status} for '{rid}' (a server-side "
-                                  "problem): retry in a few minutes, or use the bundled catalog or a pasted "
-                                  "config.json meanwhile.", repo_id=rid, reason=f"server error HTTP {status}",
-                                  status=status)
-        return SourceError(f"the Hugging Face Hub answered HTTP {status} for '{rid}': check the model id and "
-                           "retry.", repo_id=rid)
+        return _http_error(error, ctx)
     if isinstance(error, getattr(hf, "FileMetadataError", ())):
         return not_a_hub(ctx)
     if isinstance(error, hf.LocalEntryNotFoundError):
@@ -150,6 +125,37 @@ def map_error(error: BaseException, ctx: Ctx) -> SourceError:
                                    reason="download failed")
     return SourceError(f"unexpected {type(error).__name__} while fetching '{rid}' from the Hugging Face Hub: retry, "
                        "or use the bundled catalog or a pasted config.json.", repo_id=rid)
+
+
+def _http_error(error: BaseException, ctx: Ctx) -> SourceError:
+    """:func:`map_error` for an HTTP error answer (401, 403, 404, 429, 5xx, else untyped)."""
+    rid = ctx.repo_id
+    status = _status(error)
+    if status == 401:
+        if ctx.token_given:
+            return AccessDeniedError(f"the Hugging Face Hub rejected the token given for '{rid}' (HTTP 401): "
+                                     "check that it is a valid, unexpired read token and set it again via "
+                                     f"{TOKEN_SOURCES}.", repo_id=rid, status=401)
+        return AccessDeniedError(f"'{rid}' needs authentication (HTTP 401): provide a read token via "
+                                 f"{TOKEN_SOURCES}.", repo_id=rid, status=401)
+    if status == 403:
+        return AccessDeniedError(f"access to '{rid}' is forbidden (HTTP 403): check that your token has read "
+                                 f"access to this repository and set it via {TOKEN_SOURCES}.",
+                                 repo_id=rid, status=403)
+    if status == 404:
+        return RepoNotFoundError(f"'{rid}' was not found on the Hugging Face Hub (HTTP 404): check the spelling "
+                                 "(organization/model-name).", repo_id=rid)
+    if status == 429:
+        return HubServerError(f"the Hugging Face Hub is rate-limiting requests (HTTP 429) for '{rid}': wait a "
+                              "minute and retry; authenticated requests get higher limits.", repo_id=rid,
+                              reason="rate-limited, HTTP 429", status=429)
+    if status is not None and status >= 500:
+        return HubServerError(f"the Hugging Face Hub answered HTTP {status} for '{rid}' (a server-side "
+                              "problem): retry in a few minutes, or use the bundled catalog or a pasted "
+                              "config.json meanwhile.", repo_id=rid, reason=f"server error HTTP {status}",
+                              status=status)
+    return SourceError(f"the Hugging Face Hub answered HTTP {status} for '{rid}': check the model id and "
+                       "retry.", repo_id=rid)
 
 
 def _no_network(ctx: Ctx) -> HubOfflineError:

@@ -104,6 +104,7 @@ class LlamaCppEngine(PagedEngine):
     multi_gpu = False
     single_gpu_error = SINGLE_GPU
     cli_flags = ("gguf_type", "gguf_file")
+    serves_gguf = True
     vllm_names = {"max_model_len": "n_ctx (-c)", "max_num_seqs": "n_parallel (-np)",
                   "max_num_batched_tokens": "n_batch (-b)"}
 

@@ -9,7 +9,7 @@ Units: bytes (GiB = 2**30), tokens, blocks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,36 +165,13 @@ def calibration_flags(log: StartupLog, *, block_bytes: int | None = None) -> Fla
     {'--max-model-len': 20000, '--kv-cache-memory': 4093640704, '--weights-gib': 14.99}
     """
     flags: Flags = {}
-    if log.engine == "vllm":
-        flags.update(_vllm_flags(log, block_bytes))
-    elif log.engine == "sglang":
-        flags.update(
-            _pick(
-                log,
-                (
-                    ("kv_tokens", "--max-total-tokens", int),
-                    ("mem_fraction_static", "--mem-fraction-static", float),
-                    ("context_len", "--context-length", int),
-                    ("tp_size", "-tp", int),
-                    ("page_size", "--page-size", int),
-                ),
-            )
-        )
-    elif log.engine == "tensorrt_llm":
-        flags.update(
-            _pick(
-                log,
-                (
-                    ("kv_tokens", "--max-tokens-in-paged-kv-cache", int),
-                    ("tokens_per_block", "--tokens-per-block", int),
-                ),
-            )
-        )
-    elif log.engine == "llama_cpp":
-        flags.update(_llama_cpp_flags(log))
+    own = _ENGINE_FLAGS.get(log.engine)
+    if own is not None:
+        flags.update(own(log, block_bytes))
+    kept = _GIB_KEPT.get(log.engine, frozenset())
     for name, flag in _GIB_FLAGS:
         q = log.value(name)
-        if q is not None and (log.engine == "vllm" or (log.engine == "sglang" and flag == "--weights-gib")):
+        if q is not None and flag in kept:
             flags[flag] = _gib(q)
     if flags.get("--vllm-version") == "0.10":
         flags.pop("--cuda-graph-gib", None)     # captured after the KV cache was sized: outside the budget
@@ -230,6 +207,47 @@ def _llama_cpp_flags(log: StartupLog) -> Flags:
     if fa is not None:
         out["-fa"] = {"0": "off", "1": "on"}.get(fa.text, fa.text)
     return out
+
+
+def _sglang_flags(log: StartupLog, _block_bytes: int | None) -> Flags:
+    return _pick(
+        log,
+        (
+            ("kv_tokens", "--max-total-tokens", int),
+            ("mem_fraction_static", "--mem-fraction-static", float),
+            ("context_len", "--context-length", int),
+            ("tp_size", "-tp", int),
+            ("page_size", "--page-size", int),
+        ),
+    )
+
+
+def _tensorrt_llm_flags(log: StartupLog, _block_bytes: int | None) -> Flags:
+    return _pick(
+        log,
+        (
+            ("kv_tokens", "--max-tokens-in-paged-kv-cache", int),
+            ("tokens_per_block", "--tokens-per-block", int),
+        ),
+    )
+
+
+_ENGINE_FLAGS: dict[str, Callable[[StartupLog, int | None], Flags]] = {
+    "vllm": _vllm_flags,
+    "sglang": _sglang_flags,
+    "tensorrt_llm": _tensorrt_llm_flags,
+    "llama_cpp": lambda log, _block_bytes: _llama_cpp_flags(log),
+}
+"""Each engine's calibrator, keyed by the runtime name the log's engine has (``StartupLog.engine``)."""
+
+_GIB_KEPT: dict[str, frozenset[str]] = {
+    "vllm": frozenset(flag for _, flag in _GIB_FLAGS),
+    "sglang": frozenset({"--weights-gib"}),
+}
+"""The GiB flags (:data:`_GIB_FLAGS`) each engine's log measures for ``kvcalc plan``."""
+
+BLOCK_CALIBRATED: frozenset[str] = frozenset({"vllm"})
+"""The engines whose calibrator takes the model's ``block_bytes`` (vllm_block_bytes)."""
 
 
 def calibration_argv(flags: Mapping[str, int | float | str]) -> list[str]:

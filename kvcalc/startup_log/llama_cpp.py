@@ -15,6 +15,9 @@ from kvcalc.startup_log.rules import INT, NUM, Rule
 
 _DEV = r"(?<![A-Za-z0-9_])(?P<device>(?!(?:KV|compute|output|model)\b)[A-Za-z][A-Za-z0-9_]{0,24}) {1,12}"
 
+ENGINE = "llama_cpp"
+"""The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "kv_header",

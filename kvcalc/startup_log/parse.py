@@ -36,8 +36,8 @@ def _markers(_name: str, markers: tuple[str, ...]) -> re.Pattern[str]:
 
 
 ENGINES: tuple[EngineFormats, ...] = tuple(
-    EngineFormats(name, m.RULES, m.VERSION_RULES, m.EXPECTED, m.SIGNATURES)
-    for name, m in (("vllm", vllm), ("sglang", sglang), ("llama_cpp", llama_cpp), ("tensorrt_llm", tensorrt_llm))
+    EngineFormats(m.ENGINE, m.RULES, m.VERSION_RULES, m.EXPECTED, m.SIGNATURES)
+    for m in (vllm, sglang, llama_cpp, tensorrt_llm)
 )
 
 

@@ -6,7 +6,13 @@ import sys
 from collections.abc import Mapping
 from typing import IO, Any
 
-from kvcalc.startup_log.calibrate import DEFAULT_BLOCK_SIZE, Flags, calibration_flags, vllm_block_bytes
+from kvcalc.startup_log.calibrate import (
+    BLOCK_CALIBRATED,
+    DEFAULT_BLOCK_SIZE,
+    Flags,
+    calibration_flags,
+    vllm_block_bytes,
+)
 from kvcalc.startup_log.parse import parse_startup_log
 from kvcalc.startup_log.text import MAX_LOG_BYTES
 from kvcalc.startup_log.types import StartupLog, StartupLogError
@@ -50,5 +56,5 @@ def calibrate(log: StartupLog, config: Mapping[str, Any], *, tensor_parallel_siz
     kv_bytes = 1 if kv_q is not None and "fp8" in kv_q.text else 2
     block = int(bs_q.amount or DEFAULT_BLOCK_SIZE) if bs_q is not None else DEFAULT_BLOCK_SIZE
     block_bytes = vllm_block_bytes(config, tensor_parallel_size=tp, kv_bytes=kv_bytes, block_size=block) \
-        if log.engine == "vllm" else None
+        if log.engine in BLOCK_CALIBRATED else None
     return calibration_flags(log, block_bytes=block_bytes)

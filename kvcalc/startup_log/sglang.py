@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from kvcalc.startup_log.rules import INT, NUM, Rule
 
+ENGINE = "sglang"
+"""The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "load_begin",

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from kvcalc.startup_log.rules import INT, NUM, Rule
 
+ENGINE = "tensorrt_llm"
+"""The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "engine_size",

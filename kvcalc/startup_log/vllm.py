@@ -14,6 +14,9 @@ from kvcalc.startup_log.rules import INT, NUM, Rule
 
 GIB = r" ?(?P<u>GiB|GB)"
 
+ENGINE = "vllm"
+"""The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "weights",

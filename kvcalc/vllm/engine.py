@@ -56,6 +56,8 @@ class VllmEngine(Engine):
     tp_flag = "--tensor-parallel-size"
     cli_flags = ("enable_lora", "cuda_graph_gib")
     cache_rules = None
+    colocates = True
+    kv_bytes_all_ranks = True
 
     def layer_kv(self, spec: ModelSpec, *, batch: int, context: int, dtype: Any, kv_dtype: Any,
                  encoder_tokens: int | None) -> Any:
@@ -116,6 +118,10 @@ class VllmEngine(Engine):
     # ------------------------------------------------------------------ planning
     def memory_plan(self, d: Deployment) -> Any:
         return startup_plan(d)
+
+    def request_length(self, d: Deployment) -> int:
+        """The longest request: vLLM's ``max_model_len``."""
+        return startup_plan(d).max_model_len
 
     def default_context(self, d: Deployment) -> int | None:
         """vLLM 0.33's auto-fit: the ``max_model_len`` it settled on."""

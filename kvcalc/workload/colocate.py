@@ -98,7 +98,7 @@ def colocate(plan: Sequence[tuple[str, Any]], *, context_bytes: int = CUDA_CONTE
         raise InputError("colocate needs at least one (model, deployment) pair")
     first = plan[0][1]
     for model, d in plan:
-        if d.runtime != "vllm":
+        if not d.engine.colocates:
             raise UnsupportedError(f"{model}: only vLLM instances are modelled side by side (SGLang sizes its pool "
                                    "from the memory free at its start: not modelled)")
         if d.gpu != first.gpu or d.gpus != first.gpus:

@@ -132,18 +132,20 @@ class LengthConcurrency:
 
 def _pool(d: Any) -> tuple[int, int, int, float, tuple[str, ...]]:
     """(pool tokens, page size, running cap, worst-case concurrency, notes) of a paged engine's deployment."""
-    if d.runtime == "vllm":
-        vp = d.vllm_plan()
-        notes: tuple[str, ...] = ()
-        if len(vp.groups) != 1 or not set(vp.groups[0].kind.split("+")) <= {"full", "mla"}:
-            notes = ("several KV-cache groups: the pool is vLLM's 'GPU KV cache size' in tokens (estimated)",)
-            return vp.kv_cache_tokens, vp.block_size, vp.max_num_seqs, vp.max_concurrency, notes
-        # one block is vLLM's null block (v1/core/block_pool.py BlockPool.__init__)
-        return (vp.num_gpu_blocks - 1) * vp.block_size, vp.block_size, vp.max_num_seqs, vp.max_concurrency, notes
+    from ..engine import EngineMemoryPlan
+
     ep = d.engine.memory_plan(d)
     if ep is None:
         raise UnsupportedError(f"runtime {d.runtime!r} has no KV pool to share between requests")
-    return ep.pool_tokens, ep.page_size, ep.max_running, ep.max_concurrency, ()
+    if isinstance(ep, EngineMemoryPlan):
+        return ep.pool_tokens, ep.page_size, ep.max_running, ep.max_concurrency, ()
+    vp = ep                                     # vLLM's block plan (kvcalc.vllm.budget.VllmMemoryPlan)
+    notes: tuple[str, ...] = ()
+    if len(vp.groups) != 1 or not set(vp.groups[0].kind.split("+")) <= {"full", "mla"}:
+        notes = ("several KV-cache groups: the pool is vLLM's 'GPU KV cache size' in tokens (estimated)",)
+        return vp.kv_cache_tokens, vp.block_size, vp.max_num_seqs, vp.max_concurrency, notes
+    # one block is vLLM's null block (v1/core/block_pool.py BlockPool.__init__)
+    return (vp.num_gpu_blocks - 1) * vp.block_size, vp.block_size, vp.max_num_seqs, vp.max_concurrency, notes
 
 
 def _stats(name: str, mean: float | None, p95: float | None, hist: Histogram | Sequence[Any] | None) -> LengthStats:

@@ -179,8 +179,8 @@ def offload_tier(d: Any, offload_gib: float, *, connector: str | None = None, li
         raise InputError(f"offload_gib must be a number in (0, {1 << 20}], got {offload_gib!r:.20}")
     offload = int(offload_gib * 2**30)
     name, per_token, tokens, gpu_tokens, quality, formula, flags, sources = rule(d, offload)
-    length = request_tokens or (d.vllm_plan().max_model_len if d.runtime == "vllm" else d.engine_plan().max_context)
-    ranks = d.tp if d.runtime == "vllm" else 1          # vLLM's bytes per token are all ranks'; each has its link
+    length = request_tokens or d.engine.request_length(d)
+    ranks = d.tp if d.engine.kv_bytes_all_ranks else 1  # vLLM's bytes per token are all ranks'; each has its link
     seconds = length * per_token / ranks / (LINKS[link].gbps * 1e9)
     return OffloadTier(engine=d.runtime, connector=name, offload_bytes=offload, bytes_per_token=per_token,
                        tokens=tokens, gpu_pool_tokens=gpu_tokens, request_tokens=length,

@@ -280,7 +280,7 @@ def prefix_sharing(d: Any, shared_prefix_tokens: int, request_tokens: int | None
         raise UnsupportedError(f"prefix sharing is modelled for {', '.join(sorted(RULES))}, not {d.runtime!r}")
     prefix = check_count("shared_prefix_tokens", shared_prefix_tokens, 0, MAX_CONTEXT)
     if request_tokens is None:
-        length = d.vllm_plan().max_model_len if d.runtime == "vllm" else d.engine_plan().max_context
+        length = d.engine.request_length(d)
     else:
         length = check_count("request_tokens", request_tokens, 1, MAX_CONTEXT)
     if prefix >= length:
