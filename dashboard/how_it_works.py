@@ -318,7 +318,7 @@ def _provenance(choice: inputs.ModelChoice) -> None:
     st.header("Where the numbers come from")
     st.markdown(
         "- **transformers** runtime: checked tensor by tensor against the caches real tiny models of each "
-        "architecture build in transformers (`tests/test_groundtruth_transformers.py` sums the storage of "
+        "architecture build in transformers (`tests/reference/test_groundtruth_transformers.py` sums the storage of "
         f"every tensor in the returned cache and compares per layer); cache classes in "
         f"[transformers `cache_utils.py`]({LINKS['transformers_cache']}).\n"
         "- **vllm** runtime: vLLM v1's allocation rules restated in integer arithmetic, each with the vLLM file "

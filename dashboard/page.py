@@ -76,7 +76,7 @@ def navigation() -> None:
 # Phones (Streamlit's own overlay-sidebar width, <= 768 px): a smaller title, the headline metrics
 # two per row instead of one per row, so the verdict and the numbers come first. On every screen
 # the element holding the sidebar script below takes no room. Selectors are Streamlit's own test
-# ids (tests/test_browser_layout.py checks the phone layout in a real browser).
+# ids (tests/browser/test_browser_layout.py checks the phone layout in a real browser).
 _PHONE_CSS = """<style>
 [data-testid="stSidebar"] [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) { display: none; }
 @media (max-width: 768px) {

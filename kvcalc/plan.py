@@ -36,7 +36,7 @@ Each runtime's rules live in its engine (kvcalc.engines: ``Engine.plan_at``, ``E
 ``Engine.fewest_gpus``); this module asks ``d.engine`` and never compares a runtime's name.
 The KV figures are the per-layer table's sums (kvcalc.layer_table), so a page's table adds up to
 its headline; the solvers use the deployment's compiled caches (kvcalc.sweep), equal to that
-table point by point (tests/test_layer_table.py).
+table point by point (tests/fast/test_layer_table.py).
 """
 from __future__ import annotations
 

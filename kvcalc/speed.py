@@ -491,7 +491,7 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
                      compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY) -> Any:
     """``float64[len(batches), len(contexts)]`` of decode tokens/s per sequence (module docstring), the
     vectorized twin of ``estimate_speed(...).decode_tokens_per_s_per_sequence`` (equal point by point,
-    tests/test_speed.py). InputError when the GPU's bandwidth is unknown."""
+    tests/fast/test_speed.py). InputError when the GPU's bandwidth is unknown."""
     import numpy as np
 
     from .sweep import kv_grid

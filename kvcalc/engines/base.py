@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 # The core modules an engine answers for import this module (kvcalc.deployment -> kvcalc.engines.registry),
 # so it names their records without importing them (an import, even under TYPE_CHECKING, would be a
-# cycle of the import graph tests/test_imports.py checks); engine subclasses annotate the real types.
+# cycle of the import graph tests/fast/test_imports.py checks); engine subclasses annotate the real types.
 Deployment = Any        # kvcalc.deployment.Deployment
 MeasuredOverrides = Any  # kvcalc.deployment.MeasuredOverrides
 PlanResult = Any        # kvcalc.plan.PlanResult

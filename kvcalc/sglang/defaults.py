@@ -6,7 +6,7 @@ Pinned: the v0.5 line of late 2025, read from stored copies of sgl-project/sglan
 ``profile_max_num_token`` (commit 0005834cdb2a5b7472789ccbf0d3361b5cf853b8 and its v0.5.9 backport).
 SGLang's main of 2026 (server_args.py at 001067fffe33427bee0ed2f007fb7551a1d76b44) restructured
 both files; its defaults may differ. The token-pool rule is the same in the v0.4 logs the tests
-reproduce (tests/test_engine_logs.py); the default ``mem_fraction_static`` changed in v0.5 (v0.4: a
+reproduce (tests/fast/test_engine_logs.py); the default ``mem_fraction_static`` changed in v0.5 (v0.4: a
 table by TP size, 0.88 / 0.87 / 0.85 / 0.81 / 0.79 for tp 1 / 2 / 4 / 8 / 16), so give
 ``mem_fraction_static`` for an older release.
 """
@@ -84,6 +84,6 @@ def default_max_running_requests(max_total_num_tokens: int, context_len: int) ->
 
     ``min(max(int(max_total_num_tokens / context_len x 512), 2048), 4096)`` (``max_num_reqs``,
     model_runner.py ``init_memory_pool`` / ``resolve_max_num_reqs``): the v0.5 logs print 2048 and
-    4096 (tests/test_engine_logs.py). v0.4.3 printed one more (2049: its request pool had a padding slot).
+    4096 (tests/fast/test_engine_logs.py). v0.4.3 printed one more (2049: its request pool had a padding slot).
     """
     return min(max(int(max_total_num_tokens / context_len * 512), 2048), 4096)

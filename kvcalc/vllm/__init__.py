@@ -22,7 +22,7 @@ Dependencies point down only: this package uses kvcalc's spec, dtype, limit and 
 kvcalc.resolve, never kvcalc.kv (which imports it for the ``vllm`` runtime). Release-dependent
 numbers and rules sit in ``defaults.ENGINES``; ``vllm_version`` picks one (default "0.33").
 The vLLM 0.33 rules are replayed against vLLM 0.33.0's own planning code in
-tests/test_vllm_oracle.py (fixtures tests/fixtures/vllm_0_33_oracle.json and, for LoRA,
+tests/fast/test_vllm_oracle.py (fixtures tests/fixtures/vllm_0_33_oracle.json and, for LoRA,
 vllm_0_33_lora.json).
 
 Units: bytes everywhere; GiB = 2**30 bytes, as vLLM prints it (``%.2f`` of ``bytes / 2**30``).

@@ -3,7 +3,7 @@
 Every release-dependent number and rule kvcalc uses for vLLM lives in one :class:`EngineDefaults`
 record per release line, ``ENGINES[vllm_version]``: ``"0.33"`` (vLLM 0.33.0, the default,
 :data:`DEFAULT_VLLM_VERSION`) and ``"0.10"`` (the v1 engine up to v0.10.x, and the V0 engine's
-block arithmetic before it: the releases of the three public startup logs in tests/test_vllm.py).
+block arithmetic before it: the releases of the three public startup logs in tests/fast/test_vllm.py).
 ``ENGINE_DEFAULTS`` is the default release's record. Where a rule changed, the field's comment
 names the vLLM file and function of 0.33.0 that has it; the release it changed in is "after
 v0.10.2, at or before v0.33.0" (kvcalc has no finer history than these two reference points).
@@ -70,7 +70,7 @@ class EngineDefaults:
     (``Worker.determine_available_memory``, v1/worker/gpu_worker.py, ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1``
     in envs.py); the estimate is measured by capturing graphs (``GPUModelRunner.profile_cudagraph_memory``)
     and cannot be computed from a config, so kvcalc assumes the 0.67 GiB the public H100 log shows
-    (tests/test_vllm.py, log 1) and says so in the plan's notes. 0.10 subtracted nothing by default."""
+    (tests/fast/test_vllm.py, log 1) and says so in the plan's notes. 0.10 subtracted nothing by default."""
     long_max_model_len_factor_types: tuple[str, ...] = ("su", "longrope", "llama3")
     """RoPE types whose ``factor`` does NOT multiply the derived maximum model length
     (``_get_and_verify_max_len``, config/model.py); 0.33 adds the YaRN family, whose
@@ -156,7 +156,7 @@ Releases with FlashInfer or Triton top-k/top-p kernels hold less.
 DEFAULT_NON_TORCH_BYTES = ENGINE_DEFAULTS.non_torch_bytes
 """Default non-torch increase during profiling (CUDA / cuBLAS / NCCL allocations outside torch).
 
-The v1 logs in tests/test_vllm.py show 0.07 GiB (H100, v0.10.2) and 0.06 GiB (16 GB card):
+The v1 logs in tests/fast/test_vllm.py show 0.07 GiB (H100, v0.10.2) and 0.06 GiB (16 GB card):
 64 MiB (0.0625 GiB). Multi-GPU runs can show more (NCCL, custom all-reduce buffers); pass a
 measured figure.
 """
