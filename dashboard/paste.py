@@ -14,6 +14,7 @@ from streamlit.errors import StreamlitAPIException
 
 import kvcalc
 from kvcalc.bundled_match import bundled_match
+from kvcalc.command_line import split_shell_tail
 from kvcalc.engine_commands import EngineCommand, parse_engine_command
 from kvcalc.errors import KVCalcError
 from kvcalc.gguf.mixes import file_type_names
@@ -150,9 +151,17 @@ def _paste_engine_model(cmd: EngineCommand, notes: list[str]) -> None:
         notes.append(f"model {cmd.model[:80]!r}: no bundled model of the same name; the model was not changed")
 
 
-def apply_engine_command(text: str) -> None:
+def _tail_note(tail: str) -> list[str]:
+    """The note for what a pasted line has after its first shell operator (kvcalc.command_line.shell_tail):
+    never run, never read."""
+    return [f"ignored after the command (not read, never run): {tail[:80]}{'...' if len(tail) > 80 else ''}"] \
+        if tail else []
+
+
+def apply_engine_command(text: str, tail: str = "") -> None:
     """Set the runtime and its option widgets from an SGLang / TensorRT-LLM / llama.cpp launch line;
-    every option the line does not set goes back to the defaults (vLLM's and the engines')."""
+    every option the line does not set goes back to the defaults (vLLM's and the engines'). ``tail`` is
+    what followed a shell operator in the pasted text (noted, not read)."""
     s = st.session_state
     try:
         cmd = parse_engine_command(text)
@@ -163,7 +172,7 @@ def apply_engine_command(text: str) -> None:
     s.update(PASTE_RESET)
     s.update(engine_inputs.ENGINE_RESET)
     s["runtime"] = cmd.runtime
-    notes: list[str] = []
+    notes: list[str] = _tail_note(tail)
     _paste_engine_model(cmd, notes)
     o = dict(cmd.options)
     ll = o.pop("llama_cpp", None)
@@ -226,8 +235,11 @@ def apply_vllm_command() -> None:
     :func:`apply_engine_command`). Every option the command does not set goes back to vLLM's default
     (:data:`PASTE_RESET`), so a second paste keeps nothing of the first."""
     text = st.session_state.get("vllm_cmd", "")
+    tail = ""
+    if isinstance(text, str):
+        text, tail = split_shell_tail(text)       # `&& curl ... | sh`: the launch command alone is read
     if isinstance(text, str) and ENGINE_PROGRAM.search(text[:400]):
-        apply_engine_command(text)
+        apply_engine_command(text, tail)
         return
     try:
         cmd = parse_vllm_serve(text)
@@ -240,7 +252,7 @@ def apply_vllm_command() -> None:
     s.update(PASTE_RESET)
     s.update(engine_inputs.ENGINE_RESET)
     _write_engine_link("vllm")
-    notes: list[str] = []
+    notes: list[str] = _tail_note(tail)
     if cmd.model:
         _paste_model(cmd.model, notes)
     o = cmd.options
