@@ -276,6 +276,9 @@ def _window(r: ConfigReader) -> int | None:
         if isinstance(value, bool):
             raise ConfigError(r.field_name("sliding_window"), value, "must be an integer number of tokens")
         return ConfigReader.check_int(r.field_name("sliding_window"), value, minimum=0) or None
+    if "sliding_window" in r.data:      # an explicit null: the config class keeps None (no window)
+        r.raw("sliding_window", default=None)
+        return None
     # Inkling's config classes map sliding_window onto sliding_window_size (attribute_map)
     return r.opt_int("sliding_window") or r.opt_int("sliding_window_size")
 

@@ -42,7 +42,7 @@ LLAMA_ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=32, num_key_value_heads=None)),
     ModelType("mistral", params="llama_like", attn_bias=(False, False), defaults=_d(
         LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-        num_attention_heads=32, num_key_value_heads=8)),
+        num_attention_heads=32, num_key_value_heads=8, sliding_window=4096)),
     ModelType("qwen2", params="llama_like", attn_bias=(True, False), layer_rule=qwen_window, defaults=_d(
         LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=32, max_window_layers=28)),
