@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
+from .models.blocks import mpt_kv_heads
 from .models.layer_rules import dory_cache_types
 from .models.model_type import ModelType, quirk_flags
 from .models.registry import lookup, nested, typed
@@ -51,6 +52,7 @@ class CacheQuirks:
     loop_passes: bool = False
     multi_query: bool = False
     multi_query_attention: bool = False
+    mpt_attn_type: bool = False
     nested_decoder: bool = False
     nope_mla: bool = False
     pooled_indexer: bool = False
@@ -300,6 +302,8 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         kv = 1 if r.get_bool("multi_query") else heads
     elif _cache_quirks(entry).attn_config_kv:      # DBRX
         kv = nested(r, "attn_config", DBRX_ATTN_DEFAULTS).get_int("kv_n_heads")
+    elif _cache_quirks(entry).mpt_attn_type:
+        kv = mpt_kv_heads(r, heads)
     elif _cache_quirks(entry).multi_query_attention and not r.get_bool("multi_query_attention", default=False):
         kv = heads
     else:

@@ -99,6 +99,8 @@ QUIRKS = {
     "mlp_4h": "an unset MLP width means 4 * hidden_size",
     "no_per_layer_inputs": "no per-layer input embeddings and no MoE block: the config class deletes "
                            "hidden_size_per_layer_input and enable_moe_block (Gemma 4 Unified)",
+    "mpt_attn_type": "KV heads from attn_config.attn_type: multihead n_heads, multiquery 1, grouped_query "
+                     "attn_config.kv_n_heads (MPT, llm-foundry)",
     "mha": "multi-head attention only: the class has no num_key_value_heads (a config's value is ignored)",
     "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
                            "GraniteMoeShared: shared_intermediate_size, none when 0)",

@@ -149,14 +149,25 @@ def test_qwen3_next_linear_layer_matches_its_fields():
 MPT_GQA = "oldjar07__replit-hiddensize__mpt-gqa.json"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "attn_config.attn_type 'grouped_query_attention' with attn_config.kv_n_heads 8: kvcalc's mpt rules read "
-    "n_heads (24) as the KV heads and say exact, 3x the cache the model keeps"))
 def test_mpt_grouped_query_attention_caches_kv_n_heads():
     import kvcalc
 
     cfg = ORACLE.corpus_config(MPT_GQA)
     assert FILES[MPT_GQA]["status"] == "failed" and "attn_type" in FILES[MPT_GQA]["reason"]
     spec = kvcalc.read_spec(cfg)
-    heads = {a.kv_heads for layer in spec.layers for a in layer.attention}
-    assert heads == {cfg["attn_config"]["kv_n_heads"]} or spec.quality != "exact"
+    assert {a.kv_heads for layer in spec.layers for a in layer.attention} == {cfg["attn_config"]["kv_n_heads"]}
+
+
+def test_mpt_grouped_query_attention_counts_narrower_wqkv():
+    """GroupedQueryAttention.Wqkv is d_model -> (n_heads + 2 * kv_n_heads) * head_dim: against the multi-head file,
+    each of the n_layers blocks loses 2 * (n_heads - kv_n_heads) * head_dim * d_model weights (no_bias)."""
+    import copy
+
+    import kvcalc
+
+    cfg = ORACLE.corpus_config(MPT_GQA)
+    mha = copy.deepcopy(cfg)
+    mha["attn_config"]["attn_type"] = "multihead_attention"
+    d, n_q, kv = cfg["hidden_size"], cfg["n_heads"], cfg["attn_config"]["kv_n_heads"]
+    fewer = cfg["n_layers"] * 2 * (n_q - kv) * (d // n_q) * d
+    assert kvcalc.count_params(mha).total - kvcalc.count_params(cfg).total == fewer
