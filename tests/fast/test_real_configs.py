@@ -65,7 +65,7 @@ PARAMS_DIFFERS: dict[str, str] = {
 
 # The classes as they stand (fix a file: move it from exact-differs, and drop its entry above).
 STATUS_COUNTS = {"built": 175, "needs remote code": 75, "failed": 3}
-KV_COUNTS = {"exact-agree": 168, "exact-differs": 0, "estimated": 5, "refused": 2}
+KV_COUNTS = {"exact-agree": 169, "exact-differs": 0, "estimated": 5, "refused": 1}
 PARAMS_COUNTS = {"exact-agree": 170, "exact-differs": 3, "refused": 2}
 
 
@@ -171,3 +171,13 @@ def test_mpt_grouped_query_attention_counts_narrower_wqkv():
     d, n_q, kv = cfg["hidden_size"], cfg["n_heads"], cfg["attn_config"]["kv_n_heads"]
     fewer = cfg["n_layers"] * 2 * (n_q - kv) * (d // n_q) * d
     assert kvcalc.count_params(mha).total - kvcalc.count_params(cfg).total == fewer
+
+
+def test_bloom_reads_n_embed_for_hidden_size():
+    """BLOOM-176B writes its width as n_embed (14336), which BloomConfig moves into hidden_size: 70 layers x K and V
+    x 112 heads x 64 tokens x head_dim 128 x 2 bytes (bfloat16), as transformers' cache holds it."""
+    name = "bigscience__bloom.json"
+    cfg = ORACLE.corpus_config(name)
+    assert cfg["n_embed"] // cfg["num_attention_heads"] == 128
+    assert [layer["bytes"] for layer in FILES[name]["layers"]] == [2 * 112 * 64 * 128 * 2] * 70
+    assert TABLE["kv"][name][0] == "exact-agree"
