@@ -113,7 +113,8 @@ def falcon(f: ConfigReader, t: Tally) -> None:
     architecture), ``H + 2*d`` (multi_query) or ``3*H``; ``dense H*H``; MLP ``H*F + F*H`` (``F`` =
     ffn_hidden_size or ``4*H``), biases on all with ``bias``; LayerNorms ``2*H`` each: two without
     parallel_attn or with num_ln_in_parallel_attn == 2 (the default for the new architecture), else one;
-    ``ln_f 2*H``; lm_head tied by default. ``n_embed`` overrides hidden_size, as in FalconConfig (the entry's attribute_map).
+    ``ln_f 2*H``; lm_head tied by default. ``n_embed`` overrides hidden_size, as in FalconConfig
+    (the entry's attribute_map).
     """
     vocab, hidden = f.get_int("vocab_size"), f.get_int("hidden_size")
     n_layers = f.get_int("num_hidden_layers")
