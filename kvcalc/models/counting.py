@@ -85,6 +85,7 @@ from .seq2seq import (
     vision_encoder_decoder,
 )
 from .ssm import jamba, mamba, mamba2, mamba2_hybrid, nemotron_h, zamba, zaya
+from .task_heads import sequence_classification
 from .wrappers import COUNTERS_BY_FAMILY, untied_wrapper
 
 WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {
@@ -208,6 +209,7 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
     tally = Tally()
     fields = typed(top, entry.name)
     COUNTERS[entry.params](fields, tally)
+    sequence_classification(top, fields, entry, tally)
     parts = tally.parts
     total = sum(parts.values())
     return ParamCount(
