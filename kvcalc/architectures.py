@@ -20,6 +20,7 @@ from .models.model_type import ModelType, quirk_flags
 from .models.registry import lookup, nested, typed
 from .models.registry.moe_decoders import DBRX_ATTN_DEFAULTS
 from .models.registry.seq2seq import CROSS_ATTENTION_DECODERS, T5_STYLE
+from .models.subconfigs import seeds_text, text_view, unseeded_fields
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -99,15 +100,21 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
             return _nested_decoder(top, entry, dtype)
         return _encoder_decoder(top, model_type, dtype)
 
-    dec = top
+    dec, built = top, None
     text_type = model_type
     text = top.sub("text_config") if isinstance(config.get("text_config"), Mapping) else None
     if text is not None:
         dec = text
         wrapped = entry.text_type if entry is not None and entry.text_type else model_type
         text_type = text.get_str("model_type", default="") or wrapped
-    elif entry is not None and entry.text_type and _cache_quirks(entry).flat_text:
-        text_type = entry.text_type     # Glm5NextConfig.__post_init__: a flat config's fields are its text_config
+    elif entry is not None and seeds_text(top, entry):
+        dec = text_view(top, entry)     # the top-level fields are the text config (Glm5NextConfig.__post_init__)
+        text_type = dec.model_type
+    elif entry is not None and entry.text_type:
+        # the config class builds its text config from class defaults: the same view the parameter rules read
+        dec = built = text_view(top, entry)
+        text_type = dec.model_type
+        warnings.extend(f"estimated: {note}" for note in unseeded_fields(top, dec, entry.name))
     text_entry = lookup(text_type)
     if text_entry is None and text_type.endswith("_text"):
         # a nested ``X_text`` type kvcalc does not list: X's decoder when X is a known decoder or wrapper
@@ -124,7 +131,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     else:
         warnings.append(f"estimated: unknown architecture '{text_type or '(no model_type)'}': read as standard "
                         "decoder attention from the fields below")
-    r = typed(dec, text_type)
+    r = built if built is not None and built.model_type == text_type else typed(dec, text_type)
     assumed: list[str] = []
     layers, quirks = _decoder_layers(r, text_entry if known and text_entry else _UNKNOWN, known, assumed)
     warnings.extend(a if a.startswith("estimated: ") else f"estimated: {a}" for a in assumed)

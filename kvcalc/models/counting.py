@@ -85,6 +85,7 @@ from .seq2seq import (
     vision_encoder_decoder,
 )
 from .ssm import jamba, mamba, mamba2, mamba2_hybrid, nemotron_h, zamba, zaya
+from .subconfigs import text_only
 from .task_heads import sequence_classification
 from .wrappers import COUNTERS_BY_FAMILY, untied_wrapper
 
@@ -206,6 +207,9 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
         raise UnsupportedError(f"parameter counting is not implemented for model_type '{model_type}': {reason} "
                                f"({len(SUPPORTED_MODEL_TYPES)} model types are counted: "
                                "kvcalc.models.SUPPORTED_MODEL_TYPES, docs/architectures.md)")
+    if text_only(top, entry) and entry.text_type is not None:
+        text_entry = lookup(entry.text_type)    # the file names the text-only class: count that model alone
+        entry = text_entry if text_entry is not None and text_entry.params is not None else entry
     tally = Tally()
     fields = typed(top, entry.name)
     COUNTERS[entry.params](fields, tally)

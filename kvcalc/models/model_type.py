@@ -112,7 +112,8 @@ QUIRKS = {
     "mla_head_gate": "MLA layers add a per-head output gate g_proj H -> n (Bailing hybrid)",
     "glm5_next_hc": "indexed_attention layers are MLA with a pooled DSA indexer, and every layer holds two "
                     "hyper-connections of hc_mult streams (GLM-5 Next)",
-    "flat_text": "a config without text_config holds the decoder's fields at the top level (GLM-5 Next)",
+    "flat_text": "a config without text_config holds the decoder's fields at the top level: the config class "
+                 "seeds text_config from them (GLM-5 Next, Qwen2-VL, Qwen2.5-VL, PaddleOCR-VL)",
     "zamba2_blocks": "Mamba-2 mixers, num_mem_blocks shared blocks and per-hybrid-layer LoRA adapters (Zamba2)",
     "lfm3_attention": "sliding_attention layers too; attention biases with attention_bias, an output gate "
                       "g_proj H -> n_q with use_attention_gate, sandwich norms with use_sandwich_norm (LFM3)",

@@ -49,21 +49,12 @@ KV_DIFFERS: dict[str, str] = {
 
 # Files kvcalc labels exact whose parameter count differs from transformers', with the field it misreads.
 PARAMS_DIFFERS: dict[str, str] = {
-    "Qwen__Qwen3.5-2B__finetune-mlx-bf16-v2.json": (
-        "model_type qwen3_5 (the multimodal type) with every text field at the top level, no text_config and no "
-        "vision_config, architectures Qwen3_5ForCausalLM: transformers builds the 2B text model from the "
-        "top-level fields; kvcalc takes Qwen3_5TextConfig's class defaults (a 9B shape) plus a default vision "
-        "tower"),
-    "allenai__olmOCR-7B-0225-preview.json": (
-        "legacy Qwen2-VL layout (transformers 4.41): text fields at the top level beside vision_config; "
-        "transformers 5.24 moves them into the text config (7B); kvcalc's parameter rules take "
-        "Qwen2VLTextConfig's class defaults (the 72B shape) while its KV rules read the top level"),
 }
 
 # The classes as they stand (fix a file: move it from exact-differs, and drop its entry above).
 STATUS_COUNTS = {"built": 175, "needs remote code": 75, "failed": 3}
-KV_COUNTS = {"exact-agree": 169, "exact-differs": 0, "estimated": 5, "refused": 1}
-PARAMS_COUNTS = {"exact-agree": 171, "exact-differs": 2, "refused": 2}
+KV_COUNTS = {"exact-agree": 174, "exact-differs": 0, "estimated": 1, "refused": 0}
+PARAMS_COUNTS = {"exact-agree": 174, "exact-differs": 0, "refused": 1}
 
 
 def _param(name: str, differs: dict[str, str]):
