@@ -20,7 +20,8 @@ from .models.model_type import ModelType, quirk_flags
 from .models.registry import lookup, nested, typed
 from .models.registry.moe_decoders import DBRX_ATTN_DEFAULTS
 from .models.registry.seq2seq import CROSS_ATTENTION_DECODERS, T5_STYLE
-from .models.subconfigs import seeds_text, text_view, unseeded_fields
+from .models.subconfigs import DECODER_GEOMETRY, seeds_text, text_view, unseeded_fields
+from .models.unread import unread_geometry
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -80,7 +81,59 @@ def _need(r: ConfigReader, name: str, fallback: int | None, why: str, assumed: l
 
 
 def read_spec(config: Mapping[str, Any]) -> ModelSpec:
-    """Turn a config.json dict into a :class:`ModelSpec`; raise ConfigError on unusable fields."""
+    """Turn a config.json dict into a :class:`ModelSpec`; raise ConfigError on unusable fields.
+
+    ``quality`` is ``exact`` only when no field that looks like cache geometry went unread by both the cache
+    rules and the parameter rules (:func:`kvcalc.models.unread.unread_geometry`); such a field makes the
+    figure ``estimated`` and is named in ``warnings``."""
+    spec = _read_spec(config)
+    if spec.quality != "exact":
+        return spec
+    used = set(spec.fields_used) | _param_fields(config) | _unseeded_top(config)
+    notes = unread_geometry(config, used, spec.model_type, _resolved(spec))
+    if not notes:
+        return spec
+    return replace(spec, quality="estimated", warnings=spec.warnings + tuple(
+        f"estimated: {note} is not read by kvcalc's {spec.model_type} rules, and it may size the cache"
+        for note in notes))
+
+
+def _resolved(spec: ModelSpec) -> dict[str, int]:
+    """The KV heads and head width every attention layer resolved to (when they all agree), by field name."""
+    caches = [a for layer in spec.layers for a in layer.attention]
+    out: dict[str, int] = {}
+    if len({a.kv_heads for a in caches}) == 1:
+        out["num_key_value_heads"] = caches[0].kv_heads
+    if len({a.k_head_dim for a in caches}) == 1:
+        out["kv_channels"] = out["head_dim"] = caches[0].k_head_dim
+    return out
+
+
+def _param_fields(config: Mapping[str, Any]) -> set[str]:
+    """The fields the parameter rules read (a field they read sizes weights, not an unread cache field)."""
+    from .errors import KVCalcError
+    from .models.counting import count_params
+
+    try:
+        return set(count_params(config).fields_used)
+    except KVCalcError:
+        return set()
+
+
+def _unseeded_top(config: Mapping[str, Any]) -> set[str]:
+    """A wrapper file without text_config whose class ignores its top-level decoder fields: those fields, which
+    :func:`kvcalc.models.subconfigs.unseeded_fields` already compares with the text config built."""
+    entry = lookup(str(config.get("model_type") or ""))
+    if entry is None or entry.text_type is None or config.get("text_config") is not None:
+        return set()
+    top = ConfigReader(config)
+    if seeds_text(top, entry):
+        return set()
+    return {name for field in DECODER_GEOMETRY if (name := top.present(field)) is not None}
+
+
+def _read_spec(config: Mapping[str, Any]) -> ModelSpec:
+    """:func:`read_spec` before the unread-field check."""
     top = ConfigReader(config)
     model_type = top.get_str("model_type", default="")
     entry = lookup(model_type)

@@ -43,6 +43,7 @@ TIERS: dict[str, str] = {
     "test_params_pd": "fast",
     "test_task_heads": "fast",
     "test_one_reader": "fast",
+    "test_earned_labels": "fast",
     "test_golden_plans": "fast", "test_package_list": "fast", "test_cli_startup_log": "fast",
     "test_doctests": "fast",
     "test_engine_registry": "fast", "test_llama_cpp_speed": "fast",

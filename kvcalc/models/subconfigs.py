@@ -124,7 +124,7 @@ def absent_text_defaults(entry: ModelType) -> Mapping[str, Any]:
 
 
 # decoder geometry a flat file may give at the top level (canonical names, aliases expanded by the reader)
-_DECODER_GEOMETRY = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+DECODER_GEOMETRY = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
                      "intermediate_size", "kv_lora_rank", "q_lora_rank", "sliding_window")
 
 
@@ -133,7 +133,7 @@ def unseeded_fields(top: ConfigReader, text: ConfigReader, wrapper: str) -> list
     does not seed its text config from and that differ from what the text config holds (LLaVA, Kimi-K2.5:
     transformers builds the class-default decoder, not the file's)."""
     notes = []
-    for name in _DECODER_GEOMETRY:
+    for name in DECODER_GEOMETRY:
         field = top.present(name)
         if field is None:
             continue
