@@ -21,7 +21,7 @@ from .models.registry import lookup, nested, typed
 from .models.registry.moe_decoders import DBRX_ATTN_DEFAULTS
 from .models.registry.seq2seq import CROSS_ATTENTION_DECODERS, T5_STYLE
 from .models.subconfigs import DECODER_GEOMETRY, seeds_text, text_view, unseeded_fields
-from .models.unread import unread_geometry
+from .models.unread import PARAM_FIELDS, unread_geometry
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -110,12 +110,13 @@ def _resolved(spec: ModelSpec) -> dict[str, int]:
 
 
 def _param_fields(config: Mapping[str, Any]) -> set[str]:
-    """The fields the parameter rules read (a field they read sizes weights, not an unread cache field)."""
+    """The fields the parameter rules read (a field they read sizes weights, not an unread cache field), through
+    the reader :mod:`kvcalc.models.counting` registers in :data:`kvcalc.models.unread.PARAM_FIELDS` (it imports
+    this module, so this one cannot import it)."""
     from .errors import KVCalcError
-    from .models.counting import count_params
 
     try:
-        return set(count_params(config).fields_used)
+        return set().union(*(reader(config) for reader in PARAM_FIELDS))
     except KVCalcError:
         return set()
 

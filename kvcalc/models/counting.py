@@ -87,6 +87,7 @@ from .seq2seq import (
 from .ssm import jamba, mamba, mamba2, mamba2_hybrid, nemotron_h, zamba, zaya
 from .subconfigs import text_only
 from .task_heads import sequence_classification
+from .unread import PARAM_FIELDS
 from .wrappers import COUNTERS_BY_FAMILY, untied_wrapper
 
 WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {
@@ -223,3 +224,6 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
         active_refused=tally.null_top_k, active_reason=tally.active_reason, fields_used=tuple(top.used),
         defaults_used=tuple(fields.defaults_used),
     )
+
+
+PARAM_FIELDS.append(lambda config: count_params(config).fields_used)   # the KV label check reads them

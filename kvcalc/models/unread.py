@@ -13,8 +13,12 @@ holds them: kvcalc.models.counting).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+PARAM_FIELDS: list[Callable[[Mapping[str, Any]], Iterable[str]]] = []
+"""The parameter rules' field readers (config -> the dotted fields they read): kvcalc.models.counting registers
+``count_params(config).fields_used`` here when it loads."""
 
 GEOMETRY = re.compile(r"heads|(^|_)kv(_|$)|window|sliding|sparse|index|compress|nextn|mtp|lora_rank|topk|"
                       r"multi_query|latent", re.I)
