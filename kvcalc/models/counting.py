@@ -208,12 +208,14 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
         raise UnsupportedError(f"parameter counting is not implemented for model_type '{model_type}': {reason} "
                                f"({len(SUPPORTED_MODEL_TYPES)} model types are counted: "
                                "kvcalc.models.SUPPORTED_MODEL_TYPES, docs/architectures.md)")
+    family = entry.params
     if text_only(top, entry) and entry.text_type is not None:
         text_entry = lookup(entry.text_type)    # the file names the text-only class: count that model alone
-        entry = text_entry if text_entry is not None and text_entry.params is not None else entry
+        if text_entry is not None and text_entry.params is not None:
+            entry, family = text_entry, text_entry.params
     tally = Tally()
     fields = typed(top, entry.name)
-    COUNTERS[entry.params](fields, tally)
+    COUNTERS[family](fields, tally)
     sequence_classification(top, fields, entry, tally)
     parts = tally.parts
     total = sum(parts.values())
