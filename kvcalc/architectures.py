@@ -14,11 +14,14 @@ from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
+from .models.blocks import mpt_kv_heads
 from .models.layer_rules import dory_cache_types
 from .models.model_type import ModelType, quirk_flags
 from .models.registry import lookup, nested, typed
 from .models.registry.moe_decoders import DBRX_ATTN_DEFAULTS
 from .models.registry.seq2seq import CROSS_ATTENTION_DECODERS, T5_STYLE
+from .models.subconfigs import DECODER_GEOMETRY, seeds_text, text_view, unseeded_fields
+from .models.unread import PARAM_FIELDS, unread_geometry
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
 
 # transformers layer-type names -> kvcalc kinds.
@@ -51,6 +54,7 @@ class CacheQuirks:
     loop_passes: bool = False
     multi_query: bool = False
     multi_query_attention: bool = False
+    mpt_attn_type: bool = False
     nested_decoder: bool = False
     nope_mla: bool = False
     pooled_indexer: bool = False
@@ -77,7 +81,60 @@ def _need(r: ConfigReader, name: str, fallback: int | None, why: str, assumed: l
 
 
 def read_spec(config: Mapping[str, Any]) -> ModelSpec:
-    """Turn a config.json dict into a :class:`ModelSpec`; raise ConfigError on unusable fields."""
+    """Turn a config.json dict into a :class:`ModelSpec`; raise ConfigError on unusable fields.
+
+    ``quality`` is ``exact`` only when no field that looks like cache geometry went unread by both the cache
+    rules and the parameter rules (:func:`kvcalc.models.unread.unread_geometry`); such a field makes the
+    figure ``estimated`` and is named in ``warnings``."""
+    spec = _read_spec(config)
+    if spec.quality != "exact":
+        return spec
+    used = set(spec.fields_used) | _param_fields(config) | _unseeded_top(config)
+    notes = unread_geometry(config, used, spec.model_type, _resolved(spec))
+    if not notes:
+        return spec
+    return replace(spec, quality="estimated", warnings=spec.warnings + tuple(
+        f"estimated: {note} is not read by kvcalc's {spec.model_type} rules, and it may size the cache"
+        for note in notes))
+
+
+def _resolved(spec: ModelSpec) -> dict[str, int]:
+    """The KV heads and head width every attention layer resolved to (when they all agree), by field name."""
+    caches = [a for layer in spec.layers for a in layer.attention]
+    out: dict[str, int] = {}
+    if len({a.kv_heads for a in caches}) == 1:
+        out["num_key_value_heads"] = caches[0].kv_heads
+    if len({a.k_head_dim for a in caches}) == 1:
+        out["kv_channels"] = out["head_dim"] = caches[0].k_head_dim
+    return out
+
+
+def _param_fields(config: Mapping[str, Any]) -> set[str]:
+    """The fields the parameter rules read (a field they read sizes weights, not an unread cache field), through
+    the reader :mod:`kvcalc.models.counting` registers in :data:`kvcalc.models.unread.PARAM_FIELDS` (it imports
+    this module, so this one cannot import it)."""
+    from .errors import KVCalcError
+
+    try:
+        return set().union(*(reader(config) for reader in PARAM_FIELDS))
+    except KVCalcError:
+        return set()
+
+
+def _unseeded_top(config: Mapping[str, Any]) -> set[str]:
+    """A wrapper file without text_config whose class ignores its top-level decoder fields: those fields, which
+    :func:`kvcalc.models.subconfigs.unseeded_fields` already compares with the text config built."""
+    entry = lookup(str(config.get("model_type") or ""))
+    if entry is None or entry.text_type is None or config.get("text_config") is not None:
+        return set()
+    top = ConfigReader(config)
+    if seeds_text(top, entry):
+        return set()
+    return {name for field in DECODER_GEOMETRY if (name := top.present(field)) is not None}
+
+
+def _read_spec(config: Mapping[str, Any]) -> ModelSpec:
+    """:func:`read_spec` before the unread-field check."""
     top = ConfigReader(config)
     model_type = top.get_str("model_type", default="")
     entry = lookup(model_type)
@@ -97,15 +154,21 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
             return _nested_decoder(top, entry, dtype)
         return _encoder_decoder(top, model_type, dtype)
 
-    dec = top
+    dec, built = top, None
     text_type = model_type
     text = top.sub("text_config") if isinstance(config.get("text_config"), Mapping) else None
     if text is not None:
         dec = text
         wrapped = entry.text_type if entry is not None and entry.text_type else model_type
         text_type = text.get_str("model_type", default="") or wrapped
-    elif entry is not None and entry.text_type and _cache_quirks(entry).flat_text:
-        text_type = entry.text_type     # Glm5NextConfig.__post_init__: a flat config's fields are its text_config
+    elif entry is not None and seeds_text(top, entry):
+        dec = text_view(top, entry)     # the top-level fields are the text config (Glm5NextConfig.__post_init__)
+        text_type = dec.model_type
+    elif entry is not None and entry.text_type:
+        # the config class builds its text config from class defaults: the same view the parameter rules read
+        dec = built = text_view(top, entry)
+        text_type = dec.model_type
+        warnings.extend(f"estimated: {note}" for note in unseeded_fields(top, dec, entry.name))
     text_entry = lookup(text_type)
     if text_entry is None and text_type.endswith("_text"):
         # a nested ``X_text`` type kvcalc does not list: X's decoder when X is a known decoder or wrapper
@@ -122,7 +185,7 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     else:
         warnings.append(f"estimated: unknown architecture '{text_type or '(no model_type)'}': read as standard "
                         "decoder attention from the fields below")
-    r = typed(dec, text_type)
+    r = built if built is not None and built.model_type == text_type else typed(dec, text_type)
     assumed: list[str] = []
     layers, quirks = _decoder_layers(r, text_entry if known and text_entry else _UNKNOWN, known, assumed)
     warnings.extend(a if a.startswith("estimated: ") else f"estimated: {a}" for a in assumed)
@@ -276,6 +339,9 @@ def _window(r: ConfigReader) -> int | None:
         if isinstance(value, bool):
             raise ConfigError(r.field_name("sliding_window"), value, "must be an integer number of tokens")
         return ConfigReader.check_int(r.field_name("sliding_window"), value, minimum=0) or None
+    if "sliding_window" in r.data:      # an explicit null: the config class keeps None (no window)
+        r.raw("sliding_window", default=None)
+        return None
     # Inkling's config classes map sliding_window onto sliding_window_size (attribute_map)
     return r.opt_int("sliding_window") or r.opt_int("sliding_window_size")
 
@@ -297,6 +363,8 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         kv = 1 if r.get_bool("multi_query") else heads
     elif _cache_quirks(entry).attn_config_kv:      # DBRX
         kv = nested(r, "attn_config", DBRX_ATTN_DEFAULTS).get_int("kv_n_heads")
+    elif _cache_quirks(entry).mpt_attn_type:
+        kv = mpt_kv_heads(r, heads)
     elif _cache_quirks(entry).multi_query_attention and not r.get_bool("multi_query_attention", default=False):
         kv = heads
     else:

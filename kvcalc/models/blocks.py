@@ -10,7 +10,8 @@ from ..config import ConfigReader
 from ..errors import ConfigError
 from .counts import Tally
 from .model_type import ModelType
-from .registry import lookup
+from .registry import lookup, nested
+from .registry.llama import MPT_ATTN_DEFAULTS
 
 
 # Every field a config omits takes the transformers class default from its kvcalc.models.registry entry,
@@ -30,6 +31,27 @@ def attention_heads(f: ConfigReader) -> tuple[int, int]:
     if n_kv > n_q or n_q % n_kv:
         raise ConfigError(f.field_name("num_key_value_heads"), n_kv, f"must divide num_attention_heads ({n_q})")
     return n_q, n_kv
+
+
+def mpt_kv_heads(f: ConfigReader, n_q: int) -> int:
+    """MPT's key-value heads from ``attn_config.attn_type``: ``multihead_attention`` (the default, the only type
+    transformers 5.24's MptAttentionConfig accepts) ``n_q``; llm-foundry's ``multiquery_attention`` 1 and
+    ``grouped_query_attention`` ``attn_config.kv_n_heads`` (llm-foundry attention.py, GroupedQueryAttention:
+    Wqkv emits ``n_q + 2 * kv_n_heads`` heads and the cache keeps the kv_n_heads K/V heads before
+    repeat_interleave; hand-checked on oldjar07/replit-hiddensize at fe58961d)."""
+    attn = nested(f, "attn_config", MPT_ATTN_DEFAULTS)
+    kind = attn.get_str("attn_type")
+    if kind == "multihead_attention":
+        return n_q
+    if kind == "multiquery_attention":
+        return 1
+    if kind == "grouped_query_attention":
+        kv = attn.get_int("kv_n_heads")
+        if kv > n_q or n_q % kv:
+            raise ConfigError(attn.field_name("kv_n_heads"), kv, f"must divide n_heads ({n_q})")
+        return kv
+    raise ConfigError(attn.field_name("attn_type"), kind, "is not an MPT attention type (multihead_attention, "
+                      "multiquery_attention, grouped_query_attention)")
 
 
 def linear(n_in: int, n_out: int, bias: bool = False) -> int:

@@ -113,9 +113,10 @@ def falcon(f: ConfigReader, t: Tally) -> None:
     architecture), ``H + 2*d`` (multi_query) or ``3*H``; ``dense H*H``; MLP ``H*F + F*H`` (``F`` =
     ffn_hidden_size or ``4*H``), biases on all with ``bias``; LayerNorms ``2*H`` each: two without
     parallel_attn or with num_ln_in_parallel_attn == 2 (the default for the new architecture), else one;
-    ``ln_f 2*H``; lm_head tied by default. ``n_embed`` overrides hidden_size, as in FalconConfig.
+    ``ln_f 2*H``; lm_head tied by default. ``n_embed`` overrides hidden_size, as in FalconConfig
+    (the entry's attribute_map).
     """
-    vocab, hidden = f.get_int("vocab_size"), f.get_int("n_embed", "hidden_size")
+    vocab, hidden = f.get_int("vocab_size"), f.get_int("hidden_size")
     n_layers = f.get_int("num_hidden_layers")
     heads = f.get_int("num_attention_heads")
     d = hidden_per_head(f, hidden, heads)
@@ -142,9 +143,9 @@ def falcon(f: ConfigReader, t: Tally) -> None:
 def bloom(f: ConfigReader, t: Tally) -> None:
     """BLOOM: ``V*H`` embedding + its LayerNorm ``2*H``; per layer: 2 LayerNorms ``4*H``, ``query_key_value
     H*3H+3H``, ``dense H*H+H``, MLP ``H*4H+4H + 4H*H+H``; ``ln_f 2*H``; lm_head tied by default.
-    ``n_embed`` overrides hidden_size, as in BloomConfig.
+    ``n_embed`` overrides hidden_size, as in BloomConfig (the entry's attribute_map).
     """
-    vocab, hidden = f.get_int("vocab_size"), f.get_int("n_embed", "hidden_size")
+    vocab, hidden = f.get_int("vocab_size"), f.get_int("hidden_size")
     n_layers = f.get_int("num_hidden_layers")
     hidden_per_head(f, hidden, f.get_int("num_attention_heads"))
     t.add("embedding", vocab * hidden)

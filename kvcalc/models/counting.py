@@ -85,6 +85,9 @@ from .seq2seq import (
     vision_encoder_decoder,
 )
 from .ssm import jamba, mamba, mamba2, mamba2_hybrid, nemotron_h, zamba, zaya
+from .subconfigs import text_only
+from .task_heads import sequence_classification
+from .unread import PARAM_FIELDS
 from .wrappers import COUNTERS_BY_FAMILY, untied_wrapper
 
 WRAPPERS: dict[str, Callable[[Decoder, ConfigReader, Tally], None]] = {
@@ -205,9 +208,15 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
         raise UnsupportedError(f"parameter counting is not implemented for model_type '{model_type}': {reason} "
                                f"({len(SUPPORTED_MODEL_TYPES)} model types are counted: "
                                "kvcalc.models.SUPPORTED_MODEL_TYPES, docs/architectures.md)")
+    family = entry.params
+    if text_only(top, entry) and entry.text_type is not None:
+        text_entry = lookup(entry.text_type)    # the file names the text-only class: count that model alone
+        if text_entry is not None and text_entry.params is not None:
+            entry, family = text_entry, text_entry.params
     tally = Tally()
     fields = typed(top, entry.name)
-    COUNTERS[entry.params](fields, tally)
+    COUNTERS[family](fields, tally)
+    sequence_classification(top, fields, entry, tally)
     parts = tally.parts
     total = sum(parts.values())
     return ParamCount(
@@ -217,3 +226,6 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
         active_refused=tally.null_top_k, active_reason=tally.active_reason, fields_used=tuple(top.used),
         defaults_used=tuple(fields.defaults_used),
     )
+
+
+PARAM_FIELDS.append(lambda config: count_params(config).fields_used)   # the KV label check reads them

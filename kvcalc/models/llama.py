@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..architectures import layer_types
 from ..config import ConfigReader, head_dim_or_derived
 from ..errors import UnsupportedError
-from .blocks import attention_heads, flag, gated_mlp, linear, lm_head, registry_entry
+from .blocks import attention_heads, flag, gated_mlp, linear, lm_head, mpt_kv_heads, registry_entry
 from .counts import Tally
 from .linear_attention import gated_delta_net, linear_kinds
 from .model_type import ModelType, quirk_flags
@@ -40,6 +40,7 @@ class LlamaQuirks:
     layer_norm: bool = False
     lightning_attention: bool = False
     mha: bool = False
+    mpt_attn_type: bool = False
     mlp_4h: bool = False
     no_norm_weights: bool = False
     norm_bias: bool = False
@@ -79,6 +80,8 @@ def llama_like(f: ConfigReader, t: Tally, head: bool = True) -> None:
     n_q, n_kv = attention_heads(f)
     if q.mha:
         n_kv = n_q
+    elif q.mpt_attn_type:
+        n_kv = mpt_kv_heads(f, n_q)
     d = head_dim_or_derived(f, hidden, n_q, floor=q.floor_head_dim)
     qkv_bias, o_bias = flag(f, m.attn_bias[0]), flag(f, m.attn_bias[1])
     dv = f.get_int("v_head_dim") if q.v_head_dim else d     # values of their own width (MiMo-V2-Flash)

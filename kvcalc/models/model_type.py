@@ -99,6 +99,8 @@ QUIRKS = {
     "mlp_4h": "an unset MLP width means 4 * hidden_size",
     "no_per_layer_inputs": "no per-layer input embeddings and no MoE block: the config class deletes "
                            "hidden_size_per_layer_input and enable_moe_block (Gemma 4 Unified)",
+    "mpt_attn_type": "KV heads from attn_config.attn_type: multihead n_heads, multiquery 1, grouped_query "
+                     "attn_config.kv_n_heads (MPT, llm-foundry)",
     "mha": "multi-head attention only: the class has no num_key_value_heads (a config's value is ignored)",
     "sized_shared_expert": "MoE layers add one ungated shared expert of shared_expert_intermediate_size (Flint; "
                            "GraniteMoeShared: shared_intermediate_size, none when 0)",
@@ -110,7 +112,8 @@ QUIRKS = {
     "mla_head_gate": "MLA layers add a per-head output gate g_proj H -> n (Bailing hybrid)",
     "glm5_next_hc": "indexed_attention layers are MLA with a pooled DSA indexer, and every layer holds two "
                     "hyper-connections of hc_mult streams (GLM-5 Next)",
-    "flat_text": "a config without text_config holds the decoder's fields at the top level (GLM-5 Next)",
+    "flat_text": "a config without text_config holds the decoder's fields at the top level: the config class "
+                 "seeds text_config from them (GLM-5 Next, Qwen2-VL, Qwen2.5-VL, PaddleOCR-VL)",
     "zamba2_blocks": "Mamba-2 mixers, num_mem_blocks shared blocks and per-hybrid-layer LoRA adapters (Zamba2)",
     "lfm3_attention": "sliding_attention layers too; attention biases with attention_bias, an output gate "
                       "g_proj H -> n_q with use_attention_gate, sandwich norms with use_sandwich_norm (LFM3)",

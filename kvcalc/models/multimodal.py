@@ -14,13 +14,13 @@ from __future__ import annotations
 from ..config import ConfigReader, head_dim_or_derived, hidden_per_head
 from ..errors import ConfigError, UnsupportedError
 from .audio_towers import muse_spark_audio, phi4_audio, wavtokenizer_encoder
-from .blocks import attention_heads, blip2_qformer, gated_mlp, linear, lm_head
+from .blocks import attention_heads, blip2_qformer, gated_mlp, linear, lm_head, registry_entry
 from .classic_decoders import opt
 from .counts import Tally
 from .image_tokenizers import chameleon_vq, emu3_vq
 from .llama import llama_like
 from .registry import lookup
-from .subconfigs import sub_config, typed_sub, wrapper_sub
+from .subconfigs import sub_config, text_view, typed_sub, wrapper_sub
 from .vision_towers import pooling_head, vit_layers
 from .wrappers import TOWERS, count_wrapper, counter, own_text_wrapper
 
@@ -79,13 +79,10 @@ def fuyu(top: ConfigReader, t: Tally) -> None:
     """FuyuForCausalLM (transformers/models/fuyu/modeling_fuyu.py FuyuModel): the persimmon decoder of
     ``text_config`` (without one, Persimmon with FuyuConfig's text defaults), no vision tower: image patches
     enter through vision_embed_tokens ``(p*p*C)*H + H`` (counted as vision); lm_head ``V*H`` unless the
-    top-level tie_word_embeddings (default false) ties it. A flat config (decoder fields at the top level,
-    which FuyuConfig moves into text_config) is refused rather than guessed.
+    top-level tie_word_embeddings (default false) ties it. A flat config's top-level decoder fields are its
+    text_config (FuyuConfig seeds it from them: :func:`kvcalc.models.subconfigs.text_view`).
     """
-    if top.data.get("text_config") is None and any(k in top.data for k in _FUYU_TEXT):
-        raise UnsupportedError("fuyu with its decoder fields at the top level (no text_config) is not counted: "
-                               "give them in text_config")
-    text = sub_config(top, "text_config", "persimmon", _FUYU_TEXT)
+    text = text_view(top, registry_entry(top), _FUYU_TEXT)
     if text.model_type != "persimmon":
         raise UnsupportedError(f"{top.path}text_config.model_type '{text.model_type}' is not counted for fuyu "
                                "(expected persimmon)")

@@ -18,7 +18,7 @@ from .counts import Tally
 from .image_tokenizers import apertus1p5_vision
 from .projectors import PROJECTORS
 from .registry import lookup
-from .subconfigs import sub_config
+from .subconfigs import sub_config, text_view
 from .vision_towers import (
     Tower,
     clip,
@@ -188,7 +188,7 @@ def count_wrapper(top: ConfigReader, t: Tally) -> None:
     assert entry is not None, top.model_type
     spec = entry.vision
     assert entry.text_type is not None and spec is not None, entry.name
-    text = sub_config(top, "text_config", entry.text_type, spec.text_defaults)
+    text = text_view(top, entry, spec.text_defaults)
     if entry.name in _FIXED_TEXT_CLASS and text.model_type != entry.text_type:
         raise UnsupportedError(f"{top.path}text_config.model_type '{text.model_type}': {entry.name} builds its "
                                f"text_config as {entry.text_type} whatever type it names; kvcalc will not guess "

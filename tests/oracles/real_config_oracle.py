@@ -349,15 +349,26 @@ def kv_outcome(name: str, rec: dict[str, Any]) -> tuple[str, str]:
                         prefill=i["tokens"], dtype=rec["dtype"], runtime="transformers")
     if status == "refused":
         return "refused", r
-    ours, theirs = [layer.bytes for layer in r.layers], [layer["bytes"] for layer in rec["layers"]]
+    ours, layers = [layer.bytes for layer in r.layers], _filled(rec["layers"], len(r.layers))
+    theirs = [layer["bytes"] for layer in layers]
     same = ours == theirs and r.total_bytes == sum(theirs)
     detail = f"kvcalc {r.total_bytes:,} B over {len(ours)} layers vs transformers {sum(theirs):,} B over {len(theirs)}"
-    windows = _windows(name), [layer["sliding_window"] for layer in rec["layers"]]
+    windows = _windows(name), [layer["sliding_window"] for layer in layers]
     if windows[0] != windows[1]:
         same, detail = False, f"{detail}; windows: kvcalc {_runs(windows[0])} vs transformers {_runs(windows[1])}"
     if r.quality != "exact":
         return "estimated", ("agrees; " if same else "differs; ") + detail
     return ("exact-agree" if same else "exact-differs"), detail
+
+
+def _filled(layers: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """The cache layers the model fills: ``DynamicCache(config=...)`` sizes the cache from the composite
+    config's text config, which for a flat Qwen3_5ForCausalLM file is Qwen3_5TextConfig's class default
+    (32 layers) while the model the file builds has its own 24; cache layers past ``n`` that hold no tensor
+    after the prefill are not the model's and are dropped (any tensor there keeps them, and the files differ)."""
+    if len(layers) > n and all(not layer["tensors"] for layer in layers[n:]):
+        return layers[:n]
+    return layers
 
 
 def _windows(name: str) -> list[int | None]:

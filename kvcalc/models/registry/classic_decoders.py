@@ -32,11 +32,13 @@ CLASSIC_DECODERS_ENTRIES: tuple[ModelType, ...] = (
     ModelType("gpt_neox", params="gpt_neox", defaults=_d(
         vocab_size=50432, hidden_size=6144, num_hidden_layers=44, num_attention_heads=64, intermediate_size=24576,
         tie_word_embeddings=False, attention_bias=True)),
-    ModelType("falcon", params="falcon", quirks=frozenset({"falcon_kv"}), defaults=_d(
+    # FalconConfig and BloomConfig pop n_embed from the kwargs: when given it overrides hidden_size
+    ModelType("falcon", params="falcon", quirks=frozenset({"falcon_kv"}), attribute_map=_d(hidden_size="n_embed"),
+              defaults=_d(
         vocab_size=65024, hidden_size=4544, num_hidden_layers=32, num_attention_heads=71,
         num_ln_in_parallel_attn=None, num_kv_heads=None, new_decoder_architecture=False, multi_query=True,
         parallel_attn=True, bias=False, ffn_hidden_size=None, tie_word_embeddings=True)),
-    ModelType("bloom", params="bloom", defaults=_d(
+    ModelType("bloom", params="bloom", attribute_map=_d(hidden_size="n_embed"), defaults=_d(
         vocab_size=250880, hidden_size=64, num_hidden_layers=2, num_attention_heads=8, tie_word_embeddings=True)),
     ModelType("opt", params="opt", defaults=_d(
         vocab_size=50272, hidden_size=768, num_hidden_layers=12, ffn_dim=3072, max_position_embeddings=2048,

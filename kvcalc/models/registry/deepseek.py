@@ -16,7 +16,7 @@ DEEPSEEK_ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=64, num_key_value_heads=64, tie_word_embeddings=False, attention_bias=False,
         mlp_bias=False, q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
         v_head_dim=256, n_routed_experts=256, n_shared_experts=1, first_k_dense_replace=3,
-        moe_intermediate_size=2048, num_experts_per_tok=8, index_n_heads=32, index_head_dim=128)),
+        moe_intermediate_size=2048, num_experts_per_tok=8, index_n_heads=32, index_head_dim=128, index_topk=2048)),
     ModelType("axk1", params="deepseek", quirks=frozenset({"moe_post_norm"}), defaults=_d(
         LLAMA_LIKE, vocab_size=163840, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
         num_attention_heads=64, num_key_value_heads=64, tie_word_embeddings=False, attention_bias=False,

@@ -35,6 +35,10 @@ _HUNYUAN = dict(LLAMA_LIKE, vocab_size=290943, hidden_size=4096, intermediate_si
                 num_attention_heads=32, num_key_value_heads=None, head_dim=None, attention_bias=False)
 
 
+# MPT's attn_config (MptAttentionConfig; kv_n_heads is llm-foundry's, default 1 in its attention.py)
+MPT_ATTN_DEFAULTS = _d(attn_type="multihead_attention", kv_n_heads=1)
+
+
 LLAMA_ENTRIES: tuple[ModelType, ...] = (
     # ---- dense decoders
     ModelType("llama", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
@@ -42,7 +46,7 @@ LLAMA_ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=32, num_key_value_heads=None)),
     ModelType("mistral", params="llama_like", attn_bias=(False, False), defaults=_d(
         LLAMA_LIKE, vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-        num_attention_heads=32, num_key_value_heads=8)),
+        num_attention_heads=32, num_key_value_heads=8, sliding_window=4096)),
     ModelType("qwen2", params="llama_like", attn_bias=(True, False), layer_rule=qwen_window, defaults=_d(
         LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=32, max_window_layers=28)),
@@ -183,7 +187,8 @@ LLAMA_ENTRIES: tuple[ModelType, ...] = (
     ModelType("nanochat", params="llama_like", quirks=frozenset({"plain_mlp", "no_norm_weights"}), defaults=_d(
         LLAMA_LIKE, vocab_size=50304, hidden_size=768, intermediate_size=8192, num_hidden_layers=12,
         num_attention_heads=6, num_key_value_heads=None, tie_word_embeddings=False, attention_bias=False)),
-    ModelType("mpt", params="llama_like", attn_bias=(False, False), quirks=frozenset({"mha", "plain_mlp", "mlp_4h"}),
+    ModelType("mpt", params="llama_like", attn_bias=(False, False),
+              quirks=frozenset({"mpt_attn_type", "plain_mlp", "mlp_4h"}),
               defaults=_d(vocab_size=50368, tie_word_embeddings=True, hidden_size=2048, num_attention_heads=16,
                           num_hidden_layers=24)),
     ModelType("persimmon", params="llama_like", attn_bias=(True, True), mlp_bias=True,

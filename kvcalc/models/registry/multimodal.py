@@ -60,7 +60,8 @@ MULTIMODAL_ENTRIES: tuple[ModelType, ...] = (
         vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
         max_position_embeddings=512, cross_attention_frequency=2, encoder_hidden_size=1408))
       for name in ("instructblip_qformer", "instructblipvideo_qformer")),
-    ModelType("fuyu", text_type="persimmon", params="fuyu", defaults=_d(     # FuyuConfig (parameter fields)
+    ModelType("fuyu", text_type="persimmon", params="fuyu", quirks=frozenset({"flat_text"}),  # FuyuConfig seeds text
+              defaults=_d(  # FuyuConfig (parameter fields)
         tie_word_embeddings=False, patch_size=30, num_channels=3)),
     ModelType("mllama", text_type="mllama_text_model", params="mllama"),
     ModelType("mllama_text_model", layer_rule=listed("cross_attention_layers", "cross_attention", "full_attention"),

@@ -67,7 +67,9 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
         "pixtral", "mistral3", vision_defaults=_d(patch_size=14), text_defaults=_d(
             hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16,
             num_key_value_heads=8)), defaults=_d(tie_word_embeddings=True, spatial_merge_size=2)),
-    *(ModelType(name, text_type=text, params="multimodal", defaults=_d(_QWEN_VL), vision=Vision(tower, "qwen_vl"))
+    # Qwen2VLConfig / Qwen2_5_VLConfig seed text_config from the top-level kwargs when it is absent (flat_text)
+    *(ModelType(name, text_type=text, params="multimodal", defaults=_d(_QWEN_VL), vision=Vision(tower, "qwen_vl"),
+                quirks=frozenset({"flat_text"}) if name in ("qwen2_vl", "qwen2_5_vl") else frozenset())
       for name, text, tower in (
         ("qwen2_vl", "qwen2_vl_text", "qwen2_vl_vision"), ("qwen2_5_vl", "qwen2_5_vl_text", "qwen2_5_vl_vision"),
         ("qwen3_vl", "qwen3_vl_text", "qwen3_vl_vision"), ("cosmos3_omni", "qwen3_vl_text", "qwen3_vl_vision"),
@@ -106,7 +108,7 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
     ModelType("video_llama_3", text_type="qwen2", params="multimodal", vision=Vision("video_llama_3_vision",
                                                                                     "deepseek_vl"),
               defaults=_d(tie_word_embeddings=False)),
-    ModelType("paddleocr_vl", text_type="paddleocr_vl_text", params="multimodal",
+    ModelType("paddleocr_vl", text_type="paddleocr_vl_text", params="multimodal", quirks=frozenset({"flat_text"}),
               vision=Vision("paddleocr_vl_vision", "paddleocr_vl"), defaults=_d(tie_word_embeddings=True)),
     *(ModelType(name, text_type=text, params="multimodal", vision=Vision(tower, "qwen_vl"),
                 defaults=_d(tie_word_embeddings=False)) for name, text, tower in (
