@@ -169,3 +169,16 @@ def test_bloom_reads_n_embed_for_hidden_size():
     assert cfg["n_embed"] // cfg["num_attention_heads"] == 128
     assert [layer["bytes"] for layer in FILES[name]["layers"]] == [2 * 112 * 64 * 128 * 2] * 70
     assert TABLE["kv"][name][0] == "exact-agree"
+
+
+def test_readme_states_the_real_file_counts():
+    """The README's "Coverage, on real files" sentence says what this table measures."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = " ".join(f.read().split())
+    corpus = len(FILES)
+    assert f"{corpus} verbatim config.json files" in readme
+    assert (f"of the {STATUS_COUNTS['built']} files transformers builds without remote code, "
+            f"**{KV_COUNTS['exact-agree']} exact on the KV cache and {PARAMS_COUNTS['exact-agree']} on the "
+            f"parameter count, {KV_COUNTS['exact-differs'] + PARAMS_COUNTS['exact-differs']} labelled exact "
+            f"that differ from transformers**") in readme
+    assert f"{STATUS_COUNTS['needs remote code']} files need remote code" in readme
