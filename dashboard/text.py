@@ -46,9 +46,13 @@ INT64_MAX = (1 << 63) - 1
 INT64_MIN = -(1 << 63)
 
 
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
 def plain(value: object) -> str:
-    """``str(value)`` with lone surrogates replaced by U+FFFD (UTF-8 encodable, so sendable)."""
-    return _SURROGATE.sub("\ufffd", str(value))
+    """``str(value)`` with lone surrogates replaced by U+FFFD (UTF-8 encodable, so sendable) and the
+    bidirectional controls by spaces (a table cell cannot show its text reordered either)."""
+    return _BIDI.sub(" ", _SURROGATE.sub("\ufffd", str(value)))
 
 
 def md(value: object) -> str:

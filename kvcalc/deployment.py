@@ -27,7 +27,7 @@ from .engines.registry import get_engine
 from .errors import InputError
 from .gguf.mixes import GgufWeights
 from .gpus import GPU, custom_gpu, get_gpu
-from .limits import MAX_CONTEXT, MAX_GPUS, check_count
+from .limits import MAX_CHECKPOINT_BYTES, MAX_CONTEXT, MAX_GPUS, check_count
 from .llama_cpp.options import LlamaCppOptions
 from .parallel import check_parallel, rank_spec, rank_weights, resolve_parallel, stage_specs
 from .runtimes import Runtime
@@ -237,7 +237,8 @@ def measured_from_flags(flags: Mapping[str, Any]) -> MeasuredOverrides:
         activation_bytes=_gib_to_bytes("activation_gib", flags.get("activation_gib")),
         non_torch_bytes=_gib_to_bytes("non_torch_gib", flags.get("non_torch_gib")),
         cuda_graph_bytes=_gib_to_bytes("cuda_graph_gib", flags.get("cuda_graph_gib")),
-        checkpoint_bytes=None if checkpoint is None else check_count("checkpoint_bytes", checkpoint, 1, 1 << 50))
+        checkpoint_bytes=None if checkpoint is None
+        else check_count("checkpoint_bytes", checkpoint, 1, MAX_CHECKPOINT_BYTES))
 
 
 @dataclass(frozen=True)

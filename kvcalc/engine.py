@@ -172,8 +172,9 @@ def check_fraction(name: str, value: Any, *, allow_one: bool = True, source: str
     """A memory fraction in (0, 1] (or (0, 1)), else InputError naming the engine's bound."""
     from .errors import InputError
 
-    upper_ok = value <= 1 if allow_one else value < 1
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value and upper_ok):
+    is_number = not isinstance(value, bool) and isinstance(value, (int, float))
+    upper_ok = is_number and (value <= 1 if allow_one else value < 1)
+    if not is_number or not (0 < value and upper_ok):
         bound = "(0, 1]" if allow_one else "(0, 1)"
         raise InputError(f"{name} must be in {bound}{f' ({source})' if source else ''}, got {value!r:.20}")
     return float(value)

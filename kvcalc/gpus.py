@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from .data_files import data_path
 from .errors import InputError
+from .limits import check_finite
 
 CATALOG_PATH = data_path("gpus.csv")
 MIB = 1 << 20
@@ -112,9 +113,8 @@ def custom_gpu(memory_gib: float, name: str = "Custom GPU", *, bandwidth_gbps: f
     (24576, 25769803776, 24, 'user input')
     """
     for label, value in (("memory bandwidth (GB/s)", bandwidth_gbps), ("bf16 TFLOP/s", bf16_tflops)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not 0 < value <= 1e6):
-            raise InputError(f"{label} must be a number between 0 and 1,000,000, got {value!r:.20}")
+        if value is not None:      # finite, 0.001 .. 1,000,000: a 5e-324 rate would make a step take forever
+            check_finite(label, value, 1e-3, 1e6)
     if isinstance(memory_gib, bool) or not isinstance(memory_gib, (int, float)) or not 0 < memory_gib <= MAX_GPU_GIB:
         raise InputError(f"GPU memory must be between 0 and {MAX_GPU_GIB:,.0f} GiB, got {memory_gib!r:.20}")
     mib = int(round(memory_gib * 1024))
