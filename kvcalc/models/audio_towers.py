@@ -22,7 +22,7 @@ from .subconfigs import sub_config
 
 
 def omni_audio(top: ConfigReader) -> dict[str, int]:
-    """The thinker's audio encoder (``audio_config``), by the part ``tests/test_params.py`` names its modules:
+    """The thinker's audio encoder (``audio_config``), by the part ``tests/reference/test_params.py`` names its modules:
 
     * Qwen2_5OmniAudioEncoder (modeling_qwen2_5_omni.py): Whisper's encoder modules
       (:func:`kvcalc.models.audio_towers.whisper_encoder`: conv1, conv2, layers, ln_post) without its position table

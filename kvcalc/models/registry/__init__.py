@@ -29,10 +29,10 @@ To add a model type, add ONE :class:`~kvcalc.models.model_type.ModelType` to the
 :mod:`kvcalc.models.registry` (``registry/gemma.py`` holds the Gemma types; reuse a rule of
 :mod:`~kvcalc.models.layer_rules` / :mod:`~kvcalc.models.state_rules` when the config class derives its layers the
 same way), then a tiny config to ``tests/tiny_models.py``
-so the ground-truth tests compare it with transformers. ``tests/test_model_types.py`` checks that the
+so the ground-truth tests compare it with transformers. ``tests/fast/test_model_types.py`` checks that the
 registry is consistent and that its defaults equal transformers' class defaults. A type that
 transformers 5.24 ships is also replayed against its measured cache and parameter count by
-``tests/test_transformers_coverage.py`` (remove it from that file's miss list once it matches), and
+``tests/reference/test_transformers_coverage.py`` (remove it from that file's miss list once it matches), and
 ``python tests/oracles/coverage_table.py`` regenerates docs/architectures.md.
 
 A registered type reads as ``quality="exact"``; a type kvcalc does not list is read with the generic

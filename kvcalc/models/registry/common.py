@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 # transformers 5.24 config-class defaults of the fields kvcalc reads (checked against
-# ``AutoConfig.for_model(model_type)`` by tests/test_model_types.py). ``None`` means derived:
+# ``AutoConfig.for_model(model_type)`` by tests/fast/test_model_types.py). ``None`` means derived:
 # num_key_value_heads -> num_attention_heads, head_dim -> hidden_size // num_attention_heads.
 LLAMA_LIKE = dict(attention_bias=False, mlp_bias=False, tie_word_embeddings=False, head_dim=None)
 

@@ -80,7 +80,7 @@ GEMMA_ENTRIES: tuple[ModelType, ...] = (
             vocab_size=257152, hidden_size=2048, intermediate_size=16384, num_hidden_layers=18,
             num_attention_heads=8, num_key_value_heads=1)), defaults=_d(tie_word_embeddings=True, projection_dim=2048)),
     ModelType("shieldgemma2", text_type="gemma3_text", params="gemma3", defaults=_d(tie_word_embeddings=True)),
-    # Gemma 4: tower and projector verified (tests/test_params_vision.py), the gemma4_text decoder by its
+    # Gemma 4: tower and projector verified (tests/reference/test_params_vision.py), the gemma4_text decoder by its
     # counter. No audio tower is counted.
     ModelType("gemma4", text_type="gemma4_text", params="multimodal",
               vision=Vision("gemma4_vision", "gemma4", optional=True, refused=("audio_config",)),

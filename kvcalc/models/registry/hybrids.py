@@ -38,7 +38,8 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
                           num_hidden_layers=27, num_attention_heads=32, num_local_experts=256, n_shared_experts=1,
                           num_experts_per_tok=8, first_k_dense_replace=1, tie_word_embeddings=False,
                           attention_bias=False)),
-    # ---- recurrent and hybrid types first measured in transformers 5.24 (tests/test_transformers_coverage.py)
+    # ---- recurrent and hybrid types first measured in transformers 5.24
+    #      (tests/reference/test_transformers_coverage.py)
     ModelType("bailing_hybrid", layer_rule=group_last_full, state_rule=bailing_delta_states, recurrent_kind="linear",
               params="kda_hybrid", moe="first_dense",
               quirks=frozenset({"kda_from_attention", "kda_full_gates", "mla_head_gate"}),

@@ -2,8 +2,8 @@
 
 Defaults: the transformers 5.24 config classes (parameter and cache fields; ``None`` = derived). Counted by
 :mod:`kvcalc.models.llama`. Counts first matched against transformers 5.24's meta-device counts of
-the class defaults (tests/fixtures/transformers_5_24_coverage.json), then at other shapes by tests/test_params.py
-and tests/test_params_moe.py."""
+the class defaults (tests/fixtures/transformers_5_24_coverage.json), then at other shapes by
+tests/reference/test_params.py and tests/fast/test_params_mixture_of_experts.py."""
 from __future__ import annotations
 
 from ..layer_rules import (
@@ -29,7 +29,7 @@ _PLAIN_DECODERS = ("baichuan", "internlm2", "qwen")
 
 
 # Dense and MoE text decoders matched against transformers 5.24's meta-device counts of the class defaults
-# (tests/fixtures/transformers_5_24_coverage.json), non-default shapes in tests/test_params_moe.py.
+# (tests/fixtures/transformers_5_24_coverage.json), non-default shapes in tests/fast/test_params_mixture_of_experts.py.
 # Defaults: the transformers 5.24 config classes (parameter fields; None = derived or required).
 _HUNYUAN = dict(LLAMA_LIKE, vocab_size=290943, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
                 num_attention_heads=32, num_key_value_heads=None, head_dim=None, attention_bias=False)

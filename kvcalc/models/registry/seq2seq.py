@@ -66,7 +66,8 @@ _MT5_FIELDS = dict(_T5_FIELDS, vocab_size=250112, d_ff=1024, num_layers=8, num_h
 # (modeling_bert.py BertLayer.crossattention, modeling_roberta.py RobertaLayer.crossattention: BertCrossAttention /
 # RobertaCrossAttention of num_attention_heads x hidden / heads; modeling_gpt2.py GPT2Block.crossattention:
 # GPT2Attention(is_cross_attention=True), n_head x n_embd / n_head), each checked against transformers' real cache
-# (tests/test_kv_s2s.py); the first is EncoderDecoderConfig's default decoder (a BERT with add_cross_attention)
+# (tests/fast/test_kv_nested_decoders.py); the first is EncoderDecoderConfig's default decoder (a BERT with
+# add_cross_attention)
 CROSS_ATTENTION_DECODERS = ("bert", "roberta", "gpt2")
 
 

@@ -3,8 +3,9 @@ decoders, towers and projector rules.
 
 Defaults: the transformers 5.24 config classes (parameter and cache fields; ``None`` = derived). Counted by
 :mod:`kvcalc.models.wrappers`. Counts first matched against transformers 5.24's meta-device counts
-of the class defaults (tests/fixtures/transformers_5_24_coverage.json), other geometries in tests/test_params_vision.py
-and tests/test_params_vis1.py / test_params_vis2.py."""
+of the class defaults (tests/fixtures/transformers_5_24_coverage.json), other geometries in
+tests/reference/test_params_vision.py and tests/fast/test_params_multimodal_small_configs.py /
+test_params_multimodal_default_variants.py."""
 from __future__ import annotations
 
 from ..layer_rules import qwen_window
@@ -98,7 +99,7 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(tie_word_embeddings=False)),
     ModelType("kimi_k25", text_type="deepseek_v3", params="multimodal", vision=Vision("kimi_k25_vision", "kimi_k25"),
               defaults=_d(tie_word_embeddings=True, projection_hidden_size=1152)),
-    # LFM2-VL: tower and projector verified (tests/test_params_vision.py), decoder by the lfm2 counter
+    # LFM2-VL: tower and projector verified (tests/reference/test_params_vision.py), decoder by the lfm2 counter
     ModelType("lfm2_vl", text_type="lfm2", params="multimodal", vision=Vision("siglip2_vision_model", "lfm2_vl"),
               defaults=_d(tie_word_embeddings=True, downsample_factor=2, projector_bias=True,
                           projector_hidden_size=2560, projector_use_layernorm=True)),
