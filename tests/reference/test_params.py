@@ -613,11 +613,14 @@ def test_moe_without_top_k_counts_total_but_refuses_active():
     assert count_params({"model_type": "deepseek_v2"}).total == 38612307968
 
 
-def test_flat_fuyu_config_is_refused():
-    """FuyuConfig moves top-level decoder fields into text_config (configuration_fuyu.FuyuConfig.__post_init__):
-    kvcalc refuses that form instead of guessing which defaults the rest takes."""
-    with pytest.raises(UnsupportedError, match="text_config"):
-        count_params({"model_type": "fuyu", "hidden_size": 64})
+def test_flat_fuyu_config_counts_as_transformers_builds_it():
+    """FuyuConfig moves top-level decoder fields into text_config (configuration_fuyu.FuyuConfig.__post_init__);
+    kvcalc's one text view (kvcalc.models.subconfigs.text_view) does the same, so a flat file counts as
+    transformers builds it on the meta device."""
+    cfg = {"model_type": "fuyu", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
+           "intermediate_size": 128, "vocab_size": 1000}
+    model = meta_model(cfg)
+    assert count_params(cfg).total == sum(p.numel() for p in model.parameters())
 
 
 def test_bad_nested_configs():
