@@ -159,3 +159,20 @@ TINY_SEQ2SEQ: dict[str, dict] = {
                     bos_token_id=1, eos_token_id=2, decoder_start_token_id=3, begin_suppress_tokens=None,
                     suppress_tokens=None),
 }
+
+
+# T5Gemma 2 with a tiny SigLIP encoder tower: 7 decoder layers, 1 KV head x 32, window 5, no layer_types
+# (T5Gemma2DecoderConfig: every 6th layer full); read by the KV and the parameter tests of nested decoders
+T5GEMMA2_TEXT = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 300, "sliding_window": 6}
+T5GEMMA2 = {"model_type": "t5gemma2", "image_token_index": 299,
+            "encoder": {"model_type": "t5gemma2_encoder",
+                        "text_config": {**T5GEMMA2_TEXT, "model_type": "t5gemma2_text"},
+                        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 32,
+                                          "intermediate_size": 48, "num_hidden_layers": 1, "num_attention_heads": 2,
+                                          "image_size": 32, "patch_size": 16},
+                        "mm_tokens_per_image": 4, "boi_token_index": 297, "eoi_token_index": 298,
+                        "image_token_index": 299},
+            "decoder": {"model_type": "t5gemma2_decoder", "hidden_size": 64, "intermediate_size": 96,
+                        "num_hidden_layers": 7, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 32,
+                        "sliding_window": 5, "vocab_size": 300}}

@@ -11,6 +11,7 @@ tests/reference/test_transformers_coverage.py.
 from __future__ import annotations
 
 import pytest
+from tiny_models import T5GEMMA2
 
 import kvcalc
 from kvcalc.errors import ConfigError, UnsupportedError
@@ -37,19 +38,7 @@ T5GEMMA = {"model_type": "t5gemma", "vocab_size": 128,
                        "sliding_window": 4, "vocab_size": 128}}
 T5GEMMA_BYTES = [1416, 2304, 1416, 2304, 1416]
 
-_T5G2_TEXT = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
-              "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 300, "sliding_window": 6}
 # T5Gemma 2: 7 decoder layers, 1 KV head x 32, window 5, no layer_types (T5Gemma2DecoderConfig: every 6th full)
-T5GEMMA2 = {"model_type": "t5gemma2", "image_token_index": 299,
-            "encoder": {"model_type": "t5gemma2_encoder", "text_config": {**_T5G2_TEXT, "model_type": "t5gemma2_text"},
-                        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 32,
-                                          "intermediate_size": 48, "num_hidden_layers": 1, "num_attention_heads": 2,
-                                          "image_size": 32, "patch_size": 16},
-                        "mm_tokens_per_image": 4, "boi_token_index": 297, "eoi_token_index": 298,
-                        "image_token_index": 299},
-            "decoder": {"model_type": "t5gemma2_decoder", "hidden_size": 64, "intermediate_size": 96,
-                        "num_hidden_layers": 7, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 32,
-                        "sliding_window": 5, "vocab_size": 300}}
 T5GEMMA2_BYTES = [3080, 3080, 3080, 3080, 3080, 4608, 3080]
 # the same with the sliding_window_pattern keyword the config class pops (every 3rd layer full)
 T5GEMMA2_P3_BYTES = [3080, 3080, 4608, 3080, 3080, 4608, 3080]

@@ -13,6 +13,7 @@ class is the one its text-generation auto mapping names, as tests/hf_reference.m
 from __future__ import annotations
 
 import pytest
+from tiny_models import T5GEMMA2, T5GEMMA2_TEXT
 
 import kvcalc
 from kvcalc.errors import ConfigError
@@ -20,18 +21,6 @@ from kvcalc.errors import ConfigError
 _SWITCH = dict(model_type="switch_transformers", vocab_size=100, d_model=16, d_kv=4, d_ff=24, num_heads=2)
 _NLLB = dict(model_type="nllb-moe", vocab_size=100, d_model=16, encoder_ffn_dim=24, decoder_ffn_dim=20,
              encoder_attention_heads=2, decoder_attention_heads=4, max_position_embeddings=64)
-_T5G2_TEXT = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
-              "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 300, "sliding_window": 6}
-T5GEMMA2 = {"model_type": "t5gemma2", "image_token_index": 299,
-            "encoder": {"model_type": "t5gemma2_encoder", "text_config": {**_T5G2_TEXT, "model_type": "t5gemma2_text"},
-                        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 32,
-                                          "intermediate_size": 48, "num_hidden_layers": 1, "num_attention_heads": 2,
-                                          "image_size": 32, "patch_size": 16},
-                        "mm_tokens_per_image": 4, "boi_token_index": 297, "eoi_token_index": 298,
-                        "image_token_index": 299},
-            "decoder": {"model_type": "t5gemma2_decoder", "hidden_size": 64, "intermediate_size": 96,
-                        "num_hidden_layers": 7, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 32,
-                        "sliding_window": 5, "vocab_size": 300}}
 _BERT = dict(model_type="bert", hidden_size=48, intermediate_size=64, num_hidden_layers=3, num_attention_heads=6,
              vocab_size=128, max_position_embeddings=40, type_vocab_size=3)
 _BERT_DECODER = dict(_BERT, is_decoder=True, add_cross_attention=True)
@@ -199,7 +188,7 @@ def test_nllb_moe_active_is_two_experts_per_sparse_layer():
 
 def test_t5gemma2_unequal_widths_are_refused():
     """T5Gemma2Config.validate_architecture rejects an encoder text width or vocabulary unlike the decoder's."""
-    bad = {**T5GEMMA2, "encoder": {**T5GEMMA2["encoder"], "text_config": {**_T5G2_TEXT, "hidden_size": 32}}}
+    bad = {**T5GEMMA2, "encoder": {**T5GEMMA2["encoder"], "text_config": {**T5GEMMA2_TEXT, "hidden_size": 32}}}
     with pytest.raises(ConfigError, match="hidden_size"):
         kvcalc.count_params(bad)
 
