@@ -17,4 +17,8 @@ The registry of model types (what :mod:`kvcalc.architectures` and the counters r
 is :mod:`kvcalc.models.model_type`, the layer and state rules :mod:`~kvcalc.models.layer_rules` and
 :mod:`~kvcalc.models.state_rules`. This package module imports nothing, so the spec reader can read the registry
 without loading the counters (which read :func:`kvcalc.architectures.layer_types`).
+
+Notation: ``H`` hidden size, ``V`` vocab size, ``L`` layers, ``I`` MLP width, ``n_q`` / ``n_kv`` query /
+key-value heads, ``d`` head dim, ``E`` routed experts, ``k`` experts per token. A linear layer ``a -> b`` has
+``a*b`` weights (+ ``b`` with bias); a LayerNorm of width ``n`` has ``2n``, an RMSNorm ``n``.
 """

@@ -1,10 +1,7 @@
 """Image tokenizers: the VQ-VAEs of early-fusion models (Chameleon, Emu3, Janus) and Apertus 1.5's image
 tokenizer, as parameter counts.
 
-Notation: ``H`` hidden size, ``V`` vocab size, ``L`` layers, ``I`` MLP width, ``n_q`` / ``n_kv`` query /
-key-value heads, ``d`` head dim, ``E`` routed experts, ``k`` experts per token. A linear layer ``a -> b`` has
-``a*b`` weights (+ ``b`` with bias); a LayerNorm of width ``n`` has ``2n``, an RMSNorm ``n``.
-"""
+Notation: as in :mod:`kvcalc.models` (``H``, ``V``, ``L``, ``I``, ``n_q`` / ``n_kv``, ``d``, ``E``, ``k``)."""
 from __future__ import annotations
 
 import math

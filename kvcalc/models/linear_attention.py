@@ -1,10 +1,7 @@
 """Attention variants other than plain multi-head attention: linear-attention layers (Qwen3-Next's gated
 DeltaNet, lightning attention) and MLA's low-rank projections, as parameter counts.
 
-Notation: ``H`` hidden size, ``V`` vocab size, ``L`` layers, ``I`` MLP width, ``n_q`` / ``n_kv`` query /
-key-value heads, ``d`` head dim, ``E`` routed experts, ``k`` experts per token. A linear layer ``a -> b`` has
-``a*b`` weights (+ ``b`` with bias); a LayerNorm of width ``n`` has ``2n``, an RMSNorm ``n``.
-"""
+Notation: as in :mod:`kvcalc.models` (``H``, ``V``, ``L``, ``I``, ``n_q`` / ``n_kv``, ``d``, ``E``, ``k``)."""
 from __future__ import annotations
 
 from ..architectures import layer_types

@@ -5,10 +5,7 @@ Ground truth: ``sum(p.numel() for p in model.parameters())`` of the class transf
 meta device (tests/fixtures/transformers_5_24_coverage.json for the class defaults, the tests/test_params_*.py
 files for other geometries).
 
-Notation: ``H`` hidden size, ``V`` vocab size, ``L`` layers, ``I`` MLP width, ``n_q`` / ``n_kv`` query /
-key-value heads, ``d`` head dim, ``E`` routed experts, ``k`` experts per token. A linear layer ``a -> b`` has
-``a*b`` weights (+ ``b`` with bias); a LayerNorm of width ``n`` has ``2n``, an RMSNorm ``n``.
-"""
+Notation: as in :mod:`kvcalc.models` (``H``, ``V``, ``L``, ``I``, ``n_q`` / ``n_kv``, ``d``, ``E``, ``k``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
