@@ -12,10 +12,8 @@ drops the link and the widget state of the page left); the link, when it has a v
 """
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -28,13 +26,34 @@ from kvcalc.vllm.defaults import DEFAULT_VLLM_VERSION, ENGINES
 from kvcalc.vllm.lora import MAX_LORA_RANKS
 from kvcalc.vllm.speculative import EAGLE_METHODS, MODEL_FREE_METHODS
 
+from .calibration_state import CALIBRATION_PARAMS
 from .config_link import CONFIG_LINK_MAX_CHARS, link_error
+from .url_params import (  # noqa: F401 - the page names and Param are part of this module's interface
+    _DEPLOY,
+    _GPU,
+    _MODEL,
+    _OPTIONS,
+    COMPARE,
+    GPU_FIT,
+    HOW_IT_WORKS,
+    MAX_VALUE_CHARS,
+    PLANNER,
+    WORKLOAD,
+    Param,
+    _bool,
+    _choice,
+    _float,
+    _fraction,
+    _int,
+    _pattern,
+    _text,
+)
+from .workload_state import WORKLOAD_PARAMS
 
 MAX_BATCH_UI = 65_536
 MAX_CONTEXT_UI = 1 << 24          # 16,777,216 tokens
 DEFAULT_CONTEXT = 8192            # tokens per sequence of a fresh page (and after a pasted command that sets none)
 MAX_GPUS_UI = 64
-MAX_VALUE_CHARS = 200
 
 WEIGHT_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "int8", "int4"]
 KV_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "int2"]
@@ -48,76 +67,6 @@ MAX_LORAS_UI = 1024
 TRT_TOKENS_PER_BLOCK = [8, 16, 32, 64, 128]          # powers of two (kvcalc.trtllm.options)
 LLAMA_PROGRAMS = ["llama-server", "llama-cli"]
 LLAMA_KV_TYPES = list(KV_CACHE_TYPES)
-
-
-PLANNER, COMPARE, GPU_FIT, HOW_IT_WORKS = "planner", "compare", "gpu_fit", "how_it_works"
-_MODEL = frozenset({PLANNER, GPU_FIT, HOW_IT_WORKS})          # pages with the model source inputs
-_DEPLOY = frozenset({PLANNER, GPU_FIT})                        # pages with the whole deployment sidebar
-_GPU = frozenset({PLANNER, COMPARE, GPU_FIT})
-_OPTIONS = _DEPLOY | {COMPARE}                                 # parallelism and vLLM options
-
-
-@dataclass(frozen=True)
-class Param:
-    """One URL parameter, which is also the key of the widget bound to it.
-
-    ``check`` returns an error text for a bad raw value, else None; ``multi``: a multiselect (the
-    key may repeat); ``pages``: the pages whose widgets bind it; ``vllm``: the option name of
-    :func:`kvcalc.vllm_command.parse_vllm_serve` that fills this widget as is, if any."""
-
-    key: str
-    check: Callable[[str], str | None]
-    pages: frozenset[str]
-    multi: bool = False
-    vllm: str | None = None
-    max_chars: int = 0             # longest raw value accepted; 0 = MAX_VALUE_CHARS
-    url_only: bool = False         # no widget binds it: the page writes st.query_params itself (synced)
-    typed: bool = False            # free text: a value the user typed in this session is checked by the page
-
-    @property
-    def limit(self) -> int:
-        return self.max_chars or MAX_VALUE_CHARS
-
-
-def _choice(options: Callable[[], Iterable[str]]) -> Callable[[str], str | None]:
-    def check(v: str) -> str | None:
-        return None if v in set(options()) else "is not one of the choices"
-    return check
-
-
-def _int(lo: int, hi: int) -> Callable[[str], str | None]:
-    def check(v: str) -> str | None:
-        if not re.fullmatch(r"-?\d{1,12}", v.strip()):
-            return f"must be a whole number between {lo:,} and {hi:,}"
-        n = int(v)
-        return None if lo <= n <= hi else f"must be between {lo:,} and {hi:,}"
-    return check
-
-
-def _float(lo: float, hi: float) -> Callable[[str], str | None]:
-    def check(v: str) -> str | None:
-        try:
-            x = float(v)
-        except ValueError:
-            return f"must be a number between {lo:g} and {hi:g}"
-        if not math.isfinite(x) or not lo <= x <= hi:
-            return f"must be a number between {lo:g} and {hi:g}"
-        return None
-    return check
-
-
-def _fraction(v: str) -> str | None:
-    """A memory fraction as the engines take it: above 0, at most 1 (vLLM's gpu_memory_utilization,
-    TensorRT-LLM's free_gpu_memory_fraction)."""
-    try:
-        x = float(v)
-    except ValueError:
-        x = math.nan
-    return None if math.isfinite(x) and 0 < x <= 1 else "must be a number above 0 and at most 1"
-
-
-def _bool(v: str) -> str | None:
-    return None if v.lower() in ("true", "false") else "must be true or false"
 
 
 def _hub_id(v: str) -> str | None:
@@ -135,14 +84,6 @@ def _hub_id(v: str) -> str | None:
 def _config_link(v: str) -> str | None:
     """A pasted config carried in the link: the same checks as a paste (dashboard.config_link)."""
     return link_error(v)
-
-
-def _text(v: str) -> str | None:
-    return None if v.isprintable() else "has control characters"
-
-
-def _pattern(v: str) -> str | None:
-    return None if v == "all" or re.fullmatch(r"\d{1,4}:1", v) else "must look like 5:1 or all"
 
 
 CURVE_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -206,7 +147,7 @@ PARAMS: tuple[Param, ...] = (
     Param("ll_ngl", lambda v: None if v.strip() == "-1" else _int(0, 1 << 20)(v), _OPTIONS),
     Param("ll_swa_full", _bool, _OPTIONS), Param("ll_fa", _choice(lambda: ["auto", "on", "off"]), _OPTIONS),
     Param("ll_gguf", _choice(file_type_names), _OPTIONS),
-)
+) + WORKLOAD_PARAMS + CALIBRATION_PARAMS
 SCHEMA: dict[str, Param] = {p.key: p for p in PARAMS}
 VLLM_OPTIONS: dict[str, str] = {p.vllm: p.key for p in PARAMS if p.vllm}   # parse_vllm_serve option -> key
 DROPPED_KEY = "link_dropped"     # set by the page's link-size check when Streamlit ignored the whole link
