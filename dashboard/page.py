@@ -10,7 +10,8 @@ from . import state
 from .text import md
 
 NAV: tuple[tuple[str, str], ...] = (("app.py", "Planner"), ("pages/1_Compare.py", "Compare"),
-                                   ("pages/2_GPU_fit.py", "GPU fit"), ("pages/3_How_it_works.py", "How it works"))
+                                   ("pages/2_GPU_fit.py", "GPU fit"), ("pages/3_How_it_works.py", "How it works"),
+                                   ("pages/4_Workload.py", "Workload"))
 """The navigation (script, label), drawn by :func:`navigation`. Streamlit's own navigation from the
 ``pages/`` folder would label the home page "app" (its file name); it is hidden
 (``client.showSidebarNavigation = false``). Not ``st.navigation``: in Streamlit 1.67, while a

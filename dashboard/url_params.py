@@ -16,9 +16,9 @@ MAX_VALUE_CHARS = 200
 
 PLANNER, COMPARE, GPU_FIT, HOW_IT_WORKS = "planner", "compare", "gpu_fit", "how_it_works"
 WORKLOAD = "workload"
-_MODEL = frozenset({PLANNER, GPU_FIT, HOW_IT_WORKS})          # pages with the model source inputs
-_DEPLOY = frozenset({PLANNER, GPU_FIT})                        # pages with the whole deployment sidebar
-_GPU = frozenset({PLANNER, COMPARE, GPU_FIT})
+_MODEL = frozenset({PLANNER, GPU_FIT, HOW_IT_WORKS, WORKLOAD})  # pages with the model source inputs
+_DEPLOY = frozenset({PLANNER, GPU_FIT, WORKLOAD})              # pages with the whole deployment sidebar
+_GPU = frozenset({PLANNER, COMPARE, GPU_FIT, WORKLOAD})
 _OPTIONS = _DEPLOY | {COMPARE}                                 # parallelism and vLLM options
 
 

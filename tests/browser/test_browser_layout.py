@@ -157,7 +157,7 @@ def test_navigation_says_planner_and_cold_deep_links_work(browser_context, workd
                 wait_idle(page, LOAD_MS)
                 no_exception(page)
                 links = page.get_by_test_id("stSidebar").get_by_test_id("stPageLink")
-                expect(links).to_have_text(["Planner", "Compare", "GPU fit", "How it works"])
+                expect(links).to_have_text(["Planner", "Compare", "GPU fit", "How it works", "Workload"])
                 for label, value in checks.items():
                     expect(page.get_by_role("spinbutton", name=label, exact=True)).to_have_value(value)
                 assert query(page).get("gpu") == ["rtx-4090"]
