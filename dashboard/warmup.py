@@ -27,6 +27,7 @@ def run() -> None:
     with _LOCK:
         if _DONE:
             return
+        import pandas.core.methods.to_dict  # noqa: F401 - st.data_editor's rows back to a list (the Workload page)
         import plotly.io
         import plotly.tools
         from streamlit import dataframe_util

@@ -204,7 +204,7 @@ def _instance_rows() -> tuple[list[InstanceRow], list[str]]:
                                                           max_value=1.0, step=0.01, format="%.2f", required=True),
             "max_model_len": st.column_config.NumberColumn("max_model_len (tokens)", min_value=1,
                                                            max_value=MAX_TOKENS_UI, step=1, required=True)})
-    records = df.to_dict("records") if hasattr(df, "to_dict") else list(df)
+    records = list(df)            # a list of rows in, a list of rows out
     rows, notes = [], []
     for i, r in enumerate(records, 1):
         try:

@@ -160,7 +160,7 @@ sys.path.insert(0, os.environ["ROOT"])
 from streamlit.testing.v1 import AppTest
 import dashboard
 before = set(sys.modules)
-for page in ("app.py", "pages/1_Compare.py", "pages/2_GPU_fit.py", "pages/3_How_it_works.py"):
+for page in ("app.py", "pages/1_Compare.py", "pages/2_GPU_fit.py", "pages/3_How_it_works.py", "pages/4_Workload.py"):
     at = AppTest.from_file(os.path.join(os.environ["ROOT"], page), default_timeout=120)
     at.query_params["runtime"] = "ideal"
     at.run()
