@@ -89,15 +89,17 @@ def _prefix_section(d: Any) -> dict[str, Any]:
         st.info(f"Prefix sharing: {md(e)}")
         return {"error": str(e)}
     tokens = f"{s.request_tokens:,}-token requests"
+    st.caption(f"Requests of {s.request_tokens:,} tokens each (the engine's longest request); x = requests at once.")
     cols = st.columns(4)
-    cols[0].metric(f"Effective concurrency ({tokens})", f"{s.effective_concurrency:,.2f}x",
+    cols[0].metric("Effective concurrency", f"{s.effective_concurrency:,.2f}x",
                    help="Requests at once on the engine's own reporting basis (vLLM's \"Maximum concurrency\"): "
                         "(pool - shared blocks) / (blocks a request - shared blocks)")
     cols[1].metric("Whole requests at once", _requests(s.requests_at_once),
                    help=f"Whole requests that fit beside the {s.reserved_blocks:,} reserved block(s) (vLLM's null "
                         f"block), at most the running cap {s.running_cap:,}")
-    cols[2].metric("Blocks resident", f"{s.blocks_resident:,} of {s.pool_blocks:,} blocks",
-                   help=f"What those requests hold, the shared {s.shared_blocks:,} block(s) once")
+    cols[2].metric("Blocks resident", f"{s.blocks_resident:,} blocks",
+                   help=f"Of the pool's {s.pool_blocks:,} blocks: what those requests hold, the shared "
+                        f"{s.shared_blocks:,} block(s) once")
     cols[3].metric("Worst case (nothing shared)", f"{s.plain_concurrency:,.2f}x",
                    help=f"pool {s.pool_blocks:,} / {s.blocks_per_request:,} blocks a request")
     size = ", ".join(f"{g.kind}: {g.block_size:,} tokens a block" for g in s.groups)
@@ -169,8 +171,8 @@ def _offload_section(d: Any) -> dict[str, Any]:
         st.info(f"KV offload: {md(e)}")
         return {"error": str(e)}
     cols = st.columns(4)
-    cols[0].metric("Tokens off the GPU", f"{t.tokens:,} tokens", help=f"{t.bytes_per_token:,} bytes a token")
-    cols[1].metric("GPU pool", f"{t.gpu_pool_tokens:,} tokens")
+    cols[0].metric("Off the GPU (tokens)", f"{t.tokens:,}", help=f"{t.bytes_per_token:,} bytes a token")
+    cols[1].metric("GPU pool (tokens)", f"{t.gpu_pool_tokens:,}")
     cols[2].metric("Requests held", _requests(t.requests_held), help=f"of {t.request_tokens:,} tokens each")
     cols[3].metric("Reload one request", f"{t.reload_seconds * 1e3:,.1f} ms",
                    help=f"{t.request_tokens:,} tokens' KV over {t.link.name} ({t.link.gbps:,.1f} GB/s a direction)")
@@ -204,7 +206,7 @@ def _instance_rows() -> tuple[list[InstanceRow], list[str]]:
                                                           max_value=1.0, step=0.01, format="%.2f", required=True),
             "max_model_len": st.column_config.NumberColumn("max_model_len (tokens)", min_value=1,
                                                            max_value=MAX_TOKENS_UI, step=1, required=True)})
-    records = list(df)            # a list of rows in, a list of rows out
+    records: list[Any] = list(df)            # a list of rows in, a list of rows out
     rows, notes = [], []
     for i, r in enumerate(records, 1):
         try:
@@ -286,7 +288,7 @@ def _colocate_section(options: Mapping[str, Any]) -> dict[str, Any]:
         "max concurrency (x)": round(i.max_concurrency, 2)} for k, i in enumerate(c.instances, 1)]),
         hide_index=True, key="wl_colo_result")
     st.caption(f"Order: {md(c.order)}.")
-    st.code("\n".join(i.command for i in c.instances), language="bash")
+    st.code("\n".join(i.command for i in c.instances), language="bash", wrap_lines=True)
     from dataclasses import asdict
 
     return asdict(c)

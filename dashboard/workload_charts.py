@@ -27,11 +27,14 @@ def _marker(x: int, y: float, text: str) -> dict[str, Any]:
             "hovertemplate": text + "<extra>current</extra>"}
 
 
-def _layout(title: str, x_title: str, log_x: bool, cap: int, top: float) -> dict[str, Any]:
-    y_top = max(top, 1.0) * 1.1
+def _layout(title: str, x_title: str, log_x: bool, cap: int, top: float, log_y: bool = False) -> dict[str, Any]:
+    """A log y axis (the prefix chart: 20 at no prefix, hundreds near the request length) autoranges; a linear
+    one starts at 0 (requests at once are never negative)."""
+    y_axis: dict[str, Any] = {"title": {"text": "requests at once" + (" (log scale)" if log_y else "")}}
+    y_axis.update({"type": "log"} if log_y else {"range": [0, max(top, 1.0) * 1.1]})
     return {"title": {"text": title}, "height": 380, "margin": {"t": 60, "b": 50, "l": 60, "r": 20},
             "xaxis": {"title": {"text": x_title}, "type": "log" if log_x else "linear"},
-            "yaxis": {"title": {"text": "requests at once"}, "range": [0, y_top]},
+            "yaxis": y_axis,
             "legend": {"orientation": "h", "y": -0.25}, "hovermode": "x unified",
             "shapes": [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": cap, "y1": cap,
                         "line": {"color": CAP_LINE, "dash": "dot", "width": 1}}] if cap <= top * 1.05 else []}
@@ -54,7 +57,7 @@ def prefix_chart(points: Sequence[ConcurrencyPoint], current: int, *, title: str
                         f"{at.tokens:,} prefix tokens: {at.concurrency:,.2f} requests at once"))
     cap = points[0].running_cap
     top = max(p.concurrency for p in points)
-    return {"data": data, "layout": _layout(title, "shared-prefix tokens", False, cap, top)}
+    return {"data": data, "layout": _layout(title, "shared-prefix tokens", False, cap, top, log_y=True)}
 
 
 def length_chart(points: Sequence[ConcurrencyPoint], current: int, *, title: str) -> Figure:
