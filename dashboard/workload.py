@@ -94,7 +94,7 @@ def _prefix_section(d: Any) -> dict[str, Any]:
     cols[0].metric("Effective concurrency", f"{s.effective_concurrency:,.2f}x",
                    help="Requests at once on the engine's own reporting basis (vLLM's \"Maximum concurrency\"): "
                         "(pool - shared blocks) / (blocks a request - shared blocks)")
-    cols[1].metric("Whole requests at once", _requests(s.requests_at_once),
+    cols[1].metric("Whole requests at once", md(_requests(s.requests_at_once)),
                    help=f"Whole requests that fit beside the {s.reserved_blocks:,} reserved block(s) (vLLM's null "
                         f"block), at most the running cap {s.running_cap:,}")
     cols[2].metric("Blocks resident", f"{s.blocks_resident:,} blocks",
@@ -103,7 +103,7 @@ def _prefix_section(d: Any) -> dict[str, Any]:
     cols[3].metric("Worst case (nothing shared)", f"{s.plain_concurrency:,.2f}x",
                    help=f"pool {s.pool_blocks:,} / {s.blocks_per_request:,} blocks a request")
     size = ", ".join(f"{g.kind}: {g.block_size:,} tokens a block" for g in s.groups)
-    st.caption(f"{s.engine} {md(s.version)} ({s.quality}): a request holds {s.blocks_per_request:,} blocks "
+    st.caption(f"{md(s.engine)} {md(s.version)} ({md(s.quality)}): a request holds {s.blocks_per_request:,} blocks "
                f"({md(size)}), {s.shared_blocks:,} of them the shared prefix stored once"
                + (f"; ({s.pool_blocks:,} - {s.shared_blocks:,}) / ({s.blocks_per_request:,} - "
                   f"{s.shared_blocks:,}) = {s.effective_concurrency:,.2f}" if s.hit_rate == 1 else "")
@@ -134,7 +134,7 @@ def _lengths_section(d: Any) -> dict[str, Any]:
     cols[0].metric("Expected at once", f"{lc.expected_concurrency:,.1f} requests",
                    help=f"pool {lc.pool_tokens:,} tokens / {lc.occupancy_mean:,.1f} tokens a request holds on "
                         "average (input + output / 2 + page / 2), at most the running cap")
-    cols[1].metric("At most 5 % wait chance", _requests(lc.concurrency_at_5pct),
+    cols[1].metric("At most 5 % wait chance", md(_requests(lc.concurrency_at_5pct)),
                    help="The most requests running with at most a 5 % chance that the next one waits")
     cols[2].metric("Worst case (every request at max length)", f"{lc.worst_case_concurrency:,.2f}x")
     rows = sorted({max(int(lc.worst_case_concurrency), 1), lc.concurrency_at_5pct, round(lc.expected_concurrency)})
@@ -173,10 +173,10 @@ def _offload_section(d: Any) -> dict[str, Any]:
     cols = st.columns(4)
     cols[0].metric("Off the GPU (tokens)", f"{t.tokens:,}", help=f"{t.bytes_per_token:,} bytes a token")
     cols[1].metric("GPU pool (tokens)", f"{t.gpu_pool_tokens:,}")
-    cols[2].metric("Requests held", _requests(t.requests_held), help=f"of {t.request_tokens:,} tokens each")
+    cols[2].metric("Requests held", md(_requests(t.requests_held)), help=f"of {t.request_tokens:,} tokens each")
     cols[3].metric("Reload one request", f"{t.reload_seconds * 1e3:,.1f} ms",
-                   help=f"{t.request_tokens:,} tokens' KV over {t.link.name} ({t.link.gbps:,.1f} GB/s a direction)")
-    st.caption(f"{md(t.connector)} ({t.quality}): {code(t.formula)}. Flags: {code(' '.join(t.flags))}. "
+                   help=f"{t.request_tokens:,} tokens' KV over {md(t.link.name)} ({t.link.gbps:,.1f} GB/s a direction)")
+    st.caption(f"{md(t.connector)} ({md(t.quality)}): {code(t.formula)}. Flags: {code(' '.join(t.flags))}. "
                f"Link: {md(t.link.source)}.")
     return t.to_dict()
 
@@ -275,9 +275,9 @@ def _colocate_section(options: Mapping[str, Any]) -> dict[str, Any]:
                         "each (estimated)")
     if over or small:
         st.error("Refused: " + "; ".join(
-            [f"instance {k} ({md(i.model)}) asks {i.requested_bytes / GiB:,.2f} GiB but {i.free_at_start / GiB:,.2f} "
+            [f"instance {k:d} ({md(i.model)}) asks {i.requested_bytes / GiB:,.2f} GiB but {i.free_at_start / GiB:,.2f} "
              "GiB are free when it starts, so vLLM refuses to start it" for k, i in over]
-            + [f"instance {k} ({md(i.model)}): its KV cache does not hold one max_model_len request"
+            + [f"instance {k:d} ({md(i.model)}): its KV cache does not hold one max_model_len request"
                for k, i in small]))
     else:
         st.success(f"All {len(c.instances)} instances fit on one {md(c.gpu)}.")
@@ -326,7 +326,7 @@ def render() -> None:
         st.error(f"Cannot plan this: {md(e)}")
         return
     d = planned.setup
-    st.subheader(f"{md(choice.name)} on {d.gpus} x {md(d.gpu.name)}, {d.engine.label}")
+    st.subheader(f"{md(choice.name)} on {d.gpus:,} x {md(d.gpu.name)}, {md(d.engine.label)}")
     _headline(planned)
     sections = {"prefix_sharing": _prefix_section(d), "lengths": _lengths_section(d),
                 "offload": _offload_section(d), "colocation": _colocate_section(options)}
