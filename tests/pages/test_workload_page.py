@@ -148,3 +148,22 @@ def test_export_names_what_it_describes_and_carries_the_workload_figures():
     assert doc["title"] == "meta-llama/Llama-3.1-8B on 1 x NVIDIA H100 80GB HBM3 (SXM)"
     assert doc["effective_concurrency"] == 39.0 and doc["plan"]["max_concurrency"] == 20.0
     assert doc["inputs"]["widgets"] == {"wl_prefix": 4096} and doc["share_link"].endswith("wl_prefix=4096")
+
+
+def test_any_link_text_is_checked_without_raising():
+    from hypothesis import given, settings
+    from hypothesis import strategies as hs
+
+    alphabet = hs.sampled_from(list("vlm:Qwen/Qwen3-0.6B=@.,0123456789 ;%\n\u202e"))
+
+    @settings(max_examples=300, deadline=None)
+    @given(hs.text(alphabet, max_size=120) | hs.text(max_size=60))
+    def check(text):
+        err = instances_error(text)
+        rows = decode_instances(text)
+        assert (rows is None) or (err is None and 1 <= len(rows) <= MAX_INSTANCES)
+        if rows:
+            assert all(0 < r.share <= 1 and r.max_len >= 1 for r in rows)
+            assert decode_instances(encode_instances(rows)) == rows
+
+    check()
