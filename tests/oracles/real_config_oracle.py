@@ -26,7 +26,8 @@ is dropped. The result goes to tests/fixtures/real_configs_oracle.json.gz (``FOR
     python tests/oracles/real_config_oracle.py --limit 20   # the next 20 files only
     python tests/oracles/real_config_oracle.py --restart --out /tmp/x.json.gz   # elsewhere, to compare
 
-Needs the dev stack (torch 2.13 CPU, transformers 5.24.0). No network: nothing is downloaded.
+Needs the dev stack (torch 2.13 CPU, transformers 5.24.0). No network: nothing is downloaded. A whole run
+(``--restart``, 348 files, ``nice -n 10``) took 7 min 49 s on two shared cores (6 min 29 s of CPU).
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ import gzip
 import io
 import json
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -87,7 +89,8 @@ def _reason(exc: BaseException) -> str:
     """One line: exception type, message (200 chars) and the frame that raised it."""
     tb = traceback.extract_tb(exc.__traceback__)
     where = f" ({os.path.basename(tb[-1].filename)}:{tb[-1].lineno})" if tb else ""
-    return " ".join(f"{type(exc).__name__}: {str(exc)[:200]}{where}".split())
+    message = re.sub(re.escape(tempfile.gettempdir()) + r"/tmp\w+", "<folder>", str(exc))   # same text each run
+    return " ".join(f"{type(exc).__name__}: {message[:200]}{where}".split())
 
 
 def corpus_files() -> list[str]:
