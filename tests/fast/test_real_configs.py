@@ -62,9 +62,9 @@ PARAMS_DIFFERS: dict[str, str] = {
 }
 
 # The classes as they stand (fix a file: move it from exact-differs, and drop its entry above).
-STATUS_COUNTS = {"built": 261, "needs remote code": 84, "failed": 3}
-KV_COUNTS = {"exact-agree": 243, "exact-differs": 3, "estimated": 8, "refused": 5}
-PARAMS_COUNTS = {"exact-agree": 254, "exact-differs": 0, "refused": 7}
+STATUS_COUNTS = {"built": 262, "needs remote code": 84, "failed": 3}
+KV_COUNTS = {"exact-agree": 244, "exact-differs": 3, "estimated": 8, "refused": 5}
+PARAMS_COUNTS = {"exact-agree": 255, "exact-differs": 0, "refused": 7}
 
 
 def _param(name: str, differs: dict[str, str]):

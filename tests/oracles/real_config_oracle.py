@@ -27,7 +27,7 @@ is dropped. The result goes to tests/fixtures/real_configs_oracle.json.gz (``FOR
     python tests/oracles/real_config_oracle.py --restart --out /tmp/x.json.gz   # elsewhere, to compare
 
 Needs the dev stack (torch 2.13 CPU, transformers 5.24.0). No network: nothing is downloaded. A whole run
-(``--restart``, 348 files, ``nice -n 10``) took 7 min 49 s on two shared cores (6 min 29 s of CPU).
+(``--restart``, the first 348 files, ``nice -n 10``) took 7 min 49 s on two shared cores (6 min 29 s of CPU).
 """
 from __future__ import annotations
 
