@@ -45,6 +45,16 @@ TABLE = ORACLE.table(DATA)
 
 # Files kvcalc labels exact whose KV cache differs from transformers', with the field it misreads.
 KV_DIFFERS: dict[str, str] = {
+    # transformers 5.24's DynamicCache gives a chunked_attention layer a DynamicSlidingWindowLayer of
+    # attention_chunk_size (it keeps the last attention_chunk_size - 1 tokens); kvcalc keeps every token.
+    "meta-llama__Llama-4-Maverick-17B-128E-Instruct__aiconfigurator-abridged.json":
+        "text_config.attention_chunk_size: chunked layers are windowed at 8192 by transformers, unbounded in kvcalc",
+    "meta-llama__Llama-4-Scout-17B-16E-Instruct__aiconfigurator-abridged.json":
+        "text_config.attention_chunk_size: chunked layers are windowed at 8192 by transformers, unbounded in kvcalc",
+    # MiniMaxM3VLSparseCacheLayer holds idx_keys (sparse_num_index_heads x sparse_index_dim per token, here 1 x 128
+    # after the prefill) on the layers whose sparse_attention_freq is 1; kvcalc counts K and V only.
+    "nvidia__MiniMax-M3-NVFP4__aiconfigurator.json":
+        "text_config.sparse_attention_config: the index-key cache (idx_keys) of the sparse layers is left out",
 }
 
 # Files kvcalc labels exact whose parameter count differs from transformers', with the field it misreads.
@@ -52,9 +62,9 @@ PARAMS_DIFFERS: dict[str, str] = {
 }
 
 # The classes as they stand (fix a file: move it from exact-differs, and drop its entry above).
-STATUS_COUNTS = {"built": 175, "needs remote code": 75, "failed": 3}
-KV_COUNTS = {"exact-agree": 174, "exact-differs": 0, "estimated": 1, "refused": 0}
-PARAMS_COUNTS = {"exact-agree": 174, "exact-differs": 0, "refused": 1}
+STATUS_COUNTS = {"built": 262, "needs remote code": 84, "failed": 3}
+KV_COUNTS = {"exact-agree": 244, "exact-differs": 3, "estimated": 8, "refused": 5}
+PARAMS_COUNTS = {"exact-agree": 255, "exact-differs": 0, "refused": 7}
 
 
 def _param(name: str, differs: dict[str, str]):
@@ -182,3 +192,35 @@ def test_readme_states_the_real_file_counts():
             f"parameter count, {KV_COUNTS['exact-differs'] + PARAMS_COUNTS['exact-differs']} labelled exact "
             f"that differ from transformers**") in readme
     assert f"{STATUS_COUNTS['needs remote code']} files need remote code" in readme
+
+
+# A remote-code file transformers 5.24 cannot build (model_type 'hunyuan' is not one of its types), checked by hand
+# against the model's own code: Tencent-Hunyuan/Hunyuan-A13B, models/modeling_hunyuan.py at commit
+# df832ebcc42e64db91ec1a4eadb90c296f3c7346. HunYuanAttention.__init__ sets head_dim = hidden_size //
+# num_attention_heads and, for attention_type 'self' (every layer when use_cla is false), k_proj / v_proj of
+# num_key_value_heads x head_dim; forward caches those keys and values with past_key_value.update before repeat_kv.
+HUNYUAN = "tencent__Hunyuan-A13B-Instruct.json"
+
+
+def test_hunyuan_a13b_caches_kv_heads_on_every_layer():
+    import kvcalc
+
+    cfg = ORACLE.corpus_config(HUNYUAN)
+    assert FILES[HUNYUAN]["status"] == "needs remote code" and cfg["use_cla"] is False
+    head_dim = cfg["hidden_size"] // cfg["num_attention_heads"]
+    assert head_dim == cfg["attention_head_dim"] == 128
+    r = kvcalc.kv_cache(cfg, batch=1, context=64, prefill=64, dtype="bfloat16", runtime="transformers")
+    assert [layer.bytes for layer in r.layers] == [2 * cfg["num_key_value_heads"] * 64 * head_dim * 2] * 32
+
+
+def test_every_corpus_file_names_its_source_commit():
+    """SOURCES.csv has one row per corpus file: the repository (owner/name), the path and a 40-hex commit."""
+    import csv
+    import re
+
+    with open(os.path.join(ORACLE.CORPUS, "SOURCES.csv"), encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert sorted(r["file"] for r in rows) == ORACLE.corpus_files()
+    for r in rows:
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+", r["repository"]) and r["path"].strip(), r["file"]
+        assert re.fullmatch(r"[0-9a-f]{40}", r["commit"]), r["file"]
