@@ -81,7 +81,6 @@ class ToyEngine(Engine):
 
 def test_a_toy_option_reaches_the_url_schema_and_the_cli_from_its_declaration_alone():
     from dashboard.option_params import option_params
-
     from kvcalc.cli import build_parser
 
     register(ToyEngine())
