@@ -16,7 +16,6 @@ from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu, gpu_catalog
 from kvcalc.scenarios import plan_options, splits_tensors, takes_vllm_options
 from kvcalc.variants import VARIANTS
-from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
 from . import engine_inputs, pickers, state
 from .config_link import config_title, decode_config, encode_config
@@ -253,32 +252,17 @@ def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, An
                                  **state.bound("pp")))
         out["parallel"] = (tp, pp)
         if takes_vllm_options(runtime):
-            # down to 0 (vLLM takes any share above 0): a pasted 0.01 fits the slider; 0 itself is kvcalc's refusal
-            out["gpu_memory_utilization"] = float(st.slider("gpu_memory_utilization", 0.0, 1.0, 0.9, 0.01,
-                                                            format="%.3f", **state.bound("util")))
-            mml = int(st.number_input("max_model_len (0 = not set)", min_value=0, help="Not set: the Planner serves "
-                                      "the context asked for; vLLM itself would use the model's maximum",
-                                      max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mml")))
-            out["max_model_len"] = mml or None
-            out["block_size"] = int(st.selectbox("block_size", state.BLOCK_SIZES,
-                                                 index=state.BLOCK_SIZES.index(DEFAULT_BLOCK_SIZE),
-                                                 **state.bound("block")))
-            seqs = int(st.number_input("max_num_seqs (0 = vLLM default)", min_value=0, max_value=state.MAX_BATCH_UI,
-                                       value=0, **state.bound("seqs")))
-            out["max_num_seqs"] = seqs or None
-            mnbt = int(st.number_input("max_num_batched_tokens (0 = vLLM default)", min_value=0,
-                                       max_value=state.MAX_CONTEXT_UI, value=0, **state.bound("mnbt")))
-            out["max_num_batched_tokens"] = mnbt or None
-            out.update(_vllm_engine_inputs())
+            # vLLM's declared options (kvcalc.vllm.options.DECLARATIONS), then the ones the page composes
+            out.update(engine_inputs.set_values(runtime, engine_inputs.draw_options(runtime)))
+            out.update(_vllm_composed_inputs())
     out.update(engine_inputs.engine_inputs(container, runtime))      # SGLang / TensorRT-LLM / llama.cpp (issue 16)
     return out
 
 
-def _vllm_engine_inputs() -> dict[str, Any]:
-    """vLLM's release, speculative decoding, CPU offload, LoRA and the long-length switch, as plan options."""
+def _vllm_composed_inputs() -> dict[str, Any]:
+    """vLLM's speculative decoding and LoRA, as plan options: options the page composes from two widgets each
+    (``--speculative-config`` from its method and token count, ``--enable-lora`` from its slots and rank)."""
     out: dict[str, Any] = {}
-    out["vllm_version"] = st.selectbox("vLLM release (rules)", state.VLLM_VERSIONS, **state.bound("vllm_ver"),
-                                       help="0.33: today's rules (default); 0.10: the releases before")
     c1, c2 = st.columns(2)
     method = c1.selectbox("Speculative method", state.SPEC_METHODS, **state.bound("spec"),
                           help="--speculative-config method: MTP / EAGLE add drafter KV layers")
@@ -286,10 +270,6 @@ def _vllm_engine_inputs() -> dict[str, Any]:
                                  **state.bound("spec_tokens"), disabled=method == "none"))
     if method != "none":
         out["speculative_config"] = {"method": method, "num_speculative_tokens": tokens}
-    offload = float(st.number_input("cpu_offload_gb (GiB of weights per GPU in CPU memory)", min_value=0.0,
-                                    max_value=4096.0, value=0.0, step=1.0, **state.bound("offload")))
-    if offload:
-        out["cpu_offload_gb"] = offload
     c1, c2 = st.columns(2)
     loras = int(c1.number_input("max_loras (0 = LoRA off)", min_value=0, max_value=state.MAX_LORAS_UI, value=0,
                                 **state.bound("loras"), help="--enable-lora --max-loras: adapter slots per batch"))
@@ -297,9 +277,6 @@ def _vllm_engine_inputs() -> dict[str, Any]:
                             **state.bound("lora_rank"), disabled=loras == 0))
     if loras:
         out["lora"] = {"max_loras": loras, "max_lora_rank": rank}
-    if st.toggle("allow_long_max_model_len (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)", value=False,
-                 **state.bound("long_mml")):
-        out["allow_long_max_model_len"] = True
     return out
 
 

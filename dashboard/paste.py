@@ -19,19 +19,20 @@ from kvcalc.engine_commands import EngineCommand, parse_engine_command
 from kvcalc.errors import KVCalcError
 from kvcalc.gguf.mixes import file_type_names
 from kvcalc.scenarios import loads_gguf
-from kvcalc.vllm import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_VLLM_VERSION
 from kvcalc.vllm_command import parse_vllm_serve, weights_dtype
 
 from . import engine_inputs, state
+from .option_params import of_runtime
 from .sources import ModelChoice, load_model
 
 PASTE_RESET: dict[str, Any] = {
-    "util": DEFAULT_GPU_MEMORY_UTILIZATION, "mml": 0, "block": DEFAULT_BLOCK_SIZE, "seqs": 0, "mnbt": 0, "tp": 1,
-    "pp": 1, "offload": 0.0, "long_mml": False, "spec": "none", "spec_tokens": 1, "loras": 0, "lora_rank": 16,
-    "kvdtype": "auto", "wdtype": "auto", "vllm_ver": DEFAULT_VLLM_VERSION, "ctx": state.DEFAULT_CONTEXT,
+    **{p.key: p.default for p in of_runtime("vllm", state.OPTION_PARAMS)},
+    "tp": 1, "pp": 1, "spec": "none", "spec_tokens": 1, "loras": 0, "lora_rank": 16,
+    "kvdtype": "auto", "wdtype": "auto", "ctx": state.DEFAULT_CONTEXT,
 }
-"""What a pasted command resets before it fills what it sets: vLLM's defaults (kvcalc.vllm), as the
-widgets in dashboard.inputs show them (0 = vLLM's default; 'auto' = the checkpoint's dtype)."""
+"""What a pasted command resets before it fills what it sets: vLLM's declared options at their widgets'
+defaults (dashboard.option_params: 0 = vLLM's default), the options the page composes, the parallel sizes
+and dtypes ('auto' = the checkpoint's dtype) and the context."""
 
 
 def range_error(key: str, value: Any) -> str | None:
@@ -179,8 +180,8 @@ def apply_engine_command(text: str, tail: str = "") -> None:
     gguf = o.pop("gguf", None)
     if ll is not None:
         for f in engine_inputs.ENGINE_FLAGS:
-            if f.runtime == cmd.runtime and f.option != "gguf" and getattr(ll, f.option) != f.default:
-                _put(f.key, getattr(ll, f.option), f.flag, notes)
+            if cmd.runtime in f.runtimes and f.dest != "gguf" and getattr(ll, f.dest) != f.default:
+                _put(f.key, getattr(ll, f.dest), f.flag, notes)
         if not ll.kv_offload or ll.n_batch != ll.__class__().n_batch or ll.n_ubatch != ll.__class__().n_ubatch:
             notes.append("-nkvo / -b / -ub: not Planner options (their defaults are planned)")
     if gguf is not None:
@@ -197,8 +198,6 @@ def apply_engine_command(text: str, tail: str = "") -> None:
         flag = engine_inputs.BY_OPTION.get((cmd.runtime, option))
         if flag is None:
             notes.append(f"{option}: not a Planner option, ignored")
-        elif flag.key == "trt_tpb" and value not in state.TRT_TOKENS_PER_BLOCK:
-            notes.append(f"tokens_per_block {value}: not a Planner choice; the default used")
         else:
             _put(flag.key, value, flag.flag, notes)
     ctx = s.get("sg_ctx") or s.get("trt_mseq") or 0
@@ -224,7 +223,7 @@ def _write_engine_link(runtime: str) -> None:
     for f in engine_inputs.ENGINE_FLAGS:
         value = st.session_state.get(f.key, f.default)
         with contextlib.suppress(StreamlitAPIException, KeyError):
-            if f.runtime == runtime and value != f.default:
+            if runtime in f.runtimes and value != f.default:
                 st.query_params[f.key] = str(value).lower() if isinstance(value, bool) else str(value)
             elif f.key in st.query_params:
                 del st.query_params[f.key]
@@ -259,16 +258,11 @@ def apply_vllm_command() -> None:
     for opt, key in state.VLLM_OPTIONS.items():
         if opt in o and key not in ("tp", "pp"):
             _put(key, o[opt], "--" + opt.replace("_", "-"), notes)
-    if "block_size" in o:
-        if o["block_size"] in state.BLOCK_SIZES:
-            s["block"] = o["block_size"]
-        else:
-            notes.append(f"--block-size {o['block_size']} (not a Planner choice; the default used)")
     _paste_dtypes(o, notes)
     _put_parallel(o.get("tensor_parallel_size", 1), o.get("pipeline_parallel_size", 1), "--tensor-parallel-size",
                   notes)
     if "max_model_len" in o and s.get("mml") == o["max_model_len"]:
-        s["ctx"] = o["max_model_len"]           # in range: mml's bounds are the context's
+        _put("ctx", o["max_model_len"], "--max-model-len (the context)", notes)
     ignored = list(cmd.ignored)
     if "kv_cache_memory" in o:
         ignored.append("--kv-cache-memory-bytes (not a Planner option)")

@@ -18,16 +18,14 @@ from typing import Any
 from urllib.parse import urlencode
 
 from kvcalc.catalog import catalog
-from kvcalc.gguf.mixes import file_type_names
 from kvcalc.gpus import gpu_catalog
-from kvcalc.llama_cpp.options import KV_CACHE_TYPES
 from kvcalc.variants import VARIANTS
-from kvcalc.vllm.defaults import DEFAULT_VLLM_VERSION, ENGINES
 from kvcalc.vllm.lora import MAX_LORA_RANKS
 from kvcalc.vllm.speculative import EAGLE_METHODS, MODEL_FREE_METHODS
 
 from .calibration_state import CALIBRATION_PARAMS
 from .config_link import CONFIG_LINK_MAX_CHARS, link_error
+from .option_params import BLOCK_SIZES, option_params  # noqa: F401 - BLOCK_SIZES: the Planner's vLLM block sizes
 from .url_params import (  # noqa: F401 - the page names and Param are part of this module's interface
     _DEPLOY,
     _GPU,
@@ -59,14 +57,9 @@ WEIGHT_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "int8", "
 KV_DTYPES = ["auto", "float32", "float16", "bfloat16", "fp8_e4m3", "fp8_e5m2", "int8", "int4", "int2"]
 RUNTIMES = ["vllm", "transformers", "ideal", "sglang", "tensorrt_llm", "llama_cpp"]
 SOURCES = ["bundled", "hub", "paste"]
-BLOCK_SIZES = [8, 16, 32, 64, 128]
-VLLM_VERSIONS = [DEFAULT_VLLM_VERSION] + sorted(set(ENGINES) - {DEFAULT_VLLM_VERSION})
 SPEC_METHODS = ["none", "mtp", *EAGLE_METHODS, *MODEL_FREE_METHODS]   # --speculative-config method
 LORA_RANKS = list(MAX_LORA_RANKS)
 MAX_LORAS_UI = 1024
-TRT_TOKENS_PER_BLOCK = [8, 16, 32, 64, 128]          # powers of two (kvcalc.trtllm.options)
-LLAMA_PROGRAMS = ["llama-server", "llama-cli"]
-LLAMA_KV_TYPES = list(KV_CACHE_TYPES)
 
 
 def _hub_id(v: str) -> str | None:
@@ -93,7 +86,13 @@ def _models() -> list[str]:
     return [e.hub_id for e in catalog()]
 
 
-# The one table: URL schema, widget keys, each page's keys and the `vllm serve` paste mapping.
+OPTION_PARAMS = option_params()
+"""Every engine's declared options with a URL key (dashboard.option_params: vLLM's util, mml, block, ...;
+SGLang's sg_*, TensorRT-LLM's trt_*, llama.cpp's ll_*), generated from the engines' declarations."""
+ENGINE_PARAMS: tuple[Param, ...] = tuple(p.param() for p in OPTION_PARAMS)
+
+# The one table: URL schema, widget keys, each page's keys and the `vllm serve` paste mapping: the core rows
+# here, the engines' options (generated), the workload page's and a calibration's.
 PARAMS: tuple[Param, ...] = (
     Param("source", _choice(lambda: SOURCES), _MODEL),
     Param("model", _choice(_models), _MODEL, url_only=True),
@@ -111,21 +110,13 @@ PARAMS: tuple[Param, ...] = (
     Param("ctx", _int(1, MAX_CONTEXT_UI), _MODEL),
     Param("runtime", _choice(lambda: RUNTIMES), _DEPLOY),
     Param("runtimes", _choice(lambda: RUNTIMES), frozenset({COMPARE}), multi=True),
-    Param("util", _fraction, _OPTIONS, vllm="gpu_memory_utilization"),
-    Param("mml", _int(1, MAX_CONTEXT_UI), _OPTIONS, vllm="max_model_len"),
-    Param("block", _choice(lambda: [str(b) for b in BLOCK_SIZES]), _OPTIONS),
-    Param("seqs", _int(1, MAX_BATCH_UI), _OPTIONS, vllm="max_num_seqs"),
-    Param("mnbt", _int(1, MAX_CONTEXT_UI), _OPTIONS, vllm="max_num_batched_tokens"),
     Param("tp", _int(1, MAX_GPUS_UI), _OPTIONS, vllm="tensor_parallel_size"),
     Param("pp", _int(1, MAX_GPUS_UI), _OPTIONS, vllm="pipeline_parallel_size"),
-    Param("vllm_ver", _choice(lambda: VLLM_VERSIONS), _OPTIONS),
     Param("spec", _choice(lambda: SPEC_METHODS), _OPTIONS),
     Param("spec_tokens", _int(1, 64), _OPTIONS),
-    Param("offload", _float(0, 4096), _OPTIONS, vllm="cpu_offload_gb"),
     Param("wgib", _float(0, 1 << 20), frozenset({PLANNER})),   # weights per GPU (GiB) of a model kvcalc cannot count
     Param("loras", _int(0, MAX_LORAS_UI), _OPTIONS),
     Param("lora_rank", _choice(lambda: [str(r) for r in LORA_RANKS]), _OPTIONS),
-    Param("long_mml", _bool, _OPTIONS, vllm="allow_long_max_model_len"),
     Param("attn", _choice(lambda: list(VARIANTS)), frozenset({PLANNER})),
     Param("attns", _choice(lambda: list(VARIANTS)), frozenset({COMPARE}), multi=True),
     Param("attn_kv", _int(1, 1024), frozenset({PLANNER, COMPARE, HOW_IT_WORKS})),
@@ -134,20 +125,7 @@ PARAMS: tuple[Param, ...] = (
     Param("logx", _bool, frozenset({PLANNER, COMPARE})),
     Param("yall", _bool, frozenset({PLANNER})),          # memory chart: y axis not clamped (dashboard.charts.y_top)
     Param("curves", _choice(lambda: [str(b) for b in CURVE_BATCHES]), frozenset({PLANNER}), multi=True),
-    # -- engine options (dashboard.engine_inputs; the engines' own names in ENGINE_FLAGS there) --------------
-    Param("sg_mem", _float(0, 0.99), _OPTIONS), Param("sg_ctx", _int(0, MAX_CONTEXT_UI), _OPTIONS),
-    Param("sg_mrr", _int(0, MAX_BATCH_UI), _OPTIONS), Param("sg_page", _int(1, 1 << 16), _OPTIONS),
-    Param("trt_frac", _fraction, _OPTIONS), Param("trt_max_tokens", _int(0, 1 << 40), _OPTIONS),
-    Param("trt_tpb", _choice(lambda: [str(b) for b in TRT_TOKENS_PER_BLOCK]), _OPTIONS),
-    Param("trt_mseq", _int(0, MAX_CONTEXT_UI), _OPTIONS), Param("trt_mbs", _int(1, 1 << 20), _OPTIONS),
-    Param("ll_prog", _choice(lambda: LLAMA_PROGRAMS), _OPTIONS), Param("ll_ctx", _int(0, MAX_CONTEXT_UI), _OPTIONS),
-    Param("ll_np", _int(-1, 256), _OPTIONS), Param("ll_kvu", _bool, _OPTIONS),
-    Param("ll_ctk", _choice(lambda: LLAMA_KV_TYPES), _OPTIONS),
-    Param("ll_ctv", _choice(lambda: LLAMA_KV_TYPES), _OPTIONS),
-    Param("ll_ngl", lambda v: None if v.strip() == "-1" else _int(0, 1 << 20)(v), _OPTIONS),
-    Param("ll_swa_full", _bool, _OPTIONS), Param("ll_fa", _choice(lambda: ["auto", "on", "off"]), _OPTIONS),
-    Param("ll_gguf", _choice(file_type_names), _OPTIONS),
-) + WORKLOAD_PARAMS + CALIBRATION_PARAMS
+) + ENGINE_PARAMS + WORKLOAD_PARAMS + CALIBRATION_PARAMS
 SCHEMA: dict[str, Param] = {p.key: p for p in PARAMS}
 VLLM_OPTIONS: dict[str, str] = {p.vllm: p.key for p in PARAMS if p.vllm}   # parse_vllm_serve option -> key
 DROPPED_KEY = "link_dropped"     # set by the page's link-size check when Streamlit ignored the whole link

@@ -53,7 +53,7 @@ def _choice(options: Callable[[], Iterable[str]]) -> Callable[[str], str | None]
 
 def _int(lo: int, hi: int) -> Callable[[str], str | None]:
     def check(v: str) -> str | None:
-        if not re.fullmatch(r"-?\d{1,12}", v.strip()):
+        if not re.fullmatch(r"-?\d{1,18}", v.strip()):          # 18 digits: every engine bound (2**40 tokens)
             return f"must be a whole number between {lo:,} and {hi:,}"
         n = int(v)
         return None if lo <= n <= hi else f"must be between {lo:,} and {hi:,}"

@@ -8,7 +8,7 @@ words, and the one flag scanner the vLLM and SGLang / TensorRT-LLM readers walk 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 
 from .errors import InputError
 
@@ -99,20 +99,34 @@ def _is_number(text: str) -> bool:
 
 def scan_flags(words: list[str], start: int, takes_value: Callable[[str], bool], is_switch: Callable[[str], bool],
                no_value: Callable[[str], bool] = lambda name: False,
-               negative_values: bool = False) -> Iterator[tuple[str, str, str | None]]:
+               negative_values: bool = False, optional: Mapping[str, Collection[str]] | None = None,
+               splits: Callable[[str], bool] = lambda word: True) -> Iterator[tuple[str, str, str | None]]:
     """Walk ``words[start:]``: ``("value", flag, text)`` for a flag ``takes_value`` names (``--flag=text`` or
     ``--flag text``), ``("switch", flag, None)`` for one ``is_switch`` names, ``("ignored", flag, None)`` for
     any other (its value word, if one follows and ``no_value`` does not name it a switch, skipped); bare words
-    are skipped. InputError when a value flag
-    has no value or is followed by another flag (a negative number is a value where ``negative_values``)."""
+    are skipped. A flag in ``optional`` takes a value only when it is one of the words listed for it (llama.cpp's
+    ``-fa [on|off|auto]``): ``("value", flag, text)``, else ``("bare", flag, None)``. ``splits``: whether a word's
+    ``=`` separates its value (llama.cpp: only ``--long=value``). InputError when a value flag
+    has no value or is followed by another flag (a negative number is a value where ``negative_values``).
+
+    >>> list(scan_flags(["-fa", "-c", "8", "-fa", "on"], 0, {"-c"}.__contains__, lambda f: False,
+    ...                 optional={"-fa": ("on", "off")}))
+    [('bare', '-fa', None), ('value', '-c', '8'), ('value', '-fa', 'on')]
+    """
     i = start
+    optional = optional or {}
     while i < len(words):
         word = words[i]
         if not word.startswith("-"):
             i += 1
             continue
-        name, eq, inline = word.partition("=")
-        if is_switch(name) and not eq:
+        name, eq, inline = word.partition("=") if splits(word) else (word, "", "")
+        if name in optional:
+            nxt = inline if eq else words[i + 1] if i + 1 < len(words) else ""
+            taken = nxt in optional[name]
+            yield ("value", name, nxt) if taken else ("bare", name, None)
+            i += 1 if eq or not taken else 2
+        elif is_switch(name) and not eq:
             yield "switch", name, None
             i += 1
         elif takes_value(name):

@@ -71,7 +71,14 @@ class Option:
     ``parse``: how the engine reads the flag's text where the kind's reader does not say it (vLLM's
     ``human_readable_int`` sizes: '32k', '20G'; kvcalc.engines.readers); ``command``: False for a flag
     kvcalc's CLI has but the engine's own command line does not (``--vllm-version``), which the launch-line
-    readers then do not read."""
+    readers then do not read; ``usual``: the one value the engine takes when the option is not set, where
+    ``default`` is None because the dataclass keeps "not set" apart (SGLang's page size 1), which a widget
+    shows; ``open_high``: ``high`` itself is refused (SGLang's ``--mem-fraction-static`` is below 1);
+    ``choices`` of an int option: the only values the engine takes (TensorRT-LLM's powers of two).
+
+    Every interface is generated from these fields: the CLI's flags (kvcalc.cli), the launch-line readers
+    (:meth:`read`), the printers' spellings and, in the dashboard, the URL parameter, its check and the widget
+    (dashboard.option_params)."""
 
     dest: str
     flags: tuple[str, ...]
@@ -88,6 +95,8 @@ class Option:
     cli: bool = True
     parse: Callable[[str], Any] | None = None
     command: bool = True
+    usual: Any = None
+    open_high: bool = False
 
     def read(self, text: str) -> Any:
         """One command-line value of this option (kvcalc.engines.readers.read_option; ValueError if invalid)."""

@@ -65,29 +65,33 @@ def _number(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
-def _bounded(value: float, low: float | None, high: float | None, open_low: bool) -> None:
-    """ValueError naming the range when ``value`` is outside [low, high] (or (low, high] where ``open_low``)."""
-    outside = (low is not None and (value <= low if open_low else value < low)) or (high is not None and value > high)
-    if outside:
+def _bounded(value: float, low: float | None, high: float | None, open_low: bool, open_high: bool = False) -> None:
+    """ValueError naming the range when ``value`` is outside [low, high] (the low end open where ``open_low``,
+    the high end where ``open_high``)."""
+    below = low is not None and (value <= low if open_low else value < low)
+    above = high is not None and (value >= high if open_high else value > high)
+    if below or above:
         lo = "" if low is None else f"above {_number(low)}" if open_low else f"at least {_number(low)}"
-        hi = "" if high is None else f"at most {_number(high)}"
+        hi = "" if high is None else f"below {_number(high)}" if open_high else f"at most {_number(high)}"
         raise ValueError(f"must be {' and '.join(x for x in (lo, hi) if x)}")
 
 
 def read_option(option: Any, text: str) -> Any:
     """``text`` read as ``option``'s value (kvcalc.engines.base.Option): its ``parse``, else by its kind within its
     bounds (int / length: an integer; float; json: an object; text / choice: the text, one of ``choices`` when
-    given). ValueError when invalid; a switch (bool) takes no value."""
+    given; an int with ``choices``: one of them). ValueError when invalid; a switch (bool) takes no value."""
     if option.parse is not None:
         return option.parse(text)
     kind = option.kind
     if kind in ("int", "length"):
         value: Any = int(text, 10)
-        _bounded(value, option.low, option.high, False)
+        _bounded(value, option.low, option.high, False, option.open_high)
+        if option.choices and str(value) not in option.choices:
+            raise ValueError(f"must be one of {', '.join(option.choices)}")
         return value
     if kind == "float":
         value = float(text)
-        _bounded(value, option.low, option.high, option.unit == "fraction")
+        _bounded(value, option.low, option.high, option.unit == "fraction", option.open_high)
         return value
     if kind == "json":
         return json_object(text)

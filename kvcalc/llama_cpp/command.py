@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..command_line import split_command
+from ..command_line import scan_flags, split_command
 from ..errors import InputError
 from .options import DECLARATIONS, LlamaCppOptions
 
@@ -51,8 +51,28 @@ def _int(flag: str, value: str) -> int:
         raise InputError(f"{flag} takes a whole number, not '{value[:20]}'") from None
 
 
+_FA_WORDS = {"1": "on", "true": "on", "0": "off", "false": "off"}
+"""Older spellings of ``-fa``'s value."""
+
+
+def _value(fields: dict[str, Any], flag: str, text: str) -> None:
+    """Put one value flag's ``text`` in ``fields`` (the model flags split into model and quant)."""
+    name = _VALUE[flag]
+    if name in _INTS:
+        fields[name] = _int(flag, text)
+    elif name == "hf":
+        repo, _, quant = text.partition(":")
+        fields["model"] = repo[:200]
+        fields["hf_quant"] = quant.upper()[:40] or None
+    elif name == "model":
+        fields["model"] = text[:500]
+    else:
+        fields[name] = text.strip().lower()
+
+
 def parse_llama_command(text: str) -> ParsedCommand:
-    """Options of a ``llama-server`` / ``llama-cli`` command line (InputError on a bad value)."""
+    """Options of a ``llama-server`` / ``llama-cli`` command line (InputError on a bad value), its words walked
+    by the shared flag scanner (kvcalc.command_line.scan_flags: ``=`` splits ``--long=value`` only)."""
     if not isinstance(text, str):
         raise InputError("the command line must be text")
     words = split_command(text, MAX_COMMAND_CHARS)
@@ -64,49 +84,21 @@ def parse_llama_command(text: str) -> ParsedCommand:
         if prog in _PROGRAMS:
             fields["program"] = _PROGRAMS[prog]
             i = 1
-    while i < len(words):
-        word = words[i]
-        flag, eq, inline = word.partition("=") if word.startswith("--") else (word, "", "")
-        if flag in _FA.flags:
-            nxt = inline if eq else (words[i + 1] if i + 1 < len(words) else "")
-            if nxt in (*_FA.choices, "1", "0", "true", "false"):
-                fields["flash_attn"] = {"1": "on", "true": "on", "0": "off", "false": "off"}.get(nxt, nxt)
-                i += 1 if eq else 2
-            else:
-                fields["flash_attn"] = _FA.const
-                i += 1
-            continue
-        if flag in _DRAFT:
-            fields["speculative"] = True
-            i += 1 if eq else 2
-            continue
-        if flag in _SWITCH:
-            name, value = _SWITCH[flag]
-            fields[name] = value
-            i += 1
-            continue
-        if flag in _VALUE:
-            if not eq:
-                if i + 1 >= len(words):
-                    raise InputError(f"{flag} needs a value")
-                inline = words[i + 1]
-                i += 1
-            i += 1
-            name = _VALUE[flag]
-            if name in _INTS:
-                fields[name] = _int(flag, inline)
-            elif name == "hf":
-                repo, _, quant = inline.partition(":")
-                fields["model"] = repo[:200]
-                fields["hf_quant"] = quant.upper()[:40] or None
-            elif name == "model":
-                fields["model"] = inline[:500]
-            else:
-                fields[name] = inline.strip().lower()
-            continue
-        if word.startswith("-"):
+    fa = {f: (*_FA.choices, *_FA_WORDS) for f in _FA.flags}
+    for kind, flag, value in scan_flags(words, i, lambda f: f in _VALUE or f in _DRAFT, _SWITCH.__contains__,
+                                        negative_values=True, optional=fa, splits=lambda w: w.startswith("--")):
+        if flag in fa:
+            fields["flash_attn"] = _FA.const if value is None else _FA_WORDS.get(value, value)
+        elif kind == "switch":
+            name, on = _SWITCH[flag]
+            fields[name] = on
+        elif kind == "ignored":
             ignored.append(flag[:60])
-        i += 1
+        elif flag in _DRAFT:
+            fields["speculative"] = True
+        else:
+            assert value is not None
+            _value(fields, flag, value)
     if fields.get("n_gpu_layers", 0) < -1:
         fields["n_gpu_layers"] = -1          # <= -2 means "all" in newer builds
     return ParsedCommand(replace(LlamaCppOptions(), **fields), tuple(ignored))

@@ -8,6 +8,7 @@ from ..engine import check_fraction
 from ..engines.base import Option
 from ..errors import InputError
 from ..limits import MAX_CONTEXT, check_count
+from .defaults import DEFAULT_PAGE_SIZE
 
 
 @dataclass(frozen=True)
@@ -67,13 +68,14 @@ def sglang_options(mem_fraction_static: Any = None, context_length: Any = None, 
 DECLARATIONS: tuple[Option, ...] = (
     Option("mem_fraction_static", ("--mem-fraction-static",), "float",
            "share of the memory free before the weights load for weights + KV pool "
-           "(default: by GPU memory and TP, as SGLang's server_args)", "fraction", 0, 1, None, "sg_mem"),
+           "(default: by GPU memory and TP, as SGLang's server_args; below 1)", "fraction", 0, 1, None, "sg_mem",
+           open_high=True),
     Option("context_length", ("--context-length",), "int", "longest request (default: the model's)", "tokens", 1,
            MAX_CONTEXT, None, "sg_ctx"),
     Option("max_running_requests", ("--max-running-requests",), "int", "requests run at once", "requests", 1,
            1 << 20, None, "sg_mrr"),
     Option("page_size", ("--page-size",), "int", "tokens per KV page (default 1)", "tokens", 1, 1 << 16, None,
-           "sg_page"),
+           "sg_page", usual=DEFAULT_PAGE_SIZE),
     Option("max_total_tokens", ("--max-total-tokens",), "int", "cap on the token pool", "tokens", 1, 1 << 40, None,
            None),
     Option("swa_full_tokens_ratio", ("--swa-full-tokens-ratio",), "float",

@@ -9,6 +9,10 @@ from ..engines.base import Option
 from ..engines.readers import human_readable_int
 from ..errors import InputError
 from ..limits import MAX_CONTEXT, check_count
+from .defaults import DEFAULT_FREE_GPU_MEMORY_FRACTION, DEFAULT_MAX_BATCH_SIZE, DEFAULT_TOKENS_PER_BLOCK
+
+POWERS_OF_TWO = tuple(str(1 << i) for i in range(17))
+"""``tokens_per_block`` values TensorRT-LLM's paged KV kernels take: powers of two up to 65,536."""
 
 
 @dataclass(frozen=True)
@@ -61,15 +65,15 @@ def trtllm_options(free_gpu_memory_fraction: Any = None, max_tokens_in_paged_kv_
 DECLARATIONS: tuple[Option, ...] = (
     Option("free_gpu_memory_fraction", ("--free-gpu-memory-fraction", "--kv-cache-free-gpu-memory-fraction"),
            "float", "share of the memory free after weights and activations for the KV cache (default 0.9)",
-           "fraction", 0, 1, None, "trt_frac"),
+           "fraction", 0, 1, None, "trt_frac", usual=DEFAULT_FREE_GPU_MEMORY_FRACTION),
     Option("max_tokens_in_paged_kv_cache", ("--max-tokens-in-paged-kv-cache",), "int",
            "cap on the KV pool in tokens (KvCacheConfig.max_tokens)", "tokens", 1, 1 << 40, None, "trt_max_tokens"),
-    Option("tokens_per_block", ("--tokens-per-block",), "int", "tokens per KV block (default 32; 64 in 0.x engines)",
-           "tokens", 1, 1 << 16, None, "trt_tpb"),
+    Option("tokens_per_block", ("--tokens-per-block",), "int", "tokens per KV block, a power of two (default 32; 64 "
+           "in 0.x engines)", "tokens", 1, 1 << 16, None, "trt_tpb", POWERS_OF_TWO, usual=DEFAULT_TOKENS_PER_BLOCK),
     Option("max_seq_len", ("--max-seq-len",), "int", "longest request (default: the model's)", "tokens", 1,
            MAX_CONTEXT, None, "trt_mseq"),
     Option("max_batch_size", ("--max-batch-size",), "int", "requests run at once (default 2048)", "requests", 1,
-           1 << 20, None, "trt_mbs"),
+           1 << 20, None, "trt_mbs", usual=DEFAULT_MAX_BATCH_SIZE),
     Option("max_num_tokens", ("--max-num-tokens",), "int",
            "tokens in one forward pass (default 8192; sizes the estimated activation peak)", "tokens", 1,
            MAX_CONTEXT, None, None, parse=human_readable_int),

@@ -15,7 +15,7 @@ from ..engines.readers import human_readable_int
 from ..errors import InputError
 from ..limits import MAX_CONTEXT, check_count
 from .budget import AUTO_FIT
-from .defaults import DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_VLLM_VERSION, engine
+from .defaults import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_VLLM_VERSION, ENGINES, engine
 from .lora import LoraConfig, check_lora_config
 from .speculative import SpeculativeConfig, parse_speculative_config
 
@@ -63,7 +63,7 @@ DECLARATIONS: tuple[Option, ...] = (
            "vLLM: share of GPU memory to use (default 0.9)", "fraction", 0, 1, DEFAULT_GPU_MEMORY_UTILIZATION, "util"),
     Option("block_size", ("--block-size",), "int",
            "vLLM: tokens per KV block (default: the attention backend's, 16; 64 for fp8 MLA)", "tokens", 1,
-           MAX_BLOCK_SIZE, None, "block"),
+           MAX_BLOCK_SIZE, None, "block", usual=DEFAULT_BLOCK_SIZE),
     Option("max_num_batched_tokens", ("--max-num-batched-tokens",), "int",
            "vLLM: tokens in one scheduler step (default: by GPU and usage context)", "tokens", 1, MAX_CONTEXT,
            None, "mnbt", parse=human_readable_int),
@@ -74,7 +74,8 @@ DECLARATIONS: tuple[Option, ...] = (
            MAX_KV_CACHE_MEMORY, None, None, parse=human_readable_int),
     Option("vllm_version", ("--vllm-version",), "text",
            "vLLM release whose rules apply: 0.33 (default) or 0.10 (the releases before)", "", None, None,
-           DEFAULT_VLLM_VERSION, "vllm_ver", command=False),
+           DEFAULT_VLLM_VERSION, "vllm_ver", (DEFAULT_VLLM_VERSION, *sorted(set(ENGINES) - {DEFAULT_VLLM_VERSION})),
+           command=False),
     Option("speculative_config", ("--speculative-config",), "json",
            'vLLM: speculative decoding, e.g. \'{"method": "mtp", "num_speculative_tokens": 1}\'', "", None, None,
            None, "spec"),

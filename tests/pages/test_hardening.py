@@ -178,9 +178,11 @@ print(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in heavy))
 def test_each_page_binds_the_keys_of_its_widgets():
     from dashboard import state
 
-    ENGINE_KEYS = ("sg_mem", "sg_ctx", "sg_mrr", "sg_page", "trt_frac", "trt_max_tokens", "trt_tpb", "trt_mseq",
-                   "trt_mbs", "ll_prog", "ll_ctx", "ll_np", "ll_kvu", "ll_ctk", "ll_ctv", "ll_ngl", "ll_swa_full",
-                   "ll_fa", "ll_gguf")
+    # the engines' declared options (dashboard.option_params), in registry and declaration order
+    ENGINE_KEYS = ("mml", "util", "block", "mnbt", "seqs", "vllm_ver", "offload", "long_mml",
+                   "sg_mem", "sg_ctx", "sg_mrr", "sg_page", "trt_frac", "trt_max_tokens", "trt_tpb", "trt_mseq",
+                   "trt_mbs", "ll_ctx", "ll_np", "ll_kvu", "ll_ctk", "ll_ctv", "ll_fa", "ll_ngl", "ll_swa_full",
+                   "ll_prog", "ll_gguf")
 
     # read off each page's sidebar by hand (How it works: model source, example context, GQA and
     # sliding-window examples)
@@ -189,9 +191,8 @@ def test_each_page_binds_the_keys_of_its_widgets():
     assert state.page_keys(state.HOW_IT_WORKS) == ("source", "model", "hub", "cfg", "cfg_name", "ctx", "attn_kv",
                                                   "attn_window")
     assert state.page_keys(state.COMPARE) == ("models", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtypes", "batch",
-                                             "runtimes", "util", "mml", "block", "seqs", "mnbt", "tp", "pp",
-                                             "vllm_ver", "spec", "spec_tokens", "offload", "loras", "lora_rank",
-                                             "long_mml", "attns", "attn_kv", "attn_window", "attn_pattern", "logx",
+                                             "runtimes", "tp", "pp", "spec", "spec_tokens", "loras", "lora_rank",
+                                             "attns", "attn_kv", "attn_window", "attn_pattern", "logx",
                                              # issue 16: the engine options Compare draws for an engine runtime
                                              *ENGINE_KEYS)
     assert set(state.page_keys(state.PLANNER)) - set(state.page_keys(state.GPU_FIT)) == {
@@ -201,7 +202,8 @@ def test_each_page_binds_the_keys_of_its_widgets():
     assert state.VLLM_OPTIONS == {"gpu_memory_utilization": "util", "max_model_len": "mml", "max_num_seqs": "seqs",
                                   "max_num_batched_tokens": "mnbt", "tensor_parallel_size": "tp",
                                   "pipeline_parallel_size": "pp", "cpu_offload_gb": "offload",
-                                  "allow_long_max_model_len": "long_mml"}
+                                  "allow_long_max_model_len": "long_mml", "block_size": "block",
+                                  "vllm_version": "vllm_ver"}
 
 
 def test_a_widget_cannot_bind_a_key_its_page_does_not_list(monkeypatch):
