@@ -20,6 +20,7 @@ from .models.model_type import ModelType, quirk_flags
 from .models.registry import lookup, nested, typed
 from .models.registry.moe_decoders import DBRX_ATTN_DEFAULTS
 from .models.registry.seq2seq import CROSS_ATTENTION_DECODERS, T5_STYLE
+from .models.remote_heads import remote_kv_heads
 from .models.sparse_index import index_key_layers
 from .models.subconfigs import DECODER_GEOMETRY, seeds_text, text_view, unseeded_fields
 from .models.unread import PARAM_FIELDS, unread_geometry
@@ -370,6 +371,8 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         kv = heads
     else:
         given = r.opt_int("num_key_value_heads")
+        if given is None:
+            given = remote_kv_heads(r, assumed)      # CogVLM2's num_multi_query_heads
         if given is None and not known and not r.has("block_configs"):
             assumed.append(f"{r.path}num_key_value_heads not in config: assumed {heads} (multi-head attention)")
         kv = heads if given is None else given

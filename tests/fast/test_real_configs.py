@@ -224,6 +224,29 @@ def test_llama4_chunked_layers_are_windowed_like_transformers(name):
     assert r.quality == "exact" and TABLE["kv"][name][0] == "exact-agree"
 
 
+# A remote-code file (no model_type; architectures CogVLMVideoForCausalLM), checked against CogVLM2's own code:
+# THUDM/cogvlm2-llama3-chat-19B's modeling_cogvlm.py as vendored in yongchenglai/llm-research,
+# model/model_cogvlm2/modeling_cogvlm.py at commit 657c2d515ec2566cebff321b1e27e7eec43e6678:
+# VisionExpertAttention splits the fused QKV by stride [num_attention_heads, num_multi_query_heads,
+# num_multi_query_heads] of hidden_size // num_attention_heads and caches past_key_value = (key_states,
+# value_states) with num_multi_query_heads heads before expand widens them to the query heads.
+COGVLM2 = "THUDM__cogvlm2-llama3-caption.json"
+
+
+def test_cogvlm2_caches_num_multi_query_heads():
+    """32 layers x K and V x 8 heads x 64 tokens x 4096 // 32 x 2 bytes (bfloat16), labelled estimated (the video
+    variant's own modeling file was not read), naming the field."""
+    import kvcalc
+
+    cfg = ORACLE.corpus_config(COGVLM2)
+    assert FILES[COGVLM2]["status"] == "needs remote code" and "model_type" not in cfg
+    r = kvcalc.kv_cache(cfg, batch=1, context=64, runtime="transformers")
+    kv, d = cfg["num_multi_query_heads"], cfg["hidden_size"] // cfg["num_attention_heads"]
+    assert r.total_bytes == cfg["num_hidden_layers"] * 2 * kv * 64 * d * 2 == 8_388_608
+    assert r.quality == "estimated" and any("num_multi_query_heads" in w for w in r.warnings)
+    assert not any("num_key_value_heads not in config" in w for w in r.warnings)
+
+
 def test_readme_states_the_real_file_counts():
     """The README's "Coverage, on real files" sentence says what this table measures."""
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
