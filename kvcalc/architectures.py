@@ -20,6 +20,8 @@ from .models.model_type import ModelType, quirk_flags
 from .models.registry import lookup, nested, typed
 from .models.registry.moe_decoders import DBRX_ATTN_DEFAULTS
 from .models.registry.seq2seq import CROSS_ATTENTION_DECODERS, T5_STYLE
+from .models.remote_heads import remote_kv_heads
+from .models.sparse_index import index_key_layers
 from .models.subconfigs import DECODER_GEOMETRY, seeds_text, text_view, unseeded_fields
 from .models.unread import PARAM_FIELDS, unread_geometry
 from .spec import AttentionCache, LayerKind, LayerSpec, ModelSpec, RecurrentState
@@ -32,7 +34,7 @@ _LAYER_TYPE_ALIASES = {
     "chunked_attention": "chunked",
     "linear_attention": "recurrent", "mamba": "recurrent", "mamba2": "recurrent", "conv": "recurrent",
     "hybrid": "hybrid", "hybrid_sliding": "hybrid_sliding", "moe": "none", "mlp": "none", "cross_attention": "cross",
-    "indexed_attention": "full", "dummy": "none",
+    "indexed_attention": "full", "dummy": "none", "minimax_m3_sparse": "full",
 }
 _UNKNOWN = ModelType("")   # the entry of a model type kvcalc does not know: generic rules, no defaults
 
@@ -369,6 +371,8 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         kv = heads
     else:
         given = r.opt_int("num_key_value_heads")
+        if given is None:
+            given = remote_kv_heads(r, assumed)      # CogVLM2's num_multi_query_heads
         if given is None and not known and not r.has("block_configs"):
             assumed.append(f"{r.path}num_key_value_heads not in config: assumed {heads} (multi-head attention)")
         kv = heads if given is None else given
@@ -604,6 +608,8 @@ def per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[s
             if not flag:
                 out.setdefault(i, {})["latent_dim"] = r.get_int("kv_lora_rank")
     _indexed_layers_only(types, out)
+    for i, dim in index_key_layers(r, entry.name, n).items():     # MiniMax-M3's index keys
+        out.setdefault(i, {})["indexer_dim"] = dim
     if _cache_quirks(entry).global_head_dim:
         head_dim = r.get_int("global_head_dim", default=512)
         kv = r.opt_int("num_global_key_value_heads") if r.get_bool("attention_k_eq_v", default=False) else None

@@ -121,7 +121,7 @@ def _attention_term(a: AttentionCache, kv: DType, rules: CacheRules, prefill_onl
         per_token = kv.nbytes(a.latent_dim) + (indexer.nbytes(a.indexer_dim) if a.indexer_dim else 0)
     else:
         heads = a.query_heads if rules.expands_kv_heads and "kv_expanded_to_query_heads" in quirks else a.kv_heads
-        per_token = heads * (kv.nbytes(a.k_head_dim) + kv.nbytes(a.v_head_dim))
+        per_token = heads * (kv.nbytes(a.k_head_dim) + kv.nbytes(a.v_head_dim)) + kv.nbytes(a.indexer_dim)
     if a.source == "cross":
         if layout.implementation == "static":
             raise UnsupportedError("a static cache for cross-attention (encoder-decoder) is not modelled; "

@@ -46,7 +46,8 @@ class AttentionCache:
     ``window`` caps the tokens a sliding or chunked layer needs; ``source == "cross"`` means the
     cache holds encoder tokens, not generated ones. ``query_heads`` is the number of query heads
     (some runtimes cache K/V expanded to every query head). ``indexer_dim`` is the DeepSeek
-    sparse-attention indexer key width (elements per token), 0 when absent. ``keeps_prefill`` marks a
+    sparse-attention indexer key width (elements per token), 0 when absent (on a GQA layer, MiniMax-M3's one
+    index-key head: kvcalc.models.sparse_index). ``keeps_prefill`` marks a
     reference sliding window (R-SWA, Unlimited-OCR): every prefill token stays, the window caps only the
     tokens decoded after it (``modeling_unlimited_ocr.UnlimitedOcrDynamicReferenceSlidingWindowLayer``).
     ``prefix_tokens`` are learned prompt tokens every sequence caches before its input (CPM-Ant's
@@ -81,7 +82,7 @@ class AttentionCache:
         """
         if self.latent_dim:
             return self.latent_dim + self.indexer_dim
-        return self.kv_heads * (self.k_head_dim + self.v_head_dim)
+        return self.kv_heads * (self.k_head_dim + self.v_head_dim) + self.indexer_dim   # MiniMax-M3's index key
 
 
 @dataclass(frozen=True)

@@ -368,6 +368,10 @@ def _layer_specs(layer: LayerSpec, model: DType, kv: DType, block_size: int, tp:
                  ssm_dtype: str | None = None) -> list[KVCacheSpec]:
     if layer.kind in ("shared", "none"):
         return []
+    if any(a.indexer_dim and not a.latent_dim for a in layer.attention):
+        raise UnsupportedError(f"vLLM: layer {layer.index} caches sparse-attention index keys beside GQA K/V "
+                               "(MiniMax-M3); vLLM's spec for them is not modelled: use runtime 'transformers' "
+                               "or 'ideal'")
     out = [_attention_spec(layer.index, a, kv, block_size, tp) for a in layer.attention]
     out += [IndexerSpec(layer.index, block_size, 1, a.indexer_dim + a.indexer_dim // INDEXER_QUANT_BLOCK * 4, 0, 1)
             for a in layer.attention if a.latent_dim and a.indexer_dim]

@@ -45,16 +45,6 @@ TABLE = ORACLE.table(DATA)
 
 # Files kvcalc labels exact whose KV cache differs from transformers', with the field it misreads.
 KV_DIFFERS: dict[str, str] = {
-    # transformers 5.24's DynamicCache gives a chunked_attention layer a DynamicSlidingWindowLayer of
-    # attention_chunk_size (it keeps the last attention_chunk_size - 1 tokens); kvcalc keeps every token.
-    "meta-llama__Llama-4-Maverick-17B-128E-Instruct__aiconfigurator-abridged.json":
-        "text_config.attention_chunk_size: chunked layers are windowed at 8192 by transformers, unbounded in kvcalc",
-    "meta-llama__Llama-4-Scout-17B-16E-Instruct__aiconfigurator-abridged.json":
-        "text_config.attention_chunk_size: chunked layers are windowed at 8192 by transformers, unbounded in kvcalc",
-    # MiniMaxM3VLSparseCacheLayer holds idx_keys (sparse_num_index_heads x sparse_index_dim per token, here 1 x 128
-    # after the prefill) on the layers whose sparse_attention_freq is 1; kvcalc counts K and V only.
-    "nvidia__MiniMax-M3-NVFP4__aiconfigurator.json":
-        "text_config.sparse_attention_config: the index-key cache (idx_keys) of the sparse layers is left out",
 }
 
 # Files kvcalc labels exact whose parameter count differs from transformers', with the field it misreads.
@@ -63,7 +53,7 @@ PARAMS_DIFFERS: dict[str, str] = {
 
 # The classes as they stand (fix a file: move it from exact-differs, and drop its entry above).
 STATUS_COUNTS = {"built": 262, "needs remote code": 84, "failed": 3}
-KV_COUNTS = {"exact-agree": 244, "exact-differs": 3, "estimated": 8, "refused": 5}
+KV_COUNTS = {"exact-agree": 247, "exact-differs": 0, "estimated": 8, "refused": 5}
 PARAMS_COUNTS = {"exact-agree": 255, "exact-differs": 0, "refused": 7}
 
 
@@ -179,6 +169,82 @@ def test_bloom_reads_n_embed_for_hidden_size():
     assert cfg["n_embed"] // cfg["num_attention_heads"] == 128
     assert [layer["bytes"] for layer in FILES[name]["layers"]] == [2 * 112 * 64 * 128 * 2] * 70
     assert TABLE["kv"][name][0] == "exact-agree"
+
+
+MINIMAX_M3 = "nvidia__MiniMax-M3-NVFP4__aiconfigurator.json"
+
+
+def test_minimax_m3_sparse_layers_cache_one_index_key_head():
+    """transformers 5.24 modeling_minimax_m3_vl.py: MiniMaxM3VLIndexer.forward caches k_proj(hidden) as one head of
+    index_head_dim (sparse_attention_config.sparse_index_dim, 128) in a MiniMaxM3VLSparseCacheLayer on the layers
+    whose sparse_attention_freq flag is set (configuration_minimax_m3_vl.py __post_init__). After the 64-token
+    prefill: 4 KV heads x (128 + 128) x 64 x 2 bytes, plus 1 x 128 x 64 x 2 = 16,384 index-key bytes there."""
+    cfg = ORACLE.corpus_config(MINIMAX_M3)["text_config"]
+    sparse = cfg["sparse_attention_config"]
+    d, kv, tokens = sparse["sparse_index_dim"], cfg["num_key_value_heads"], ORACLE.TOKENS
+    want = [2 * kv * 128 * tokens * 2 + (d * tokens * 2 if flag else 0) for flag in sparse["sparse_attention_freq"]]
+    assert sum(sparse["sparse_attention_freq"]) == 57 and d * tokens * 2 == 16_384
+    assert [layer["bytes"] for layer in FILES[MINIMAX_M3]["layers"]] == want
+    assert TABLE["kv"][MINIMAX_M3][0] == "exact-agree"
+
+
+def test_minimax_m3_index_keys_grow_with_the_context():
+    """MiniMaxM3VLSparseCacheLayer.update_index concatenates every token's index key (no window): at 100,000 tokens
+    a sparse layer holds 100,000 x (4 x 256 + 128) x 2 bytes."""
+    import kvcalc
+
+    r = kvcalc.kv_cache(ORACLE.corpus_config(MINIMAX_M3), batch=1, context=100_000, prefill=100_000,
+                        runtime="transformers")
+    assert (r.layers[0].bytes, r.layers[3].bytes) == (100_000 * 4 * 256 * 2, 100_000 * (4 * 256 + 128) * 2)
+
+
+def test_vllm_refuses_minimax_m3_index_keys():
+    """Index keys beside GQA K/V have no vLLM spec in kvcalc: refused, naming the layer, not undercounted."""
+    import kvcalc
+
+    with pytest.raises(kvcalc.UnsupportedError, match="index keys"):
+        kvcalc.kv_cache(ORACLE.corpus_config(MINIMAX_M3), batch=1, context=4096, runtime="vllm")
+
+
+@pytest.mark.parametrize("name", ["meta-llama__Llama-4-Scout-17B-16E-Instruct__aiconfigurator-abridged.json",
+                                  "meta-llama__Llama-4-Maverick-17B-128E-Instruct__aiconfigurator-abridged.json"])
+def test_llama4_chunked_layers_are_windowed_like_transformers(name):
+    """transformers 5.24 cache_utils.py: DynamicCache.__init__ gives a chunked_attention layer sliding_window =
+    attention_chunk_size, and LAYER_TYPE_CACHE_MAPPING a DynamicSlidingWindowLayer (the oracle: 8192 on 36 of 48
+    layers, every fourth layer full). Its update keeps a view of the last W - 1 tokens of the W it concatenated, so
+    after a decode step past the window a chunked layer's storage is 8,192 tokens x 8 KV heads x (128 + 128) x 2
+    bytes plus the int64 window tensor; a full layer holds all 100,000."""
+    import kvcalc
+
+    chunk = ORACLE.corpus_config(name)["text_config"]["attention_chunk_size"]
+    assert [layer["sliding_window"] for layer in FILES[name]["layers"]] == [
+        None if (i + 1) % 4 == 0 else chunk for i in range(48)]
+    r = kvcalc.kv_cache(ORACLE.corpus_config(name), batch=1, context=100_000, prefill=64, runtime="transformers")
+    assert (r.layers[0].bytes, r.layers[3].bytes) == (chunk * 8 * 256 * 2 + 8, 100_000 * 8 * 256 * 2)
+    assert r.quality == "exact" and TABLE["kv"][name][0] == "exact-agree"
+
+
+# A remote-code file (no model_type; architectures CogVLMVideoForCausalLM), checked against CogVLM2's own code:
+# THUDM/cogvlm2-llama3-chat-19B's modeling_cogvlm.py as vendored in yongchenglai/llm-research,
+# model/model_cogvlm2/modeling_cogvlm.py at commit 657c2d515ec2566cebff321b1e27e7eec43e6678:
+# VisionExpertAttention splits the fused QKV by stride [num_attention_heads, num_multi_query_heads,
+# num_multi_query_heads] of hidden_size // num_attention_heads and caches past_key_value = (key_states,
+# value_states) with num_multi_query_heads heads before expand widens them to the query heads.
+COGVLM2 = "THUDM__cogvlm2-llama3-caption.json"
+
+
+def test_cogvlm2_caches_num_multi_query_heads():
+    """32 layers x K and V x 8 heads x 64 tokens x 4096 // 32 x 2 bytes (bfloat16), labelled estimated (the video
+    variant's own modeling file was not read), naming the field."""
+    import kvcalc
+
+    cfg = ORACLE.corpus_config(COGVLM2)
+    assert FILES[COGVLM2]["status"] == "needs remote code" and "model_type" not in cfg
+    r = kvcalc.kv_cache(cfg, batch=1, context=64, runtime="transformers")
+    kv, d = cfg["num_multi_query_heads"], cfg["hidden_size"] // cfg["num_attention_heads"]
+    assert r.total_bytes == cfg["num_hidden_layers"] * 2 * kv * 64 * d * 2 == 8_388_608
+    assert r.quality == "estimated" and any("num_multi_query_heads" in w for w in r.warnings)
+    assert not any("num_key_value_heads not in config" in w for w in r.warnings)
 
 
 def test_readme_states_the_real_file_counts():

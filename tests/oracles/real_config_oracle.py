@@ -377,11 +377,13 @@ def _filled(layers: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
 
 
 def _windows(name: str) -> list[int | None]:
-    """kvcalc's sliding window per layer (None: the layer keeps every token)."""
+    """kvcalc's sliding window per layer (None: the layer keeps every token). A chunked layer's window counts:
+    transformers 5.24 caches ``chunked_attention`` layers in a DynamicSlidingWindowLayer whose sliding_window is
+    ``attention_chunk_size`` (cache_utils.py ``LAYER_TYPE_CACHE_MAPPING`` and ``DynamicCache.__init__``)."""
     import kvcalc
 
     spec = kvcalc.read_spec(corpus_config(name))
-    return [next((a.window for a in layer.attention if a.window and not a.chunked), None) for layer in spec.layers]
+    return [next((a.window for a in layer.attention if a.window), None) for layer in spec.layers]
 
 
 def _runs(values: list[Any]) -> str:
