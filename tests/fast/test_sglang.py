@@ -28,8 +28,21 @@ LLAMA_CELL = 32 * 8 * 128 * 2 * 2          # layers x KV heads x head_dim x (K+V
     (15360, 1, round((15360 - (512 + 2048 * 1.5 + 8 * 2 + 1024 / 8)) / 15360, 3)),          # T4: 0.757
     (143771, 8, round((143771 - (512 + 8192 * 1.5 + 512 * 2 + 8 * 1024 / 8)) / 143771, 3)),  # H200: 0.897
 ])
-def test_default_mem_fraction_static(mib: int, tp: int, expected: float) -> None:
-    assert default_mem_fraction_static(mib * MiB, tp) == expected
+def test_default_mem_fraction_static_of_0_5_9(mib: int, tp: int, expected: float) -> None:
+    assert default_mem_fraction_static(mib * MiB, tp, version="0.5.9") == expected
+
+
+@pytest.mark.parametrize(("mib", "tp", "mla", "expected"), [
+    # 0.5.23 memory_hook.py: + decode graph max_bs x 2 + 8 MiB per prefill graph bucket (1.5 GiB for MLA);
+    # buckets up to 8192: 8 + 14 + 8 + 8 + 12 + 8 = 58, up to 4096: 50, up to 2048: 42
+    (81559, 1, False, round((81559 - (512 + 8192 * 1.5 + 1024 / 8 + 256 * 2 + 58 * 8)) / 81559, 3)),   # 0.83
+    (24564, 1, False, round((24564 - (512 + 4096 * 1.5 + 1024 / 8 + 48 * 2 + 50 * 8)) / 24564, 3)),    # 0.704
+    (15360, 1, False, round((15360 - (512 + 2048 * 1.5 + 1024 / 8 + 8 * 2 + 42 * 8)) / 15360, 3)),     # 0.735
+    (143771, 8, False, round((143771 - (512 + 8192 * 1.5 + 1024 + 512 * 2 + 58 * 8)) / 143771, 3)),    # 0.893
+    (143771, 8, True, round((143771 - (512 + 8192 * 1.5 + 1024 + 512 * 2 + 1536)) / 143771, 3)),       # 0.886
+])
+def test_default_mem_fraction_static(mib: int, tp: int, mla: bool, expected: float) -> None:
+    assert default_mem_fraction_static(mib * MiB, tp, mla=mla) == expected
 
 
 def test_pool_by_hand() -> None:
@@ -143,7 +156,8 @@ def test_gpt_oss_gets_the_hybrid_swa_pool() -> None:
     (model_runner_kv_cache_mixin.py): single-pool T = rest // (24 x 2048); full = int(T x 24 x 2048 /
     (12 x 2048 + 0.8 x 12 x 2048)), swa = int(full x 0.8). A request of T tokens holds T slots in the
     full pool and min(T, 128) in the SWA pool."""
-    d = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8)
+    d = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8,
+                      sglang_version="0.5.9")
     ep = d.engine_plan()
     rest = int((H100 - round(0.86 * GiB)) * 0.8) - d.weights_rank
     single = rest // (24 * 2048)
@@ -158,10 +172,10 @@ def test_gpt_oss_gets_the_hybrid_swa_pool() -> None:
     assert sorted({r.tokens for r in rows}) == [128, 5000]
     assert kvcalc.memory_curve(d, 3, [5000])[0].kv == p.kv_bytes
     assert p.max_batch == min(full // 5000, int(full * 0.8) // 128, ep.max_running)
-    off = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
+    off = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", sglang_version="0.5.9",
                         mem_fraction_static=0.8, disable_hybrid_swa_memory=True).engine_plan()
     assert off.pool_tokens == single and off.swa_cell_bytes == 0
-    half = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
+    half = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", sglang_version="0.5.9",
                          mem_fraction_static=0.8, swa_full_tokens_ratio=0.5).engine_plan()
     full_half = int(single * 24 * 2048 / (12 * 2048 + 0.5 * 12 * 2048))
     assert (half.pool_tokens, half.swa_pool_tokens) == (full_half, int(full_half * 0.5))
