@@ -98,8 +98,6 @@ def _gb(nbytes: float) -> str:
 
 def _running(options: SglangOptions, tokens: int, context_len: int) -> int:
     """``resolve_max_num_reqs``; 0.5.23 caps it (given or not) at half the pool's tokens."""
-    if True:  # 0.5.23 pool rule: next commit
-        return options.max_running_requests or (default_max_running_requests(tokens, context_len) if tokens else 0)
     if not tokens:
         return 0
     if options.sglang_version == "0.5.9":
@@ -165,7 +163,7 @@ def sglang_memory_plan(stage_rank_specs: list[ModelSpec], kv: DType, *, total_gp
         refusal = SWA_POOL_TOO_SMALL.format(swa=swa_tokens, window=window, page=page)
     return _plan(stage_rank_specs, kv, options, total_gpu_bytes=total_gpu_bytes, weights_bytes=weights_bytes,
                  budget=budget, rest=rest, pre_load_free=pre_load_free, mf=mf, page=page, tokens=tokens,
-                 swa_tokens=swa_tokens, running=running, context_len=context_len,
+                 swa_tokens=swa_tokens, running=running if not refusal else 0, context_len=context_len,
                  hybrid=hybrid, cells=(k_cell, v_cell, full_cell, swa_cell, window), refusal=refusal, notes=notes)
 
 

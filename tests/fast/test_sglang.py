@@ -228,3 +228,15 @@ def test_kv_cache_points_engines_to_their_pool(runtime: str) -> None:
     """kvcalc.kv_cache has no engine rows (it would answer with ideal bytes): refused, naming layer_bytes."""
     with pytest.raises(kvcalc.UnsupportedError, match="layer_bytes"):
         kvcalc.kv_cache(LLAMA_8B, batch=1, context=10, runtime=runtime)
+
+
+def test_running_requests_capped_at_half_the_pool() -> None:
+    """0.5.23 resolve_max_num_reqs (kv_cache_configurator.py): min(estimate or --max-running-requests,
+    max_total_num_tokens // 2); a 3,000-token pool runs at most 1,500 requests, 0.5.9 printed 2,048."""
+    d = kvcalc.deploy(LLAMA_8B, runtime="sglang", gpu="h100-sxm", max_total_tokens=3000)
+    assert (d.engine_plan().pool_tokens, d.engine_plan().max_running) == (3000, 1500)
+    old = kvcalc.deploy(LLAMA_8B, runtime="sglang", gpu="h100-sxm", max_total_tokens=3000, sglang_version="0.5.9")
+    assert old.engine_plan().max_running == 2048
+    given = kvcalc.deploy(LLAMA_8B, runtime="sglang", gpu="h100-sxm", max_total_tokens=3000,
+                          max_running_requests=4000)
+    assert given.engine_plan().max_running == 1500
