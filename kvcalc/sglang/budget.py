@@ -140,7 +140,7 @@ def sglang_memory_plan(stage_rank_specs: list[ModelSpec], kv: DType, *, total_gp
     k_cell, v_cell = cells[busiest]
     cell = k_cell + v_cell
     full_cell, swa_cell, window = _window_cells(stage_rank_specs[busiest], kv)
-    hybrid = bool(swa_cell) and is_hybrid_swa(architectures, options.disable_hybrid_swa_memory, "0.5.9")
+    hybrid = bool(swa_cell) and is_hybrid_swa(architectures, options.disable_hybrid_swa_memory, version)
     if swa_cell and not hybrid:
         why = ("--disable-hybrid-swa-memory" if options.disable_hybrid_swa_memory else
                f"{'/'.join(architectures)[:60] or 'this architecture'} is not one of is_hybrid_swa_model's")
@@ -150,7 +150,7 @@ def sglang_memory_plan(stage_rank_specs: list[ModelSpec], kv: DType, *, total_gp
     rest = budget - weights_bytes
     ratio = options.swa_full_tokens_ratio or DEFAULT_SWA_FULL_TOKENS_RATIO
     swa_tokens = 0
-    if False:  # 0.5.23 pool rule: next commit
+    if hybrid and version != "0.5.9":
         tokens, swa_tokens = hybrid_tokens(max(rest, 0), full_cell, swa_cell, ratio, page, options.max_total_tokens)
         running = _running(options, tokens or swa_tokens, context_len)
     else:
@@ -159,7 +159,7 @@ def sglang_memory_plan(stage_rank_specs: list[ModelSpec], kv: DType, *, total_gp
         if hybrid and tokens:
             tokens, swa_tokens = split_hybrid_tokens(tokens, full_cell, swa_cell, ratio, page)
     refusal = NOT_ENOUGH_MEMORY if tokens <= 0 and swa_tokens <= 0 else None
-    if False:  # 0.5.23 pool rule: next commit
+    if hybrid and not refusal and window and full_cell and window + page >= swa_tokens:
         refusal = SWA_POOL_TOO_SMALL.format(swa=swa_tokens, window=window, page=page)
     return _plan(stage_rank_specs, kv, options, total_gpu_bytes=total_gpu_bytes, weights_bytes=weights_bytes,
                  budget=budget, rest=rest, pre_load_free=pre_load_free, mf=mf, page=page, tokens=tokens,

@@ -240,3 +240,25 @@ def test_running_requests_capped_at_half_the_pool() -> None:
     given = kvcalc.deploy(LLAMA_8B, runtime="sglang", gpu="h100-sxm", max_total_tokens=3000,
                           max_running_requests=4000)
     assert given.engine_plan().max_running == 1500
+
+
+def test_gpt_oss_hybrid_pool_of_0_5_23() -> None:
+    """0.5.23 HybridSWAPoolConfigurator (pool_configurator.py): full = int(rest // (12 x 2048 + 0.8 x 12 x 2048)),
+    swa = int(full x 0.8); max_running_requests from the full pool's count."""
+    d = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8)
+    ep = d.engine_plan()
+    rest = int((H100 - round(0.86 * GiB)) * 0.8) - d.weights_rank
+    full = int(rest // (12 * 2048 + 0.8 * 12 * 2048))
+    assert (ep.pool_tokens, ep.swa_pool_tokens) == (full, int(full * 0.8))
+    assert ep.max_running == min(min(max(int(full / 131072 * 512), 2048), 4096), full // 2)
+    capped = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
+                           mem_fraction_static=0.8, max_total_tokens=100).engine_plan()
+    assert capped.refusal is not None and "SWA pool (80 tokens)" in capped.refusal    # 128 + 1 >= 80
+
+
+def test_gemma4_is_hybrid_swa_in_0_5_23() -> None:
+    from kvcalc.sglang.swa import is_hybrid_swa
+
+    assert is_hybrid_swa(["Gemma4ForConditionalGeneration"])
+    assert not is_hybrid_swa(["Gemma4ForConditionalGeneration"], version="0.5.9")
+    assert not is_hybrid_swa(["Gemma3ForCausalLM"])
