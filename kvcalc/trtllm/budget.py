@@ -59,12 +59,16 @@ def trtllm_memory_plan(cell_bytes: int, *, total_gpu_bytes: int, weights_bytes: 
     block_bytes = cell_bytes * tpb
     blocks = available // block_bytes if block_bytes else 0
     extra = list(notes)
+    pytorch = options.trtllm_backend == "pytorch"
     if options.max_tokens_in_paged_kv_cache is not None:
-        cap = ceil_div(options.max_tokens_in_paged_kv_cache, tpb)
+        # PyTorch: KvCacheCreator.configure_kv_cache_capacity then KVCacheManager.calculate_max_num_blocks,
+        # int(max_tokens // tokens_per_block); the C++ runtime rounds up to whole blocks
+        given = options.max_tokens_in_paged_kv_cache
+        cap = given // tpb if pytorch else ceil_div(given, tpb)
         if cap < blocks:
             blocks = cap
-            extra.append(f"max_tokens_in_paged_kv_cache {options.max_tokens_in_paged_kv_cache:,} caps the pool "
-                         f"(rounded up to {cap:,} blocks of {tpb})")
+            extra.append(f"max_tokens_in_paged_kv_cache {given:,} caps the pool "
+                         f"(rounded {'down' if pytorch else 'up'} to {cap:,} blocks of {tpb})")
     tokens = blocks * tpb
     max_context = max_seq_len
     lines = [f"Memory usage when calculating max tokens in paged kv cache: total: {_g(total_gpu_bytes)} GiB, "

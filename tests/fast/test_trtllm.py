@@ -38,9 +38,14 @@ def test_pool_by_hand() -> None:
 
 
 def test_fraction_and_max_tokens() -> None:
-    """With both, the smaller pool: max_tokens 1000 rounds up to 16 blocks of 64 = 1,024 tokens."""
+    """With both, the smaller pool: max_tokens 1000 rounds down to 15 blocks of 64 = 960 tokens on the PyTorch
+    backend (KVCacheManager.calculate_max_num_blocks: int(max_tokens // tokens_per_block)), up to 16 blocks =
+    1,024 tokens on the C++ runtime."""
     ep = _measured(free_gpu_memory_fraction=0.5, max_tokens_in_paged_kv_cache=1000, tokens_per_block=64).engine_plan()
-    assert ep.pool_tokens == 1024 and ep.pool_pages == 16
+    assert ep.pool_tokens == 960 and ep.pool_pages == 15
+    cpp = _measured(free_gpu_memory_fraction=0.5, max_tokens_in_paged_kv_cache=1000, tokens_per_block=64,
+                    trtllm_backend="cpp").engine_plan()
+    assert cpp.pool_tokens == 1024 and cpp.pool_pages == 16
     half = _measured(free_gpu_memory_fraction=0.5).engine_plan()
     assert half.available_kv_bytes == int((H100 - int(16.5 * GiB)) * 0.5)
 

@@ -129,7 +129,7 @@ CASES = [
     _c("qwen3-32b-4xl40s", Q32, "l40s", 19500, tp=4),
     _c("qwen3-32b-h200", Q32, "h200", 68000),
     _c("qwen3-30b-a3b-h100", "Qwen__Qwen3-30B-A3B.json", "h100-sxm", 62000),
-    _c("qwen3-235b-8xh200", "Qwen__Qwen3-235B-A22B.json", "h200", 60000, tp=8),
+    _c("qwen3-235b-4xh200", "Qwen__Qwen3-235B-A22B.json", "h200", 120000, tp=4),
     _c("mixtral-2xh100", "mistralai__Mixtral-8x7B-v0.1.json", "h100-sxm", 48500, tp=2),
     _c("mistral7-v03-a10", "mistralai__Mistral-7B-Instruct-v0.3.json", "a10", 17500),
     _c("phi4-h100", "microsoft__phi-4.json", "h100-sxm", 31500),
