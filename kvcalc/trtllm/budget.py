@@ -29,6 +29,7 @@ from .defaults import (
     DEFAULT_MAX_BATCH_SIZE,
     DEFAULT_TOKENS_PER_BLOCK,
     REDUCED_WINDOW_WARNING,
+    REDUCED_WINDOW_WARNING_PYTORCH,
     TRTLLM_VERSION,
 )
 from .options import TrtllmOptions
@@ -81,8 +82,8 @@ def trtllm_memory_plan(cell_bytes: int, *, total_gpu_bytes: int, weights_bytes: 
                    "free_gpu_memory_fraction (kvcalc's words: TensorRT-LLM fails to allocate the pool)")
         max_context = 0
     elif tokens < max_seq_len:
-        max_context = tokens - tpb + 1
-        warning = REDUCED_WINDOW_WARNING.format(n=max_context)
+        max_context = tokens if pytorch else tokens - tpb + 1
+        warning = (REDUCED_WINDOW_WARNING_PYTORCH if pytorch else REDUCED_WINDOW_WARNING).format(n=max_context)
         lines.append(warning)
         extra.append(f"TensorRT-LLM: {warning} (max_seq_len {max_seq_len:,} does not fit the pool)")
     lines += [f"Number of tokens per block: {tpb}.",

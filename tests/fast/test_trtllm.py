@@ -51,8 +51,12 @@ def test_fraction_and_max_tokens() -> None:
 
 
 def test_max_seq_len_is_reduced_when_one_request_does_not_fit() -> None:
-    """A 2,048-token pool cannot hold one 131,072-token request: max 2048 - 32 + 1 = 2017 tokens, with the warning."""
-    d = _measured(max_tokens_in_paged_kv_cache=2048)
+    """A 2,048-token pool cannot hold one 131,072-token request: the C++ runtime serves 2048 - 32 + 1 = 2017 tokens,
+    with the warning; the PyTorch backend the whole pool (get_max_atten_window_upper_bound: blocks x 32)."""
+    torch_ep = _measured(max_tokens_in_paged_kv_cache=2048).engine_plan()
+    assert torch_ep.max_context == 2048
+    assert any("They are reduced to 2048" in line for line in torch_ep.log_lines)
+    d = _measured(max_tokens_in_paged_kv_cache=2048, trtllm_backend="cpp")
     ep = d.engine_plan()
     assert ep.max_context == 2048 - 32 + 1
     assert any("they are reduced to 2017" in line for line in ep.log_lines)
