@@ -1,21 +1,26 @@
-"""SGLang's defaults and its own words, pinned to one release line (tokens, MiB as SGLang counts them).
+"""SGLang's defaults and its own words, by release (tokens, MiB as SGLang counts them).
 
-Pinned: the v0.5 line of late 2025, read from stored copies of sgl-project/sglang (code index):
-``python/sglang/srt/server_args.py`` ``ServerArgs._handle_gpu_memory_settings`` (stored copy id 8356329),
-``python/sglang/srt/model_executor/model_runner.py`` / ``model_runner_kv_cache_mixin.py``
-``profile_max_num_token`` (commit 0005834cdb2a5b7472789ccbf0d3361b5cf853b8 and its v0.5.9 backport).
-SGLang's main of 2026 (server_args.py at 001067fffe33427bee0ed2f007fb7551a1d76b44) restructured
-both files; its defaults may differ. The token-pool rule is the same in the v0.4 logs the tests
-reproduce (tests/fast/test_engine_logs.py); the default ``mem_fraction_static`` changed in v0.5 (v0.4: a
-table by TP size, 0.88 / 0.87 / 0.85 / 0.81 / 0.79 for tp 1 / 2 / 4 / 8 / 16), so give
-``mem_fraction_static`` for an older release.
+The current rules are SGLang 0.5.23's (the PyPI wheel of October 2026, read, not run; file:line in
+tests/oracles/sglang_oracle.py, which transcribes them): ``python/sglang/srt/arg_groups/memory_hook.py``
+``handle_gpu_memory_settings`` (GPU tiers, the reserve with the prefill CUDA-graph term),
+``mem_cache/kv_cache_configurator.py`` (``_profile_available_bytes``, ``resolve_max_num_reqs``),
+``model_executor/pool_configurator.py`` (the default and hybrid SWA pools). ``sglang_version="0.5.9"``
+keeps the late-2025 rules the v0.5 logs of tests/fast/test_engine_logs.py came from
+(``server_args.py`` ``ServerArgs._handle_gpu_memory_settings``, stored copy id 8356329;
+``model_runner.py`` ``profile_max_num_token``, commit 0005834cdb2a5b7472789ccbf0d3361b5cf853b8 and its
+v0.5.9 backport). The token-pool rule is the same in the v0.4 logs; the default ``mem_fraction_static``
+of v0.4 was a table by TP size (0.88 / 0.87 / 0.85 / 0.81 / 0.79 for tp 1 / 2 / 4 / 8 / 16): give
+``mem_fraction_static`` for those.
 """
 from __future__ import annotations
 
 from ..units import GiB, MiB
 
-SGLANG_VERSION = "0.5"
-"""The release line whose rules apply."""
+SGLANG_VERSION = "0.5.23"
+"""The release whose rules apply by default."""
+
+SGLANG_VERSIONS = ("0.5.23", "0.5.9")
+"""Releases whose rules kvcalc keeps (``--sglang-version``)."""
 
 DEFAULT_PAGE_SIZE = 1
 """``ServerArgs.page_size`` default: the token pool pages one token at a time."""
@@ -38,6 +43,11 @@ KV_CACHE_DTYPES = ("auto", "bf16", "bfloat16", "fp8_e4m3", "fp8_e5m2")
 NOT_ENOUGH_MEMORY = "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
 """``ModelRunner.init_memory_pool`` when the token pool would be empty."""
 
+SWA_POOL_TOO_SMALL = (
+    "ValueError: SWA pool ({swa} tokens) cannot hold even one request: the prefill admission floor is "
+    "sliding_window_size ({window}) + page_size ({page}). Increase --swa-full-tokens-ratio or the total KV budget.")
+"""0.5.23 ``pool_configurator.py`` ``validate_swa_pool_size`` (:198-216) when the SWA pool is that small."""
+
 LONG_CONTEXT_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
 
 LONG_CONTEXT_ERROR = (
@@ -48,14 +58,21 @@ LONG_CONTEXT_ERROR = (
 """``ModelConfig.__init__`` (configs/model_config.py) when ``--context-length`` exceeds the model's."""
 
 
-def gpu_tier(gpu_mem_mib: float, tp_size: int) -> tuple[int, int]:
-    """(chunked_prefill_size, cuda_graph_max_bs) SGLang picks by GPU memory on CUDA
-    (``ServerArgs._handle_gpu_memory_settings``; MiB as ``get_device_memory_capacity`` reports)."""
+def gpu_tier(gpu_mem_mib: float, tp_size: int, version: str = SGLANG_VERSION) -> tuple[int, int]:
+    """(chunked_prefill_size, decode cuda_graph_max_bs) SGLang picks by GPU memory on CUDA
+    (0.5.23: ``arg_groups/memory_hook.py`` :90-160; 0.5.9: ``ServerArgs._handle_gpu_memory_settings``;
+    MiB as nvidia-smi reports). 0.5.23 moved 20-35 GiB cards to 4096 / 48 (160 at tp >= 4).
+
+    >>> gpu_tier(24564, 1), gpu_tier(24564, 1, "0.5.9")
+    ((4096, 48), (2048, 24))
+    """
     small_tp = tp_size < 4
     if gpu_mem_mib < 20 * 1024:
         return 2048, 8
     if gpu_mem_mib < 35 * 1024:
-        return 2048, 24 if small_tp else 80
+        if version == "0.5.9":
+            return 2048, 24 if small_tp else 80
+        return 4096, 48 if small_tp else 160
     if gpu_mem_mib < 60 * 1024:
         return 4096, 32 if small_tp else 160
     if gpu_mem_mib < 160 * 1024:
@@ -63,27 +80,73 @@ def gpu_tier(gpu_mem_mib: float, tp_size: int) -> tuple[int, int]:
     return 16384, 512
 
 
-def default_mem_fraction_static(total_gpu_bytes: int, tp_size: int = 1, pp_size: int = 1) -> float:
-    """SGLang's default ``--mem-fraction-static`` (``ServerArgs._handle_gpu_memory_settings``).
+def prefill_graph_count(max_bs: int) -> int:
+    """Token buckets of the prefill CUDA graph up to ``max_bs`` (0.5.23 ``cuda_graph_hook.py``
+    ``generate_prefill_cuda_graph_batch_sizes``: 4..32 by 4, 48..256 by 16, 288..512 by 32, 576..1024 by 64,
+    1280..4096 by 256, then by 512).
 
-    ``reserved = 512 + max(chunked_prefill_size, 2048) x 1.5 + cuda_graph_max_bs x 2 + tp x pp / 8 x 1024``
-    MiB, at least 10 GiB on GPUs above 60 GiB; ``round((gpu_mem - reserved) / gpu_mem, 3)``, gpu_mem in MiB.
-    Not modelled: DP attention, speculative decoding and the multimodal adjustment, each of which
-    reserves more.
+    >>> prefill_graph_count(4096), prefill_graph_count(8192)
+    (50, 58)
+    """
+    sizes = (*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64),
+             *range(1280, 4097, 256), *range(4608, max_bs + 1, 512))
+    return sum(1 for s in sizes if s <= max_bs)
+
+
+def graph_reserve_mib(decode_bs: int, chunked: int, *, pp_size: int, mla: bool, max_total_tokens: int | None) -> float:
+    """0.5.23 ``reserve_for_graph_mb``: 2 MiB per decode batch size, plus the prefill graph (breakable by
+    default on CUDA, off under pipeline parallelism): 8 MiB per token bucket up to ``chunked_prefill_size``
+    (capped by ``--max-total-tokens``), or 1.5 GiB for MLA."""
+    reserve = decode_bs * 2.0
+    if pp_size == 1:
+        if mla:
+            reserve += 1.5 * 1024
+        else:
+            top = chunked if max_total_tokens is None else min(chunked, max_total_tokens)
+            reserve += prefill_graph_count(top) * 8
+    return reserve
+
+
+def default_mem_fraction_static(total_gpu_bytes: int, tp_size: int = 1, pp_size: int = 1, *, mla: bool = False,
+                                max_running_requests: int | None = None, max_total_tokens: int | None = None,
+                                version: str = SGLANG_VERSION) -> float:
+    """SGLang's default ``--mem-fraction-static`` (``handle_gpu_memory_settings``).
+
+    ``reserved = 512 + max(chunked_prefill_size, 2048) x 1.5 + tp x pp / 8 x 1024 + graphs`` MiB, at
+    least 10 GiB on GPUs above 60 GiB; ``round((gpu_mem - reserved) / gpu_mem, 3)``, gpu_mem in MiB.
+    ``graphs``: 0.5.23 :func:`graph_reserve_mib` (the decode graph's max batch capped by
+    ``--max-running-requests``); 0.5.9 ``cuda_graph_max_bs x 2``. Not modelled: DP attention, speculative
+    decoding, DeepEP and the multimodal adjustment, each of which reserves more.
+
+    Llama-3.1-8B on a 24 GiB RTX 4090 (24,564 MiB): 512 + 6,144 + 128 + 48 x 2 + 50 x 8 = 7,280 MiB reserved:
+
+    >>> from kvcalc.units import MiB
+    >>> default_mem_fraction_static(24564 * MiB), default_mem_fraction_static(24564 * MiB, version="0.5.9")
+    (0.704, 0.847)
     """
     gpu_mem = total_gpu_bytes / MiB
-    chunked, graph_bs = gpu_tier(gpu_mem, tp_size)
-    reserved = RESERVED_BASE_MIB + max(chunked, 2048) * 1.5 + graph_bs * 2 + tp_size * pp_size / 8 * 1024
+    chunked, graph_bs = gpu_tier(gpu_mem, tp_size, version)
+    reserved = RESERVED_BASE_MIB + max(chunked, 2048) * 1.5 + tp_size * pp_size / 8 * 1024
+    if version == "0.5.9":
+        reserved += graph_bs * 2
+    else:
+        if max_running_requests is not None:
+            graph_bs = min(graph_bs, max_running_requests)
+        reserved += graph_reserve_mib(graph_bs, chunked, pp_size=pp_size, mla=mla, max_total_tokens=max_total_tokens)
     if gpu_mem > 60 * 1024:
         reserved = max(reserved, RESERVED_FLOOR_MIB_LARGE_GPU)
     return round((gpu_mem - reserved) / gpu_mem, 3)
 
 
 def default_max_running_requests(max_total_num_tokens: int, context_len: int) -> int:
-    """Requests the scheduler runs at once when ``--max-running-requests`` is not given.
+    """Requests the scheduler runs at once when ``--max-running-requests`` is not given, before 0.5.23's
+    cap at half the pool (``kvcalc.sglang.budget``; ``kv_cache_configurator.py`` :3119-3132).
 
     ``min(max(int(max_total_num_tokens / context_len x 512), 2048), 4096)`` (``max_num_reqs``,
     model_runner.py ``init_memory_pool`` / ``resolve_max_num_reqs``): the v0.5 logs print 2048 and
     4096 (tests/fast/test_engine_logs.py). v0.4.3 printed one more (2049: its request pool had a padding slot).
+
+    >>> default_max_running_requests(104273, 40960)
+    2048
     """
     return min(max(int(max_total_num_tokens / context_len * 512), 2048), 4096)

@@ -8,7 +8,7 @@ from ..engine import check_fraction
 from ..engines.base import Option
 from ..errors import InputError
 from ..limits import MAX_CONTEXT, check_count
-from .defaults import DEFAULT_PAGE_SIZE
+from .defaults import DEFAULT_PAGE_SIZE, SGLANG_VERSION, SGLANG_VERSIONS
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class SglangOptions:
     (``--max-total-tokens``, a cap on the pool); ``allow_long_context`` is
     ``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1``; ``swa_full_tokens_ratio`` (``--swa-full-tokens-ratio``,
     default 0.8) and ``disable_hybrid_swa_memory`` (``--disable-hybrid-swa-memory``) size the hybrid SWA
-    pool (kvcalc.sglang.swa)."""
+    pool (kvcalc.sglang.swa); ``sglang_version`` the release whose rules apply (kvcalc.sglang.defaults)."""
 
     mem_fraction_static: float | None = None
     context_length: int | None = None
@@ -30,6 +30,7 @@ class SglangOptions:
     allow_long_context: bool = False
     swa_full_tokens_ratio: float | None = None
     disable_hybrid_swa_memory: bool = False
+    sglang_version: str = SGLANG_VERSION
 
     @property
     def given(self) -> bool:
@@ -41,7 +42,8 @@ class SglangOptions:
 
 def sglang_options(mem_fraction_static: Any = None, context_length: Any = None, max_running_requests: Any = None,
                    page_size: Any = None, max_total_tokens: Any = None, allow_long_context: Any = False,
-                   swa_full_tokens_ratio: Any = None, disable_hybrid_swa_memory: Any = False) -> SglangOptions:
+                   swa_full_tokens_ratio: Any = None, disable_hybrid_swa_memory: Any = False,
+                   sglang_version: Any = SGLANG_VERSION) -> SglangOptions:
     """Validated :class:`SglangOptions` (InputError naming the flag and its bound)."""
     if mem_fraction_static is not None:
         mem_fraction_static = check_fraction("--mem-fraction-static", mem_fraction_static, allow_one=False,
@@ -61,8 +63,10 @@ def sglang_options(mem_fraction_static: Any = None, context_length: Any = None, 
                                                source="SWA-pool tokens per full-pool token")
     if not isinstance(disable_hybrid_swa_memory, bool):
         raise InputError("disable_hybrid_swa_memory must be true or false")
+    if sglang_version not in SGLANG_VERSIONS:
+        raise InputError(f"sglang_version must be one of {', '.join(SGLANG_VERSIONS)}, got {sglang_version!r:.20}")
     return SglangOptions(mem_fraction_static, context_length, max_running_requests, page_size, max_total_tokens,
-                         allow_long_context, swa_full_tokens_ratio, disable_hybrid_swa_memory)
+                         allow_long_context, swa_full_tokens_ratio, disable_hybrid_swa_memory, sglang_version)
 
 
 DECLARATIONS: tuple[Option, ...] = (
@@ -83,6 +87,8 @@ DECLARATIONS: tuple[Option, ...] = (
            None),
     Option("disable_hybrid_swa_memory", ("--disable-hybrid-swa-memory",), "bool",
            "pool sliding-window layers at full length even for hybrid SWA models", "", None, None, False, None),
+    Option("sglang_version", ("--sglang-version",), "text", "the SGLang release whose rules apply "
+           f"({', '.join(SGLANG_VERSIONS)})", "", None, None, SGLANG_VERSION, None, command=False),
     Option("allow_overwrite_longer_context_len", ("--allow-overwrite-longer-context-len",), "bool",
            "accept a context length above the model's (SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1)", "", None,
            None, False, None),

@@ -29,6 +29,7 @@ from .defaults import (
     DEFAULT_MAX_BATCH_SIZE,
     DEFAULT_TOKENS_PER_BLOCK,
     REDUCED_WINDOW_WARNING,
+    REDUCED_WINDOW_WARNING_PYTORCH,
     TRTLLM_VERSION,
 )
 from .options import TrtllmOptions
@@ -59,12 +60,16 @@ def trtllm_memory_plan(cell_bytes: int, *, total_gpu_bytes: int, weights_bytes: 
     block_bytes = cell_bytes * tpb
     blocks = available // block_bytes if block_bytes else 0
     extra = list(notes)
+    pytorch = options.trtllm_backend == "pytorch"
     if options.max_tokens_in_paged_kv_cache is not None:
-        cap = ceil_div(options.max_tokens_in_paged_kv_cache, tpb)
+        # PyTorch: KvCacheCreator.configure_kv_cache_capacity then KVCacheManager.calculate_max_num_blocks,
+        # int(max_tokens // tokens_per_block); the C++ runtime rounds up to whole blocks
+        given = options.max_tokens_in_paged_kv_cache
+        cap = given // tpb if pytorch else ceil_div(given, tpb)
         if cap < blocks:
             blocks = cap
-            extra.append(f"max_tokens_in_paged_kv_cache {options.max_tokens_in_paged_kv_cache:,} caps the pool "
-                         f"(rounded up to {cap:,} blocks of {tpb})")
+            extra.append(f"max_tokens_in_paged_kv_cache {given:,} caps the pool "
+                         f"(rounded {'down' if pytorch else 'up'} to {cap:,} blocks of {tpb})")
     tokens = blocks * tpb
     max_context = max_seq_len
     lines = [f"Memory usage when calculating max tokens in paged kv cache: total: {_g(total_gpu_bytes)} GiB, "
@@ -77,8 +82,8 @@ def trtllm_memory_plan(cell_bytes: int, *, total_gpu_bytes: int, weights_bytes: 
                    "free_gpu_memory_fraction (kvcalc's words: TensorRT-LLM fails to allocate the pool)")
         max_context = 0
     elif tokens < max_seq_len:
-        max_context = tokens - tpb + 1
-        warning = REDUCED_WINDOW_WARNING.format(n=max_context)
+        max_context = tokens if pytorch else tokens - tpb + 1
+        warning = (REDUCED_WINDOW_WARNING_PYTORCH if pytorch else REDUCED_WINDOW_WARNING).format(n=max_context)
         lines.append(warning)
         extra.append(f"TensorRT-LLM: {warning} (max_seq_len {max_seq_len:,} does not fit the pool)")
     lines += [f"Number of tokens per block: {tpb}.",

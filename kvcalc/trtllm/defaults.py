@@ -13,6 +13,11 @@ from ..units import GiB
 TRTLLM_VERSION = "1.1"
 """The release line whose rules apply."""
 
+TRTLLM_BACKENDS = ("pytorch", "cpp")
+"""``trtllm_backend``: the PyTorch backend of the 1.x LLM API / ``trtllm-serve`` (the default; ``_util.py``
+``KvCacheCreator`` and ``resource_manager.py`` ``KVCacheManager`` at commit
+0004396720054fd8e205cbf616f21f0b57c6b412) or the C++ runtime of ``trtllm-build`` engines (the 0.x logs)."""
+
 DEFAULT_FREE_GPU_MEMORY_FRACTION = 0.9
 """``KvCacheConfig.free_gpu_memory_fraction`` (llm_args.py; ge 0, le 1): the share of the memory
 free after the weights and the profiled activations that the KV cache takes ("Default is 90%")."""
@@ -39,6 +44,9 @@ KV_CACHE_DTYPES = ("auto", "fp8")
 
 REDUCED_WINDOW_WARNING = ("maxAttentionWindow and maxSequenceLen are too large for at least one sequence to fit "
                           "in kvCache. they are reduced to {n}")
+REDUCED_WINDOW_WARNING_PYTORCH = REDUCED_WINDOW_WARNING.replace("they are", "They are")
+"""The PyTorch backend's words (``KVCacheManager.__init__``): it reduces to ``blocks x tokens_per_block``
+(``get_max_atten_window_upper_bound``, beam width 1, no sink tokens)."""
 """The C++ runtime's warning when one ``max_seq_len`` request does not fit the pool; it then serves
 ``blocks x tokens_per_block - tokens_per_block + 1`` tokens at most (the 22.18 GiB card log:
 82 blocks x 64 -> 5185)."""

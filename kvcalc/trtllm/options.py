@@ -9,7 +9,12 @@ from ..engines.base import Option
 from ..engines.readers import human_readable_int
 from ..errors import InputError
 from ..limits import MAX_CONTEXT, check_count
-from .defaults import DEFAULT_FREE_GPU_MEMORY_FRACTION, DEFAULT_MAX_BATCH_SIZE, DEFAULT_TOKENS_PER_BLOCK
+from .defaults import (
+    DEFAULT_FREE_GPU_MEMORY_FRACTION,
+    DEFAULT_MAX_BATCH_SIZE,
+    DEFAULT_TOKENS_PER_BLOCK,
+    TRTLLM_BACKENDS,
+)
 
 POWERS_OF_TWO = tuple(str(1 << i) for i in range(17))
 """``tokens_per_block`` values TensorRT-LLM's paged KV kernels take: powers of two up to 65,536."""
@@ -20,7 +25,8 @@ class TrtllmOptions:
     """``None`` = TensorRT-LLM's default (kvcalc.trtllm.defaults). ``free_gpu_memory_fraction`` and
     ``max_tokens_in_paged_kv_cache`` (``KvCacheConfig.max_tokens``; with both, the smaller pool
     wins), ``tokens_per_block``, ``max_seq_len`` (default the model's maximum), ``max_batch_size``,
-    ``max_num_tokens`` (the forward pass the activation profile runs)."""
+    ``max_num_tokens`` (the forward pass the activation profile runs); ``trtllm_backend``: "pytorch" (default)
+    or "cpp" (the C++ runtime of ``trtllm-build`` engines), whose pool rounding and reduced length differ."""
 
     free_gpu_memory_fraction: float | None = None
     max_tokens_in_paged_kv_cache: int | None = None
@@ -28,6 +34,7 @@ class TrtllmOptions:
     max_seq_len: int | None = None
     max_batch_size: int | None = None
     max_num_tokens: int | None = None
+    trtllm_backend: str = "pytorch"
 
     @property
     def given(self) -> bool:
@@ -38,7 +45,7 @@ class TrtllmOptions:
 
 def trtllm_options(free_gpu_memory_fraction: Any = None, max_tokens_in_paged_kv_cache: Any = None,
                    tokens_per_block: Any = None, max_seq_len: Any = None, max_batch_size: Any = None,
-                   max_num_tokens: Any = None) -> TrtllmOptions:
+                   max_num_tokens: Any = None, trtllm_backend: Any = "pytorch") -> TrtllmOptions:
     """Validated :class:`TrtllmOptions` (InputError in TensorRT-LLM's terms, with the fix)."""
     if free_gpu_memory_fraction is not None:
         free_gpu_memory_fraction = check_fraction(
@@ -58,8 +65,10 @@ def trtllm_options(free_gpu_memory_fraction: Any = None, max_tokens_in_paged_kv_
         max_batch_size = check_count("max_batch_size", max_batch_size, 1, 1 << 20)
     if max_num_tokens is not None:
         max_num_tokens = check_count("max_num_tokens", max_num_tokens, 1, MAX_CONTEXT)
+    if trtllm_backend not in TRTLLM_BACKENDS:
+        raise InputError(f"trtllm_backend must be one of {', '.join(TRTLLM_BACKENDS)}, got {trtllm_backend!r:.20}")
     return TrtllmOptions(free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len,
-                         max_batch_size, max_num_tokens)
+                         max_batch_size, max_num_tokens, trtllm_backend)
 
 
 DECLARATIONS: tuple[Option, ...] = (
@@ -77,5 +86,7 @@ DECLARATIONS: tuple[Option, ...] = (
     Option("max_num_tokens", ("--max-num-tokens",), "int",
            "tokens in one forward pass (default 8192; sizes the estimated activation peak)", "tokens", 1,
            MAX_CONTEXT, None, None, parse=human_readable_int),
+    Option("trtllm_backend", ("--trtllm-backend",), "text", "pytorch (default: trtllm-serve, the LLM API) or cpp "
+           "(trtllm-build engines)", "", None, None, "pytorch", None, command=False),
 )
 """TensorRT-LLM's options kvcalc models (``KvCacheConfig`` / ``trtllm-serve``), declared once."""

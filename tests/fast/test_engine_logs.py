@@ -120,7 +120,8 @@ def test_trtllm_reduces_the_sequence_length_as_the_log() -> None:
     log = next(x for x in TRTLLM if x["id"] == "guide-24gb-reduced")
     ep = trtllm_memory_plan(log["bytes_per_token"], total_gpu_bytes=round(BIG_GPU_GIB * GiB), weights_bytes=0,
                             activation_bytes=0, runtime_bytes=0, max_seq_len=8192,
-                            options=trtllm_options(tokens_per_block=64, max_tokens_in_paged_kv_cache=5248))
+                            options=trtllm_options(tokens_per_block=64, max_tokens_in_paged_kv_cache=5248,
+                                                   trtllm_backend="cpp"))
     assert ep.pool_pages == 82 and ep.max_context == log["pins"]["reduced_to"]
     assert _line(log, "maxAttentionWindow and maxSequenceLen") in ep.log_lines
     assert ep.log_lines[-1] == _line(log, "[MemUsageChange] Allocated")

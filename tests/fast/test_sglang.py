@@ -28,8 +28,21 @@ LLAMA_CELL = 32 * 8 * 128 * 2 * 2          # layers x KV heads x head_dim x (K+V
     (15360, 1, round((15360 - (512 + 2048 * 1.5 + 8 * 2 + 1024 / 8)) / 15360, 3)),          # T4: 0.757
     (143771, 8, round((143771 - (512 + 8192 * 1.5 + 512 * 2 + 8 * 1024 / 8)) / 143771, 3)),  # H200: 0.897
 ])
-def test_default_mem_fraction_static(mib: int, tp: int, expected: float) -> None:
-    assert default_mem_fraction_static(mib * MiB, tp) == expected
+def test_default_mem_fraction_static_of_0_5_9(mib: int, tp: int, expected: float) -> None:
+    assert default_mem_fraction_static(mib * MiB, tp, version="0.5.9") == expected
+
+
+@pytest.mark.parametrize(("mib", "tp", "mla", "expected"), [
+    # 0.5.23 memory_hook.py: + decode graph max_bs x 2 + 8 MiB per prefill graph bucket (1.5 GiB for MLA);
+    # buckets up to 8192: 8 + 14 + 8 + 8 + 12 + 8 = 58, up to 4096: 50, up to 2048: 42
+    (81559, 1, False, round((81559 - (512 + 8192 * 1.5 + 1024 / 8 + 256 * 2 + 58 * 8)) / 81559, 3)),   # 0.83
+    (24564, 1, False, round((24564 - (512 + 4096 * 1.5 + 1024 / 8 + 48 * 2 + 50 * 8)) / 24564, 3)),    # 0.704
+    (15360, 1, False, round((15360 - (512 + 2048 * 1.5 + 1024 / 8 + 8 * 2 + 42 * 8)) / 15360, 3)),     # 0.735
+    (143771, 8, False, round((143771 - (512 + 8192 * 1.5 + 1024 + 512 * 2 + 58 * 8)) / 143771, 3)),    # 0.893
+    (143771, 8, True, round((143771 - (512 + 8192 * 1.5 + 1024 + 512 * 2 + 1536)) / 143771, 3)),       # 0.886
+])
+def test_default_mem_fraction_static(mib: int, tp: int, mla: bool, expected: float) -> None:
+    assert default_mem_fraction_static(mib * MiB, tp, mla=mla) == expected
 
 
 def test_pool_by_hand() -> None:
@@ -143,7 +156,8 @@ def test_gpt_oss_gets_the_hybrid_swa_pool() -> None:
     (model_runner_kv_cache_mixin.py): single-pool T = rest // (24 x 2048); full = int(T x 24 x 2048 /
     (12 x 2048 + 0.8 x 12 x 2048)), swa = int(full x 0.8). A request of T tokens holds T slots in the
     full pool and min(T, 128) in the SWA pool."""
-    d = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8)
+    d = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8,
+                      sglang_version="0.5.9")
     ep = d.engine_plan()
     rest = int((H100 - round(0.86 * GiB)) * 0.8) - d.weights_rank
     single = rest // (24 * 2048)
@@ -158,10 +172,10 @@ def test_gpt_oss_gets_the_hybrid_swa_pool() -> None:
     assert sorted({r.tokens for r in rows}) == [128, 5000]
     assert kvcalc.memory_curve(d, 3, [5000])[0].kv == p.kv_bytes
     assert p.max_batch == min(full // 5000, int(full * 0.8) // 128, ep.max_running)
-    off = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
+    off = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", sglang_version="0.5.9",
                         mem_fraction_static=0.8, disable_hybrid_swa_memory=True).engine_plan()
     assert off.pool_tokens == single and off.swa_cell_bytes == 0
-    half = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
+    half = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", sglang_version="0.5.9",
                          mem_fraction_static=0.8, swa_full_tokens_ratio=0.5).engine_plan()
     full_half = int(single * 24 * 2048 / (12 * 2048 + 0.5 * 12 * 2048))
     assert (half.pool_tokens, half.swa_pool_tokens) == (full_half, int(full_half * 0.5))
@@ -214,3 +228,37 @@ def test_kv_cache_points_engines_to_their_pool(runtime: str) -> None:
     """kvcalc.kv_cache has no engine rows (it would answer with ideal bytes): refused, naming layer_bytes."""
     with pytest.raises(kvcalc.UnsupportedError, match="layer_bytes"):
         kvcalc.kv_cache(LLAMA_8B, batch=1, context=10, runtime=runtime)
+
+
+def test_running_requests_capped_at_half_the_pool() -> None:
+    """0.5.23 resolve_max_num_reqs (kv_cache_configurator.py): min(estimate or --max-running-requests,
+    max_total_num_tokens // 2); a 3,000-token pool runs at most 1,500 requests, 0.5.9 printed 2,048."""
+    d = kvcalc.deploy(LLAMA_8B, runtime="sglang", gpu="h100-sxm", max_total_tokens=3000)
+    assert (d.engine_plan().pool_tokens, d.engine_plan().max_running) == (3000, 1500)
+    old = kvcalc.deploy(LLAMA_8B, runtime="sglang", gpu="h100-sxm", max_total_tokens=3000, sglang_version="0.5.9")
+    assert old.engine_plan().max_running == 2048
+    given = kvcalc.deploy(LLAMA_8B, runtime="sglang", gpu="h100-sxm", max_total_tokens=3000,
+                          max_running_requests=4000)
+    assert given.engine_plan().max_running == 1500
+
+
+def test_gpt_oss_hybrid_pool_of_0_5_23() -> None:
+    """0.5.23 HybridSWAPoolConfigurator (pool_configurator.py): full = int(rest // (12 x 2048 + 0.8 x 12 x 2048)),
+    swa = int(full x 0.8); max_running_requests from the full pool's count."""
+    d = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang", mem_fraction_static=0.8)
+    ep = d.engine_plan()
+    rest = int((H100 - round(0.86 * GiB)) * 0.8) - d.weights_rank
+    full = int(rest // (12 * 2048 + 0.8 * 12 * 2048))
+    assert (ep.pool_tokens, ep.swa_pool_tokens) == (full, int(full * 0.8))
+    assert ep.max_running == min(min(max(int(full / 131072 * 512), 2048), 4096), full // 2)
+    capped = kvcalc.deploy(load_config("openai/gpt-oss-20b"), gpu="h100-sxm", runtime="sglang",
+                           mem_fraction_static=0.8, max_total_tokens=100).engine_plan()
+    assert capped.refusal is not None and "SWA pool (80 tokens)" in capped.refusal    # 128 + 1 >= 80
+
+
+def test_gemma4_is_hybrid_swa_in_0_5_23() -> None:
+    from kvcalc.sglang.swa import is_hybrid_swa
+
+    assert is_hybrid_swa(["Gemma4ForConditionalGeneration"])
+    assert not is_hybrid_swa(["Gemma4ForConditionalGeneration"], version="0.5.9")
+    assert not is_hybrid_swa(["Gemma3ForCausalLM"])

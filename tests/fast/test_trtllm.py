@@ -38,16 +38,25 @@ def test_pool_by_hand() -> None:
 
 
 def test_fraction_and_max_tokens() -> None:
-    """With both, the smaller pool: max_tokens 1000 rounds up to 16 blocks of 64 = 1,024 tokens."""
+    """With both, the smaller pool: max_tokens 1000 rounds down to 15 blocks of 64 = 960 tokens on the PyTorch
+    backend (KVCacheManager.calculate_max_num_blocks: int(max_tokens // tokens_per_block)), up to 16 blocks =
+    1,024 tokens on the C++ runtime."""
     ep = _measured(free_gpu_memory_fraction=0.5, max_tokens_in_paged_kv_cache=1000, tokens_per_block=64).engine_plan()
-    assert ep.pool_tokens == 1024 and ep.pool_pages == 16
+    assert ep.pool_tokens == 960 and ep.pool_pages == 15
+    cpp = _measured(free_gpu_memory_fraction=0.5, max_tokens_in_paged_kv_cache=1000, tokens_per_block=64,
+                    trtllm_backend="cpp").engine_plan()
+    assert cpp.pool_tokens == 1024 and cpp.pool_pages == 16
     half = _measured(free_gpu_memory_fraction=0.5).engine_plan()
     assert half.available_kv_bytes == int((H100 - int(16.5 * GiB)) * 0.5)
 
 
 def test_max_seq_len_is_reduced_when_one_request_does_not_fit() -> None:
-    """A 2,048-token pool cannot hold one 131,072-token request: max 2048 - 32 + 1 = 2017 tokens, with the warning."""
-    d = _measured(max_tokens_in_paged_kv_cache=2048)
+    """A 2,048-token pool cannot hold one 131,072-token request: the C++ runtime serves 2048 - 32 + 1 = 2017 tokens,
+    with the warning; the PyTorch backend the whole pool (get_max_atten_window_upper_bound: blocks x 32)."""
+    torch_ep = _measured(max_tokens_in_paged_kv_cache=2048).engine_plan()
+    assert torch_ep.max_context == 2048
+    assert any("They are reduced to 2048" in line for line in torch_ep.log_lines)
+    d = _measured(max_tokens_in_paged_kv_cache=2048, trtllm_backend="cpp")
     ep = d.engine_plan()
     assert ep.max_context == 2048 - 32 + 1
     assert any("they are reduced to 2017" in line for line in ep.log_lines)
