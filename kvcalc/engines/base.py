@@ -328,6 +328,12 @@ class Engine:
         """What the engine prints about memory at startup (empty for a library runtime)."""
         return ()
 
+    def overhead_parts(self, d: Deployment, p: PlanResult) -> dict[str, int]:
+        """``p.overhead_bytes`` split into what it is: part name -> bytes per GPU (busiest GPU), summing
+        exactly to it (``plan --json``'s ``overhead_parts``). Default: one ``runtime_overhead`` part, none
+        when the plan counts no overhead (``ideal``)."""
+        return {"runtime_overhead": p.overhead_bytes} if p.overhead_bytes else {}
+
     def report_lines(self, p: PlanResult) -> list[str]:
         """The lines the CLI's text report adds for this engine after the solvers (its startup log)."""
         return []
