@@ -143,6 +143,9 @@ class Engine:
     bytes for it (kvcalc.layer_bytes on a deployment does)."""
     cache_rules: ClassVar[CacheRules | None] = CacheRules()
     serves_gguf: ClassVar[bool] = False
+    startup_log: ClassVar[str | None] = None
+    """The module of kvcalc.startup_log that reads the engine's startup log: its line formats, calibration
+    and model check (kvcalc.startup_log.formats); None where the engine prints none."""
     """Whether the engine serves GGUF files, whose weights kvcalc sizes from the file type (kvcalc.gguf.mixes)."""
     colocates: ClassVar[bool] = False
     """Whether instances side by side on one GPU are modelled (kvcalc.workload.colocate: vLLM's shares of

@@ -97,6 +97,7 @@ class LlamaCppEngine(PagedEngine):
     """llama.cpp's ``llama-server`` / ``llama-cli`` (module docstring)."""
 
     name = "llama_cpp"
+    startup_log = "kvcalc.startup_log.llama_cpp"
     label = "llama.cpp"
     version = VERSION
     options_type = LlamaCppOptions

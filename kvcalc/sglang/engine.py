@@ -28,6 +28,7 @@ class SglangEngine(PagedEngine):
     """SGLang (module docstring)."""
 
     name = "sglang"
+    startup_log = "kvcalc.startup_log.sglang"
     label = "SGLang"
     article = "an"
     version = SGLANG_VERSION

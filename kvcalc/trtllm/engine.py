@@ -29,6 +29,7 @@ class TrtllmEngine(PagedEngine):
     """TensorRT-LLM (module docstring)."""
 
     name = "tensorrt_llm"
+    startup_log = "kvcalc.startup_log.tensorrt_llm"
     label = "TensorRT-LLM"
     version = TRTLLM_VERSION
     options_type = TrtllmOptions

@@ -49,6 +49,7 @@ class VllmEngine(Engine):
     """vLLM's v1 engine (module docstring)."""
 
     name = "vllm"
+    startup_log = "kvcalc.startup_log.vllm"
     label = "vLLM"
     version = DEFAULT_VLLM_VERSION
     options_type = VllmOptions
