@@ -76,7 +76,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "available_kv",
         "the rest of the memory reserved for KV Cache is ",
-        rf"the rest of the memory reserved for KV Cache is (?P<available_kv>{NUM}){GIB}",
+        rf"the rest of the memory reserved for KV Cache is (?P<available_kv>-?{NUM}){GIB}",
         (("available_kv", "@u"),),
         "worker/worker.py, 0.7-0.8",
     ),
@@ -398,9 +398,9 @@ def flags(log: StartupLog, block_bytes: int | None) -> Flags:
     block_size = int(out.get("--block-size", DEFAULT_BLOCK_SIZE))
     tokens = _kv_tokens(log, block_size)
     available = log.value("available_kv") or log.value("reserved_kv")
-    if tokens is not None and block_bytes and tokens % block_size == 0:
+    if tokens and block_bytes and tokens % block_size == 0:
         out["--kv-cache-memory"] = tokens // block_size * block_bytes
-    elif available is not None:
+    elif available is not None and float(available.amount or 0) > 0:     # none left: the measured parts say so
         out["--kv-cache-memory"] = int(available.amount or 0)
     if log.version:
         minor = log.version.split(".")[:2]
