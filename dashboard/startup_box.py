@@ -135,7 +135,7 @@ def _table(planned: Planned, log: StartupLog) -> None:
              "agrees": {True: "yes", False: "NO", None: "-"}[c.agrees], "note": c.note}
             for c in predicted_vs_observed(plan, log)]
     st.markdown("**Predicted vs observed** (the calibrated plan against each figure the log prints)")
-    st.dataframe(safe_rows(rows), hide_index=True, width="stretch")
+    st.table(safe_rows(rows))     # a small static table: every figure in the page as text
 
 
 def plan_with_log(spec: Any, options: dict[str, Any], batch: int, ctx: int, config: dict[str, Any]) -> Planned:

@@ -18,7 +18,7 @@ MODEL = "meta-llama/Llama-3.1-8B"
 
 
 def _table(at: Any) -> dict[str, dict[str, str]]:
-    for df in at.dataframe:
+    for df in at.table:
         frame = df.value
         if "observed" in frame.columns and "predicted" in frame.columns:
             return {str(r["figure"]): {k: str(v) for k, v in r.items()} for r in frame.to_dict("records")}
