@@ -96,6 +96,11 @@ def check_model(
     direct = getattr(log_module(log.engine), "direct_check", None)
     if direct is not None:
         return direct(log, g)
+    from kvcalc.startup_log.vllm import vllm_block_bytes
+
+    if vllm_block_bytes(config) is None:
+        return ModelCheck(None, ("the model has sliding-window, hybrid or latent-attention layers: the log's KV "
+                                 "bytes per token are not compared with one per-token figure",))
     tp_q = log.value("tensor_parallel_size") or log.value("tp_size")
     tp = tensor_parallel_size or (int(tp_q.amount or 1) if tp_q is not None else 1)
     band = _band(log, tp, block_size)

@@ -107,3 +107,15 @@ def test_llama_cpp_cells_follow_from_an_unquantized_kv_size() -> None:
     log = parse_startup_log((LOGS / "llama_cpp__deepseek-r1-distill-qwen-7b__1.log").read_text(encoding="utf-8"))
     flags = calibrate(log, bundled_config("Qwen/Qwen2.5-7B-Instruct"))
     assert flags["-c"] == 112 * 2**20 // (2 * 28 * 4 * 128 * 2) == 2048 and flags["--gguf-type"] == "F16"
+
+
+def test_a_hybrid_models_log_is_not_called_another_model() -> None:
+    """Qwen3.6-35B-A3B's vLLM log (Gated DeltaNet + 1 in 4 full-attention layers) against the Qwen3.5-35B-A3B
+    config: its KV bytes per token do not follow the uniform formula, so the check says it cannot compare
+    (it said "another model" before)."""
+    from kvcalc.catalog import bundled_config
+    from kvcalc.startup_log import check_model, parse_startup_log
+
+    log = parse_startup_log((LOGS / "vllm__qwen3.6-35b-a3b-nvfp4__1.log").read_text(encoding="utf-8"))
+    check = check_model(log, bundled_config("Qwen/Qwen3.5-35B-A3B"))
+    assert check.consistent is None and "hybrid" in check.reasons[0]
