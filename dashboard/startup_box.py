@@ -54,9 +54,9 @@ def calibrated_options(options: Mapping[str, Any], flags: Mapping[str, Any]) -> 
     for key, value in measured.items():
         if key not in _SKIPPED and value != defaults.get(key):
             out[_RENAMED.get(key, key)] = value
-    if "gpu_mem_gib" in flags:
+    if "--gpu-mem-gib" in flags:            # the log's own card
         out.pop("gpu", None)
-    if "tensor_parallel_size" in out or "pipeline_parallel_size" in out:
+    if {"-tp", "-pp"} & set(flags):          # the log's parallel sizes: that many GPUs
         out["gpus"] = (out.get("tensor_parallel_size") or 1) * (out.get("pipeline_parallel_size") or 1)
     return out
 

@@ -48,3 +48,14 @@ def test_tampered_calibration_link_is_refused_and_the_plan_uncalibrated() -> Non
     at = run_page(PLANNER, model=MODEL, **{CALIBRATION_KEY: garbled})
     assert any("not usable" in w.value for w in at.warning)
     assert _table(at) == {}
+
+
+def test_calibrated_options_read_the_flags_as_the_cli_does() -> None:
+    """The log's card replaces the GPU picked; its parallel size sets the GPU count; other choices stay."""
+    from dashboard.startup_box import calibrated_options
+
+    got = calibrated_options({"runtime": "vllm", "gpu": "h100-sxm", "gpus": 2, "dtype": None},
+                             {"--kv-cache-memory": 1952 * 2**21, "--gpu-mem-gib": 23.58})
+    assert got == {"runtime": "vllm", "gpus": 2, "dtype": None, "gpu_mem_gib": 23.58, "kv_cache_memory": 1952 * 2**21}
+    tp = calibrated_options({"runtime": "sglang", "gpu": "l4", "gpus": 1}, {"-tp": 4, "--max-total-tokens": 46611})
+    assert (tp["gpus"], tp["tensor_parallel_size"], tp["max_total_tokens"], tp["gpu"]) == (4, 4, 46611, "l4")
