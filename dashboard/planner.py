@@ -20,7 +20,7 @@ from kvcalc.variants import apply_variant
 from kvcalc.verdict import Verdict, with_max_model_len
 from kvcalc.weights import weight_bytes
 
-from . import charts, engine_inputs, exports, inputs, page, paste, state
+from . import charts, engine_inputs, exports, inputs, page, paste, startup_box, state
 from .text import code, md, safe_rows
 
 
@@ -435,7 +435,7 @@ def render() -> None:
     try:
         spec = apply_variant(kvcalc.read_spec(config), what_if, kv_heads=variant.get("kv_heads"),
                              window=variant.get("window"), pattern=variant.get("pattern"))
-        planned = plan_scenario(spec, {**options, **_extras(choice, options)}, batch, ctx, config_dict=config)
+        planned = startup_box.plan_with_log(spec, {**options, **_extras(choice, options)}, batch, ctx, config)
         setup, p, verdict = planned.setup, planned.plan, planned.verdict
         speed = estimate_speed(setup, p.batch, p.context)
     except KVCalcError as e:

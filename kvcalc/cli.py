@@ -496,6 +496,18 @@ def _apply_startup_log(args: argparse.Namespace, config: dict[str, Any]) -> tupl
     return log, flags, check_model(log, config, tensor_parallel_size=args.tensor_parallel_size)
 
 
+def plan_json(deployment: Any, p: Any) -> dict[str, Any]:
+    """``plan --json``'s plan fields: ``p.to_dict()`` with ``overhead_parts`` (the engine's split of
+    ``overhead_bytes`` into named parts, bytes per GPU, summing to it: Engine.overhead_parts) after
+    ``overhead_bytes``."""
+    out: dict[str, Any] = {}
+    for key, value in p.to_dict().items():
+        out[key] = value
+        if key == "overhead_bytes":
+            out["overhead_parts"] = deployment.engine.overhead_parts(deployment, p)
+    return out
+
+
 def _plan_command(args: argparse.Namespace) -> str:
     from .capacity import plan
     from .speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY, estimate_speed
@@ -514,7 +526,7 @@ def _plan_command(args: argparse.Namespace) -> str:
     from .workload.cli_flags import workload_json, workload_lines
 
     extra = workload_json(deployment, p, args)
-    out = {**p.to_dict(), **extra, "speed": speed.to_dict()}
+    out = {**plan_json(deployment, p), **extra, "speed": speed.to_dict()}
     report = None
     if startup is not None:
         from .startup_log import startup_log_report

@@ -152,6 +152,9 @@ class Engine:
     bytes for it (kvcalc.layer_bytes on a deployment does)."""
     cache_rules: ClassVar[CacheRules | None] = CacheRules()
     serves_gguf: ClassVar[bool] = False
+    startup_log: ClassVar[str | None] = None
+    """The module of kvcalc.startup_log that reads the engine's startup log: its line formats, calibration
+    and model check (kvcalc.startup_log.formats); None where the engine prints none."""
     """Whether the engine serves GGUF files, whose weights kvcalc sizes from the file type (kvcalc.gguf.mixes)."""
     colocates: ClassVar[bool] = False
     """Whether instances side by side on one GPU are modelled (kvcalc.workload.colocate: vLLM's shares of
@@ -336,6 +339,12 @@ class Engine:
     def startup_lines(self, d: Deployment) -> tuple[str, ...]:
         """What the engine prints about memory at startup (empty for a library runtime)."""
         return ()
+
+    def overhead_parts(self, d: Deployment, p: PlanResult) -> dict[str, int]:
+        """``p.overhead_bytes`` split into what it is: part name -> bytes per GPU (busiest GPU), summing
+        exactly to it (``plan --json``'s ``overhead_parts``). Default: one ``runtime_overhead`` part, none
+        when the plan counts no overhead (``ideal``)."""
+        return {"runtime_overhead": p.overhead_bytes} if p.overhead_bytes else {}
 
     def report_lines(self, p: PlanResult) -> list[str]:
         """The lines the CLI's text report adds for this engine after the solvers (its startup log)."""

@@ -67,6 +67,11 @@ class TransformersEngine(IdealEngine):
             act = max(act, generate_logits_bytes(batch, d.spec.vocab_size, b))
         return act + (d.measured.non_torch_bytes or 0)
 
+    def overhead_parts(self, d: Deployment, p: Any) -> dict[str, int]:
+        """The prefill's activation peak (or generate's logits, or the measured peak) and measured non-torch memory."""
+        non_torch = d.measured.non_torch_bytes or 0
+        return {"activation_peak": p.overhead_bytes - non_torch, "non_torch": non_torch}
+
     def more_gpus(self, n: int) -> str:
         return "pipeline stages"
 

@@ -97,6 +97,7 @@ class LlamaCppEngine(PagedEngine):
     """llama.cpp's ``llama-server`` / ``llama-cli`` (module docstring)."""
 
     name = "llama_cpp"
+    startup_log = "kvcalc.startup_log.llama_cpp"
     label = "llama.cpp"
     version = VERSION
     options_type = LlamaCppOptions
@@ -189,6 +190,11 @@ class LlamaCppEngine(PagedEngine):
             num_gpu_blocks=ep.pool_pages, max_concurrency=ep.max_concurrency,
             available_kv_bytes=ep.available_kv_bytes, formulas=ep.formulas, engine_lines=ep.log_lines,
             warnings=tuple(warnings) + ep.notes, host_bytes=lp.host.total)
+
+    def overhead_parts(self, d: Deployment, p: PlanResult) -> dict[str, int]:
+        """The compute buffer (estimated; llama.cpp sizes it from its graph) and the recurrent state on the GPU."""
+        g = llama_plan(d).gpu
+        return {"compute_buffer": g.compute, "recurrent_state": g.recurrent}
 
     def one_gpu_fits(self, d: Deployment, batch: int, context: int) -> bool:
         """Whether a run sized to the request fits the GPU (the multi-GPU split is not modelled)."""

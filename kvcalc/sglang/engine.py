@@ -15,7 +15,7 @@ from ..engines.base import Engine
 from ..engines.paged import PagedEngine
 from ..errors import InputError
 from .budget import sglang_memory_plan
-from .defaults import LONG_CONTEXT_ERROR, SGLANG_VERSION
+from .defaults import DEFAULT_PRELOAD_USED_BYTES, LONG_CONTEXT_ERROR, SGLANG_VERSION
 from .options import DECLARATIONS, SglangOptions, sglang_options
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ class SglangEngine(PagedEngine):
     """SGLang (module docstring)."""
 
     name = "sglang"
+    startup_log = "kvcalc.startup_log.sglang"
     label = "SGLang"
     article = "an"
     version = SGLANG_VERSION
@@ -71,6 +72,14 @@ class SglangEngine(PagedEngine):
                                   weights_bytes=d.weights_rank, options=d.options, context_len=d.context_cap,
                                   tp=d.tp, pp=d.pp, used_before_load_bytes=d.measured.non_torch_bytes,
                                   architectures=d.architectures)
+
+    def overhead_parts(self, d: Deployment, p: Any) -> dict[str, int]:
+        """The memory in use before the weights load (CUDA context, NCCL; measured by SGLang, assumed
+        unless ``non_torch_gib`` is given) and the share ``mem_fraction_static`` leaves out of the pool
+        for activations and CUDA graphs (model_runner.py profile_max_num_token)."""
+        before = min(d.measured.non_torch_bytes if d.measured.non_torch_bytes is not None
+                     else DEFAULT_PRELOAD_USED_BYTES, p.overhead_bytes)
+        return {"used_before_load": before, "outside_mem_fraction_static": p.overhead_bytes - before}
 
     def launch_command(self, model: str, d: Deployment) -> Any:
         from ..serve_command import sglang_launch

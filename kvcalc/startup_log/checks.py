@@ -4,14 +4,14 @@ figure falls outside what the log's own rounding allows is another model (or ano
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kvcalc.startup_log.formats import log_module
 from kvcalc.startup_log.types import StartupLog
 
 KV_BYTES_CANDIDATES = (2, 1)  # bf16 / fp16 and fp8 KV caches (the log rarely says which)
-TP_RANK_SPREAD = 0.5  # at TP > 1 another rank may have had up to half the printed memory
 
 
 @dataclass(frozen=True)
@@ -62,76 +62,11 @@ def _kv_bytes(log: StartupLog) -> tuple[int, ...]:
     return (1,) if "fp8" in text or "8" in text.replace("bf16", "").replace("f16", "") else (2,)
 
 
-def _vllm_band(log: StartupLog, tp: int, block: int) -> tuple[float, float, str] | None:
-    avail = log.value("available_kv")
-    tokens = log.value("kv_tokens")
-    blocks = log.value("gpu_blocks")
-    n = int(tokens.amount or 0) if tokens else (int(blocks.amount or 0) * block if blocks else 0)
-    if avail is None or not n:
-        return None
-    lo, hi = float(avail.amount or 0) - avail.tolerance, float(avail.amount or 0) + avail.tolerance
-    if tp > 1:      # the blocks follow the smallest rank's memory (get_kv_cache_configs), the log shows one
-        lo *= TP_RANK_SPREAD
-    return lo / (n + block), hi / n, f"{avail.text} {avail.unit} for {n:,} tokens"
-
-
-def _tensorrt_llm_band(log: StartupLog, tp: int, block: int) -> tuple[float, float, str] | None:
-    alloc, tokens = log.value("kv_allocated"), log.value("kv_tokens")
-    if alloc is None or tokens is None or not tokens.amount:
-        return None
-    count = float(tokens.amount)
-    return (
-        (float(alloc.amount or 0) - alloc.tolerance) / count,
-        (float(alloc.amount or 0) + alloc.tolerance) / count,
-        f"{alloc.text} {alloc.unit} for {int(count):,} tokens",
-    )
-
-
-def _sglang_band(log: StartupLog, tp: int, block: int) -> tuple[float, float, str] | None:
-    k, tokens = log.value("k_size"), log.value("kv_tokens")
-    if k is None or tokens is None or not tokens.amount:
-        return None
-    count = float(tokens.amount)
-    lo, hi = 2 * (float(k.amount or 0) - k.tolerance), 2 * (float(k.amount or 0) + k.tolerance)
-    return lo / (count + 64), hi / count, f"K size {k.text} GB for {int(count):,} tokens"
-
-
-_BANDS: dict[str, Callable[[StartupLog, int, int], tuple[float, float, str] | None]] = {
-    "vllm": _vllm_band,
-    "tensorrt_llm": _tensorrt_llm_band,
-    "sglang": _sglang_band,
-}
-"""Each engine's bytes-per-token band, keyed by the runtime name the log's engine has (``StartupLog.engine``)."""
-
-
 def _band(log: StartupLog, tp: int, block: int) -> tuple[float, float, str] | None:
-    """(low, high) bytes per token the log allows, and the figures used."""
-    band = _BANDS.get(log.engine)
+    """(low, high) bytes per token the log allows, and the figures used (the engine's log module's ``band``)."""
+    module = log_module(log.engine)
+    band = getattr(module, "band", None)
     return band(log, tp, block) if band is not None else None
-
-
-def _llama_cpp(log: StartupLog, g: Geometry) -> ModelCheck:
-    reasons: list[str] = []
-    layers = log.value("n_layer") or log.value("layers")
-    if layers is not None and int(layers.amount or 0) not in (0, g.layers):
-        reasons.append(f"the log's KV cache has {layers.text} layers; the config has {g.layers}")
-    k = log.value("n_embd_k_gqa")
-    if k is not None and int(k.amount or 0) != g.kv_heads * g.head_dim:
-        reasons.append(
-            f"the log's n_embd_k_gqa is {k.text}; the config gives {g.kv_heads} KV heads x {g.head_dim}"
-            f" = {g.kv_heads * g.head_dim}"
-        )
-    kv = log.value("n_head_kv")
-    if kv is not None and int(kv.amount or 0) != g.kv_heads:
-        reasons.append(f"the log's n_head_kv is {kv.text}; the config has {g.kv_heads} KV heads")
-    tested = any(x is not None for x in (layers, k, kv))
-    if reasons:
-        return ModelCheck(False, tuple(reasons) + ("the log is of another model",))
-    return ModelCheck(True if tested else None, () if tested else ("the log prints no layer or KV-head figure",))
-
-
-_DIRECT_CHECKS: dict[str, Callable[[StartupLog, Geometry], ModelCheck]] = {"llama_cpp": _llama_cpp}
-"""The engines whose log prints the geometry itself (compared directly, not through a bytes band)."""
 
 
 def check_model(
@@ -158,9 +93,14 @@ def check_model(
     g = model_geometry(config)
     if g is None:
         return ModelCheck(None, ("the config has no layers / heads to compare",))
-    direct = _DIRECT_CHECKS.get(log.engine)
+    direct = getattr(log_module(log.engine), "direct_check", None)
     if direct is not None:
         return direct(log, g)
+    from kvcalc.startup_log.vllm import vllm_block_bytes
+
+    if vllm_block_bytes(config) is None:
+        return ModelCheck(None, ("the model has sliding-window, hybrid or latent-attention layers: the log's KV "
+                                 "bytes per token are not compared with one per-token figure",))
     tp_q = log.value("tensor_parallel_size") or log.value("tp_size")
     tp = tensor_parallel_size or (int(tp_q.amount or 1) if tp_q is not None else 1)
     band = _band(log, tp, block_size)

@@ -11,7 +11,13 @@ size``) are kept per device: the device is the line's rank.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from kvcalc.startup_log.checks import Geometry, ModelCheck
 from kvcalc.startup_log.rules import INT, NUM, Rule
+from kvcalc.startup_log.types import StartupLog
+from kvcalc.startup_log.values import Flags, number, pick
 
 _DEV = r"(?<![A-Za-z0-9_])(?P<device>(?!(?:KV|compute|output|model)\b)[A-Za-z][A-Za-z0-9_]{0,24}) {1,12}"
 
@@ -238,3 +244,73 @@ EXPECTED: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 SIGNATURES = ("llama_", "llm_load_", "print_info:", "load_tensors:", "ggml_", "llama_context", "llama_kv_cache")
+
+
+# ------------------------------------------------------------------ calibration (kvcalc.startup_log.formats)
+GIB_KEPT: frozenset[str] = frozenset()
+"""No GiB flag: llama.cpp's buffers follow from the cells and the GGUF file."""
+_FLOAT_BYTES = {"f32": 4, "f16": 2, "bf16": 2}  # KV element bytes of the unquantized cache types
+
+
+def flags(log: StartupLog, block_bytes: int | None) -> Flags:
+    """``-c`` (the cells, else n_ctx), ``-ctk``, ``-ctv``, ``-b``, ``-ub``, ``-np`` (more than one
+    sequence), ``-fa`` and ``--gguf-type`` (print_info's file type)."""
+    out = pick(
+        log,
+        (
+            ("cells", "-c", int),
+            ("type_k", "-ctk", str),
+            ("type_v", "-ctv", str),
+            ("n_batch", "-b", int),
+            ("n_ubatch", "-ub", int),
+        ),
+    )
+    n_ctx = log.value("n_ctx")
+    if "-c" not in out and n_ctx is not None:
+        out["-c"] = number(n_ctx, int)
+    seqs = log.value("seqs")
+    if seqs is not None and int(seqs.amount or 1) > 1:
+        out["-np"] = int(seqs.amount or 1)
+    fa = log.value("flash_attn")
+    if fa is not None:
+        out["-fa"] = {"0": "off", "1": "on"}.get(fa.text, fa.text)
+    file_type = log.value("file_type")
+    if file_type is not None:
+        out["--gguf-type"] = file_type.text
+    return out
+
+
+def config_flags(log: StartupLog, config: Mapping[str, Any], found: Flags) -> Flags:
+    """``-c`` from "KV self size = X MiB" when the log prints no cell count: X MiB / (2 x layers x KV heads x
+    head_dim x element bytes) cells of an unquantized (f16 / bf16 / f32) cache of a uniform full-attention
+    model (llama_kv_cache_init allocates ``n_embd_k_gqa x kv_size`` elements per layer for K, the same for
+    V), when that is a whole number."""
+    from kvcalc.startup_log.vllm import vllm_block_bytes
+
+    total, k, v = log.value("kv_total"), log.value("type_k"), log.value("type_v")
+    if "-c" in found or total is None or k is None or v is None or k.text != v.text:
+        return {}
+    cell = vllm_block_bytes(config, kv_bytes=_FLOAT_BYTES.get(k.text, 0), block_size=1)
+    amount = int(total.amount or 0)
+    return {"-c": amount // cell} if cell and amount and amount % cell == 0 else {}
+
+
+def direct_check(log: StartupLog, g: Geometry) -> ModelCheck:
+    """The log's n_layer, n_embd_k_gqa and n_head_kv against the config's geometry."""
+    reasons: list[str] = []
+    layers = log.value("n_layer") or log.value("layers")
+    if layers is not None and int(layers.amount or 0) not in (0, g.layers):
+        reasons.append(f"the log's KV cache has {layers.text} layers; the config has {g.layers}")
+    k = log.value("n_embd_k_gqa")
+    if k is not None and int(k.amount or 0) != g.kv_heads * g.head_dim:
+        reasons.append(
+            f"the log's n_embd_k_gqa is {k.text}; the config gives {g.kv_heads} KV heads x {g.head_dim}"
+            f" = {g.kv_heads * g.head_dim}"
+        )
+    kv = log.value("n_head_kv")
+    if kv is not None and int(kv.amount or 0) != g.kv_heads:
+        reasons.append(f"the log's n_head_kv is {kv.text}; the config has {g.kv_heads} KV heads")
+    tested = any(x is not None for x in (layers, k, kv))
+    if reasons:
+        return ModelCheck(False, tuple(reasons) + ("the log is of another model",))
+    return ModelCheck(True if tested else None, () if tested else ("the log prints no layer or KV-head figure",))

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from kvcalc.startup_log import llama_cpp, sglang, tensorrt_llm, vllm
+from kvcalc.startup_log.formats import log_modules
 from kvcalc.startup_log.rules import Rule, apply
 from kvcalc.startup_log.text import CleanLine, clean_lines, decode
 from kvcalc.startup_log.types import LogLine, StartupLog, StartupLogError
@@ -35,10 +35,10 @@ def _markers(_name: str, markers: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(re.escape(m) for m in sorted(set(markers), key=len, reverse=True)))
 
 
-ENGINES: tuple[EngineFormats, ...] = tuple(
-    EngineFormats(m.ENGINE, m.RULES, m.VERSION_RULES, m.EXPECTED, m.SIGNATURES)
-    for m in (vllm, sglang, llama_cpp, tensorrt_llm)
-)
+@cache
+def engine_formats() -> tuple[EngineFormats, ...]:
+    """The line formats of every engine whose object names a startup-log module (kvcalc.startup_log.formats)."""
+    return tuple(EngineFormats(m.ENGINE, m.RULES, m.VERSION_RULES, m.EXPECTED, m.SIGNATURES) for m in log_modules())
 
 
 def _read(formats: EngineFormats, lines: list[CleanLine]) -> tuple[list[LogLine], set[int], LogLine | None]:
@@ -91,9 +91,10 @@ def parse_startup_log(data: str | bytes, engine: str | None = None) -> StartupLo
     "weights: 'Model loading took X GiB' (0.7+) or 'Loading model weights took X GB' (older)"
     """
     lines, truncated = clean_lines(decode(data))
-    engines = [f for f in ENGINES if engine in (None, f.name)]
+    known = engine_formats()
+    engines = [f for f in known if engine in (None, f.name)]
     if not engines:
-        raise StartupLogError(f"unknown engine {engine!r}; one of {', '.join(f.name for f in ENGINES)}")
+        raise StartupLogError(f"unknown engine {engine!r}; one of {', '.join(f.name for f in known)}")
     results = [(f, *_read(f, lines)) for f in engines]
     scored = sorted(
         results,

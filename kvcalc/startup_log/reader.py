@@ -6,16 +6,12 @@ import sys
 from collections.abc import Mapping
 from typing import IO, Any
 
-from kvcalc.startup_log.calibrate import (
-    BLOCK_CALIBRATED,
-    DEFAULT_BLOCK_SIZE,
-    Flags,
-    calibration_flags,
-    vllm_block_bytes,
-)
+from kvcalc.startup_log.calibrate import calibration_flags
+from kvcalc.startup_log.formats import log_module
 from kvcalc.startup_log.parse import parse_startup_log
 from kvcalc.startup_log.text import MAX_LOG_BYTES
 from kvcalc.startup_log.types import StartupLog, StartupLogError
+from kvcalc.startup_log.values import Flags
 
 
 def read_startup_log(source: str, stdin: IO[bytes] | None = None) -> StartupLog:
@@ -42,19 +38,18 @@ def read_startup_log(source: str, stdin: IO[bytes] | None = None) -> StartupLog:
 
 
 def calibrate(log: StartupLog, config: Mapping[str, Any], *, tensor_parallel_size: int | None = None) -> Flags:
-    """``calibration_flags`` with the block bytes of ``config`` (vllm_block_bytes at the log's TP,
-    KV dtype and block size, or the given ``tensor_parallel_size``): "GPU KV cache size: N tokens" then
-    pins ``--kv-cache-memory`` to N / block_size whole blocks of that model.
+    """``calibration_flags`` with what the log fixes only together with ``config``, through the log's engine
+    module (kvcalc.startup_log.formats): vLLM's block bytes (vllm_block_bytes at the log's TP, KV dtype
+    and block size, or the given ``tensor_parallel_size``), so "GPU KV cache size: N tokens" pins
+    ``--kv-cache-memory`` to N / block_size whole blocks of that model; llama.cpp's cells from its KV size.
 
     >>> log = parse_startup_log("GPU KV cache size: 31,232 tokens")
     >>> llama8b = {"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096}
     >>> calibrate(log, llama8b)["--kv-cache-memory"] == 1952 * 2 * 32 * 8 * 128 * 2 * 16
     True
     """
-    tp_q, kv_q, bs_q = log.value("tensor_parallel_size"), log.value("kv_cache_dtype"), log.value("block_size")
-    tp = tensor_parallel_size or (int(tp_q.amount or 1) if tp_q is not None else 1)
-    kv_bytes = 1 if kv_q is not None and "fp8" in kv_q.text else 2
-    block = int(bs_q.amount or DEFAULT_BLOCK_SIZE) if bs_q is not None else DEFAULT_BLOCK_SIZE
-    block_bytes = vllm_block_bytes(config, tensor_parallel_size=tp, kv_bytes=kv_bytes, block_size=block) \
-        if log.engine in BLOCK_CALIBRATED else None
-    return calibration_flags(log, block_bytes=block_bytes)
+    module = log_module(log.engine)
+    pin = getattr(module, "block_bytes", None)
+    flags = calibration_flags(log, block_bytes=pin(log, config, tensor_parallel_size) if pin else None)
+    more = getattr(module, "config_flags", None)
+    return {**flags, **more(log, config, flags)} if more else flags

@@ -15,10 +15,42 @@ def _row(c: Comparison) -> dict[str, Any]:
             "line": c.line}
 
 
+_PART_SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "activation_peak": ("--activation-gib", ("activation", "peak_torch")),
+    "non_torch": ("--non-torch-gib", ("non_torch",)),
+    "cuda_graphs": ("--cuda-graph-gib", ("cuda_graph",)),
+    "used_before_load": ("--non-torch-gib", ("non_torch",)),
+    "runtime_buffers": ("--non-torch-gib", ("non_torch",)),
+}
+"""Each overhead part (Engine.overhead_parts) -> the calibration flag that measures it and the log figures
+it is read from."""
+
+
+def overhead_sources(plan: Mapping[str, Any], log: StartupLog, flags: Flags) -> dict[str, dict[str, Any]]:
+    """Each of the plan's ``overhead_parts``: its bytes, whether the log measured it (the calibration set its
+    flag) and the log line it came from; the others are the engine rules' estimates.
+
+    >>> from kvcalc.startup_log.parse import parse_startup_log
+    >>> log = parse_startup_log("Graph capturing finished in 14 secs, took 0.21 GiB")
+    >>> r = overhead_sources({"overhead_parts": {"cuda_graphs": 225485783, "non_torch": 1}}, log,
+    ...                      {"--cuda-graph-gib": 0.21})
+    >>> r["cuda_graphs"]["measured"], r["non_torch"]["measured"]
+    (True, False)
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for part, size in (plan.get("overhead_parts") or {}).items():
+        flag, names = _PART_SOURCES.get(part, ("", ()))
+        line = next((x.raw for name in names for x in log.lines if x.get(name) is not None), None)
+        measured = bool(flag) and flag in flags and line is not None
+        out[part] = {"bytes": size, "measured": measured, "line": line if measured else None}
+    return out
+
+
 def startup_log_report(plan: Mapping[str, Any], log: StartupLog, flags: Flags,
                        check: ModelCheck | None = None) -> dict[str, Any]:
     """A JSON-ready record: engine, version, the flags the log set, the model check, every expected line
-    missing, the unrecognised-line count and one row per logged figure against ``plan`` (``plan --json``).
+    missing, the unrecognised-line count, one row per logged figure against ``plan`` (``plan --json``) and
+    each overhead part measured (from which line) or estimated (:func:`overhead_sources`).
     Amounts are in base units (bytes, tokens); ``observed`` / ``predicted`` as printed.
 
     >>> from kvcalc.startup_log.parse import parse_startup_log
@@ -32,6 +64,7 @@ def startup_log_report(plan: Mapping[str, Any], log: StartupLog, flags: Flags,
         "model_check": None if check is None else {"consistent": check.consistent, "reasons": list(check.reasons)},
         "missing": list(log.missing), "unknown_lines": log.unknown_count, "truncated": log.truncated,
         "rows": [_row(c) for c in predicted_vs_observed(plan, log)],
+        "overhead_parts": overhead_sources(plan, log, flags),
     }
 
 

@@ -10,6 +10,8 @@ page_size slots. ``max_total_num_tokens=N, ... context_len=L`` is the scheduler'
 from __future__ import annotations
 
 from kvcalc.startup_log.rules import INT, NUM, Rule
+from kvcalc.startup_log.types import StartupLog
+from kvcalc.startup_log.values import Flags, gib_flags, pick
 
 ENGINE = "sglang"
 """The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
@@ -131,3 +133,34 @@ SIGNATURES = (
     "Init torch distributed",
     "sglang",
 )
+
+
+# ------------------------------------------------------------------ calibration (kvcalc.startup_log.formats)
+GIB_KEPT = frozenset({"--weights-gib"})
+"""SGLang's log measures the weights ("Load weight end. ... mem usage=X GB")."""
+
+
+def flags(log: StartupLog, block_bytes: int | None) -> Flags:
+    """``--max-total-tokens`` (the pool's #tokens), ``--mem-fraction-static``, ``--context-length``, ``-tp``,
+    ``--page-size`` and ``--weights-gib``."""
+    out = pick(
+        log,
+        (
+            ("kv_tokens", "--max-total-tokens", int),
+            ("mem_fraction_static", "--mem-fraction-static", float),
+            ("context_len", "--context-length", int),
+            ("tp_size", "-tp", int),
+            ("page_size", "--page-size", int),
+        ),
+    )
+    return {**out, **gib_flags(log, GIB_KEPT)}
+
+
+def band(log: StartupLog, tp: int, block: int) -> tuple[float, float, str] | None:
+    """(low, high) KV bytes per token: K size = (N + page) slots x the K bytes per token, V the same."""
+    k, tokens = log.value("k_size"), log.value("kv_tokens")
+    if k is None or tokens is None or not tokens.amount:
+        return None
+    count = float(tokens.amount)
+    lo, hi = 2 * (float(k.amount or 0) - k.tolerance), 2 * (float(k.amount or 0) + k.tolerance)
+    return lo / (count + 64), hi / count, f"K size {k.text} GB for {int(count):,} tokens"

@@ -11,6 +11,8 @@ tokens in paged kv cache: total: T GiB, available: A GiB`` gives the free memory
 from __future__ import annotations
 
 from kvcalc.startup_log.rules import INT, NUM, Rule
+from kvcalc.startup_log.types import StartupLog
+from kvcalc.startup_log.values import Flags, pick
 
 ENGINE = "tensorrt_llm"
 """The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
@@ -166,3 +168,32 @@ EXPECTED: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 SIGNATURES = ("[TensorRT-LLM]", "[TRT-LLM]", "paged KV cache", "paged kv cache", "TRTGptModel", "tokens per block")
+
+
+# ------------------------------------------------------------------ calibration (kvcalc.startup_log.formats)
+GIB_KEPT: frozenset[str] = frozenset()
+"""No GiB flag: the token count pins the pool; the planning GPU stays the user's."""
+
+
+def flags(log: StartupLog, block_bytes: int | None) -> Flags:
+    """``--max-tokens-in-paged-kv-cache`` and ``--tokens-per-block``."""
+    return pick(
+        log,
+        (
+            ("kv_tokens", "--max-tokens-in-paged-kv-cache", int),
+            ("tokens_per_block", "--tokens-per-block", int),
+        ),
+    )
+
+
+def band(log: StartupLog, tp: int, block: int) -> tuple[float, float, str] | None:
+    """(low, high) KV bytes per token: "Allocated X GiB ... (N)" gives X / N within its rounding."""
+    alloc, tokens = log.value("kv_allocated"), log.value("kv_tokens")
+    if alloc is None or tokens is None or not tokens.amount:
+        return None
+    count = float(tokens.amount)
+    return (
+        (float(alloc.amount or 0) - alloc.tolerance) / count,
+        (float(alloc.amount or 0) + alloc.tolerance) / count,
+        f"{alloc.text} {alloc.unit} for {int(count):,} tokens",
+    )

@@ -10,7 +10,12 @@ executor_base.initialize_cache with ``num_gpu_blocks x block_size / max_model_le
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from kvcalc.startup_log.rules import INT, NUM, Rule
+from kvcalc.startup_log.types import StartupLog
+from kvcalc.startup_log.values import GIB_FLAGS, Flags, gib, gib_flags, number
 
 GIB = r" ?(?P<u>GiB|GB)"
 
@@ -71,7 +76,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "available_kv",
         "the rest of the memory reserved for KV Cache is ",
-        rf"the rest of the memory reserved for KV Cache is (?P<available_kv>{NUM}){GIB}",
+        rf"the rest of the memory reserved for KV Cache is (?P<available_kv>-?{NUM}){GIB}",
         (("available_kv", "@u"),),
         "worker/worker.py, 0.7-0.8",
     ),
@@ -308,3 +313,124 @@ SIGNATURES = (
     "VllmWorker",
     "EngineCore",
 )
+
+
+# ------------------------------------------------------------------ calibration (kvcalc.startup_log.formats)
+_ARGS = (
+    ("gpu_memory_utilization", "--gpu-memory-utilization", float),
+    ("max_model_len", "--max-model-len", int),
+    ("tensor_parallel_size", "-tp", int),
+    ("pipeline_parallel_size", "-pp", int),
+    ("kv_cache_dtype", "--kv-cache-dtype", str),
+    ("block_size", "--block-size", int),
+    ("max_num_seqs", "--max-num-seqs", int),
+    ("max_num_batched_tokens", "--max-num-batched-tokens", int),
+)
+# line formats only releases before 0.11 print (V0 worker.py / executor_base.py): their rules are "0.10"
+_OLD_FORMATS = {"peak_torch", "non_torch", "activation", "gpu_blocks", "requested_memory", "total_gpu_memory"}
+DEFAULT_BLOCK_SIZE = 16  # vLLM's block size unless the log's arguments set another
+GIB_KEPT = frozenset(flag for _, flag in GIB_FLAGS)
+"""vLLM's log measures every GiB flag: weights, activation, non-torch, CUDA graphs, total memory."""
+
+
+def vllm_block_bytes(
+    config: Mapping[str, Any],
+    *,
+    tensor_parallel_size: int = 1,
+    kv_bytes: int = 2,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+) -> int | None:
+    """Bytes of one vLLM KV block on one GPU for a uniform full-attention model, else None.
+
+    Formula (vllm/v1/kv_cache_interface.py FullAttentionSpec.page_size_bytes x layers, 0.8-0.33; the
+    V0 CacheEngine.get_cache_block_size is the same): 2 (K and V) x layers x KV heads per GPU
+    (``max(1, kv_heads // tp)``) x head_dim x bytes per element x block_size. Models with sliding
+    window, MLA, linear-attention or Mamba layers return None: their blocks differ per layer group.
+
+    >>> vllm_block_bytes({"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+    ...                   "hidden_size": 4096})
+    2097152
+    """
+    text = config.get("text_config") or config
+    layer_types = text.get("layer_types") or ()
+    if (
+        text.get("kv_lora_rank")
+        or text.get("use_sliding_window")
+        or any(t != "full_attention" for t in layer_types)
+        or (text.get("sliding_window") and "use_sliding_window" not in text)
+        or text.get("mamba_d_state")
+    ):
+        return None
+    try:
+        layers = int(text["num_hidden_layers"])
+        heads = int(text["num_attention_heads"])
+        kv_heads = int(text.get("num_key_value_heads") or heads)
+        head_dim = int(text.get("head_dim") or int(text["hidden_size"]) // heads)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    return 2 * layers * max(1, kv_heads // max(1, tensor_parallel_size)) * head_dim * kv_bytes * block_size
+
+
+def block_bytes(log: StartupLog, config: Mapping[str, Any], tensor_parallel_size: int | None) -> int | None:
+    """:func:`vllm_block_bytes` of ``config`` at the log's TP (or the given one), KV dtype and block size."""
+    tp_q, kv_q, bs_q = log.value("tensor_parallel_size"), log.value("kv_cache_dtype"), log.value("block_size")
+    tp = tensor_parallel_size or (int(tp_q.amount or 1) if tp_q is not None else 1)
+    kv_bytes = 1 if kv_q is not None and "fp8" in kv_q.text else 2
+    block = int(bs_q.amount or DEFAULT_BLOCK_SIZE) if bs_q is not None else DEFAULT_BLOCK_SIZE
+    return vllm_block_bytes(config, tensor_parallel_size=tp, kv_bytes=kv_bytes, block_size=block)
+
+
+def _kv_tokens(log: StartupLog, block_size: int) -> int | None:
+    tokens = log.value("kv_tokens")
+    if tokens is not None:
+        return int(tokens.amount or 0)
+    blocks = log.value("gpu_blocks")
+    return int(blocks.amount or 0) * block_size if blocks is not None else None
+
+
+def flags(log: StartupLog, block_bytes: int | None) -> Flags:
+    """vLLM's calibration (kvcalc.startup_log.calibrate.calibration_flags has the whole story)."""
+    out: Flags = {}
+    for name, flag, kind in _ARGS:
+        q = log.value(name)
+        if q is not None:
+            out[flag] = number(q, kind)
+    block_size = int(out.get("--block-size", DEFAULT_BLOCK_SIZE))
+    tokens = _kv_tokens(log, block_size)
+    available = log.value("available_kv") or log.value("reserved_kv")
+    if tokens and block_bytes and tokens % block_size == 0:
+        out["--kv-cache-memory"] = tokens // block_size * block_bytes
+    elif available is not None and float(available.amount or 0) > 0:     # none left: the measured parts say so
+        out["--kv-cache-memory"] = int(available.amount or 0)
+    if log.version:
+        minor = log.version.split(".")[:2]
+        out["--vllm-version"] = (
+            "0.10" if len(minor) == 2 and minor[0] == "0" and minor[1].isdigit() and int(minor[1]) <= 10 else "0.33"
+        )
+    elif set(log.kinds) & _OLD_FORMATS:
+        out["--vllm-version"] = "0.10"
+    peak, weights = log.value("peak_torch"), log.value("weights")
+    if log.value("activation") is None and peak is not None and weights is not None:
+        out["--activation-gib"] = round(gib(peak) - gib(weights), 4)
+    out.update(gib_flags(log, GIB_KEPT))
+    if out.get("--vllm-version") == "0.10":
+        out.pop("--cuda-graph-gib", None)     # captured after the KV cache was sized: outside the budget
+    return out
+
+
+TP_RANK_SPREAD = 0.5  # at TP > 1 another rank may have had up to half the printed memory
+
+
+def band(log: StartupLog, tp: int, block: int) -> tuple[float, float, str] | None:
+    """(low, high) KV bytes per token per GPU that "Available KV cache memory" and the KV size allow."""
+    avail = log.value("available_kv")
+    tokens = log.value("kv_tokens")
+    blocks = log.value("gpu_blocks")
+    n = int(tokens.amount or 0) if tokens else (int(blocks.amount or 0) * block if blocks else 0)
+    if avail is None or not n:
+        return None
+    lo, hi = float(avail.amount or 0) - avail.tolerance, float(avail.amount or 0) + avail.tolerance
+    if tp > 1:      # the blocks follow the smallest rank's memory (get_kv_cache_configs), the log shows one
+        lo *= TP_RANK_SPREAD
+    return lo / (n + block), hi / n, f"{avail.text} {avail.unit} for {n:,} tokens"
+

@@ -29,6 +29,7 @@ class TrtllmEngine(PagedEngine):
     """TensorRT-LLM (module docstring)."""
 
     name = "tensorrt_llm"
+    startup_log = "kvcalc.startup_log.tensorrt_llm"
     label = "TensorRT-LLM"
     version = TRTLLM_VERSION
     options_type = TrtllmOptions
@@ -79,6 +80,13 @@ class TrtllmEngine(PagedEngine):
         return trtllm_memory_plan(max(cells), total_gpu_bytes=d.gpu.memory_bytes, weights_bytes=d.weights_rank,
                                   activation_bytes=act, runtime_bytes=runtime, options=o, max_seq_len=d.context_cap,
                                   notes=tuple(notes))
+
+    def overhead_parts(self, d: Deployment, p: Any) -> dict[str, int]:
+        """The activation peak and the CUDA context / runtime buffers :meth:`memory_plan` subtracts before
+        the KV fraction, each estimated unless measured."""
+        runtime = d.measured.non_torch_bytes
+        runtime = DEFAULT_RUNTIME_RESERVED_BYTES if runtime is None else runtime
+        return {"activation_peak": p.overhead_bytes - runtime, "runtime_buffers": runtime}
 
     def launch_command(self, model: str, d: Deployment) -> Any:
         from ..serve_command import trtllm_serve

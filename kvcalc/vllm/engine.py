@@ -49,6 +49,7 @@ class VllmEngine(Engine):
     """vLLM's v1 engine (module docstring)."""
 
     name = "vllm"
+    startup_log = "kvcalc.startup_log.vllm"
     label = "vLLM"
     version = DEFAULT_VLLM_VERSION
     options_type = VllmOptions
@@ -182,6 +183,13 @@ class VllmEngine(Engine):
 
     def startup_lines(self, d: Deployment) -> tuple[str, ...]:
         return tuple(startup_plan(d).log_lines())
+
+    def overhead_parts(self, d: Deployment, p: PlanResult) -> dict[str, int]:
+        """The profiled activation peak, non-torch memory (CUDA context, NCCL buffers) and CUDA graphs
+        (vllm/v1/worker/gpu_worker.py determine_available_memory), each estimated unless measured."""
+        vp = startup_plan(d)
+        return {"activation_peak": vp.activation_bytes, "non_torch": vp.non_torch_bytes,
+                "cuda_graphs": vp.cuda_graph_bytes}
 
     def report_lines(self, p: PlanResult) -> list[str]:
         return ["", *p.engine_lines]

@@ -363,6 +363,11 @@ EXPECT: dict[str, tuple[str, str | None, dict[str, str]]] = {
         None,
         {"weights": "7.9692 GB", "total_gpu_memory": "23.55 GiB", "requested": "21.19 GiB"},
     ),
+    "vllm__qwen2.5-7b-rtx4060__1": (
+        "vllm",
+        None,
+        {"weights": "5.2032 GB", "available_kv": "-1.05 GiB", "gpu_blocks": "0 blocks", "max_concurrency": "0.00 x"},
+    ),
 }
 
 

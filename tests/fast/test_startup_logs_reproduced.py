@@ -1,0 +1,121 @@
+"""Which public startup logs a calibrated plan reproduces exactly: the enumeration the README's count comes from.
+
+Each log of tests/fixtures/startup_logs (sources in SOURCES.csv) is planned the way a user plans it,
+``kvcalc plan MODEL --startup-log LOG --json`` in-process, with only the flags the log's source states and
+the log does not print (its tensor-parallel size, a GGUF type, a GPU large enough for the pool). The log
+is reproduced when every KV figure it prints (vLLM "GPU KV cache size" / "# GPU blocks" / "Maximum
+concurrency" / the refusal's capacity / "Available KV cache memory" at TP 1; SGLang "#tokens, K size,
+V size" and "max_total_num_tokens"; TensorRT-LLM "Allocated X GiB ... (N)" and its block count;
+llama.cpp "KV self size", K and V) is printed by the plan as the log prints it, and at
+least one such figure is a prediction (not a number the calibration copied in). 20 logs of 4 engines today;
+no hybrid or sliding-window log is reproduced yet (the Qwen3.5 / 3.6 hybrid logs and vLLM issue 40691's
+Qwen3.5-27B differ from vLLM's hybrid reporting as modelled; gpt-oss-120b's log stops at its KV memory).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from paths import ROOT
+
+from kvcalc.cli import main
+
+LOGS = Path(ROOT) / "tests" / "fixtures" / "startup_logs"
+BIG = ["--gpu-mem-gib", "1024"]             # room for any pool: the log's own token count then sets it
+TP4 = ["-tp", "4", "--gpus", "4", "--gpu-mem-gib", "80"]
+KV_FIGURES = {
+    "kv_tokens", "gpu_blocks", "max_concurrency", "kv_capacity", "available_kv", "max_total_num_tokens",
+    "k_size", "v_size", "kv_allocated", "blocks", "kv_total",
+}
+# figures that are a prediction: the calibration never sets them from the log (the token / block / cell counts
+# it pins are not: a log whose only KV figures are those, or whose cells the calibration inferred from its KV
+# size, is not counted: vllm__qwen3-235b-a22b-fp8__1 at TP 4, vllm__meta-llama-3-70b__1,
+# llama_cpp__deepseek-r1-distill-qwen-7b__1)
+PREDICTED = {"max_concurrency", "kv_capacity", "available_kv", "k_size", "v_size", "kv_allocated", "kv_total"}
+
+# (log, model planned, extra flags; why that model / those flags)
+REPRODUCED: list[tuple[str, str, list[str], str]] = [
+    ("vllm__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", [], "Instruct = base geometry"),
+    ("vllm__llama-3.1-8b-instruct__2.log", "meta-llama/Llama-3.1-8B", [], "the refusal at 29,000 tokens"),
+    ("vllm__llama-3.1-70b-instruct-w8a8__1.log", "meta-llama/Llama-3.1-70B", ["--gpu-mem-gib", "80"],
+     "w8a8 weights, bf16 KV"),
+    ("vllm__qwen3-30b-a3b__1.log", "Qwen/Qwen3-30B-A3B", TP4, "SOURCES.csv: -tp 4"),
+    ("vllm__qwen3-0.6b__1.log", "Qwen/Qwen3-0.6B", [], "V0 profile, nothing pinned but the blocks"),
+    ("vllm__meta-llama-3-8b__1.log", "meta-llama/Meta-Llama-3-8B", [], "H100 profile: 53.29 GiB from its parts"),
+    ("vllm__qwen2.5-7b-rtx4060__1.log", "Qwen/Qwen2.5-7B-Instruct", [],
+     "RTX 4060 profile: -1.05 GiB left, 0 blocks, 0.00x, vLLM refuses"),
+    ("vllm__unknown__1.log", "meta-llama/Llama-3.1-8B", BIG,
+     "model not stated: 127,626 blocks at 2,048 tokens give 997.08x whatever the geometry"),
+    ("vllm__unknown__2.log", "meta-llama/Llama-3.1-8B", BIG, "the same run after PR 13596 (tokens)"),
+    ("sglang__qwq-32b__1.log", "Qwen/Qwen2.5-32B", [*TP4[:4], *BIG], "QwQ-32B = Qwen2.5-32B geometry"),
+    ("sglang__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", BIG, ""),
+    ("sglang__qwen3-0.6b__1.log", "Qwen/Qwen3-0.6B", BIG, ""),
+    ("sglang__qwen3-0.6b__2.log", "Qwen/Qwen3-0.6B", BIG, ""),
+    ("sglang__qwen3-235b-a22b-fp8__1.log", "Qwen/Qwen3-235B-A22B", [*TP4[:4], *BIG], "FP8 weights, bf16 KV"),
+    ("sglang__qwen3-30b-a3b-instruct__1.log", "Qwen/Qwen3-30B-A3B", BIG, ""),
+    ("tensorrt_llm__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", ["--kv-dtype", "fp8", *BIG],
+     "the write-up's fp8 KV"),
+    ("tensorrt_llm__llama-3.1-8b__1.log", "meta-llama/Llama-3.1-8B", BIG, ""),
+    ("tensorrt_llm__qwen3-reranker-0.6b__1.log", "Qwen/Qwen3-0.6B", BIG, "Qwen3-0.6B geometry"),
+    ("tensorrt_llm__smoothquant-a100__1.log", "meta-llama/Llama-2-7b-hf", BIG,
+     "69,524,783,104 B / 132,608 tokens = Llama-2-7B's 524,288 B per token"),
+    ("llama_cpp__qwen2.5-coder-32b__1.log", "Qwen/Qwen2.5-32B", ["--gguf-type", "q8_0", *BIG],
+     "q8_0 KV of 32,768 cells"),
+]
+
+
+def _plan(name: str, model: str, extra: list[str]) -> dict[str, Any]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        rc = main(["plan", model, "--offline", "--startup-log", str(LOGS / name), *extra, "--json"])
+    assert rc == 0, name
+    result: dict[str, Any] = json.loads(out.getvalue())
+    return result
+
+
+@pytest.mark.parametrize(("name", "model", "extra", "why"), REPRODUCED, ids=[r[0] for r in REPRODUCED])
+def test_calibrated_plan_prints_every_kv_figure_of_the_log(name: str, model: str, extra: list[str],
+                                                            why: str) -> None:
+    report = _plan(name, model, extra)["startup_log"]
+    rows = [r for r in report["rows"] if r["name"] in KV_FIGURES]
+    multi_rank = any(f in extra for f in ("-tp",))
+    checked = [r for r in rows if not (multi_rank and r["name"] == "available_kv")]   # one rank's figure
+    assert checked, name
+    wrong = [(r["name"], r["observed"], r["predicted"]) for r in checked if r["agrees"] is not True]
+    assert not wrong, (name, wrong)
+    assert {r["name"] for r in checked} & PREDICTED, name
+    assert report["model_check"]["consistent"] is not False, (name, report["model_check"])
+
+
+def test_at_least_twenty_public_logs_are_reproduced() -> None:
+    sources = (LOGS / "SOURCES.csv").read_text(encoding="utf-8")
+    assert all(name in sources for name, *_ in REPRODUCED)
+    engines = {name.split("__")[0] for name, *_ in REPRODUCED}
+    assert len(REPRODUCED) == 20 and engines == {"vllm", "sglang", "tensorrt_llm", "llama_cpp"}
+
+
+def test_llama_cpp_cells_follow_from_an_unquantized_kv_size() -> None:
+    """DeepSeek-R1-Distill-Qwen-7B prints "KV self size = 112.00 MiB" (f16) and no cell count: 112 MiB /
+    (2 x 28 layers x 4 KV heads x 128 x 2 B) = 2,048 cells."""
+    from kvcalc.catalog import bundled_config
+    from kvcalc.startup_log import calibrate, parse_startup_log
+
+    log = parse_startup_log((LOGS / "llama_cpp__deepseek-r1-distill-qwen-7b__1.log").read_text(encoding="utf-8"))
+    flags = calibrate(log, bundled_config("Qwen/Qwen2.5-7B-Instruct"))
+    assert flags["-c"] == 112 * 2**20 // (2 * 28 * 4 * 128 * 2) == 2048 and flags["--gguf-type"] == "F16"
+
+
+def test_a_hybrid_models_log_is_not_called_another_model() -> None:
+    """Qwen3.6-35B-A3B's vLLM log (Gated DeltaNet + 1 in 4 full-attention layers) against the Qwen3.5-35B-A3B
+    config: its KV bytes per token do not follow the uniform formula, so the check says it cannot compare
+    (it said "another model" before)."""
+    from kvcalc.catalog import bundled_config
+    from kvcalc.startup_log import check_model, parse_startup_log
+
+    log = parse_startup_log((LOGS / "vllm__qwen3.6-35b-a3b-nvfp4__1.log").read_text(encoding="utf-8"))
+    check = check_model(log, bundled_config("Qwen/Qwen3.5-35B-A3B"))
+    assert check.consistent is None and "hybrid" in check.reasons[0]
