@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from paths import load_config, load_fixture
 
+import kvcalc
 from kvcalc.errors import InputError
 from kvcalc.llama_cpp.options import LlamaCppOptions
 from kvcalc.llama_cpp.plan import LlamaCppPlan, plan_from_config
@@ -66,6 +67,28 @@ def test_kv_cache_equals_llama_cpp(case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", HELDOUT, ids=[_id(c) for c in HELDOUT])
 def test_heldout_kv_cache_equals_llama_cpp(case: dict[str, Any]) -> None:
     _check(case)
+
+
+FIRST = list({c["model"]: c for c in reversed([c for c in MAIN if c["ok"]])}.values())
+
+
+@pytest.mark.parametrize("case", FIRST, ids=[_id(c) for c in FIRST])
+def test_deploy_prints_llama_cpp_lines(case: dict[str, Any]) -> None:
+    """The public path (kvcalc.deploy with runtime llama_cpp, the engine's model_spec) prints the same lines."""
+    d = kvcalc.deploy(load_config(case["model"]), gpu="h200", runtime="llama_cpp", gguf="F16",
+                      llama_cpp=_options(case["params"]))
+    lines = [x for x in kvcalc.plan(d, batch=1, solve_gpus=False).engine_lines if x.startswith("llama_kv_cache: size")]
+    assert lines == [x["line"] for x in case["caches"]]
+
+
+@pytest.mark.parametrize("case", [c for c in MAIN if c["arch"] == "phi3" and c["ok"]][:3], ids=_id)
+def test_phi3_window_is_switched_off_like_llama_cpp(case: dict[str, Any]) -> None:
+    """src/models/phi3.cpp (this commit) reads a Phi-3 sliding window and sets ``n_swa = 0`` ("Phi SWA is
+    currently disabled"), so a Phi-3-mini-style window of 2047 gets llama.cpp's phi-4 lines (no window)."""
+    config = {**load_config(case["model"]), "sliding_window": 2047}
+    p = plan_from_config(config, _options(case["params"]), "F16")
+    assert [g.log_line() for g in p.caches] == [x["line"] for x in case["caches"]]
+    assert p.kv_bytes == case["kv_bytes"]
 
 
 def test_refusal_is_among_the_cases() -> None:
