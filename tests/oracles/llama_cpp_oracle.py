@@ -10,7 +10,7 @@ of the llama.cpp source that the ``llama-cpp-python`` sdist on PyPI vendors, and
         -DGGML_BLAS=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_EXAMPLES=OFF \\
         -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_COMMON=OFF -DLLAMA_BUILD_APP=OFF \\
         -DLLAMA_OPENSSL=OFF -DGGML_OPENMP=OFF -DBUILD_SHARED_LIBS=ON
-    nice -n 10 ninja -C build -j2 llama                        # libllama.so + libggml*.so (~20 min on 2 cores)
+    nice -n 10 ninja -C build -j2 llama                        # libllama.so + libggml*.so (815 s on 2 shared cores)
     python tests/oracles/llama_cpp_oracle.py                   # every case; --only gemma for a subset
 
 (``LLAMA_CPP_SRC`` / ``LLAMA_CPP_BUILD`` / ``LLAMA_CPP_WORK`` move the three folders.)

@@ -49,6 +49,8 @@ def _check(c: dict[str, Any]) -> None:
     assert (p.cells.n_ctx, p.cells.n_ctx_seq, p.cells.n_seq_max) == (c["n_ctx"], c["n_ctx_seq"], c["n_seq_max"])
     assert [g.log_line() for g in p.caches] == [x["line"] for x in c["caches"]]
     assert p.kv_bytes == c["kv_bytes"]
+    iswa = [x for x in c["lines"] if x.startswith("llama_kv_cache_iswa: creating")]
+    assert [x for x in p.log_lines(0) if x.startswith("llama_kv_cache_iswa")] == iswa
 
 
 def test_fixture_names_llama_cpp_and_its_size() -> None:
