@@ -11,6 +11,10 @@ has no effect on llama.cpp's cache, whatever the config says (ggml-org/llama.cpp
     Voxtral text towers); ``model_arch = MODEL_ARCH.LLAMA`` and no ``add_sliding_window``: ``LLM_ARCH_LLAMA``
     reads no ``attention.sliding_window``, so Mistral-7B-v0.1's ``sliding_window: 4096`` is dropped and every
     layer is a full layer of ``n_ctx_seq`` cells (one ``llama_kv_cache``, no iSWA cache).
+``src/models/phi3.cpp`` ``llama_model_phi3::load_arch_hparams``
+    the ``phi3`` architecture (``Phi3ForCausalLM``) reads ``attention.sliding_window`` but switches it off
+    ("Phi SWA is currently disabled"; ``swa_type = NONE``, ``n_swa = 0``), so Phi-3-mini's window of 2047
+    gives one full cache too (llama.cpp commit 0c1e57098).
 ``conversion/gemma.py`` ``Gemma2Model`` / ``Gemma3Model``, ``conversion/gpt_oss.py`` ``GptOssModel``
     write ``add_sliding_window`` (gemma2, gemma3, gemma4, gpt-oss read it and build ``llama_kv_cache_iswa``).
 
@@ -41,7 +45,7 @@ class LlamaArch:
 _LLAMA = LlamaArch("llama", sliding_window=False)
 CONVERTED: dict[str, LlamaArch] = {
     "LlamaForCausalLM": _LLAMA, "LLaMAForCausalLM": _LLAMA, "MistralForCausalLM": _LLAMA,
-    "MixtralForCausalLM": _LLAMA,
+    "MixtralForCausalLM": _LLAMA, "Phi3ForCausalLM": LlamaArch("phi3", sliding_window=False),
     "Gemma2ForCausalLM": LlamaArch("gemma2", sliding_window=True),
     "Gemma3ForCausalLM": LlamaArch("gemma3", sliding_window=True),
     "Gemma3ForConditionalGeneration": LlamaArch("gemma3", sliding_window=True),
@@ -49,6 +53,10 @@ CONVERTED: dict[str, LlamaArch] = {
     "GptOssForCausalLM": LlamaArch("gpt-oss", sliding_window=True),
 }
 """HF ``architectures[0]`` -> the llama.cpp architecture its converter writes (module docstring)."""
+
+
+_WHY = {"phi3": "src/models/phi3.cpp: Phi SWA is currently disabled"}
+"""Where a non-llama architecture drops the window (the note's source)."""
 
 
 def converted_arch(config: Mapping[str, Any]) -> LlamaArch | None:
@@ -72,7 +80,8 @@ def gguf_view(config: Mapping[str, Any], spec: ModelSpec) -> tuple[ModelSpec, st
         return spec, None
     if not any(a.window is not None for layer in spec.layers for a in layer.attention):
         return spec, None
+    why = _WHY.get(arch.name, "convert_hf_to_gguf LlamaModel")
     note = (f"llama.cpp converts {config['architectures'][0]} to its '{arch.name}' architecture, which reads no "
-            "sliding window (convert_hf_to_gguf LlamaModel): every layer caches the whole context")
+            f"sliding window ({why}): every layer caches the whole context")
     return replace(spec, layers=tuple(_full(layer) for layer in spec.layers),
                    warnings=spec.warnings + (note,)), note

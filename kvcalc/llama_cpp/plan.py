@@ -28,6 +28,7 @@ from ..errors import InputError, UnsupportedError
 from ..gguf.mixes import GgufWeights, gguf_weights
 from ..gguf.reader import GGUFHeader
 from ..spec import ModelSpec, Quality, combine_quality
+from .arches import gguf_view
 from .cache import Cells, KVCacheGroup, RecurrentMemory, kv_groups, recurrent_memory, resolve_cells
 from .options import LlamaCppOptions
 
@@ -163,7 +164,7 @@ def plan_from_config(config: Mapping[str, Any], options: LlamaCppOptions,
     """:func:`llama_cpp_plan` from a config.json: ``weights`` is a GGUF file type (``"Q4_K_M"``), a
     parsed header (exact bytes), ready GgufWeights, or None for the ``-hf repo:QUANT`` tail of the
     command line (UnsupportedError when neither says which file)."""
-    spec = read_spec(config)
+    spec = gguf_view(config, read_spec(config))[0]     # as llama.cpp reads the converted GGUF
     if weights is None:
         if not options.hf_quant:
             raise UnsupportedError("which GGUF file? give a file type (Q4_K_M, Q8_0, ...) or the file's header")
