@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
+from .models.architecture_names import language_config_key, with_model_types
 from .models.blocks import mpt_kv_heads
 from .models.layer_rules import dory_cache_types
 from .models.model_type import ModelType, quirk_flags
@@ -86,7 +87,11 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     ``quality`` is ``exact`` only when no field that looks like cache geometry went unread by both the cache
     rules and the parameter rules (:func:`kvcalc.models.unread.unread_geometry`); such a field makes the
     figure ``estimated`` and is named in ``warnings``."""
+    config, inferred = with_model_types(config)
     spec = _read_spec(config)
+    if inferred:
+        spec = replace(spec, quality="estimated",
+                       warnings=tuple(f"estimated: {note}" for note in inferred) + spec.warnings)
     if spec.quality != "exact":
         return spec
     used = set(spec.fields_used) | _param_fields(config) | _unseeded_top(config)
@@ -156,7 +161,8 @@ def _read_spec(config: Mapping[str, Any]) -> ModelSpec:
 
     dec, built = top, None
     text_type = model_type
-    text = top.sub("text_config") if isinstance(config.get("text_config"), Mapping) else None
+    key = language_config_key(config, remote=entry is None)
+    text = top.sub(key) if key is not None else None
     if text is not None:
         dec = text
         wrapped = entry.text_type if entry is not None and entry.text_type else model_type
