@@ -17,7 +17,7 @@ import pytest
 from paths import ROOT
 
 import kvcalc
-from kvcalc.hub import ConfigTooLargeError, MAX_CONFIG_BYTES
+from kvcalc.hub import MAX_CONFIG_BYTES, ConfigTooLargeError
 from kvcalc.models.architecture_names import architecture_types, with_model_types
 from kvcalc.sources import parse_config_text
 from kvcalc.weights import plan_weights
