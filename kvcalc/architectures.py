@@ -18,6 +18,7 @@ from .models.architecture_names import language_config_key, with_model_types
 from .models.blocks import mpt_kv_heads
 from .models.layer_rules import dory_cache_types
 from .models.model_type import ModelType, quirk_flags
+from .models.quirks import Quirk
 from .models.registry import lookup, nested, typed
 from .models.registry.moe_decoders import DBRX_ATTN_DEFAULTS
 from .models.registry.seq2seq import CROSS_ATTENTION_DECODERS, T5_STYLE
@@ -354,15 +355,15 @@ def _window(r: ConfigReader) -> int | None:
 
 # ----------------------------------------------------------------------------- geometry
 def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
-                        assumed: list[str]) -> tuple[AttentionCache, list[str]]:
+                        assumed: list[str]) -> tuple[AttentionCache, list[Quirk]]:
     """The attention cache of a standard (or MLA) layer, and the quirks it implies."""
-    quirks: list[str] = []
+    quirks: list[Quirk] = []
     heads = _need(r, "num_attention_heads", None if known else 32, "attention heads", assumed)
     hidden = _need(r, "hidden_size", None, "model width", assumed)
     if _cache_quirks(entry).falcon_kv:
         if r.get_bool("new_decoder_architecture"):
             kv = r.get_int("num_kv_heads", default=heads)
-            quirks.append("kv_expanded_to_query_heads")
+            quirks.append(Quirk.KV_EXPANDED_TO_QUERY_HEADS)
         else:
             kv = 1 if r.get_bool("multi_query") else heads
     elif _cache_quirks(entry).multi_query:
@@ -477,10 +478,10 @@ def _layer_kinds(r: ConfigReader, types: list[str]) -> tuple[list[str], dict[str
 
 
 def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
-                    assumed: list[str]) -> tuple[list[LayerSpec], list[str]]:
+                    assumed: list[str]) -> tuple[list[LayerSpec], list[Quirk]]:
     n, types = _decoder_types(r, entry, assumed)
     kinds, unknown = _layer_kinds(r, types)
-    quirks: list[str] = []
+    quirks: list[Quirk] = []
     attn: AttentionCache | None = None
     if any(k in ("full", "sliding", "reference_sliding", "chunked", "hybrid", "hybrid_sliding", "cross")
            for k in kinds):

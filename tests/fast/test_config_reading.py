@@ -142,7 +142,8 @@ def _ignored_modules(n_layers: int, n_experts: int) -> list[str]:
 
 def test_a_config_with_thousands_of_ignored_modules_is_read(tmp_path, capsys):
     """A 4 MB config.json (a quantization_config ignoring 61 layers x 384 experts x 3 projections, Kimi-K2's
-    shape, one name each as quantizers write them) is over the old 1 MiB cap: the CLI now reads it, and plans it as the Python API does."""
+    shape, one name each as quantizers write them) is over the old 1 MiB cap: the CLI now reads it, and plans it
+    as the Python API does."""
     cfg = copy.deepcopy(ORACLE.corpus_config("meta-llama__Llama-2-7b-hf.json"))
     cfg["quantization_config"] = {"quant_method": "fp8", "ignore": _ignored_modules(61, 384)}
     text = json.dumps(cfg, indent=2)
