@@ -71,6 +71,18 @@ def _cache_quirks(entry: ModelType) -> CacheQuirks:
     return quirk_flags(CacheQuirks, entry)
 
 
+def _uses_mla(r: ConfigReader, assumed: list[str]) -> bool:
+    """False where the file sets ``use_mla: false`` (DeepSeek-VL2 / DeepSeek-OCR language models, remote code): their
+    modeling_deepseek.py then builds the ``mha_`` attention classes (LlamaAttention), caching num_key_value_heads x
+    head_dim keys and values, not the latent; transformers' DeepseekV2Config has no such field, so the figure is
+    estimated, the assumption noted in ``assumed``."""
+    if r.get_bool("use_mla", default=True):
+        return True
+    assumed.append(f"{r.path}use_mla is false: read as multi-head attention of num_key_value_heads x head_dim "
+                   "(the remote code's LlamaAttention path), not as latent attention")
+    return False
+
+
 def _need(r: ConfigReader, name: str, fallback: int | None, why: str, assumed: list[str]) -> int:
     """A field we must have: config, else class default, else ``fallback`` noted in ``assumed``."""
     value = r.opt_int(name)
@@ -381,7 +393,7 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         kv = heads if given is None else given
     if kv > heads:
         raise ConfigError(r.field_name("num_key_value_heads"), kv, f"exceeds num_attention_heads ({heads})")
-    if r.opt_int("kv_lora_rank") is not None:
+    if r.opt_int("kv_lora_rank") is not None and _uses_mla(r, assumed):
         mla = _mla(r, heads, pooled_indexer=_cache_quirks(entry).pooled_indexer)
         return replace(mla, indexer_float32=_cache_quirks(entry).float32_indexer), quirks
     if _cache_quirks(entry).doubled_attention_head_dim:
@@ -390,7 +402,9 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         head_dim = head_dim_or_derived(r, hidden, heads, floor=_cache_quirks(entry).floor_head_dim)
         if not known and not r.has("head_dim"):
             assumed.append(f"{r.path}head_dim not in config: assumed hidden_size / num_attention_heads = {head_dim}")
-    v_dim = r.get_int("v_head_dim", default=head_dim)     # MiMo-V2-Flash: values narrower than keys
+    # MiMo-V2-Flash: values narrower than keys; an MLA config run as LlamaAttention (use_mla false) ignores it
+    mha = r.has("use_mla") and not r.get_bool("use_mla", default=True)
+    v_dim = head_dim if mha else r.get_int("v_head_dim", default=head_dim)
     return AttentionCache(kv_heads=kv, k_head_dim=head_dim, v_head_dim=v_dim, query_heads=heads), quirks
 
 

@@ -175,3 +175,17 @@ def test_the_byte_ceiling_still_holds():
     body = '{"model_type": "llama", "pad": [' + ",".join(['"ab"'] * (MAX_CONFIG_BYTES // 5 + 1)) + "]}"
     with pytest.raises(ConfigTooLargeError, match="16 MiB limit"):
         parse_config_text(body)
+
+
+def test_deepseek_ocr_language_model_without_mla():
+    """DeepSeek-OCR (remote code): its language_config names no model_type but DeepseekV2ForCausalLM, and sets
+    use_mla false (its modeling_deepseek.py then builds LlamaAttention): 12 layers x K and V x 10 KV heads x
+    head_dim 128 (1280 / 10) x 2 bytes (bfloat16) per token, estimated with both assumptions named."""
+    cfg = ORACLE.corpus_config("deepseek-ai__DeepSeek-OCR.json")
+    lm = cfg["language_config"]
+    assert lm["use_mla"] is False and "model_type" not in lm
+    spec = kvcalc.read_spec(cfg)
+    assert spec.quality == "estimated" and spec.model_type == "deepseek_v2"
+    assert any("use_mla is false" in w for w in spec.warnings)
+    per_token = kvcalc.kv_cache(cfg, runtime="ideal", batch=1, context=1, dtype="bfloat16").total_bytes
+    assert per_token == 12 * 2 * 10 * 128 * 2
