@@ -5,8 +5,8 @@ Encoding: the parsed config as compact JSON (UTF-8) -> zlib (level 9) -> URL-saf
 more than :data:`CONFIG_LINK_MAX_CHARS` characters is not made (the page says so).
 
 Decoding treats the value as untrusted input: at most ``CONFIG_LINK_MAX_CHARS`` characters before,
-at most :data:`kvcalc.sources.MAX_CONFIG_BYTES` (1 MiB) after decompression (the decompressor stops
-there, so a zip bomb costs nothing), then exactly the checks of a paste
+at most :data:`LINK_CONFIG_BYTES` (1 MiB) after decompression (the decompressor stops there, so a zip bomb
+costs nothing), then exactly the checks of a paste
 (:func:`kvcalc.sources.parse_config_text`: JSON object, depth, a decoder config kvcalc can read).
 """
 from __future__ import annotations
@@ -20,11 +20,14 @@ from functools import lru_cache
 from typing import Any
 
 from kvcalc.errors import InputError, KVCalcError
-from kvcalc.sources import MAX_CONFIG_BYTES, parse_config_text
+from kvcalc.sources import parse_config_text
 
 _B64URL = re.compile(r"[A-Za-z0-9_-]+")
 CONFIG_LINK_MAX_CHARS = 6_000
 """Longest ``cfg`` link value (characters): a pasted config, compressed; a few KB keeps the URL sane."""
+LINK_CONFIG_BYTES = 1 << 20
+"""Most bytes a link's config unpacks to: a config small enough for a link (kvcalc.sources.MAX_CONFIG_BYTES, the
+16 MiB ceiling of a file, bounds what a paste or a file may hold)."""
 
 
 class ConfigLinkError(InputError):
@@ -57,11 +60,11 @@ def decode_config(value: str) -> dict[str, Any]:
         raise ConfigLinkError("the config in the link is not URL-safe base64 (cut or altered?)") from None
     d = zlib.decompressobj()
     try:
-        raw = d.decompress(packed, MAX_CONFIG_BYTES + 1)
+        raw = d.decompress(packed, LINK_CONFIG_BYTES + 1)
     except zlib.error:
         raise ConfigLinkError("the config in the link is not zlib data (cut or altered?)") from None
-    if len(raw) > MAX_CONFIG_BYTES or d.unconsumed_tail:
-        raise ConfigLinkError(f"the config in the link unpacks to more than {MAX_CONFIG_BYTES:,} bytes")
+    if len(raw) > LINK_CONFIG_BYTES or d.unconsumed_tail:
+        raise ConfigLinkError(f"the config in the link unpacks to more than {LINK_CONFIG_BYTES:,} bytes")
     if not d.eof:
         raise ConfigLinkError("the config in the link is incomplete (cut?)")
     return parse_config_text(raw, label="config in the link")

@@ -14,9 +14,11 @@ from typing import Any, cast
 
 from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
+from .models.architecture_names import language_config_key, with_model_types
 from .models.blocks import mpt_kv_heads
 from .models.layer_rules import dory_cache_types
 from .models.model_type import ModelType, quirk_flags
+from .models.quirks import Quirk
 from .models.registry import lookup, nested, typed
 from .models.registry.moe_decoders import DBRX_ATTN_DEFAULTS
 from .models.registry.seq2seq import CROSS_ATTENTION_DECODERS, T5_STYLE
@@ -71,6 +73,18 @@ def _cache_quirks(entry: ModelType) -> CacheQuirks:
     return quirk_flags(CacheQuirks, entry)
 
 
+def _uses_mla(r: ConfigReader, assumed: list[str]) -> bool:
+    """False where the file sets ``use_mla: false`` (DeepSeek-VL2 / DeepSeek-OCR language models, remote code): their
+    modeling_deepseek.py then builds the ``mha_`` attention classes (LlamaAttention), caching num_key_value_heads x
+    head_dim keys and values, not the latent; transformers' DeepseekV2Config has no such field, so the figure is
+    estimated, the assumption noted in ``assumed``."""
+    if r.get_bool("use_mla", default=True):
+        return True
+    assumed.append(f"{r.path}use_mla is false: read as multi-head attention of num_key_value_heads x head_dim "
+                   "(the remote code's LlamaAttention path), not as latent attention")
+    return False
+
+
 def _need(r: ConfigReader, name: str, fallback: int | None, why: str, assumed: list[str]) -> int:
     """A field we must have: config, else class default, else ``fallback`` noted in ``assumed``."""
     value = r.opt_int(name)
@@ -88,7 +102,11 @@ def read_spec(config: Mapping[str, Any]) -> ModelSpec:
     ``quality`` is ``exact`` only when no field that looks like cache geometry went unread by both the cache
     rules and the parameter rules (:func:`kvcalc.models.unread.unread_geometry`); such a field makes the
     figure ``estimated`` and is named in ``warnings``."""
+    config, inferred = with_model_types(config)
     spec = _read_spec(config)
+    if inferred:
+        spec = replace(spec, quality="estimated",
+                       warnings=tuple(f"estimated: {note}" for note in inferred) + spec.warnings)
     if spec.quality != "exact":
         return spec
     used = set(spec.fields_used) | _param_fields(config) | _unseeded_top(config)
@@ -158,7 +176,8 @@ def _read_spec(config: Mapping[str, Any]) -> ModelSpec:
 
     dec, built = top, None
     text_type = model_type
-    text = top.sub("text_config") if isinstance(config.get("text_config"), Mapping) else None
+    key = language_config_key(config, remote=entry is None)
+    text = top.sub(key) if key is not None else None
     if text is not None:
         dec = text
         wrapped = entry.text_type if entry is not None and entry.text_type else model_type
@@ -350,15 +369,15 @@ def _window(r: ConfigReader) -> int | None:
 
 # ----------------------------------------------------------------------------- geometry
 def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
-                        assumed: list[str]) -> tuple[AttentionCache, list[str]]:
+                        assumed: list[str]) -> tuple[AttentionCache, list[Quirk]]:
     """The attention cache of a standard (or MLA) layer, and the quirks it implies."""
-    quirks: list[str] = []
+    quirks: list[Quirk] = []
     heads = _need(r, "num_attention_heads", None if known else 32, "attention heads", assumed)
     hidden = _need(r, "hidden_size", None, "model width", assumed)
     if _cache_quirks(entry).falcon_kv:
         if r.get_bool("new_decoder_architecture"):
             kv = r.get_int("num_kv_heads", default=heads)
-            quirks.append("kv_expanded_to_query_heads")
+            quirks.append(Quirk.KV_EXPANDED_TO_QUERY_HEADS)
         else:
             kv = 1 if r.get_bool("multi_query") else heads
     elif _cache_quirks(entry).multi_query:
@@ -378,7 +397,7 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         kv = heads if given is None else given
     if kv > heads:
         raise ConfigError(r.field_name("num_key_value_heads"), kv, f"exceeds num_attention_heads ({heads})")
-    if r.opt_int("kv_lora_rank") is not None:
+    if r.opt_int("kv_lora_rank") is not None and _uses_mla(r, assumed):
         mla = _mla(r, heads, pooled_indexer=_cache_quirks(entry).pooled_indexer)
         return replace(mla, indexer_float32=_cache_quirks(entry).float32_indexer), quirks
     if _cache_quirks(entry).doubled_attention_head_dim:
@@ -387,7 +406,9 @@ def _attention_geometry(r: ConfigReader, entry: ModelType, known: bool,
         head_dim = head_dim_or_derived(r, hidden, heads, floor=_cache_quirks(entry).floor_head_dim)
         if not known and not r.has("head_dim"):
             assumed.append(f"{r.path}head_dim not in config: assumed hidden_size / num_attention_heads = {head_dim}")
-    v_dim = r.get_int("v_head_dim", default=head_dim)     # MiMo-V2-Flash: values narrower than keys
+    # MiMo-V2-Flash: values narrower than keys; an MLA config run as LlamaAttention (use_mla false) ignores it
+    mha = r.has("use_mla") and not r.get_bool("use_mla", default=True)
+    v_dim = head_dim if mha else r.get_int("v_head_dim", default=head_dim)
     return AttentionCache(kv_heads=kv, k_head_dim=head_dim, v_head_dim=v_dim, query_heads=heads), quirks
 
 
@@ -475,10 +496,10 @@ def _layer_kinds(r: ConfigReader, types: list[str]) -> tuple[list[str], dict[str
 
 
 def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
-                    assumed: list[str]) -> tuple[list[LayerSpec], list[str]]:
+                    assumed: list[str]) -> tuple[list[LayerSpec], list[Quirk]]:
     n, types = _decoder_types(r, entry, assumed)
     kinds, unknown = _layer_kinds(r, types)
-    quirks: list[str] = []
+    quirks: list[Quirk] = []
     attn: AttentionCache | None = None
     if any(k in ("full", "sliding", "reference_sliding", "chunked", "hybrid", "hybrid_sliding", "cross")
            for k in kinds):

@@ -50,6 +50,7 @@ from .engines.registry import get_engine
 from .engines.rules import CacheRules
 from .errors import InputError, UnsupportedError
 from .limits import MAX_BATCH, MAX_CONTEXT, check_count
+from .models.quirks import Quirk
 from .resolve import default_encoder_tokens, resolve_dtypes
 from .results import KVCacheResult, LayerBytes
 from .runtimes import RUNTIMES, check_runtime
@@ -114,13 +115,13 @@ def _rules(runtime: str) -> CacheRules:
 
 
 def _attention_term(a: AttentionCache, kv: DType, rules: CacheRules, prefill_only: bool,
-                    quirks: tuple[str, ...], layout: TransformersCache = DYNAMIC,
+                    quirks: tuple[Quirk, ...], layout: TransformersCache = DYNAMIC,
                     prefill: int | None = None) -> list[CacheTerm]:
     if a.latent_dim:
         indexer = FLOAT32 if rules.float32_indexer and a.indexer_float32 else kv
         per_token = kv.nbytes(a.latent_dim) + (indexer.nbytes(a.indexer_dim) if a.indexer_dim else 0)
     else:
-        heads = a.query_heads if rules.expands_kv_heads and "kv_expanded_to_query_heads" in quirks else a.kv_heads
+        heads = a.query_heads if rules.expands_kv_heads and Quirk.KV_EXPANDED_TO_QUERY_HEADS in quirks else a.kv_heads
         per_token = heads * (kv.nbytes(a.k_head_dim) + kv.nbytes(a.v_head_dim)) + kv.nbytes(a.indexer_dim)
     if a.source == "cross":
         if layout.implementation == "static":
@@ -182,7 +183,7 @@ def check_no_prefix_tokens(spec: ModelSpec, runtime_label: str) -> None:
 
 
 def layer_terms(layer: LayerSpec, model: DType, kv: DType, runtime: str, prefill_only: bool,
-                quirks: tuple[str, ...] = (), layout: TransformersCache = DYNAMIC,
+                quirks: tuple[Quirk, ...] = (), layout: TransformersCache = DYNAMIC,
                 prefill: int | None = None) -> list[CacheTerm]:
     """The cache terms of one layer under ``runtime`` (``layout``: which transformers cache; ``prefill``:
     the first pass's tokens, which a reference sliding window keeps whole; None = the whole context).

@@ -2,7 +2,7 @@
 
 :func:`resolve_config` turns what a user typed into a validated config dict plus its origin, and
 :func:`parse_config_text` does the same for pasted or uploaded text. Every config, whatever its
-origin, goes through the same checks: at most :data:`~kvcalc.hub.MAX_CONFIG_BYTES` (1 MiB), JSON
+origin, goes through the same checks: at most :data:`~kvcalc.hub.MAX_CONFIG_BYTES` (16 MiB), JSON
 nested at most :data:`~kvcalc.hub.MAX_JSON_DEPTH` (64) levels, a JSON object, and accepted by
 :func:`kvcalc.read_spec` (a decoder language model: BERT, ViT and other encoders are refused).
 
@@ -129,7 +129,8 @@ class ResolvedConfig:
 def parse_config_text(text: str | bytes, *, label: str = "pasted config") -> dict[str, Any]:
     """A pasted or uploaded config.json (text or bytes) as a validated dict.
 
-    Caps: :data:`MAX_CONFIG_BYTES` (1 MiB, UTF-8 bytes), JSON depth :data:`MAX_JSON_DEPTH` (64).
+    Caps: :data:`MAX_CONFIG_BYTES` (16 MiB, UTF-8 bytes), JSON depth :data:`MAX_JSON_DEPTH` (64), and the
+    structure bounds of :func:`kvcalc.hub.config_text.structure_problem` (values, name and string lengths, digits).
     Raises :class:`ConfigTooLargeError`, :class:`ConfigJSONError` (not JSON / not UTF-8),
     :class:`ConfigTooDeepError`, :class:`ConfigNotObjectError`, :class:`NotADecoderError` (BERT,
     ViT, ...) or :class:`InvalidConfigError` (a field :func:`kvcalc.read_spec` cannot use).
@@ -235,7 +236,7 @@ def read_config_fd(fd: int, label: str, *, timeout: float = DEFAULT_TIMEOUT) -> 
     For a pipe, FIFO, terminal or device (anything but a regular file) the bytes are awaited with
     ``select``: after :data:`WAIT_NOTICE_S` s with nothing, one warning on the ``kvcalc`` logger
     says what is awaited (shown on stderr by default); at ``timeout`` s in all it gives up with
-    :class:`ConfigFileError`. The cap applies while reading: an endless stream stops at 1 MiB + 1
+    :class:`ConfigFileError`. The cap applies while reading: an endless stream stops at 16 MiB + 1
     byte with :class:`ConfigTooLargeError`. Regular files never block and are read directly."""
     import select
     import stat
@@ -274,7 +275,8 @@ def read_config_fd(fd: int, label: str, *, timeout: float = DEFAULT_TIMEOUT) -> 
         size += len(chunk)
         if size > MAX_CONFIG_BYTES:
             raise ConfigTooLargeError(f"{label} sent more than {MAX_CONFIG_BYTES:,} bytes (reading stopped there), "
-                                      "over the 1 MiB limit: a config.json is a few KiB; make sure it is the "
+                                      f"over the {MAX_CONFIG_BYTES >> 20} MiB limit: a config.json is a few KiB; "
+                                      "make sure it is the "
                                       "model's config.json, not its weights, tokenizer or an index file.")
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .models.quirks import Quirk
+
 LayerKind = Literal[
     "full",        # full causal self-attention: grows with every token
     "sliding",     # sliding-window attention: holds at most `window` tokens
@@ -147,7 +149,7 @@ class ModelSpec:
     known_architecture: bool = True
     fields_used: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
-    quirks: tuple[str, ...] = field(default=())
+    quirks: tuple[Quirk, ...] = field(default=())
     quality: Quality = "exact"       # "estimated": generic rules, the assumptions are in ``warnings``
 
     @property

@@ -48,7 +48,8 @@ import pytest
 SLOW_SECONDS = 3.0
 TRICKLE_SECONDS = 12.0          # a trickled answer sends its rest after this long (hf alone then returns)
 BOMB_BYTES = 64 << 20           # what the gzip bomb inflates to
-NO_LENGTH_BYTES = 3 << 20       # the config.json served without a Content-Length
+NO_LENGTH_BYTES = 17 << 20      # the config.json served without a Content-Length (over the 16 MiB ceiling)
+HUGE_BYTES = 16 << 20           # the padding of acme/huge-config: with its 11 other bytes, over the ceiling
 ACCEPTED_TOKEN = "hf_fakeGatedAccessToken0123456789"
 PRIVATE_TOKEN = "hf_fakePrivateRepoToken9876543210"
 
@@ -119,7 +120,7 @@ def default_repos() -> dict[str, FakeRepo]:
         "acme/slow-download": FakeRepo(kind="slow_get", files=_json_file(LLAMA_TINY)),
         "acme/bad-json": FakeRepo(files={"config.json": b'{"model_type": "llama", "hidden_size": 4096,\n  oops'}),
         "acme/list-json": FakeRepo(files={"config.json": b"[1, 2, 3]"}),
-        "acme/huge-config": FakeRepo(files={"config.json": b'{"pad": "' + b"x" * (1 << 20) + b'"}'}),
+        "acme/huge-config": FakeRepo(files={"config.json": b'{"pad": "' + b"x" * HUGE_BYTES + b'"}'}),
         "acme/bert": FakeRepo(files=_json_file(BERT_BASE)),
         "acme/trickle": FakeRepo(kind="trickle", files=_json_file(LLAMA_TINY),
                                  safetensors={"parameters": {"BF16": 100}, "total": 100}),

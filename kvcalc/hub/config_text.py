@@ -21,8 +21,13 @@ from .errors import (
 )
 from .ids import shown
 
-MAX_CONFIG_BYTES = 1 << 20          # 1 MiB: real config.json files are a few KiB (the largest bundled: 5 KiB)
+MAX_CONFIG_BYTES = 16 << 20         # the hard ceiling that bounds memory; real config.json files are a few KiB,
+                                    # a quantized export's module lists up to a few MiB (3.1 MB seen)
 MAX_JSON_DEPTH = 64                 # nesting levels; real configs use 3-4
+MAX_JSON_VALUES = 2_000_000         # JSON values in all (objects, lists, strings, numbers): bounds the parsed size
+MAX_KEY_CHARS = 1024                # a field name; real ones are under 100 (a module path as a key: under 200)
+MAX_STRING_CHARS = 1 << 16          # a string value; real ones are names, paths and module patterns
+MAX_INT_DIGITS = 20                 # an integer's digits (2**64 has 20): no count or size in a config is larger
 
 
 def _json_depth(value: Any) -> int:
@@ -43,6 +48,39 @@ def _json_depth(value: Any) -> int:
     return deepest
 
 
+def structure_problem(value: Any) -> str | None:
+    """What in a parsed config passes the bounds on its structure, or None: at most :data:`MAX_JSON_VALUES`
+    values, field names of at most :data:`MAX_KEY_CHARS` characters, strings of at most :data:`MAX_STRING_CHARS`,
+    integers of at most :data:`MAX_INT_DIGITS` digits (depth: :func:`_json_depth`). A long list of short
+    strings (a quantization_config's thousands of ignored modules) is within them; no recursion.
+
+    >>> structure_problem({"quantization_config": {"ignore": ["model.layers.0.mlp.gate"] * 40_000}}) is None
+    True
+    >>> structure_problem({"n": 10 ** 30})
+    'the integer at n has 31 digits, over the 20 allowed'
+    """
+    stack: list[tuple[str, Any]] = [("", value)]
+    count = 0
+    while stack:
+        where, item = stack.pop()
+        count += 1
+        if count > MAX_JSON_VALUES:
+            return f"it holds more than {MAX_JSON_VALUES:,} JSON values"
+        if isinstance(item, dict):
+            for k, v in item.items():
+                if len(k) > MAX_KEY_CHARS:
+                    return f"a field name at {where or 'the top level'} has {len(k):,} characters, over the " \
+                           f"{MAX_KEY_CHARS:,} allowed"
+                stack.append((f"{where}.{k[:40]}" if where else k[:40], v))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
+        elif isinstance(item, str) and len(item) > MAX_STRING_CHARS:
+            return f"the string at {where} has {len(item):,} characters, over the {MAX_STRING_CHARS:,} allowed"
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 10 ** MAX_INT_DIGITS:
+            return f"the integer at {where} has {len(str(abs(item)))} digits, over the {MAX_INT_DIGITS} allowed"
+    return None
+
+
 def config_too_large(label: str, size: int | None, *, repo_id: str | None = None,
                      decompressed: bool = False) -> ConfigTooLargeError:
     """The error for config text of ``size`` bytes (None: more than the cap, streaming stopped there),
@@ -57,8 +95,15 @@ def config_too_large(label: str, size: int | None, *, repo_id: str | None = None
         repo_id=repo_id)
 
 
+def structure_too_large(label: str, problem: str, *, repo_id: str | None = None) -> ConfigTooLargeError:
+    """The error for config text within the byte cap whose structure passes a bound (:func:`structure_problem`)."""
+    return ConfigTooLargeError(f"{label} is not a config.json kvcalc reads: {problem}; make sure it is the "
+                               "model's config.json, not its weights, tokenizer or an index file.", repo_id=repo_id)
+
+
 def parse_config_json(data: str | bytes, *, label: str, fix: str, repo_id: str | None = None) -> dict[str, Any]:
-    """Parse config text into a dict: size cap, UTF-8, JSON, depth cap, must be an object.
+    """Parse config text into a dict: size ceiling, UTF-8, JSON, depth cap, must be an object, structure bounds
+    (:func:`structure_problem`).
 
     ``label`` names the text in messages ("pasted config", "config.json of 'org/name'"); ``fix``
     is the way forward added to JSON errors. Does not validate the fields: see
@@ -96,6 +141,9 @@ def parse_config_json(data: str | bytes, *, label: str, fix: str, repo_id: str |
         kind = {list: "list", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
         raise ConfigNotObjectError(f"{label} is a JSON {kind}, not an object: a config.json is one JSON object "
                                    "that starts with '{'; use the whole file.", repo_id=repo_id)
+    problem = structure_problem(value)
+    if problem is not None:
+        raise structure_too_large(label, problem, repo_id=repo_id)
     _check_utf8(value, label=label, repo_id=repo_id)
     return value
 

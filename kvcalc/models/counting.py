@@ -26,7 +26,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from ..config import ConfigReader
-from ..errors import ConfigError, UnsupportedError
+from ..errors import UnsupportedError
+from .architecture_names import with_model_types
 from .audio import audio_wrapper, granite_speech, nemo_speechlm, omni_thinker, vibevoice_asr, voxtral_realtime, whisper
 from .classic_decoders import (
     bloom,
@@ -198,10 +199,12 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
     >>> count.total, count.embedding, count.lm_head     # 6.74 B, as Meta's model card; V*H = 32000 * 4096 twice
     (6738415616, 131072000, 131072000)
     """
+    config, inferred = with_model_types(config)   # no model_type: the one its architectures class reads
     top = ConfigReader(config)
     model_type = top.opt_str("model_type")
-    if model_type is None:
-        raise ConfigError("model_type", None, "required field is missing (it names the architecture to count)")
+    if not model_type:
+        raise UnsupportedError("parameter counting needs the config's model_type, or an architectures class "
+                               "transformers defines: this config names neither")
     entry = lookup(model_type)
     if entry is None or entry.params is None:
         reason = entry.not_countable if entry is not None else "kvcalc does not know this model type"
@@ -224,7 +227,7 @@ def count_params(config: Mapping[str, Any]) -> ParamCount:
         moe_experts=tally.moe_experts,
         active_count=None if tally.null_top_k else total - tally.moe_experts + tally.moe_active,
         active_refused=tally.null_top_k, active_reason=tally.active_reason, fields_used=tuple(top.used),
-        defaults_used=tuple(fields.defaults_used),
+        defaults_used=tuple(fields.defaults_used), quality="estimated" if inferred else "exact",
     )
 
 

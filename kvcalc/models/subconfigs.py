@@ -9,6 +9,7 @@ from typing import Any
 from ..config import ConfigReader
 from ..errors import ConfigError, UnsupportedError
 from .model_type import ModelType
+from .quirks import Quirk
 from .registry import lookup, typed
 
 
@@ -99,7 +100,7 @@ def seeds_text(top: ConfigReader, entry: ModelType) -> bool:
     (:func:`text_only`)."""
     if entry.text_type is None or top.data.get("text_config") is not None:
         return False
-    return "flat_text" in entry.quirks or text_only(top, entry)
+    return Quirk.FLAT_TEXT in entry.quirks or text_only(top, entry)
 
 
 def text_view(top: ConfigReader, entry: ModelType, built: Mapping[str, Any] | None = None) -> ConfigReader:

@@ -2,7 +2,8 @@
 
 A KV figure is ``exact`` only when kvcalc's rules for the type account for every field of the file that can
 change the cache. After the spec and the parameter count are read (each records the fields it read), any
-remaining field at the top level or in ``text_config`` whose name looks like cache geometry (:data:`GEOMETRY`:
+remaining field at the top level or in the nested language config (``text_config``, ``llm_config``,
+``language_config``) whose name looks like cache geometry (:data:`GEOMETRY`:
 heads, kv, window, sliding, sparse, index, compress, nextn / mtp, lora rank, top-k) makes the figure
 ``estimated``, naming the field, unless it is known inert (:func:`inert`): a null / false / 0 value, a
 token id, window fields under ``use_sliding_window: false``, the DSA pattern fields a given ``indexer_types``
@@ -15,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from .architecture_names import language_config_key
 
 PARAM_FIELDS: list[Callable[[Mapping[str, Any]], Iterable[str]]] = []
 """The parameter rules' field readers (config -> the dotted fields they read): kvcalc.models.counting registers
@@ -91,9 +94,9 @@ def unread_geometry(config: Mapping[str, Any], used: Iterable[str], model_type: 
     """
     read = set(used)
     levels: list[tuple[str, Mapping[str, Any]]] = [("", config)]
-    text = config.get("text_config")
-    if isinstance(text, Mapping):
-        levels.append(("text_config.", text))
+    key = language_config_key(config)      # text_config, or a remote-code wrapper's llm_config / language_config
+    if key is not None:
+        levels.append((f"{key}.", config[key]))
     out = []
     for prefix, level in levels:
         kind = str(level.get("model_type") or model_type)

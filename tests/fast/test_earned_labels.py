@@ -1,8 +1,8 @@
 """Labels that are earned: a field that looks like cache geometry but that kvcalc's rules do not read makes the
 KV figure estimated, naming the field (kvcalc.models.unread). Tested by mutation of the real corpus files:
 every file whose KV figure is exact (and agrees with transformers 5.24, tests/fast/test_real_configs.py) must
-lose the label when such a field is added at the level its decoder is read from, and name it (or be refused,
-naming it)."""
+lose the label when such a field is added at the level its decoder is read from (the top level, text_config,
+or a remote-code wrapper's llm_config / language_config), and name it (or be refused, naming it)."""
 from __future__ import annotations
 
 import copy
@@ -14,6 +14,7 @@ import pytest
 from paths import ROOT
 
 import kvcalc
+from kvcalc.models.architecture_names import language_config_key
 
 _spec = importlib.util.spec_from_file_location("real_config_oracle",
                                                os.path.join(ROOT, "tests", "oracles", "real_config_oracle.py"))
@@ -22,9 +23,15 @@ ORACLE = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = ORACLE
 _spec.loader.exec_module(ORACLE)
 
-# fields no kvcalc rule reads, each of which sizes some real model's cache: MiniCPM / remote-code multi-query
-# heads, DeepSeek-V4's compressed-KV ratios, a local-attention window under a name of its own
-MUTATIONS = {"num_multi_query_heads": 4, "compress_ratios": [1, 4, 128], "local_window_size": 1024}
+# fields no kvcalc rule reads, one per kind of cache geometry a remote-code model sizes its cache by: heads
+# (MiniCPM-style multi-query heads), KV groups, per-layer KV heads, compressed-KV ratios (DeepSeek-V4), windows
+# under names of their own, per-layer sliding lists, sparse-attention blocks, top-k token selection, a LoRA rank
+MUTATIONS = {"num_multi_query_heads": 4, "kv_group_size": 2, "num_kv_heads_per_layer": [2, 4],
+             "compress_ratios": [1, 4, 128], "local_window_size": 1024, "attention_window_size": 4096,
+             "sliding_window_layers": [0, 1], "sparse_block_size": 64, "topk_tokens": 2048, "lora_rank": 16}
+# an indexer field sizes a cache only where no layer_types list says which layers hold none (kvcalc.models.unread);
+# a DSA model (GLM-5) reads it
+INDEX_MUTATION = {"index_n_heads": 64}
 
 
 def _quality(cfg: dict) -> str | None:
@@ -56,9 +63,13 @@ def test_most_corpus_files_are_exact():
 @pytest.mark.parametrize("name", EXACT)
 def test_unread_geometry_field_drops_the_exact_label(name):
     cfg = ORACLE.corpus_config(name)
-    for field, value in MUTATIONS.items():
+    key = language_config_key(cfg)
+    top_level = cfg if key is None else cfg[key]
+    indexed = any(a.indexer_dim for layer in kvcalc.read_spec(cfg).layers for a in layer.attention)
+    mutations = {**MUTATIONS, **({} if "layer_types" in top_level or indexed else INDEX_MUTATION)}
+    for field, value in mutations.items():
         mutated = copy.deepcopy(cfg)
-        level = mutated["text_config"] if isinstance(mutated.get("text_config"), dict) else mutated
+        level = mutated if key is None else mutated[key]
         level[field] = value
         try:
             spec = kvcalc.read_spec(mutated)

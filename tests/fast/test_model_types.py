@@ -184,7 +184,7 @@ def test_listed_layer_types_are_required(name, field):
 
 def test_typed_quirk_flags_name_registered_quirks():
     """The typed quirk views of the spec reader and the family counters hold only quirks QUIRKS documents, and
-    read an entry's quirk strings as their flags (Qwen3-Next: gated DeltaNet, gated q_proj, q/k norms)."""
+    read an entry's Quirk members as their flags (Qwen3-Next: gated DeltaNet, gated q_proj, q/k norms)."""
     import dataclasses
 
     from kvcalc.architectures import CacheQuirks
@@ -199,6 +199,20 @@ def test_typed_quirk_flags_name_registered_quirks():
     from kvcalc.models.ssm import SsmQuirks
     for cls in (CacheQuirks, ClassicQuirks, DeepseekQuirks, GemmaQuirks, HybridQuirks, LlamaQuirks, MoeQuirks,
                 Seq2SeqQuirks, SsmQuirks):
-        assert {f.name for f in dataclasses.fields(cls)} <= set(QUIRKS), cls.__name__
+        assert {f.name for f in dataclasses.fields(cls)} <= {q.value for q in QUIRKS}, cls.__name__
     flags = quirk_flags(LlamaQuirks, REGISTRY["qwen3_next"])
     assert flags.gated_delta_net and flags.gated_q_proj and flags.qk_norm and not flags.plain_mlp
+
+
+def test_quirks_are_typed_members_each_documented():
+    """Every entry declares Quirk members (a misspelt name is an AttributeError when the registry loads), and
+    every member says what it changes."""
+    from kvcalc.models.quirks import Quirk
+
+    assert set(QUIRKS) == set(Quirk) and all(text.strip() for text in QUIRKS.values())
+    for entry in REGISTRY.values():
+        assert all(isinstance(q, Quirk) for q in entry.quirks), entry.name
+    with pytest.raises(AttributeError):
+        Quirk.QK_NROM  # noqa: B018 - the typo the string form let pass
+    with pytest.raises(ValueError):
+        Quirk("qk_nrom")

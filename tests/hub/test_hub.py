@@ -13,7 +13,7 @@ import time
 import traceback
 
 import pytest
-from fake_hub import ACCEPTED_TOKEN, BERT_BASE, LLAMA_TINY, PRIVATE_TOKEN, FakeHub, closed_port_url
+from fake_hub import ACCEPTED_TOKEN, BERT_BASE, HUGE_BYTES, LLAMA_TINY, PRIVATE_TOKEN, FakeHub, closed_port_url
 from paths import load_config
 
 from kvcalc import hub as H
@@ -290,7 +290,7 @@ def test_malformed_json(fake_hub: FakeHub):
 def test_oversized_config_is_not_downloaded(fake_hub: FakeHub):
     e = _fails(H.fetch_hub_config, "acme/huge-config")
     assert type(e) is H.ConfigTooLargeError
-    assert _one_line(e) == (f"config.json of 'acme/huge-config' is {(1 << 20) + 11:,} bytes, over the 1 MiB limit: "
+    assert _one_line(e) == (f"config.json of 'acme/huge-config' is {HUGE_BYTES + 11:,} bytes, over the 16 MiB limit: "
                             "a config.json is a few KiB; make sure it is the model's config.json, not its weights, "
                             "tokenizer or an index file.")
     assert [r.method for r in fake_hub.requests] == ["HEAD"]
@@ -459,10 +459,10 @@ def test_pasted_over_the_cap():
     for data in (body, body.encode()):
         e = _fails(parse_config_text, data)
         assert type(e) is H.ConfigTooLargeError
-        assert _one_line(e) == (f"pasted config is {len(body.encode()):,} bytes, over the 1 MiB limit: a config.json "
+        assert _one_line(e) == (f"pasted config is {len(body.encode()):,} bytes, over the 16 MiB limit: a config.json "
                                 "is a few KiB; make sure it is the model's config.json, not its weights, tokenizer "
                                 "or an index file.")
-    assert H.MAX_CONFIG_BYTES == 1 << 20
+    assert H.MAX_CONFIG_BYTES == 16 << 20
 
 
 @pytest.mark.parametrize("depth", [65, 100, 100_000])

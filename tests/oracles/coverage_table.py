@@ -57,7 +57,9 @@ def ideal_checks(rec: Mapping[str, Any]) -> tuple[int, int]:
     status, r = kv_outcome(rec, "ideal")
     if status != "ok" or len(r.layers) != len(rec["layer_bytes"]):
         return 0, 0
-    expanded = "kv_expanded_to_query_heads" in _spec(rec).quirks
+    from kvcalc.models.quirks import Quirk
+
+    expanded = Quirk.KV_EXPANDED_TO_QUERY_HEADS in _spec(rec).quirks
     checked = equal = 0
     for layer, measured, cls in zip(r.layers, rec["layer_bytes"], rec["layer_classes"]):
         extra = {"DynamicLayer": 0, "DynamicSlidingWindowLayer": SLIDING_WINDOW_TENSOR_BYTES}.get(cls)

@@ -6,18 +6,19 @@ Defaults: the transformers 5.24 config classes (parameter and cache fields; ``No
 from __future__ import annotations
 
 from ..model_type import ModelType
+from ..quirks import Quirk as Q
 from .common import LLAMA_LIKE
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
 
 DEEPSEEK_ENTRIES: tuple[ModelType, ...] = (
     # MLA decoders (kvcalc.models.deepseek.deepseek)
-    ModelType("glm_moe_dsa", params="deepseek", quirks=frozenset({"dsa_indexer"}), defaults=_d(
+    ModelType("glm_moe_dsa", params="deepseek", quirks=frozenset({Q.DSA_INDEXER}), defaults=_d(
         LLAMA_LIKE, vocab_size=154880, hidden_size=6144, intermediate_size=12288, num_hidden_layers=78,
         num_attention_heads=64, num_key_value_heads=64, tie_word_embeddings=False, attention_bias=False,
         mlp_bias=False, q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
         v_head_dim=256, n_routed_experts=256, n_shared_experts=1, first_k_dense_replace=3,
         moe_intermediate_size=2048, num_experts_per_tok=8, index_n_heads=32, index_head_dim=128, index_topk=2048)),
-    ModelType("axk1", params="deepseek", quirks=frozenset({"moe_post_norm"}), defaults=_d(
+    ModelType("axk1", params="deepseek", quirks=frozenset({Q.MOE_POST_NORM}), defaults=_d(
         LLAMA_LIKE, vocab_size=163840, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
         num_attention_heads=64, num_key_value_heads=64, tie_word_embeddings=False, attention_bias=False,
         q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
@@ -29,11 +30,11 @@ DEEPSEEK_ENTRIES: tuple[ModelType, ...] = (
         q_lora_rank=None, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
         n_routed_experts=128, n_shared_experts=1, first_k_dense_replace=1, moe_intermediate_size=2048,
         num_experts_per_tok=8)),
-    ModelType("youtu", params="deepseek", quirks=frozenset({"dense_mla"}), defaults=_d(
+    ModelType("youtu", params="deepseek", quirks=frozenset({Q.DENSE_MLA}), defaults=_d(
         LLAMA_LIKE, vocab_size=128256, hidden_size=2048, intermediate_size=6144, num_hidden_layers=32,
         num_attention_heads=16, num_key_value_heads=16, tie_word_embeddings=True, attention_bias=False,
         q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128)),
-    ModelType("minicpm3", params="deepseek", quirks=frozenset({"dense_mla"}), defaults=_d(
+    ModelType("minicpm3", params="deepseek", quirks=frozenset({Q.DENSE_MLA}), defaults=_d(
         LLAMA_LIKE, vocab_size=73448, hidden_size=2560, intermediate_size=6400, num_hidden_layers=62,
         num_attention_heads=40, num_key_value_heads=40, head_dim=None, tie_word_embeddings=True,
         attention_bias=False, mlp_bias=False, q_lora_rank=768, kv_lora_rank=256, qk_nope_head_dim=64,
@@ -75,21 +76,21 @@ DEEPSEEK_ENTRIES: tuple[ModelType, ...] = (
         num_attention_heads=20, num_key_value_heads=20, tie_word_embeddings=False, attention_bias=False,
         n_routed_experts=64, n_shared_experts=1, moe_intermediate_size=1536, num_experts_per_tok=4,
         q_lora_rank=768, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64, v_head_dim=256)),
-    ModelType("deepseek_v32", params="deepseek", quirks=frozenset({"dsa_indexer"}), defaults=_d(
+    ModelType("deepseek_v32", params="deepseek", quirks=frozenset({Q.DSA_INDEXER}), defaults=_d(
         LLAMA_LIKE, vocab_size=129280, hidden_size=7168, intermediate_size=18432, num_hidden_layers=61,
         num_attention_heads=128, num_key_value_heads=128, head_dim=64, tie_word_embeddings=False,
         attention_bias=False, n_routed_experts=256, n_shared_experts=1, first_k_dense_replace=3,
         moe_intermediate_size=2048, num_experts_per_tok=8, q_lora_rank=1536, kv_lora_rank=512,
         qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128, index_n_heads=64, index_head_dim=128,
         index_topk=2048, mlp_bias=False)),
-    ModelType("longcat_flash", quirks=frozenset({"attention_pairs"}), params="longcat_flash", defaults=_d(
+    ModelType("longcat_flash", quirks=frozenset({Q.ATTENTION_PAIRS}), params="longcat_flash", defaults=_d(
         num_layers=28, num_attention_heads=64, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128,
         qk_rope_head_dim=64, v_head_dim=128, head_dim=64, vocab_size=131072, hidden_size=6144,
         tie_word_embeddings=False, attention_bias=False, ffn_hidden_size=12288, qk_head_dim=None, moe_topk=12,
         n_routed_experts=512, zero_expert_num=256, expert_ffn_hidden_size=2048)),
     # parameters by kvcalc.models.deepseek.mistral_large4_text (fields: MistralLarge4TextConfig); the wrapper
     # holds Mistral 3's Pixtral tower and projector
-    ModelType("mistral_large4_text", quirks=frozenset({"nope_mla"}), params="mistral_large4_text", defaults=_d(
+    ModelType("mistral_large4_text", quirks=frozenset({Q.NOPE_MLA}), params="mistral_large4_text", defaults=_d(
         num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=64, qk_nope_head_dim=64, v_head_dim=128,
         index_head_dim=128, index_topk=2048, vocab_size=204800, hidden_size=6144, intermediate_size=24576,
         moe_intermediate_size=6144, num_hidden_layers=72, num_attention_heads=64, n_shared_experts=1,

@@ -5,6 +5,7 @@ Defaults: the transformers 5.24 config classes (parameter and cache fields; ``No
 from __future__ import annotations
 
 from ..model_type import ModelType
+from ..quirks import Quirk as Q
 from .common import LLAMA_LIKE
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
 
@@ -19,7 +20,7 @@ DOTS3_ENTRIES: tuple[ModelType, ...] = (
     ModelType("dots3_note_audio_encoder", kind="no_cache", defaults=_d(
         hidden_size=1280, intermediate_size=5120, num_hidden_layers=32, num_attention_heads=20, feature_size=128,
         downsample_hidden_size=480, attention_bias=True, adapter_input_size=1280, adapter_out_dim=5120)),
-    ModelType("dots3_note_text", quirks=frozenset({"float32_indexer"}), params="dots3_note_text", defaults=_d(
+    ModelType("dots3_note_text", quirks=frozenset({Q.FLOAT32_INDEXER}), params="dots3_note_text", defaults=_d(
         LLAMA_LIKE, vocab_size=152064, hidden_size=5120, intermediate_size=13824, moe_intermediate_size=1536,
         num_hidden_layers=46, num_attention_heads=128, num_key_value_heads=128, n_shared_experts=1,
         n_routed_experts=256, kv_lora_rank=512, q_lora_rank=1024, qk_rope_head_dim=64, v_head_dim=128,

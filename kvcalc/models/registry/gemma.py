@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..layer_rules import field_pattern, fixed_pattern
 from ..model_type import ModelType, Vision
+from ..quirks import Quirk as Q
 from .common import LLAMA_LIKE
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
 
@@ -17,7 +18,7 @@ GEMMA_ENTRIES: tuple[ModelType, ...] = (
         LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
         num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, sliding_window=4096)),
     ModelType("gemma3_text", params="llama_like", layer_rule=field_pattern, norms_per_layer=4,
-              quirks=frozenset({"qk_norm"}), defaults=_d(
+              quirks=frozenset({Q.QK_NORM}), defaults=_d(
         LLAMA_LIKE, vocab_size=262208, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
         num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True,
         sliding_window=4096, sliding_window_pattern=6, max_position_embeddings=131072)),
@@ -30,7 +31,7 @@ GEMMA_ENTRIES: tuple[ModelType, ...] = (
     # the Gemma 4 tower and the self-conditioning MLP (kvcalc.models.gemma.diffusion_gemma). Its KV is estimated (quirk
     # prefix_cache)
     ModelType("diffusion_gemma_text", layer_rule=fixed_pattern(6),
-              quirks=frozenset({"last_layer_full", "global_head_dim", "prefix_cache"}),
+              quirks=frozenset({Q.LAST_LAYER_FULL, Q.GLOBAL_HEAD_DIM, Q.PREFIX_CACHE}),
               params="gemma4_text", defaults=_d(
         vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
         num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, attention_bias=False, sliding_window=512,
@@ -47,7 +48,7 @@ GEMMA_ENTRIES: tuple[ModelType, ...] = (
         vocab_size=262400, hidden_size=2048, intermediate_size=16384, num_hidden_layers=35, num_attention_heads=8,
         num_key_value_heads=2, tie_word_embeddings=True, attention_bias=False, vocab_size_per_layer_input=262144,
         hidden_size_per_layer_input=256, altup_num_inputs=4, laurel_rank=64)),
-    ModelType("gemma4_text", layer_rule=fixed_pattern(6), quirks=frozenset({"last_layer_full", "global_head_dim"}),
+    ModelType("gemma4_text", layer_rule=fixed_pattern(6), quirks=frozenset({Q.LAST_LAYER_FULL, Q.GLOBAL_HEAD_DIM}),
               params="gemma4_text", defaults=_d(      # Gemma4TextConfig (parameter fields)
         vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
         num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, attention_bias=False, sliding_window=512,
@@ -57,7 +58,7 @@ GEMMA_ENTRIES: tuple[ModelType, ...] = (
     # Gemma 4 Unified: Gemma4UnifiedTextConfig derives its layers and full-layer head dims as Gemma4TextConfig
     # does, and deletes hidden_size_per_layer_input and enable_moe_block (no per-layer inputs, no MoE block)
     ModelType("gemma4_unified_text", layer_rule=fixed_pattern(6),
-              quirks=frozenset({"last_layer_full", "global_head_dim", "no_per_layer_inputs"}),
+              quirks=frozenset({Q.LAST_LAYER_FULL, Q.GLOBAL_HEAD_DIM, Q.NO_PER_LAYER_INPUTS}),
               params="gemma4_text", defaults=_d(      # Gemma4UnifiedTextConfig (parameter fields)
         vocab_size=262144, hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
         num_key_value_heads=4, head_dim=256, tie_word_embeddings=True, attention_bias=False, sliding_window=1024,

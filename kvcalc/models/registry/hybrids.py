@@ -16,6 +16,7 @@ from ..layer_rules import (
     olmo_hybrid_layers,
 )
 from ..model_type import ModelType
+from ..quirks import Quirk as Q
 from ..state_rules import (
     bailing_delta_states,
     inkling_kv_states,
@@ -42,7 +43,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
     #      (tests/reference/test_transformers_coverage.py)
     ModelType("bailing_hybrid", layer_rule=group_last_full, state_rule=bailing_delta_states, recurrent_kind="linear",
               params="kda_hybrid", moe="first_dense",
-              quirks=frozenset({"kda_from_attention", "kda_full_gates", "mla_head_gate"}),
+              quirks=frozenset({Q.KDA_FROM_ATTENTION, Q.KDA_FULL_GATES, Q.MLA_HEAD_GATE}),
               defaults=_d(_KDA_MLA, layer_group_size=6, linear_head_dim=128, linear_num_heads=32,
                           linear_conv_kernel_dim=4,
                           # parameter fields (BailingHybridConfig)
@@ -51,7 +52,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
                           num_experts_per_tok=8, first_k_dense_replace=2, tie_word_embeddings=False,
                           attention_bias=False)),
     ModelType("olmo_hybrid", layer_rule=olmo_hybrid_layers, state_rule=olmo_hybrid_states, recurrent_kind="linear",
-              params="olmo_hybrid", quirks=frozenset({"gated_delta_net", "full_qk_norm"}),
+              params="olmo_hybrid", quirks=frozenset({Q.GATED_DELTA_NET, Q.FULL_QK_NORM}),
               # num_key_value_heads and the linear_* geometry: derived (olmo_hybrid_linear)
               defaults=_d(num_key_value_heads=None, linear_conv_kernel_dim=4, linear_key_head_dim=None,
                           linear_value_head_dim=None, linear_num_key_heads=None, linear_num_value_heads=None,
@@ -66,7 +67,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
     # Inkling 2 parameters by kvcalc.models.hybrids.inkling2_text (fields: Inkling2TextConfig and the loop
     # variant's; the same weights either way)
     *(ModelType(name, layer_rule=inkling_layers, state_rule=inkling_states, params="inkling2_text",
-                kv_state_rule=inkling_kv_states, quirks=frozenset({"loop_passes"}) if "loop" in name else frozenset(),
+                kv_state_rule=inkling_kv_states, quirks=frozenset({Q.LOOP_PASSES}) if "loop" in name else frozenset(),
                 defaults=_d(num_key_value_heads=8, head_dim=128, conv_kernel_size=4, vocab_size=201024,
                             unpadded_vocab_size=200058, d_rel=16, rel_extent=1024, num_experts_per_tok=8, **swa))
       for name, swa in (
@@ -93,7 +94,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
     ModelType("glm5_next_text", layer_rule=lambda r, n, w: [
         "indexed_attention" if i % 4 == 3 else "linear_attention" for i in range(n)],
               state_rule=kimi_delta_states, recurrent_kind="linear",
-              quirks=frozenset({"pooled_indexer", "glm5_next_hc"}), params="kda_hybrid", moe="first_dense",
+              quirks=frozenset({Q.POOLED_INDEXER, Q.GLM5_NEXT_HC}), params="kda_hybrid", moe="first_dense",
               dense_first=3,
               defaults=_d(num_key_value_heads=64, kv_lora_rank=512, qk_rope_head_dim=0, qk_nope_head_dim=256,
                           v_head_dim=256, index_head_dim=128, index_topk=2048, linear_head_dim=128,
@@ -104,7 +105,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
                           q_lora_rank=1536, num_experts_per_tok=8, tie_word_embeddings=False, attention_bias=False,
                           index_n_heads=32, index_kpool=16, hc_mult=4)),
     # GLM-5 Next, counted by kvcalc.models.hybrids.glm5_next (Glm5NextConfig / Glm5NextVisionConfig)
-    ModelType("glm5_next", text_type="glm5_next_text", params="glm5_next", quirks=frozenset({"flat_text"}),
+    ModelType("glm5_next", text_type="glm5_next_text", params="glm5_next", quirks=frozenset({Q.FLAT_TEXT}),
               defaults=_d(tie_word_embeddings=False)),
     ModelType("glm5_next_vision", kind="no_cache", defaults=_d(
         depth=24, hidden_size=1024, attention_bias=True, num_heads=16, in_channels=3, patch_size=14,
@@ -118,7 +119,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
         temporal_patch_size=2, num_hidden_layers=14, num_attention_heads=16, num_key_value_heads=8,
         conv_kernel_size=3)),
     ModelType("lfm3", layer_rule=lfm3_layers, state_rule=short_conv_states, recurrent_kind="conv",
-              params="lfm2", quirks=frozenset({"lfm3_attention"}),
+              params="lfm2", quirks=frozenset({Q.LFM3_ATTENTION}),
               defaults=_d(num_key_value_heads=4, head_dim=128, sliding_window=256, conv_L_cache=7,
                           # parameter fields (Lfm3Config)
                           vocab_size=128000, hidden_size=2048, intermediate_size=7680, num_hidden_layers=24,
@@ -133,7 +134,7 @@ HYBRIDS_ENTRIES: tuple[ModelType, ...] = (
     # each conv layer holding LFM2's short-conv state (Lfm2MoeShortConv, conv_L_cache); its class default
     # layer_types is None, which Lfm2MoeDecoderLayer cannot build, so a config without the list is refused
     ModelType("lfm2_moe", layer_rule=listed_only("layer_types"), state_rule=short_conv_states,
-              recurrent_kind="conv", params="lfm2", moe="first_dense", quirks=frozenset({"no_shared_experts"}),
+              recurrent_kind="conv", params="lfm2", moe="first_dense", quirks=frozenset({Q.NO_SHARED_EXPERTS}),
               defaults=_d(   # moe_intermediate_size .. num_experts_per_tok are parameter fields
         moe_intermediate_size=1792, num_experts=32, num_dense_layers=2, num_experts_per_tok=4,
         vocab_size=65536, hidden_size=2048, intermediate_size=7168, num_hidden_layers=32, num_attention_heads=32,

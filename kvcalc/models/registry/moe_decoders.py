@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..model_type import ModelType
+from ..quirks import Quirk as Q
 from .common import LLAMA_LIKE
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
 
@@ -20,7 +21,7 @@ DBRX_FFN_DEFAULTS: Mapping[str, Any] = _d(ffn_hidden_size=3584, moe_num_experts=
 
 MOE_DECODERS_ENTRIES: tuple[ModelType, ...] = (
     # DBRX: fields d_model / n_heads / n_layers (DbrxConfig.attribute_map), KV heads and experts nested
-    ModelType("dbrx", params="dbrx", quirks=frozenset({"attn_config_kv"}), defaults=_d(
+    ModelType("dbrx", params="dbrx", quirks=frozenset({Q.ATTN_CONFIG_KV}), defaults=_d(
         vocab_size=32000, hidden_size=2048, num_attention_heads=16, num_hidden_layers=24,
         tie_word_embeddings=False)),
     # HunYuan: query_layernorm / key_layernorm of head_dim; MoE: router wg, experts of intermediate_size and a
@@ -35,14 +36,14 @@ MOE_DECODERS_ENTRIES: tuple[ModelType, ...] = (
         index_head_dim=128, index_n_heads=16, index_topk=2048, gated_norm_rank=16, head_dim=None)),
     # HY-V4: DeepSeek-V3.2-style MLA + DSA indexer (only on "full" indexer_types layers) + output gate, sinks and
     # hyper-connections (kvcalc.models.moe_decoders.hy_v4)
-    ModelType("hy_v4", params="hy_v4", dense_first=1, quirks=frozenset({"dsa_indexer", "shared_indexer"}),
+    ModelType("hy_v4", params="hy_v4", dense_first=1, quirks=frozenset({Q.DSA_INDEXER, Q.SHARED_INDEXER}),
               defaults=_d(
         LLAMA_LIKE, vocab_size=120832, hidden_size=2816, intermediate_size=6912, moe_intermediate_size=768,
         num_hidden_layers=34, num_attention_heads=32, num_key_value_heads=None, head_dim=None,
         tie_word_embeddings=False, attention_bias=False, n_routed_experts=256, n_shared_experts=1,
         num_experts_per_tok=8, q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=192, qk_rope_head_dim=64,
         v_head_dim=256, index_topk=2048, index_head_dim=128, index_n_heads=16, hc_mult=4)),
-    ModelType("hy_v4_vl_text", params="hy_v4", dense_first=1, quirks=frozenset({"dsa_indexer", "shared_indexer"}),
+    ModelType("hy_v4_vl_text", params="hy_v4", dense_first=1, quirks=frozenset({Q.DSA_INDEXER, Q.SHARED_INDEXER}),
               defaults=_d(
         LLAMA_LIKE, vocab_size=120832, hidden_size=6144, intermediate_size=18432, moe_intermediate_size=2048,
         num_hidden_layers=78, num_attention_heads=64, num_key_value_heads=None, head_dim=None,

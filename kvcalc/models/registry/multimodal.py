@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..layer_rules import listed
 from ..model_type import ModelType
+from ..quirks import Quirk as Q
 from .common import LLAMA_LIKE, QWEN3_VISION
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
 
@@ -18,7 +19,7 @@ MULTIMODAL_ENTRIES: tuple[ModelType, ...] = (
         attn_resolutions=(3,), hidden_size=1024, num_attention_heads=1)),
     # Chameleon (modeling_chameleon.py): Llama modules + q/k LayerNorms over (heads, head_dim), and the VQ-VAE
     # image tokenizer of vq_config (kvcalc.models.multimodal.chameleon)
-    ModelType("chameleon", params="chameleon", mlp_bias="mlp_bias", quirks=frozenset({"full_qk_norm"}), defaults=_d(
+    ModelType("chameleon", params="chameleon", mlp_bias="mlp_bias", quirks=frozenset({Q.FULL_QK_NORM}), defaults=_d(
         LLAMA_LIKE, vocab_size=65536, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=32)),
     ModelType("chameleon_vqgan", kind="no_cache", defaults=_d(
@@ -60,7 +61,7 @@ MULTIMODAL_ENTRIES: tuple[ModelType, ...] = (
         vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
         max_position_embeddings=512, cross_attention_frequency=2, encoder_hidden_size=1408))
       for name in ("instructblip_qformer", "instructblipvideo_qformer")),
-    ModelType("fuyu", text_type="persimmon", params="fuyu", quirks=frozenset({"flat_text"}),  # FuyuConfig seeds text
+    ModelType("fuyu", text_type="persimmon", params="fuyu", quirks=frozenset({Q.FLAT_TEXT}),  # FuyuConfig seeds text
               defaults=_d(  # FuyuConfig (parameter fields)
         tie_word_embeddings=False, patch_size=30, num_channels=3)),
     ModelType("mllama", text_type="mllama_text_model", params="mllama"),

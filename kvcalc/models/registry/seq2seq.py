@@ -10,6 +10,7 @@ from typing import Any
 
 from ..layer_rules import field_pattern, fixed_pattern
 from ..model_type import ModelType
+from ..quirks import Quirk as Q
 from .common import LLAMA_LIKE
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
 
@@ -50,7 +51,7 @@ _BART_FIELDS = dict(vocab_size=50265, d_model=1024, encoder_layers=12, decoder_l
 
 
 def _bart_like(name: str, quirks: str, **defaults: Any) -> ModelType:
-    return ModelType(name, kind="encoder_decoder", params="bart", quirks=frozenset(quirks.split()),
+    return ModelType(name, kind="encoder_decoder", params="bart", quirks=frozenset(Q(q) for q in quirks.split()),
                      defaults=_d(_BART_FIELDS, **defaults))
 
 
@@ -106,7 +107,7 @@ SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
     # VisionEncoderDecoderModel's decoder is its nested 'decoder' config (default a BERT with
     # add_cross_attention: CROSS_ATTENTION_DECODERS), read as EncoderDecoderModel's (kvcalc.architectures);
     # counted by kvcalc.models.seq2seq.vision_encoder_decoder
-    ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"}),
+    ModelType("vision-encoder-decoder", kind="encoder_decoder", quirks=frozenset({Q.NESTED_DECODER}),
               params="vision_encoder_decoder"),
     # ---- encoder-decoders and models without a KV cache
     ModelType("t5", kind="encoder_decoder", params="t5", defaults=_d(
@@ -114,9 +115,9 @@ SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
         relative_attention_num_buckets=32, feed_forward_proj="relu")),
     *(ModelType(name, kind="encoder_decoder") for name in _ENCODER_DECODER),
     ModelType("mt5", kind="encoder_decoder", params="t5", defaults=_d(_MT5_FIELDS)),
-    ModelType("umt5", kind="encoder_decoder", params="t5", quirks=frozenset({"relative_bias_every_layer"}),
+    ModelType("umt5", kind="encoder_decoder", params="t5", quirks=frozenset({Q.RELATIVE_BIAS_EVERY_LAYER}),
               defaults=_d(_MT5_FIELDS)),
-    ModelType("longt5", kind="encoder_decoder", params="t5", quirks=frozenset({"transient_global"}),
+    ModelType("longt5", kind="encoder_decoder", params="t5", quirks=frozenset({Q.TRANSIENT_GLOBAL}),
               defaults=_d(_T5_FIELDS, encoder_attention_type="local")),
     _bart_like("bart", "positions_offset_2 layernorm_embedding"),
     _bart_like("mbart", "positions_offset_2 layernorm_embedding final_layer_norm"),
@@ -152,26 +153,26 @@ SEQ2SEQ_ENTRIES: tuple[ModelType, ...] = (
                  encoder_layers=24, decoder_layers=24, encoder_ffn_dim=8192, decoder_ffn_dim=8192,
                  max_position_embeddings=pos) for name, pos in (("seamless_m4t", 1024), ("seamless_m4t_v2", 4096))),
     ModelType("t5gemma", kind="encoder_decoder", params="t5gemma", text_type="t5_gemma_module",
-              quirks=frozenset({"nested_decoder"}), defaults=_d(tie_word_embeddings=True)),
+              quirks=frozenset({Q.NESTED_DECODER}), defaults=_d(tie_word_embeddings=True)),
     ModelType("t5_gemma_module", norms_per_layer=4, not_countable="counted as part of t5gemma (Llama-style stacks)",
               layer_rule=fixed_pattern(2), defaults=_d(   # T5GemmaModuleConfig.__post_init__: (i + 1) % 2
                   LLAMA_LIKE, vocab_size=256000, hidden_size=2304, intermediate_size=9216,
                   num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
                   tie_word_embeddings=True, cross_attention_hidden_size=None, sliding_window=4096)),
-    ModelType("t5gemma2", kind="encoder_decoder", text_type="t5gemma2_decoder", quirks=frozenset({"nested_decoder"}),
+    ModelType("t5gemma2", kind="encoder_decoder", text_type="t5gemma2_decoder", quirks=frozenset({Q.NESTED_DECODER}),
               params="t5gemma2", defaults=_d(tie_word_embeddings=True)),
     # T5Gemma2DecoderConfig / T5Gemma2TextConfig.__post_init__: every sliding_window_pattern-th layer full (the
     # kwarg, default 6); Gemma 3 stacks (4 norms per layer, q / k norms) counted by the Llama-style counter
     *(ModelType(name, layer_rule=field_pattern, not_countable="counted as part of t5gemma2", norms_per_layer=4,
-                quirks=frozenset({"qk_norm"}), defaults=_d(
+                quirks=frozenset({Q.QK_NORM}), defaults=_d(
                     LLAMA_LIKE, vocab_size=262208, hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
                     num_attention_heads=8, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True,
                     sliding_window=4096, sliding_window_pattern=6, max_position_embeddings=131072))
       for name in ("t5gemma2_decoder", "t5gemma2_text")),
-    ModelType("encoder-decoder", kind="encoder_decoder", quirks=frozenset({"nested_decoder"}),
+    ModelType("encoder-decoder", kind="encoder_decoder", quirks=frozenset({Q.NESTED_DECODER}),
               params="encoder_decoder"),
     ModelType("nllb-moe", kind="encoder_decoder", params="nllb_moe", quirks=frozenset({
-        "positions_buffer", "final_layer_norm"}), defaults=_d(
+        Q.POSITIONS_BUFFER, Q.FINAL_LAYER_NORM}), defaults=_d(
         _BART_FIELDS, vocab_size=128112, num_experts=128, router_bias=False, encoder_sparse_step=4,
         decoder_sparse_step=4)),
     ModelType("nllb_moe", kind="encoder_decoder", same_as="nllb-moe"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..layer_rules import all_layers, jamba_layers, listed, listed_only, zamba2_layers, zamba_layers
 from ..model_type import ModelType
+from ..quirks import Quirk as Q
 from ..state_rules import jamba_states, mamba2_like, mamba_states, nemotron_h_states, zamba_states, zaya_states
 from .common import LLAMA_LIKE
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
@@ -51,20 +52,20 @@ SSM_ENTRIES: tuple[ModelType, ...] = (
     ModelType("falcon_h1", layer_rule=all_layers("hybrid"),
               state_rule=mamba2_like("mamba_expand", "mamba_n_groups", "mamba_d_state", "mamba_n_heads",
                                       "mamba_d_head", "mamba_d_conv", inner="mamba_d_ssm"),
-              params="mamba2_hybrid", mlp_bias="mlp_bias", quirks=frozenset({"falcon_h1_mixer"}), defaults=_d(
+              params="mamba2_hybrid", mlp_bias="mlp_bias", quirks=frozenset({Q.FALCON_H1_MIXER}), defaults=_d(
         LLAMA_LIKE, _MAMBA2_FIELDS, _MAMBA2_PARAMS, num_key_value_heads=8, vocab_size=128000, hidden_size=4096,
         intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, mlp_bias=False, mamba_d_ssm=1024,
         projectors_bias=False, mamba_rms_norm=False)),
     # Zamba (v1): layers_block_type lists "linear_attention" (Mamba-1) and "hybrid" (Mamba-1 + the shared
     # attention block on 2 x hidden_size); verified by the coverage fixture
-    ModelType("zamba", layer_rule=zamba_layers, quirks=frozenset({"doubled_attention_head_dim"}),
+    ModelType("zamba", layer_rule=zamba_layers, quirks=frozenset({Q.DOUBLED_ATTENTION_HEAD_DIM}),
               state_rule=zamba_states, params="zamba", defaults=_d(
         mamba_expand=2, mamba_d_state=16, mamba_d_conv=4, num_key_value_heads=16,
         # parameter fields (ZambaConfig)
         vocab_size=32000, hidden_size=3712, intermediate_size=14848, num_hidden_layers=76, num_attention_heads=16,
         tie_word_embeddings=True, mamba_dt_rank="auto", mamba_conv_bias=True, mamba_proj_bias=False,
         attn_layer_period=6, attn_layer_offset=4)),
-    ModelType("zamba2", layer_rule=zamba2_layers, quirks=frozenset({"doubled_attention_head_dim", "zamba2_blocks"}),
+    ModelType("zamba2", layer_rule=zamba2_layers, quirks=frozenset({Q.DOUBLED_ATTENTION_HEAD_DIM, Q.ZAMBA2_BLOCKS}),
               state_rule=mamba2_like("mamba_expand", "mamba_ngroups", "mamba_d_state", "n_mamba_heads",
                                       "mamba_headdim", "mamba_d_conv"), params="zamba", defaults=_d(
         mamba_expand=2, mamba_ngroups=1, mamba_d_state=64, n_mamba_heads=8, mamba_d_conv=4,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..layer_rules import qwen_window
 from ..model_type import ModelType, Vision
+from ..quirks import Quirk as Q
 from .common import LLAMA_LIKE, QWEN3_VISION, QWEN_MOE
 from .common import class_defaults as _d  # every entry's defaults (short: hundreds of uses)
 
@@ -70,7 +71,7 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
             num_key_value_heads=8)), defaults=_d(tie_word_embeddings=True, spatial_merge_size=2)),
     # Qwen2VLConfig / Qwen2_5_VLConfig seed text_config from the top-level kwargs when it is absent (flat_text)
     *(ModelType(name, text_type=text, params="multimodal", defaults=_d(_QWEN_VL), vision=Vision(tower, "qwen_vl"),
-                quirks=frozenset({"flat_text"}) if name in ("qwen2_vl", "qwen2_5_vl") else frozenset())
+                quirks=frozenset({Q.FLAT_TEXT}) if name in ("qwen2_vl", "qwen2_5_vl") else frozenset())
       for name, text, tower in (
         ("qwen2_vl", "qwen2_vl_text", "qwen2_vl_vision"), ("qwen2_5_vl", "qwen2_5_vl_text", "qwen2_5_vl_vision"),
         ("qwen3_vl", "qwen3_vl_text", "qwen3_vl_vision"), ("cosmos3_omni", "qwen3_vl_text", "qwen3_vl_vision"),
@@ -109,7 +110,7 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
     ModelType("video_llama_3", text_type="qwen2", params="multimodal", vision=Vision("video_llama_3_vision",
                                                                                     "deepseek_vl"),
               defaults=_d(tie_word_embeddings=False)),
-    ModelType("paddleocr_vl", text_type="paddleocr_vl_text", params="multimodal", quirks=frozenset({"flat_text"}),
+    ModelType("paddleocr_vl", text_type="paddleocr_vl_text", params="multimodal", quirks=frozenset({Q.FLAT_TEXT}),
               vision=Vision("paddleocr_vl_vision", "paddleocr_vl"), defaults=_d(tie_word_embeddings=True)),
     *(ModelType(name, text_type=text, params="multimodal", vision=Vision(tower, "qwen_vl"),
                 defaults=_d(tie_word_embeddings=False)) for name, text, tower in (
@@ -189,7 +190,7 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
     ModelType("granite_docling_text", params="llama_like", mlp_bias="mlp_bias", defaults=_d(
         LLAMA_LIKE, vocab_size=133800, hidden_size=1024, intermediate_size=2048, num_hidden_layers=28,
         num_attention_heads=16, num_key_value_heads=4, tie_word_embeddings=True)),
-    ModelType("cosmos3_edge_text", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({"plain_mlp"}),
+    ModelType("cosmos3_edge_text", params="llama_like", mlp_bias="mlp_bias", quirks=frozenset({Q.PLAIN_MLP}),
               defaults=_d(LLAMA_LIKE, vocab_size=131072, hidden_size=2048, intermediate_size=9216,
                           num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=8, head_dim=128)),
     ModelType("glm_ocr_text", params="llama_like", attn_bias=(False, False), norms_per_layer=4, defaults=_d(
@@ -220,10 +221,10 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
         resampler_num_latents=64, resampler_ff_mult=4)),
     *(ModelType(name, params="llama_like", attn_bias=(True, False), layer_rule=qwen_window,
                 defaults=_d(_QWEN_VL_TEXT)) for name in ("qwen2_vl_text", "qwen2_5_vl_text")),
-    ModelType("qwen3_vl_text", params="llama_like", quirks=frozenset({"qk_norm"}), defaults=_d(
+    ModelType("qwen3_vl_text", params="llama_like", quirks=frozenset({Q.QK_NORM}), defaults=_d(
         LLAMA_LIKE, vocab_size=151936, hidden_size=4096, intermediate_size=22016, num_hidden_layers=32,
         num_attention_heads=32, num_key_value_heads=32, head_dim=128)),
-    ModelType("qwen3_vl_moe_text", params="llama_like", moe="sparse_step", quirks=frozenset({"qk_norm"}), defaults=_d(
+    ModelType("qwen3_vl_moe_text", params="llama_like", moe="sparse_step", quirks=frozenset({Q.QK_NORM}), defaults=_d(
         LLAMA_LIKE, QWEN_MOE, vocab_size=151936, hidden_size=2048, intermediate_size=5632, num_hidden_layers=24,
         num_attention_heads=16, num_key_value_heads=16, head_dim=128, tie_word_embeddings=True,
         moe_intermediate_size=1408, num_experts_per_tok=4, num_experts=60)),
@@ -232,7 +233,7 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
         LLAMA_LIKE, vocab_size=151552, hidden_size=4096, intermediate_size=13696, num_hidden_layers=40,
         num_attention_heads=32, num_key_value_heads=2)),
     ModelType("glm4v_moe_text", params="llama_like", moe="first_dense", attn_bias=("attention_bias", False),
-              quirks=frozenset({"floor_head_dim"}), defaults=_d(
+              quirks=frozenset({Q.FLOOR_HEAD_DIM}), defaults=_d(
         LLAMA_LIKE, vocab_size=151424, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
         num_attention_heads=96, num_key_value_heads=8, attention_bias=True, moe_intermediate_size=1408,
         n_routed_experts=128, num_experts_per_tok=8, first_k_dense_replace=1, n_shared_experts=1)),
@@ -241,17 +242,17 @@ VISION_LANGUAGE_ENTRIES: tuple[ModelType, ...] = (
               defaults=_d(LLAMA_LIKE, vocab_size=103424, hidden_size=1024, intermediate_size=3072,
                           num_hidden_layers=18, num_attention_heads=16, num_key_value_heads=2, head_dim=128,
                           use_bias=False, tie_word_embeddings=True)),
-    ModelType("molmo2_text", params="molmo2_text", attn_bias=("attention_bias", False), quirks=frozenset({"qk_norm"}),
+    ModelType("molmo2_text", params="molmo2_text", attn_bias=("attention_bias", False), quirks=frozenset({Q.QK_NORM}),
               defaults=_d(LLAMA_LIKE, vocab_size=151936, additional_vocab_size=128, hidden_size=4096,
                           intermediate_size=12288, num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8,
                           head_dim=128, attention_bias=False, qk_norm_type="qwen3", tie_word_embeddings=False)),
     ModelType("step3p5", params="step3p5", moe="first_dense", dense_first=3, mlp_bias="mlp_bias",
-              quirks=frozenset({"qk_norm", "head_softplus_gate", "no_shared_experts", "sized_shared_expert"}),
+              quirks=frozenset({Q.QK_NORM, Q.HEAD_SOFTPLUS_GATE, Q.NO_SHARED_EXPERTS, Q.SIZED_SHARED_EXPERT}),
               defaults=_d(LLAMA_LIKE, vocab_size=128815, hidden_size=4096, intermediate_size=11264,
                           num_hidden_layers=45, num_attention_heads=64, num_key_value_heads=8, head_dim=128,
                           num_experts_per_tok=8, moe_intermediate_size=1280, n_routed_experts=288,
                           share_expert_dim=1280, gating=True, num_sliding_attention_heads=None)),
-    ModelType("muse_glimmer_text", params="muse_text", norms_per_layer=4, quirks=frozenset({"gated_q_proj"}),
+    ModelType("muse_glimmer_text", params="muse_text", norms_per_layer=4, quirks=frozenset({Q.GATED_Q_PROJ}),
               layer_rule=lambda r, n, w: ["full_attention" if (n - 1 - i) % 4 == 0 else "sliding_attention"
                                           for i in range(n)],
               defaults=_d(LLAMA_LIKE, vocab_size=202048, hidden_size=6656, intermediate_size=19968,
