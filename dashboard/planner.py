@@ -367,7 +367,7 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
     """Memory chart, its controls (drawn into the sidebar ``slot``), its exports and the share link:
     a fragment, so changing the log axis or the extra curves reruns only this, not the plan."""
     log_x, curves, show_all = _chart_controls(slot)
-    page.share_box("", slot)        # here, so the link includes the controls after a fragment rerun
+    inputs.share_box(state.PLANNER, "", slot)        # here, so the link includes the controls after a fragment rerun
     top = max(ctx, longest or 0, spec.max_position_embeddings or 0, 1024)
     windows = [a.window for l in spec.layers for a in l.attention if a.window]
     pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, longest or 0, *windows])
@@ -404,7 +404,7 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
     # read now: the file is built later, outside this run
     link = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
     widgets = {k: st.session_state[k] for k in state.page_keys(state.PLANNER) if k in st.session_state}
-    share = state.share_link("")
+    share = inputs.share_link(state.PLANNER, "")
     c2.download_button("Plan (JSON)", lambda: exports.plan_json(
                            model=choice.name, model_source=choice.origin, plan=p.to_dict(), speed=speed.to_dict(),
                            batch=batch, context=ctx, options=options, link_inputs=link, widgets=widgets,
@@ -423,12 +423,12 @@ def render() -> None:
     config = choice.config
     if not page.model_ready(choice) or config is None:
         _chart_controls(slot)
-        page.share_box("", slot)
+        inputs.share_box(state.PLANNER, "", slot)
         return
     given = _given_weights(config, choice, options)
     if given is None:
         _chart_controls(slot)
-        page.share_box("", slot)
+        inputs.share_box(state.PLANNER, "", slot)
         return
     options = {**options, **given}
     what_if = variant.get("variant", "as configured")
@@ -440,7 +440,7 @@ def render() -> None:
         speed = estimate_speed(setup, p.batch, p.context)
     except KVCalcError as e:
         _chart_controls(slot)
-        page.share_box("", slot)
+        inputs.share_box(state.PLANNER, "", slot)
         st.error(f"Cannot plan this: {md(e)}")
         return
     base = _as_configured(config, options, choice, p) if what_if != "as configured" else None
