@@ -130,8 +130,13 @@ def _at(points: Sequence[CurvePoint], context: int | None) -> CurvePoint | None:
 def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[tuple[str, int]],
                  longest: int | None, extra_curves: dict[int, list[CurvePoint]] | None = None,
                  title: str = "", chosen: int | None = None, chosen_gpu: tuple[str, int] | None = None,
-                 budget: tuple[str, int] | None = None, show_all: bool = False) -> Figure:
+                 budget: tuple[str, int] | None = None, show_all: bool = False,
+                 refused_from: tuple[int, str] | None = None) -> Figure:
     """Stacked weights / overhead / KV per GPU (GiB) against context (tokens).
+
+    ``refused_from`` (tokens, engine label): past that length the engine as configured refuses a request
+    (vLLM past its ``max_model_len``); the curve there shows what a request of that length would need, in a
+    shaded region named so (:func:`refused_region`).
 
     Horizontal lines: ``chosen_gpu`` and ``capacities`` are full GPU memory (label, bytes), the
     chosen one darker; ``budget`` is what the runtime may use (vLLM: ``gpu_memory_utilization x
@@ -176,8 +181,25 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
     if longest:
         markers.append((f"longest context {longest:,}", longest, "longest"))
     s, n = _context_markers(markers, log_x, max(x, default=2))
+    if refused_from and x and refused_from[0] < max(x):
+        rect, refused_note = refused_region(refused_from[0], max(x), refused_from[1], log_x)
+        s, n = [rect, *s], [*n, refused_note]
     return {"data": data, "layout": _layout(title, log_x, shapes + s, notes + n, y_range=top, markers=len(markers),
                                             x_max=max(x, default=None))}
+
+
+REFUSED_FILL = "rgba(128, 128, 128, 0.18)"
+
+
+def refused_region(start: int, end: int, engine: str, log_x: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The shaded x range (``start``..``end`` tokens, full height) where ``engine`` refuses a request longer
+    than its ``max_model_len`` ``start``, and its label at the top of the range."""
+    rect = {"type": "rect", "xref": "x", "yref": "paper", "x0": start, "x1": end, "y0": 0, "y1": 1,
+            "fillcolor": REFUSED_FILL, "line": {"width": 0}, "layer": "below", "name": "refused"}
+    label = {"xref": "x", "yref": "paper", "x": _x_note(end, log_x), "y": 0.5, "xanchor": "right",
+             "showarrow": False, "name": "refused", "font": {"size": 11},
+             "text": f"{engine} refuses: longer than max_model_len {start:,}"}
+    return rect, label
 
 
 def curves_chart(series: dict[str, list[CurvePoint]], *, log_x: bool, capacities: Sequence[tuple[str, int]],

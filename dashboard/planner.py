@@ -361,6 +361,18 @@ def layer_rows(layers: tuple[LayerRow, ...], stages: bool = False) -> list[dict[
     return out
 
 
+def curve_deployment(setup: Deployment, p: kvcalc.PlanResult) -> tuple[Deployment, tuple[int, str] | None]:
+    """The deployment the memory curve is drawn from and where its engine refuses: an engine served with a
+    ``max_model_len`` below the model's maximum (vLLM) caps every request there, so a curve of the served
+    deployment would run flat past it as if longer requests fit. The curve is drawn as served at the model's
+    maximum (what a request of each length needs) and the range past the served length is shaded as refused."""
+    served = setup.max_model_len
+    model_max = setup.spec.max_position_embeddings
+    if not serves_context(p.runtime) or not served or not model_max or served >= model_max:
+        return setup, None
+    return with_max_model_len(setup, model_max), (served, runtime_label(p.runtime))
+
+
 @st.fragment
 def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, speed: SpeedEstimate, batch: int,
            ctx: int, slot: Any, choice: inputs.ModelChoice, options: dict[str, Any], longest: int | None) -> None:
@@ -371,8 +383,9 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
     top = max(ctx, longest or 0, spec.max_position_embeddings or 0, 1024)
     windows = [a.window for l in spec.layers for a in l.attention if a.window]
     pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, longest or 0, *windows])
-    curve = memory_curve(setup, batch, pts)
-    extra = {b: memory_curve(setup, b, pts) for b in curves if b != batch}
+    curve_setup, refused = curve_deployment(setup, p)
+    curve = memory_curve(curve_setup, batch, pts)
+    extra = {b: memory_curve(curve_setup, b, pts) for b in curves if b != batch}
     classes = []
     for gb, key in sorted(CLASS_REPRESENTATIVES.items()):
         g = get_gpu(key)
@@ -383,7 +396,7 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
     fig = charts.memory_chart(curve, log_x=log_x, capacities=classes, longest=longest, extra_curves=extra,
                               chosen=ctx, chosen_gpu=(f"{p.gpu} ({human_bytes(p.gpu_memory_bytes)})",
                                                       p.gpu_memory_bytes),
-                              budget=budget, show_all=show_all,
+                              budget=budget, show_all=show_all, refused_from=refused,
                               title=exports.chart_title(choice.name, p.gpu, p.gpus, batch))
     stem = exports.file_stem(choice.name, p.gpu, p.gpus)
     st.plotly_chart(fig, width="stretch", key="memory_chart", config={"toImageButtonOptions": {"filename": stem}})
