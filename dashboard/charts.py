@@ -152,9 +152,10 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
                  "line": {"width": 0.5, "color": COLORS[name]},
                  "hovertemplate": f"{label}: %{{y:.2f}} GiB<extra></extra>"}
         if name == "kv":
-            trace["customdata"] = totals
-            trace["hovertemplate"] = ("KV cache: %{y:.2f} GiB<br><b>total: %{customdata:.2f} GiB</b> "
-                                      "at %{x:,} tokens<extra></extra>")
+            # [total GiB, total / the runtime's budget] per point
+            trace["customdata"] = [[t, (p.total / p.budget) if p.budget else 0.0] for t, p in zip(totals, points)]
+            trace["hovertemplate"] = ("KV cache: %{y:.2f} GiB<br><b>total: %{customdata[0]:.2f} GiB</b>, "
+                                      "%{customdata[1]:.1%} of the budget, at %{x:,} tokens<extra></extra>")
         data.append(trace)
     extra_totals: list[float] = []
     for i, (batch, curve) in enumerate((extra_curves or {}).items()):

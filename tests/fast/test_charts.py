@@ -106,8 +106,9 @@ def test_hover_has_units_and_the_stacked_total():
     fig = charts.memory_chart(llama_like([1024, 8192]), log_x=True, capacities=[], longest=None)
     kv = next(t for t in fig["data"] if t["name"] == "KV cache")
     assert "GiB" in kv["hovertemplate"] and "total" in kv["hovertemplate"] and "tokens" in kv["hovertemplate"]
-    # total at 8,192 tokens: 15 GiB weights + 1 GiB overhead + 8,192 x 128 KiB = 17 GiB
-    assert kv["customdata"][1] == pytest.approx(17.0)
+    # total at 8,192 tokens: 15 GiB weights + 1 GiB overhead + 8,192 x 128 KiB = 17 GiB, 17 / 20 GiB of the budget
+    assert kv["customdata"][1] == pytest.approx([17.0, 0.85])
+    assert "of the budget" in kv["hovertemplate"]
     assert all("GiB" in t["hovertemplate"] for t in fig["data"])
 
 
