@@ -204,9 +204,11 @@ def refused_region(start: int, end: int, engine: str, log_x: bool) -> tuple[dict
 
 
 def curves_chart(series: dict[str, list[CurvePoint]], *, log_x: bool, capacities: Sequence[tuple[str, int]],
-                 title: str = "", show_all: bool = True) -> Figure:
+                 title: str = "", show_all: bool = False) -> Figure:
     """One total-memory line (GiB per GPU) per scenario (Compare page), each in its own palette
-    colour (:func:`series_style`), with the GPU lines of ``capacities`` (label, bytes)."""
+    colour (:func:`series_style`), with the GPU lines of ``capacities`` (label, bytes). The y axis is
+    clamped near the GPU lines (:func:`y_top`, with a note saying so) unless ``show_all``, so nine scenarios
+    with one climbing to hundreds of GiB still show where each crosses the GPU."""
     data = []
     totals: list[float] = []
     for i, (name, pts) in enumerate(series.items()):
@@ -215,9 +217,18 @@ def curves_chart(series: dict[str, list[CurvePoint]], *, log_x: bool, capacities
         data.append({"type": "scatter", "x": [p.context for p in pts], "y": ys, "mode": "lines", "name": name,
                      "line": series_style(i), "hovertemplate": "%{y:.2f} GiB<extra>" + name[:60] + "</extra>"})
     lines = [(label, nbytes / GiB, "chosen" if i == 0 else "other") for i, (label, nbytes) in enumerate(capacities)]
-    top, _ = y_top(totals, [y for _, y, _ in lines], None, show_all)
+    top, clamped = y_top(totals, [y for _, y, _ in lines], None, show_all)
     shapes, notes = _gpu_lines(lines, top)
+    if clamped:
+        notes.append(_clamp_note(top))
     return {"data": data, "layout": _layout(title, log_x, shapes, notes, y_range=top)}
+
+
+def _clamp_note(top: float) -> dict[str, Any]:
+    """The note of a y axis cut at ``top`` GiB."""
+    return {"xref": "paper", "yref": "paper", "x": 0, "y": 1, "xanchor": "left", "yanchor": "top",
+            "showarrow": False, "name": "clamp", "font": {"size": 11},
+            "text": f"y axis cut at {top:,.0f} GiB: the curves go higher"}
 
 
 def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], cells: Sequence[Sequence[Any]],

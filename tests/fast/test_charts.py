@@ -170,3 +170,15 @@ def test_curve_csv_and_titles_name_model_gpu_and_count():
     evil = list(csv.reader(io.StringIO(exports.curve_csv({1: pts}, model="=HYPERLINK(1)", gpu="g", gpus=1,
                                                          runtime="ideal"))))
     assert evil[1][0] == "'=HYPERLINK(1)"
+
+
+def test_compare_with_nine_scenarios_is_clamped_near_the_gpu_lines():
+    # nine scenarios, the last at 15 GiB + 1 GiB + 131,072 x 9 x 262,144 B = 304 GiB at 131,072 tokens
+    series = {f"scenario {i}": llama_like([1024, 131_072], per_token=262_144 * (i + 1)) for i in range(9)}
+    assert max(p.total for p in series["scenario 8"]) == 304 * GiB
+    h100 = 81_559 << 20                                  # data/gpus.csv (nvidia-smi), 79.65 GiB
+    fig = valid(charts.curves_chart(series, log_x=True, capacities=[("H100", h100), ("24 GB", 24 * GiB)]))
+    assert fig["layout"]["yaxis"]["range"][1] == pytest.approx(charts.CLAMP * h100 / GiB)
+    assert note(fig, "clamp")["text"].startswith(f"y axis cut at {charts.CLAMP * h100 / GiB:,.0f} GiB")
+    everything = charts.curves_chart(series, log_x=True, capacities=[("H100", h100)], show_all=True)
+    assert everything["layout"]["yaxis"]["range"][1] == pytest.approx(304 * 1.05)
