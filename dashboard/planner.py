@@ -101,11 +101,17 @@ def _outside_budget(p: kvcalc.PlanResult) -> str:
             f"in all ({p.total_bytes / p.gpu_memory_bytes:.1%} of the GPU).")
 
 
-def _verdict(v: Verdict) -> None:
+def _verdict(v: Verdict, what_if: str = "as configured") -> None:
     """The answer first, in its colour (green fits / amber fits if / red does not fit), with the fix
-    and the max_model_len the plan used and why."""
+    and the max_model_len the plan used and why. Under an attention what-if the model does not exist: the
+    verdict says it is hypothetical, in neutral blue, and offers no fix to launch."""
+    text = f"**{md(v.sentence)}.**"
+    if what_if != "as configured":
+        st.info(f"**Hypothetical** (attention what-if {md(what_if)}: no such checkpoint exists, so there is no "
+                f"command to run): {text}")
+        return
     box = st.success if v.state == "fits" else st.warning if v.state == "fits_if" else st.error
-    box(f"**{md(v.sentence)}.**" + (f"  \nFix: {md(v.fix)}." if v.fix and v.state == "does_not_fit" else "")
+    box(text + (f"  \nFix: {md(v.fix)}." if v.fix and v.state == "does_not_fit" else "")
         + (f"  \nvLLM {md(v.max_model_len_note)}." if v.max_model_len_note else ""))
 
 
@@ -458,9 +464,10 @@ def render() -> None:
         return
     base = _as_configured(config, options, choice, p) if what_if != "as configured" else None
     st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
-    _verdict(verdict)
+    _verdict(verdict, what_if)
     _badges(p, what_if, base[0] if base else None)
-    _command(choice, setup, p, verdict)
+    if what_if == "as configured":
+        _command(choice, setup, p, verdict)      # a what-if model cannot be launched
     _metrics(p, verdict)
     if what_if != "as configured":
         _what_if(what_if, choice, p, speed, base)
