@@ -66,6 +66,11 @@ def assert_link_reproduces(context, page, must: tuple[str, ...] = ()) -> str:
         other.goto(link)
         other.locator('[data-testid="stMain"] h1').first.wait_for(timeout=LOAD_MS)
         wait_idle(other, LOAD_MS)
+        # the page drew all it shows (the title comes first: an early read finds no number yet)
+        other.wait_for_function(
+            "([m, t]) => document.querySelectorAll('[data-testid=stMetric]').length >= m"
+            " && document.querySelectorAll('[data-testid=stDataFrame]').length >= t",
+            arg=[len(want["metrics"]), len(want["tables"])], timeout=LOAD_MS)
         no_exception(other)
         got = view(other)
         assert not other.get_by_test_id("stAlert").filter(has_text="fell back to defaults").count()
