@@ -243,7 +243,8 @@ def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], cells: Sequence
         "type": "heatmap", "z": z, "x": [f"{c:,}" for c in contexts], "y": [str(b) for b in batches],
         "zmin": 0, "zmax": 1.2, "text": text, "texttemplate": "%{text}", "customdata": hover,
         "colorscale": [[0, "#1a9850"], [0.8, "#fee08b"], [0.8333, "#d73027"], [1, "#67001f"]],
-        "colorbar": {"title": {"text": "of budget"}},
+        # read as shares: 0 %..120 %, the red starting at 100 % (0.8333 x 1.2) where a plan stops fitting
+        "colorbar": {"title": {"text": "of budget"}, "tickformat": ".0%", "tickvals": [0, 0.25, 0.5, 0.75, 1, 1.2]},
         "hovertemplate": "batch %{y}, %{x} tokens: %{customdata}<extra></extra>"}],
         "layout": {"title": {"text": title}, "xaxis": {"title": {"text": "context (tokens)"}, "type": "category"},
                    "yaxis": {"title": {"text": "batch"}, "type": "category"}, "height": 420}}

@@ -182,3 +182,15 @@ def test_compare_with_nine_scenarios_is_clamped_near_the_gpu_lines():
     assert note(fig, "clamp")["text"].startswith(f"y axis cut at {charts.CLAMP * h100 / GiB:,.0f} GiB")
     everything = charts.curves_chart(series, log_x=True, capacities=[("H100", h100)], show_all=True)
     assert everything["layout"]["yaxis"]["range"][1] == pytest.approx(304 * 1.05)
+
+
+def test_fit_heatmap_colour_bar_reads_in_percent_with_red_from_100():
+    from types import SimpleNamespace
+
+    cell = SimpleNamespace(share=0.5, of="budget", fits=True)
+    fig = valid(charts.fit_heatmap([1], [1024], [[cell]]))
+    trace = fig["data"][0]
+    assert (trace["zmin"], trace["zmax"]) == (0, 1.2)
+    assert trace["colorbar"]["tickformat"] == ".0%" and trace["colorbar"]["tickvals"][-2:] == [1, 1.2]
+    # 100 % of 0..1.2 sits at 1 / 1.2 = 0.8333 of the scale, where the red begins
+    assert [0.8333, "#d73027"] in trace["colorscale"]
