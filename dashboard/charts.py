@@ -130,8 +130,13 @@ def _at(points: Sequence[CurvePoint], context: int | None) -> CurvePoint | None:
 def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[tuple[str, int]],
                  longest: int | None, extra_curves: dict[int, list[CurvePoint]] | None = None,
                  title: str = "", chosen: int | None = None, chosen_gpu: tuple[str, int] | None = None,
-                 budget: tuple[str, int] | None = None, show_all: bool = False) -> Figure:
+                 budget: tuple[str, int] | None = None, show_all: bool = False,
+                 refused_from: tuple[int, str] | None = None) -> Figure:
     """Stacked weights / overhead / KV per GPU (GiB) against context (tokens).
+
+    ``refused_from`` (tokens, engine label): past that length the engine as configured refuses a request
+    (vLLM past its ``max_model_len``); the curve there shows what a request of that length would need, in a
+    shaded region named so (:func:`refused_region`).
 
     Horizontal lines: ``chosen_gpu`` and ``capacities`` are full GPU memory (label, bytes), the
     chosen one darker; ``budget`` is what the runtime may use (vLLM: ``gpu_memory_utilization x
@@ -147,9 +152,10 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
                  "line": {"width": 0.5, "color": COLORS[name]},
                  "hovertemplate": f"{label}: %{{y:.2f}} GiB<extra></extra>"}
         if name == "kv":
-            trace["customdata"] = totals
-            trace["hovertemplate"] = ("KV cache: %{y:.2f} GiB<br><b>total: %{customdata:.2f} GiB</b> "
-                                      "at %{x:,} tokens<extra></extra>")
+            # [total GiB, total / the runtime's budget] per point
+            trace["customdata"] = [[t, (p.total / p.budget) if p.budget else 0.0] for t, p in zip(totals, points)]
+            trace["hovertemplate"] = ("KV cache: %{y:.2f} GiB<br><b>total: %{customdata[0]:.2f} GiB</b>, "
+                                      "%{customdata[1]:.1%} of the budget, at %{x:,} tokens<extra></extra>")
         data.append(trace)
     extra_totals: list[float] = []
     for i, (batch, curve) in enumerate((extra_curves or {}).items()):
@@ -176,14 +182,33 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
     if longest:
         markers.append((f"longest context {longest:,}", longest, "longest"))
     s, n = _context_markers(markers, log_x, max(x, default=2))
+    if refused_from and x and refused_from[0] < max(x):
+        rect, refused_note = refused_region(refused_from[0], max(x), refused_from[1], log_x)
+        s, n = [rect, *s], [*n, refused_note]
     return {"data": data, "layout": _layout(title, log_x, shapes + s, notes + n, y_range=top, markers=len(markers),
                                             x_max=max(x, default=None))}
 
 
+REFUSED_FILL = "rgba(128, 128, 128, 0.18)"
+
+
+def refused_region(start: int, end: int, engine: str, log_x: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The shaded x range (``start``..``end`` tokens, full height) where ``engine`` refuses a request longer
+    than its ``max_model_len`` ``start``, and its label at the top of the range."""
+    rect = {"type": "rect", "xref": "x", "yref": "paper", "x0": start, "x1": end, "y0": 0, "y1": 1,
+            "fillcolor": REFUSED_FILL, "line": {"width": 0}, "layer": "below", "name": "refused"}
+    label = {"xref": "x", "yref": "paper", "x": _x_note(end, log_x), "y": 0.5, "xanchor": "right",
+             "showarrow": False, "name": "refused", "font": {"size": 11},
+             "text": f"{engine} refuses: longer than max_model_len {start:,}"}
+    return rect, label
+
+
 def curves_chart(series: dict[str, list[CurvePoint]], *, log_x: bool, capacities: Sequence[tuple[str, int]],
-                 title: str = "", show_all: bool = True) -> Figure:
+                 title: str = "", show_all: bool = False) -> Figure:
     """One total-memory line (GiB per GPU) per scenario (Compare page), each in its own palette
-    colour (:func:`series_style`), with the GPU lines of ``capacities`` (label, bytes)."""
+    colour (:func:`series_style`), with the GPU lines of ``capacities`` (label, bytes). The y axis is
+    clamped near the GPU lines (:func:`y_top`, with a note saying so) unless ``show_all``, so nine scenarios
+    with one climbing to hundreds of GiB still show where each crosses the GPU."""
     data = []
     totals: list[float] = []
     for i, (name, pts) in enumerate(series.items()):
@@ -192,9 +217,18 @@ def curves_chart(series: dict[str, list[CurvePoint]], *, log_x: bool, capacities
         data.append({"type": "scatter", "x": [p.context for p in pts], "y": ys, "mode": "lines", "name": name,
                      "line": series_style(i), "hovertemplate": "%{y:.2f} GiB<extra>" + name[:60] + "</extra>"})
     lines = [(label, nbytes / GiB, "chosen" if i == 0 else "other") for i, (label, nbytes) in enumerate(capacities)]
-    top, _ = y_top(totals, [y for _, y, _ in lines], None, show_all)
+    top, clamped = y_top(totals, [y for _, y, _ in lines], None, show_all)
     shapes, notes = _gpu_lines(lines, top)
+    if clamped:
+        notes.append(_clamp_note(top))
     return {"data": data, "layout": _layout(title, log_x, shapes, notes, y_range=top)}
+
+
+def _clamp_note(top: float) -> dict[str, Any]:
+    """The note of a y axis cut at ``top`` GiB."""
+    return {"xref": "paper", "yref": "paper", "x": 0, "y": 1, "xanchor": "left", "yanchor": "top",
+            "showarrow": False, "name": "clamp", "font": {"size": 11},
+            "text": f"y axis cut at {top:,.0f} GiB: the curves go higher"}
 
 
 def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], cells: Sequence[Sequence[Any]],
@@ -209,7 +243,8 @@ def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], cells: Sequence
         "type": "heatmap", "z": z, "x": [f"{c:,}" for c in contexts], "y": [str(b) for b in batches],
         "zmin": 0, "zmax": 1.2, "text": text, "texttemplate": "%{text}", "customdata": hover,
         "colorscale": [[0, "#1a9850"], [0.8, "#fee08b"], [0.8333, "#d73027"], [1, "#67001f"]],
-        "colorbar": {"title": {"text": "of budget"}},
+        # read as shares: 0 %..120 %, the red starting at 100 % (0.8333 x 1.2) where a plan stops fitting
+        "colorbar": {"title": {"text": "of budget"}, "tickformat": ".0%", "tickvals": [0, 0.25, 0.5, 0.75, 1, 1.2]},
         "hovertemplate": "batch %{y}, %{x} tokens: %{customdata}<extra></extra>"}],
         "layout": {"title": {"text": title}, "xaxis": {"title": {"text": "context (tokens)"}, "type": "category"},
                    "yaxis": {"title": {"text": "batch"}, "type": "category"}, "height": 420}}

@@ -149,7 +149,7 @@ def render() -> None:
     st.caption("Models x attention variants x KV-cache dtypes x runtimes side by side: total memory per GPU "
                "against context, and the longest context each scenario reaches on each GPU class.")
     picks = _sidebar()
-    page.share_box("Compare")
+    inputs.share_box(state.COMPARE, "Compare")
     missing = [k for k in _NAMES if not getattr(picks, k)]
     if missing:
         st.info("Pick at least " + ", ".join(md(_NAMES[k]) for k in missing) + " to compare.")

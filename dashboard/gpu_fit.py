@@ -40,7 +40,7 @@ def render() -> None:
     page.start("GPU fit", state.GPU_FIT)
     st.caption("Which batch x context fits one GPU, and how far every GPU in the catalog goes for this model.")
     choice, options, batch, ctx = inputs.deployment_inputs(st.sidebar)
-    page.share_box("GPU_fit")
+    inputs.share_box(state.GPU_FIT, "GPU_fit")
     config = choice.config
     if not page.model_ready(choice) or config is None:
         return

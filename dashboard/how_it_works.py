@@ -360,7 +360,7 @@ def render() -> None:
     page.start("How it works", state.HOW_IT_WORKS)
     st.caption("The arithmetic behind every number in this app, with the selected model's own figures.")
     choice, ctx, gqa, window = _sidebar()
-    page.share_box("How_it_works")
+    inputs.share_box(state.HOW_IT_WORKS, "How_it_works")
     if not page.model_ready(choice):
         _provenance(choice)
         return

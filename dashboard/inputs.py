@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from typing import Any
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -65,8 +66,12 @@ def model_inputs(container: Any) -> ModelChoice:
     """Model source (bundled catalog / Hub id / pasted config) -> a loaded config or an error,
     the error shown right under the model input."""
     choice = _model_source(container)
+    # always one element here, empty or not: when the error goes (a config pasted), the widgets below must
+    # keep their places, or Streamlit's frontend re-creates them without their link binding and later
+    # changes never reach the URL (Streamlit 1.67; tests/browser/test_browser_share_links.py)
+    slot = container.empty()
     if choice.error:
-        container.error(md(choice.error))
+        slot.error(md(choice.error))
     return choice
 
 
@@ -314,3 +319,61 @@ def deployment_inputs(container: Any) -> tuple[ModelChoice, dict[str, Any], int,
     dtypes = dtype_inputs(container)
     runtime = runtime_inputs(container, gpu["gpus"])
     return choice, plan_options(gpu, dtypes, runtime), batch, ctx
+
+
+def _widget_default(key: str) -> Any:
+    """The value widget ``key`` takes when the link does not set it (its ``value=`` / ``default=``), read from
+    Streamlit's widget metadata (private API: a KeyError when it moved, and the caller keeps the value)."""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    inner = get_session_state()._state  # noqa: SLF001
+    widget_id = inner._key_id_mapper.get_id_from_key(key)  # noqa: SLF001
+    meta = inner._new_widget_state.widget_metadata.get(widget_id) if widget_id else None  # noqa: SLF001
+    if meta is None:
+        raise KeyError(key)
+    return meta.deserializer(None)
+
+
+def _link_text(value: Any) -> list[str]:
+    """A widget value as the link writes it (a multiselect: one entry per item; a toggle: true / false)."""
+    items = value if isinstance(value, list | tuple) else [value]
+    return [str(v).lower() if isinstance(v, bool) else str(v) for v in items]
+
+
+def unlinked_values(page: str) -> list[tuple[str, str]]:
+    """(key, value) of every bound input of ``page`` whose widget holds a value other than its default that the
+    address bar lacks: one the page set before the widget's first draw (carried over from another page,
+    seeded by Compare), which Streamlit 1.67 never writes into the URL."""
+    out: list[tuple[str, str]] = []
+    for key in state.page_keys(page):
+        if state.SCHEMA[key].url_only or key in st.query_params or key not in st.session_state:
+            continue
+        value = st.session_state[key]
+        try:
+            if value == _widget_default(key):
+                continue
+        except Exception:  # noqa: BLE001 - widget not drawn this run, or the private API moved: keep the value
+            pass
+        if value is None or value == []:
+            continue
+        out += [(key, v) for v in _link_text(value)]
+    return out
+
+
+def share_link(page: str, page_path: str = "") -> str:
+    """The link of this exact view: the address bar's parameters (dashboard.state.share_link) and the inputs it
+    lacks (:func:`unlinked_values`), so a link opened in a fresh browser shows the same numbers."""
+    link = state.share_link(page_path)
+    extra = unlinked_values(page)
+    if not extra:
+        return link
+    return link + ("&" if "?" in link else "?") + urlencode(extra)
+
+
+def share_box(page: str, page_path: str = "", container: Any = None) -> None:
+    """The "Copy share link" control (:func:`share_link`, with a copy button); drawn in ``container``
+    (default: the sidebar)."""
+    box = st.sidebar if container is None else container
+    box.markdown("**Copy share link**")
+    box.code(share_link(page, page_path) or "(open the app in a browser to get a link)", language=None,
+             wrap_lines=True)

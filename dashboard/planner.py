@@ -101,11 +101,17 @@ def _outside_budget(p: kvcalc.PlanResult) -> str:
             f"in all ({p.total_bytes / p.gpu_memory_bytes:.1%} of the GPU).")
 
 
-def _verdict(v: Verdict) -> None:
+def _verdict(v: Verdict, what_if: str = "as configured") -> None:
     """The answer first, in its colour (green fits / amber fits if / red does not fit), with the fix
-    and the max_model_len the plan used and why."""
+    and the max_model_len the plan used and why. Under an attention what-if the model does not exist: the
+    verdict says it is hypothetical, in neutral blue, and offers no fix to launch."""
+    text = f"**{md(v.sentence)}.**"
+    if what_if != "as configured":
+        st.info(f"**Hypothetical** (attention what-if {md(what_if)}: no such checkpoint exists, so there is no "
+                f"command to run): {text}")
+        return
     box = st.success if v.state == "fits" else st.warning if v.state == "fits_if" else st.error
-    box(f"**{md(v.sentence)}.**" + (f"  \nFix: {md(v.fix)}." if v.fix and v.state == "does_not_fit" else "")
+    box(text + (f"  \nFix: {md(v.fix)}." if v.fix and v.state == "does_not_fit" else "")
         + (f"  \nvLLM {md(v.max_model_len_note)}." if v.max_model_len_note else ""))
 
 
@@ -361,18 +367,31 @@ def layer_rows(layers: tuple[LayerRow, ...], stages: bool = False) -> list[dict[
     return out
 
 
+def curve_deployment(setup: Deployment, p: kvcalc.PlanResult) -> tuple[Deployment, tuple[int, str] | None]:
+    """The deployment the memory curve is drawn from and where its engine refuses: an engine served with a
+    ``max_model_len`` below the model's maximum (vLLM) caps every request there, so a curve of the served
+    deployment would run flat past it as if longer requests fit. The curve is drawn as served at the model's
+    maximum (what a request of each length needs) and the range past the served length is shaded as refused."""
+    served = setup.max_model_len
+    model_max = setup.spec.max_position_embeddings
+    if not serves_context(p.runtime) or not served or not model_max or served >= model_max:
+        return setup, None
+    return with_max_model_len(setup, model_max), (served, runtime_label(p.runtime))
+
+
 @st.fragment
 def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, speed: SpeedEstimate, batch: int,
            ctx: int, slot: Any, choice: inputs.ModelChoice, options: dict[str, Any], longest: int | None) -> None:
     """Memory chart, its controls (drawn into the sidebar ``slot``), its exports and the share link:
     a fragment, so changing the log axis or the extra curves reruns only this, not the plan."""
     log_x, curves, show_all = _chart_controls(slot)
-    page.share_box("", slot)        # here, so the link includes the controls after a fragment rerun
+    inputs.share_box(state.PLANNER, "", slot)        # here, so the link includes the controls after a fragment rerun
     top = max(ctx, longest or 0, spec.max_position_embeddings or 0, 1024)
     windows = [a.window for l in spec.layers for a in l.attention if a.window]
     pts = charts.context_points(min(top, state.MAX_CONTEXT_UI), log_x, extra=[ctx, longest or 0, *windows])
-    curve = memory_curve(setup, batch, pts)
-    extra = {b: memory_curve(setup, b, pts) for b in curves if b != batch}
+    curve_setup, refused = curve_deployment(setup, p)
+    curve = memory_curve(curve_setup, batch, pts)
+    extra = {b: memory_curve(curve_setup, b, pts) for b in curves if b != batch}
     classes = []
     for gb, key in sorted(CLASS_REPRESENTATIVES.items()):
         g = get_gpu(key)
@@ -383,7 +402,7 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
     fig = charts.memory_chart(curve, log_x=log_x, capacities=classes, longest=longest, extra_curves=extra,
                               chosen=ctx, chosen_gpu=(f"{p.gpu} ({human_bytes(p.gpu_memory_bytes)})",
                                                       p.gpu_memory_bytes),
-                              budget=budget, show_all=show_all,
+                              budget=budget, show_all=show_all, refused_from=refused,
                               title=exports.chart_title(choice.name, p.gpu, p.gpus, batch))
     stem = exports.file_stem(choice.name, p.gpu, p.gpus)
     st.plotly_chart(fig, width="stretch", key="memory_chart", config={"toImageButtonOptions": {"filename": stem}})
@@ -404,7 +423,7 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
     # read now: the file is built later, outside this run
     link = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
     widgets = {k: st.session_state[k] for k in state.page_keys(state.PLANNER) if k in st.session_state}
-    share = state.share_link("")
+    share = inputs.share_link(state.PLANNER, "")
     c2.download_button("Plan (JSON)", lambda: exports.plan_json(
                            model=choice.name, model_source=choice.origin, plan=p.to_dict(), speed=speed.to_dict(),
                            batch=batch, context=ctx, options=options, link_inputs=link, widgets=widgets,
@@ -423,12 +442,12 @@ def render() -> None:
     config = choice.config
     if not page.model_ready(choice) or config is None:
         _chart_controls(slot)
-        page.share_box("", slot)
+        inputs.share_box(state.PLANNER, "", slot)
         return
     given = _given_weights(config, choice, options)
     if given is None:
         _chart_controls(slot)
-        page.share_box("", slot)
+        inputs.share_box(state.PLANNER, "", slot)
         return
     options = {**options, **given}
     what_if = variant.get("variant", "as configured")
@@ -440,14 +459,15 @@ def render() -> None:
         speed = estimate_speed(setup, p.batch, p.context)
     except KVCalcError as e:
         _chart_controls(slot)
-        page.share_box("", slot)
+        inputs.share_box(state.PLANNER, "", slot)
         st.error(f"Cannot plan this: {md(e)}")
         return
     base = _as_configured(config, options, choice, p) if what_if != "as configured" else None
     st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
-    _verdict(verdict)
+    _verdict(verdict, what_if)
     _badges(p, what_if, base[0] if base else None)
-    _command(choice, setup, p, verdict)
+    if what_if == "as configured":
+        _command(choice, setup, p, verdict)      # a what-if model cannot be launched
     _metrics(p, verdict)
     if what_if != "as configured":
         _what_if(what_if, choice, p, speed, base)

@@ -106,8 +106,9 @@ def test_hover_has_units_and_the_stacked_total():
     fig = charts.memory_chart(llama_like([1024, 8192]), log_x=True, capacities=[], longest=None)
     kv = next(t for t in fig["data"] if t["name"] == "KV cache")
     assert "GiB" in kv["hovertemplate"] and "total" in kv["hovertemplate"] and "tokens" in kv["hovertemplate"]
-    # total at 8,192 tokens: 15 GiB weights + 1 GiB overhead + 8,192 x 128 KiB = 17 GiB
-    assert kv["customdata"][1] == pytest.approx(17.0)
+    # total at 8,192 tokens: 15 GiB weights + 1 GiB overhead + 8,192 x 128 KiB = 17 GiB, 17 / 20 GiB of the budget
+    assert kv["customdata"][1] == pytest.approx([17.0, 0.85])
+    assert "of the budget" in kv["hovertemplate"]
     assert all("GiB" in t["hovertemplate"] for t in fig["data"])
 
 
@@ -169,3 +170,27 @@ def test_curve_csv_and_titles_name_model_gpu_and_count():
     evil = list(csv.reader(io.StringIO(exports.curve_csv({1: pts}, model="=HYPERLINK(1)", gpu="g", gpus=1,
                                                          runtime="ideal"))))
     assert evil[1][0] == "'=HYPERLINK(1)"
+
+
+def test_compare_with_nine_scenarios_is_clamped_near_the_gpu_lines():
+    # nine scenarios, the last at 15 GiB + 1 GiB + 131,072 x 9 x 262,144 B = 304 GiB at 131,072 tokens
+    series = {f"scenario {i}": llama_like([1024, 131_072], per_token=262_144 * (i + 1)) for i in range(9)}
+    assert max(p.total for p in series["scenario 8"]) == 304 * GiB
+    h100 = 81_559 << 20                                  # data/gpus.csv (nvidia-smi), 79.65 GiB
+    fig = valid(charts.curves_chart(series, log_x=True, capacities=[("H100", h100), ("24 GB", 24 * GiB)]))
+    assert fig["layout"]["yaxis"]["range"][1] == pytest.approx(charts.CLAMP * h100 / GiB)
+    assert note(fig, "clamp")["text"].startswith(f"y axis cut at {charts.CLAMP * h100 / GiB:,.0f} GiB")
+    everything = charts.curves_chart(series, log_x=True, capacities=[("H100", h100)], show_all=True)
+    assert everything["layout"]["yaxis"]["range"][1] == pytest.approx(304 * 1.05)
+
+
+def test_fit_heatmap_colour_bar_reads_in_percent_with_red_from_100():
+    from types import SimpleNamespace
+
+    cell = SimpleNamespace(share=0.5, of="budget", fits=True)
+    fig = valid(charts.fit_heatmap([1], [1024], [[cell]]))
+    trace = fig["data"][0]
+    assert (trace["zmin"], trace["zmax"]) == (0, 1.2)
+    assert trace["colorbar"]["tickformat"] == ".0%" and trace["colorbar"]["tickvals"][-2:] == [1, 1.2]
+    # 100 % of 0..1.2 sits at 1 / 1.2 = 0.8333 of the scale, where the red begins
+    assert [0.8333, "#d73027"] in trace["colorscale"]
