@@ -164,12 +164,14 @@ def carry_over(session: Any, query: Any, keys: Iterable[str], *, arrived: bool) 
     dict; on the first run of a page reached from another (``arrived``), each of its ``keys`` the
     link does not set takes the recorded value (the link wins). Carried values are the widgets'
     own typed values, so they are valid options of the same widgets."""
+    keys = tuple(keys)
     carry: dict[str, Any] = session.get(_CARRY) or {}
     for p in PARAMS:
         if p.key in session:
             carry[p.key] = session[p.key]
-        elif p.url_only and not arrived:
-            carry[p.key] = query.get(p.key)          # None once the page removed it from the link
+        elif p.url_only and not arrived and p.key in keys:
+            carry[p.key] = query.get(p.key)          # None once this page removed it from its link; a page
+            # without the key (Compare has no `model`) keeps the value carried from the page before
     if arrived:
         for key in keys:
             if key in carry and key not in query and carry[key] is not None:
