@@ -100,9 +100,10 @@ def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_
     k_min = min(max(min_ctx // CTX_PAD, 1), top)
     ngl = -1
     if not fits(k_min, ngl):
-        ngl = next((g for g in range(spec.num_layers, 0, -1) if fits(k_min, g)), 0)
+        layers = () if unified_memory else range(spec.num_layers, 0, -1)   # one pool: offload frees nothing
+        ngl = next((g for g in layers if fits(k_min, g)), 0)
         if ngl == 0:
-            raise InputError(f"not one layer of the model fits {budget / GiB:.2f} GiB at {k_min * CTX_PAD} "
+            raise InputError(f"the model does not fit {budget / GiB:.2f} GiB at {k_min * CTX_PAD} "
                              "cells per slot")
     k = largest(ngl, k_min)
     p = plan(k, ngl)

@@ -78,6 +78,7 @@ static bool ctx_params(std::istringstream & in, llama_context_params & cp, bool 
     cp.kv_unified = unified != 0;
     cp.flash_attn_type = (llama_flash_attn_type) fa;
     cp.n_ubatch = n_ubatch;
+    cp.swa_full = false;  // llama-server's default (common/common.h); the library's default is true
     cp.n_threads = 1;
     cp.n_threads_batch = 1;
     return type_from_name(tk, cp.type_k) && type_from_name(tv, cp.type_v);
