@@ -31,12 +31,17 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests.oracles.llama_cpp_oracle import (  # noqa: E402
-    DATA, LLAMA_BUILD, LLAMA_COMMIT, LLAMA_SRC, SDIST, WORK, split_cases,
-)
-
 from kvcalc.gguf.reader import read_gguf_header  # noqa: E402
 from kvcalc.llama_cpp.fit import FIT_CTX, FIT_TARGET, fit_llama_cpp  # noqa: E402
+from tests.oracles.llama_cpp_oracle import (  # noqa: E402
+    DATA,
+    LLAMA_BUILD,
+    LLAMA_COMMIT,
+    LLAMA_SRC,
+    SDIST,
+    WORK,
+    split_cases,
+)
 
 OUT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "llama_cpp_fit_oracle.json"
 DRIVER_SRC = Path(__file__).with_name("llama_cpp_fit_driver.cpp")
@@ -90,7 +95,8 @@ def run_model(config: str, memories: tuple[int, ...], driver: Path) -> list[dict
     for i, (mem, np_, a) in enumerate(answers):
         fit = re.search(r"@@FIT (\d+) (\d+) (-?\d+)", "\n".join(blocks[2 * i]))
         assert fit, blocks[2 * i][-5:]
-        cases.append({"model": config, "gguf_tensors": table if i == 0 else None, "memory_bytes": mem, "margin_bytes": FIT_TARGET, "n_parallel": np_,
+        cases.append({"model": config, "gguf_tensors": table if i == 0 else None, "memory_bytes": mem,
+                      "margin_bytes": FIT_TARGET, "n_parallel": np_,
                       "llama_fit": {"status": int(fit[1]), "n_ctx": int(fit[2]), "n_gpu_layers": int(fit[3])},
                       "kvcalc": {"n_ctx": a.n_ctx, "n_ctx_seq": a.n_ctx_seq, "n_gpu_layers": a.n_gpu_layers,
                                  "compute_estimate": a.plan.gpu.compute + a.plan.host.compute},
