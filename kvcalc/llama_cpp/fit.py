@@ -73,7 +73,8 @@ def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_
                   unified_memory: bool = False, min_ctx: int = FIT_CTX, model: str = "MODEL.gguf") -> FitAnswer:
     """Fit a llama.cpp run of ``config`` with GGUF ``weights`` (a file type or GgufWeights) into
     ``memory_bytes`` free on the device, leaving ``margin_bytes``; ``n_parallel`` slots of equal
-    context (``-c`` = slots x cells per slot). InputError when not even one layer fits."""
+    context (``-c`` = slots x cells per slot; with ``kv_unified`` in ``base`` one shared pool of at most the
+    training context, as ``-fit`` counts one stream). InputError when not even one layer fits."""
     if n_parallel < 1:
         raise InputError("n_parallel must be at least 1 for a fit")
     spec = gguf_view(config, read_spec(config))[0]
@@ -83,8 +84,10 @@ def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_
     train = spec.max_position_embeddings or 131072
     top = max(train // CTX_PAD, 1)
 
+    step = CTX_PAD * (1 if base.kv_unified else n_parallel)     # one shared pool, or cells per slot x slots
+
     def plan(k: int, ngl: int) -> LlamaCppPlan:
-        o = replace(base, n_ctx=k * CTX_PAD * n_parallel, n_gpu_layers=ngl)
+        o = replace(base, n_ctx=k * step, n_gpu_layers=ngl)
         return llama_cpp_plan(spec, o, gw)
 
     def fits(k: int, ngl: int) -> bool:
@@ -105,8 +108,19 @@ def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_
         if ngl == 0:
             raise InputError(f"the model does not fit {budget / GiB:.2f} GiB at {k_min * CTX_PAD} "
                              "cells per slot")
-    k = largest(ngl, k_min)
-    p = plan(k, ngl)
+    p = plan(largest(ngl, k_min), ngl)
     return FitAnswer(n_ctx=p.options.n_ctx, n_ctx_seq=p.cells.n_ctx_seq, n_parallel=n_parallel, n_gpu_layers=ngl,
                      plan=p, budget_bytes=budget, command=_command(model, p.options),
                      assumptions=p.assumptions)
+
+
+def fit_lines(a: FitAnswer) -> list[str]:
+    """The answer as text: context, slots, layers, the bytes it needs, the command and the assumptions."""
+    p = a.plan
+    ngl = "all" if a.n_gpu_layers < 0 else str(a.n_gpu_layers)
+    return [f"fit: -c {a.n_ctx:,} ({a.n_parallel} slot(s), {a.n_ctx_seq:,} cells per sequence), -ngl {ngl}",
+            f"device {p.gpu.total / GiB:.2f} GiB (weights {p.gpu.weights / GiB:.2f}, KV {p.gpu.kv / GiB:.2f}, "
+            f"compute {p.gpu.compute / GiB:.2f}) of {a.budget_bytes / GiB:.2f} GiB (memory less --fit-target); "
+            f"host {p.host.total / GiB:.2f} GiB",
+            f"command: {a.command}",
+            *(f"assumes: {x}" for x in a.assumptions)]
