@@ -562,7 +562,8 @@ def _fit_text(d: Any, args: argparse.Namespace) -> str:
     n, unified, _ = d.options.slots()
     base = replace(d.options, kv_unified=unified)
     a = fit_llama_cpp(d.config, d.gguf, d.gpu.memory_bytes, margin_bytes=int(args.fit_target * 2**20),
-                      n_parallel=n, base=base, model=getattr(args, "gguf_file", None) or "MODEL.gguf")
+                      n_parallel=n, base=base, n_ctx=d.options.n_ctx,
+                      model=getattr(args, "gguf_file", None) or "MODEL.gguf")
     return "\n".join([f"{d.spec.model_type} on {d.gpu.name} ({human_bytes(d.gpu.memory_bytes)})", *fit_lines(a)])
 
 

@@ -70,11 +70,13 @@ def _command(model: str, o: LlamaCppOptions) -> str:
 
 def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_bytes: int, *,
                   margin_bytes: int = FIT_TARGET, n_parallel: int = 1, base: LlamaCppOptions | None = None,
-                  unified_memory: bool = False, min_ctx: int = FIT_CTX, model: str = "MODEL.gguf") -> FitAnswer:
+                  unified_memory: bool = False, min_ctx: int = FIT_CTX, n_ctx: int = 0,
+                  model: str = "MODEL.gguf") -> FitAnswer:
     """Fit a llama.cpp run of ``config`` with GGUF ``weights`` (a file type or GgufWeights) into
     ``memory_bytes`` free on the device, leaving ``margin_bytes``; ``n_parallel`` slots of equal
     context (``-c`` = slots x cells per slot; with ``kv_unified`` in ``base`` one shared pool of at most the
-    training context, as ``-fit`` counts one stream). InputError when not even one layer fits."""
+    training context, as ``-fit`` counts one stream). A given ``n_ctx`` (``-c``, all slots) is kept and only
+    ``-ngl`` is fitted, as ``-fit`` changes the context only when it is 0. InputError when not even one layer fits."""
     if n_parallel < 1:
         raise InputError("n_parallel must be at least 1 for a fit")
     spec = gguf_view(config, read_spec(config))[0]
@@ -100,7 +102,7 @@ def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_
             lo, hi = (mid, hi) if fits(mid, ngl) else (lo, mid - 1)
         return lo
 
-    k_min = min(max(min_ctx // CTX_PAD, 1), top)
+    k_min = min(max(min_ctx // CTX_PAD, 1), top) if n_ctx <= 0 else max(-(-n_ctx // step), 1)
     ngl = -1
     if not fits(k_min, ngl):
         layers = () if unified_memory else range(spec.num_layers, 0, -1)   # one pool: offload frees nothing
@@ -108,14 +110,20 @@ def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_
         if ngl == 0:
             raise InputError(f"the model does not fit {budget / GiB:.2f} GiB at {k_min * CTX_PAD} "
                              "cells per slot")
-    p = plan(largest(ngl, k_min), ngl)
+    p = plan(largest(ngl, k_min) if n_ctx <= 0 else k_min, ngl)
     return FitAnswer(n_ctx=p.options.n_ctx, n_ctx_seq=p.cells.n_ctx_seq, n_parallel=n_parallel, n_gpu_layers=ngl,
                      plan=p, budget_bytes=budget, command=_command(model, p.options),
                      assumptions=p.assumptions)
 
 
 def fit_lines(a: FitAnswer) -> list[str]:
-    """The answer as text: context, slots, layers, the bytes it needs, the command and the assumptions."""
+    """The answer as text: context, slots, layers, the bytes it needs, the command and the assumptions.
+
+    >>> from kvcalc.catalog import bundled_config
+    >>> a = fit_llama_cpp(bundled_config("meta-llama/Llama-3.2-1B"), "Q8_0", 8 * 2**30, n_ctx=8192)
+    >>> fit_lines(a)[0]
+    'fit: -c 8,192 (1 slot(s), 8,192 cells per sequence), -ngl all'
+    """
     p = a.plan
     ngl = "all" if a.n_gpu_layers < 0 else str(a.n_gpu_layers)
     return [f"fit: -c {a.n_ctx:,} ({a.n_parallel} slot(s), {a.n_ctx_seq:,} cells per sequence), -ngl {ngl}",

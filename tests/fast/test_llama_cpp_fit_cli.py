@@ -40,6 +40,15 @@ def test_fit_moves_layers_off_a_small_card(capsys: pytest.CaptureFixture[str]) -
     assert 30 <= ngl < 49
 
 
+def test_a_given_context_is_kept_and_only_layers_are_fitted(capsys: pytest.CaptureFixture[str]) -> None:
+    # as llama.cpp's -fit: -c 16384 stays; layers move to the host until the rest fits 16 GB less 1 GiB
+    code, out = _out(capsys, "Qwen/Qwen3-30B-A3B", "--runtime", "llama_cpp", "--gpu", "4060-ti-16",
+                     "--gguf-type", "Q4_K_M", "--fit", "-np", "1", "-c", "16384")
+    assert code == 0, out
+    o = parse_llama_command(re.search(r"command: (.*)", out)[1]).options             # type: ignore[index]
+    assert o.n_ctx == 16384 and 30 <= o.n_gpu_layers < 48
+
+
 def test_fit_asks_for_llama_cpp(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _out(capsys, "meta-llama/Llama-3.1-8B", "--gpu", "4090", "--fit")
     assert code != 0 and "--fit is llama.cpp's" in out
