@@ -268,6 +268,11 @@ def _add_plan_parser(sub: Any) -> None:
     gg.add_argument("--gguf", dest="gguf_file", type=_text,
                     help="a .gguf file, or hf://ORG/REPO/FILE.gguf on the Hub: only its header is read "
                          "(exact weight bytes; the Hub file by one range request)")
+    ll.add_argument("--fit", action="store_true",
+                    help="llama.cpp: the largest -c (and, when needed, the fewest layers off the GPU) that fits "
+                         "the GPU, and the llama-server command (kvcalc.llama_cpp.fit)")
+    ll.add_argument("--fit-target", type=_number, default=1024,
+                    help="llama.cpp --fit: MiB left free on the GPU (llama.cpp's --fit-target, default 1024)")
     p.add_argument("--weights-gib", type=_number, help="measured weights per GPU (GiB)")
     p.add_argument("--activation-gib", type=_number, help="measured activation peak per GPU (GiB)")
     p.add_argument("--non-torch-gib", type=_number, help="measured non-torch memory per GPU (GiB)")
@@ -517,6 +522,8 @@ def _plan_command(args: argparse.Namespace) -> str:
     resolved = resolve_arg(args.config, offline=args.offline, revision=args.revision, timeout=args.timeout)
     startup = _apply_startup_log(args, resolved.config) if args.startup_log is not None else None
     deployment, context, source = _deployment(args, resolved)
+    if getattr(args, "fit", False):
+        return _fit_text(deployment, args)
     p = plan(deployment, batch=args.batch, context=context)
     speed = estimate_speed(
         deployment, p.batch, p.context, prompt_tokens=args.prompt_tokens,
@@ -541,6 +548,23 @@ def _plan_command(args: argparse.Namespace) -> str:
 
         lines += ["", *startup_log_lines(report)]
     return "\n".join(lines)
+
+
+def _fit_text(d: Any, args: argparse.Namespace) -> str:
+    """``plan --fit``: kvcalc.llama_cpp.fit's answer for the GPU's memory (llama.cpp runtime only)."""
+    from dataclasses import replace
+
+    from .llama_cpp.fit import fit_lines, fit_llama_cpp
+    from .llama_cpp.options import LlamaCppOptions
+
+    if not isinstance(d.options, LlamaCppOptions) or d.gguf is None:
+        raise CliError("--fit is llama.cpp's: give --runtime llama_cpp and the GGUF (--gguf-type or --gguf)")
+    n, unified, _ = d.options.slots()
+    base = replace(d.options, kv_unified=unified)
+    a = fit_llama_cpp(d.config, d.gguf, d.gpu.memory_bytes, margin_bytes=int(args.fit_target * 2**20),
+                      n_parallel=n, base=base, n_ctx=d.options.n_ctx,
+                      model=getattr(args, "gguf_file", None) or "MODEL.gguf")
+    return "\n".join([f"{d.spec.model_type} on {d.gpu.name} ({human_bytes(d.gpu.memory_bytes)})", *fit_lines(a)])
 
 
 def _plan_lines(deployment: Any, p: Any, speed: Any, source: str) -> list[str]:

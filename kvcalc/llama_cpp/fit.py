@@ -1,0 +1,134 @@
+"""A fit for llama.cpp: the largest context per slot that fits the device, else the fewest layers off it.
+
+What llama.cpp's own ``-fit`` (on by default; ggml-org/llama.cpp ``common/fit.cpp`` ``common_fit_params``,
+commit 0c1e57098) does: measure the run at the model's full context and at ``--fit-ctx`` (4096 per
+stream), interpolate linearly to the free memory minus ``--fit-target`` (1 GiB), round down to
+``256 x n_streams`` cells, then move layers to the host when even the smallest context does not fit.
+
+This solver asks kvcalc's llama.cpp engine (:func:`kvcalc.llama_cpp.plan.llama_cpp_plan`: the KV cells
+and bytes llama.cpp allocates, the GGUF weights per layer, the compute buffer) for each candidate and
+keeps the largest whole-256-cell context per slot whose bytes fit ``memory_bytes - margin_bytes``
+(binary search: the bytes only grow with the context), with every layer on the device; when even
+``min_ctx`` per slot does not fit, the most layers (``-ngl``) that do, then the largest context there.
+``unified_memory`` counts the host's share too (Apple silicon, DGX Spark, a CPU-only build: one pool).
+
+Assumes: the compute buffer is kvcalc's estimate (``plan._compute_estimate``: f32 activations and logits
+for ``n_ubatch`` tokens, plus attention scores without Flash Attention), which is larger than the buffer
+a CPU build reserves for large vocabularies; no MoE expert offload, no multi-GPU split.
+
+>>> from kvcalc.catalog import bundled_config
+>>> a = fit_llama_cpp(bundled_config("meta-llama/Llama-3.1-8B"), "Q4_K_M", 12 * 2**30, n_parallel=1)
+>>> (a.n_ctx_seq, a.n_gpu_layers, a.plan.gpu.total <= 11 * 2**30)
+(51968, -1, True)
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..architectures import read_spec
+from ..errors import InputError
+from ..gguf.mixes import GgufWeights, gguf_weights
+from .arches import gguf_view
+from .cache import CTX_PAD
+from .options import LlamaCppOptions
+from .plan import LlamaCppPlan, llama_cpp_plan
+
+GiB = 2**30
+FIT_TARGET = GiB
+"""``--fit-target`` default: 1024 MiB left free per device (``common/common.h`` ``fit_params_target``)."""
+FIT_CTX = 4096
+"""``--fit-ctx`` default: the smallest context per stream ``-fit`` sets (``fit_params_min_ctx``)."""
+
+
+@dataclass(frozen=True)
+class FitAnswer:
+    """The fitted run: ``-c`` (n_ctx, all slots), the cells per slot, ``-ngl`` (-1 = all) and its plan."""
+
+    n_ctx: int
+    n_ctx_seq: int
+    n_parallel: int
+    n_gpu_layers: int
+    plan: LlamaCppPlan
+    budget_bytes: int
+    command: str
+    assumptions: tuple[str, ...]
+
+
+def _used(p: LlamaCppPlan, unified_memory: bool) -> int:
+    return p.gpu.total + (p.host.total if unified_memory else 0)
+
+
+def _command(model: str, o: LlamaCppOptions) -> str:
+    parts = ["llama-server", "-m", model, "-c", str(o.n_ctx), "-np", str(o.n_parallel), "-ngl", str(o.n_gpu_layers),
+             "-ctk", o.cache_type_k, "-ctv", o.cache_type_v, "-fa", o.flash_attn, "--fit", "off"]
+    if o.kv_unified:
+        parts.append("-kvu")
+    return " ".join(parts)
+
+
+def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_bytes: int, *,
+                  margin_bytes: int = FIT_TARGET, n_parallel: int = 1, base: LlamaCppOptions | None = None,
+                  unified_memory: bool = False, min_ctx: int = FIT_CTX, n_ctx: int = 0,
+                  model: str = "MODEL.gguf") -> FitAnswer:
+    """Fit a llama.cpp run of ``config`` with GGUF ``weights`` (a file type or GgufWeights) into
+    ``memory_bytes`` free on the device, leaving ``margin_bytes``; ``n_parallel`` slots of equal
+    context (``-c`` = slots x cells per slot; with ``kv_unified`` in ``base`` one shared pool of at most the
+    training context, as ``-fit`` counts one stream). A given ``n_ctx`` (``-c``, all slots) is kept and only
+    ``-ngl`` is fitted, as ``-fit`` changes the context only when it is 0. InputError when not even one layer fits."""
+    if n_parallel < 1:
+        raise InputError("n_parallel must be at least 1 for a fit")
+    spec = gguf_view(config, read_spec(config))[0]
+    gw = gguf_weights(config, weights) if isinstance(weights, str) else weights
+    base = replace(base or LlamaCppOptions(), n_parallel=n_parallel)
+    budget = memory_bytes - margin_bytes
+    train = spec.max_position_embeddings or 131072
+    top = max(train // CTX_PAD, 1)
+
+    step = CTX_PAD * (1 if base.kv_unified else n_parallel)     # one shared pool, or cells per slot x slots
+
+    def plan(k: int, ngl: int) -> LlamaCppPlan:
+        o = replace(base, n_ctx=k * step, n_gpu_layers=ngl)
+        return llama_cpp_plan(spec, o, gw)
+
+    def fits(k: int, ngl: int) -> bool:
+        return _used(plan(k, ngl), unified_memory) <= budget
+
+    def largest(ngl: int, lo: int) -> int:
+        hi = top
+        while lo < hi:                     # invariant: lo fits
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if fits(mid, ngl) else (lo, mid - 1)
+        return lo
+
+    k_min = min(max(min_ctx // CTX_PAD, 1), top) if n_ctx <= 0 else max(-(-n_ctx // step), 1)
+    ngl = -1
+    if not fits(k_min, ngl):
+        layers = () if unified_memory else range(spec.num_layers, 0, -1)   # one pool: offload frees nothing
+        ngl = next((g for g in layers if fits(k_min, g)), 0)
+        if ngl == 0:
+            raise InputError(f"the model does not fit {budget / GiB:.2f} GiB at {k_min * CTX_PAD} "
+                             "cells per slot")
+    p = plan(largest(ngl, k_min) if n_ctx <= 0 else k_min, ngl)
+    return FitAnswer(n_ctx=p.options.n_ctx, n_ctx_seq=p.cells.n_ctx_seq, n_parallel=n_parallel, n_gpu_layers=ngl,
+                     plan=p, budget_bytes=budget, command=_command(model, p.options),
+                     assumptions=p.assumptions)
+
+
+def fit_lines(a: FitAnswer) -> list[str]:
+    """The answer as text: context, slots, layers, the bytes it needs, the command and the assumptions.
+
+    >>> from kvcalc.catalog import bundled_config
+    >>> a = fit_llama_cpp(bundled_config("meta-llama/Llama-3.2-1B"), "Q8_0", 8 * 2**30, n_ctx=8192)
+    >>> fit_lines(a)[0]
+    'fit: -c 8,192 (1 slot(s), 8,192 cells per sequence), -ngl all'
+    """
+    p = a.plan
+    ngl = "all" if a.n_gpu_layers < 0 else str(a.n_gpu_layers)
+    return [f"fit: -c {a.n_ctx:,} ({a.n_parallel} slot(s), {a.n_ctx_seq:,} cells per sequence), -ngl {ngl}",
+            f"device {p.gpu.total / GiB:.2f} GiB (weights {p.gpu.weights / GiB:.2f}, KV {p.gpu.kv / GiB:.2f}, "
+            f"compute {p.gpu.compute / GiB:.2f}) of {a.budget_bytes / GiB:.2f} GiB (memory less --fit-target); "
+            f"host {p.host.total / GiB:.2f} GiB",
+            f"command: {a.command}",
+            *(f"assumes: {x}" for x in a.assumptions)]
