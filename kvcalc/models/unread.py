@@ -53,6 +53,9 @@ _TYPE_INERT: Mapping[str, tuple[str, ...]] = {
     # GPT-Neo's local layers apply window_size as an attention mask only: transformers 5.24 caches them in a
     # DynamicLayer holding every token (the oracle's gpt-neo-125m cache: no sliding layer)
     "gpt_neo": ("window_size",),
+    # the query's low-rank projection (DeepseekV3Attention.q_a_proj / q_b_proj, modeling_deepseek_v3.py): the
+    # cache holds keys and values expanded from kv_lora_rank (read); the weights side reads it where it counts
+    "deepseek_v3": ("q_lora_rank",),
 }
 
 
