@@ -37,6 +37,8 @@ _LAYER_TYPE_ALIASES = {
     "linear_attention": "recurrent", "mamba": "recurrent", "mamba2": "recurrent", "conv": "recurrent",
     "hybrid": "hybrid", "hybrid_sliding": "hybrid_sliding", "moe": "none", "mlp": "none", "cross_attention": "cross",
     "indexed_attention": "full", "dummy": "none", "minimax_m3_sparse": "full",
+    # transformers 5.24 configuration_utils.py _LEGACY_LAYER_TYPE_REMAP reads it as "indexed_attention"
+    "deepseek_sparse_attention": "full",
 }
 _UNKNOWN = ModelType("")   # the entry of a model type kvcalc does not know: generic rules, no defaults
 

@@ -40,3 +40,14 @@ def test_q_lora_rank_is_inert_but_an_unknown_rank_is_not():
     assert cfg["text_config"]["q_lora_rank"] and kvcalc.read_spec(cfg).quality == "exact"
     cfg["text_config"]["index_lora_rank"] = 64
     assert kvcalc.read_spec(cfg).quality == "estimated"
+
+
+def test_legacy_deepseek_sparse_attention_reads_as_indexed_attention():
+    """transformers 5.24 configuration_utils.py ``_LEGACY_LAYER_TYPE_REMAP``: "deepseek_sparse_attention" ->
+    "indexed_attention"; the file's KV is then the same as with the new name."""
+    cfg = _load("real_configs/nvidia__GLM-5.2-NVFP4__aiconfigurator.json")
+    renamed = copy.deepcopy(cfg)
+    renamed["layer_types"] = ["indexed_attention"] * len(cfg["layer_types"])
+    old = kvcalc.kv_cache(cfg, batch=1, context=64, runtime="transformers")
+    new = kvcalc.kv_cache(renamed, batch=1, context=64, runtime="transformers")
+    assert old.quality == "exact" and old.total_bytes == new.total_bytes
