@@ -189,8 +189,8 @@ def check_no_compressed_layers(spec: ModelSpec, what: str) -> None:
     rule for them: their cache is neither per token nor capped (``T // m`` entries, a ``T % m`` buffer)."""
     if any(a.compress_rate for layer in spec.layers for a in layer.attention):
         raise UnsupportedError(f"{what} does not model DeepSeek-V4's compressed-KV layers (compress_ratios: an "
-                               "entry per N tokens, a buffer of the tokens not yet compressed); use runtime "
-                               "'transformers' or 'ideal' for kv")
+                               "entry per N tokens, a buffer of the tokens not yet compressed); kvcalc.kv_cache "
+                               "(`kvcalc kv`) with runtime 'transformers' or 'ideal' gives their bytes")
 
 
 def _reference_sliding_terms(a: AttentionCache, per_token: int, rules: CacheRules, prefill_only: bool,
