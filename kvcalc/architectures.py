@@ -16,6 +16,7 @@ from .config import ConfigReader, declared_dtype, head_dim_or_derived
 from .errors import ConfigError, UnsupportedError
 from .models.architecture_names import language_config_key, with_model_types
 from .models.blocks import mpt_kv_heads
+from .models.deepseek_v4_cache import deepseek_v4_layers
 from .models.layer_rules import dory_cache_types
 from .models.model_type import ModelType, quirk_flags
 from .models.quirks import Quirk
@@ -37,6 +38,8 @@ _LAYER_TYPE_ALIASES = {
     "linear_attention": "recurrent", "mamba": "recurrent", "mamba2": "recurrent", "conv": "recurrent",
     "hybrid": "hybrid", "hybrid_sliding": "hybrid_sliding", "moe": "none", "mlp": "none", "cross_attention": "cross",
     "indexed_attention": "full", "dummy": "none", "minimax_m3_sparse": "full",
+    # transformers 5.24 configuration_utils.py _LEGACY_LAYER_TYPE_REMAP reads it as "indexed_attention"
+    "deepseek_sparse_attention": "full",
 }
 _UNKNOWN = ModelType("")   # the entry of a model type kvcalc does not know: generic rules, no defaults
 
@@ -441,7 +444,7 @@ def _recurrent_states(r: ConfigReader, entry: ModelType, model_type: str,
 def _decoder_types(r: ConfigReader, entry: ModelType, assumed: list[str]) -> tuple[int, list[str]]:
     """(cache layers, their transformers layer types): the layer count (doubled for LongCat-Flash's attention pairs;
     from the per-layer pattern when only that is given), the layer rule's types, looped layers repeated (Inkling
-    loop), Dory's cache layers; DeepSeek-V4's compressed layers refused."""
+    loop), Dory's cache layers; compressed-KV layers refused but DeepSeek-V4's legacy compress_ratios."""
     n = r.opt_int("num_hidden_layers")
     if _cache_quirks(entry).attention_pairs:
         n = 2 * r.get_int("num_layers")     # two cache layers per decoder layer (LongCat-Flash)
@@ -453,7 +456,7 @@ def _decoder_types(r: ConfigReader, entry: ModelType, assumed: list[str]) -> tup
         n = len(listed) if listed else _need(r, "num_hidden_layers", None, "layer count", assumed)
     if n > 4096:
         raise ConfigError(r.field_name("num_hidden_layers"), n, "must be at most 4,096")
-    if r.has("compress_ratios", "compress_rates"):
+    if r.has("compress_ratios", "compress_rates") and not (entry.name == "deepseek_v4" and r.has("compress_ratios")):
         # DeepSeek-V4 (transformers 5.24: DeepseekV4HCACache / DeepseekV4CSACache): a sliding window plus one
         # compressed entry per N source tokens, a partial buffer of the last < N tokens, CSA indexer entries
         raise UnsupportedError(f"config field '{r.field_name('compress_ratios', 'compress_rates')}': compressed-KV "
@@ -497,6 +500,8 @@ def _layer_kinds(r: ConfigReader, types: list[str]) -> tuple[list[str], dict[str
 
 def _decoder_layers(r: ConfigReader, entry: ModelType, known: bool,
                     assumed: list[str]) -> tuple[list[LayerSpec], list[Quirk]]:
+    if entry.name == "deepseek_v4" and r.has("compress_ratios"):
+        return deepseek_v4_layers(r), []    # its cache classes: kvcalc.models.deepseek_v4_cache
     n, types = _decoder_types(r, entry, assumed)
     kinds, unknown = _layer_kinds(r, types)
     quirks: list[Quirk] = []

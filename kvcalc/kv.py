@@ -22,7 +22,8 @@ chunked window) and the encoder length for cross-attention. The runtime decides 
     caches K/V repeated to every query head. Recurrent (SSM) states are float32 whatever the
     model dtype; conv states follow the model dtype, except those a mixer computes in float32
     (``RecurrentState.float32``: Inkling's short convolutions), and DSA indexer keys marked
-    ``AttentionCache.indexer_float32`` (Dots3-Note). KV-shared layers hold nothing.
+    ``AttentionCache.indexer_float32`` (Dots3-Note). KV-shared layers hold nothing. DeepSeek-V4's
+    compressed layers: ``_compressed_terms``.
     With ``cache_implementation="static"`` (``StaticCache``, what ``torch.compile`` users get) every
     attention layer preallocates ``max_cache_len`` tokens (sliding / chunked layers
     ``min(W, max_cache_len)``) whatever the context, plus an int64 ``cumulative_length`` (8 bytes;
@@ -57,7 +58,7 @@ from .runtimes import RUNTIMES, check_runtime
 from .spec import AttentionCache, LayerSpec, ModelSpec
 
 __all__ = ["MAX_BATCH", "MAX_CONTEXT", "RUNTIMES", "CacheTerm", "KVCacheResult", "LayerBytes", "check_count",
-           "check_no_prefix_tokens",
+           "check_no_compressed_layers", "check_no_prefix_tokens",
            "kv_cache", "layer_terms", "model_terms", "resolve_dtypes", "default_encoder_tokens"]
 
 
@@ -89,10 +90,17 @@ class CacheTerm:
     per_sequence_bytes: int = 0
     fixed_bytes: int = 0
     held_tokens: int = 0            # tokens a preallocated (static) cache holds in per_sequence_bytes
+    stride: int = 0                 # compressed entries: one per ``stride`` tokens (``T // stride``)
+    remainder_of: int = 0           # a compressor's buffer: the ``T % remainder_of`` tokens not yet compressed
+    min_context: int = 0            # per-sequence bytes held only once ``T >= min_context`` (CSA overlap state)
 
     def tokens(self, context: int, encoder_tokens: int) -> int:
         if self.cross:
             return encoder_tokens
+        if self.stride:
+            return context // self.stride
+        if self.remainder_of:
+            return context % self.remainder_of
         return context if self.cap is None else min(context, self.cap)
 
     def nbytes(self, batch: int, context: int, encoder_tokens: int) -> int:
@@ -104,7 +112,8 @@ class CacheTerm:
         >>> CacheTerm(per_token_bytes=10, cap=100, per_sequence_bytes=5, fixed_bytes=1).nbytes(2, 500, 0)
         2011
         """
-        return (batch * (self.per_token_bytes * self.tokens(context, encoder_tokens) + self.per_sequence_bytes)
+        per_sequence = 0 if context < self.min_context else self.per_sequence_bytes
+        return (batch * (self.per_token_bytes * self.tokens(context, encoder_tokens) + per_sequence)
                 + self.fixed_bytes)
 
 
@@ -117,6 +126,8 @@ def _rules(runtime: str) -> CacheRules:
 def _attention_term(a: AttentionCache, kv: DType, rules: CacheRules, prefill_only: bool,
                     quirks: tuple[Quirk, ...], layout: TransformersCache = DYNAMIC,
                     prefill: int | None = None) -> list[CacheTerm]:
+    if a.compress_rate:
+        return _compressed_terms(a, kv, rules, layout)
     if a.latent_dim:
         indexer = FLOAT32 if rules.float32_indexer and a.indexer_float32 else kv
         per_token = kv.nbytes(a.latent_dim) + (indexer.nbytes(a.indexer_dim) if a.indexer_dim else 0)
@@ -145,6 +156,41 @@ def _attention_term(a: AttentionCache, kv: DType, rules: CacheRules, prefill_onl
         cap = None if prefill_only else a.window
         return [CacheTerm(per_token_bytes=per_token, cap=cap), CacheTerm(fixed_bytes=8)]
     return [CacheTerm(per_token_bytes=per_token, cap=a.window)]
+
+
+def _compressed_terms(a: AttentionCache, kv: DType, rules: CacheRules, layout: TransformersCache) -> list[CacheTerm]:
+    """A DeepSeek-V4 compressed layer (transformers 5.24 modeling_deepseek_v4.py ``DeepseekV4HCACache`` /
+    ``DeepseekV4CSACache``), rate ``m``, head ``d`` (``k_head_dim``), indexer ``d_i`` (``indexer_dim``, CSA only):
+    the shared K=V window ``min(T, W - 1) x d`` (``update`` keeps ``full[:, :, -W + 1:]``, keys and values one
+    tensor) + its int64 window tensor; ``T // m`` compressed entries of ``d + d_i``; the buffer of the
+    ``T % m`` tokens not yet compressed, kv and gate (``store_compression_weights``), ``2d + 2d_i`` wide with
+    CSA's two overlapping series, else ``d``; with CSA, once a window closed, the overlap state
+    ``m x (d + d_i)`` kv plus the same in float32 gates (``update_overlap_state``). Counted per tensor (the
+    elements each holds, as the real-file oracle measures; checked against a CPU-built model at 3, 13 and 300
+    tokens): after a prefill longer than ``W`` the window and the buffer are views whose storage (the
+    prefill's) stays pinned until the next step, which this does not add. Ideal: the same without the
+    window tensor, the window ``min(T, W)``."""
+    if layout.implementation == "static" or layout.beam_search:
+        raise UnsupportedError("a static cache or beam search over DeepSeek-V4's compressed-KV layers is not "
+                               "modelled; use the dynamic cache without beams")
+    assert a.window is not None
+    m, d, di = a.compress_rate, a.k_head_dim, a.indexer_dim
+    width = 2 * (d + di) if di else d
+    terms = [CacheTerm(per_token_bytes=kv.nbytes(d), cap=a.window - 1 if rules.sliding_views else a.window),
+             CacheTerm(per_token_bytes=kv.nbytes(d + di), stride=m),
+             CacheTerm(per_token_bytes=2 * kv.nbytes(width), remainder_of=m)]
+    if di:
+        terms.append(CacheTerm(per_sequence_bytes=m * (kv.nbytes(d + di) + FLOAT32.nbytes(d + di)), min_context=m))
+    return terms + [CacheTerm(fixed_bytes=8)] if rules.sliding_views else terms
+
+
+def check_no_compressed_layers(spec: ModelSpec, what: str) -> None:
+    """UnsupportedError for DeepSeek-V4's compressed-KV layers where ``what`` (a serving engine, a sweep) has no
+    rule for them: their cache is neither per token nor capped (``T // m`` entries, a ``T % m`` buffer)."""
+    if any(a.compress_rate for layer in spec.layers for a in layer.attention):
+        raise UnsupportedError(f"{what} does not model DeepSeek-V4's compressed-KV layers (compress_ratios: an "
+                               "entry per N tokens, a buffer of the tokens not yet compressed); kvcalc.kv_cache "
+                               "(`kvcalc kv`) with runtime 'transformers' or 'ideal' gives their bytes")
 
 
 def _reference_sliding_terms(a: AttentionCache, per_token: int, rules: CacheRules, prefill_only: bool,
@@ -176,6 +222,7 @@ def check_no_prefix_tokens(spec: ModelSpec, runtime_label: str) -> None:
     """UnsupportedError for a model that caches learned prompt tokens (CPM-Ant) under a serving engine: none
     implements CpmAntForCausalLM (vLLM 0.33 registers no such architecture and transformers' class has no
     ``_supports_attention_backend`` for its Transformers backend)."""
+    check_no_compressed_layers(spec, runtime_label)
     if any(a.prefix_tokens for layer in spec.layers for a in layer.attention):
         raise UnsupportedError(f"{runtime_label} does not serve CPM-Ant (no CpmAntForCausalLM implementation), whose "
                                "layers cache prompt_length learned prompt tokens before every input; use runtime "
@@ -214,7 +261,12 @@ def layer_terms(layer: LayerSpec, model: DType, kv: DType, runtime: str, prefill
 
 
 def model_terms(spec: ModelSpec, model: DType, kv: DType, runtime: str, prefill_only: bool,
-                layout: TransformersCache = DYNAMIC, prefill: int | None = None) -> list[list[CacheTerm]]:
+                layout: TransformersCache = DYNAMIC, prefill: int | None = None,
+                compressed_ok: bool = False) -> list[list[CacheTerm]]:
+    """Every layer's terms; compressed-KV layers only for a caller that evaluates ``CacheTerm.nbytes``
+    (``compressed_ok``: kv_cache), refused for one that collapses terms by cap (kvcalc.sweep)."""
+    if not compressed_ok:
+        check_no_compressed_layers(spec, "kvcalc's capacity planning (terms collapsed by cap)")
     return [layer_terms(l, model, kv, runtime, prefill_only, spec.quirks, layout, prefill) for l in spec.layers]
 
 
@@ -311,7 +363,8 @@ def kv_cache(config: "Mapping[str, Any] | ModelSpec", *, batch: int, context: in
     layout = _transformers_cache(rules, context, cache_implementation, max_cache_len, beam_search)
     enc = default_encoder_tokens(spec, context) if encoder_tokens is None else check_count(
         "encoder_tokens", encoder_tokens, 1, MAX_CONTEXT)
-    terms = model_terms(spec, model, kv, runtime, prefill_only=prefill == context, layout=layout, prefill=prefill)
+    terms = model_terms(spec, model, kv, runtime, prefill_only=prefill == context, layout=layout, prefill=prefill,
+                        compressed_ok=True)
     layers = tuple(
         LayerBytes(l.index, l.kind, _layer_tokens(t, context, enc), sum(x.nbytes(batch, context, enc) for x in t))
         for l, t in zip(spec.layers, terms)

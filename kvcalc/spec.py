@@ -68,6 +68,9 @@ class AttentionCache:
     keeps_prefill: bool = False
     indexer_float32: bool = False   # transformers caches the indexer keys in float32 (Dots3-Note's fp32 RoPE)
     prefix_tokens: int = 0          # PD (issue 12): learned prompt tokens cached before the input (CPM-Ant)
+    # DeepSeek-V4's compressed layers (kvcalc.models.deepseek_v4_cache): one entry of k_head_dim (+ indexer_dim)
+    # per compress_rate tokens beside the shared K=V window; 0 elsewhere
+    compress_rate: int = 0
 
     @property
     def elements_per_token(self) -> int:

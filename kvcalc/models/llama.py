@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..architectures import layer_types
 from ..config import ConfigReader, head_dim_or_derived
-from ..errors import UnsupportedError
+from ..errors import ConfigError
 from .blocks import attention_heads, flag, gated_mlp, linear, lm_head, mpt_kv_heads, registry_entry
 from .counts import Tally
 from .linear_attention import gated_delta_net, linear_kinds
@@ -91,7 +91,8 @@ def llama_like(f: ConfigReader, t: Tally, head: bool = True) -> None:
     t.add("embedding", vocab * hidden)
     if m.positions is not None:
         t.add("embedding", (f.get_int("max_position_embeddings") + m.positions) * hidden)
-    t.add("attention", n_attn * attention_layer(f, m, hidden, (n_q, n_kv, d, dv), (qkv_bias, o_bias)))
+    for heads, count in layer_query_heads(f, q, n_q, n_attn).items():
+        t.add("attention", count * attention_layer(f, m, hidden, (heads, n_kv, d, dv), (qkv_bias, o_bias)))
     if q.swa_double_kv:    # MiMo-V2-Flash sliding layers: another n_kv K/V heads and n_q sinks
         n_swa = layer_types(f, m, n_layers).count("sliding_attention")
         t.add("attention", n_swa * (linear(hidden, n_kv * d, qkv_bias) + linear(hidden, n_kv * dv, qkv_bias) + n_q))
@@ -118,6 +119,30 @@ def llama_like(f: ConfigReader, t: Tally, head: bool = True) -> None:
             t.add("lm_head", vocab)     # a bias even when the weight is tied (CTRL)
 
 
+def layer_query_heads(f: ConfigReader, q: LlamaQuirks, n_q: int, n_attn: int) -> dict[int, int]:
+    """Query heads -> how many attention layers have that many: Laguna's ``num_attention_heads_per_layer``
+    (transformers 5.24 modeling_laguna.py ``LagunaDecoderLayer.__init__`` builds
+    ``LagunaAttention(config, layer_idx, config.num_attention_heads_per_layer[layer_idx])``: q_proj, o_proj and
+    g_proj sized by that layer's heads; k/v by ``num_key_value_heads``), else ``{n_q: n_attn}``.
+
+    >>> from kvcalc.config import ConfigReader
+    >>> from kvcalc.models.llama import LlamaQuirks
+    >>> f = ConfigReader({"num_attention_heads_per_layer": [8, 4, 8]})
+    >>> layer_query_heads(f, LlamaQuirks(head_softplus_gate=True), 8, 3)
+    {8: 2, 4: 1}
+    """
+    per_layer = f.opt_int_list("num_attention_heads_per_layer") if q.head_softplus_gate else None
+    if not per_layer:
+        return {n_q: n_attn}
+    if len(per_layer) != n_attn:
+        raise ConfigError("num_attention_heads_per_layer", per_layer,
+                          f"lists {len(per_layer)} layers, the model has {n_attn} attention layers")
+    out: dict[int, int] = {}
+    for heads in per_layer:
+        out[heads] = out.get(heads, 0) + 1
+    return out
+
+
 def attention_layer(f: ConfigReader, m: ModelType, hidden: int, shape: tuple[int, int, int, int],
                     biases: tuple[bool, bool]) -> int:
     """One Llama-style attention block: q/k/v/o ``H*n_q*d + H*n_kv*d + H*n_kv*d_v + n_q*d_v*H`` with the biases
@@ -133,9 +158,6 @@ def attention_layer(f: ConfigReader, m: ModelType, hidden: int, shape: tuple[int
     if q.attention_sinks or q.head_gate_bias:
         attn += n_q  # attention sinks (gpt-oss) / the output gate's per-head bias (Beam)
     if q.head_softplus_gate:        # LagunaAttention.g_proj
-        layer_heads = set(f.opt_int_list("num_attention_heads_per_layer") or [n_q])
-        if layer_heads != {n_q}:
-            raise UnsupportedError("laguna with per-layer head counts (num_attention_heads_per_layer) is not counted")
         gating = f.value("gating")
         attn += hidden * (n_q if gating is True or gating == "per-head" else n_q * d)
     if q.diff_lambdas:

@@ -53,6 +53,9 @@ _TYPE_INERT: Mapping[str, tuple[str, ...]] = {
     # GPT-Neo's local layers apply window_size as an attention mask only: transformers 5.24 caches them in a
     # DynamicLayer holding every token (the oracle's gpt-neo-125m cache: no sliding layer)
     "gpt_neo": ("window_size",),
+    # the query's low-rank projection (DeepseekV3Attention.q_a_proj / q_b_proj, modeling_deepseek_v3.py): the
+    # cache holds keys and values expanded from kv_lora_rank (read); the weights side reads it where it counts
+    "deepseek_v3": ("q_lora_rank",),
 }
 
 
@@ -81,7 +84,21 @@ def inert(level: Mapping[str, Any], name: str, value: Any, model_type: str,
         return True
     if name == "sliding_window_size" and level.get("sliding_window") == value:
         return True
+    if model_type == "mimo_v2_flash" and _mimo_swa_copy(level, name, value):
+        return True
     return name in _TYPE_INERT.get(model_type, ())
+
+
+def _mimo_swa_copy(level: Mapping[str, Any], name: str, value: Any) -> bool:
+    """MiMo-V2-Flash's sliding-layer fields that transformers 5.24 never reads, when they agree with what it uses
+    instead (modeling_mimo_v2_flash.py ``MiMoV2FlashAttention.__init__``: a sliding layer holds
+    ``2 * num_key_value_heads`` K/V heads and ``num_attention_heads`` queries; configuration_mimo_v2_flash.py
+    ``__post_init__`` replaces ``sliding_window`` with ``sliding_window_size + 1`` when the file gives it)."""
+    if name == "swa_num_key_value_heads":
+        return value == 2 * (level.get("num_key_value_heads") or 0)
+    if name == "swa_num_attention_heads":
+        return value == level.get("num_attention_heads")
+    return name == "sliding_window" and level.get("sliding_window_size") is not None
 
 
 def unread_geometry(config: Mapping[str, Any], used: Iterable[str], model_type: str = "",
