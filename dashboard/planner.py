@@ -108,7 +108,7 @@ def _verdict(v: Verdict, what_if: str = "as configured") -> None:
     text = f"**{md(v.sentence)}.**"
     if what_if != "as configured":
         st.info(f"**Hypothetical** (attention what-if {md(what_if)}: no such checkpoint exists, so there is no "
-                f"command to run): {text}")
+                f"command to run): **{md(v.sentence)}.**")
         return
     box = st.success if v.state == "fits" else st.warning if v.state == "fits_if" else st.error
     box(text + (f"  \nFix: {md(v.fix)}." if v.fix and v.state == "does_not_fit" else "")

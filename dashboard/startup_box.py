@@ -67,7 +67,7 @@ def _log_text() -> str | None:
     if upload is not None:
         data = upload.getvalue()
         if len(data) > MAX_LOG_BYTES:
-            st.error(f"The log file is over {MAX_LOG_BYTES // 2**20} MiB; paste the startup part only.")
+            st.error(f"The log file is over {MAX_LOG_BYTES // 2**20:,} MiB; paste the startup part only.")
             return None
         return data.decode("utf-8", errors="replace")
     text = st.session_state.get("startup_log_text") or ""

@@ -40,7 +40,8 @@ def test_gguf_header_upload_is_read_and_refused_in_words(tab: Tab):
 
     page = tab.page
     tab.open("/?runtime=llama_cpp&gpu=rtx-4090&ll_ctx=8192")
-    uploader = page.get_by_test_id("stFileUploaderDropzoneInput").last
+    # the sidebar's .gguf uploader by its widget key (the Planner also has a startup-log uploader)
+    uploader = page.locator(".st-key-gguf_upload").get_by_test_id("stFileUploaderDropzoneInput")
     uploader.set_input_files(files=[{"name": "x.gguf", "mimeType": "application/octet-stream",
                                      "buffer": b"not a gguf file at all"}])
     expect(page.get_by_test_id("stAlert").filter(has_text="GGUF header not used").first).to_contain_text(

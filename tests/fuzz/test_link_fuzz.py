@@ -57,7 +57,7 @@ TABLE: dict[str, tuple[list[str], list[str]]] = {
     "vllm_ver": (["0.33", "0.10"], ["0.9", "v0.33", "latest", "0.33.0"]),
     "spec": (["none", "mtp", "eagle", "eagle3", "ngram", "suffix"], ["medusa", "EAGLE", "draft_model"]),
     "spec_tokens": (["1", "4", "64"], ["0", "65", "-1", "two"]),
-    "offload": (["0", "2", "40.5"], ["-1", "nan", "inf", "4097", "lots"]),
+    "offload": (["0", "2", "40.5", "4097"], ["-1", "nan", "inf", "1048577", "lots"]),   # vLLM: 0..2**20 GiB
     "loras": (["0", "1", "8"], ["-1", "1025", "1.5", "x"]),
     "lora_rank": (["8", "16", "512"], ["7", "0", "1024", "r16"]),
     "long_mml": (["true", "false"], ["yes", "1"]),

@@ -70,14 +70,15 @@ def test_llama_cpp_quantized_cache_and_bad_link_values():
     assert "ll\\_ctk" in notices and "ll\\_np" in notices and "using the default" in notices
 
 
-def test_tensorrt_llm_max_tokens_rounds_up_to_whole_blocks():
-    # KvCacheConfig.max_tokens 10,000 with 32-token blocks: ceil(10,000 / 32) = 313 blocks = 10,016 tokens
-    # (smaller than 0.9 x the H100's free memory); 8,192 tokens = 256 blocks: one such sequence fits
+def test_tensorrt_llm_max_tokens_rounds_down_to_whole_blocks():
+    # KvCacheConfig.max_tokens 10,000 with 32-token blocks under the PyTorch backend (trtllm-serve's default):
+    # KVCacheManager.calculate_max_num_blocks takes int(10,000 // 32) = 312 blocks = 9,984 tokens
+    # (tests/fixtures/trtllm_oracle.json); 8,192 tokens = 256 blocks: one such sequence fits
     at = run_page(PLANNER, runtime="tensorrt_llm", trt_max_tokens="10000", gpu="h100-sxm", ctx="8192", batch="2")
     lines = "\n".join(code_blocks(at))
-    assert "Number of blocks in KV cache primary pool: 313" in lines
+    assert "Number of blocks in KV cache primary pool: 312" in lines
     r = row(side_by_side(at), "TensorRT-LLM")
-    assert r["KV pool (tokens)"] == f"{313 * 32:,}" and r["largest batch @ 8,192 tokens"] == 1
+    assert r["KV pool (tokens)"] == f"{312 * 32:,}" and r["largest batch @ 8,192 tokens"] == 1
     assert "trtllm-serve" in lines and "max_tokens: 10000" in lines
 
 

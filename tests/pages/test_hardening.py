@@ -197,7 +197,8 @@ def test_each_page_binds_the_keys_of_its_widgets():
                                              *ENGINE_KEYS)
     assert set(state.page_keys(state.PLANNER)) - set(state.page_keys(state.GPU_FIT)) == {
         "attn", "attn_kv", "attn_window", "attn_pattern", "logx", "yall", "curves",
-        "wgib"}   # issue 12: the weights per GPU of a model kvcalc cannot count
+        "wgib",   # issue 12: the weights per GPU of a model kvcalc cannot count
+        "cal"}    # a startup-log calibration (dashboard.calibration_state)
     # vllm serve flags that fill a widget as they are
     assert state.VLLM_OPTIONS == {"gpu_memory_utilization": "util", "max_model_len": "mml", "max_num_seqs": "seqs",
                                   "max_num_batched_tokens": "mnbt", "tensor_parallel_size": "tp",

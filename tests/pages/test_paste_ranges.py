@@ -48,8 +48,8 @@ def test_a_trtllm_free_fraction_below_the_old_slider_is_kept():
     (f"vllm serve {LLAMA} -tp 100000000", "100,000,000 GPUs: must be between 1 and 64"),
     (f"python -m sglang.launch_server --model-path {LLAMA} --tp 1000000", "1,000,000 GPUs: must be between 1 and 64"),
     # the widget's range is vLLM's own (kvcalc.limits.MAX_CONTEXT = 2**30 tokens; 0 = not set)
-    (f"vllm serve {LLAMA} --max-model-len 10T", "--max-model-len 10995116277760: must be a whole number between 0 "
-                                              "and 1,073,741,824"),
+    (f"vllm serve {LLAMA} --max-model-len 10T", "--max-model-len 10995116277760: must be between 0 and "
+                                              "1,073,741,824"),
     # past vLLM's own bound (kvcalc.vllm.options: 2**20 requests) the line is refused, naming that range
     (f"vllm serve {LLAMA} --max-num-seqs 99999999999", "--max-num-seqs has an invalid value '99999999999': "
                                                       "must be at least 1 and at most 1,048,576"),
