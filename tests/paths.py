@@ -7,8 +7,11 @@ of tests/fixtures (engine logs, the transformers coverage replay, vLLM's own pla
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import os
+import sys
+from types import ModuleType
 from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -60,3 +63,20 @@ def fixture_path(name: str) -> str:
 def load_fixture(name: str) -> Any:
     """The committed fixture tests/fixtures/``name``, parsed."""
     return load_json(fixture_path(name))
+
+
+ORACLES = os.path.join(ROOT, "tests", "oracles")
+
+
+def load_oracle(name: str) -> ModuleType:
+    """The oracle script tests/oracles/``name``.py as a module, loaded once (it imports its heavy dev-only stack
+    only when it measures). It is registered in ``sys.modules`` first, so its dataclasses resolve their
+    annotations."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ORACLES, f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -8,13 +8,10 @@ the cache of each corpus file, tests/oracles/real_config_oracle.py) or hand arit
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import os
-import sys
 
 import pytest
-from paths import ROOT
+from paths import load_oracle
 
 import kvcalc
 from kvcalc.hub import MAX_CONFIG_BYTES, ConfigTooLargeError
@@ -22,12 +19,7 @@ from kvcalc.models.architecture_names import architecture_types, with_model_type
 from kvcalc.sources import parse_config_text
 from kvcalc.weights import plan_weights
 
-_spec = importlib.util.spec_from_file_location("real_config_oracle",
-                                               os.path.join(ROOT, "tests", "oracles", "real_config_oracle.py"))
-assert _spec is not None and _spec.loader is not None
-ORACLE = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = ORACLE
-_spec.loader.exec_module(ORACLE)
+ORACLE = load_oracle("real_config_oracle")
 FILES = ORACLE.load()["files"]
 
 

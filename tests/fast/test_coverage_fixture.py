@@ -7,15 +7,12 @@ are checked against hand arithmetic. Replaying the measurements through kvcalc c
 """
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 
 import pytest
-from paths import ROOT, fixture_path, load_fixture
+from paths import fixture_path, load_fixture, load_oracle
 
 FIXTURE = fixture_path("transformers_5_24_coverage.json")
-SCRIPT = os.path.join(ROOT, "tests", "oracles", "transformers_coverage.py")
 MAPPINGS = ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES",
             "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES")
 BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
@@ -29,12 +26,7 @@ TYPES: dict[str, dict] = DATA["types"]
 
 def _script():
     """The oracle script as a module (it imports torch / transformers only when it measures)."""
-    spec = importlib.util.spec_from_file_location("transformers_coverage", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module    # its dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
+    return load_oracle("transformers_coverage")
 
 
 def test_versions_recorded():

@@ -6,22 +6,14 @@ or a remote-code wrapper's llm_config / language_config), and name it (or be ref
 from __future__ import annotations
 
 import copy
-import importlib.util
-import os
-import sys
 
 import pytest
-from paths import ROOT
+from paths import load_oracle
 
 import kvcalc
 from kvcalc.models.architecture_names import language_config_key
 
-_spec = importlib.util.spec_from_file_location("real_config_oracle",
-                                               os.path.join(ROOT, "tests", "oracles", "real_config_oracle.py"))
-assert _spec is not None and _spec.loader is not None
-ORACLE = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = ORACLE
-_spec.loader.exec_module(ORACLE)
+ORACLE = load_oracle("real_config_oracle")
 
 # fields no kvcalc rule reads, one per kind of cache geometry a remote-code model sizes its cache by: heads
 # (MiniCPM-style multi-query heads), KV groups, per-layer KV heads, compressed-KV ratios (DeepSeek-V4), windows

@@ -16,27 +16,13 @@ The only numbers asserted are the oracle's, and the class counts as they stand.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from collections import Counter
 
 import pytest
-from paths import ROOT
+from paths import ROOT, load_oracle
 
-SCRIPT = os.path.join(ROOT, "tests", "oracles", "real_config_oracle.py")
-
-
-def _oracle():
-    spec = importlib.util.spec_from_file_location("real_config_oracle", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ORACLE = _oracle()
+ORACLE = load_oracle("real_config_oracle")
 DATA = ORACLE.load()
 FILES: dict[str, dict] = DATA["files"]
 BUILT = {n: r for n, r in FILES.items() if r["status"] == "built"}

@@ -18,26 +18,14 @@ from the same replay (tests/oracles/coverage_table.py) and must be current.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import pytest
-from paths import ROOT
+from paths import ROOT, load_oracle
 
 import kvcalc
 
-SCRIPT = os.path.join(ROOT, "tests", "oracles", "coverage_table.py")
-
-
-def _table_module():
-    spec = importlib.util.spec_from_file_location("coverage_table", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-TABLE = _table_module()
+TABLE = load_oracle("coverage_table")
 DATA = TABLE.load()
 MEASURED = {mt: rec for mt, rec in DATA["types"].items() if rec["status"] == "measured"}
 COUNTED = {mt: rec for mt, rec in MEASURED.items() if rec.get("default_params") is not None}
