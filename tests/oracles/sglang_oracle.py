@@ -25,6 +25,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from oracle_fixture import write_fixture
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CONFIGS = os.path.join(ROOT, "data", "configs")
@@ -393,15 +395,9 @@ ASIDE = [   # kept aside: not looked at while fixing kvcalc, replayed by the sam
 
 
 def main(argv: list[str]) -> int:
-    doc = {"engine": "sglang", "version": SGLANG_VERSION, "wheel": WHEEL, "script": "tests/oracles/sglang_oracle.py",
-           "units": "gpu_mib / used_before_load_mib: MiB (nvidia-smi); weights_bytes: bytes; tokens",
-           "cases": [{"input": c, "expect": run_case(c)} for c in CASES],
-           "aside": [{"input": c, "expect": run_case(c)} for c in ASIDE]}
-    with open(FIXTURE, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    print(f"{len(doc['cases'])} cases, {len(doc['aside'])} aside -> {FIXTURE}")
-    return 0
+    header = {"engine": "sglang", "version": SGLANG_VERSION, "wheel": WHEEL, "script": "tests/oracles/sglang_oracle.py",
+              "units": "gpu_mib / used_before_load_mib: MiB (nvidia-smi); weights_bytes: bytes; tokens"}
+    return write_fixture(FIXTURE, header, CASES, ASIDE, run_case)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ import os
 import sys
 from typing import Any
 
+from oracle_fixture import write_fixture
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CONFIGS = os.path.join(ROOT, "data", "configs")
@@ -103,14 +105,16 @@ def _c(name: str, config: str, gpu: str, peak_mib: int, **kw: Any) -> dict[str, 
 
 L8, L70, Q8, Q32 = ("meta-llama__Llama-3.1-8B.json", "meta-llama__Llama-3.1-70B.json", "Qwen__Qwen3-8B.json",
                     "Qwen__Qwen3-32B.json")
+def _family(prefix: str, config: str, gpu: str, peak_mib: int, variants: dict[str, dict[str, Any]]) -> list[Any]:
+    """One case per variant of one deployment: ``prefix + suffix`` with the variant's inputs."""
+    return [_c(prefix + suffix, config, gpu, peak_mib, **kw) for suffix, kw in variants.items()]
+
+
 CASES = [
-    _c("llama8-h100", L8, "h100-sxm", 19000),
-    _c("llama8-h100-fp8", L8, "h100-sxm", 19000, fp8_kv=True),
-    _c("llama8-h100-frac05", L8, "h100-sxm", 19000, free_gpu_memory_fraction=0.5),
-    _c("llama8-h100-maxtok", L8, "h100-sxm", 19000, max_tokens=100000),
-    _c("llama8-h100-maxtok-odd", L8, "h100-sxm", 19000, max_tokens=8191),
-    _c("llama8-h100-tpb64", L8, "h100-sxm", 19000, tokens_per_block=64),
-    _c("llama8-h100-maxtok-odd-tpb64", L8, "h100-sxm", 19000, tokens_per_block=64, max_tokens=10000),
+    *_family("llama8-h100", L8, "h100-sxm", 19000, {
+        "": {}, "-fp8": {"fp8_kv": True}, "-frac05": {"free_gpu_memory_fraction": 0.5},
+        "-maxtok": {"max_tokens": 100000}, "-maxtok-odd": {"max_tokens": 8191}, "-tpb64": {"tokens_per_block": 64},
+        "-maxtok-odd-tpb64": {"tokens_per_block": 64, "max_tokens": 10000}}),
     _c("llama8-4090", L8, "rtx-4090", 19800),
     _c("llama8-4090-seq-reduced", L8, "rtx-4090", 22500),
     _c("llama8-l4-fp8", L8, "l4", 19500, fp8_kv=True),
@@ -158,16 +162,10 @@ ASIDE = [   # kept aside: not looked at while fixing kvcalc
 
 
 def main(argv: list[str]) -> int:
-    doc = {"engine": "tensorrt_llm", "backend": "pytorch", "repo": "NVIDIA/TensorRT-LLM", "commit": COMMIT,
-           "script": "tests/oracles/trtllm_oracle.py",
-           "units": "gpu_mib: MiB (nvidia-smi); peak_without_kv_bytes: weights + activation peak + non-torch, bytes",
-           "cases": [{"input": c, "expect": run_case(c)} for c in CASES],
-           "aside": [{"input": c, "expect": run_case(c)} for c in ASIDE]}
-    with open(FIXTURE, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    print(f"{len(doc['cases'])} cases, {len(doc['aside'])} aside -> {FIXTURE}")
-    return 0
+    header = {"engine": "tensorrt_llm", "backend": "pytorch", "repo": "NVIDIA/TensorRT-LLM", "commit": COMMIT,
+              "script": "tests/oracles/trtllm_oracle.py",
+              "units": "gpu_mib: MiB (nvidia-smi); peak_without_kv_bytes: weights + activation peak + non-torch, bytes"}
+    return write_fixture(FIXTURE, header, CASES, ASIDE, run_case)
 
 
 if __name__ == "__main__":
