@@ -29,7 +29,8 @@ def _shapes(spec: ModelSpec) -> set[tuple[int, int, int, int]]:
 
 
 def check_uniform_kv_shape(spec: ModelSpec, engine_label: str) -> None:
-    """UnsupportedError when the cached layers differ in KV heads or head dims (module docstring).
+    """UnsupportedError when the cached layers differ in head dims (KVCacheManagerV2) or in KV heads
+    (``get_cache_size_per_token`` averages a per-layer head list: not transcribed). Module docstring.
 
     >>> from kvcalc.spec import AttentionCache, LayerSpec, ModelSpec
     >>> def layer(i, hd): return LayerSpec(i, "full", (AttentionCache(8, hd, hd, 16),))
@@ -37,15 +38,18 @@ def check_uniform_kv_shape(spec: ModelSpec, engine_label: str) -> None:
     ...                        "TensorRT-LLM")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    kvcalc.errors.UnsupportedError: TensorRT-LLM: layers with different KV heads or head dims (2 shapes) ...
+    kvcalc.errors.UnsupportedError: TensorRT-LLM: layers with different head dims (2 shapes) go to ...
     """
     shapes = _shapes(spec)
+    if len({(k, v, latent) for _, k, v, latent in shapes}) > 1:
+        raise UnsupportedError(
+            f"{engine_label}: layers with different head dims ({len(shapes)} shapes) go to KVCacheManagerV2 "
+            "(Gemma 4's full-attention layers: global_head_dim, num_global_key_value_heads), whose split of the KV "
+            "budget over its per-window pools is not modelled: use runtime 'vllm' or 'sglang'")
     if len(shapes) > 1:
         raise UnsupportedError(
-            f"{engine_label}: layers with different KV heads or head dims ({len(shapes)} shapes) go to "
-            "KVCacheManagerV2 (Gemma 4's full-attention layers: global_head_dim, num_global_key_value_heads), "
-            "whose split of the KV budget over its per-window pools is not modelled: use runtime 'vllm' or "
-            "'sglang'")
+            f"{engine_label}: layers with different KV head counts: KVCacheManager.get_cache_size_per_token "
+            "averages a per-layer head list, which is not modelled: use runtime 'vllm'")
 
 
 def full_length_window_note(spec: ModelSpec) -> str:
