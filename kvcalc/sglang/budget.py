@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from ..dtypes import DType
 from ..engine import EngineMemoryPlan, key_value_cell_bytes, layer_cell_bytes
 from ..spec import ModelSpec
-from ..units import GiB
+from ..units import GiB, MiB
 from .defaults import (
     DEFAULT_PAGE_SIZE,
     DEFAULT_PRELOAD_USED_BYTES,
@@ -40,6 +40,7 @@ from .defaults import (
 )
 from .options import SglangOptions
 from .swa import DEFAULT_SWA_FULL_TOKENS_RATIO, hybrid_tokens, is_hybrid_swa, split_hybrid_tokens
+from .vlm import VlmRule
 
 if TYPE_CHECKING:
     from ..deployment import Deployment
@@ -71,14 +72,18 @@ def is_mla(spec: ModelSpec) -> bool:
     return any(a.latent_dim for layer in spec.layers for a in layer.attention)
 
 
-def mem_fraction(options: SglangOptions, total_gpu_bytes: int, tp: int, pp: int, mla: bool) -> float:
+def mem_fraction(options: SglangOptions, total_gpu_bytes: int, tp: int, pp: int, mla: bool,
+                 vlm: VlmRule | None = None) -> float:
     """``--mem-fraction-static``: the option, else SGLang's default for the GPU, TP / PP, the MLA backend
-    and the running-request / token caps (kvcalc.sglang.defaults.default_mem_fraction_static)."""
+    and the running-request / token caps (kvcalc.sglang.defaults.default_mem_fraction_static), scaled for a
+    multimodal model's ViT (kvcalc.sglang.vlm)."""
     if options.mem_fraction_static is not None:
         return options.mem_fraction_static
-    return default_mem_fraction_static(total_gpu_bytes, tp, pp, mla=mla, version=options.sglang_version,
-                                       max_running_requests=options.max_running_requests,
-                                       max_total_tokens=options.max_total_tokens)
+    mf = default_mem_fraction_static(total_gpu_bytes, tp, pp, mla=mla, version=options.sglang_version,
+                                     max_running_requests=options.max_running_requests,
+                                     max_total_tokens=options.max_total_tokens,
+                                     prefill_graph=vlm is None or vlm.prefill_graph)
+    return vlm.mem_fraction(mf) if vlm is not None else mf
 
 
 def sglang_mem_fraction(d: Deployment) -> float:
@@ -89,7 +94,10 @@ def sglang_mem_fraction(d: Deployment) -> float:
     >>> sglang_mem_fraction(deploy(bundled_config("Qwen/Qwen3-8B"), runtime="sglang", mem_fraction_static=0.8))
     0.8
     """
-    return mem_fraction(d.options, d.gpu.memory_bytes, d.tp, d.pp, is_mla(d.rank))
+    from .vlm import vlm_rule
+
+    vlm = vlm_rule(d.config) if d.options.sglang_version != "0.5.9" else None
+    return mem_fraction(d.options, d.gpu.memory_bytes, d.tp, d.pp, is_mla(d.rank), vlm)
 
 
 def _gb(nbytes: float) -> str:
@@ -117,15 +125,16 @@ def _single_pool(rest: int, cell: int, page: int, options: SglangOptions, notes:
 
 def sglang_memory_plan(stage_rank_specs: list[ModelSpec], kv: DType, *, total_gpu_bytes: int, weights_bytes: int,
                        options: SglangOptions, context_len: int, tp: int = 1, pp: int = 1,
-                       used_before_load_bytes: int | None = None, architectures: Sequence[str] = ()
-                       ) -> EngineMemoryPlan:
+                       used_before_load_bytes: int | None = None, architectures: Sequence[str] = (),
+                       vlm: VlmRule | None = None) -> EngineMemoryPlan:
     """SGLang's pool on the busiest GPU (module docstring). ``stage_rank_specs``: one rank's spec per
     pipeline stage; ``context_len``: the validated context length (``--context-length`` or the model's);
     ``architectures``: the config's, which decide whether sliding-window layers get SGLang's hybrid SWA
-    pool (kvcalc.sglang.swa) or the single pool at full length."""
+    pool (kvcalc.sglang.swa) or the single pool at full length; ``vlm``: a multimodal model's
+    reservations (kvcalc.sglang.vlm), None for a text model."""
     notes: list[str] = []
     version = options.sglang_version
-    mf = mem_fraction(options, total_gpu_bytes, tp, pp, is_mla(stage_rank_specs[0]))
+    mf = mem_fraction(options, total_gpu_bytes, tp, pp, is_mla(stage_rank_specs[0]), vlm)
     if options.mem_fraction_static is None:
         notes.append(f"mem_fraction_static {mf:g}: SGLang {version}'s default for this GPU and TP "
                      "(memory_hook.py handle_gpu_memory_settings; v0.4 releases used 0.88 / 0.87 / 0.85 by TP size)")
@@ -148,6 +157,12 @@ def sglang_memory_plan(stage_rank_specs: list[ModelSpec], kv: DType, *, total_gp
                      "every layer's K and V for every token")
     budget = int(pre_load_free * mf)
     rest = budget - weights_bytes
+    if vlm is not None:
+        rest -= vlm.cache_bytes
+        notes.append(f"multimodal: {vlm.cache_bytes / MiB:g} MiB embedding cache (SGLANG_VLM_CACHE_SIZE_MB) off the KV "
+                     f"budget" + ("" if options.mem_fraction_static is not None else
+                                  f"; default mem_fraction_static scaled for its {vlm.vit_layers}-layer, "
+                                  f"{vlm.vit_hidden:,}-wide ViT (memory_hook.py adjust_mem_fraction_for_vlm)"))
     ratio = options.swa_full_tokens_ratio or DEFAULT_SWA_FULL_TOKENS_RATIO
     swa_tokens = 0
     if hybrid and version != "0.5.9":

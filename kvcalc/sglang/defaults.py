@@ -93,12 +93,14 @@ def prefill_graph_count(max_bs: int) -> int:
     return sum(1 for s in sizes if s <= max_bs)
 
 
-def graph_reserve_mib(decode_bs: int, chunked: int, *, pp_size: int, mla: bool, max_total_tokens: int | None) -> float:
+def graph_reserve_mib(decode_bs: int, chunked: int, *, pp_size: int, mla: bool, max_total_tokens: int | None,
+                      prefill_graph: bool = True) -> float:
     """0.5.23 ``reserve_for_graph_mb``: 2 MiB per decode batch size, plus the prefill graph (breakable by
-    default on CUDA, off under pipeline parallelism): 8 MiB per token bucket up to ``chunked_prefill_size``
-    (capped by ``--max-total-tokens``), or 1.5 GiB for MLA."""
+    default on CUDA, off under pipeline parallelism and for most multimodal models, ``prefill_graph``
+    False: kvcalc.sglang.vlm): 8 MiB per token bucket up to ``chunked_prefill_size`` (capped by
+    ``--max-total-tokens``), or 1.5 GiB for MLA."""
     reserve = decode_bs * 2.0
-    if pp_size == 1:
+    if pp_size == 1 and prefill_graph:
         if mla:
             reserve += 1.5 * 1024
         else:
@@ -109,14 +111,15 @@ def graph_reserve_mib(decode_bs: int, chunked: int, *, pp_size: int, mla: bool, 
 
 def default_mem_fraction_static(total_gpu_bytes: int, tp_size: int = 1, pp_size: int = 1, *, mla: bool = False,
                                 max_running_requests: int | None = None, max_total_tokens: int | None = None,
-                                version: str = SGLANG_VERSION) -> float:
+                                version: str = SGLANG_VERSION, prefill_graph: bool = True) -> float:
     """SGLang's default ``--mem-fraction-static`` (``handle_gpu_memory_settings``).
 
     ``reserved = 512 + max(chunked_prefill_size, 2048) x 1.5 + tp x pp / 8 x 1024 + graphs`` MiB, at
     least 10 GiB on GPUs above 60 GiB; ``round((gpu_mem - reserved) / gpu_mem, 3)``, gpu_mem in MiB.
     ``graphs``: 0.5.23 :func:`graph_reserve_mib` (the decode graph's max batch capped by
-    ``--max-running-requests``); 0.5.9 ``cuda_graph_max_bs x 2``. Not modelled: DP attention, speculative
-    decoding, DeepEP and the multimodal adjustment, each of which reserves more.
+    ``--max-running-requests``); 0.5.9 ``cuda_graph_max_bs x 2``. ``prefill_graph`` False drops the prefill
+    graph term (multimodal models; their ViT scaling is kvcalc.sglang.vlm). Not modelled: DP attention,
+    speculative decoding and DeepEP, each of which reserves more.
 
     Llama-3.1-8B on a 24 GiB RTX 4090 (24,564 MiB): 512 + 6,144 + 128 + 48 x 2 + 50 x 8 = 7,280 MiB reserved:
 
@@ -132,7 +135,8 @@ def default_mem_fraction_static(total_gpu_bytes: int, tp_size: int = 1, pp_size:
     else:
         if max_running_requests is not None:
             graph_bs = min(graph_bs, max_running_requests)
-        reserved += graph_reserve_mib(graph_bs, chunked, pp_size=pp_size, mla=mla, max_total_tokens=max_total_tokens)
+        reserved += graph_reserve_mib(graph_bs, chunked, pp_size=pp_size, mla=mla, max_total_tokens=max_total_tokens,
+                                      prefill_graph=prefill_graph)
     if gpu_mem > 60 * 1024:
         reserved = max(reserved, RESERVED_FLOOR_MIB_LARGE_GPU)
     return round((gpu_mem - reserved) / gpu_mem, 3)

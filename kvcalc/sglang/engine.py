@@ -66,12 +66,22 @@ class SglangEngine(PagedEngine):
         return cap
 
     def memory_plan(self, d: Deployment) -> Any:
+        """The pool, with a multimodal model's reservations (kvcalc.sglang.vlm); UnsupportedError where
+        SGLang's VLM serving of the model on that GPU is not modelled."""
+        from ..errors import UnsupportedError
         from ..parallel import stage_specs
+        from .vlm import unmodelled_vlm, vlm_rule
 
+        vlm = None
+        if d.options.sglang_version != "0.5.9":
+            why = unmodelled_vlm(d.config, d.gpu.name, d.gpu.memory_mib)
+            if why:
+                raise UnsupportedError(f"SGLang: {why}; not modelled: use runtime 'vllm'")
+            vlm = vlm_rule(d.config)
         return sglang_memory_plan(stage_specs(d.rank, d.pp), d.kv, total_gpu_bytes=d.gpu.memory_bytes,
                                   weights_bytes=d.weights_rank, options=d.options, context_len=d.context_cap,
                                   tp=d.tp, pp=d.pp, used_before_load_bytes=d.measured.non_torch_bytes,
-                                  architectures=d.architectures)
+                                  architectures=d.architectures, vlm=vlm)
 
     def overhead_parts(self, d: Deployment, p: Any) -> dict[str, int]:
         """The memory in use before the weights load (CUDA context, NCCL; measured by SGLang, assumed

@@ -19,9 +19,11 @@ from ..units import GiB
 from .budget import trtllm_memory_plan
 from .defaults import DEFAULT_MAX_NUM_TOKENS, DEFAULT_RUNTIME_RESERVED_BYTES, TRTLLM_VERSION
 from .options import DECLARATIONS, TrtllmOptions, trtllm_options
+from .windows import check_uniform_kv_shape, full_length_window_note
 
 if TYPE_CHECKING:
     from ..deployment import Deployment
+    from ..spec import ModelSpec
 
 
 
@@ -39,6 +41,14 @@ class TrtllmEngine(PagedEngine):
                   "max_num_batched_tokens": "max_num_tokens", "gpu_memory_utilization": "free_gpu_memory_fraction"}
     kv_dtypes = ("bfloat16", "float16", "fp8_e4m3")
     kv_dtypes_text = "auto, fp8 (e4m3)"
+    sliding_ok = True
+
+    def check_model(self, raw: Any, spec: ModelSpec, options: Any, dtype: str | None,
+                    kv_dtype: str | None) -> None:
+        """Sliding-window layers are pooled at full length (kvcalc.trtllm.windows); layers whose KV shapes
+        differ are refused (TensorRT-LLM sends them to KVCacheManagerV2)."""
+        super().check_model(raw, spec, options, dtype, kv_dtype)
+        check_uniform_kv_shape(spec, self.label)
 
     def build_options(self, flags: dict[str, Any]) -> Any:
         return trtllm_options(**flags)
@@ -76,6 +86,9 @@ class TrtllmEngine(PagedEngine):
         if o.max_seq_len and model_max and o.max_seq_len > model_max:
             notes.append(f"max_seq_len {o.max_seq_len:,} exceeds the config's max_position_embeddings "
                          f"{model_max:,}: quality past the trained length is not assured")
+        window_note = full_length_window_note(d.spec)
+        if window_note:
+            notes.append(window_note)
         cells = stage_cell_bytes(stage_specs(d.rank, d.pp), d.kv)
         return trtllm_memory_plan(max(cells), total_gpu_bytes=d.gpu.memory_bytes, weights_bytes=d.weights_rank,
                                   activation_bytes=act, runtime_bytes=runtime, options=o, max_seq_len=d.context_cap,

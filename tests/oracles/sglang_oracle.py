@@ -10,7 +10,9 @@ step below is the wheel's code, transcribed with ``file:line`` (paths under ``py
     unzip -q -o /work/sglang-src/sglang-0.5.23*.whl -d /work/sglang-src/src   # to read it
     python tests/oracles/sglang_oracle.py        # writes tests/fixtures/sglang_oracle.json
 
-Scope (what a case may vary): a text-only model (no multimodal reservations), an NVIDIA GPU before
+Scope (what a case may vary): a text model or a multimodal one with its default reservations
+(tests/oracles/sglang_vlm.py: the ViT-scaled mem_fraction_static, no prefill graph, the 100 MiB embedding cache;
+not Qwen3-VL on a large Hopper GPU), an NVIDIA GPU before
 Blackwell (the default attention backend fa3 / flashinfer / triton, so the default ``page_size`` is 1,
 ``arg_groups/overrides.py:1361``), no speculative decoding, no DP attention, no disaggregation, no
 hierarchical cache, the default chunked prefill and CUDA graphs. Inputs SGLang measures are the case's:
@@ -24,6 +26,9 @@ import os
 import sys
 from dataclasses import dataclass
 from typing import Any
+
+import sglang_vlm
+from oracle_fixture import write_fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -80,7 +85,7 @@ def prefill_graph_sizes(max_bs: int) -> list[int]:
 
 
 def default_mem_fraction_static(gpu_mem: float, tp: int, pp: int, mla: bool, *, max_running_requests: int | None,
-                                max_total_tokens: int | None) -> dict[str, Any]:
+                                max_total_tokens: int | None, prefill_graph: bool = True) -> dict[str, Any]:
     """arg_groups/memory_hook.py:47-339 handle_gpu_memory_settings (and reserve_for_graph_mb :353-400).
 
     The prefill CUDA graph backend defaults to breakable on CUDA (model_executor/cuda_graph_config.py:119-123)
@@ -91,7 +96,7 @@ def default_mem_fraction_static(gpu_mem: float, tp: int, pp: int, mla: bool, *, 
     chunked, decode_bs = gpu_tier(gpu_mem, tp)
     if max_running_requests is not None and decode_bs > max_running_requests:      # :182-188
         decode_bs = max_running_requests
-    prefill_on = pp == 1                                                            # cuda_graph_hook.py:150
+    prefill_on = pp == 1 and prefill_graph                        # cuda_graph_hook.py:150 (and :229-239)
     prefill_max = chunked if not mla else min(8192, chunked)                        # :234-238
     if max_total_tokens is not None:                                                # :253-256
         prefill_max = min(prefill_max, max_total_tokens)
@@ -113,8 +118,13 @@ def default_mem_fraction_static(gpu_mem: float, tp: int, pp: int, mla: bool, *, 
 
 # ------------------------------------------------------------------------------ model config
 def text_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The text model's fields; those a multimodal file leaves to its transformers class (Gemma 3's text_config)
+    as SGLang reads them, from the class (``hf_text_config`` is a transformers config object)."""
     tc = config.get("text_config")
-    return {**config, **tc} if isinstance(tc, dict) else config
+    if not isinstance(tc, dict):
+        return config
+    defaults = sglang_vlm.text_class_defaults(config)
+    return {**defaults, **config, **tc, "rope_scaling": defaults["rope_scaling"]}
 
 
 def context_length(config: dict[str, Any]) -> int:
@@ -206,17 +216,22 @@ def cells(config: dict[str, Any], tp: int, layers: int, kv: int) -> Cells:
         n_full = sum(1 for t in types if t == "full_attention")
         full = n * (hd + vhd) * kv                     # pool_configurator.py:704-709
         swa = n * (hd + vhd) * kv                      # :711-716 (no swa_num_key_value_heads / swa_head_dim here)
+        shapes = sglang_vlm.gemma4_shapes(config)      # Gemma 4: full and sliding layers' own shapes
+        if shapes:
+            (fhd, fkv), (shd, skv) = shapes["full_attention"], shapes.get("sliding_attention", shapes["full_attention"])
+            full = max(1, fkv // tp) * (fhd + fhd) * kv    # v_head_dim = head_dim (config.py:145-146)
+            swa = max(1, skv // tp) * (shd + shd) * kv     # get_swa_num_kv_heads (model_config.py:1713-1717)
         return Cells(0, True, full, swa, n_full, n_swa, tc.get("sliding_window"))
     return Cells(n * (hd + vhd) * layers * kv)        # pool_configurator.py:492-498
 
 
 # ------------------------------------------------------------------------------ the pool
-def rest_bytes(pre_gb: float, weights: int, mf: float) -> int:
+def rest_bytes(pre_gb: float, weights: int, mf: float, mm_gb: float = 0.0) -> int:
     """mem_cache/kv_cache_configurator.py:2990-3060 _profile_available_bytes:
-    rest = available - pre x (1 - mf) (GB floats), returned as int(rest x 2**30)."""
+    rest = available - pre x (1 - mf) - multimodal reservation (GB floats), returned as int(rest x 2**30)."""
     available = pre_gb - weights / GiB
     slack = pre_gb * (1 - mf)                          # :3007
-    rest = available - slack                           # :3038 (no multimodal reservation)
+    rest = available - slack - mm_gb                   # :3034-3038
     if rest <= 0:
         raise ValueError("Loaded weights leave no GPU memory for the KV cache")   # :3043-3058
     return int(rest * (1 << 30))                       # :3060
@@ -264,8 +279,11 @@ def run_case(case: dict[str, Any]) -> dict[str, Any]:
     mf = case.get("mem_fraction_static")
     if mf is None:
         d = default_mem_fraction_static(gpu_mem, tp, pp, mla, max_running_requests=case.get("max_running_requests"),
-                                        max_total_tokens=case.get("max_total_tokens"))
+                                        max_total_tokens=case.get("max_total_tokens"),
+                                        prefill_graph=sglang_vlm.keeps_prefill_graph(config))
         mf = d["mem_fraction_static"]
+        if sglang_vlm.is_multimodal(config):                                     # memory_hook.py:331-337
+            mf = sglang_vlm.adjust_mem_fraction_for_vlm(mf, config)
         out["default"] = d
     out["mem_fraction_static"] = mf
     ctx = derived_context_len(config, case.get("context_length"), case.get("allow_longer", False))
@@ -278,7 +296,7 @@ def run_case(case: dict[str, Any]) -> dict[str, Any]:
         tokens_per_stage = []
         for rank in range(pp):
             c = cells(config, tp, pp_layers(layers_total, rank, pp), kv)
-            avail = rest_bytes(pre_gb, case["weights_bytes"], mf)
+            avail = rest_bytes(pre_gb, case["weights_bytes"], mf, sglang_vlm.mm_reservation_gb(config))
             tokens_per_stage.append(pool(c, avail, page, case.get("max_total_tokens")))
         # kv_cache_configurator.py:3107-3115: the min over PP ranks
         result = min(tokens_per_stage, key=lambda r: r["max_total_num_tokens"])
@@ -302,8 +320,11 @@ W = {  # measured weight bytes per GPU (inputs, what SGLang's "Load weight end" 
     "qwen3_30b": 58250 * MiB, "mixtral_tp2": 44540 * MiB, "qwen3_06": 1436 * MiB, "llama1b": 2357 * MiB,
     "dsv2lite": 29980 * MiB, "dsv3_tp8": 85070 * MiB, "kimi_tp8": 122050 * MiB, "gptoss20": 13310 * MiB,
     "gptoss120": 62730 * MiB, "gptoss120_tp2": 31500 * MiB, "gemma3_1b": 1908 * MiB, "gemma2_9b": 17630 * MiB,
-    "qwen3_235_tp8": 56130 * MiB, "qwen3_30b_tp2": 29125 * MiB,
+    "qwen3_235_tp8": 56130 * MiB, "qwen3_30b_tp2": 29125 * MiB, "gemma4_26b": 48900 * MiB,
+    "gemma4_26b_tp2": 24460 * MiB, "gemma4_26b_tp4": 12240 * MiB, "gemma3_27b": 52020 * MiB, "gemma3_4b": 8260 * MiB,
+    "qwen3_vl_32": 63340 * MiB, "qwen3_vl_32_tp2": 31680 * MiB, "qwen3_vl_32_tp4": 15850 * MiB,
 }
+G4, QVL = "google__gemma-4-26B-A4B.json", "Qwen__Qwen3-VL-32B-Instruct.json"
 
 
 def _c(name: str, config: str, gpu: str, weights: str, **kw: Any) -> dict[str, Any]:
@@ -373,6 +394,19 @@ CASES = [
     _c("qwen3-32b-pp2-l40s", "Qwen__Qwen3-32B.json", "l40s", "qwen3_32_tp2", pp=2),
     # refusals
     _c("phi4-t4-no-room", "microsoft__phi-4.json", "t4", "phi4"),
+    # multimodal (sglang_vlm.py): Gemma 4 is a VLM and hybrid SWA with per-layer shapes; Gemma 3's
+    # ConditionalGeneration is served text-only by default; Qwen3-VL off large Hopper GPUs
+    _c("gemma4-26b-h100", G4, "h100-sxm", "gemma4_26b"),
+    _c("gemma4-26b-a100-80-fp8", G4, "a100-80gb", "gemma4_26b", kv_dtype="fp8_e4m3"),
+    _c("gemma4-26b-2xl40s-tp2", G4, "l40s", "gemma4_26b_tp2", tp=2),
+    _c("gemma4-26b-h200-mf085", G4, "h200", "gemma4_26b", mem_fraction_static=0.85),
+    _c("gemma4-26b-b200-page64", G4, "b200", "gemma4_26b", page_size=64),
+    _c("gemma4-26b-a100-40-tp4", G4, "a100-40gb", "gemma4_26b_tp4", tp=4),
+    _c("gemma3-27b-h100-text-only", "google__gemma-3-27b-it.json", "h100-sxm", "gemma3_27b"),
+    _c("gemma3-4b-4090-text-only", "google__gemma-3-4b-it.json", "rtx-4090", "gemma3_4b"),
+    _c("qwen3-vl-32b-2xa100-80", QVL, "a100-80gb", "qwen3_vl_32_tp2", tp=2),
+    _c("qwen3-vl-32b-4xl40s", QVL, "l40s", "qwen3_vl_32_tp4", tp=4),
+    _c("qwen3-vl-32b-b200", QVL, "b200", "qwen3_vl_32"),
 ]
 
 ASIDE = [   # kept aside: not looked at while fixing kvcalc, replayed by the same test to judge it
@@ -389,19 +423,16 @@ ASIDE = [   # kept aside: not looked at while fixing kvcalc, replayed by the sam
     _c("aside-qwen3-30b-2xa100-40", "Qwen__Qwen3-30B-A3B.json", "a100-40gb", "qwen3_30b_tp2", tp=2),
     _c("aside-llama8-5090-mrr16", "meta-llama__Llama-3.1-8B.json", "rtx-5090", "llama8", max_running_requests=16),
     _c("aside-gemma2-9b-h100-fp8", "google__gemma-2-9b-it.json", "h100-sxm", "gemma2_9b", kv_dtype="fp8_e4m3"),
+    _c("aside-gemma4-26b-l40s-fp8", G4, "l40s", "gemma4_26b", kv_dtype="fp8_e4m3"),
+    _c("aside-gemma4-26b-2xh100-tp2-mrr64", G4, "h100-sxm", "gemma4_26b_tp2", tp=2, max_running_requests=64),
+    _c("aside-qwen3-vl-32b-2xl40s-fp8", QVL, "l40s", "qwen3_vl_32_tp2", tp=2, kv_dtype="fp8_e4m3"),
 ]
 
 
 def main(argv: list[str]) -> int:
-    doc = {"engine": "sglang", "version": SGLANG_VERSION, "wheel": WHEEL, "script": "tests/oracles/sglang_oracle.py",
-           "units": "gpu_mib / used_before_load_mib: MiB (nvidia-smi); weights_bytes: bytes; tokens",
-           "cases": [{"input": c, "expect": run_case(c)} for c in CASES],
-           "aside": [{"input": c, "expect": run_case(c)} for c in ASIDE]}
-    with open(FIXTURE, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    print(f"{len(doc['cases'])} cases, {len(doc['aside'])} aside -> {FIXTURE}")
-    return 0
+    header = {"engine": "sglang", "version": SGLANG_VERSION, "wheel": WHEEL, "script": "tests/oracles/sglang_oracle.py",
+              "units": "gpu_mib / used_before_load_mib: MiB (nvidia-smi); weights_bytes: bytes; tokens"}
+    return write_fixture(FIXTURE, header, CASES, ASIDE, run_case)
 
 
 if __name__ == "__main__":

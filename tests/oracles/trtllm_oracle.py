@@ -22,8 +22,15 @@ the public source NVIDIA/TensorRT-LLM at the stored commits below (the 1.x line'
     ``max_seq_len`` above it is reduced to it ("maxAttentionWindow and maxSequenceLen are too large ...").
 ``tensorrt_llm/llmapi/llm_args.py``: ``KvCacheConfig.free_gpu_memory_fraction`` 0.9, ``tokens_per_block`` 32.
 
-Scope: models without sliding windows (VSWA goes through the C++ ``calculateMaxNumBlocks`` per window,
-not transcribed here), no speculative decoding, no attention DP, beam width 1.
+``resource_manager.py`` ``KVCacheManager.__init__``: with ``KvCacheConfig.max_attention_window`` unset (the
+    default), ``max_attention_window_vec = [max_seq_len]``: one window, so a sliding-window model (Gemma 2 / 3,
+    Mistral v0.1, gpt-oss) takes the single-pool ``calculate_max_num_blocks`` above with every layer counted;
+    ``_util.py`` ``_create_kv_cache_manager`` derives per-layer windows from ``layer_types`` only for
+    ``KVCacheManagerV2`` (which ``_non_hybrid_kv_cache_manager_cls`` picks for Gemma 4's per-layer head dims).
+
+Scope: a single window (a user ``max_attention_window`` with several windows, VSWA, goes through the C++
+``calculateMaxNumBlocks`` per window; KVCacheManagerV2 is not transcribed), no speculative decoding, no
+attention DP, beam width 1.
 """
 from __future__ import annotations
 
@@ -31,6 +38,8 @@ import json
 import os
 import sys
 from typing import Any
+
+from oracle_fixture import write_fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -41,6 +50,17 @@ MiB = 1 << 20
 GiB = 1 << 30
 
 
+# fields a config file leaves to its transformers class (TensorRT-LLM reads the config through transformers):
+# Gemma3TextConfig's max_position_embeddings (transformers models/gemma3/configuration_gemma3.py)
+CLASS_DEFAULTS = {"gemma3_text": {"max_position_embeddings": 131072}}
+
+
+def text_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The text model's config with its class defaults filled in."""
+    tc = config.get("text_config") or config
+    return {**CLASS_DEFAULTS.get(tc.get("model_type", ""), {}), **{k: v for k, v in tc.items() if v is not None}}
+
+
 def pp_layers(n: int, rank: int, pp: int) -> int:
     """tensorrt_llm/mapping.py ``pp_layers``: an even split (the cases use layer counts divisible by ``pp``)."""
     assert n % pp == 0, "uneven pipeline splits are not transcribed"
@@ -49,7 +69,7 @@ def pp_layers(n: int, rank: int, pp: int) -> int:
 
 def cache_size_per_token(config: dict[str, Any], tp: int, layers: int, fp8: bool) -> int:
     """resource_manager.py KVCacheManager.get_cache_size_per_token."""
-    tc = config.get("text_config") or config
+    tc = text_config(config)
     kv_heads = tc.get("num_key_value_heads") or tc["num_attention_heads"]
     if "kv_lora_rank" in tc and tc.get("kv_lora_rank"):          # mla = hasattr(config, "kv_lora_rank")
         head_dim = tc["kv_lora_rank"] + tc["qk_rope_head_dim"]
@@ -67,7 +87,7 @@ def cache_size_per_token(config: dict[str, Any], tp: int, layers: int, fp8: bool
 def run_case(case: dict[str, Any]) -> dict[str, Any]:
     with open(os.path.join(CONFIGS, case["config"]), encoding="utf-8") as f:
         config = json.load(f)
-    tc = config.get("text_config") or config
+    tc = text_config(config)
     tp, pp = case.get("tp", 1), case.get("pp", 1)
     tpb = case.get("tokens_per_block") or 32
     fraction = case.get("free_gpu_memory_fraction") or 0.9
@@ -101,16 +121,20 @@ def _c(name: str, config: str, gpu: str, peak_mib: int, **kw: Any) -> dict[str, 
             **kw}
 
 
+G3_1, G3_27, G2_9 = "google__gemma-3-1b-it.json", "google__gemma-3-27b-it.json", "google__gemma-2-9b-it.json"
+M7_01, OSS20, OSS120 = "mistralai__Mistral-7B-v0.1.json", "openai__gpt-oss-20b.json", "openai__gpt-oss-120b.json"
 L8, L70, Q8, Q32 = ("meta-llama__Llama-3.1-8B.json", "meta-llama__Llama-3.1-70B.json", "Qwen__Qwen3-8B.json",
                     "Qwen__Qwen3-32B.json")
+def _family(prefix: str, config: str, gpu: str, peak_mib: int, variants: dict[str, dict[str, Any]]) -> list[Any]:
+    """One case per variant of one deployment: ``prefix + suffix`` with the variant's inputs."""
+    return [_c(prefix + suffix, config, gpu, peak_mib, **kw) for suffix, kw in variants.items()]
+
+
 CASES = [
-    _c("llama8-h100", L8, "h100-sxm", 19000),
-    _c("llama8-h100-fp8", L8, "h100-sxm", 19000, fp8_kv=True),
-    _c("llama8-h100-frac05", L8, "h100-sxm", 19000, free_gpu_memory_fraction=0.5),
-    _c("llama8-h100-maxtok", L8, "h100-sxm", 19000, max_tokens=100000),
-    _c("llama8-h100-maxtok-odd", L8, "h100-sxm", 19000, max_tokens=8191),
-    _c("llama8-h100-tpb64", L8, "h100-sxm", 19000, tokens_per_block=64),
-    _c("llama8-h100-maxtok-odd-tpb64", L8, "h100-sxm", 19000, tokens_per_block=64, max_tokens=10000),
+    *_family("llama8-h100", L8, "h100-sxm", 19000, {
+        "": {}, "-fp8": {"fp8_kv": True}, "-frac05": {"free_gpu_memory_fraction": 0.5},
+        "-maxtok": {"max_tokens": 100000}, "-maxtok-odd": {"max_tokens": 8191}, "-tpb64": {"tokens_per_block": 64},
+        "-maxtok-odd-tpb64": {"tokens_per_block": 64, "max_tokens": 10000}}),
     _c("llama8-4090", L8, "rtx-4090", 19800),
     _c("llama8-4090-seq-reduced", L8, "rtx-4090", 22500),
     _c("llama8-l4-fp8", L8, "l4", 19500, fp8_kv=True),
@@ -140,6 +164,20 @@ CASES = [
     _c("dsv3-8xb200-fp8", "deepseek-ai__DeepSeek-V3.json", "b200", 92000, tp=8, fp8_kv=True),
     _c("kimi-k2-8xh200-fp8", "moonshotai__Kimi-K2-Instruct.json", "h200", 130000, tp=8, fp8_kv=True),
     _c("llama8-4090-no-room", L8, "rtx-4090", 24600),
+    # sliding windows, max_attention_window unset: one window of max_seq_len, every layer pooled at full length
+    _c("gemma3-1b-l4", G3_1, "l4", 4500),
+    _c("gemma3-1b-4090-fp8-tpb64", G3_1, "rtx-4090", 4500, fp8_kv=True, tokens_per_block=64),
+    _c("gemma3-27b-h100-seq-reduced", G3_27, "h100-sxm", 58000),
+    _c("gemma3-27b-2xh100-seq32k", G3_27, "h100-sxm", 30000, tp=2, max_seq_len=32768),
+    _c("gemma2-9b-a100-40", G2_9, "a100-40gb", 21000),
+    _c("gemma2-9b-l40s-maxtok", G2_9, "l40s", 21000, max_tokens=30000),
+    _c("mistral7-v01-4090", M7_01, "rtx-4090", 17500),
+    _c("mistral7-v01-h100-fp8", M7_01, "h100-sxm", 17500, fp8_kv=True),
+    _c("gpt-oss-20b-h100", OSS20, "h100-sxm", 16000),
+    _c("gpt-oss-20b-4090-seq-reduced", OSS20, "rtx-4090", 21000),
+    _c("gpt-oss-120b-h100", OSS120, "h100-sxm", 68000),
+    _c("gpt-oss-120b-4xh200-tp4", OSS120, "h200", 20000, tp=4),
+    _c("gpt-oss-120b-pp2-b200", OSS120, "b200", 36000, pp=2),
 ]
 
 ASIDE = [   # kept aside: not looked at while fixing kvcalc
@@ -154,20 +192,19 @@ ASIDE = [   # kept aside: not looked at while fixing kvcalc
     _c("aside-qwen3-30b-2xh100-seq8k", "Qwen__Qwen3-30B-A3B.json", "h100-sxm", 33000, tp=2, max_seq_len=8192),
     _c("aside-llama1b-4090-fp8-maxtok", "meta-llama__Llama-3.2-1B.json", "rtx-4090", 4200, fp8_kv=True,
        max_tokens=123457),
+    _c("aside-gemma3-1b-a10-frac05", G3_1, "a10", 4500, free_gpu_memory_fraction=0.5),
+    _c("aside-gemma2-9b-2xl4-tp2", G2_9, "l4", 12000, tp=2),
+    _c("aside-gpt-oss-20b-l40s-maxtok", OSS20, "l40s", 16000, max_tokens=99999),
+    _c("aside-mistral7-v01-a100-80-tpb16", M7_01, "a100-80gb", 17500, tokens_per_block=16),
+    _c("aside-gemma3-27b-h200-fp8", G3_27, "h200", 58000, fp8_kv=True),
 ]
 
 
 def main(argv: list[str]) -> int:
-    doc = {"engine": "tensorrt_llm", "backend": "pytorch", "repo": "NVIDIA/TensorRT-LLM", "commit": COMMIT,
-           "script": "tests/oracles/trtllm_oracle.py",
-           "units": "gpu_mib: MiB (nvidia-smi); peak_without_kv_bytes: weights + activation peak + non-torch, bytes",
-           "cases": [{"input": c, "expect": run_case(c)} for c in CASES],
-           "aside": [{"input": c, "expect": run_case(c)} for c in ASIDE]}
-    with open(FIXTURE, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    print(f"{len(doc['cases'])} cases, {len(doc['aside'])} aside -> {FIXTURE}")
-    return 0
+    header = {"engine": "tensorrt_llm", "backend": "pytorch", "repo": "NVIDIA/TensorRT-LLM", "commit": COMMIT,
+              "script": "tests/oracles/trtllm_oracle.py",
+              "units": "gpu_mib: MiB (nvidia-smi); peak_without_kv_bytes: weights + activation peak + non-torch, bytes"}
+    return write_fixture(FIXTURE, header, CASES, ASIDE, run_case)
 
 
 if __name__ == "__main__":

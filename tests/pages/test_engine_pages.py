@@ -83,8 +83,8 @@ def test_tensorrt_llm_max_tokens_rounds_down_to_whole_blocks():
 
 
 def test_side_by_side_lists_all_six_runtimes_and_refusals_as_text():
-    # gemma-3's sliding-window layers: TensorRT-LLM's variable-window pool is refused (docs/engines.md)
-    at = run_page(PLANNER, model="google/gemma-3-27b-it", gpu="h100-sxm", ctx="4096")
+    # Gemma 4's per-layer head dims: TensorRT-LLM's KVCacheManagerV2 is refused (docs/engines.md)
+    at = run_page(PLANNER, model="google/gemma-4-26B-A4B", gpu="h100-sxm", ctx="4096")
     rows = side_by_side(at)
     assert [r["runtime"] for r in rows] == ["ideal", "transformers", "vLLM", "SGLang", "TensorRT-LLM", "llama.cpp"]
     trt = row(rows, "TensorRT-LLM")

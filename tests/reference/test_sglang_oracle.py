@@ -63,3 +63,12 @@ def test_sglang_matches_its_own_arithmetic(entry: dict[str, Any]) -> None:
 @pytest.mark.parametrize("entry", ASIDE, ids=[c["input"]["name"] for c in ASIDE])
 def test_sglang_cases_kept_aside(entry: dict[str, Any]) -> None:
     _check(entry)
+
+
+def test_qwen3_vl_on_a_large_hopper_gpu_is_refused_naming_the_override() -> None:
+    # 0.5.23 arg_groups/model_overrides/qwen3_vl.py large_hopper_qwen3_vl_model_type: SM90 and >= 60 GiB switch
+    # the embedding cache off, the feature transport to cuda_ipc and the decode graph; kvcalc does not model them
+    d = kvcalc.deploy(load_config("Qwen/Qwen3-VL-32B-Instruct"), runtime="sglang", gpu="h100-sxm", gpus=2,
+                      tensor_parallel_size=2)
+    with pytest.raises(kvcalc.UnsupportedError, match="large-Hopper"):
+        d.engine_plan()

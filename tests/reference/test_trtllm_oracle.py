@@ -54,3 +54,17 @@ def test_trtllm_matches_its_own_arithmetic(entry: dict[str, Any]) -> None:
 @pytest.mark.parametrize("entry", ASIDE, ids=[c["input"]["name"] for c in ASIDE])
 def test_trtllm_cases_kept_aside(entry: dict[str, Any]) -> None:
     _check(entry)
+
+
+def test_per_layer_head_dims_are_refused_naming_the_manager() -> None:
+    # Gemma 4's full-attention layers: global_head_dim 512, num_global_key_value_heads 2 vs 256 / 8 on the
+    # sliding layers; TensorRT-LLM's _util.py _non_hybrid_kv_cache_manager_cls sends them to KVCacheManagerV2
+    with pytest.raises(kvcalc.UnsupportedError, match="KVCacheManagerV2"):
+        kvcalc.deploy(load_config("google/gemma-4-26B-A4B"), runtime="tensorrt_llm", gpu_mem_gib=80)
+
+
+def test_sliding_window_plan_says_its_pool_is_full_length() -> None:
+    # resource_manager.py KVCacheManager.__init__: max_attention_window unset -> [max_seq_len] for every layer
+    ep = kvcalc.deploy(load_config("openai/gpt-oss-20b"), runtime="tensorrt_llm", gpu_mem_gib=80).engine_plan()
+    assert any("window 128" in n and "full length" in n for n in ep.notes)
+    assert ep.swa_cell_bytes == 0 and ep.cell_bytes == 24 * 2 * 8 * 64 * 2    # layers x K,V x heads x dim x bf16
