@@ -28,10 +28,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "kv_header",
         "kv_size = ",
-        rf"kv_size = (?P<cells>{INT}), offload = (?P<offload>[01]), type_k = '(?P<type_k>"
+        rf"kv_size = (?P<cells>{INT}), (?:offload = (?P<offload>[01]), )?type_k = '(?P<type_k>"
         rf"[a-z0-9_]{{1,16}})', type_v = '(?P<type_v>[a-z0-9_]{{1,16}})', n_layer = (?P<n_layer>{INT})",
         (("cells", "tokens"), ("offload", ""), ("type_k", "text"), ("type_v", "text"), ("n_layer", "")),
-        "llama.cpp llama_kv_cache_init (2024-2025)",
+        "llama_kv_cache_init (2024-2025; llama_kv_cache_unified 2025 drops offload)",
     ),
     Rule(
         "kv_layer",

@@ -368,6 +368,21 @@ EXPECT: dict[str, tuple[str, str | None, dict[str, str]]] = {
         None,
         {"weights": "5.2032 GB", "available_kv": "-1.05 GiB", "gpu_blocks": "0 blocks", "max_concurrency": "0.00 x"},
     ),
+    "llama_cpp__llama-3.3-70b-q3_k_m__1": (
+        "llama_cpp",
+        None,
+        {"cells": "4096 tokens", "n_layer": "80", "kv_buffer": "784.00 MiB", "kv_total": "1280.00 MiB"},
+    ),
+    "sglang__qwen3-30b-a3b__1": (
+        "sglang",
+        None,
+        {"kv_tokens": "122420 tokens", "k_size": "5.60 GB", "free_after_pool": "5.97 GB", "weights": "2.91 GB"},
+    ),
+    "tensorrt_llm__llama-3.1-8b-fp8__1": (
+        "tensorrt_llm",
+        None,
+        {"kv_allocated": "52.51 GiB", "kv_tokens": "860320 tokens", "tokens_per_block": "32 tokens"},
+    ),
 }
 
 

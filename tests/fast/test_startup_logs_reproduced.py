@@ -65,6 +65,11 @@ REPRODUCED: list[tuple[str, str, list[str], str]] = [
      "69,524,783,104 B / 132,608 tokens = Llama-2-7B's 524,288 B per token"),
     ("llama_cpp__qwen2.5-coder-32b__1.log", "Qwen/Qwen2.5-32B", ["--gguf-type", "q8_0", *BIG],
      "q8_0 KV of 32,768 cells"),
+    ("llama_cpp__llama-3.3-70b-q3_k_m__1.log", "meta-llama/Llama-3.1-70B", ["--gguf-type", "Q3_K_M", *BIG],
+     "Llama 3.3 70B = Llama-3.1-70B geometry; 4,096 cells from the kv_size header (no offload field)"),
+    ("sglang__qwen3-30b-a3b__1.log", "Qwen/Qwen3-30B-A3B", BIG, "SGLang in ktransformers, RTX 3090"),
+    ("tensorrt_llm__llama-3.1-8b-fp8__1.log", "meta-llama/Llama-3.1-8B", ["--kv-dtype", "fp8", *BIG],
+     "Llama 3.1 8B FP8 checkpoint: fp8 KV"),
 ]
 
 
@@ -91,11 +96,26 @@ def test_calibrated_plan_prints_every_kv_figure_of_the_log(name: str, model: str
     assert report["model_check"]["consistent"] is not False, (name, report["model_check"])
 
 
-def test_at_least_twenty_public_logs_are_reproduced() -> None:
+def _counts() -> dict[str, int]:
+    engines = [name.split("__")[0] for name, *_ in REPRODUCED]
+    return {e: engines.count(e) for e in ("vllm", "sglang", "tensorrt_llm", "llama_cpp")}
+
+
+def test_every_reproduced_log_is_sourced_and_the_readme_says_how_many() -> None:
+    """Each log has its row in SOURCES.csv, and the README's count sentence is this enumeration's."""
     sources = (LOGS / "SOURCES.csv").read_text(encoding="utf-8")
     assert all(name in sources for name, *_ in REPRODUCED)
-    engines = {name.split("__")[0] for name, *_ in REPRODUCED}
-    assert len(REPRODUCED) == 20 and engines == {"vllm", "sglang", "tensorrt_llm", "llama_cpp"}
+    assert len({name for name, *_ in REPRODUCED}) == len(REPRODUCED)
+    n = _counts()
+    fixtures = len(list(LOGS.glob("*.log")))
+    sentence = (
+        f"{fixtures} public logs in tests/fixtures/startup_logs/ with their sources, "
+        f"{len(REPRODUCED)} of them reproduced exactly after calibration ({n['vllm']} vLLM, {n['sglang']} SGLang, "
+        f"{n['tensorrt_llm']} TensorRT-LLM, {n['llama_cpp']} llama.cpp)"
+    )
+    readme = " ".join((Path(ROOT) / "README.md").read_text(encoding="utf-8").split())
+    assert sentence in readme, sentence
+    assert len(REPRODUCED) >= 20 and min(n.values()) >= 1
 
 
 def test_llama_cpp_cells_follow_from_an_unquantized_kv_size() -> None:
