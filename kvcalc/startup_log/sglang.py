@@ -9,9 +9,16 @@ page_size slots. ``max_total_num_tokens=N, ... context_len=L`` is the scheduler'
 
 from __future__ import annotations
 
-from kvcalc.startup_log.rules import INT, NUM, Rule
+from kvcalc.startup_log.rules import INT, NUM, Rule, version_rule
 from kvcalc.startup_log.types import StartupLog
 from kvcalc.startup_log.values import Flags, gib_flags, pick
+
+
+def _arg(kind: str, name: str, value: str, unit: str) -> Rule:
+    """``name=value`` of the ``server_args=ServerArgs(...)`` line (server_args.py, printed at launch)."""
+    pattern = rf"{name}=(?P<{name}>{value})"
+    return Rule(f"arg_{kind}", f"{name}=", pattern, ((name, unit),), "server_args=ServerArgs(...)")
+
 
 ENGINE = "sglang"
 """The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
@@ -89,30 +96,16 @@ RULES: tuple[Rule, ...] = (
         (("graph_s", "s"), ("cuda_graph", "GB")),
         "model_runner.py init_cuda_graphs",
     ),
-    Rule(
-        "arg_mem_fraction",
-        "mem_fraction_static=",
-        rf"mem_fraction_static=(?P<mem_fraction_static>{NUM})",
-        (("mem_fraction_static", ""),),
-        "server_args=ServerArgs(...)",
-    ),
-    Rule("arg_tp", "tp_size=", rf"tp_size=(?P<tp_size>{INT})", (("tp_size", ""),), "server_args=ServerArgs(...)"),
-    Rule(
-        "arg_context_length",
-        "context_length=",
-        rf"context_length=(?P<context_length>{INT})",
-        (("context_length", "tokens"),),
-        "server_args=ServerArgs(...)",
-    ),
-    Rule("arg_page_size", "page_size=", rf"page_size=(?P<page_size>{INT})", (("page_size", "tokens"),), "ServerArgs"),
+    _arg("mem_fraction", "mem_fraction_static", NUM, ""),
+    _arg("tp", "tp_size", INT, ""),
+    _arg("context_length", "context_length", INT, "tokens"),
+    _arg("page_size", "page_size", INT, "tokens"),
 )
 
 VERSION_RULES: tuple[Rule, ...] = (
-    Rule(
-        "version",
+    version_rule(
         "sglang version",
         r"sglang version[:=]? ?(?P<version>[0-9][0-9a-z.+_-]{0,40})",
-        (("version", "text"),),
         "python -m sglang.check_env / launch banner",
     ),
 )
