@@ -368,6 +368,118 @@ EXPECT: dict[str, tuple[str, str | None, dict[str, str]]] = {
         None,
         {"weights": "5.2032 GB", "available_kv": "-1.05 GiB", "gpu_blocks": "0 blocks", "max_concurrency": "0.00 x"},
     ),
+    "llama_cpp__qwen2-32b-ollama__1": (
+        "llama_cpp",
+        None,
+        {
+            "cells": "8192 tokens",
+            "n_layer": "64",
+            "kv_total": "2048.00 MiB",
+            "k_size": "1024.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-30b-a3b-ik__1": (
+        "llama_cpp",
+        "3673 (4084ca73)",
+        {
+            "n_ctx": "32768 tokens",
+            "n_layer": "48",
+            "kv_total": "3072.00 MiB",
+            "k_size": "1536.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-32b-ik__1": (
+        "llama_cpp",
+        "3732 (9e567e38)",
+        {
+            "n_ctx": "16896 tokens",
+            "n_layer": "64",
+            "kv_total": "2244.00 MiB",
+            "k_size": "1122.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-32b-ik__2": (
+        "llama_cpp",
+        None,
+        {
+            "n_ctx": "8192 tokens",
+            "n_layer": "64",
+            "kv_total": "2048.00 MiB",
+            "k_size": "1024.00 MiB",
+        },
+    ),
+    "llama_cpp__llama-3.1-8b-ik__1": (
+        "llama_cpp",
+        None,
+        {
+            "n_ctx": "1024 tokens",
+            "n_layer": "32",
+            "kv_total": "82.00 MiB",
+            "k_size": "18.00 MiB",
+        },
+    ),
+    "llama_cpp__llama-2-13b-ik__1": (
+        "llama_cpp",
+        "3638 (8bff04c9)",
+        {
+            "n_ctx": "512 tokens",
+            "n_layer": "40",
+            "kv_total": "400.00 MiB",
+            "k_size": "200.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-30b-a3b-ik__2": (
+        "llama_cpp",
+        None,
+        {
+            "n_ctx": "4096 tokens",
+            "n_layer": "48",
+            "kv_total": "384.00 MiB",
+            "k_size": "192.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-30b-a3b__1": (
+        "llama_cpp",
+        "5622 (97340b4c)",
+        {
+            "n_ctx": "16384 tokens",
+            "cells": "16384 tokens",
+            "n_layer": "48",
+            "kv_total": "1536.00 MiB",
+            "k_size": "768.00 MiB",
+        },
+    ),
+    "llama_cpp__llama-3.1-8b__1": (
+        "llama_cpp",
+        "5781 (ba3ef86c5)",
+        {
+            "n_ctx": "16384 tokens",
+            "cells": "16384 tokens",
+            "n_layer": "32",
+            "kv_total": "2048.00 MiB",
+            "k_size": "1024.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-235b-a22b-ik__1": (
+        "llama_cpp",
+        "3772 (5236c98b)",
+        {
+            "n_ctx": "32768 tokens",
+            "n_layer": "94",
+            "kv_total": "6016.00 MiB",
+            "k_size": "3008.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-235b-a22b-ik__2": (
+        "llama_cpp",
+        "3728 (8ffad187)",
+        {
+            "n_ctx": "32768 tokens",
+            "n_layer": "94",
+            "kv_total": "3196.00 MiB",
+            "k_size": "1598.00 MiB",
+        },
+    ),
     "llama_cpp__llama-3.3-70b-q3_k_m__1": (
         "llama_cpp",
         None,
