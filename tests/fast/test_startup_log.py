@@ -480,6 +480,56 @@ EXPECT: dict[str, tuple[str, str | None, dict[str, str]]] = {
             "k_size": "1598.00 MiB",
         },
     ),
+    "sglang__deepseek-r1-distill-qwen-7b__1": (
+        "sglang",
+        None,
+        {
+            "max_total_num_tokens": "105531 tokens",
+            "k_size": "2.82 GB",
+            "free_after_load": "8.37 GB",
+        },
+    ),
+    "sglang__kimi-k2.5-mi355x__1": (
+        "sglang",
+        None,
+        {
+            "kv_tokens": "2454421 tokens",
+            "kv_size": "160.63 GB",
+            "weights": "73.58 GB",
+            "free_after_load": "209.98 GB",
+        },
+    ),
+    "sglang__llama-3.1-8b-instruct__3": (
+        "sglang",
+        None,
+        {
+            "kv_tokens": "38141 tokens",
+            "max_total_num_tokens": "38141 tokens",
+            "k_size": "2.33 GB",
+            "weights": "15.02 GB",
+            "free_after_load": "7.37 GB",
+        },
+    ),
+    "sglang__meta-llama-3.1-8b-instruct__1": (
+        "sglang",
+        None,
+        {
+            "max_total_num_tokens": "444500 tokens",
+            "k_size": "27.13 GB",
+            "free_after_load": "63.72 GB",
+        },
+    ),
+    "vllm__mistral-7b-instruct-v0.2-gptq__1": (
+        "vllm",
+        "0.11.0+582e4e37.nv25.11",
+        {
+            "weights": "3.8844 GiB",
+            "available_kv": "102.56 GiB",
+            "kv_tokens": "840,160 tokens",
+            "max_concurrency": "25.64 x",
+            "max_model_len": "32768 tokens",
+        },
+    ),
     "llama_cpp__llama-3.3-70b-q3_k_m__1": (
         "llama_cpp",
         None,
