@@ -38,6 +38,11 @@ Not reproducible, and why (kept out of the count):
   (not bundled); with Qwen2.5-7B-Instruct's geometry and --allow-overwrite-longer-context-len K size agrees.
 - TensorRT-LLM's v0.12 perf-benchmarking doc (Llama-2-7b-hf FP8, 62.99 GiB for 294,848 tokens): 229,376 B
   per token is a 28-layer model's, not Llama-2-7B's 262,144 B; the doc's log is not of the model it names.
+- triton-inference-server/tensorrtllm_backend docs/multimodal.md (llava-1.5-7b, "77.02 GiB ... (315488)"): the
+  doc states FP8 KV at TP 2, its log's 262,144 B per token is FP16 at TP 2 (or FP8 at TP 1).
+- NVIDIA/TensorRT-LLM issue 1188 (Qwen2.5-Coder-0.5B, "4.53 GiB ... (395776)") and Triton walk-throughs of
+  Qwen2.5-0.5B / 1.5B: no bundled config of the model; dynamo's multi-node "18.88 GiB ... (1800032)": the model
+  is not stated.
 """
 from __future__ import annotations
 
