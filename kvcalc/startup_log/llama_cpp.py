@@ -11,41 +11,26 @@ size``) are kept per device: the device is the line's rank.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from kvcalc.startup_log.checks import Geometry, ModelCheck
-from kvcalc.startup_log.rules import INT, NUM, Rule
+from kvcalc.startup_log.rules import INT, NUM, Rule, version_rule
 from kvcalc.startup_log.types import StartupLog
 from kvcalc.startup_log.values import Flags, number, pick
 
 _DEV = r"(?<![A-Za-z0-9_])(?P<device>(?!(?:KV|compute|output|model)\b)[A-Za-z][A-Za-z0-9_]{0,24}) {1,12}"
 
-ENGINE = "llama_cpp"
-"""The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
 
-RULES: tuple[Rule, ...] = (
-    Rule(
-        "kv_header",
-        "kv_size = ",
-        rf"kv_size = (?P<cells>{INT}), offload = (?P<offload>[01]), type_k = '(?P<type_k>"
-        rf"[a-z0-9_]{{1,16}})', type_v = '(?P<type_v>[a-z0-9_]{{1,16}})', n_layer = (?P<n_layer>{INT})",
-        (("cells", "tokens"), ("offload", ""), ("type_k", "text"), ("type_v", "text"), ("n_layer", "")),
-        "llama.cpp llama_kv_cache_init (2024-2025)",
-    ),
-    Rule(
-        "kv_layer",
-        ": layer ",
-        rf": layer +(?P<layer>{INT}): n_embd_k_gqa = (?P<n_embd_k_gqa>{INT}), n_embd_v_gqa = "
-        rf"(?P<n_embd_v_gqa>{INT})",
-        (("layer", ""), ("n_embd_k_gqa", ""), ("n_embd_v_gqa", "")),
-        "llama_kv_cache_init / llama_kv_cache_unified (2024-2025)",
-    ),
-    Rule(
+def _kv_size_rule(prefix: str, source: str) -> Rule:
+    """``<prefix>: size = X MiB (C cells, L layers, S seqs), K (t): .. MiB, V (t): .. MiB``: S is the
+    sequences (mid-2025, e.g. build 5622), ``S/N`` once the cache has streams (later 2025)."""
+    return Rule(
         "kv_size",
-        "kv_cache: size = ",
-        rf"kv_cache: size = {{0,8}}(?P<kv_total>{NUM}) MiB \( {{0,8}}(?P<cells>{INT}) cells, "
-        rf"{{0,8}}(?P<layers>{INT}) layers, {{0,4}}(?P<seqs>{INT})/{INT} seqs\), "
+        f"{prefix}: size = ",
+        rf"{prefix}: size = {{0,8}}(?P<kv_total>{NUM}) MiB \( {{0,8}}(?P<cells>{INT}) cells, "
+        rf"{{0,8}}(?P<layers>{INT}) layers, {{0,4}}(?P<seqs>{INT})(?:/{INT})? seqs\), "
         rf"K \((?P<type_k>[a-z0-9_]{{1,16}})\): {{0,8}}"
         rf"(?P<k_size>{NUM}) MiB, V \((?P<type_v>[a-z0-9_]{{1,16}})\): {{0,8}}(?P<v_size>{NUM}) MiB",
         (
@@ -58,28 +43,32 @@ RULES: tuple[Rule, ...] = (
             ("type_v", "text"),
             ("v_size", "MiB"),
         ),
-        "src/llama-kv-cache.cpp (2025-2026)",
+        source,
+    )
+
+
+ENGINE = "llama_cpp"
+"""The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "kv_header",
+        "kv_size = ",
+        rf"kv_size = (?P<cells>{INT}), (?:offload = (?P<offload>[01]), )?type_k = '(?P<type_k>"
+        rf"[a-z0-9_]{{1,16}})', type_v = '(?P<type_v>[a-z0-9_]{{1,16}})', n_layer = (?P<n_layer>{INT})",
+        (("cells", "tokens"), ("offload", ""), ("type_k", "text"), ("type_v", "text"), ("n_layer", "")),
+        "llama_kv_cache_init (2024-2025; llama_kv_cache_unified 2025 drops offload)",
     ),
     Rule(
-        "kv_size",
-        "kv_cache_unified: size = ",
-        rf"kv_cache_unified: size = {{0,8}}(?P<kv_total>{NUM}) MiB \( {{0,8}}"
-        rf"(?P<cells>{INT}) cells, {{0,8}}(?P<layers>{INT}) layers, {{0,4}}(?P<seqs>{INT})/{INT} seqs\), "
-        rf"K \((?P<type_k>"
-        rf"[a-z0-9_]{{1,16}})\): {{0,8}}(?P<k_size>{NUM}) MiB, V \((?P<type_v>[a-z0-9_]{{1,16}})\): {{0,8}}"
-        rf"(?P<v_size>{NUM}) MiB",
-        (
-            ("kv_total", "MiB"),
-            ("cells", "tokens"),
-            ("layers", ""),
-            ("seqs", ""),
-            ("type_k", "text"),
-            ("k_size", "MiB"),
-            ("type_v", "text"),
-            ("v_size", "MiB"),
-        ),
-        "src/llama-kv-cache-unified.cpp (2025)",
+        "kv_layer",
+        ": layer ",
+        rf": layer +(?P<layer>{INT}): n_embd_k_gqa = (?P<n_embd_k_gqa>{INT}), n_embd_v_gqa = "
+        rf"(?P<n_embd_v_gqa>{INT})",
+        (("layer", ""), ("n_embd_k_gqa", ""), ("n_embd_v_gqa", "")),
+        "llama_kv_cache_init / llama_kv_cache_unified (2024-2025)",
     ),
+    _kv_size_rule("kv_cache", "src/llama-kv-cache.cpp (2025-2026)"),
+    _kv_size_rule("kv_cache_unified", "src/llama-kv-cache-unified.cpp (2025)"),
     Rule(
         "kv_self",
         "KV self size ",
@@ -205,34 +194,44 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "file_type",
         "file type ",
-        r"file type {1,16}= (?P<file_type>[A-Za-z0-9_ -]{1,40})",
+        r"file type {1,16}= (?P<file_type>[A-Za-z0-9_][A-Za-z0-9_ .()-]{0,47})",
         (("file_type", "text"),),
         "print_info",
     ),
     Rule(
         "file_type",
         "model ftype ",
-        r"model ftype {1,16}= (?P<file_type>[A-Za-z0-9_ -]{1,40})",
+        r"model ftype {1,16}= (?P<file_type>[A-Za-z0-9_][A-Za-z0-9_ .()-]{0,47})",
         (("file_type", "text"),),
         "llm_load_print_meta",
     ),
 )
 
 RULES += (
-    Rule("meta_n_embd_head_k", ": n_embd_head_k ", rf": n_embd_head_k {{1,16}}= (?P<n_embd_head_k>{INT})",
-         (("n_embd_head_k", ""),), "print_info / llm_load_print_meta"),
-    Rule("layer_device", " assigned to device ", rf"layer {{1,4}}(?P<layer>{INT}) assigned to device "
-         r"(?P<device>[A-Za-z][A-Za-z0-9_]{0,24})", (("layer", ""), ("device", "text")),
-         "load_tensors (2025-2026)", 20),
+    Rule(
+        "meta_n_embd_head_k",
+        ": n_embd_head_k ",
+        rf": n_embd_head_k {{1,16}}= (?P<n_embd_head_k>{INT})",
+        (("n_embd_head_k", ""),),
+        "print_info / llm_load_print_meta",
+    ),
+    Rule(
+        "layer_device",
+        " assigned to device ",
+        rf"layer {{1,4}}(?P<layer>{INT}) assigned to device "
+        r"(?P<device>[A-Za-z][A-Za-z0-9_]{0,24})",
+        (("layer", ""), ("device", "text")),
+        "load_tensors (2025-2026)",
+        20,
+    ),
 )
 
 VERSION_RULES: tuple[Rule, ...] = (
-    Rule(
-        "version",
-        "build: ",
-        r"build: (?P<version>[0-9]{1,6} \([0-9a-f]{4,40}\))",
-        (("version", "text"),),
-        "common/common.cpp build info",
+    version_rule("build: ", r"build: (?P<version>[0-9]{1,6} \([0-9a-f]{4,40}\))", "common/common.cpp build info"),
+    version_rule(
+        "version: ",
+        r"version: (?P<version>[0-9]{1,6} \([0-9a-f]{4,40}\))",
+        "common/common.cpp --version (ik_llama.cpp logs)",
     ),
 )
 
@@ -276,8 +275,29 @@ def flags(log: StartupLog, block_bytes: int | None) -> Flags:
         out["-fa"] = {"0": "off", "1": "on"}.get(fa.text, fa.text)
     file_type = log.value("file_type")
     if file_type is not None:
-        out["--gguf-type"] = file_type.text
+        out["--gguf-type"] = gguf_type_name(file_type.text)
     return out
+
+
+_K_SIZES = {"Small": "S", "Medium": "M", "Large": "L"}
+
+
+def gguf_type_name(printed: str) -> str:
+    """The GGUF file type's name for the words llama.cpp prints (``src/llama-model-loader.cpp``
+    ``llama_model_ftype_name``, 2024-2026: "Q4_K - Medium", "Q2_K - Medium" is Q2_K, "IQ3_S mix - 3.66 bpw"
+    is IQ3_M, "IQ4_XS - 4.25 bpw", " (guessed)" appended when the header has no file type).
+
+    >>> gguf_type_name("Q4_K - Medium"), gguf_type_name("IQ4_XS - 4.25 bpw"), gguf_type_name("Q8_0")
+    ('Q4_K_M', 'IQ4_XS', 'Q8_0')
+    """
+    text = printed.strip().removesuffix("(guessed)").strip()
+    k = re.fullmatch(r"(Q[2-6]_K) - (Small|Medium|Large)", text)
+    if k:
+        return "Q2_K" if text == "Q2_K - Medium" else f"{k.group(1)}_{_K_SIZES[k.group(2)]}"
+    if text.startswith("IQ3_S mix"):
+        return "IQ3_M"
+    bpw = re.fullmatch(r"([A-Z0-9_]{2,16}) - [0-9.]{1,8}(?: bpw.*)?", text)
+    return bpw.group(1) if bpw else text
 
 
 def config_flags(log: StartupLog, config: Mapping[str, Any], found: Flags) -> Flags:

@@ -101,3 +101,13 @@ def apply(rule: Rule, line: CleanLine, following: CleanLine | None) -> LogLine |
         values.append(quantity(group, text, printed or ""))
     device = next((q.text for q in values if q.name == "device"), None)
     return LogLine(rule.kind, raw, line.line_no, device or rank_of(line.text[:idx]), tuple(values))
+
+
+def version_rule(marker: str, pattern: str, source: str) -> Rule:
+    """The rule for a line that prints the engine's version: ``pattern`` (matched from ``marker``) names it in
+    the group ``version``; ``source`` is the engine code that prints it.
+
+    >>> version_rule("build: ", r"build: (?P<version>[0-9]{1,6})", "common.cpp").fields
+    (('version', 'text'),)
+    """
+    return Rule("version", marker, pattern, (("version", "text"),), source)

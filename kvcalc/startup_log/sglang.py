@@ -4,14 +4,22 @@
 SGLang's "GB" is ``/ (1 << 30)`` (``get_available_gpu_memory``), i.e. GiB. ``KV Cache is allocated.
 #tokens: N, K size: X GB, V size: Y GB`` (memory_pool.MHATokenToKVPool._create_buffers; 0.5 adds
 ``dtype: ...,`` before ``#tokens``) counts the pool's token slots N; its K / V buffers hold N +
-page_size slots. ``max_total_num_tokens=N, ... context_len=L`` is the scheduler's line.
+page_size slots; 0.3-0.4.2 print ``KV Cache is allocated. K size: X GB, V size: Y GB.`` without N.
+``max_total_num_tokens=N, ... context_len=L`` is the scheduler's line.
 """
 
 from __future__ import annotations
 
-from kvcalc.startup_log.rules import INT, NUM, Rule
+from kvcalc.startup_log.rules import INT, NUM, Rule, version_rule
 from kvcalc.startup_log.types import StartupLog
-from kvcalc.startup_log.values import Flags, gib_flags, pick
+from kvcalc.startup_log.values import Flags, gib_flags, number, pick
+
+
+def _arg(kind: str, name: str, value: str, unit: str) -> Rule:
+    """``name=value`` of the ``server_args=ServerArgs(...)`` line (server_args.py, printed at launch)."""
+    pattern = rf"{name}=(?P<{name}>{value})"
+    return Rule(f"arg_{kind}", f"{name}=", pattern, ((name, unit),), "server_args=ServerArgs(...)")
+
 
 ENGINE = "sglang"
 """The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
@@ -28,8 +36,8 @@ RULES: tuple[Rule, ...] = (
         "load_end",
         "Load weight end. ",
         rf"Load weight end\. (?:elapsed=(?P<load_s>{NUM}) s, )?type=(?P<arch>[A-Za-z0-9_]"
-        rf"{{1,80}})(?:, dtype=(?P<dtype>[a-z0-9_.]{{1,40}}))?, avail mem=(?P<free_after_load>{NUM}) GB, mem usage="
-        rf"(?P<weights>{NUM}) GB",
+        rf"{{1,80}})(?:, dtype=(?P<dtype>[a-z0-9_.]{{1,40}}))?, avail mem=(?P<free_after_load>{NUM}) GB(?:, mem usage="
+        rf"(?P<weights>{NUM}) GB)?",
         (("load_s", "s"), ("arch", "text"), ("dtype", "text"), ("free_after_load", "GB"), ("weights", "GB")),
         "model_runner.py load_model",
     ),
@@ -40,6 +48,13 @@ RULES: tuple[Rule, ...] = (
         rf"#tokens: (?P<kv_tokens>{INT}), K size: (?P<k_size>{NUM}) GB, V size: (?P<v_size>{NUM}) GB",
         (("kv_dtype", "text"), ("kv_tokens", "tokens"), ("k_size", "GB"), ("v_size", "GB")),
         "mem_cache/memory_pool.py MHATokenToKVPool._create_buffers",
+    ),
+    Rule(
+        "kv_alloc_old",
+        "KV Cache is allocated. ",
+        rf"KV Cache is allocated\. K size: (?P<k_size>{NUM}) GB, V size: (?P<v_size>{NUM}) GB",
+        (("k_size", "GB"), ("v_size", "GB")),
+        "memory_pool.py MHATokenToKVPool._create_buffers (0.3-0.4.2: no #tokens; the scheduler line has it)",
     ),
     Rule(
         "kv_alloc_mla",
@@ -89,37 +104,26 @@ RULES: tuple[Rule, ...] = (
         (("graph_s", "s"), ("cuda_graph", "GB")),
         "model_runner.py init_cuda_graphs",
     ),
-    Rule(
-        "arg_mem_fraction",
-        "mem_fraction_static=",
-        rf"mem_fraction_static=(?P<mem_fraction_static>{NUM})",
-        (("mem_fraction_static", ""),),
-        "server_args=ServerArgs(...)",
-    ),
-    Rule("arg_tp", "tp_size=", rf"tp_size=(?P<tp_size>{INT})", (("tp_size", ""),), "server_args=ServerArgs(...)"),
-    Rule(
-        "arg_context_length",
-        "context_length=",
-        rf"context_length=(?P<context_length>{INT})",
-        (("context_length", "tokens"),),
-        "server_args=ServerArgs(...)",
-    ),
-    Rule("arg_page_size", "page_size=", rf"page_size=(?P<page_size>{INT})", (("page_size", "tokens"),), "ServerArgs"),
+    _arg("mem_fraction", "mem_fraction_static", NUM, ""),
+    _arg("tp", "tp_size", INT, ""),
+    _arg("context_length", "context_length", INT, "tokens"),
+    _arg("page_size", "page_size", INT, "tokens"),
 )
 
 VERSION_RULES: tuple[Rule, ...] = (
-    Rule(
-        "version",
+    version_rule(
         "sglang version",
         r"sglang version[:=]? ?(?P<version>[0-9][0-9a-z.+_-]{0,40})",
-        (("version", "text"),),
         "python -m sglang.check_env / launch banner",
     ),
 )
 
 EXPECTED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("load_end",), "weights: 'Load weight end. ... mem usage=X GB'"),
-    (("kv_alloc", "kv_alloc_mla"), "KV pool: 'KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB'"),
+    (
+        ("kv_alloc", "kv_alloc_mla", "kv_alloc_old"),
+        "KV pool: 'KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB'",
+    ),
     (("scheduler",), "scheduler: 'max_total_num_tokens=N, ... context_len=L'"),
 )
 
@@ -141,8 +145,8 @@ GIB_KEPT = frozenset({"--weights-gib"})
 
 
 def flags(log: StartupLog, block_bytes: int | None) -> Flags:
-    """``--max-total-tokens`` (the pool's #tokens), ``--mem-fraction-static``, ``--context-length``, ``-tp``,
-    ``--page-size`` and ``--weights-gib``."""
+    """``--max-total-tokens`` (the pool's #tokens, else the scheduler's max_total_num_tokens: the same count),
+    ``--mem-fraction-static``, ``--context-length``, ``-tp``, ``--page-size`` and ``--weights-gib``."""
     out = pick(
         log,
         (
@@ -153,12 +157,15 @@ def flags(log: StartupLog, block_bytes: int | None) -> Flags:
             ("page_size", "--page-size", int),
         ),
     )
+    total = log.value("max_total_num_tokens")
+    if "--max-total-tokens" not in out and total is not None:   # the same count (0.3-0.4.2 print it only here)
+        out["--max-total-tokens"] = number(total, int)
     return {**out, **gib_flags(log, GIB_KEPT)}
 
 
 def band(log: StartupLog, tp: int, block: int) -> tuple[float, float, str] | None:
     """(low, high) KV bytes per token: K size = (N + page) slots x the K bytes per token, V the same."""
-    k, tokens = log.value("k_size"), log.value("kv_tokens")
+    k, tokens = log.value("k_size"), log.value("kv_tokens") or log.value("max_total_num_tokens")
     if k is None or tokens is None or not tokens.amount:
         return None
     count = float(tokens.amount)

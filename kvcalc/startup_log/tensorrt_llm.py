@@ -10,7 +10,7 @@ tokens in paged kv cache: total: T GiB, available: A GiB`` gives the free memory
 
 from __future__ import annotations
 
-from kvcalc.startup_log.rules import INT, NUM, Rule
+from kvcalc.startup_log.rules import INT, NUM, Rule, version_rule
 from kvcalc.startup_log.types import StartupLog
 from kvcalc.startup_log.values import Flags, pick
 
@@ -138,18 +138,12 @@ RULES: tuple[Rule, ...] = (
 )
 
 VERSION_RULES: tuple[Rule, ...] = (
-    Rule(
-        "version",
-        "Engine version ",
-        r"Engine version (?P<version>[0-9][0-9a-z.+_-]{0,40})",
-        (("version", "text"),),
-        "runtime/gptJsonConfig.cpp",
+    version_rule(
+        "Engine version ", r"Engine version (?P<version>[0-9][0-9a-z.+_-]{0,40})", "runtime/gptJsonConfig.cpp"
     ),
-    Rule(
-        "version",
+    version_rule(
         "TensorRT-LLM version: ",
         r"TensorRT-LLM version: (?P<version>[0-9][0-9a-z.+_-]{0,40})",
-        (("version", "text"),),
         "tensorrt_llm/__init__.py banner",
     ),
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvcalc.startup_log.rules import INT, NUM, Rule
+from kvcalc.startup_log.rules import INT, NUM, Rule, version_rule
 from kvcalc.startup_log.types import StartupLog
 from kvcalc.startup_log.values import GIB_FLAGS, Flags, gib, gib_flags, number
 
@@ -271,25 +271,17 @@ RULES: tuple[Rule, ...] = (
 )
 
 VERSION_RULES: tuple[Rule, ...] = (
-    Rule(
-        "version",
+    version_rule(
         "LLM engine (v",
         r"LLM engine \(v(?P<version>[0-9][0-9a-z.+_-]{0,40})\)",
-        (("version", "text"),),
         "engine/llm_engine.py / v1/engine/core.py 'Initializing a V1 LLM engine (vX) with config'",
     ),
-    Rule(
-        "version",
-        "  version ",
-        r"  version (?P<version>[0-9][0-9a-z.+_-]{0,40})",
-        (("version", "text"),),
-        "entrypoints/utils.py banner, 0.11-0.33",
+    version_rule(
+        "  version ", r"  version (?P<version>[0-9][0-9a-z.+_-]{0,40})", "entrypoints/utils.py banner, 0.11-0.33"
     ),
-    Rule(
-        "version",
+    version_rule(
         "vLLM API server version ",
         r"vLLM API server version (?P<version>[0-9][0-9a-z.+_-]{0,40})",
-        (("version", "text"),),
         "entrypoints/openai/api_server.py, 0.4-0.10",
     ),
 )
@@ -430,7 +422,6 @@ def band(log: StartupLog, tp: int, block: int) -> tuple[float, float, str] | Non
     if avail is None or not n:
         return None
     lo, hi = float(avail.amount or 0) - avail.tolerance, float(avail.amount or 0) + avail.tolerance
-    if tp > 1:      # the blocks follow the smallest rank's memory (get_kv_cache_configs), the log shows one
+    if tp > 1:  # the blocks follow the smallest rank's memory (get_kv_cache_configs), the log shows one
         lo *= TP_RANK_SPREAD
     return lo / (n + block), hi / n, f"{avail.text} {avail.unit} for {n:,} tokens"
-

@@ -368,6 +368,183 @@ EXPECT: dict[str, tuple[str, str | None, dict[str, str]]] = {
         None,
         {"weights": "5.2032 GB", "available_kv": "-1.05 GiB", "gpu_blocks": "0 blocks", "max_concurrency": "0.00 x"},
     ),
+    "llama_cpp__qwen2-32b-ollama__1": (
+        "llama_cpp",
+        None,
+        {
+            "cells": "8192 tokens",
+            "n_layer": "64",
+            "kv_total": "2048.00 MiB",
+            "k_size": "1024.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-30b-a3b-ik__1": (
+        "llama_cpp",
+        "3673 (4084ca73)",
+        {
+            "n_ctx": "32768 tokens",
+            "n_layer": "48",
+            "kv_total": "3072.00 MiB",
+            "k_size": "1536.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-32b-ik__1": (
+        "llama_cpp",
+        "3732 (9e567e38)",
+        {
+            "n_ctx": "16896 tokens",
+            "n_layer": "64",
+            "kv_total": "2244.00 MiB",
+            "k_size": "1122.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-32b-ik__2": (
+        "llama_cpp",
+        None,
+        {
+            "n_ctx": "8192 tokens",
+            "n_layer": "64",
+            "kv_total": "2048.00 MiB",
+            "k_size": "1024.00 MiB",
+        },
+    ),
+    "llama_cpp__llama-3.1-8b-ik__1": (
+        "llama_cpp",
+        None,
+        {
+            "n_ctx": "1024 tokens",
+            "n_layer": "32",
+            "kv_total": "82.00 MiB",
+            "k_size": "18.00 MiB",
+        },
+    ),
+    "llama_cpp__llama-2-13b-ik__1": (
+        "llama_cpp",
+        "3638 (8bff04c9)",
+        {
+            "n_ctx": "512 tokens",
+            "n_layer": "40",
+            "kv_total": "400.00 MiB",
+            "k_size": "200.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-30b-a3b-ik__2": (
+        "llama_cpp",
+        None,
+        {
+            "n_ctx": "4096 tokens",
+            "n_layer": "48",
+            "kv_total": "384.00 MiB",
+            "k_size": "192.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-30b-a3b__1": (
+        "llama_cpp",
+        "5622 (97340b4c)",
+        {
+            "n_ctx": "16384 tokens",
+            "cells": "16384 tokens",
+            "n_layer": "48",
+            "kv_total": "1536.00 MiB",
+            "k_size": "768.00 MiB",
+        },
+    ),
+    "llama_cpp__llama-3.1-8b__1": (
+        "llama_cpp",
+        "5781 (ba3ef86c5)",
+        {
+            "n_ctx": "16384 tokens",
+            "cells": "16384 tokens",
+            "n_layer": "32",
+            "kv_total": "2048.00 MiB",
+            "k_size": "1024.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-235b-a22b-ik__1": (
+        "llama_cpp",
+        "3772 (5236c98b)",
+        {
+            "n_ctx": "32768 tokens",
+            "n_layer": "94",
+            "kv_total": "6016.00 MiB",
+            "k_size": "3008.00 MiB",
+        },
+    ),
+    "llama_cpp__qwen3-235b-a22b-ik__2": (
+        "llama_cpp",
+        "3728 (8ffad187)",
+        {
+            "n_ctx": "32768 tokens",
+            "n_layer": "94",
+            "kv_total": "3196.00 MiB",
+            "k_size": "1598.00 MiB",
+        },
+    ),
+    "sglang__deepseek-r1-distill-qwen-7b__1": (
+        "sglang",
+        None,
+        {
+            "max_total_num_tokens": "105531 tokens",
+            "k_size": "2.82 GB",
+            "free_after_load": "8.37 GB",
+        },
+    ),
+    "sglang__kimi-k2.5-mi355x__1": (
+        "sglang",
+        None,
+        {
+            "kv_tokens": "2454421 tokens",
+            "kv_size": "160.63 GB",
+            "weights": "73.58 GB",
+            "free_after_load": "209.98 GB",
+        },
+    ),
+    "sglang__llama-3.1-8b-instruct__3": (
+        "sglang",
+        None,
+        {
+            "kv_tokens": "38141 tokens",
+            "max_total_num_tokens": "38141 tokens",
+            "k_size": "2.33 GB",
+            "weights": "15.02 GB",
+            "free_after_load": "7.37 GB",
+        },
+    ),
+    "sglang__meta-llama-3.1-8b-instruct__1": (
+        "sglang",
+        None,
+        {
+            "max_total_num_tokens": "444500 tokens",
+            "k_size": "27.13 GB",
+            "free_after_load": "63.72 GB",
+        },
+    ),
+    "vllm__mistral-7b-instruct-v0.2-gptq__1": (
+        "vllm",
+        "0.11.0+582e4e37.nv25.11",
+        {
+            "weights": "3.8844 GiB",
+            "available_kv": "102.56 GiB",
+            "kv_tokens": "840,160 tokens",
+            "max_concurrency": "25.64 x",
+            "max_model_len": "32768 tokens",
+        },
+    ),
+    "llama_cpp__llama-3.3-70b-q3_k_m__1": (
+        "llama_cpp",
+        None,
+        {"cells": "4096 tokens", "n_layer": "80", "kv_buffer": "784.00 MiB", "kv_total": "1280.00 MiB"},
+    ),
+    "sglang__qwen3-30b-a3b__1": (
+        "sglang",
+        None,
+        {"kv_tokens": "122420 tokens", "k_size": "5.60 GB", "free_after_pool": "5.97 GB", "weights": "2.91 GB"},
+    ),
+    "tensorrt_llm__llama-3.1-8b-fp8__1": (
+        "tensorrt_llm",
+        None,
+        {"kv_allocated": "52.51 GiB", "kv_tokens": "860320 tokens", "tokens_per_block": "32 tokens"},
+    ),
 }
 
 

@@ -1,15 +1,48 @@
 """Which public startup logs a calibrated plan reproduces exactly: the enumeration the README's count comes from.
 
-Each log of tests/fixtures/startup_logs (sources in SOURCES.csv) is planned the way a user plans it,
-``kvcalc plan MODEL --startup-log LOG --json`` in-process, with only the flags the log's source states and
-the log does not print (its tensor-parallel size, a GGUF type, a GPU large enough for the pool). The log
-is reproduced when every KV figure it prints (vLLM "GPU KV cache size" / "# GPU blocks" / "Maximum
-concurrency" / the refusal's capacity / "Available KV cache memory" at TP 1; SGLang "#tokens, K size,
-V size" and "max_total_num_tokens"; TensorRT-LLM "Allocated X GiB ... (N)" and its block count;
-llama.cpp "KV self size", K and V) is printed by the plan as the log prints it, and at
-least one such figure is a prediction (not a number the calibration copied in). 20 logs of 4 engines today;
-no hybrid or sliding-window log is reproduced yet (the Qwen3.5 / 3.6 hybrid logs and vLLM issue 40691's
-Qwen3.5-27B differ from vLLM's hybrid reporting as modelled; gpt-oss-120b's log stops at its KV memory).
+Each log of tests/fixtures/startup_logs (sources in SOURCES.csv and ../shared/reference/engine_logs.csv) is
+planned the way a user plans it, ``kvcalc plan MODEL --startup-log LOG --json`` in-process, with only the flags
+the log's source states and the log does not print (its tensor-parallel size, a KV dtype, the user's ``-c``, a
+GPU large enough for the pool). The log is reproduced when every KV figure it prints (vLLM "GPU KV cache size"
+/ "# GPU blocks" / "Maximum concurrency" / the refusal's capacity / "Available KV cache memory" at TP 1;
+SGLang "#tokens, K size, V size" and "max_total_num_tokens"; TensorRT-LLM "Allocated X GiB ... (N)" and its
+block count; llama.cpp "KV self size" / "llama_kv_cache: size", K and V) is printed by the plan as the log
+prints it, and at least one such figure is a prediction (not a number the calibration copied in).
+
+Reproduced today: 36 logs (10 vLLM, 10 SGLang, 5 TensorRT-LLM, 11 llama.cpp, of which 6 are ik_llama.cpp, the
+llama.cpp fork whose KV cache for these models is llama.cpp's). One needs a stand-in for a fact the log does
+not print but no KV figure depends on: llama_cpp__qwen2-32b-ollama__1 (the weights' GGUF type). Two numbers
+that differ are strict xfails at the end (TensorRT-LLM's rounding of a user max_tokens in mid-2025, SGLang
+0.4's max_running_requests), with the diagnosis in NOTES-logs.md.
+
+Not reproducible, and why (kept out of the count):
+- vllm__qwen3.6-* / vllm__qwen3.8-* and vLLM issue 40691 (hybrid Gated DeltaNet models): vLLM's hybrid token
+  report differs from the modelled one by 5 % to 2x; no sliding-window or hybrid log is reproduced yet.
+- vllm__gpt-oss-120b__1: the log stops at its KV memory (no token count to compare).
+- vllm__qwen3-235b-a22b-fp8__1 (TP 4), vllm__meta-llama-3-70b__1: the only KV figures are the token / block
+  counts the calibration pins; vllm__qwen3-14b__1: Qwen3-14B is not a bundled config; vllm__unknown-fp8-kv__1:
+  the model is not stated.
+- llama_cpp__deepseek-r1-distill-qwen-7b__1 and Ollama issue 9496 (mistral:latest, "KV self size = 4048.00
+  MiB"): the cell count is not printed, only inferable from the KV size itself.
+- llama_cpp__qwen3-235b-a22b-ik__1 / __2: IQ3_K is an ik_llama.cpp-only file type kvcalc does not model (with
+  any modelled stand-in type the KV lines agree: 6016.00 and 3196.00 MiB).
+- llama_cpp__deepseek-r1-ik__* and the DeepSeek logs of ik_llama.cpp's threads: MLA under llama.cpp is not
+  modelled; gemma-3 logs of ik_llama.cpp: that fork allocates full-length caches for sliding-window layers.
+- llama.cpp issue 10664 (Qwen2.5 1.5B draft), ik_llama.cpp's bitnet / GLM-4 logs, LLamaSharp issue 1099
+  (Qwen2.5-3B), fedora-copr/logdetective PR 106 (model not named): no bundled config of the model.
+- tensorrt_llm__speculative-triton__1 (22,528 B per token: a 22-layer draft model not bundled),
+  tensorrt_llm__unknown__* (model not stated; their block counts are replayed in test_engine_logs.py),
+  tensorrt_llm__qwen1.5-7b__1 (Qwen1.5 not bundled), tensorrt_llm__llama-2-7b__1 (0.5's token count only).
+- sglang__tp8-moe__1, sglang__llama-3.1-8b-instruct__2: truncated before the KV pool line.
+- sglang__deepseek-r1-distill-qwen-7b__1: its context_len 131072 comes from the distilled model's own config
+  (not bundled); with Qwen2.5-7B-Instruct's geometry and --allow-overwrite-longer-context-len K size agrees.
+- TensorRT-LLM's v0.12 perf-benchmarking doc (Llama-2-7b-hf FP8, 62.99 GiB for 294,848 tokens): 229,376 B
+  per token is a 28-layer model's, not Llama-2-7B's 262,144 B; the doc's log is not of the model it names.
+- triton-inference-server/tensorrtllm_backend docs/multimodal.md (llava-1.5-7b, "77.02 GiB ... (315488)"): the
+  doc states FP8 KV at TP 2, its log's 262,144 B per token is FP16 at TP 2 (or FP8 at TP 1).
+- NVIDIA/TensorRT-LLM issue 1188 (Qwen2.5-Coder-0.5B, "4.53 GiB ... (395776)") and Triton walk-throughs of
+  Qwen2.5-0.5B / 1.5B: no bundled config of the model; dynamo's multi-node "18.88 GiB ... (1800032)": the model
+  is not stated.
 """
 from __future__ import annotations
 
@@ -29,13 +62,15 @@ BIG = ["--gpu-mem-gib", "1024"]             # room for any pool: the log's own t
 TP4 = ["-tp", "4", "--gpus", "4", "--gpu-mem-gib", "80"]
 KV_FIGURES = {
     "kv_tokens", "gpu_blocks", "max_concurrency", "kv_capacity", "available_kv", "max_total_num_tokens",
-    "k_size", "v_size", "kv_allocated", "blocks", "kv_total",
+    "k_size", "v_size", "kv_size", "kv_allocated", "blocks", "kv_total",
 }
 # figures that are a prediction: the calibration never sets them from the log (the token / block / cell counts
 # it pins are not: a log whose only KV figures are those, or whose cells the calibration inferred from its KV
 # size, is not counted: vllm__qwen3-235b-a22b-fp8__1 at TP 4, vllm__meta-llama-3-70b__1,
 # llama_cpp__deepseek-r1-distill-qwen-7b__1)
-PREDICTED = {"max_concurrency", "kv_capacity", "available_kv", "k_size", "v_size", "kv_allocated", "kv_total"}
+PREDICTED = {
+    "max_concurrency", "kv_capacity", "available_kv", "k_size", "v_size", "kv_size", "kv_allocated", "kv_total",
+}
 
 # (log, model planned, extra flags; why that model / those flags)
 REPRODUCED: list[tuple[str, str, list[str], str]] = [
@@ -51,6 +86,13 @@ REPRODUCED: list[tuple[str, str, list[str], str]] = [
     ("vllm__unknown__1.log", "meta-llama/Llama-3.1-8B", BIG,
      "model not stated: 127,626 blocks at 2,048 tokens give 997.08x whatever the geometry"),
     ("vllm__unknown__2.log", "meta-llama/Llama-3.1-8B", BIG, "the same run after PR 13596 (tokens)"),
+    ("vllm__mistral-7b-instruct-v0.2-gptq__1.log", "mistralai/Mistral-7B-Instruct-v0.3", [],
+     "v0.2 = v0.3 KV geometry, no sliding window; GPTQ weights, fp16 KV; vLLM 0.11 on a DGX Spark"),
+    ("sglang__llama-3.1-8b-instruct__3.log", "meta-llama/Llama-3.1-8B", BIG, "a 24 GB card, 0.4.9-era line"),
+    ("sglang__meta-llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", BIG,
+     "0.4.1: the pool's tokens only in max_total_num_tokens, K / V size on the old line"),
+    ("sglang__kimi-k2.5-mi355x__1.log", "moonshotai/Kimi-K2-Instruct", ["-tp", "8", "--gpus", "8", *BIG],
+     "Kimi-K2.5's text model = Kimi-K2's MLA geometry; the latent KV is whole on every rank"),
     ("sglang__qwq-32b__1.log", "Qwen/Qwen2.5-32B", [*TP4[:4], *BIG], "QwQ-32B = Qwen2.5-32B geometry"),
     ("sglang__llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", BIG, ""),
     ("sglang__qwen3-0.6b__1.log", "Qwen/Qwen3-0.6B", BIG, ""),
@@ -65,6 +107,24 @@ REPRODUCED: list[tuple[str, str, list[str], str]] = [
      "69,524,783,104 B / 132,608 tokens = Llama-2-7B's 524,288 B per token"),
     ("llama_cpp__qwen2.5-coder-32b__1.log", "Qwen/Qwen2.5-32B", ["--gguf-type", "q8_0", *BIG],
      "q8_0 KV of 32,768 cells"),
+    ("llama_cpp__llama-3.3-70b-q3_k_m__1.log", "meta-llama/Llama-3.1-70B", ["--gguf-type", "Q3_K_M", *BIG],
+     "Llama 3.3 70B = Llama-3.1-70B geometry; 4,096 cells from the kv_size header (no offload field)"),
+    ("llama_cpp__qwen2-32b-ollama__1.log", "Qwen/Qwen2.5-32B", ["--gguf-type", "Q4_K_M", *BIG],
+     "Qwen2 32B (771 tensors, 64 layers); the weights' type is not printed: Ollama's Q4_K_M stands in, the KV "
+     "lines do not depend on it"),
+    ("llama_cpp__qwen3-30b-a3b-ik__1.log", "Qwen/Qwen3-30B-A3B", BIG, "ik_llama.cpp, -c 32768 -fa"),
+    ("llama_cpp__qwen3-32b-ik__1.log", "Qwen/Qwen3-32B", ["-c", "16768", *BIG],
+     "ik_llama.cpp: the user's --ctx-size 16768 becomes 16896 cells (padded to 256 with -fa), q8_0 KV"),
+    ("llama_cpp__qwen3-32b-ik__2.log", "Qwen/Qwen3-32B", BIG, "ik_llama.cpp, -c 8192 -fa"),
+    ("llama_cpp__llama-3.1-8b-ik__1.log", "meta-llama/Llama-3.1-8B", BIG,
+     "ik_llama.cpp llama-perplexity: K iq4_nl, V f16, 1024 cells"),
+    ("llama_cpp__llama-2-13b-ik__1.log", "meta-llama/Llama-2-13b-hf", BIG, "ik_llama.cpp imatrix, MHA, 512 cells"),
+    ("llama_cpp__qwen3-30b-a3b-ik__2.log", "Qwen/Qwen3-30B-A3B", BIG, "ik_llama.cpp on the CPU, -c 4096"),
+    ("llama_cpp__qwen3-30b-a3b__1.log", "Qwen/Qwen3-30B-A3B", BIG, "mainline build 5622, 16384 cells"),
+    ("llama_cpp__llama-3.1-8b__1.log", "meta-llama/Llama-3.1-8B", BIG, "mainline build 5781 (Vulkan), 16384 cells"),
+    ("sglang__qwen3-30b-a3b__1.log", "Qwen/Qwen3-30B-A3B", BIG, "SGLang in ktransformers, RTX 3090"),
+    ("tensorrt_llm__llama-3.1-8b-fp8__1.log", "meta-llama/Llama-3.1-8B", ["--kv-dtype", "fp8", *BIG],
+     "Llama 3.1 8B FP8 checkpoint: fp8 KV"),
 ]
 
 
@@ -91,11 +151,26 @@ def test_calibrated_plan_prints_every_kv_figure_of_the_log(name: str, model: str
     assert report["model_check"]["consistent"] is not False, (name, report["model_check"])
 
 
-def test_at_least_twenty_public_logs_are_reproduced() -> None:
+def _counts() -> dict[str, int]:
+    engines = [name.split("__")[0] for name, *_ in REPRODUCED]
+    return {e: engines.count(e) for e in ("vllm", "sglang", "tensorrt_llm", "llama_cpp")}
+
+
+def test_every_reproduced_log_is_sourced_and_the_readme_says_how_many() -> None:
+    """Each log has its row in SOURCES.csv, and the README's count sentence is this enumeration's."""
     sources = (LOGS / "SOURCES.csv").read_text(encoding="utf-8")
     assert all(name in sources for name, *_ in REPRODUCED)
-    engines = {name.split("__")[0] for name, *_ in REPRODUCED}
-    assert len(REPRODUCED) == 20 and engines == {"vllm", "sglang", "tensorrt_llm", "llama_cpp"}
+    assert len({name for name, *_ in REPRODUCED}) == len(REPRODUCED)
+    n = _counts()
+    fixtures = len(list(LOGS.glob("*.log")))
+    sentence = (
+        f"{fixtures} public logs in tests/fixtures/startup_logs/ with their sources, "
+        f"{len(REPRODUCED)} of them reproduced exactly after calibration ({n['vllm']} vLLM, {n['sglang']} SGLang, "
+        f"{n['tensorrt_llm']} TensorRT-LLM, {n['llama_cpp']} llama.cpp)"
+    )
+    readme = " ".join((Path(ROOT) / "README.md").read_text(encoding="utf-8").split())
+    assert sentence in readme, sentence
+    assert len(REPRODUCED) >= 20 and min(n.values()) >= 1
 
 
 def test_llama_cpp_cells_follow_from_an_unquantized_kv_size() -> None:
@@ -119,3 +194,27 @@ def test_a_hybrid_models_log_is_not_called_another_model() -> None:
     log = parse_startup_log((LOGS / "vllm__qwen3.6-35b-a3b-nvfp4__1.log").read_text(encoding="utf-8"))
     check = check_model(log, bundled_config("Qwen/Qwen3.5-35B-A3B"))
     assert check.consistent is None and "hybrid" in check.reasons[0]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "kvcalc/trtllm's PyTorch-backend rule rounds a user max_tokens down to whole blocks (860,288 tokens); "
+    "this July-2025 trtllm-bench (PyTorch backend) log rounds it up, 860,308 -> 26,885 blocks x 32 = 860,320: "
+    "a release difference with no TensorRT-LLM version switch yet (NOTES-logs.md)"))
+def test_tensorrt_llm_rounds_the_users_max_tokens_as_this_log_does() -> None:
+    """NVIDIA/TensorRT-LLM#6294 states max_tokens 860308 and tokens_per_block 32; planned with those flags and
+    no log, the pool should be the log's "(860320)"."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["plan", "meta-llama/Llama-3.1-8B", "--offline", "--runtime", "tensorrt_llm", "--kv-dtype", "fp8",
+                   "--max-tokens-in-paged-kv-cache", "860308", "--tokens-per-block", "32", *BIG, "--json"])
+    assert rc == 0
+    assert json.loads(out.getvalue())["num_gpu_blocks"] * 32 == 860320
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "kvcalc/sglang follows 0.5.x: max_running_requests 2048; SGLang 0.4.1-0.4.2 print 2049 (the request pool "
+    "was sized max_num_reqs + 1), and --sglang-version offers only 0.5.9 / 0.5.23 (NOTES-logs.md)"))
+def test_sglang_0_4_max_running_requests_as_the_log_prints() -> None:
+    report = _plan("sglang__meta-llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", BIG)["startup_log"]
+    row = next(r for r in report["rows"] if r["name"] == "max_running_requests")
+    assert row["agrees"] is True, row
