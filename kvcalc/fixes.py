@@ -6,7 +6,9 @@
     a smaller batch at the same context: ``p.max_batch`` (kvcalc.plan's largest batch), "batch 8 -> 3 fits".
 ``context``
     a shorter context at the same batch: the verdict's longest (``Engine.served_longest``; under vLLM the longest
-    ``--max-model-len`` that starts and holds the batch), "context 131,072 -> 40,960 fits".
+    ``--max-model-len`` that starts and holds the batch), "context 131,072 -> 40,960 fits". Both name what the
+    engine must be started with for it (``Engine.request_words``: vLLM's ``--max-model-len``, llama.cpp's
+    ``-np`` / ``-c``).
 ``kv_dtype``
     an 8-bit KV cache on the same GPUs (``Engine.quantized_kv``: vLLM ``--kv-cache-dtype fp8``, SGLang
     ``fp8_e4m3``, TensorRT-LLM ``kv_cache_config.dtype``, llama.cpp ``-ctk q8_0 -ctv q8_0``), planned again: "fits"
@@ -43,17 +45,18 @@ class Fix:
     fits: bool = True
 
 
-def _batch(p: PlanResult) -> Fix | None:
+def _batch(d: Deployment, p: PlanResult) -> Fix | None:
     m = p.max_batch
     if not m or m >= p.batch:
         return None
-    return Fix("batch", f"batch {p.batch:,} -> {m:,} fits", m)
+    return Fix("batch", f"batch {p.batch:,} -> {m:,} fits{d.engine.request_words(d, m, p.context)}", m)
 
 
 def _context(d: Deployment, p: PlanResult, longest: int | None) -> Fix | None:
     if not longest or longest >= p.context or p.context > d.engine.context_limit(d):
         return None
-    return Fix("context", f"context {p.context:,} -> {longest:,} fits{d.engine.context_words(longest)}", longest)
+    words = d.engine.request_words(d, p.batch, longest)
+    return Fix("context", f"context {p.context:,} -> {longest:,} fits{words}", longest)
 
 
 def _kv(d: Deployment, p: PlanResult) -> Fix | None:
@@ -122,5 +125,5 @@ def fixes(d: Deployment, p: PlanResult, longest: int | None) -> tuple[Fix, ...]:
     """
     if p.fits:
         return ()
-    found = (_batch(p), _context(d, p, longest), _kv(d, p), _tensor(d, p), _pipeline(d, p))
+    found = (_batch(d, p), _context(d, p, longest), _kv(d, p), _tensor(d, p), _pipeline(d, p))
     return tuple(f for f in found if f is not None)

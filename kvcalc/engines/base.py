@@ -414,9 +414,9 @@ class Engine:
             return f"more than 64 {d.gpu.name} GPUs needed"
         return f"fewest {d.gpu.name} GPUs: {n:,}"
 
-    def context_words(self, n: int) -> str:
-        """How to serve requests of at most ``n`` tokens, after kvcalc.fixes' shorter-context fix (default: nothing
-        to set; the requests are shorter)."""
+    def request_words(self, d: Deployment, batch: int, context: int) -> str:
+        """What to set so ``d`` serves ``batch`` requests of ``context`` tokens, after kvcalc.fixes' lower-batch and
+        shorter-context fixes (" (--max-model-len 5136)"; default: nothing, the requests are just fewer or shorter)."""
         return ""
 
     def quantized_kv(self, d: Deployment) -> KvQuantization | None:

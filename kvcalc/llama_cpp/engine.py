@@ -254,6 +254,10 @@ class LlamaCppEngine(PagedEngine):
         return Verdict("does_not_fit", f"Does not fit: {why}{')' if engine_fix else ''}; {self.fewest_text(d, None)}",
                        engine_fix or "a smaller GGUF file type or a shorter -c", mml, note, longest, None)
 
+    def request_words(self, d: Deployment, batch: int, context: int) -> str:
+        """The run the solvers size to the request (module docstring): ``-np batch -c batch x context``."""
+        return f" (-np {batch} -c {batch * context})"
+
     def quantized_kv(self, d: Deployment) -> KvQuantization | None:
         """``-ctk q8_0 -ctv q8_0`` (common/arg.cpp ``kv_cache_types``) where either cache is wider than 8 bits."""
         o = d.llama_cpp

@@ -242,9 +242,9 @@ class VllmEngine(Engine):
                        f"serve with {fix}: {sequences(p.batch)} of up to {longest:,} tokens {verb}", mml, note,
                        longest, longest)
 
-    def context_words(self, n: int) -> str:
-        """vLLM sizes its pool for one ``--max-model-len`` request at startup: the shorter length is a flag."""
-        return f" (--max-model-len {n})"
+    def request_words(self, d: Deployment, batch: int, context: int) -> str:
+        """vLLM checks at startup that one ``--max-model-len`` request fits its pool: a shorter length is a flag."""
+        return "" if context == startup_plan(d).max_model_len else f" (--max-model-len {context})"
 
     def quantized_kv(self, d: Deployment) -> KvQuantization | None:
         """``--kv-cache-dtype fp8`` (vllm/config/cache.py ``CacheDType``; e4m3 on CUDA) for a cache above 8 bits."""

@@ -77,6 +77,8 @@ def test_each_engine_names_its_own_flags():
     assert words["tensorrt_llm"]["tensor_parallel"].startswith("--tp_size 4 ")
     _, cpp = _fixes("llama_cpp", 4, 131072, gguf="Q4_K_M")
     assert cpp["kv_dtype"].text.startswith("-ctk q8_0 -ctv q8_0")
+    n = cpp["context"].value                      # a run sized to the request: -np 4 slots of n cells each
+    assert cpp["context"].text.endswith(f"fits (-np 4 -c {4 * n})")
     assert "pipeline_parallel" not in cpp and "tensor_parallel" not in cpp      # one GPU planned
 
 
