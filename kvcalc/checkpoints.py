@@ -62,6 +62,8 @@ def checkpoint_to_serve(model: str, config: Mapping[str, Any], dtype: str | None
     'Qwen/Qwen3-8B-AWQ'
     >>> checkpoint_to_serve("google/gemma-3-4b-it", {}, "int4")[0]
     '/path/to/gemma-3-4b-it-AWQ'
+    >>> checkpoint_to_serve("/path/to/your/model", {}, "int4")[0]
+    '/path/to/your/model-AWQ'
     >>> checkpoint_to_serve("Qwen/Qwen3-8B", {}, "fp8_e4m3")
     ('Qwen/Qwen3-8B', ())
     """
@@ -72,8 +74,9 @@ def checkpoint_to_serve(model: str, config: Mapping[str, Any], dtype: str | None
     hit = quantized_checkpoint(model, scheme)
     if hit is not None:
         return hit.repo, (f"{hit.repo}: an {name} checkpoint of {model}: {hit.note} (source: {hit.source})",)
-    base = model.rstrip("/").rsplit("/", 1)[-1] or "model"
-    return f"/path/to/{base}-{name}", (
+    local = model.rstrip("/") if model.startswith("/") else f"/path/to/{model.rstrip('/').rsplit('/', 1)[-1]}"
+    target = f"{local or '/path/to/model'}-{name}"
+    return target, (
         f"no {name} checkpoint of {model} is known to kvcalc (data/quantized_checkpoints.csv): quantize it to "
-        f"{name} (llm-compressor or AutoAWQ) into /path/to/{base}-{name}; the engine cannot quantize bf16 weights "
+        f"{name} (llm-compressor or AutoAWQ) into {target}; the engine cannot quantize bf16 weights "
         f"to {name} at startup",)
