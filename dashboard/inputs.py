@@ -212,8 +212,9 @@ def weights_ask(reason: str, config: dict[str, Any], options: dict[str, Any], ba
         kv: KvPreview | None = kv_preview(config, options, batch, ctx)
     except KVCalcError:
         kv = None
-    st.warning(f"{md(reason)}. Enter the weights per GPU below (the checkpoint's size / GPUs) to plan it: "
-               "the KV cache and everything else are computed from the config as usual.")
+    if not st.session_state.get("wgib"):          # until the weights are entered: what to do and why
+        st.warning(f"{md(reason)}. Enter the weights per GPU below (the checkpoint's size / GPUs) to plan it: "
+                   "the KV cache and everything else are computed from the config as usual.")
     left, right = st.columns(2)
     if kv is not None:
         left.metric(f"KV cache, {kv.batch:,} x {kv.context:,} tokens (all GPUs)", human_bytes(kv.total_bytes),
