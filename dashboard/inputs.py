@@ -218,7 +218,7 @@ def weights_ask(reason: str, config: dict[str, Any], options: dict[str, Any], ba
     left, right = st.columns(2)
     if kv is not None:
         left.metric(f"KV cache, {kv.batch:,} x {kv.context:,} tokens (all GPUs)", human_bytes(kv.total_bytes),
-                    help=f"{kv.bytes_per_token:,} B per token of one sequence in {md(kv.kv_dtype)}, {kv.quality}; "
+                    help=f"{kv.bytes_per_token:,} B per token of one sequence in {md(kv.kv_dtype)}, {md(kv.quality)}; "
                          "the cache itself, before the runtime's pages and budget")
     return float(right.number_input(
         "Weights per GPU (GiB): kvcalc cannot size this model's weights", min_value=0.0, max_value=float(1 << 20),
