@@ -13,6 +13,9 @@
     an 8-bit KV cache on the same GPUs (``Engine.quantized_kv``: vLLM ``--kv-cache-dtype fp8``, SGLang
     ``fp8_e4m3``, TensorRT-LLM ``kv_cache_config.dtype``, llama.cpp ``-ctk q8_0 -ctv q8_0``), planned again: "fits"
     or the longest context it gives at this batch.
+``weights``
+    4-bit weights (:data:`WEIGHTS_FIX`, from an AWQ checkpoint) on the same GPUs, planned again, for a model
+    whose weights are 16 or 32 bits and not quantized already: "fits" or the longest context it gives.
 ``tensor_parallel``
     the fewest GPUs of this type (``p.min_gpus``, kvcalc.plan.fewest_gpus) with the engine's flag.
 ``pipeline_parallel``
@@ -23,14 +26,19 @@ The words are plain text (no Markdown); numbers with thousands separators, as kv
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from .deployment import FEWEST_GPU_COUNTS, Deployment
+from .deployment import FEWEST_GPU_COUNTS, Deployment, deploy
 from .errors import KVCalcError
 from .plan import PlanResult, fits, plan_at
 
-FixKind = Literal["batch", "context", "kv_dtype", "tensor_parallel", "pipeline_parallel"]
+FixKind = Literal["batch", "context", "kv_dtype", "weights", "tensor_parallel", "pipeline_parallel"]
+
+WEIGHTS_FIX = "int4"
+"""The weights dtype the weights fix plans with (4-bit + fp16 scales, kvcalc.weights; served from an AWQ
+checkpoint: kvcalc.checkpoints)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +61,7 @@ def _batch(d: Deployment, p: PlanResult) -> Fix | None:
 
 
 def _context(d: Deployment, p: PlanResult, longest: int | None) -> Fix | None:
-    if not longest or longest >= p.context or p.context > d.engine.context_limit(d):
+    if not longest or longest >= p.context:
         return None
     words = d.engine.request_words(d, p.batch, longest)
     return Fix("context", f"context {p.context:,} -> {longest:,} fits{words}", longest)
@@ -75,6 +83,29 @@ def _kv(d: Deployment, p: PlanResult) -> Fix | None:
     if not longest:
         return None
     return Fix("kv_dtype", f"{q.words}: max context {longest:,} at batch {p.batch:,}", longest, fits=False)
+
+
+def _weights(d: Deployment, p: PlanResult) -> Fix | None:
+    """4-bit weights on the same GPUs, for 16- or 32-bit weights of a model not quantized already (not GGUF)."""
+    if d.engine.serves_gguf or d.dtype not in (None, "bfloat16", "float16", "float32") \
+            or d.model_dtype.bits < 16 or d.weights_computed.scheme != d.model_dtype.name \
+            or isinstance(d.config.get("quantization_config"), Mapping):
+        return None
+    try:
+        d4 = deploy(d.config, gpu=d.gpu, gpus=d.gpus, runtime=d.runtime, dtype=WEIGHTS_FIX, kv_dtype=d.kv_dtype,
+                    tensor_parallel_size=d.tp if d.explicit_parallel else None,
+                    pipeline_parallel_size=d.pp if d.explicit_parallel else None, options=d.options,
+                    measured=replace(d.measured, weights_bytes=None, checkpoint_bytes=None))
+        p4 = plan_at(d4, p.batch, p.context)
+        longest = d4.engine.served_longest(d4, p4)
+    except KVCalcError:
+        return None
+    words = f"{WEIGHTS_FIX} weights (an AWQ checkpoint)"
+    if p4.fits:
+        return Fix("weights", f"{words} fits", longest or p.context)
+    if not longest:
+        return None
+    return Fix("weights", f"{words}: max context {longest:,} at batch {p.batch:,}", longest, fits=False)
 
 
 def _tensor(d: Deployment, p: PlanResult) -> Fix | None:
@@ -103,7 +134,8 @@ def _pipeline(d: Deployment, p: PlanResult) -> Fix | None:
 
 
 def fixes(d: Deployment, p: PlanResult, longest: int | None) -> tuple[Fix, ...]:
-    """The changes that make plan ``p`` of ``d`` fit (module docstring); none when it fits. ``longest``: the
+    """The changes that make plan ``p`` of ``d`` fit (module docstring); none when it fits or asks for more than
+    the engine's longest context (``Engine.context_limit``: the verdict says to lower it). ``longest``: the
     verdict's longest context at this batch (``kvcalc.verdict.Verdict.longest``); ``p`` should carry the
     fewest-GPUs search (``min_gpus``).
 
@@ -120,10 +152,11 @@ def fixes(d: Deployment, p: PlanResult, longest: int | None) -> tuple[Fix, ...]:
     batch 8 -> 1 fits
     context 32,768 -> 5,136 fits (--max-model-len 5136)
     --kv-cache-dtype fp8: max context 10,288 at batch 8
+    int4 weights (an AWQ checkpoint): max context 14,992 at batch 8
     --tensor-parallel-size 4 fits on 4 x GeForce RTX 4090 24GB
     --pipeline-parallel-size 4 fits on 4 x GeForce RTX 4090 24GB
     """
-    if p.fits:
-        return ()
-    found = (_batch(d, p), _context(d, p, longest), _kv(d, p), _tensor(d, p), _pipeline(d, p))
+    if p.fits or p.context > d.engine.context_limit(d):     # past the model's maximum only a shorter context helps
+        return ()                                           # (the verdict's own fix says how short)
+    found = (_batch(d, p), _context(d, p, longest), _kv(d, p), _weights(d, p), _tensor(d, p), _pipeline(d, p))
     return tuple(f for f in found if f is not None)

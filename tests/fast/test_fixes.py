@@ -82,6 +82,18 @@ def test_each_engine_names_its_own_flags():
     assert "pipeline_parallel" not in cpp and "tensor_parallel" not in cpp      # one GPU planned
 
 
+def test_int4_weights_fix_is_what_the_planner_says_with_int4_weights():
+    """Qwen3-30B-A3B's 30.5e9 bf16 parameters (57 GiB) do not fit a 24 GB card; 4-bit weights (about a quarter,
+    plus scales) do, and planning with int4 chosen says the same, with the same longest context."""
+    model = "Qwen/Qwen3-30B-A3B"
+    s, got = _fixes("vllm", 1, 8192, model=model)
+    assert not s.plan.fits and got["weights"].fits and got["weights"].text == "int4 weights (an AWQ checkpoint) fits"
+    s4 = plan_scenario(bundled_config(model), {"gpu": "rtx-4090", "dtype": "int4"}, 1, 8192)
+    assert s4.plan.fits and s4.verdict.longest == got["weights"].value
+    _, none = _fixes("vllm", 1, 131072, model=model, dtype="int4")       # already 4-bit: no weights fix
+    assert "weights" not in none
+
+
 def test_vllm_shorter_context_names_max_model_len():
     _, got = _fixes("vllm", 1, 131072)
     n = got["context"].value
@@ -95,7 +107,7 @@ def test_cli_plan_prints_the_same_fixes():
         assert main(["plan", LLAMA, "--offline", "--gpu", "rtx-4090", "--batch", "8", "--context", "32768",
                      "--max-model-len", "32768"]) == 0
     lines = [line[len("fix: "):] for line in out.getvalue().splitlines() if line.startswith("fix: ")]
-    assert lines == [f.text for f in got.values()] and len(lines) == 5
+    assert lines == [f.text for f in got.values()] and len(lines) == 6
 
 
 def test_worked_example_runs():
