@@ -15,7 +15,8 @@ import streamlit as st
 from kvcalc.catalog import DEFAULT_MODEL, catalog, find_entry
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu, gpu_catalog
-from kvcalc.scenarios import plan_options, splits_tensors, takes_vllm_options
+from kvcalc.scenarios import KvPreview, kv_preview, plan_options, splits_tensors, takes_vllm_options
+from kvcalc.units import human_bytes
 from kvcalc.variants import VARIANTS
 
 from . import engine_inputs, pickers, state
@@ -201,6 +202,29 @@ def weights_dtype_input(container: Any) -> str | None:
     w = container.selectbox("Weights dtype", state.WEIGHT_DTYPES, **state.bound("wdtype"),
                             help="auto = the checkpoint's own (quantization_config / torch_dtype)")
     return None if w == "auto" else str(w)
+
+
+def weights_ask(reason: str, config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int) -> float:
+    """Inline, where the plan would be: why kvcalc cannot size the weights, the KV cache of ``batch`` x ``ctx``
+    tokens it can compute at once (kvcalc.scenarios.kv_preview) and the field for the weights per GPU (URL key
+    ``wgib``, as the CLI's --weights-gib). Returns the GiB entered (0: not yet)."""
+    try:
+        kv: KvPreview | None = kv_preview(config, options, batch, ctx)
+    except KVCalcError:
+        kv = None
+    if not st.session_state.get("wgib"):          # until the weights are entered: what to do and why
+        st.warning(f"{md(reason)}. Enter the weights per GPU below (the checkpoint's size / GPUs) to plan it: "
+                   "the KV cache and everything else are computed from the config as usual.")
+    left, right = st.columns(2)
+    if kv is not None:
+        left.metric(f"KV cache, {kv.batch:,} x {kv.context:,} tokens (all GPUs)", human_bytes(kv.total_bytes),
+                    help=f"{kv.bytes_per_token:,} B per token of one sequence in {md(kv.kv_dtype)}, {md(kv.quality)}; "
+                         "the cache itself, before the runtime's pages and budget")
+    return float(right.number_input(
+        "Weights per GPU (GiB): kvcalc cannot size this model's weights", min_value=0.0, max_value=float(1 << 20),
+        value=0.0, step=0.5, **state.bound("wgib"),
+        help="The size of the checkpoint's weight files divided by the GPUs (tensor x pipeline parallel); "
+             "the plan then marks the weights as given"))
 
 
 def dtype_inputs(container: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import kvcalc
 from kvcalc.capacity import Deployment, layer_bytes, memory_curve
 from kvcalc.engines import get_engine, names
 from kvcalc.errors import KVCalcError
+from kvcalc.fixes import Fix, fixes
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
 from kvcalc.scenarios import kv_budget, loads_gguf, plan_scenario, served_options, serves_context, splits_tensors
@@ -101,10 +102,11 @@ def _outside_budget(p: kvcalc.PlanResult) -> str:
             f"in all ({p.total_bytes / p.gpu_memory_bytes:.1%} of the GPU).")
 
 
-def _verdict(v: Verdict, what_if: str = "as configured") -> None:
-    """The answer first, in its colour (green fits / amber fits if / red does not fit), with the fix
-    and the max_model_len the plan used and why. Under an attention what-if the model does not exist: the
-    verdict says it is hypothetical, in neutral blue, and offers no fix to launch."""
+def _verdict(v: Verdict, what_if: str = "as configured", changes: tuple[Fix, ...] = ()) -> None:
+    """The answer first, in its colour (green fits / amber fits if / red does not fit), with the fix,
+    the max_model_len the plan used and why, and the other changes that fit (kvcalc.fixes, each with its number:
+    the CLI's ``fix:`` lines). Under an attention what-if the model does not exist: the verdict says it is
+    hypothetical, in neutral blue, and offers no fix to launch."""
     text = f"**{md(v.sentence)}.**"
     if what_if != "as configured":
         st.info(f"**Hypothetical** (attention what-if {md(what_if)}: no such checkpoint exists, so there is no "
@@ -112,7 +114,9 @@ def _verdict(v: Verdict, what_if: str = "as configured") -> None:
         return
     box = st.success if v.state == "fits" else st.warning if v.state == "fits_if" else st.error
     box(text + (f"  \nFix: {md(v.fix)}." if v.fix and v.state == "does_not_fit" else "")
-        + (f"  \nvLLM {md(v.max_model_len_note)}." if v.max_model_len_note else ""))
+        + (f"  \nvLLM {md(v.max_model_len_note)}." if v.max_model_len_note else "")
+        + ("\n\nOther changes, each planned again:\n" + "\n".join(f"- {md(f.text)}" for f in changes)
+           if changes else ""))
 
 
 def _as_configured(config: dict[str, Any], options: dict[str, Any], choice: inputs.ModelChoice,
@@ -170,12 +174,12 @@ def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult
         st.caption(md(n))
 
 
-def _given_weights(config: dict[str, Any], choice: inputs.ModelChoice,
-                   options: dict[str, Any]) -> dict[str, Any] | None:
+def _given_weights(config: dict[str, Any], choice: inputs.ModelChoice, options: dict[str, Any], batch: int,
+                   ctx: int) -> dict[str, Any] | None:
     """For a model whose weights kvcalc cannot size (kvcalc.params refuses its parameters, or kvcalc.weights its
-    checkpoint's quantization_config) and whose checkpoint size is unknown: a field for the weights per GPU, as
-    the CLI's --weights-gib. Returns the plan option (``weights_gib``), ``{}`` when the weights are known, or
-    None while the field is empty (the page then says what to enter)."""
+    checkpoint's quantization_config) and whose checkpoint size is unknown: its KV cache at once and a field for the
+    weights per GPU, inline (dashboard.inputs.weights_ask), as the CLI's --weights-gib. Returns the plan option
+    (``weights_gib``), ``{}`` when the weights are known, or None while the field is empty."""
     if loads_gguf(options.get("runtime", "vllm")) or _extras(choice, options) or options.get("dtype") == "gguf":
         return {}
     try:
@@ -185,16 +189,8 @@ def _given_weights(config: dict[str, Any], choice: inputs.ModelChoice,
         return {}
     except KVCalcError as e:
         reason = str(e).split(" (", 1)[0]
-    gib = float(st.number_input(
-        "Weights per GPU (GiB): kvcalc cannot size this model's weights", min_value=0.0, max_value=float(1 << 20),
-        value=0.0, step=0.5, **state.bound("wgib"),
-        help="The size of the checkpoint's weight files divided by the GPUs (tensor x pipeline parallel); "
-             "the plan then marks the weights as given"))
-    if gib > 0:
-        return {"weights_gib": gib}
-    st.warning(f"{md(reason)}. Enter the weights per GPU above (the checkpoint's size / GPUs), or choose a weights "
-               "dtype, to plan it: the KV cache and everything else are computed from the config as usual.")
-    return None
+    gib = inputs.weights_ask(reason, config, options, batch, ctx)
+    return {"weights_gib": gib} if gib > 0 else None
 
 
 def _extras(choice: inputs.ModelChoice, options: dict[str, Any]) -> dict[str, Any]:
@@ -444,7 +440,7 @@ def render() -> None:
         _chart_controls(slot)
         inputs.share_box(state.PLANNER, "", slot)
         return
-    given = _given_weights(config, choice, options)
+    given = _given_weights(config, choice, options, batch, ctx)
     if given is None:
         _chart_controls(slot)
         inputs.share_box(state.PLANNER, "", slot)
@@ -464,7 +460,7 @@ def render() -> None:
         return
     base = _as_configured(config, options, choice, p) if what_if != "as configured" else None
     st.subheader(f"{md(choice.name)} on {p.gpus} x {md(p.gpu)}, {p.runtime}")
-    _verdict(verdict, what_if)
+    _verdict(verdict, what_if, fixes(setup, p, verdict.longest) if what_if == "as configured" else ())
     _badges(p, what_if, base[0] if base else None)
     if what_if == "as configured":
         _command(choice, setup, p, verdict)      # a what-if model cannot be launched

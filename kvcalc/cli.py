@@ -429,14 +429,17 @@ def _speed_lines(e: Any) -> list[str]:
     return lines
 
 
-def _verdict_line(d: Any, p: Any, source: Any) -> str:
+def _verdict_lines(d: Any, p: Any, source: Any) -> list[str]:
     """The Planner's verdict for a plan that does not fit as given (kvcalc.verdict.judge): its sentence and
     fix, e.g. "Fits if you serve with --max-model-len 208832 ..." when only vLLM's default max_model_len does
-    not fit. ``source`` says where max_model_len came from (given, the context asked for, the model's)."""
+    not fit, then one ``fix:`` line per change kvcalc.fixes finds, each with its number (the Planner shows the
+    same list). ``source`` says where max_model_len came from (given, the context asked for, the model's)."""
+    from .fixes import fixes
     from .verdict import judge
 
     v = judge(d, p, source)
-    return v.sentence + (f"; fix: {v.fix}" if v.fix else "")
+    return [f"verdict: {v.sentence}" + (f"; fix: {v.fix}" if v.fix else ""),
+            *(f"fix: {f.text}" for f in fixes(d, p, v.longest))]
 
 
 def _deployment(args: argparse.Namespace, resolved: Any) -> tuple[Any, int | None, str]:
@@ -583,7 +586,7 @@ def _plan_lines(deployment: Any, p: Any, speed: Any, source: str) -> list[str]:
         f"total per GPU     {fmt(p.total_bytes):>14}   (budget {fmt(p.budget_bytes)})",
         "",
         f"fits: {'yes' if p.fits else 'NO'}",
-        *([] if p.fits else [f"verdict: {_verdict_line(deployment, p, source)}"]),
+        *([] if p.fits else _verdict_lines(deployment, p, source)),
         f"longest context at batch {p.batch:,}: {p.max_context:,} tokens" if p.max_context else
         f"longest context at batch {p.batch:,}: nothing fits",
         f"largest batch at {p.context:,} tokens: {p.max_batch:,}" if p.max_batch else

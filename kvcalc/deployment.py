@@ -215,6 +215,24 @@ class Deployment:
         return _build(_Inputs(self.config, self.spec, self.engine, self.dtype, self.kv_dtype, self.options,
                               measured, self.gguf), self.weights_computed, self.gpu, gpus, None, None)
 
+    def with_parallel(self, tp: int, pp: int) -> Deployment:
+        """The same deployment on ``tp x pp`` GPUs of the same type split ``tp`` ways by tensor and ``pp`` by
+        pipeline parallelism (a measured ``weights_bytes`` is dropped for another count, as in :meth:`with_gpus`).
+        InputError when the model cannot be split that way."""
+        gpus = tp * pp
+        measured = self.measured if gpus == self.gpus else replace(self.measured, weights_bytes=None)
+        return _build(_Inputs(self.config, self.spec, self.engine, self.dtype, self.kv_dtype, self.options,
+                              measured, self.gguf), self.weights_computed, self.gpu, gpus, tp, pp)
+
+    def with_cache(self, kv_dtype: str | None, options: Any = None) -> Deployment:
+        """The same deployment with another KV dtype (``kv_dtype``) and engine ``options`` (None: these), checked
+        as :func:`deploy` checks them (the engine's model gate and dtype table); KVCalcError when refused."""
+        opts = self.options if options is None else options
+        self.engine.check_model(self.config, self.spec, opts, self.dtype, kv_dtype)
+        tp, pp = (self.tp, self.pp) if self.explicit_parallel else (None, None)
+        return _build(_Inputs(self.config, self.spec, self.engine, self.dtype, kv_dtype, opts, self.measured,
+                              self.gguf), self.weights_computed, self.gpu, self.gpus, tp, pp)
+
 
 def architectures(config: Mapping[str, Any]) -> tuple[str, ...]:
     """The config's ``architectures`` (text only, capped): the engines' model gates read them."""

@@ -147,6 +147,38 @@ def plan_scenario(model: Mapping[str, Any] | ModelSpec, options: Mapping[str, An
     return Planned(setup, p, judge(setup, p, source), source)
 
 
+@dataclass(frozen=True)
+class KvPreview:
+    """The KV cache of a model planned before its weights are known: ``batch`` x ``context`` tokens hold
+    ``total_bytes`` over all GPUs (kvcalc.kv.kv_cache, unpaged: the cache itself, before an engine's pages and
+    budget), ``bytes_per_token`` for one sequence, in ``kv_dtype``, ``quality`` as kvcalc reads the config."""
+
+    batch: int
+    context: int
+    total_bytes: int
+    bytes_per_token: int
+    kv_dtype: str
+    quality: str
+
+
+def kv_preview(config: Mapping[str, Any], options: Mapping[str, Any], batch: int, context: int) -> KvPreview:
+    """:class:`KvPreview` of ``config`` at the plan options' KV dtype (``kv_dtype``; None = the model's): what a
+    page shows at once for a model whose weights kvcalc cannot size (its KV cache needs only the config).
+    KVCalcError when the cache cannot be read either.
+
+    4 layers x 2 KV heads x (64 + 64) x 2 B = 2,048 B a token; 2 x 4,096 tokens hold 16 MiB:
+
+    >>> cfg = {"model_type": "acme_decoder", "hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4,
+    ...        "num_key_value_heads": 2, "head_dim": 64, "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}
+    >>> k = kv_preview(cfg, {}, 2, 4096)
+    >>> k.bytes_per_token, k.total_bytes == 16 * 2**20, k.quality
+    (2048, True, 'estimated')
+    """
+    kv = options.get("kv_dtype")
+    r = kv_cache(config, batch=batch, context=context, kv_dtype=kv if isinstance(kv, str) else None)
+    return KvPreview(batch, context, r.total_bytes, r.bytes_per_token, r.kv_dtype, r.quality)
+
+
 def budget_use(total: int, budget: int, gpu_memory: int, fit: bool) -> tuple[float, str]:
     """(share, of what) to show beside a verdict: ``total / budget``; when a plan fits with more than
     the budget in use (an engine whose own overhead sits outside its memory fraction, SGLang's

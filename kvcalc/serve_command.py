@@ -16,6 +16,10 @@ kvcalc.trtllm, kvcalc.llama_cpp), under the flag names kvcalc.engine_commands re
 ``KvCacheConfig`` fields that ``trtllm-serve`` has no flag for (``max_tokens``, ``tokens_per_block``,
 ``dtype``) go in the ``--extra_llm_api_options`` YAML file, written before the line.
 
+A plan whose weights must come quantized (``int4``: ``--quantization awq`` reads an AWQ checkpoint, it does not
+make one) names the known AWQ repository of the model or a local directory to quantize into, with a note
+(kvcalc.checkpoints.checkpoint_to_serve).
+
 ``transformers_call(model, deployment, batch, context)``: the ``from_pretrained`` and ``generate``
 arguments of the same plan (``device_map="auto"`` splits layers over the GPUs, as the plan assumes).
 """
@@ -25,6 +29,7 @@ import json
 import shlex
 from dataclasses import dataclass, replace
 
+from .checkpoints import checkpoint_to_serve
 from .deployment import Deployment
 from .llama_cpp.options import DECLARATIONS as LLAMA_OPTIONS
 from .llama_cpp.options import LlamaCppOptions
@@ -73,8 +78,7 @@ def _weights_flags(dtype: str | None) -> tuple[list[str], list[str]]:
         return [], []
     if dtype in DTYPE_QUANTIZATION:
         q = DTYPE_QUANTIZATION[dtype]
-        note = [] if q == "fp8" else [f"--quantization {q}: serve an {q.upper()} (4-bit) checkpoint of this model"]
-        return ["--quantization", q], note
+        return ["--quantization", q], []      # the checkpoint it reads: kvcalc.checkpoints
     if dtype in ("float16", "bfloat16", "float32"):
         return ["--dtype", dtype], []
     return [], [f"weights {dtype}: vLLM has no flag that quantizes to it; serve a checkpoint stored in {dtype}"]
@@ -89,8 +93,9 @@ def vllm_serve(model: str, d: Deployment, max_model_len: int | None = None) -> S
     """The ``vllm serve`` line for deployment ``d`` (module docstring); ``max_model_len`` defaults to the
     one the deployment's vLLM budget uses."""
     o = d.vllm
+    model, picked = checkpoint_to_serve(model, d.config, d.dtype)
     words = ["vllm", "serve", model]
-    notes: list[str] = []
+    notes: list[str] = list(picked)
     if d.tp > 1:
         words += ["--tensor-parallel-size", str(d.tp)]
     if d.pp > 1:
@@ -167,12 +172,14 @@ def sglang_launch(model: str, d: Deployment) -> ServeCommand:
     from .sglang import LONG_CONTEXT_ENV
 
     o = d.sglang
+    model, picked = checkpoint_to_serve(model, d.config, d.dtype)
     words = ["python", "-m", "sglang.launch_server", "--model-path", model, *_parallel(d, "--tp", "--pp-size")]
     for opt in SGLANG_OPTIONS:          # the declared value flags, where set (None = SGLang's default)
         flag, value = opt.flag, getattr(o, opt.dest, None)
         if opt.kind in ("int", "float") and opt.command and value is not None:
             words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
     flags, notes = _model_weights_flags(d, "--dtype")
+    notes = list(picked) or notes
     words += flags
     if d.kv_dtype is not None:
         if d.kv.name.startswith("fp8") or d.kv.name == "bfloat16":
@@ -189,13 +196,14 @@ def trtllm_serve(model: str, d: Deployment) -> ServeCommand:
     """``trtllm-serve MODEL ...`` for a TensorRT-LLM deployment (tensorrt_llm/commands/serve.py names), with
     the ``kv_cache_config`` YAML for the fields the command line has no flag for."""
     o = d.trtllm
+    model, picked = checkpoint_to_serve(model, d.config, d.dtype)
     words = ["trtllm-serve", model, *_parallel(d, "--tp_size", "--pp_size")]
     for dest in ("max_batch_size", "max_num_tokens", "max_seq_len", "free_gpu_memory_fraction"):
         flag, value = _TRTLLM[dest].flags[-1].replace("-", "_").replace("__", "--", 1), getattr(o, dest)
         if value is not None:       # trtllm-serve's click options spell them with underscores
             words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
-    notes: list[str] = []
-    if d.dtype is not None:
+    notes: list[str] = list(picked)
+    if d.dtype is not None and not picked:
         notes.append(f"weights {d.dtype}: serve a checkpoint stored in {d.dtype}")
     yaml = [f"  {k}: {v}" for k, v in (("max_tokens", o.max_tokens_in_paged_kv_cache),
                                        ("tokens_per_block", o.tokens_per_block),

@@ -56,6 +56,17 @@ OptionType = Literal["int", "float", "bool", "text", "choice", "json", "length"]
 
 
 @dataclass(frozen=True)
+class KvQuantization:
+    """An engine's 8-bit KV cache: ``kv_dtype`` to deploy with (None: the cache type is an engine option,
+    llama.cpp's ``-ctk`` / ``-ctv``), ``options`` the engine options that say so (None: unchanged) and
+    ``words``, how a user asks for it ("--kv-cache-dtype fp8")."""
+
+    kv_dtype: str | None
+    options: Any
+    words: str
+
+
+@dataclass(frozen=True)
 class Option:
     """One engine option, declared once.
 
@@ -126,6 +137,9 @@ class Engine:
     declarations: ClassVar[tuple[Option, ...]] = ()
     tp_flag: ClassVar[str] = "--tensor-parallel-size"
     """The engine's tensor-parallel flag (the verdict's fix names it)."""
+    pp_flag: ClassVar[str | None] = "--pipeline-parallel-size"
+    """The engine's pipeline-parallel flag (kvcalc.fixes' pipeline fix names it); None where the engine has no
+    separate pipeline split to offer (transformers: its GPUs already are stages; llama.cpp: one GPU planned)."""
     multi_gpu: ClassVar[bool] = True
     tensor_parallel: ClassVar[bool] = True
     """Whether the engine splits layers by tensor parallelism (transformers' ``device_map="auto"`` only
@@ -399,6 +413,16 @@ class Engine:
         if n is None:
             return f"more than 64 {d.gpu.name} GPUs needed"
         return f"fewest {d.gpu.name} GPUs: {n:,}"
+
+    def request_words(self, d: Deployment, batch: int, context: int) -> str:
+        """What to set so ``d`` serves ``batch`` requests of ``context`` tokens, after kvcalc.fixes' lower-batch and
+        shorter-context fixes (" (--max-model-len 5136)"; default: nothing, the requests are just fewer or shorter)."""
+        return ""
+
+    def quantized_kv(self, d: Deployment) -> KvQuantization | None:
+        """The 8-bit KV cache the engine offers instead of ``d``'s (kvcalc.fixes' quantized-KV fix), or None:
+        the engine has none, or ``d``'s cache already is 8 bits or fewer. Default: none."""
+        return None
 
     def serving_hint(self, d: Deployment) -> str:
         """An engine-specific extra fix appended to 'does not fit' (default none)."""

@@ -46,6 +46,7 @@ class TransformersEngine(IdealEngine):
     counts_overhead = True
     prefill_cache = True
     tensor_parallel = False
+    pp_flag = None
     cache_rules = CacheRules(float32_states=True, float32_indexer=True, expands_kv_heads=True, sliding_views=True,
                              model_dtype_kv=True, layouts=True)
     """DynamicCache / StaticCache as transformers 5.24 holds them (kvcalc.kv's module docstring)."""
@@ -74,6 +75,10 @@ class TransformersEngine(IdealEngine):
 
     def more_gpus(self, n: int) -> str:
         return "pipeline stages"
+
+    def quantized_kv(self, d: Deployment) -> Any:
+        """None: DynamicCache holds K/V in the model dtype (:meth:`dtypes`)."""
+        return None
 
     def launch_command(self, model: str, d: Deployment) -> Any:
         """The ``from_pretrained`` / ``generate`` calls at the model's context (kvcalc.serve_command)."""

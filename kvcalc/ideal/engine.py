@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..engines.base import Engine, Option
+from ..engines.base import Engine, KvQuantization, Option
 from ..limits import MAX_BATCH, MAX_CONTEXT
 from ..plan import PlanResult, busiest_stage_kv, common_fields
 from ..solve import largest_true
@@ -61,6 +61,10 @@ class IdealEngine(Engine):
 
     def build_options(self, flags: dict[str, Any]) -> Any:
         return self.options_type(max_model_len=check_max_model_len(flags.get("max_model_len")))
+
+    def quantized_kv(self, d: Deployment) -> KvQuantization | None:
+        """An fp8 cache (kv_dtype ``fp8``: 1 byte an element) for a cache above 8 bits."""
+        return None if d.kv.bits <= 8 else KvQuantization("fp8", None, "kv_dtype fp8")
 
     def overhead_bytes(self, d: Deployment, batch: int, context: int) -> int:
         """Per-GPU bytes beside weights and KV (none under ``ideal``)."""

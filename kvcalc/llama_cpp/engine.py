@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..engines.base import Engine
+from ..engines.base import Engine, KvQuantization
 from ..engines.paged import PagedEngine
 from ..errors import InputError
 from ..gguf.mixes import GgufWeights, gguf_weights
@@ -92,6 +92,9 @@ def llama_solvers(d: Deployment, batch: int, context: int) -> tuple[int | None, 
     got: tuple[int | None, int | None] = d._memo[key]
     return got
 
+_WIDE_CACHE = ("f32", "f16", "bf16")
+"""llama.cpp cache types wider than 8 bits (``-ctk`` / ``-ctv``)."""
+
 
 class LlamaCppEngine(PagedEngine):
     """llama.cpp's ``llama-server`` / ``llama-cli`` (module docstring)."""
@@ -103,6 +106,7 @@ class LlamaCppEngine(PagedEngine):
     options_type = LlamaCppOptions
     declarations = DECLARATIONS
     multi_gpu = False
+    pp_flag = None
     single_gpu_error = SINGLE_GPU
     cli_flags = ("gguf_type", "gguf_file")
     serves_gguf = True
@@ -249,6 +253,17 @@ class LlamaCppEngine(PagedEngine):
         why, _, engine_fix = p.binding_constraint.partition("); ")
         return Verdict("does_not_fit", f"Does not fit: {why}{')' if engine_fix else ''}; {self.fewest_text(d, None)}",
                        engine_fix or "a smaller GGUF file type or a shorter -c", mml, note, longest, None)
+
+    def request_words(self, d: Deployment, batch: int, context: int) -> str:
+        """The run the solvers size to the request (module docstring): ``-np batch -c batch x context``."""
+        return f" (-np {batch} -c {batch * context})"
+
+    def quantized_kv(self, d: Deployment) -> KvQuantization | None:
+        """``-ctk q8_0 -ctv q8_0`` (common/arg.cpp ``kv_cache_types``) where either cache is wider than 8 bits."""
+        o = d.llama_cpp
+        if o.cache_type_k not in _WIDE_CACHE and o.cache_type_v not in _WIDE_CACHE:
+            return None
+        return KvQuantization(None, replace(o, cache_type_k="q8_0", cache_type_v="q8_0"), "-ctk q8_0 -ctv q8_0")
 
     def fewest_text(self, d: Deployment, n: int | None) -> str:
         return "llama.cpp's multi-GPU split (-ts, --split-mode) is not modelled: one GPU planned"

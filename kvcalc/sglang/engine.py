@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..engines.base import Engine
+from ..engines.base import Engine, KvQuantization
 from ..engines.paged import PagedEngine
 from ..errors import InputError
 from .budget import sglang_memory_plan
@@ -35,11 +35,16 @@ class SglangEngine(PagedEngine):
     options_type = SglangOptions
     declarations = DECLARATIONS
     tp_flag = "--tp"
+    pp_flag = "--pp-size"
     vllm_names = {"max_model_len": "context_length", "block_size": "page_size", "max_num_seqs": "max_running_requests",
                   "gpu_memory_utilization": "mem_fraction_static"}
     kv_dtypes = ("bfloat16", "float16", "fp8_e4m3", "fp8_e5m2")
     kv_dtypes_text = "auto, bf16, fp8_e4m3, fp8_e5m2"
     sliding_ok = True
+
+    def quantized_kv(self, d: Deployment) -> KvQuantization | None:
+        """``--kv-cache-dtype fp8_e4m3`` (python/sglang/srt/server_args.py ``kv_cache_dtype`` choices)."""
+        return None if d.kv.bits <= 8 else KvQuantization("fp8_e4m3", None, "--kv-cache-dtype fp8_e4m3")
 
     def build_options(self, flags: dict[str, Any]) -> Any:
         flags = dict(flags)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..activations import forward_activation_bytes
-from ..engines.base import Engine
+from ..engines.base import Engine, KvQuantization
 from ..engines.paged import PagedEngine
 from ..units import GiB
 from .budget import trtllm_memory_plan
@@ -37,6 +37,7 @@ class TrtllmEngine(PagedEngine):
     options_type = TrtllmOptions
     declarations = DECLARATIONS
     tp_flag = "--tp_size"
+    pp_flag = "--pp_size"
     vllm_names = {"max_model_len": "max_seq_len", "block_size": "tokens_per_block", "max_num_seqs": "max_batch_size",
                   "max_num_batched_tokens": "max_num_tokens", "gpu_memory_utilization": "free_gpu_memory_fraction"}
     kv_dtypes = ("bfloat16", "float16", "fp8_e4m3")
@@ -52,6 +53,12 @@ class TrtllmEngine(PagedEngine):
 
     def build_options(self, flags: dict[str, Any]) -> Any:
         return trtllm_options(**flags)
+
+    def quantized_kv(self, d: Deployment) -> KvQuantization | None:
+        """``kv_cache_config.dtype: fp8`` (tensorrt_llm/llmapi/llm_args.py ``KvCacheConfig.dtype``), written in the
+        ``--extra_llm_api_options`` file (trtllm-serve has no flag for it)."""
+        return None if d.kv.bits <= 8 else KvQuantization("fp8_e4m3", None,
+                                                          "kv_cache_config dtype: fp8 (--extra_llm_api_options)")
 
     def foreign_text(self, key: str) -> str:
         return ("free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len, "

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..engines.base import Engine
+from ..engines.base import Engine, KvQuantization
 from ..errors import InputError, UnsupportedError
 from ..solve import largest_true
 from .defaults import DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_VLLM_VERSION, vllm_dtypes
@@ -241,6 +241,14 @@ class VllmEngine(Engine):
         return Verdict("fits_if", f"Fits if you serve with {fix} ({what} {mml:,} does not)",
                        f"serve with {fix}: {sequences(p.batch)} of up to {longest:,} tokens {verb}", mml, note,
                        longest, longest)
+
+    def request_words(self, d: Deployment, batch: int, context: int) -> str:
+        """vLLM checks at startup that one ``--max-model-len`` request fits its pool: a shorter length is a flag."""
+        return "" if context == startup_plan(d).max_model_len else f" (--max-model-len {context})"
+
+    def quantized_kv(self, d: Deployment) -> KvQuantization | None:
+        """``--kv-cache-dtype fp8`` (vllm/config/cache.py ``CacheDType``; e4m3 on CUDA) for a cache above 8 bits."""
+        return None if d.kv.bits <= 8 else KvQuantization("fp8", None, "--kv-cache-dtype fp8")
 
     def serving_hint(self, d: Deployment) -> str:
         """When the profiling run's sampler warm-up (one dummy request per ``max_num_seqs``,

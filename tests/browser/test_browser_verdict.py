@@ -62,6 +62,7 @@ def test_70b_on_two_h100s_red_then_green_with_4_bit_weights_and_fp8_kv(tab: Tab)
     expect(alert(page, "Fits: 16 sequences of 32,768 tokens")).to_be_visible(timeout=STEP_MS)
     expect(command(page)).to_contain_text("--tensor-parallel-size 2 --max-model-len 32768 --quantization awq "
                                           "--kv-cache-dtype fp8_e4m3", timeout=STEP_MS)
+    expect(command(page)).to_contain_text("vllm serve hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4 ")
     no_exception(page)
     tab.assert_clean()
 

@@ -2,9 +2,10 @@
 
 Bundled models x every runtime x two GPUs x two workloads run through each surface's own scenario function
 (kvcalc.scenarios.plan_scenario for the Planner, gpu_fit for GPU fit, evaluate for Compare) and through
-``kvcalc plan --json`` in-process (kvcalc.cli.main). The CLI keeps vLLM's own default for ``--max-model-len``
-(the model's maximum), so it is given the one the pages serve with (the context asked for), stated in argv as a
-user would type it. Equal means: fits, the byte figures, the longest context and refusals, scenario by scenario.
+``kvcalc plan --json`` in-process (kvcalc.cli.main), typed as a user would: no ``--max-model-len``, so the CLI
+must take the pages' default (vLLM serves the context asked for). Equal means: fits, the byte figures, the
+longest context and refusals, scenario by scenario; on one GPU and workload (36 scenarios) the CLI's text
+``verdict:`` and ``fix:`` lines are also the Planner's verdict and fixes (kvcalc.verdict, kvcalc.fixes).
 
 The issue's own case is checked against hand arithmetic: Llama-3.1-8B (8,030,261,248 bf16 parameters =
 14.96 GiB) on an RTX 4090 (24,564 MiB) at 1 x 8,192 tokens (32 layers x 8 KV heads x 128 x 2 x 2 B = 128 KiB per
@@ -22,6 +23,7 @@ import pytest
 from kvcalc.catalog import bundled_config
 from kvcalc.cli import main
 from kvcalc.errors import KVCalcError
+from kvcalc.fixes import fixes
 from kvcalc.gpus import get_gpu
 from kvcalc.runtimes import RUNTIMES
 from kvcalc.scenarios import DEFAULT_GGUF, Scenario, budget_use, evaluate, gpu_fit, kv_budget, plan_scenario
@@ -41,12 +43,10 @@ def _options(runtime: str, gpu: str) -> dict[str, Any]:
     return opts
 
 
-def _cli(model: str, runtime: str, gpu: str, batch: int, context: int, max_model_len: int | None) -> dict | None:
-    """``kvcalc plan --json`` in-process; None when it refuses (exit 2)."""
+def _cli(model: str, runtime: str, gpu: str, batch: int, context: int, json_out: bool = True) -> Any:
+    """``kvcalc plan --json`` (or its text) in-process; None when it refuses (exit 2)."""
     argv = ["plan", model, "--offline", "--gpu", gpu, "--runtime", runtime, "--batch", str(batch),
-            "--context", str(context), "--json"]
-    if max_model_len is not None:
-        argv += ["--max-model-len", str(max_model_len)]
+            "--context", str(context), *(["--json"] if json_out else [])]
     if runtime == "llama_cpp":
         argv += ["--gguf-type", DEFAULT_GGUF]
     out, err = io.StringIO(), io.StringIO()
@@ -55,7 +55,7 @@ def _cli(model: str, runtime: str, gpu: str, batch: int, context: int, max_model
     if status == 2:
         return None
     assert status == 0, err.getvalue()
-    return json.loads(out.getvalue())
+    return json.loads(out.getvalue()) if json_out else out.getvalue()
 
 
 def _surfaces(model: str, runtime: str, gpu: str, batch: int, context: int) -> dict[str, Any]:
@@ -76,9 +76,7 @@ def _surfaces(model: str, runtime: str, gpu: str, batch: int, context: int) -> d
                                   name="chosen")
     except KVCalcError as e:
         got["compare"] = type(e).__name__
-    planned = got["planner"]
-    mml = planned.setup.max_model_len if not isinstance(planned, str) and planned.source == "context" else None
-    got["cli"] = _cli(model, runtime, gpu, batch, context, mml)
+    got["cli"] = _cli(model, runtime, gpu, batch, context)
     return got
 
 
@@ -113,6 +111,12 @@ def test_planner_gpu_fit_compare_and_cli_agree(model: str, runtime: str, gpu: st
     cli = got["cli"]
     assert cli is not None
     assert {k: cli[k] for k in FIGURES} == {k: getattr(p, k) for k in FIGURES}
+    if gpu == "rtx-4090" and batch == 4:                  # the CLI's verdict and fixes, in its text
+        text = _cli(model, runtime, gpu, batch, context, json_out=False).splitlines()
+        verdict = [t[len("verdict: "):] for t in text if t.startswith("verdict: ")]
+        assert verdict == ([] if p.fits else [v.sentence + (f"; fix: {v.fix}" if v.fix else "")])
+        assert [t[len("fix: "):] for t in text if t.startswith("fix: ")] == \
+            [f.text for f in fixes(planned.setup, p, v.longest)]
 
 
 def test_llama_8b_on_a_4090_fits_on_every_surface():

@@ -145,7 +145,9 @@ def test_the_generated_command_parses_back_to_the_same_deployment(options):
     d = deploy(cfg, gpu="h100-sxm", **options)
     cmd = vllm_serve(LLAMA8, d)
     parsed = parse_vllm_serve(cmd.text)
-    assert parsed.model == LLAMA8 and parsed.ignored == ()
+    # int4 weights: --quantization awq reads an AWQ checkpoint (hugging-quants' page names this one)
+    served = "hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4" if d.dtype == "int4" else LLAMA8
+    assert parsed.model == served and parsed.ignored == ()
     assert "--max-model-len" in cmd.text                       # always: vLLM's default is the model's maximum
     back = deploy(cfg, gpu="h100-sxm", **deploy_options(parsed))
     assert (back.tp, back.pp, back.gpus, back.kv.name, back.weights_rank) == (d.tp, d.pp, d.gpus, d.kv.name,

@@ -303,8 +303,10 @@ def test_70b_on_two_h100s_then_with_awq_and_fp8_kv():
     state, text = verdict_box(at)
     assert state == "fits" and text.startswith("**Fits: 16 sequences of 32,768 tokens")
     assert metric(at, "KV cache") == gib(16 * 32768 * 81_920) == "40.00 GiB"
-    assert any(c.value.startswith("vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2 --max-model-len "
-                                  "32768 --quantization awq --kv-cache-dtype fp8_e4m3") for c in at.code)
+    # --quantization awq reads an AWQ checkpoint: hugging-quants' (its Hub page), never the bf16 repository
+    assert any(c.value.startswith("vllm serve hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4 "
+                                  "--tensor-parallel-size 2 --max-model-len 32768 --quantization awq "
+                                  "--kv-cache-dtype fp8_e4m3") for c in at.code)
 
 
 def test_gemma_3_27b_at_128k_on_a_24_gb_card_does_not_fit():
