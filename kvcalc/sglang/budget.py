@@ -34,9 +34,12 @@ from .defaults import (
     DEFAULT_PAGE_SIZE,
     DEFAULT_PRELOAD_USED_BYTES,
     NOT_ENOUGH_MEMORY,
+    SGLANG_VERSION,
     SWA_POOL_TOO_SMALL,
+    chunked_prefill_size_0_4,
     default_max_running_requests,
     default_mem_fraction_static,
+    running_requests_0_4,
 )
 from .options import SglangOptions
 from .swa import DEFAULT_SWA_FULL_TOKENS_RATIO, hybrid_tokens, is_hybrid_swa, split_hybrid_tokens
@@ -96,7 +99,7 @@ def sglang_mem_fraction(d: Deployment) -> float:
     """
     from .vlm import vlm_rule
 
-    vlm = vlm_rule(d.config) if d.options.sglang_version != "0.5.9" else None
+    vlm = vlm_rule(d.config) if d.options.sglang_version == SGLANG_VERSION else None
     return mem_fraction(d.options, d.gpu.memory_bytes, d.tp, d.pp, is_mla(d.rank), vlm)
 
 
@@ -105,9 +108,12 @@ def _gb(nbytes: float) -> str:
 
 
 def _running(options: SglangOptions, tokens: int, context_len: int) -> int:
-    """``resolve_max_num_reqs``; 0.5.23 caps it (given or not) at half the pool's tokens."""
+    """``resolve_max_num_reqs``; 0.5.23 caps it (given or not) at half the pool's tokens; 0.4 counts the
+    request pool's extra slot (kvcalc.sglang.defaults.running_requests_0_4)."""
     if not tokens:
         return 0
+    if options.sglang_version == "0.4":
+        return running_requests_0_4(tokens, context_len, options.max_running_requests)
     if options.sglang_version == "0.5.9":
         return options.max_running_requests or default_max_running_requests(tokens, context_len)
     want = options.max_running_requests or default_max_running_requests(tokens, context_len)
@@ -135,7 +141,11 @@ def sglang_memory_plan(stage_rank_specs: list[ModelSpec], kv: DType, *, total_gp
     notes: list[str] = []
     version = options.sglang_version
     mf = mem_fraction(options, total_gpu_bytes, tp, pp, is_mla(stage_rank_specs[0]), vlm)
-    if options.mem_fraction_static is None:
+    if options.mem_fraction_static is None and version == "0.4":
+        notes.append(f"mem_fraction_static {mf:g}: SGLang 0.4's default for TP {tp} (server_args.py "
+                     f"ServerArgs.__post_init__); chunked_prefill_size "
+                     f"{chunked_prefill_size_0_4(total_gpu_bytes / MiB)} (not in 0.4's budget)")
+    elif options.mem_fraction_static is None:
         notes.append(f"mem_fraction_static {mf:g}: SGLang {version}'s default for this GPU and TP "
                      "(memory_hook.py handle_gpu_memory_settings; v0.4 releases used 0.88 / 0.87 / 0.85 by TP size)")
     page = options.page_size or DEFAULT_PAGE_SIZE
@@ -165,7 +175,7 @@ def sglang_memory_plan(stage_rank_specs: list[ModelSpec], kv: DType, *, total_gp
                                   f"{vlm.vit_hidden:,}-wide ViT (memory_hook.py adjust_mem_fraction_for_vlm)"))
     ratio = options.swa_full_tokens_ratio or DEFAULT_SWA_FULL_TOKENS_RATIO
     swa_tokens = 0
-    if hybrid and version != "0.5.9":
+    if hybrid and version == SGLANG_VERSION:
         tokens, swa_tokens = hybrid_tokens(max(rest, 0), full_cell, swa_cell, ratio, page, options.max_total_tokens)
         running = _running(options, tokens or swa_tokens, context_len)
     else:

@@ -8,9 +8,14 @@ tests/oracles/sglang_oracle.py, which transcribes them): ``python/sglang/srt/arg
 keeps the late-2025 rules the v0.5 logs of tests/fast/test_engine_logs.py came from
 (``server_args.py`` ``ServerArgs._handle_gpu_memory_settings``, stored copy id 8356329;
 ``model_runner.py`` ``profile_max_num_token``, commit 0005834cdb2a5b7472789ccbf0d3361b5cf853b8 and its
-v0.5.9 backport). The token-pool rule is the same in the v0.4 logs; the default ``mem_fraction_static``
-of v0.4 was a table by TP size (0.88 / 0.87 / 0.85 / 0.81 / 0.79 for tp 1 / 2 / 4 / 8 / 16): give
-``mem_fraction_static`` for those.
+v0.5.9 backport). ``sglang_version="0.4"`` keeps the v0.4.1-0.4.2 rules (the logs of January / February
+2025; stored copies of ``server_args.py`` ``ServerArgs.__post_init__``, ``model_runner.py``
+``profile_max_num_token`` / ``init_memory_pool`` and ``tp_worker.py`` ``TpModelWorker.__init__``): the same
+token pool (``rest = available_after_load - pre_load_free x (1 - mem_fraction_static)``, one
+``MHATokenToKVPool`` / ``MLATokenToKVPool`` for every layer, no hybrid SWA pool), the default
+``mem_fraction_static`` a table by TP size (:data:`MEM_FRACTION_BY_TP_0_4`), ``chunked_prefill_size`` 2048
+below 25,000 MiB else 8192 (it does not enter the budget there), and one more running request
+(:func:`running_requests_0_4`).
 """
 from __future__ import annotations
 
@@ -19,8 +24,15 @@ from ..units import GiB, MiB
 SGLANG_VERSION = "0.5.23"
 """The release whose rules apply by default."""
 
-SGLANG_VERSIONS = ("0.5.23", "0.5.9")
+SGLANG_VERSIONS = ("0.5.23", "0.5.9", "0.4")
 """Releases whose rules kvcalc keeps (``--sglang-version``)."""
+
+MEM_FRACTION_BY_TP_0_4 = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
+"""v0.4 ``ServerArgs.__post_init__``: the default ``mem_fraction_static`` by ``tp_size`` (the first row whose TP
+size it reaches), whatever the GPU; the v0.4.1 / v0.4.2 logs' server_args print 0.88 at TP 1."""
+
+CHUNKED_PREFILL_SMALL_GPU_MIB_0_4 = 25_000
+"""v0.4 ``ServerArgs.__post_init__``: ``chunked_prefill_size`` 2048 below this GPU memory (MiB), else 8192."""
 
 DEFAULT_PAGE_SIZE = 1
 """``ServerArgs.page_size`` default: the token pool pages one token at a time."""
@@ -114,8 +126,9 @@ def default_mem_fraction_static(total_gpu_bytes: int, tp_size: int = 1, pp_size:
                                 version: str = SGLANG_VERSION, prefill_graph: bool = True) -> float:
     """SGLang's default ``--mem-fraction-static`` (``handle_gpu_memory_settings``).
 
-    ``reserved = 512 + max(chunked_prefill_size, 2048) x 1.5 + tp x pp / 8 x 1024 + graphs`` MiB, at
-    least 10 GiB on GPUs above 60 GiB; ``round((gpu_mem - reserved) / gpu_mem, 3)``, gpu_mem in MiB.
+    0.4: :data:`MEM_FRACTION_BY_TP_0_4`. 0.5:
+    ``reserved = 512 + max(chunked_prefill_size, 2048) x 1.5 + tp x pp / 8 x 1024 + graphs`` MiB, at least
+    10 GiB on GPUs above 60 GiB; ``round((gpu_mem - reserved) / gpu_mem, 3)``, gpu_mem in MiB.
     ``graphs``: 0.5.23 :func:`graph_reserve_mib` (the decode graph's max batch capped by
     ``--max-running-requests``); 0.5.9 ``cuda_graph_max_bs x 2``. ``prefill_graph`` False drops the prefill
     graph term (multimodal models; their ViT scaling is kvcalc.sglang.vlm). Not modelled: DP attention,
@@ -126,7 +139,11 @@ def default_mem_fraction_static(total_gpu_bytes: int, tp_size: int = 1, pp_size:
     >>> from kvcalc.units import MiB
     >>> default_mem_fraction_static(24564 * MiB), default_mem_fraction_static(24564 * MiB, version="0.5.9")
     (0.704, 0.847)
+    >>> default_mem_fraction_static(24564 * MiB, 8, version="0.4")
+    0.81
     """
+    if version == "0.4":
+        return next(f for t, f in MEM_FRACTION_BY_TP_0_4 if tp_size >= t)
     gpu_mem = total_gpu_bytes / MiB
     chunked, graph_bs = gpu_tier(gpu_mem, tp_size, version)
     reserved = RESERVED_BASE_MIB + max(chunked, 2048) * 1.5 + tp_size * pp_size / 8 * 1024
@@ -148,9 +165,33 @@ def default_max_running_requests(max_total_num_tokens: int, context_len: int) ->
 
     ``min(max(int(max_total_num_tokens / context_len x 512), 2048), 4096)`` (``max_num_reqs``,
     model_runner.py ``init_memory_pool`` / ``resolve_max_num_reqs``): the v0.5 logs print 2048 and
-    4096 (tests/fast/test_engine_logs.py). v0.4.3 printed one more (2049: its request pool had a padding slot).
+    4096 (tests/fast/test_engine_logs.py); v0.4 printed one more (:func:`running_requests_0_4`).
 
     >>> default_max_running_requests(104273, 40960)
     2048
     """
     return min(max(int(max_total_num_tokens / context_len * 512), 2048), 4096)
+
+
+def chunked_prefill_size_0_4(gpu_mem_mib: float) -> int:
+    """v0.4's default ``--chunked-prefill-size`` (tokens): 2048 below 25,000 MiB, else 8192.
+
+    >>> chunked_prefill_size_0_4(24576), chunked_prefill_size_0_4(81559)
+    (2048, 8192)
+    """
+    return 2048 if gpu_mem_mib < CHUNKED_PREFILL_SMALL_GPU_MIB_0_4 else 8192
+
+
+def running_requests_0_4(max_total_num_tokens: int, context_len: int, given: int | None = None) -> int:
+    """v0.4's ``max_running_requests`` (``tp_worker.py`` ``TpModelWorker.__init__``):
+    ``min(given or max_total_num_tokens // 2, req_to_token_pool.size)``, where ``model_runner.py``
+    ``init_memory_pool`` sized the request pool ``ReqToTokenPool(size=max_num_reqs + 1)`` and ``max_num_reqs``
+    is ``given`` or :func:`default_max_running_requests`' rule; 0.5 dropped the extra slot from the count.
+
+    The v0.4.1 log on an 80 GB card: 444,500 tokens at context 131,072 -> ``min(222,250, 2,048 + 1)``:
+
+    >>> running_requests_0_4(444500, 131072), running_requests_0_4(444500, 131072, given=64)
+    (2049, 64)
+    """
+    reqs = given if given is not None else default_max_running_requests(max_total_num_tokens, context_len)
+    return min(given if given is not None else max_total_num_tokens // 2, reqs + 1)

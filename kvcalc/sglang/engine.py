@@ -78,7 +78,7 @@ class SglangEngine(PagedEngine):
         from .vlm import unmodelled_vlm, vlm_rule
 
         vlm = None
-        if d.options.sglang_version != "0.5.9":
+        if d.options.sglang_version == SGLANG_VERSION:
             why = unmodelled_vlm(d.config, d.gpu.name, d.gpu.memory_mib)
             if why:
                 raise UnsupportedError(f"SGLang: {why}; not modelled: use runtime 'vllm'")

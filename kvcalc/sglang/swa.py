@@ -55,6 +55,8 @@ def is_hybrid_swa(architectures: Sequence[str], disable_hybrid_swa_memory: bool 
     >>> is_hybrid_swa(gemma4), is_hybrid_swa(gemma4, version="0.5.9")
     (True, False)
     """
+    if version == "0.4":        # v0.4 model_runner.py init_memory_pool: one pool for every layer
+        return False
     archs = HYBRID_SWA_ARCHS_0_5_9 if version == "0.5.9" else HYBRID_SWA_ARCHS
     return not disable_hybrid_swa_memory and any(a in archs for a in architectures)
 

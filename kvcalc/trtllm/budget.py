@@ -15,6 +15,10 @@ Sources (NVIDIA/TensorRT-LLM, read, not copied; release line in kvcalc.trtllm.de
     X GiB for max tokens in paged KV cache (N)."; when one ``max_seq_len`` request does not fit, it
     is reduced (:data:`~kvcalc.trtllm.defaults.REDUCED_WINDOW_WARNING`).
 
+``trtllm_version="1.0"`` (the mid-2025 PyTorch backend, kvcalc.trtllm.defaults.TRTLLM_VERSIONS): the pool's
+whole tokens ``min(available // bytes per token, max_tokens)`` are rounded UP to whole blocks
+(``resource_manager.py`` ``KVCacheManager.calculate_max_num_blocks``, ``math.ceil``); 1.1 rounds down.
+
 The activation peak is estimated unless measured (``activation_gib``): one forward pass of
 ``max_num_tokens`` tokens (kvcalc.activations.forward_activation_bytes), plus the assumed runtime
 buffers :data:`~kvcalc.trtllm.defaults.DEFAULT_RUNTIME_RESERVED_BYTES` (``non_torch_gib``).
@@ -30,7 +34,6 @@ from .defaults import (
     DEFAULT_TOKENS_PER_BLOCK,
     REDUCED_WINDOW_WARNING,
     REDUCED_WINDOW_WARNING_PYTORCH,
-    TRTLLM_VERSION,
 )
 from .options import TrtllmOptions
 
@@ -61,15 +64,19 @@ def trtllm_memory_plan(cell_bytes: int, *, total_gpu_bytes: int, weights_bytes: 
     blocks = available // block_bytes if block_bytes else 0
     extra = list(notes)
     pytorch = options.trtllm_backend == "pytorch"
+    round_up = not pytorch or options.trtllm_version == "1.0"
+    if pytorch and round_up and cell_bytes:
+        # 1.0: estimate_max_kv_cache_tokens' whole tokens, then calculate_max_num_blocks' math.ceil
+        blocks = ceil_div(available // cell_bytes, tpb)
     if options.max_tokens_in_paged_kv_cache is not None:
-        # PyTorch: KvCacheCreator.configure_kv_cache_capacity then KVCacheManager.calculate_max_num_blocks,
-        # int(max_tokens // tokens_per_block); the C++ runtime rounds up to whole blocks
+        # PyTorch 1.1: KvCacheCreator.configure_kv_cache_capacity then KVCacheManager.calculate_max_num_blocks,
+        # int(max_tokens // tokens_per_block); the C++ runtime and the PyTorch backend of 1.0 round up
         given = options.max_tokens_in_paged_kv_cache
-        cap = given // tpb if pytorch else ceil_div(given, tpb)
+        cap = ceil_div(given, tpb) if round_up else given // tpb
         if cap < blocks:
             blocks = cap
             extra.append(f"max_tokens_in_paged_kv_cache {given:,} caps the pool "
-                         f"(rounded {'down' if pytorch else 'up'} to {cap:,} blocks of {tpb})")
+                         f"(rounded {'up' if round_up else 'down'} to {cap:,} blocks of {tpb})")
     tokens = blocks * tpb
     max_context = max_seq_len
     lines = [f"Memory usage when calculating max tokens in paged kv cache: total: {_g(total_gpu_bytes)} GiB, "
@@ -98,7 +105,7 @@ def trtllm_memory_plan(cell_bytes: int, *, total_gpu_bytes: int, weights_bytes: 
     )
     overhead = activation_bytes + runtime_bytes
     return EngineMemoryPlan(
-        engine="tensorrt_llm", version=TRTLLM_VERSION, total_gpu_bytes=total_gpu_bytes,
+        engine="tensorrt_llm", version=options.trtllm_version, total_gpu_bytes=total_gpu_bytes,
         budget_bytes=weights_bytes + overhead + available, weights_bytes=weights_bytes, overhead_bytes=overhead,
         available_kv_bytes=available, cell_bytes=cell_bytes, page_size=tpb, pool_tokens=tokens,
         pool_bytes=tokens * cell_bytes, max_context=max_context,

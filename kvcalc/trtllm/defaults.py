@@ -11,7 +11,18 @@ from __future__ import annotations
 from ..units import GiB
 
 TRTLLM_VERSION = "1.1"
-"""The release line whose rules apply."""
+"""The release line whose rules apply by default (the pinned commits above)."""
+
+TRTLLM_VERSIONS = ("1.1", "1.0")
+"""Release lines whose rules kvcalc keeps (``--trtllm-version``). "1.0": the mid-2025 PyTorch backend (the
+1.0 release candidates; NVIDIA/TensorRT-LLM#6294's trtllm-bench log of July 2025), whose
+``resource_manager.py`` ``KVCacheManager.calculate_max_num_blocks`` rounded its token count UP to whole
+blocks, ``math.ceil(max_tokens / tokens_per_block)``, after ``_util.py`` ``estimate_max_kv_cache_tokens``
+took ``min(int(available_kv_mem // kv_size_per_token), kv_cache_config.max_tokens)`` (stored copies whose
+"Both free_gpu_memory_fraction and max_tokens are set (to F and N, respectively)" warning is the log's own
+words). At 0004396 (the default) it is ``int(max_tokens // tokens_per_block)``, rounded down; the change came
+with the August-2025 rework of this path (NVIDIA/TensorRT-LLM#5933, "improve kvcache allocation in PyTorch
+runtime", the likely commit; not confirmed line by line)."""
 
 TRTLLM_BACKENDS = ("pytorch", "cpp")
 """``trtllm_backend``: the PyTorch backend of the 1.x LLM API / ``trtllm-serve`` (the default; ``_util.py``

@@ -14,6 +14,8 @@ from .defaults import (
     DEFAULT_MAX_BATCH_SIZE,
     DEFAULT_TOKENS_PER_BLOCK,
     TRTLLM_BACKENDS,
+    TRTLLM_VERSION,
+    TRTLLM_VERSIONS,
 )
 
 POWERS_OF_TWO = tuple(str(1 << i) for i in range(17))
@@ -26,7 +28,8 @@ class TrtllmOptions:
     ``max_tokens_in_paged_kv_cache`` (``KvCacheConfig.max_tokens``; with both, the smaller pool
     wins), ``tokens_per_block``, ``max_seq_len`` (default the model's maximum), ``max_batch_size``,
     ``max_num_tokens`` (the forward pass the activation profile runs); ``trtllm_backend``: "pytorch" (default)
-    or "cpp" (the C++ runtime of ``trtllm-build`` engines), whose pool rounding and reduced length differ."""
+    or "cpp" (the C++ runtime of ``trtllm-build`` engines), whose pool rounding and reduced length differ;
+    ``trtllm_version`` the release line whose rules apply (kvcalc.trtllm.defaults.TRTLLM_VERSIONS)."""
 
     free_gpu_memory_fraction: float | None = None
     max_tokens_in_paged_kv_cache: int | None = None
@@ -35,6 +38,7 @@ class TrtllmOptions:
     max_batch_size: int | None = None
     max_num_tokens: int | None = None
     trtllm_backend: str = "pytorch"
+    trtllm_version: str = TRTLLM_VERSION
 
     @property
     def given(self) -> bool:
@@ -45,7 +49,8 @@ class TrtllmOptions:
 
 def trtllm_options(free_gpu_memory_fraction: Any = None, max_tokens_in_paged_kv_cache: Any = None,
                    tokens_per_block: Any = None, max_seq_len: Any = None, max_batch_size: Any = None,
-                   max_num_tokens: Any = None, trtllm_backend: Any = "pytorch") -> TrtllmOptions:
+                   max_num_tokens: Any = None, trtllm_backend: Any = "pytorch",
+                   trtllm_version: Any = TRTLLM_VERSION) -> TrtllmOptions:
     """Validated :class:`TrtllmOptions` (InputError in TensorRT-LLM's terms, with the fix)."""
     if free_gpu_memory_fraction is not None:
         free_gpu_memory_fraction = check_fraction(
@@ -67,8 +72,10 @@ def trtllm_options(free_gpu_memory_fraction: Any = None, max_tokens_in_paged_kv_
         max_num_tokens = check_count("max_num_tokens", max_num_tokens, 1, MAX_CONTEXT)
     if trtllm_backend not in TRTLLM_BACKENDS:
         raise InputError(f"trtllm_backend must be one of {', '.join(TRTLLM_BACKENDS)}, got {trtllm_backend!r:.20}")
+    if trtllm_version not in TRTLLM_VERSIONS:
+        raise InputError(f"trtllm_version must be one of {', '.join(TRTLLM_VERSIONS)}, got {trtllm_version!r:.20}")
     return TrtllmOptions(free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len,
-                         max_batch_size, max_num_tokens, trtllm_backend)
+                         max_batch_size, max_num_tokens, trtllm_backend, trtllm_version)
 
 
 DECLARATIONS: tuple[Option, ...] = (
@@ -88,5 +95,8 @@ DECLARATIONS: tuple[Option, ...] = (
            MAX_CONTEXT, None, None, parse=human_readable_int),
     Option("trtllm_backend", ("--trtllm-backend",), "text", "pytorch (default: trtllm-serve, the LLM API) or cpp "
            "(trtllm-build engines)", "", None, None, "pytorch", None, command=False),
+    Option("trtllm_version", ("--trtllm-version",), "text", "the TensorRT-LLM release line whose rules apply: "
+           f"{TRTLLM_VERSION} (default) or 1.0 (mid-2025: the PyTorch backend rounds its pool up to whole blocks)",
+           "", None, None, TRTLLM_VERSION, None, command=False),
 )
 """TensorRT-LLM's options kvcalc models (``KvCacheConfig`` / ``trtllm-serve``), declared once."""
