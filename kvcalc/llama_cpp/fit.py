@@ -12,14 +12,15 @@ keeps the largest whole-256-cell context per slot whose bytes fit ``memory_bytes
 ``min_ctx`` per slot does not fit, the most layers (``-ngl``) that do, then the largest context there.
 ``unified_memory`` counts the host's share too (Apple silicon, DGX Spark, a CPU-only build: one pool).
 
-Assumes: the compute buffer is kvcalc's estimate (``plan._compute_estimate``: f32 activations and logits
-for ``n_ubatch`` tokens, plus attention scores without Flash Attention), which is larger than the buffer
-a CPU build reserves for large vocabularies; no MoE expert offload, no multi-GPU split.
+Assumes: the compute buffer is kvcalc's model of the graph llama.cpp reserves (:mod:`kvcalc.llama_cpp.compute`:
+the largest of logits + final norm, attention, FFN), equal to the byte to the buffer a CPU build reserves in
+the 24 fit cases of tests/fixtures/llama_cpp_fit_oracle.json, so the context found is -fit's or larger; a GPU
+backend's kernels may reserve more. No MoE expert offload, no multi-GPU split.
 
 >>> from kvcalc.catalog import bundled_config
 >>> a = fit_llama_cpp(bundled_config("meta-llama/Llama-3.1-8B"), "Q4_K_M", 12 * 2**30, n_parallel=1)
 >>> (a.n_ctx_seq, a.n_gpu_layers, a.plan.gpu.total <= 11 * 2**30)
-(51968, -1, True)
+(52736, -1, True)
 """
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ used ``max(n_layer - g, 0)`` (the output layer only when ``g > n_layer``). The i
 (token_embd) stays in host memory. A layer's KV cells live on its layer's device unless ``-nkvo``
 (``llama_kv_cache``: ``offload ? model.dev_layer(il) : CPU``).
 
-Compute buffer: estimated (llama.cpp measures it by reserving the worst-case graph, ``graph_reserve``):
-``4 * n_ubatch * (n_vocab + 2 * ffn + 4 * hidden)`` bytes of f32 activations and logits, plus without
-Flash Attention the f32 attention scores ``4 * n_head * n_ubatch * n_ctx_seq``.
+Compute buffer: llama.cpp measures it by reserving the worst-case graph (``graph_reserve``); kvcalc models
+that graph's largest live set (:mod:`kvcalc.llama_cpp.compute`: logits + final norm, attention with its
+mask and, without Flash Attention, the f32 scores, or the FFN).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from ..gguf.reader import GGUFHeader
 from ..spec import ModelSpec, Quality, combine_quality
 from .arches import gguf_view
 from .cache import Cells, KVCacheGroup, RecurrentMemory, kv_groups, recurrent_memory, resolve_cells
+from .compute import compute_stages
 from .options import LlamaCppOptions
 
 
@@ -91,15 +92,15 @@ class LlamaCppPlan:
         return tuple(lines)
 
 
-def _compute_estimate(spec: ModelSpec, options: LlamaCppOptions, cells: Cells) -> tuple[int, str]:
-    ub = min(options.n_ubatch, options.n_batch, cells.n_ctx)
-    ffn = spec.mlp_width or 4 * spec.hidden_size
-    act = 4 * ub * (spec.vocab_size + 2 * ffn + 4 * spec.hidden_size)
-    scores = 0 if options.flash_attention else 4 * spec.num_attention_heads * ub * cells.n_ctx_seq
-    why = (f"compute buffer estimated: 4 B x n_ubatch {ub} x (vocab + 2 x ffn + 4 x hidden) of f32 activations"
-           + ("" if options.flash_attention else " + f32 attention scores n_head x n_ubatch x n_ctx_seq (no FA)")
-           + "; llama.cpp measures it by reserving the graph")
-    return act + scores, why
+def _compute_estimate(spec: ModelSpec, options: LlamaCppOptions, cells: Cells,
+                      caches: tuple[KVCacheGroup, ...]) -> tuple[int, str]:
+    s = compute_stages(spec, options, cells, caches)
+    why = (f"compute buffer estimated: llama.cpp's reserved graph for {s.n_tokens} tokens modelled as the largest of "
+           f"logits + final norm ({s.output / 2**20:.1f} MiB), attention ({s.attention / 2**20:.1f} MiB"
+           + ("" if options.flash_attention else ", f32 scores n_head x n_tokens x n_kv")
+           + f"), FFN ({s.ffn / 2**20:.1f} MiB) of f32 activations (kvcalc.llama_cpp.compute); "
+           "a GPU backend's kernels may reserve more")
+    return s.total, why
 
 
 def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeights,
@@ -141,7 +142,7 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
                 kv_host += layer.k_bytes + layer.v_bytes
     rec_bytes = rec.bytes if rec else 0
     rec_gpu = rec_bytes if (options.kv_offload and all(on_gpu)) else 0
-    compute, why = _compute_estimate(spec, options, cells)
+    compute, why = _compute_estimate(spec, options, cells, caches)
     assumptions = [why, *weights.notes]
     if options.flash_attn == "auto":
         assumptions.append("-fa auto taken as on (llama.cpp turns it off when a layer's device lacks support)")
