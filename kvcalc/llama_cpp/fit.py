@@ -9,13 +9,17 @@ This solver asks kvcalc's llama.cpp engine (:func:`kvcalc.llama_cpp.plan.llama_c
 and bytes llama.cpp allocates, the GGUF weights per layer, the compute buffer) for each candidate and
 keeps the largest whole-256-cell context per slot whose bytes fit ``memory_bytes - margin_bytes``
 (binary search: the bytes only grow with the context), with every layer on the device; when even
-``min_ctx`` per slot does not fit, the most layers (``-ngl``) that do, then the largest context there.
+``min_ctx`` per slot does not fit, a MoE model first keeps the experts of its first N blocks in host memory
+(``--n-cpu-moe N``, the fewest N that fit; -fit's own MoE step also moves expert tensors first, fit.cpp
+``LAYER_FRACTION_MOE``), any other model (or a MoE model whose experts all on the host still do not fit) the
+most layers (``-ngl``) that do; then the largest context there.
 ``unified_memory`` counts the host's share too (Apple silicon, DGX Spark, a CPU-only build: one pool).
 
 Assumes: the compute buffer is kvcalc's model of the graph llama.cpp reserves (:mod:`kvcalc.llama_cpp.compute`:
 the largest of logits + final norm, attention, FFN), equal to the byte to the buffer a CPU build reserves in
 the 24 fit cases of tests/fixtures/llama_cpp_fit_oracle.json, so the context found is -fit's or larger; a GPU
-backend's kernels may reserve more. No MoE expert offload, no multi-GPU split.
+backend's kernels may reserve more. With experts on the host, the host's compute buffer is not counted and the
+probe cannot check it (a CPU build has one device). No multi-GPU split (``-ts``).
 
 >>> from kvcalc.catalog import bundled_config
 >>> a = fit_llama_cpp(bundled_config("meta-llama/Llama-3.1-8B"), "Q4_K_M", 12 * 2**30, n_parallel=1)
@@ -24,7 +28,7 @@ backend's kernels may reserve more. No MoE expert offload, no multi-GPU split.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -34,7 +38,7 @@ from ..gguf.mixes import GgufWeights, gguf_weights
 from .arches import gguf_view
 from .cache import CTX_PAD
 from .options import LlamaCppOptions
-from .plan import LlamaCppPlan, llama_cpp_plan
+from .plan import LlamaCppPlan, expert_bytes, llama_cpp_plan
 
 GiB = 2**30
 FIT_TARGET = GiB
@@ -55,6 +59,7 @@ class FitAnswer:
     budget_bytes: int
     command: str
     assumptions: tuple[str, ...]
+    n_cpu_moe: int = 0
 
 
 def _used(p: LlamaCppPlan, unified_memory: bool) -> int:
@@ -66,6 +71,8 @@ def _command(model: str, o: LlamaCppOptions) -> str:
              "-ctk", o.cache_type_k, "-ctv", o.cache_type_v, "-fa", o.flash_attn, "--fit", "off"]
     if o.kv_unified:
         parts.append("-kvu")
+    if o.n_cpu_moe:
+        parts += ["--n-cpu-moe", str(o.n_cpu_moe)]
     return " ".join(parts)
 
 
@@ -88,33 +95,40 @@ def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_
     top = max(train // CTX_PAD, 1)
 
     step = CTX_PAD * (1 if base.kv_unified else n_parallel)     # one shared pool, or cells per slot x slots
+    moe = any(expert_bytes(gw)) and not unified_memory            # one pool: offload frees nothing
 
-    def plan(k: int, ngl: int) -> LlamaCppPlan:
-        o = replace(base, n_ctx=k * step, n_gpu_layers=ngl)
+    def plan(k: int, ngl: int, ncmoe: int = 0) -> LlamaCppPlan:
+        o = replace(base, n_ctx=k * step, n_gpu_layers=ngl, n_cpu_moe=ncmoe)
         return llama_cpp_plan(spec, o, gw)
 
-    def fits(k: int, ngl: int) -> bool:
-        return _used(plan(k, ngl), unified_memory) <= budget
+    def fits(k: int, ngl: int, ncmoe: int = 0) -> bool:
+        return _used(plan(k, ngl, ncmoe), unified_memory) <= budget
 
-    def largest(ngl: int, lo: int) -> int:
-        hi = top
-        while lo < hi:                     # invariant: lo fits
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if fits(mid, ngl) else (lo, mid - 1)
+    def smallest(lo: int, hi: int, ok: Callable[[int], bool]) -> int:
+        while lo < hi:                     # invariant: hi is ok (or the bound)
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
         return lo
 
     k_min = min(max(min_ctx // CTX_PAD, 1), top) if n_ctx <= 0 else max(-(-n_ctx // step), 1)
-    ngl = -1
+    ngl, ncmoe, n_layer = -1, 0, spec.num_layers
     if not fits(k_min, ngl):
-        layers = () if unified_memory else range(spec.num_layers, 0, -1)   # one pool: offload frees nothing
-        ngl = next((g for g in layers if fits(k_min, g)), 0)
-        if ngl == 0:
-            raise InputError(f"the model does not fit {budget / GiB:.2f} GiB at {k_min * CTX_PAD} "
-                             "cells per slot")
-    p = plan(largest(ngl, k_min) if n_ctx <= 0 else k_min, ngl)
+        if moe and fits(k_min, ngl, n_layer):          # MoE: experts of the first N blocks to the host first
+            ncmoe = smallest(1, n_layer, lambda n: fits(k_min, -1, n))
+        else:
+            ncmoe = n_layer if moe else 0
+            layers = () if unified_memory else range(n_layer, 0, -1)
+            ngl = next((g for g in layers if fits(k_min, g, ncmoe)), 0)
+            if ngl == 0:
+                raise InputError(f"the model does not fit {budget / GiB:.2f} GiB at {k_min * CTX_PAD} "
+                                 "cells per slot")
+    k = k_min
+    if n_ctx <= 0:                         # the largest context that fits (bytes grow with it)
+        k = top - smallest(0, top - k_min, lambda d: fits(top - d, ngl, ncmoe))
+    p = plan(k, ngl, ncmoe)
     return FitAnswer(n_ctx=p.options.n_ctx, n_ctx_seq=p.cells.n_ctx_seq, n_parallel=n_parallel, n_gpu_layers=ngl,
                      plan=p, budget_bytes=budget, command=_command(model, p.options),
-                     assumptions=p.assumptions)
+                     assumptions=p.assumptions, n_cpu_moe=ncmoe)
 
 
 def fit_lines(a: FitAnswer) -> list[str]:
@@ -127,7 +141,8 @@ def fit_lines(a: FitAnswer) -> list[str]:
     """
     p = a.plan
     ngl = "all" if a.n_gpu_layers < 0 else str(a.n_gpu_layers)
-    return [f"fit: -c {a.n_ctx:,} ({a.n_parallel} slot(s), {a.n_ctx_seq:,} cells per sequence), -ngl {ngl}",
+    moe = f", --n-cpu-moe {a.n_cpu_moe} (those blocks' experts in host memory)" if a.n_cpu_moe else ""
+    return [f"fit: -c {a.n_ctx:,} ({a.n_parallel} slot(s), {a.n_ctx_seq:,} cells per sequence), -ngl {ngl}{moe}",
             f"device {p.gpu.total / GiB:.2f} GiB (weights {p.gpu.weights / GiB:.2f}, KV {p.gpu.kv / GiB:.2f}, "
             f"compute {p.gpu.compute / GiB:.2f}) of {a.budget_bytes / GiB:.2f} GiB (memory less --fit-target); "
             f"host {p.host.total / GiB:.2f} GiB",

@@ -8,7 +8,9 @@ Offload (ggml-org/llama.cpp ``src/llama-model.cpp`` ``llama_model::load_tensors`
 then the output layer output_norm + output as slot n_layer) is on the GPU when ``il >= i_gpu_start``. So
 any ``g >= 1`` puts the output layer on the GPU first, then the last ``g - 1`` blocks; at most
 ``n_layer + 1`` slots ("offloaded X/Y layers to GPU", Y = n_layer + 1), a larger ``-ngl`` is clamped,
-``-1`` is taken as all (newer builds' ``--fit`` may pick fewer to fit memory; not modelled). Older builds
+``-1`` is taken as all (newer builds' ``--fit`` may pick fewer to fit memory; not modelled). ``--n-cpu-moe N``
+(``common/arg.cpp``: a tensor-buffer override ``blk.(0..N-1).ffn_(up|down|gate|gate_up)_(ch|)exps`` -> CPU; ``-ot
+exps=CPU`` is every layer) keeps the merged expert tensors of the first N blocks in host memory. Older builds
 used ``max(n_layer - g, 0)`` (the output layer only when ``g > n_layer``). The input embedding
 (token_embd) stays in host memory. A layer's KV cells live on its layer's device unless ``-nkvo``
 (``llama_kv_cache``: ``offload ? model.dev_layer(il) : CPU``).
@@ -19,6 +21,7 @@ mask and, without Flash Attention, the f32 scores, or the FFN).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +95,25 @@ class LlamaCppPlan:
         return tuple(lines)
 
 
+EXPERTS = re.compile(r"\.ffn_(up|down|gate|gate_up)_(ch|)exps")
+"""``common/common.h`` ``LLM_FFN_EXPS_REGEX``: the tensors ``--n-cpu-moe`` / ``-ot exps=CPU`` keep in host memory."""
+
+
+def expert_bytes(weights: GgufWeights) -> tuple[int, ...]:
+    """Bytes of each block's merged MoE expert tensors (0 for a dense block).
+
+    >>> from kvcalc.catalog import bundled_config
+    >>> w = gguf_weights(bundled_config("Qwen/Qwen3-30B-A3B"), "Q8_0")
+    >>> expert_bytes(w)[0] == 3 * 128 * 768 * 2048 // 32 * 34     # gate, up, down: 128 experts of 768 x 2048
+    True
+    """
+    out = [0] * len(weights.layer_bytes)
+    for t in weights.tensors:
+        if t.name.startswith("blk.") and EXPERTS.search(t.name):
+            out[int(t.name.split(".")[1])] += t.nbytes
+    return tuple(out)
+
+
 def _compute_estimate(spec: ModelSpec, options: LlamaCppOptions, cells: Cells,
                       caches: tuple[KVCacheGroup, ...]) -> tuple[int, str]:
     s = compute_stages(spec, options, cells, caches)
@@ -132,6 +154,7 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
     output_on_gpu = g >= 1
     w_gpu = (sum(b for i, b in enumerate(weights.layer_bytes) if on_gpu[i])
              + (weights.output_bytes if output_on_gpu else 0))
+    w_gpu -= sum(b for i, b in enumerate(expert_bytes(weights)) if on_gpu[i] and i < options.n_cpu_moe)
     w_host = weights.total_bytes - w_gpu
     kv_gpu = kv_host = 0
     for c in caches:
@@ -144,6 +167,9 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
     rec_gpu = rec_bytes if (options.kv_offload and all(on_gpu)) else 0
     compute, why = _compute_estimate(spec, options, cells, caches)
     assumptions = [why, *weights.notes]
+    if options.n_cpu_moe and any(expert_bytes(weights)):
+        assumptions.append("--n-cpu-moe: the host runs those experts' matmuls; its own compute buffer is not "
+                           "counted")
     if options.flash_attn == "auto":
         assumptions.append("-fa auto taken as on (llama.cpp turns it off when a layer's device lacks support)")
     if rec:
