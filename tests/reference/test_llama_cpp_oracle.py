@@ -46,6 +46,10 @@ def _check(c: dict[str, Any]) -> None:
             _plan(c)
         return
     p = _plan(c)
+    if c.get("kv_only"):            # MLA: the cache line printed, then the graph aborted (no breakdown)
+        assert [g.log_line() for g in p.caches] == [x["line"] for x in c["caches"]]
+        assert all(abs(g.bytes - x["size_mib"] * 2**20) <= 0.0051 * 2**20 for g, x in zip(p.caches, c["caches"]))
+        return
     assert (p.cells.n_ctx, p.cells.n_ctx_seq, p.cells.n_seq_max) == (c["n_ctx"], c["n_ctx_seq"], c["n_seq_max"])
     assert [g.log_line() for g in p.caches] == [x["line"] for x in c["caches"]]
     assert p.kv_bytes == c["kv_bytes"]
@@ -95,4 +99,18 @@ def test_phi3_window_is_switched_off_like_llama_cpp(case: dict[str, Any]) -> Non
 
 def test_refusal_is_among_the_cases() -> None:
     refused = [c for c in MAIN if not c["ok"]]
-    assert refused and all(c["params"]["type_v"] == "q8_0" and c["params"]["flash_attn"] == "off" for c in refused)
+    assert refused and all((c["params"]["type_v"] == "q8_0" and c["params"]["flash_attn"] == "off")
+                           or (c["arch"] == "deepseek2" and c["params"]["type_k"] != c["params"]["type_v"])
+                           for c in refused)
+
+
+MLA = [c for c in MAIN + HELDOUT if c["arch"] == "deepseek2" and c["ok"]]
+
+
+def test_mla_caches_the_latent_only() -> None:
+    """DeepSeek-V2-Lite under llama.cpp: K rows of kv_lora_rank 512 + rope 64 = 576 values, no V (``has_v =
+    !is_mla``): 4,096 cells x 27 layers x 576 x 2 bytes (f16) = 127,401,984 bytes = 121.50 MiB, V 0.00 MiB."""
+    c = next(c for c in MLA if c["model"] == "deepseek-ai__DeepSeek-V2-Lite.json" and c["params"]["n_ctx"] == 4096)
+    line = c["caches"][0]
+    assert (line["cells"], line["layers"], line["k_mib"], line["v_mib"]) == (4096, 27, 4096 * 27 * 576 * 2 / 2**20, 0)
+    assert _plan(c).kv_bytes == 4096 * 27 * 576 * 2
