@@ -28,7 +28,7 @@ probe cannot check it (a CPU build has one device). No multi-GPU split (``-ts``)
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,6 +39,7 @@ from .arches import gguf_view
 from .cache import CTX_PAD
 from .options import LlamaCppOptions
 from .plan import LlamaCppPlan, expert_bytes, llama_cpp_plan
+from .split import DeviceShare, split_bytes
 
 GiB = 2**30
 FIT_TARGET = GiB
@@ -60,19 +61,23 @@ class FitAnswer:
     command: str
     assumptions: tuple[str, ...]
     n_cpu_moe: int = 0
+    tensor_split: tuple[int, ...] = ()           # -ts, one share per GPU (a multi-GPU fit)
+    shares: tuple[DeviceShare, ...] = ()         # what each GPU holds (a multi-GPU fit)
 
 
 def _used(p: LlamaCppPlan, unified_memory: bool) -> int:
     return p.gpu.total + (p.host.total if unified_memory else 0)
 
 
-def _command(model: str, o: LlamaCppOptions) -> str:
+def _command(model: str, o: LlamaCppOptions, tensor_split: tuple[int, ...] = ()) -> str:
     parts = ["llama-server", "-m", model, "-c", str(o.n_ctx), "-np", str(o.n_parallel), "-ngl", str(o.n_gpu_layers),
              "-ctk", o.cache_type_k, "-ctv", o.cache_type_v, "-fa", o.flash_attn, "--fit", "off"]
     if o.kv_unified:
         parts.append("-kvu")
     if o.n_cpu_moe:
         parts += ["--n-cpu-moe", str(o.n_cpu_moe)]
+    if tensor_split:
+        parts += ["-ts", ",".join(str(x) for x in tensor_split)]
     return " ".join(parts)
 
 
@@ -131,6 +136,49 @@ def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_
                      assumptions=p.assumptions, n_cpu_moe=ncmoe)
 
 
+def fit_llama_cpp_gpus(config: Mapping[str, Any], weights: str | GgufWeights, gpu_memories: Sequence[int], *,
+                       margin_bytes: int = FIT_TARGET, n_parallel: int = 1, base: LlamaCppOptions | None = None,
+                       min_ctx: int = FIT_CTX, model: str = "MODEL.gguf") -> FitAnswer:
+    """The largest context per slot with every layer on ``gpu_memories`` GPUs (bytes free on each) split by layer
+    as llama.cpp splits them (:mod:`kvcalc.llama_cpp.split`), ``-ts`` = each GPU's memory in MiB (llama.cpp's
+    default split is by free memory); every GPU keeps ``margin_bytes`` free. InputError when not even ``min_ctx``
+    per slot fits (no per-GPU offload is searched).
+
+    >>> from kvcalc.catalog import bundled_config
+    >>> a = fit_llama_cpp_gpus(bundled_config("meta-llama/Llama-3.1-8B"), "F16", [12 * 2**30, 12 * 2**30])
+    >>> (a.tensor_split, a.n_ctx_seq >= 4096, all(s.total <= 11 * 2**30 for s in a.shares))
+    ((12288, 12288), True, True)
+    """
+    if len(gpu_memories) < 2:
+        raise InputError("a multi-GPU fit needs two or more GPUs (use fit_llama_cpp for one)")
+    spec = gguf_view(config, read_spec(config))[0]
+    gw = gguf_weights(config, weights) if isinstance(weights, str) else weights
+    base = replace(base or LlamaCppOptions(), n_parallel=n_parallel, n_gpu_layers=-1)
+    ts = tuple(max(m // 2**20, 1) for m in gpu_memories)
+    top = max((spec.max_position_embeddings or 131072) // CTX_PAD, 1)
+    step = CTX_PAD * (1 if base.kv_unified else n_parallel)
+
+    def at(k: int) -> tuple[LlamaCppPlan, tuple[DeviceShare, ...]]:
+        p = llama_cpp_plan(spec, replace(base, n_ctx=k * step), gw)
+        return p, split_bytes(p, spec, gw, [float(x) for x in ts])
+
+    def fits(k: int) -> bool:
+        return all(s.total <= m - margin_bytes for s, m in zip(at(k)[1], gpu_memories))
+
+    lo, hi = min(max(min_ctx // CTX_PAD, 1), top), top
+    if not fits(lo):
+        raise InputError(f"the model does not fit {len(gpu_memories)} GPUs at {lo * CTX_PAD} cells per slot")
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    p, shares = at(lo)
+    return FitAnswer(n_ctx=p.options.n_ctx, n_ctx_seq=p.cells.n_ctx_seq, n_parallel=n_parallel, n_gpu_layers=-1,
+                     plan=p, budget_bytes=min(gpu_memories) - margin_bytes,
+                     command=_command(model, p.options, ts),
+                     assumptions=(*p.assumptions, "compute buffer per GPU estimated (kvcalc.llama_cpp.split)"),
+                     tensor_split=ts, shares=shares)
+
+
 def fit_lines(a: FitAnswer) -> list[str]:
     """The answer as text: context, slots, layers, the bytes it needs, the command and the assumptions.
 
@@ -146,5 +194,7 @@ def fit_lines(a: FitAnswer) -> list[str]:
             f"device {p.gpu.total / GiB:.2f} GiB (weights {p.gpu.weights / GiB:.2f}, KV {p.gpu.kv / GiB:.2f}, "
             f"compute {p.gpu.compute / GiB:.2f}) of {a.budget_bytes / GiB:.2f} GiB (memory less --fit-target); "
             f"host {p.host.total / GiB:.2f} GiB",
+            *(f"GPU {i}: {s.total / GiB:.2f} GiB (weights {s.weights / GiB:.2f}, KV {s.kv / GiB:.2f}, compute "
+              f"{s.compute / GiB:.2f})" for i, s in enumerate(a.shares)),
             f"command: {a.command}",
             *(f"assumes: {x}" for x in a.assumptions)]
