@@ -46,7 +46,7 @@ FILE_TYPES: dict[str, str] = {
     "Q4_0": "Q4_0", "Q4_1": "Q4_1", "Q5_0": "Q5_0", "Q5_1": "Q5_1", "Q8_0": "Q8_0",
     "Q2_K": "Q2_K", "Q3_K_S": "Q3_K", "Q3_K_M": "Q3_K", "Q3_K_L": "Q3_K",
     "Q4_K_S": "Q4_K", "Q4_K_M": "Q4_K", "Q5_K_S": "Q5_K", "Q5_K_M": "Q5_K", "Q6_K": "Q6_K",
-    "IQ3_S": "IQ3_S", "IQ3_M": "IQ3_S", "IQ4_NL": "IQ4_NL", "IQ4_XS": "IQ4_XS",
+    "IQ3_S": "IQ3_S", "IQ3_M": "IQ3_S", "IQ4_NL": "IQ4_NL", "IQ4_XS": "IQ4_XS", "MXFP4_MOE": "MXFP4",
 }
 """The file types modelled; IQ1 / IQ2 / IQ3_XXS / IQ3_XS mixes (imatrix-dependent rules) are refused."""
 
@@ -97,8 +97,13 @@ def file_type_names() -> list[str]:
     return list(FILE_TYPES)
 
 
+_ALIASES = {"MXFP4": "MXFP4_MOE"}
+"""File names' spellings of a file type (ggml-org/gpt-oss-20b-GGUF's ``gpt-oss-20b-mxfp4.gguf``)."""
+
+
 def _file_type(name: str) -> str:
     key = str(name).strip().upper()
+    key = _ALIASES.get(key, key)
     if key not in FILE_TYPES:
         raise UnsupportedError(f"GGUF file type '{str(name)[:20]}' is not modelled; known: {', '.join(FILE_TYPES)}")
     return key
@@ -256,6 +261,14 @@ def _pick(qs: _State, ftype: str, default: str, name: str, cols: int) -> str:
     return t
 
 
+def _pick_mxfp4_moe(dims: tuple[int, ...]) -> str:
+    """``llama_tensor_get_type_impl`` for ``LLAMA_FTYPE_MOSTLY_MXFP4_MOE`` (``src/llama-quant.cpp``, commit
+    0c1e57098; gpt-oss's native format): a merged expert tensor (``ne[2] > 1``) is MXFP4 (``block_mxfp4``: an
+    E8M0 scale byte + 16 bytes of 32 FP4 values, 17 bytes per 32), every other quantizable tensor Q8_0 (the
+    output and a tied embedding too)."""
+    return "MXFP4" if len(dims) == 3 and dims[2] > 1 else "Q8_0"
+
+
 def _pick_attn_v(qs: _State, ftype: str, t: str) -> str:
     """:func:`_pick`'s rule for ``attn_v`` / ``qkv`` / ``kv_b`` (counts the tensor in ``qs.i_attention_wv``)."""
     i, n = qs.i_attention_wv, qs.n_layer
@@ -341,6 +354,8 @@ def gguf_weights(config: Mapping[str, Any], file_type: str, *, imatrix: bool = F
             t = "F32" if "ffn_gate_inp" in name else "F16"
         elif not quantized:
             t = default
+        elif ftype == "MXFP4_MOE":
+            t = _fallback(_pick_mxfp4_moe(dims), dims[0])
         else:
             t = _fallback(_pick(qs, ftype, default, name, dims[0]), dims[0])
         tensors.append(TensorInfo(name, dims, ggml_type(t)))

@@ -16,7 +16,10 @@ Sources (ggml-org/llama.cpp, read, not copied):
     per layer with KV, ``K = ggml_new_tensor_3d(type_k, n_embd_k_gqa, kv_size, n_stream)`` and the same
     for V (width ``n_embd_v_gqa_max`` when ``v_trans``), ``n_stream = unified ? 1 : n_seq_max``; the log
     line ``size = %7.2f MiB (%6u cells, %3d layers, %2u/%u seqs), K (%s): %7.2f MiB, V (%s): %7.2f MiB``
-    (MiB = bytes / 2**20 as a float).
+    (MiB = bytes / 2**20 as a float). An MLA model (``hparams.is_mla()``: DeepSeek-V2/V3, Kimi-K2; the
+    converter writes ``key_length = kv_lora_rank + qk_rope_head_dim``, ``head_count_kv = 1``) caches the latent
+    only: ``has_v = !is_mla``, K is ``kv_lora_rank + rope`` wide, V none (the graph views V inside K);
+    ``llama_init_from_model`` refuses different K and V types for it (commit 0c1e57098).
 ``src/llama-kv-cache-iswa.cpp`` ``llama_kv_cache_iswa::llama_kv_cache_iswa``
 (commit 2aef9767d982beb7ab61b3ae359366f627eb74dd)
     non-SWA cache of ``kv_size`` cells; SWA cache of
@@ -136,9 +139,9 @@ def _attention(spec: ModelSpec) -> list[tuple[int, AttentionCache]]:
         for a in layer.attention:
             if a.source == "cross":
                 raise UnsupportedError("llama.cpp's cross-attention caches (encoder-decoder models) are not modelled")
-            if a.latent_dim:
-                raise UnsupportedError("llama.cpp's MLA cache layout (DeepSeek) is not modelled "
-                                       "for the llama_cpp runtime")
+            if a.latent_dim and a.indexer_dim:
+                raise UnsupportedError("llama.cpp's sparse-attention indexer cache (DeepSeek-V3.2) is not "
+                                       "modelled for the llama_cpp runtime")
             out.append((layer.index, a))
     return out
 
@@ -150,15 +153,20 @@ def kv_groups(spec: ModelSpec, options: LlamaCppOptions, cells: Cells) -> tuple[
         raise InputError("quantized V cache was requested, but this requires Flash Attention "
                          "(llama.cpp refuses -ctv " + options.cache_type_v + " with -fa off): use -fa on or -ctv f16")
     layers = _attention(spec)
+    if any(a.latent_dim for _, a in layers) and tk != tv:
+        raise InputError("an MLA model (DeepSeek) takes one cache type: llama.cpp refuses -ctk "
+                         f"{options.cache_type_k} with -ctv {options.cache_type_v} (\"model does not support "
+                         "different K and V cache types\")")
     v_trans = not options.flash_attention
-    v_max = max((a.kv_heads * a.v_head_dim for _, a in layers), default=0)
+    v_max = max((a.kv_heads * a.v_head_dim for _, a in layers if not a.latent_dim), default=0)
     swa = [(i, a) for i, a in layers if a.window is not None]
     full = [(i, a) for i, a in layers if a.window is None]
 
     def group(name: str, members: list[tuple[int, AttentionCache]], size: int,
               k: GGMLType, v: GGMLType) -> KVCacheGroup:
         rows = size * cells.n_stream
-        out = [KVLayer(i, k.row_bytes(a.kv_heads * a.k_head_dim) * rows,
+        out = [KVLayer(i, k.row_bytes(a.latent_dim) * rows, 0) if a.latent_dim else
+               KVLayer(i, k.row_bytes(a.kv_heads * a.k_head_dim) * rows,
                        v.row_bytes(v_max if v_trans else a.kv_heads * a.v_head_dim) * rows) for i, a in members]
         return KVCacheGroup(name, size, cells.n_seq_max, cells.n_stream, k, v, tuple(out))
 

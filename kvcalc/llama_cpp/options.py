@@ -53,6 +53,7 @@ class LlamaCppOptions:
     cache_type_v: str = "f16"           # -ctv
     flash_attn: FlashAttn = "auto"      # -fa on|off|auto
     n_gpu_layers: int = -1              # -ngl
+    n_cpu_moe: int = 0                  # --n-cpu-moe: the MoE experts of the first N layers stay in host memory
     swa_full: bool = False              # --swa-full
     kv_offload: bool = True             # -nkvo / --no-kv-offload turns it off
     speculative: bool = False           # a draft model (-md / -hfd) was given (no memory of its own modelled)
@@ -77,6 +78,7 @@ class LlamaCppOptions:
         if self.n_parallel > LLAMA_MAX_SEQ:
             raise InputError(f"n_seq_max must be <= {LLAMA_MAX_SEQ} (-np {self.n_parallel})")
         check_count("n_gpu_layers", self.n_gpu_layers, -1, 1 << 20)
+        check_count("n_cpu_moe", self.n_cpu_moe, 0, 1 << 20)
         check_count("n_batch", self.n_batch, 1, MAX_CONTEXT)
         check_count("n_ubatch", self.n_ubatch, 1, MAX_CONTEXT)
 
@@ -113,6 +115,8 @@ DECLARATIONS: tuple[Option, ...] = (
            None, None, "auto", "ll_fa", ("on", "off", "auto"), const="on"),
     Option("n_gpu_layers", ("-ngl", "--n-gpu-layers", "--gpu-layers"), "int",
            "layers on the GPU, the output layer first (default -1: all)", "layers", -1, 1 << 20, -1, "ll_ngl"),
+    Option("n_cpu_moe", ("-ncmoe", "--n-cpu-moe"), "int", "keep the MoE expert weights (ffn_*_exps) of the first N "
+           "layers in host memory (default 0)", "layers", 0, 1 << 20, 0, None),
     Option("swa_full", ("--swa-full",), "bool", "full-size cache for sliding-window layers", "", None, None, False,
            "ll_swa_full"),
     Option("kv_offload", ("-nkvo", "--no-kv-offload"), "bool", "keep the KV cache in host memory", "", None, None,

@@ -8,17 +8,20 @@ Offload (ggml-org/llama.cpp ``src/llama-model.cpp`` ``llama_model::load_tensors`
 then the output layer output_norm + output as slot n_layer) is on the GPU when ``il >= i_gpu_start``. So
 any ``g >= 1`` puts the output layer on the GPU first, then the last ``g - 1`` blocks; at most
 ``n_layer + 1`` slots ("offloaded X/Y layers to GPU", Y = n_layer + 1), a larger ``-ngl`` is clamped,
-``-1`` is taken as all (newer builds' ``--fit`` may pick fewer to fit memory; not modelled). Older builds
+``-1`` is taken as all (newer builds' ``--fit`` may pick fewer to fit memory; not modelled). ``--n-cpu-moe N``
+(``common/arg.cpp``: a tensor-buffer override ``blk.(0..N-1).ffn_(up|down|gate|gate_up)_(ch|)exps`` -> CPU; ``-ot
+exps=CPU`` is every layer) keeps the merged expert tensors of the first N blocks in host memory. Older builds
 used ``max(n_layer - g, 0)`` (the output layer only when ``g > n_layer``). The input embedding
 (token_embd) stays in host memory. A layer's KV cells live on its layer's device unless ``-nkvo``
 (``llama_kv_cache``: ``offload ? model.dev_layer(il) : CPU``).
 
-Compute buffer: estimated (llama.cpp measures it by reserving the worst-case graph, ``graph_reserve``):
-``4 * n_ubatch * (n_vocab + 2 * ffn + 4 * hidden)`` bytes of f32 activations and logits, plus without
-Flash Attention the f32 attention scores ``4 * n_head * n_ubatch * n_ctx_seq``.
+Compute buffer: llama.cpp measures it by reserving the worst-case graph (``graph_reserve``); kvcalc models
+that graph's largest live set (:mod:`kvcalc.llama_cpp.compute`: logits + final norm, attention with its
+mask and, without Flash Attention, the f32 scores, or the FFN).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +33,7 @@ from ..gguf.reader import GGUFHeader
 from ..spec import ModelSpec, Quality, combine_quality
 from .arches import gguf_view
 from .cache import Cells, KVCacheGroup, RecurrentMemory, kv_groups, recurrent_memory, resolve_cells
+from .compute import compute_stages
 from .options import LlamaCppOptions
 
 
@@ -91,15 +95,34 @@ class LlamaCppPlan:
         return tuple(lines)
 
 
-def _compute_estimate(spec: ModelSpec, options: LlamaCppOptions, cells: Cells) -> tuple[int, str]:
-    ub = min(options.n_ubatch, options.n_batch, cells.n_ctx)
-    ffn = spec.mlp_width or 4 * spec.hidden_size
-    act = 4 * ub * (spec.vocab_size + 2 * ffn + 4 * spec.hidden_size)
-    scores = 0 if options.flash_attention else 4 * spec.num_attention_heads * ub * cells.n_ctx_seq
-    why = (f"compute buffer estimated: 4 B x n_ubatch {ub} x (vocab + 2 x ffn + 4 x hidden) of f32 activations"
-           + ("" if options.flash_attention else " + f32 attention scores n_head x n_ubatch x n_ctx_seq (no FA)")
-           + "; llama.cpp measures it by reserving the graph")
-    return act + scores, why
+EXPERTS = re.compile(r"\.ffn_(up|down|gate|gate_up)_(ch|)exps")
+"""``common/common.h`` ``LLM_FFN_EXPS_REGEX``: the tensors ``--n-cpu-moe`` / ``-ot exps=CPU`` keep in host memory."""
+
+
+def expert_bytes(weights: GgufWeights) -> tuple[int, ...]:
+    """Bytes of each block's merged MoE expert tensors (0 for a dense block).
+
+    >>> from kvcalc.catalog import bundled_config
+    >>> w = gguf_weights(bundled_config("Qwen/Qwen3-30B-A3B"), "Q8_0")
+    >>> expert_bytes(w)[0] == 3 * 128 * 768 * 2048 // 32 * 34     # gate, up, down: 128 experts of 768 x 2048
+    True
+    """
+    out = [0] * len(weights.layer_bytes)
+    for t in weights.tensors:
+        if t.name.startswith("blk.") and EXPERTS.search(t.name):
+            out[int(t.name.split(".")[1])] += t.nbytes
+    return tuple(out)
+
+
+def _compute_estimate(spec: ModelSpec, options: LlamaCppOptions, cells: Cells,
+                      caches: tuple[KVCacheGroup, ...]) -> tuple[int, str]:
+    s = compute_stages(spec, options, cells, caches)
+    why = (f"compute buffer estimated: llama.cpp's reserved graph for {s.n_tokens} tokens modelled as the largest of "
+           f"logits + final norm ({s.output / 2**20:.1f} MiB), attention ({s.attention / 2**20:.1f} MiB"
+           + ("" if options.flash_attention else ", f32 scores n_head x n_tokens x n_kv")
+           + f"), FFN ({s.ffn / 2**20:.1f} MiB) of f32 activations (kvcalc.llama_cpp.compute); "
+           "a GPU backend's kernels may reserve more")
+    return s.total, why
 
 
 def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeights,
@@ -131,6 +154,7 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
     output_on_gpu = g >= 1
     w_gpu = (sum(b for i, b in enumerate(weights.layer_bytes) if on_gpu[i])
              + (weights.output_bytes if output_on_gpu else 0))
+    w_gpu -= sum(b for i, b in enumerate(expert_bytes(weights)) if on_gpu[i] and i < options.n_cpu_moe)
     w_host = weights.total_bytes - w_gpu
     kv_gpu = kv_host = 0
     for c in caches:
@@ -141,8 +165,11 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
                 kv_host += layer.k_bytes + layer.v_bytes
     rec_bytes = rec.bytes if rec else 0
     rec_gpu = rec_bytes if (options.kv_offload and all(on_gpu)) else 0
-    compute, why = _compute_estimate(spec, options, cells)
+    compute, why = _compute_estimate(spec, options, cells, caches)
     assumptions = [why, *weights.notes]
+    if options.n_cpu_moe and any(expert_bytes(weights)):
+        assumptions.append("--n-cpu-moe: the host runs those experts' matmuls; its own compute buffer is not "
+                           "counted")
     if options.flash_attn == "auto":
         assumptions.append("-fa auto taken as on (llama.cpp turns it off when a layer's device lacks support)")
     if rec:

@@ -79,7 +79,9 @@ def test_table_adds_up_to_the_headline(model: str, runtime: str) -> None:
             for r, layer in zip(layers, d.spec.layers):
                 (a,) = layer.attention
                 held = min(context, cells, a.window or cells)
-                assert r.tokens == held and r.bytes == batch * held * a.kv_heads * (a.k_head_dim + a.v_head_dim) * 2
+                # MLA (llama-kv-cache.cpp: has_v = !is_mla): one K row of the latent (kv_lora_rank + rope) per cell
+                width = a.latent_dim or a.kv_heads * (a.k_head_dim + a.v_head_dim)
+                assert r.tokens == held and r.bytes == batch * held * width * 2
         elif runtime in ENGINE_RUNTIMES:   # the engine's own pool arithmetic: batch x page-rounded slots x cell
             ep = d.engine_plan()
             if d.pp == 1:

@@ -167,10 +167,16 @@ def test_partial_offload_splits_layers_and_output() -> None:
     assert full.weights_quality == "exact" and full.kv_quality == "exact"
 
 
-def test_mla_and_cross_attention_are_refused() -> None:
+def test_mla_caches_the_latent_and_takes_one_cache_type() -> None:
+    """src/llama-kv-cache.cpp: has_v = !is_mla; K rows of kv_lora_rank 512 + rope 64 per cell; llama_init_from_model
+    refuses different K and V types for an MLA model."""
     spec = read_spec(load_config("deepseek-ai__DeepSeek-V2-Lite.json"))
-    with pytest.raises(UnsupportedError, match="MLA"):
-        kv_groups(spec, LlamaCppOptions(n_ctx=4096), resolve_cells(LlamaCppOptions(n_ctx=4096), 4096))
+    o = LlamaCppOptions(n_ctx=4096, n_parallel=1)
+    (g,) = kv_groups(spec, o, resolve_cells(o, 4096))
+    assert (g.k_bytes, g.v_bytes) == (27 * 4096 * 576 * 2, 0)
+    o = LlamaCppOptions(n_ctx=4096, n_parallel=1, cache_type_k="q8_0", flash_attn="on")
+    with pytest.raises(InputError, match="one cache type"):
+        kv_groups(spec, o, resolve_cells(o, 4096))
 
 
 def test_command_line_flags() -> None:

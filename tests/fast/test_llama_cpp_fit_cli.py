@@ -31,22 +31,33 @@ def test_fit_prints_the_largest_context_and_a_command_that_parses_back(capsys: p
     assert used <= budget and budget == pytest.approx(23.99 - 1, abs=0.01)
 
 
-def test_fit_moves_layers_off_a_small_card(capsys: pytest.CaptureFixture[str]) -> None:
-    # Qwen3-30B-A3B Q4_K_M (~17 GiB) cannot sit whole on 16 GB: some of its 48 blocks stay on the host
+def test_fit_moves_experts_off_a_small_card(capsys: pytest.CaptureFixture[str]) -> None:
+    # Qwen3-30B-A3B Q4_K_M (~17 GiB) cannot sit whole on 16 GB: every layer stays, the experts of its first
+    # blocks (of 48) go to the host (--n-cpu-moe), as llama.cpp's own -fit moves expert tensors first
     code, out = _out(capsys, "Qwen/Qwen3-30B-A3B", "--runtime", "llama_cpp", "--gpu", "4060-ti-16",
                      "--gguf-type", "Q4_K_M", "--fit", "-np", "1")
     assert code == 0, out
-    ngl = parse_llama_command(re.search(r"command: (.*)", out)[1]).options.n_gpu_layers  # type: ignore[index]
-    assert 30 <= ngl < 49
+    o = parse_llama_command(re.search(r"command: (.*)", out)[1]).options  # type: ignore[index]
+    assert o.n_gpu_layers == -1 and 1 <= o.n_cpu_moe < 48
+
+
+def test_fit_moves_layers_of_a_dense_model_off_a_small_card(capsys: pytest.CaptureFixture[str]) -> None:
+    # Llama-3.1-8B F16 blocks and output (~14 GiB) + 4 GiB of KV at -c 32768 (32 layers x 2 x 1024 x 2 bytes per
+    # cell) exceed 16,380 MiB less 1 GiB: some of its 32 blocks stay on the host, no experts to move
+    code, out = _out(capsys, "meta-llama/Llama-3.1-8B", "--runtime", "llama_cpp", "--gpu", "4060-ti-16",
+                     "--gguf-type", "F16", "--fit", "-np", "1", "-c", "32768")
+    assert code == 0, out
+    o = parse_llama_command(re.search(r"command: (.*)", out)[1]).options  # type: ignore[index]
+    assert 1 <= o.n_gpu_layers < 33 and o.n_cpu_moe == 0
 
 
 def test_a_given_context_is_kept_and_only_layers_are_fitted(capsys: pytest.CaptureFixture[str]) -> None:
-    # as llama.cpp's -fit: -c 16384 stays; layers move to the host until the rest fits 16 GB less 1 GiB
+    # as llama.cpp's -fit: -c 16384 stays; experts move to the host until the rest fits 16 GB less 1 GiB
     code, out = _out(capsys, "Qwen/Qwen3-30B-A3B", "--runtime", "llama_cpp", "--gpu", "4060-ti-16",
                      "--gguf-type", "Q4_K_M", "--fit", "-np", "1", "-c", "16384")
     assert code == 0, out
     o = parse_llama_command(re.search(r"command: (.*)", out)[1]).options             # type: ignore[index]
-    assert o.n_ctx == 16384 and 30 <= o.n_gpu_layers < 48
+    assert o.n_ctx == 16384 and o.n_gpu_layers == -1 and 1 <= o.n_cpu_moe < 48
 
 
 def test_fit_asks_for_llama_cpp(capsys: pytest.CaptureFixture[str]) -> None:

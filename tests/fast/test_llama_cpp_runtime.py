@@ -187,10 +187,13 @@ def test_llama_options_on_another_runtime_are_refused(capsys: pytest.CaptureFixt
     assert code == 2 and "-ngl is a llama.cpp option" in err
 
 
-def test_mla_is_refused_with_the_reason() -> None:
-    with pytest.raises(UnsupportedError, match="MLA"):
-        kvcalc.plan(kvcalc.deploy(load_config("deepseek-ai/DeepSeek-V2-Lite"), runtime="llama_cpp",
-                                  gguf="Q8_0", n_ctx=4096), batch=1)
+def test_mla_is_planned_with_the_latent_cache() -> None:
+    """DeepSeek-V2-Lite under llama.cpp: 4,096 cells x 27 layers x (kv_lora_rank 512 + rope 64) x 2 bytes, no V
+    (src/llama-kv-cache.cpp: has_v = !is_mla); the line llama.cpp prints for it."""
+    p = kvcalc.plan(kvcalc.deploy(load_config("deepseek-ai/DeepSeek-V2-Lite"), runtime="llama_cpp",
+                                  gguf="Q8_0", n_ctx=4096, n_parallel=1), batch=1, solve_gpus=False)
+    assert p.kv_bytes == 4096 * 27 * 576 * 2
+    assert any("K (f16):  121.50 MiB, V (f16):    0.00 MiB" in x for x in p.engine_lines)
 
 
 def test_a_parsed_command_line_and_its_hf_quant_plan() -> None:

@@ -7,36 +7,10 @@
 // stdin: "PROBE" (load the model only), or one case per line:
 //   n_ctx n_seq_max kv_unified type_k type_v flash_attn(-1|0|1) swa_full n_ubatch n_batch
 // stdout: every log line as "<level> <text>", then "@@..." markers.
-#include "llama.h"
-#include "llama-ext.h"
-#include "ggml.h"
-#include "ggml-backend.h"
+#include "llama_cpp_driver_common.h"
 
-#include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <sstream>
-#include <string>
-
-static void log_cb(enum ggml_log_level level, const char * text, void *) {
-    if (level == GGML_LOG_LEVEL_DEBUG) {
-        return;
-    }
-    static const char * tags = "NDIWEC";
-    fprintf(stdout, "%c %s", tags[level], text);
-    fflush(stdout);
-}
-
-static bool type_from_name(const std::string & name, ggml_type & out) {
-    for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
-        const char * n = ggml_type_name((ggml_type) t);
-        if (n && name == n) {
-            out = (ggml_type) t;
-            return true;
-        }
-    }
-    return false;
-}
 
 int main(int argc, char ** argv) {
     if (argc < 2) {
@@ -46,11 +20,8 @@ int main(int argc, char ** argv) {
     llama_log_set(log_cb, nullptr);
     llama_backend_init();
 
-    llama_model_params mp = llama_model_default_params();
-    mp.no_alloc = true;
+    llama_model_params mp = no_alloc_model_params(true);
     mp.n_gpu_layers = 0;
-    mp.load_mode = LLAMA_LOAD_MODE_NONE;   // the memory-fit pass maps nothing (llama_model_base::load_tensors)
-    mp.lazy_mode = LLAMA_LAZY_MODE_OFF;
     llama_model * model = llama_model_load_from_file(argv[1], mp);
     if (!model) {
         printf("@@MODEL_FAIL\n");
@@ -85,19 +56,7 @@ int main(int argc, char ** argv) {
             printf("@@CTX_FAIL unknown type\n");
             continue;
         }
-        llama_context * ctx = llama_init_from_model(model, cp);
-        if (!ctx) {
-            printf("@@CTX_FAIL\n");
-            fflush(stdout);
-            continue;
-        }
-        printf("@@N_CTX %u %u %u\n", llama_n_ctx(ctx), llama_n_ctx_seq(ctx), llama_n_seq_max(ctx));
-        for (const auto & [buft, mb] : llama_get_memory_breakdown(ctx)) {
-            printf("@@BREAKDOWN %s %zu %zu %zu\n", ggml_backend_buft_name(buft), mb.model, mb.context, mb.compute);
-        }
-        printf("@@CTX_OK\n");
-        fflush(stdout);
-        llama_free(ctx);
+        probe_context(model, cp);
     }
     llama_model_free(model);
     llama_backend_free();

@@ -13,17 +13,11 @@
 //   FIT n_seq_max kv_unified type_k type_v flash_attn n_ubatch memory_bytes margin_bytes n_ctx_min
 //   CTX n_ctx n_seq_max kv_unified type_k type_v flash_attn n_ubatch
 // stdout: "@@FIT status n_ctx" or "@@N_CTX ..." + "@@BREAKDOWN buft model context compute", "@@CTX_OK".
-#include "llama.h"
-#include "llama-ext.h"
-#include "ggml.h"
-#include "ggml-backend.h"
+#include "llama_cpp_driver_common.h"
 #include "fit.h"
 
-#include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <sstream>
-#include <string>
 #include <vector>
 
 static size_t g_memory = 0;
@@ -35,33 +29,8 @@ extern "C" void oracle_dev_memory(ggml_backend_dev_t, size_t * free, size_t * to
     *total = g_memory;
 }
 
-static void log_cb(enum ggml_log_level level, const char * text, void *) {
-    if (level == GGML_LOG_LEVEL_DEBUG) {
-        return;
-    }
-    static const char * tags = "NDIWEC";
-    fprintf(stdout, "%c %s", tags[level], text);
-    fflush(stdout);
-}
-
-static bool type_from_name(const std::string & name, ggml_type & out) {
-    for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
-        const char * n = ggml_type_name((ggml_type) t);
-        if (n && name == n) {
-            out = (ggml_type) t;
-            return true;
-        }
-    }
-    return false;
-}
-
 static llama_model_params model_params() {
-    llama_model_params mp = llama_model_default_params();
-    mp.no_alloc = true;
-    mp.load_mode = LLAMA_LOAD_MODE_NONE;
-    mp.lazy_mode = LLAMA_LAZY_MODE_OFF;
-    mp.use_extra_bufts = false;  // weights in the plain CPU buffer (an AMX/repack buffer is not counted as host by fit.cpp)
-    return mp;
+    return no_alloc_model_params(false);
 }
 
 static bool ctx_params(std::istringstream & in, llama_context_params & cp, bool with_ctx) {
@@ -111,17 +80,7 @@ static void run_ctx(llama_model * model, std::istringstream & in) {
         printf("@@CTX_FAIL unknown type\n");
         return;
     }
-    llama_context * ctx = llama_init_from_model(model, cp);
-    if (!ctx) {
-        printf("@@CTX_FAIL\n");
-        return;
-    }
-    printf("@@N_CTX %u %u %u\n", llama_n_ctx(ctx), llama_n_ctx_seq(ctx), llama_n_seq_max(ctx));
-    for (const auto & [buft, mb] : llama_get_memory_breakdown(ctx)) {
-        printf("@@BREAKDOWN %s %zu %zu %zu\n", ggml_backend_buft_name(buft), mb.model, mb.context, mb.compute);
-    }
-    printf("@@CTX_OK\n");
-    llama_free(ctx);
+    probe_context(model, cp);
 }
 
 int main(int argc, char ** argv) {

@@ -86,8 +86,24 @@ MODELS = (
     "google__gemma-4-26B-A4B.json",            # gemma4: SWA 1024, per-layer head dims (256 / 512), MoE
     "openai-community__gpt2.json",             # gpt2: MHA, learned positions
 )
-"""Hybrid recurrent (Qwen3.5, Nemotron-H) and MLA (DeepSeek-V2) configs convert and load, but their contexts need
-optional tensors the discovery does not add (the graph aborts); not recorded."""
+"""Hybrid recurrent (Qwen3.5, Nemotron-H) configs convert and load, but their contexts need optional tensors the
+discovery does not add (the graph aborts); not recorded."""
+MODELS_KV_ONLY = (
+    "deepseek-ai__DeepSeek-V2-Lite.json",     # deepseek2, MLA: the latent cache (K = kv_lora_rank + rope, no V)
+    "deepseek-ai__DeepSeek-V2.json",          # deepseek2, MLA with q_lora_rank
+    "moonshotai__Kimi-K2-Instruct.json",      # deepseek2 (Kimi-K2 converts to it), MLA, 61 layers
+)
+"""MLA models: the context prints its ``llama_kv_cache`` line, then the graph reservation aborts on the
+header-only file (``ggml_backend_sched_split_graph``: a node with no backend); each case runs in its own process
+and the line is recorded without the breakdown bytes (``kv_only``)."""
+GRID_MLA = (
+    (4096, 1, False, "f16", "f16", "on", False, 512),
+    (8192, 1, False, "f16", "f16", "off", False, 512),
+    (16384, 4, False, "q8_0", "q8_0", "on", False, 512),
+    (10000, 3, True, "bf16", "bf16", "on", False, 256),
+    (0, 1, False, "q4_0", "q4_0", "on", False, 512),
+    (4096, 1, False, "q8_0", "f16", "on", False, 512),        # refused: MLA takes one cache type
+)
 
 FA = {"auto": -1, "off": 0, "on": 1}
 
@@ -125,6 +141,18 @@ def grid_heldout(model: str, swa: bool, n: int = 2) -> list[tuple[int, int, bool
     return out
 
 
+def grid_heldout_mla(model: str, n: int = 2) -> list[tuple[int, int, bool, str, str, str, bool, int]]:
+    """Held-out cases of an MLA model: one cache type for K and V (llama.cpp refuses two), FA on when quantized."""
+    rng = random.Random(f"heldout-mla-{model}")
+    out = []
+    for _ in range(n):
+        t = rng.choice(TYPES_HELDOUT)
+        fa = "on" if t not in ("f16", "bf16", "f32") else rng.choice(("on", "off", "auto"))
+        out.append((rng.choice((1000, 2048, 7777, 12288, 20000, 65536)), rng.choice((1, 2, 5, 8)),
+                    rng.random() < 0.5, t, t, fa, False, rng.choice((128, 512, 768))))
+    return out
+
+
 # ---------------------------------------------------------------- 1. conversion (llama.cpp's converter)
 def _import_llama_python() -> Any:
     sys.path[:0] = [str(LLAMA_SRC / "gguf-py"), str(LLAMA_SRC)]
@@ -156,8 +184,10 @@ def convert_metadata(config_path: Path, gguf: Any) -> tuple[str, dict[str, Any]]
 
 
 # ---------------------------------------------------------------- 2. the GGUF file and its tensors
-def write_gguf(path: Path, arch: str, kv: dict[str, Any], tensors: dict[str, tuple[int, ...]], gguf: Any) -> None:
-    """Header + metadata + tensor infos (``ne`` in ggml order); the data section sparse."""
+def write_gguf(path: Path, arch: str, kv: dict[str, Any], tensors: dict[str, tuple[int, ...]], gguf: Any,
+               types: dict[str, str] | None = None) -> None:
+    """Header + metadata + tensor infos (``ne`` in ggml order); the data section sparse. ``types`` names a
+    tensor's ggml type (``"MXFP4"``); otherwise F32 vectors and F16 matrices."""
     w = gguf.GGUFWriter(path, arch)
     w.kv_data[0].update(kv)
     total = 0
@@ -165,10 +195,11 @@ def write_gguf(path: Path, arch: str, kv: dict[str, Any], tensors: dict[str, tup
         n = 1
         for d in ne:
             n *= d
-        f32 = len(ne) == 1
-        nbytes = n * (4 if f32 else 2)
-        w.add_tensor_info(name, tuple(reversed(ne)), None, nbytes,
-                          raw_dtype=gguf.GGMLQuantizationType.F32 if f32 else gguf.GGMLQuantizationType.F16)
+        kind = (types or {}).get(name) or ("F32" if len(ne) == 1 else "F16")
+        qt = gguf.GGMLQuantizationType[kind]
+        block, size = gguf.GGML_QUANT_SIZES[qt]
+        nbytes = n // block * size
+        w.add_tensor_info(name, tuple(reversed(ne)), None, nbytes, raw_dtype=qt)
         total += gguf.GGUFWriter.ggml_pad(nbytes, w.data_alignment)
     w.write_header_to_file()
     w.write_kv_data_to_file()
@@ -258,8 +289,9 @@ KEEP = ("llama_context:", "llama_kv_cache", "llama_memory", "sched_reserve:", "l
 )
 
 
-def parse_case(block: list[str]) -> dict[str, Any]:
-    """One context's lines -> the fixture's record (lines verbatim, caches parsed, exact bytes)."""
+def parse_case(block: list[str], kv_only: bool = False) -> dict[str, Any]:
+    """One context's lines -> the fixture's record (lines verbatim, caches parsed, exact bytes). ``kv_only``: the
+    graph aborted after the caches were created; a case is ok when its cache line was printed."""
     lines = [x[2:].rstrip("\n") for x in block if x[:2] in ("I ", "W ", "E ") and x[2:].startswith(KEEP)]
     caches = []
     for x in lines:
@@ -267,7 +299,10 @@ def parse_case(block: list[str]) -> dict[str, Any]:
             caches.append({"size_mib": float(m.group(1)), "cells": int(m.group(2)), "layers": int(m.group(3)),
                            "n_seq_max": int(m.group(4)), "n_stream": int(m.group(5)), "type_k": m.group(6),
                            "k_mib": float(m.group(7)), "type_v": m.group(8), "v_mib": float(m.group(9)), "line": x})
-    rec: dict[str, Any] = {"ok": any(x.startswith("@@CTX_OK") for x in block), "lines": lines, "caches": caches}
+    ok = bool(caches) if kv_only else any(x.startswith("@@CTX_OK") for x in block)
+    rec: dict[str, Any] = {"ok": ok, "lines": lines, "caches": caches}
+    if kv_only:
+        rec["kv_only"] = True
     for x in block:
         if x.startswith("@@N_CTX"):
             rec["n_ctx"], rec["n_ctx_seq"], rec["n_seq_max"] = (int(v) for v in x.split()[1:4])
@@ -282,7 +317,7 @@ def parse_case(block: list[str]) -> dict[str, Any]:
     rec["flash_attn_lines"] = fa
     if not rec["ok"]:
         rec["error"] = " | ".join(x for x in lines if x.startswith(("llama_init_from_model", "llama_context")) and
-                                  ("requires" in x or "error" in x.lower() or "failed" in x))
+                                  ("requires" in x or "error" in x.lower() or "failed" in x or "support" in x))
     return rec
 
 
@@ -315,14 +350,19 @@ def run_model(config: str, gguf: Any, driver: Path) -> tuple[dict[str, Any], lis
     swa = any(k.endswith(".attention.sliding_window") and _plain(v.value) for k, v in kv.items())
     rows = [("main", r) for r in GRID_MAIN + (GRID_SWA if swa else ())]
     rows += [("heldout", r) for r in grid_heldout(config, swa)]
+    if config in MODELS_KV_ONLY:
+        rows = [("main", r) for r in GRID_MLA] + [("heldout", r) for r in grid_heldout_mla(config)]
     params = [as_params(r) for _, r in rows]
-    out = run_driver(driver, path, [case_line(p) for p in params])
-    blocks = split_cases(out)
+    if config in MODELS_KV_ONLY:
+        blocks = [split_cases(run_driver(driver, path, [case_line(p)]))[0] for p in params]
+    else:
+        blocks = split_cases(run_driver(driver, path, [case_line(p) for p in params]))
+    out = ""
     if len(blocks) != len(params):
         raise RuntimeError(f"{config}: {len(blocks)} context outputs for {len(params)} cases:\n{_errors(out)}")
     meta = {"config": config, "arch": arch, "gguf_keys": {k: _plain(v.value) for k, v in kv.items()},
             "tensors": len(tensors)}
-    cases = [{"model": config, "arch": arch, "set": s, "params": p, **parse_case(b)}
+    cases = [{"model": config, "arch": arch, "set": s, "params": p, **parse_case(b, config in MODELS_KV_ONLY)}
              for (s, _), p, b in zip(rows, params, blocks)]
     return meta, cases
 
@@ -337,7 +377,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--only", help="models whose config name contains this text")
     ap.add_argument("--out", type=Path, default=OUT, help="the fixture to write (default: %(default)s)")
-    ap.add_argument("--models", nargs="*", default=list(MODELS), help="config files of data/configs to run")
+    ap.add_argument("--models", nargs="*", default=list(MODELS + MODELS_KV_ONLY),
+                    help="config files of data/configs to run")
+    ap.add_argument("--merge", action="store_true",
+                    help="replace only these models' cases in the existing fixture (the others are kept)")
     args = ap.parse_args()
     gguf = _import_llama_python()
     driver = build_driver()
@@ -354,6 +397,11 @@ def main() -> None:
         cases.extend(got)
         print(f"{config}: {meta['arch']}, {meta['tensors']} tensors, {len(got)} cases, "
               f"{sum(c['ok'] for c in got)} contexts", flush=True)
+    if args.merge and args.out.exists():
+        old = json.loads(args.out.read_text())
+        ran = {m["config"] for m in models}
+        models = [m for m in old["models"] if m["config"] not in ran] + models
+        cases = [c for c in old["main"] + old["heldout"] if c["model"] not in ran] + cases
     fixture = {
         "engine": "llama.cpp", "llama_cpp_commit": LLAMA_COMMIT, "source": f"{SDIST} sdist (PyPI), vendor/llama.cpp",
         "build": "CPU backend only (GGML_BLAS=OFF, no GPU backend), libllama shared library",

@@ -7,9 +7,9 @@ reported its bytes (``llama_get_memory_breakdown``: model + KV + compute). A CPU
 memory, so kvcalc's fit is asked with ``unified_memory=True`` and the GGUF's own tensor table.
 
 Replayed: kvcalc still gives the answer llama.cpp measured; llama.cpp's bytes for it are within the stated
-memory in every case; and kvcalc's context is at least ``-fit``'s. Where it is smaller the case is a strict
-xfail naming why: kvcalc's compute-buffer estimate is larger than the buffer llama.cpp reserves, so kvcalc
-keeps a few hundred cells more slack than ``-fit`` (which measures the buffer).
+memory in every case; kvcalc's context is at least ``-fit``'s; and kvcalc's compute buffer is the one llama.cpp
+reserved. The ``heldout`` cases (other models and sizes, set aside while kvcalc.llama_cpp.compute was written)
+are replayed by the same tests.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ CASES: list[dict[str, Any]] = FIXTURE["cases"]
 
 
 def _id(c: dict[str, Any]) -> str:
-    return f"{c['model'].removesuffix('.json')}-{c['memory_bytes'] // 10**9}GB-np{c['n_parallel']}"
+    return f"{c['set']}-{c['model'].removesuffix('.json')}-{c['memory_bytes'] // 10**9}GB-np{c['n_parallel']}"
 
 
 def _weights(model: str) -> GgufWeights:
@@ -48,7 +48,9 @@ def _answer(c: dict[str, Any]) -> Any:
 def test_fixture_names_llama_cpp_and_enough_cases() -> None:
     assert FIXTURE["engine"] == "llama.cpp" and FIXTURE["llama_cpp_commit"]
     assert FIXTURE["script"] == "tests/oracles/llama_cpp_fit_oracle.py"
-    assert len(CASES) >= 20 and len({c["model"] for c in CASES}) >= 4
+    main = [c for c in CASES if c["set"] == "main"]
+    assert len(main) >= 20 and len({c["model"] for c in main}) >= 4
+    assert len({c["model"] for c in CASES if c["set"] == "heldout"}) >= 4
     assert all(c["llama_fit"]["status"] == 0 for c in CASES)      # -fit found allocations in every case
 
 
@@ -62,15 +64,26 @@ def test_kvcalc_answer_loads_within_the_stated_memory(c: dict[str, Any]) -> None
     assert a.plan.kv_bytes == b["context"] and a.plan.gpu.weights + a.plan.host.weights == b["model"]
 
 
-def _never_less(c: dict[str, Any]) -> Any:
-    k, est, got = c["kvcalc"]["n_ctx"], c["kvcalc"]["compute_estimate"], c["llama_breakdown"]["compute"]
-    if k < c["llama_fit"]["n_ctx"] and est > got:
-        why = (f"kvcalc's compute-buffer estimate ({est / 2**20:.1f} MiB) exceeds the {got / 2**20:.1f} MiB llama.cpp "
-               "reserves (CPU backend); -fit measures it, so kvcalc keeps that much more free")
-        return pytest.param(c, id=_id(c), marks=pytest.mark.xfail(strict=True, reason=why))
-    return pytest.param(c, id=_id(c))
-
-
-@pytest.mark.parametrize("c", [_never_less(c) for c in CASES])
+@pytest.mark.parametrize("c", CASES, ids=_id)
 def test_kvcalc_context_is_at_least_llama_cpp_fit(c: dict[str, Any]) -> None:
     assert _answer(c).n_ctx >= c["llama_fit"]["n_ctx"]
+
+
+MAIN = [c for c in CASES if c["set"] == "main"]
+HELDOUT = [c for c in CASES if c["set"] == "heldout"]
+
+
+@pytest.mark.parametrize("c", MAIN, ids=_id)
+def test_compute_buffer_is_the_one_llama_cpp_reserves(c: dict[str, Any]) -> None:
+    """The fit driver keeps every weight in the plain CPU buffer (no AMX / repack buffer), as a GPU build does;
+    there kvcalc's model of the reserved graph (kvcalc.llama_cpp.compute) is llama.cpp's buffer to the byte."""
+    assert c["kvcalc"]["compute_estimate"] == c["llama_breakdown"]["compute"]
+
+
+@pytest.mark.parametrize("c", HELDOUT, ids=_id)
+def test_heldout_compute_buffer_near_llama_cpp(c: dict[str, Any]) -> None:
+    """Judged, not tuned: Mistral-7B is 12 KiB under, GPT-2 one n_embd x n_tokens tensor (1.5 MiB, its learned
+    positions), phi-4 with 4 slots 27.5 MiB (11 %, phi3's fused projections); the fit keeps -fit's context in
+    each, because the 1 GiB --fit-target and the 256-cell rounding absorb it."""
+    est, got = c["kvcalc"]["compute_estimate"], c["llama_breakdown"]["compute"]
+    assert 0.85 * got <= est <= got * 1.01
