@@ -21,20 +21,16 @@ def _share_within(rs: list[float]) -> float:
 
 
 SHARE_FAILS = {
-    "dense": "87 % (13 of 15): TensorRT-LLM's static batches of 768 (H100 FP8, 1.35x) and 384 (A100, 1.33x) at "
-             "128 in / 128 out, where the batch's 128-token prefills weigh as much as the decode",
-    "moe": "2 of 4: llama.cpp's batch-1 MoE (0.69-0.74, pessimistic) and vLLM's gpt-oss-120b on A100 (1.63: MXFP4 "
-           "experts unpacked on a GPU without FP4 tensor cores) pull apart; one fixed per-expert cost fits neither",
-    "quantized": "62 %: int4 / Q4_0 unpacking (gpt-fast int4 1.63, llama.cpp Q4_0 1.42-1.47) is not modelled",
-    "short prefill": "89 % (8 of 9): TensorRT-LLM v0.5's H100 FP8 Llama-7B at 128 tokens is 1.55x optimistic",
-    "tensor parallel": "62 %: TensorRT-LLM's 70B FP8 static batches on H100 (1.97-2.90) and DeepSeek-V3 / gpt-oss "
-                       "MoE at TP 2-8 (1.47-1.66)",
+    "moe": "2 of 4: llama.cpp's DeepSeek-V2-Lite batch 1 on an RTX 3090 (0.67, pessimistic) and vLLM's gpt-oss-120b "
+           "on one A100 (1.60: an early gpt-oss image, MXFP4 experts unpacked without FP4 tensor cores) pull "
+           "apart; one fixed per-expert cost fits neither engine",
+    "tensor parallel": "56 % (9 of 16): TensorRT-LLM v0.6.1's 70B FP8 long-generation static batches on H100 (2.01, "
+                       "2.35), its 70B 128-token TTFT at TP 4 (1.33 A100, 1.53 H100) and the MoE runs at TP 2-8 "
+                       "(DeepSeek-V3 SGLang 1.50-1.53, gpt-oss vLLM 1.66)",
 }
 WORST_FAILS = {
-    "moe": "vLLM gpt-oss-120b on one A100: 1.63x (MXFP4 unpacking unmodelled)",
-    "quantized": "gpt-fast int4 on A100: 1.63x (int4 unpacking unmodelled)",
-    "short prefill": "TensorRT-LLM H100 FP8 Llama-7B at 128 tokens: 1.55x",
-    "tensor parallel": "TensorRT-LLM H100 x4 70B FP8 batch 480, 128 / 2048: 2.90x",
+    "moe": "vLLM gpt-oss-120b on one A100: 1.60x (early image, MXFP4 unpacked in software)",
+    "tensor parallel": "TensorRT-LLM v0.6.1 H100 x4 70B FP8 batch 480, 128 / 2048: 2.35x",
 }
 
 
