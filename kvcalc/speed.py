@@ -67,7 +67,7 @@ DEFAULT_BANDWIDTH_EFFICIENCY = 0.77
 the shares implied by the published decode figures with nothing unmodelled (7 rows: 0.70-0.90 on
 A100, H100, L40S, RTX 3090 / 4090 / 5090); ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
 
-DEFAULT_COMPUTE_EFFICIENCY = 0.86
+DEFAULT_COMPUTE_EFFICIENCY = 0.85
 """Share of the datasheet dense bf16 tensor rate a compute-bound prefill achieves: the median,
 rounded to 0.01, of the shares implied by the published prefill figures with nothing unmodelled
 (3 rows: 0.69 A100 TensorRT-LLM, 0.80 / 0.91 RTX 3090 / 4090 llama.cpp);
@@ -79,7 +79,7 @@ fitted (benchmarks/fit_speed_constants.py) on the batch-1 dense decode rows of
 data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer runs 8-12 of them
 (CUDA Programming Guide, 'CUDA Graphs'; vLLM and llama.cpp capture graphs, which removes most of it)."""
 
-EXPERT_OVERHEAD_S = 34.5e-6
+EXPERT_OVERHEAD_S = 35e-6
 """Fixed seconds per MoE layer and per expert a token is routed to (top-k): the router, top-k, the
 token gather / scatter and one small GEMV pair per expert; fitted on the batch-1 MoE decode rows
 (vLLM fused_moe launches one block per (expert, tile); llama.cpp ggml_mul_mat_id runs the experts
@@ -90,7 +90,7 @@ ALLREDUCE_LATENCY_S = 23e-6
 MLP; vLLM and TensorRT-LLM RowParallelLinear): fitted on the TP > 1 decode rows; NCCL's small-message
 all-reduce latency is ~5-20 us (nccl-tests all_reduce_perf at 8 B-64 KiB)."""
 
-PREFILL_OVERLAP = 0.2
+PREFILL_OVERLAP = 0.1
 """Share of the shorter of a prefill's compute and weight-read times that is NOT hidden under the
 longer one: ``time = max(c, m) + PREFILL_OVERLAP x min(c, m)``; a short prompt's GEMMs have too few
 rows to overlap the weight stream with the tensor cores (the prefill floor). Fitted on the
@@ -102,8 +102,8 @@ share (``compute_efficiency``): the FP8 GEMMs of the published figures run well 
 Fitted on the FP8 time-to-first-token rows (TensorRT-LLM's H100 / L40S 'Low Latency' tables)."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.94, 1.13), "quantized": (0.73, 1.37), "moe": (0.67, 1.6), "tensor parallel": (0.97, 2.36),
-    "short prefill": (0.77, 1.15), "long prefill": (0.92, 1.18),
+    "dense": (0.94, 1.13), "quantized": (0.73, 1.37), "moe": (0.66, 1.59), "tensor parallel": (0.97, 2.34),
+    "short prefill": (0.76, 1.16), "long prefill": (0.91, 1.17),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01
@@ -123,7 +123,7 @@ cores): fitted (benchmarks/fit_speed_constants.py) on the dense quantized batch-
 gpt-fast README's own achieved-bandwidth column shows the effect on one A100: 1,397 GB/s bf16,
 1,069 GB/s int8, 863 GB/s int4 on Llama-2-7B."""
 
-TTFT_FIXED_S = 3.7e-3
+TTFT_FIXED_S = 4.2e-3
 """Fixed seconds of a time to first token beyond its forward pass (the context phase's launch, the
 first token's sampling, the logits copy and host round trip; once per prefill, not per layer): fitted
 on the time-to-first-token rows."""
