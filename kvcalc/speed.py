@@ -64,14 +64,16 @@ from .sweep import CompiledCache, cache_bytes, compile_cache
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.77
 """Share of the datasheet memory bandwidth a decode step achieves: the median, rounded to 0.01, of
-the shares implied by the published decode figures with nothing unmodelled (7 rows: 0.70-0.90 on
-A100, H100, L40S, RTX 3090 / 4090 / 5090); ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
+the shares implied by the published decode figures with nothing unmodelled (7 rows: 0.70-0.82 on
+A100, H100, L40S, RTX 3090 / 4090 / 5090, fixed costs taken off);
+``kvcalc.speed_reference.derived_efficiencies()[0]``."""
 
 DEFAULT_COMPUTE_EFFICIENCY = 0.85
 """Share of the datasheet dense bf16 tensor rate a compute-bound prefill achieves: the median,
 rounded to 0.01, of the shares implied by the published prefill figures with nothing unmodelled
-(3 rows: 0.69 A100 TensorRT-LLM, 0.80 / 0.91 RTX 3090 / 4090 llama.cpp);
-``kvcalc.speed_reference.derived_efficiencies()[1]``."""
+(5 rows, fixed costs taken off: 0.72 A100 and 0.74 H100 / 0.93 L40S (their FP8 rate x FP8_RATE_SHARE)
+TensorRT-LLM at 2,048 tokens, 0.85 / 1.05 RTX 3090 / 4090 llama.cpp pp512, whose F16 GEMMs may
+accumulate in FP16 at twice the catalog's GeForce rate); ``kvcalc.speed_reference.derived_efficiencies()[1]``."""
 
 LAYER_OVERHEAD_S = 11e-6
 """Fixed seconds per decoder layer per forward pass (kernel launches, norms, rotary, sampling share):
@@ -81,9 +83,12 @@ data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer run
 
 EXPERT_OVERHEAD_S = 35e-6
 """Fixed seconds per MoE layer and per expert a token is routed to (top-k): the router, top-k, the
-token gather / scatter and one small GEMV pair per expert; fitted on the batch-1 MoE decode rows
-(vLLM fused_moe launches one block per (expert, tile); llama.cpp ggml_mul_mat_id runs the experts
-used)."""
+token gather / scatter and one small GEMV pair per expert; fitted on the batch-1 MoE rows (llama.cpp
+gpt-oss-20b / DeepSeek-V2-Lite on RTX 3090 and V100, SGLang DeepSeek-V3 at TP 8; vLLM's gpt-oss-120b
+on an A100 is left out: an early image unpacking MXFP4 in software). vLLM fused_moe launches one block
+per (expert, tile); llama.cpp ggml_mul_mat_id runs the experts used. The engines differ by about 3x
+(llama.cpp ~20 us, vLLM / SGLang ~55-65 us per expert on these rows): one constant is a compromise,
+and the ``moe`` range is wide."""
 
 ALLREDUCE_LATENCY_S = 23e-6
 """Fixed seconds per all-reduce of a tensor-parallel layer (two a layer: after attention and after the
@@ -94,7 +99,7 @@ PREFILL_OVERLAP = 0.1
 """Share of the shorter of a prefill's compute and weight-read times that is NOT hidden under the
 longer one: ``time = max(c, m) + PREFILL_OVERLAP x min(c, m)``; a short prompt's GEMMs have too few
 rows to overlap the weight stream with the tensor cores (the prefill floor). Fitted on the
-time-to-first-token rows."""
+single-GPU bf16 / fp16 time-to-first-token and prompt-processing rows."""
 
 FP8_RATE_SHARE = 0.625
 """Share of the datasheet FP8 (or FP4) dense rate a prefill on fp8 weights reaches relative to the bf16
@@ -113,7 +118,7 @@ the two agree). The shown range is the estimate divided by that spread: tokens/s
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
-(8-bit weights are 0.5 of it, 4-bit about 0.3): its unpacking cost is not modelled, so it has its own
+(8-bit weights are 0.5 of it, 4-bit about 0.3): read at QUANTIZED_BANDWIDTH_SHARE, with its own
 category and spread."""
 
 QUANTIZED_BANDWIDTH_SHARE = 0.82
@@ -126,7 +131,8 @@ gpt-fast README's own achieved-bandwidth column shows the effect on one A100: 1,
 TTFT_FIXED_S = 4.2e-3
 """Fixed seconds of a time to first token beyond its forward pass (the context phase's launch, the
 first token's sampling, the logits copy and host round trip; once per prefill, not per layer): fitted
-on the time-to-first-token rows."""
+on the single-GPU time-to-first-token rows (TensorRT-LLM's 'Low Latency' tables, A100 / H100 / L40S at
+128 and 2,048 tokens), whose 128-token prompts take 3-5 ms more than their forward pass."""
 
 GB = 10**9
 TFLOP = 10**12
