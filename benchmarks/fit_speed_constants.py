@@ -3,9 +3,8 @@
 Run: ``python benchmarks/fit_speed_constants.py``. Each constant is fitted on its own rows (below) by a
 grid search minimising the sum of squared log(measured seconds / estimated seconds); the two
 efficiencies are then re-derived as kvcalc.speed_reference.derived_efficiencies (medians of the
-clean rows, fixed costs taken off), and the loop repeats. Quantized-weight rows are not used
-(their unpacking cost is not modelled) except the MoE ones: every published fine-grained MoE
-figure kept is a quantized GGUF, so EXPERT_OVERHEAD_S holds their unpacking too."""
+clean rows, fixed costs taken off), and the loop repeats. Only data/speed_measurements.csv is read:
+data/speed_heldout.csv is kept aside to judge the result (benchmarks/speed_validation.py --heldout)."""
 from __future__ import annotations
 
 import math
@@ -31,12 +30,14 @@ def _moe(m: Measurement) -> bool:
     return bool(measured_deployment(m).spec.moe_experts)
 
 
-ROWS = [m for m in published_measurements() if not m.quantized_weights or _moe(m)]
+ROWS = list(published_measurements())
 SELECT: dict[str, Callable[[Measurement], bool]] = {
     "LAYER_OVERHEAD_S": lambda m: category(m) == "dense" and m.batch == 1,
     # gpt-oss on A100 (no FP4 tensor path: vLLM unpacks the MXFP4 experts, an unmodelled cost) stays out
     "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.batch == 1 and not m.weights_format.startswith("MXFP4"),
     "ALLREDUCE_LATENCY_S": lambda m: category(m) == "tensor parallel" and m.is_decode and m.batch == 1 and not _moe(m),
+    "QUANTIZED_BANDWIDTH_SHARE": lambda m: category(m) == "quantized" and m.batch == 1,
+    "TTFT_FIXED_S": lambda m: m.metric == "ttft_ms" and m.gpus == 1,
     "PREFILL_OVERLAP": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format != "fp8",
     "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8",
 }
@@ -44,6 +45,8 @@ GRID = {
     "LAYER_OVERHEAD_S": [i * 1e-6 for i in range(0, 41)],
     "EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 121)],
     "ALLREDUCE_LATENCY_S": [i * 1e-6 for i in range(0, 61)],
+    "QUANTIZED_BANDWIDTH_SHARE": [0.5 + i * 0.01 for i in range(0, 51)],
+    "TTFT_FIXED_S": [i * 0.1e-3 for i in range(0, 61)],
     "PREFILL_OVERLAP": [i * 0.05 for i in range(0, 61)],
     "FP8_RATE_SHARE": [0.5 + i * 0.025 for i in range(0, 21)],
 }

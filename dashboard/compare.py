@@ -33,8 +33,23 @@ MAX_SCENARIOS = 12
 DEFAULT_MODELS = ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B"]
 DEFAULT_RUNTIME = state.RUNTIMES[0]       # the Planner's default runtime (vllm), so both pages agree
 CURVE_POINTS = 96
-SPEED_COLUMN = f"decode tok/s per sequence @ {SPEED_CONTEXT:,} (estimated)"
-TTFT_COLUMN = f"time to first token, {SPEED_CONTEXT:,}-token prompt, ms (estimated)"
+_SPEED_SHORT = {"decode tok/s per sequence @ ": "decode tok/s / sequence (est.)",
+                "decode tok/s total, whole batch @ ": "decode tok/s, whole batch (est.)",
+                "time to first token, one ": "TTFT / prompt ms (est.)",
+                "prefill of the whole batch, ": "prefill, whole batch ms (est.)"}
+"""Each speed column's name up to its context -> its short header."""
+
+
+def speed_columns(context: int) -> tuple[str, str, str, str]:
+    """The speed columns' full names at ``context`` tokens: decode per sequence and for the whole batch,
+    time to first token of one prompt and the whole batch's prefill (kvcalc.speed.SpeedEstimate)."""
+    return (f"decode tok/s per sequence @ {context:,} tokens (estimated)",
+            f"decode tok/s total, whole batch @ {context:,} tokens (estimated)",
+            f"time to first token, one {context:,}-token prompt, ms (estimated)",
+            f"prefill of the whole batch, {context:,}-token prompts, ms (estimated)")
+
+
+SPEED_COLUMN, TOTAL_COLUMN, TTFT_COLUMN, TTFT_BATCH_COLUMN = speed_columns(SPEED_CONTEXT)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -51,14 +66,21 @@ def _view(picks: ComparePicks) -> CompareView:
                    evaluator=_evaluate)
 
 
-def table_rows(results: list[ScenarioResult], batch: int) -> list[dict[str, Any]]:
+def _round(x: float | None, digits: int = 1) -> float | None:
+    return None if x is None else round(x, digits)
+
+
+def table_rows(results: list[ScenarioResult], batch: int, context: int = SPEED_CONTEXT) -> list[dict[str, Any]]:
+    """One row per scenario; the speed columns at ``context`` tokens (the user's context), per sequence
+    and for the whole batch (a scenario whose model stops earlier is estimated at its maximum)."""
+    per_seq, total, ttft, ttft_batch = speed_columns(context)
     rows = []
     for r in results:
         s = r.scenario
         # the answer first: the longest contexts, then the speed, then what the scenario is
         row: dict[str, Any] = {"scenario": r.label, **r.longest,
-                               SPEED_COLUMN: None if r.decode_tokens_per_s is None else round(r.decode_tokens_per_s, 1),
-                               TTFT_COLUMN: None if r.ttft_ms is None else round(r.ttft_ms, 1),
+                               per_seq: _round(r.decode_tokens_per_s), total: _round(r.decode_tokens_per_s_total),
+                               ttft: _round(r.ttft_ms), ttft_batch: _round(r.ttft_batch_ms),
                                "model": s.model, "attention": s.attn,
                                "KV dtype": r.kv_dtype, "runtime": s.runtime, "batch": batch,
                                "KV bytes / token": r.kv_bytes_per_token, "weights bytes / GPU": r.weights_bytes,
@@ -75,7 +97,7 @@ def short_header(column: str) -> str:
         return "longest @ chosen GPU"
     if column.startswith("longest context, "):
         return "longest @ " + column.removeprefix("longest context, ").partition(" (")[0]
-    return {SPEED_COLUMN: "decode tok/s (est.)", TTFT_COLUMN: "TTFT ms (est.)"}.get(column, column)
+    return next((short for head, short in _SPEED_SHORT.items() if column.startswith(head)), column)
 
 
 def column_config(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -131,13 +153,17 @@ def _sidebar() -> ComparePicks:
     gpu = inputs.gpu_inputs(sb)
     batch = int(sb.number_input("Batch", min_value=1, max_value=state.MAX_BATCH_UI, value=1, **state.bound("batch"),
                                 help=f"Concurrent sequences, 1 to {state.MAX_BATCH_UI:,}."))
+    context = int(sb.number_input("Context for the speed columns (tokens)", min_value=1,
+                                  max_value=state.MAX_CONTEXT_UI, value=SPEED_CONTEXT, **state.bound("ctx"),
+                                  help="Tokens per sequence the decode speed and the prompt length the time to "
+                                       "first token are estimated at (the Planner's context carries over)."))
     dtype = inputs.weights_dtype_input(sb)
     # the options of the first runtime that takes vLLM's (they are the shared ones), else of the first picked
     shown = next((r for r in runtimes if takes_vllm_options(r)), (runtimes or [DEFAULT_RUNTIME])[0])
     options = inputs.runtime_options(sb, shown, gpu["gpus"])
     log_x = sb.toggle("Log-scale context axis", value=True, **state.bound("logx"))
     return ComparePicks(tuple(models), tuple(attns), tuple(kvdtypes), tuple(runtimes), gpu, batch, variant,
-                        bool(log_x), options, dtype)
+                        bool(log_x), options, dtype, context)
 
 
 _NAMES = {"models": "a model", "attns": "an attention variant", "kvdtypes": "a KV-cache dtype",
@@ -168,23 +194,25 @@ def render() -> None:
     fig = charts.curves_chart({r.label: r.curve for r in view.results}, log_x=picks.log_x,
                               capacities=list(view.capacities), title=view.title)
     st.plotly_chart(fig, width="stretch", key="compare_chart")
-    _table(view, picks.batch, picks.gpu.get("gpus", 1))
+    _table(view, picks.batch, picks.gpu.get("gpus", 1), picks.context)
 
 
-def _table(view: CompareView, batch: int, gpus: int) -> None:
+def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEXT) -> None:
     st.subheader(f"Longest context at batch {batch:,}")
-    rows = table_rows(list(view.results), batch)
+    rows = table_rows(list(view.results), batch, context)
     st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="compare_table",
                  column_config=column_config(rows))
     st.caption(f"{gpus:,} GPU(s) of each kind; bytes are per GPU. 0 = not even one token fits at this "
                "batch (the weights or the runtime's overhead exceed the budget). vLLM: the longest max_model_len "
                "whose requests fit the KV pool. Contexts stop at each model's maximum. KV bytes / token: the ideal "
                "layout at batch 1 in the scenario's KV dtype.")
-    st.caption(f"Speed columns are estimates (kvcalc.speed), at the chosen batch and {SPEED_CONTEXT:,} tokens on "
-               "the chosen GPU: decode step = (weights read + every sequence's KV cache) / (memory bandwidth x "
-               f"{DEFAULT_BANDWIDTH_EFFICIENCY:g}); time to first token = (2 x active parameters x prompt + "
-               f"attention) FLOPs / (bf16 tensor rate x {DEFAULT_COMPUTE_EFFICIENCY:g}); efficiencies are medians "
-               "of published measurements; MoE under uniform routing; dequantization, GPU-to-GPU communication "
-               "and launch overheads are not modelled. Empty: the GPU's bandwidth or tensor rate is unknown.")
+    st.caption(f"Speed columns are estimates (kvcalc.speed) at batch {batch:,} and {context:,} tokens per sequence "
+               "on the chosen GPU: decode tok/s per sequence (one stream) and total (the whole batch); time to first "
+               "token for one prompt of that length and the prefill of the whole batch's prompts. Decode step = "
+               f"(weights read + every sequence's KV cache) / (memory bandwidth x {DEFAULT_BANDWIDTH_EFFICIENCY:g}) "
+               "or the FLOPs where longer, + fitted per-layer, per-expert and all-reduce costs; prefill = (2 x active "
+               f"parameters x prompt + attention) FLOPs / (tensor rate x {DEFAULT_COMPUTE_EFFICIENCY:g}); constants "
+               "from published measurements (docs/speed.md); MoE under uniform routing. Empty: the GPU's bandwidth "
+               "or tensor rate is unknown.")
     st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv",
                        on_click="ignore", key="dl_compare_csv")

@@ -303,20 +303,50 @@ def _what_if(name: str, choice: inputs.ModelChoice, p: kvcalc.PlanResult, speed:
                   "estimated)." if new is not None and old else "."))
 
 
-def _speed(e: SpeedEstimate) -> None:
-    """Decode tokens/s and time to first token: always labelled estimated, with the assumptions."""
+def _speed_tiles(e: SpeedEstimate) -> list[tuple[str, str, str]]:
+    """(label, value, help) of each speed figure: decode per sequence and for the whole batch, time to
+    first token of one prompt and, at batch > 1, the prefill of the whole batch; each help gives its
+    range (kvcalc.speed.SPREAD of its category)."""
+    def rate(x: float | None, lo: float | None, hi: float | None) -> tuple[str, str]:
+        return f"{x or 0:,.1f} tok/s", f"range {lo or 0:,.1f}-{hi or 0:,.1f} tok/s"
+
+    def ms(x: float | None, lo: float | None, hi: float | None) -> tuple[str, str]:
+        return ("unknown", "") if x is None else (f"{x * 1e3:,.0f} ms", f"range {(lo or 0) * 1e3:,.0f}-"
+                                                                        f"{(hi or 0) * 1e3:,.0f} ms")
+
+    per, per_help = rate(e.decode_tokens_per_s_per_sequence, e.decode_tokens_per_s_per_sequence_low,
+                         e.decode_tokens_per_s_per_sequence_high)
+    tot, tot_help = rate(e.decode_tokens_per_s_total, e.decode_tokens_per_s_total_low,
+                         e.decode_tokens_per_s_total_high)
+    one, one_help = ms(e.ttft_seconds_per_prompt, e.ttft_seconds_per_prompt_low, e.ttft_seconds_per_prompt_high)
+    tiles = [("Decode / sequence (est.)", per, f"{per_help} ({e.decode_category}); {e.decode_bound} bound; one step "
+              f"reads {e.decode_bytes_per_step:,} bytes per GPU"),
+             (f"Decode total, batch {e.batch:,} (est.)", tot, f"{tot_help}: all {e.batch:,} sequences together"),
+             (f"Time to first token, one {e.prompt_tokens:,}-token prompt (est.)", one,
+              f"{one_help}; one prompt alone" + (f", {e.prefill_bound} bound" if e.prefill_bound else ""))]
+    if e.batch > 1:
+        whole, whole_help = ms(e.ttft_seconds, e.ttft_seconds_low, e.ttft_seconds_high)
+        tiles.append((f"Prefill of the whole batch, {e.batch:,} prompts (est.)", whole,
+                      f"{whole_help}; all {e.batch:,} prompts in one forward pass ({e.prefill_category})"))
+    return tiles
+
+
+def _speed(e: SpeedEstimate, v: Verdict | None = None) -> None:
+    """Decode tokens/s and time to first token: always labelled estimated, with the range and the
+    assumptions; greyed out with the reason when the plan does not fit (no deployment to be that fast)."""
     st.markdown("**Speed** :orange-badge[estimated]")
     if e.decode_tokens_per_s_per_sequence is None:
         for u in e.unavailable:
             st.info(md(u))
         return
-    cols = st.columns(3)
-    cols[0].metric("Decode / sequence (est.)", f"{e.decode_tokens_per_s_per_sequence:,.1f} tok/s",
-                   help=f"{e.decode_bound} bound; one step reads {e.decode_bytes_per_step:,} bytes per GPU")
-    cols[1].metric(f"Decode total @ batch {e.batch:,} (est.)", f"{e.decode_tokens_per_s_total:,.0f} tok/s")
-    cols[2].metric(f"Time to first token, {e.prompt_tokens:,}-token prompt (est.)",
-                   f"{e.ttft_seconds * 1e3:,.0f} ms" if e.ttft_seconds is not None else "unknown",
-                   help=f"{e.prefill_bound} bound" if e.prefill_bound else None)
+    tiles = _speed_tiles(e)
+    if v is not None and v.state == "does_not_fit":
+        st.caption(f"Speed greyed out: the plan does not fit ({md(v.sentence)}); the figures are what the "
+                   "deployment would reach if it did.")
+        st.markdown("  \n".join(f":gray[{md(label)}: {md(value)}]" for label, value, _ in tiles))
+    else:
+        for col, (label, value, help_text) in zip(st.columns(len(tiles)), tiles):
+            col.metric(md(label), md(value), help=md(help_text))
     with st.expander("How the speed is estimated"):
         for line in e.formulas:
             st.markdown(f"- {code(line)}")
@@ -467,7 +497,7 @@ def render() -> None:
     _metrics(p, verdict)
     if what_if != "as configured":
         _what_if(what_if, choice, p, speed, base)
-    _speed(speed)
+    _speed(speed, verdict)
 
     served = served_options(options, ctx)[0] if planned.source == "context" else options
     _chart(spec, setup, p, speed, batch, ctx, slot, choice, served, verdict.longest)  # the verdict's longest

@@ -107,7 +107,7 @@ PARAMS: tuple[Param, ...] = (
     Param("kvdtype", _choice(lambda: KV_DTYPES), _DEPLOY),
     Param("kvdtypes", _choice(lambda: KV_DTYPES), frozenset({COMPARE}), multi=True),
     Param("batch", _int(1, MAX_BATCH_UI), _GPU),
-    Param("ctx", _int(1, MAX_CONTEXT_UI), _MODEL),
+    Param("ctx", _int(1, MAX_CONTEXT_UI), _MODEL | {COMPARE}),
     Param("runtime", _choice(lambda: RUNTIMES), _DEPLOY),
     Param("runtimes", _choice(lambda: RUNTIMES), frozenset({COMPARE}), multi=True),
     Param("tp", _int(1, MAX_GPUS_UI), _OPTIONS, vllm="tensor_parallel_size"),

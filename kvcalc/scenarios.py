@@ -344,8 +344,11 @@ class ScenarioResult:
     kv_dtype: str
     budget_bytes: int               # the chosen GPU's budget under this runtime
     longest: dict[str, int]         # column name -> longest context (0 = nothing fits)
-    decode_tokens_per_s: float | None = None   # estimated, per sequence at SPEED_CONTEXT (None: GPU figure unknown)
-    ttft_ms: float | None = None               # estimated time to first token for one SPEED_CONTEXT-token prompt
+    decode_tokens_per_s: float | None = None   # estimated, per sequence at speed_context (None: GPU figure unknown)
+    ttft_ms: float | None = None               # estimated time to first token of one speed_context-token prompt
+    decode_tokens_per_s_total: float | None = None   # estimated, the whole batch at speed_context
+    ttft_batch_ms: float | None = None         # estimated prefill of the whole batch's prompts in one pass
+    speed_context: int = SPEED_CONTEXT         # the context (tokens) the speed figures are for
 
 
 def scenarios(models: Sequence[str], attns: Sequence[str], kvdtypes: Sequence[str],
@@ -462,10 +465,12 @@ def chosen_gpu(gpu: Mapping[str, Any]) -> GPU:
 
 def evaluate(s: Scenario, config: Mapping[str, Any], *, gpu: Mapping[str, Any], batch: int,
              variant: Mapping[str, Any], contexts: Sequence[int], name: str,
-             options: Mapping[str, Any] | None = None, dtype: str | None = None) -> ScenarioResult:
+             options: Mapping[str, Any] | None = None, dtype: str | None = None,
+             speed_context: int = SPEED_CONTEXT) -> ScenarioResult:
     """Curve + longest contexts of one scenario: on the chosen GPU (column ``longest context, <name>``)
     and on each class representative (:func:`gpu_class_label`), each the verdict's longest
-    (kvcalc.verdict.judge: under vLLM the longest ``--max-model-len`` that starts and holds the batch).
+    (kvcalc.verdict.judge: under vLLM the longest ``--max-model-len`` that starts and holds the batch);
+    its estimated speed at ``speed_context`` tokens (capped at the model's maximum).
     Raises KVCalcError when kvcalc refuses the scenario.
 
     >>> r = evaluate(Scenario("meta-llama/Llama-3.1-8B", "as configured", "auto", "ideal"),
@@ -487,10 +492,12 @@ def evaluate(s: Scenario, config: Mapping[str, Any], *, gpu: Mapping[str, Any], 
         longest[gpu_class_label(gb)] = judge(there, plan(there, batch=batch, context=pts[-1],
                                                          solve_gpus=False)).longest or 0
     per_token = kv_cache(spec, batch=1, context=1, kv_dtype=kv_dtype).bytes_per_token
-    speed = estimate_speed(setup, batch, min(SPEED_CONTEXT, setup.context_cap))
+    speed = estimate_speed(setup, batch, min(speed_context, setup.context_cap))
     return ScenarioResult(s, "", curve, setup.weights_rank, per_token, here.kv_dtype, here.budget_bytes, longest,
                           speed.decode_tokens_per_s_per_sequence,
-                          None if speed.ttft_seconds is None else speed.ttft_seconds * 1e3)
+                          None if speed.ttft_seconds_per_prompt is None else speed.ttft_seconds_per_prompt * 1e3,
+                          speed.decode_tokens_per_s_total,
+                          None if speed.ttft_seconds is None else speed.ttft_seconds * 1e3, speed.context)
 
 
 def context_points(max_context: int, log_x: bool, extra: Sequence[int] = (), n: int = 72) -> list[int]:
@@ -527,6 +534,7 @@ class ComparePicks:
     log_x: bool = True
     options: Mapping[str, Any] = field(default_factory=dict)
     dtype: str | None = None
+    context: int = SPEED_CONTEXT      # tokens per sequence the speed columns are estimated at
 
     @property
     def varying(self) -> dict[str, bool]:
@@ -594,7 +602,8 @@ def compare(picks: ComparePicks, *, max_scenarios: int = 12, curve_points: int =
         lab = label(s, picks.varying)
         try:
             r = (evaluator or evaluate)(s, configs[s.model], gpu=picks.gpu, batch=picks.batch, variant=picks.variant,
-                         contexts=contexts, name=f"chosen: {gpu_name}", options=picks.options, dtype=picks.dtype)
+                         contexts=contexts, name=f"chosen: {gpu_name}", options=picks.options, dtype=picks.dtype,
+                         speed_context=picks.context)
         except KVCalcError as e:
             refused.setdefault(str(e), []).append(lab)
             continue

@@ -8,9 +8,11 @@ FLOP/s, as GPU datasheets (and ``data/gpus.csv``) give them.
 Decode (one new token for each of ``batch`` sequences, each ``context`` tokens long):
     Every step reads the weights it touches and every sequence's whole cache, once::
 
-        bytes_s = weights_s x touched(batch) - unread embedding rows + kv_s(batch, context)   per GPU of stage s
-        flops_s = (2 x active_params x batch x n_s / L + attention_s) / tp
-        step    = sum over pipeline stages of max(bytes_s / (bandwidth x eta_bw), flops_s / (rate x eta_c))
+        w_s     = weights_s x touched(batch) - unread embedding rows                per GPU of stage s
+        gemm_s  = 2 x active_params x batch x n_s / L / tp,  attn_s = attention FLOPs of the rank
+        step    = sum over pipeline stages of
+                    max(w_s / (bandwidth x eta_bw x q), gemm_s / (rate x eta_c))      the weight GEMMs
+                  + max(kv_s(batch, context) / (bandwidth x eta_bw), attn_s / (rate x eta_c))   attention
                   + layers_s x (LAYER_OVERHEAD_S + top_k x EXPERT_OVERHEAD_S)          fixed per-layer cost
                     (a prefill: the distinct experts its tokens touch instead of top_k)
                   + 2 x layers_s x (ALLREDUCE_LATENCY_S + 2 (tp-1)/tp x batch x hidden x 2 B / link)   tp > 1
@@ -24,6 +26,9 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     parameters. Of an input embedding table that is not also the LM head on that GPU, a step reads
     only the ``batch`` rows it looks up. The attention term per layer and sequence is
     ``2 x query_heads x (k_dim + v_dim) x tokens attended`` (MLA: ``2 x query_heads x 2 x latent``).
+    The GEMMs and the attention are separate kernels that run one after the other, so each is its
+    own roofline (a large batch's GEMMs can be compute-bound while its attention streams the cache).
+    ``q`` is QUANTIZED_BANDWIDTH_SHARE for integer-quantized weights (their unpacking), else 1.
     Tokens/s per sequence ``1 / step``; aggregate ``batch / step``. Pipeline stages run one after
     another within a step (no micro-batch overlap). ``link`` is the catalog's GPU-to-GPU bandwidth per
     direction (NVLink or PCIe, data/gpus.csv ``link_gbps``), ``top_k`` 0 for a dense model.
@@ -32,16 +37,16 @@ Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forw
     ``sum_{t=1..P} min(t, W)`` tokens per query position; per stage ``c = flops_s / (tp x rate x eta_c)``
     and ``m = (weights_s + kv written_s) / (bandwidth x eta_bw)``, ``time = max(c, m) +
     PREFILL_OVERLAP x min(c, m)`` + the same fixed per-layer cost + the all-reduce of ``batch x
-    prompt`` tokens. ``rate`` is the catalog's dense bf16 rate, or its FP8 / FP4 rate x FP8_RATE_SHARE
-    for fp8 / nvfp4 weights. ``ttft_seconds`` is the whole batch's prefill, ``ttft_seconds_per_prompt``
-    one prompt's.
+    prompt`` tokens + TTFT_FIXED_S once. ``rate`` is the catalog's dense bf16 rate, or its FP8 / FP4
+    rate x FP8_RATE_SHARE for fp8 / nvfp4 weights. ``ttft_seconds`` is the whole batch's prefill,
+    ``ttft_seconds_per_prompt`` one prompt's.
 Range: every figure has a low-high from the spread of its category on the published rows
 (:data:`SPREAD`, :func:`speed_category`).
 
-Not modelled (each stated in the assumptions): dequantization cost of quantized weights (their
-bytes are counted, their unpacking is not: such estimates fall in the ``quantized`` category, whose
-range is wider), scheduling and sampling overheads beyond the fitted per-layer cost, speculative
-decoding, pipeline-stage transfers.
+Not modelled (each stated in the assumptions): the dequantization cost of quantized weights beyond
+one fitted bandwidth share (such estimates fall in the ``quantized`` category, with its own range),
+scheduling and sampling overheads beyond the fitted fixed costs, engine-version kernel differences
+(docs/speed.md lists the outliers), speculative decoding, pipeline-stage transfers.
 """
 from __future__ import annotations
 
@@ -59,14 +64,16 @@ from .sweep import CompiledCache, cache_bytes, compile_cache
 
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.77
 """Share of the datasheet memory bandwidth a decode step achieves: the median, rounded to 0.01, of
-the shares implied by the published decode figures with nothing unmodelled (7 rows: 0.70-0.90 on
-A100, H100, L40S, RTX 3090 / 4090 / 5090); ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
+the shares implied by the published decode figures with nothing unmodelled (7 rows: 0.70-0.82 on
+A100, H100, L40S, RTX 3090 / 4090 / 5090, fixed costs taken off);
+``kvcalc.speed_reference.derived_efficiencies()[0]``."""
 
-DEFAULT_COMPUTE_EFFICIENCY = 0.92
+DEFAULT_COMPUTE_EFFICIENCY = 0.85
 """Share of the datasheet dense bf16 tensor rate a compute-bound prefill achieves: the median,
 rounded to 0.01, of the shares implied by the published prefill figures with nothing unmodelled
-(3 rows: 0.69 A100 TensorRT-LLM, 0.80 / 0.91 RTX 3090 / 4090 llama.cpp);
-``kvcalc.speed_reference.derived_efficiencies()[1]``."""
+(5 rows, fixed costs taken off: 0.72 A100 and 0.74 H100 / 0.93 L40S (their FP8 rate x FP8_RATE_SHARE)
+TensorRT-LLM at 2,048 tokens, 0.85 / 1.05 RTX 3090 / 4090 llama.cpp pp512, whose F16 GEMMs may
+accumulate in FP16 at twice the catalog's GeForce rate); ``kvcalc.speed_reference.derived_efficiencies()[1]``."""
 
 LAYER_OVERHEAD_S = 11e-6
 """Fixed seconds per decoder layer per forward pass (kernel launches, norms, rotary, sampling share):
@@ -74,31 +81,34 @@ fitted (benchmarks/fit_speed_constants.py) on the batch-1 dense decode rows of
 data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer runs 8-12 of them
 (CUDA Programming Guide, 'CUDA Graphs'; vLLM and llama.cpp capture graphs, which removes most of it)."""
 
-EXPERT_OVERHEAD_S = 35.5e-6
+EXPERT_OVERHEAD_S = 35e-6
 """Fixed seconds per MoE layer and per expert a token is routed to (top-k): the router, top-k, the
-token gather / scatter and one small GEMV pair per expert; fitted on the batch-1 MoE decode rows
-(vLLM fused_moe launches one block per (expert, tile); llama.cpp ggml_mul_mat_id runs the experts
-used)."""
+token gather / scatter and one small GEMV pair per expert; fitted on the batch-1 MoE rows (llama.cpp
+gpt-oss-20b / DeepSeek-V2-Lite on RTX 3090 and V100, SGLang DeepSeek-V3 at TP 8; vLLM's gpt-oss-120b
+on an A100 is left out: an early image unpacking MXFP4 in software). vLLM fused_moe launches one block
+per (expert, tile); llama.cpp ggml_mul_mat_id runs the experts used. The engines differ by about 3x
+(llama.cpp ~20 us, vLLM / SGLang ~55-65 us per expert on these rows): one constant is a compromise,
+and the ``moe`` range is wide."""
 
 ALLREDUCE_LATENCY_S = 23e-6
 """Fixed seconds per all-reduce of a tensor-parallel layer (two a layer: after attention and after the
 MLP; vLLM and TensorRT-LLM RowParallelLinear): fitted on the TP > 1 decode rows; NCCL's small-message
 all-reduce latency is ~5-20 us (nccl-tests all_reduce_perf at 8 B-64 KiB)."""
 
-PREFILL_OVERLAP = 0.8
+PREFILL_OVERLAP = 0.1
 """Share of the shorter of a prefill's compute and weight-read times that is NOT hidden under the
 longer one: ``time = max(c, m) + PREFILL_OVERLAP x min(c, m)``; a short prompt's GEMMs have too few
 rows to overlap the weight stream with the tensor cores (the prefill floor). Fitted on the
-time-to-first-token rows."""
+single-GPU bf16 / fp16 time-to-first-token and prompt-processing rows."""
 
-FP8_RATE_SHARE = 0.525
+FP8_RATE_SHARE = 0.625
 """Share of the datasheet FP8 (or FP4) dense rate a prefill on fp8 weights reaches relative to the bf16
 share (``compute_efficiency``): the FP8 GEMMs of the published figures run well below their 2x peak.
 Fitted on the FP8 time-to-first-token rows (TensorRT-LLM's H100 / L40S 'Low Latency' tables)."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.91, 1.35), "quantized": (0.84, 1.63), "moe": (0.69, 1.64), "tensor parallel": (0.97, 2.91),
-    "short prefill": (0.76, 1.55), "long prefill": (0.8, 1.24),
+    "dense": (0.94, 1.13), "quantized": (0.73, 1.37), "moe": (0.66, 1.59), "tensor parallel": (0.97, 2.34),
+    "short prefill": (0.76, 1.16), "long prefill": (0.91, 1.17),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01
@@ -108,8 +118,21 @@ the two agree). The shown range is the estimate divided by that spread: tokens/s
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
-(8-bit weights are 0.5 of it, 4-bit about 0.3): its unpacking cost is not modelled, so it has its own
+(8-bit weights are 0.5 of it, 4-bit about 0.3): read at QUANTIZED_BANDWIDTH_SHARE, with its own
 category and spread."""
+
+QUANTIZED_BANDWIDTH_SHARE = 0.82
+"""Share of the bandwidth efficiency the weight read of a decode step on integer-quantized weights
+reaches (the GEMV unpacks every weight: int8 / int4 / GGUF Q-types / MXFP4 on cards without FP4 tensor
+cores): fitted (benchmarks/fit_speed_constants.py) on the dense quantized batch-1 decode rows. The
+gpt-fast README's own achieved-bandwidth column shows the effect on one A100: 1,397 GB/s bf16,
+1,069 GB/s int8, 863 GB/s int4 on Llama-2-7B."""
+
+TTFT_FIXED_S = 4.2e-3
+"""Fixed seconds of a time to first token beyond its forward pass (the context phase's launch, the
+first token's sampling, the logits copy and host round trip; once per prefill, not per layer): fitted
+on the single-GPU time-to-first-token rows (TensorRT-LLM's 'Low Latency' tables, A100 / H100 / L40S at
+128 and 2,048 tokens), whose 128-token prompts take 3-5 ms more than their forward pass."""
 
 GB = 10**9
 TFLOP = 10**12
@@ -323,6 +346,19 @@ def _fixed_seconds(d: Deployment, layers: int, experts: float | None = None) -> 
     return layers * (LAYER_OVERHEAD_S + used * EXPERT_OVERHEAD_S)
 
 
+def _weight_share(d: Deployment) -> float:
+    """Share of the bandwidth efficiency a decode step's weight read reaches: QUANTIZED_BANDWIDTH_SHARE
+    for integer-quantized weights (:func:`quantized_weights`: unpacked in the GEMV), else 1."""
+    return QUANTIZED_BANDWIDTH_SHARE if quantized_weights(d) else 1.0
+
+
+def _kernel_seconds(memory_s: float, flops: float, rate: float | None) -> tuple[float, bool]:
+    """(seconds, compute-bound) of one kernel group of a decode step: the roofline max of its memory
+    time and its FLOPs at ``rate`` (FLOP/s; None = memory only)."""
+    comp = flops / rate if rate else 0.0
+    return max(memory_s, comp), comp > memory_s
+
+
 def _check_efficiency(bandwidth_efficiency: float, compute_efficiency: float) -> None:
     check_finite("bandwidth_efficiency", bandwidth_efficiency, MIN_EFFICIENCY, 1.0)
     check_finite("compute_efficiency", compute_efficiency, MIN_EFFICIENCY, 1.0)
@@ -350,9 +386,9 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            "experts per layer on average")
     elif params.moe_experts:
         assumptions.append("MoE: expert count or top-k not found in the config; every expert assumed read each step")
-    if d.weights.scheme not in ("bfloat16", "float16", "float32") and not d.weights.scheme.startswith(("bfloat16",
-                                                                                                       "float16")):
-        assumptions.append(f"weights {d.weights.scheme}: their bytes are counted, their dequantization cost is not")
+    if quantized_weights(d):
+        assumptions.append(f"weights {d.weights.scheme}: integer-quantized, read at {QUANTIZED_BANDWIDTH_SHARE:.0%} of "
+                           "that bandwidth share (their unpacking, fitted on published figures)")
     if d.tp > 1:
         assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; two all-reduces per layer over "
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
@@ -372,14 +408,17 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     dec_w, dec_kv, fixed, comm, step = dec
     pre_flops, tflops, rate_name, prefill = pre
     return (
-        f"decode step = ({dec_w:,} B weights read + {dec_kv:,} B KV read) / ({d.gpu.bandwidth_gbps or 0:g} GB/s x "
-        f"{bandwidth_efficiency:g}) + {fixed * 1e3:.2f} ms fixed per-layer cost + {comm * 1e3:.2f} ms tensor-parallel "
-        "all-reduce" + (f" = {step * 1e3:.2f} ms" if step is not None else " (bandwidth unknown)"),
+        f"decode step = {dec_w:,} B weights read / ({d.gpu.bandwidth_gbps or 0:g} GB/s x {bandwidth_efficiency:g}"
+        + (f" x {QUANTIZED_BANDWIDTH_SHARE:g}" if quantized_weights(d) else "") + ") or the GEMM FLOPs if longer"
+        f" + {dec_kv:,} B KV read (or the attention FLOPs) + {fixed * 1e3:.2f} ms fixed per-layer cost + "
+        f"{comm * 1e3:.2f} ms tensor-parallel all-reduce" + (f" = {step * 1e3:.2f} ms" if step is not None
+                                                            else " (bandwidth unknown)"),
         "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
                                                if step else ""),
         f"time to first token = {pre_flops:,} FLOP / ({d.tp} x {tflops or 0:g} {rate_name} TFLOP/s x "
         f"{compute_efficiency:g}), + {PREFILL_OVERLAP:g} x the weight read where shorter, + fixed per-layer "
-        "and all-reduce costs" + (f" = {prefill * 1e3:.1f} ms" if prefill is not None else " (tensor rate unknown)"),
+        f"and all-reduce costs + {TTFT_FIXED_S * 1e3:g} ms once"
+        + (f" = {prefill * 1e3:.1f} ms" if prefill is not None else " (tensor rate unknown)"),
     )
 
 
@@ -389,7 +428,7 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
     forward pass: per stage ``max(c, m) + PREFILL_OVERLAP x min(c, m)`` + the fixed per-layer cost +
     the all-reduce of ``batch x prompt`` tokens; ``c`` the FLOPs at ``rate``, ``m`` the weights and the
     written cache at ``bw``. 0 seconds when ``rate`` is None."""
-    seconds, flops_all, compute_bound = 0.0, 0, False
+    seconds, flops_all, compute_bound = TTFT_FIXED_S, 0, False
     experts = _touched(d, batch * prompt)[1]
     for st in _stages(d):
         flops = (2 * active * batch * prompt * st.share / d.tp
@@ -419,6 +458,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     gpu = d.gpu
     params = d.weights.params
     touched, experts = _touched(d, batch)
+    wshare = _weight_share(d)
     assumptions = _assumptions(d, batch, experts, bandwidth_efficiency, compute_efficiency)
     enc = d.spec.default_encoder_tokens or context
     bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
@@ -443,15 +483,16 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         wt = _step_weights(st, touched, batch, d.spec.vocab_size)
         # the rank's spec already holds heads / tp: its attention term is per GPU
         attended = sum(width * (context if cap == 0 else min(context, cap)) for cap, width in st.width_by_cap)
-        flops = 2 * active * batch * share / d.tp + batch * (attended + st.cross_width * enc)
-        dec_bytes, dec_w, dec_kv, dec_flops = dec_bytes + wt + kv, dec_w + wt, dec_kv + kv, dec_flops + int(flops)
+        gemm, attn = 2 * active * batch * share / d.tp, batch * (attended + st.cross_width * enc)
+        dec_bytes, dec_w, dec_kv = dec_bytes + wt + kv, dec_w + wt, dec_kv + kv
+        dec_flops += int(gemm + attn)
         layers = spec.num_layers
         if bw is not None:
-            mem_t, comp_t = (wt + kv) / bw, (flops / rate if rate else 0.0)
+            parts = _kernel_seconds(wt / (bw * wshare), gemm, rate), _kernel_seconds(kv / bw, attn, rate)
             extra = _fixed_seconds(d, layers), _allreduce_seconds(d, layers, batch)
-            step += max(mem_t, comp_t) + sum(extra)
+            step += parts[0][0] + parts[1][0] + sum(extra)
             fixed, comm = fixed + extra[0], comm + extra[1]
-            dec_compute_bound |= comp_t > mem_t
+            dec_compute_bound |= parts[0][1] or parts[1][1]
     prefill, pre_flops, pre_compute_bound = _prefill(d, batch, prompt, enc, active, bw, rate)
     one_prompt = _prefill(d, 1, prompt, enc, active, bw, rate)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None
@@ -508,6 +549,7 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
     t = np.asarray(ts, dtype=np.int64)
     enc = np.full_like(t, d.spec.default_encoder_tokens) if d.spec.default_encoder_tokens else t
     touched = [_touched(d, x)[0] for x in bs]
+    wshare = _weight_share(d)
     active = d.weights.params.active_count or 0
     if d.weights.params.active_count is None:    # no FLOP count: the memory-bound rate only
         rate = None
@@ -515,15 +557,16 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
     for st in _stages(d):
         wt = np.asarray([_step_weights(st, f, x, d.spec.vocab_size) for f, x in zip(touched, bs)],
                         dtype=np.float64)[:, None]
-        mem = (wt + kv_grid(st.cache, bs, ts).astype(np.float64)) / bw
+        wt, kv = wt / bw, kv_grid(st.cache, bs, ts).astype(np.float64) / bw
         layers = st.spec.num_layers
         step += np.asarray([_fixed_seconds(d, layers) + _allreduce_seconds(d, layers, x) for x in bs])[:, None]
         if rate is None:
-            step += mem
+            step += wt / wshare + kv
             continue
         attended = np.zeros(len(ts))
         for cap, width in st.width_by_cap:
             attended += width * (t if cap == 0 else np.minimum(t, cap))
-        flops = 2 * active * b * st.share / d.tp + b * (attended + st.cross_width * enc)[None, :]
-        step += np.maximum(mem, flops / rate)
+        gemm = 2 * active * b * st.share / d.tp
+        attn = b * (attended + st.cross_width * enc)[None, :]
+        step += np.maximum(wt / wshare, gemm / rate) + np.maximum(kv, attn / rate)
     return 1.0 / step

@@ -39,6 +39,9 @@ from .errors import ConfigError
 from .speed import GB, TFLOP, SpeedEstimate, estimate_speed
 
 MEASUREMENTS_PATH = data_path("speed_measurements.csv")
+HELDOUT_PATH = data_path("speed_heldout.csv")
+"""Figures kept aside: no constant is fitted on them (benchmarks/fit_speed_constants.py reads only
+MEASUREMENTS_PATH); benchmarks/speed_validation.py and the tests judge the estimate on them apart."""
 
 METRICS = ("decode_tokens_per_s_per_sequence", "decode_tokens_per_s_total", "prefill_tokens_per_s", "ttft_ms",
            "generate_tokens_per_s_total")
@@ -188,6 +191,12 @@ def read_measurements(path: str = MEASUREMENTS_PATH) -> tuple[Measurement, ...]:
 def published_measurements() -> tuple[Measurement, ...]:
     """Every row of ``data/speed_measurements.csv``, in file order."""
     return read_measurements()
+
+
+@functools.lru_cache(maxsize=1)
+def heldout_measurements() -> tuple[Measurement, ...]:
+    """Every row of ``data/speed_heldout.csv`` (the set kept aside), in file order."""
+    return read_measurements(HELDOUT_PATH)
 
 
 def measured_deployment(m: Measurement) -> Deployment:

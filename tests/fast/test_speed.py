@@ -72,7 +72,7 @@ def test_prefill_flops_are_two_per_parameter_per_token_plus_causal_attention() -
     # compute-bound: the FLOPs at half the bf16 rate, plus PREFILL_OVERLAP of the weight read (all the
     # weights and the 1,024 tokens' cache written, at 77 % of 3,350 GB/s) and the fixed per-layer cost
     read = (LLAMA_WEIGHTS + p * LLAMA_KV_PER_TOKEN) / (3350 * GB * speed.DEFAULT_BANDWIDTH_EFFICIENCY)
-    ttft = e.prefill_flops / (989 * TFLOP * 0.5) + speed.PREFILL_OVERLAP * read + FIXED
+    ttft = e.prefill_flops / (989 * TFLOP * 0.5) + speed.PREFILL_OVERLAP * read + FIXED + speed.TTFT_FIXED_S
     assert e.prefill_tensor_rate == "bf16"
     assert math.isclose(e.ttft_seconds, ttft, rel_tol=1e-9)
 
@@ -163,3 +163,33 @@ def test_the_vectorized_grid_equals_the_estimate_point_by_point(model: str, opti
     for i, b in enumerate(batches):
         for j, t in enumerate(contexts):
             assert math.isclose(grid[i, j], estimate_speed(d, b, t).decode_tokens_per_s_per_sequence, rel_tol=1e-12)
+
+
+def test_a_large_batch_pays_its_compute_bound_gemms_and_its_cache_read_one_after_the_other() -> None:
+    """Batch 1,024 at 1,024 tokens on one H100 (989 TFLOP/s bf16, 3,350 GB/s, both at 0.5): the weight
+    GEMMs' 2 x 8,030,261,248 x 1,024 FLOPs take 33 ms, longer than the 16 GB weight read (9.6 ms); the
+    attention kernels then read 1,024 x 1,024 x 131,072 B of cache (82 ms) on their own. The step is the
+    sum of the two rooflines (kernels run one after the other), not the max of the totals."""
+    d = _llama(gpu="h100-sxm")
+    b, t = 1024, 1024
+    e = estimate_speed(d, b, t, bandwidth_efficiency=0.5, compute_efficiency=0.5)
+    bw, rate = 3350 * GB * 0.5, 989 * TFLOP * 0.5
+    gemm = 2 * 8_030_261_248 * b / rate
+    attention = 32 * 2 * 32 * 256 * t * b / rate                 # 2 x heads x (k + v dim) per attended token
+    kv = b * t * LLAMA_KV_PER_TOKEN / bw
+    assert gemm > llama_read(b) / bw and kv > attention
+    assert math.isclose(e.decode_step_seconds, gemm + kv + FIXED, rel_tol=1e-12)
+    assert e.decode_bound == "compute"
+
+
+def test_integer_weights_are_read_at_the_quantized_share_and_say_so() -> None:
+    """A 4-bit checkpoint given by its measured size (4.5 GiB, under 0.6 of the 16-bit count): its weight
+    read runs at QUANTIZED_BANDWIDTH_SHARE of the bandwidth share, and the assumptions name it (the
+    issue: --weights-gib for a 4-bit checkpoint dropped the dequantization caveat)."""
+    d = _llama(gpu="h100-sxm", weights_gib=4.5)
+    e = estimate_speed(d, 1, 1024, bandwidth_efficiency=0.5, compute_efficiency=0.5)
+    bw = 3350 * GB * 0.5
+    step = e.decode_weight_bytes / (bw * speed.QUANTIZED_BANDWIDTH_SHARE) + e.decode_kv_bytes / bw + FIXED
+    assert e.decode_category == "quantized"
+    assert math.isclose(e.decode_step_seconds, step, rel_tol=1e-12)
+    assert any("integer-quantized" in a for a in e.assumptions)

@@ -190,8 +190,9 @@ def test_each_page_binds_the_keys_of_its_widgets():
     # parallelism / vLLM options expander)
     assert state.page_keys(state.HOW_IT_WORKS) == ("source", "model", "hub", "cfg", "cfg_name", "ctx", "attn_kv",
                                                   "attn_window")
+    # (issue 24: Compare's speed columns at the user's context, ctx)
     assert state.page_keys(state.COMPARE) == ("models", "gpu", "gpu_mem", "gpus", "wdtype", "kvdtypes", "batch",
-                                             "runtimes", "tp", "pp", "spec", "spec_tokens", "loras", "lora_rank",
+                                             "ctx", "runtimes", "tp", "pp", "spec", "spec_tokens", "loras", "lora_rank",
                                              "attns", "attn_kv", "attn_window", "attn_pattern", "logx",
                                              # issue 16: the engine options Compare draws for an engine runtime
                                              *ENGINE_KEYS)
