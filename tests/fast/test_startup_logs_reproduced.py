@@ -12,8 +12,8 @@ prints it, and at least one such figure is a prediction (not a number the calibr
 Reproduced today: 36 logs (10 vLLM, 10 SGLang, 5 TensorRT-LLM, 11 llama.cpp, of which 6 are ik_llama.cpp, the
 llama.cpp fork whose KV cache for these models is llama.cpp's). One needs a stand-in for a fact the log does
 not print but no KV figure depends on: llama_cpp__qwen2-32b-ollama__1 (the weights' GGUF type). Two numbers
-that differ are strict xfails at the end (TensorRT-LLM's rounding of a user max_tokens in mid-2025, SGLang
-0.4's max_running_requests), with the diagnosis in NOTES-logs.md.
+that only an older release's rules give are checked at the end under that release's version switch
+(TensorRT-LLM 1.0's rounding of a user max_tokens, SGLang 0.4's max_running_requests; docs/engines.md).
 
 Not reproducible, and why (kept out of the count):
 - vllm__qwen3.6-* / vllm__qwen3.8-* and vLLM issue 40691 (hybrid Gated DeltaNet models): vLLM's hybrid token
@@ -196,25 +196,24 @@ def test_a_hybrid_models_log_is_not_called_another_model() -> None:
     assert check.consistent is None and "hybrid" in check.reasons[0]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kvcalc/trtllm's PyTorch-backend rule rounds a user max_tokens down to whole blocks (860,288 tokens); "
-    "this July-2025 trtllm-bench (PyTorch backend) log rounds it up, 860,308 -> 26,885 blocks x 32 = 860,320: "
-    "a release difference with no TensorRT-LLM version switch yet (NOTES-logs.md)"))
 def test_tensorrt_llm_rounds_the_users_max_tokens_as_this_log_does() -> None:
     """NVIDIA/TensorRT-LLM#6294 states max_tokens 860308 and tokens_per_block 32; planned with those flags and
-    no log, the pool should be the log's "(860320)"."""
+    no log under that July-2025 release's rules (``--trtllm-version 1.0``: the PyTorch backend's
+    ``calculate_max_num_blocks`` rounds up, ``ceil(860,308 / 32)`` = 26,885 blocks), the pool is the log's
+    "(860320)"; the current release rounds down (26,884)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         rc = main(["plan", "meta-llama/Llama-3.1-8B", "--offline", "--runtime", "tensorrt_llm", "--kv-dtype", "fp8",
-                   "--max-tokens-in-paged-kv-cache", "860308", "--tokens-per-block", "32", *BIG, "--json"])
+                   "--max-tokens-in-paged-kv-cache", "860308", "--tokens-per-block", "32", "--trtllm-version", "1.0", *BIG, "--json"])
     assert rc == 0
     assert json.loads(out.getvalue())["num_gpu_blocks"] * 32 == 860320
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kvcalc/sglang follows 0.5.x: max_running_requests 2048; SGLang 0.4.1-0.4.2 print 2049 (the request pool "
-    "was sized max_num_reqs + 1), and --sglang-version offers only 0.5.9 / 0.5.23 (NOTES-logs.md)"))
 def test_sglang_0_4_max_running_requests_as_the_log_prints() -> None:
-    report = _plan("sglang__meta-llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B", BIG)["startup_log"]
+    """SGLang 0.4.1-0.4.2 print max_running_requests=2049: ``min(max_total_num_tokens // 2,
+    req_to_token_pool.size)`` with the pool sized ``max_num_reqs + 1`` = 2,049 (tp_worker.py, model_runner.py
+    of 0.4.x); 0.5 prints 2,048."""
+    report = _plan("sglang__meta-llama-3.1-8b-instruct__1.log", "meta-llama/Llama-3.1-8B",
+                   [*BIG, "--sglang-version", "0.4"])["startup_log"]
     row = next(r for r in report["rows"] if r["name"] == "max_running_requests")
     assert row["agrees"] is True, row
