@@ -204,7 +204,8 @@ def test_tensorrt_llm_rounds_the_users_max_tokens_as_this_log_does() -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         rc = main(["plan", "meta-llama/Llama-3.1-8B", "--offline", "--runtime", "tensorrt_llm", "--kv-dtype", "fp8",
-                   "--max-tokens-in-paged-kv-cache", "860308", "--tokens-per-block", "32", "--trtllm-version", "1.0", *BIG, "--json"])
+                   "--max-tokens-in-paged-kv-cache", "860308", "--tokens-per-block", "32", "--trtllm-version", "1.0",
+                   *BIG, "--json"])
     assert rc == 0
     assert json.loads(out.getvalue())["num_gpu_blocks"] * 32 == 860320
 

@@ -195,7 +195,7 @@ def test_how_it_works_has_a_section_per_engine():
     ("ll_ngl", "-1", "-2"),              # -1 = every layer
     ("ll_np", "256", "257"),             # LLAMA_MAX_SEQ (src/llama-cparams.h)
     ("ll_ctk", "q4_0", "q3_k"),          # common/arg.cpp kv_cache_types
-    ("ll_gguf", "Q5_K_M", "MXFP4_MOE"),  # modelled file types only (docs/engines.md)
+    ("ll_gguf", "Q5_K_M", "IQ2_XXS"),    # modelled file types only: imatrix mixes are refused (kvcalc.gguf.mixes)
 ])
 def test_engine_link_values_are_checked_like_the_others(key, good, bad):
     from dashboard import state
