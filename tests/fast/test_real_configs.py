@@ -38,9 +38,9 @@ PARAMS_DIFFERS: dict[str, str] = {
 }
 
 # The classes as they stand (fix a file: move it from exact-differs, and drop its entry above).
-STATUS_COUNTS = {"built": 262, "needs remote code": 84, "failed": 3}
-KV_COUNTS = {"exact-agree": 259, "exact-differs": 0, "estimated": 1, "refused": 0}
-PARAMS_COUNTS = {"exact-agree": 257, "exact-differs": 0, "refused": 5}
+STATUS_COUNTS = {"built": 263, "needs remote code": 84, "failed": 3}
+KV_COUNTS = {"exact-agree": 260, "exact-differs": 0, "estimated": 1, "refused": 0}
+PARAMS_COUNTS = {"exact-agree": 258, "exact-differs": 0, "refused": 5}
 
 
 def _param(name: str, differs: dict[str, str]):
