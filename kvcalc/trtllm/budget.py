@@ -9,8 +9,12 @@ Sources (NVIDIA/TensorRT-LLM, read, not copied; release line in kvcalc.trtllm.de
     to the minimum will be used").
 ``cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp`` and ``docs/source/reference/memory.md``
     the C++ runtime's equivalent on the free memory after the engine and its activations ("90% of
-    the remaining free GPU memory"): ``blocks = available // (tokens_per_block x bytes per token)``,
-    ``max_tokens`` rounded up to whole blocks, the pool is ``blocks x tokens_per_block`` tokens, and
+    the remaining free GPU memory"): ``BaseKVCacheManager::calculateFreeMemBytes`` takes
+    ``free x free_gpu_memory_fraction`` bytes, ``calculateMaxNumBlocks`` whole tokens of them
+    (``min`` with ``max_tokens``) and rounds those UP to whole blocks, ``tc::ceilDiv(maxTokens,
+    tokensPerBlock)`` (NVIDIA/TensorRT-LLM commit 002ba6a7cc5eb28f180d45d4a91142d9d927a606; the 0.1x
+    ``KVCacheManager::calculateMaxNumBlocks`` does the same on ``fraction x free / bytes per token``): the
+    pool, ``blocks x tokens_per_block`` tokens, may exceed the fraction by less than one block; and
     the startup lines "Number of blocks in KV cache primary pool: B" and "[MemUsageChange] Allocated
     X GiB for max tokens in paged KV cache (N)."; when one ``max_seq_len`` request does not fit, it
     is reduced (:data:`~kvcalc.trtllm.defaults.REDUCED_WINDOW_WARNING`).
@@ -65,8 +69,11 @@ def trtllm_memory_plan(cell_bytes: int, *, total_gpu_bytes: int, weights_bytes: 
     extra = list(notes)
     pytorch = options.trtllm_backend == "pytorch"
     round_up = not pytorch or options.trtllm_version == "1.0"
-    if pytorch and round_up and cell_bytes:
-        # 1.0: estimate_max_kv_cache_tokens' whole tokens, then calculate_max_num_blocks' math.ceil
+    if round_up and cell_bytes:
+        # whole tokens, then rounded UP to whole blocks: the C++ runtime's
+        # BaseKVCacheManager::calculateMaxNumBlocks (maxTokens = allotted bytes / bytes per token, then
+        # tc::ceilDiv(maxTokens, tokensPerBlock)); the PyTorch backend of 1.0: estimate_max_kv_cache_tokens,
+        # then calculate_max_num_blocks' math.ceil
         blocks = ceil_div(available // cell_bytes, tpb)
     if options.max_tokens_in_paged_kv_cache is not None:
         # PyTorch 1.1: KvCacheCreator.configure_kv_cache_capacity then KVCacheManager.calculate_max_num_blocks,

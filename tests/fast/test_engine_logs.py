@@ -98,7 +98,8 @@ WITH_BUDGET = [x for x in TRTLLM if "budget" in x]
 
 @pytest.mark.parametrize("log", WITH_BUDGET, ids=_ids(WITH_BUDGET))
 def test_trtllm_blocks_from_the_free_fraction(log: dict[str, Any]) -> None:
-    """blocks = free_gpu_memory_fraction x available // (tokens_per_block x bytes per token), in the band."""
+    """The C++ runtime (these lines are its kvCacheManager.cpp): blocks = ceil(whole tokens of free_gpu_memory_fraction
+    x available / bytes per token, tokens_per_block), in the band of the printed figure's rounding."""
     b, pins = log["budget"], log["pins"]
     if log["config"]:
         d = kvcalc.deploy(load_config(log["config"]), runtime="tensorrt_llm", kv_dtype=log["kv_dtype"])
@@ -109,7 +110,7 @@ def test_trtllm_blocks_from_the_free_fraction(log: dict[str, Any]) -> None:
     ep = trtllm_memory_plan(cell, total_gpu_bytes=total, weights_bytes=total - round(b["available_gib"] * GiB),
                             activation_bytes=0, runtime_bytes=0, max_seq_len=2048,
                             options=trtllm_options(free_gpu_memory_fraction=b["free_gpu_memory_fraction"],
-                                                   tokens_per_block=pins["tokens_per_block"]))
+                                                   tokens_per_block=pins["tokens_per_block"], trtllm_backend="cpp"))
     assert abs(ep.pool_pages - pins["blocks"]) <= log["band_blocks"], log["band_reason"]
     assert pins["tokens"] == pins["blocks"] * pins["tokens_per_block"]     # the log's own pool: whole blocks
     assert ep.log_lines[0] == _line(log, "Memory usage when calculating")
