@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kvcalc.startup_log.rules import INT, NUM, Rule, version_rule
 from kvcalc.startup_log.types import StartupLog
-from kvcalc.startup_log.values import Flags, pick
+from kvcalc.startup_log.values import Flags, gib, pick
 
 ENGINE = "tensorrt_llm"
 """The runtime (``StartupLog.engine``, kvcalc.engines.registry) whose log these lines are."""
@@ -146,6 +146,11 @@ VERSION_RULES: tuple[Rule, ...] = (
         r"TensorRT-LLM version: (?P<version>[0-9][0-9a-z.+_-]{0,40})",
         "tensorrt_llm/__init__.py banner",
     ),
+    version_rule(
+        "TensorRT LLM version: ",
+        r"TensorRT LLM version: (?P<version>[0-9][0-9a-z.+_-]{0,40})",
+        "tensorrt_llm/__init__.py banner (1.1+: 'TensorRT LLM', no hyphen)",
+    ),
 )
 
 EXPECTED: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -166,18 +171,45 @@ SIGNATURES = ("[TensorRT-LLM]", "[TRT-LLM]", "paged KV cache", "paged kv cache",
 
 # ------------------------------------------------------------------ calibration (kvcalc.startup_log.formats)
 GIB_KEPT: frozenset[str] = frozenset()
-"""No GiB flag: the token count pins the pool; the planning GPU stays the user's."""
+"""No GiB flag of GIB_FLAGS: the token count pins the pool; without one, ``flags`` takes the free memory."""
 
 
 def flags(log: StartupLog, block_bytes: int | None) -> Flags:
-    """``--max-tokens-in-paged-kv-cache`` and ``--tokens-per-block``."""
-    return pick(
+    """``--max-tokens-in-paged-kv-cache`` and ``--tokens-per-block``; with no token count, the C++ runtime's
+    free memory instead: "Memory usage when calculating max tokens in paged kv cache: total: T GiB,
+    available: A GiB" (``BaseKVCacheManager::calculateFreeMemBytes``, which only the C++ runtime prints)
+    gives ``--gpu-mem-gib T``, everything outside the free memory as ``--weights-gib T - A`` (activation and
+    runtime buffers 0: A is measured after them) and ``--trtllm-backend cpp``, so the primary pool's blocks
+    are predicted from ``free_gpu_memory_fraction x A``. A log of a 0.x engine ("Engine version 0.13...")
+    that prints no block size gets 64, the block size of ``trtllm-build`` engines of that line
+    (kvcalc.trtllm.defaults.DEFAULT_TOKENS_PER_BLOCK).
+
+    >>> from kvcalc.startup_log.parse import parse_startup_log
+    >>> flags(parse_startup_log('''Engine version 0.13.0.dev2024082000
+    ... [TensorRT-LLM][INFO] Memory usage when calculating max tokens in paged kv cache: total: 39.39 GiB, \
+available: 21.89 GiB'''), None)
+    {'--gpu-mem-gib': 39.39, '--weights-gib': 17.5, '--activation-gib': 0.0, '--non-torch-gib': 0.0, \
+'--trtllm-backend': 'cpp', '--tokens-per-block': 64}
+    """
+    out = pick(
         log,
         (
             ("kv_tokens", "--max-tokens-in-paged-kv-cache", int),
             ("tokens_per_block", "--tokens-per-block", int),
         ),
     )
+    total, available = log.value("total_gpu_memory"), log.value("available")
+    if "--max-tokens-in-paged-kv-cache" not in out and total is not None and available is not None:
+        out.update({"--gpu-mem-gib": gib(total), "--weights-gib": round(gib(total) - gib(available), 6),
+                    "--activation-gib": 0.0, "--non-torch-gib": 0.0, "--trtllm-backend": "cpp"})
+    if "--tokens-per-block" not in out and (log.version or "").startswith("0."):
+        out["--tokens-per-block"] = ENGINE_TOKENS_PER_BLOCK_0X
+    return out
+
+
+ENGINE_TOKENS_PER_BLOCK_0X = 64
+"""Tokens per block of the engines ``trtllm-build`` made in the 0.x releases (kvcalc.trtllm.defaults
+DEFAULT_TOKENS_PER_BLOCK; the memory.md and 0.1x Triton logs print "Number of tokens per block: 64.")."""
 
 
 def band(log: StartupLog, tp: int, block: int) -> tuple[float, float, str] | None:

@@ -9,7 +9,7 @@ SGLang "#tokens, K size, V size" and "max_total_num_tokens"; TensorRT-LLM "Alloc
 block count; llama.cpp "KV self size" / "llama_kv_cache: size", K and V) is printed by the plan as the log
 prints it, and at least one such figure is a prediction (not a number the calibration copied in).
 
-Reproduced today: 36 logs (10 vLLM, 10 SGLang, 5 TensorRT-LLM, 11 llama.cpp, of which 6 are ik_llama.cpp, the
+Reproduced today: 38 logs (10 vLLM, 10 SGLang, 7 TensorRT-LLM, 11 llama.cpp, of which 6 are ik_llama.cpp, the
 llama.cpp fork whose KV cache for these models is llama.cpp's). One needs a stand-in for a fact the log does
 not print but no KV figure depends on: llama_cpp__qwen2-32b-ollama__1 (the weights' GGUF type). Two numbers
 that only an older release's rules give are checked at the end under that release's version switch
@@ -31,8 +31,10 @@ Not reproducible, and why (kept out of the count):
 - llama.cpp issue 10664 (Qwen2.5 1.5B draft), ik_llama.cpp's bitnet / GLM-4 logs, LLamaSharp issue 1099
   (Qwen2.5-3B), fedora-copr/logdetective PR 106 (model not named): no bundled config of the model.
 - tensorrt_llm__speculative-triton__1 (22,528 B per token: a 22-layer draft model not bundled),
-  tensorrt_llm__unknown__* (model not stated; their block counts are replayed in test_engine_logs.py),
-  tensorrt_llm__qwen1.5-7b__1 (Qwen1.5 not bundled), tensorrt_llm__llama-2-7b__1 (0.5's token count only).
+  tensorrt_llm__unknown__* (model not stated; their block counts are replayed in test_engine_logs.py, exact
+  under the C++ runtime's rounding up), tensorrt_llm__llama-2-7b__1 (0.5's token count only, no memory figure).
+- tensorrt_llm__qwen1.5-7b__1 is planned from a real config (tests/fixtures/real_configs, Qwen1.5 is not
+  bundled) and its block count is the prediction: no token count pins the pool, its printed free memory does.
 - sglang__tp8-moe__1, sglang__llama-3.1-8b-instruct__2: truncated before the KV pool line.
 - sglang__deepseek-r1-distill-qwen-7b__1: its context_len 131072 comes from the distilled model's own config
   (not bundled); with Qwen2.5-7B-Instruct's geometry and --allow-overwrite-longer-context-len K size agrees.
@@ -58,6 +60,7 @@ from paths import ROOT
 from kvcalc.cli import main
 
 LOGS = Path(ROOT) / "tests" / "fixtures" / "startup_logs"
+REAL = Path(ROOT) / "tests" / "fixtures" / "real_configs"     # a model no bundled config stands for
 BIG = ["--gpu-mem-gib", "1024"]             # room for any pool: the log's own token count then sets it
 TP4 = ["-tp", "4", "--gpus", "4", "--gpu-mem-gib", "80"]
 KV_FIGURES = {
@@ -125,6 +128,11 @@ REPRODUCED: list[tuple[str, str, list[str], str]] = [
     ("sglang__qwen3-30b-a3b__1.log", "Qwen/Qwen3-30B-A3B", BIG, "SGLang in ktransformers, RTX 3090"),
     ("tensorrt_llm__llama-3.1-8b-fp8__1.log", "meta-llama/Llama-3.1-8B", ["--kv-dtype", "fp8", *BIG],
      "Llama 3.1 8B FP8 checkpoint: fp8 KV"),
+    ("tensorrt_llm__qwen1.5-7b__1.log", str(REAL / "Qwen__Qwen1.5-7B.json"), [],
+     "Qwen1.5-7B-sft = Qwen1.5-7B's MHA geometry (real config); the 0.13 engine's C++ runtime: 0.9 x the printed "
+     "21.89 GiB free is 40,345 whole tokens, rounded up to 631 blocks of 64 (calculateMaxNumBlocks)"),
+    ("tensorrt_llm__qwen3-8b-fp8__1.log", "Qwen/Qwen3-8B", ["--kv-dtype", "fp8", *BIG],
+     "nvidia/Qwen3-8B-FP8: Qwen3-8B geometry, FP8 KV; 1.2.0rc2's estimation pool (the first Allocated line)"),
 ]
 
 
@@ -147,8 +155,16 @@ def test_calibrated_plan_prints_every_kv_figure_of_the_log(name: str, model: str
     assert checked, name
     wrong = [(r["name"], r["observed"], r["predicted"]) for r in checked if r["agrees"] is not True]
     assert not wrong, (name, wrong)
-    assert {r["name"] for r in checked} & PREDICTED, name
+    assert {r["name"] for r in checked} & _predicted(report), name
     assert report["model_check"]["consistent"] is not False, (name, report["model_check"])
+
+
+def _predicted(report: dict[str, Any]) -> set[str]:
+    """PREDICTED, and TensorRT-LLM's block count where the log prints no token count to pin the pool (its
+    free memory is calibrated instead: the blocks follow from free_gpu_memory_fraction and the rounding)."""
+    names = {r["name"] for r in report["rows"]}
+    trtllm_unpinned = report.get("engine") == "tensorrt_llm" and "kv_tokens" not in names
+    return PREDICTED | ({"blocks"} if trtllm_unpinned else set())
 
 
 def _counts() -> dict[str, int]:
@@ -208,6 +224,19 @@ def test_tensorrt_llm_rounds_the_users_max_tokens_as_this_log_does() -> None:
                    *BIG, "--json"])
     assert rc == 0
     assert json.loads(out.getvalue())["num_gpu_blocks"] * 32 == 860320
+
+
+def test_tensorrt_llm_final_pool_of_the_qwen3_8b_fp8_log() -> None:
+    """The same 1.2.0rc2 run's second pool, after the memory profile: "Allocated 3.17 GiB for max tokens in paged KV
+    cache (46208)" with 1,444 blocks of 32: 46,208 x 73,728 B (Qwen3-8B, FP8 KV) = 3.17 GiB."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["plan", "Qwen/Qwen3-8B", "--offline", "--runtime", "tensorrt_llm", "--kv-dtype", "fp8",
+                   "--max-tokens-in-paged-kv-cache", "46208", *BIG, "--json"])
+    assert rc == 0
+    plan = json.loads(out.getvalue())
+    assert plan["num_gpu_blocks"] == 1444
+    assert "[MemUsageChange] Allocated 3.17 GiB for max tokens in paged KV cache (46208)." in plan["engine_lines"]
 
 
 def test_sglang_0_4_max_running_requests_as_the_log_prints() -> None:
