@@ -22,7 +22,9 @@ took ``min(int(available_kv_mem // kv_size_per_token), kv_cache_config.max_token
 "Both free_gpu_memory_fraction and max_tokens are set (to F and N, respectively)" warning is the log's own
 words). At 0004396 (the default) it is ``int(max_tokens // tokens_per_block)``, rounded down; the change came
 with the August-2025 rework of this path (NVIDIA/TensorRT-LLM#5933, "improve kvcache allocation in PyTorch
-runtime", the likely commit; not confirmed line by line)."""
+runtime", the likely commit; not confirmed line by line). The 1.0 rule still holds for 1.1.0rc3 (the DGX
+Spark image of December 2025: jeansblog/trt_llm's gpt-oss-120b log, max_tokens 86,711 -> 2,710 blocks = 86,720
+tokens), so the round-down came after it: pass ``--trtllm-version 1.0`` for 1.1 release candidates up to rc3."""
 
 TRTLLM_BACKENDS = ("pytorch", "cpp")
 """``trtllm_backend``: the PyTorch backend of the 1.x LLM API / ``trtllm-serve`` (the default; ``_util.py``

@@ -545,6 +545,11 @@ EXPECT: dict[str, tuple[str, str | None, dict[str, str]]] = {
         None,
         {"kv_allocated": "52.51 GiB", "kv_tokens": "860320 tokens", "tokens_per_block": "32 tokens"},
     ),
+    "tensorrt_llm__gpt-oss-120b-dgx-spark__1": (
+        "tensorrt_llm",
+        "1.1.0rc3",
+        {"kv_allocated": "0.56 GiB", "kv_tokens": "8224 tokens", "max_batch_size": "64"},
+    ),
     "tensorrt_llm__qwen3-8b-fp8__1": (
         "tensorrt_llm",
         "1.2.0rc2",

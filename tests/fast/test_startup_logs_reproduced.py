@@ -9,7 +9,7 @@ SGLang "#tokens, K size, V size" and "max_total_num_tokens"; TensorRT-LLM "Alloc
 block count; llama.cpp "KV self size" / "llama_kv_cache: size", K and V) is printed by the plan as the log
 prints it, and at least one such figure is a prediction (not a number the calibration copied in).
 
-Reproduced today: 38 logs (10 vLLM, 10 SGLang, 7 TensorRT-LLM, 11 llama.cpp, of which 6 are ik_llama.cpp, the
+Reproduced today: 39 logs (10 vLLM, 10 SGLang, 8 TensorRT-LLM, 11 llama.cpp, of which 6 are ik_llama.cpp, the
 llama.cpp fork whose KV cache for these models is llama.cpp's). One needs a stand-in for a fact the log does
 not print but no KV figure depends on: llama_cpp__qwen2-32b-ollama__1 (the weights' GGUF type). Two numbers
 that only an older release's rules give are checked at the end under that release's version switch
@@ -133,6 +133,8 @@ REPRODUCED: list[tuple[str, str, list[str], str]] = [
      "21.89 GiB free is 40,345 whole tokens, rounded up to 631 blocks of 64 (calculateMaxNumBlocks)"),
     ("tensorrt_llm__qwen3-8b-fp8__1.log", "Qwen/Qwen3-8B", ["--kv-dtype", "fp8", *BIG],
      "nvidia/Qwen3-8B-FP8: Qwen3-8B geometry, FP8 KV; 1.2.0rc2's estimation pool (the first Allocated line)"),
+    ("tensorrt_llm__gpt-oss-120b-dgx-spark__1.log", "openai/gpt-oss-120b", BIG,
+     "1.1.0rc3 on a DGX Spark, its estimation pool: 8,224 tokens x 73,728 B (36 layers x 8 x 64 x 2 x 2 B)"),
 ]
 
 
@@ -237,6 +239,24 @@ def test_tensorrt_llm_final_pool_of_the_qwen3_8b_fp8_log() -> None:
     plan = json.loads(out.getvalue())
     assert plan["num_gpu_blocks"] == 1444
     assert "[MemUsageChange] Allocated 3.17 GiB for max tokens in paged KV cache (46208)." in plan["engine_lines"]
+
+
+def test_tensorrt_llm_1_1_rc3_rounds_the_final_pool_up() -> None:
+    """jeansblog/trt_llm's 1.1.0rc3 log: after the memory profile, max_tokens 86,711 (5.95 GiB / 73,728 B) becomes
+    "upper bound 86720" and "Allocated 5.95 GiB ... (86720)": ceil(86,711 / 32) = 2,710 blocks, the 1.0 rule
+    (``--trtllm-version 1.0``); the default 1.1 rule (``int(max_tokens // tokens_per_block)``) gives 2,709."""
+    def blocks(version: str) -> int:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = main(["plan", "openai/gpt-oss-120b", "--offline", "--runtime", "tensorrt_llm",
+                       "--max-tokens-in-paged-kv-cache", "86711", "--trtllm-version", version, *BIG, "--json"])
+        assert rc == 0
+        plan = json.loads(out.getvalue())
+        line = "[MemUsageChange] Allocated 5.95 GiB for max tokens in paged KV cache (86720)."
+        assert (line in plan["engine_lines"]) == (version == "1.0")
+        return int(plan["num_gpu_blocks"])
+
+    assert (blocks("1.0"), blocks("1.1")) == (2710, 2709)
 
 
 def test_sglang_0_4_max_running_requests_as_the_log_prints() -> None:
