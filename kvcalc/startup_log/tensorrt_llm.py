@@ -85,6 +85,13 @@ RULES: tuple[Rule, ...] = (
         "0.5-0.8 runtime",
     ),
     Rule(
+        "tokens_and_bytes",
+        "Max tokens in paged KV cache: ",
+        rf"Max tokens in paged KV cache: (?P<kv_tokens>{INT})\. Allocating (?P<kv_allocated>{INT}) bytes",
+        (("kv_tokens", "tokens"), ("kv_allocated", "bytes")),
+        "0.9-0.11 runtime (janhq/cortex.cpp issue 981's log)",
+    ),
+    Rule(
         "using_tokens",
         "Using ",
         rf"Using (?P<kv_tokens>{INT}) tokens in paged KV cache",
@@ -161,7 +168,7 @@ EXPECTED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("primary_blocks",), "blocks: 'Number of blocks in KV cache primary pool: B'"),
     (("tokens_per_block",), "block size: 'Number of tokens per block: T.'"),
     (
-        ("allocated", "allocated_bytes", "using_tokens"),
+        ("allocated", "allocated_bytes", "using_tokens", "tokens_and_bytes"),
         "KV pool: '[MemUsageChange] Allocated X GiB for max tokens in paged KV cache (N).'",
     ),
 )

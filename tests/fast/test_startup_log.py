@@ -550,6 +550,16 @@ EXPECT: dict[str, tuple[str, str | None, dict[str, str]]] = {
         "1.1.0rc3",
         {"kv_allocated": "0.56 GiB", "kv_tokens": "8224 tokens", "max_batch_size": "64"},
     ),
+    "tensorrt_llm__gpt-oss-20b__1": (
+        "tensorrt_llm",
+        None,
+        {"kv_allocated": "0.19 GiB", "kv_tokens": "4128 tokens"},
+    ),
+    "tensorrt_llm__mistral-7b-cortex__1": (
+        "tensorrt_llm",
+        None,
+        {"kv_allocated": "16777216 bytes", "kv_tokens": "128 tokens", "pages_per_seq": "16 blocks"},
+    ),
     "tensorrt_llm__qwen3-8b-fp8__1": (
         "tensorrt_llm",
         "1.2.0rc2",

@@ -9,7 +9,7 @@ SGLang "#tokens, K size, V size" and "max_total_num_tokens"; TensorRT-LLM "Alloc
 block count; llama.cpp "KV self size" / "llama_kv_cache: size", K and V) is printed by the plan as the log
 prints it, and at least one such figure is a prediction (not a number the calibration copied in).
 
-Reproduced today: 39 logs (10 vLLM, 10 SGLang, 8 TensorRT-LLM, 11 llama.cpp, of which 6 are ik_llama.cpp, the
+Reproduced today: 41 logs (10 vLLM, 10 SGLang, 10 TensorRT-LLM, 11 llama.cpp, of which 6 are ik_llama.cpp, the
 llama.cpp fork whose KV cache for these models is llama.cpp's). One needs a stand-in for a fact the log does
 not print but no KV figure depends on: llama_cpp__qwen2-32b-ollama__1 (the weights' GGUF type). Two numbers
 that only an older release's rules give are checked at the end under that release's version switch
@@ -135,6 +135,11 @@ REPRODUCED: list[tuple[str, str, list[str], str]] = [
      "nvidia/Qwen3-8B-FP8: Qwen3-8B geometry, FP8 KV; 1.2.0rc2's estimation pool (the first Allocated line)"),
     ("tensorrt_llm__gpt-oss-120b-dgx-spark__1.log", "openai/gpt-oss-120b", BIG,
      "1.1.0rc3 on a DGX Spark, its estimation pool: 8,224 tokens x 73,728 B (36 layers x 8 x 64 x 2 x 2 B)"),
+    ("tensorrt_llm__gpt-oss-20b__1.log", "openai/gpt-oss-20b", BIG,
+     "1.1.0rc3 (NVIDIA forum), its estimation pool: 4,128 tokens x 49,152 B (24 layers x 8 x 64 x 2 x 2 B)"),
+    ("tensorrt_llm__mistral-7b-cortex__1.log", "mistralai/Mistral-7B-Instruct-v0.3", BIG,
+     "cortex.cpp's mistral:tensorrt-llm (Mistral 7B v0.2 / v0.3 KV geometry, no sliding window): 128 tokens x "
+     "131,072 B = the printed 16,777,216 bytes"),
 ]
 
 
@@ -257,6 +262,18 @@ def test_tensorrt_llm_1_1_rc3_rounds_the_final_pool_up() -> None:
         return int(plan["num_gpu_blocks"])
 
     assert (blocks("1.0"), blocks("1.1")) == (2710, 2709)
+
+
+def test_tensorrt_llm_allocating_bytes_is_the_exact_pool() -> None:
+    """janhq/cortex.cpp#981 prints the pool in bytes: "Max tokens in paged KV cache: 128. Allocating 16777216
+    bytes." = 128 tokens x Mistral 7B's 131,072 B (32 layers x 8 KV heads x 128 x K+V x 2 B), exactly."""
+    import kvcalc
+    from kvcalc.catalog import bundled_config
+
+    d = kvcalc.deploy(bundled_config("mistralai/Mistral-7B-Instruct-v0.3"), runtime="tensorrt_llm", gpu_mem_gib=1024,
+                      max_tokens_in_paged_kv_cache=128, trtllm_backend="cpp")
+    ep = d.engine_plan()
+    assert (ep.pool_tokens, ep.pool_bytes) == (128, 16777216)
 
 
 def test_sglang_0_4_max_running_requests_as_the_log_prints() -> None:
