@@ -43,8 +43,12 @@ Not reproducible, and why (kept out of the count):
 - triton-inference-server/tensorrtllm_backend docs/multimodal.md (llava-1.5-7b, "77.02 GiB ... (315488)"): the
   doc states FP8 KV at TP 2, its log's 262,144 B per token is FP16 at TP 2 (or FP8 at TP 1).
 - NVIDIA/TensorRT-LLM issue 1188 (Qwen2.5-Coder-0.5B, "4.53 GiB ... (395776)") and Triton walk-throughs of
-  Qwen2.5-0.5B / 1.5B: no bundled config of the model; dynamo's multi-node "18.88 GiB ... (1800032)": the model
-  is not stated.
+  Qwen2.5-0.5B / 1.5B (an L4 lab notebook: "7.31 GiB ... (273792)", "2.18 GiB ... (190656)"): their text or its
+  repository was not found to vendor (the real Qwen2.5-0.5B / 1.5B configs would do); dynamo's multi-node
+  "18.88 GiB ... (1800032)": 11,264 B per token is not its config's DeepSeek-R1-Distill-Llama-8B at TP 2.
+- lmontigny/lm7 docs/tensorrt-llm.md (SmolLM2-135M, "9.06 GiB ... (422048)", 13,189 blocks: 422,048 x 23,040 B
+  agrees): its log lines are re-wrapped by the doc, not verbatim. MiMo-V2-Flash / Kimi-K2.5 / 35,136 B-per-token
+  logs: hybrid or MLA pools under the PyTorch backend are not modelled.
 """
 from __future__ import annotations
 
