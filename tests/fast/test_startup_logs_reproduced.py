@@ -47,8 +47,9 @@ Not reproducible, and why (kept out of the count):
   repository was not found to vendor (the real Qwen2.5-0.5B / 1.5B configs would do); dynamo's multi-node
   "18.88 GiB ... (1800032)": 11,264 B per token is not its config's DeepSeek-R1-Distill-Llama-8B at TP 2.
 - lmontigny/lm7 docs/tensorrt-llm.md (SmolLM2-135M, "9.06 GiB ... (422048)", 13,189 blocks: 422,048 x 23,040 B
-  agrees): its log lines are re-wrapped by the doc, not verbatim. MiMo-V2-Flash / Kimi-K2.5 / 35,136 B-per-token
-  logs: hybrid or MLA pools under the PyTorch backend are not modelled.
+  agrees): its log lines are re-wrapped by the doc, not verbatim. A Kimi-K2.5 test log ("166.02 GiB ...
+  (5073376)": Kimi-K2's fp8 MLA cell, 35,136 B, gives it) and a MiMo-V2-Flash log (hybrid sliding window, not
+  modelled under the PyTorch backend): their repositories were not found to vendor.
 """
 from __future__ import annotations
 
