@@ -1,9 +1,10 @@
 """Fit kvcalc.speed's free constants on data/speed_measurements.csv; prints them and the rows each was fitted on.
 
 Run: ``python benchmarks/fit_speed_constants.py``. Each constant is fitted on its own rows (below) by a
-grid search minimising the sum of squared log(measured seconds / estimated seconds); the two
-efficiencies are then re-derived as kvcalc.speed_reference.derived_efficiencies (medians of the
-clean rows, fixed costs taken off), and the loop repeats. Only data/speed_measurements.csv is read:
+grid search minimising the sum of squared log(measured seconds / estimated seconds) (the two prefill
+fixed costs together, :data:`JOINT`); the two efficiencies are then re-derived as
+kvcalc.speed_reference.derived_efficiencies (medians of the clean rows, fixed costs taken off), and the
+loop repeats until nothing changes (at most 8 rounds). Only data/speed_measurements.csv is read:
 data/speed_heldout.csv is kept aside to judge the result (benchmarks/speed_validation.py --heldout)."""
 from __future__ import annotations
 
@@ -30,23 +31,36 @@ def _moe(m: Measurement) -> bool:
     return bool(measured_deployment(m).spec.moe_experts)
 
 
+def _apple(m: Measurement) -> bool:
+    return measured_deployment(m).gpu.vendor == "Apple"
+
+
+def _serving(m: Measurement) -> bool:
+    return measured_deployment(m).runtime in speed.SERVING_RUNTIMES
+
+
 ROWS = list(published_measurements())
 SELECT: dict[str, Callable[[Measurement], bool]] = {
-    "LAYER_OVERHEAD_S": lambda m: category(m) == "dense" and m.batch == 1,
-    # gpt-oss on A100 (no FP4 tensor path: vLLM unpacks the MXFP4 experts, an unmodelled cost) stays out
-    "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.batch == 1 and not m.weights_format.startswith("MXFP4"),
+    "LAYER_OVERHEAD_S": lambda m: category(m) == "dense" and m.batch == 1 and not _apple(m),
+    "METAL_LAYER_OVERHEAD_S": lambda m: _apple(m) and m.is_decode and m.batch == 1,
+    "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _serving(m),
+    "FUSED_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and not _serving(m),
     "ALLREDUCE_LATENCY_S": lambda m: category(m) == "tensor parallel" and m.is_decode and m.batch == 1 and not _moe(m),
     "QUANTIZED_BANDWIDTH_SHARE": lambda m: category(m) == "quantized" and m.batch == 1,
-    "TTFT_FIXED_S": lambda m: m.metric == "ttft_ms" and m.gpus == 1,
+    "TTFT_FIXED_S": lambda m: m.metric == "ttft_ms",
+    "PREFILL_LAYER_OVERHEAD_S": lambda m: m.metric == "ttft_ms",
     "PREFILL_OVERLAP": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format != "fp8",
     "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8",
 }
 GRID = {
     "LAYER_OVERHEAD_S": [i * 1e-6 for i in range(0, 41)],
-    "EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 121)],
+    "METAL_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 101)],
+    "EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
+    "FUSED_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 121)],
     "ALLREDUCE_LATENCY_S": [i * 1e-6 for i in range(0, 61)],
     "QUANTIZED_BANDWIDTH_SHARE": [0.5 + i * 0.01 for i in range(0, 51)],
-    "TTFT_FIXED_S": [i * 0.1e-3 for i in range(0, 61)],
+    "TTFT_FIXED_S": [i * 0.25e-3 for i in range(0, 25)],
+    "PREFILL_LAYER_OVERHEAD_S": [i * 10e-6 for i in range(0, 31)],
     "PREFILL_OVERLAP": [i * 0.05 for i in range(0, 61)],
     "FP8_RATE_SHARE": [0.5 + i * 0.025 for i in range(0, 21)],
 }
@@ -58,14 +72,30 @@ def loss(rows: list[Measurement]) -> float:
     return sum(math.log(speed_ratio(m, estimate_for(m, **eff))) ** 2 for m in rows)
 
 
-def fit() -> None:
-    for _ in range(4):
+JOINT = ("TTFT_FIXED_S", "PREFILL_LAYER_OVERHEAD_S")
+"""Fitted together on a 2-D grid (one row set): a prefill's fixed cost once and per layer trade off, and only
+the layer counts of the rows (32, 80) tell them apart."""
+
+
+def fit(rounds: int = 8) -> None:
+    for _ in range(rounds):
+        before = {name: getattr(speed, name) for name in GRID}
         for name, values in GRID.items():
+            if name in JOINT:
+                continue
             rows = [m for m in ROWS if SELECT[name](m)]
             best = min(values, key=lambda v: (setattr(speed, name, v), loss(rows))[1])
             setattr(speed, name, best)
+        a, b = JOINT
+        rows = [m for m in ROWS if SELECT[a](m)]
+        pair = min(((x, y) for x in GRID[a] for y in GRID[b]),
+                   key=lambda xy: (setattr(speed, a, xy[0]), setattr(speed, b, xy[1]), loss(rows))[2])
+        setattr(speed, a, pair[0])
+        setattr(speed, b, pair[1])
         bw, comp = derived_efficiencies()
         speed.DEFAULT_BANDWIDTH_EFFICIENCY, speed.DEFAULT_COMPUTE_EFFICIENCY = round(bw, 2), round(comp, 2)
+        if before == {name: getattr(speed, name) for name in GRID}:
+            break
     for name in GRID:
         rows = [m.id for m in ROWS if SELECT[name](m)]
         print(f"{name} = {getattr(speed, name):.3g}   fitted on {len(rows)} rows: {', '.join(rows)}")

@@ -13,7 +13,7 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
         step    = sum over pipeline stages of
                     max(w_s / (bandwidth x eta_bw x q), gemm_s / (rate x eta_c))      the weight GEMMs
                   + max(kv_s(batch, context) / (bandwidth x eta_bw), attn_s / (rate x eta_c))   attention
-                  + layers_s x (LAYER_OVERHEAD_S + top_k x EXPERT_OVERHEAD_S)          fixed per-layer cost
+                  + layers_s x (layer_overhead + top_k x expert_overhead)              fixed per-layer cost
                     (a prefill: the distinct experts its tokens touch instead of top_k)
                   + 2 x layers_s x (ALLREDUCE_LATENCY_S + 2 (tp-1)/tp x batch x hidden x 2 B / link)   tp > 1
 
@@ -32,12 +32,16 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     Tokens/s per sequence ``1 / step``; aggregate ``batch / step``. Pipeline stages run one after
     another within a step (no micro-batch overlap). ``link`` is the catalog's GPU-to-GPU bandwidth per
     direction (NVLink or PCIe, data/gpus.csv ``link_gbps``), ``top_k`` 0 for a dense model.
+    ``layer_overhead`` is LAYER_OVERHEAD_S (CUDA graphs) or METAL_LAYER_OVERHEAD_S on an Apple GPU;
+    ``expert_overhead`` EXPERT_OVERHEAD_S in the serving engines (vLLM, SGLang, TensorRT-LLM) or
+    FUSED_EXPERT_OVERHEAD_S in llama.cpp and ``ideal`` (:func:`layer_overhead`, :func:`expert_overhead`).
 Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
     ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
     ``sum_{t=1..P} min(t, W)`` tokens per query position; per stage ``c = flops_s / (tp x rate x eta_c)``
     and ``m = (weights_s + kv written_s) / (bandwidth x eta_bw)``, ``time = max(c, m) +
-    PREFILL_OVERLAP x min(c, m)`` + the same fixed per-layer cost + the all-reduce of ``batch x
-    prompt`` tokens + TTFT_FIXED_S once. ``rate`` is the catalog's dense bf16 rate, or its FP8 / FP4
+    PREFILL_OVERLAP x min(c, m)`` + the same fixed per-layer cost + ``layers x PREFILL_LAYER_OVERHEAD_S``
+    (a prefill runs outside the decode CUDA graphs) + the all-reduce of ``batch x prompt`` tokens +
+    TTFT_FIXED_S once. ``rate`` is the catalog's dense bf16 rate, or its FP8 / FP4
     rate x FP8_RATE_SHARE for fp8 / nvfp4 weights. ``ttft_seconds`` is the whole batch's prefill,
     ``ttft_seconds_per_prompt`` one prompt's.
 Range: every figure has a low-high from the spread of its category on the published rows
@@ -68,7 +72,7 @@ the shares implied by the published decode figures with nothing unmodelled (7 ro
 A100, H100, L40S, RTX 3090 / 4090 / 5090, fixed costs taken off);
 ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
 
-DEFAULT_COMPUTE_EFFICIENCY = 0.85
+DEFAULT_COMPUTE_EFFICIENCY = 0.86
 """Share of the datasheet dense bf16 tensor rate a compute-bound prefill achieves: the median,
 rounded to 0.01, of the shares implied by the published prefill figures with nothing unmodelled
 (5 rows, fixed costs taken off: 0.72 A100 and 0.74 H100 / 0.93 L40S (their FP8 rate x FP8_RATE_SHARE)
@@ -81,21 +85,42 @@ fitted (benchmarks/fit_speed_constants.py) on the batch-1 dense decode rows of
 data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer runs 8-12 of them
 (CUDA Programming Guide, 'CUDA Graphs'; vLLM and llama.cpp capture graphs, which removes most of it)."""
 
-EXPERT_OVERHEAD_S = 35e-6
-"""Fixed seconds per MoE layer and per expert a token is routed to (top-k): the router, top-k, the
-token gather / scatter and one small GEMV pair per expert; fitted on the batch-1 MoE rows (llama.cpp
-gpt-oss-20b / DeepSeek-V2-Lite on RTX 3090 and V100, SGLang DeepSeek-V3 at TP 8; vLLM's gpt-oss-120b
-on an A100 is left out: an early image unpacking MXFP4 in software). vLLM fused_moe launches one block
-per (expert, tile); llama.cpp ggml_mul_mat_id runs the experts used. The engines differ by about 3x
-(llama.cpp ~20 us, vLLM / SGLang ~55-65 us per expert on these rows): one constant is a compromise,
-and the ``moe`` range is wide."""
+EXPERT_OVERHEAD_S = 63.5e-6
+"""Fixed seconds per MoE layer and per routed expert a token runs (top-k) in the serving engines (vLLM,
+SGLang, TensorRT-LLM, transformers): the router GEMM, top-k / softmax, the token sort and block alignment
+(vLLM / SGLang fused_moe: ``moe_align_block_size`` then one Triton program per (expert, tile)), the
+gather / scatter and one small GEMV pair per expert, none of them enough to fill the GPU at batch 1.
+Fitted (benchmarks/fit_speed_constants.py) on the serving engines' batch-1 MoE decode rows (SGLang
+DeepSeek-V3 on 8 x H200, vLLM gpt-oss-120b on one and two A100s); SGLang's batch 8 / 32 and the held-out
+vLLM Mixtral rows check it."""
+
+FUSED_EXPERT_OVERHEAD_S = 24.5e-6
+"""The same per-expert cost in llama.cpp (and the ``ideal`` runtime): ``ggml_mul_mat_id`` runs the
+experts a batch-1 token selects inside one matrix-vector launch per projection (ggml-cuda mmvq /
+ggml-metal ``kernel_mul_mv_id``), under a captured CUDA graph, so what remains per expert is its small
+GEMV's tail and one ``ggml_add`` of its weighted output (llama.cpp ``build_moe_ffn``). Fitted on the
+llama.cpp batch-1 MoE decode rows (gpt-oss-20b and DeepSeek-V2-Lite on an RTX 3090, DeepSeek-V2-Lite at
+32K depth on a V100)."""
+
+SERVING_RUNTIMES = ("vllm", "sglang", "tensorrt_llm", "transformers")
+"""Runtimes whose MoE layers pay :data:`EXPERT_OVERHEAD_S` per expert; the others pay
+:data:`FUSED_EXPERT_OVERHEAD_S`."""
+
+METAL_LAYER_OVERHEAD_S = 88e-6
+"""Fixed seconds per decoder layer per forward pass on an Apple GPU (data/gpus.csv vendor ``Apple``) in
+place of :data:`LAYER_OVERHEAD_S`: llama.cpp's Metal backend encodes every graph node as its own compute
+dispatch with a memory barrier between dependent ones and has no graph replay like CUDA graphs, so each
+of a layer's ~15-20 kernels costs its dispatch (ggml-org/llama.cpp commit 'Much better Q6_K
+implementation for metal': on an M2 Max '~9 ms [of 28.3 ms / token for 7B] is spent in other compute
+graph operations' than the matrix multiplications). Fitted on the Apple decode rows of
+data/speed_measurements.csv (M2 Ultra Llama-3.2-3B F16, M3 Ultra Llama-3.3-70B Q4_K_M)."""
 
 ALLREDUCE_LATENCY_S = 23e-6
 """Fixed seconds per all-reduce of a tensor-parallel layer (two a layer: after attention and after the
 MLP; vLLM and TensorRT-LLM RowParallelLinear): fitted on the TP > 1 decode rows; NCCL's small-message
 all-reduce latency is ~5-20 us (nccl-tests all_reduce_perf at 8 B-64 KiB)."""
 
-PREFILL_OVERLAP = 0.1
+PREFILL_OVERLAP = 0.2
 """Share of the shorter of a prefill's compute and weight-read times that is NOT hidden under the
 longer one: ``time = max(c, m) + PREFILL_OVERLAP x min(c, m)``; a short prompt's GEMMs have too few
 rows to overlap the weight stream with the tensor cores (the prefill floor). Fitted on the
@@ -106,33 +131,49 @@ FP8_RATE_SHARE = 0.625
 share (``compute_efficiency``): the FP8 GEMMs of the published figures run well below their 2x peak.
 Fitted on the FP8 time-to-first-token rows (TensorRT-LLM's H100 / L40S 'Low Latency' tables)."""
 
+RANGE_BAND = (0.7, 1.3)
+"""The narrowest range shown, as r = measured / estimated seconds: the +-30 % the estimate is validated to
+(tests/fast/test_speed_validation.py). A category's spread over its 3-16 published rows understates how far
+a setup those rows do not cover can fall, so no range is narrower than that band."""
+
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.94, 1.13), "quantized": (0.73, 1.37), "moe": (0.66, 1.59), "tensor parallel": (0.97, 2.34),
-    "short prefill": (0.76, 1.16), "long prefill": (0.91, 1.17),
+    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.47), "quantized": (0.7, 1.4),
+    "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 2.36),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
-over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01
-(kvcalc.speed_reference.measured_spread() recomputes them; tests/fast/test_speed_range.py checks
-the two agree). The shown range is the estimate divided by that spread: tokens/s from
-``point / r_high`` to ``point / r_low``, seconds from ``point x r_low`` to ``point x r_high``."""
+over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01 and
+widened to at least :data:`RANGE_BAND` (kvcalc.speed_reference.measured_spread() recomputes them;
+tests/fast/test_speed_range.py checks the two agree). The shown range is the estimate divided by that
+spread: tokens/s from ``point / r_high`` to ``point / r_low``, seconds from ``point x r_low`` to
+``point x r_high``."""
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
 (8-bit weights are 0.5 of it, 4-bit about 0.3): read at QUANTIZED_BANDWIDTH_SHARE, with its own
 category and spread."""
 
-QUANTIZED_BANDWIDTH_SHARE = 0.82
+QUANTIZED_BANDWIDTH_SHARE = 0.84
 """Share of the bandwidth efficiency the weight read of a decode step on integer-quantized weights
 reaches (the GEMV unpacks every weight: int8 / int4 / GGUF Q-types / MXFP4 on cards without FP4 tensor
 cores): fitted (benchmarks/fit_speed_constants.py) on the dense quantized batch-1 decode rows. The
 gpt-fast README's own achieved-bandwidth column shows the effect on one A100: 1,397 GB/s bf16,
 1,069 GB/s int8, 863 GB/s int4 on Llama-2-7B."""
 
-TTFT_FIXED_S = 4.2e-3
-"""Fixed seconds of a time to first token beyond its forward pass (the context phase's launch, the
-first token's sampling, the logits copy and host round trip; once per prefill, not per layer): fitted
-on the single-GPU time-to-first-token rows (TensorRT-LLM's 'Low Latency' tables, A100 / H100 / L40S at
-128 and 2,048 tokens), whose 128-token prompts take 3-5 ms more than their forward pass."""
+TTFT_FIXED_S = 0.0
+"""Fixed seconds of a time to first token once per prefill beyond its forward pass (the first token's
+sampling, the logits copy and host round trip). Fitted jointly with :data:`PREFILL_LAYER_OVERHEAD_S` on the
+time-to-first-token rows (TensorRT-LLM's 'Low Latency' tables: Llama 7B on A100 / H100 / L40S, Llama-2-70B
+at TP 4 on A100 / H100, 128 and 2,048 tokens): the fit puts all of the fixed cost per layer (the 70B rows'
+80 layers take proportionally more than the 7B rows' 32), so this is 0; kept as a term of the formula."""
+
+PREFILL_LAYER_OVERHEAD_S = 140e-6
+"""Fixed seconds per decoder layer of a prefill beyond :data:`LAYER_OVERHEAD_S`: the engines capture CUDA
+graphs for decode batches only (vLLM ``cudagraph_capture_sizes``, SGLang ``cuda_graph_max_bs``;
+TensorRT-LLM's context phase enqueues its plugins without one), so a prefill pays each of a layer's
+kernels' host launch (2-5 us a launch, CUDA C Programming Guide 'CUDA Graphs'; 140 us is some 30-70 of
+them, with the small-M GEMM tiles of a short prompt). Fitted jointly with :data:`TTFT_FIXED_S` on the
+time-to-first-token rows (Llama 7B on one GPU, Llama-2-70B at TP 4), whose layer counts (32, 80)
+separate the two."""
 
 GB = 10**9
 TFLOP = 10**12
@@ -335,15 +376,28 @@ def _allreduce_seconds(d: Deployment, layers: int, tokens: float) -> float:
 
 
 def _fixed_seconds(d: Deployment, layers: int, experts: float | None = None) -> float:
-    """Per-forward fixed cost of ``layers`` decoder layers: LAYER_OVERHEAD_S each, plus, for a MoE
-    model, EXPERT_OVERHEAD_S per expert run: in a decode step the top-k of one token (the router, top-k
-    and per-expert GEMV launches; a larger batch runs its experts in the same grouped kernels, so the
-    cost does not grow with the batch), in a prefill ``experts``, the distinct experts its tokens touch
-    (one GEMM per expert: llama.cpp ggml_mul_mat_id, vLLM fused_moe)."""
+    """Per-forward fixed cost of ``layers`` decoder layers: :func:`layer_overhead` each, plus, for a MoE
+    model, :func:`expert_overhead` per expert run: in a decode step the top-k of one token (the router,
+    top-k and per-expert GEMV launches; a larger batch runs its experts in the same grouped kernels, so
+    the cost does not grow with the batch), in a prefill ``experts``, the distinct experts its tokens
+    touch (one GEMM per expert: llama.cpp ggml_mul_mat_id, vLLM fused_moe)."""
+    per_layer = layer_overhead(d)
     if not (d.spec.moe_experts and d.spec.moe_top_k):
-        return layers * LAYER_OVERHEAD_S
+        return layers * per_layer
     used = d.spec.moe_top_k if experts is None else experts
-    return layers * (LAYER_OVERHEAD_S + used * EXPERT_OVERHEAD_S)
+    return layers * (per_layer + used * expert_overhead(d))
+
+
+def layer_overhead(d: Deployment) -> float:
+    """Fixed seconds per decoder layer per forward pass: :data:`METAL_LAYER_OVERHEAD_S` on an Apple GPU,
+    else :data:`LAYER_OVERHEAD_S`."""
+    return METAL_LAYER_OVERHEAD_S if d.gpu.vendor == "Apple" else LAYER_OVERHEAD_S
+
+
+def expert_overhead(d: Deployment) -> float:
+    """Fixed seconds per MoE layer and routed expert: :data:`EXPERT_OVERHEAD_S` in the serving engines
+    (:data:`SERVING_RUNTIMES`), :data:`FUSED_EXPERT_OVERHEAD_S` in llama.cpp and ``ideal``."""
+    return EXPERT_OVERHEAD_S if d.runtime in SERVING_RUNTIMES else FUSED_EXPERT_OVERHEAD_S
 
 
 def _weight_share(d: Deployment) -> float:
@@ -394,8 +448,8 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
     if d.pp > 1:
         assumptions.append(f"pipeline parallel {d.pp}: stages run one after another within a step")
-    assumptions.append(f"fixed cost {LAYER_OVERHEAD_S * 1e6:g} us per layer per forward pass"
-                       + (f" + {EXPERT_OVERHEAD_S * 1e6:g} us per routed expert" if d.spec.moe_experts else "")
+    assumptions.append(f"fixed cost {layer_overhead(d) * 1e6:g} us per layer per forward pass"
+                       + (f" + {expert_overhead(d) * 1e6:g} us per routed expert" if d.spec.moe_experts else "")
                        + " (fitted on published figures); no speculative decoding")
     return assumptions
 
@@ -440,7 +494,7 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
         mem_t = (st.weights + cache_bytes(st.cache, batch, prompt)) / bw if bw else 0.0
         layers = st.spec.num_layers
         seconds += (max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t) + _fixed_seconds(d, layers, experts)
-                    + _allreduce_seconds(d, layers, batch * prompt))
+                    + layers * PREFILL_LAYER_OVERHEAD_S + _allreduce_seconds(d, layers, batch * prompt))
         compute_bound |= comp_t >= mem_t
     return seconds, flops_all, compute_bound
 

@@ -36,6 +36,7 @@ from .data_files import data_path
 from .deployment import Deployment, deploy
 from .engines import get_engine
 from .errors import ConfigError
+from .gpus import get_gpu
 from .speed import GB, TFLOP, SpeedEstimate, estimate_speed
 
 MEASUREMENTS_PATH = data_path("speed_measurements.csv")
@@ -274,10 +275,13 @@ def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
     """What the row exercises that kvcalc.speed leaves out; each can only make the real system
     slower than the roofline: unpacking integer-quantized weights, tensor-parallel all-reduce, and
     the fixed per-kernel costs of a prefill too short to be compute-bound (below the GPU's ridge
-    point: memory-bound even at 100 % of both datasheet rates)."""
+    point: memory-bound even at 100 % of both datasheet rates), and an Apple GPU's Metal dispatch cost
+    (kvcalc.speed.METAL_LAYER_OVERHEAD_S, fitted on those rows, so they do not set the efficiencies)."""
     out = []
     if m.quantized_weights:
         out.append("weight dequantization")
+    if get_gpu(m.gpu).vendor == "Apple":
+        out.append("Metal dispatch overhead")
     if m.gpus > 1:
         out.append("tensor-parallel communication")
     if not m.is_decode:
@@ -326,6 +330,10 @@ def ratios_by_category(rows: tuple[Measurement, ...] | None = None) -> dict[str,
 
 
 def measured_spread(rows: tuple[Measurement, ...] | None = None) -> dict[str, tuple[float, float]]:
-    """Per category the lowest and highest ratio, rounded outward to 0.01: kvcalc.speed.SPREAD."""
-    return {c: (math.floor(min(rs) * 100) / 100, math.ceil(max(rs) * 100) / 100)
+    """Per category the lowest and highest ratio, rounded outward to 0.01 and widened to at least
+    kvcalc.speed.RANGE_BAND (the +-30 % the estimate is validated to): kvcalc.speed.SPREAD."""
+    from .speed import RANGE_BAND
+
+    band_lo, band_hi = RANGE_BAND
+    return {c: (min(math.floor(min(rs) * 100) / 100, band_lo), max(math.ceil(max(rs) * 100) / 100, band_hi))
             for c, rs in sorted(ratios_by_category(rows).items())}

@@ -29,8 +29,8 @@ def llama_read(batch: int) -> int:
     return LLAMA_WEIGHTS - LLAMA_EMBEDDING + batch * 4096 * 2
 
 
-def _llama(**options):
-    return kvcalc.deploy(load_config("meta-llama/Llama-3.1-8B"), runtime="vllm", **options)
+def _llama(runtime: str = "vllm", **options):
+    return kvcalc.deploy(load_config("meta-llama/Llama-3.1-8B"), runtime=runtime, **options)
 
 
 def test_decode_reads_the_weights_and_every_sequence_cache_once_per_step() -> None:
@@ -70,9 +70,11 @@ def test_prefill_flops_are_two_per_parameter_per_token_plus_causal_attention() -
     assert e.prefill_flops == 2 * 8_030_261_248 * p + attention
     assert e.prefill_bound == "compute"
     # compute-bound: the FLOPs at half the bf16 rate, plus PREFILL_OVERLAP of the weight read (all the
-    # weights and the 1,024 tokens' cache written, at 77 % of 3,350 GB/s) and the fixed per-layer cost
+    # weights and the 1,024 tokens' cache written, at 77 % of 3,350 GB/s), the fixed per-layer cost of
+    # any forward pass and of a prefill (32 layers each), and the fixed cost once
     read = (LLAMA_WEIGHTS + p * LLAMA_KV_PER_TOKEN) / (3350 * GB * speed.DEFAULT_BANDWIDTH_EFFICIENCY)
-    ttft = e.prefill_flops / (989 * TFLOP * 0.5) + speed.PREFILL_OVERLAP * read + FIXED + speed.TTFT_FIXED_S
+    ttft = (e.prefill_flops / (989 * TFLOP * 0.5) + speed.PREFILL_OVERLAP * read + FIXED
+            + 32 * speed.PREFILL_LAYER_OVERHEAD_S + speed.TTFT_FIXED_S)
     assert e.prefill_tensor_rate == "bf16"
     assert math.isclose(e.ttft_seconds, ttft, rel_tol=1e-9)
 
@@ -106,6 +108,22 @@ def test_moe_reads_only_the_experts_a_batch_activates() -> None:
                         rel_tol=1e-6)
     assert one.decode_weight_bytes < many.decode_weight_bytes <= d.weights_rank
     assert any("uniform routing" in a for a in one.assumptions)
+
+
+def test_the_fixed_cost_follows_the_engine_family_and_the_gpu_vendor() -> None:
+    """Qwen3-30B-A3B (config: 48 layers, 8 experts a token): a decode step's fixed cost is 48 x (per-layer +
+    8 x per-expert), the per-expert cost that of the serving engines' fused_moe under vLLM and SGLang and
+    that of llama.cpp's one-launch mul_mat_id under ``ideal``; Llama-3.1-8B (32 layers) on an Apple GPU
+    (data/gpus.csv vendor Apple) pays the Metal per-layer cost instead of the CUDA-graph one."""
+    cfg = load_config("Qwen/Qwen3-30B-A3B")
+    for runtime, per_expert in (("vllm", speed.EXPERT_OVERHEAD_S), ("sglang", speed.EXPERT_OVERHEAD_S),
+                                ("ideal", speed.FUSED_EXPERT_OVERHEAD_S)):
+        e = estimate_speed(kvcalc.deploy(cfg, gpu="h100-sxm", runtime=runtime), 1, 1024)
+        assert math.isclose(e.decode_fixed_seconds, 48 * (speed.LAYER_OVERHEAD_S + 8 * per_expert), rel_tol=1e-12)
+    assert speed.FUSED_EXPERT_OVERHEAD_S < speed.EXPERT_OVERHEAD_S
+    mac = estimate_speed(_llama(gpu="m2-ultra-192gb", runtime="ideal"), 1, 1024)
+    assert math.isclose(mac.decode_fixed_seconds, 32 * speed.METAL_LAYER_OVERHEAD_S, rel_tol=1e-12)
+    assert speed.METAL_LAYER_OVERHEAD_S > speed.LAYER_OVERHEAD_S
 
 
 def test_a_gpu_without_figures_gets_words_not_a_number() -> None:

@@ -570,11 +570,11 @@ def test_compare_has_the_estimated_decode_speed_of_each_scenario():
     # time to first token: 2 x 8,030,261,248 x 4,096 + 32 layers x 2 x 32 heads x 256 x 4,096 x 4,097 / 2
     # FLOPs over 989 TFLOP/s x the default 0.80 (compute bound on an H100)
     # the weights' read overlaps the compute but for kvcalc.speed.PREFILL_OVERLAP of it, and the layers' fixed cost
-    from kvcalc.speed import DEFAULT_COMPUTE_EFFICIENCY, PREFILL_OVERLAP, TTFT_FIXED_S
+    from kvcalc.speed import DEFAULT_COMPUTE_EFFICIENCY, PREFILL_LAYER_OVERHEAD_S, PREFILL_OVERLAP, TTFT_FIXED_S
     flops = 2 * 8_030_261_248 * 4096 + 32 * 2 * 32 * 256 * (4096 * 4097 // 2)
     c = flops / (989e12 * DEFAULT_COMPUTE_EFFICIENCY)
     m = (W_LLAMA + 4096 * KV_LLAMA) / (3350e9 * DEFAULT_BANDWIDTH_EFFICIENCY)
-    ttft = max(c, m) + PREFILL_OVERLAP * min(c, m) + 32 * LAYER_OVERHEAD_S + TTFT_FIXED_S
+    ttft = max(c, m) + PREFILL_OVERLAP * min(c, m) + 32 * (LAYER_OVERHEAD_S + PREFILL_LAYER_OVERHEAD_S) + TTFT_FIXED_S
     assert rows[0][compare.TTFT_COLUMN] == round(ttft * 1e3, 1)
 
 
