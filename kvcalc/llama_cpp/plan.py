@@ -131,8 +131,7 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
     or a file header, :meth:`kvcalc.gguf.reader.GGUFHeader.as_weights`) on one GPU of ``gpu_bytes``.
 
     Raises the engine's refusals as InputError (quantized V without Flash Attention, an unknown cache
-    type, more than 256 sequences) and UnsupportedError for caches llama.cpp lays out differently (MLA,
-    cross-attention)."""
+    type, more than 256 sequences) and UnsupportedError for caches it does not model (cross-attention)."""
     n_layer = spec.num_layers
     if len(weights.layer_bytes) != n_layer:
         raise InputError(f"the GGUF weights have {len(weights.layer_bytes)} blocks, the model {n_layer}")
