@@ -378,23 +378,42 @@ def panels_chart(series: Sequence[Series], *, log_x: bool, gpu: tuple[str, int],
     return {"data": data, "layout": layout}
 
 
+HEAT_SCALE = [[0, "#1a9850"], [0.6, "#a6d96a"], [0.85, "#fee08b"], [0.999, "#f46d43"], [1, "#67001f"]]
+"""Green (little of the budget used) to yellow (85 %) to orange (just under 100 %), then a step to the dark top
+colour at 100 %, which every share above 100 % takes too (plotly clamps z to ``zmax``): a cell at 99 % still reads
+orange, one over the budget dark red."""
+CHOSEN_CELL = ("#FFFFFF", "#111111")     # outer and inner outline of the chosen cell: seen on every colour
+
+
 def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], cells: Sequence[Sequence[Any]],
-                title: str = "") -> Figure:
+                title: str = "", chosen: tuple[int, int] | None = None) -> Figure:
     """The share used at each batch x context (kvcalc.scenarios.HeatCell: ``share``, ``of``, ``fits``);
-    a cell that does not fit is marked x (its share may be below 1: a context over max_model_len)."""
+    a cell that does not fit is marked x (its share may be below 1: a context over max_model_len).
+
+    The colour bar reads 0 to 100 % (``zmax`` 1: a share above 100 % takes the top colour; the hover gives the
+    share itself); ``chosen`` (batch, context), when both are on the grid, is outlined (two rectangles, white
+    around black, named "chosen"), on category axes whose numeric coordinates are the category's index
+    (plotly.js ``layout.shapes.x0``: "If the axis `type` is "category", it should be numbers, using the scale
+    where each category is assigned a serial number from zero in the order it appears")."""
     z = [[round(c.share, 6) for c in row] for row in cells]
     text = [["" if c.fits else "x" for c in row] for row in cells]
     hover = [[f"{c.share:.0%} of the {c.of}, " + ("fits" if c.fits else "does not fit") for c in row]
              for row in cells]
+    shapes = []
+    if chosen and chosen[0] in batches and chosen[1] in contexts:
+        i, j = list(batches).index(chosen[0]), list(contexts).index(chosen[1])
+        for color, width in zip(CHOSEN_CELL, (5, 2)):
+            shapes.append({"type": "rect", "xref": "x", "yref": "y", "x0": j - 0.5, "x1": j + 0.5, "y0": i - 0.5,
+                           "y1": i + 0.5, "line": {"color": color, "width": width}, "layer": "above",
+                           "name": "chosen"})
     return {"data": [{
         "type": "heatmap", "z": z, "x": [f"{c:,}" for c in contexts], "y": [str(b) for b in batches],
-        "zmin": 0, "zmax": 1.2, "text": text, "texttemplate": "%{text}", "customdata": hover,
-        "colorscale": [[0, "#1a9850"], [0.8, "#fee08b"], [0.8333, "#d73027"], [1, "#67001f"]],
-        # read as shares: 0 %..120 %, the red starting at 100 % (0.8333 x 1.2) where a plan stops fitting
-        "colorbar": {"title": {"text": "of budget"}, "tickformat": ".0%", "tickvals": [0, 0.25, 0.5, 0.75, 1, 1.2]},
+        "zmin": 0, "zmax": 1, "text": text, "texttemplate": "%{text}", "customdata": hover, "colorscale": HEAT_SCALE,
+        "colorbar": {"title": {"text": "of budget"}, "tickvals": [0, 0.25, 0.5, 0.75, 1],
+                     "ticktext": ["0 %", "25 %", "50 %", "75 %", "100 %+"]},
         "hovertemplate": "batch %{y}, %{x} tokens: %{customdata}<extra></extra>"}],
         "layout": {"title": {"text": title}, "xaxis": {"title": {"text": "context (tokens)"}, "type": "category"},
-                   "yaxis": {"title": {"text": "batch"}, "type": "category"}, "height": 420}}
+                   "yaxis": {"title": {"text": "batch"}, "type": "category"}, "height": 420, "shapes": shapes}}
 
 
 def speed_chart(contexts: Sequence[int], rates: dict[int, Sequence[float]], *, log_x: bool, title: str = "") -> Figure:
