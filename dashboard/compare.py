@@ -193,7 +193,7 @@ def render() -> None:
         st.error("None of the picked scenarios can be planned; see the notes above.")
         return
     st.plotly_chart(chart(view, picks.log_x), width="stretch", key="compare_chart")
-    st.caption(chart_caption(series(view), view.capacities[0]))
+    st.caption(md(chart_caption(series(view), view.capacities[0])))
     _table(view, picks.batch, picks.gpu.get("gpus", 1), picks.context)
 
 
@@ -216,7 +216,8 @@ def chart(view: CompareView, log_x: bool) -> charts.Figure:
 
 
 def chart_caption(items: list[charts.Series], gpu: tuple[str, int]) -> str:
-    """What the chart's lines are, and each engine's budget on the chosen GPU ``gpu`` (label, bytes) in GiB."""
+    """What the chart's lines are, and each engine's budget on the chosen GPU ``gpu`` (label, bytes) in GiB (plain
+    text: the caller escapes it)."""
     n = len(items)
     sizes = ", ".join(f"{label.removesuffix(' budget')} {b / GiB:.2f} GiB" + (" (the whole GPU)" if b == gpu[1] else "")
                       for label, b in charts.budget_lines(items))
@@ -224,9 +225,9 @@ def chart_caption(items: list[charts.Series], gpu: tuple[str, int]) -> str:
              "the panels share both axes." if n >= charts.PANELS_FROM else
              "one budget line (dash-dot) per engine, labelled with it; the chosen GPU dashed, the 16 / 24 / 80 GB "
              "classes dotted.")
-    return ("Total = weights + KV cache + the runtime's overhead per GPU (GiB = 2^30 bytes), "
-            + lines + f" The budget is what the engine may use on the {md(gpu[0])} ({gpu[1] / GiB:.2f} GiB): "
-            f"{md(sizes)}. The y axis ends near the GPU and the budgets; hover for the total and its share of the "
+    return ("Total = weights + KV cache + the runtime's overhead per GPU (GiB = 2^30 bytes); "
+            + lines + f" The budget is what the engine may use on the {gpu[0]} ({gpu[1] / GiB:.2f} GiB): "
+            f"{sizes}. The y axis ends near the GPU and the budgets; hover for the total and its share of the "
             "scenario's budget.")
 
 
