@@ -68,6 +68,21 @@ def sorted_rows(rows: list[dict[str, Any]], batch: int, context: int) -> list[di
     return sorted(rows, key=lambda r: (r[fit] != "yes", -int(r[longest]), r["memory GiB"], r["GPU"]))
 
 
+_BRANDS = ("NVIDIA ", "AMD ", "Apple ", "GeForce ", "Tesla ")
+"""Leading words a table cell can drop: the card's model stays ("RTX 4090 24GB", "A100 40GB (SXM4)")."""
+
+
+def short_name(name: str) -> str:
+    """A catalog GPU name without its leading vendor and brand words, so a 75 px phone column shows the model.
+
+    >>> short_name("NVIDIA A100 40GB (SXM4)"), short_name("GeForce RTX 4090 24GB"), short_name("Apple M1 Max 64GB")
+    ('A100 40GB (SXM4)', 'RTX 4090 24GB', 'M1 Max 64GB')
+    """
+    for brand in _BRANDS:
+        name = name.removeprefix(brand)
+    return name
+
+
 def _columns(batch: int, context: int) -> tuple[str, str, str]:
     """The names of kvcalc.scenarios.gpu_row's fits / longest context / largest batch columns."""
     return (f"fits {batch:,} x {context:,}", f"longest context @ batch {batch:,}",
@@ -86,7 +101,7 @@ def table_config(batch: int, context: int) -> tuple[list[str], dict[str, Any]]:
         "binding constraint": ("binding constraint", "large")}
     config: dict[str, Any] = {}
     for name, (label, width) in short.items():
-        help_text = name if name != "GPU" else "The card (its catalog key is in the link as gpu=...)"
+        help_text = name if name != "GPU" else "The card, without its vendor and brand words (NVIDIA, GeForce, ...)"
         if name in (longest, largest):
             config[name] = st.column_config.NumberColumn(label, help=help_text, width=width, format="localized")
         else:
@@ -132,8 +147,9 @@ def render() -> None:
         st.info(f"Not planned on {md(err)}")
     if view.rows:
         order, config = table_config(p.batch, p.context)
-        st.dataframe(safe_rows(sorted_rows(list(view.rows), p.batch, p.context)), hide_index=True, width="stretch",
-                     key="gpu_table", column_order=order, column_config=config)
+        rows = [{**r, "GPU": short_name(r["GPU"])} for r in sorted_rows(list(view.rows), p.batch, p.context)]
+        st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="gpu_table", column_order=order,
+                     column_config=config)
     st.caption(f"Sorted: the GPUs that fit {p.batch:,} x {p.context:,} first, then by the longest context at batch "
                f"{p.batch:,} (longest first), then by memory (of cards that go as far, the smallest first). "
                "0 = nothing fits (at this batch / context). The budget is the GPU memory (ideal, transformers) "
