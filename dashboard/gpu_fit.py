@@ -136,10 +136,12 @@ def render() -> None:
         f"max_model_len {setup.max_model_len:,}" if setup.max_model_len else "the model maximum"
     st.caption("Colour: (weights + KV cache + runtime overhead) / the runtime's budget, per GPU (of the GPU's "
                "memory where the runtime's overhead sits outside its budget). Green fits; a cell marked x does "
-               f"not fit; the colour bar stops at 100 % (a cell over it takes the top colour, its hover gives the "
-               f"share). Outlined: your {batch:,} x {ctx:,}"
-               + ("" if ctx in contexts else f" (off the grid: longer than its {contexts[-1]:,} tokens)")
-               + f". Contexts run up to {contexts[-1]:,} tokens ({md(mml)}).")
+               "not fit; the colour bar stops at 100 % (a cell over it takes the top colour, its hover gives the "
+               "share). "
+               + (f"Outlined: your {batch:,} x {ctx:,}." if ctx in contexts else
+                  f"Your {batch:,} x {ctx:,} is off the grid (longer than its {contexts[-1]:,} tokens): nothing "
+                  "outlined.")
+               + f" Contexts run up to {contexts[-1]:,} tokens ({md(mml)}).")
 
     p = view.planned.plan
     st.subheader(f"Every GPU in the catalog: {setup.gpus} GPU(s), batch {p.batch:,}, context {p.context:,}")
