@@ -13,7 +13,8 @@ must take the log of your desired range"): :func:`_x_note` converts.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kvcalc.capacity import CurvePoint
@@ -61,25 +62,35 @@ def y_top(totals: Sequence[float], lines: Sequence[float], chosen_total: float |
     return (interesting, True) if interesting < full else (full, False)
 
 
-def _gpu_lines(lines: Sequence[tuple[str, float, str]], top: float) -> tuple[list[dict], list[dict]]:
+def _gpu_lines(lines: Sequence[tuple[str, float, str]], top: float, *, plot_px: float = PLOT_PX,
+               xref: str = "paper", yref: str = "y", font: int = 11) -> tuple[list[dict], list[dict]]:
     """Horizontal GPU lines (label, GiB, kind: chosen / other / budget) with their labels at the
-    right edge, staggered upwards so no two are closer than ``LABEL_GAP_PX``; lines above ``top``
-    are left out (their labels would sit outside the plot)."""
-    shapes, notes = [], []
+    right edge, staggered upwards so no two are closer than ``LABEL_GAP_PX`` (of a plot ``plot_px`` high);
+    lines at the same height share one label ("RTX 4090 = ideal budget": an engine whose budget is the
+    GPU's memory); lines above ``top`` are left out (their labels would sit outside the plot). ``xref`` /
+    ``yref``: the axes they belong to (a small-multiples panel's ``x3 domain`` / ``y3``)."""
+    shapes: list[dict[str, Any]] = []
+    notes: list[dict[str, Any]] = []
     placed = -1e9
     for label, y, kind in sorted(lines, key=lambda t: t[1]):
         if y > top:
             continue
         dash = {"budget": "dashdot", "chosen": "dash"}.get(kind, "dot")
         width = 2 if kind in ("budget", "chosen") else 1
-        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": y, "y1": y, "layer": "above",
-                       "line": {"dash": dash, "width": width, "color": GPU_LINE[kind]}, "name": label})
-        px = y / top * PLOT_PX
+        shapes.append({"type": "line", "xref": xref, "yref": yref, "x0": 0, "x1": 1, "y0": y, "y1": y,
+                       "layer": "above", "line": {"dash": dash, "width": width, "color": GPU_LINE[kind]},
+                       "name": label})
+        if notes and abs(notes[-1]["y"] - y) < 1e-9:          # same height: one label for both
+            join = " = " if kind == "budget" else " · "
+            notes[-1]["text"] += join + label
+            notes[-1]["name"] += join + label
+            continue
+        px = y / top * plot_px
         pos = max(px, placed + LABEL_GAP_PX)
         placed = pos
-        notes.append({"xref": "paper", "x": 1, "y": y, "yshift": round(pos - px, 1), "text": label,
+        notes.append({"xref": xref, "yref": yref, "x": 1, "y": y, "yshift": round(pos - px, 1), "text": label,
                       "showarrow": False, "xanchor": "right", "yanchor": "bottom", "name": f"gpu: {label}",
-                      "font": {"size": 11, **({"color": GPU_LINE[kind]} if kind == "budget" else {})}})
+                      "font": {"size": font, **({"color": GPU_LINE[kind]} if kind == "budget" else {})}})
     return shapes, notes
 
 
@@ -120,6 +131,23 @@ def _layout(title: str, log_x: bool, shapes: list, notes: list, height: int = 46
             "shapes": shapes, "annotations": notes}
 
 
+def total_hover(points: Sequence[CurvePoint], *, head: str = "", of: str = "the budget",
+                extra: str = "") -> tuple[list[list[float]], str]:
+    """(customdata, hovertemplate) of a trace over ``points``: per point [total GiB, total / the point's budget],
+    and a template naming both with their units ("total: 17.00 GiB, 85.0 % of the budget, at 8,192 tokens"),
+    after ``head`` (plotly template text) and with ``extra`` in the hover's side box. The one hover builder of the
+    Planner's stacked chart and Compare's curves; a budget of 0 reads 0 %.
+
+    >>> pt = CurvePoint(context=8192, weights=15 * GiB, overhead=GiB, kv=GiB, budget=20 * GiB)
+    >>> total_hover([pt])[0]
+    [[17.0, 0.85]]
+    """
+    data = [[round(p.total / GiB, 6), (p.total / p.budget) if p.budget else 0.0] for p in points]
+    template = (f"{head}<b>total: %{{customdata[0]:.2f}} GiB</b>, %{{customdata[1]:.1%}} of {of}, "
+                f"at %{{x:,}} tokens<extra>{extra}</extra>")
+    return data, template
+
+
 def _at(points: Sequence[CurvePoint], context: int | None) -> CurvePoint | None:
     """The curve point at ``context`` (the nearest one when it is not on the curve)."""
     if context is None or not points:
@@ -152,10 +180,7 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
                  "line": {"width": 0.5, "color": COLORS[name]},
                  "hovertemplate": f"{label}: %{{y:.2f}} GiB<extra></extra>"}
         if name == "kv":
-            # [total GiB, total / the runtime's budget] per point
-            trace["customdata"] = [[t, (p.total / p.budget) if p.budget else 0.0] for t, p in zip(totals, points)]
-            trace["hovertemplate"] = ("KV cache: %{y:.2f} GiB<br><b>total: %{customdata[0]:.2f} GiB</b>, "
-                                      "%{customdata[1]:.1%} of the budget, at %{x:,} tokens<extra></extra>")
+            trace["customdata"], trace["hovertemplate"] = total_hover(points, head="KV cache: %{y:.2f} GiB<br>")
         data.append(trace)
     extra_totals: list[float] = []
     for i, (batch, curve) in enumerate((extra_curves or {}).items()):
@@ -203,24 +228,74 @@ def refused_region(start: int, end: int, engine: str, log_x: bool) -> tuple[dict
     return rect, label
 
 
-def curves_chart(series: dict[str, list[CurvePoint]], *, log_x: bool, capacities: Sequence[tuple[str, int]],
-                 title: str = "", show_all: bool = False) -> Figure:
-    """One total-memory line (GiB per GPU) per scenario (Compare page), each in its own palette
-    colour (:func:`series_style`), with the GPU lines of ``capacities`` (label, bytes). The y axis is
-    clamped near the GPU lines (:func:`y_top`, with a note saying so) unless ``show_all``, so nine scenarios
-    with one climbing to hundreds of GiB still show where each crosses the GPU."""
-    data = []
-    totals: list[float] = []
-    for i, (name, pts) in enumerate(series.items()):
-        ys = _gib([p.total for p in pts])
-        totals += ys
-        data.append({"type": "scatter", "x": [p.context for p in pts], "y": ys, "mode": "lines", "name": name,
-                     "line": series_style(i), "hovertemplate": "%{y:.2f} GiB<extra>" + name[:60] + "</extra>"})
+@dataclass(frozen=True)
+class Series:
+    """One Compare curve: its name, kvcalc's points on the chosen GPU, the engine's label ("vLLM") and the bytes
+    per GPU that engine may use there (its budget; None: not drawn)."""
+
+    name: str
+    points: list[CurvePoint]
+    engine: str = ""
+    budget: int | None = None
+
+
+def _as_series(series: Mapping[str, list[CurvePoint]] | Sequence[Series]) -> list[Series]:
+    if isinstance(series, Mapping):
+        return [Series(name, pts) for name, pts in series.items()]
+    return list(series)
+
+
+def budget_lines(series: Sequence[Series]) -> list[tuple[str, int]]:
+    """One (label, bytes) budget line per engine present, labelled with the engine ("vLLM budget"), in the
+    order the engines first appear; an engine whose scenarios have different budgets (a different
+    ``gpu_memory_utilization`` cannot differ here, a per-model reservation could) gets one line per budget,
+    each with its size in the label.
+
+    >>> pt = [CurvePoint(context=1, weights=1, overhead=0, kv=0, budget=9)]
+    >>> budget_lines([Series("a", pt, "vLLM", 90), Series("b", pt, "vLLM", 90), Series("c", pt, "SGLang", 70)])
+    [('vLLM budget', 90), ('SGLang budget', 70)]
+    """
+    per_engine: dict[str, list[int]] = {}
+    for s in series:
+        if s.budget is not None and s.budget not in per_engine.setdefault(s.engine, []):
+            per_engine[s.engine].append(s.budget)
+    out = []
+    for engine, budgets in per_engine.items():
+        for b in budgets:
+            name = f"{engine} budget".strip()
+            out.append((name if len(budgets) == 1 else f"{name} {b / GiB:.1f} GiB", b))
+    return out
+
+
+def _series_trace(i: int, s: Series, xaxis: str = "x", yaxis: str = "y") -> dict[str, Any]:
+    """Scenario ``s``'s total-memory line (GiB per GPU), hover with the total and the share of its own budget."""
+    data, template = total_hover(s.points, of=f"the {s.engine} budget" if s.engine else "its budget",
+                                 extra=s.name[:60])
+    return {"type": "scatter", "x": [p.context for p in s.points], "y": _gib([p.total for p in s.points]),
+            "mode": "lines", "name": s.name, "line": series_style(i), "customdata": data, "hovertemplate": template,
+            "xaxis": xaxis, "yaxis": yaxis}
+
+
+def curves_chart(series: Mapping[str, list[CurvePoint]] | Sequence[Series], *, log_x: bool,
+                 capacities: Sequence[tuple[str, int]], title: str = "", show_all: bool = False) -> Figure:
+    """One total-memory line (GiB per GPU) per scenario (Compare page, fewer than :data:`PANELS_FROM`
+    scenarios), each in its own palette colour (:func:`series_style`), with the GPU lines of ``capacities``
+    (label, bytes; the first is the chosen GPU) and one budget line per engine present (:func:`budget_lines`).
+    The y axis is clamped near the chosen GPU and the budgets (:func:`y_top`, with a note saying so; a class
+    GPU line above that is left out) unless ``show_all``, so a scenario climbing to hundreds of GiB still
+    shows where each crosses its budget."""
+    items = _as_series(series)
+    data = [_series_trace(i, s) for i, s in enumerate(items)]
+    totals = [y for t in data for y in t["y"]]
     lines = [(label, nbytes / GiB, "chosen" if i == 0 else "other") for i, (label, nbytes) in enumerate(capacities)]
-    top, clamped = y_top(totals, [y for _, y, _ in lines], None, show_all)
+    lines += [(label, nbytes / GiB, "budget") for label, nbytes in budget_lines(items)]
+    near = [y for _, y, kind in lines if kind != "other"] or [y for _, y, _ in lines]
+    top, clamped = y_top(totals, near, None, show_all)
     shapes, notes = _gpu_lines(lines, top)
     if clamped:
         notes.append(_clamp_note(top))
+    for t in data:
+        t.pop("xaxis"), t.pop("yaxis")
     return {"data": data, "layout": _layout(title, log_x, shapes, notes, y_range=top)}
 
 
@@ -231,23 +306,114 @@ def _clamp_note(top: float) -> dict[str, Any]:
             "text": f"y axis cut at {top:,.0f} GiB: the curves go higher"}
 
 
+PANELS_FROM = 5       # Compare draws one panel per scenario from this many scenarios up
+PANEL_COLUMNS = 3
+PANEL_PX = 170        # plot height of one panel
+PANEL_GAP_PX = 48     # between two rows of panels: the lower one's title and the upper one's tick labels
+
+
+def _axis(i: int) -> str:
+    return "" if i == 1 else str(i)
+
+
+def panels_chart(series: Sequence[Series], *, log_x: bool, gpu: tuple[str, int], title: str = "",
+                 show_all: bool = False, columns: int = PANEL_COLUMNS) -> Figure:
+    """Small multiples for Compare from :data:`PANELS_FROM` scenarios up: one panel per scenario, ``columns``
+    across, every panel on the same x and y axes (tokens per sequence, GiB per GPU), each with its scenario's
+    total-memory line, its own engine's budget line (dash-dot, :func:`budget_lines`) and the chosen GPU's
+    memory ``gpu`` (label, bytes; dashed). The shared y axis is clamped near the GPU and the budgets
+    (:func:`y_top`) unless ``show_all``; a panel whose curve lies wholly above it says from where."""
+    n = len(series)
+    rows = max(1, math.ceil(n / columns))
+    height = 90 + 60 + rows * PANEL_PX + (rows - 1) * PANEL_GAP_PX
+    plot_h = rows * PANEL_PX + (rows - 1) * PANEL_GAP_PX
+    gpu_gib = gpu[1] / GiB
+    budgets = {s.name: b for s in series for _, b in budget_lines([s])}
+    totals = [p.total / GiB for s in series for p in s.points]
+    top, clamped = y_top(totals, [gpu_gib, *(b / GiB for b in budgets.values())], None, show_all)
+    x_max = max((p.context for s in series for p in s.points), default=2)
+    x_range = [0, math.log10(max(x_max, 2))] if log_x else [0, x_max]
+    gap = 0.04
+    width = (1 - gap * (columns - 1)) / columns
+    data, shapes, notes = [], [], []
+    layout: dict[str, Any] = {"title": {"text": title}, "height": height, "hovermode": "x unified",
+                              "showlegend": False, "margin": {"t": 90, "b": 60, "l": 60, "r": 10}}
+    for k, s in enumerate(series):
+        i, r, c = k + 1, k // columns, k % columns
+        ax = _axis(i)
+        y1 = 1 - r * (PANEL_PX + PANEL_GAP_PX) / plot_h
+        y0 = max(0.0, y1 - PANEL_PX / plot_h)
+        bottom = k + columns >= n
+        layout[f"xaxis{ax}"] = {"domain": [c * (width + gap), c * (width + gap) + width], "anchor": f"y{ax}",
+                                "type": "log" if log_x else "linear", "range": x_range, "hoverformat": ",d",
+                                "tickformat": "~s", "showticklabels": bottom, **({"matches": "x"} if i > 1 else {}),
+                                **({"title": {"text": "context (tokens)"}} if bottom else {})}
+        layout[f"yaxis{ax}"] = {"domain": [y0, y1], "anchor": f"x{ax}", "range": [0, top], "hoverformat": ".2f",
+                                "showticklabels": c == 0, **({"matches": "y"} if i > 1 else {}),
+                                **({"title": {"text": "GiB per GPU"}} if c == 0 else {})}
+        data.append(_series_trace(k, s, f"x{ax}", f"y{ax}"))
+        lines = [("GPU", gpu_gib, "chosen")]        # short labels: a panel is 110 px wide on a phone
+        if s.name in budgets:
+            lines.append((f"{s.engine} budget", budgets[s.name] / GiB, "budget"))
+        sh, nt = _gpu_lines(lines, top, plot_px=PANEL_PX, xref=f"x{ax} domain", yref=f"y{ax}", font=10)
+        if len(nt) == 2:          # the budget below the GPU: its label under its line, the GPU's above its own
+            low_note = min(nt, key=lambda a: a["y"])
+            low_note.update(yanchor="top", yshift=0)
+            max(nt, key=lambda a: a["y"])["yshift"] = 0
+        for shape in sh:
+            shape["name"] = f"panel {i}: {shape['name']}"
+        shapes += sh
+        notes += nt
+        notes.append({"xref": f"x{ax} domain", "yref": f"y{ax} domain", "x": 0, "y": 1, "xanchor": "left",
+                      "yanchor": "bottom", "showarrow": False, "text": s.name[:48], "name": f"panel {i}",
+                      "font": {"size": 11}})
+        low = min((p.total / GiB for p in s.points), default=0.0)
+        if low > top:
+            notes.append({"xref": f"x{ax} domain", "yref": f"y{ax} domain", "x": 0.5, "y": 0.05, "yanchor": "bottom",
+                          "showarrow": False, "name": f"panel {i}: above", "font": {"size": 11},
+                          "text": f"off the axis: {low:,.0f}+ GiB"})
+    if clamped:
+        notes.append({**_clamp_note(top), "y": 1, "yanchor": "bottom", "yshift": 22})
+    layout["shapes"], layout["annotations"] = shapes, notes
+    return {"data": data, "layout": layout}
+
+
+HEAT_SCALE = [[0, "#1a9850"], [0.6, "#a6d96a"], [0.85, "#fee08b"], [0.999, "#f46d43"], [1, "#67001f"]]
+"""Green (little of the budget used) to yellow (85 %) to orange (just under 100 %), then a step to the dark top
+colour at 100 %, which every share above 100 % takes too (plotly clamps z to ``zmax``): a cell at 99 % still reads
+orange, one over the budget dark red."""
+CHOSEN_CELL = ("#FFFFFF", "#111111")     # outer and inner outline of the chosen cell: seen on every colour
+
+
 def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], cells: Sequence[Sequence[Any]],
-                title: str = "") -> Figure:
+                title: str = "", chosen: tuple[int, int] | None = None) -> Figure:
     """The share used at each batch x context (kvcalc.scenarios.HeatCell: ``share``, ``of``, ``fits``);
-    a cell that does not fit is marked x (its share may be below 1: a context over max_model_len)."""
+    a cell that does not fit is marked x (its share may be below 1: a context over max_model_len).
+
+    The colour bar reads 0 to 100 % (``zmax`` 1: a share above 100 % takes the top colour; the hover gives the
+    share itself); ``chosen`` (batch, context), when both are on the grid, is outlined (two rectangles, white
+    around black, named "chosen"), on category axes whose numeric coordinates are the category's index
+    (plotly.js ``layout.shapes.x0``: "If the axis `type` is "category", it should be numbers, using the scale
+    where each category is assigned a serial number from zero in the order it appears")."""
     z = [[round(c.share, 6) for c in row] for row in cells]
     text = [["" if c.fits else "x" for c in row] for row in cells]
     hover = [[f"{c.share:.0%} of the {c.of}, " + ("fits" if c.fits else "does not fit") for c in row]
              for row in cells]
+    shapes = []
+    if chosen and chosen[0] in batches and chosen[1] in contexts:
+        i, j = list(batches).index(chosen[0]), list(contexts).index(chosen[1])
+        for color, width in zip(CHOSEN_CELL, (5, 2)):
+            shapes.append({"type": "rect", "xref": "x", "yref": "y", "x0": j - 0.5, "x1": j + 0.5, "y0": i - 0.5,
+                           "y1": i + 0.5, "line": {"color": color, "width": width}, "layer": "above",
+                           "name": "chosen"})
     return {"data": [{
         "type": "heatmap", "z": z, "x": [f"{c:,}" for c in contexts], "y": [str(b) for b in batches],
-        "zmin": 0, "zmax": 1.2, "text": text, "texttemplate": "%{text}", "customdata": hover,
-        "colorscale": [[0, "#1a9850"], [0.8, "#fee08b"], [0.8333, "#d73027"], [1, "#67001f"]],
-        # read as shares: 0 %..120 %, the red starting at 100 % (0.8333 x 1.2) where a plan stops fitting
-        "colorbar": {"title": {"text": "of budget"}, "tickformat": ".0%", "tickvals": [0, 0.25, 0.5, 0.75, 1, 1.2]},
+        "zmin": 0, "zmax": 1, "text": text, "texttemplate": "%{text}", "customdata": hover, "colorscale": HEAT_SCALE,
+        "colorbar": {"title": {"text": "of budget"}, "tickvals": [0, 0.25, 0.5, 0.75, 1],
+                     "ticktext": ["0 %", "25 %", "50 %", "75 %", "100 %+"]},
         "hovertemplate": "batch %{y}, %{x} tokens: %{customdata}<extra></extra>"}],
         "layout": {"title": {"text": title}, "xaxis": {"title": {"text": "context (tokens)"}, "type": "category"},
-                   "yaxis": {"title": {"text": "batch"}, "type": "category"}, "height": 420}}
+                   "yaxis": {"title": {"text": "batch"}, "type": "category"}, "height": 420, "shapes": shapes}}
 
 
 def speed_chart(contexts: Sequence[int], rates: dict[int, Sequence[float]], *, log_x: bool, title: str = "") -> Figure:

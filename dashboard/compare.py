@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 import kvcalc
+from kvcalc.engines import get_engine
 from kvcalc.scenarios import (
     SPEED_CONTEXT,
     ComparePicks,
@@ -191,10 +192,43 @@ def render() -> None:
     if not view.results:
         st.error("None of the picked scenarios can be planned; see the notes above.")
         return
-    fig = charts.curves_chart({r.label: r.curve for r in view.results}, log_x=picks.log_x,
-                              capacities=list(view.capacities), title=view.title)
-    st.plotly_chart(fig, width="stretch", key="compare_chart")
+    st.plotly_chart(chart(view, picks.log_x), width="stretch", key="compare_chart")
+    st.caption(md(chart_caption(series(view), view.capacities[0])))
     _table(view, picks.batch, picks.gpu.get("gpus", 1), picks.context)
+
+
+def series(view: CompareView) -> list[charts.Series]:
+    """The chart's curves: each scenario's kvcalc curve with its engine's label and its budget on the chosen GPU."""
+    return [charts.Series(r.label, r.curve, get_engine(r.scenario.runtime).label, r.budget_bytes)
+            for r in view.results]
+
+
+def chart(view: CompareView, log_x: bool) -> charts.Figure:
+    """Fewer than :data:`dashboard.charts.PANELS_FROM` scenarios: one chart, one budget line per engine and the
+    GPU lines (the chosen GPU, the 16 / 24 / 80 GB classes); from there up, one panel per scenario on shared axes,
+    each with its engine's budget and the chosen GPU (nine lines in one plot cannot be told apart)."""
+    items = series(view)
+    gpu = view.capacities[0]
+    if len(items) >= charts.PANELS_FROM:
+        return charts.panels_chart(items, log_x=log_x, gpu=gpu, title=view.title)
+    classes = [c for c in view.capacities[1:] if " GB class (" in c[0]]
+    return charts.curves_chart(items, log_x=log_x, capacities=[gpu, *classes], title=view.title)
+
+
+def chart_caption(items: list[charts.Series], gpu: tuple[str, int]) -> str:
+    """What the chart's lines are, and each engine's budget on the chosen GPU ``gpu`` (label, bytes) in GiB (plain
+    text: the caller escapes it)."""
+    n = len(items)
+    sizes = ", ".join(f"{label.removesuffix(' budget')} {b / GiB:.2f} GiB" + (" (the whole GPU)" if b == gpu[1] else "")
+                      for label, b in charts.budget_lines(items))
+    lines = ("each panel: its scenario's total, its engine's budget (dash-dot) and the chosen GPU's memory (dashed); "
+             "the panels share both axes." if n >= charts.PANELS_FROM else
+             "one budget line (dash-dot) per engine, labelled with it; the chosen GPU dashed, the 16 / 24 / 80 GB "
+             "classes dotted.")
+    return ("Total = weights + KV cache + the runtime's overhead per GPU (GiB = 2^30 bytes); "
+            + lines + f" The budget is what the engine may use on the {gpu[0]} ({gpu[1] / GiB:.2f} GiB): "
+            f"{sizes}. The y axis ends near the GPU and the budgets; hover for the total and its share of the "
+            "scenario's budget.")
 
 
 def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEXT) -> None:

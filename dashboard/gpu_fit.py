@@ -7,11 +7,12 @@ unless set) and moves the same deployment to each cell and each card; this modul
 from __future__ import annotations
 
 import time
+from typing import Any, Literal
 
 import streamlit as st
 
 from kvcalc.errors import KVCalcError
-from kvcalc.scenarios import FitView, gpu_fit
+from kvcalc.scenarios import FIT_BATCHES, FitView, HeatCell, gpu_fit, heat_grid
 
 from . import charts, inputs, page, state
 from .text import md, safe_rows
@@ -35,6 +36,79 @@ def _headline(view: FitView) -> None:
     st.caption(f"Binding constraint: {md(p.binding_constraint)}.")
 
 
+def grid(view: FitView, context: int) -> tuple[list[int], list[list[HeatCell]]]:
+    """The heatmap's contexts and cells with the user's ``context`` among them: a context between two grid
+    columns (or below the first) gets its own column, planned as the others (kvcalc.scenarios.heat_grid), so the
+    chosen cell is the user's own batch x context, not its nearest neighbour; one past the grid's end (over the
+    model's maximum) gets none."""
+    contexts, cells = list(view.contexts), [list(r) for r in view.cells]
+    if context in contexts or not contexts or context > contexts[-1]:
+        return contexts, cells
+    j = next(k for k, c in enumerate(contexts) if c > context)
+    column = heat_grid(view.planned, view.batches, [context])
+    contexts.insert(j, context)
+    for row, extra in zip(cells, column):
+        row.insert(j, extra[0])
+    return contexts, cells
+
+
+def sorted_rows(rows: list[dict[str, Any]], batch: int, context: int) -> list[dict[str, Any]]:
+    """The GPU table's order: the cards that fit ``batch`` x ``context`` first, then the longest context at that
+    batch (longest first), then the memory (least first: of cards that go as far, the smallest, the cheaper
+    answer, comes first), then the name.
+
+    >>> rows = [{"GPU": "a", "memory GiB": 80, "fits 1 x 8": "no", "longest context @ batch 1": 0},
+    ...         {"GPU": "b", "memory GiB": 80, "fits 1 x 8": "yes", "longest context @ batch 1": 9},
+    ...         {"GPU": "c", "memory GiB": 24, "fits 1 x 8": "yes", "longest context @ batch 1": 9},
+    ...         {"GPU": "d", "memory GiB": 16, "fits 1 x 8": "yes", "longest context @ batch 1": 8}]
+    >>> [r["GPU"] for r in sorted_rows(rows, 1, 8)]
+    ['c', 'b', 'd', 'a']
+    """
+    fit, longest, _ = _columns(batch, context)
+    return sorted(rows, key=lambda r: (r[fit] != "yes", -int(r[longest]), r["memory GiB"], r["GPU"]))
+
+
+_BRANDS = ("NVIDIA ", "AMD ", "Apple ", "GeForce ", "Tesla ")
+"""Leading words a table cell can drop: the card's model stays ("RTX 4090 24GB", "A100 40GB (SXM4)")."""
+
+
+def short_name(name: str) -> str:
+    """A catalog GPU name without its leading vendor and brand words, so a 75 px phone column shows the model.
+
+    >>> short_name("NVIDIA A100 40GB (SXM4)"), short_name("GeForce RTX 4090 24GB"), short_name("Apple M1 Max 64GB")
+    ('A100 40GB (SXM4)', 'RTX 4090 24GB', 'M1 Max 64GB')
+    """
+    for brand in _BRANDS:
+        name = name.removeprefix(brand)
+    return name
+
+
+def _columns(batch: int, context: int) -> tuple[str, str, str]:
+    """The names of kvcalc.scenarios.gpu_row's fits / longest context / largest batch columns."""
+    return (f"fits {batch:,} x {context:,}", f"longest context @ batch {batch:,}",
+            f"largest batch @ {context:,} tokens")
+
+
+def table_config(batch: int, context: int) -> tuple[list[str], dict[str, Any]]:
+    """(column order, column config) of the GPU table: the name narrow, then the answers (fits, longest context,
+    largest batch) and the memory, so a 390 px phone shows numbers beside each name; short headers, each with its
+    full name as help. The catalog key stays in the data (the URL value), not on screen."""
+    fit, longest, largest = _columns(batch, context)
+    short: dict[str, tuple[str, Literal["small", "large"]]] = {
+        "GPU": ("GPU", "small"), fit: ("fits", "small"), longest: ("longest ctx", "small"),
+        largest: ("max batch", "small"), "memory GiB": ("GiB", "small"), "budget GiB": ("budget GiB", "small"),
+        "KV budget GiB": ("KV GiB", "small"), "weights GiB / GPU": ("weights GiB", "small"),
+        "binding constraint": ("binding constraint", "large")}
+    config: dict[str, Any] = {}
+    for name, (label, width) in short.items():
+        help_text = name if name != "GPU" else "The card, without its vendor and brand words (NVIDIA, GeForce, ...)"
+        if name in (longest, largest):
+            config[name] = st.column_config.NumberColumn(label, help=help_text, width=width, format="localized")
+        else:
+            config[name] = st.column_config.Column(label, help=help_text, width=width)
+    return list(short), config
+
+
 def render() -> None:
     t0 = time.perf_counter()
     page.start("GPU fit", state.GPU_FIT)
@@ -45,14 +119,16 @@ def render() -> None:
     if not page.model_ready(choice) or config is None:
         return
     try:
-        view = gpu_fit(config, {**options, **choice.plan_extras()}, batch, ctx, max_context=state.MAX_CONTEXT_UI)
+        view = gpu_fit(config, {**options, **choice.plan_extras()}, batch, ctx, max_context=state.MAX_CONTEXT_UI,
+                       batches=sorted({*FIT_BATCHES, batch}))
     except KVCalcError as e:
         st.error(f"Cannot plan this: {md(e)}")
         return
     setup = view.planned.setup
     st.subheader(f"{md(choice.name)} on {setup.gpus} x {md(setup.gpu.name)}, {setup.runtime}")
     _headline(view)
-    fig = charts.fit_heatmap(list(view.batches), list(view.contexts), view.cells,
+    contexts, cells = grid(view, ctx)
+    fig = charts.fit_heatmap(list(view.batches), contexts, cells, chosen=(batch, ctx),
                              title=f"Share of the {setup.runtime} budget used per GPU "
                                    f"({setup.gpu.memory_gib:.1f} GiB GPU)")
     st.plotly_chart(fig, width="stretch", key="fit_heatmap")
@@ -60,15 +136,25 @@ def render() -> None:
         f"max_model_len {setup.max_model_len:,}" if setup.max_model_len else "the model maximum"
     st.caption("Colour: (weights + KV cache + runtime overhead) / the runtime's budget, per GPU (of the GPU's "
                "memory where the runtime's overhead sits outside its budget). Green fits; a cell marked x does "
-               f"not fit. Contexts run up to {view.contexts[-1]:,} tokens ({md(mml)}).")
+               "not fit; the colour bar stops at 100 % (a cell over it takes the top colour, its hover gives the "
+               "share). "
+               + (f"Outlined: your {batch:,} x {ctx:,}." if ctx in contexts else
+                  f"Your {batch:,} x {ctx:,} is off the grid (longer than its {contexts[-1]:,} tokens): nothing "
+                  "outlined.")
+               + f" Contexts run up to {contexts[-1]:,} tokens ({md(mml)}).")
 
     p = view.planned.plan
     st.subheader(f"Every GPU in the catalog: {setup.gpus} GPU(s), batch {p.batch:,}, context {p.context:,}")
     for err in view.errors:
         st.info(f"Not planned on {md(err)}")
     if view.rows:
-        st.dataframe(safe_rows(list(view.rows)), hide_index=True, width="stretch", key="gpu_table")
-    st.caption("0 = nothing fits (at this batch / context). The budget is the GPU memory (ideal, transformers) "
+        order, config = table_config(p.batch, p.context)
+        rows = [{**r, "GPU": short_name(r["GPU"])} for r in sorted_rows(list(view.rows), p.batch, p.context)]
+        st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="gpu_table", column_order=order,
+                     column_config=config)
+    st.caption(f"Sorted: the GPUs that fit {p.batch:,} x {p.context:,} first, then by the longest context at batch "
+               f"{p.batch:,} (longest first), then by memory (of cards that go as far, the smallest first). "
+               "0 = nothing fits (at this batch / context). The budget is the GPU memory (ideal, transformers) "
                "or the engine's share of it (vLLM: gpu_memory_utilization x memory); the KV budget is never "
                "below 0.")
     st.caption(f"Computed in {(time.perf_counter() - t0) * 1000:.0f} ms.")

@@ -4,6 +4,8 @@ A label is what the user sees; the widget's value stays the catalog key / Hub id
 :func:`matches` is the search: every whitespace-separated fragment of the query must occur in the
 option's search text, case-insensitively, in any order ("a100 80", "24gb", "qwen3 30b"); a fragment
 also matches with separators ignored ("llama3.1" finds "Llama-3.1-8B", "24 gb" finds "24GB").
+:func:`narrow` lists the matches best first (:func:`score`: whole words before word starts before
+fragments inside a word), the current choice after them when it does not match.
 """
 from __future__ import annotations
 
@@ -71,8 +73,35 @@ def model_search_text(e: CatalogEntry) -> str:
     return f"{model_label(e)} {e.hub_id}"
 
 
+def score(query: str, text: str) -> int:
+    """How well ``text`` matches ``query`` (0: it does not, :func:`matches`): per fragment 3 when it is a whole
+    word of ``text`` ("a10" in "NVIDIA A10 24GB"), 2 when a word starts with it ("a10" in "A100"), 1 when it only
+    occurs inside one (or across separators); words are the runs of letters and digits, lower-cased.
+
+    >>> score("a10", "NVIDIA A10 24GB"), score("a10", "NVIDIA A100 80GB"), score("100", "NVIDIA A100 80GB")
+    (3, 2, 1)
+    >>> score("a10 24", "NVIDIA A10 24GB"), score("h200", "NVIDIA A10 24GB")
+    (5, 0)
+    """
+    if not matches(query, text):
+        return 0
+    words = [w for w in _NON_ALNUM.split(text.lower()) if w]
+    total = 0
+    for f in fragments(query):
+        c = _compact(f)
+        total += 3 if c in words else 2 if any(w.startswith(c) for w in words) else 1
+    return total
+
+
 def narrow(query: str, options: Sequence[str], search_text: Callable[[str], str], keep: str | None = None) -> list[str]:
-    """The options whose search text matches ``query``, in their order; ``keep`` (the current
-    choice) stays in the list even when it does not match, so narrowing never changes the choice."""
-    out = [o for o in options if o == keep or matches(query, search_text(o))]
+    """The options whose search text matches ``query``, best first (:func:`score`; equal scores keep the
+    options' order); ``keep`` (the current choice) stays in the list even when it does not match, last, so
+    narrowing never changes the choice and never pushes it above what was typed for. An empty query keeps
+    every option in its order."""
+    if not fragments(query):
+        return list(options)
+    scored = [(score(query, search_text(o)), k, o) for k, o in enumerate(options)]
+    out = [o for sc, _, o in sorted((t for t in scored if t[0]), key=lambda t: (-t[0], t[1]))]
+    if keep is not None and keep in options and keep not in out:
+        out.append(keep)
     return out

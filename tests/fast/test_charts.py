@@ -184,13 +184,13 @@ def test_compare_with_nine_scenarios_is_clamped_near_the_gpu_lines():
     assert everything["layout"]["yaxis"]["range"][1] == pytest.approx(304 * 1.05)
 
 
-def test_fit_heatmap_colour_bar_reads_in_percent_with_red_from_100():
+def test_fit_heatmap_colour_bar_reads_0_to_100_percent():
     from types import SimpleNamespace
 
     cell = SimpleNamespace(share=0.5, of="budget", fits=True)
     fig = valid(charts.fit_heatmap([1], [1024], [[cell]]))
     trace = fig["data"][0]
-    assert (trace["zmin"], trace["zmax"]) == (0, 1.2)
-    assert trace["colorbar"]["tickformat"] == ".0%" and trace["colorbar"]["tickvals"][-2:] == [1, 1.2]
-    # 100 % of 0..1.2 sits at 1 / 1.2 = 0.8333 of the scale, where the red begins
-    assert [0.8333, "#d73027"] in trace["colorscale"]
+    # issue 25: 0..100 %, a share above 100 % saturates the top colour (plotly clamps z to zmax)
+    assert (trace["zmin"], trace["zmax"]) == (0, 1)
+    assert trace["colorbar"]["tickvals"] == [0, 0.25, 0.5, 0.75, 1] and trace["colorbar"]["ticktext"][-1] == "100 %+"
+    assert trace["colorscale"][0][0] == 0 and trace["colorscale"][-1][0] == 1
