@@ -27,8 +27,10 @@ Spark image of December 2025: jeansblog/trt_llm's gpt-oss-120b log, max_tokens 8
 tokens), so the round-down came after it: pass ``--trtllm-version 1.0`` for 1.1 release candidates up to rc3.
 Commit 0004396 itself is a main-branch commit of mid-2026, not a 1.1 tag: its ``_util.py`` carries a 2026
 copyright and routes Gemma 4 (``is_gemma4_hybrid``), which reached main on 2026-05-09
-(NVIDIA/TensorRT-LLM#12932). Which release first contains it is not established here (the stored
-``tensorrt_llm/version.py`` is one copy, 1.0.0rc4; no tags were readable): "1.1" names the round-down rule."""
+(NVIDIA/TensorRT-LLM#12932); the 1.3.0 release candidates serve Gemma 4 (NVIDIA/TensorRT-LLM#14942 runs
+1.3.0rc17's container), so 0004396's rules are those of the 1.3 line or a later main. Which release first
+contains it is not established here (the stored ``tensorrt_llm/version.py`` is one copy, 1.0.0rc4; the
+repository's 2.5 GB snapshot, with its tags, could not be fetched): "1.1" names the round-down rule."""
 
 TRTLLM_BACKENDS = ("pytorch", "cpp")
 """``trtllm_backend``: the PyTorch backend of the 1.x LLM API / ``trtllm-serve`` (the default; ``_util.py``
