@@ -24,7 +24,13 @@ words). At 0004396 (the default) it is ``int(max_tokens // tokens_per_block)``, 
 with the August-2025 rework of this path (NVIDIA/TensorRT-LLM#5933, "improve kvcache allocation in PyTorch
 runtime", the likely commit; not confirmed line by line). The 1.0 rule still holds for 1.1.0rc3 (the DGX
 Spark image of December 2025: jeansblog/trt_llm's gpt-oss-120b log, max_tokens 86,711 -> 2,710 blocks = 86,720
-tokens), so the round-down came after it: pass ``--trtllm-version 1.0`` for 1.1 release candidates up to rc3."""
+tokens), so the round-down came after it: pass ``--trtllm-version 1.0`` for 1.1 release candidates up to rc3.
+Commit 0004396 itself is a main-branch commit of mid-2026, not a 1.1 tag: its ``_util.py`` carries a 2026
+copyright and routes Gemma 4 (``is_gemma4_hybrid``), which reached main on 2026-05-09
+(NVIDIA/TensorRT-LLM#12932); the 1.3.0 release candidates serve Gemma 4 (NVIDIA/TensorRT-LLM#14942 runs
+1.3.0rc17's container), so 0004396's rules are those of the 1.3 line or a later main. Which release first
+contains it is not established here (the stored ``tensorrt_llm/version.py`` is one copy, 1.0.0rc4; the
+repository's 2.5 GB snapshot, with its tags, could not be fetched): "1.1" names the round-down rule."""
 
 TRTLLM_BACKENDS = ("pytorch", "cpp")
 """``trtllm_backend``: the PyTorch backend of the 1.x LLM API / ``trtllm-serve`` (the default; ``_util.py``

@@ -14,8 +14,25 @@ Source: NVIDIA/TensorRT-LLM, ``tensorrt_llm/_torch/pyexecutor/resource_manager.p
   C++ ``BaseKVCacheManager::calculateMaxNumBlocks``: not modelled (kvcalc has no such option).
 - Layers whose KV shapes differ (Gemma 4's ``global_head_dim`` / ``num_global_key_value_heads`` full layers)
   go to ``KVCacheManagerV2`` (``_util.py`` ``_non_hybrid_kv_cache_manager_cls``: "Models with per-layer
-  head_dim (e.g., Gemma4 hybrid attention) require KVCacheManagerV2"), whose quota split over its
-  per-window pool groups is not modelled: refused.
+  head_dim (e.g., Gemma4 hybrid attention) require KVCacheManagerV2"): refused, for this reason. At
+  0004396 its device quota is pinned: ``KvCacheCreator.configure_kv_cache_capacity`` sets
+  ``max_gpu_total_bytes`` to the ``_cal_max_memory`` budget (``fraction x (total - peak + allocated)``),
+  ``kv_cache/kv_cache_manager_v2.py`` ``KVCacheManagerV2.__init__`` makes it the one GPU tier's quota
+  (a user ``max_tokens`` gives ``ceil(_get_quota_from_max_tokens(max_tokens) / max_util_for_resume)``,
+  0.97 by default) and builds one ``BufferConfig`` per layer and role of
+  ``get_layer_bytes_per_token x tokens_per_block`` bytes. The split of that one quota into pool groups
+  (per window and per page size) is not in that file: ``_build_base_config`` hands it to
+  ``tensorrt_llm/runtime/kv_cache_manager_v2`` (``KVCacheManagerConfig``: ``typical_step`` and
+  ``initial_pool_ratio`` both ``None`` and no ``constraints`` unless ``avg_seq_len`` / ``pool_ratio`` are
+  set, so the storage manager's own fallback decides). Its default backend is C++
+  (``TLLM_KV_CACHE_MANAGER_V2_BACKEND`` defaults to "cpp"; ``cpp/tensorrt_llm/batch_manager/
+  kv_cache_manager_v2/storageManager.cpp``), and neither it nor the Python reference
+  (``_storage_manager.py``) is stored at this commit. The Python reference read at another commit
+  (00f6bd61) takes the initial ratio from one request of capacity 2,049 with 2,048 tokens of history and
+  sizes GPU pools in steps of ``2 MiB << min(4, max(0, int(log2(quota / 1 GiB))))``. That is evidence, not
+  a pin. ``enable_kv_pool_rebalance`` also re-splits the pools at run time. Gemma 4 reached
+  TensorRT-LLM's main branch on 2026-05-09 (NVIDIA/TensorRT-LLM#12932), so no 1.0 / 1.1 release
+  candidate serves it at all.
 """
 from __future__ import annotations
 
@@ -44,8 +61,12 @@ def check_uniform_kv_shape(spec: ModelSpec, engine_label: str) -> None:
     if len({(k, v, latent) for _, k, v, latent in shapes}) > 1:
         raise UnsupportedError(
             f"{engine_label}: layers with different head dims ({len(shapes)} shapes) go to KVCacheManagerV2 "
-            "(Gemma 4's full-attention layers: global_head_dim, num_global_key_value_heads), whose split of the KV "
-            "budget over its per-window pools is not modelled: use runtime 'vllm' or 'sglang'")
+            "(Gemma 4's full-attention layers: global_head_dim, num_global_key_value_heads; _util.py "
+            "_non_hybrid_kv_cache_manager_cls). Its one device quota is TensorRT-LLM's usual free-memory budget, "
+            "but the split of that quota over its pool groups (per window and page size) is made by "
+            "tensorrt_llm/runtime/kv_cache_manager_v2's storage manager (C++ by default; no typical_step or "
+            "pool_ratio by default) and rebalanced at run time, which kvcalc has not pinned at one commit: use "
+            "runtime 'vllm' or 'sglang'")
     if len(shapes) > 1:
         raise UnsupportedError(
             f"{engine_label}: layers with different KV head counts: KVCacheManager.get_cache_size_per_token "

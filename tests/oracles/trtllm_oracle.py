@@ -29,7 +29,9 @@ the public source NVIDIA/TensorRT-LLM at the stored commits below (the 1.x line'
     ``KVCacheManagerV2`` (which ``_non_hybrid_kv_cache_manager_cls`` picks for Gemma 4's per-layer head dims).
 
 Scope: a single window (a user ``max_attention_window`` with several windows, VSWA, goes through the C++
-``calculateMaxNumBlocks`` per window; KVCacheManagerV2 is not transcribed), no speculative decoding, no
+``calculateMaxNumBlocks`` per window; KVCacheManagerV2 is not transcribed: its split of the quota over pool
+groups is made by the runtime storage manager, C++ by default and not stored at this commit, see
+kvcalc.trtllm.windows), no speculative decoding, no
 attention DP, beam width 1.
 """
 from __future__ import annotations
