@@ -21,7 +21,7 @@ Sources (NVIDIA/TensorRT-LLM, read, not copied; release line in kvcalc.trtllm.de
 
 ``trtllm_version="1.0"`` (the mid-2025 PyTorch backend, kvcalc.trtllm.defaults.TRTLLM_VERSIONS): the pool's
 whole tokens ``min(available // bytes per token, max_tokens)`` are rounded UP to whole blocks
-(``resource_manager.py`` ``KVCacheManager.calculate_max_num_blocks``, ``math.ceil``); 1.1 rounds down.
+(``resource_manager.py`` ``KVCacheManager.calculate_max_num_blocks``, ``math.ceil``); 1.3 (the default) rounds down.
 
 The activation peak is estimated unless measured (``activation_gib``): one forward pass of
 ``max_num_tokens`` tokens (kvcalc.activations.forward_activation_bytes), plus the assumed runtime
@@ -76,7 +76,7 @@ def trtllm_memory_plan(cell_bytes: int, *, total_gpu_bytes: int, weights_bytes: 
         # then calculate_max_num_blocks' math.ceil
         blocks = ceil_div(available // cell_bytes, tpb)
     if options.max_tokens_in_paged_kv_cache is not None:
-        # PyTorch 1.1: KvCacheCreator.configure_kv_cache_capacity then KVCacheManager.calculate_max_num_blocks,
+        # PyTorch 1.3: KvCacheCreator.configure_kv_cache_capacity then KVCacheManager.calculate_max_num_blocks,
         # int(max_tokens // tokens_per_block); the C++ runtime and the PyTorch backend of 1.0 round up
         given = options.max_tokens_in_paged_kv_cache
         cap = ceil_div(given, tpb) if round_up else given // tpb

@@ -10,27 +10,29 @@ from __future__ import annotations
 
 from ..units import GiB
 
-TRTLLM_VERSION = "1.1"
-"""The release line whose rules apply by default (the pinned commits above)."""
+TRTLLM_VERSION = "1.3"
+"""The release line whose rules apply by default: the pinned commits above, of TensorRT-LLM's main in
+mid-2026 (the 1.3 line; :data:`TRTLLM_VERSIONS` says why)."""
 
-TRTLLM_VERSIONS = ("1.1", "1.0")
+TRTLLM_VERSIONS = ("1.3", "1.0")
 """Release lines whose rules kvcalc keeps (``--trtllm-version``). "1.0": the mid-2025 PyTorch backend (the
 1.0 release candidates; NVIDIA/TensorRT-LLM#6294's trtllm-bench log of July 2025), whose
 ``resource_manager.py`` ``KVCacheManager.calculate_max_num_blocks`` rounded its token count UP to whole
 blocks, ``math.ceil(max_tokens / tokens_per_block)``, after ``_util.py`` ``estimate_max_kv_cache_tokens``
 took ``min(int(available_kv_mem // kv_size_per_token), kv_cache_config.max_tokens)`` (stored copies whose
 "Both free_gpu_memory_fraction and max_tokens are set (to F and N, respectively)" warning is the log's own
-words). At 0004396 (the default) it is ``int(max_tokens // tokens_per_block)``, rounded down; the change came
-with the August-2025 rework of this path (NVIDIA/TensorRT-LLM#5933, "improve kvcache allocation in PyTorch
-runtime", the likely commit; not confirmed line by line). The 1.0 rule still holds for 1.1.0rc3 (the DGX
+words). At 0004396 (the default) it is ``int(max_tokens // tokens_per_block)``, rounded down (the August-2025 rework
+NVIDIA/TensorRT-LLM#5933, "improve kvcache allocation in PyTorch runtime", once taken as the change, predates
+1.1.0rc3, which still rounds up). The 1.0 rule still holds for 1.1.0rc3 (the DGX
 Spark image of December 2025: jeansblog/trt_llm's gpt-oss-120b log, max_tokens 86,711 -> 2,710 blocks = 86,720
-tokens), so the round-down came after it: pass ``--trtllm-version 1.0`` for 1.1 release candidates up to rc3.
+tokens), so the round-down came after it: "1.0" covers 1.0 through 1.1.0rc3.
 Commit 0004396 itself is a main-branch commit of mid-2026, not a 1.1 tag: its ``_util.py`` carries a 2026
 copyright and routes Gemma 4 (``is_gemma4_hybrid``), which reached main on 2026-05-09
 (NVIDIA/TensorRT-LLM#12932); the 1.3.0 release candidates serve Gemma 4 (NVIDIA/TensorRT-LLM#14942 runs
 1.3.0rc17's container), so 0004396's rules are those of the 1.3 line or a later main. Which release first
 contains it is not established here (the stored ``tensorrt_llm/version.py`` is one copy, 1.0.0rc4; the
-repository's 2.5 GB snapshot, with its tags, could not be fetched): "1.1" names the round-down rule."""
+repository's 2.5 GB snapshot, with its tags, could not be fetched), so the default is named "1.3" (it was "1.1"
+until 1.1.0rc3's log contradicted that); 1.1 final and 1.2 are not pinned to either rule."""
 
 TRTLLM_BACKENDS = ("pytorch", "cpp")
 """``trtllm_backend``: the PyTorch backend of the 1.x LLM API / ``trtllm-serve`` (the default; ``_util.py``

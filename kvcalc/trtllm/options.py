@@ -96,7 +96,8 @@ DECLARATIONS: tuple[Option, ...] = (
     Option("trtllm_backend", ("--trtllm-backend",), "text", "pytorch (default: trtllm-serve, the LLM API) or cpp "
            "(trtllm-build engines)", "", None, None, "pytorch", None, command=False),
     Option("trtllm_version", ("--trtllm-version",), "text", "the TensorRT-LLM release line whose rules apply: "
-           f"{TRTLLM_VERSION} (default) or 1.0 (mid-2025: the PyTorch backend rounds its pool up to whole blocks)",
+           f"{TRTLLM_VERSION} (default; main of mid-2026: a max_tokens pool rounds down to whole blocks) or 1.0 "
+           "(1.0 through 1.1.0rc3, checked on public logs: it rounds up)",
            "", None, None, TRTLLM_VERSION, None, command=False),
 )
 """TensorRT-LLM's options kvcalc models (``KvCacheConfig`` / ``trtllm-serve``), declared once."""

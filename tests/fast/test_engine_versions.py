@@ -3,7 +3,7 @@ hand arithmetic from those releases' own code and the numbers the logs print.
 
 TensorRT-LLM 1.0 (mid-2025 PyTorch backend): ``_util.py`` ``estimate_max_kv_cache_tokens`` takes
 ``min(int(available_kv_mem // kv_size_per_token), kv_cache_config.max_tokens)``, then ``resource_manager.py``
-``KVCacheManager.calculate_max_num_blocks`` ``math.ceil(max_tokens / tokens_per_block)``: rounded UP (1.1, the
+``KVCacheManager.calculate_max_num_blocks`` ``math.ceil(max_tokens / tokens_per_block)``: rounded UP (1.3, the
 default, rounds down). Log: NVIDIA/TensorRT-LLM#6294 (Llama 3.1 8B FP8 on H100, trtllm-bench, July 2025),
 "Both free_gpu_memory_fraction and max_tokens are set (to 0.8 and 860308 ...)" then "Allocated 52.51 GiB for max
 tokens in paged KV cache (860320)".
@@ -47,7 +47,7 @@ def _cli_json(*args: str) -> dict:
 
 def test_trtllm_1_0_rounds_the_users_max_tokens_up_as_the_log_does() -> None:
     """860,308 tokens / 32 = 26,884.6 -> math.ceil 26,885 blocks = 860,320 tokens x 65,536 B = 52.51 GiB (the
-    log); 1.1's int(860308 // 32) = 26,884 blocks."""
+    log); 1.3's int(860308 // 32) = 26,884 blocks."""
     flags = ("--runtime", "tensorrt_llm", "--kv-dtype", "fp8", "--max-tokens-in-paged-kv-cache", "860308",
              "--tokens-per-block", "32", "--gpu-mem-gib", "1024")
     assert _cli_json(*flags, "--trtllm-version", "1.0")["num_gpu_blocks"] == 26885 == -(-860308 // 32)
@@ -63,18 +63,18 @@ def test_trtllm_1_0_rounds_the_users_max_tokens_up_as_the_log_does() -> None:
 
 def test_trtllm_1_0_rounds_the_fraction_pool_up_to_whole_blocks() -> None:
     """Measured 15 GiB weights, 1 GiB activations, 0.5 GiB runtime on an H100: KV = int(0.9 x free);
-    1.0: ceil((KV // 131,072 B) / 32) blocks; 1.1: KV // (32 x 131,072 B)."""
+    1.0: ceil((KV // 131,072 B) / 32) blocks; 1.3: KV // (32 x 131,072 B)."""
     kw = dict(runtime="tensorrt_llm", gpu="h100-sxm", weights_gib=15.0, activation_gib=1.0, non_torch_gib=0.5)
     available = int((H100 - int(16.5 * GiB)) * 0.9)
     old = kvcalc.deploy(LLAMA_8B, trtllm_version="1.0", **kw).engine_plan()
     new = kvcalc.deploy(LLAMA_8B, **kw).engine_plan()
     assert old.pool_pages == -(-(available // LLAMA_CELL) // 32)
     assert new.pool_pages == available // (32 * LLAMA_CELL)
-    assert (old.pool_pages, new.version) == (new.pool_pages + 1, "1.1")   # not a whole number of blocks here
+    assert (old.pool_pages, new.version) == (new.pool_pages + 1, "1.3")   # not a whole number of blocks here
 
 
 def test_trtllm_version_is_checked() -> None:
-    with pytest.raises(InputError, match="trtllm_version must be one of 1.1, 1.0"):
+    with pytest.raises(InputError, match="trtllm_version must be one of 1.3, 1.0"):
         kvcalc.deploy(LLAMA_8B, runtime="tensorrt_llm", trtllm_version="0.9")
 
 

@@ -254,7 +254,7 @@ def test_tensorrt_llm_final_pool_of_the_qwen3_8b_fp8_log() -> None:
 def test_tensorrt_llm_1_1_rc3_rounds_the_final_pool_up() -> None:
     """jeansblog/trt_llm's 1.1.0rc3 log: after the memory profile, max_tokens 86,711 (5.95 GiB / 73,728 B) becomes
     "upper bound 86720" and "Allocated 5.95 GiB ... (86720)": ceil(86,711 / 32) = 2,710 blocks, the 1.0 rule
-    (``--trtllm-version 1.0``); the default 1.1 rule (``int(max_tokens // tokens_per_block)``) gives 2,709."""
+    (``--trtllm-version 1.0``); the default 1.3 rule (``int(max_tokens // tokens_per_block)``) gives 2,709."""
     def blocks(version: str) -> int:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
@@ -266,7 +266,7 @@ def test_tensorrt_llm_1_1_rc3_rounds_the_final_pool_up() -> None:
         assert (line in plan["engine_lines"]) == (version == "1.0")
         return int(plan["num_gpu_blocks"])
 
-    assert (blocks("1.0"), blocks("1.1")) == (2710, 2709)
+    assert (blocks("1.0"), blocks("1.3")) == (2710, 2709)
 
 
 def test_tensorrt_llm_allocating_bytes_is_the_exact_pool() -> None:
