@@ -51,8 +51,9 @@ _VLLM_SHARED = ("max_model_len", "block_size", "max_num_seqs", "max_num_batched_
                 "gpu_memory_utilization")
 """vLLM's options other serving engines have an equivalent of, or say they have none (``vllm_names``)."""
 
-OptionType = Literal["int", "float", "bool", "text", "choice", "json", "length"]
-"""How an option's text is read; ``length`` is a token count where -1 / ``auto`` asks the engine to fit it."""
+OptionType = Literal["int", "float", "bool", "text", "choice", "json", "length", "list"]
+"""How an option's text is read; ``length`` is a token count where -1 / ``auto`` asks the engine to fit it;
+``list`` a comma-separated list its ``parse`` reads into a tuple (llama.cpp's ``-ts 3,1``)."""
 
 
 @dataclass(frozen=True)
