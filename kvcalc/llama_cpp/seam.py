@@ -50,6 +50,12 @@ OOM = ("llama.cpp fails to allocate: {need} needed on the GPU > {have} "
        "lower -c, quantize the cache (-ctk q8_0 -ctv q8_0 -fa on), or offload fewer layers (-ngl)")
 
 
+OOM_SPLIT = ("llama.cpp fails to allocate: {need} needed on GPU {gpu} of {gpus} > {have} "
+             "(ggml_backend_cuda_buffer_type_alloc_buffer: cudaMalloc failed: out of memory); "
+             "move layers to another GPU (-ts), lower -c, quantize the cache (-ctk q8_0 -ctv q8_0 -fa on), "
+             "or offload fewer layers (-ngl)")
+
+
 def _gib(x: int) -> str:
     return f"{x / GiB:.2f} GiB"
 
@@ -102,8 +108,8 @@ def to_engine_plan(spec: ModelSpec, lp: LlamaCppPlan, gpu_bytes: int, split: Spl
         weights, overhead, kv = b.weights, b.compute + split.recurrent, b.kv
         full = [x for x in full if split.devices[x.index] == top]
         over = [i for i, t in enumerate(totals) if t > gpu_bytes]
-        refusal = None if not over else OOM.format(need=f"{_gib(totals[over[0]])} on GPU {over[0]}",
-                                                   have=_gib(gpu_bytes))
+        refusal = None if not over else OOM_SPLIT.format(need=_gib(totals[over[0]]), gpu=over[0],
+                                                         gpus=len(totals), have=_gib(gpu_bytes))
         ts = ",".join(f"{x:g}" for x in split.tensor_split)
         devices = (f"-ts {ts} (--split-mode layer): blocks per GPU "
                    f"{', '.join(str(sum(1 for d in split.devices[:-1] if d == i)) for i in range(len(totals)))}"
