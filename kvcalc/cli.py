@@ -610,7 +610,7 @@ def _plan_lines(deployment: Any, p: Any, speed: Any, source: str) -> list[str]:
         f"largest batch at {p.context:,} tokens: {p.max_batch:,}" if p.max_batch else
         f"largest batch at {p.context:,} tokens: nothing fits",
         f"fewest GPUs of this type: {p.min_gpus}" if p.min_gpus else
-        f"fewest GPUs of this type: not one ({engine.label}'s multi-GPU split is not modelled)"
+        f"fewest GPUs of this type: not one ({engine.label}: GPU counts are planned (--gpus), not searched)"
         if not engine.multi_gpu
         else f"fewest GPUs of this type: no count helps (the context is over the model's maximum "
              f"{p.model_max_context:,})" if p.model_max_context and p.context > p.model_max_context

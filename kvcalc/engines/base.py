@@ -140,12 +140,13 @@ class Engine:
     """The engine's tensor-parallel flag (the verdict's fix names it)."""
     pp_flag: ClassVar[str | None] = "--pipeline-parallel-size"
     """The engine's pipeline-parallel flag (kvcalc.fixes' pipeline fix names it); None where the engine has no
-    separate pipeline split to offer (transformers: its GPUs already are stages; llama.cpp: one GPU planned)."""
+    separate pipeline split to offer (transformers: its GPUs already are stages; llama.cpp: its -ts layer split)."""
     multi_gpu: ClassVar[bool] = True
     tensor_parallel: ClassVar[bool] = True
     """Whether the engine splits layers by tensor parallelism (transformers' ``device_map="auto"`` only
     pipelines whole layers: kvcalc.parallel.resolve_parallel)."""
-    """Whether a plan may span several GPUs (llama.cpp's split is not modelled)."""
+    """Whether the fewest GPUs are searched and a plan may span several GPUs (llama.cpp: a GPU count is planned
+    with its -ts layer split, Engine.check_gpus, but not searched)."""
     counts_overhead: ClassVar[bool] = True
     """Whether memory beside weights and KV (activations, non-torch memory) is counted (not under ``ideal``)."""
     cli_flags: ClassVar[tuple[str, ...]] = ()
