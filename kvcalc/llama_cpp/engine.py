@@ -143,8 +143,8 @@ class LlamaCppEngine(PagedEngine):
         return replace(opts, **own) if own else opts
 
     def foreign_text(self, key: str) -> str:
-        return ("n_ctx, n_parallel, cache_type_k / cache_type_v, n_gpu_layers, swa_full, flash_attn and "
-                "gguf are llama.cpp options: use runtime 'llama_cpp'")
+        return ("n_ctx, n_parallel, cache_type_k / cache_type_v, n_gpu_layers, swa_full, flash_attn, tensor_split "
+                "and gguf are llama.cpp options: use runtime 'llama_cpp'")
 
     def check_model(self, raw: Mapping[str, Any], spec: ModelSpec, options: Any, dtype: str | None,
                     kv_dtype: str | None) -> None:
