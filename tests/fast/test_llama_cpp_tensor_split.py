@@ -118,3 +118,17 @@ def test_tensor_or_pipeline_sizes_are_not_llama_cpp_options() -> None:
     with pytest.raises(UnsupportedError, match="splits whole layers"):
         deploy(bundled_config("meta-llama/Llama-3.1-8B"), runtime="llama_cpp", gguf="Q8_0", gpu="4090", gpus=2,
                tensor_parallel_size=2)
+
+
+def test_fit_over_two_gpus_keeps_the_users_split(capsys: pytest.CaptureFixture[str]) -> None:
+    # --fit --gpus 2 -ts 3,1: every layer on the GPUs, split 25 / 7 + output as above; F16 blocks: 218,103,808
+    # weights x 2 B + the two f32 norms = 436,240,384 B, 25 of them = 10.16 GiB on GPU 0
+    code = main(["plan", "meta-llama/Llama-3.1-8B", "--offline", "--runtime", "llama_cpp", "--gguf-type", "F16",
+                 "--gpu", "4090", "--gpus", "2", "-np", "1", "--tensor-split", "3,1", "--fit"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    block_f16 = (4096 * 4096 * 2 + 4096 * 1024 * 2 + 3 * 4096 * 14336) * 2 + 2 * 4096 * 4
+    gpu0 = next(x for x in out.splitlines() if x.startswith("GPU 0: "))
+    assert f"(weights {25 * block_f16 / GiB:.2f}, " in gpu0
+    line = next(x for x in out.splitlines() if x.startswith("command: "))
+    assert line.endswith("-ts 3,1") and parse_engine_command(line[9:]).options["llama_cpp"].tensor_split == (3, 1)
