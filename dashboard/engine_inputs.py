@@ -49,6 +49,8 @@ def draw(p: OptionParam, where: Any) -> Any:
     label = p.flag + (" (0 = not set: the engine's default)" if p.unset else "")
     if p.widget == "toggle":
         return where.toggle(label, value=bool(p.default), **kw)
+    if p.widget == "text":
+        return where.text_input(label, value=str(p.default), placeholder="e.g. 3,1", **kw)
     if p.widget == "select":
         choices = p.choices
         return where.selectbox(label, choices, index=choices.index(p.default) if p.default in choices else 0, **kw)

@@ -8,7 +8,8 @@ deploy() keyword it fills, so a new option is added in the engine's declarations
 
 Widget rules, from the declaration only:
 
-* a switch (``bool``) is a toggle; an option with ``choices`` a select box of them;
+* a switch (``bool``) is a toggle; an option with ``choices`` a select box of them; a ``list`` (llama.cpp's
+  ``-ts 3,1``) a text box of its command-line text, checked by the option's own reader ("" = not set);
 * a number whose ``default`` is None (the engine picks, per GPU or model) and that has no ``usual``
   value offers 0 as "not set" below its bounds (``sg_mem=0``: SGLang's own share);
 * a fraction with a default is a slider over [0, high] (a link or paste must still be above 0);
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kvcalc.engines import Option, get_engine, names
+from kvcalc.engines.readers import list_text
 from kvcalc.gguf.mixes import file_type_names
 from kvcalc.scenarios import DEFAULT_GGUF, takes_vllm_options
 
@@ -94,6 +96,8 @@ class OptionParam:
         """The widget's value when nothing is set: the declared default, else the engine's usual value, else
         the Planner's list's default, else 0 (not set)."""
         o = self.option
+        if o.kind == "list":
+            return list_text(o.default or ())
         if o.default is not None:
             return o.default
         if o.usual is not None:
@@ -104,9 +108,11 @@ class OptionParam:
 
     @property
     def widget(self) -> str:
-        """``toggle``, ``select``, ``slider`` (a fraction with a default) or ``number``."""
+        """``toggle``, ``select``, ``text`` (a list), ``slider`` (a fraction with a default) or ``number``."""
         if self.option.kind == "bool":
             return "toggle"
+        if self.option.kind == "list":
+            return "text"
         if self.choices:
             return "select"
         if self.option.unit == "fraction" and not self.unset:
@@ -136,6 +142,8 @@ class OptionParam:
             return _bool
         if self.widget == "select":
             return _choice(lambda: [str(c) for c in self.choices])
+        if self.widget == "text":
+            return _read_by(self.option)
         lo, hi = self.bounds()
         if self.option.kind != "float":
             return _int(int(lo), int(hi))
@@ -155,11 +163,31 @@ class OptionParam:
         """The deploy() value of a widget value: None for 0 where 0 means not set; numbers typed."""
         if self.unset and not raw:
             return None
+        if self.option.kind == "list":
+            return self.option.read(raw) if isinstance(raw, str) and raw.strip() else None
         if self.option.kind == "float":
             return float(raw)
         if self.option.kind in ("int", "length") and not isinstance(raw, bool):
             return int(raw)
         return raw
+
+    def widget_value(self, value: Any) -> Any:
+        """An options field's value as this widget holds it (a list's command-line text: ``(3.0, 1.0)`` ->
+        ``"3,1"``; anything else as is), for a pasted command."""
+        return list_text(value) if self.option.kind == "list" else value
+
+
+def _read_by(option: Option) -> Callable[[str], str | None]:
+    """The URL check of a list option: its own reader's error, or None; "" (not set) passes."""
+    def check(v: str) -> str | None:
+        if not v.strip():
+            return None
+        try:
+            option.read(v)
+        except ValueError as e:
+            return str(e) or "is not valid"
+        return None
+    return check
 
 
 def _above_zero(hi: float) -> Callable[[str], str | None]:

@@ -180,8 +180,9 @@ def apply_engine_command(text: str, tail: str = "") -> None:
     gguf = o.pop("gguf", None)
     if ll is not None:
         for f in engine_inputs.ENGINE_FLAGS:
-            if cmd.runtime in f.runtimes and f.dest != "gguf" and getattr(ll, f.dest) != f.default:
-                _put(f.key, getattr(ll, f.dest), f.flag, notes)
+            value = f.widget_value(getattr(ll, f.dest)) if cmd.runtime in f.runtimes and f.dest != "gguf" else None
+            if value is not None and value != f.default:
+                _put(f.key, value, f.flag, notes)
         if not ll.kv_offload or ll.n_batch != ll.__class__().n_batch or ll.n_ubatch != ll.__class__().n_ubatch:
             notes.append("-nkvo / -b / -ub: not Planner options (their defaults are planned)")
     if gguf is not None:
@@ -190,6 +191,8 @@ def apply_engine_command(text: str, tail: str = "") -> None:
         else:
             notes.append(f"GGUF file type {str(gguf)[:20]} is not modelled; {engine_inputs.DEFAULT_GGUF} used")
     tp, pp = o.pop("tensor_parallel_size", 1), o.pop("pipeline_parallel_size", 1)
+    if ll is not None and len(ll.tensor_split) > 1:      # llama.cpp's -ts: one proportion per GPU, layers split
+        tp, pp = 1, len(ll.tensor_split)
     _put_parallel(tp, pp, "tensor parallel", notes)
     if o.pop("allow_overwrite_longer_context_len", False):
         notes.append("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1: not a Planner option (SGLang's check applies)")

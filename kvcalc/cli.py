@@ -203,6 +203,18 @@ _OPTION_TYPES: dict[str, Callable[[str], Any]] = {"int": _whole_number, "float":
 """How the CLI reads each kind of declared option (kvcalc.engines.base.Option.kind); its bounds are the engine's."""
 
 
+def _list_reader(o: Any) -> Callable[[str], Any]:
+    """The CLI reader of a ``list`` option (llama.cpp's ``-ts 3,1``): the option's own reader, its error as
+    argparse's message."""
+    def read(text: str) -> Any:
+        try:
+            return o.read(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(f"'{text[:40]}': {e}") from None
+    read.__name__ = o.dest
+    return read
+
+
 def _add_engine_flags(p: argparse.ArgumentParser) -> dict[str, Any]:
     """One argument group per engine, generated from its option declarations (kvcalc.engines: flag names in
     the engine's own spelling; an option two engines share is added once). Returns the groups by runtime."""
@@ -223,7 +235,8 @@ def _add_engine_flags(p: argparse.ArgumentParser) -> dict[str, Any]:
                 group.add_argument(*o.flags, dest=o.dest, nargs="?" if o.const else None, const=o.const,
                                    choices=o.choices, help=o.help)
             else:
-                group.add_argument(*o.flags, dest=o.dest, type=_OPTION_TYPES[o.kind], help=o.help)
+                reader = _list_reader(o) if o.kind == "list" else _OPTION_TYPES[o.kind]
+                group.add_argument(*o.flags, dest=o.dest, type=reader, help=o.help)
     return groups
 
 
@@ -557,17 +570,22 @@ def _fit_text(d: Any, args: argparse.Namespace) -> str:
     """``plan --fit``: kvcalc.llama_cpp.fit's answer for the GPU's memory (llama.cpp runtime only)."""
     from dataclasses import replace
 
-    from .llama_cpp.fit import fit_lines, fit_llama_cpp
+    from .llama_cpp.fit import fit_lines, fit_llama_cpp, fit_llama_cpp_gpus
     from .llama_cpp.options import LlamaCppOptions
 
     if not isinstance(d.options, LlamaCppOptions) or d.gguf is None:
         raise CliError("--fit is llama.cpp's: give --runtime llama_cpp and the GGUF (--gguf-type or --gguf)")
     n, unified, _ = d.options.slots()
     base = replace(d.options, kv_unified=unified)
-    a = fit_llama_cpp(d.config, d.gguf, d.gpu.memory_bytes, margin_bytes=int(args.fit_target * 2**20),
-                      n_parallel=n, base=base, n_ctx=d.options.n_ctx,
-                      model=getattr(args, "gguf_file", None) or "MODEL.gguf")
-    return "\n".join([f"{d.spec.model_type} on {d.gpu.name} ({human_bytes(d.gpu.memory_bytes)})", *fit_lines(a)])
+    model, margin = getattr(args, "gguf_file", None) or "MODEL.gguf", int(args.fit_target * 2**20)
+    if d.gpus > 1:       # --split-mode layer over the GPUs (every layer on them; the user's -ts, else by memory)
+        a = fit_llama_cpp_gpus(d.config, d.gguf, [d.gpu.memory_bytes] * d.gpus, margin_bytes=margin, n_parallel=n,
+                               base=base, model=model)
+    else:
+        a = fit_llama_cpp(d.config, d.gguf, d.gpu.memory_bytes, margin_bytes=margin, n_parallel=n, base=base,
+                          n_ctx=d.options.n_ctx, model=model)
+    where = f"{d.gpus} x {d.gpu.name}" if d.gpus > 1 else d.gpu.name
+    return "\n".join([f"{d.spec.model_type} on {where} ({human_bytes(d.gpu.memory_bytes)})", *fit_lines(a)])
 
 
 def _plan_lines(deployment: Any, p: Any, speed: Any, source: str) -> list[str]:
@@ -592,7 +610,7 @@ def _plan_lines(deployment: Any, p: Any, speed: Any, source: str) -> list[str]:
         f"largest batch at {p.context:,} tokens: {p.max_batch:,}" if p.max_batch else
         f"largest batch at {p.context:,} tokens: nothing fits",
         f"fewest GPUs of this type: {p.min_gpus}" if p.min_gpus else
-        f"fewest GPUs of this type: not one ({engine.label}'s multi-GPU split is not modelled)"
+        f"fewest GPUs of this type: not one ({engine.label}: GPU counts are planned (--gpus), not searched)"
         if not engine.multi_gpu
         else f"fewest GPUs of this type: no count helps (the context is over the model's maximum "
              f"{p.model_max_context:,})" if p.model_max_context and p.context > p.model_max_context

@@ -30,7 +30,8 @@ binds. Budgets per GPU (bytes; GiB = 2**30):
     the rest (``host_bytes``); it fits when that allocation fits the GPU and the requests fit the cells
     (``context <= n_ctx_seq``, ``batch <= n_seq_max``, ``batch x context <= n_ctx``). ``kv_bytes`` is what
     the requests occupy (sliding-window layers at most their window); the solvers answer for a run
-    sized to the request (``-np batch -c batch x context``, other flags as given), one GPU only.
+    sized to the request (``-np batch -c batch x context``, other flags as given); over ``gpus > 1`` the
+    ``-ts`` layer split, the busiest GPU's bytes (kvcalc.llama_cpp.split).
 
 Each runtime's rules live in its engine (kvcalc.engines: ``Engine.plan_at``, ``Engine.fits``,
 ``Engine.fewest_gpus``); this module asks ``d.engine`` and never compares a runtime's name.

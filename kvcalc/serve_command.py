@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 
 from .checkpoints import checkpoint_to_serve
 from .deployment import Deployment
+from .engines.readers import list_text
 from .llama_cpp.options import DECLARATIONS as LLAMA_OPTIONS
 from .llama_cpp.options import LlamaCppOptions
 from .sglang.options import DECLARATIONS as SGLANG_OPTIONS
@@ -233,9 +234,10 @@ def llama_server(model: str, d: Deployment) -> ServeCommand:
         words += ["-m", f"/path/to/{name}-{quant}.gguf"]
         notes.append(f"a {quant} GGUF file of {model} (llama.cpp reads GGUF, not the safetensors checkpoint)")
     declared = [opt for opt in LLAMA_OPTIONS if opt.command]
-    for opt in declared:                # value flags (-c, -np, -ctk, -ctv, -fa, -ngl, -b, -ub), where not the default
-        if opt.kind != "bool" and getattr(o, opt.dest) != getattr(dflt, opt.dest):
-            words += [opt.flag, str(getattr(o, opt.dest))]
+    for opt in declared:                # value flags (-c, -np, -ctk, -ctv, -fa, -ngl, -ts, -b, -ub) not at the default
+        value = getattr(o, opt.dest)
+        if opt.kind != "bool" and value != getattr(dflt, opt.dest):
+            words += [opt.flag, list_text(value) if opt.kind == "list" else str(value)]
     for opt in declared:                # switches (-kvu, --swa-full, -nkvo), where set
         if opt.kind == "bool" and getattr(o, opt.dest) != getattr(dflt, opt.dest):
             words.append(opt.flag)

@@ -51,8 +51,9 @@ _VLLM_SHARED = ("max_model_len", "block_size", "max_num_seqs", "max_num_batched_
                 "gpu_memory_utilization")
 """vLLM's options other serving engines have an equivalent of, or say they have none (``vllm_names``)."""
 
-OptionType = Literal["int", "float", "bool", "text", "choice", "json", "length"]
-"""How an option's text is read; ``length`` is a token count where -1 / ``auto`` asks the engine to fit it."""
+OptionType = Literal["int", "float", "bool", "text", "choice", "json", "length", "list"]
+"""How an option's text is read; ``length`` is a token count where -1 / ``auto`` asks the engine to fit it;
+``list`` a comma-separated list its ``parse`` reads into a tuple (llama.cpp's ``-ts 3,1``)."""
 
 
 @dataclass(frozen=True)
@@ -139,12 +140,13 @@ class Engine:
     """The engine's tensor-parallel flag (the verdict's fix names it)."""
     pp_flag: ClassVar[str | None] = "--pipeline-parallel-size"
     """The engine's pipeline-parallel flag (kvcalc.fixes' pipeline fix names it); None where the engine has no
-    separate pipeline split to offer (transformers: its GPUs already are stages; llama.cpp: one GPU planned)."""
+    separate pipeline split to offer (transformers: its GPUs already are stages; llama.cpp: its -ts layer split)."""
     multi_gpu: ClassVar[bool] = True
     tensor_parallel: ClassVar[bool] = True
     """Whether the engine splits layers by tensor parallelism (transformers' ``device_map="auto"`` only
     pipelines whole layers: kvcalc.parallel.resolve_parallel)."""
-    """Whether a plan may span several GPUs (llama.cpp's split is not modelled)."""
+    """Whether the fewest GPUs are searched and a plan may span several GPUs (llama.cpp: a GPU count is planned
+    with its -ts layer split, Engine.check_gpus, but not searched)."""
     counts_overhead: ClassVar[bool] = True
     """Whether memory beside weights and KV (activations, non-torch memory) is counted (not under ``ideal``)."""
     cli_flags: ClassVar[tuple[str, ...]] = ()

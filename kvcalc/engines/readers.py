@@ -76,10 +76,20 @@ def _bounded(value: float, low: float | None, high: float | None, open_low: bool
         raise ValueError(f"must be {' and '.join(x for x in (lo, hi) if x)}")
 
 
+def list_text(values: Any) -> str:
+    """A ``list`` option's value as its command-line text (llama.cpp's ``-ts``: ``(3.0, 1.0)`` -> ``3,1``).
+
+    >>> list_text((3.0, 1.0)), list_text((0.5, 1)), list_text(())
+    ('3,1', '0.5,1', '')
+    """
+    return ",".join(f"{x:g}" for x in values)
+
+
 def read_option(option: Any, text: str) -> Any:
     """``text`` read as ``option``'s value (kvcalc.engines.base.Option): its ``parse``, else by its kind within its
     bounds (int / length: an integer; float; json: an object; text / choice: the text, one of ``choices`` when
-    given; an int with ``choices``: one of them). ValueError when invalid; a switch (bool) takes no value."""
+    given; an int with ``choices``: one of them; a list: its ``parse``). ValueError when invalid; a switch (bool) takes
+    no value."""
     if option.parse is not None:
         return option.parse(text)
     kind = option.kind

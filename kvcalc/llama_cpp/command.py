@@ -4,8 +4,8 @@ Flag names follow ggml-org/llama.cpp ``common/arg.cpp`` (``common_params_parser_
 ``-hf/--hf-repo repo[:quant]``, ``-c/--ctx-size``, ``-np/--parallel``, ``-kvu/--kv-unified``,
 ``-ctk/--cache-type-k``, ``-ctv/--cache-type-v``, ``-fa/--flash-attn [on|off|auto]`` (a bare ``-fa``
 is the older on switch), ``-ngl/--gpu-layers/--n-gpu-layers``, ``--swa-full``, ``-nkvo/--no-kv-offload``,
-``-b/--batch-size``, ``-ub/--ubatch-size``, a draft model ``-md/--model-draft`` or ``-hfd`` (speculative
-decoding); ``--flag=value`` works too. Flags that do not change memory
+``-b/--batch-size``, ``-ub/--ubatch-size``, ``-ts/--tensor-split 3,1``, a draft model ``-md/--model-draft`` or
+``-hfd`` (speculative decoding); ``--flag=value`` works too. Flags that do not change memory
 are skipped and listed in ``ignored``; the text is never executed.
 """
 from __future__ import annotations
@@ -21,8 +21,8 @@ MAX_COMMAND_CHARS = 20_000
 
 _OWN_VALUES = {"-m": "model", "--model": "model", "-hf": "hf", "-hfr": "hf", "--hf-repo": "hf"}
 """Value flags that are not options: the model file or Hub repo[:quant]."""
-_VALUE: dict[str, str] = {**_OWN_VALUES, **{f: o.dest for o in DECLARATIONS if o.command and o.kind in ("int", "text")
-                                            for f in o.flags}}
+_VALUE: dict[str, str] = {**_OWN_VALUES, **{f: o.dest for o in DECLARATIONS
+                                            if o.command and o.kind in ("int", "text", "list") for f in o.flags}}
 """Value flag -> LlamaCppOptions field: the model flags, then the declared int / text options (``-c``, ``-np``,
 ``-ctk`` ... from kvcalc.llama_cpp.options.DECLARATIONS)."""
 _SWITCH: dict[str, tuple[str, bool]] = {
@@ -32,6 +32,8 @@ _SWITCH: dict[str, tuple[str, bool]] = {
 _FA = next(o for o in DECLARATIONS if o.dest == "flash_attn")
 _DRAFT = {"-md", "--model-draft", "-hfd", "-hfrd", "--hf-repo-draft"}
 _INTS = {o.dest for o in DECLARATIONS if o.kind == "int"}
+_LISTS = {o.dest: o for o in DECLARATIONS if o.kind == "list"}
+"""The declared list options (``-ts``), each read by its own reader (Option.read)."""
 _PROGRAMS = {"llama-server": "llama-server", "server": "llama-server", "llama-cli": "llama-cli",
              "main": "llama-cli", "llama-run": "llama-cli"}
 
@@ -60,6 +62,11 @@ def _value(fields: dict[str, Any], flag: str, text: str) -> None:
     name = _VALUE[flag]
     if name in _INTS:
         fields[name] = _int(flag, text)
+    elif name in _LISTS:
+        try:
+            fields[name] = _LISTS[name].read(text)
+        except ValueError as e:
+            raise InputError(f"{flag} has an invalid value '{text[:40]}': {e}") from None
     elif name == "hf":
         repo, _, quant = text.partition(":")
         fields["model"] = repo[:200]

@@ -4,8 +4,13 @@ The GPU holds the ``-ngl`` share of the GGUF weights, the KV cells of its layers
 compute buffer, the host the rest (``host_bytes``); a plan fits when that allocation fits the GPU and
 the requests fit the cells (``context <= n_ctx_seq``, ``batch <= n_seq_max``, ``batch x context <=
 n_ctx``). ``kv_bytes`` is what the requests occupy (sliding-window layers at most their window); the
-solvers answer for a run sized to the request (``-np batch -c batch x context``, other flags as given),
-one GPU only (kvcalc.llama_cpp.seam). Defaults: ``common/common.h`` (kvcalc.llama_cpp.options).
+solvers answer for a run sized to the request (``-np batch -c batch x context``, other flags as given)
+(kvcalc.llama_cpp.seam). Defaults: ``common/common.h`` (kvcalc.llama_cpp.options).
+
+Several GPUs (``gpus > 1``) are llama.cpp's ``--split-mode layer``: the ``-ts`` proportions (default: by free
+memory, equal here) place whole layers on each GPU (kvcalc.llama_cpp.split), one pipeline stage per GPU; each
+GPU's weights, KV and compute are in the formulas, and the busiest GPU's bytes are the plan's and decide the
+verdict. The fewest GPUs are not searched (``multi_gpu`` stays False): plan a count with ``--gpus``.
 
 >>> from kvcalc.engines import get_engine
 >>> get_engine("llama_cpp").options_from_flags({"n_ctx": 8192, "n_parallel": 2}).slots()[:2]
@@ -27,6 +32,7 @@ from .arches import gguf_view
 from .options import DECLARATIONS, LlamaCppOptions
 from .plan import LlamaCppPlan, llama_cpp_plan
 from .seam import VERSION, LayerCells, largest_batch, layer_cells, longest_context, to_engine_plan
+from .split import Split, plan_split
 
 if TYPE_CHECKING:
     from ..curve import CurvePoint
@@ -38,8 +44,8 @@ if TYPE_CHECKING:
 
 
 
-SINGLE_GPU = ("llama.cpp's multi-GPU split (--split-mode layer / row, -ts) is not modelled: "
-              "plan one GPU (gpus=1); -ngl offloads the rest to host memory")
+SINGLE_GPU = ("llama.cpp splits whole layers over the GPUs (--split-mode layer, -ts): give the GPU count only "
+              "(gpus=N), not tensor_parallel_size / pipeline_parallel_size; --split-mode row is not modelled")
 
 
 def _gguf(raw: Mapping[str, Any], gguf: object) -> GgufWeights:
@@ -73,6 +79,17 @@ def llama_plan(d: Deployment) -> LlamaCppPlan:
     return lp
 
 
+def llama_split(d: Deployment) -> Split | None:
+    """The deployment's layer split over its GPUs (kvcalc.llama_cpp.split; None on one GPU), memoized."""
+    if d.gpus == 1:
+        return None
+    if "llama_split" not in d._memo:
+        assert d.gguf is not None
+        d._memo["llama_split"] = plan_split(llama_plan(d), d.spec, d.gguf, d.llama_cpp.split_shares(d.gpus))
+    got: Split = d._memo["llama_split"]
+    return got
+
+
 def llama_layer_cells(d: Deployment) -> tuple[LayerCells, ...]:
     """The deployment's llama.cpp layers (kvcalc.llama_cpp.seam.layer_cells), memoized."""
     if "llama_cells" not in d._memo:
@@ -87,8 +104,8 @@ def llama_solvers(d: Deployment, batch: int, context: int) -> tuple[int | None, 
     if key not in d._memo:
         assert d.gguf is not None
         args = (d.spec, d.llama_cpp, d.gguf, d.gpu.memory_bytes)
-        d._memo[key] = (longest_context(*args, batch, d.context_cap),
-                        largest_batch(*args, context) if context <= d.context_cap else None)
+        d._memo[key] = (longest_context(*args, batch, d.context_cap, d.gpus),
+                        largest_batch(*args, context, d.gpus) if context <= d.context_cap else None)
     got: tuple[int | None, int | None] = d._memo[key]
     return got
 
@@ -106,6 +123,7 @@ class LlamaCppEngine(PagedEngine):
     options_type = LlamaCppOptions
     declarations = DECLARATIONS
     multi_gpu = False
+    tensor_parallel = False          # whole layers per GPU (--split-mode layer): kvcalc's pipeline stages
     pp_flag = None
     single_gpu_error = SINGLE_GPU
     cli_flags = ("gguf_type", "gguf_file")
@@ -125,8 +143,8 @@ class LlamaCppEngine(PagedEngine):
         return replace(opts, **own) if own else opts
 
     def foreign_text(self, key: str) -> str:
-        return ("n_ctx, n_parallel, cache_type_k / cache_type_v, n_gpu_layers, swa_full, flash_attn and "
-                "gguf are llama.cpp options: use runtime 'llama_cpp'")
+        return ("n_ctx, n_parallel, cache_type_k / cache_type_v, n_gpu_layers, swa_full, flash_attn, tensor_split "
+                "and gguf are llama.cpp options: use runtime 'llama_cpp'")
 
     def check_model(self, raw: Mapping[str, Any], spec: ModelSpec, options: Any, dtype: str | None,
                     kv_dtype: str | None) -> None:
@@ -149,6 +167,13 @@ class LlamaCppEngine(PagedEngine):
         """The GPU's share of the GGUF file (-ngl), as llama.cpp loads it."""
         return weights_rank if gguf is None else llama_cpp_plan(spec, options, gguf).gpu.weights
 
+    def check_gpus(self, gpus: int, tp: int | None, pp: int | None) -> None:
+        """Any GPU count (the layer split); a tensor or pipeline size is not llama.cpp's (:data:`SINGLE_GPU`)."""
+        if tp not in (None, 1) or pp not in (None, gpus):
+            from ..errors import UnsupportedError
+
+            raise UnsupportedError(SINGLE_GPU)
+
     # ------------------------------------------------------------------ planning
     def model_spec(self, raw: Mapping[str, Any], spec: ModelSpec) -> ModelSpec:
         """The config read through the llama.cpp architecture it converts to (kvcalc.llama_cpp.arches:
@@ -156,7 +181,7 @@ class LlamaCppEngine(PagedEngine):
         return gguf_view(raw, spec)[0]
 
     def memory_plan(self, d: Deployment) -> Any:
-        return to_engine_plan(d.spec, llama_plan(d), d.gpu.memory_bytes)
+        return to_engine_plan(d.spec, llama_plan(d), d.gpu.memory_bytes, llama_split(d))
 
     def plan_at(self, d: Deployment, batch: int, context: int, warnings: list[str]) -> PlanResult:
         """The configured run's allocation, the cells the requests occupy (module docstring)."""
@@ -167,7 +192,9 @@ class LlamaCppEngine(PagedEngine):
 
         ep = d.engine_plan()
         lp = llama_plan(d)
+        split = llama_split(d)
         table = layer_bytes(d, batch, context)
+        kv = table.per_gpu_bytes if split is None else table.stage_bytes(split.busiest)
         ok = ep.fits(batch, context)
         max_context, max_batch = llama_solvers(d, batch, context)
         binding = engine_binding(ep, batch, context, ok, None)
@@ -186,10 +213,12 @@ class LlamaCppEngine(PagedEngine):
         o = d.llama_cpp
         common = common_fields(d, batch, context)
         common.update(quality=lp.quality, kv_quality=lp.kv_quality)     # the compute buffer is estimated
+        if split is not None:
+            common["weights_bytes"] = ep.weights_bytes                   # the busiest GPU's layers
         return PlanResult(
-            **common, kv_dtype=f"{o.cache_type_k}/{o.cache_type_v}", kv_bytes=table.per_gpu_bytes,
+            **common, kv_dtype=f"{o.cache_type_k}/{o.cache_type_v}", kv_bytes=kv,
             kv_bytes_total=table.all_gpus_bytes, overhead_bytes=ep.overhead_bytes, budget_bytes=ep.budget_bytes,
-            total_bytes=ep.weights_bytes + table.per_gpu_bytes + ep.overhead_bytes, fits=ok, max_context=max_context,
+            total_bytes=ep.weights_bytes + kv + ep.overhead_bytes, fits=ok, max_context=max_context,
             max_batch=max_batch, min_gpus=None, binding_constraint=binding, kv_cache_tokens=ep.pool_tokens,
             num_gpu_blocks=ep.pool_pages, max_concurrency=ep.max_concurrency,
             available_kv_bytes=ep.available_kv_bytes, formulas=ep.formulas, engine_lines=ep.log_lines,
@@ -197,12 +226,18 @@ class LlamaCppEngine(PagedEngine):
 
     def overhead_parts(self, d: Deployment, p: PlanResult) -> dict[str, int]:
         """The compute buffer (estimated; llama.cpp sizes it from its graph) and the recurrent state on the GPU."""
-        g = llama_plan(d).gpu
+        g, split = llama_plan(d).gpu, llama_split(d)
+        if split is not None:
+            return {"compute_buffer": split.shares[split.busiest].compute, "recurrent_state": split.recurrent}
         return {"compute_buffer": g.compute, "recurrent_state": g.recurrent}
 
     def one_gpu_fits(self, d: Deployment, batch: int, context: int) -> bool:
-        """Whether a run sized to the request fits the GPU (the multi-GPU split is not modelled)."""
-        return (llama_solvers(d, batch, context)[1] or 0) >= batch
+        """Whether a run sized to the request fits one GPU of ``d``'s type (no fewer-GPUs search)."""
+        if d.gpus == 1:
+            return (llama_solvers(d, batch, context)[1] or 0) >= batch
+        assert d.gguf is not None
+        one = replace(d.llama_cpp, tensor_split=())
+        return (largest_batch(d.spec, one, d.gguf, d.gpu.memory_bytes, context) or 0) >= batch
 
     def layer_rows(self, d: Deployment, batch: int, context: int) -> list[LayerRow]:
         """The cells the requests occupy per layer; layers ``-ngl`` / ``-nkvo`` leave on the host are
@@ -212,13 +247,15 @@ class LlamaCppEngine(PagedEngine):
         cached: dict[int, list[LayerCells]] = {}
         for c in llama_layer_cells(d):
             cached.setdefault(c.index, []).append(c)
+        split = llama_split(d)
         rows = []
         for layer in d.spec.layers:
             held = cached.get(layer.index, [])
             tokens = max((c.tokens(context) for c in held), default=0)
             nbytes = sum(batch * c.tokens(context) * c.cell_bytes for c in held)
             device = "gpu" if not held or held[0].on_gpu else "host"
-            rows.append(LayerRow(layer.index, layer.kind, 0, tokens, nbytes, device))
+            stage = (split.devices[layer.index] or 0) if split is not None else 0     # the layer's GPU
+            rows.append(LayerRow(layer.index, layer.kind, stage, tokens, nbytes, device))
         return rows
 
     def curve(self, d: Deployment, batch: int, contexts: Sequence[int]) -> list[CurvePoint]:
@@ -226,14 +263,18 @@ class LlamaCppEngine(PagedEngine):
         from ..curve import CurvePoint
 
         ep = d.engine_plan()
-        cells = [c for c in llama_layer_cells(d) if c.on_gpu]
+        split = llama_split(d)                 # several GPUs: the busiest GPU's layers, as its weights
+        cells = [c for c in llama_layer_cells(d) if c.on_gpu
+                 and (split is None or split.devices[c.index] == split.busiest)]
         return [CurvePoint(t, ep.weights_bytes, ep.overhead_bytes,
                            batch * sum(c.tokens(t) * c.cell_bytes for c in cells), ep.budget_bytes) for t in contexts]
 
     def stage_weights(self, d: Deployment) -> tuple[int, ...]:
         """The GGUF weights resident on the GPU (the ``-ngl`` share, output layer included; the token
-        embedding table stays on the host): what a decode step reads at GPU bandwidth. One GPU, one stage."""
-        return (d.weights_rank,)
+        embedding table stays on the host): what a decode step reads at GPU bandwidth. One stage per GPU, each
+        GPU's layers under a split (kvcalc.llama_cpp.split)."""
+        split = llama_split(d)
+        return (d.weights_rank,) if split is None else tuple(s.weights for s in split.shares)
 
     def report_lines(self, p: PlanResult) -> list[str]:
         """Its startup lines, then the allocation's formulas (cells, KV, GPU and host memory)."""
@@ -266,7 +307,8 @@ class LlamaCppEngine(PagedEngine):
         return KvQuantization(None, replace(o, cache_type_k="q8_0", cache_type_v="q8_0"), "-ctk q8_0 -ctv q8_0")
 
     def fewest_text(self, d: Deployment, n: int | None) -> str:
-        return "llama.cpp's multi-GPU split (-ts, --split-mode) is not modelled: one GPU planned"
+        return ("the fewest GPUs are not searched under llama.cpp: plan a GPU count (--gpus N) and its layer "
+                "split (-ts)")
 
 
 ENGINE: Engine = LlamaCppEngine()

@@ -19,7 +19,7 @@ Assumes: the compute buffer is kvcalc's model of the graph llama.cpp reserves (:
 the largest of logits + final norm, attention, FFN), equal to the byte to the buffer a CPU build reserves in
 the 24 fit cases of tests/fixtures/llama_cpp_fit_oracle.json, so the context found is -fit's or larger; a GPU
 backend's kernels may reserve more. With experts on the host, the host's compute buffer is not counted and the
-probe cannot check it (a CPU build has one device). No multi-GPU split (``-ts``).
+probe cannot check it (a CPU build has one device). Several GPUs: :func:`fit_llama_cpp_gpus` (``-ts``).
 
 >>> from kvcalc.catalog import bundled_config
 >>> a = fit_llama_cpp(bundled_config("meta-llama/Llama-3.1-8B"), "Q4_K_M", 12 * 2**30, n_parallel=1)
@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..architectures import read_spec
+from ..engines.readers import list_text
 from ..errors import InputError
 from ..gguf.mixes import GgufWeights, gguf_weights
 from .arches import gguf_view
@@ -61,7 +62,7 @@ class FitAnswer:
     command: str
     assumptions: tuple[str, ...]
     n_cpu_moe: int = 0
-    tensor_split: tuple[int, ...] = ()           # -ts, one share per GPU (a multi-GPU fit)
+    tensor_split: tuple[float, ...] = ()         # -ts, one share per GPU (a multi-GPU fit)
     shares: tuple[DeviceShare, ...] = ()         # what each GPU holds (a multi-GPU fit)
 
 
@@ -69,7 +70,7 @@ def _used(p: LlamaCppPlan, unified_memory: bool) -> int:
     return p.gpu.total + (p.host.total if unified_memory else 0)
 
 
-def _command(model: str, o: LlamaCppOptions, tensor_split: tuple[int, ...] = ()) -> str:
+def _command(model: str, o: LlamaCppOptions, tensor_split: tuple[float, ...] = ()) -> str:
     parts = ["llama-server", "-m", model, "-c", str(o.n_ctx), "-np", str(o.n_parallel), "-ngl", str(o.n_gpu_layers),
              "-ctk", o.cache_type_k, "-ctv", o.cache_type_v, "-fa", o.flash_attn, "--fit", "off"]
     if o.kv_unified:
@@ -77,7 +78,7 @@ def _command(model: str, o: LlamaCppOptions, tensor_split: tuple[int, ...] = ())
     if o.n_cpu_moe:
         parts += ["--n-cpu-moe", str(o.n_cpu_moe)]
     if tensor_split:
-        parts += ["-ts", ",".join(str(x) for x in tensor_split)]
+        parts += ["-ts", list_text(tensor_split)]
     return " ".join(parts)
 
 
@@ -140,9 +141,10 @@ def fit_llama_cpp_gpus(config: Mapping[str, Any], weights: str | GgufWeights, gp
                        margin_bytes: int = FIT_TARGET, n_parallel: int = 1, base: LlamaCppOptions | None = None,
                        min_ctx: int = FIT_CTX, model: str = "MODEL.gguf") -> FitAnswer:
     """The largest context per slot with every layer on ``gpu_memories`` GPUs (bytes free on each) split by layer
-    as llama.cpp splits them (:mod:`kvcalc.llama_cpp.split`), ``-ts`` = each GPU's memory in MiB (llama.cpp's
-    default split is by free memory); every GPU keeps ``margin_bytes`` free. InputError when not even ``min_ctx``
-    per slot fits (no per-GPU offload is searched).
+    as llama.cpp splits them (:mod:`kvcalc.llama_cpp.split`), ``-ts`` = ``base``'s ``tensor_split`` where given,
+    else each GPU's memory in MiB (llama.cpp's default split is by free memory); every GPU keeps ``margin_bytes``
+    free. InputError when not even ``min_ctx`` per slot fits (no per-GPU offload is searched: every layer stays on
+    the GPUs).
 
     >>> from kvcalc.catalog import bundled_config
     >>> a = fit_llama_cpp_gpus(bundled_config("meta-llama/Llama-3.1-8B"), "F16", [12 * 2**30, 12 * 2**30])
@@ -154,13 +156,15 @@ def fit_llama_cpp_gpus(config: Mapping[str, Any], weights: str | GgufWeights, gp
     spec = gguf_view(config, read_spec(config))[0]
     gw = gguf_weights(config, weights) if isinstance(weights, str) else weights
     base = replace(base or LlamaCppOptions(), n_parallel=n_parallel, n_gpu_layers=-1)
-    ts = tuple(max(m // 2**20, 1) for m in gpu_memories)
+    given = base.tensor_split and any(base.tensor_split)      # the user's -ts, else llama.cpp's default
+    ts: tuple[float, ...] = (base.split_shares(len(gpu_memories)) if given
+                             else tuple(max(m // 2**20, 1) for m in gpu_memories))
     top = max((spec.max_position_embeddings or 131072) // CTX_PAD, 1)
     step = CTX_PAD * (1 if base.kv_unified else n_parallel)
 
     def at(k: int) -> tuple[LlamaCppPlan, tuple[DeviceShare, ...]]:
         p = llama_cpp_plan(spec, replace(base, n_ctx=k * step), gw)
-        return p, split_bytes(p, spec, gw, [float(x) for x in ts])
+        return p, split_bytes(p, spec, gw, ts)
 
     def fits(k: int) -> bool:
         return all(s.total <= m - margin_bytes for s, m in zip(at(k)[1], gpu_memories))

@@ -11,13 +11,22 @@ n_parallel = 4 and kv_unified = true"), which is why a bare ``llama-server`` log
 explicit ``-np 1`` stays one slot (the older ``n_parallel == 1 && !kv_unified`` rule is gone), and
 llama-cli's auto is its one sequence (``common/common.h``: ``n_parallel = 1``).
 
+``-ts`` / ``--tensor-split`` (``common/arg.cpp``: the text split on ``[,/]+``, each part ``std::stof``, fewer
+than ``llama_max_devices()`` = 16 parts, the rest 0) is kept as the proportions given; ``()`` (not given) and
+all zeros are llama.cpp's default split by each device's free memory (``src/llama-model.cpp``
+``llama_model::load_tensors``: ``all_zero``), equal shares on GPUs of one type (kvcalc.llama_cpp.split).
+
 >>> LlamaCppOptions().slots()[:2], LlamaCppOptions(n_parallel=1).slots()[:2]
 ((4, True), (1, False))
+>>> read_tensor_split("3,1"), read_tensor_split("1/1/2")
+((3.0, 1.0), (1.0, 1.0, 2.0))
 """
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..engines.base import Option
 from ..errors import InputError
@@ -37,6 +46,37 @@ AUTO_PARALLEL = -1
 CTX_PAD = 256
 """``llama_context`` pads ``n_ctx`` (and per-sequence ``n_ctx_seq``) to 256 cells (PR #17046)."""
 
+LLAMA_MAX_DEVICES = 16
+"""``src/llama.cpp`` ``llama_max_devices()``: ``-ts`` takes fewer parts than this (``common/arg.cpp``: ``if
+(split_arg.size() >= llama_max_devices()) throw ... "got %d input configs, but system only has %d devices"``)."""
+
+
+def read_tensor_split(text: str) -> tuple[float, ...]:
+    """``-ts`` text as llama.cpp's ``common/arg.cpp`` reads it: split on runs of ``,`` or ``/`` (a trailing one
+    ends the list), each part a number; ValueError naming the part or the count otherwise (kvcalc refuses a
+    negative, infinite or NaN part and an empty one, which ``std::stof`` would throw on or misplace layers with).
+    """
+    parts = re.split(r"[,/]+", text.strip()) if isinstance(text, str) and len(text) <= 400 else None
+    if parts is None or parts == [""]:
+        raise ValueError("takes comma-separated proportions, one per GPU (e.g. 3,1)")
+    if parts[-1] == "":
+        parts.pop()
+    if len(parts) >= LLAMA_MAX_DEVICES:
+        raise ValueError(f"got {len(parts)} input configs, but llama.cpp has at most {LLAMA_MAX_DEVICES - 1} "
+                         "(llama_max_devices() is 16)")
+    return tuple(_share(x) for x in parts)
+
+
+def _share(part: Any) -> float:
+    try:
+        value = float(part.strip() if isinstance(part, str) else part)
+    except (TypeError, ValueError):
+        raise ValueError(f"'{str(part)[:20]}' is not a number (-ts takes proportions such as 3,1)") from None
+    if not math.isfinite(value) or value < 0 or isinstance(part, bool):
+        raise ValueError(f"'{str(part)[:20]}' is not a non-negative proportion")
+    return value
+
+
 FlashAttn = Literal["on", "off", "auto"]
 Program = Literal["llama-server", "llama-cli"]
 
@@ -55,6 +95,7 @@ class LlamaCppOptions:
     n_gpu_layers: int = -1              # -ngl
     n_cpu_moe: int = 0                  # --n-cpu-moe: the MoE experts of the first N layers stay in host memory
     swa_full: bool = False              # --swa-full
+    tensor_split: tuple[float, ...] = ()  # -ts: one proportion per GPU; () = by free memory (module docstring)
     kv_offload: bool = True             # -nkvo / --no-kv-offload turns it off
     speculative: bool = False           # a draft model (-md / -hfd) was given (no memory of its own modelled)
     n_batch: int = DEFAULT_N_BATCH      # -b
@@ -81,6 +122,31 @@ class LlamaCppOptions:
         check_count("n_cpu_moe", self.n_cpu_moe, 0, 1 << 20)
         check_count("n_batch", self.n_batch, 1, MAX_CONTEXT)
         check_count("n_ubatch", self.n_ubatch, 1, MAX_CONTEXT)
+        ts = self.tensor_split
+        try:
+            shares = read_tensor_split(ts) if isinstance(ts, str) else tuple(_share(x) for x in ts)
+            if len(shares) >= LLAMA_MAX_DEVICES:
+                raise ValueError(f"got {len(shares)} input configs, but llama.cpp has at most "
+                                 f"{LLAMA_MAX_DEVICES - 1}")
+        except (TypeError, ValueError) as e:
+            raise InputError(f"-ts / --tensor-split: {e}") from None
+        object.__setattr__(self, "tensor_split", shares)     # typed: a list or "3,1" becomes (3.0, 1.0)
+
+    def split_shares(self, gpus: int) -> tuple[float, ...]:
+        """The ``-ts`` proportions over ``gpus`` GPUs as ``llama_model::load_tensors`` reads them: missing parts
+        are 0 (``common/arg.cpp`` fills the rest with 0.0f), none or all zero is the split by free memory (equal
+        on GPUs of one type). InputError when more parts than GPUs are given (llama.cpp would ignore them).
+
+        >>> LlamaCppOptions(tensor_split=(3, 1)).split_shares(2), LlamaCppOptions().split_shares(2)
+        ((3.0, 1.0), (1.0, 1.0))
+        """
+        ts = self.tensor_split
+        if len(ts) > gpus:
+            raise InputError(f"-ts {','.join(f'{x:g}' for x in ts)} gives {len(ts)} proportions for {gpus} GPU(s): "
+                             "give one per GPU")
+        if not any(ts):
+            return (1.0,) * gpus
+        return ts + (0.0,) * (gpus - len(ts))
 
     def slots(self) -> tuple[int, bool, str | None]:
         """(sequences, unified, note): ``-np`` auto resolved (module docstring): llama-server's 4 unified
@@ -119,6 +185,9 @@ DECLARATIONS: tuple[Option, ...] = (
            "layers in host memory (default 0)", "layers", 0, 1 << 20, 0, None),
     Option("swa_full", ("--swa-full",), "bool", "full-size cache for sliding-window layers", "", None, None, False,
            "ll_swa_full"),
+    Option("tensor_split", ("-ts", "--tensor-split"), "list", "--split-mode layer over several GPUs: the share of "
+           "the layers each GPU holds, comma-separated proportions (e.g. 3,1; default: by free memory, equal on "
+           "GPUs of one type)", "proportions", 0, None, (), "ll_ts", parse=read_tensor_split),
     Option("kv_offload", ("-nkvo", "--no-kv-offload"), "bool", "keep the KV cache in host memory", "", None, None,
            True, None, negate=True),
     Option("n_batch", ("-b", "--batch-size"), "int", "logical batch (default 2048)", "tokens", 1, MAX_CONTEXT,

@@ -111,6 +111,37 @@ def split_bytes(p: LlamaCppPlan, spec: ModelSpec, weights: GgufWeights,
                              else max(st.attention, st.ffn)) for i in range(len(tensor_split)))
 
 
+@dataclass(frozen=True)
+class Split:
+    """A plan's layer split over several GPUs: the ``-ts`` proportions used, each slot's device
+    (:func:`layer_devices`), each GPU's share (:func:`split_bytes`) and the busiest GPU, whose total (with the
+    recurrent state, counted whole there: not split per layer) decides whether the run allocates."""
+
+    tensor_split: tuple[float, ...]
+    devices: tuple[int | None, ...]
+    shares: tuple[DeviceShare, ...]
+    recurrent: int
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Each GPU's bytes (weights + KV + compute; the busiest one with the recurrent state)."""
+        top = self.busiest
+        return tuple(s.total + (self.recurrent if i == top else 0) for i, s in enumerate(self.shares))
+
+    @property
+    def busiest(self) -> int:
+        """The GPU with the most bytes (the first such)."""
+        t = [s.total for s in self.shares]
+        return t.index(max(t))
+
+
+def plan_split(p: LlamaCppPlan, spec: ModelSpec, weights: GgufWeights, tensor_split: Sequence[float]) -> Split:
+    """:class:`Split` of plan ``p`` over ``len(tensor_split)`` GPUs."""
+    ts = tuple(float(x) for x in tensor_split)
+    return Split(ts, layer_devices(len(weights.layer_bytes), p.options.n_gpu_layers, ts),
+                 split_bytes(p, spec, weights, ts), p.gpu.recurrent)
+
+
 def p_spec(config: Mapping[str, Any]) -> ModelSpec:
     """The spec llama.cpp reads from ``config``'s converted GGUF (kvcalc.llama_cpp.arches.gguf_view)."""
     return gguf_view(config, read_spec(config))[0]

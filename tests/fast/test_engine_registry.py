@@ -147,7 +147,7 @@ def test_every_declared_cli_flag_parses_into_its_dest():
     from kvcalc.cli import build_parser
 
     parser = build_parser()
-    samples = {"int": "8", "float": "0.5", "text": "q8_0", "json": "{}", "length": "4096"}
+    samples = {"int": "8", "float": "0.5", "text": "q8_0", "json": "{}", "length": "4096", "list": "3,1"}
     for name in names():
         for o in get_engine(name).declarations:
             if not o.cli:

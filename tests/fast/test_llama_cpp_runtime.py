@@ -166,7 +166,7 @@ def test_out_of_memory_is_the_engines_refusal() -> None:
     ({"cache_type_v": "q8_0", "flash_attn": "off"}, InputError, "requires Flash Attention"),
     ({"cache_type_k": "q3_k"}, InputError, "Unsupported cache type"),
     ({"n_parallel": 300}, InputError, "n_seq_max must be <= 256"),
-    ({"gpus": 2}, UnsupportedError, "multi-GPU split"),
+    ({"gpus": 2, "tensor_parallel_size": 2}, UnsupportedError, "splits whole layers"),
     ({"max_model_len": 4096}, InputError, "llama.cpp's option is n_ctx (-c)"),
     ({"kv_dtype": "fp8_e4m3"}, InputError, "cache_type_k / cache_type_v"),
     ({"dtype": "bfloat16"}, InputError, "GGUF file's"),
