@@ -8,6 +8,9 @@ endpoint (:class:`StreamlitServer`; ``tests/browser/test_browser.py`` could reus
 - :func:`time_change`: a number input is changed (type a value, press Enter) until the text of a headline
   ``st.metric`` changes, measured inside the page: ``performance.now()`` at the Enter keydown (a capturing
   listener) to the DOM mutation that gives the metric's value a new text (a MutationObserver), in seconds.
+- :func:`time_first_visit`: a fresh browser context (no HTTP cache, a new Streamlit session) opening the page
+  of a running server until that metric is visible, in seconds (page load, websocket, first script run and
+  render of the new session).
 - :func:`time_cold_start`: ``streamlit run`` spawned fresh until that metric is visible in a fresh browser
   context (no HTTP cache), in seconds (``time.perf_counter``: process start, imports, first script run,
   page load and first render).
@@ -239,6 +242,23 @@ def time_cold_start(browser: Any, script: str, cwd: str, path: str, metric_label
         finally:
             ctx.close()
     return elapsed, rss
+
+
+def time_first_visit(browser: Any, url: str, metric_label: str) -> float:
+    """Seconds from opening ``url`` in a fresh browser context (no HTTP cache, no cookies, a new Streamlit
+    session) to the metric visible (``time.perf_counter`` around ``page.goto``: page load, websocket,
+    the page's first script run and render); waits for that run to finish before closing the context."""
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        t = time.perf_counter()
+        page.goto(url, wait_until="commit", timeout=LOAD_S * 1000)
+        metric_value(page, metric_label).wait_for(state="visible", timeout=LOAD_S * 1000)
+        elapsed = time.perf_counter() - t
+        wait_idle(page, LOAD_S)
+    finally:
+        ctx.close()
+    return elapsed
 
 
 def write_empty_page(folder: str, input_label: str, metric_label: str) -> str:

@@ -16,6 +16,7 @@ from kvcalc.dtypes import DTYPES, get_dtype
 from kvcalc.engines import get_engine, names
 from kvcalc.errors import KVCalcError
 from kvcalc.spec import ModelSpec
+from kvcalc.units import human_bytes
 from kvcalc.variants import VARIANTS, apply_variant
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
@@ -206,10 +207,11 @@ def _formula(spec: ModelSpec, config: dict[str, Any], name: str, ctx: int) -> No
     st.caption(f"Layer kinds: {md(kinds)}. Groups of layers with the same cache geometry; MLA layers cache one latent "
                "vector per token instead of per-head K and V.")
     c = st.columns(3)
-    c[0].metric("KV bytes / token", _fmt(r.bytes_per_token))
-    c[1].metric(f"KV at {ctx:,} tokens, batch 1", _fmt(at_context(spec, ctx)))
-    c[2].metric(f"KV at {ctx:,} tokens, batch 8",
-                _fmt(kvcalc.kv_cache(spec, batch=8, context=ctx).total_bytes))
+    one, at_ctx = r.bytes_per_token, at_context(spec, ctx)
+    batch8 = kvcalc.kv_cache(spec, batch=8, context=ctx).total_bytes
+    c[0].metric("KV bytes / token", human_bytes(one), help=f"{one:,} bytes")          # GiB = 2**30 bytes
+    c[1].metric(f"KV at {ctx:,} tokens, batch 1", human_bytes(at_ctx), help=f"{at_ctx:,} bytes")
+    c[2].metric(f"KV at {ctx:,} tokens, batch 8", human_bytes(batch8), help=f"{batch8:,} bytes")
     if spec.max_position_embeddings and ctx > spec.max_position_embeddings:
         st.caption(f"The example context {ctx:,} is beyond this model's maximum of "
                    f"{spec.max_position_embeddings:,} tokens: the figures show the arithmetic only.")
@@ -264,11 +266,11 @@ def _mla(spec: ModelSpec, name: str) -> None:
         return
     a = next(a for l in example.layers for a in l.attention if a.latent_dim)
     c = st.columns(3)
-    c[0].metric(f"{md(ex_name)}: latent bytes / token", _fmt(latent),
-                help=f"{a.latent_dim} latent elements per layer" + (f" + {a.indexer_dim} indexer" if a.indexer_dim
-                                                                    else ""))
-    c[1].metric("expanded per-head K/V bytes / token", _fmt(expanded),
-                help=f"{a.kv_heads} heads x ({a.k_head_dim} + {a.v_head_dim}) per layer")
+    c[0].metric(f"{md(ex_name)}: latent bytes / token", human_bytes(latent),
+                help=f"{latent:,} bytes: {a.latent_dim} latent elements per layer"
+                     + (f" + {a.indexer_dim} indexer" if a.indexer_dim else ""))
+    c[1].metric("expanded per-head K/V bytes / token", human_bytes(expanded),
+                help=f"{expanded:,} bytes: {a.kv_heads} heads x ({a.k_head_dim} + {a.v_head_dim}) per layer")
     c[2].metric("latent saves", _ratio(expanded, latent))
 
 

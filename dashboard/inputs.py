@@ -63,17 +63,36 @@ def _search(container: Any, what: str, key: str, example: str) -> str:
                                     help="Fragments in any order, any case: every one must match."))
 
 
-def model_inputs(container: Any) -> ModelChoice:
+def model_inputs(container: Any, fallback: bool = False) -> ModelChoice:
     """Model source (bundled catalog / Hub id / pasted config) -> a loaded config or an error,
-    the error shown right under the model input."""
+    the error shown right under the model input. ``fallback``: the page plans a Hub id the Hub cannot give
+    with the bundled model of the same architecture (dashboard.paste.with_bundled_fallback, the Planner);
+    then the message is an amber notice that says so, not a red error beside a page that plans."""
     choice = _model_source(container)
     # always one element here, empty or not: when the error goes (a config pasted), the widgets below must
     # keep their places, or Streamlit's frontend re-creates them without their link binding and later
     # changes never reach the URL (Streamlit 1.67; tests/browser/test_browser_share_links.py)
     slot = container.empty()
     if choice.error:
-        slot.error(md(choice.error))
+        planned = fallback_notice(choice) if fallback else None
+        if planned:
+            slot.warning(md(planned), icon="⚠️")
+        else:
+            slot.error(md(choice.error))
     return choice
+
+
+def fallback_notice(choice: ModelChoice) -> str | None:
+    """The sidebar's notice for a Hub id the Hub did not give whose page plans with a bundled config instead
+    (plain text), or None when there is no bundled model of its architecture."""
+    from .paste import with_bundled_fallback
+
+    planned, _ = with_bundled_fallback(choice)
+    if planned.config is None:
+        return None
+    label = (planned.notice or "").split(" (the Hub did not give", 1)[0]
+    return (f"The Hub did not give this model's config, so the page planned with the bundled config instead "
+            f"({label}). The Hub said: {choice.error}")
 
 
 def _model_source(container: Any) -> ModelChoice:
@@ -334,10 +353,10 @@ def _current_int(key: str) -> int:
         return 1
 
 
-def deployment_inputs(container: Any) -> tuple[ModelChoice, dict[str, Any], int, int]:
+def deployment_inputs(container: Any, fallback: bool = False) -> tuple[ModelChoice, dict[str, Any], int, int]:
     """The sidebar every planning page shares: model, GPU, batch x context, dtypes, runtime.
-    Returns the loaded model, kvcalc.plan options, batch and context."""
-    choice = model_inputs(container)
+    Returns the loaded model, kvcalc.plan options, batch and context (``fallback``: :func:`model_inputs`)."""
+    choice = model_inputs(container, fallback)
     gpu = gpu_inputs(container)
     batch, ctx = workload_inputs(container)
     dtypes = dtype_inputs(container)

@@ -1,6 +1,7 @@
 """Page frame shared by every page: config, URL notices, the share link and error display."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import streamlit as st
@@ -77,9 +78,14 @@ def navigation() -> None:
 # Phones (Streamlit's own overlay-sidebar width, <= 768 px): a smaller title, the headline metrics
 # two per row instead of one per row, so the verdict and the numbers come first. On every screen
 # the element holding the sidebar script below takes no room. Selectors are Streamlit's own test
-# ids (tests/browser/test_browser_layout.py checks the phone layout in a real browser).
+# ids (tests/browser/test_browser_layout.py checks the phone layout in a real browser). Also on every screen: the
+# copy button of a code block (the launch command, the share link) always shown, in either theme; Streamlit 1.67
+# draws it with opacity 0 and visibility hidden until the pointer hovers the block, so touch screens never see it.
+COPY_BUTTON_CSS = ('[data-testid="stCode"] div:has([data-testid="stElementToolbarButton"]) '
+                   '{ opacity: 1 !important; visibility: visible !important; }')
 _PHONE_CSS = """<style>
 [data-testid="stSidebar"] [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script) { display: none; }
+""" + COPY_BUTTON_CSS + """
 @media (max-width: 768px) {
   [data-testid="stMainBlockContainer"] { padding-top: 3rem; }
   [data-testid="stMain"] h1 { font-size: 1.8rem; padding-bottom: 0.25rem; }
@@ -131,3 +137,42 @@ def share_box(page_path: str = "", container: Any = None) -> None:
     box.markdown("**Copy share link**")
     box.code(state.share_link(page_path) or "(open the app in a browser to get a link)", language=None,
              wrap_lines=True)
+
+
+# --------------------------------------------------------------------------- charts without a second validation
+@functools.cache
+def _plotly_template() -> dict[str, Any]:
+    """The layout template plotly's validation adds to a figure that sets none (its default template), built
+    once: what ``plotly.graph_objects.Figure(dict).to_dict()`` puts under ``layout.template``."""
+    import plotly.graph_objects as go
+
+    return dict(go.Figure().to_dict()["layout"].get("template", {}))
+
+
+def prevalidated(fig: dict[str, Any]) -> Any:
+    """A plain-dict figure (dashboard.charts) handed to ``st.plotly_chart`` without plotly's figure validation.
+
+    Streamlit 1.67's ``plotly_chart`` calls ``plotly.tools.return_figure_from_figure_or_data(fig,
+    validate_figure=True)``, which builds a ``plotly.graph_objects.Figure`` from a dict (every property validated)
+    and turns it back into a dict: about 12 ms per chart here. A ``BaseFigure`` is taken as validated and only its
+    ``to_dict()`` is used. This object is such a figure whose ``to_dict()`` is the dict itself plus the default
+    template validation would add, so the JSON sent is the validated one (tests/pages/test_planner_speed.py checks
+    the Planner's charts against ``Figure(fig).to_dict()``, which also proves plotly accepts every property)."""
+    return _prevalidated_type()(fig)
+
+
+@functools.cache
+def _prevalidated_type() -> type:
+    import plotly.graph_objects as go
+
+    class Prevalidated(go.Figure):
+        def __init__(self, figure: dict[str, Any]) -> None:       # no Figure.__init__: no validation
+            self._kvp_figure = figure
+
+        def to_dict(self) -> dict[str, Any]:
+            layout = self._kvp_figure.get("layout") or {}
+            if "template" in layout:
+                return self._kvp_figure
+            return {**self._kvp_figure, "layout": {**layout, "template": _plotly_template()}}
+
+    return Prevalidated

@@ -29,7 +29,7 @@ def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, 
     """The deployment inputs; returns them and an empty sidebar slot for the chart's own controls
     and the share link, which :func:`_chart` fills (a fragment: they rerun only the chart)."""
     sb = st.sidebar
-    choice, options, batch, ctx = inputs.deployment_inputs(sb)
+    choice, options, batch, ctx = inputs.deployment_inputs(sb, fallback=True)   # render plans the fallback
     variant = inputs.attention_inputs(sb)
     with sb.expander("Paste your vllm serve command (or sglang, trtllm-serve, llama-server)"):
         st.text_area("vllm serve ...", key="vllm_cmd", height=90,
@@ -61,7 +61,53 @@ def badge(quality: str) -> str:
     return QUALITY_BADGES.get(quality, QUALITY_BADGES["estimated"])
 
 
-def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
+def binding_caption(p: kvcalc.PlanResult, v: Verdict, model_max: int | None) -> str:
+    """The caption under the headline figures: what binds, and the fewest GPUs of this type (plain text, escaped
+    where shown). A longest context at the model's maximum (``max_position_embeddings``) is capped there, not by
+    memory: the caption says the model maximum binds it, and what kvcalc reports binds the batch."""
+    fewest = f"Fewest GPUs of this type: {p.min_gpus if p.min_gpus else 'more than 64'}."
+    if v.longest and model_max and v.longest >= model_max:
+        return (f"Binding constraint: the model maximum ({model_max:,} tokens, max_position_embeddings) caps the "
+                f"longest context, not memory; the batch is bound by {p.binding_constraint}. {fewest}")
+    return f"Binding constraint: {p.binding_constraint}. {fewest}"
+
+
+def kv_token_formula(spec: kvcalc.ModelSpec, kv_dtype: Any, bytes_per_token: int) -> str:
+    """The KV formula line: bytes per token = layers x 2 x kv_heads x head_dim x dtype bytes with the model's
+    numbers (one term per group of identical layers), equal to kvcalc's own figure ``bytes_per_token``
+    (kvcalc.kv_cache(...).bytes_per_token: every layer's K and V of one token, batch 1, below every window).
+    A model whose cache is not plain K/V heads (MLA latents, recurrent states, cross-attention, a packed KV
+    dtype), or whose terms do not add up to kvcalc's figure, shows kvcalc's figure alone.
+
+    Llama-3.1-8B in bf16: 32 x 2 x 8 x 128 x 2 = 131,072 B per token (kvcalc.kv docstring).
+    """
+    total = f"{bytes_per_token:,} B ({human_bytes(bytes_per_token)}) per token"
+    groups: dict[tuple[int, int, int], int] = {}
+    for layer in spec.layers:
+        caches = layer.attention
+        plain = (len(caches) == 1 and not layer.states and layer.shares_with is None
+                 and caches[0].source == "self" and not caches[0].latent_dim and not caches[0].indexer_dim
+                 and not caches[0].prefix_tokens and not caches[0].compress_rate)
+        if not plain:
+            return f"KV bytes per token = {total} (kvcalc.kv_cache, every layer's cache of one token)"
+        a = caches[0]
+        key = (a.kv_heads, a.k_head_dim, a.v_head_dim)
+        groups[key] = groups.get(key, 0) + 1
+    size = kv_dtype.bits / 8 if not getattr(kv_dtype, "group_size", 0) else None
+    terms, check = [], 0.0
+    for (heads, k, v), n in groups.items():
+        dims = f"2 x {heads:,} x {k:,}" if k == v else f"{heads:,} x ({k:,} + {v:,})"
+        terms.append(f"{n:,} x {dims} x {size:g}" if size else "")
+        check += n * heads * (k + v) * (size or 0)
+    if not size or check != bytes_per_token:
+        return f"KV bytes per token = {total} (kvcalc.kv_cache, every layer's cache of one token)"
+    windowed = any(a.window for layer in spec.layers for a in layer.attention)
+    return (f"KV bytes per token = layers x 2 x kv_heads x head_dim x {kv_dtype.name} bytes = "
+            f"{' + '.join(terms)} = {total}" + (" (sliding-window layers stop growing at their window)"
+                                                if windowed else ""))
+
+
+def _metrics(p: kvcalc.PlanResult, v: Verdict, setup: Deployment | None = None) -> None:
     """Six figures in two rows of three, short labels and values with units (they fit at 1280 px)."""
     st.markdown(f"KV cache {badge(p.kv_quality)} · weights {badge(p.weights_quality)}"
                 + (" - the assumptions are listed under *Config fields used and warnings*"
@@ -80,16 +126,26 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict) -> None:
                    help=f"sequences of {p.context:,} tokens")
     row2[2].metric("Budget / GPU", human_bytes(p.budget_bytes),
                    help="what the runtime may use (vLLM: gpu_memory_utilization x the GPU's memory)")
-    st.caption(f"Binding constraint: {md(p.binding_constraint)}. Fewest GPUs of this type: "
-               f"{p.min_gpus if p.min_gpus else 'more than 64'}.")
+    st.caption(md(binding_caption(p, v, setup.spec.max_position_embeddings if setup else None)))
     if p.fits and p.total_bytes > p.budget_bytes:
         st.caption(md(_outside_budget(p)))
     with st.expander("Formulas behind these numbers"):
+        if setup is not None:
+            st.markdown(f"- {code(_kv_line(setup))}")
         for line in p.formulas:
             st.markdown(f"- {code(line)}")
         if p.engine_lines:
             st.markdown(f"What {md(runtime_label(p.runtime))} prints at startup for this deployment:")
             st.code("\n".join(p.engine_lines), language=None)
+
+
+def _kv_line(setup: Deployment) -> str:
+    """:func:`kv_token_formula` for the deployment's model and KV dtype, against kvcalc's own per-token figure."""
+    try:
+        per_token = kvcalc.kv_cache(setup.spec, batch=1, context=1, kv_dtype=setup.kv).bytes_per_token
+    except KVCalcError as e:
+        return f"KV bytes per token: not computed ({e})"
+    return kv_token_formula(setup.spec, setup.kv, per_token)
 
 
 def _outside_budget(p: kvcalc.PlanResult) -> str:
@@ -268,15 +324,30 @@ def _side_by_side_key(config: dict[str, Any], options: dict[str, Any], batch: in
 _SIDE_CACHE = "_kvp_side_by_side"
 
 
+RUNTIMES_OPEN = "runtimes_open"
+"""Session key of the runtimes table's expander (open or closed; not in the link)."""
+
+
 def _runtimes_table(config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int,
                     extras: dict[str, Any]) -> None:
-    """The runtimes side by side (built once per distinct input: kept in the session)."""
+    """The runtimes side by side, in an expander computed only while open (Streamlit 1.67's lazy expander:
+    ``on_change="rerun"`` and ``.open``): planning every runtime is the costliest part of a rerun, and most
+    reruns never show it. Built once per distinct input while open (kept in the session)."""
+    box = st.expander("Runtimes side by side (every runtime planned at these inputs)", key=RUNTIMES_OPEN,
+                      on_change="rerun")
+    if not box.open:
+        return
+    with box:
+        _runtimes_body(config, options, batch, ctx, extras)
+
+
+def _runtimes_body(config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int,
+                   extras: dict[str, Any]) -> None:
     key = _side_by_side_key(config, options, batch, ctx, extras)
     cached = st.session_state.get(_SIDE_CACHE)
     if not cached or cached[0] != key:
         cached = (key, side_by_side(config, options, batch, ctx, extras))
         st.session_state[_SIDE_CACHE] = cached
-    st.subheader("Runtimes side by side")
     st.caption("The same model, GPU, batch and context under each runtime's own rules: the runtime selected with "
                f"its options as set, the others at their defaults (llama.cpp: GGUF {md(engine_inputs.DEFAULT_GGUF)}, "
                "f16 cache).")
@@ -364,14 +435,21 @@ def _layer_table(setup: Deployment, batch: int, ctx: int) -> None:
         st.info(f"Per-layer table unavailable: {md(e)}")
         return
     if setup.pp > 1:
-        st.caption(f"Bytes on one GPU of each pipeline stage; the busiest stage ({table.busiest_stage}) holds the "
-                   f"headline's {table.per_gpu_bytes:,} bytes.")
-    st.dataframe(safe_rows(layer_rows(table.rows, stages=setup.pp > 1)), hide_index=True, width="stretch")
+        st.caption(f"Sizes on one GPU of each pipeline stage; the busiest stage ({table.busiest_stage}) holds the "
+                   f"headline's {human_bytes(table.per_gpu_bytes)}.")
+    st.dataframe(safe_rows(layer_rows(table.rows, stages=setup.pp > 1)), hide_index=True, width="stretch",
+                 column_config=LAYER_HIDDEN)
+
+
+LAYER_HIDDEN: dict[str, None] = {"bytes each": None, "bytes in run": None}
+"""The per-layer table's exact byte columns, kept in its data (they add up to the headline to the byte) but not
+drawn: the reader sees the sizes with units (GiB = 2**30 bytes, kvcalc.units.human_bytes)."""
 
 
 def layer_rows(layers: tuple[LayerRow, ...], stages: bool = False) -> list[dict[str, Any]]:
     """One row per run of consecutive layers with the same stage, kind, tokens and bytes ("layers 0-4");
-    a stage's vLLM block padding (unused slots of shared blocks) is a row of its own."""
+    a stage's vLLM block padding (unused slots of shared blocks) is a row of its own. Sizes with units
+    (kvcalc.units.human_bytes) for the reader; the exact bytes last, hidden on the page (:data:`LAYER_HIDDEN`)."""
     rows: list[dict[str, Any]] = []
     for l in layers:
         last = rows[-1] if rows else None
@@ -386,9 +464,10 @@ def layer_rows(layers: tuple[LayerRow, ...], stages: bool = False) -> list[dict[
     for r in rows:
         label = ("padding" if r["kind"] == PADDING else
                  f"{r['_from']}" if r["_from"] == r["_to"] else f"{r['_from']}-{r['_to']}")
-        row = {"layers": label, "kind": r["kind"], "tokens held": r["tokens held"], "bytes each": r["bytes each"],
+        row = {"layers": label, "kind": r["kind"], "tokens held": r["tokens held"],
                "size each": human_bytes(r["bytes each"]), "layers in run": r["count"],
-               "bytes in run": r["bytes each"] * r["count"]}
+               "size in run": human_bytes(r["bytes each"] * r["count"]),
+               "bytes each": r["bytes each"], "bytes in run": r["bytes each"] * r["count"]}
         out.append({"stage": r["stage"], **row} if stages else row)
     return out
 
@@ -431,21 +510,19 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
                               budget=budget, show_all=show_all, refused_from=refused,
                               title=exports.chart_title(choice.name, p.gpu, p.gpus, batch))
     stem = exports.file_stem(choice.name, p.gpu, p.gpus)
-    st.plotly_chart(fig, width="stretch", key="memory_chart", config={"toImageButtonOptions": {"filename": stem}})
+    st.plotly_chart(page.prevalidated(fig), width="stretch", key="memory_chart",
+                    config={"toImageButtonOptions": {"filename": stem}})
 
     if setup.gpu.bandwidth_gbps and setup.weights.params.active_count is not None:   # p4: no speed without top-k
-        batches = [batch, *(b for b in curves if b != batch)]
-        grid = decode_rate_grid(setup, batches, pts)
-        st.plotly_chart(charts.speed_chart(pts, {b: grid[i] for i, b in enumerate(batches)}, log_x=log_x,
-                                           title="Decode speed vs context (estimated)"),
-                        width="stretch", key="speed_chart")
+        _speed_chart(setup, batch, curves, pts, log_x)
 
-    c1, c2 = st.columns(2)
+    c1, c2 = st.columns(2)       # each button fills its column: together they span the page
     # deferred: the files are built when clicked, not on every rerun; "ignore": a click does not
     # rerun the page, which would race the deferred file it asks for
     c1.download_button("Chart data (CSV)", lambda: exports.curve_csv({batch: curve, **extra}, model=choice.name,
                                                                      gpu=p.gpu, gpus=p.gpus, runtime=p.runtime),
-                       file_name=f"{stem}_curve.csv", mime="text/csv", key="dl_csv", on_click="ignore")
+                       file_name=f"{stem}_curve.csv", mime="text/csv", key="dl_csv", on_click="ignore",
+                       width="stretch")
     # read now: the file is built later, outside this run
     link = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
     widgets = {k: st.session_state[k] for k in state.page_keys(state.PLANNER) if k in st.session_state}
@@ -454,7 +531,25 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
                            model=choice.name, model_source=choice.origin, plan=p.to_dict(), speed=speed.to_dict(),
                            batch=batch, context=ctx, options=options, link_inputs=link, widgets=widgets,
                            share_link=share),
-                       file_name=f"{stem}_plan.json", mime="application/json", key="dl_json", on_click="ignore")
+                       file_name=f"{stem}_plan.json", mime="application/json", key="dl_json", on_click="ignore",
+                       width="stretch")
+
+
+SPEED_CHART_OPEN = "speed_chart_open"
+"""Session key of the decode-speed chart's expander (open or closed; not in the link)."""
+
+
+def _speed_chart(setup: Deployment, batch: int, curves: list[int], pts: list[int], log_x: bool) -> None:
+    """The decode-speed chart (kvcalc.speed.decode_rate_grid), in an expander drawn only while open (Streamlit
+    1.67's lazy expander): a second Plotly chart costs every rerun its grid and the browser a second plot."""
+    box = st.expander("Decode speed vs context (estimated)", key=SPEED_CHART_OPEN, on_change="rerun")
+    if not box.open:
+        return
+    batches = [batch, *(b for b in curves if b != batch)]
+    grid = decode_rate_grid(setup, batches, pts)
+    box.plotly_chart(page.prevalidated(charts.speed_chart(pts, {b: grid[i] for i, b in enumerate(batches)},
+                                                          log_x=log_x, title="Decode speed vs context (estimated)")),
+                     width="stretch", key="speed_chart")
 
 
 def render() -> None:
@@ -494,7 +589,7 @@ def render() -> None:
     _badges(p, what_if, base[0] if base else None)
     if what_if == "as configured":
         _command(choice, setup, p, verdict)      # a what-if model cannot be launched
-    _metrics(p, verdict)
+    _metrics(p, verdict, setup)
     if what_if != "as configured":
         _what_if(what_if, choice, p, speed, base)
     _speed(speed, verdict)

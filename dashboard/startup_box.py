@@ -126,13 +126,17 @@ def _notes(log: StartupLog, config: Mapping[str, Any], options: Mapping[str, Any
             st.caption(f"{log.unknown_count:,} lines were not recognised (ignored).")
 
 
+AGREES = {True: "yes", False: "NO", None: "not compared"}
+"""The table's "agrees" cell: st.table renders its cells as Markdown, where a lone "-" is an empty list bullet."""
+
+
 def _table(planned: Planned, log: StartupLog) -> None:
     from kvcalc.cli import plan_json
 
     plan = {**plan_json(planned.setup, planned.plan)}
     rows = [{"figure": c.name, "observed": f"{c.observed.text} {c.observed.unit}".strip(),
              "predicted": c.predicted_text or "(no figure)",
-             "agrees": {True: "yes", False: "NO", None: "-"}[c.agrees], "note": c.note}
+             "agrees": AGREES[c.agrees], "note": c.note}
             for c in predicted_vs_observed(plan, log)]
     st.markdown("**Predicted vs observed** (the calibrated plan against each figure the log prints)")
     st.table(safe_rows(rows))     # a small static table: every figure in the page as text

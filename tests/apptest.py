@@ -11,12 +11,19 @@ MARKDOWN_ESCAPES = str.maketrans("", "", "\\\u2060")
 """What dashboard.text adds to shown text so Markdown leaves it alone (backslashes, word joiners)."""
 
 
-def run_page(page: str = PLANNER, timeout: float = 60, **query: Any) -> Any:
+RUNTIMES_OPEN = "runtimes_open"
+"""The Planner's runtimes-table expander (dashboard.planner.RUNTIMES_OPEN): computed only while open."""
+
+
+def run_page(page: str = PLANNER, timeout: float = 60, *, open_runtimes: bool = True, **query: Any) -> Any:
     """``page`` (a path from the checkout root) run once with ``query`` as its URL parameters (a list
-    value repeats the key)."""
+    value repeats the key). On the Planner the runtimes side by side are opened first (``open_runtimes``), as a
+    reader who opens that expander sees them; ``open_runtimes=False`` runs the page as it first shows."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(os.path.join(ROOT, page), default_timeout=timeout)
+    if page == PLANNER and open_runtimes:
+        at.session_state[RUNTIMES_OPEN] = True
     for k, v in query.items():
         at.query_params[k] = v
     return rerun(at)
@@ -40,3 +47,11 @@ def paste_launch_line(text: str, at: Any = None) -> Any:
 def caption_text(at: Any) -> str:
     """Every caption of the page, joined, with the Markdown escapes removed (the text a reader sees)."""
     return " ".join(c.value for c in at.caption).translate(MARKDOWN_ESCAPES)
+
+
+def plotly_specs(at: Any) -> dict[str, dict]:
+    """Every Plotly chart of the page by its key's end (``memory_chart``, ``speed_chart``): the JSON sent."""
+    import json
+
+    return {c.proto.id.rsplit("-", 1)[-1] if "-" in c.proto.id else c.proto.id: json.loads(c.proto.spec)
+            for c in at.get("plotly_chart")}

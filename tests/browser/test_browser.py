@@ -479,11 +479,11 @@ def test_how_it_works_deep_link(tab: Tab):
     per_token = kv_bytes_per_token(cfg)                              # 36 x 8 x (128 + 128) x 2 = 147,456
     latent, expanded = mla_bytes_per_token(load_config(MLA))
     assert (per_token, 16384 * per_token, latent, expanded) == (147_456, 2_415_919_104, 31_104, 276_480)
-    expect_metrics(page, {"KV bytes / token": f"{per_token:,}",
-                          "KV at 16,384 tokens, batch 1": f"{16384 * per_token:,}",
-                          "KV at 16,384 tokens, batch 8": f"{8 * 16384 * per_token:,}",
-                          "DeepSeek-V2-Lite: latent bytes / token": f"{latent:,}",
-                          "expanded per-head K/V bytes / token": f"{expanded:,}"})
+    expect_metrics(page, {"KV bytes / token": "144.00 KiB",                 # with units, GiB = 2**30 bytes
+                          "KV at 16,384 tokens, batch 1": "2.25 GiB",
+                          "KV at 16,384 tokens, batch 8": "18.00 GiB",
+                          "DeepSeek-V2-Lite: latent bytes / token": "30.38 KiB",
+                          "expanded per-head K/V bytes / token": "270.00 KiB"})
     expect(page.locator(".katex").first).to_be_visible()            # the formula is typeset
     assert "Traceback" not in page.content()
     screenshot(page, "how_it_works")

@@ -19,6 +19,7 @@ import csv
 import json
 import math
 import os
+import re
 
 import pytest
 from apptest import COMPARE, GPU_FIT, HOW, PLANNER, rerun, run_page
@@ -64,6 +65,13 @@ def metrics(at) -> dict[str, str]:
 
 def num(text: str) -> int:
     return int(text.replace(",", ""))
+
+
+def exact_bytes(at) -> dict[str, int]:
+    """The exact bytes of every metric whose help starts with them ('131,072 bytes'): How it works shows the
+    value with units (128.00 KiB)."""
+    return {m.label: num(m.proto.help.split(" bytes")[0]) for m in at.metric
+            if re.match(r"^[\d,]+ bytes", m.proto.help or "")}
 
 
 def notices(at) -> str:
@@ -436,9 +444,10 @@ def kv_dtypes(at) -> dict[str, dict]:
 def test_how_it_works_default_view():
     at = run(HOW)
     m = metrics(at)
-    assert num(m["KV bytes / token"]) == KV_LLAMA
-    assert num(m["KV at 32,768 tokens, batch 1"]) == 32_768 * KV_LLAMA
-    assert num(m["KV at 32,768 tokens, batch 8"]) == 8 * 32_768 * KV_LLAMA
+    exact = exact_bytes(at)                                                        # the value has units
+    assert (m["KV bytes / token"], exact["KV bytes / token"]) == ("128.00 KiB", KV_LLAMA)
+    assert (m["KV at 32,768 tokens, batch 1"], exact["KV at 32,768 tokens, batch 1"]) == ("4.00 GiB", 32_768 * KV_LLAMA)
+    assert exact["KV at 32,768 tokens, batch 8"] == 8 * 32_768 * KV_LLAMA
     assert any("32 \\times 8 \\times (128 + 128) \\times 2" in l.value for l in at.latex)
     v = variants(at)
     assert v["as configured"]["bytes / token (below the window)"] == KV_LLAMA
@@ -457,8 +466,8 @@ def test_how_it_works_default_view():
     assert q["int4"]["bytes / token"] == 32 * 8 * 2 * (64 + 8)
     assert q["int2"]["bytes / token"] == 32 * 8 * 2 * (32 + 8)
     # Llama is not MLA: the section uses the bundled DeepSeek-V2-Lite
-    assert num(m["DeepSeek-V2-Lite: latent bytes / token"]) == 27 * (512 + 64) * 2
-    assert num(m["expanded per-head K/V bytes / token"]) == 27 * 16 * (128 + 64 + 128) * 2
+    assert exact_bytes(at)["DeepSeek-V2-Lite: latent bytes / token"] == 27 * (512 + 64) * 2
+    assert exact_bytes(at)["expanded per-head K/V bytes / token"] == 27 * 16 * (128 + 64 + 128) * 2
     runtimes = {r["runtime"]: r for r in table(at, 2)}
     assert runtimes["ideal"]["bytes at 32,768 tokens (batch 1)"] == 32_768 * KV_LLAMA
     assert runtimes["vllm"]["bytes at 32,768 tokens (batch 1)"] == 32_768 * KV_LLAMA   # 2,048 whole blocks
@@ -482,15 +491,16 @@ def test_how_it_works_every_widget(monkeypatch):
     at = run(HOW)
     at.selectbox(key="model").select(DSV2L)
     ok(at)
-    m = metrics(at)
-    assert num(m["KV bytes / token"]) == 27 * (512 + 64) * 2
-    assert num(m["DeepSeek-V2-Lite: latent bytes / token"]) == 27 * (512 + 64) * 2
+    assert metrics(at)["KV bytes / token"] == "30.38 KiB"                  # 31,104 B, with units
+    assert exact_bytes(at)["KV bytes / token"] == 27 * (512 + 64) * 2
+    assert exact_bytes(at)["DeepSeek-V2-Lite: latent bytes / token"] == 27 * (512 + 64) * 2
     assert any("27 \\times (512 + 64) \\times 2" in l.value for l in at.latex)
 
     at.selectbox(key="model").select(LLAMA)
     at.number_input(key="ctx").set_value(8192)
     ok(at)
-    assert num(metrics(at)["KV at 8,192 tokens, batch 1"]) == 8192 * KV_LLAMA
+    assert metrics(at)["KV at 8,192 tokens, batch 1"] == "1.00 GiB"        # 8,192 x 131,072 B = 2**30
+    assert exact_bytes(at)["KV at 8,192 tokens, batch 1"] == 8192 * KV_LLAMA
     at.number_input(key="attn_kv").set_value(2)
     ok(at)
     assert variants(at)["GQA, 2 KV heads"]["bytes / token (below the window)"] == 32 * 2 * 256 * 2
@@ -506,7 +516,7 @@ def test_how_it_works_every_widget(monkeypatch):
     with open(config_path("Qwen__Qwen3-0.6B.json"), encoding="utf-8") as f:
         at.text_area(key="pasted").set_value(f.read())
     ok(at)
-    assert num(metrics(at)["KV bytes / token"]) == KV_QWEN06
+    assert exact_bytes(at)["KV bytes / token"] == KV_QWEN06
     at.text_area(key="pasted").set_value("")
     at.file_uploader(key="uploaded").upload("config.json", b"[1, 2]", "application/json")
     ok(at)
@@ -519,7 +529,7 @@ def test_how_it_works_every_widget(monkeypatch):
     at.text_input(key="hf_token_input").set_value("hf_" + "y" * 30)
     at.text_input(key="hub").set_value(QWEN)      # bundled: offline falls back to the snapshot, with a notice
     ok(at)
-    assert num(metrics(at)["KV bytes / token"]) == KV_QWEN
+    assert exact_bytes(at)["KV bytes / token"] == KV_QWEN
     assert at.info
 
 
@@ -528,9 +538,9 @@ def test_how_it_works_from_link():
     assert at.selectbox(key="model").value == QWEN
     assert at.number_input(key="ctx").value == 4096
     assert not at.warning
-    m = metrics(at)
-    assert num(m["KV bytes / token"]) == KV_QWEN
-    assert num(m["KV at 4,096 tokens, batch 1"]) == 4096 * KV_QWEN
+    assert metrics(at)["KV bytes / token"] == "144.00 KiB"                 # 147,456 B, with units
+    assert exact_bytes(at)["KV bytes / token"] == KV_QWEN
+    assert exact_bytes(at)["KV at 4,096 tokens, batch 1"] == 4096 * KV_QWEN
     v = variants(at)
     assert v["GQA, 1 KV heads"]["bytes / token (below the window)"] == 36 * 1 * 256 * 2
     assert v["sliding window 512, every layer"]["bytes at 4,096 tokens"] == 512 * KV_QWEN
@@ -542,7 +552,7 @@ def test_how_it_works_bad_link_falls_back_with_a_notice():
     for part in ("model='../etc/passwd'", "ctx='lots'", "source='ftp'", "extra"):
         assert part in text
     assert at.selectbox(key="model").value == LLAMA
-    assert num(metrics(at)["KV bytes / token"]) == KV_LLAMA
+    assert exact_bytes(at)["KV bytes / token"] == KV_LLAMA
 
 
 def test_compare_has_the_estimated_decode_speed_of_each_scenario():
