@@ -588,6 +588,20 @@ def _fit_text(d: Any, args: argparse.Namespace) -> str:
     return "\n".join([f"{d.spec.model_type} on {where} ({human_bytes(d.gpu.memory_bytes)})", *fit_lines(a)])
 
 
+def _longest_line(d: Any, p: Any) -> str:
+    """The longest context per sequence at the plan's batch, the figure the pages show (the engine's
+    ``served_longest``: under vLLM the longest ``--max-model-len`` it still starts with), and the cap of this
+    run's own ``max_model_len`` where that is shorter."""
+    head = f"longest context at batch {p.batch:,}: "
+    if not p.max_context:
+        return head + "nothing fits"
+    longest = d.engine.served_longest(d, p) or p.max_context
+    if longest > p.max_context:
+        return head + (f"{longest:,} tokens (served with max_model_len set to it; as configured, "
+                       f"{p.max_context:,} caps a request)")
+    return head + f"{p.max_context:,} tokens"
+
+
 def _plan_lines(deployment: Any, p: Any, speed: Any, source: str) -> list[str]:
     """The plan as text: the headline figures, the solvers, the engine's own lines, the speed estimate."""
     fmt = human_bytes
@@ -605,8 +619,7 @@ def _plan_lines(deployment: Any, p: Any, speed: Any, source: str) -> list[str]:
         "",
         f"fits: {'yes' if p.fits else 'NO'}",
         *([] if p.fits else _verdict_lines(deployment, p, source)),
-        f"longest context at batch {p.batch:,}: {p.max_context:,} tokens" if p.max_context else
-        f"longest context at batch {p.batch:,}: nothing fits",
+        _longest_line(deployment, p),
         f"largest batch at {p.context:,} tokens: {p.max_batch:,}" if p.max_batch else
         f"largest batch at {p.context:,} tokens: nothing fits",
         f"fewest GPUs of this type: {p.min_gpus}" if p.min_gpus else
