@@ -132,17 +132,18 @@ def _layout(title: str, log_x: bool, shapes: list, notes: list, height: int = 46
 
 
 def total_hover(points: Sequence[CurvePoint], *, head: str = "", of: str = "the budget",
-                extra: str = "") -> tuple[list[list[float]], str]:
+                extra: str = "", limit: int | None = None) -> tuple[list[list[float]], str]:
     """(customdata, hovertemplate) of a trace over ``points``: per point [total GiB, total / the point's budget],
     and a template naming both with their units ("total: 17.00 GiB, 85.0 % of the budget, at 8,192 tokens"),
     after ``head`` (plotly template text) and with ``extra`` in the hover's side box. The one hover builder of the
-    Planner's stacked chart and Compare's curves; a budget of 0 reads 0 %.
+    Planner's stacked chart and Compare's curves; a budget of 0 reads 0 %. ``limit`` (bytes) replaces the points'
+    budget as the denominator: kvcalc.scenarios.total_limit, for an engine whose overhead sits outside its budget.
 
     >>> pt = CurvePoint(context=8192, weights=15 * GiB, overhead=GiB, kv=GiB, budget=20 * GiB)
     >>> total_hover([pt])[0]
     [[17.0, 0.85]]
     """
-    data = [[round(p.total / GiB, 6), (p.total / p.budget) if p.budget else 0.0] for p in points]
+    data = [[round(p.total / GiB, 6), (p.total / b) if (b := limit or p.budget) else 0.0] for p in points]
     template = (f"{head}<b>total: %{{customdata[0]:.2f}} GiB</b>, %{{customdata[1]:.1%}} of {of}, "
                 f"at %{{x:,}} tokens<extra>{extra}</extra>")
     return data, template
@@ -159,7 +160,7 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
                  longest: int | None, extra_curves: dict[int, list[CurvePoint]] | None = None,
                  title: str = "", chosen: int | None = None, chosen_gpu: tuple[str, int] | None = None,
                  budget: tuple[str, int] | None = None, show_all: bool = False,
-                 refused_from: tuple[int, str] | None = None) -> Figure:
+                 refused_from: tuple[int, str] | None = None, limit: int | None = None) -> Figure:
     """Stacked weights / overhead / KV per GPU (GiB) against context (tokens).
 
     ``refused_from`` (tokens, engine label): past that length the engine as configured refuses a request
@@ -180,7 +181,9 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
                  "line": {"width": 0.5, "color": COLORS[name]},
                  "hovertemplate": f"{label}: %{{y:.2f}} GiB<extra></extra>"}
         if name == "kv":
-            trace["customdata"], trace["hovertemplate"] = total_hover(points, head="KV cache: %{y:.2f} GiB<br>")
+            trace["customdata"], trace["hovertemplate"] = total_hover(points, head="KV cache: %{y:.2f} GiB<br>",
+                                                                      limit=limit,
+                                                                      of="the budget" if not limit else "the limit")
         data.append(trace)
     extra_totals: list[float] = []
     for i, (batch, curve) in enumerate((extra_curves or {}).items()):
@@ -237,6 +240,7 @@ class Series:
     points: list[CurvePoint]
     engine: str = ""
     budget: int | None = None
+    budget_name: str = ""      # the budget line's label when it is not "<engine> budget" (kvcalc.scenarios.total_limit)
 
 
 def _as_series(series: Mapping[str, list[CurvePoint]] | Sequence[Series]) -> list[Series]:
@@ -259,18 +263,20 @@ def budget_lines(series: Sequence[Series]) -> list[tuple[str, int]]:
     for s in series:
         if s.budget is not None and s.budget not in per_engine.setdefault(s.engine, []):
             per_engine[s.engine].append(s.budget)
+    names = {(s.engine, s.budget): s.budget_name for s in series if s.budget_name}
     out = []
     for engine, budgets in per_engine.items():
         for b in budgets:
-            name = f"{engine} budget".strip()
+            name = names.get((engine, b)) or f"{engine} budget".strip()
             out.append((name if len(budgets) == 1 else f"{name} {b / GiB:.1f} GiB", b))
     return out
 
 
 def _series_trace(i: int, s: Series, xaxis: str = "x", yaxis: str = "y") -> dict[str, Any]:
     """Scenario ``s``'s total-memory line (GiB per GPU), hover with the total and the share of its own budget."""
-    data, template = total_hover(s.points, of=f"the {s.engine} budget" if s.engine else "its budget",
-                                 extra=s.name[:60])
+    of = s.budget_name or (f"the {s.engine} budget" if s.engine else "its budget")
+    data, template = total_hover(s.points, of=of if not s.budget_name else f"the {of}", extra=s.name[:60],
+                                 limit=s.budget)
     return {"type": "scatter", "x": [p.context for p in s.points], "y": _gib([p.total for p in s.points]),
             "mode": "lines", "name": s.name, "line": series_style(i), "customdata": data, "hovertemplate": template,
             "xaxis": xaxis, "yaxis": yaxis}
@@ -354,7 +360,7 @@ def panels_chart(series: Sequence[Series], *, log_x: bool, gpu: tuple[str, int],
         data.append(_series_trace(k, s, f"x{ax}", f"y{ax}"))
         lines = [("GPU", gpu_gib, "chosen")]        # short labels: a panel is 110 px wide on a phone
         if s.name in budgets:
-            lines.append((f"{s.engine} budget", budgets[s.name] / GiB, "budget"))
+            lines.append((s.budget_name or f"{s.engine} budget", budgets[s.name] / GiB, "budget"))
         sh, nt = _gpu_lines(lines, top, plot_px=PANEL_PX, xref=f"x{ax} domain", yref=f"y{ax}", font=10)
         if len(nt) == 2:          # the budget below the GPU: its label under its line, the GPU's above its own
             low_note = min(nt, key=lambda a: a["y"])

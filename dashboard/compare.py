@@ -22,6 +22,7 @@ from kvcalc.scenarios import (
     compare,
     evaluate,
     takes_vllm_options,
+    total_limit,
 )
 from kvcalc.speed import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY
 from kvcalc.units import GiB
@@ -199,8 +200,16 @@ def render() -> None:
 
 def series(view: CompareView) -> list[charts.Series]:
     """The chart's curves: each scenario's kvcalc curve with its engine's label and its budget on the chosen GPU."""
-    return [charts.Series(r.label, r.curve, get_engine(r.scenario.runtime).label, r.budget_bytes)
-            for r in view.results]
+    return [_series(r) for r in view.results]
+
+
+def _series(r: ScenarioResult) -> charts.Series:
+    """Scenario ``r``'s curve against the line its total is read against: the engine's budget, or its budget plus
+    its overhead where that sits outside the budget (SGLang; kvcalc.scenarios.total_limit)."""
+    eng = get_engine(r.scenario.runtime)
+    limit = total_limit(r.scenario.runtime, r.budget_bytes, r.curve[0].overhead if r.curve else 0)
+    return charts.Series(r.label, r.curve, eng.label, limit,
+                         f"{eng.label} budget + its overhead" if limit != r.budget_bytes else "")
 
 
 def chart(view: CompareView, log_x: bool) -> charts.Figure:
@@ -219,6 +228,9 @@ def chart_caption(items: list[charts.Series], gpu: tuple[str, int]) -> str:
     """What the chart's lines are, and each engine's budget on the chosen GPU ``gpu`` (label, bytes) in GiB (plain
     text: the caller escapes it)."""
     n = len(items)
+    outside = "".join(sorted({f" {s.engine}'s own budget covers the weights and the KV pool; its overhead sits "
+                              f"outside it, so its line is the budget plus that overhead." for s in items
+                              if s.budget_name}))
     sizes = ", ".join(f"{label.removesuffix(' budget')} {b / GiB:.2f} GiB" + (" (the whole GPU)" if b == gpu[1] else "")
                       for label, b in charts.budget_lines(items))
     lines = ("each panel: its scenario's total, its engine's budget (dash-dot) and the chosen GPU's memory (dashed); "
@@ -227,8 +239,8 @@ def chart_caption(items: list[charts.Series], gpu: tuple[str, int]) -> str:
              "classes dotted.")
     return ("Total = weights + KV cache + the runtime's overhead per GPU (GiB = 2^30 bytes); "
             + lines + f" The budget is what the engine may use on the {gpu[0]} ({gpu[1] / GiB:.2f} GiB): "
-            f"{sizes}. The y axis ends near the GPU and the budgets; hover for the total and its share of the "
-            "scenario's budget.")
+            f"{sizes}." + outside + " The y axis ends near the GPU and the budgets; hover for the total and its share "
+            "of the scenario's budget.")
 
 
 def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEXT) -> None:

@@ -13,7 +13,15 @@ from kvcalc.errors import KVCalcError
 from kvcalc.fixes import Fix, fixes
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
-from kvcalc.scenarios import kv_budget, loads_gguf, plan_scenario, served_options, serves_context, splits_tensors
+from kvcalc.scenarios import (
+    kv_budget,
+    loads_gguf,
+    plan_scenario,
+    served_options,
+    serves_context,
+    splits_tensors,
+    total_limit,
+)
 from kvcalc.serve_command import ServeCommand
 from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
@@ -502,12 +510,14 @@ def _chart(spec: kvcalc.ModelSpec, setup: Deployment, p: kvcalc.PlanResult, spee
         g = get_gpu(key)
         if g.name != p.gpu:
             classes.append((f"{gb} GB class ({g.name})", g.memory_bytes))
-    budget = ((f"{p.runtime} budget ({human_bytes(p.budget_bytes)})", p.budget_bytes)
-              if p.budget_bytes != p.gpu_memory_bytes else None)
+    limit = total_limit(p.runtime, p.budget_bytes, p.overhead_bytes)     # SGLang: its overhead sits outside its budget
+    name = f"{p.runtime} budget" + (" + its overhead" if limit != p.budget_bytes else "")
+    budget = (f"{name} ({human_bytes(limit)})", limit) if limit != p.gpu_memory_bytes else None
     fig = charts.memory_chart(curve, log_x=log_x, capacities=classes, longest=longest, extra_curves=extra,
                               chosen=ctx, chosen_gpu=(f"{p.gpu} ({human_bytes(p.gpu_memory_bytes)})",
                                                       p.gpu_memory_bytes),
                               budget=budget, show_all=show_all, refused_from=refused,
+                              limit=limit if limit != p.budget_bytes else None,
                               title=exports.chart_title(choice.name, p.gpu, p.gpus, batch))
     stem = exports.file_stem(choice.name, p.gpu, p.gpus)
     st.plotly_chart(page.prevalidated(fig), width="stretch", key="memory_chart",

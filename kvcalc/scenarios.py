@@ -194,6 +194,17 @@ def budget_use(total: int, budget: int, gpu_memory: int, fit: bool) -> tuple[flo
     return total / budget, "budget"
 
 
+def total_limit(runtime: str, budget: int, overhead: int) -> int:
+    """Bytes per GPU the total (weights + overhead + KV) may reach before the engine's KV pool is full: its
+    budget, plus its overhead where that sits outside the budget (``Engine.overhead_outside_budget``: SGLang's
+    ``mem_fraction_static`` covers the weights and the KV pool). The line a chart of totals is read against.
+
+    >>> total_limit("vllm", 20 * GiB, 2 * GiB) // GiB, total_limit("sglang", 16 * GiB, 7 * GiB) // GiB
+    (20, 23)
+    """
+    return budget + (overhead if get_engine(runtime).overhead_outside_budget else 0)
+
+
 def kv_budget(p: PlanResult) -> int:
     """Bytes per GPU the runtime leaves for the KV cache, never negative (0 when the weights and the
     runtime's own reservations already exceed its budget).

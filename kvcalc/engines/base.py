@@ -147,6 +147,10 @@ class Engine:
     pipelines whole layers: kvcalc.parallel.resolve_parallel)."""
     """Whether the fewest GPUs are searched and a plan may span several GPUs (llama.cpp: a GPU count is planned
     with its -ts layer split, Engine.check_gpus, but not searched)."""
+    overhead_outside_budget: ClassVar[bool] = False
+    """Whether the engine's own overhead (activations, CUDA graphs, buffers) sits outside its budget, so a plan
+    that fits may show a total above it (SGLang: ``mem_fraction_static`` covers the weights and the KV pool
+    only); kvcalc.scenarios.total_limit."""
     counts_overhead: ClassVar[bool] = True
     """Whether memory beside weights and KV (activations, non-torch memory) is counted (not under ``ideal``)."""
     cli_flags: ClassVar[tuple[str, ...]] = ()

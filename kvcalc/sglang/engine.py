@@ -36,6 +36,7 @@ class SglangEngine(PagedEngine):
     declarations = DECLARATIONS
     tp_flag = "--tp"
     pp_flag = "--pp-size"
+    overhead_outside_budget = True     # mem_fraction_static: weights + KV pool; the rest of the GPU holds the rest
     vllm_names = {"max_model_len": "context_length", "block_size": "page_size", "max_num_seqs": "max_running_requests",
                   "gpu_memory_utilization": "mem_fraction_static"}
     kv_dtypes = ("bfloat16", "float16", "fp8_e4m3", "fp8_e5m2")
