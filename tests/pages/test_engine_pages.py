@@ -11,7 +11,7 @@ llama.cpp q8_0 = 34 bytes per 32 values (ggml-common.h block_q8_0): 1,024 values
 from __future__ import annotations
 
 import pytest
-from apptest import COMPARE, GPU_FIT, HOW, PLANNER, rerun, run_page
+from apptest import COMPARE, GPU_FIT, HOW, PLANNER, paste_launch_line, rerun, run_page
 
 pytest.importorskip("streamlit.testing.v1")
 GiB, MiB = 1 << 30, 1 << 20
@@ -158,11 +158,8 @@ def test_pasted_sglang_line_then_vllm_line_resets_the_engine_options():
 
 
 def test_pasted_trtllm_serve_line():
-    at = run_page(PLANNER)
-    at.text_area(key="vllm_cmd").set_value("trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 "
-                                           "--kv_cache_free_gpu_memory_fraction 0.8 --max_batch_size 16")
-    at.button(key="vllm_cmd_apply").click()
-    rerun(at)
+    at = paste_launch_line("trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 "
+                           "--kv_cache_free_gpu_memory_fraction 0.8 --max_batch_size 16")
     assert at.radio(key="runtime").value == "tensorrt_llm"
     assert at.slider(key="trt_frac").value == 0.8 and at.number_input(key="trt_mbs").value == 16
     assert at.number_input(key="ctx").value == 8192

@@ -8,7 +8,7 @@ GPU 0 while il / 33 < 0.75, i.e. blocks 0..24 (25 blocks); blocks 25..31 and the
 from __future__ import annotations
 
 import pytest
-from apptest import PLANNER, rerun, run_page
+from apptest import PLANNER, paste_launch_line, rerun, run_page
 
 pytest.importorskip("streamlit.testing.v1")
 
@@ -47,11 +47,7 @@ def test_bad_link_values_are_dropped_with_the_reason(bad: str) -> None:
 
 
 def test_pasted_llama_server_line_sets_the_split_and_the_gpu_count() -> None:
-    at = run_page(PLANNER)
-    at.text_area(key="vllm_cmd").set_value("llama-server -hf unsloth/Llama-3.1-8B-Instruct-GGUF:Q8_0 -c 8192 -np 1 "
-                                           "--tensor-split 3/1")
-    at.button(key="vllm_cmd_apply").click()
-    rerun(at)
+    at = paste_launch_line("llama-server -hf unsloth/Llama-3.1-8B-Instruct-GGUF:Q8_0 -c 8192 -np 1 --tensor-split 3/1")
     assert at.radio(key="runtime").value == "llama_cpp"
     assert at.text_input(key="ll_ts").value == "3,1" and at.query_params["ll_ts"] == "3,1"
     assert at.number_input(key="gpus").value == 2                  # one -ts proportion per GPU
