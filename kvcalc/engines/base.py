@@ -142,11 +142,11 @@ class Engine:
     """The engine's pipeline-parallel flag (kvcalc.fixes' pipeline fix names it); None where the engine has no
     separate pipeline split to offer (transformers: its GPUs already are stages; llama.cpp: its -ts layer split)."""
     multi_gpu: ClassVar[bool] = True
+    """Whether the fewest GPUs are searched and a plan may span several GPUs (llama.cpp: a GPU count is planned
+    with its -ts layer split, Engine.check_gpus, but not searched)."""
     tensor_parallel: ClassVar[bool] = True
     """Whether the engine splits layers by tensor parallelism (transformers' ``device_map="auto"`` only
     pipelines whole layers: kvcalc.parallel.resolve_parallel)."""
-    """Whether the fewest GPUs are searched and a plan may span several GPUs (llama.cpp: a GPU count is planned
-    with its -ts layer split, Engine.check_gpus, but not searched)."""
     overhead_outside_budget: ClassVar[bool] = False
     """Whether the engine's own overhead (activations, CUDA graphs, buffers) sits outside its budget, so a plan
     that fits may show a total above it (SGLang: ``mem_fraction_static`` covers the weights and the KV pool
