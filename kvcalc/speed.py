@@ -454,6 +454,12 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
     return assumptions
 
 
+def _rate_text(value: float | None, unit: str) -> str:
+    """A catalog rate in a formula: ``1008 GB/s``, or ``unknown GB/s`` where the GPU has no figure (a custom
+    card), never a 0 that reads as a measured value."""
+    return f"{value:g} {unit}" if value else f"unknown {unit}"
+
+
 def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, float | None],
               pre: tuple[int, float | None, str, float | None], bandwidth_efficiency: float,
               compute_efficiency: float) -> tuple[str, ...]:
@@ -462,14 +468,14 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     dec_w, dec_kv, fixed, comm, step = dec
     pre_flops, tflops, rate_name, prefill = pre
     return (
-        f"decode step = {dec_w:,} B weights read / ({d.gpu.bandwidth_gbps or 0:g} GB/s x {bandwidth_efficiency:g}"
+        f"decode step = {dec_w:,} B weights read / ({_rate_text(d.gpu.bandwidth_gbps, 'GB/s')} x {bandwidth_efficiency:g}"
         + (f" x {QUANTIZED_BANDWIDTH_SHARE:g}" if quantized_weights(d) else "") + ") or the GEMM FLOPs if longer"
         f" + {dec_kv:,} B KV read (or the attention FLOPs) + {fixed * 1e3:.2f} ms fixed per-layer cost + "
         f"{comm * 1e3:.2f} ms tensor-parallel all-reduce" + (f" = {step * 1e3:.2f} ms" if step is not None
                                                             else " (bandwidth unknown)"),
         "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
                                                if step else ""),
-        f"time to first token = {pre_flops:,} FLOP / ({d.tp} x {tflops or 0:g} {rate_name} TFLOP/s x "
+        f"time to first token = {pre_flops:,} FLOP / ({d.tp} x {_rate_text(tflops, rate_name + ' TFLOP/s')} x "
         f"{compute_efficiency:g}), + {PREFILL_OVERLAP:g} x the weight read where shorter, + fixed per-layer "
         f"and all-reduce costs + {TTFT_FIXED_S * 1e3:g} ms once"
         + (f" = {prefill * 1e3:.1f} ms" if prefill is not None else " (tensor rate unknown)"),

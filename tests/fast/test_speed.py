@@ -134,6 +134,9 @@ def test_a_gpu_without_figures_gets_words_not_a_number() -> None:
     t4 = estimate_speed(_llama(gpu="t4"), 1, 1024)           # T4: bandwidth known, no bf16 rate
     assert t4.decode_tokens_per_s_per_sequence and t4.ttft_seconds is None
     assert any("FLOP/s unknown" in u for u in t4.unavailable)
+    # the formulas name the missing figure instead of printing a rate of 0
+    assert "unknown GB/s" in e.formulas[0] and " 0 GB/s" not in e.formulas[0]
+    assert "unknown bf16 TFLOP/s" in t4.formulas[2] and " 0 bf16" not in t4.formulas[2]
 
 
 def test_a_custom_gpu_can_be_given_both_figures() -> None:
