@@ -67,6 +67,7 @@ class LayerTable:
     context: int
     tensor_parallel_size: int
     pipeline_parallel_size: int
+    busiest: int | None = None   # the engine's busiest stage (Engine.busiest_stage); None = the most KV
 
     def stage_bytes(self, stage: int) -> int:
         """Bytes on one GPU of pipeline stage ``stage``."""
@@ -74,7 +75,10 @@ class LayerTable:
 
     @property
     def busiest_stage(self) -> int:
-        """The stage whose GPUs hold the most KV bytes (the first such stage)."""
+        """The stage the plan reports: the engine's busiest (llama.cpp's split: the GPU with the most bytes
+        in all), else the stage whose GPUs hold the most KV bytes (the first such stage)."""
+        if self.busiest is not None:
+            return self.busiest
         totals = [self.stage_bytes(s) for s in range(self.pipeline_parallel_size)]
         return totals.index(max(totals))
 
@@ -99,5 +103,6 @@ def layer_bytes(deployment: Deployment, batch: int, context: int) -> LayerTable:
     batch = check_count("batch", batch, 1, MAX_BATCH)
     context = check_count("context", context, 1, MAX_CONTEXT)
     rows = deployment.engine.layer_rows(deployment, batch, context)
-    return LayerTable(tuple(rows), deployment.runtime, batch, context, deployment.tp, deployment.pp)
+    return LayerTable(tuple(rows), deployment.runtime, batch, context, deployment.tp, deployment.pp,
+                      deployment.engine.busiest_stage(deployment))
 

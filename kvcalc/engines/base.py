@@ -345,6 +345,12 @@ class Engine:
         """The per-layer rows of kvcalc.layer_table at ``batch`` x ``context``."""
         raise NotImplementedError
 
+    def busiest_stage(self, d: Deployment) -> int | None:
+        """The stage (GPU) whose bytes the plan reports, where the engine decides it by more than its KV
+        (llama.cpp's layer split: the GPU with the most weights + KV + compute); None = the stage with the
+        most KV bytes (kvcalc.layer_table.LayerTable.busiest_stage)."""
+        return None
+
     def curve(self, d: Deployment, batch: int, contexts: Sequence[int]) -> list[CurvePoint]:
         """Memory on the busiest GPU at each context (kvcalc.curve.memory_curve)."""
         raise NotImplementedError

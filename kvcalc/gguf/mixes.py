@@ -61,8 +61,9 @@ class GgufWeights:
     """Weight bytes of a model as a GGUF file of one file type (bytes; tensor data only).
 
     ``layer_bytes[i]`` = bytes of the ``blk.i.*`` tensors; ``input_bytes`` = token_embd (llama.cpp keeps
-    it in host memory); ``output_bytes`` = output_norm + output (+ rope_freqs): on the GPU only when
-    ``-ngl`` exceeds the layer count."""
+    it in host memory); ``output_bytes`` = output_norm + output (+ rope_freqs): the output layer, on the GPU
+    for any ``-ngl`` >= 1, with a second copy of token_embd where the file has no output.weight
+    (:attr:`duplicated_output_bytes`)."""
 
     file_type: str
     tensors: tuple[TensorInfo, ...]
@@ -82,6 +83,27 @@ class GgufWeights:
         for t in self.tensors:
             out[t.type.name] = out.get(t.type.name, 0) + 1
         return out
+
+    @property
+    def duplicated_output_bytes(self) -> int:
+        """Bytes llama.cpp loads a second time as the output layer of a GGUF without ``output.weight`` (tied
+        embeddings): token_embd's. ``llama_model::load_tensors`` then creates ``output`` from ``token_embd``
+        with ``TENSOR_DUPLICATED`` ("if output is NULL, init from the input tok embed"), and
+        ``llama_model_loader::create_tensor`` reuses the tensor only when the output layer's buffer type is
+        token_embd's; with the output layer on a GPU (any ``-ngl`` >= 1) and token_embd in host memory it
+        allocates a second copy there (ggml-org/llama.cpp src/llama-model.cpp, src/llama-model-loader.cpp).
+        0 when the file has an ``output.weight``.
+
+        Llama-3.2-1B ties its embeddings; as Q4_0 its token_embd is Q6_K (128,256 rows of 2,048):
+
+        >>> from kvcalc.catalog import bundled_config
+        >>> w = gguf_weights(bundled_config("meta-llama/Llama-3.2-1B"), "Q4_0")
+        >>> w.duplicated_output_bytes == w.input_bytes == 128256 * 2048 // 256 * 210
+        True
+        """
+        if any(t.name == "output.weight" for t in self.tensors):
+            return 0
+        return self.input_bytes
 
     @property
     def bits_per_weight(self) -> float:

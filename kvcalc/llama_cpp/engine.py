@@ -194,7 +194,7 @@ class LlamaCppEngine(PagedEngine):
         lp = llama_plan(d)
         split = llama_split(d)
         table = layer_bytes(d, batch, context)
-        kv = table.per_gpu_bytes if split is None else table.stage_bytes(split.busiest)
+        kv = table.per_gpu_bytes                          # the busiest GPU's (LlamaCppEngine.busiest_stage)
         ok = ep.fits(batch, context)
         max_context, max_batch = llama_solvers(d, batch, context)
         binding = engine_binding(ep, batch, context, ok, None)
@@ -238,6 +238,13 @@ class LlamaCppEngine(PagedEngine):
         assert d.gguf is not None
         one = replace(d.llama_cpp, tensor_split=())
         return (largest_batch(d.spec, one, d.gguf, d.gpu.memory_bytes, context) or 0) >= batch
+
+    def busiest_stage(self, d: Deployment) -> int | None:
+        """Under a layer split the GPU with the most weights + KV + compute (Split.busiest): its KV is the
+        plan's, whether or not it holds the most KV (the output layer, with a tied token_embd's copy, can
+        outweigh a layer or two)."""
+        split = llama_split(d)
+        return None if split is None else split.busiest
 
     def layer_rows(self, d: Deployment, batch: int, context: int) -> list[LayerRow]:
         """The cells the requests occupy per layer; layers ``-ngl`` / ``-nkvo`` leave on the host are

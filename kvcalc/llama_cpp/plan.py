@@ -12,7 +12,8 @@ any ``g >= 1`` puts the output layer on the GPU first, then the last ``g - 1`` b
 (``common/arg.cpp``: a tensor-buffer override ``blk.(0..N-1).ffn_(up|down|gate|gate_up)_(ch|)exps`` -> CPU; ``-ot
 exps=CPU`` is every layer) keeps the merged expert tensors of the first N blocks in host memory. Older builds
 used ``max(n_layer - g, 0)`` (the output layer only when ``g > n_layer``). The input embedding
-(token_embd) stays in host memory. A layer's KV cells live on its layer's device unless ``-nkvo``
+(token_embd) stays in host memory; a GGUF without output.weight (tied embeddings) gets a second copy of it
+as the output layer on the GPU (``TENSOR_DUPLICATED``: GgufWeights.duplicated_output_bytes). A layer's KV cells live on its layer's device unless ``-nkvo``
 (``llama_kv_cache``: ``offload ? model.dev_layer(il) : CPU``).
 
 Compute buffer: llama.cpp measures it by reserving the worst-case graph (``graph_reserve``); kvcalc models
@@ -151,10 +152,11 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
     first_gpu = max(n_layer + 1 - g, 0)
     on_gpu = [i >= first_gpu for i in range(n_layer)]
     output_on_gpu = g >= 1
+    duplicate = weights.duplicated_output_bytes if output_on_gpu else 0     # tied token_embd, again on the GPU
     w_gpu = (sum(b for i, b in enumerate(weights.layer_bytes) if on_gpu[i])
-             + (weights.output_bytes if output_on_gpu else 0))
+             + (weights.output_bytes + duplicate if output_on_gpu else 0))
     w_gpu -= sum(b for i, b in enumerate(expert_bytes(weights)) if on_gpu[i] and i < options.n_cpu_moe)
-    w_host = weights.total_bytes - w_gpu
+    w_host = weights.total_bytes + duplicate - w_gpu
     kv_gpu = kv_host = 0
     for c in caches:
         for layer in c.layers:
