@@ -468,7 +468,8 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     dec_w, dec_kv, fixed, comm, step = dec
     pre_flops, tflops, rate_name, prefill = pre
     return (
-        f"decode step = {dec_w:,} B weights read / ({_rate_text(d.gpu.bandwidth_gbps, 'GB/s')} x {bandwidth_efficiency:g}"
+        f"decode step = {dec_w:,} B weights read / ({_rate_text(d.gpu.bandwidth_gbps, 'GB/s')}"
+        f" x {bandwidth_efficiency:g}"
         + (f" x {QUANTIZED_BANDWIDTH_SHARE:g}" if quantized_weights(d) else "") + ") or the GEMM FLOPs if longer"
         f" + {dec_kv:,} B KV read (or the attention FLOPs) + {fixed * 1e3:.2f} ms fixed per-layer cost + "
         f"{comm * 1e3:.2f} ms tensor-parallel all-reduce" + (f" = {step * 1e3:.2f} ms" if step is not None

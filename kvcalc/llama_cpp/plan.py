@@ -13,7 +13,8 @@ any ``g >= 1`` puts the output layer on the GPU first, then the last ``g - 1`` b
 exps=CPU`` is every layer) keeps the merged expert tensors of the first N blocks in host memory. Older builds
 used ``max(n_layer - g, 0)`` (the output layer only when ``g > n_layer``). The input embedding
 (token_embd) stays in host memory; a GGUF without output.weight (tied embeddings) gets a second copy of it
-as the output layer on the GPU (``TENSOR_DUPLICATED``: GgufWeights.duplicated_output_bytes). A layer's KV cells live on its layer's device unless ``-nkvo``
+as the output layer on the GPU (``TENSOR_DUPLICATED``: GgufWeights.duplicated_output_bytes). A layer's KV
+cells live on its layer's device unless ``-nkvo``
 (``llama_kv_cache``: ``offload ? model.dev_layer(il) : CPU``).
 
 Compute buffer: llama.cpp measures it by reserving the worst-case graph (``graph_reserve``); kvcalc models
