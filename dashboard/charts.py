@@ -206,7 +206,7 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
                       "text": f"y axis cut at {top:,.0f} GiB: the curves go higher (turn on Show all)"})
     markers = []
     if chosen:
-        markers.append((f"chosen {chosen:,} tokens", chosen, "chosen"))
+        markers.append((f"chosen {chosen:,} token" + ("" if chosen == 1 else "s"), chosen, "chosen"))
     if longest:
         markers.append((f"longest context {longest:,}", longest, "longest"))
     s, n = _context_markers(markers, log_x, max(x, default=2))

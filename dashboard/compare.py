@@ -29,7 +29,7 @@ from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS
 
 from . import charts, inputs, page, state
-from .text import md, safe_rows
+from .text import count, md, safe_rows
 
 MAX_SCENARIOS = 12
 DEFAULT_MODELS = ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B"]
@@ -45,8 +45,8 @@ _SPEED_SHORT = {"decode tok/s per sequence @ ": "decode tok/s / sequence (est.)"
 def speed_columns(context: int) -> tuple[str, str, str, str]:
     """The speed columns' full names at ``context`` tokens: decode per sequence and for the whole batch,
     time to first token of one prompt and the whole batch's prefill (kvcalc.speed.SpeedEstimate)."""
-    return (f"decode tok/s per sequence @ {context:,} tokens (estimated)",
-            f"decode tok/s total, whole batch @ {context:,} tokens (estimated)",
+    return (f"decode tok/s per sequence @ {count(context, 'token')} (estimated)",
+            f"decode tok/s total, whole batch @ {count(context, 'token')} (estimated)",
             f"time to first token, one {context:,}-token prompt, ms (estimated)",
             f"prefill of the whole batch, {context:,}-token prompts, ms (estimated)")
 
@@ -248,12 +248,13 @@ def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEX
     rows = table_rows(list(view.results), batch, context)
     st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="compare_table",
                  column_config=column_config(rows))
-    st.caption(f"{gpus:,} GPU(s) of each kind; bytes are per GPU. 0 = not even one token fits at this "
+    st.caption(f"{count(gpus, 'GPU')} of each kind; bytes are per GPU. 0 = not even one token fits at this "
                "batch (the weights or the runtime's overhead exceed the budget). vLLM: the longest max_model_len "
                "whose requests fit the KV pool. Contexts stop at each model's maximum. KV bytes / token: the ideal "
                "layout at batch 1 in the scenario's KV dtype.")
-    st.caption(f"Speed columns are estimates (kvcalc.speed) at batch {batch:,} and {context:,} tokens per sequence "
-               "on the chosen GPU: decode tok/s per sequence (one stream) and total (the whole batch); time to first "
+    st.caption(f"Speed columns are estimates (kvcalc.speed) at batch {batch:,} and "
+               f"{count(context, 'token')} per sequence on the chosen GPU: decode tok/s per sequence (one stream) and "
+               "total (the whole batch); time to first "
                "token for one prompt of that length and the prefill of the whole batch's prompts. Decode step = "
                f"(weights read + every sequence's KV cache) / (memory bandwidth x {DEFAULT_BANDWIDTH_EFFICIENCY:g}) "
                "or the FLOPs where longer, + fitted per-layer, per-expert and all-reduce costs; prefill = (2 x active "
