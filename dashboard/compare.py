@@ -189,9 +189,10 @@ def render() -> None:
     for err in view.load_errors:
         st.error(md(err))
     for reason, labels in view.refused:
-        st.info(f"Not plotted ({md(', '.join(labels))}): {md(reason)}")
+        st.info(f"Not compared ({md(', '.join(labels))}): {md(reason)}")
     if not view.results:
         st.error("None of the picked scenarios can be planned; see the notes above.")
+        _not_compared(view)
         return
     st.plotly_chart(chart(view, picks.log_x), width="stretch", key="compare_chart")
     st.caption(md(chart_caption(series(view), view.capacities[0])))
@@ -263,3 +264,21 @@ def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEX
                "or tensor rate is unknown.")
     st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv",
                        on_click="ignore", key="dl_compare_csv")
+    _not_compared(view)
+
+
+def not_compared_rows(view: CompareView) -> list[dict[str, Any]]:
+    """One row per scenario kvcalc refused (kvcalc.scenarios.CompareView.not_compared): what it is and why, in the
+    order picked, so a refused scenario stays on the page beside the ones compared instead of dropping out."""
+    return [{"scenario": lab, "why not compared": reason, "model": s.model, "attention": s.attn,
+             "KV dtype": s.kvdtype, "runtime": s.runtime} for s, lab, reason in view.not_compared]
+
+
+def _not_compared(view: CompareView) -> None:
+    """The refused scenarios under their own heading, each with the engine's reason (e.g. llama.cpp has no fp8
+    KV-cache type)."""
+    rows = not_compared_rows(view)
+    if not rows:
+        return
+    st.subheader("Not compared")
+    st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="compare_not_compared")

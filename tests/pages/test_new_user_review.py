@@ -11,7 +11,7 @@ runtime may use the whole GPU: 25,757,220,864 - 16,060,522,496 = 9,696,698,368 B
 from __future__ import annotations
 
 import pytest
-from apptest import PLANNER, run_page
+from apptest import COMPARE, MARKDOWN_ESCAPES, PLANNER, run_page
 
 from dashboard.text import count
 
@@ -39,3 +39,30 @@ def test_largest_batch_reads_sequences_in_the_right_number(ctx, shown):
     at = run_page(PLANNER, open_runtimes=False, runtime="ideal", gpu="rtx-4090", batch="1", ctx=ctx)
     assert metric(at, "Largest batch") == shown
     assert not any("seqs" in m.value for m in at.metric)
+
+
+def _rows(at, first_column: str) -> list[dict]:
+    """The records of the one table whose second column is ``first_column`` (after the scenario's name)."""
+    [d] = [d for d in at.dataframe if list(d.value.columns)[1:2] == [first_column]]
+    return d.value.to_dict("records")
+
+
+def test_compare_maps_the_kv_dtype_to_llama_cpp_s_cache_type_and_keeps_fp8_visible():
+    at = run_page(COMPARE, models=[LLAMA], runtimes=["llama_cpp", "vllm"], kvdtypes=["bfloat16", "float32", "fp8_e4m3"],
+                  gpu="rtx-4090")
+    rows = _rows(at, "longest context, chosen: GeForce RTX 4090 24GB")
+    llama = {r["scenario"]: r["KV dtype"] for r in rows if r["runtime"] == "llama_cpp"}
+    assert llama == {"KV bfloat16 · llama_cpp": "bf16/bf16", "KV float32 · llama_cpp": "f32/f32"}
+    [gone] = _rows(at, "why not compared")
+    assert gone["scenario"] == "KV fp8_e4m3 · llama_cpp" and gone["runtime"] == "llama_cpp"
+    assert gone["why not compared"].startswith("llama.cpp has no fp8 KV-cache type ('fp8_e4m3'): -ctk / -ctv take "
+                                               "f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1")
+    notes = [i.value.translate(MARKDOWN_ESCAPES) for i in at.info]
+    assert any(n.startswith("Not compared (KV fp8_e4m3 · llama_cpp): llama.cpp has no fp8") for n in notes)
+    assert {h.value for h in at.subheader} >= {"Not compared"}
+
+
+def test_compare_lists_another_engine_s_refusal_the_same_way():
+    at = run_page(COMPARE, models=[LLAMA], runtimes=["ideal", "transformers"], kvdtypes=["int4"], gpu="rtx-4090")
+    [gone] = _rows(at, "why not compared")
+    assert gone["runtime"] == "transformers" and "DynamicCache" in gone["why not compared"]
