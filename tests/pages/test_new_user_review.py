@@ -66,3 +66,35 @@ def test_compare_lists_another_engine_s_refusal_the_same_way():
     at = run_page(COMPARE, models=[LLAMA], runtimes=["ideal", "transformers"], kvdtypes=["int4"], gpu="rtx-4090")
     [gone] = _rows(at, "why not compared")
     assert gone["runtime"] == "transformers" and "DynamicCache" in gone["why not compared"]
+
+
+def _after_verdict(at):
+    """The top-level element right after the verdict box, and the verdict's text."""
+    items = list(at.main.children.values())
+    i = next(n for n, e in enumerate(items) if getattr(e, "type", "") in ("success", "warning", "error")
+             and str(e.value).startswith(("**Fits", "**Does not fit")))
+    return items[i + 1], items[i].value
+
+
+def _walk(block):
+    for e in getattr(block, "children", {}).values():
+        yield e
+        yield from _walk(e)
+
+
+@pytest.mark.parametrize(("query", "title"), [
+    ({"gpu": "rtx-4090", "batch": "64", "ctx": "32768"}, "Command to run"),                  # fits if: lower the batch
+    ({"gpu": "rtx-4090", "batch": "1", "ctx": "8192", "mml": "131072"}, "Command to run (with the fix)"),
+    ({"gpu": "rtx-4090", "batch": "1", "ctx": "131072"}, "Command that fits: 2 x GeForce RTX 4090 24GB"),
+    ({"gpu": "rtx-4090", "batch": "1", "ctx": "8192"}, "Command to run")])                   # fits
+def test_the_command_has_its_own_section_after_the_verdict_and_its_fixes(query, title):
+    at = run_page(PLANNER, open_runtimes=False, **query)
+    section, verdict = _after_verdict(at)
+    inside = list(_walk(section))
+    heads = [e.value for e in inside if getattr(e, "type", "") == "subheader"]
+    assert heads == [title] and "Command" not in verdict
+    [cmd] = [e.value for e in inside if getattr(e, "type", "") == "code"]
+    assert cmd.startswith("vllm serve meta-llama/Llama-3.1-8B")
+    note = [e.value for e in inside if getattr(e, "type", "") == "caption"]
+    fixed = title != "Command to run" or verdict.startswith("**Fits:")
+    assert any("does not include the fix above" in n for n in note) is not fixed
