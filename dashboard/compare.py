@@ -20,6 +20,7 @@ from kvcalc.scenarios import (
     Scenario,
     ScenarioResult,
     compare,
+    display_name,
     evaluate,
     takes_vllm_options,
     total_limit,
@@ -267,18 +268,19 @@ def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEX
     _not_compared(view)
 
 
-def not_compared_rows(view: CompareView) -> list[dict[str, Any]]:
-    """One row per scenario kvcalc refused (kvcalc.scenarios.CompareView.not_compared): what it is and why, in the
-    order picked, so a refused scenario stays on the page beside the ones compared instead of dropping out."""
-    return [{"scenario": lab, "why not compared": reason, "model": s.model, "attention": s.attn,
-             "KV dtype": s.kvdtype, "runtime": s.runtime} for s, lab, reason in view.not_compared]
+def not_compared_lines(view: CompareView) -> list[str]:
+    """One plain-text line per scenario kvcalc refused (kvcalc.scenarios.CompareView.not_compared), in the order
+    picked: the whole scenario (model, attention, KV dtype, runtime) and the engine's reason, so a refused scenario
+    stays on the page beside the rows compared instead of dropping out of the table."""
+    return [f"{display_name(s.model)} · {s.attn} · KV {s.kvdtype} · {s.runtime}: {reason}"
+            for s, _, reason in view.not_compared]
 
 
 def _not_compared(view: CompareView) -> None:
-    """The refused scenarios under their own heading, each with the engine's reason (e.g. llama.cpp has no fp8
-    KV-cache type)."""
-    rows = not_compared_rows(view)
-    if not rows:
+    """The refused scenarios under their own heading after the table, each with the engine's reason (e.g. llama.cpp
+    has no fp8 KV-cache type), as a list: a reason is a sentence, too long for a table cell."""
+    lines = not_compared_lines(view)
+    if not lines:
         return
     st.subheader("Not compared")
-    st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="compare_not_compared")
+    st.markdown("\n".join(f"- {md(line)}" for line in lines))

@@ -220,10 +220,6 @@ def _served(setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> tuple[Deploy
     return setup, "Command to run"
 
 
-AS_CONFIGURED_NOTE = "The deployment as configured: this command does not include the fix above."
-"""The caption under a plain "Command to run" when the plan does not fit as asked (the fix is not a flag of it)."""
-
-
 def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> None:
     """The command that serves this plan (the fix's, when there is one), with a copy button, in a bordered section
     of its own under its title as a subheader: after the verdict and its fixes, never read as one more of them
@@ -242,7 +238,7 @@ def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult
     box.subheader(md(title), anchor=False)
     box.code(cmd.text, language=cmd.language, wrap_lines=True)
     if v.state != "fits" and served is setup:
-        box.caption(AS_CONFIGURED_NOTE)
+        box.caption("The deployment as configured: this command does not include the fix above.")
     for n in cmd.notes:
         box.caption(md(n))
 
