@@ -13,6 +13,7 @@ must take the log of your desired range"): :func:`_x_note` converts.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -203,10 +204,10 @@ def memory_chart(points: list[CurvePoint], *, log_x: bool, capacities: Sequence[
     if clamped:
         notes.append({"xref": "paper", "yref": "paper", "x": 0, "y": 1, "xanchor": "left", "yanchor": "top",
                       "showarrow": False, "name": "clamp", "font": {"size": 11},
-                      "text": f"y axis cut at {top:,.0f} GiB: the curves go higher (turn on Show all)"})
+                      "text": f"y axis cut at {top:,.0f} GiB: the curves go higher<br>(turn on Show all)"})
     markers = []
     if chosen:
-        markers.append((f"chosen {chosen:,} tokens", chosen, "chosen"))
+        markers.append((f"chosen {chosen:,} token" + ("" if chosen == 1 else "s"), chosen, "chosen"))
     if longest:
         markers.append((f"longest context {longest:,}", longest, "longest"))
     s, n = _context_markers(markers, log_x, max(x, default=2))
@@ -316,6 +317,42 @@ PANELS_FROM = 5       # Compare draws one panel per scenario from this many scen
 PANEL_COLUMNS = 3
 PANEL_PX = 170        # plot height of one panel
 PANEL_GAP_PX = 48     # between two rows of panels: the lower one's title and the upper one's tick labels
+PANEL_LINE_PX = 14    # one more line of a panel's title (11 px text)
+PANEL_TITLE_CHARS = {2: 24, 3: 16}
+"""Characters a line of a panel's title holds at 390 px (a phone): a panel is about 140 px wide two across and
+90 px three across, about 5.8 px a character at 11 px; wider lines ran into the next panel's title."""
+
+
+def panel_columns(n: int) -> int:
+    """Panels across for ``n`` scenarios: two up to six (three rows; on a phone two titles fit side by side),
+    :data:`PANEL_COLUMNS` from seven up (Compare shows at most twelve: four rows).
+
+    >>> panel_columns(5), panel_columns(6), panel_columns(9)
+    (2, 2, 3)
+    """
+    return 2 if n <= 6 else PANEL_COLUMNS
+
+
+def panel_title(name: str, chars: int) -> str:
+    """A scenario's legend name (parts joined by " · ", kvcalc.scenarios.label) as a panel title of lines of at
+    most ``chars`` characters, broken between parts, and a part longer than that after one of its hyphens.
+
+    >>> panel_title("Mistral-7B-Instruct-v0.3 · KV fp8_e4m3 · llama_cpp", 16)
+    'Mistral-7B-<br>Instruct-v0.3<br>KV fp8_e4m3<br>llama_cpp'
+    >>> panel_title("Llama-3.1-8B · KV auto · vllm", 24)
+    'Llama-3.1-8B · KV auto<br>vllm'
+    """
+    lines: list[str] = []
+    for part in name.split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= chars:
+            lines[-1] += " · " + part
+            continue
+        lines.append("")
+        for piece in re.findall(r"[^-]*-|[^-]+", part) if len(part) > chars else [part]:
+            if lines[-1] and len(lines[-1]) + len(piece) > chars:
+                lines.append("")
+            lines[-1] += piece
+    return "<br>".join(lines)
 
 
 def _axis(i: int) -> str:
@@ -323,16 +360,22 @@ def _axis(i: int) -> str:
 
 
 def panels_chart(series: Sequence[Series], *, log_x: bool, gpu: tuple[str, int], title: str = "",
-                 show_all: bool = False, columns: int = PANEL_COLUMNS) -> Figure:
+                 show_all: bool = False, columns: int | None = None) -> Figure:
     """Small multiples for Compare from :data:`PANELS_FROM` scenarios up: one panel per scenario, ``columns``
     across, every panel on the same x and y axes (tokens per sequence, GiB per GPU), each with its scenario's
     total-memory line, its own engine's budget line (dash-dot, :func:`budget_lines`) and the chosen GPU's
     memory ``gpu`` (label, bytes; dashed). The shared y axis is clamped near the GPU and the budgets
-    (:func:`y_top`) unless ``show_all``; a panel whose curve lies wholly above it says from where."""
+    (:func:`y_top`) unless ``show_all``; a panel whose curve lies wholly above it says from where. ``columns``:
+    :func:`panel_columns` unless given; each panel's title is broken into lines (:func:`panel_title`) and its lines'
+    labels are short ("GPU", "budget"), so that at a phone's 390 px no text runs into the next panel's."""
     n = len(series)
+    columns = columns or panel_columns(n)
+    titles = [panel_title(s.name[:48], PANEL_TITLE_CHARS.get(columns, 16)) for s in series]
+    extra = PANEL_LINE_PX * (max((t.count("<br>") for t in titles), default=0))     # title lines past the first
+    gap_px = PANEL_GAP_PX + extra
     rows = max(1, math.ceil(n / columns))
-    height = 90 + 60 + rows * PANEL_PX + (rows - 1) * PANEL_GAP_PX
-    plot_h = rows * PANEL_PX + (rows - 1) * PANEL_GAP_PX
+    height = 90 + extra + 60 + rows * PANEL_PX + (rows - 1) * gap_px
+    plot_h = rows * PANEL_PX + (rows - 1) * gap_px
     gpu_gib = gpu[1] / GiB
     budgets = {s.name: b for s in series for _, b in budget_lines([s])}
     totals = [p.total / GiB for s in series for p in s.points]
@@ -342,12 +385,14 @@ def panels_chart(series: Sequence[Series], *, log_x: bool, gpu: tuple[str, int],
     gap = 0.04
     width = (1 - gap * (columns - 1)) / columns
     data, shapes, notes = [], [], []
-    layout: dict[str, Any] = {"title": {"text": title}, "height": height, "hovermode": "x unified",
-                              "showlegend": False, "margin": {"t": 90, "b": 60, "l": 60, "r": 10}}
+    # the title pinned to the top: the first row's titles and the clamp note fill the margin under it
+    layout: dict[str, Any] = {"title": {"text": title, "yref": "container", "y": 1, "yanchor": "top",
+                                        "pad": {"t": 14}}, "height": height, "hovermode": "x unified",
+                              "showlegend": False, "margin": {"t": 90 + extra, "b": 60, "l": 60, "r": 10}}
     for k, s in enumerate(series):
         i, r, c = k + 1, k // columns, k % columns
         ax = _axis(i)
-        y1 = 1 - r * (PANEL_PX + PANEL_GAP_PX) / plot_h
+        y1 = 1 - r * (PANEL_PX + gap_px) / plot_h
         y0 = max(0.0, y1 - PANEL_PX / plot_h)
         bottom = k + columns >= n
         layout[f"xaxis{ax}"] = {"domain": [c * (width + gap), c * (width + gap) + width], "anchor": f"y{ax}",
@@ -358,10 +403,13 @@ def panels_chart(series: Sequence[Series], *, log_x: bool, gpu: tuple[str, int],
                                 "showticklabels": c == 0, **({"matches": "y"} if i > 1 else {}),
                                 **({"title": {"text": "GiB per GPU"}} if c == 0 else {})}
         data.append(_series_trace(k, s, f"x{ax}", f"y{ax}"))
-        lines = [("GPU", gpu_gib, "chosen")]        # short labels: a panel is 110 px wide on a phone
+        lines = [("GPU", gpu_gib, "chosen")]        # short labels: a panel is 90 px wide on a phone
+        budget_name = s.budget_name or f"{s.engine} budget"
         if s.name in budgets:
-            lines.append((s.budget_name or f"{s.engine} budget", budgets[s.name] / GiB, "budget"))
+            lines.append((budget_name, budgets[s.name] / GiB, "budget"))
         sh, nt = _gpu_lines(lines, top, plot_px=PANEL_PX, xref=f"x{ax} domain", yref=f"y{ax}", font=10)
+        for a in nt:              # the panel's title names its engine: its line says "budget" (shapes keep the name)
+            a["text"] = a["text"].replace(budget_name, "budget+ovh" if s.budget_name else "budget")
         if len(nt) == 2:          # the budget below the GPU: its label under its line, the GPU's above its own
             low_note = min(nt, key=lambda a: a["y"])
             low_note.update(yanchor="top", yshift=0)
@@ -371,7 +419,7 @@ def panels_chart(series: Sequence[Series], *, log_x: bool, gpu: tuple[str, int],
         shapes += sh
         notes += nt
         notes.append({"xref": f"x{ax} domain", "yref": f"y{ax} domain", "x": 0, "y": 1, "xanchor": "left",
-                      "yanchor": "bottom", "showarrow": False, "text": s.name[:48], "name": f"panel {i}",
+                      "yanchor": "bottom", "showarrow": False, "text": titles[k], "name": f"panel {i}", "align": "left",
                       "font": {"size": 11}})
         low = min((p.total / GiB for p in s.points), default=0.0)
         if low > top:
@@ -379,7 +427,7 @@ def panels_chart(series: Sequence[Series], *, log_x: bool, gpu: tuple[str, int],
                           "showarrow": False, "name": f"panel {i}: above", "font": {"size": 11},
                           "text": f"off the axis: {low:,.0f}+ GiB"})
     if clamped:
-        notes.append({**_clamp_note(top), "y": 1, "yanchor": "bottom", "yshift": 22})
+        notes.append({**_clamp_note(top), "y": 1, "yanchor": "bottom", "yshift": 22 + extra})
     layout["shapes"], layout["annotations"] = shapes, notes
     return {"data": data, "layout": layout}
 

@@ -20,6 +20,7 @@ from kvcalc.scenarios import (
     Scenario,
     ScenarioResult,
     compare,
+    display_name,
     evaluate,
     takes_vllm_options,
     total_limit,
@@ -29,7 +30,7 @@ from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS
 
 from . import charts, inputs, page, state
-from .text import md, safe_rows
+from .text import count, md, safe_rows
 
 MAX_SCENARIOS = 12
 DEFAULT_MODELS = ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B"]
@@ -45,8 +46,8 @@ _SPEED_SHORT = {"decode tok/s per sequence @ ": "decode tok/s / sequence (est.)"
 def speed_columns(context: int) -> tuple[str, str, str, str]:
     """The speed columns' full names at ``context`` tokens: decode per sequence and for the whole batch,
     time to first token of one prompt and the whole batch's prefill (kvcalc.speed.SpeedEstimate)."""
-    return (f"decode tok/s per sequence @ {context:,} tokens (estimated)",
-            f"decode tok/s total, whole batch @ {context:,} tokens (estimated)",
+    return (f"decode tok/s per sequence @ {count(context, 'token')} (estimated)",
+            f"decode tok/s total, whole batch @ {count(context, 'token')} (estimated)",
             f"time to first token, one {context:,}-token prompt, ms (estimated)",
             f"prefill of the whole batch, {context:,}-token prompts, ms (estimated)")
 
@@ -189,9 +190,10 @@ def render() -> None:
     for err in view.load_errors:
         st.error(md(err))
     for reason, labels in view.refused:
-        st.info(f"Not plotted ({md(', '.join(labels))}): {md(reason)}")
+        st.info(f"Not compared ({md(', '.join(labels))}): {md(reason)}")
     if not view.results:
         st.error("None of the picked scenarios can be planned; see the notes above.")
+        _not_compared(view)
         return
     st.plotly_chart(chart(view, picks.log_x), width="stretch", key="compare_chart")
     st.caption(md(chart_caption(series(view), view.capacities[0])))
@@ -248,12 +250,13 @@ def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEX
     rows = table_rows(list(view.results), batch, context)
     st.dataframe(safe_rows(rows), hide_index=True, width="stretch", key="compare_table",
                  column_config=column_config(rows))
-    st.caption(f"{gpus:,} GPU(s) of each kind; bytes are per GPU. 0 = not even one token fits at this "
+    st.caption(f"{count(gpus, 'GPU')} of each kind; bytes are per GPU. 0 = not even one token fits at this "
                "batch (the weights or the runtime's overhead exceed the budget). vLLM: the longest max_model_len "
                "whose requests fit the KV pool. Contexts stop at each model's maximum. KV bytes / token: the ideal "
                "layout at batch 1 in the scenario's KV dtype.")
-    st.caption(f"Speed columns are estimates (kvcalc.speed) at batch {batch:,} and {context:,} tokens per sequence "
-               "on the chosen GPU: decode tok/s per sequence (one stream) and total (the whole batch); time to first "
+    st.caption(f"Speed columns are estimates (kvcalc.speed) at batch {batch:,} and "
+               f"{count(context, 'token')} per sequence on the chosen GPU: decode tok/s per sequence (one stream) and "
+               "total (the whole batch); time to first "
                "token for one prompt of that length and the prefill of the whole batch's prompts. Decode step = "
                f"(weights read + every sequence's KV cache) / (memory bandwidth x {DEFAULT_BANDWIDTH_EFFICIENCY:g}) "
                "or the FLOPs where longer, + fitted per-layer, per-expert and all-reduce costs; prefill = (2 x active "
@@ -262,3 +265,22 @@ def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEX
                "or tensor rate is unknown.")
     st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv",
                        on_click="ignore", key="dl_compare_csv")
+    _not_compared(view)
+
+
+def not_compared_lines(view: CompareView) -> list[str]:
+    """One plain-text line per scenario kvcalc refused (kvcalc.scenarios.CompareView.not_compared), in the order
+    picked: the whole scenario (model, attention, KV dtype, runtime) and the engine's reason, so a refused scenario
+    stays on the page beside the rows compared instead of dropping out of the table."""
+    return [f"{display_name(s.model)} · {s.attn} · KV {s.kvdtype} · {s.runtime}: {reason}"
+            for s, _, reason in view.not_compared]
+
+
+def _not_compared(view: CompareView) -> None:
+    """The refused scenarios under their own heading after the table, each with the engine's reason (e.g. llama.cpp
+    has no fp8 KV-cache type), as a list: a reason is a sentence, too long for a table cell."""
+    lines = not_compared_lines(view)
+    if not lines:
+        return
+    st.subheader("Not compared")
+    st.markdown("\n".join(f"- {md(line)}" for line in lines))

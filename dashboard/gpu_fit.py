@@ -15,7 +15,7 @@ from kvcalc.errors import KVCalcError
 from kvcalc.scenarios import FIT_BATCHES, FitView, HeatCell, gpu_fit, heat_grid
 
 from . import charts, inputs, page, state
-from .text import md, safe_rows
+from .text import count, md, safe_rows
 
 
 def _headline(view: FitView) -> None:
@@ -86,7 +86,7 @@ def short_name(name: str) -> str:
 def _columns(batch: int, context: int) -> tuple[str, str, str]:
     """The names of kvcalc.scenarios.gpu_row's fits / longest context / largest batch columns."""
     return (f"fits {batch:,} x {context:,}", f"longest context @ batch {batch:,}",
-            f"largest batch @ {context:,} tokens")
+            f"largest batch @ {count(context, 'token')}")
 
 
 def table_config(batch: int, context: int) -> tuple[list[str], dict[str, Any]]:
@@ -144,7 +144,7 @@ def render() -> None:
                + f" Contexts run up to {contexts[-1]:,} tokens ({md(mml)}).")
 
     p = view.planned.plan
-    st.subheader(f"Every GPU in the catalog: {setup.gpus} GPU(s), batch {p.batch:,}, context {p.context:,}")
+    st.subheader(f"Every GPU in the catalog: {count(setup.gpus, 'GPU')}, batch {p.batch:,}, context {p.context:,}")
     for err in view.errors:
         st.info(f"Not planned on {md(err)}")
     if view.rows:

@@ -21,7 +21,7 @@ from kvcalc.variants import VARIANTS, apply_variant
 from kvcalc.vllm import DEFAULT_BLOCK_SIZE
 
 from . import engine_rules, inputs, page, state
-from .text import md, plain, safe_rows
+from .text import count, md, plain, safe_rows
 
 MLA_EXAMPLE = "deepseek-ai/DeepSeek-V2-Lite"
 QUANT_DTYPES = ("float32", "bfloat16", "float16", "fp8_e4m3", "int8", "int4", "int2")
@@ -101,7 +101,7 @@ def variant_rows(spec: ModelSpec, context: int, gqa_heads: int, window: int) -> 
             total = at_context(v, context)
             rows.append({"attention": name, "KV heads per layer": ", ".join(map(str, heads)) or "-",
                          "bytes / token (below the window)": per_token(v),
-                         f"bytes at {context:,} tokens": total, "vs as configured": _ratio(total, base)})
+                         f"bytes at {count(context, 'token')}": total, "vs as configured": _ratio(total, base)})
         except KVCalcError as e:
             notes.append(f"{name}: {e}")
     return rows, notes
@@ -120,7 +120,7 @@ def dtype_rows(spec: ModelSpec, context: int) -> tuple[list[dict[str, Any]], lis
         try:
             total = at_context(spec, context, kv_dtype=d)
             rows.append({"KV dtype": d + (" (model dtype)" if d == model_dtype else ""),
-                         "bytes / token": per_token(spec, d), f"bytes at {context:,} tokens": total,
+                         "bytes / token": per_token(spec, d), f"bytes at {count(context, 'token')}": total,
                          "vs model dtype": _ratio(total, base)})
         except KVCalcError as e:
             notes.append(f"{d}: {e}")
@@ -141,7 +141,8 @@ def runtime_rows(spec: ModelSpec, context: int) -> tuple[list[dict[str, Any]], l
             notes.append(f"{rt}: {e}")
             continue
         base = total if base is None else base
-        rows.append({"runtime": rt, f"bytes at {context:,} tokens (batch 1)": total, "vs ideal": _ratio(total, base)})
+        rows.append({"runtime": rt, f"bytes at {count(context, 'token')} (batch 1)": total,
+                     "vs ideal": _ratio(total, base)})
     return rows, notes
 
 
@@ -199,7 +200,7 @@ def _formula(spec: ModelSpec, config: dict[str, Any], name: str, ctx: int) -> No
     r = kvcalc.kv_cache(spec, batch=1, context=1)
     s = get_dtype(r.kv_dtype).bytes_per_element
     terms = formula_terms(spec, s, config)
-    st.markdown(f"**{md(name)}** ({md(spec.model_type)}, {spec.num_layers} layers, cache in {r.kv_dtype}), "
+    st.markdown(f"**{md(name)}** ({md(spec.model_type)}, {count(spec.num_layers, 'layer')}, cache in {r.kv_dtype}), "
                 "bytes per token at batch 1:")
     if terms:
         st.latex(" + ".join(terms) + rf" = {tex_int(r.bytes_per_token)}\ \text{{bytes / token}}")
@@ -210,8 +211,8 @@ def _formula(spec: ModelSpec, config: dict[str, Any], name: str, ctx: int) -> No
     one, at_ctx = r.bytes_per_token, at_context(spec, ctx)
     batch8 = kvcalc.kv_cache(spec, batch=8, context=ctx).total_bytes
     c[0].metric("KV bytes / token", human_bytes(one), help=f"{one:,} bytes")          # GiB = 2**30 bytes
-    c[1].metric(f"KV at {ctx:,} tokens, batch 1", human_bytes(at_ctx), help=f"{at_ctx:,} bytes")
-    c[2].metric(f"KV at {ctx:,} tokens, batch 8", human_bytes(batch8), help=f"{batch8:,} bytes")
+    c[1].metric(f"KV at {count(ctx, 'token')}, batch 1", human_bytes(at_ctx), help=f"{at_ctx:,} bytes")
+    c[2].metric(f"KV at {count(ctx, 'token')}, batch 8", human_bytes(batch8), help=f"{batch8:,} bytes")
     if spec.max_position_embeddings and ctx > spec.max_position_embeddings:
         st.caption(f"The example context {ctx:,} is beyond this model's maximum of "
                    f"{spec.max_position_embeddings:,} tokens: the figures show the arithmetic only.")

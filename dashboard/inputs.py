@@ -22,7 +22,7 @@ from kvcalc.variants import VARIANTS
 from . import engine_inputs, pickers, state
 from .config_link import config_title, decode_config, encode_config
 from .sources import ModelChoice, load_model
-from .text import md
+from .text import count, md
 
 
 def _gpu_order() -> list[str]:
@@ -236,7 +236,7 @@ def weights_ask(reason: str, config: dict[str, Any], options: dict[str, Any], ba
                    "the KV cache and everything else are computed from the config as usual.")
     left, right = st.columns(2)
     if kv is not None:
-        left.metric(f"KV cache, {kv.batch:,} x {kv.context:,} tokens (all GPUs)", human_bytes(kv.total_bytes),
+        left.metric(f"KV cache, {kv.batch:,} x {count(kv.context, 'token')} (all GPUs)", human_bytes(kv.total_bytes),
                     help=f"{kv.bytes_per_token:,} B per token of one sequence in {md(kv.kv_dtype)}, {md(kv.quality)}; "
                          "the cache itself, before the runtime's pages and budget")
     return float(right.number_input(
@@ -263,7 +263,7 @@ def parallel_split(gpus: int, tp: int, pp: int) -> tuple[int, int, str | None]:
     new_tp = gpus // new_pp
     if tp == 1 and pp == new_pp:
         return new_tp, new_pp, None          # TP left at its default: it simply follows the GPU count
-    why = (f"pipeline parallel {pp} does not divide {gpus} GPUs, so PP is 1 and " if new_pp != pp
+    why = (f"pipeline parallel {pp} does not divide {count(gpus, 'GPU')}, so PP is 1 and " if new_pp != pp
            else "tensor parallel follows GPUs / pipeline parallel: ")
     return new_tp, new_pp, (f"GPUs = {gpus} but tensor parallel {tp} x pipeline parallel {pp} = {tp * pp}; the GPU "
                             f"count wins: {why}planning TP {new_tp} x PP {new_pp}. To plan another split, set "

@@ -30,7 +30,7 @@ from kvcalc.verdict import Verdict, with_max_model_len
 from kvcalc.weights import weight_bytes
 
 from . import charts, engine_inputs, exports, inputs, page, paste, startup_box, state
-from .text import code, md, safe_rows
+from .text import code, count, md, safe_rows
 
 
 def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], Any]:
@@ -126,12 +126,12 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict, setup: Deployment | None = None) 
     row1[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
     row1[2].metric("Total / GPU", human_bytes(p.total_bytes),
                    help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}")
-    row2[0].metric("Longest context", f"{v.longest:,} tokens" if v.longest else "none",
+    row2[0].metric("Longest context", count(v.longest, "token") if v.longest else "none",
                    help=f"per sequence at batch {p.batch:,}"
                         + (f" ({md(runtime_label(p.runtime))}: served with --max-model-len set to it)"
                            if serves_context(p.runtime) else ""))
-    row2[1].metric("Largest batch", f"{p.max_batch:,} seqs" if p.max_batch else "none",
-                   help=f"sequences of {p.context:,} tokens")
+    row2[1].metric("Largest batch", count(p.max_batch, "sequence") if p.max_batch else "none",
+                   help=f"sequences of {count(p.context, 'token')}")
     row2[2].metric("Budget / GPU", human_bytes(p.budget_bytes),
                    help="what the runtime may use (vLLM: gpu_memory_utilization x the GPU's memory)")
     st.caption(md(binding_caption(p, v, setup.spec.max_position_embeddings if setup else None)))
@@ -221,7 +221,9 @@ def _served(setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> tuple[Deploy
 
 
 def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> None:
-    """The command that serves this plan (the fix's, when there is one), with a copy button."""
+    """The command that serves this plan (the fix's, when there is one), with a copy button, in a bordered section
+    of its own under its title as a subheader: after the verdict and its fixes, never read as one more of them
+    (a new-user review found it under the "Fits if" list, as if it were one of the fixes)."""
     model = _model_for_command(choice)
     served, title = _served(setup, p, v)
     cmd: ServeCommand | None
@@ -232,10 +234,13 @@ def _command(choice: inputs.ModelChoice, setup: Deployment, p: kvcalc.PlanResult
         cmd = None            # a runtime without a launch command (ideal)
     if cmd is None:
         return
-    st.markdown(f"**{md(title)}**")
-    st.code(cmd.text, language=cmd.language, wrap_lines=True)
+    box = st.container(border=True, key="command_box")
+    box.subheader(md(title), anchor=False)
+    box.code(cmd.text, language=cmd.language, wrap_lines=True)
+    if v.state != "fits" and served is setup:
+        box.caption("The deployment as configured: this command does not include the fix above.")
     for n in cmd.notes:
-        st.caption(md(n))
+        box.caption(md(n))
 
 
 def _given_weights(config: dict[str, Any], choice: inputs.ModelChoice, options: dict[str, Any], batch: int,
@@ -302,7 +307,7 @@ def side_by_side(config: dict[str, Any], options: dict[str, Any], batch: int, ct
     rows = []
     for rt in names():
         row: dict[str, Any] = {"runtime": runtime_label(rt), "KV budget / GPU": "", "KV pool (tokens)": "",
-                               f"longest context @ batch {batch:,}": 0, f"largest batch @ {ctx:,} tokens": 0}
+                               f"longest context @ batch {batch:,}": 0, f"largest batch @ {count(ctx, 'token')}": 0}
         try:
             opts = runtime_options(options, rt)
             s = plan_scenario(config, {**opts, **({} if loads_gguf(rt) else extras)}, batch, ctx,
@@ -311,7 +316,7 @@ def side_by_side(config: dict[str, Any], options: dict[str, Any], batch: int, ct
             pool = "grows (not paged)" if p.kv_cache_tokens is None else f"{p.kv_cache_tokens:,}"
             row.update({"KV budget / GPU": human_bytes(kv_budget(p)), "KV pool (tokens)": pool,
                         f"longest context @ batch {batch:,}": s.verdict.longest or 0,
-                        f"largest batch @ {ctx:,} tokens": p.max_batch or 0,
+                        f"largest batch @ {count(ctx, 'token')}": p.max_batch or 0,
                         f"fits {batch:,} x {ctx:,}": "yes" if p.fits else "no",
                         "binding constraint or refusal": p.binding_constraint})
         except KVCalcError as e:
@@ -400,7 +405,8 @@ def _speed_tiles(e: SpeedEstimate) -> list[tuple[str, str, str]]:
     one, one_help = ms(e.ttft_seconds_per_prompt, e.ttft_seconds_per_prompt_low, e.ttft_seconds_per_prompt_high)
     tiles = [("Decode / sequence (est.)", per, f"{per_help} ({e.decode_category}); {e.decode_bound} bound; one step "
               f"reads {e.decode_bytes_per_step:,} bytes per GPU"),
-             (f"Decode total, batch {e.batch:,} (est.)", tot, f"{tot_help}: all {e.batch:,} sequences together"),
+             (f"Decode total, batch {e.batch:,} (est.)", tot,
+              f"{tot_help}: " + ("the one sequence" if e.batch == 1 else f"all {e.batch:,} sequences together")),
              (f"Time to first token, one {e.prompt_tokens:,}-token prompt (est.)", one,
               f"{one_help}; one prompt alone" + (f", {e.prefill_bound} bound" if e.prefill_bound else ""))]
     if e.batch > 1:

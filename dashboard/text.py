@@ -88,6 +88,16 @@ def safe_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def count(n: int, word: str, many: str | None = None) -> str:
+    """``n`` with thousands separators and ``word`` in the singular for exactly one, else ``many`` (default
+    ``word + "s"``): the pages' counts read "1 sequence", "8 sequences", never "1 seqs" or "GPU(s)".
+
+    >>> count(1, "sequence"), count(8, "sequence"), count(32_768, "token"), count(1, "GPU")
+    ('1 sequence', '8 sequences', '32,768 tokens', '1 GPU')
+    """
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
 def code(value: object) -> str:
     """Outside text as one inline code span (shown verbatim, monospace): a backtick fence longer
     than any backtick run inside, padded with a space where the text starts or ends with one."""

@@ -27,7 +27,7 @@ from kvcalc.workload.colocate import Colocation
 from kvcalc.workload.curves import capped, length_curve, prefix_curve, shared
 
 from . import exports, inputs, page, state, workload_charts
-from .text import code, md, safe_rows
+from .text import code, count, md, safe_rows
 from .workload_state import (
     CONNECTORS,
     DEFAULT_INSTANCES,
@@ -89,22 +89,24 @@ def _prefix_section(d: Any) -> dict[str, Any]:
         st.info(f"Prefix sharing: {md(e)}")
         return {"error": str(e)}
     tokens = f"{s.request_tokens:,}-token requests"
-    st.caption(f"Requests of {s.request_tokens:,} tokens each (the engine's longest request); x = requests at once.")
+    st.caption(f"Requests of {count(s.request_tokens, 'token')} each (the engine's longest request); "
+               "x = requests at once.")
     cols = st.columns(4)
     cols[0].metric("Effective concurrency", f"{s.effective_concurrency:,.2f}x",
                    help="Requests at once on the engine's own reporting basis (vLLM's \"Maximum concurrency\"): "
                         "(pool - shared blocks) / (blocks a request - shared blocks)")
     cols[1].metric("Whole requests at once", md(_requests(s.requests_at_once)),
-                   help=f"Whole requests that fit beside the {s.reserved_blocks:,} reserved block(s) (vLLM's null "
+                   help=f"Whole requests that fit beside the {count(s.reserved_blocks, 'reserved block')} (vLLM's null "
                         f"block), at most the running cap {s.running_cap:,}")
-    cols[2].metric("Blocks resident", f"{s.blocks_resident:,} blocks",
-                   help=f"Of the pool's {s.pool_blocks:,} blocks: what those requests hold, the shared "
-                        f"{s.shared_blocks:,} block(s) once")
+    cols[2].metric("Blocks resident", count(s.blocks_resident, "block"),
+                   help=f"Of the pool's {count(s.pool_blocks, 'block')}: what those requests hold, the shared "
+                        f"{count(s.shared_blocks, 'block')} once")
     cols[3].metric("Worst case (nothing shared)", f"{s.plain_concurrency:,.2f}x",
-                   help=f"pool {s.pool_blocks:,} / {s.blocks_per_request:,} blocks a request")
-    size = ", ".join(f"{g.kind}: {g.block_size:,} tokens a block" for g in s.groups)
-    st.caption(f"{md(s.engine)} {md(s.version)} ({md(s.quality)}): a request holds {s.blocks_per_request:,} blocks "
-               f"({md(size)}), {s.shared_blocks:,} of them the shared prefix stored once"
+                   help=f"pool {s.pool_blocks:,} / {count(s.blocks_per_request, 'block')} a request")
+    size = ", ".join(f"{g.kind}: {count(g.block_size, 'token')} a block" for g in s.groups)
+    st.caption(f"{md(s.engine)} {md(s.version)} ({md(s.quality)}): a request holds "
+               f"{count(s.blocks_per_request, 'block')} ({md(size)}), {s.shared_blocks:,} of them the shared prefix "
+               "stored once"
                + (f"; ({s.pool_blocks:,} - {s.shared_blocks:,}) / ({s.blocks_per_request:,} - "
                   f"{s.shared_blocks:,}) = {s.effective_concurrency:,.2f}" if s.hit_rate == 1 else "")
                + (f". At most {s.running_cap:,} run at once (the engine's cap)." if capped(s) < s.effective_concurrency
@@ -173,9 +175,10 @@ def _offload_section(d: Any) -> dict[str, Any]:
     cols = st.columns(4)
     cols[0].metric("Off the GPU (tokens)", f"{t.tokens:,}", help=f"{t.bytes_per_token:,} bytes a token")
     cols[1].metric("GPU pool (tokens)", f"{t.gpu_pool_tokens:,}")
-    cols[2].metric("Requests held", md(_requests(t.requests_held)), help=f"of {t.request_tokens:,} tokens each")
+    cols[2].metric("Requests held", md(_requests(t.requests_held)), help=f"of {count(t.request_tokens, 'token')} each")
     cols[3].metric("Reload one request", f"{t.reload_seconds * 1e3:,.1f} ms",
-                   help=f"{t.request_tokens:,} tokens' KV over {md(t.link.name)} ({t.link.gbps:,.1f} GB/s a direction)")
+                   help=f"the KV of {count(t.request_tokens, 'token')} over {md(t.link.name)} "
+                        f"({t.link.gbps:,.1f} GB/s a direction)")
     st.caption(f"{md(t.connector)} ({md(t.quality)}): {code(t.formula)}. Flags: {code(' '.join(t.flags))}. "
                f"Link: {md(t.link.source)}.")
     return t.to_dict()

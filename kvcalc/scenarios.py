@@ -24,6 +24,7 @@ from .engines import Engine, get_engine
 from .errors import InputError, KVCalcError
 from .gpus import CLASS_REPRESENTATIVES, GPU, custom_gpu, get_gpu, gpu_catalog
 from .kv import kv_cache
+from .llama_cpp.options import cache_type
 from .parallel import resolve_parallel
 from .plan import PlanResult, fits
 from .spec import ModelSpec
@@ -445,21 +446,41 @@ def plan_options(gpu: Mapping[str, Any], dtypes: Mapping[str, Any], runtime: Map
     return opts
 
 
+def takes_cache_types(runtime: str) -> bool:
+    """Whether the runtime's engine sizes its KV cache by llama.cpp's ``-ctk`` / ``-ctv`` cache types
+    (``cache_type_k`` / ``cache_type_v`` options) instead of a ``kv_dtype``.
+
+    >>> takes_cache_types("llama_cpp"), takes_cache_types("vllm")
+    (True, False)
+    """
+    return {"cache_type_k", "cache_type_v"} <= set(get_engine(runtime).option_names())
+
+
 def scenario_options(s: Scenario, gpu: Mapping[str, Any], options: Mapping[str, Any] | None = None,
                      dtype: str | None = None) -> dict[str, Any]:
     """deploy() keywords of one scenario: the GPU, the weights dtype, the scenario's KV dtype and
     runtime, the shared parallelism / engine options (the vLLM ones for a vLLM scenario only) and the
-    runtime's defaults (:func:`runtime_defaults`), merged by :func:`plan_options`.
+    runtime's defaults (:func:`runtime_defaults`), merged by :func:`plan_options`. Under llama.cpp
+    (:func:`takes_cache_types`) a KV dtype other than auto is its ``-ctk`` / ``-ctv`` cache type
+    (kvcalc.llama_cpp.options.cache_type: bfloat16 -> bf16), over the options' own; NoCacheType (an
+    UnsupportedError, as the other engines refuse a KV dtype they lack) where llama.cpp has none (fp8).
 
     >>> scenario_options(Scenario("m", "as configured", "int8", "sglang"), {"gpu": "t4", "gpus": 1},
     ...                  {"max_model_len": 4096})
     {'gpu': 't4', 'gpus': 1, 'dtype': None, 'kv_dtype': 'int8', 'runtime': 'sglang', 'tensor_parallel_size': 1, \
 'pipeline_parallel_size': 1}
+    >>> o = scenario_options(Scenario("m", "as configured", "bfloat16", "llama_cpp"), {"gpu": "t4", "gpus": 1})
+    >>> o["cache_type_k"], o["cache_type_v"], "kv_dtype" in o
+    ('bf16', 'bf16', False)
     """
     vllm = takes_vllm_options(s.runtime)
     runtime = {k: v for k, v in (options or {}).items() if vllm or k not in VLLM_OPTION_KEYS}
     kv_dtype = None if s.kvdtype == "auto" else s.kvdtype
-    opts = plan_options(gpu, {"dtype": dtype, "kv_dtype": kv_dtype}, {**runtime, "runtime": s.runtime})
+    cache = cache_type(kv_dtype) if kv_dtype is not None and takes_cache_types(s.runtime) else None
+    dtypes = {"dtype": dtype} if cache else {"dtype": dtype, "kv_dtype": kv_dtype}
+    opts = plan_options(gpu, dtypes, {**runtime, "runtime": s.runtime})
+    if cache:
+        opts["cache_type_k"] = opts["cache_type_v"] = cache     # the scenario's KV dtype, over the options' own
     for k, v in runtime_defaults(s.runtime).items():
         opts.setdefault(k, v)
     return opts
@@ -556,7 +577,8 @@ class ComparePicks:
 @dataclass(frozen=True)
 class CompareView:
     """Everything the Compare page lays out: the results (labelled), the refusals (reason -> labels),
-    the models that could not be loaded, the chart's capacity lines and title, the chosen GPU's name."""
+    the models that could not be loaded, the chart's capacity lines and title, the chosen GPU's name, and each
+    refused scenario with its label and reason (``not_compared``, in the order picked: the page lists them)."""
 
     results: tuple[ScenarioResult, ...]
     refused: tuple[tuple[str, tuple[str, ...]], ...]
@@ -566,6 +588,7 @@ class CompareView:
     gpu_name: str
     picked: int
     shown: int
+    not_compared: tuple[tuple[Scenario, str, str], ...] = ()
 
 
 def _budget_lines(results: Sequence[ScenarioResult], memory: int) -> list[tuple[str, int]]:
@@ -607,6 +630,7 @@ def compare(picks: ComparePicks, *, max_scenarios: int = 12, curve_points: int =
                               n=curve_points)
     results: list[ScenarioResult] = []
     refused: dict[str, list[str]] = {}
+    skipped: list[tuple[Scenario, str, str]] = []
     for s in shown:
         if s.model not in configs:
             continue
@@ -617,6 +641,7 @@ def compare(picks: ComparePicks, *, max_scenarios: int = 12, curve_points: int =
                          speed_context=picks.context)
         except KVCalcError as e:
             refused.setdefault(str(e), []).append(lab)
+            skipped.append((s, lab, str(e)))
             continue
         results.append(replace(r, label=lab))
     capacities = [(gpu_name, device.memory_bytes), *_budget_lines(results, device.memory_bytes)]
@@ -625,7 +650,7 @@ def compare(picks: ComparePicks, *, max_scenarios: int = 12, curve_points: int =
         if g.key != picks.gpu.get("gpu"):
             capacities.append((f"{gb} GB class ({g.name})", g.memory_bytes))
     return CompareView(tuple(results), tuple((k, tuple(v)) for k, v in refused.items()), tuple(errors),
-                       tuple(capacities), _title(picks, gpu_name), gpu_name, len(every), len(shown))
+                       tuple(capacities), _title(picks, gpu_name), gpu_name, len(every), len(shown), tuple(skipped))
 
 
 def _title(picks: ComparePicks, gpu_name: str) -> str:

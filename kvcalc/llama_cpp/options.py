@@ -28,12 +28,60 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..dtypes import get_dtype
 from ..engines.base import Option
-from ..errors import InputError
+from ..errors import InputError, UnsupportedError
 from ..limits import MAX_CONTEXT, check_count
 
 KV_CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
 """``-ctk`` / ``-ctv`` values llama.cpp accepts (``common/arg.cpp`` ``kv_cache_types``)."""
+
+CACHE_TYPE_OF_DTYPE = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
+"""kvcalc's KV dtypes (kvcalc.dtypes names) llama.cpp stores as they are: ``GGML_TYPE_F32`` / ``F16`` / ``BF16``
+(4, 2 and 2 bytes an element, ``ggml/src/ggml.c`` ``type_traits``). Its other cache types are block-quantized
+(``q8_0``: 32 int8 values and one f16 scale, 34 bytes a block), not kvcalc's int8 / int4 / int2 (groups of 64 with
+an fp16 scale and zero point, kvcalc.dtypes), and it has no fp8 type at all."""
+
+_NEAREST = {"int8": "q8_0", "int4": "q4_0"}
+"""The block-quantized llama.cpp cache type of the same width as a kvcalc integer KV dtype (a hint, not a mapping:
+their bytes differ)."""
+
+
+class NoCacheType(UnsupportedError):
+    """A KV dtype llama.cpp has no ``-ctk`` / ``-ctv`` cache type for (:func:`cache_type`): ``kv_dtype`` is the
+    kvcalc dtype asked for (canonical name), ``nearest`` llama.cpp's type of the same width, if any."""
+
+    def __init__(self, kv_dtype: str, nearest: str | None = None):
+        self.kv_dtype, self.nearest = kv_dtype, nearest
+        family = "fp8" if kv_dtype.startswith("fp8") else kv_dtype
+        asked = f" ('{kv_dtype}')" if family != kv_dtype else ""
+        hint = (f"; its {nearest} (blocks of 32 values and one f16 scale) is not kvcalc's {kv_dtype} (groups of 64 "
+                f"with a scale and zero point): set -ctk / -ctv {nearest} (llama.cpp's options) with KV dtype auto "
+                "to plan it" if nearest else "")
+        super().__init__(f"llama.cpp has no {family} KV-cache type{asked}: -ctk / -ctv take "
+                         f"{', '.join(KV_CACHE_TYPES)} (common/arg.cpp kv_cache_types){hint}")
+
+
+def cache_type(kv_dtype: str) -> str:
+    """llama.cpp's ``-ctk`` / ``-ctv`` type that stores a KV cache in ``kv_dtype`` (a kvcalc dtype name or alias,
+    or one of :data:`KV_CACHE_TYPES` itself): bf16 is ``bf16``, fp16 ``f16``, fp32 ``f32``
+    (:data:`CACHE_TYPE_OF_DTYPE`). :class:`NoCacheType` for a dtype it has no type for (fp8, kvcalc's grouped
+    integers), InputError for an unknown one.
+
+    >>> cache_type("bfloat16"), cache_type("fp16"), cache_type("fp32"), cache_type("q8_0")
+    ('bf16', 'f16', 'f32', 'q8_0')
+    >>> cache_type("fp8")
+    Traceback (most recent call last):
+    ...
+    kvcalc.llama_cpp.options.NoCacheType: llama.cpp has no fp8 KV-cache type ('fp8_e4m3'): -ctk / -ctv take \
+f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 (common/arg.cpp kv_cache_types)
+    """
+    if isinstance(kv_dtype, str) and kv_dtype.strip().lower() in KV_CACHE_TYPES:
+        return kv_dtype.strip().lower()
+    name = get_dtype(kv_dtype).name
+    if name not in CACHE_TYPE_OF_DTYPE:
+        raise NoCacheType(name, _NEAREST.get(name))
+    return CACHE_TYPE_OF_DTYPE[name]
 
 LLAMA_MAX_SEQ = 256
 """``src/llama-cparams.h``: at most 256 parallel sequences (``n_seq_max must be <= 256``)."""

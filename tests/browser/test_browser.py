@@ -402,7 +402,7 @@ def test_planner_deep_link(tab: Tab):
     longest, largest = ideal_longest_context(cfg, "rtx-4090", 8), free // (8192 * kv_bytes_per_token(cfg))
     assert (longest, largest) == (9_247, 9)
     expect_metrics(page, {"KV cache / GPU": kv, "Weights / GPU": weights,
-                          "Longest context": f"{longest:,} tokens", "Largest batch": f"{largest:,} seqs"})
+                          "Longest context": f"{longest:,} tokens", "Largest batch": f"{largest:,} sequences"})
     # 22.96 GiB <= 24,564 MiB (23.99 GiB): the verdict replaced the "Fits" metric (issue 14)
     expect(page.get_by_test_id("stAlert").filter(has_text="Fits: 8 sequences of 8,192 tokens")).to_be_visible()
     plotly_visible(page)

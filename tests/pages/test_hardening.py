@@ -248,7 +248,8 @@ OWN = {"gpu.get('gpus', 1)", "MAX_SCENARIOS", "setup.gpus", "setup.runtime", "sp
        "entry.hub_id", "row", "title", "len(notes) - 8", "p.min_gpus if p.min_gpus else 'more than 64'", "p.gpus",
        "p.runtime", "p.min_gpus", "quote(plain(choice.name), safe='/')", "names[k]", "f.read()",
        "e.decode_bound", "e.prefill_bound", "table.busiest_stage"}
-NUMERIC = {"_fmt", "tex_int", "human_bytes", "_ratio", "len", "gpu_label", "gpu_class_label", "badge"}
+NUMERIC = {"_fmt", "tex_int", "human_bytes", "_ratio", "len", "gpu_label", "gpu_class_label", "badge",
+           "count"}      # dashboard.text.count: a number and the page's own word ("1 sequence")
 
 
 def unescaped(expr) -> list:

@@ -165,7 +165,7 @@ def test_compare_every_widget():
 
     at.multiselect(key="runtimes").set_value(["ideal", "transformers"])
     ok(at)
-    assert any("transformers" in i.value and "Not plotted" in i.value for i in at.info)   # int4 x transformers
+    assert any("transformers" in i.value and "Not compared" in i.value for i in at.info)   # int4 x transformers
     rows = table(at)
     assert len(rows) == 3 and len(figure(at)["data"]) == 3
 

@@ -314,7 +314,7 @@ def test_gemma_3_27b_at_128k_on_a_24_gb_card_does_not_fit():
     at = start(model="google/gemma-3-27b-it", gpu="rtx-4090", ctx="131072")
     state, text = verdict_box(at)
     assert state == "does_not_fit" and "weights alone need 51.1 GiB per GPU" in text
-    assert any(m.value.startswith("**Command that fits: ") for m in at.markdown)
+    assert any(h.value.startswith("Command that fits: ") for h in at.subheader)
 
 
 def test_pasted_unbundled_instruct_id_plans_with_the_bundled_base(monkeypatch):
