@@ -39,16 +39,23 @@ def _serving(m: Measurement) -> bool:
     return measured_deployment(m).runtime in speed.SERVING_RUNTIMES
 
 
+def _trtllm(m: Measurement) -> bool:
+    return measured_deployment(m).runtime == "tensorrt_llm"
+
+
 ROWS = list(published_measurements())
 SELECT: dict[str, Callable[[Measurement], bool]] = {
     "LAYER_OVERHEAD_S": lambda m: category(m) == "dense" and m.batch == 1 and not _apple(m),
-    "METAL_LAYER_OVERHEAD_S": lambda m: _apple(m) and m.is_decode and m.batch == 1,
-    "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _serving(m),
-    "FUSED_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and not _serving(m),
+    "METAL_LAYER_OVERHEAD_S": lambda m: _apple(m) and m.is_decode and m.batch == 1 and not _moe(m),
+    "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _serving(m) and not _trtllm(m),
+    "TRTLLM_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _trtllm(m),
+    "MOE_LAYER_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and not _serving(m) and not _apple(m),
+    "METAL_MOE_LAYER_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _apple(m),
+    "FUSED_EXPERT_OVERHEAD_S": lambda m: _moe(m) and not m.is_decode and not _serving(m),
     "ALLREDUCE_LATENCY_S": lambda m: category(m) == "tensor parallel" and m.is_decode and m.batch == 1 and not _moe(m),
     "QUANTIZED_BANDWIDTH_SHARE": lambda m: category(m) == "quantized" and m.batch == 1,
-    "TTFT_FIXED_S": lambda m: m.metric == "ttft_ms",
-    "PREFILL_LAYER_OVERHEAD_S": lambda m: m.metric == "ttft_ms",
+    "TTFT_FIXED_S": lambda m: m.metric == "ttft_ms" and not m.timed_by_client,
+    "PREFILL_LAYER_OVERHEAD_S": lambda m: m.metric == "ttft_ms" and not m.timed_by_client,
     "PREFILL_OVERLAP": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format != "fp8",
     "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8",
 }
@@ -56,6 +63,9 @@ GRID = {
     "LAYER_OVERHEAD_S": [i * 1e-6 for i in range(0, 41)],
     "METAL_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 101)],
     "EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
+    "TRTLLM_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
+    "MOE_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
+    "METAL_MOE_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
     "FUSED_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 121)],
     "ALLREDUCE_LATENCY_S": [i * 1e-6 for i in range(0, 61)],
     "QUANTIZED_BANDWIDTH_SHARE": [0.5 + i * 0.01 for i in range(0, 51)],

@@ -14,7 +14,8 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
                     max(w_s / (bandwidth x eta_bw x q), gemm_s / (rate x eta_c))      the weight GEMMs
                   + max(kv_s(batch, context) / (bandwidth x eta_bw), attn_s / (rate x eta_c))   attention
                   + layers_s x (layer_overhead + top_k x expert_overhead)              fixed per-layer cost
-                    (a prefill: the distinct experts its tokens touch instead of top_k)
+                    (llama.cpp / ideal: + moe_layer_overhead per MoE layer instead of top_k x expert_overhead;
+                     a llama.cpp prefill also + FUSED_EXPERT_OVERHEAD_S per distinct expert its tokens touch)
                   + 2 x layers_s x (ALLREDUCE_LATENCY_S + 2 (tp-1)/tp x batch x hidden x 2 B / link)   tp > 1
 
     ``kv_s`` is the ideal cache one rank of the stage holds (kvcalc.kv ``ideal``: full layers T
@@ -33,8 +34,9 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     another within a step (no micro-batch overlap). ``link`` is the catalog's GPU-to-GPU bandwidth per
     direction (NVLink or PCIe, data/gpus.csv ``link_gbps``), ``top_k`` 0 for a dense model.
     ``layer_overhead`` is LAYER_OVERHEAD_S (CUDA graphs) or METAL_LAYER_OVERHEAD_S on an Apple GPU;
-    ``expert_overhead`` EXPERT_OVERHEAD_S in the serving engines (vLLM, SGLang, TensorRT-LLM) or
-    FUSED_EXPERT_OVERHEAD_S in llama.cpp and ``ideal`` (:func:`layer_overhead`, :func:`expert_overhead`).
+    ``expert_overhead`` EXPERT_OVERHEAD_S in vLLM / SGLang / transformers, TRTLLM_EXPERT_OVERHEAD_S in
+    TensorRT-LLM; ``moe_layer_overhead`` MOE_LAYER_OVERHEAD_S (METAL_MOE_LAYER_OVERHEAD_S on Apple) in llama.cpp
+    and ``ideal`` (:func:`layer_overhead`, :func:`expert_overhead`, :func:`moe_layer_overhead`).
 Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
     ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
     ``sum_{t=1..P} min(t, W)`` tokens per query position; per stage ``c = flops_s / (tp x rate x eta_c)``
@@ -72,11 +74,11 @@ the shares implied by the published decode figures with nothing unmodelled (7 ro
 A100, H100, L40S, RTX 3090 / 4090 / 5090, fixed costs taken off);
 ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
 
-DEFAULT_COMPUTE_EFFICIENCY = 0.86
+DEFAULT_COMPUTE_EFFICIENCY = 0.84
 """Share of the datasheet dense bf16 tensor rate a compute-bound prefill achieves: the median,
 rounded to 0.01, of the shares implied by the published prefill figures with nothing unmodelled
-(5 rows, fixed costs taken off: 0.72 A100 and 0.74 H100 / 0.93 L40S (their FP8 rate x FP8_RATE_SHARE)
-TensorRT-LLM at 2,048 tokens, 0.85 / 1.05 RTX 3090 / 4090 llama.cpp pp512, whose F16 GEMMs may
+(5 rows, fixed costs taken off: 0.72 A100 and 0.76 H100 / 0.93 L40S (their FP8 rate x FP8_RATE_SHARE)
+TensorRT-LLM at 2,048 tokens, 0.84 / 1.03 RTX 3090 / 4090 llama.cpp pp512, whose F16 GEMMs may
 accumulate in FP16 at twice the catalog's GeForce rate); ``kvcalc.speed_reference.derived_efficiencies()[1]``."""
 
 LAYER_OVERHEAD_S = 11e-6
@@ -94,19 +96,47 @@ Fitted (benchmarks/fit_speed_constants.py) on the serving engines' batch-1 MoE d
 DeepSeek-V3 on 8 x H200, vLLM gpt-oss-120b on one and two A100s); SGLang's batch 8 / 32 and the held-out
 vLLM Mixtral rows check it."""
 
-FUSED_EXPERT_OVERHEAD_S = 24.5e-6
-"""The same per-expert cost in llama.cpp (and the ``ideal`` runtime): ``ggml_mul_mat_id`` runs the
-experts a batch-1 token selects inside one matrix-vector launch per projection (ggml-cuda mmvq /
-ggml-metal ``kernel_mul_mv_id``), under a captured CUDA graph, so what remains per expert is its small
-GEMV's tail and one ``ggml_add`` of its weighted output (llama.cpp ``build_moe_ffn``). Fitted on the
-llama.cpp batch-1 MoE decode rows (gpt-oss-20b and DeepSeek-V2-Lite on an RTX 3090, DeepSeek-V2-Lite at
-32K depth on a V100)."""
+MOE_LAYER_OVERHEAD_S = 124e-6
+"""Fixed seconds per MoE layer of a llama.cpp (and ``ideal``) decode step on a CUDA-class GPU, whatever its
+top-k: the router matmul, ``ggml_top_k`` / softmax, the ``ggml_mul_mat_id`` launches that run every selected
+expert of a token inside one matrix-vector kernel per projection (ggml-cuda mmvq with ids, under a captured
+CUDA graph) and the weighted sum of the experts' outputs (llama.cpp ``llm_graph_context::build_moe_ffn``).
+One cost per layer, not per expert: the published rows put 4 large experts (gpt-oss-20b, 2,880 wide) and 8
+small ones (Qwen3-30B-A3B, 768 wide) at a similar 40-120 us a layer, and this form fits data/ with half the
+squared log error of a cost per expert x top-k (0.41 vs 0.82 over its 9 llama.cpp MoE rows; the held-out set
+does not prefer either: docs/speed.md). Fitted on the llama.cpp batch-1 MoE decode rows of
+data/speed_measurements.csv on NVIDIA GPUs (gpt-oss-20b and DeepSeek-V2-Lite on an RTX 3090, DeepSeek-V2-Lite at
+32K depth on a V100, gpt-oss-20b and Qwen3-30B-A3B on an RTX 4090)."""
+
+METAL_MOE_LAYER_OVERHEAD_S = 72e-6
+"""The same cost per MoE layer on an Apple GPU (llama.cpp's Metal backend, ``kernel_mul_mv_id``; one
+dispatch per graph node, no graph replay). Fitted on the Apple batch-1 MoE decode rows (DeepSeek-R1 Q4_K_M on an
+M3 Ultra, Qwen3-Coder-30B-A3B Q8_0 on an M2 Ultra)."""
+
+FUSED_EXPERT_OVERHEAD_S = 37e-6
+"""Fixed seconds per MoE layer and per expert a llama.cpp (and ``ideal``) **prefill** touches: with many
+tokens ``ggml_mul_mat_id`` runs each used expert's rows as their own matmul (ggml-cuda
+``ggml_cuda_mul_mat_id``), so the cost grows with the experts the prompt's tokens activate. Fitted on the
+llama.cpp MoE prompt-processing rows (gpt-oss-20b and DeepSeek-V2-Lite pp512 on an RTX 3090)."""
+
+TRTLLM_EXPERT_OVERHEAD_S = 6e-6
+"""The same per-expert cost in TensorRT-LLM, whose MoE layers run its own fused kernels (CUTLASS / trtllm-gen
+grouped GEMMs with the routing fused in: tensorrt_llm/_torch/modules/fused_moe), not vLLM's Triton fused_moe.
+Fitted on TensorRT-LLM's batch-1 MoE decode rows (DeepSeek-R1 NVFP4 on 8 x B200, TensorRT-LLM issue 5929);
+the same issue's 8 x H200 FP8 rows, kept aside, check it."""
 
 SERVING_RUNTIMES = ("vllm", "sglang", "tensorrt_llm", "transformers")
-"""Runtimes whose MoE layers pay :data:`EXPERT_OVERHEAD_S` per expert; the others pay
-:data:`FUSED_EXPERT_OVERHEAD_S`."""
+"""Runtimes whose MoE layers pay a serving engine's per-expert cost (:data:`EXPERT_OVERHEAD_S`, TensorRT-LLM's
+:data:`TRTLLM_EXPERT_OVERHEAD_S`); the others pay :data:`FUSED_EXPERT_OVERHEAD_S`."""
 
-METAL_LAYER_OVERHEAD_S = 88e-6
+GROUPED_MOE_RUNTIMES = ("vllm", "sglang", "tensorrt_llm")
+"""Runtimes whose MoE layer is one grouped launch over every expert a batch touches (vLLM / SGLang
+``fused_moe``: one Triton grid of (expert, tile) programs after ``moe_align_block_size``; TensorRT-LLM's grouped
+GEMM): a prefill pays the fixed per-expert cost for ``top_k`` experts, as a decode step does, however many
+experts its tokens touch (their work is in the GEMM FLOPs). llama.cpp's CUDA ``ggml_cuda_mul_mat_id`` and
+transformers' expert loop run a matmul per touched expert instead, so their prefill pays for each."""
+
+METAL_LAYER_OVERHEAD_S = 86e-6
 """Fixed seconds per decoder layer per forward pass on an Apple GPU (data/gpus.csv vendor ``Apple``) in
 place of :data:`LAYER_OVERHEAD_S`: llama.cpp's Metal backend encodes every graph node as its own compute
 dispatch with a memory barrier between dependent ones and has no graph replay like CUDA graphs, so each
@@ -120,7 +150,7 @@ ALLREDUCE_LATENCY_S = 23e-6
 MLP; vLLM and TensorRT-LLM RowParallelLinear): fitted on the TP > 1 decode rows; NCCL's small-message
 all-reduce latency is ~5-20 us (nccl-tests all_reduce_perf at 8 B-64 KiB)."""
 
-PREFILL_OVERLAP = 0.2
+PREFILL_OVERLAP = 0.0
 """Share of the shorter of a prefill's compute and weight-read times that is NOT hidden under the
 longer one: ``time = max(c, m) + PREFILL_OVERLAP x min(c, m)``; a short prompt's GEMMs have too few
 rows to overlap the weight stream with the tensor cores (the prefill floor). Fitted on the
@@ -137,8 +167,8 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.47), "quantized": (0.7, 1.4),
-    "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 2.36),
+    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.67, 1.63), "quantized": (0.7, 1.38),
+    "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 4.27),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01 and
@@ -152,7 +182,7 @@ QUANTIZED_SHARE = 0.6
 (8-bit weights are 0.5 of it, 4-bit about 0.3): read at QUANTIZED_BANDWIDTH_SHARE, with its own
 category and spread."""
 
-QUANTIZED_BANDWIDTH_SHARE = 0.84
+QUANTIZED_BANDWIDTH_SHARE = 0.83
 """Share of the bandwidth efficiency the weight read of a decode step on integer-quantized weights
 reaches (the GEMV unpacks every weight: int8 / int4 / GGUF Q-types / MXFP4 on cards without FP4 tensor
 cores): fitted (benchmarks/fit_speed_constants.py) on the dense quantized batch-1 decode rows. The
@@ -166,11 +196,11 @@ time-to-first-token rows (TensorRT-LLM's 'Low Latency' tables: Llama 7B on A100 
 at TP 4 on A100 / H100, 128 and 2,048 tokens): the fit puts all of the fixed cost per layer (the 70B rows'
 80 layers take proportionally more than the 7B rows' 32), so this is 0; kept as a term of the formula."""
 
-PREFILL_LAYER_OVERHEAD_S = 140e-6
+PREFILL_LAYER_OVERHEAD_S = 160e-6
 """Fixed seconds per decoder layer of a prefill beyond :data:`LAYER_OVERHEAD_S`: the engines capture CUDA
 graphs for decode batches only (vLLM ``cudagraph_capture_sizes``, SGLang ``cuda_graph_max_bs``;
 TensorRT-LLM's context phase enqueues its plugins without one), so a prefill pays each of a layer's
-kernels' host launch (2-5 us a launch, CUDA C Programming Guide 'CUDA Graphs'; 140 us is some 30-70 of
+kernels' host launch (2-5 us a launch, CUDA C Programming Guide 'CUDA Graphs'; 160 us is some 30-80 of
 them, with the small-M GEMM tiles of a short prompt). Fitted jointly with :data:`TTFT_FIXED_S` on the
 time-to-first-token rows (Llama 7B on one GPU, Llama-2-70B at TP 4), whose layer counts (32, 80)
 separate the two."""
@@ -287,6 +317,7 @@ class _Stage:
     """What one GPU of a pipeline stage reads and computes per decode step, before batch and context."""
 
     weights: int                     # bytes on one GPU of the stage (scaled to the checkpoint / measured size)
+    head: int                        # of which the LM head (the last stage's output projection), scaled alike
     table: int                       # bytes of an input embedding table a step does not read whole (stage 0)
     row_bytes: int                   # bytes of one row of that table
     cache: CompiledCache             # the ideal cache of one rank (what a step reads)
@@ -317,6 +348,7 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
     if emb is not None and emb.params and (not params.tied_embeddings or d.pp > 1):
         table = ceil_div(emb.bytes, d.tp) * weights[0] // max(raw[0], 1)   # scaled as the stage is
         row = ceil_div(d.spec.hidden_size * emb.bytes, max(emb.params, 1))
+    head = _head_bytes(d, params.tied_embeddings) * weights[-1] // max(raw[-1], 1)     # on the last stage
     n_layers = max(d.spec.num_layers, 1)
     out = []
     for i, (spec, w) in enumerate(zip(stage_specs(d.rank, d.pp), weights)):
@@ -328,11 +360,22 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
                     cross += _attention_width(a)
                 else:
                     widths[a.window or 0] = widths.get(a.window or 0, 0) + _attention_width(a)
-        out.append(_Stage(w, table if i == 0 else 0, row if i == 0 else 0,
+        out.append(_Stage(w, head if i == len(weights) - 1 else 0, table if i == 0 else 0, row if i == 0 else 0,
                           compile_cache(spec, dtype=d.model_dtype, kv_dtype=d.kv, runtime="ideal"),
                           spec.num_layers / n_layers, tuple(sorted(widths.items())), cross, spec))
     d._memo["speed_stages"] = tuple(out)
     return tuple(out)
+
+
+def _head_bytes(d: Deployment, tied: bool) -> int:
+    """Bytes of the LM head one GPU of the last stage reads when a step computes logits: under llama.cpp the
+    GGUF's output layer (output.weight, or a tied model's second token_embd copy:
+    GgufWeights.duplicated_output_bytes); else the ``lm_head`` part (a tied model's embedding table) / tp."""
+    if d.gguf is not None:
+        return d.gguf.output_bytes + d.gguf.duplicated_output_bytes
+    name = "embedding" if tied else "lm_head"
+    part = next((p for p in d.weights_computed.parts if p.name == name), None)
+    return ceil_div(part.bytes, d.tp) if part is not None else 0
 
 
 def _touched(d: Deployment, batch: int) -> tuple[float, float | None]:
@@ -377,14 +420,20 @@ def _allreduce_seconds(d: Deployment, layers: int, tokens: float) -> float:
 
 def _fixed_seconds(d: Deployment, layers: int, experts: float | None = None) -> float:
     """Per-forward fixed cost of ``layers`` decoder layers: :func:`layer_overhead` each, plus, for a MoE
-    model, :func:`expert_overhead` per expert run: in a decode step the top-k of one token (the router,
-    top-k and per-expert GEMV launches; a larger batch runs its experts in the same grouped kernels, so
-    the cost does not grow with the batch), in a prefill ``experts``, the distinct experts its tokens
-    touch (one GEMM per expert: llama.cpp ggml_mul_mat_id, vLLM fused_moe)."""
+    model, in a serving engine :func:`expert_overhead` per expert run: in a decode step the top-k of one
+    token (the router, top-k and per-expert GEMV launches; a larger batch runs its experts in the same grouped
+    kernels, so the cost does not grow with the batch), and the same top-k in a prefill of the grouped engines
+    (:data:`GROUPED_MOE_RUNTIMES`; transformers: ``experts``, the distinct experts its tokens touch); in
+    llama.cpp and ``ideal`` :func:`moe_layer_overhead` per layer, and in a prefill
+    :data:`FUSED_EXPERT_OVERHEAD_S` per touched expert (``experts``: ggml_cuda_mul_mat_id's matmul per expert)."""
     per_layer = layer_overhead(d)
     if not (d.spec.moe_experts and d.spec.moe_top_k):
         return layers * per_layer
-    used = d.spec.moe_top_k if experts is None else experts
+    if d.runtime not in SERVING_RUNTIMES:
+        touched = 0.0 if experts is None else experts * FUSED_EXPERT_OVERHEAD_S
+        return layers * (per_layer + moe_layer_overhead(d) + touched)
+    grouped = experts is None or d.runtime in GROUPED_MOE_RUNTIMES
+    used = d.spec.moe_top_k if grouped or experts is None else experts
     return layers * (per_layer + used * expert_overhead(d))
 
 
@@ -395,9 +444,20 @@ def layer_overhead(d: Deployment) -> float:
 
 
 def expert_overhead(d: Deployment) -> float:
-    """Fixed seconds per MoE layer and routed expert: :data:`EXPERT_OVERHEAD_S` in the serving engines
-    (:data:`SERVING_RUNTIMES`), :data:`FUSED_EXPERT_OVERHEAD_S` in llama.cpp and ``ideal``."""
-    return EXPERT_OVERHEAD_S if d.runtime in SERVING_RUNTIMES else FUSED_EXPERT_OVERHEAD_S
+    """Fixed seconds per MoE layer and routed expert in a serving engine (:data:`SERVING_RUNTIMES`):
+    :data:`TRTLLM_EXPERT_OVERHEAD_S` under TensorRT-LLM, else :data:`EXPERT_OVERHEAD_S`; llama.cpp and
+    ``ideal`` pay :func:`moe_layer_overhead` per layer instead (0 here)."""
+    if d.runtime == "tensorrt_llm":
+        return TRTLLM_EXPERT_OVERHEAD_S
+    return EXPERT_OVERHEAD_S if d.runtime in SERVING_RUNTIMES else 0.0
+
+
+def moe_layer_overhead(d: Deployment) -> float:
+    """Fixed seconds per MoE layer of a llama.cpp / ``ideal`` forward pass: :data:`METAL_MOE_LAYER_OVERHEAD_S`
+    on an Apple GPU, else :data:`MOE_LAYER_OVERHEAD_S`; 0 in the serving engines (they pay per expert)."""
+    if d.runtime in SERVING_RUNTIMES:
+        return 0.0
+    return METAL_MOE_LAYER_OVERHEAD_S if d.gpu.vendor == "Apple" else MOE_LAYER_OVERHEAD_S
 
 
 def _weight_share(d: Deployment) -> float:
@@ -448,8 +508,12 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
     if d.pp > 1:
         assumptions.append(f"pipeline parallel {d.pp}: stages run one after another within a step")
-    assumptions.append(f"fixed cost {layer_overhead(d) * 1e6:g} us per layer per forward pass"
-                       + (f" + {expert_overhead(d) * 1e6:g} us per routed expert" if d.spec.moe_experts else "")
+    moe = ""
+    if d.spec.moe_experts:
+        moe = (f" + {expert_overhead(d) * 1e6:g} us per routed expert" if d.runtime in SERVING_RUNTIMES else
+               f" + {moe_layer_overhead(d) * 1e6:g} us per MoE layer (a prefill: + {FUSED_EXPERT_OVERHEAD_S * 1e6:g}"
+               " us per expert its tokens touch)")
+    assumptions.append(f"fixed cost {layer_overhead(d) * 1e6:g} us per layer per forward pass" + moe
                        + " (fitted on published figures); no speculative decoding")
     return assumptions
 
@@ -508,10 +572,13 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
 
 def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: int | None = None,
                    bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY,
-                   compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY) -> SpeedEstimate:
+                   compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY, logits: bool = True) -> SpeedEstimate:
     """Decode and prefill estimate for ``batch`` sequences at ``context`` tokens (module docstring).
 
-    ``prompt_tokens`` (default ``context``) is the prompt length the time to first token is for."""
+    ``prompt_tokens`` (default ``context``) is the prompt length the time to first token is for.
+    ``logits=False``: the decode steps output no logits, so they read no LM head (a prompt fed one token a
+    forward pass, as llama-bench's ``-ub 1`` prompt test does: only the prompt's last token outputs logits,
+    llama.cpp ``llama_batch_allocr`` with no logits array)."""
     batch = check_count("batch", batch, 1, MAX_BATCH)
     context = check_count("context", context, 1, MAX_CONTEXT)
     prompt = context if prompt_tokens is None else check_count("prompt_tokens", prompt_tokens, 1, MAX_CONTEXT)
@@ -541,7 +608,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     for st in _stages(d):
         share, spec = st.share, st.spec
         kv = cache_bytes(st.cache, batch, context)
-        wt = _step_weights(st, touched, batch, d.spec.vocab_size)
+        wt = _step_weights(st, touched, batch, d.spec.vocab_size) - (0 if logits else st.head)
         # the rank's spec already holds heads / tp: its attention term is per GPU
         attended = sum(width * (context if cap == 0 else min(context, cap)) for cap, width in st.width_by_cap)
         gemm, attn = 2 * active * batch * share / d.tp, batch * (attended + st.cross_width * enc)

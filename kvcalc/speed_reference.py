@@ -45,11 +45,14 @@ HELDOUT_PATH = data_path("speed_heldout.csv")
 MEASUREMENTS_PATH); benchmarks/speed_validation.py and the tests judge the estimate on them apart."""
 
 METRICS = ("decode_tokens_per_s_per_sequence", "decode_tokens_per_s_total", "prefill_tokens_per_s", "ttft_ms",
-           "generate_tokens_per_s_total")
+           "generate_tokens_per_s_total", "decode_tokens_per_s_no_logits")
 """What a row's ``value`` is: decode tokens/s of one sequence or of the whole batch; prompt tokens/s of
 the whole batch's prefill (batch x prompt / time to first token); time to first token in ms; a static
 batch's generated tokens/s, prefill included (batch x generated / (time to first token of the whole
-batch + generated x mean decode step), TensorRT-LLM's gptSessionBenchmark)."""
+batch + generated x mean decode step), TensorRT-LLM's gptSessionBenchmark); llama-bench's prompt test at
+microbatch 1 (``-ub 1``): tokens/s of single-token forward passes over the growing cache that output no
+logits (only the prompt's last token does), so each is a decode step without the LM head
+(kvcalc.speed.estimate_speed ``logits=False``)."""
 
 RUNTIMES = (("llama.cpp", "llama_cpp"), ("TensorRT-LLM", "tensorrt_llm"), ("vLLM", "vllm"), ("SGLang", "sglang"))
 """Engine name prefix -> the kvcalc runtime a row is planned with; other engines (gpt-fast, MLC LLM) use
@@ -95,6 +98,18 @@ class Measurement:
         return self.metric.startswith(("decode", "generate"))
 
     @property
+    def outputs_logits(self) -> bool:
+        """Whether each measured step computes logits (reads the LM head): not in llama-bench's prompt test
+        at microbatch 1 (metric ``decode_tokens_per_s_no_logits``)."""
+        return self.metric != "decode_tokens_per_s_no_logits"
+
+    @property
+    def timed_by_client(self) -> bool:
+        """A figure a benchmark client timed against a server (LLMPerf against ``trtllm-serve``): its time to
+        first token includes the request's HTTP, tokenization and scheduling, which the estimate leaves out."""
+        return "LLMPerf" in self.notes
+
+    @property
     def runtime(self) -> str:
         """The row's engine as a kvcalc runtime (:data:`RUNTIMES`)."""
         return next((r for prefix, r in RUNTIMES if self.engine.startswith(prefix)), "ideal")
@@ -122,7 +137,7 @@ class Measurement:
     @property
     def measured_seconds(self) -> float:
         """Measured decode step (s per step of the whole batch) or time to first token (s)."""
-        if self.metric == "decode_tokens_per_s_per_sequence":
+        if self.metric in ("decode_tokens_per_s_per_sequence", "decode_tokens_per_s_no_logits"):
             return 1.0 / self.value
         if self.metric == "decode_tokens_per_s_total":
             return self.batch / self.value
@@ -218,7 +233,7 @@ def _planned_runtime(m: Measurement, gguf_sized: bool) -> str:
 def estimate_for(m: Measurement, **efficiencies: float) -> SpeedEstimate:
     """kvcalc.speed's estimate for the row's batch and context (``efficiencies``: its keyword arguments)."""
     return estimate_speed(measured_deployment(m), m.batch, m.context_tokens, prompt_tokens=m.prompt_tokens or None,
-                          **efficiencies)
+                          logits=m.outputs_logits, **efficiencies)
 
 
 def estimated_seconds(m: Measurement, e: SpeedEstimate) -> float | None:
@@ -236,7 +251,7 @@ def estimated_value(m: Measurement, e: SpeedEstimate) -> float:
     if m.metric == "generate_tokens_per_s_total":
         seconds = estimated_seconds(m, e)
         value = m.batch * m.generated_tokens / seconds if seconds else None
-    elif m.metric == "decode_tokens_per_s_per_sequence":
+    elif m.metric in ("decode_tokens_per_s_per_sequence", "decode_tokens_per_s_no_logits"):
         value = e.decode_tokens_per_s_per_sequence
     elif m.metric == "decode_tokens_per_s_total":
         value = e.decode_tokens_per_s_total
@@ -259,7 +274,7 @@ def implied_efficiency(m: Measurement) -> float:
     from . import speed
 
     d = measured_deployment(m)
-    e = estimate_speed(d, m.batch, m.context_tokens, prompt_tokens=m.prompt_tokens or None,
+    e = estimate_speed(d, m.batch, m.context_tokens, prompt_tokens=m.prompt_tokens or None, logits=m.outputs_logits,
                        bandwidth_efficiency=speed.DEFAULT_BANDWIDTH_EFFICIENCY, compute_efficiency=1.0)
     rate = d.gpu.bandwidth_gbps if m.is_decode else speed._tensor_rate(d)[0]
     if not rate or e.decode_step_seconds is None or e.ttft_seconds is None:
@@ -273,7 +288,8 @@ def implied_efficiency(m: Measurement) -> float:
 
 def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
     """What the row exercises that kvcalc.speed leaves out; each can only make the real system
-    slower than the roofline: unpacking integer-quantized weights, tensor-parallel all-reduce, and
+    slower than the roofline: unpacking integer-quantized weights, tensor-parallel all-reduce, a server's
+    request handling in a time to first token its client timed (:attr:`Measurement.timed_by_client`), and
     the fixed per-kernel costs of a prefill too short to be compute-bound (below the GPU's ridge
     point: memory-bound even at 100 % of both datasheet rates), and an Apple GPU's Metal dispatch cost
     (kvcalc.speed.METAL_LAYER_OVERHEAD_S, fitted on those rows, so they do not set the efficiencies)."""
@@ -284,6 +300,8 @@ def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
         out.append("Metal dispatch overhead")
     if m.gpus > 1:
         out.append("tensor-parallel communication")
+    if m.timed_by_client and not m.is_decode:
+        out.append("client-side serving overhead")
     if not m.is_decode:
         full = estimate_for(m, bandwidth_efficiency=1.0, compute_efficiency=1.0)
         if full.prefill_bound != "compute":

@@ -112,18 +112,37 @@ def test_moe_reads_only_the_experts_a_batch_activates() -> None:
 
 def test_the_fixed_cost_follows_the_engine_family_and_the_gpu_vendor() -> None:
     """Qwen3-30B-A3B (config: 48 layers, 8 experts a token): a decode step's fixed cost is 48 x (per-layer +
-    8 x per-expert), the per-expert cost that of the serving engines' fused_moe under vLLM and SGLang and
-    that of llama.cpp's one-launch mul_mat_id under ``ideal``; Llama-3.1-8B (32 layers) on an Apple GPU
-    (data/gpus.csv vendor Apple) pays the Metal per-layer cost instead of the CUDA-graph one."""
+    8 x per-expert) in the serving engines (vLLM / SGLang's fused_moe, TensorRT-LLM's own kernels) and
+    48 x (per-layer + per-MoE-layer) under llama.cpp's one-launch mul_mat_id (``ideal`` follows it), Metal's
+    costs on an Apple GPU (data/gpus.csv vendor Apple); Llama-3.1-8B (32 layers, dense) on an Apple GPU pays
+    the Metal per-layer cost instead of the CUDA-graph one."""
     cfg = load_config("Qwen/Qwen3-30B-A3B")
-    for runtime, per_expert in (("vllm", speed.EXPERT_OVERHEAD_S), ("sglang", speed.EXPERT_OVERHEAD_S),
-                                ("ideal", speed.FUSED_EXPERT_OVERHEAD_S)):
+    for runtime, per_layer in (("vllm", 8 * speed.EXPERT_OVERHEAD_S), ("sglang", 8 * speed.EXPERT_OVERHEAD_S),
+                               ("tensorrt_llm", 8 * speed.TRTLLM_EXPERT_OVERHEAD_S),
+                               ("ideal", speed.MOE_LAYER_OVERHEAD_S)):
         e = estimate_speed(kvcalc.deploy(cfg, gpu="h100-sxm", runtime=runtime), 1, 1024)
-        assert math.isclose(e.decode_fixed_seconds, 48 * (speed.LAYER_OVERHEAD_S + 8 * per_expert), rel_tol=1e-12)
-    assert speed.FUSED_EXPERT_OVERHEAD_S < speed.EXPERT_OVERHEAD_S
+        assert math.isclose(e.decode_fixed_seconds, 48 * (speed.LAYER_OVERHEAD_S + per_layer), rel_tol=1e-12)
+    apple = estimate_speed(kvcalc.deploy(cfg, gpu="m2-ultra-192gb", runtime="ideal"), 1, 1024)
+    assert math.isclose(apple.decode_fixed_seconds,
+                        48 * (speed.METAL_LAYER_OVERHEAD_S + speed.METAL_MOE_LAYER_OVERHEAD_S), rel_tol=1e-12)
     mac = estimate_speed(_llama(gpu="m2-ultra-192gb", runtime="ideal"), 1, 1024)
     assert math.isclose(mac.decode_fixed_seconds, 32 * speed.METAL_LAYER_OVERHEAD_S, rel_tol=1e-12)
     assert speed.METAL_LAYER_OVERHEAD_S > speed.LAYER_OVERHEAD_S
+
+
+def test_a_grouped_moe_prefill_pays_top_k_and_llama_cpps_pays_every_touched_expert() -> None:
+    """A 512-token prompt of Qwen3-30B-A3B touches all 128 experts of a layer (uniform routing): vLLM's
+    fused_moe is one grouped launch (8 experts' fixed cost, as in decode), llama.cpp's mul_mat_id a matmul
+    per touched expert (kvcalc.speed.GROUPED_MOE_RUNTIMES)."""
+    cfg = load_config("Qwen/Qwen3-30B-A3B")
+    vllm = kvcalc.deploy(cfg, gpu="h100-sxm", runtime="vllm")
+    ideal = kvcalc.deploy(cfg, gpu="h100-sxm", runtime="ideal")
+    touched = speed.expected_experts(128, 8, 512)
+    assert touched > 127.9
+    assert math.isclose(speed._fixed_seconds(vllm, 48, touched),
+                        48 * (speed.LAYER_OVERHEAD_S + 8 * speed.EXPERT_OVERHEAD_S), rel_tol=1e-12)
+    assert math.isclose(speed._fixed_seconds(ideal, 48, touched), 48 * (
+        speed.LAYER_OVERHEAD_S + speed.MOE_LAYER_OVERHEAD_S + touched * speed.FUSED_EXPERT_OVERHEAD_S), rel_tol=1e-12)
 
 
 def test_a_gpu_without_figures_gets_words_not_a_number() -> None:
