@@ -13,7 +13,9 @@ keeps the largest whole-256-cell context per slot whose bytes fit ``memory_bytes
 (``--n-cpu-moe N``, the fewest N that fit; -fit's own MoE step also moves expert tensors first, fit.cpp
 ``LAYER_FRACTION_MOE``), any other model (or a MoE model whose experts all on the host still do not fit) the
 most layers (``-ngl``) that do; then the largest context there.
-``unified_memory`` counts the host's share too (Apple silicon, DGX Spark, a CPU-only build: one pool).
+``unified_memory`` counts the host's share too (Apple silicon, DGX Spark, a CPU-only build: one pool), and a
+tied model's token_embd once (a CPU build's one buffer type holds it once; DGX Spark's CUDA buffer would hold a
+second copy, not counted).
 
 Assumes: the compute buffer is kvcalc's model of the graph llama.cpp reserves (:mod:`kvcalc.llama_cpp.compute`:
 the largest of logits + final norm, attention, FFN), equal to the byte to the buffer a CPU build reserves in
@@ -105,7 +107,7 @@ def fit_llama_cpp(config: Mapping[str, Any], weights: str | GgufWeights, memory_
 
     def plan(k: int, ngl: int, ncmoe: int = 0) -> LlamaCppPlan:
         o = replace(base, n_ctx=k * step, n_gpu_layers=ngl, n_cpu_moe=ncmoe)
-        return llama_cpp_plan(spec, o, gw)
+        return llama_cpp_plan(spec, o, gw, duplicate_output=not unified_memory)    # one pool, one token_embd
 
     def fits(k: int, ngl: int, ncmoe: int = 0) -> bool:
         return _used(plan(k, ngl, ncmoe), unified_memory) <= budget

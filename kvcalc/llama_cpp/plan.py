@@ -128,12 +128,18 @@ def _compute_estimate(spec: ModelSpec, options: LlamaCppOptions, cells: Cells,
 
 
 def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeights,
-                   gpu_bytes: int | None = None, *, spec_quality: Quality | None = None) -> LlamaCppPlan:
+                   gpu_bytes: int | None = None, *, spec_quality: Quality | None = None,
+                   duplicate_output: bool = True) -> LlamaCppPlan:
     """Plan a llama.cpp run of ``spec`` with GGUF ``weights`` (from :func:`kvcalc.gguf.mixes.gguf_weights`
     or a file header, :meth:`kvcalc.gguf.reader.GGUFHeader.as_weights`) on one GPU of ``gpu_bytes``.
 
     Raises the engine's refusals as InputError (quantized V without Flash Attention, an unknown cache
-    type, more than 256 sequences) and UnsupportedError for caches it does not model (cross-attention)."""
+    type, more than 256 sequences) and UnsupportedError for caches it does not model (cross-attention).
+
+    ``duplicate_output``: whether the output layer's device has its own buffer type, so that a tied model's
+    token_embd is loaded there a second time (GgufWeights.duplicated_output_bytes); False for a CPU-only build,
+    whose one buffer type holds both (``create_tensor`` returns the same tensor). An Apple GPU's mmap-ed Metal
+    buffer may share the file's pages with the host copy; it is counted (the safe side)."""
     n_layer = spec.num_layers
     if len(weights.layer_bytes) != n_layer:
         raise InputError(f"the GGUF weights have {len(weights.layer_bytes)} blocks, the model {n_layer}")
@@ -153,7 +159,7 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
     first_gpu = max(n_layer + 1 - g, 0)
     on_gpu = [i >= first_gpu for i in range(n_layer)]
     output_on_gpu = g >= 1
-    duplicate = weights.duplicated_output_bytes if output_on_gpu else 0     # tied token_embd, again on the GPU
+    duplicate = weights.duplicated_output_bytes if output_on_gpu and duplicate_output else 0   # tied token_embd
     w_gpu = (sum(b for i, b in enumerate(weights.layer_bytes) if on_gpu[i])
              + (weights.output_bytes + duplicate if output_on_gpu else 0))
     w_gpu -= sum(b for i, b in enumerate(expert_bytes(weights)) if on_gpu[i] and i < options.n_cpu_moe)
