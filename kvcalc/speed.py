@@ -88,32 +88,33 @@ data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer run
 (CUDA Programming Guide, 'CUDA Graphs'; vLLM and llama.cpp capture graphs, which removes most of it)."""
 
 EXPERT_OVERHEAD_S = 63.5e-6
-"""Fixed seconds per MoE layer and per routed expert a token runs (top-k) in the serving engines (vLLM,
-SGLang, TensorRT-LLM, transformers): the router GEMM, top-k / softmax, the token sort and block alignment
+"""Fixed seconds per MoE layer and per routed expert a token runs (top-k) in vLLM, SGLang and transformers
+(TensorRT-LLM: :data:`TRTLLM_EXPERT_OVERHEAD_S`): the router GEMM, top-k / softmax, the token sort and block alignment
 (vLLM / SGLang fused_moe: ``moe_align_block_size`` then one Triton program per (expert, tile)), the
 gather / scatter and one small GEMV pair per expert, none of them enough to fill the GPU at batch 1.
 Fitted (benchmarks/fit_speed_constants.py) on the serving engines' batch-1 MoE decode rows (SGLang
 DeepSeek-V3 on 8 x H200, vLLM gpt-oss-120b on one and two A100s); SGLang's batch 8 / 32 and the held-out
 vLLM Mixtral rows check it."""
 
-MOE_LAYER_OVERHEAD_S = 124e-6
-"""Fixed seconds per MoE layer of a llama.cpp (and ``ideal``) decode step on a CUDA-class GPU, whatever its
-top-k: the router matmul, ``ggml_top_k`` / softmax, the ``ggml_mul_mat_id`` launches that run every selected
-expert of a token inside one matrix-vector kernel per projection (ggml-cuda mmvq with ids, under a captured
-CUDA graph) and the weighted sum of the experts' outputs (llama.cpp ``llm_graph_context::build_moe_ffn``).
-One cost per layer, not per expert: the published rows put 4 large experts (gpt-oss-20b, 2,880 wide) and 8
-small ones (Qwen3-30B-A3B, 768 wide) at a similar 40-120 us a layer, and this form fits data/ with half the
-squared log error of a cost per expert x top-k (0.41 vs 0.82 over its 9 llama.cpp MoE rows; the held-out set
-does not prefer either: docs/speed.md). Fitted on the llama.cpp batch-1 MoE decode rows of
-data/speed_measurements.csv on NVIDIA GPUs (gpt-oss-20b and DeepSeek-V2-Lite on an RTX 3090, DeepSeek-V2-Lite at
-32K depth on a V100, gpt-oss-20b and Qwen3-30B-A3B on an RTX 4090)."""
+MOE_LAYER_OVERHEAD_S = 96e-6
+"""Fixed seconds per decoder layer of a MoE model in a llama.cpp (and ``ideal``) forward pass on a CUDA-class
+GPU, whatever its top-k: the router matmul, ``ggml_top_k`` / softmax, the ``ggml_mul_mat_id`` launches that run
+every selected expert of a token inside one matrix-vector kernel per projection (ggml-cuda mmvq with ids, under a
+captured CUDA graph) and the weighted sum of the experts' outputs (llama.cpp ``llm_graph_context::build_moe_ffn``).
+Charged on every layer of the model (a ModelSpec has no per-layer MoE flag: DeepSeek's 1-3 dense first layers
+pay it too). One cost per layer, not per expert: with the bytes a step reads counted from the GGUF's own
+tensors, this form fits data/'s 9 llama.cpp MoE rows with a squared log error of 0.66 against 0.90 for a cost
+per expert x top-k, and no worse on the held-out rows (6 of 9 within either way; docs/speed.md). Fitted on the
+llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on NVIDIA GPUs (gpt-oss-20b and
+DeepSeek-V2-Lite on an RTX 3090, DeepSeek-V2-Lite at 32K depth on a V100, gpt-oss-20b and Qwen3-30B-A3B on an
+RTX 4090)."""
 
-METAL_MOE_LAYER_OVERHEAD_S = 72e-6
-"""The same cost per MoE layer on an Apple GPU (llama.cpp's Metal backend, ``kernel_mul_mv_id``; one
-dispatch per graph node, no graph replay). Fitted on the Apple batch-1 MoE decode rows (DeepSeek-R1 Q4_K_M on an
-M3 Ultra, Qwen3-Coder-30B-A3B Q8_0 on an M2 Ultra)."""
+METAL_MOE_LAYER_OVERHEAD_S = 70e-6
+"""The same cost per layer on an Apple GPU (llama.cpp's Metal backend, ``kernel_mul_mv_id``; one dispatch per
+graph node, no graph replay). Fitted on the Apple batch-1 MoE decode rows (DeepSeek-R1 Q4_K_M on an M3 Ultra,
+Qwen3-Coder-30B-A3B Q8_0 on an M2 Ultra)."""
 
-FUSED_EXPERT_OVERHEAD_S = 37e-6
+FUSED_EXPERT_OVERHEAD_S = 37.5e-6
 """Fixed seconds per MoE layer and per expert a llama.cpp (and ``ideal``) **prefill** touches: with many
 tokens ``ggml_mul_mat_id`` runs each used expert's rows as their own matmul (ggml-cuda
 ``ggml_cuda_mul_mat_id``), so the cost grows with the experts the prompt's tokens activate. Fitted on the
@@ -123,18 +124,20 @@ TRTLLM_EXPERT_OVERHEAD_S = 6e-6
 """The same per-expert cost in TensorRT-LLM, whose MoE layers run its own fused kernels (CUTLASS / trtllm-gen
 grouped GEMMs with the routing fused in: tensorrt_llm/_torch/modules/fused_moe), not vLLM's Triton fused_moe.
 Fitted on TensorRT-LLM's batch-1 MoE decode rows (DeepSeek-R1 NVFP4 on 8 x B200, TensorRT-LLM issue 5929);
-the same issue's 8 x H200 FP8 rows, kept aside, check it."""
+the same issue's 8 x H200 FP8 rows, kept aside, decode 1.5-1.9x slower than it predicts (docs/speed.md)."""
 
 SERVING_RUNTIMES = ("vllm", "sglang", "tensorrt_llm", "transformers")
 """Runtimes whose MoE layers pay a serving engine's per-expert cost (:data:`EXPERT_OVERHEAD_S`, TensorRT-LLM's
-:data:`TRTLLM_EXPERT_OVERHEAD_S`); the others pay :data:`FUSED_EXPERT_OVERHEAD_S`."""
+:data:`TRTLLM_EXPERT_OVERHEAD_S`); the others (llama.cpp, ``ideal``) pay :data:`MOE_LAYER_OVERHEAD_S` per layer
+and, in a prefill, :data:`FUSED_EXPERT_OVERHEAD_S` per touched expert."""
 
-GROUPED_MOE_RUNTIMES = ("vllm", "sglang", "tensorrt_llm")
+GROUPED_MOE_RUNTIMES = ("vllm", "sglang")
 """Runtimes whose MoE layer is one grouped launch over every expert a batch touches (vLLM / SGLang
-``fused_moe``: one Triton grid of (expert, tile) programs after ``moe_align_block_size``; TensorRT-LLM's grouped
-GEMM): a prefill pays the fixed per-expert cost for ``top_k`` experts, as a decode step does, however many
-experts its tokens touch (their work is in the GEMM FLOPs). llama.cpp's CUDA ``ggml_cuda_mul_mat_id`` and
-transformers' expert loop run a matmul per touched expert instead, so their prefill pays for each."""
+``fused_moe``: one Triton grid of (expert, tile) programs after ``moe_align_block_size``): a prefill pays the
+fixed per-expert cost for ``top_k`` experts, as a decode step does, however many experts its tokens touch
+(their work is in the GEMM FLOPs). The others pay for each touched expert: llama.cpp's CUDA
+``ggml_cuda_mul_mat_id`` and transformers' expert loop run a matmul per expert, and TensorRT-LLM's two
+DeepSeek-R1 prefill rows of data/ (8 x B200, 1,600 and 8,192 tokens) follow that form, not the grouped one."""
 
 METAL_LAYER_OVERHEAD_S = 86e-6
 """Fixed seconds per decoder layer per forward pass on an Apple GPU (data/gpus.csv vendor ``Apple``) in
@@ -154,7 +157,9 @@ PREFILL_OVERLAP = 0.0
 """Share of the shorter of a prefill's compute and weight-read times that is NOT hidden under the
 longer one: ``time = max(c, m) + PREFILL_OVERLAP x min(c, m)``; a short prompt's GEMMs have too few
 rows to overlap the weight stream with the tensor cores (the prefill floor). Fitted on the
-single-GPU bf16 / fp16 time-to-first-token and prompt-processing rows."""
+single-GPU bf16 / fp16 time-to-first-token and prompt-processing rows: 0 since the fixed cost per prefill layer
+(:data:`PREFILL_LAYER_OVERHEAD_S`) and per touched expert (:data:`FUSED_EXPERT_OVERHEAD_S`) carry that floor;
+kept as a term of the formula."""
 
 FP8_RATE_SHARE = 0.625
 """Share of the datasheet FP8 (or FP4) dense rate a prefill on fp8 weights reaches relative to the bf16
@@ -163,12 +168,12 @@ Fitted on the FP8 time-to-first-token rows (TensorRT-LLM's H100 / L40S 'Low Late
 
 RANGE_BAND = (0.7, 1.3)
 """The narrowest range shown, as r = measured / estimated seconds: the +-30 % the estimate is validated to
-(tests/fast/test_speed_validation.py). A category's spread over its 3-16 published rows understates how far
+(tests/fast/test_speed_validation.py). A category's spread over its 3-21 published rows understates how far
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.67, 1.63), "quantized": (0.7, 1.38),
-    "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 4.27),
+    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.89), "quantized": (0.7, 1.38),
+    "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 2.72),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01 and
@@ -368,8 +373,9 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
 
 
 def _head_bytes(d: Deployment, tied: bool) -> int:
-    """Bytes of the LM head one GPU of the last stage reads when a step computes logits: under llama.cpp the
-    GGUF's output layer (output.weight, or a tied model's second token_embd copy:
+    """Bytes of the LM head one GPU of the last stage reads when a step computes logits (under a llama.cpp layer
+    split taken as the last GPU's, where llama.cpp puts the output layer unless that GPU has no share): under
+    llama.cpp the GGUF's output layer (output.weight, or a tied model's second token_embd copy:
     GgufWeights.duplicated_output_bytes); else the ``lm_head`` part (a tied model's embedding table) / tp."""
     if d.gguf is not None:
         return d.gguf.output_bytes + d.gguf.duplicated_output_bytes
@@ -378,13 +384,25 @@ def _head_bytes(d: Deployment, tied: bool) -> int:
     return ceil_div(part.bytes, d.tp) if part is not None else 0
 
 
+def _expert_share(d: Deployment) -> float:
+    """The routed experts' share of the bytes a GPU holds: of a GGUF's GPU-resident weights, its merged
+    ``ffn_*_exps`` tensors (quantized apart from the rest: gpt-oss-20b's MXFP4 experts are 74 % of its bytes,
+    91 % of its parameters); else their share of the parameters."""
+    if d.gguf is not None:
+        from .llama_cpp.plan import expert_bytes
+
+        return min(sum(expert_bytes(d.gguf)) / max(d.weights_rank, 1), 1.0)
+    params = d.weights.params
+    return params.moe_experts / params.total if params.total else 0.0
+
+
 def _touched(d: Deployment, batch: int) -> tuple[float, float | None]:
     """(share of the weights a step at ``batch`` reads, expected experts per MoE layer or None)."""
     params = d.weights.params
     num_experts, top_k = d.spec.moe_experts, d.spec.moe_top_k       # read once, by kvcalc.architectures
     if params.moe_experts and num_experts and top_k:
         experts = expected_experts(num_experts, top_k, batch)
-        return 1.0 - params.moe_experts / params.total * (1.0 - experts / num_experts), experts
+        return 1.0 - _expert_share(d) * (1.0 - experts / num_experts), experts
     return 1.0, None
 
 

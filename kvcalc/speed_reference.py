@@ -29,7 +29,6 @@ import functools
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Any
 
 from .catalog import bundled_config
 from .data_files import data_path
@@ -116,11 +115,17 @@ class Measurement:
 
     @property
     def gguf_type(self) -> str | None:
-        """The GGUF file type of a llama.cpp row without a measured size (kvcalc's GGUF mixes size it)."""
+        """The GGUF file type of a llama.cpp row that kvcalc's GGUF mixes size (kvcalc.gguf.mixes.FILE_TYPES, MXFP4
+        as MXFP4_MOE): the row is planned under the llama_cpp runtime with that file's tensors (its experts, its
+        output layer: what a step reads), the published size (``weights_gib``) left as a check; None otherwise."""
+        from .gguf.mixes import FILE_TYPES
+
         fmt = self.weights_format
-        if get_engine(self.runtime).serves_gguf and self.weights_gib is None and fmt.startswith("GGUF "):
-            return fmt.removeprefix("GGUF ").strip()
-        return None
+        if not (get_engine(self.runtime).serves_gguf and fmt.startswith("GGUF ")):
+            return None
+        name = fmt.removeprefix("GGUF ").strip().upper()
+        name = "MXFP4_MOE" if name == "MXFP4" else name
+        return name if name in FILE_TYPES else None
 
     @property
     def context_tokens(self) -> int:
@@ -215,13 +220,23 @@ def heldout_measurements() -> tuple[Measurement, ...]:
     return read_measurements(HELDOUT_PATH)
 
 
+GGUF_SIZE_TOLERANCE = 0.02
+"""A llama.cpp row is planned with kvcalc's GGUF mix of its file type when that mix's total is within this share
+of the published size (or no size is published); else (a third party's own mix: DeepSeek-R1 Q4_K_M, 376.65 GiB
+published against the mix's 408.58) with the published size as plain weights under ``ideal``."""
+
+
 def measured_deployment(m: Measurement) -> Deployment:
-    """The deployment a row was measured on; a quantized checkpoint's measured size goes in as
-    ``weights_gib`` (kvcalc.deployment's measured override, GiB per GPU)."""
-    extra: dict[str, Any] = {"gguf": m.gguf_type} if m.gguf_type else {}
-    return deploy(bundled_config(m.config), gpu=m.gpu, gpus=m.gpus, dtype=None if extra else m.weights_dtype,
-                  kv_dtype=None if extra else m.kv_dtype,
-                  weights_gib=m.weights_gib, runtime=_planned_runtime(m, bool(extra)), **extra)
+    """The deployment a row was measured on: a llama.cpp row under its own runtime with its file type's tensors
+    (:attr:`Measurement.gguf_type`, :data:`GGUF_SIZE_TOLERANCE`); a quantized checkpoint's measured size goes in
+    as ``weights_gib`` (kvcalc.deployment's measured override, GiB per GPU)."""
+    config = bundled_config(m.config)
+    if m.gguf_type:
+        d = deploy(config, gpu=m.gpu, gpus=m.gpus, runtime=m.runtime, gguf=m.gguf_type)
+        if m.weights_gib is None or abs(d.weights.total_bytes / 2**30 / m.weights_gib - 1) <= GGUF_SIZE_TOLERANCE:
+            return d
+    return deploy(config, gpu=m.gpu, gpus=m.gpus, dtype=m.weights_dtype, kv_dtype=m.kv_dtype,
+                  weights_gib=m.weights_gib, runtime=_planned_runtime(m, False))
 
 
 def _planned_runtime(m: Measurement, gguf_sized: bool) -> str:
