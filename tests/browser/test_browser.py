@@ -334,10 +334,10 @@ def metric(page: Page, label: str):
         has=page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True)).get_by_test_id("stMetricValue")
 
 
-def expect_metrics(page: Page, expected: dict[str, str]) -> None:
+def expect_metrics(page: Page, expected: dict[str, str], timeout_ms: int = STEP_MS) -> None:
     """Each metric shows exactly its value (retrying: a rerun may still be replacing the elements)."""
     for label, value in expected.items():
-        expect(metric(page, label), f"metric {label!r}").to_have_text(value, timeout=STEP_MS)
+        expect(metric(page, label), f"metric {label!r}").to_have_text(value, timeout=timeout_ms)
 
 
 def query(page: Page) -> dict[str, list[str]]:
@@ -618,7 +618,8 @@ def test_simultaneous_first_visits_to_a_fresh_server(browser_context, workdir: P
                 p.locator('[data-testid="stMain"] h1').first.wait_for(timeout=LOAD_MS)
                 wait_idle(p, LOAD_MS)
                 expect(p.locator('[data-testid="stMain"] h1').first).to_have_text("KV Cache Planner")
-                expect_metrics(p, {"Weights / GPU": weights})
+                # ten first runs at once on a loaded CI machine: a first run's budget, not one rerun's
+                expect_metrics(p, {"Weights / GPU": weights}, timeout_ms=LOAD_MS)
                 expect(p.get_by_test_id("stAlert").filter(has_text="Fits: 1 sequence").first).to_be_visible()
                 no_exception(p)
                 assert not p.get_by_test_id("stAlert").filter(has_text="rror").count()
