@@ -576,19 +576,26 @@ class ComparePicks:
 
 @dataclass(frozen=True)
 class CompareView:
-    """Everything the Compare page lays out: the results (labelled), the refusals (reason -> labels),
-    the models that could not be loaded, the chart's capacity lines and title, the chosen GPU's name, and each
-    refused scenario with its label and reason (``not_compared``, in the order picked: the page lists them)."""
+    """Everything the Compare page lays out: the results (labelled), each refused scenario with its label and
+    reason (``not_compared``, in the order picked: the page lists them; :attr:`refused` groups them by reason),
+    the models that could not be loaded, the chart's capacity lines and title, the chosen GPU's name."""
 
     results: tuple[ScenarioResult, ...]
-    refused: tuple[tuple[str, tuple[str, ...]], ...]
+    not_compared: tuple[tuple[Scenario, str, str], ...]
     load_errors: tuple[str, ...]
     capacities: tuple[tuple[str, int], ...]
     title: str
     gpu_name: str
     picked: int
     shown: int
-    not_compared: tuple[tuple[Scenario, str, str], ...] = ()
+
+    @property
+    def refused(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The refusals as (reason, the labels refused for it), reasons in the order first met."""
+        grouped: dict[str, list[str]] = {}
+        for _, lab, reason in self.not_compared:
+            grouped.setdefault(reason, []).append(lab)
+        return tuple((k, tuple(v)) for k, v in grouped.items())
 
 
 def _budget_lines(results: Sequence[ScenarioResult], memory: int) -> list[tuple[str, int]]:
@@ -629,7 +636,6 @@ def compare(picks: ComparePicks, *, max_scenarios: int = 12, curve_points: int =
     contexts = context_points(min(max(caps or [FALLBACK_MAX_CONTEXT]), max_context), picks.log_x, extra=caps,
                               n=curve_points)
     results: list[ScenarioResult] = []
-    refused: dict[str, list[str]] = {}
     skipped: list[tuple[Scenario, str, str]] = []
     for s in shown:
         if s.model not in configs:
@@ -640,7 +646,6 @@ def compare(picks: ComparePicks, *, max_scenarios: int = 12, curve_points: int =
                          contexts=contexts, name=f"chosen: {gpu_name}", options=picks.options, dtype=picks.dtype,
                          speed_context=picks.context)
         except KVCalcError as e:
-            refused.setdefault(str(e), []).append(lab)
             skipped.append((s, lab, str(e)))
             continue
         results.append(replace(r, label=lab))
@@ -649,8 +654,8 @@ def compare(picks: ComparePicks, *, max_scenarios: int = 12, curve_points: int =
         g = get_gpu(CLASS_REPRESENTATIVES[gb])
         if g.key != picks.gpu.get("gpu"):
             capacities.append((f"{gb} GB class ({g.name})", g.memory_bytes))
-    return CompareView(tuple(results), tuple((k, tuple(v)) for k, v in refused.items()), tuple(errors),
-                       tuple(capacities), _title(picks, gpu_name), gpu_name, len(every), len(shown), tuple(skipped))
+    return CompareView(tuple(results), tuple(skipped), tuple(errors), tuple(capacities), _title(picks, gpu_name),
+                       gpu_name, len(every), len(shown))
 
 
 def _title(picks: ComparePicks, gpu_name: str) -> str:
