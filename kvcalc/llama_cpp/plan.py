@@ -67,6 +67,7 @@ class LlamaCppPlan:
     recurrent: RecurrentMemory | None
     gpu_layers: int                  # repeating layers on the GPU
     output_on_gpu: bool
+    output_bytes: int                # the output layer's bytes on its device (a tied token_embd's copy included)
     gpu: DeviceBytes
     host: DeviceBytes
     gpu_bytes: int | None
@@ -160,8 +161,8 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
     on_gpu = [i >= first_gpu for i in range(n_layer)]
     output_on_gpu = g >= 1
     duplicate = weights.duplicated_output_bytes if output_on_gpu and duplicate_output else 0   # tied token_embd
-    w_gpu = (sum(b for i, b in enumerate(weights.layer_bytes) if on_gpu[i])
-             + (weights.output_bytes + duplicate if output_on_gpu else 0))
+    output = weights.output_bytes + duplicate
+    w_gpu = (sum(b for i, b in enumerate(weights.layer_bytes) if on_gpu[i]) + (output if output_on_gpu else 0))
     w_gpu -= sum(b for i, b in enumerate(expert_bytes(weights)) if on_gpu[i] and i < options.n_cpu_moe)
     w_host = weights.total_bytes + duplicate - w_gpu
     kv_gpu = kv_host = 0
@@ -186,7 +187,7 @@ def llama_cpp_plan(spec: ModelSpec, options: LlamaCppOptions, weights: GgufWeigh
     if rec:
         kv_quality = "estimated"
     return LlamaCppPlan(options=options, cells=cells, caches=caches, recurrent=rec, gpu_layers=sum(on_gpu),
-                        output_on_gpu=output_on_gpu,
+                        output_on_gpu=output_on_gpu, output_bytes=output,
                         gpu=DeviceBytes(w_gpu, kv_gpu, rec_gpu, compute if g > 0 else 0),
                         host=DeviceBytes(w_host, kv_host, rec_bytes - rec_gpu, 0 if g > 0 else compute),
                         gpu_bytes=gpu_bytes, kv_quality=kv_quality, weights_quality=weights.quality,

@@ -99,7 +99,7 @@ def split_bytes(p: LlamaCppPlan, spec: ModelSpec, weights: GgufWeights,
             w[d] += b - (experts[il] if il < p.options.n_cpu_moe else 0)
     out_dev = devs[n_layer]
     if out_dev is not None:
-        w[out_dev] += weights.output_bytes + weights.duplicated_output_bytes   # a tied token_embd's copy too
+        w[out_dev] += p.output_bytes           # as the plan placed it (a tied token_embd's copy included)
     for c in p.caches:
         for layer in c.layers:
             d = devs[layer.index]
