@@ -389,9 +389,12 @@ def _expert_share(d: Deployment) -> float:
     ``ffn_*_exps`` tensors (quantized apart from the rest: gpt-oss-20b's MXFP4 experts are 74 % of its bytes,
     91 % of its parameters); else their share of the parameters."""
     if d.gguf is not None:
-        from .llama_cpp.plan import expert_bytes
+        if "expert_share" not in d._memo:      # every _touched call asks: a scan of the file's tensors, once
+            from .llama_cpp.plan import expert_bytes
 
-        return min(sum(expert_bytes(d.gguf)) / max(d.weights_rank, 1), 1.0)
+            d._memo["expert_share"] = min(sum(expert_bytes(d.gguf)) / max(d.weights_rank, 1), 1.0)
+        share: float = d._memo["expert_share"]
+        return share
     params = d.weights.params
     return params.moe_experts / params.total if params.total else 0.0
 
@@ -450,8 +453,7 @@ def _fixed_seconds(d: Deployment, layers: int, experts: float | None = None) -> 
     if d.runtime not in SERVING_RUNTIMES:
         touched = 0.0 if experts is None else experts * FUSED_EXPERT_OVERHEAD_S
         return layers * (per_layer + moe_layer_overhead(d) + touched)
-    grouped = experts is None or d.runtime in GROUPED_MOE_RUNTIMES
-    used = d.spec.moe_top_k if grouped or experts is None else experts
+    used = d.spec.moe_top_k if experts is None or d.runtime in GROUPED_MOE_RUNTIMES else experts
     return layers * (per_layer + used * expert_overhead(d))
 
 

@@ -236,13 +236,13 @@ def measured_deployment(m: Measurement) -> Deployment:
         if m.weights_gib is None or abs(d.weights.total_bytes / 2**30 / m.weights_gib - 1) <= GGUF_SIZE_TOLERANCE:
             return d
     return deploy(config, gpu=m.gpu, gpus=m.gpus, dtype=m.weights_dtype, kv_dtype=m.kv_dtype,
-                  weights_gib=m.weights_gib, runtime=_planned_runtime(m, False))
+                  weights_gib=m.weights_gib, runtime=_planned_runtime(m))
 
 
-def _planned_runtime(m: Measurement, gguf_sized: bool) -> str:
-    """The row's runtime, or ``ideal`` for a GGUF engine's row whose file type kvcalc cannot size (its
+def _planned_runtime(m: Measurement) -> str:
+    """The runtime of a row not planned with GGUF tensors: its own, or ``ideal`` for a GGUF engine's row (its
     measured size planned as plain weights)."""
-    return m.runtime if gguf_sized or not get_engine(m.runtime).serves_gguf else "ideal"
+    return "ideal" if get_engine(m.runtime).serves_gguf else m.runtime
 
 
 def estimate_for(m: Measurement, **efficiencies: float) -> SpeedEstimate:
