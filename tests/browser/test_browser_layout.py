@@ -166,6 +166,27 @@ def test_navigation_says_planner_and_cold_deep_links_work(browser_context, workd
             page.close()
 
 
+def settled_boxes(page, test_id: str, n: int, timeout_ms: int = STEP_MS) -> list[dict[str, float]]:
+    """The first ``n`` boxes of ``test_id``'s elements once the layout has stopped moving.
+
+    All boxes are read in one snapshot (one ``evaluate``), and the snapshot is taken again until two
+    in a row, 250 ms apart, agree: under CI load the browser can still be laying the page out after
+    Streamlit reports the script done, and boxes read one by one then mix two layouts.
+    """
+    script = """([id, n]) => [...document.querySelectorAll(`[data-testid="${id}"]`)].slice(0, n).map(e => {
+        const r = e.getBoundingClientRect();
+        return {x: r.x, y: r.y, width: r.width, height: r.height};
+    })"""
+    previous: list[dict[str, float]] = []
+    for _ in range(max(2, timeout_ms // 250)):
+        boxes = page.evaluate(script, [test_id, n])
+        if len(boxes) == n and boxes == previous:
+            return boxes
+        previous = boxes
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the {test_id} layout did not settle within {timeout_ms} ms: {previous}")
+
+
 def test_phone_metrics_first_and_sidebar_closes_after_a_change(tab: Tab):
     page = tab.page
     page.set_viewport_size({"width": 390, "height": 844})
@@ -175,7 +196,7 @@ def test_phone_metrics_first_and_sidebar_closes_after_a_change(tab: Tab):
     metrics = page.get_by_test_id("stMetric")
     expect(metrics.first).to_be_visible(timeout=STEP_MS)
     # the headline row (the first six metrics) lies within the first screen, two per row
-    boxes = [metrics.nth(i).bounding_box() for i in range(6)]
+    boxes = settled_boxes(page, "stMetric", 6)
     assert all(b and b["y"] + b["height"] <= 844 for b in boxes), boxes
     # the Planner's two rows of three wrap to at most two per row on a phone
     assert all(sum(round(c["y"]) == round(b["y"]) for c in boxes) <= 2 for b in boxes), boxes
