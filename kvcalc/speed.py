@@ -6,13 +6,15 @@ Units: bytes, FLOP, seconds; bandwidth in GB/s = 1e9 bytes/s and tensor rate in 
 FLOP/s, as GPU datasheets (and ``data/gpus.csv``) give them.
 
 Decode (one new token for each of ``batch`` sequences, each ``context`` tokens long):
-    Every step reads the weights it touches and every sequence's whole cache, once::
+    Every step reads the weights it touches and every sequence's whole cache, once (``r`` times where the
+    engine's generation kernel reads a KV head once per query head: ``Engine.kv_reads``, TensorRT-LLM
+    without XQA)::
 
         w_s     = weights_s x touched(batch) - unread embedding rows                per GPU of stage s
         gemm_s  = 2 x active_params x batch x n_s / L / tp,  attn_s = attention FLOPs of the rank
         step    = sum over pipeline stages of
                     max(w_s / (bandwidth x eta_bw x q), gemm_s / (rate x eta_c))      the weight GEMMs
-                  + max(kv_s(batch, context) / (bandwidth x eta_bw), attn_s / (rate x eta_c))   attention
+                  + max(r x kv_s(batch, context) / (bandwidth x eta_bw), attn_s / (rate x eta_c))  attention
                   + layers_s x (layer_overhead + top_k x expert_overhead)              fixed per-layer cost
                     (llama.cpp / ideal: + moe_layer_overhead per MoE layer instead of top_k x expert_overhead;
                      a llama.cpp prefill also + FUSED_EXPERT_OVERHEAD_S per distinct expert its tokens touch)
@@ -51,7 +53,7 @@ Range: every figure has a low-high from the spread of its category on the publis
 
 Not modelled (each stated in the assumptions): the dequantization cost of quantized weights beyond
 one fitted bandwidth share (such estimates fall in the ``quantized`` category, with its own range),
-scheduling and sampling overheads beyond the fitted fixed costs, engine-version kernel differences
+scheduling and sampling overheads beyond the fitted fixed costs, engine-version kernel differences beyond XQA
 (docs/speed.md lists the outliers), speculative decoding, pipeline-stage transfers.
 """
 from __future__ import annotations
@@ -173,7 +175,7 @@ a setup those rows do not cover can fall, so no range is narrower than that band
 
 SPREAD: dict[str, tuple[float, float]] = {
     "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.89), "quantized": (0.7, 1.38),
-    "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 2.72),
+    "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.3),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01 and
@@ -330,6 +332,7 @@ class _Stage:
     width_by_cap: tuple[tuple[int, int], ...]   # (window or 0 = unbounded, attention FLOP per attended token)
     cross_width: int                 # attention FLOP per encoder token (cross-attention layers)
     spec: ModelSpec
+    kv_reads: float                  # times a step reads each cached byte (the engine's kv_reads, by bytes)
 
 
 def _stages(d: Deployment) -> tuple[_Stage, ...]:
@@ -359,15 +362,19 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
     for i, (spec, w) in enumerate(zip(stage_specs(d.rank, d.pp), weights)):
         widths: dict[int, int] = {}
         cross = 0
+        held = reads = 0
         for layer in spec.layers:
             for a in layer.attention:
+                held += a.elements_per_token
+                reads += a.elements_per_token * d.engine.kv_reads(d, a)
                 if a.source == "cross":
                     cross += _attention_width(a)
                 else:
                     widths[a.window or 0] = widths.get(a.window or 0, 0) + _attention_width(a)
         out.append(_Stage(w, head if i == len(weights) - 1 else 0, table if i == 0 else 0, row if i == 0 else 0,
                           compile_cache(spec, dtype=d.model_dtype, kv_dtype=d.kv, runtime="ideal"),
-                          spec.num_layers / n_layers, tuple(sorted(widths.items())), cross, spec))
+                          spec.num_layers / n_layers, tuple(sorted(widths.items())), cross, spec,
+                          reads / held if held else 1.0))
     d._memo["speed_stages"] = tuple(out)
     return tuple(out)
 
@@ -528,6 +535,10 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
     if d.pp > 1:
         assumptions.append(f"pipeline parallel {d.pp}: stages run one after another within a step")
+    reads = max(st.kv_reads for st in _stages(d))
+    if reads > 1:
+        assumptions.append(f"{d.engine.label} generation attention without a GQA-grouped kernel (no XQA): each KV "
+                           f"head is read once per query head, {reads:g}x the KV cache per step")
     moe = ""
     if d.spec.moe_experts:
         moe = (f" + {expert_overhead(d) * 1e6:g} us per routed expert" if d.runtime in SERVING_RUNTIMES else
@@ -628,6 +639,8 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     for st in _stages(d):
         share, spec = st.share, st.spec
         kv = cache_bytes(st.cache, batch, context)
+        if st.kv_reads != 1:
+            kv = int(kv * st.kv_reads)
         wt = _step_weights(st, touched, batch, d.spec.vocab_size) - (0 if logits else st.head)
         # the rank's spec already holds heads / tp: its attention term is per GPU
         attended = sum(width * (context if cap == 0 else min(context, cap)) for cap, width in st.width_by_cap)
@@ -705,7 +718,7 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
     for st in _stages(d):
         wt = np.asarray([_step_weights(st, f, x, d.spec.vocab_size) for f, x in zip(touched, bs)],
                         dtype=np.float64)[:, None]
-        wt, kv = wt / bw, kv_grid(st.cache, bs, ts).astype(np.float64) / bw
+        wt, kv = wt / bw, kv_grid(st.cache, bs, ts).astype(np.float64) * st.kv_reads / bw
         layers = st.spec.num_layers
         step += np.asarray([_fixed_seconds(d, layers) + _allreduce_seconds(d, layers, x) for x in bs])[:, None]
         if rate is None:

@@ -27,8 +27,10 @@ from __future__ import annotations
 import csv
 import functools
 import math
+import re
 import statistics
 from dataclasses import dataclass
+from typing import Any
 
 from .catalog import bundled_config
 from .data_files import data_path
@@ -39,6 +41,9 @@ from .gpus import get_gpu
 from .speed import GB, TFLOP, SpeedEstimate, estimate_speed
 
 MEASUREMENTS_PATH = data_path("speed_measurements.csv")
+XQA_RELEASE = (0, 8)
+"""The first TensorRT-LLM release line with the XQA generation kernel (docs/source/blogs/XQA-kernel.md: "will be
+included in the v0.8 releases"): rows of earlier releases are planned with ``xqa=False``."""
 HELDOUT_PATH = data_path("speed_heldout.csv")
 """Figures kept aside: no constant is fitted on them (benchmarks/fit_speed_constants.py reads only
 MEASUREMENTS_PATH); benchmarks/speed_validation.py and the tests judge the estimate on them apart."""
@@ -112,6 +117,16 @@ class Measurement:
     def runtime(self) -> str:
         """The row's engine as a kvcalc runtime (:data:`RUNTIMES`)."""
         return next((r for prefix, r in RUNTIMES if self.engine.startswith(prefix)), "ideal")
+
+    @property
+    def engine_options(self) -> dict[str, Any]:
+        """The engine options the row's release implies (deploy() flags): a TensorRT-LLM release before v0.8
+        ran no XQA kernel (``xqa=False``; the XQA blog: "will be included in the v0.8 releases")."""
+        if self.runtime == "tensorrt_llm":
+            found = re.match(r"v?(\d+)\.(\d+)", self.engine_version)
+            if found and (int(found[1]), int(found[2])) < XQA_RELEASE:
+                return {"xqa": False}
+        return {}
 
     @property
     def gguf_type(self) -> str | None:
@@ -232,11 +247,12 @@ def measured_deployment(m: Measurement) -> Deployment:
     as ``weights_gib`` (kvcalc.deployment's measured override, GiB per GPU)."""
     config = bundled_config(m.config)
     if m.gguf_type:
-        d = deploy(config, gpu=m.gpu, gpus=m.gpus, runtime=m.runtime, gguf=m.gguf_type)
+        d = deploy(config, gpu=m.gpu, gpus=m.gpus, runtime=m.runtime, gguf=m.gguf_type, **m.engine_options)
         if m.weights_gib is None or abs(d.weights.total_bytes / 2**30 / m.weights_gib - 1) <= GGUF_SIZE_TOLERANCE:
             return d
     return deploy(config, gpu=m.gpu, gpus=m.gpus, dtype=m.weights_dtype, kv_dtype=m.kv_dtype,
-                  weights_gib=m.weights_gib, runtime=_planned_runtime(m))
+                  weights_gib=m.weights_gib, runtime=_planned_runtime(m),
+                  **(m.engine_options if _planned_runtime(m) == m.runtime else {}))
 
 
 def _planned_runtime(m: Measurement) -> str:

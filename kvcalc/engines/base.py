@@ -362,6 +362,13 @@ class Engine:
 
         return stage_weights(d.weights_computed, d.spec.num_layers, d.tp, d.pp)
 
+    def kv_reads(self, d: Deployment, a: Any) -> int:
+        """How many times one decode step reads each cached K/V head of attention ``a`` (a
+        kvcalc.spec.AttentionCache; kvcalc.speed multiplies its KV bytes by it): 1, a generation kernel that
+        serves every query head of a GQA group from one read of its KV head (FlashAttention, FlashInfer,
+        TensorRT-LLM's XQA, llama.cpp's), as the published figures of every engine bear out."""
+        return 1
+
     def startup_lines(self, d: Deployment) -> tuple[str, ...]:
         """What the engine prints about memory at startup (empty for a library runtime)."""
         return ()

@@ -29,7 +29,10 @@ class TrtllmOptions:
     wins), ``tokens_per_block``, ``max_seq_len`` (default the model's maximum), ``max_batch_size``,
     ``max_num_tokens`` (the forward pass the activation profile runs); ``trtllm_backend``: "pytorch" (default)
     or "cpp" (the C++ runtime of ``trtllm-build`` engines), whose pool rounding and reduced length differ;
-    ``trtllm_version`` the release line whose rules apply (kvcalc.trtllm.defaults.TRTLLM_VERSIONS)."""
+    ``trtllm_version`` the release line whose rules apply (kvcalc.trtllm.defaults.TRTLLM_VERSIONS); ``xqa``: the
+    generation phase serves a GQA / MQA layer with the XQA kernel (the default since v0.8), False for the masked
+    MHA kernel alone (releases before v0.8, or an engine built with ``--disable_xqa``), which changes the speed
+    estimate only (kvcalc.trtllm.engine.TrtllmEngine.kv_reads)."""
 
     free_gpu_memory_fraction: float | None = None
     max_tokens_in_paged_kv_cache: int | None = None
@@ -39,6 +42,7 @@ class TrtllmOptions:
     max_num_tokens: int | None = None
     trtllm_backend: str = "pytorch"
     trtllm_version: str = TRTLLM_VERSION
+    xqa: bool = True
 
     @property
     def given(self) -> bool:
@@ -50,7 +54,7 @@ class TrtllmOptions:
 def trtllm_options(free_gpu_memory_fraction: Any = None, max_tokens_in_paged_kv_cache: Any = None,
                    tokens_per_block: Any = None, max_seq_len: Any = None, max_batch_size: Any = None,
                    max_num_tokens: Any = None, trtllm_backend: Any = "pytorch",
-                   trtllm_version: Any = TRTLLM_VERSION) -> TrtllmOptions:
+                   trtllm_version: Any = TRTLLM_VERSION, xqa: Any = True) -> TrtllmOptions:
     """Validated :class:`TrtllmOptions` (InputError in TensorRT-LLM's terms, with the fix)."""
     if free_gpu_memory_fraction is not None:
         free_gpu_memory_fraction = check_fraction(
@@ -74,8 +78,10 @@ def trtllm_options(free_gpu_memory_fraction: Any = None, max_tokens_in_paged_kv_
         raise InputError(f"trtllm_backend must be one of {', '.join(TRTLLM_BACKENDS)}, got {trtllm_backend!r:.20}")
     if trtllm_version not in TRTLLM_VERSIONS:
         raise InputError(f"trtllm_version must be one of {', '.join(TRTLLM_VERSIONS)}, got {trtllm_version!r:.20}")
+    if not isinstance(xqa, bool):
+        raise InputError(f"xqa must be true or false, got {xqa!r:.20}")
     return TrtllmOptions(free_gpu_memory_fraction, max_tokens_in_paged_kv_cache, tokens_per_block, max_seq_len,
-                         max_batch_size, max_num_tokens, trtllm_backend, trtllm_version)
+                         max_batch_size, max_num_tokens, trtllm_backend, trtllm_version, xqa)
 
 
 DECLARATIONS: tuple[Option, ...] = (
@@ -99,5 +105,8 @@ DECLARATIONS: tuple[Option, ...] = (
            f"{TRTLLM_VERSION} (default; main of mid-2026: a max_tokens pool rounds down to whole blocks) or 1.0 "
            "(1.0 through 1.1.0rc3, checked on public logs: it rounds up)",
            "", None, None, TRTLLM_VERSION, None, command=False),
+    Option("xqa", ("--disable-xqa",), "bool", "generation attention without the XQA kernel: the masked MHA kernel "
+           "alone, as in releases before v0.8 or an engine built with trtllm-build --disable_xqa (speed only: each "
+           "query head reads its KV head)", "", None, None, True, None, negate=True, command=False),
 )
 """TensorRT-LLM's options kvcalc models (``KvCacheConfig`` / ``trtllm-serve``), declared once."""
