@@ -22,6 +22,7 @@ from kvcalc.scenarios import (
     compare,
     display_name,
     evaluate,
+    loads_gguf,
     takes_vllm_options,
     total_limit,
 )
@@ -191,6 +192,10 @@ def render() -> None:
         st.error(md(err))
     for reason, labels in view.refused:
         st.info(f"Not compared ({md(', '.join(labels))}): {md(reason)}")
+    gguf = [get_engine(r).label for r in picks.runtimes if loads_gguf(r)]
+    if picks.dtype and gguf:
+        st.caption(f"Weights dtype {md(picks.dtype)} applies to the other runtimes: {md(', '.join(gguf))} reads a "
+                   "GGUF file, whose types are its weights (the file type in its options).")
     if not view.results:
         st.error("None of the picked scenarios can be planned; see the notes above.")
         _not_compared(view)

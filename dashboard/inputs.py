@@ -15,7 +15,7 @@ import streamlit as st
 from kvcalc.catalog import DEFAULT_MODEL, catalog, find_entry
 from kvcalc.errors import KVCalcError
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu, gpu_catalog
-from kvcalc.scenarios import KvPreview, kv_preview, plan_options, splits_tensors, takes_vllm_options
+from kvcalc.scenarios import KvPreview, kv_preview, loads_gguf, plan_options, splits_tensors, takes_vllm_options
 from kvcalc.units import human_bytes
 from kvcalc.variants import VARIANTS
 
@@ -216,11 +216,23 @@ def workload_inputs(container: Any) -> tuple[int, int]:
     return int(batch), int(ctx)
 
 
-def weights_dtype_input(container: Any) -> str | None:
-    """The weights dtype (None = the checkpoint's own)."""
-    w = container.selectbox("Weights dtype", state.WEIGHT_DTYPES, **state.bound("wdtype"),
-                            help="auto = the checkpoint's own (quantization_config / torch_dtype)")
+GGUF_DTYPES_HELP = "llama.cpp's weights are the GGUF file's types and its KV cache is -ctk / -ctv (its options below)"
+"""The help of the dtype selects, greyed out while the runtime reads a GGUF file (llama.cpp)."""
+
+
+def weights_dtype_input(container: Any, disabled: bool = False) -> str | None:
+    """The weights dtype (None = the checkpoint's own); ``disabled`` greys it out (a GGUF runtime)."""
+    w = container.selectbox("Weights dtype", state.WEIGHT_DTYPES, **state.bound("wdtype"), disabled=disabled,
+                            help=f"Not used: {GGUF_DTYPES_HELP}" if disabled else
+                            "auto = the checkpoint's own (quantization_config / torch_dtype)")
     return None if w == "auto" else str(w)
+
+
+def _current_runtime() -> str:
+    """The runtime radio's value before it is drawn: this session's, else the link's (sanitized by then), else the
+    first runtime (the radio's default)."""
+    v = st.session_state.get("runtime", st.query_params.get("runtime", state.RUNTIMES[0]))
+    return str(v) if v in state.RUNTIMES else state.RUNTIMES[0]
 
 
 def weights_ask(reason: str, config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int) -> float:
@@ -247,10 +259,23 @@ def weights_ask(reason: str, config: dict[str, Any], options: dict[str, Any], ba
 
 
 def dtype_inputs(container: Any) -> dict[str, Any]:
+    """The weights and KV-cache dtypes as plan options. Under a runtime that reads a GGUF file (llama.cpp, whose
+    own -ctk / -ctv and file type set both) the two selects are greyed out and give nothing, their values kept for
+    the other runtimes, with a notice when they hold one, instead of a plan refused for an option it lacks."""
+    gguf = loads_gguf(_current_runtime())
     c1, c2 = container.columns(2)
-    w = weights_dtype_input(c1)
-    kv = c2.selectbox("KV-cache dtype", state.KV_DTYPES, **state.bound("kvdtype"), help="auto = the model dtype")
-    return {"dtype": w, "kv_dtype": None if kv == "auto" else kv}
+    w = weights_dtype_input(c1, disabled=gguf)
+    kv = c2.selectbox("KV-cache dtype", state.KV_DTYPES, **state.bound("kvdtype"), disabled=gguf,
+                      help=f"Not used: {GGUF_DTYPES_HELP}" if gguf else "auto = the model dtype")
+    kv_dtype = None if kv == "auto" else kv
+    if not gguf:
+        return {"dtype": w, "kv_dtype": kv_dtype}
+    chosen = [f"{label} {value}" for label, value in (("Weights dtype", w), ("KV-cache dtype", kv_dtype)) if value]
+    if chosen:
+        verb = "is" if len(chosen) == 1 else "are"
+        container.info(md(f"{' and '.join(chosen)} {verb} not used here, only kept for the other runtimes: "
+                          f"{GGUF_DTYPES_HELP}."))
+    return {"dtype": None, "kv_dtype": None}
 
 
 def parallel_split(gpus: int, tp: int, pp: int) -> tuple[int, int, str | None]:

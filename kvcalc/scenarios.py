@@ -463,7 +463,9 @@ def scenario_options(s: Scenario, gpu: Mapping[str, Any], options: Mapping[str, 
     runtime's defaults (:func:`runtime_defaults`), merged by :func:`plan_options`. Under llama.cpp
     (:func:`takes_cache_types`) a KV dtype other than auto is its ``-ctk`` / ``-ctv`` cache type
     (kvcalc.llama_cpp.options.cache_type: bfloat16 -> bf16), over the options' own; NoCacheType (an
-    UnsupportedError, as the other engines refuse a KV dtype they lack) where llama.cpp has none (fp8).
+    UnsupportedError, as the other engines refuse a KV dtype they lack) where llama.cpp has none (fp8). A runtime
+    that reads a GGUF file (:func:`loads_gguf`) takes no weights dtype: the file's types are its weights (the
+    Planner greys the select out there, dashboard.inputs.dtype_inputs).
 
     >>> scenario_options(Scenario("m", "as configured", "int8", "sglang"), {"gpu": "t4", "gpus": 1},
     ...                  {"max_model_len": 4096})
@@ -477,6 +479,8 @@ def scenario_options(s: Scenario, gpu: Mapping[str, Any], options: Mapping[str, 
     runtime = {k: v for k, v in (options or {}).items() if vllm or k not in VLLM_OPTION_KEYS}
     kv_dtype = None if s.kvdtype == "auto" else s.kvdtype
     cache = cache_type(kv_dtype) if kv_dtype is not None and takes_cache_types(s.runtime) else None
+    if loads_gguf(s.runtime):
+        dtype = None
     dtypes = {"dtype": dtype} if cache else {"dtype": dtype, "kv_dtype": kv_dtype}
     opts = plan_options(gpu, dtypes, {**runtime, "runtime": s.runtime})
     if cache:

@@ -46,3 +46,15 @@ def test_compare_with_llama_cpp_and_a_non_default_cache_type_plans():
     assert not at.error
     table = at.dataframe[0].value
     assert sorted(set(table["runtime"])) == ["llama_cpp", "vllm"]
+
+
+def test_a_weights_dtype_applies_to_the_runtimes_that_take_one_and_llama_cpp_is_still_compared():
+    # llama.cpp's weights are its GGUF file's (Q4_K_M by default), so a weights dtype does not refuse it: the
+    # scenario is planned, a caption says where the dtype applies, and vLLM's weights are the dtype's
+    at = run_page(COMPARE, runtimes=["llama_cpp", "vllm"], wdtype="float16")
+    assert not at.error
+    table = at.dataframe[0].value
+    assert sorted(set(table["runtime"])) == ["llama_cpp", "vllm"]
+    assert not any("Not compared" in i.value for i in at.info)
+    assert any("Weights dtype float16 applies to the other runtimes: llama.cpp reads a GGUF file" in c.value
+               for c in at.caption)

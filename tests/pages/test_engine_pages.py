@@ -213,3 +213,19 @@ def test_sglang_that_does_not_fit_shows_the_command_on_the_fewest_gpus():
     assert fix.startswith("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --tp ")
     n = int(fix.split("--tp ")[1].split()[0])
     assert any(h.value.startswith(f"Command that fits: {n:,} x NVIDIA H100") for h in at.subheader)   # own section
+
+
+def test_llama_cpp_greys_out_the_dtypes_a_link_carries_and_still_plans():
+    # a link from a vLLM plan (weights bf16, KV f16) switched to llama.cpp: the GGUF file type and -ctk / -ctv
+    # set both there, so the two selects are greyed out with a notice, not the page refused; the KV line is
+    # llama.cpp's f16 cache (8,192 cells x 131,072 B = 1,024 MiB, as in the test above)
+    at = run_page(PLANNER, runtime="llama_cpp", ll_ctx="8192", gpu="rtx-4090", wdtype="bfloat16", kvdtype="float16")
+    assert not at.error and not at.exception
+    by_label = {s.label: s for s in at.sidebar.selectbox}
+    assert by_label["Weights dtype"].disabled and by_label["KV-cache dtype"].disabled
+    notice = " ".join(i.value for i in at.sidebar.info)
+    assert "Weights dtype bfloat16 and KV-cache dtype float16" in notice and "-ctk / -ctv" in notice
+    assert "K (f16):  512.00 MiB" in "\n".join(code_blocks(at))
+    assert at.success and at.success[0].value.startswith("**Fits")
+    vllm = run_page(PLANNER, runtime="vllm", gpu="rtx-4090", wdtype="bfloat16", kvdtype="float16")
+    assert not vllm.sidebar.info and not {s.label: s for s in vllm.sidebar.selectbox}["KV-cache dtype"].disabled
