@@ -33,7 +33,37 @@ GPU_LINE = {"chosen": "#8C8C8C", "other": "#B0B0B0", "budget": "#17BECF"}
 CLAMP = 1.3          # the y axis ends at 1.3 x the largest GPU line or the chosen point's total
 LABEL_GAP_PX = 15    # least vertical distance between two GPU line labels (11 px text + padding)
 PLOT_PX = 270        # plot area height of a 460 px figure (title, marker rows, axis and legend off)
+TITLE_CHARS = 44
+"""Characters a line of a figure's title holds at 390 px (a phone): the plot is about 358 px wide and the 17 px
+title about 8 px a character; a longer line ran off the right edge."""
+TITLE_LINE_PX = 22   # one more line of a figure's title (17 px text); the figure grows by it
 Figure = dict[str, Any]
+
+
+def title_lines(text: str, chars: int = TITLE_CHARS) -> str:
+    """A figure's title broken into lines of at most ``chars`` characters, at its joints (after ", " and ": ", before
+    " - " and " on ")
+    where it can, else between words (a longer word keeps a line of its own), joined by ``<br>``: the figure's own
+    text, so its PNG carries the same lines.
+
+    >>> title_lines("Total memory per GPU vs context, batch 1, 1 x GeForce RTX 4090 24GB - as configured, KV auto")
+    'Total memory per GPU vs context, batch 1,<br>1 x GeForce RTX 4090 24GB - as configured,<br>KV auto'
+    """
+    lines: list[str] = []
+    for part in re.split(r"(?<=[,:]) | (?=- )| (?=on )", text):
+        pieces = [part] if len(part) <= chars else part.split(" ")
+        for piece in pieces:
+            if lines and len(lines[-1]) + 1 + len(piece) <= chars:
+                lines[-1] += " " + piece
+            else:
+                lines.append(piece)
+    return "<br>".join(lines)
+
+
+def titled(title: str) -> tuple[dict[str, Any], int]:
+    """(a layout's ``title``, the pixels its lines past the first add) for ``title`` (:func:`title_lines`)."""
+    text = title_lines(title)
+    return {"text": text}, TITLE_LINE_PX * text.count("<br>")
 
 
 def series_style(i: int) -> dict[str, Any]:
@@ -123,12 +153,13 @@ def _layout(title: str, log_x: bool, shapes: list, notes: list, height: int = 46
                              "hoverformat": ".2f"}
     if y_range is not None:
         yaxis["range"] = [0, y_range]
-    return {"title": {"text": title}, "height": height, "hovermode": "x unified",
+    head, extra = titled(title)
+    return {"title": head, "height": height + extra, "hovermode": "x unified",
             "xaxis": {"title": {"text": "context (tokens per sequence)"}, "type": "log" if log_x else "linear",
                       "hoverformat": ",d",
                       **({"range": [0, math.log10(max(x_max, 2))] if log_x else [0, x_max]} if x_max else {})},
             "yaxis": yaxis, "legend": {"orientation": "h", "y": -0.2},
-            "margin": {"t": 50 + 17 * markers, "l": 10, "r": 10},
+            "margin": {"t": 50 + 17 * markers + extra, "l": 10, "r": 10},
             "shapes": shapes, "annotations": notes}
 
 
@@ -386,9 +417,10 @@ def panels_chart(series: Sequence[Series], *, log_x: bool, gpu: tuple[str, int],
     width = (1 - gap * (columns - 1)) / columns
     data, shapes, notes = [], [], []
     # the title pinned to the top: the first row's titles and the clamp note fill the margin under it
-    layout: dict[str, Any] = {"title": {"text": title, "yref": "container", "y": 1, "yanchor": "top",
-                                        "pad": {"t": 14}}, "height": height, "hovermode": "x unified",
-                              "showlegend": False, "margin": {"t": 90 + extra, "b": 60, "l": 60, "r": 10}}
+    head, title_px = titled(title)
+    layout: dict[str, Any] = {"title": {**head, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 14}},
+                              "height": height + title_px, "hovermode": "x unified", "showlegend": False,
+                              "margin": {"t": 90 + extra + title_px, "b": 60, "l": 60, "r": 10}}
     for k, s in enumerate(series):
         i, r, c = k + 1, k // columns, k % columns
         ax = _axis(i)

@@ -11,7 +11,7 @@ from typing import Any
 
 from kvcalc.workload.curves import ConcurrencyPoint
 
-from .charts import MARKERS, PALETTE, Figure
+from .charts import MARKERS, PALETTE, Figure, titled
 
 CAP_LINE = "#8C8C8C"
 
@@ -32,7 +32,8 @@ def _layout(title: str, x_title: str, log_x: bool, cap: int, top: float, log_y: 
     one starts at 0 (requests at once are never negative)."""
     y_axis: dict[str, Any] = {"title": {"text": "requests at once" + (" (log scale)" if log_y else "")}}
     y_axis.update({"type": "log"} if log_y else {"range": [0, max(top, 1.0) * 1.1]})
-    return {"title": {"text": title}, "height": 380, "margin": {"t": 60, "b": 50, "l": 60, "r": 20},
+    head, extra = titled(title)
+    return {"title": head, "height": 380 + extra, "margin": {"t": 60 + extra, "b": 50, "l": 60, "r": 20},
             "xaxis": {"title": {"text": x_title}, "type": "log" if log_x else "linear"},
             "yaxis": y_axis,
             "legend": {"orientation": "h", "y": -0.25}, "hovermode": "x unified",

@@ -118,8 +118,9 @@ def test_exports_describe_themselves(tab: Tab):
     tab.open("/?runtime=ideal&gpu=rtx-4090&batch=8&ctx=8192")
     page = tab.page
     plotly_visible(page)
-    # the figure title (also the PNG's) names model, GPU and count
-    title = page.locator(".js-plotly-plot .gtitle").first.text_content() or ""
+    # the figure title (also the PNG's) names model, GPU and count, in lines a phone's width holds
+    title = page.locator(".js-plotly-plot .gtitle").first.evaluate(
+        "t => [...t.querySelectorAll('tspan.line')].map(l => l.textContent).join(' ') || t.textContent") or ""
     assert title.startswith(f"{LLAMA} on 1 x ") and "4090" in title and "batch 8" in title, title
     doc = json.loads(download(page, "Plan (JSON)"))
     with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
@@ -224,4 +225,20 @@ def test_theme_follows_the_light_or_dark_preference(tab: Tab):
     page = tab.page
     assert background("dark") < 0.2
     assert background("light") > 0.8
+    tab.assert_clean()
+
+
+def test_chart_titles_fit_a_phones_width(tab: Tab):
+    """At 390 px the Planner's and Compare's figure titles are drawn in lines that end inside the figure (a
+    one-line title ran off the right edge: dashboard.charts.title_lines)."""
+    page = tab.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    for path in ("/?runtime=ideal&gpu=rtx-4090&batch=8", "/Compare?gpu=rtx-4090"):
+        tab.open(path)
+        plotly_visible(page)
+        right, width = page.locator(".js-plotly-plot").first.evaluate(
+            """g => { const r = g.querySelector('.gtitle').getBoundingClientRect(),
+                            f = g.querySelector('.main-svg').getBoundingClientRect();
+                      return [r.right - f.left, f.width]; }""")
+        assert right <= width, (path, right, width)
     tab.assert_clean()
