@@ -520,7 +520,8 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
     params = d.weights.params
     num_experts, top_k = d.spec.moe_experts, d.spec.moe_top_k
     assumptions = [f"efficiency: {bandwidth_efficiency:.0%} of the memory bandwidth, {compute_efficiency:.0%} of the "
-                   "dense bf16 tensor rate (defaults from published measurements; kvcalc.speed_reference)"]
+                   f"dense {_tensor_rate(d)[1]} tensor rate (defaults from published measurements; "
+                   "kvcalc.speed_reference)"]
     if experts is not None:
         assumptions.append(f"MoE: uniform routing, {top_k} of {num_experts} experts per token; {batch} "
                            f"token{'s' if batch != 1 else ''} activate{'s' if batch == 1 else ''} {experts:.1f} "
