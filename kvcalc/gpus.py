@@ -38,6 +38,7 @@ class GPU:
     fp4_tflops: float | None = None     # dense FP4 tensor rate, TFLOP/s
     link_gbps: float | None = None      # GPU-to-GPU bandwidth per direction, GB/s (NVLink or PCIe)
     link_kind: str = ""
+    fp16_tflops: float | None = None    # dense FP16 tensor rate, TFLOP/s, where there is no bf16 (Turing, Volta)
 
     @property
     def memory_bytes(self) -> int:
@@ -63,7 +64,7 @@ def gpu_catalog() -> tuple[GPU, ...]:
             bf16_tflops=_float(r["bf16_tflops_dense"]), fp8_support=r["fp8_support"], source=r["source"],
             note=r["memory_mib_note"], fp8_tflops=_float(r.get("fp8_tflops_dense", "")),
             fp4_tflops=_float(r.get("fp4_tflops_dense", "")), link_gbps=_float(r.get("link_gbps", "")),
-            link_kind=r.get("link_kind", ""))
+            link_kind=r.get("link_kind", ""), fp16_tflops=_float(r.get("fp16_tflops_dense", "")))
         for r in rows
     )
 

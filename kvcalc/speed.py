@@ -45,7 +45,7 @@ Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forw
     and ``m = (weights_s + kv written_s) / (bandwidth x eta_bw)``, ``time = max(c, m) +
     PREFILL_OVERLAP x min(c, m)`` + the same fixed per-layer cost + ``layers x PREFILL_LAYER_OVERHEAD_S``
     (a prefill runs outside the decode CUDA graphs) + the all-reduce of ``batch x prompt`` tokens +
-    TTFT_FIXED_S once. ``rate`` is the catalog's dense bf16 rate, or its FP8 / FP4
+    TTFT_FIXED_S once. ``rate`` is the catalog's dense bf16 rate (fp16 on a GPU without bf16), or its FP8 / FP4
     rate x FP8_RATE_SHARE for fp8 / nvfp4 weights. ``ttft_seconds`` is the whole batch's prefill,
     ``ttft_seconds_per_prompt`` one prompt's.
 Range: every figure has a low-high from the spread of its category on the published rows
@@ -425,12 +425,15 @@ def _step_weights(st: _Stage, touched: float, batch: int, vocab: int) -> int:
 def _tensor_rate(d: Deployment) -> tuple[float | None, str]:
     """(dense tensor TFLOP/s a prefill runs at, its name): the FP8 rate for fp8 weights and the FP4 rate
     for nvfp4 weights where the catalog has one (vLLM and TensorRT-LLM run W8A8 / W4A4 GEMMs there),
-    else the bf16 rate."""
+    else the bf16 rate, or on a GPU without bf16 (Turing, Volta) its fp16 rate: the engines run a bf16
+    checkpoint there in fp16 (vLLM's dtype check: bfloat16 needs compute capability 8.0)."""
     g, scheme = d.gpu, d.weights.scheme
     if scheme.startswith(("fp8", "float8")) and g.fp8_tflops:
         return g.fp8_tflops * FP8_RATE_SHARE, "fp8"
     if scheme.startswith(("nvfp4", "fp4")) and g.fp4_tflops:
         return g.fp4_tflops * FP8_RATE_SHARE, "fp4"
+    if g.bf16_tflops is None and g.fp16_tflops:
+        return g.fp16_tflops, "fp16"
     return g.bf16_tflops, "bf16"
 
 

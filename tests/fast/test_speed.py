@@ -150,12 +150,28 @@ def test_a_gpu_without_figures_gets_words_not_a_number() -> None:
     e = estimate_speed(d, 1, 1024)
     assert e.decode_tokens_per_s_per_sequence is None and e.ttft_seconds is None
     assert any("bandwidth unknown" in u for u in e.unavailable)
-    t4 = estimate_speed(_llama(gpu="t4"), 1, 1024)           # T4: bandwidth known, no bf16 rate
-    assert t4.decode_tokens_per_s_per_sequence and t4.ttft_seconds is None
-    assert any("FLOP/s unknown" in u for u in t4.unavailable)
+    a10g = estimate_speed(_llama(gpu="a10g"), 1, 1024)       # AWS A10G: bandwidth known, no tensor rate published
+    assert a10g.decode_tokens_per_s_per_sequence and a10g.ttft_seconds is None
+    assert any("FLOP/s unknown" in u for u in a10g.unavailable)
     # the formulas name the missing figure instead of printing a rate of 0
     assert "unknown GB/s" in e.formulas[0] and " 0 GB/s" not in e.formulas[0]
-    assert "unknown bf16 TFLOP/s" in t4.formulas[2] and " 0 bf16" not in t4.formulas[2]
+    assert "unknown bf16 TFLOP/s" in a10g.formulas[2] and " 0 bf16" not in a10g.formulas[2]
+
+
+@pytest.mark.parametrize(("gpu", "datasheet"), [("t4", 65.0), ("v100-16gb", 125.0), ("v100-32gb", 112.0)])
+def test_a_gpu_without_bf16_prefills_at_its_fp16_tensor_rate(gpu: str, datasheet: float) -> None:
+    """Turing and Volta have no bf16: the engines run the model in fp16 there, so a prefill runs at the datasheet's
+    dense FP16 tensor rate (T4 65, V100 SXM2 125 / PCIe 112 TFLOP/s: 320 or 640 tensor cores x boost clock x 128
+    FLOP/clk); the fixed costs are the same as on any CUDA GPU (an H100's, the same 32 layers)."""
+    from kvcalc.speed import DEFAULT_COMPUTE_EFFICIENCY as ETA
+
+    e = estimate_speed(_llama(gpu=gpu, dtype="float16"), 1, 4096)
+    h100 = estimate_speed(_llama(gpu="h100-sxm", dtype="float16"), 1, 4096)
+    assert e.prefill_tensor_rate == "fp16" and e.prefill_bound == "compute" and not e.unavailable
+    compute = e.prefill_flops / (datasheet * TFLOP * ETA)
+    h100_compute = h100.prefill_flops / (989 * TFLOP * ETA)      # H100 SXM dense bf16 / fp16: 989 TFLOP/s
+    assert math.isclose(e.ttft_seconds - compute, h100.ttft_seconds - h100_compute, rel_tol=1e-9)
+    assert any("dense fp16 tensor rate" in a for a in e.assumptions)
 
 
 def test_a_custom_gpu_can_be_given_both_figures() -> None:
