@@ -481,6 +481,7 @@ def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], cells: Sequence
     around black, named "chosen"), on category axes whose numeric coordinates are the category's index
     (plotly.js ``layout.shapes.x0``: "If the axis `type` is "category", it should be numbers, using the scale
     where each category is assigned a serial number from zero in the order it appears")."""
+    head, extra = titled(title)
     z = [[round(c.share, 6) for c in row] for row in cells]
     text = [["" if c.fits else "x" for c in row] for row in cells]
     hover = [[f"{c.share:.0%} of the {c.of}, " + ("fits" if c.fits else "does not fit") for c in row]
@@ -498,8 +499,9 @@ def fit_heatmap(batches: Sequence[int], contexts: Sequence[int], cells: Sequence
         "colorbar": {"title": {"text": "of budget"}, "tickvals": [0, 0.25, 0.5, 0.75, 1],
                      "ticktext": ["0 %", "25 %", "50 %", "75 %", "100 %+"]},
         "hovertemplate": "batch %{y}, %{x} tokens: %{customdata}<extra></extra>"}],
-        "layout": {"title": {"text": title}, "xaxis": {"title": {"text": "context (tokens)"}, "type": "category"},
-                   "yaxis": {"title": {"text": "batch"}, "type": "category"}, "height": 420, "shapes": shapes}}
+        "layout": {"title": head, "xaxis": {"title": {"text": "context (tokens)"}, "type": "category"},
+                   "yaxis": {"title": {"text": "batch"}, "type": "category"}, "height": 420 + extra,
+                   "margin": {"t": 100 + extra}, "shapes": shapes}}
 
 
 def speed_chart(contexts: Sequence[int], rates: dict[int, Sequence[float]], *, log_x: bool, title: str = "") -> Figure:

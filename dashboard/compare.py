@@ -193,7 +193,7 @@ def render() -> None:
     for reason, labels in view.refused:
         st.info(f"Not compared ({md(', '.join(labels))}): {md(reason)}")
     gguf = [get_engine(r).label for r in picks.runtimes if loads_gguf(r)]
-    if picks.dtype and gguf:
+    if picks.dtype and gguf and len(gguf) < len(picks.runtimes):
         st.caption(f"Weights dtype {md(picks.dtype)} applies to the other runtimes: {md(', '.join(gguf))} reads a "
                    "GGUF file, whose types are its weights (the file type in its options).")
     if not view.results:

@@ -258,6 +258,13 @@ def weights_ask(reason: str, config: dict[str, Any], options: dict[str, Any], ba
              "the plan then marks the weights as given"))
 
 
+def kept_dtypes() -> dict[str, Any]:
+    """The weights and KV-cache dtypes the two selects hold (plan options), also while a GGUF runtime greys them out
+    (:func:`dtype_inputs`): what the Planner's other-runtimes table plans those runtimes with."""
+    w, kv = (st.session_state.get(k, "auto") for k in ("wdtype", "kvdtype"))
+    return {"dtype": None if w == "auto" else w, "kv_dtype": None if kv == "auto" else kv}
+
+
 def dtype_inputs(container: Any) -> dict[str, Any]:
     """The weights and KV-cache dtypes as plan options. Under a runtime that reads a GGUF file (llama.cpp, whose
     own -ctk / -ctv and file type set both) the two selects are greyed out and give nothing, their values kept for

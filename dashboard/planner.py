@@ -356,6 +356,8 @@ def _runtimes_table(config: dict[str, Any], options: dict[str, Any], batch: int,
 
 def _runtimes_body(config: dict[str, Any], options: dict[str, Any], batch: int, ctx: int,
                    extras: dict[str, Any]) -> None:
+    if loads_gguf(options.get("runtime", "vllm")):     # the dtypes greyed out for llama.cpp apply to the others
+        options = {**options, **inputs.kept_dtypes()}
     key = _side_by_side_key(config, options, batch, ctx, extras)
     cached = st.session_state.get(_SIDE_CACHE)
     if not cached or cached[0] != key:

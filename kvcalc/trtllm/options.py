@@ -106,7 +106,8 @@ DECLARATIONS: tuple[Option, ...] = (
            "(1.0 through 1.1.0rc3, checked on public logs: it rounds up)",
            "", None, None, TRTLLM_VERSION, None, command=False),
     Option("xqa", ("--disable-xqa",), "bool", "generation attention without the XQA kernel: the masked MHA kernel "
-           "alone, as in releases before v0.8 or an engine built with trtllm-build --disable_xqa (speed only: each "
-           "query head reads its KV head)", "", None, None, True, None, negate=True, command=False),
+           "alone, as in releases before v0.8 or an engine built without it (the v0.8 docs' trtllm-build "
+           "--disable_xqa; speed only: each query head reads its KV head)", "", None, None, True, None, negate=True,
+           command=False),
 )
 """TensorRT-LLM's options kvcalc models (``KvCacheConfig`` / ``trtllm-serve``), declared once."""

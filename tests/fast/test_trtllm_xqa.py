@@ -92,3 +92,16 @@ def test_the_cli_takes_disable_xqa(capsys) -> None:
     per_head = json.loads(capsys.readouterr().out)["speed"]
     assert per_head["decode_kv_bytes"] == pytest.approx(8 * once["decode_kv_bytes"], rel=1e-9)
     assert any("no XQA" in a for a in per_head["assumptions"])
+
+
+def test_a_rank_holding_a_replicated_kv_head_reads_it_once_per_query_head_of_its_own() -> None:
+    """Llama-2-70B at TP 16: 64 / 16 = 4 query heads a rank and its 8 KV heads replicated to one a rank (TensorRT-LLM
+    replicates a KV head when tp exceeds kv_heads), so the masked MHA kernel reads that head 4 times, not 8."""
+    c = load_config("meta-llama/Llama-2-70b-hf")
+    assert c["num_attention_heads"] // 16 == 4 and c["num_key_value_heads"] < 16
+
+    def kv_read(**flags: object) -> int:
+        d = kvcalc.deploy(c, gpu="h100-sxm", gpus=16, runtime="tensorrt_llm", **flags)
+        return estimate_speed(d, 8, 4096).decode_kv_bytes
+
+    assert kv_read(xqa=False) == pytest.approx(4 * kv_read(), rel=1e-9)
