@@ -41,10 +41,9 @@ Figure = dict[str, Any]
 
 
 def title_lines(text: str, chars: int = TITLE_CHARS) -> str:
-    """A figure's title broken into lines of at most ``chars`` characters, at its joints (after ", " and ": ", before
-    " - " and " on ")
-    where it can, else between words (a longer word keeps a line of its own), joined by ``<br>``: the figure's own
-    text, so its PNG carries the same lines.
+    """A figure's title broken into lines of at most ``chars`` characters, at its joints (after ", " and ": ",
+    before " - " and " on ") where it can, else between words (a longer word keeps a line of its own), joined by
+    ``<br>``: the figure's own text, so its PNG carries the same lines.
 
     >>> title_lines("Total memory per GPU vs context, batch 1, 1 x GeForce RTX 4090 24GB - as configured, KV auto")
     'Total memory per GPU vs context, batch 1,<br>1 x GeForce RTX 4090 24GB - as configured,<br>KV auto'

@@ -271,13 +271,14 @@ def dtype_inputs(container: Any) -> dict[str, Any]:
     the other runtimes, with a notice when they hold one, instead of a plan refused for an option it lacks."""
     gguf = loads_gguf(_current_runtime())
     c1, c2 = container.columns(2)
-    w = weights_dtype_input(c1, disabled=gguf)
-    kv = c2.selectbox("KV-cache dtype", state.KV_DTYPES, **state.bound("kvdtype"), disabled=gguf,
-                      help=f"Not used: {GGUF_DTYPES_HELP}" if gguf else "auto = the model dtype")
-    kv_dtype = None if kv == "auto" else kv
+    weights_dtype_input(c1, disabled=gguf)
+    c2.selectbox("KV-cache dtype", state.KV_DTYPES, **state.bound("kvdtype"), disabled=gguf,
+                 help=f"Not used: {GGUF_DTYPES_HELP}" if gguf else "auto = the model dtype")
+    dtypes = kept_dtypes()                   # the two selects' values, as plan options
     if not gguf:
-        return {"dtype": w, "kv_dtype": kv_dtype}
-    chosen = [f"{label} {value}" for label, value in (("Weights dtype", w), ("KV-cache dtype", kv_dtype)) if value]
+        return dtypes
+    chosen = [f"{label} {dtypes[k]}" for label, k in (("Weights dtype", "dtype"), ("KV-cache dtype", "kv_dtype"))
+              if dtypes[k]]
     if chosen:
         verb = "is" if len(chosen) == 1 else "are"
         container.info(md(f"{' and '.join(chosen)} {verb} not used here, only kept for the other runtimes: "

@@ -518,12 +518,13 @@ def _active_refusal(params: Any) -> str:
 
 
 def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_efficiency: float,
-                 compute_efficiency: float) -> list[str]:
-    """What the estimate assumes, in words (module docstring: what is not modelled)."""
+                 compute_efficiency: float, rate_name: str) -> list[str]:
+    """What the estimate assumes, in words (module docstring: what is not modelled); ``rate_name`` the tensor rate
+    the prefill runs at (:func:`_tensor_rate`)."""
     params = d.weights.params
     num_experts, top_k = d.spec.moe_experts, d.spec.moe_top_k
     assumptions = [f"efficiency: {bandwidth_efficiency:.0%} of the memory bandwidth, {compute_efficiency:.0%} of the "
-                   f"dense {_tensor_rate(d)[1]} tensor rate (defaults from published measurements; "
+                   f"dense {rate_name} tensor rate (defaults from published measurements; "
                    "kvcalc.speed_reference)"]
     if experts is not None:
         assumptions.append(f"MoE: uniform routing, {top_k} of {num_experts} experts per token; {batch} "
@@ -622,10 +623,10 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     params = d.weights.params
     touched, experts = _touched(d, batch)
     wshare = _weight_share(d)
-    assumptions = _assumptions(d, batch, experts, bandwidth_efficiency, compute_efficiency)
+    tflops, rate_name = _tensor_rate(d)
+    assumptions = _assumptions(d, batch, experts, bandwidth_efficiency, compute_efficiency, rate_name)
     enc = d.spec.default_encoder_tokens or context
     bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
-    tflops, rate_name = _tensor_rate(d)
     rate = tflops * TFLOP * compute_efficiency if tflops else None
     unavailable = []
     if bw is None:

@@ -250,9 +250,9 @@ def measured_deployment(m: Measurement) -> Deployment:
         d = deploy(config, gpu=m.gpu, gpus=m.gpus, runtime=m.runtime, gguf=m.gguf_type, **m.engine_options)
         if m.weights_gib is None or abs(d.weights.total_bytes / 2**30 / m.weights_gib - 1) <= GGUF_SIZE_TOLERANCE:
             return d
+    runtime = _planned_runtime(m)
     return deploy(config, gpu=m.gpu, gpus=m.gpus, dtype=m.weights_dtype, kv_dtype=m.kv_dtype,
-                  weights_gib=m.weights_gib, runtime=_planned_runtime(m),
-                  **(m.engine_options if _planned_runtime(m) == m.runtime else {}))
+                  weights_gib=m.weights_gib, runtime=runtime, **(m.engine_options if runtime == m.runtime else {}))
 
 
 def _planned_runtime(m: Measurement) -> str:
