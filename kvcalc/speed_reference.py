@@ -14,7 +14,7 @@ The two defaults of :mod:`kvcalc.speed` come from here (:func:`derived_efficienc
 
 The default is the median over the rows that exercise nothing the estimate leaves out
 (:func:`unmodelled_effects` empty): integer-quantized weights (unpacking cost), tensor parallelism
-(all-reduce time) and prefills too short to be compute-bound (fixed per-kernel costs) are such
+(all-reduce time), MoE routing, and prefills too short to be compute-bound (fixed per-kernel costs) are such
 effects; rows with them are kept as checks of the direction of the error, not used to set the
 defaults.
 
@@ -322,13 +322,17 @@ def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
     slower than the roofline: unpacking integer-quantized weights, tensor-parallel all-reduce, a server's
     request handling in a time to first token its client timed (:attr:`Measurement.timed_by_client`), and
     the fixed per-kernel costs of a prefill too short to be compute-bound (below the GPU's ridge
-    point: memory-bound even at 100 % of both datasheet rates), and an Apple GPU's Metal dispatch cost
-    (kvcalc.speed.METAL_LAYER_OVERHEAD_S, fitted on those rows, so they do not set the efficiencies)."""
+    point: memory-bound even at 100 % of both datasheet rates), an Apple GPU's Metal dispatch cost
+    (kvcalc.speed.METAL_LAYER_OVERHEAD_S) and a MoE model's routing and per-expert launches
+    (kvcalc.speed.EXPERT_OVERHEAD_S, MOE_LAYER_OVERHEAD_S and the rest): those costs are fitted on the
+    same rows, so the rows do not set the efficiencies."""
     out = []
     if m.quantized_weights:
         out.append("weight dequantization")
     if get_gpu(m.gpu).vendor == "Apple":
         out.append("Metal dispatch overhead")
+    if measured_deployment(m).spec.moe_experts:
+        out.append("MoE routing overhead")
     if m.gpus > 1:
         out.append("tensor-parallel communication")
     if m.timed_by_client and not m.is_decode:
