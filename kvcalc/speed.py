@@ -98,18 +98,18 @@ Fitted (benchmarks/fit_speed_constants.py) on the serving engines' batch-1 MoE d
 DeepSeek-V3 on 8 x H200, vLLM gpt-oss-120b on one and two A100s); SGLang's batch 8 / 32 and the held-out
 vLLM Mixtral rows check it."""
 
-MOE_LAYER_OVERHEAD_S = 96e-6
+MOE_LAYER_OVERHEAD_S = 102e-6
 """Fixed seconds per decoder layer of a MoE model in a llama.cpp (and ``ideal``) forward pass on a CUDA-class
 GPU, whatever its top-k: the router matmul, ``ggml_top_k`` / softmax, the ``ggml_mul_mat_id`` launches that run
 every selected expert of a token inside one matrix-vector kernel per projection (ggml-cuda mmvq with ids, under a
 captured CUDA graph) and the weighted sum of the experts' outputs (llama.cpp ``llm_graph_context::build_moe_ffn``).
 Charged on every layer of the model (a ModelSpec has no per-layer MoE flag: DeepSeek's 1-3 dense first layers
 pay it too). One cost per layer, not per expert: with the bytes a step reads counted from the GGUF's own
-tensors, this form fits data/'s 9 llama.cpp MoE rows with a squared log error of 0.66 against 0.90 for a cost
-per expert x top-k, and no worse on the held-out rows (6 of 9 within either way; docs/speed.md). Fitted on the
-llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on NVIDIA GPUs (gpt-oss-20b and
-DeepSeek-V2-Lite on an RTX 3090, DeepSeek-V2-Lite at 32K depth on a V100, gpt-oss-20b and Qwen3-30B-A3B on an
-RTX 4090)."""
+tensors, this form fitted data/'s 9 llama.cpp MoE rows of the time it was chosen with a squared log error of 0.66
+against 0.90 for a cost per expert x top-k, and no worse on the held-out rows (6 of 9 within either way;
+docs/speed.md). Fitted on the llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on NVIDIA GPUs
+(gpt-oss-20b and DeepSeek-V2-Lite on an RTX 3090, DeepSeek-V2-Lite at 32K depth on an RTX 3090 and a V100,
+DeepSeek-V2-Lite F16 on a V100, gpt-oss-20b and Qwen3-30B-A3B on an RTX 4090)."""
 
 METAL_MOE_LAYER_OVERHEAD_S = 70e-6
 """The same cost per layer on an Apple GPU (llama.cpp's Metal backend, ``kernel_mul_mv_id``; one dispatch per
@@ -174,7 +174,7 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.89), "quantized": (0.7, 1.38),
+    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.69, 1.84), "quantized": (0.7, 1.38),
     "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.3),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
