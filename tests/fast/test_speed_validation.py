@@ -36,10 +36,11 @@ def _share_within(rs: list[float]) -> float:
 SHARE_FAILS = {
     ("data", "moe"): "80 % (8 of 10): llama.cpp's DeepSeek-V2-Lite Q4_0 at 32K depth on a V100 is 1.84 "
                      "(its F16 run at depth 0, PR 16843, is 1.29: the V100 is the slowest of the llama.cpp MoE "
-                     "rows at either depth; the same 32K run on an RTX 3090, PR 19057, is 1.00; with PR 17505's "
-                     "Volta FlashAttention the 32K run is only 6 % faster), unexplained; and gpt-oss-20b at "
-                     "microbatch 1 on an RTX 3090 is 0.698, just pessimistic, since the per-layer MoE cost those "
-                     "V100 rows pull up is 102 us",
+                     "rows at either depth; the same 32K run on an RTX 3090, PR 19057, is 1.00). Likely cause, not "
+                     "modelled: llama.cpp ran without CUDA graphs below Ampere until PR 25749 (July 2026), and "
+                     "PR 27721's same-build GTX 1080 table puts graphs at +11 to +53 % on MoE tg64, +6 % on a dense "
+                     "9B. And gpt-oss-20b at microbatch 1 on an RTX 3090 is 0.698, just pessimistic, since the "
+                     "per-layer MoE cost those V100 rows pull up is 102 us",
     ("heldout", "moe"): "67 % (6 of 9), all three misses pessimistic: gpt-oss-20b under Vulkan on an RTX 4090 (0.53) "
                         "and on a DGX Spark (0.65), Qwen3-30B-A3B over 4,096 single-token passes on an RTX 4090 "
                         "(0.63): one fixed cost per MoE layer, fitted on CUDA rows, is too high for these",
