@@ -182,7 +182,9 @@ over the published rows of ``data/speed_measurements.csv`` in that category, rou
 widened to at least :data:`RANGE_BAND` (kvcalc.speed_reference.measured_spread() recomputes them;
 tests/fast/test_speed_range.py checks the two agree). The shown range is the estimate divided by that
 spread: tokens/s from ``point / r_high`` to ``point / r_low``, seconds from ``point x r_low`` to
-``point x r_high``."""
+``point x r_high``; the fast end stops where the datasheet bandwidth and tensor rate would (the step's
+bytes at ``bandwidth_gbps``, its FLOPs at the full rate, no fixed cost): ``point / r_low`` assumes
+0.77 / 0.7 = 1.1x the bandwidth on a memory-bound step, which no GPU reaches."""
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
@@ -584,12 +586,13 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
 
 
 def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: float | None,
-             rate: float | None) -> tuple[float, int, bool]:
+             rate: float | None, *, fixed: bool = True) -> tuple[float, int, bool]:
     """(seconds, FLOPs over all GPUs, compute-bound) of ``batch`` prompts of ``prompt`` tokens in one
     forward pass: per stage ``max(c, m) + PREFILL_OVERLAP x min(c, m)`` + the fixed per-layer cost +
     the all-reduce of ``batch x prompt`` tokens; ``c`` the FLOPs at ``rate``, ``m`` the weights and the
-    written cache at ``bw``. 0 seconds when ``rate`` is None."""
-    seconds, flops_all, compute_bound = TTFT_FIXED_S, 0, False
+    written cache at ``bw``. 0 seconds when ``rate`` is None. ``fixed=False``: ``max(c, m)`` alone (at the
+    datasheet rates, the physical floor :func:`estimate_speed` caps a range at)."""
+    seconds, flops_all, compute_bound = (TTFT_FIXED_S if fixed else 0.0), 0, False
     experts = _touched(d, batch * prompt)[1]
     for st in _stages(d):
         flops = (2 * active * batch * prompt * st.share / d.tp
@@ -600,8 +603,11 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
         comp_t = flops / rate
         mem_t = (st.weights + cache_bytes(st.cache, batch, prompt)) / bw if bw else 0.0
         layers = st.spec.num_layers
-        seconds += (max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t) + _fixed_seconds(d, layers, experts)
-                    + layers * PREFILL_LAYER_OVERHEAD_S + _allreduce_seconds(d, layers, batch * prompt))
+        if not fixed:
+            seconds += max(comp_t, mem_t)
+        else:
+            seconds += (max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t) + _fixed_seconds(d, layers, experts)
+                        + layers * PREFILL_LAYER_OVERHEAD_S + _allreduce_seconds(d, layers, batch * prompt))
         compute_bound |= comp_t >= mem_t
     return seconds, flops_all, compute_bound
 
@@ -638,7 +644,10 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         rate, active = None, 0
         unavailable.append(f"no compute floor or time to first token: {_active_refusal(params)}")
 
-    step = fixed = comm = 0.0
+    # the datasheet rates: no end of a range may be faster than they allow (``floor``, ``pre_floor``)
+    peak_bw = bw / bandwidth_efficiency if bw is not None else None
+    peak_rate = rate / compute_efficiency if rate is not None else None
+    step = fixed = comm = floor = 0.0       # floor: the step at the datasheet rates, no fixed cost
     dec_bytes = dec_w = dec_kv = dec_flops = 0
     dec_compute_bound = False
     for st in _stages(d):
@@ -653,14 +662,18 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         dec_bytes, dec_w, dec_kv = dec_bytes + wt + kv, dec_w + wt, dec_kv + kv
         dec_flops += int(gemm + attn)
         layers = spec.num_layers
-        if bw is not None:
+        if bw is not None and peak_bw is not None:
             parts = _kernel_seconds(wt / (bw * wshare), gemm, rate), _kernel_seconds(kv / bw, attn, rate)
             extra = _fixed_seconds(d, layers), _allreduce_seconds(d, layers, batch)
             step += parts[0][0] + parts[1][0] + sum(extra)
+            floor += (_kernel_seconds(wt / peak_bw, gemm, peak_rate)[0]
+                      + _kernel_seconds(kv / peak_bw, attn, peak_rate)[0])
             fixed, comm = fixed + extra[0], comm + extra[1]
             dec_compute_bound |= parts[0][1] or parts[1][1]
     prefill, pre_flops, pre_compute_bound = _prefill(d, batch, prompt, enc, active, bw, rate)
     one_prompt = _prefill(d, 1, prompt, enc, active, bw, rate)[0]
+    pre_floor = _prefill(d, batch, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
+    one_floor = _prefill(d, 1, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None
     formulas = _formulas(d, batch, (dec_w, dec_kv, fixed, comm, step if decode_ok else None),
                          (pre_flops, tflops, rate_name, prefill if prefill_ok else None),
@@ -672,11 +685,12 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     return SpeedEstimate(
         decode_category=dec_cat, prefill_category=pre_cat,
         decode_tokens_per_s_per_sequence_low=1 / (step * d_hi) if rate_ok else None,
-        decode_tokens_per_s_per_sequence_high=1 / (step * d_lo) if rate_ok else None,
+        decode_tokens_per_s_per_sequence_high=1 / max(step * d_lo, floor) if rate_ok else None,
         decode_tokens_per_s_total_low=batch / (step * d_hi) if rate_ok else None,
-        decode_tokens_per_s_total_high=batch / (step * d_lo) if rate_ok else None,
-        ttft_seconds_low=prefill * p_lo if pre_ok else None, ttft_seconds_high=prefill * p_hi if pre_ok else None,
-        ttft_seconds_per_prompt_low=one_prompt * o_lo if pre_ok else None,
+        decode_tokens_per_s_total_high=batch / max(step * d_lo, floor) if rate_ok else None,
+        ttft_seconds_low=max(prefill * p_lo, pre_floor) if pre_ok else None,
+        ttft_seconds_high=prefill * p_hi if pre_ok else None,
+        ttft_seconds_per_prompt_low=max(one_prompt * o_lo, one_floor) if pre_ok else None,
         ttft_seconds_per_prompt_high=one_prompt * o_hi if pre_ok else None,
         batch=batch, context=context, prompt_tokens=prompt, bandwidth_efficiency=float(bandwidth_efficiency),
         compute_efficiency=float(compute_efficiency),

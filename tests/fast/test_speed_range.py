@@ -32,11 +32,43 @@ def test_the_range_divides_the_point_by_the_spread_of_its_category() -> None:
     lo, hi = speed.SPREAD["dense"]
     assert e.decode_category == "dense" and e.prefill_category == "long prefill"
     assert math.isclose(e.decode_tokens_per_s_per_sequence_low, e.decode_tokens_per_s_per_sequence / hi)
-    assert math.isclose(e.decode_tokens_per_s_per_sequence_high, e.decode_tokens_per_s_per_sequence / lo)
+    # the fast end stops at the datasheet bandwidth (H100 SXM 3,350 GB/s): point / 0.7 would be 1.1x it
+    ceiling = 3350e9 / e.decode_bytes_per_step
+    assert e.decode_tokens_per_s_per_sequence / lo > ceiling
+    assert math.isclose(e.decode_tokens_per_s_per_sequence_high, ceiling)
     assert math.isclose(e.decode_tokens_per_s_total_low, 4 * e.decode_tokens_per_s_per_sequence_low)
     p_lo, p_hi = speed.SPREAD["long prefill"]
-    assert math.isclose(e.ttft_seconds_low, e.ttft_seconds * p_lo)
+    # and the short end of the prefill at the datasheet bf16 rate (989 TFLOP/s): x 0.7 would be 0.83 of it
+    floor = e.prefill_flops / 989e12
+    assert e.ttft_seconds * p_lo < floor
+    assert math.isclose(e.ttft_seconds_low, floor)
     assert math.isclose(e.ttft_seconds_high, e.ttft_seconds * p_hi)
+
+
+PHYSICS_CASES = [("meta-llama/Llama-3.1-8B", "h100-sxm", 1, "vllm", {}), ("meta-llama/Llama-3.1-8B", "rtx-4090", 1,
+                  "llama_cpp", {"gguf": "Q4_K_M"}), ("meta-llama/Llama-3.1-70B", "h200", 2, "sglang", {}),
+                 ("Qwen/Qwen3-30B-A3B", "a100-80gb", 1, "vllm", {}), ("openai/gpt-oss-20b", "rtx-4090", 1,
+                  "llama_cpp", {"gguf": "Q4_K_M"}), ("meta-llama/Llama-3.1-70B", "a100-80gb", 4, "tensorrt_llm", {}),
+                 ("meta-llama/Llama-3.1-8B", "t4", 1, "vllm", {"dtype": "float16"})]
+
+
+@pytest.mark.parametrize(("model", "gpu", "gpus", "runtime", "kw"), PHYSICS_CASES,
+                         ids=[f"{c[0].split('/')[1]}-{c[1]}x{c[2]}-{c[3]}" for c in PHYSICS_CASES])
+@pytest.mark.parametrize(("batch", "context"), [(1, 128), (1, 8192), (8, 4096), (64, 32768)])
+def test_no_end_of_a_range_is_faster_than_the_datasheet_allows(model, gpu, gpus, runtime, kw, batch,
+                                                                 context) -> None:
+    """The brief's physics: a decode step reads at least its bytes at the datasheet bandwidth and a
+    prefill does its FLOPs at no more than the datasheet tensor rate, so the fast end of each range stops
+    there (data/gpus.csv bandwidth_gbps and the rate the estimate names)."""
+    d = deploy(bundled_config(model), gpu=gpu, gpus=gpus, runtime=runtime, **kw)
+    e = estimate_speed(d, batch, context)
+    bandwidth = d.gpu.bandwidth_gbps * 1e9
+    assert e.decode_tokens_per_s_per_sequence_high * e.decode_bytes_per_step <= bandwidth * (1 + 1e-9)
+    assert e.decode_tokens_per_s_total_high <= batch * bandwidth / e.decode_bytes_per_step * (1 + 1e-9)
+    rate = {"bf16": d.gpu.bf16_tflops, "fp16": d.gpu.fp16_tflops, "fp8": d.gpu.fp8_tflops, "fp4": d.gpu.fp4_tflops}
+    peak = rate[e.prefill_tensor_rate] * 1e12
+    assert e.ttft_seconds_low >= e.prefill_flops / (d.tp * peak) * (1 - 1e-9)
+    assert e.ttft_seconds_per_prompt_low <= e.ttft_seconds_low * (1 + 1e-9)
 
 
 def test_ttft_per_prompt_is_one_prompt_and_the_batch_field_is_all_of_them() -> None:
