@@ -420,16 +420,17 @@ def _speed_tiles(e: SpeedEstimate) -> list[tuple[str, str, str]]:
 
 def _speed(e: SpeedEstimate, v: Verdict | None = None) -> None:
     """Decode tokens/s and time to first token: always labelled estimated, with the range and the
-    assumptions; greyed out with the reason when the plan does not fit (no deployment to be that fast)."""
+    assumptions; greyed out with the reason when the batch does not run at its context (kvcalc's
+    ``Verdict.runs_as_asked``: no deployment to be that fast)."""
     st.markdown("**Speed** :orange-badge[estimated]")
     if e.decode_tokens_per_s_per_sequence is None:
         for u in e.unavailable:
             st.info(md(u))
         return
     tiles = _speed_tiles(e)
-    if v is not None and v.state == "does_not_fit":
-        st.caption(f"Speed greyed out: the plan does not fit ({md(v.sentence)}); the figures are what the "
-                   "deployment would reach if it did.")
+    if v is not None and not v.runs_as_asked:
+        st.caption(f"Speed greyed out: the plan does not run as asked ({md(v.sentence)}); the figures are what "
+                   "the deployment would reach if it did.")
         st.markdown("  \n".join(f":gray[{md(label)}: {md(value)}]" for label, value, _ in tiles))
     else:
         for col, (label, value, help_text) in zip(st.columns(len(tiles)), tiles):

@@ -361,6 +361,9 @@ class ScenarioResult:
     decode_tokens_per_s_total: float | None = None   # estimated, the whole batch at speed_context
     ttft_batch_ms: float | None = None         # estimated prefill of the whole batch's prompts in one pass
     speed_context: int = SPEED_CONTEXT         # the context (tokens) the speed figures are for
+    speed_runs: bool = True                    # the batch runs at speed_context on the chosen GPU
+                                               # (kvcalc.verdict.Verdict.runs_as_asked); else the figures
+                                               # are what it would reach if it did
 
 
 def scenarios(models: Sequence[str], attns: Sequence[str], kvdtypes: Sequence[str],
@@ -529,11 +532,12 @@ def evaluate(s: Scenario, config: Mapping[str, Any], *, gpu: Mapping[str, Any], 
                                                          solve_gpus=False)).longest or 0
     per_token = kv_cache(spec, batch=1, context=1, kv_dtype=kv_dtype).bytes_per_token
     speed = estimate_speed(setup, batch, min(speed_context, setup.context_cap))
+    runs = judge(setup, plan(setup, batch=batch, context=speed.context, solve_gpus=False)).runs_as_asked
     return ScenarioResult(s, "", curve, setup.weights_rank, per_token, here.kv_dtype, here.budget_bytes, longest,
                           speed.decode_tokens_per_s_per_sequence,
                           None if speed.ttft_seconds_per_prompt is None else speed.ttft_seconds_per_prompt * 1e3,
                           speed.decode_tokens_per_s_total,
-                          None if speed.ttft_seconds is None else speed.ttft_seconds * 1e3, speed.context)
+                          None if speed.ttft_seconds is None else speed.ttft_seconds * 1e3, speed.context, runs)
 
 
 def context_points(max_context: int, log_x: bool, extra: Sequence[int] = (), n: int = 72) -> list[int]:

@@ -50,6 +50,19 @@ class Verdict:
     longest: int | None = None
     serve_max_model_len: int | None = None
 
+    @property
+    def runs_as_asked(self) -> bool:
+        """The batch runs at its context on these GPUs: it fits, or fits once served with the fix's shorter
+        ``--max-model-len`` (a ``fits_if`` whose fix is a smaller batch does not, nor ``does_not_fit``). A
+        speed estimate for a plan that does not run as asked is greyed out.
+
+        >>> Verdict("fits_if", "Fits if you lower the batch to 2 sequences", "lower the batch to 2", 8192,
+        ...         "", 8192, 8192).runs_as_asked
+        False
+        """
+        return self.state == "fits" or (self.state == "fits_if" and self.serve_max_model_len is not None
+                                        and self.serve_max_model_len != self.max_model_len)
+
 
 def gib(n: int) -> str:
     """Bytes as GiB with one decimal: '65.7 GiB'."""

@@ -7,6 +7,7 @@ x tokens + attention), so at a compute-bound 8,192-token prompt it takes about `
 batch's total decode rate is ``batch`` times one sequence's (one step serves every sequence)."""
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from apptest import COMPARE, PLANNER, run_page
 
@@ -36,8 +37,31 @@ def test_planner_greys_the_speed_out_with_the_reason_when_the_plan_does_not_fit(
     at = run_page(PLANNER, model="meta-llama/Llama-3.1-70B", gpu="rtx-4090")
     assert not any(label.startswith("Decode") for label in _metrics(at))
     caption = next(c.value for c in at.caption if c.value.startswith("Speed greyed out"))
-    assert "the plan does not fit (Does not fit" in caption
+    assert "the plan does not run as asked (Does not fit" in caption
     assert any(":gray[Decode / sequence (est.)" in md.value for md in at.markdown)
+
+
+def test_planner_greys_the_speed_out_when_only_a_smaller_batch_fits() -> None:
+    """Llama-3.1-8B at batch 8 x 32,768 tokens on a 24 GB RTX 4090: 14.96 GiB of bf16 weights plus
+    8 x 32,768 x 128 KiB = 32 GiB of KV cache; "Fits if you lower the batch" is no deployment of batch 8."""
+    at = run_page(PLANNER, gpu="rtx-4090", batch="8", ctx="32768")
+    assert not any(label.startswith("Decode") for label in _metrics(at))
+    caption = next(c.value for c in at.caption if c.value.startswith("Speed greyed out"))
+    assert "(Fits if you lower the batch" in caption
+
+
+def test_compare_leaves_the_speed_empty_with_a_note_where_the_batch_does_not_fit() -> None:
+    """The same 8B plan on Compare: the chosen GPU's longest context at batch 8 is below 32,768, so the speed
+    cells are empty and the note says why; at batch 1 x 8,192 the same scenario has its figures."""
+    at = run_page(COMPARE, gpu="rtx-4090", batch="8", ctx="32768", models=["meta-llama/Llama-3.1-8B"])
+    row = at.dataframe[0].value.iloc[0]
+    for column in ("decode tok/s per sequence @ 32,768 tokens (estimated)",
+                   "time to first token, one 32,768-token prompt, ms (estimated)"):
+        assert pd.isna(row[column]), column
+    assert row["speed note"].startswith("none: 8 x 32,768 tokens do not fit the chosen GPU")
+    ok = run_page(COMPARE, gpu="rtx-4090", batch="1", ctx="8192", models=["meta-llama/Llama-3.1-8B"])
+    fits = ok.dataframe[0].value.iloc[0]
+    assert fits["decode tok/s per sequence @ 8,192 tokens (estimated)"] > 0 and fits["speed note"] == ""
 
 
 def test_compare_speed_columns_use_the_context_given_and_say_per_sequence_and_total() -> None:
