@@ -566,7 +566,8 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
               pre: tuple[int, float | None, str, float | None], bandwidth_efficiency: float,
               compute_efficiency: float) -> tuple[str, ...]:
     """The estimate's arithmetic in words: ``dec`` = (weight bytes, KV bytes, fixed s, all-reduce s, step s
-    or None), ``pre`` = (FLOPs, TFLOP/s, rate name, time to first token s or None)."""
+    or None), ``pre`` = (FLOPs, TFLOP/s, rate name, seconds of the whole batch's prefill or None: at batch 1
+    the time to first token)."""
     dec_w, dec_kv, fixed, comm, step = dec
     pre_flops, tflops, rate_name, prefill = pre
     return (
@@ -578,7 +579,8 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
                                                             else " (bandwidth unknown)"),
         "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
                                                if step else ""),
-        f"time to first token = {pre_flops:,} FLOP / ({d.tp} x {_rate_text(tflops, rate_name + ' TFLOP/s')} x "
+        ("time to first token" if batch == 1 else f"prefill of the whole batch, {batch:,} prompts in one pass")
+        + f" = {pre_flops:,} FLOP / ({d.tp} x {_rate_text(tflops, rate_name + ' TFLOP/s')} x "
         f"{compute_efficiency:g}), + {PREFILL_OVERLAP:g} x the weight read where shorter, + fixed per-layer "
         f"and all-reduce costs + {TTFT_FIXED_S * 1e3:g} ms once"
         + (f" = {prefill * 1e3:.1f} ms" if prefill is not None else " (tensor rate unknown)"),

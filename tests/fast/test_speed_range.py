@@ -82,6 +82,17 @@ def test_ttft_per_prompt_is_one_prompt_and_the_batch_field_is_all_of_them() -> N
     assert e.ttft_seconds_per_prompt_low <= e.ttft_seconds_per_prompt <= e.ttft_seconds_per_prompt_high
 
 
+def test_the_prefill_formula_line_says_whose_prefill_it_is() -> None:
+    """At batch 8 the third formula line is the whole batch's prefill (the tile beside it is one prompt's),
+    with 8 x one prompt's FLOPs; at batch 1 it is the time to first token."""
+    d = deploy(bundled_config("meta-llama/Llama-3.1-8B"), gpu="h100-sxm", runtime="vllm")
+    eight, one = estimate_speed(d, 8, 8192), estimate_speed(d, 1, 8192)
+    assert eight.formulas[2].startswith(f"prefill of the whole batch, 8 prompts in one pass = {eight.prefill_flops:,}")
+    assert eight.prefill_flops == 8 * one.prefill_flops
+    assert eight.formulas[2].endswith(f"= {eight.ttft_seconds * 1e3:.1f} ms")
+    assert one.formulas[2].startswith("time to first token = ")
+
+
 def test_categories_follow_the_deployment() -> None:
     cfg = bundled_config("meta-llama/Llama-3.1-8B")
     assert estimate_speed(deploy(cfg, gpu="h100-sxm", gpus=2), 1, 128).decode_category == "tensor parallel"
