@@ -111,7 +111,8 @@ def judge(d: Deployment, p: PlanResult, max_model_len_source: MaxLenSource = "gi
     longest = eng.served_longest(d, p)
     batch, ctx = p.batch, p.context
     if p.fits:
-        up_to = f" (up to {longest:,} tokens each)" if longest and longest > ctx else ""
+        up_to = (f" (up to {longest:,} tokens each{eng.longest_words(mml, longest)})"
+                 if longest and longest > ctx else "")
         more = f"; up to {p.max_batch:,} sequences of this length" if p.max_batch and p.max_batch > batch else ""
         return Verdict("fits", f"Fits: {sequences(batch)} of {ctx:,} tokens{up_to}{more}", None, mml, note,
                        longest, mml)

@@ -433,6 +433,11 @@ class Engine:
             return f"more than 64 {d.gpu.name} GPUs needed"
         return f"fewest {d.gpu.name} GPUs: {n:,}"
 
+    def longest_words(self, mml: int | None, longest: int) -> str:
+        """What serves the verdict's longest context when the engine's own length limit is below it (vLLM's
+        " with --max-model-len 131072"); default: nothing, the longest runs as configured."""
+        return ""
+
     def request_words(self, d: Deployment, batch: int, context: int) -> str:
         """What to set so ``d`` serves ``batch`` requests of ``context`` tokens, after kvcalc.fixes' lower-batch and
         shorter-context fixes (" (--max-model-len 5136)"; default: nothing, the requests are just fewer or shorter)."""

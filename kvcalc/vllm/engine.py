@@ -242,6 +242,16 @@ class VllmEngine(Engine):
                        f"serve with {fix}: {sequences(p.batch)} of up to {longest:,} tokens {verb}", mml, note,
                        longest, longest)
 
+    def longest_words(self, mml: int | None, longest: int) -> str:
+        """A request longer than ``max_model_len`` is refused (vLLM's input check: "The decoder prompt (length N)
+        is longer than the maximum model length of M"): the verdict's longest (:meth:`served_longest`) needs the
+        flag raised to it.
+
+        >>> VllmEngine().longest_words(8192, 81904), VllmEngine().longest_words(131072, 81904)
+        (' with --max-model-len 81904', '')
+        """
+        return f" with --max-model-len {longest}" if mml is not None and longest > mml else ""
+
     def request_words(self, d: Deployment, batch: int, context: int) -> str:
         """vLLM checks at startup that one ``--max-model-len`` request fits its pool: a shorter length is a flag."""
         return "" if context == startup_plan(d).max_model_len else f" (--max-model-len {context})"

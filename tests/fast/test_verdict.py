@@ -46,7 +46,9 @@ def test_fits_up_to_the_length_vllm_auto_fits():
     assert v.state == "fits" and v.fix is None and v.longest == 81_904
     # (how many 8,192-token sequences fit at once is plan.max_batch's, not asserted here: vLLM logs
     # "Maximum concurrency 10.00x" for this pool, but one of its 5,120 blocks is the null block)
-    assert v.sentence.startswith("Fits: 1 sequence of 8,192 tokens (up to 81,904 tokens each); up to ")
+    # served at max_model_len 8,192, vLLM refuses a longer request: the longest needs the flag raised
+    assert v.sentence.startswith("Fits: 1 sequence of 8,192 tokens (up to 81,904 tokens each with "
+                                 "--max-model-len 81904); up to ")
     assert v.max_model_len == 8192 and "the context asked for" in v.max_model_len_note
 
 
@@ -60,7 +62,8 @@ def test_rtx_4090_default_story():
     binding = plan(d, batch=1, context=8192).binding_constraint
     estimate = int(binding.split("estimated maximum model length ")[1].split(")")[0].replace(",", ""))
     assert served.state == "fits" and served.longest == estimate
-    assert served.sentence.startswith(f"Fits: 1 sequence of 8,192 tokens (up to {estimate:,} tokens each)")
+    assert served.sentence.startswith(f"Fits: 1 sequence of 8,192 tokens (up to {estimate:,} tokens each "
+                                      f"with --max-model-len {estimate})")
     assert default.state == "fits_if" and default.serve_max_model_len == estimate
     assert default.sentence == (f"Fits if you serve with --max-model-len {estimate} "
                                 "(the model's default 131,072 does not)")
