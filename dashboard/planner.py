@@ -26,7 +26,7 @@ from kvcalc.serve_command import ServeCommand
 from kvcalc.speed import SpeedEstimate, decode_rate_grid, estimate_speed
 from kvcalc.units import human_bytes
 from kvcalc.variants import apply_variant
-from kvcalc.verdict import Verdict, with_max_model_len
+from kvcalc.verdict import Verdict, fewest_gpus_text, with_max_model_len
 from kvcalc.weights import weight_bytes
 
 from . import charts, engine_inputs, exports, inputs, page, paste, startup_box, state
@@ -73,7 +73,8 @@ def binding_caption(p: kvcalc.PlanResult, v: Verdict, model_max: int | None) -> 
     """The caption under the headline figures: what binds, and the fewest GPUs of this type (plain text, escaped
     where shown). A longest context at the model's maximum (``max_position_embeddings``) is capped there, not by
     memory: the caption says the model maximum binds it, and what kvcalc reports binds the batch."""
-    fewest = f"Fewest GPUs of this type: {p.min_gpus if p.min_gpus else 'more than 64'}."
+    words = fewest_gpus_text(get_engine(p.runtime), p)
+    fewest = words[0].upper() + words[1:] + "."
     if v.longest and model_max and v.longest >= model_max:
         return (f"Binding constraint: the model maximum ({model_max:,} tokens, max_position_embeddings) caps the "
                 f"longest context, not memory; the batch is bound by {p.binding_constraint}. {fewest}")
@@ -212,11 +213,13 @@ def _model_for_command(choice: inputs.ModelChoice) -> str:
 
 def _served(setup: Deployment, p: kvcalc.PlanResult, v: Verdict) -> tuple[Deployment, str]:
     """The deployment the command serves and its title: on the fewest GPUs that fit (a plan that does not
-    fit), with the fix's ``--max-model-len`` (a "fits if" one), else the plan's own."""
+    fit), with the fix's ``--max-model-len`` or engine flags (a "fits if" one), else the plan's own."""
     if v.state == "does_not_fit" and p.min_gpus and p.min_gpus != setup.gpus:
         return setup.with_gpus(p.min_gpus), f"Command that fits: {p.min_gpus} x {p.gpu}"
     if v.state == "fits_if" and v.serve_max_model_len and v.serve_max_model_len != v.max_model_len:
         return with_max_model_len(setup, v.serve_max_model_len), "Command to run (with the fix)"
+    if v.state == "fits_if" and v.serve_options is not None:
+        return setup.with_cache(setup.kv_dtype, v.serve_options), "Command to run (with the fix)"
     return setup, "Command to run"
 
 

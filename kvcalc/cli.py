@@ -604,6 +604,8 @@ def _longest_line(d: Any, p: Any) -> str:
 
 def _plan_lines(deployment: Any, p: Any, speed: Any, source: str) -> list[str]:
     """The plan as text: the headline figures, the solvers, the engine's own lines, the speed estimate."""
+    from .verdict import fewest_gpus_text
+
     fmt = human_bytes
     engine = deployment.engine
     lines = [
@@ -622,12 +624,7 @@ def _plan_lines(deployment: Any, p: Any, speed: Any, source: str) -> list[str]:
         _longest_line(deployment, p),
         f"largest batch at {p.context:,} tokens: {p.max_batch:,}" if p.max_batch else
         f"largest batch at {p.context:,} tokens: nothing fits",
-        f"fewest GPUs of this type: {p.min_gpus}" if p.min_gpus else
-        f"fewest GPUs of this type: not one ({engine.label}: GPU counts are planned (--gpus), not searched)"
-        if not engine.multi_gpu
-        else f"fewest GPUs of this type: no count helps (the context is over the model's maximum "
-             f"{p.model_max_context:,})" if p.model_max_context and p.context > p.model_max_context
-        else "fewest GPUs of this type: more than 64",
+        fewest_gpus_text(engine, p),
         f"binding constraint: {p.binding_constraint}",
     ]
     if p.host_bytes is not None:

@@ -24,10 +24,10 @@ escapes it like any other text.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from .deployment import Deployment
-from .engines.base import MaxLenSource
+from .engines.base import Engine, MaxLenSource
 from .plan import PlanResult, fits
 from .solve import largest_true
 from .units import GiB
@@ -40,7 +40,9 @@ class Verdict:
     """``sentence``: the answer in plain words; ``fix``: what to change (None when it fits);
     ``max_model_len``: the one the plan used (vLLM only) and ``max_model_len_note`` why;
     ``longest``: the longest context per sequence at this batch (tokens; None when nothing fits);
-    ``serve_max_model_len``: the ``--max-model-len`` to serve with (the fix's, under ``fits_if``)."""
+    ``serve_max_model_len``: the ``--max-model-len`` to serve with (the fix's, under ``fits_if``);
+    ``serve_options``: the engine options a ``fits_if`` fix serves with where it is a flag of the run, not a
+    smaller batch (llama.cpp's ``-np batch -c batch x context``), else None."""
 
     state: State
     sentence: str
@@ -49,19 +51,35 @@ class Verdict:
     max_model_len_note: str = ""
     longest: int | None = None
     serve_max_model_len: int | None = None
+    serve_options: Any = None
 
     @property
     def runs_as_asked(self) -> bool:
         """The batch runs at its context on these GPUs: it fits, or fits once served with the fix's shorter
-        ``--max-model-len`` (a ``fits_if`` whose fix is a smaller batch does not, nor ``does_not_fit``). A
-        speed estimate for a plan that does not run as asked is greyed out.
+        ``--max-model-len`` or engine flags (``serve_options``); a ``fits_if`` whose fix is a smaller batch does
+        not, nor ``does_not_fit``. A speed estimate for a plan that does not run as asked is greyed out.
 
         >>> Verdict("fits_if", "Fits if you lower the batch to 2 sequences", "lower the batch to 2", 8192,
         ...         "", 8192, 8192).runs_as_asked
         False
         """
-        return self.state == "fits" or (self.state == "fits_if" and self.serve_max_model_len is not None
-                                        and self.serve_max_model_len != self.max_model_len)
+        return self.state == "fits" or (self.state == "fits_if" and (
+            self.serve_options is not None
+            or (self.serve_max_model_len is not None and self.serve_max_model_len != self.max_model_len)))
+
+
+def fewest_gpus_text(engine: Engine, p: PlanResult) -> str:
+    """The plan's fewest GPUs of this type in words (plain text: the CLI's report line, the Planner's caption):
+    the count, or why there is none (an engine that plans a given GPU count, a context over the model's
+    maximum, more than the counts searched)."""
+    if p.min_gpus:
+        return f"fewest GPUs of this type: {p.min_gpus}"
+    if not engine.multi_gpu:
+        return f"fewest GPUs of this type: not one ({engine.label}: GPU counts are planned (--gpus), not searched)"
+    if p.model_max_context and p.context > p.model_max_context:
+        return f"fewest GPUs of this type: no count helps (the context is over the model's maximum " \
+               f"{p.model_max_context:,})"
+    return "fewest GPUs of this type: more than 64"
 
 
 def gib(n: int) -> str:

@@ -295,12 +295,29 @@ class LlamaCppEngine(PagedEngine):
     # ------------------------------------------------------------------ the verdict's words
     def refusal_verdict(self, d: Deployment, p: PlanResult, mml: int | None, note: str,
                         longest: int | None) -> Verdict | None:
-        """The engine's allocation refusal and its fix (kvcalc.llama_cpp.seam.OOM)."""
+        """The engine's allocation refusal and its fix (kvcalc.llama_cpp.seam.OOM); where the configured run
+        only has too few slots or cells but a run sized to the request (``-np batch -c batch x context``) fits the
+        GPU, "fits if you serve with" those flags, planned with them (``Verdict.serve_options``)."""
         from ..verdict import Verdict
 
+        sized = self.sized_run(d, p.batch, p.context)
+        if sized is not None:
+            why = p.binding_constraint.split("; a run sized to the request fits")[0]
+            flags = f"-np {p.batch} -c {sized.n_ctx}"
+            return Verdict("fits_if", f"Fits if you serve with {flags} (as configured, {why})",
+                           f"serve with {flags}", mml, note, longest, None, sized)
         why, _, engine_fix = p.binding_constraint.partition("); ")
         return Verdict("does_not_fit", f"Does not fit: {why}{')' if engine_fix else ''}; {self.fewest_text(d, None)}",
                        engine_fix or "a smaller GGUF file type or a shorter -c", mml, note, longest, None)
+
+    def sized_run(self, d: Deployment, batch: int, context: int) -> LlamaCppOptions | None:
+        """``d``'s options with ``-np batch -c batch x context`` (the other flags as given) where that run fits the
+        GPUs of ``d`` (under a layer split, split as ``d`` is) and ``d``'s own does not hold the requests (module
+        docstring), else None."""
+        if context > d.context_cap or (llama_solvers(d, batch, context)[1] or 0) < batch:
+            return None
+        sized = replace(d.llama_cpp, n_parallel=batch, n_ctx=batch * context)
+        return None if sized == d.llama_cpp else sized
 
     def request_words(self, d: Deployment, batch: int, context: int) -> str:
         """The run the solvers size to the request (module docstring): ``-np batch -c batch x context``."""

@@ -12,7 +12,7 @@ import pytest
 from paths import load_config, load_fixture
 
 from kvcalc.capacity import deploy, fewest_gpus, plan
-from kvcalc.verdict import gib, judge
+from kvcalc.verdict import fewest_gpus_text, gib, judge
 
 LLAMA8, LLAMA70, GEMMA27 = "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-70B", "google/gemma-3-27b-it"
 GiB = 1 << 30
@@ -135,3 +135,31 @@ def test_sampler_warm_up_is_named_when_it_is_the_activation_peak():
     fixed, _ = verdict("Qwen/Qwen3.5-35B-A3B", 1, 32768, "context", gpu="h100-sxm",
                        max_model_len=32768, max_num_seqs=128)
     assert fixed.state == "fits"
+
+
+def test_llama_cpp_with_too_few_slots_fits_if_served_with_them():
+    """llama-server's auto slots are 4 (common/common.h n_parallel = -1, the server's 'using n_parallel = 4'):
+    batch 8 exceeds them, but a run of -np 8 -c 8 x 4,096 holds Llama-3.1-8B Q4_K_M (4.6 GiB) and 8 x 4,096 x
+    128 KiB = 4 GiB of f16 cells on a 24 GB card. The verdict names those flags, plans with them and the plan
+    runs as asked (its speed is not greyed out); one GPU count is planned, not searched."""
+    v, d = verdict(LLAMA8, 8, 4096, gpu="rtx-4090", runtime="llama_cpp", gguf="Q4_K_M")
+    assert v.state == "fits_if" and v.runs_as_asked
+    assert v.sentence == ("Fits if you serve with -np 8 -c 32768 (as configured, batch 8 exceeds the 4 requests "
+                          "the engine runs at once)")
+    served = d.with_cache(d.kv_dtype, v.serve_options)
+    assert (served.llama_cpp.n_parallel, served.llama_cpp.n_ctx) == (8, 32768)
+    assert plan(served, batch=8, context=4096).fits
+    assert "-np 8" in served.engine.plan_command("m", served, 8, 4096).text
+    # under a layer split over two GPUs the same: Llama-3.1-70B Q4_K_M on 2 x H200 at batch 16
+    v70, d70 = verdict(LLAMA70, 16, 8192, gpu="h200", gpus=2, runtime="llama_cpp", gguf="Q4_K_M")
+    assert v70.sentence.startswith("Fits if you serve with -np 16 -c 131072 (as configured, batch 16 exceeds")
+    assert plan(d70.with_cache(d70.kv_dtype, v70.serve_options), batch=16, context=8192).fits
+
+
+def test_fewest_gpus_in_words() -> None:
+    """A count where one was found; under an engine that plans the GPU count given, why there is none."""
+    d = deploy(load_config(LLAMA8), gpu="rtx-4090", runtime="llama_cpp", gguf="Q4_K_M")
+    assert fewest_gpus_text(d.engine, plan(d, batch=1, context=4096)) == "fewest GPUs of this type: 1"
+    big = deploy(load_config(LLAMA70), gpu="rtx-4090", runtime="llama_cpp", gguf="Q4_K_M")
+    assert fewest_gpus_text(big.engine, plan(big, batch=1, context=4096)) == (
+        "fewest GPUs of this type: not one (llama.cpp: GPU counts are planned (--gpus), not searched)")

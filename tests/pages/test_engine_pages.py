@@ -103,6 +103,18 @@ def test_llama_cpp_that_cannot_allocate_gets_its_own_refusal_in_red():
     assert "cudaMalloc failed: out of memory" in text and "offload fewer layers (-ngl)" in text
 
 
+def test_llama_cpp_with_too_few_slots_says_the_flags_and_serves_with_them():
+    """Batch 8 over llama-server's 4 auto slots (a reviewer saw 'Does not fit' with 'a smaller GGUF file type'
+    as the fix beside 'Largest batch 38'): a yellow 'Fits if you serve with -np 8 -c 32768', the command with
+    those flags, and the speed tiles shown."""
+    at = run_page(PLANNER, runtime="llama_cpp", gpu="rtx-4090", batch="8", ctx="4096")
+    assert not at.error
+    assert any("Fits if you serve with -np 8 -c 32768" in w.value for w in at.warning)
+    assert any("-np 8" in c.value and "-c 32768" in c.value for c in at.code)
+    assert any(m.label.startswith("Decode") for m in at.metric)
+    assert any("Fewest GPUs of this type: 1." in c.value for c in at.caption)
+
+
 def test_pasted_llama_server_line_sets_the_runtime_and_its_flags():
     at = run_page(PLANNER)
     at.text_area(key="vllm_cmd").set_value(

@@ -245,7 +245,7 @@ OWN = {"gpu.get('gpus', 1)", "MAX_SCENARIOS", "setup.gpus", "setup.runtime", "sp
        "a.kv_heads", "a.k_head_dim", "a.v_head_dim", "overhead", "group", "DEFAULT_BLOCK_SIZE",
        "LINKS['transformers_cache']", "LINKS['vllm_spec']", "LINKS['vllm_utils']", "LINKS['vllm_worker']",
        "_fmt(entry.params) if entry.params else '-'", "entry.params_source", "entry.display_name", "entry.file",
-       "entry.hub_id", "row", "title", "len(notes) - 8", "p.min_gpus if p.min_gpus else 'more than 64'", "p.gpus",
+       "entry.hub_id", "row", "title", "len(notes) - 8", "p.gpus",
        "p.runtime", "p.min_gpus", "quote(plain(choice.name), safe='/')", "names[k]", "f.read()",
        "e.decode_bound", "e.prefill_bound", "table.busiest_stage"}
 NUMERIC = {"_fmt", "tex_int", "human_bytes", "_ratio", "len", "gpu_label", "gpu_class_label", "badge",
