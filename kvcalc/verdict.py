@@ -161,6 +161,8 @@ def judge(d: Deployment, p: PlanResult, max_model_len_source: MaxLenSource = "gi
                f"tokens needs {gib(p.kv_bytes // max(batch, 1))}")
     shorter = f"; on {d.gpus:,} GPU(s) at most {longest:,} tokens per sequence at batch {batch:,}" if longest else ""
     more = _more_gpus(d, p)
-    fix = (more[len(", or "):] if more else "more GPUs or a smaller model") + shorter + eng.serving_hint(d)
+    # the runtime's reservations are no help where the weights alone are over the budget
+    hint = eng.serving_hint(d) if p.weights_bytes <= p.budget_bytes else ""
+    fix = (more[len(", or "):] if more else "more GPUs or a smaller model") + shorter + hint
     return Verdict("does_not_fit", f"Does not fit: {why}; {eng.fewest_text(d, p.min_gpus)}", fix, mml, note, longest,
                    None)

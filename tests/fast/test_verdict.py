@@ -137,6 +137,14 @@ def test_sampler_warm_up_is_named_when_it_is_the_activation_peak():
     assert fixed.state == "fits"
 
 
+def test_no_reservation_fix_where_the_weights_alone_are_over_the_budget():
+    """Llama-3.1-70B's 70,553,706,496 bf16 parameters (131.4 GiB) on one H100 (71.7 GiB of budget): a smaller
+    --max-num-seqs frees activation memory, not weight memory, so the fix names GPUs only."""
+    v, _ = verdict(LLAMA70, 1, 8192, "context", gpu="h100-sxm", max_model_len=8192)
+    assert v.state == "does_not_fit" and v.sentence.startswith("Does not fit: weights alone need 131.4 GiB per GPU")
+    assert "--max-num-seqs" not in v.fix
+
+
 def test_llama_cpp_with_too_few_slots_fits_if_served_with_them():
     """llama-server's auto slots are 4 (common/common.h n_parallel = -1, the server's 'using n_parallel = 4'):
     batch 8 exceeds them, but a run of -np 8 -c 8 x 4,096 holds Llama-3.1-8B Q4_K_M (4.6 GiB) and 8 x 4,096 x
