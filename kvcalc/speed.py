@@ -551,8 +551,12 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
         moe = (f" + {expert_overhead(d) * 1e6:g} us per routed expert" if d.runtime in SERVING_RUNTIMES else
                f" + {moe_layer_overhead(d) * 1e6:g} us per MoE layer (a prefill: + {FUSED_EXPERT_OVERHEAD_S * 1e6:g}"
                " us per expert its tokens touch)")
+    spec = d.engine.speculative(d)
     assumptions.append(f"fixed cost {layer_overhead(d) * 1e6:g} us per layer per forward pass" + moe
-                       + " (fitted on published figures); no speculative decoding")
+                       + " (fitted on published figures); "
+                       + ("no speculative decoding" if spec is None else
+                          f"speculative decoding ({spec}) not modelled: one token per sequence a step, its "
+                          "speed-up depends on the acceptance rate"))
     return assumptions
 
 

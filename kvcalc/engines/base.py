@@ -369,6 +369,11 @@ class Engine:
         TensorRT-LLM's XQA, llama.cpp's), as the published figures of every engine bear out."""
         return 1
 
+    def speculative(self, d: Deployment) -> str | None:
+        """The speculative decoding the run is configured with, in words (None: none): kvcalc.speed names it as
+        not modelled, since its speed-up depends on the acceptance rate, which no config gives."""
+        return None
+
     def startup_lines(self, d: Deployment) -> tuple[str, ...]:
         """What the engine prints about memory at startup (empty for a library runtime)."""
         return ()

@@ -242,6 +242,11 @@ class VllmEngine(Engine):
                        f"serve with {fix}: {sequences(p.batch)} of up to {longest:,} tokens {verb}", mml, note,
                        longest, longest)
 
+    def speculative(self, d: Deployment) -> str | None:
+        """``--speculative-config``'s method and tokens a step proposes (kvcalc.vllm.speculative)."""
+        sc = d.vllm.speculative_config
+        return None if sc is None else f"{sc.method}, {sc.num_speculative_tokens} tokens a step"
+
     def longest_words(self, mml: int | None, longest: int) -> str:
         """A request longer than ``max_model_len`` is refused (vLLM's input check: "The decoder prompt (length N)
         is longer than the maximum model length of M"): the verdict's longest (:meth:`served_longest`) needs the

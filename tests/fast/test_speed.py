@@ -249,3 +249,14 @@ def test_integer_weights_are_read_at_the_quantized_share_and_say_so() -> None:
     assert e.decode_category == "quantized"
     assert math.isclose(e.decode_step_seconds, step, rel_tol=1e-12)
     assert any("integer-quantized" in a for a in e.assumptions)
+
+
+def test_a_configured_speculative_decoding_is_named_as_not_modelled() -> None:
+    """vLLM's --speculative-config (here n-gram, 4 proposed tokens): the estimate stays one token a step and says
+    so; without it the assumption reads 'no speculative decoding'."""
+    cfg = load_config("meta-llama/Llama-3.1-8B")
+    spec = kvcalc.deploy(cfg, gpu="h100-sxm", speculative_config={"method": "ngram", "num_speculative_tokens": 4})
+    plain = kvcalc.deploy(cfg, gpu="h100-sxm")
+    e, e0 = estimate_speed(spec, 1, 4096), estimate_speed(plain, 1, 4096)
+    assert "speculative decoding (ngram, 4 tokens a step) not modelled" in e.assumptions[-1]
+    assert e0.assumptions[-1].endswith("no speculative decoding")
