@@ -12,6 +12,7 @@ from typing import Any, Literal
 import streamlit as st
 
 from kvcalc.errors import KVCalcError
+from kvcalc.explain import pool_binds_text
 from kvcalc.scenarios import FIT_BATCHES, FitView, HeatCell, gpu_fit, heat_grid
 
 from . import charts, inputs, page, state
@@ -34,6 +35,9 @@ def _headline(view: FitView) -> None:
     cols[2].metric(f"Longest context @ batch {p.batch:,}", f"{v.longest:,}" if v.longest else "none")
     cols[3].metric(f"Largest batch @ {p.context:,}", f"{p.max_batch:,}" if p.max_batch else "none")
     st.caption(f"Binding constraint: {md(p.binding_constraint)}.")
+    why = pool_binds_text(p)
+    if why:
+        st.caption(md(why))
 
 
 def grid(view: FitView, context: int) -> tuple[list[int], list[list[HeatCell]]]:

@@ -10,6 +10,7 @@ import kvcalc
 from kvcalc.capacity import Deployment, layer_bytes, memory_curve
 from kvcalc.engines import get_engine, names
 from kvcalc.errors import KVCalcError
+from kvcalc.explain import pool_binds_text
 from kvcalc.fixes import Fix, fixes
 from kvcalc.gpus import CLASS_REPRESENTATIVES, get_gpu
 from kvcalc.layer_table import PADDING, LayerRow
@@ -138,6 +139,8 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict, setup: Deployment | None = None) 
     st.caption(md(binding_caption(p, v, setup.spec.max_position_embeddings if setup else None)))
     if p.fits and p.total_bytes > p.budget_bytes:
         st.caption(md(_outside_budget(p)))
+    elif pool_binds_text(p):
+        st.caption(md(pool_binds_text(p)))
     with st.expander("Formulas behind these numbers"):
         if setup is not None:
             st.markdown(f"- {code(_kv_line(setup))}")

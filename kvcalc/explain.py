@@ -4,6 +4,8 @@ Pure text from numbers kvcalc.plan already computed (bytes; shown as GiB = 2**30
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .deployment import Deployment
 from .engine import EngineMemoryPlan
 from .limits import MAX_CONTEXT
@@ -112,3 +114,18 @@ def engine_binding(ep: EngineMemoryPlan, batch: int, context: int, fits: bool, m
         return f"the concurrent-request cap ({ep.max_running:,}) binds before the KV pool runs out"
     return (f"KV pool: {ep.pool_tokens:,} tokens in {ep.pool_pages:,} {unit} of {ep.page_size} "
             f"({gib(ep.available_kv_bytes)} set aside)")
+
+
+def pool_binds_text(p: Any) -> str | None:
+    """Why a plan (a kvcalc.plan.PlanResult) that does not fit shows a total within its budget, in plain text; None
+    when it fits or its total is over the budget. The KV figure is what the requests occupy; the engine sizes and
+    lays out its pool at startup in its own way (SGLang splits it between full-attention and sliding-window layers,
+    a paged pool rounds to pages, slots cap the requests), and that pool binds."""
+    if p.fits or p.total_bytes > p.budget_bytes:
+        return None
+    from .engines import get_engine
+    from .units import human_bytes
+
+    return (f"The total ({human_bytes(p.total_bytes)}) is within the budget ({human_bytes(p.budget_bytes)}), yet "
+            f"{get_engine(p.runtime).label} does not hold the requests: {p.binding_constraint}. The KV figure is what "
+            "the requests occupy; the engine sizes and lays out its pool at startup, and that pool binds.")

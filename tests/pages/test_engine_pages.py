@@ -115,6 +115,18 @@ def test_llama_cpp_with_too_few_slots_says_the_flags_and_serves_with_them():
     assert any("Fewest GPUs of this type: 1." in c.value for c in at.caption)
 
 
+@pytest.mark.parametrize("page", ["planner", "gpu_fit"])
+def test_a_total_within_the_budget_that_does_not_fit_says_the_pool_binds(page):
+    """gpt-oss-20b under SGLang on an A100 80GB at 16 x 98,304 tokens: the requests occupy 63.2 GiB of a 65.7 GiB
+    budget, but SGLang splits its pool between full-attention and sliding-window layers at startup and the
+    full-attention part holds 1,283,512 tokens of the 16 x 98,304 = 1,572,864 asked (a reviewer saw 'Budget used
+    96.2 %' beside 'Fits: no'); both pages say so under the headline."""
+    at = run_page(PLANNER if page == "planner" else GPU_FIT, model="openai/gpt-oss-20b", gpu="a100-80gb",
+                  runtime="sglang", batch="16", ctx="98304")
+    why = [c.value for c in at.caption if "is within the budget" in c.value]
+    assert why and "SGLang does not hold the requests: KV pool: 16 requests x 98,304 tokens" in why[0]
+
+
 def test_pasted_llama_server_line_sets_the_runtime_and_its_flags():
     at = run_page(PLANNER)
     at.text_area(key="vllm_cmd").set_value(
