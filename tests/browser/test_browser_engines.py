@@ -3,7 +3,8 @@
 Reuses tests/browser/test_browser.py's server / browser / tab fixtures and test_browser_verdict's paste helper.
 Expected: Llama-3.1-8B, f16 K+V 32 layers x 8 heads x 128 x 2 x 2 B = 131,072 B per cell; llama-server
 with -np 1 runs 4 unified slots (tools/server/server.cpp), so -c 8192 allocates 8,192 cells = 1,024 MiB,
-printed as llama-kv-cache.cpp's "size = %7.2f MiB (%6u cells, %3d layers, %2u/%u seqs)".
+printed as llama-kv-cache.cpp's "size = %7.2f MiB (%6u cells, %3d layers, %2u/%u seqs)" (the startup lines are
+the run as pasted; the command is the verdict's fix).
 """
 from __future__ import annotations
 
@@ -22,8 +23,12 @@ def test_pasted_llama_server_line_shows_the_llama_cpp_plan(tab: Tab):
     tab.open("/?gpu=rtx-4090")
     paste(page, "llama-server -hf unsloth/Llama-3.1-8B-Instruct-GGUF:Q8_0 -c 8192 -fa on --port 8080")
     main = page.get_by_test_id("stMain")
+    # the paste plans its 4 auto slots at 8,192 tokens each, more than the 8,192 cells they share: the verdict's
+    # fix is a run sized to the request, and the command serves it (-np 4 -c 4 x 8,192)
+    expect(main.get_by_test_id("stAlert").filter(has_text="Fits if you serve with -np 4 -c 32768").first
+           ).to_be_visible(timeout=STEP_MS)
     expect(main.get_by_test_id("stCode").filter(has_text="llama-server -m").first).to_contain_text(
-        "llama-server -m /path/to/Llama-3.1-8B-Q8_0.gguf -c 8192 -fa on", timeout=STEP_MS)
+        "llama-server -m /path/to/Llama-3.1-8B-Q8_0.gguf -c 32768 -np 4 -fa on", timeout=STEP_MS)
     expect(main.get_by_test_id("stHeading").filter(has_text="llama_cpp").first).to_be_visible(timeout=STEP_MS)
     main.get_by_test_id("stExpander").filter(has_text="Formulas behind these numbers").locator("summary").click()
     expect(main.get_by_test_id("stCode").filter(has_text="llama_kv_cache").first).to_contain_text(
