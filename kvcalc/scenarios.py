@@ -285,6 +285,16 @@ def gpu_row(planned: Planned, g: GPU) -> dict[str, Any]:
     }
 
 
+def unsupported_row(planned: Planned, g: GPU, reason: str) -> dict[str, Any]:
+    """The GPU table's row for a card the runtime has no backend for (Engine.check_device): nothing fits, the
+    reason in ``binding constraint``, the columns of :func:`gpu_row`."""
+    batch, context = planned.plan.batch, planned.plan.context
+    return {"GPU": g.name, "key": g.key, "memory GiB": round(g.memory_gib, 2), "budget GiB": 0.0,
+            "weights GiB / GPU": 0.0, "KV budget GiB": 0.0, f"fits {batch:,} x {context:,}": "no backend",
+            f"longest context @ batch {batch:,}": 0, f"largest batch @ {context:,} tokens": 0,
+            "binding constraint": reason}
+
+
 @dataclass(frozen=True)
 class FitView:
     """Everything the GPU fit page lays out: the headline (``planned``), the heatmap and the GPU table."""
@@ -323,6 +333,11 @@ def gpu_fit(model: Mapping[str, Any] | ModelSpec, options: Mapping[str, Any], ba
     cells = heat_grid(planned, batches, contexts)
     rows, errors = [], []
     for g in gpu_catalog() if gpus is None else gpus:
+        try:
+            planned.setup.engine.check_device(g)
+        except KVCalcError as e:          # the engine has no backend for this vendor: a row that says so
+            rows.append(unsupported_row(planned, g, str(e)))
+            continue
         try:
             rows.append(gpu_row(planned, g))
         except KVCalcError as e:

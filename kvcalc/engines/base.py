@@ -32,6 +32,7 @@ from .rules import CacheRules
 if TYPE_CHECKING:
     from ..dtypes import DType
     from ..gguf.mixes import GgufWeights
+    from ..gpus import GPU
     from ..spec import ModelSpec
     from ..weights import WeightBytes
 
@@ -141,6 +142,9 @@ class Engine:
     pp_flag: ClassVar[str | None] = "--pipeline-parallel-size"
     """The engine's pipeline-parallel flag (kvcalc.fixes' pipeline fix names it); None where the engine has no
     separate pipeline split to offer (transformers: its GPUs already are stages; llama.cpp: its -ts layer split)."""
+    gpu_vendors: ClassVar[tuple[str, ...] | None] = None
+    """The GPU vendors (data/gpus.csv ``vendor``) the engine has a backend for; None: any (llama.cpp's CUDA / ROCm /
+    Metal / Vulkan backends, transformers' torch devices, the ideal minimum). :meth:`check_device` refuses others."""
     multi_gpu: ClassVar[bool] = True
     """Whether the fewest GPUs are searched and a plan may span several GPUs (llama.cpp: a GPU count is planned
     with its -ts layer split, Engine.check_gpus, but not searched)."""
@@ -287,6 +291,15 @@ class Engine:
     def weights_on_gpu(self, spec: ModelSpec, options: Any, gguf: GgufWeights | None, weights_rank: int) -> int:
         """Weight bytes on the busiest GPU (default: the rank's share, as kvcalc.parallel places it)."""
         return weights_rank
+
+    def check_device(self, gpu: GPU) -> None:
+        """UnsupportedError when the engine has no backend for ``gpu``'s vendor (:attr:`gpu_vendors`; a custom GPU,
+        vendor unknown, passes)."""
+        if self.gpu_vendors is not None and gpu.vendor and gpu.vendor not in self.gpu_vendors:
+            from ..errors import UnsupportedError
+
+            raise UnsupportedError(f"{self.label} has no backend for {gpu.vendor} GPUs ({gpu.name}): it runs on "
+                                   f"{' and '.join(self.gpu_vendors)} GPUs; llama.cpp or transformers plan this one")
 
     def check_gpus(self, gpus: int, tp: int | None, pp: int | None) -> None:
         """UnsupportedError when the engine cannot run on this many GPUs (:attr:`multi_gpu`)."""

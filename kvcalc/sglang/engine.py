@@ -34,6 +34,8 @@ class SglangEngine(PagedEngine):
     version = SGLANG_VERSION
     options_type = SglangOptions
     declarations = DECLARATIONS
+    gpu_vendors = ("NVIDIA", "AMD")
+    """SGLang's GPU backends are CUDA and ROCm (docs: get_started/install)."""
     tp_flag = "--tp"
     pp_flag = "--pp-size"
     overhead_outside_budget = True     # mem_fraction_static: weights + KV pool; the rest of the GPU holds the rest

@@ -36,6 +36,8 @@ class TrtllmEngine(PagedEngine):
     version = TRTLLM_VERSION
     options_type = TrtllmOptions
     declarations = DECLARATIONS
+    gpu_vendors = ("NVIDIA",)
+    """TensorRT-LLM runs on NVIDIA GPUs only."""
     tp_flag = "--tp_size"
     pp_flag = "--pp_size"
     vllm_names = {"max_model_len": "max_seq_len", "block_size": "tokens_per_block", "max_num_seqs": "max_batch_size",

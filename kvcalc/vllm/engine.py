@@ -54,6 +54,9 @@ class VllmEngine(Engine):
     version = DEFAULT_VLLM_VERSION
     options_type = VllmOptions
     declarations = DECLARATIONS
+    gpu_vendors = ("NVIDIA", "AMD")
+    """vLLM's GPU backends are CUDA and ROCm (docs: getting_started/installation/gpu); on Apple silicon it runs on
+    the CPU only."""
     tp_flag = "--tensor-parallel-size"
     cli_flags = ("enable_lora", "cuda_graph_gib")
     cache_rules = None
