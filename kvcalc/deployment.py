@@ -346,7 +346,7 @@ def _build(i: _Inputs, computed: WeightBytes, device: GPU, gpus: int, tp_in: int
            pp_in: int | None) -> Deployment:
     """The part of :func:`deploy` that depends on the GPU type and count (shared with ``with_gpu(s)``)."""
     eng, spec, measured = i.engine, i.spec, i.measured
-    eng.check_device(device)
+    eng.check_device(device, i.raw, i.dtype)
     eng.check_gpus(gpus, tp_in, pp_in)
     tp, pp = resolve_parallel(eng.name, gpus, tp_in, pp_in)  # type: ignore[arg-type]
     check_parallel(spec, tp, pp, from_gpus=tp_in is None and pp_in is None)

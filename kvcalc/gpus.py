@@ -39,6 +39,9 @@ class GPU:
     link_gbps: float | None = None      # GPU-to-GPU bandwidth per direction, GB/s (NVLink or PCIe)
     link_kind: str = ""
     fp16_tflops: float | None = None    # dense FP16 tensor rate, TFLOP/s, where there is no bf16 (Turing, Volta)
+    cuda_capability: int | None = None  # CUDA compute capability x 10 (NVIDIA's CUDA GPUs table: 70 V100, 75 T4,
+    #                                     80 A100, 86 A10 / RTX 3090, 89 L4 / L40S / RTX 40xx, 90 H100 / H200,
+    #                                     100 B200, 120 RTX 5090, 121 GB10), as vLLM compares it; None: not NVIDIA
 
     @property
     def memory_bytes(self) -> int:
@@ -53,6 +56,14 @@ def _float(text: str) -> float | None:
     return float(text) if text.strip() else None
 
 
+def _capability(text: str) -> int | None:
+    """"8.6" -> 86 (major x 10 + minor: vLLM's DeviceCapability.to_int), "" -> None."""
+    if not text.strip():
+        return None
+    major, _, minor = text.strip().partition(".")
+    return int(major) * 10 + int(minor or 0)
+
+
 @lru_cache(maxsize=1)
 def gpu_catalog() -> tuple[GPU, ...]:
     """Every GPU of data/gpus.csv, in file order (smallest classes first)."""
@@ -64,7 +75,8 @@ def gpu_catalog() -> tuple[GPU, ...]:
             bf16_tflops=_float(r["bf16_tflops_dense"]), fp8_support=r["fp8_support"], source=r["source"],
             note=r["memory_mib_note"], fp8_tflops=_float(r.get("fp8_tflops_dense", "")),
             fp4_tflops=_float(r.get("fp4_tflops_dense", "")), link_gbps=_float(r.get("link_gbps", "")),
-            link_kind=r.get("link_kind", ""), fp16_tflops=_float(r.get("fp16_tflops_dense", "")))
+            link_kind=r.get("link_kind", ""), fp16_tflops=_float(r.get("fp16_tflops_dense", "")),
+            cuda_capability=_capability(r.get("cuda_compute_capability", "")))
         for r in rows
     )
 

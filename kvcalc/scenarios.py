@@ -334,7 +334,7 @@ def gpu_fit(model: Mapping[str, Any] | ModelSpec, options: Mapping[str, Any], ba
     rows, errors = [], []
     for g in gpu_catalog() if gpus is None else gpus:
         try:
-            planned.setup.engine.check_device(g)
+            planned.setup.engine.check_device(g, planned.setup.config, planned.setup.dtype)
         except KVCalcError as e:          # the engine has no backend for this vendor: a row that says so
             rows.append(unsupported_row(planned, g, str(e)))
             continue

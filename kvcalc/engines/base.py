@@ -292,9 +292,9 @@ class Engine:
         """Weight bytes on the busiest GPU (default: the rank's share, as kvcalc.parallel places it)."""
         return weights_rank
 
-    def check_device(self, gpu: GPU) -> None:
+    def check_device(self, gpu: GPU, raw: Mapping[str, Any], dtype: str | None) -> None:
         """UnsupportedError when the engine has no backend for ``gpu``'s vendor (:attr:`gpu_vendors`; a custom GPU,
-        vendor unknown, passes)."""
+        vendor unknown, passes), or refuses the weights (``dtype``, else the checkpoint ``raw`` declares) on it."""
         if self.gpu_vendors is not None and gpu.vendor and gpu.vendor not in self.gpu_vendors:
             from ..errors import UnsupportedError
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..curve import CurvePoint
     from ..deployment import Deployment
     from ..dtypes import DType
+    from ..gpus import GPU
     from ..layer_table import LayerRow
     from ..plan import PlanResult
     from ..spec import ModelSpec
@@ -245,6 +246,26 @@ class VllmEngine(Engine):
                        f"serve with {fix}: {sequences(p.batch)} of up to {longest:,} tokens {verb}", mml, note,
                        longest, longest)
 
+    def check_device(self, gpu: GPU, raw: Mapping[str, Any], dtype: str | None) -> None:
+        """Beside the vendor: vLLM refuses a quantization method below its minimum compute capability
+        (vllm/config/vllm.py ``VllmConfig._get_quantization_config``: "The quantization method ... is not
+        supported for the current GPU. Minimum capability: 80. Current capability: 70"), by
+        :data:`QUANT_MIN_CAPABILITY`.
+
+        >>> from kvcalc.gpus import get_gpu
+        >>> try:
+        ...     VllmEngine().check_device(get_gpu("v100-32gb"), {}, "fp8_e4m3")
+        ... except UnsupportedError as e:
+        ...     print(str(e).split(": ")[1])
+        compute capability 70, its minimum 75
+        """
+        super().check_device(gpu, raw, dtype)
+        method = _quant_method(raw, dtype)
+        need = QUANT_MIN_CAPABILITY.get(method or "")
+        if need is not None and gpu.cuda_capability is not None and gpu.cuda_capability < need:
+            raise UnsupportedError(f"vLLM refuses --quantization {method} on {gpu.name}: compute capability "
+                                   f"{gpu.cuda_capability}, its minimum {need}")
+
     def speculative(self, d: Deployment) -> str | None:
         """``--speculative-config``'s method and tokens a step proposes (kvcalc.vllm.speculative)."""
         sc = d.vllm.speculative_config
@@ -282,6 +303,26 @@ class VllmEngine(Engine):
             return ""
         return (f"; or a smaller --max-num-seqs (vLLM's sampler warm-up for {vp.max_num_seqs:,} requests reserves "
                 f"{gib(est.sampler_bytes)}, its forward pass {gib(est.forward_bytes)})")
+
+
+QUANT_MIN_CAPABILITY = {"fp8": 75, "awq": 75, "gptq": 60, "mxfp4": 80}
+"""vLLM 0.33's minimum compute capability (x 10) per quantization method it would load, each config class's
+``get_min_capability``: vllm/model_executor/layers/quantization/fp8.py ``Fp8Config`` 75, auto_awq.py
+``AutoAWQConfig`` 75, auto_gptq.py ``AutoGPTQConfig`` 60, mxfp4.py ``Mxfp4Config`` 80."""
+
+
+def _quant_method(raw: Mapping[str, Any], dtype: str | None) -> str | None:
+    """The ``--quantization`` vLLM loads with: the chosen weights dtype's (kvcalc.vllm_command.DTYPE_QUANTIZATION),
+    else the checkpoint's ``quantization_config.quant_method`` (or its ``text_config``'s)."""
+    from ..vllm_command import DTYPE_QUANTIZATION
+
+    if dtype is not None:
+        return DTYPE_QUANTIZATION.get(dtype)
+    for where in (raw, raw.get("text_config")):
+        q = where.get("quantization_config") if isinstance(where, Mapping) else None
+        if isinstance(q, Mapping) and isinstance(q.get("quant_method"), str):
+            return q["quant_method"].lower()
+    return None
 
 
 ENGINE: Engine = VllmEngine()

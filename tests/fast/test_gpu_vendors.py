@@ -33,3 +33,24 @@ def test_the_others_plan_it(runtime: str, gpu: str, kw: dict) -> None:
 
 def test_a_custom_gpu_has_no_vendor_to_refuse() -> None:
     assert deploy(load_config(LLAMA8), gpu=custom_gpu(48.0), runtime="tensorrt_llm").gpu.vendor == ""
+
+
+def test_vllm_refuses_a_quantization_below_its_minimum_compute_capability() -> None:
+    """vLLM 0.33's Fp8Config.get_min_capability() is 75 and Mxfp4Config's 80 (checked at startup by
+    VllmConfig._get_quantization_config): fp8 weights on a V100 (7.0) are refused, on a T4 (7.5) planned;
+    gpt-oss-20b's MXFP4 checkpoint is refused on a T4 and planned on an A100 (8.0); bf16 plans on a V100."""
+    cfg = load_config(LLAMA8)
+    with pytest.raises(UnsupportedError, match="--quantization fp8 on Tesla V100 32GB .*capability 70, its minimum 75"):
+        deploy(cfg, gpu="v100-32gb", dtype="fp8_e4m3")
+    assert deploy(cfg, gpu="t4", dtype="fp8_e4m3").gpu.cuda_capability == 75
+    assert deploy(cfg, gpu="v100-32gb", dtype="float16").gpu.cuda_capability == 70
+    oss = load_config("openai/gpt-oss-20b")
+    with pytest.raises(UnsupportedError, match="--quantization mxfp4 on Tesla T4"):
+        deploy(oss, gpu="t4")
+    assert deploy(oss, gpu="a100-80gb").gpu.cuda_capability == 80
+    # the catalog's capabilities, as NVIDIA's CUDA GPUs table gives them
+    from kvcalc.gpus import get_gpu
+    assert {k: get_gpu(k).cuda_capability for k in ("v100-16gb", "t4", "a100-80gb", "rtx-3090", "rtx-4090", "h100-sxm",
+                                                     "b200", "rtx-5090", "mi300x")} == {
+        "v100-16gb": 70, "t4": 75, "a100-80gb": 80, "rtx-3090": 86, "rtx-4090": 89, "h100-sxm": 90, "b200": 100,
+        "rtx-5090": 120, "mi300x": None}
