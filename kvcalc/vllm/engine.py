@@ -272,9 +272,9 @@ class VllmEngine(Engine):
         return None if sc is None else f"{sc.method}, {sc.num_speculative_tokens} tokens a step"
 
     def longest_words(self, mml: int | None, longest: int) -> str:
-        """A request longer than ``max_model_len`` is refused (vLLM's input check: "The decoder prompt (length N)
-        is longer than the maximum model length of M"): the verdict's longest (:meth:`served_longest`) needs the
-        flag raised to it.
+        """A request longer than ``max_model_len`` is refused (vllm/v1/engine/input_processor.py
+        ``InputProcessor._validate_prompt_len``, vLLM 0.33: "The decoder prompt (length N) is longer than the
+        maximum model length of M"): the verdict's longest (:meth:`served_longest`) needs the flag raised to it.
 
         >>> VllmEngine().longest_words(8192, 81904), VllmEngine().longest_words(131072, 81904)
         (' with --max-model-len 81904', '')
