@@ -31,7 +31,7 @@ from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS
 
 from . import charts, inputs, page, state
-from .text import count, md, safe_rows
+from .text import count, md, safe_rows, short_name
 
 MAX_SCENARIOS = 12
 DEFAULT_MODELS = ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B"]
@@ -101,12 +101,16 @@ def table_rows(results: list[ScenarioResult], batch: int, context: int = SPEED_C
 
 def short_header(column: str) -> str:
     """A narrow header for a wide column, so the longest-context columns fit beside the scenario at
-    1,440 px ('longest context, 24 GB (GeForce RTX 4090 24GB)' -> 'longest @ 24 GB'); the full name
-    is the column's help, and the CSV keeps it."""
+    1,440 px ('longest context, 80 GB (NVIDIA H100 80GB HBM3 (SXM))' -> 'longest @ 80 GB (H100)': the class's card
+    named, so an A100 80GB chosen is not read as the 80 GB column); the full name is the column's help, and the
+    CSV keeps it."""
     if column.startswith("longest context, chosen: "):
         return "longest @ chosen GPU"
     if column.startswith("longest context, "):
-        return "longest @ " + column.removeprefix("longest context, ").partition(" (")[0]
+        size, _, card = column.removeprefix("longest context, ").partition(" (")
+        words = short_name(card.removesuffix(")")).split(" ")
+        model = " ".join(w for w in words[:next((i for i, w in enumerate(words) if "GB" in w), len(words))])
+        return f"longest @ {size} ({model})" if model else f"longest @ {size}"
     return next((short for head, short in _SPEED_SHORT.items() if column.startswith(head)), column)
 
 

@@ -16,7 +16,7 @@ from kvcalc.explain import pool_binds_text
 from kvcalc.scenarios import FIT_BATCHES, FitView, HeatCell, gpu_fit, heat_grid
 
 from . import charts, inputs, page, state
-from .text import count, md, safe_rows
+from .text import count, md, safe_rows, short_name
 
 
 def _headline(view: FitView) -> None:
@@ -70,21 +70,6 @@ def sorted_rows(rows: list[dict[str, Any]], batch: int, context: int) -> list[di
     """
     fit, longest, _ = _columns(batch, context)
     return sorted(rows, key=lambda r: (r[fit] != "yes", -int(r[longest]), r["memory GiB"], r["GPU"]))
-
-
-_BRANDS = ("NVIDIA ", "AMD ", "Apple ", "GeForce ", "Tesla ")
-"""Leading words a table cell can drop: the card's model stays ("RTX 4090 24GB", "A100 40GB (SXM4)")."""
-
-
-def short_name(name: str) -> str:
-    """A catalog GPU name without its leading vendor and brand words, so a 75 px phone column shows the model.
-
-    >>> short_name("NVIDIA A100 40GB (SXM4)"), short_name("GeForce RTX 4090 24GB"), short_name("Apple M1 Max 64GB")
-    ('A100 40GB (SXM4)', 'RTX 4090 24GB', 'M1 Max 64GB')
-    """
-    for brand in _BRANDS:
-        name = name.removeprefix(brand)
-    return name
 
 
 def _columns(batch: int, context: int) -> tuple[str, str, str]:

@@ -107,3 +107,18 @@ def code(value: object) -> str:
     fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+_BRANDS = ("NVIDIA ", "AMD ", "Apple ", "GeForce ", "Tesla ")
+"""Leading words a table cell can drop: the card's model stays ("RTX 4090 24GB", "A100 40GB (SXM4)")."""
+
+
+def short_name(name: str) -> str:
+    """A catalog GPU name without its leading vendor and brand words, so a 75 px phone column shows the model.
+
+    >>> short_name("NVIDIA A100 40GB (SXM4)"), short_name("GeForce RTX 4090 24GB"), short_name("Apple M1 Max 64GB")
+    ('A100 40GB (SXM4)', 'RTX 4090 24GB', 'M1 Max 64GB')
+    """
+    for brand in _BRANDS:
+        name = name.removeprefix(brand)
+    return name

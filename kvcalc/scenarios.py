@@ -21,7 +21,7 @@ from . import read_spec
 from .capacity import CurvePoint, Deployment, deploy, memory_curve, plan
 from .catalog import bundled_config, find_entry
 from .engines import Engine, get_engine
-from .errors import InputError, KVCalcError
+from .errors import InputError, KVCalcError, UnsupportedError
 from .gpus import CLASS_REPRESENTATIVES, GPU, custom_gpu, get_gpu, gpu_catalog
 from .kv import kv_cache
 from .llama_cpp.options import cache_type
@@ -542,7 +542,11 @@ def evaluate(s: Scenario, config: Mapping[str, Any], *, gpu: Mapping[str, Any], 
     here = plan(setup, batch=batch, context=pts[-1], solve_gpus=False)
     longest = {f"longest context, {name}": judge(setup, here).longest or 0}
     for gb in CLASSES:
-        there = setup.with_gpu(CLASS_REPRESENTATIVES[gb])
+        try:
+            there = setup.with_gpu(CLASS_REPRESENTATIVES[gb])
+        except UnsupportedError:         # the runtime refuses that card (its vendor, a quantization's capability)
+            longest[gpu_class_label(gb)] = 0
+            continue
         longest[gpu_class_label(gb)] = judge(there, plan(there, batch=batch, context=pts[-1],
                                                          solve_gpus=False)).longest or 0
     per_token = kv_cache(spec, batch=1, context=1, kv_dtype=kv_dtype).bytes_per_token

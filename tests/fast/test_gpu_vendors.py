@@ -54,3 +54,14 @@ def test_vllm_refuses_a_quantization_below_its_minimum_compute_capability() -> N
                                                      "b200", "rtx-5090", "mi300x")} == {
         "v100-16gb": 70, "t4": 75, "a100-80gb": 80, "rtx-3090": 86, "rtx-4090": 89, "h100-sxm": 90, "b200": 100,
         "rtx-5090": 120, "mi300x": None}
+
+
+def test_compare_keeps_a_scenario_whose_class_card_the_runtime_refuses() -> None:
+    """gpt-oss-20b's MXFP4 checkpoint under vLLM on an H100: the 16 GB class card (a T4, 7.5) is below MXFP4's 80,
+    so that column is 0 and the scenario stays, with the H100's and the 80 GB class's contexts."""
+    from kvcalc.scenarios import Scenario, evaluate, gpu_class_label
+
+    r = evaluate(Scenario("openai/gpt-oss-20b", "as configured", "auto", "vllm"), load_config("openai/gpt-oss-20b"),
+                 gpu={"gpu": "h100-sxm", "gpus": 1}, batch=1, variant={}, contexts=[1024, 8192], name="H100")
+    assert r.longest[gpu_class_label(16)] == 0
+    assert r.longest["longest context, H100"] > 0 and r.longest[gpu_class_label(80)] > 0

@@ -728,4 +728,4 @@ def test_compare_shows_the_answer_columns_first():
     cols = list(table(at)[0])
     assert cols[:5] == ["scenario", "longest context, chosen: GeForce RTX 4090 24GB", CLS16, CLS24, CLS80]
     assert [compare.short_header(c) for c in cols[1:5]] == [
-        "longest @ chosen GPU", "longest @ 16 GB", "longest @ 24 GB", "longest @ 80 GB"]
+        "longest @ chosen GPU", "longest @ 16 GB (T4)", "longest @ 24 GB (RTX 4090)", "longest @ 80 GB (H100)"]
