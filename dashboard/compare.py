@@ -78,19 +78,18 @@ def table_rows(results: list[ScenarioResult], batch: int, context: int = SPEED_C
     """One row per scenario; the speed columns at ``context`` tokens (the user's context), per sequence
     and for the whole batch (a scenario whose model stops earlier is estimated at its maximum). A scenario
     whose batch does not run at that context on the chosen GPU (``ScenarioResult.speed_runs``) has its
-    speed cells empty and the reason in ``speed note``: no deployment to be that fast."""
+    speed cells empty and the verdict's reason in ``note`` (no deployment to be that fast), beside any class card
+    the runtime refuses (its longest context 0)."""
     per_seq, total, ttft, ttft_batch = speed_columns(context)
     rows = []
     for r in results:
         s = r.scenario
         shown = (r.decode_tokens_per_s, r.decode_tokens_per_s_total, r.ttft_ms, r.ttft_batch_ms) if r.speed_runs \
             else (None,) * 4
-        note = "" if r.speed_runs else (f"none: {batch:,} x {r.speed_context:,} tokens do not fit the chosen GPU "
-                                        f"(longest {next(iter(r.longest.values()), 0):,})")
         # the answer first: the longest contexts, then the speed, then what the scenario is
         row: dict[str, Any] = {"scenario": r.label, **r.longest,
                                per_seq: _round(shown[0]), total: _round(shown[1]),
-                               ttft: _round(shown[2]), ttft_batch: _round(shown[3]), "speed note": note,
+                               ttft: _round(shown[2]), ttft_batch: _round(shown[3]), "note": r.note,
                                "model": s.model, "attention": s.attn,
                                "KV dtype": r.kv_dtype, "runtime": s.runtime, "batch": batch,
                                "KV bytes / token": r.kv_bytes_per_token, "weights bytes / GPU": r.weights_bytes,
@@ -277,7 +276,7 @@ def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEX
                "or the FLOPs where longer, + fitted per-layer, per-expert and all-reduce costs; prefill = (2 x active "
                f"parameters x prompt + attention) FLOPs / (tensor rate x {DEFAULT_COMPUTE_EFFICIENCY:g}); constants "
                "from published measurements (docs/speed.md); MoE under uniform routing. Empty: the GPU's bandwidth "
-               "or tensor rate is unknown, or the batch does not fit at that context on the chosen GPU (speed note).")
+               "or tensor rate is unknown, or the batch does not run at that context on the chosen GPU (note).")
     st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv",
                        on_click="ignore", key="dl_compare_csv")
     _not_compared(view)

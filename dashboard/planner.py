@@ -398,7 +398,7 @@ def _what_if(name: str, choice: inputs.ModelChoice, p: kvcalc.PlanResult, speed:
 def _speed_tiles(e: SpeedEstimate) -> list[tuple[str, str, str]]:
     """(label, value, help) of each speed figure: decode per sequence and for the whole batch, time to
     first token of one prompt and, at batch > 1, the prefill of the whole batch; each help gives its
-    range (kvcalc.speed.SPREAD of its category)."""
+    range (kvcalc.speed.SPREAD of its category, the fast end stopped at the datasheet bandwidth and rate)."""
     def rate(x: float | None, lo: float | None, hi: float | None) -> tuple[str, str]:
         return f"{x or 0:,.1f} tok/s", f"range {lo or 0:,.1f}-{hi or 0:,.1f} tok/s"
 

@@ -117,12 +117,12 @@ def engine_binding(ep: EngineMemoryPlan, batch: int, context: int, fits: bool, m
 
 
 def pool_binds_text(p: Any) -> str | None:
-    """Why a plan (a kvcalc.plan.PlanResult) that does not fit shows a total within its budget, in plain text; None
-    when it fits or its total is over the budget. The KV figure is what the requests occupy; the engine sizes and
-    lays out its pool at startup in its own way (SGLang splits it between full-attention and sliding-window layers,
-    a paged pool rounds to pages, slots cap the requests), and that pool binds."""
-    if p.fits or p.total_bytes > p.budget_bytes:
-        return None
+    """Why a plan (a kvcalc.plan.PlanResult) that does not fit shows a total within its budget, in plain text,
+    where the engine's pool binds (:func:`engine_binding`'s "KV pool: ..."); None otherwise. The KV figure is
+    what the requests occupy; the engine sizes and lays out its pool at startup in its own way (SGLang splits it
+    between full-attention and sliding-window layers, a paged pool rounds to pages), and that pool binds."""
+    if p.fits or p.total_bytes > p.budget_bytes or not p.binding_constraint.startswith("KV pool"):
+        return None         # fits, is over its budget anyway, or a length / concurrency cap binds (its own words)
     from .engines import get_engine
     from .units import human_bytes
 

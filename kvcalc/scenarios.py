@@ -286,11 +286,12 @@ def gpu_row(planned: Planned, g: GPU) -> dict[str, Any]:
 
 
 def unsupported_row(planned: Planned, g: GPU, reason: str) -> dict[str, Any]:
-    """The GPU table's row for a card the runtime has no backend for (Engine.check_device): nothing fits, the
-    reason in ``binding constraint``, the columns of :func:`gpu_row`."""
+    """The GPU table's row for a card the runtime refuses (Engine.check_device: no backend for its vendor, or a
+    quantization below its compute capability): nothing fits, no budget (None), the reason in ``binding
+    constraint``, the columns of :func:`gpu_row`."""
     batch, context = planned.plan.batch, planned.plan.context
-    return {"GPU": g.name, "key": g.key, "memory GiB": round(g.memory_gib, 2), "budget GiB": 0.0,
-            "weights GiB / GPU": 0.0, "KV budget GiB": 0.0, f"fits {batch:,} x {context:,}": "no backend",
+    return {"GPU": g.name, "key": g.key, "memory GiB": round(g.memory_gib, 2), "budget GiB": None,
+            "weights GiB / GPU": None, "KV budget GiB": None, f"fits {batch:,} x {context:,}": "refused",
             f"longest context @ batch {batch:,}": 0, f"largest batch @ {context:,} tokens": 0,
             "binding constraint": reason}
 
@@ -335,7 +336,7 @@ def gpu_fit(model: Mapping[str, Any] | ModelSpec, options: Mapping[str, Any], ba
     for g in gpu_catalog() if gpus is None else gpus:
         try:
             planned.setup.engine.check_device(g, planned.setup.config, planned.setup.dtype)
-        except KVCalcError as e:          # the engine has no backend for this vendor: a row that says so
+        except KVCalcError as e:          # the runtime refuses the card (its vendor, a quantization's capability)
             rows.append(unsupported_row(planned, g, str(e)))
             continue
         try:
@@ -379,6 +380,8 @@ class ScenarioResult:
     speed_runs: bool = True                    # the batch runs at speed_context on the chosen GPU
                                                # (kvcalc.verdict.Verdict.runs_as_asked); else the figures
                                                # are what it would reach if it did
+    note: str = ""                             # why the speed is not shown (the verdict's sentence) and which
+                                               # class cards the runtime refuses
 
 
 def scenarios(models: Sequence[str], attns: Sequence[str], kvdtypes: Sequence[str],
@@ -541,22 +544,28 @@ def evaluate(s: Scenario, config: Mapping[str, Any], *, gpu: Mapping[str, Any], 
     curve = memory_curve(setup, batch, pts)
     here = plan(setup, batch=batch, context=pts[-1], solve_gpus=False)
     longest = {f"longest context, {name}": judge(setup, here).longest or 0}
+    notes = []
     for gb in CLASSES:
         try:
             there = setup.with_gpu(CLASS_REPRESENTATIVES[gb])
-        except UnsupportedError:         # the runtime refuses that card (its vendor, a quantization's capability)
+        except UnsupportedError as e:    # the runtime refuses that card (its vendor, a quantization's capability)
             longest[gpu_class_label(gb)] = 0
+            notes.append(f"{gb} GB class: {e}")
             continue
         longest[gpu_class_label(gb)] = judge(there, plan(there, batch=batch, context=pts[-1],
                                                          solve_gpus=False)).longest or 0
     per_token = kv_cache(spec, batch=1, context=1, kv_dtype=kv_dtype).bytes_per_token
     speed = estimate_speed(setup, batch, min(speed_context, setup.context_cap))
-    runs = judge(setup, plan(setup, batch=batch, context=speed.context, solve_gpus=False)).runs_as_asked
+    at = here if speed.context == pts[-1] else plan(setup, batch=batch, context=speed.context, solve_gpus=False)
+    verdict = judge(setup, at)
+    if not verdict.runs_as_asked:
+        notes.insert(0, f"speed not shown: {verdict.sentence}")
     return ScenarioResult(s, "", curve, setup.weights_rank, per_token, here.kv_dtype, here.budget_bytes, longest,
                           speed.decode_tokens_per_s_per_sequence,
                           None if speed.ttft_seconds_per_prompt is None else speed.ttft_seconds_per_prompt * 1e3,
                           speed.decode_tokens_per_s_total,
-                          None if speed.ttft_seconds is None else speed.ttft_seconds * 1e3, speed.context, runs)
+                          None if speed.ttft_seconds is None else speed.ttft_seconds * 1e3, speed.context,
+                          verdict.runs_as_asked, "; ".join(notes))
 
 
 def context_points(max_context: int, log_x: bool, extra: Sequence[int] = (), n: int = 72) -> list[int]:

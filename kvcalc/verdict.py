@@ -75,7 +75,7 @@ def fewest_gpus_text(engine: Engine, p: PlanResult) -> str:
     if p.min_gpus:
         return f"fewest GPUs of this type: {p.min_gpus}"
     if not engine.multi_gpu:
-        return f"fewest GPUs of this type: not one ({engine.label}: GPU counts are planned (--gpus), not searched)"
+        return f"fewest GPUs of this type: not one ({engine.label}: the GPU count given is planned, not searched)"
     if p.model_max_context and p.context > p.model_max_context:
         return f"fewest GPUs of this type: no count helps (the context is over the model's maximum " \
                f"{p.model_max_context:,})"

@@ -297,9 +297,12 @@ class Engine:
         vendor unknown, passes), or refuses the weights (``dtype``, else the checkpoint ``raw`` declares) on it."""
         if self.gpu_vendors is not None and gpu.vendor and gpu.vendor not in self.gpu_vendors:
             from ..errors import UnsupportedError
+            from .registry import ENGINES
 
+            others = [e.label for e in ENGINES.values()
+                      if e.name != "ideal" and (e.gpu_vendors is None or gpu.vendor in e.gpu_vendors)]
             raise UnsupportedError(f"{self.label} has no backend for {gpu.vendor} GPUs ({gpu.name}): it runs on "
-                                   f"{' and '.join(self.gpu_vendors)} GPUs; llama.cpp or transformers plan this one")
+                                   f"{' and '.join(self.gpu_vendors)} GPUs; {', '.join(others)} plan this one")
 
     def check_gpus(self, gpus: int, tp: int | None, pp: int | None) -> None:
         """UnsupportedError when the engine cannot run on this many GPUs (:attr:`multi_gpu`)."""

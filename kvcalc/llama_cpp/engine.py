@@ -295,14 +295,17 @@ class LlamaCppEngine(PagedEngine):
     # ------------------------------------------------------------------ the verdict's words
     def refusal_verdict(self, d: Deployment, p: PlanResult, mml: int | None, note: str,
                         longest: int | None) -> Verdict | None:
-        """The engine's allocation refusal and its fix (kvcalc.llama_cpp.seam.OOM); where the configured run
-        only has too few slots or cells but a run sized to the request (``-np batch -c batch x context``) fits the
-        GPU, "fits if you serve with" those flags, planned with them (``Verdict.serve_options``)."""
+        """The engine's allocation refusal and its fix (kvcalc.llama_cpp.seam.OOM); where the configured run does
+        not hold the requests (too few slots or cells, or an allocation that fails: ``-c 0`` is the model's whole
+        training context) but a run sized to the request (``-np batch -c batch x context``) fits the GPU, "fits
+        if you serve with" those flags, planned with them (``Verdict.serve_options``)."""
         from ..verdict import Verdict
 
         sized = self.sized_run(d, p.batch, p.context)
         if sized is not None:
             why = p.binding_constraint.split("; a run sized to the request fits")[0]
+            why, _, own_fix = why.partition("); ")          # llama.cpp's own fix (OOM): the flags replace it
+            why += ")" if own_fix else ""
             flags = f"-np {p.batch} -c {sized.n_ctx}"
             return Verdict("fits_if", f"Fits if you serve with {flags} (as configured, {why})",
                            f"serve with {flags}", mml, note, longest, None, sized)
@@ -318,6 +321,10 @@ class LlamaCppEngine(PagedEngine):
             return None
         sized = replace(d.llama_cpp, n_parallel=batch, n_ctx=batch * context)
         return None if sized == d.llama_cpp else sized
+
+    def speculative(self, d: Deployment) -> str | None:
+        """A draft model (``-md`` / ``-hfd``: ``LlamaCppOptions.speculative``) runs speculative decoding."""
+        return "a draft model, -md" if d.llama_cpp.speculative else None
 
     def request_words(self, d: Deployment, batch: int, context: int) -> str:
         """The run the solvers size to the request (module docstring): ``-np batch -c batch x context``."""

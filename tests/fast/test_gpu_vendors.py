@@ -65,3 +65,19 @@ def test_compare_keeps_a_scenario_whose_class_card_the_runtime_refuses() -> None
                  gpu={"gpu": "h100-sxm", "gpus": 1}, batch=1, variant={}, contexts=[1024, 8192], name="H100")
     assert r.longest[gpu_class_label(16)] == 0
     assert r.longest["longest context, H100"] > 0 and r.longest[gpu_class_label(80)] > 0
+
+
+def test_the_pool_caption_only_where_the_pool_binds() -> None:
+    """kvcalc.explain.pool_binds_text: gpt-oss-20b under SGLang on an A100 80GB at 16 x 98,304 (its full-attention
+    pool, split at startup, holds fewer tokens than asked); a vLLM max_model_len of 4,096 under an 8,192 context or
+    max_num_seqs 2 under batch 4 are caps with their own words, not the pool."""
+    from kvcalc import plan
+    from kvcalc.explain import pool_binds_text
+
+    sg = plan(deploy(load_config("openai/gpt-oss-20b"), gpu="a100-80gb", runtime="sglang"), batch=16, context=98304)
+    assert not sg.fits and sg.total_bytes <= sg.budget_bytes
+    assert (pool_binds_text(sg) or "").startswith("The total (63.17 GiB) is within the budget (65.69 GiB), yet SGLang")
+    cfg = load_config(LLAMA8)
+    for kw, batch, ctx in ((dict(max_model_len=4096), 1, 8192), (dict(max_num_seqs=2), 4, 8192)):
+        p = plan(deploy(cfg, gpu="h100-sxm", **kw), batch=batch, context=ctx)
+        assert not p.fits and p.total_bytes <= p.budget_bytes and pool_binds_text(p) is None

@@ -260,3 +260,12 @@ def test_a_configured_speculative_decoding_is_named_as_not_modelled() -> None:
     e, e0 = estimate_speed(spec, 1, 4096), estimate_speed(plain, 1, 4096)
     assert "speculative decoding (ngram, 4 tokens a step) not modelled" in e.assumptions[-1]
     assert e0.assumptions[-1].endswith("no speculative decoding")
+
+
+def test_a_llama_cpp_draft_model_is_named_as_not_modelled() -> None:
+    """llama-server -md (LlamaCppOptions.speculative, set by a pasted -md / -hfd)."""
+    from kvcalc.llama_cpp.options import LlamaCppOptions
+
+    d = kvcalc.deploy(load_config("meta-llama/Llama-3.1-8B"), gpu="rtx-4090", runtime="llama_cpp", gguf="Q4_K_M",
+                      options=LlamaCppOptions(speculative=True))
+    assert "speculative decoding (a draft model, -md) not modelled" in estimate_speed(d, 1, 4096).assumptions[-1]

@@ -49,7 +49,10 @@ PHYSICS_CASES = [("meta-llama/Llama-3.1-8B", "h100-sxm", 1, "vllm", {}), ("meta-
                   "llama_cpp", {"gguf": "Q4_K_M"}), ("meta-llama/Llama-3.1-70B", "h200", 2, "sglang", {}),
                  ("Qwen/Qwen3-30B-A3B", "a100-80gb", 1, "vllm", {}), ("openai/gpt-oss-20b", "rtx-4090", 1,
                   "llama_cpp", {"gguf": "Q4_K_M"}), ("meta-llama/Llama-3.1-70B", "a100-80gb", 4, "tensorrt_llm", {}),
-                 ("meta-llama/Llama-3.1-8B", "t4", 1, "vllm", {"dtype": "float16"})]
+                 ("meta-llama/Llama-3.1-8B", "t4", 1, "vllm", {"dtype": "float16"}),
+                 ("meta-llama/Llama-3.1-70B", "h100-sxm", 4, "vllm", {"tensor_parallel_size": 2,
+                                                                       "pipeline_parallel_size": 2}),
+                 ("meta-llama/Llama-3.1-70B", "rtx-4090", 3, "llama_cpp", {"gguf": "Q4_K_M"})]
 
 
 @pytest.mark.parametrize(("model", "gpu", "gpus", "runtime", "kw"), PHYSICS_CASES,
@@ -59,7 +62,8 @@ def test_no_end_of_a_range_is_faster_than_the_datasheet_allows(model, gpu, gpus,
                                                                  context) -> None:
     """The brief's physics: a decode step reads at least its bytes at the datasheet bandwidth and a
     prefill does its FLOPs at no more than the datasheet tensor rate, so the fast end of each range stops
-    there (data/gpus.csv bandwidth_gbps and the rate the estimate names)."""
+    there (data/gpus.csv bandwidth_gbps and the rate the estimate names). Pipeline stages and a llama.cpp layer
+    split run one after another: their bytes and FLOPs add up."""
     d = deploy(bundled_config(model), gpu=gpu, gpus=gpus, runtime=runtime, **kw)
     e = estimate_speed(d, batch, context)
     bandwidth = d.gpu.bandwidth_gbps * 1e9
@@ -68,7 +72,11 @@ def test_no_end_of_a_range_is_faster_than_the_datasheet_allows(model, gpu, gpus,
     rate = {"bf16": d.gpu.bf16_tflops, "fp16": d.gpu.fp16_tflops, "fp8": d.gpu.fp8_tflops, "fp4": d.gpu.fp4_tflops}
     peak = rate[e.prefill_tensor_rate] * 1e12
     assert e.ttft_seconds_low >= e.prefill_flops / (d.tp * peak) * (1 - 1e-9)
+    # one prompt does 1 / batch of the batch's FLOPs (every prompt the same length)
+    assert e.ttft_seconds_per_prompt_low >= e.prefill_flops / batch / (d.tp * peak) * (1 - 1e-9)
     assert e.ttft_seconds_per_prompt_low <= e.ttft_seconds_low * (1 + 1e-9)
+    assert e.decode_tokens_per_s_per_sequence_low <= e.decode_tokens_per_s_per_sequence <= \
+        e.decode_tokens_per_s_per_sequence_high
 
 
 def test_ttft_per_prompt_is_one_prompt_and_the_batch_field_is_all_of_them() -> None:

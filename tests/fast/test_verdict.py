@@ -170,4 +170,14 @@ def test_fewest_gpus_in_words() -> None:
     assert fewest_gpus_text(d.engine, plan(d, batch=1, context=4096)) == "fewest GPUs of this type: 1"
     big = deploy(load_config(LLAMA70), gpu="rtx-4090", runtime="llama_cpp", gguf="Q4_K_M")
     assert fewest_gpus_text(big.engine, plan(big, batch=1, context=4096)) == (
-        "fewest GPUs of this type: not one (llama.cpp: GPU counts are planned (--gpus), not searched)")
+        "fewest GPUs of this type: not one (llama.cpp: the GPU count given is planned, not searched)")
+
+
+def test_llama_cpp_that_cannot_allocate_its_default_run_fits_if_sized_to_the_request():
+    """llama-server's -c 0 is the model's training context: Llama-3.1-8B F16 at 131,072 cells needs 16 GiB of f16 KV
+    (32 x 8 x 128 x 2 x 2 B a cell) beside 15 GiB of weights, over a 24 GB card; -c 8192 holds one 8,192-token
+    request. The sentence gives the refusal, not llama.cpp's generic fix as well."""
+    v, _ = verdict(LLAMA8, 1, 8192, gpu="rtx-4090", runtime="llama_cpp", gguf="F16")
+    assert v.state == "fits_if" and v.sentence.startswith("Fits if you serve with -np 1 -c 8192 (as configured, "
+                                                          "llama.cpp fails to allocate: ")
+    assert v.sentence.endswith("cudaMalloc failed: out of memory))") and "lower -c" not in v.sentence

@@ -295,7 +295,7 @@ def test_gpu_fit_default_view():
     assert row(rows, key="h100-sxm")["budget GiB"] == round(0.9 * H100 / GiB, 2)
     # vLLM has no Apple (Metal) backend: those cards are rows that say so, not plans
     m3 = row(rows, key="m3-max-128gb")
-    assert m3["fits 1 x 8,192"] == "no backend" and m3["longest context @ batch 1"] == 0
+    assert m3["fits 1 x 8,192"] == "refused" and m3["longest context @ batch 1"] == 0
     assert m3["binding constraint"].startswith("vLLM has no backend for Apple GPUs")
     assert any(c.value.startswith("Computed in") for c in at.caption)
 

@@ -52,16 +52,16 @@ def test_planner_greys_the_speed_out_when_only_a_smaller_batch_fits() -> None:
 
 def test_compare_leaves_the_speed_empty_with_a_note_where_the_batch_does_not_fit() -> None:
     """The same 8B plan on Compare: the chosen GPU's longest context at batch 8 is below 32,768, so the speed
-    cells are empty and the note says why; at batch 1 x 8,192 the same scenario has its figures."""
+    cells are empty and the note gives the verdict; at batch 1 x 8,192 the same scenario has its figures."""
     at = run_page(COMPARE, gpu="rtx-4090", batch="8", ctx="32768", models=["meta-llama/Llama-3.1-8B"])
     row = at.dataframe[0].value.iloc[0]
     for column in ("decode tok/s per sequence @ 32,768 tokens (estimated)",
                    "time to first token, one 32,768-token prompt, ms (estimated)"):
         assert pd.isna(row[column]), column
-    assert row["speed note"].startswith("none: 8 x 32,768 tokens do not fit the chosen GPU")
+    assert row["note"].startswith("speed not shown: Fits if you lower the batch to ")
     ok = run_page(COMPARE, gpu="rtx-4090", batch="1", ctx="8192", models=["meta-llama/Llama-3.1-8B"])
     fits = ok.dataframe[0].value.iloc[0]
-    assert fits["decode tok/s per sequence @ 8,192 tokens (estimated)"] > 0 and fits["speed note"] == ""
+    assert fits["decode tok/s per sequence @ 8,192 tokens (estimated)"] > 0 and fits["note"] == ""
 
 
 def test_compare_speed_columns_use_the_context_given_and_say_per_sequence_and_total() -> None:
