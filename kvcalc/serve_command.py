@@ -35,7 +35,7 @@ from .engines.readers import list_text
 from .llama_cpp.options import DECLARATIONS as LLAMA_OPTIONS
 from .llama_cpp.options import LlamaCppOptions
 from .sglang.options import DECLARATIONS as SGLANG_OPTIONS
-from .trtllm.options import DECLARATIONS as TRTLLM_OPTIONS
+from .trtllm.options import serve_flag
 from .vllm import DEFAULT_GPU_MEMORY_UTILIZATION
 from .vllm.defaults import DEFAULT_VLLM_VERSION, VLLM_KV_CACHE_DTYPES
 from .vllm.deployed import startup_plan
@@ -44,8 +44,8 @@ from .vllm.options import DECLARATIONS as VLLM_OPTIONS
 from .vllm_command import ALLOW_LONG_ENV, DTYPE_QUANTIZATION
 
 _VLLM = {o.dest: o for o in VLLM_OPTIONS}
-_TRTLLM = {o.dest: o for o in TRTLLM_OPTIONS}
-"""The engines' option declarations by field: the printers take each flag's spelling from them."""
+"""vLLM's option declarations by field: the printer takes each flag's spelling from them (TensorRT-LLM's:
+kvcalc.trtllm.options.serve_flag)."""
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,7 @@ def trtllm_serve(model: str, d: Deployment) -> ServeCommand:
     model, picked = checkpoint_to_serve(model, d.config, d.dtype)
     words = ["trtllm-serve", model, *_parallel(d, "--tp_size", "--pp_size")]
     for dest in ("max_batch_size", "max_num_tokens", "max_seq_len", "free_gpu_memory_fraction"):
-        flag, value = _TRTLLM[dest].flags[-1].replace("-", "_").replace("__", "--", 1), getattr(o, dest)
+        flag, value = serve_flag(dest), getattr(o, dest)
         if value is not None:       # trtllm-serve's click options spell them with underscores
             words += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
     notes: list[str] = list(picked)

@@ -82,6 +82,22 @@ def fewest_gpus_text(engine: Engine, p: PlanResult) -> str:
     return "fewest GPUs of this type: more than 64"
 
 
+def raised_concurrency(d: Deployment, batch: int, context: int) -> tuple[Any, str] | None:
+    """(``d``'s options with the engine's concurrency cap (``Engine.concurrency_field``) raised to ``batch``, its
+    flag and value) where ``d``'s own cap is below ``batch`` and the raised run holds ``batch`` x ``context`` on
+    the same GPUs, else None: the verdict's "fits if you serve with --max-num-seqs 8" (the cap, not the memory,
+    binds; raising it is planned again, vLLM's sampler warm-up for the larger batch included)."""
+    eng = d.engine
+    field = eng.concurrency_field
+    cap = getattr(d.options, field, None) if field else None
+    if field is None or cap is None or cap >= batch:
+        return None
+    raised = replace(d.options, **{field: batch})
+    if not fits(d.with_cache(d.kv_dtype, raised), batch, context):
+        return None
+    return raised, f"{eng.command_flag(field)} {batch}"
+
+
 def gib(n: int) -> str:
     """Bytes as GiB with one decimal: '65.7 GiB'."""
     return f"{n / GiB:,.1f} GiB"
@@ -143,6 +159,10 @@ def judge(d: Deployment, p: PlanResult, max_model_len_source: MaxLenSource = "gi
     by_length = eng.length_verdict(d, p, mml, note, longest, max_model_len_source)
     if by_length is not None:
         return by_length
+    raised = raised_concurrency(d, batch, ctx)
+    if raised is not None:
+        return Verdict("fits_if", f"Fits if you serve with {raised[1]} (as configured, {p.binding_constraint})",
+                       f"serve with {raised[1]}", mml, note, longest, mml, raised[0])
     per_seq = p.max_batch or 0
     if 1 <= per_seq < batch:
         fix = f"lower the batch to {per_seq:,}{_more_gpus(d, p)}"

@@ -145,6 +145,10 @@ class Engine:
     gpu_vendors: ClassVar[tuple[str, ...] | None] = None
     """The GPU vendors (data/gpus.csv ``vendor``) the engine has a backend for; None: any (llama.cpp's CUDA / ROCm /
     Metal / Vulkan backends, transformers' torch devices, the ideal minimum). :meth:`check_device` refuses others."""
+    concurrency_field: ClassVar[str | None] = None
+    """The options field that caps the requests run at once (vLLM ``max_num_seqs``, SGLang
+    ``max_running_requests``, TensorRT-LLM ``max_batch_size``): the verdict raises it to a batch above it
+    (kvcalc.verdict.raised_concurrency); None where the engine has no such cap (llama.cpp's slots: its sized run)."""
     multi_gpu: ClassVar[bool] = True
     """Whether the fewest GPUs are searched and a plan may span several GPUs (llama.cpp: a GPU count is planned
     with its -ts layer split, Engine.check_gpus, but not searched)."""
@@ -453,6 +457,10 @@ class Engine:
         if n is None:
             return f"more than 64 {d.gpu.name} GPUs needed"
         return f"fewest {d.gpu.name} GPUs: {n:,}"
+
+    def command_flag(self, dest: str) -> str:
+        """The flag of option ``dest`` as the engine's launch command spells it (default: its declaration's)."""
+        return next(o.flag for o in self.declarations if o.dest == dest)
 
     def longest_words(self, mml: int | None, longest: int) -> str:
         """What serves the verdict's longest context when the engine's own length limit is below it (vLLM's

@@ -34,6 +34,7 @@ class SglangEngine(PagedEngine):
     version = SGLANG_VERSION
     options_type = SglangOptions
     declarations = DECLARATIONS
+    concurrency_field = "max_running_requests"
     gpu_vendors = ("NVIDIA", "AMD")
     """SGLang's GPU backends are CUDA and ROCm (docs: get_started/install)."""
     tp_flag = "--tp"

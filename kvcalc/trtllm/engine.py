@@ -36,6 +36,7 @@ class TrtllmEngine(PagedEngine):
     version = TRTLLM_VERSION
     options_type = TrtllmOptions
     declarations = DECLARATIONS
+    concurrency_field = "max_batch_size"
     gpu_vendors = ("NVIDIA",)
     """TensorRT-LLM runs on NVIDIA GPUs only."""
     tp_flag = "--tp_size"
@@ -45,6 +46,12 @@ class TrtllmEngine(PagedEngine):
     kv_dtypes = ("bfloat16", "float16", "fp8_e4m3")
     kv_dtypes_text = "auto, fp8 (e4m3)"
     sliding_ok = True
+
+    def command_flag(self, dest: str) -> str:
+        """trtllm-serve's underscore spelling (kvcalc.trtllm.options.serve_flag)."""
+        from .options import serve_flag
+
+        return serve_flag(dest)
 
     def check_model(self, raw: Any, spec: ModelSpec, options: Any, dtype: str | None,
                     kv_dtype: str | None) -> None:

@@ -111,3 +111,14 @@ DECLARATIONS: tuple[Option, ...] = (
            command=False),
 )
 """TensorRT-LLM's options kvcalc models (``KvCacheConfig`` / ``trtllm-serve``), declared once."""
+
+
+def serve_flag(dest: str) -> str:
+    """trtllm-serve's spelling of option ``dest``'s flag: its click options use underscores
+    (tensorrt_llm/commands/serve.py).
+
+    >>> serve_flag("max_batch_size")
+    '--max_batch_size'
+    """
+    option = next(o for o in DECLARATIONS if o.dest == dest)
+    return option.flags[-1].replace("-", "_").replace("__", "--", 1)

@@ -55,6 +55,7 @@ class VllmEngine(Engine):
     version = DEFAULT_VLLM_VERSION
     options_type = VllmOptions
     declarations = DECLARATIONS
+    concurrency_field = "max_num_seqs"
     gpu_vendors = ("NVIDIA", "AMD")
     """vLLM's GPU backends are CUDA and ROCm (docs: getting_started/installation/gpu); on Apple silicon it runs on
     the CPU only."""

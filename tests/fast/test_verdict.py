@@ -181,3 +181,22 @@ def test_llama_cpp_that_cannot_allocate_its_default_run_fits_if_sized_to_the_req
     assert v.state == "fits_if" and v.sentence.startswith("Fits if you serve with -np 1 -c 8192 (as configured, "
                                                           "llama.cpp fails to allocate: ")
     assert v.sentence.endswith("cudaMalloc failed: out of memory))") and "lower -c" not in v.sentence
+
+
+
+CAPS = [("vllm", {"max_num_seqs": 2}, "--max-num-seqs 4"),
+        ("sglang", {"max_running_requests": 2}, "--max-running-requests 4"),
+        ("tensorrt_llm", {"max_batch_size": 2}, "--max_batch_size 4")]
+
+
+@pytest.mark.parametrize(("runtime", "cap", "flag"), CAPS)
+def test_a_concurrency_cap_below_the_batch_is_a_flag_fix(runtime, cap, flag):
+    """Batch 4 of Llama-3.1-8B at 8,192 tokens (4 x 1 GiB of bf16 KV beside 15 GiB of weights) fits an H100's memory;
+    only the engine's cap of 2 requests at once binds. The verdict raises the cap, in the engine's own spelling
+    (trtllm-serve's click options use underscores), plans with it and the plan runs as asked."""
+    v, d = verdict(LLAMA8, 4, 8192, "context", gpu="h100-sxm", runtime=runtime, max_model_len=8192, **cap) \
+        if runtime == "vllm" else verdict(LLAMA8, 4, 8192, gpu="h100-sxm", runtime=runtime, **cap)
+    assert v.state == "fits_if" and v.runs_as_asked and v.sentence.startswith(f"Fits if you serve with {flag} ")
+    served = d.with_cache(d.kv_dtype, v.serve_options)
+    assert plan(served, batch=4, context=8192).fits
+    assert flag in served.engine.plan_command("m", served, 4, 8192).text
