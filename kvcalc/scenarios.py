@@ -287,11 +287,12 @@ def gpu_row(planned: Planned, g: GPU) -> dict[str, Any]:
 
 def unsupported_row(planned: Planned, g: GPU, reason: str) -> dict[str, Any]:
     """The GPU table's row for a card the runtime refuses (Engine.check_device: no backend for its vendor, or a
-    quantization below its compute capability): nothing fits, no budget (None), the reason in ``binding
-    constraint``, the columns of :func:`gpu_row`."""
+    quantization below its compute capability): nothing fits and the runtime has nothing to use there (0 GiB of
+    budget, weights and KV: a table's numbers stay finite), the reason in ``binding constraint``, the columns of
+    :func:`gpu_row`."""
     batch, context = planned.plan.batch, planned.plan.context
-    return {"GPU": g.name, "key": g.key, "memory GiB": round(g.memory_gib, 2), "budget GiB": None,
-            "weights GiB / GPU": None, "KV budget GiB": None, f"fits {batch:,} x {context:,}": "refused",
+    return {"GPU": g.name, "key": g.key, "memory GiB": round(g.memory_gib, 2), "budget GiB": 0.0,
+            "weights GiB / GPU": 0.0, "KV budget GiB": 0.0, f"fits {batch:,} x {context:,}": "refused",
             f"longest context @ batch {batch:,}": 0, f"largest batch @ {context:,} tokens": 0,
             "binding constraint": reason}
 

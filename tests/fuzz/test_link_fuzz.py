@@ -120,6 +120,10 @@ def finite_and_non_negative(at) -> None:
     for frame in at.dataframe:
         for column in frame.value.select_dtypes("number").columns:
             values = frame.value[column].tolist()
+            if "(estimated)" in column:
+                # Compare's speed cells are empty by design where the GPU has no figure or the batch does not run
+                # at that context (dashboard.compare.table_rows): empty, never infinite or negative
+                values = [v for v in values if not math.isnan(v)]
             assert all(math.isfinite(v) and v >= 0 for v in values), column
 
 
