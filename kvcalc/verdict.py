@@ -10,7 +10,9 @@
 ``fits_if``
     One change on the same GPUs makes it fit: a shorter ``--max-model-len`` (vLLM refuses to start
     when one ``max_model_len`` request does not fit its KV pool: vllm/v1/core/kv_cache_utils.py
-    ``check_enough_kv_cache_memory``), or a smaller batch.
+    ``check_enough_kv_cache_memory``), a flag of the run (the engine's concurrency cap raised to the batch,
+    :func:`raised_concurrency`; llama.cpp's run sized to the request, ``-np batch -c batch x context``), or a
+    smaller batch. All but the last run the batch as asked (:attr:`Verdict.runs_as_asked`).
 ``does_not_fit``
     Not even one sequence of ``context`` tokens fits on these GPUs; the fix is the fewest GPUs of
     this type that fit (kvcalc.plan.fewest_gpus, in ``PlanResult.min_gpus``), with the engine's own
@@ -42,7 +44,7 @@ class Verdict:
     ``longest``: the longest context per sequence at this batch (tokens; None when nothing fits);
     ``serve_max_model_len``: the ``--max-model-len`` to serve with (the fix's, under ``fits_if``);
     ``serve_options``: the engine options a ``fits_if`` fix serves with where it is a flag of the run, not a
-    smaller batch (llama.cpp's ``-np batch -c batch x context``), else None."""
+    smaller batch (a raised concurrency cap, llama.cpp's ``-np batch -c batch x context``), else None."""
 
     state: State
     sentence: str
