@@ -21,8 +21,13 @@ from .defaults import DEFAULT_MAX_NUM_TOKENS, DEFAULT_RUNTIME_RESERVED_BYTES, TR
 from .options import DECLARATIONS, TrtllmOptions, trtllm_options
 from .windows import check_uniform_kv_shape, full_length_window_note
 
+FP8_MIN_CAPABILITY = 89
+"""Compute capability x 10 from which TensorRT-LLM runs FP8 (its support matrix's Precision rows: FP8 on Ada SM89
+and Hopper SM90, not on Ampere SM80 / SM86)."""
+
 if TYPE_CHECKING:
     from ..deployment import Deployment
+    from ..gpus import GPU
     from ..spec import AttentionCache, ModelSpec
 
 
@@ -52,6 +57,25 @@ class TrtllmEngine(PagedEngine):
         from .options import serve_flag
 
         return serve_flag(dest)
+
+    def check_device(self, gpu: GPU, raw: Any, dtype: str | None) -> None:
+        """Beside the vendor: FP8 weights (``dtype`` fp8_e4m3, or a checkpoint whose ``quantization_config`` says
+        ``fp8``) need FP8 tensor cores, compute capability 8.9 or above (TensorRT-LLM's support matrix: "Ada
+        Lovelace (SM89) - FP32, FP16, BF16, FP8, INT8, INT4", "Ampere (SM80, SM86) - FP32, FP16, BF16, INT8,
+        INT4"): refused on an A100 or an RTX 3090.
+
+        >>> from kvcalc.gpus import get_gpu
+        >>> TrtllmEngine().check_device(get_gpu("l40s"), {}, "fp8_e4m3")    # Ada: planned
+        """
+        super().check_device(gpu, raw, dtype)
+        q = raw.get("quantization_config") if hasattr(raw, "get") else None
+        fp8 = dtype == "fp8_e4m3" or (dtype is None and isinstance(q, dict)
+                                       and str(q.get("quant_method", "")).lower() == "fp8")
+        if fp8 and gpu.cuda_capability is not None and gpu.cuda_capability < FP8_MIN_CAPABILITY:
+            from ..errors import UnsupportedError
+
+            raise UnsupportedError(f"TensorRT-LLM runs FP8 weights on compute capability 8.9 and above (Ada, Hopper, "
+                                   f"Blackwell); {gpu.name} is {gpu.cuda_capability / 10:.1f}")
 
     def check_model(self, raw: Any, spec: ModelSpec, options: Any, dtype: str | None,
                     kv_dtype: str | None) -> None:

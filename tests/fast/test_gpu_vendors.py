@@ -81,3 +81,16 @@ def test_the_pool_caption_only_where_the_pool_binds() -> None:
     for kw, batch, ctx in ((dict(max_model_len=4096), 1, 8192), (dict(max_num_seqs=2), 4, 8192)):
         p = plan(deploy(cfg, gpu="h100-sxm", **kw), batch=batch, context=ctx)
         assert not p.fits and p.total_bytes <= p.budget_bytes and pool_binds_text(p) is None
+
+
+def test_tensorrt_llm_refuses_fp8_weights_below_ada() -> None:
+    """TensorRT-LLM's support matrix lists FP8 for Ada (SM89) and Hopper (SM90), not Ampere (SM80, SM86): fp8
+    weights are refused on an A100 (8.0) and an RTX 3090 (8.6), planned on an L40S (8.9) and an H100 (9.0); bf16
+    plans on the A100."""
+    cfg = load_config(LLAMA8)
+    for gpu in ("a100-80gb", "rtx-3090"):
+        with pytest.raises(UnsupportedError, match="FP8 weights on compute capability 8.9 and above"):
+            deploy(cfg, gpu=gpu, runtime="tensorrt_llm", dtype="fp8_e4m3")
+    for gpu in ("l40s", "h100-sxm"):
+        assert deploy(cfg, gpu=gpu, runtime="tensorrt_llm", dtype="fp8_e4m3").gpu.key == gpu
+    assert deploy(cfg, gpu="a100-80gb", runtime="tensorrt_llm").gpu.key == "a100-80gb"
