@@ -139,8 +139,8 @@ def _metrics(p: kvcalc.PlanResult, v: Verdict, setup: Deployment | None = None) 
     st.caption(md(binding_caption(p, v, setup.spec.max_position_embeddings if setup else None)))
     if p.fits and p.total_bytes > p.budget_bytes:
         st.caption(md(_outside_budget(p)))
-    elif pool_binds_text(p):
-        st.caption(md(pool_binds_text(p)))
+    elif why := pool_binds_text(p):
+        st.caption(md(why))
     with st.expander("Formulas behind these numbers"):
         if setup is not None:
             st.markdown(f"- {code(_kv_line(setup))}")

@@ -92,13 +92,31 @@ class _Scheme:
     experts_only: bool = False
 
 
-def _config_scheme(top: ConfigReader) -> _Scheme | None:
-    """The storage format the config's ``quantization_config`` declares, or None. A wrapper's checkpoint may
-    declare it in its ``text_config`` (Kimi-K2.5: compressed-tensors there, none at the top level): read there
-    too, never ignored."""
+def _quantization_config(top: ConfigReader) -> ConfigReader | None:
+    """The config's ``quantization_config``, or None. A wrapper's checkpoint may declare it in its ``text_config``
+    (Kimi-K2.5: compressed-tensors there, none at the top level): read there too, never ignored."""
     q = top.sub("quantization_config")
     if q is None and isinstance(top.data.get("text_config"), Mapping):
         q = top.sub("text_config").sub("quantization_config")   # type: ignore[union-attr]
+    return q
+
+
+def checkpoint_quant_method(config: Mapping[str, Any]) -> str | None:
+    """The ``quant_method`` the checkpoint's ``quantization_config`` declares, lower case (None: none), where
+    :func:`weight_bytes` reads it; the engines' device checks compare it (vLLM's minimum compute capability,
+    TensorRT-LLM's FP8).
+
+    >>> checkpoint_quant_method({"text_config": {"quantization_config": {"quant_method": "FP8"}}})
+    'fp8'
+    """
+    q = _quantization_config(ConfigReader(config))
+    method = str(q.raw("quant_method", default="") or "").lower() if q is not None else ""
+    return method or None
+
+
+def _config_scheme(top: ConfigReader) -> _Scheme | None:
+    """The storage format the config's ``quantization_config`` (:func:`_quantization_config`) declares, or None."""
+    q = _quantization_config(top)
     if q is None:
         return None
     method = str(q.raw("quant_method", default="") or "").lower()

@@ -18,7 +18,7 @@ from ..engines.paged import PagedEngine
 from ..units import GiB
 from .budget import trtllm_memory_plan
 from .defaults import DEFAULT_MAX_NUM_TOKENS, DEFAULT_RUNTIME_RESERVED_BYTES, TRTLLM_VERSION
-from .options import DECLARATIONS, TrtllmOptions, trtllm_options
+from .options import DECLARATIONS, TrtllmOptions, serve_flag, trtllm_options
 from .windows import check_uniform_kv_shape, full_length_window_note
 
 FP8_MIN_CAPABILITY = 89
@@ -54,8 +54,6 @@ class TrtllmEngine(PagedEngine):
 
     def command_flag(self, dest: str) -> str:
         """trtllm-serve's underscore spelling (kvcalc.trtllm.options.serve_flag)."""
-        from .options import serve_flag
-
         return serve_flag(dest)
 
     def check_device(self, gpu: GPU, raw: Any, dtype: str | None) -> None:
@@ -67,10 +65,10 @@ class TrtllmEngine(PagedEngine):
         >>> from kvcalc.gpus import get_gpu
         >>> TrtllmEngine().check_device(get_gpu("l40s"), {}, "fp8_e4m3")    # Ada: planned
         """
+        from ..weights import checkpoint_quant_method
+
         super().check_device(gpu, raw, dtype)
-        q = raw.get("quantization_config") if hasattr(raw, "get") else None
-        fp8 = dtype == "fp8_e4m3" or (dtype is None and isinstance(q, dict)
-                                       and str(q.get("quant_method", "")).lower() == "fp8")
+        fp8 = dtype == "fp8_e4m3" or (dtype is None and checkpoint_quant_method(raw) == "fp8")
         if fp8 and gpu.cuda_capability is not None and gpu.cuda_capability < FP8_MIN_CAPABILITY:
             from ..errors import UnsupportedError
 

@@ -314,16 +314,11 @@ QUANT_MIN_CAPABILITY = {"fp8": 75, "awq": 75, "gptq": 60, "mxfp4": 80}
 
 def _quant_method(raw: Mapping[str, Any], dtype: str | None) -> str | None:
     """The ``--quantization`` vLLM loads with: the chosen weights dtype's (kvcalc.vllm_command.DTYPE_QUANTIZATION),
-    else the checkpoint's ``quantization_config.quant_method`` (or its ``text_config``'s)."""
+    else the checkpoint's (kvcalc.weights.checkpoint_quant_method)."""
     from ..vllm_command import DTYPE_QUANTIZATION
+    from ..weights import checkpoint_quant_method
 
-    if dtype is not None:
-        return DTYPE_QUANTIZATION.get(dtype)
-    for where in (raw, raw.get("text_config")):
-        q = where.get("quantization_config") if isinstance(where, Mapping) else None
-        if isinstance(q, Mapping) and isinstance(q.get("quant_method"), str):
-            return q["quant_method"].lower()
-    return None
+    return DTYPE_QUANTIZATION.get(dtype) if dtype is not None else checkpoint_quant_method(raw)
 
 
 ENGINE: Engine = VllmEngine()
