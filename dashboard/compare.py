@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from typing import Any
 
 import streamlit as st
@@ -107,8 +108,7 @@ def short_header(column: str) -> str:
         return "longest @ chosen GPU"
     if column.startswith("longest context, "):
         size, _, card = column.removeprefix("longest context, ").partition(" (")
-        words = short_name(card.removesuffix(")")).split(" ")
-        model = " ".join(w for w in words[:next((i for i, w in enumerate(words) if "GB" in w), len(words))])
+        model = " ".join(itertools.takewhile(lambda w: "GB" not in w, short_name(card.removesuffix(")")).split(" ")))
         return f"longest @ {size} ({model})" if model else f"longest @ {size}"
     return next((short for head, short in _SPEED_SHORT.items() if column.startswith(head)), column)
 
