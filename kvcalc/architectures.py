@@ -236,8 +236,9 @@ def _read_spec(config: Mapping[str, Any]) -> ModelSpec:
 
 
 MOE_EXPERT_FIELDS = ("num_local_experts", "num_experts", "n_routed_experts")
-MOE_TOP_K_FIELDS = ("num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k")
-"""The spellings configs use for the routed-expert count and the experts each token picks."""
+MOE_TOP_K_FIELDS = ("num_experts_per_tok", "num_experts_per_token", "moe_topk", "top_k", "top_k_experts")
+"""The spellings configs use for the routed-expert count and the experts each token picks (Gemma 4:
+``top_k_experts``, transformers ``Gemma4TextConfig``)."""
 
 
 def _positive_int(r: ConfigReader, *names: str) -> int | None:
@@ -249,7 +250,10 @@ def _positive_int(r: ConfigReader, *names: str) -> int | None:
 
 
 def _moe_shape(r: ConfigReader) -> tuple[int | None, int | None]:
-    """(routed experts, experts per token), both or neither."""
+    """(routed experts, experts per token), both or neither; neither where the config turns its MoE block
+    off (Gemma 4's ``enable_moe_block: false``, whose expert fields transformers then ignores)."""
+    if r.has("enable_moe_block") and not r.raw("enable_moe_block", default=None):
+        return None, None
     experts, topk = _positive_int(r, *MOE_EXPERT_FIELDS), _positive_int(r, *MOE_TOP_K_FIELDS)
     return (experts, topk) if experts and topk else (None, None)
 
@@ -268,6 +272,8 @@ def _mlp_width(r: ConfigReader) -> int | None:
     if expert is None:
         return dense
     shared = width("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size") or 0
+    if not shared and r.has("enable_moe_block"):     # Gemma 4: the dense MLP runs beside the experts
+        shared = dense or 0
     if not shared and width("n_shared_experts"):
         shared = (width("n_shared_experts") or 0) * expert
     return topk * expert + shared

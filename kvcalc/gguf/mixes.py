@@ -162,6 +162,9 @@ def source_tensors(config: Mapping[str, Any]) -> tuple[list[tuple[str, tuple[int
     experts = spec.moe_experts or 0
     inter = spec.mlp_width or 4 * hidden
     moe_inter = r.opt_int("moe_intermediate_size", "intermediate_size") or inter
+    beside = bool(r.data.get("enable_moe_block"))      # llama.cpp src/models/gemma4.cpp load_arch_tensors
+    inter_dense = r.opt_int("intermediate_size") or inter
+    k_is_v = bool(r.data.get("attention_k_eq_v"))
     qk_norm = sub_mt.startswith("qwen3") or sub_mt.startswith("gemma3")
     bias = sub_mt.startswith("qwen2") and bool(r.data.get("attention_bias", True))
     gemma = sub_mt.startswith("gemma")
@@ -181,8 +184,10 @@ def source_tensors(config: Mapping[str, Any]) -> tuple[list[tuple[str, tuple[int
         heads, kv, kd, vd = a.query_heads, a.kv_heads, a.k_head_dim, a.v_head_dim
         b = f"blk.{i}."
         out += [(b + "attn_norm.weight", (hidden,)), (b + "attn_q.weight", (hidden, heads * kd)),
-                (b + "attn_k.weight", (hidden, kv * kd)), (b + "attn_v.weight", (hidden, kv * vd)),
-                (b + "attn_output.weight", (heads * vd, hidden))]
+                (b + "attn_k.weight", (hidden, kv * kd))]
+        if not (k_is_v and a.window is None):   # Gemma 4's full layers: V is K (no v_proj, gemma4.cpp wv optional)
+            out.append((b + "attn_v.weight", (hidden, kv * vd)))
+        out.append((b + "attn_output.weight", (heads * vd, hidden)))
         if bias:
             out += [(b + "attn_q.bias", (heads * kd,)), (b + "attn_k.bias", (kv * kd,)),
                     (b + "attn_v.bias", (kv * vd,))]
@@ -191,6 +196,11 @@ def source_tensors(config: Mapping[str, Any]) -> tuple[list[tuple[str, tuple[int
         if gemma:
             out += [(b + "post_attention_norm.weight", (hidden,)), (b + "post_ffw_norm.weight", (hidden,))]
         out.append((b + "ffn_norm.weight", (hidden,)))
+        if experts > 1 and beside:       # Gemma 4: the dense MLP as a shared expert, then the routed block
+            out += [(b + "ffn_gate.weight", (hidden, inter_dense)), (b + "ffn_up.weight", (hidden, inter_dense)),
+                    (b + "ffn_down.weight", (inter_dense, hidden)), (b + "ffn_gate_inp.scale", (hidden,)),
+                    (b + "pre_ffw_norm_2.weight", (hidden,)), (b + "post_ffw_norm_1.weight", (hidden,)),
+                    (b + "post_ffw_norm_2.weight", (hidden,))]
         if experts > 1:
             out += [(b + "ffn_gate_inp.weight", (hidden, experts)),
                     (b + "ffn_gate_exps.weight", (hidden, moe_inter, experts)),

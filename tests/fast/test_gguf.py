@@ -57,6 +57,17 @@ def test_file_size_matches_ollama_log(case_id: str) -> None:
     assert w.quality == "exact"
 
 
+def test_gemma4_moe_file_counts_its_experts_and_its_dense_mlp() -> None:
+    """A public llama-bench record (stored file id 60075637624, 'Measurements, ProArt PX13 - 22 August 2026',
+    llama.cpp b10577) of gemma-4-26B_q4_0-it.gguf: 'gemma4 26B.A4B Q4_0 | 13.43 GiB | 25.23 B'. Each of the 30
+    blocks holds the dense MLP beside 128 routed experts, and the 5 full-attention blocks have no attn_v
+    (attention_k_eq_v; llama.cpp src/models/gemma4.cpp). Before the experts were listed the file came to 1.43 GiB."""
+    w = gguf_weights(load_config("google/gemma-4-26B-A4B"), "Q4_0")
+    assert f"{sum(t.elements for t in w.tensors) / 1e9:.2f}" == "25.23"
+    assert f"{w.total_bytes / 2**30:.2f}" == "13.43"
+    assert w.quality == "estimated"      # the tensor list is rebuilt, not read from a header
+
+
 def test_f16_size_matches_log() -> None:
     """JamePeng/llama-cpp-python#1: a Qwen2-7B-geometry F16 file, 'file size = 14.19 GiB (16.00 BPW)'."""
     case = next(c for c in LOGS["kv"] if c["id"] == "deepseek-r1-distill-qwen-7b-f16")
