@@ -31,6 +31,10 @@ def _moe(m: Measurement) -> bool:
     return bool(measured_deployment(m).spec.moe_experts)
 
 
+def _mla(m: Measurement) -> bool:
+    return any(a.latent_dim for layer in measured_deployment(m).spec.layers for a in layer.attention)
+
+
 def _apple(m: Measurement) -> bool:
     return measured_deployment(m).gpu.vendor == "Apple"
 
@@ -50,6 +54,8 @@ SELECT: dict[str, Callable[[Measurement], bool]] = {
     "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _serving(m) and not _trtllm(m),
     "TRTLLM_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _trtllm(m),
     "MOE_LAYER_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and not _serving(m) and not _apple(m),
+    "MLA_LAYER_OVERHEAD_S": lambda m: _moe(m) and _mla(m) and m.is_decode and m.batch == 1 and not _serving(m)
+    and not _apple(m),
     "METAL_MOE_LAYER_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _apple(m),
     "FUSED_EXPERT_OVERHEAD_S": lambda m: _moe(m) and not m.is_decode and not _serving(m),
     "ALLREDUCE_LATENCY_S": lambda m: category(m) == "tensor parallel" and m.is_decode and m.batch == 1 and not _moe(m),
@@ -65,6 +71,7 @@ GRID = {
     "EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
     "TRTLLM_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
     "MOE_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
+    "MLA_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
     "METAL_MOE_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
     "FUSED_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 121)],
     "ALLREDUCE_LATENCY_S": [i * 1e-6 for i in range(0, 61)],

@@ -16,7 +16,8 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
                     max(w_s / (bandwidth x eta_bw x q), gemm_s / (rate x eta_c))      the weight GEMMs
                   + max(r x kv_s(batch, context) / (bandwidth x eta_bw), attn_s / (rate x eta_c))  attention
                   + layers_s x (layer_overhead + top_k x expert_overhead)              fixed per-layer cost
-                    (llama.cpp / ideal: + moe_layer_overhead per MoE layer instead of top_k x expert_overhead;
+                    (llama.cpp / ideal: + moe_layer_overhead per MoE layer instead of top_k x expert_overhead,
+                     + mla_layer_overhead per latent-attention layer on a CUDA-class GPU;
                      a llama.cpp prefill also + FUSED_EXPERT_OVERHEAD_S per distinct expert its tokens touch)
                   + 2 x layers_s x (ALLREDUCE_LATENCY_S + 2 (tp-1)/tp x batch x hidden x 2 B / link)   tp > 1
 
@@ -38,7 +39,8 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     ``layer_overhead`` is LAYER_OVERHEAD_S (CUDA graphs) or METAL_LAYER_OVERHEAD_S on an Apple GPU;
     ``expert_overhead`` EXPERT_OVERHEAD_S in vLLM / SGLang / transformers, TRTLLM_EXPERT_OVERHEAD_S in
     TensorRT-LLM; ``moe_layer_overhead`` MOE_LAYER_OVERHEAD_S (METAL_MOE_LAYER_OVERHEAD_S on Apple) in llama.cpp
-    and ``ideal`` (:func:`layer_overhead`, :func:`expert_overhead`, :func:`moe_layer_overhead`).
+    and ``ideal``, plus MLA_LAYER_OVERHEAD_S per MLA layer there (:func:`layer_overhead`, :func:`expert_overhead`,
+    :func:`moe_layer_overhead`, :func:`mla_layer_overhead`).
 Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
     ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
     ``sum_{t=1..P} min(t, W)`` tokens per query position; per stage ``c = flops_s / (tp x rate x eta_c)``
@@ -98,7 +100,7 @@ Fitted (benchmarks/fit_speed_constants.py) on the serving engines' batch-1 MoE d
 DeepSeek-V3 on 8 x H200, vLLM gpt-oss-120b on one and two A100s); SGLang's batch 8 / 32 and the held-out
 vLLM Mixtral rows check it."""
 
-MOE_LAYER_OVERHEAD_S = 102e-6
+MOE_LAYER_OVERHEAD_S = 56e-6
 """Fixed seconds per decoder layer of a MoE model in a llama.cpp (and ``ideal``) forward pass on a CUDA-class
 GPU, whatever its top-k: the router matmul, ``ggml_top_k`` / softmax, the ``ggml_mul_mat_id`` launches that run
 every selected expert of a token inside one matrix-vector kernel per projection (ggml-cuda mmvq with ids, under a
@@ -111,12 +113,25 @@ docs/speed.md). Fitted on the llama.cpp batch-1 MoE decode rows of data/speed_me
 (gpt-oss-20b and DeepSeek-V2-Lite on an RTX 3090, DeepSeek-V2-Lite at 32K depth on an RTX 3090 and a V100,
 DeepSeek-V2-Lite F16 on a V100, gpt-oss-20b and Qwen3-30B-A3B on an RTX 4090)."""
 
+MLA_LAYER_OVERHEAD_S = 100e-6
+"""Fixed seconds per decoder layer with multi-head latent attention (DeepSeek's MLA) in a llama.cpp (and
+``ideal``) forward pass on a CUDA-class GPU, beyond :data:`LAYER_OVERHEAD_S` and the MoE cost: the absorbed
+decode path (llama.cpp ``src/models/deepseek2.cpp``, ``is_mla``) runs, besides a GQA layer's projections, the
+per-head ``wk_b`` and ``wv_b`` products as batched 3-D matmuls, the latent's own norm and RoPE, and two
+concats building the 576-wide query and key, each a kernel too small to fill the GPU at batch 1. Fitted
+together with :data:`MOE_LAYER_OVERHEAD_S` (coordinate-wise, benchmarks/fit_speed_constants.py) on the
+llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on CUDA-class GPUs, of which the MLA ones are
+DeepSeek-V2-Lite's (RTX 3090 / 4090 / 5090, V100): with one cost per MoE layer alone, DeepSeek-V2-Lite came
+out 0.95-1.84 and the GQA models (gpt-oss-20b, Qwen3-30B-A3B) 0.68-0.87. Not charged on an Apple GPU (its
+constants are fitted on its own rows, DeepSeek-R1 among them) nor in the serving engines (their MoE cost per
+expert is fitted on DeepSeek-V3, an MLA model)."""
+
 METAL_MOE_LAYER_OVERHEAD_S = 70e-6
 """The same cost per layer on an Apple GPU (llama.cpp's Metal backend, ``kernel_mul_mv_id``; one dispatch per
 graph node, no graph replay). Fitted on the Apple batch-1 MoE decode rows (DeepSeek-R1 Q4_K_M on an M3 Ultra,
 Qwen3-Coder-30B-A3B Q8_0 on an M2 Ultra)."""
 
-FUSED_EXPERT_OVERHEAD_S = 37.5e-6
+FUSED_EXPERT_OVERHEAD_S = 37e-6
 """Fixed seconds per MoE layer and per expert a llama.cpp (and ``ideal``) **prefill** touches: with many
 tokens ``ggml_mul_mat_id`` runs each used expert's rows as their own matmul (ggml-cuda
 ``ggml_cuda_mul_mat_id``), so the cost grows with the experts the prompt's tokens activate. Fitted on the
@@ -174,7 +189,7 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.69, 1.84), "quantized": (0.7, 1.38),
+    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.5), "quantized": (0.7, 1.38),
     "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.3),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
@@ -459,7 +474,7 @@ def _fixed_seconds(d: Deployment, layers: int, experts: float | None = None) -> 
     (:data:`GROUPED_MOE_RUNTIMES`; transformers: ``experts``, the distinct experts its tokens touch); in
     llama.cpp and ``ideal`` :func:`moe_layer_overhead` per layer, and in a prefill
     :data:`FUSED_EXPERT_OVERHEAD_S` per touched expert (``experts``: ggml_cuda_mul_mat_id's matmul per expert)."""
-    per_layer = layer_overhead(d)
+    per_layer = layer_overhead(d) + mla_layer_overhead(d)
     if not (d.spec.moe_experts and d.spec.moe_top_k):
         return layers * per_layer
     if d.runtime not in SERVING_RUNTIMES:
@@ -490,6 +505,15 @@ def moe_layer_overhead(d: Deployment) -> float:
     if d.runtime in SERVING_RUNTIMES:
         return 0.0
     return METAL_MOE_LAYER_OVERHEAD_S if d.gpu.vendor == "Apple" else MOE_LAYER_OVERHEAD_S
+
+
+def mla_layer_overhead(d: Deployment) -> float:
+    """Fixed seconds per decoder layer a llama.cpp / ``ideal`` forward pass of an MLA model pays beyond a GQA
+    layer's: :data:`MLA_LAYER_OVERHEAD_S` on a CUDA-class GPU; 0 on an Apple GPU, in the serving engines and
+    for a model without latent attention."""
+    if d.runtime in SERVING_RUNTIMES or d.gpu.vendor == "Apple":
+        return 0.0
+    return MLA_LAYER_OVERHEAD_S if any(a.latent_dim for layer in d.spec.layers for a in layer.attention) else 0.0
 
 
 def _weight_share(d: Deployment) -> float:
@@ -551,6 +575,8 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
         moe = (f" + {expert_overhead(d) * 1e6:g} us per routed expert" if d.runtime in SERVING_RUNTIMES else
                f" + {moe_layer_overhead(d) * 1e6:g} us per MoE layer (a prefill: + {FUSED_EXPERT_OVERHEAD_S * 1e6:g}"
                " us per expert its tokens touch)")
+    mla = mla_layer_overhead(d)
+    moe += f" + {mla * 1e6:g} us per latent-attention (MLA) layer" if mla else ""
     spec = d.engine.speculative(d)
     assumptions.append(f"fixed cost {layer_overhead(d) * 1e6:g} us per layer per forward pass" + moe
                        + " (fitted on published figures); "
