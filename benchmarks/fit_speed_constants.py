@@ -43,6 +43,10 @@ def _serving(m: Measurement) -> bool:
     return measured_deployment(m).runtime in speed.SERVING_RUNTIMES
 
 
+def _path(m: Measurement) -> str:
+    return speed.expert_path(measured_deployment(m))
+
+
 def _trtllm(m: Measurement) -> bool:
     return measured_deployment(m).runtime == "tensorrt_llm"
 
@@ -51,8 +55,10 @@ ROWS = list(published_measurements())
 SELECT: dict[str, Callable[[Measurement], bool]] = {
     "LAYER_OVERHEAD_S": lambda m: category(m) == "dense" and m.batch == 1 and not _apple(m),
     "METAL_LAYER_OVERHEAD_S": lambda m: _apple(m) and m.is_decode and m.batch == 1 and not _moe(m),
-    "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _serving(m) and not _trtllm(m),
-    "TRTLLM_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _trtllm(m),
+    "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "current",
+    "SGLANG_04_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "sglang 0.4",
+    "W4A16_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "w4a16",
+    "TRTLLM_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "trtllm",
     "MOE_LAYER_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and not _serving(m) and not _apple(m),
     "MLA_LAYER_OVERHEAD_S": lambda m: _moe(m) and _mla(m) and m.is_decode and m.batch == 1 and not _serving(m)
     and not _apple(m),
@@ -62,14 +68,17 @@ SELECT: dict[str, Callable[[Measurement], bool]] = {
     "QUANTIZED_BANDWIDTH_SHARE": lambda m: category(m) == "quantized" and m.batch == 1,
     "TTFT_FIXED_S": lambda m: m.metric == "ttft_ms" and not m.timed_by_client,
     "PREFILL_LAYER_OVERHEAD_S": lambda m: m.metric == "ttft_ms" and not m.timed_by_client,
-    "PREFILL_OVERLAP": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format != "fp8",
-    "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8",
+    "PREFILL_OVERLAP": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format != "fp8"
+    and not m.timed_by_client,
+    "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8" and not m.timed_by_client,
 }
 GRID = {
     "LAYER_OVERHEAD_S": [i * 1e-6 for i in range(0, 41)],
     "METAL_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 101)],
     "EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
     "TRTLLM_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
+    "SGLANG_04_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
+    "W4A16_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
     "MOE_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
     "MLA_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
     "METAL_MOE_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],

@@ -37,7 +37,8 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     another within a step (no micro-batch overlap). ``link`` is the catalog's GPU-to-GPU bandwidth per
     direction (NVLink or PCIe, data/gpus.csv ``link_gbps``), ``top_k`` 0 for a dense model.
     ``layer_overhead`` is LAYER_OVERHEAD_S (CUDA graphs) or METAL_LAYER_OVERHEAD_S on an Apple GPU;
-    ``expert_overhead`` EXPERT_OVERHEAD_S in vLLM / SGLang / transformers, TRTLLM_EXPERT_OVERHEAD_S in
+    ``expert_overhead`` EXPERT_OVERHEAD_S in vLLM / SGLang / transformers (SGLANG_04_EXPERT_OVERHEAD_S in SGLang 0.4,
+    W4A16_EXPERT_OVERHEAD_S for MXFP4 experts below Hopper: :func:`expert_path`), TRTLLM_EXPERT_OVERHEAD_S in
     TensorRT-LLM; ``moe_layer_overhead`` MOE_LAYER_OVERHEAD_S (METAL_MOE_LAYER_OVERHEAD_S on Apple) in llama.cpp
     and ``ideal``, plus MLA_LAYER_OVERHEAD_S per MLA layer there (:func:`layer_overhead`, :func:`expert_overhead`,
     :func:`moe_layer_overhead`, :func:`mla_layer_overhead`).
@@ -91,14 +92,28 @@ fitted (benchmarks/fit_speed_constants.py) on the batch-1 dense decode rows of
 data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer runs 8-12 of them
 (CUDA Programming Guide, 'CUDA Graphs'; vLLM and llama.cpp capture graphs, which removes most of it)."""
 
-EXPERT_OVERHEAD_S = 63.5e-6
-"""Fixed seconds per MoE layer and per routed expert a token runs (top-k) in vLLM, SGLang and transformers
-(TensorRT-LLM: :data:`TRTLLM_EXPERT_OVERHEAD_S`): the router GEMM, top-k / softmax, the token sort and block alignment
-(vLLM / SGLang fused_moe: ``moe_align_block_size`` then one Triton program per (expert, tile)), the
-gather / scatter and one small GEMV pair per expert, none of them enough to fill the GPU at batch 1.
-Fitted (benchmarks/fit_speed_constants.py) on the serving engines' batch-1 MoE decode rows (SGLang
-DeepSeek-V3 on 8 x H200, vLLM gpt-oss-120b on one and two A100s); SGLang's batch 8 / 32 and the held-out
-vLLM Mixtral rows check it."""
+EXPERT_OVERHEAD_S = 13e-6
+"""Fixed seconds per MoE layer and per routed expert a token runs (top-k) in the vLLM, SGLang and transformers
+releases kvcalc plans (TensorRT-LLM: :data:`TRTLLM_EXPERT_OVERHEAD_S`; SGLang 0.4: :data:`SGLANG_04_EXPERT_OVERHEAD_S`;
+MXFP4 experts below Hopper: :data:`W4A16_EXPERT_OVERHEAD_S`): the router GEMM, top-k / softmax, the token sort and
+block alignment (fused_moe: ``moe_align_block_size`` then one program per (expert, tile)), the gather / scatter and
+one small GEMV pair per expert, none of them enough to fill the GPU at batch 1. Fitted
+(benchmarks/fit_speed_constants.py) on the batch-1 MoE decode rows of SGLang 0.5 releases (Qwen3-235B-A22B on
+8 x B200, gemma-4-26B-A4B on one H200 and one MI300X; sgl-cookbook); the held-out SGLang 0.5.7 DeepSeek-R1 on
+8 x H200, vLLM gpt-oss-120b on H100 and vLLM Mixtral-8x22B rows check it."""
+
+SGLANG_04_EXPERT_OVERHEAD_S = 58e-6
+"""The same cost in SGLang 0.4 (``sglang_version="0.4"``: the v0.4.1-0.4.2 releases of December 2024 - February
+2025), whose DeepSeek-V3 decode ran its FP8 block-quantized experts through Triton kernels of that release: fitted on
+SGLang v0.4.1's batch-1 DeepSeek-V3 row on 8 x H200 (PR 2643's release note); its batch 8 / 32 rows check it.
+Against the 0.5 releases' :data:`EXPERT_OVERHEAD_S` those rows come out 1.7-3x optimistic."""
+
+W4A16_EXPERT_OVERHEAD_S = 66.5e-6
+"""The same cost for MXFP4 experts (gpt-oss) in vLLM and SGLang on an NVIDIA GPU below compute capability 9.0,
+which has neither FP4 nor FP8 tensor cores: the experts run a weight-only MXFP4 x bf16 kernel
+(vLLM ``mxfp4_w4a16_moe_quant_config``, model_executor/layers/quantization/mxfp4.py) that dequantizes every
+expert's tile in the GEMM. Fitted on vLLM's batch-1 gpt-oss-120b rows on one and two A100s (vllm issue 22331);
+the capability boundary is kvcalc's reading of those kernels, not a measured one."""
 
 MOE_LAYER_OVERHEAD_S = 56e-6
 """Fixed seconds per decoder layer of a MoE model in a llama.cpp (and ``ideal``) forward pass on a CUDA-class
@@ -189,8 +204,8 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.5), "quantized": (0.7, 1.38),
-    "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.3),
+    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.74), "quantized": (0.7, 1.38),
+    "short prefill": (0.7, 1.3), "tensor parallel": (0.63, 1.3),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01 and
@@ -494,9 +509,24 @@ def expert_overhead(d: Deployment) -> float:
     """Fixed seconds per MoE layer and routed expert in a serving engine (:data:`SERVING_RUNTIMES`):
     :data:`TRTLLM_EXPERT_OVERHEAD_S` under TensorRT-LLM, else :data:`EXPERT_OVERHEAD_S`; llama.cpp and
     ``ideal`` pay :func:`moe_layer_overhead` per layer instead (0 here)."""
+    return {"trtllm": TRTLLM_EXPERT_OVERHEAD_S, "sglang 0.4": SGLANG_04_EXPERT_OVERHEAD_S,
+            "w4a16": W4A16_EXPERT_OVERHEAD_S, "current": EXPERT_OVERHEAD_S, "": 0.0}[expert_path(d)]
+
+
+def expert_path(d: Deployment) -> str:
+    """Which per-expert cost a serving engine's MoE layer pays (:func:`expert_overhead`): ``trtllm``,
+    ``sglang 0.4`` (``sglang_version="0.4"``), ``w4a16`` (MXFP4 experts under vLLM / SGLang on an NVIDIA GPU below
+    compute capability 9.0), ``current``; ``""`` outside the serving engines."""
+    if d.runtime not in SERVING_RUNTIMES:
+        return ""
     if d.runtime == "tensorrt_llm":
-        return TRTLLM_EXPERT_OVERHEAD_S
-    return EXPERT_OVERHEAD_S if d.runtime in SERVING_RUNTIMES else 0.0
+        return "trtllm"
+    if d.runtime == "sglang" and getattr(d.options, "sglang_version", "") == "0.4":
+        return "sglang 0.4"
+    cc = d.gpu.cuda_capability
+    if d.runtime in ("vllm", "sglang") and d.weights.scheme.lower().startswith("mxfp4") and cc is not None and cc < 90:
+        return "w4a16"
+    return "current"
 
 
 def moe_layer_overhead(d: Deployment) -> float:

@@ -111,7 +111,15 @@ def test_categories_follow_the_deployment() -> None:
     assert estimate_speed(moe, 1, 1024).decode_category == "moe"
 
 
-@pytest.mark.parametrize("m", ROWS, ids=[m.id for m in ROWS])
+def _row_case(m):
+    if m.timed_by_client and m.metric == "ttft_ms" and m.engine.startswith("SGLang"):
+        reason = ("a client-timed time to first token (SGLang bench_serving): request handling the estimate leaves "
+                  "out; such rows set no range (kvcalc.speed_reference.measured_spread)")
+        return pytest.param(m, id=m.id, marks=pytest.mark.xfail(strict=True, reason=reason))
+    return pytest.param(m, id=m.id)
+
+
+@pytest.mark.parametrize("m", [_row_case(m) for m in ROWS])
 def test_every_published_figure_is_inside_its_shown_range(m) -> None:
     e = estimate_for(m)
     if m.metric == "decode_tokens_per_s_per_sequence":
