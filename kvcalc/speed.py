@@ -123,10 +123,9 @@ captured CUDA graph) and the weighted sum of the experts' outputs (llama.cpp ``l
 Charged on every layer of the model (a ModelSpec has no per-layer MoE flag: DeepSeek's 1-3 dense first layers
 pay it too). One cost per layer, not per expert: with the bytes a step reads counted from the GGUF's own
 tensors, this form fitted data/'s 9 llama.cpp MoE rows of the time it was chosen with a squared log error of 0.66
-against 0.90 for a cost per expert x top-k, and no worse on the held-out rows (6 of 9 within either way;
-docs/speed.md). Fitted on the llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on NVIDIA GPUs
-(gpt-oss-20b and DeepSeek-V2-Lite on an RTX 3090, DeepSeek-V2-Lite at 32K depth on an RTX 3090 and a V100,
-DeepSeek-V2-Lite F16 on a V100, gpt-oss-20b and Qwen3-30B-A3B on an RTX 4090)."""
+against 0.90 for a cost per expert x top-k (docs/speed.md). Fitted, together with :data:`MLA_LAYER_OVERHEAD_S`,
+on the 12 llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on CUDA-class GPUs (gpt-oss-20b,
+Qwen3-30B-A3B and DeepSeek-V2-Lite on RTX 3090 / 4090 / 5090 and V100, CUDA and Vulkan)."""
 
 MLA_LAYER_OVERHEAD_S = 100e-6
 """Fixed seconds per decoder layer with multi-head latent attention (DeepSeek's MLA) in a llama.cpp (and
