@@ -31,8 +31,14 @@ def _moe(m: Measurement) -> bool:
     return bool(measured_deployment(m).spec.moe_experts)
 
 
+def _launch_image(m: Measurement) -> bool:
+    """vLLM's gpt-oss launch image (August 2025): a release kvcalc has no option for (it plans vLLM 0.33), so its
+    rows do not set the current releases' per-expert cost; they are judged like every row."""
+    return m.engine_version == "vllm/vllm-openai:gptoss image"
+
+
 def _mla(m: Measurement) -> bool:
-    return any(a.latent_dim for layer in measured_deployment(m).spec.layers for a in layer.attention)
+    return speed.latent_attention(measured_deployment(m).spec)
 
 
 def _apple(m: Measurement) -> bool:
@@ -55,9 +61,9 @@ ROWS = list(published_measurements())
 SELECT: dict[str, Callable[[Measurement], bool]] = {
     "LAYER_OVERHEAD_S": lambda m: category(m) == "dense" and m.batch == 1 and not _apple(m),
     "METAL_LAYER_OVERHEAD_S": lambda m: _apple(m) and m.is_decode and m.batch == 1 and not _moe(m),
-    "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "current",
+    "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "fused_moe"
+    and not _launch_image(m),
     "SGLANG_04_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "sglang 0.4",
-    "W4A16_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "w4a16",
     "TRTLLM_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "trtllm",
     "MOE_LAYER_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and not _serving(m) and not _apple(m),
     "MLA_LAYER_OVERHEAD_S": lambda m: _moe(m) and _mla(m) and m.is_decode and m.batch == 1 and not _serving(m)
@@ -78,7 +84,6 @@ GRID = {
     "EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
     "TRTLLM_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
     "SGLANG_04_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
-    "W4A16_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
     "MOE_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
     "MLA_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
     "METAL_MOE_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],

@@ -252,7 +252,7 @@ def _positive_int(r: ConfigReader, *names: str) -> int | None:
 def _moe_shape(r: ConfigReader) -> tuple[int | None, int | None]:
     """(routed experts, experts per token), both or neither; neither where the config turns its MoE block
     off (Gemma 4's ``enable_moe_block: false``, whose expert fields transformers then ignores)."""
-    if r.has("enable_moe_block") and not r.raw("enable_moe_block", default=None):
+    if r.has("enable_moe_block") and not r.get_bool("enable_moe_block"):
         return None, None
     experts, topk = _positive_int(r, *MOE_EXPERT_FIELDS), _positive_int(r, *MOE_TOP_K_FIELDS)
     return (experts, topk) if experts and topk else (None, None)

@@ -37,11 +37,10 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     another within a step (no micro-batch overlap). ``link`` is the catalog's GPU-to-GPU bandwidth per
     direction (NVLink or PCIe, data/gpus.csv ``link_gbps``), ``top_k`` 0 for a dense model.
     ``layer_overhead`` is LAYER_OVERHEAD_S (CUDA graphs) or METAL_LAYER_OVERHEAD_S on an Apple GPU;
-    ``expert_overhead`` EXPERT_OVERHEAD_S in vLLM / SGLang / transformers (SGLANG_04_EXPERT_OVERHEAD_S in SGLang 0.4,
-    W4A16_EXPERT_OVERHEAD_S for MXFP4 experts below Hopper: :func:`expert_path`), TRTLLM_EXPERT_OVERHEAD_S in
-    TensorRT-LLM; ``moe_layer_overhead`` MOE_LAYER_OVERHEAD_S (METAL_MOE_LAYER_OVERHEAD_S on Apple) in llama.cpp
-    and ``ideal``, plus MLA_LAYER_OVERHEAD_S per MLA layer there (:func:`layer_overhead`, :func:`expert_overhead`,
-    :func:`moe_layer_overhead`, :func:`mla_layer_overhead`).
+    ``expert_overhead`` EXPERT_OVERHEAD_S in vLLM / SGLang / transformers (SGLANG_04_EXPERT_OVERHEAD_S in SGLang 0.4:
+    :func:`expert_path`), TRTLLM_EXPERT_OVERHEAD_S in TensorRT-LLM; ``moe_layer_overhead`` MOE_LAYER_OVERHEAD_S
+    (METAL_MOE_LAYER_OVERHEAD_S on Apple) in llama.cpp and ``ideal``, plus MLA_LAYER_OVERHEAD_S per MLA layer
+    there (:func:`layer_overhead`, :func:`expert_overhead`, :func:`moe_layer_overhead`, :func:`mla_layer_overhead`).
 Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
     ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
     ``sum_{t=1..P} min(t, W)`` tokens per query position; per stage ``c = flops_s / (tp x rate x eta_c)``
@@ -93,27 +92,22 @@ data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer run
 (CUDA Programming Guide, 'CUDA Graphs'; vLLM and llama.cpp capture graphs, which removes most of it)."""
 
 EXPERT_OVERHEAD_S = 13e-6
-"""Fixed seconds per MoE layer and per routed expert a token runs (top-k) in the vLLM, SGLang and transformers
-releases kvcalc plans (TensorRT-LLM: :data:`TRTLLM_EXPERT_OVERHEAD_S`; SGLang 0.4: :data:`SGLANG_04_EXPERT_OVERHEAD_S`;
-MXFP4 experts below Hopper: :data:`W4A16_EXPERT_OVERHEAD_S`): the router GEMM, top-k / softmax, the token sort and
-block alignment (fused_moe: ``moe_align_block_size`` then one program per (expert, tile)), the gather / scatter and
-one small GEMV pair per expert, none of them enough to fill the GPU at batch 1. Fitted
-(benchmarks/fit_speed_constants.py) on the batch-1 MoE decode rows of SGLang 0.5 releases (Qwen3-235B-A22B on
-8 x B200, gemma-4-26B-A4B on one H200 and one MI300X; sgl-cookbook); the held-out SGLang 0.5.7 DeepSeek-R1 on
-8 x H200, vLLM gpt-oss-120b on H100 and vLLM Mixtral-8x22B rows check it."""
+"""Fixed seconds per MoE layer and per routed expert a token runs (top-k) in vLLM, SGLang and transformers
+(TensorRT-LLM: :data:`TRTLLM_EXPERT_OVERHEAD_S`; SGLang 0.4: :data:`SGLANG_04_EXPERT_OVERHEAD_S`): the router GEMM,
+top-k / softmax, the token sort and block alignment (fused_moe: ``moe_align_block_size`` then one program per
+(expert, tile)), the gather / scatter and one small GEMV pair per expert, none of them enough to fill the GPU at
+batch 1. Fitted (benchmarks/fit_speed_constants.py) on the batch-1 MoE decode rows of recent SGLang builds in
+data/: SGLang 0.5.6's Qwen3-235B-A22B on 8 x B200 and the gemma-4 branch's (April 2026) gemma-4-26B-A4B on one H200
+and one MI300X (sgl-cookbook). The held-out SGLang 0.5.7 DeepSeek-R1 on 8 x H200 and vLLM gpt-oss-120b on H100
+(its Marlin MXFP4 path) rows check it; vLLM's gpt-oss launch image on A100 (August 2025) decodes 2.8-2.9x slower
+than it gives. transformers has no rows: its per-expert loop is given the same cost, an extrapolation."""
 
 SGLANG_04_EXPERT_OVERHEAD_S = 58e-6
 """The same cost in SGLang 0.4 (``sglang_version="0.4"``: the v0.4.1-0.4.2 releases of December 2024 - February
-2025), whose DeepSeek-V3 decode ran its FP8 block-quantized experts through Triton kernels of that release: fitted on
-SGLang v0.4.1's batch-1 DeepSeek-V3 row on 8 x H200 (PR 2643's release note); its batch 8 / 32 rows check it.
-Against the 0.5 releases' :data:`EXPERT_OVERHEAD_S` those rows come out 1.7-3x optimistic."""
-
-W4A16_EXPERT_OVERHEAD_S = 66.5e-6
-"""The same cost for MXFP4 experts (gpt-oss) in vLLM and SGLang on an NVIDIA GPU below compute capability 9.0,
-which has neither FP4 nor FP8 tensor cores: the experts run a weight-only MXFP4 x bf16 kernel
-(vLLM ``mxfp4_w4a16_moe_quant_config``, model_executor/layers/quantization/mxfp4.py) that dequantizes every
-expert's tile in the GEMM. Fitted on vLLM's batch-1 gpt-oss-120b rows on one and two A100s (vllm issue 22331);
-the capability boundary is kvcalc's reading of those kernels, not a measured one."""
+2025, kvcalc.sglang.defaults), whose DeepSeek-V3 decode ran its FP8 block-quantized experts through that release's
+Triton kernels: fitted on SGLang v0.4.1's batch-1 DeepSeek-V3 row on 8 x H200 (PR 2643's release note), so it
+describes that row; its batch 8 / 32 rows check it. Under :data:`EXPERT_OVERHEAD_S` those rows come out 1.7-3x
+optimistic."""
 
 MOE_LAYER_OVERHEAD_S = 56e-6
 """Fixed seconds per decoder layer of a MoE model in a llama.cpp (and ``ideal``) forward pass on a CUDA-class
@@ -203,11 +197,12 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.74), "quantized": (0.7, 1.38),
-    "short prefill": (0.7, 1.3), "tensor parallel": (0.63, 1.3),
+    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 2.9), "quantized": (0.7, 1.38),
+    "short prefill": (0.7, 1.3), "tensor parallel": (0.63, 2.76),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
-over the published rows of ``data/speed_measurements.csv`` in that category, rounded outward to 0.01 and
+over the published rows of ``data/speed_measurements.csv`` in that category (but the client-timed times to first
+token: kvcalc.speed_reference.measured_spread), rounded outward to 0.01 and
 widened to at least :data:`RANGE_BAND` (kvcalc.speed_reference.measured_spread() recomputes them;
 tests/fast/test_speed_range.py checks the two agree). The shown range is the estimate divided by that
 spread: tokens/s from ``point / r_high`` to ``point / r_low``, seconds from ``point x r_low`` to
@@ -509,23 +504,20 @@ def expert_overhead(d: Deployment) -> float:
     :data:`TRTLLM_EXPERT_OVERHEAD_S` under TensorRT-LLM, else :data:`EXPERT_OVERHEAD_S`; llama.cpp and
     ``ideal`` pay :func:`moe_layer_overhead` per layer instead (0 here)."""
     return {"trtllm": TRTLLM_EXPERT_OVERHEAD_S, "sglang 0.4": SGLANG_04_EXPERT_OVERHEAD_S,
-            "w4a16": W4A16_EXPERT_OVERHEAD_S, "current": EXPERT_OVERHEAD_S, "": 0.0}[expert_path(d)]
+            "fused_moe": EXPERT_OVERHEAD_S, "": 0.0}[expert_path(d)]
 
 
 def expert_path(d: Deployment) -> str:
     """Which per-expert cost a serving engine's MoE layer pays (:func:`expert_overhead`): ``trtllm``,
-    ``sglang 0.4`` (``sglang_version="0.4"``), ``w4a16`` (MXFP4 experts under vLLM / SGLang on an NVIDIA GPU below
-    compute capability 9.0), ``current``; ``""`` outside the serving engines."""
+    ``sglang 0.4`` (``sglang_version="0.4"``) or ``fused_moe`` (vLLM, SGLang, transformers); ``""`` outside the
+    serving engines."""
     if d.runtime not in SERVING_RUNTIMES:
         return ""
     if d.runtime == "tensorrt_llm":
         return "trtllm"
-    if d.runtime == "sglang" and getattr(d.options, "sglang_version", "") == "0.4":
+    if d.runtime == "sglang" and d.options.sglang_version == "0.4":
         return "sglang 0.4"
-    cc = d.gpu.cuda_capability
-    if d.runtime in ("vllm", "sglang") and d.weights.scheme.lower().startswith("mxfp4") and cc is not None and cc < 90:
-        return "w4a16"
-    return "current"
+    return "fused_moe"
 
 
 def moe_layer_overhead(d: Deployment) -> float:
@@ -542,7 +534,12 @@ def mla_layer_overhead(d: Deployment) -> float:
     for a model without latent attention."""
     if d.runtime in SERVING_RUNTIMES or d.gpu.vendor == "Apple":
         return 0.0
-    return MLA_LAYER_OVERHEAD_S if any(a.latent_dim for layer in d.spec.layers for a in layer.attention) else 0.0
+    return MLA_LAYER_OVERHEAD_S if latent_attention(d.spec) else 0.0
+
+
+def latent_attention(spec: ModelSpec) -> bool:
+    """Whether any layer of ``spec`` caches a latent (DeepSeek's multi-head latent attention)."""
+    return any(a.latent_dim for layer in spec.layers for a in layer.attention)
 
 
 def _weight_share(d: Deployment) -> float:

@@ -162,9 +162,9 @@ def source_tensors(config: Mapping[str, Any]) -> tuple[list[tuple[str, tuple[int
     experts = spec.moe_experts or 0
     inter = spec.mlp_width or 4 * hidden
     moe_inter = r.opt_int("moe_intermediate_size", "intermediate_size") or inter
-    beside = bool(r.data.get("enable_moe_block"))      # llama.cpp src/models/gemma4.cpp load_arch_tensors
+    beside = r.get_bool("enable_moe_block", default=False)      # llama.cpp src/models/gemma4.cpp load_arch_tensors
     inter_dense = r.opt_int("intermediate_size") or inter
-    k_is_v = bool(r.data.get("attention_k_eq_v"))
+    k_is_v = r.get_bool("attention_k_eq_v", default=False)
     qk_norm = sub_mt.startswith("qwen3") or sub_mt.startswith("gemma3")
     bias = sub_mt.startswith("qwen2") and bool(r.data.get("attention_bias", True))
     gemma = sub_mt.startswith("gemma")

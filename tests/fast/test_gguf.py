@@ -68,6 +68,18 @@ def test_gemma4_moe_file_counts_its_experts_and_its_dense_mlp() -> None:
     assert w.quality == "estimated"      # the tensor list is rebuilt, not read from a header
 
 
+def test_gemma4_with_its_moe_block_off_is_dense() -> None:
+    """transformers' Gemma4TextConfig ignores num_experts / top_k_experts when enable_moe_block is false (the
+    gemma-4 dense sizes): the spec has no experts and the GGUF list no ffn_*_exps."""
+    from kvcalc.architectures import read_spec
+
+    config = load_config("google/gemma-4-26B-A4B")
+    config = {**config, "text_config": {**config["text_config"], "enable_moe_block": False}}
+    assert read_spec(config).moe_experts is None
+    names = {t.name for t in gguf_weights(config, "Q4_0").tensors}
+    assert "blk.0.ffn_gate.weight" in names and not any("_exps" in n for n in names)
+
+
 def test_f16_size_matches_log() -> None:
     """JamePeng/llama-cpp-python#1: a Qwen2-7B-geometry F16 file, 'file size = 14.19 GiB (16.00 BPW)'."""
     case = next(c for c in LOGS["kv"] if c["id"] == "deepseek-r1-distill-qwen-7b-f16")

@@ -112,9 +112,10 @@ def test_categories_follow_the_deployment() -> None:
 
 
 def _row_case(m):
-    if m.timed_by_client and m.metric == "ttft_ms" and m.engine.startswith("SGLang"):
-        reason = ("a client-timed time to first token (SGLang bench_serving): request handling the estimate leaves "
-                  "out; such rows set no range (kvcalc.speed_reference.measured_spread)")
+    if m.id in ("sglang-h200x1-gemma-4-26b-a4b-bf16-b1-ttft-cookbook",
+                "sglang-mi300x1-gemma-4-26b-a4b-bf16-b1-ttft-cookbook"):
+        reason = ("a client-timed time to first token (SGLang bench_serving), 2.09 / 4.31: request handling the "
+                  "estimate leaves out; such rows set no range (kvcalc.speed_reference.measured_spread)")
         return pytest.param(m, id=m.id, marks=pytest.mark.xfail(strict=True, reason=reason))
     return pytest.param(m, id=m.id)
 
