@@ -53,10 +53,6 @@ def _path(m: Measurement) -> str:
     return speed.expert_path(measured_deployment(m))
 
 
-def _trtllm(m: Measurement) -> bool:
-    return measured_deployment(m).runtime == "tensorrt_llm"
-
-
 ROWS = list(published_measurements())
 SELECT: dict[str, Callable[[Measurement], bool]] = {
     "LAYER_OVERHEAD_S": lambda m: category(m) == "dense" and m.batch == 1 and not _apple(m),
@@ -72,11 +68,12 @@ SELECT: dict[str, Callable[[Measurement], bool]] = {
     "FUSED_EXPERT_OVERHEAD_S": lambda m: _moe(m) and not m.is_decode and not _serving(m),
     "ALLREDUCE_LATENCY_S": lambda m: category(m) == "tensor parallel" and m.is_decode and m.batch == 1 and not _moe(m),
     "QUANTIZED_BANDWIDTH_SHARE": lambda m: category(m) == "quantized" and m.batch == 1,
-    "TTFT_FIXED_S": lambda m: m.metric == "ttft_ms" and not m.timed_by_client,
-    "PREFILL_LAYER_OVERHEAD_S": lambda m: m.metric == "ttft_ms" and not m.timed_by_client,
+    "TTFT_FIXED_S": lambda m: m.metric == "ttft_ms" and not m.client_timed_prefill,
+    "PREFILL_LAYER_OVERHEAD_S": lambda m: m.metric == "ttft_ms" and not m.client_timed_prefill,
     "PREFILL_OVERLAP": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format != "fp8"
-    and not m.timed_by_client,
-    "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8" and not m.timed_by_client,
+    and not m.client_timed_prefill,
+    "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8"
+    and not m.client_timed_prefill,
 }
 GRID = {
     "LAYER_OVERHEAD_S": [i * 1e-6 for i in range(0, 41)],

@@ -500,9 +500,10 @@ def layer_overhead(d: Deployment) -> float:
 
 
 def expert_overhead(d: Deployment) -> float:
-    """Fixed seconds per MoE layer and routed expert in a serving engine (:data:`SERVING_RUNTIMES`):
-    :data:`TRTLLM_EXPERT_OVERHEAD_S` under TensorRT-LLM, else :data:`EXPERT_OVERHEAD_S`; llama.cpp and
-    ``ideal`` pay :func:`moe_layer_overhead` per layer instead (0 here)."""
+    """Fixed seconds per MoE layer and routed expert in a serving engine (:data:`SERVING_RUNTIMES`), by
+    :func:`expert_path`: :data:`TRTLLM_EXPERT_OVERHEAD_S` under TensorRT-LLM, :data:`SGLANG_04_EXPERT_OVERHEAD_S`
+    under ``sglang_version="0.4"``, else :data:`EXPERT_OVERHEAD_S`; llama.cpp and ``ideal`` pay
+    :func:`moe_layer_overhead` per layer instead (0 here)."""
     return {"trtllm": TRTLLM_EXPERT_OVERHEAD_S, "sglang 0.4": SGLANG_04_EXPERT_OVERHEAD_S,
             "fused_moe": EXPERT_OVERHEAD_S, "": 0.0}[expert_path(d)]
 

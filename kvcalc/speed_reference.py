@@ -115,6 +115,12 @@ class Measurement:
         return "LLMPerf" in self.notes or "bench_serving" in self.engine or "InferenceX" in self.engine
 
     @property
+    def client_timed_prefill(self) -> bool:
+        """A prefill figure (time to first token) a client timed (:attr:`timed_by_client`): it sets none of the
+        prefill constants nor a range (:func:`measured_spread`), and is judged like every row."""
+        return self.timed_by_client and not self.is_decode
+
+    @property
     def runtime(self) -> str:
         """The row's engine as a kvcalc runtime (:data:`RUNTIMES`)."""
         return next((r for prefix, r in RUNTIMES if self.engine.startswith(prefix)), "ideal")
@@ -338,7 +344,7 @@ def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
         out.append("MoE routing overhead")
     if m.gpus > 1:
         out.append("tensor-parallel communication")
-    if m.timed_by_client and not m.is_decode:
+    if m.client_timed_prefill:
         out.append("client-side serving overhead")
     if not m.is_decode:
         full = estimate_for(m, bandwidth_efficiency=1.0, compute_efficiency=1.0)
@@ -395,6 +401,6 @@ def measured_spread(rows: tuple[Measurement, ...] | None = None) -> dict[str, tu
 
     band_lo, band_hi = RANGE_BAND
     rows = published_measurements() if rows is None else rows
-    engine_timed = tuple(m for m in rows if not (m.timed_by_client and m.metric == "ttft_ms"))
+    engine_timed = tuple(m for m in rows if not m.client_timed_prefill)
     return {c: (min(math.floor(min(rs) * 100) / 100, band_lo), max(math.ceil(max(rs) * 100) / 100, band_hi))
             for c, rs in sorted(ratios_by_category(engine_timed).items())}
