@@ -31,12 +31,6 @@ def _moe(m: Measurement) -> bool:
     return bool(measured_deployment(m).spec.moe_experts)
 
 
-def _launch_image(m: Measurement) -> bool:
-    """vLLM's gpt-oss launch image (August 2025): a release kvcalc has no option for (it plans vLLM 0.33), so its
-    rows do not set the current releases' per-expert cost; they are judged like every row."""
-    return m.engine_version == "vllm/vllm-openai:gptoss image"
-
-
 def _mla(m: Measurement) -> bool:
     return speed.latent_attention(measured_deployment(m).spec)
 
@@ -57,9 +51,10 @@ ROWS = list(published_measurements())
 SELECT: dict[str, Callable[[Measurement], bool]] = {
     "LAYER_OVERHEAD_S": lambda m: category(m) == "dense" and m.batch == 1 and not _apple(m),
     "METAL_LAYER_OVERHEAD_S": lambda m: _apple(m) and m.is_decode and m.batch == 1 and not _moe(m),
-    "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "fused_moe"
-    and not _launch_image(m),
-    "SGLANG_04_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "sglang 0.4",
+    "EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "fused_moe",
+    # SGLang 0.4's row alone: vLLM 0.10's (the gpt-oss launch image) share the constant and check it
+    "EARLIER_RELEASE_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1
+    and _path(m) == "sglang 0.4",
     "TRTLLM_EXPERT_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and _path(m) == "trtllm",
     "MOE_LAYER_OVERHEAD_S": lambda m: _moe(m) and m.is_decode and m.batch == 1 and not _serving(m) and not _apple(m),
     "MLA_LAYER_OVERHEAD_S": lambda m: _moe(m) and _mla(m) and m.is_decode and m.batch == 1 and not _serving(m)
@@ -70,6 +65,7 @@ SELECT: dict[str, Callable[[Measurement], bool]] = {
     "QUANTIZED_BANDWIDTH_SHARE": lambda m: category(m) == "quantized" and m.batch == 1,
     "TTFT_FIXED_S": lambda m: m.metric == "ttft_ms" and not m.client_timed_prefill,
     "PREFILL_LAYER_OVERHEAD_S": lambda m: m.metric == "ttft_ms" and not m.client_timed_prefill,
+    "SGLANG_PREFILL_LAYER_OVERHEAD_S": lambda m: m.metric == "ttft_ms" and measured_deployment(m).runtime == "sglang",
     "PREFILL_OVERLAP": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format != "fp8"
     and not m.client_timed_prefill,
     "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8"
@@ -80,7 +76,7 @@ GRID = {
     "METAL_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 101)],
     "EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
     "TRTLLM_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
-    "SGLANG_04_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
+    "EARLIER_RELEASE_EXPERT_OVERHEAD_S": [i * 0.5e-6 for i in range(0, 161)],
     "MOE_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
     "MLA_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
     "METAL_MOE_LAYER_OVERHEAD_S": [i * 2e-6 for i in range(0, 151)],
@@ -89,6 +85,7 @@ GRID = {
     "QUANTIZED_BANDWIDTH_SHARE": [0.5 + i * 0.01 for i in range(0, 51)],
     "TTFT_FIXED_S": [i * 0.25e-3 for i in range(0, 25)],
     "PREFILL_LAYER_OVERHEAD_S": [i * 10e-6 for i in range(0, 31)],
+    "SGLANG_PREFILL_LAYER_OVERHEAD_S": [i * 20e-6 for i in range(0, 151)],
     "PREFILL_OVERLAP": [i * 0.05 for i in range(0, 61)],
     "FP8_RATE_SHARE": [0.5 + i * 0.025 for i in range(0, 21)],
 }

@@ -31,7 +31,7 @@ from kvcalc.speed_reference import (  # noqa: E402
 )
 
 FIXED_TERMS = ("LAYER_OVERHEAD_S", "METAL_LAYER_OVERHEAD_S", "EXPERT_OVERHEAD_S", "TRTLLM_EXPERT_OVERHEAD_S",
-               "SGLANG_04_EXPERT_OVERHEAD_S", "MOE_LAYER_OVERHEAD_S", "MLA_LAYER_OVERHEAD_S",
+               "EARLIER_RELEASE_EXPERT_OVERHEAD_S", "MOE_LAYER_OVERHEAD_S", "MLA_LAYER_OVERHEAD_S",
                "METAL_MOE_LAYER_OVERHEAD_S", "FUSED_EXPERT_OVERHEAD_S",
                "ALLREDUCE_LATENCY_S", "PREFILL_OVERLAP", "TTFT_FIXED_S", "PREFILL_LAYER_OVERHEAD_S")
 """kvcalc.speed's fitted fixed-cost constants, zeroed by :func:`before`."""

@@ -37,17 +37,19 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     another within a step (no micro-batch overlap). ``link`` is the catalog's GPU-to-GPU bandwidth per
     direction (NVLink or PCIe, data/gpus.csv ``link_gbps``), ``top_k`` 0 for a dense model.
     ``layer_overhead`` is LAYER_OVERHEAD_S (CUDA graphs) or METAL_LAYER_OVERHEAD_S on an Apple GPU;
-    ``expert_overhead`` EXPERT_OVERHEAD_S in vLLM / SGLang / transformers (SGLANG_04_EXPERT_OVERHEAD_S in SGLang 0.4:
-    :func:`expert_path`), TRTLLM_EXPERT_OVERHEAD_S in TensorRT-LLM; ``moe_layer_overhead`` MOE_LAYER_OVERHEAD_S
-    (METAL_MOE_LAYER_OVERHEAD_S on Apple) in llama.cpp and ``ideal``, plus MLA_LAYER_OVERHEAD_S per MLA layer
-    there (:func:`layer_overhead`, :func:`expert_overhead`, :func:`moe_layer_overhead`, :func:`mla_layer_overhead`).
+    ``expert_overhead`` EXPERT_OVERHEAD_S in vLLM / SGLang / transformers (EARLIER_RELEASE_EXPERT_OVERHEAD_S in
+    SGLang 0.4 and vLLM 0.10: :func:`expert_path`), TRTLLM_EXPERT_OVERHEAD_S in TensorRT-LLM; ``moe_layer_overhead``
+    MOE_LAYER_OVERHEAD_S (METAL_MOE_LAYER_OVERHEAD_S on Apple) in llama.cpp and ``ideal``, plus MLA_LAYER_OVERHEAD_S
+    per MLA layer there (:func:`layer_overhead`, :func:`expert_overhead`, :func:`moe_layer_overhead`,
+    :func:`mla_layer_overhead`).
 Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
     ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
     ``sum_{t=1..P} min(t, W)`` tokens per query position; per stage ``c = flops_s / (tp x rate x eta_c)``
     and ``m = (weights_s + kv written_s) / (bandwidth x eta_bw)``, ``time = max(c, m) +
     PREFILL_OVERLAP x min(c, m)`` + the same fixed per-layer cost + ``layers x PREFILL_LAYER_OVERHEAD_S``
-    (a prefill runs outside the decode CUDA graphs) + the all-reduce of ``batch x prompt`` tokens +
-    TTFT_FIXED_S once. ``rate`` is the catalog's dense bf16 rate (fp16 on a GPU without bf16), or its FP8 / FP4
+    (a prefill runs outside the decode CUDA graphs; under SGLang + SGLANG_PREFILL_LAYER_OVERHEAD_S, its eager
+    extend pass and the request's handling: :func:`prefill_layer_overhead`) + the all-reduce of ``batch x prompt``
+    tokens + TTFT_FIXED_S once. ``rate`` is the catalog's dense bf16 rate (fp16 on a GPU without bf16), or its FP8 / FP4
     rate x FP8_RATE_SHARE for fp8 / nvfp4 weights. ``ttft_seconds`` is the whole batch's prefill,
     ``ttft_seconds_per_prompt`` one prompt's.
 Range: every figure has a low-high from the spread of its category on the published rows
@@ -91,23 +93,27 @@ fitted (benchmarks/fit_speed_constants.py) on the batch-1 dense decode rows of
 data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer runs 8-12 of them
 (CUDA Programming Guide, 'CUDA Graphs'; vLLM and llama.cpp capture graphs, which removes most of it)."""
 
-EXPERT_OVERHEAD_S = 13e-6
+EXPERT_OVERHEAD_S = 9.5e-6
 """Fixed seconds per MoE layer and per routed expert a token runs (top-k) in vLLM, SGLang and transformers
-(TensorRT-LLM: :data:`TRTLLM_EXPERT_OVERHEAD_S`; SGLang 0.4: :data:`SGLANG_04_EXPERT_OVERHEAD_S`): the router GEMM,
-top-k / softmax, the token sort and block alignment (fused_moe: ``moe_align_block_size`` then one program per
-(expert, tile)), the gather / scatter and one small GEMV pair per expert, none of them enough to fill the GPU at
-batch 1. Fitted (benchmarks/fit_speed_constants.py) on the batch-1 MoE decode rows of recent SGLang builds in
-data/: SGLang 0.5.6's Qwen3-235B-A22B on 8 x B200 and the gemma-4 branch's (April 2026) gemma-4-26B-A4B on one H200
-and one MI300X (sgl-cookbook). The held-out SGLang 0.5.7 DeepSeek-R1 on 8 x H200 and vLLM gpt-oss-120b on H100
-(its Marlin MXFP4 path) rows check it; vLLM's gpt-oss launch image on A100 (August 2025) decodes 2.8-2.9x slower
-than it gives. transformers has no rows: its per-expert loop is given the same cost, an extrapolation."""
+(TensorRT-LLM: :data:`TRTLLM_EXPERT_OVERHEAD_S`; SGLang 0.4 and vLLM 0.10:
+:data:`EARLIER_RELEASE_EXPERT_OVERHEAD_S`): the router GEMM, top-k / softmax, the token sort and block alignment
+(fused_moe: ``moe_align_block_size`` then one program per (expert, tile)), the gather / scatter and one small GEMV
+pair per expert, none of them enough to fill the GPU at batch 1. Fitted (benchmarks/fit_speed_constants.py) on the
+batch-1 MoE decode rows of recent SGLang builds in data/ (sgl-cookbook): SGLang 0.5.6's Qwen3-235B-A22B and
+0.5.6.post1's DeepSeek-R1-0528 on 8 x B200 (three runs each) and the gemma-4 branch's (April 2026) gemma-4-26B-A4B
+on one H200 and one MI300X. The held-out SGLang 0.5.7 DeepSeek-R1 on 8 x H200 and vLLM gpt-oss-120b on H100 (its
+Marlin MXFP4 path) rows check it. transformers has no rows: its per-expert loop is given the same cost, an
+extrapolation."""
 
-SGLANG_04_EXPERT_OVERHEAD_S = 58e-6
-"""The same cost in SGLang 0.4 (``sglang_version="0.4"``: the v0.4.1-0.4.2 releases of December 2024 - February
-2025, kvcalc.sglang.defaults), whose DeepSeek-V3 decode ran its FP8 block-quantized experts through that release's
-Triton kernels: fitted on SGLang v0.4.1's batch-1 DeepSeek-V3 row on 8 x H200 (PR 2643's release note), so it
-describes that row; its batch 8 / 32 rows check it. Under :data:`EXPERT_OVERHEAD_S` those rows come out 1.7-3x
-optimistic."""
+EARLIER_RELEASE_EXPERT_OVERHEAD_S = 58e-6
+"""The same cost in the serving releases of December 2024 - August 2025 that kvcalc plans by version: SGLang 0.4
+(``sglang_version="0.4"``: v0.4.1-0.4.2, kvcalc.sglang.defaults), whose DeepSeek-V3 decode ran its FP8
+block-quantized experts through that release's Triton kernels, and vLLM 0.10 (``vllm_version="0.10"``; gpt-oss
+came with 0.10.1, first as the ``vllm/vllm-openai:gptoss`` image). Fitted on SGLang v0.4.1's batch-1 DeepSeek-V3 row
+on 8 x H200 (PR 2643's release note) alone, so it describes that row; its batch 8 / 32 rows and vLLM's gpt-oss
+launch image on one and two A100s (gpt-oss-120b at batch 1: 1.08 and 1.16 under this cost, 3.3 and 3.1 under
+:data:`EXPERT_OVERHEAD_S`) check it. That the vLLM rows share SGLang 0.4's cost was tried on those two rows before it
+was kept: they check it across engines, not blind."""
 
 MOE_LAYER_OVERHEAD_S = 56e-6
 """Fixed seconds per decoder layer of a MoE model in a llama.cpp (and ``ideal``) forward pass on a CUDA-class
@@ -197,12 +203,12 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 2.9), "quantized": (0.7, 1.38),
-    "short prefill": (0.7, 1.3), "tensor parallel": (0.63, 2.76),
+    "dense": (0.7, 1.3), "long prefill": (0.7, 1.76), "moe": (0.7, 2.04), "quantized": (0.7, 1.38),
+    "short prefill": (0.7, 1.3), "tensor parallel": (0.67, 1.46),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category (but the client-timed times to first
-token: kvcalc.speed_reference.measured_spread), rounded outward to 0.01 and
+token of the engines other than SGLang: kvcalc.speed_reference.Measurement.sets_range), rounded outward to 0.01 and
 widened to at least :data:`RANGE_BAND` (kvcalc.speed_reference.measured_spread() recomputes them;
 tests/fast/test_speed_range.py checks the two agree). The shown range is the estimate divided by that
 spread: tokens/s from ``point / r_high`` to ``point / r_low``, seconds from ``point x r_low`` to
@@ -237,6 +243,18 @@ kernels' host launch (2-5 us a launch, CUDA C Programming Guide 'CUDA Graphs'; 1
 them, with the small-M GEMM tiles of a short prompt). Fitted jointly with :data:`TTFT_FIXED_S` on the
 time-to-first-token rows (Llama 7B on one GPU, Llama-2-70B at TP 4), whose layer counts (32, 80)
 separate the two."""
+
+SGLANG_PREFILL_LAYER_OVERHEAD_S = 1.04e-3
+"""Fixed seconds per decoder layer of an SGLang prefill beyond :data:`PREFILL_LAYER_OVERHEAD_S` (fitted on
+TensorRT-LLM's C++ runtime): SGLang runs its extend (prefill) pass eagerly by default (SGLang 0.5.6
+``server_args.ServerArgs.enable_piecewise_cuda_graph = False``; ``model_runner.forward_extend`` replays a graph
+only when it is on), so each of a layer's kernels pays PyTorch's Python dispatch as well as its launch; FP8
+block-quantized linears add a per-token-group quantization kernel each. Fitted (benchmarks/fit_speed_constants.py)
+on SGLang's times to first token in data/ (sgl-cookbook, bench_serving at concurrency 1: Qwen3-235B-A22B and
+DeepSeek-R1-0528 on 8 x B200 at 610 and 4,194 tokens, gemma-4-26B-A4B on one H200 and one MI300X). Those are
+client-timed, so this also carries the request's tokenization, scheduling and HTTP round trip, which those rows
+do not separate from the forward pass; their nearly flat TTFT over prompt length (Qwen3-235B-A22B: 92 ms at 610
+tokens, 115 ms at 4,194) is what puts it per layer, not per token."""
 
 GB = 10**9
 TFLOP = 10**12
@@ -493,6 +511,20 @@ def _fixed_seconds(d: Deployment, layers: int, experts: float | None = None) -> 
     return layers * (per_layer + used * expert_overhead(d))
 
 
+def prefill_layer_overhead(d: Deployment) -> float:
+    """Fixed seconds per decoder layer a prefill pays beyond :func:`layer_overhead`:
+    :data:`PREFILL_LAYER_OVERHEAD_S`, + :data:`SGLANG_PREFILL_LAYER_OVERHEAD_S` under SGLang (its eager extend pass).
+
+    >>> from kvcalc import deploy
+    >>> from kvcalc.catalog import bundled_config
+    >>> cfg = bundled_config("meta-llama/Llama-3.1-8B")
+    >>> round(prefill_layer_overhead(deploy(cfg, gpu="h100-sxm", runtime="sglang")) * 1e6)
+    1200
+    """
+    extra = SGLANG_PREFILL_LAYER_OVERHEAD_S if d.runtime == "sglang" else 0.0
+    return PREFILL_LAYER_OVERHEAD_S + extra
+
+
 def layer_overhead(d: Deployment) -> float:
     """Fixed seconds per decoder layer per forward pass: :data:`METAL_LAYER_OVERHEAD_S` on an Apple GPU,
     else :data:`LAYER_OVERHEAD_S`."""
@@ -501,23 +533,25 @@ def layer_overhead(d: Deployment) -> float:
 
 def expert_overhead(d: Deployment) -> float:
     """Fixed seconds per MoE layer and routed expert in a serving engine (:data:`SERVING_RUNTIMES`), by
-    :func:`expert_path`: :data:`TRTLLM_EXPERT_OVERHEAD_S` under TensorRT-LLM, :data:`SGLANG_04_EXPERT_OVERHEAD_S`
-    under ``sglang_version="0.4"``, else :data:`EXPERT_OVERHEAD_S`; llama.cpp and ``ideal`` pay
-    :func:`moe_layer_overhead` per layer instead (0 here)."""
-    return {"trtllm": TRTLLM_EXPERT_OVERHEAD_S, "sglang 0.4": SGLANG_04_EXPERT_OVERHEAD_S,
-            "fused_moe": EXPERT_OVERHEAD_S, "": 0.0}[expert_path(d)]
+    :func:`expert_path`: :data:`TRTLLM_EXPERT_OVERHEAD_S` under TensorRT-LLM,
+    :data:`EARLIER_RELEASE_EXPERT_OVERHEAD_S` under ``sglang_version="0.4"`` and ``vllm_version="0.10"``, else
+    :data:`EXPERT_OVERHEAD_S`; llama.cpp and ``ideal`` pay :func:`moe_layer_overhead` per layer instead (0 here)."""
+    return {"trtllm": TRTLLM_EXPERT_OVERHEAD_S, "sglang 0.4": EARLIER_RELEASE_EXPERT_OVERHEAD_S,
+            "vllm 0.10": EARLIER_RELEASE_EXPERT_OVERHEAD_S, "fused_moe": EXPERT_OVERHEAD_S, "": 0.0}[expert_path(d)]
 
 
 def expert_path(d: Deployment) -> str:
     """Which per-expert cost a serving engine's MoE layer pays (:func:`expert_overhead`): ``trtllm``,
-    ``sglang 0.4`` (``sglang_version="0.4"``) or ``fused_moe`` (vLLM, SGLang, transformers); ``""`` outside the
-    serving engines."""
+    ``sglang 0.4`` (``sglang_version="0.4"``), ``vllm 0.10`` (``vllm_version="0.10"``) or ``fused_moe`` (vLLM,
+    SGLang, transformers); ``""`` outside the serving engines."""
     if d.runtime not in SERVING_RUNTIMES:
         return ""
     if d.runtime == "tensorrt_llm":
         return "trtllm"
     if d.runtime == "sglang" and d.options.sglang_version == "0.4":
         return "sglang 0.4"
+    if d.runtime == "vllm" and d.options.vllm_version == "0.10":
+        return "vllm 0.10"
     return "fused_moe"
 
 
@@ -666,7 +700,7 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
             seconds += max(comp_t, mem_t)
         else:
             seconds += (max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t) + _fixed_seconds(d, layers, experts)
-                        + layers * PREFILL_LAYER_OVERHEAD_S + _allreduce_seconds(d, layers, batch * prompt))
+                        + layers * prefill_layer_overhead(d) + _allreduce_seconds(d, layers, batch * prompt))
         compute_bound |= comp_t >= mem_t
     return seconds, flops_all, compute_bound
 

@@ -117,8 +117,17 @@ class Measurement:
     @property
     def client_timed_prefill(self) -> bool:
         """A prefill figure (time to first token) a client timed (:attr:`timed_by_client`): it sets none of the
-        prefill constants nor a range (:func:`measured_spread`), and is judged like every row."""
+        engine-timed prefill constants nor, but SGLang's, a range (:attr:`sets_range`), and is judged like every
+        row."""
         return self.timed_by_client and not self.is_decode
+
+    @property
+    def sets_range(self) -> bool:
+        """Whether the row bounds its category's shown range (:func:`measured_spread`): every row but a
+        :attr:`client_timed_prefill` of an engine whose estimated time to first token is its own prefill time.
+        SGLang's is estimated as its ``bench_serving`` client times it (kvcalc.speed.SGLANG_PREFILL_LAYER_OVERHEAD_S
+        is fitted on such rows), so its client-timed rows bound the range."""
+        return not self.client_timed_prefill or self.runtime == "sglang"
 
     @property
     def runtime(self) -> str:
@@ -129,12 +138,15 @@ class Measurement:
     def engine_options(self) -> dict[str, Any]:
         """The engine options the row's release implies (deploy() flags): a TensorRT-LLM release before v0.8
         ran no XQA kernel (``xqa=False``; the XQA blog: "will be included in the v0.8 releases"); an SGLang 0.4.x
-        row runs under ``sglang_version="0.4"`` (its release's rules, kvcalc.sglang.defaults)."""
+        row runs under ``sglang_version="0.4"`` and a vLLM 0.10.x row under ``vllm_version="0.10"`` (their
+        releases' rules, kvcalc.sglang.defaults, kvcalc.vllm.defaults)."""
         found = re.match(r"v?(\d+)\.(\d+)", self.engine_version)
         if self.runtime == "tensorrt_llm" and found and (int(found[1]), int(found[2])) < XQA_RELEASE:
             return {"xqa": False}
         if self.runtime == "sglang" and found and (int(found[1]), int(found[2])) == (0, 4):
             return {"sglang_version": "0.4"}
+        if self.runtime == "vllm" and found and (int(found[1]), int(found[2])) == (0, 10):
+            return {"vllm_version": "0.10"}
         return {}
 
     @property
@@ -394,13 +406,13 @@ def ratios_by_category(rows: tuple[Measurement, ...] | None = None) -> dict[str,
 def measured_spread(rows: tuple[Measurement, ...] | None = None) -> dict[str, tuple[float, float]]:
     """Per category the lowest and highest ratio, rounded outward to 0.01 and widened to at least
     kvcalc.speed.RANGE_BAND (the +-30 % the estimate is validated to): kvcalc.speed.SPREAD. A time to first
-    token a client timed against a server (:attr:`Measurement.timed_by_client`) sets no range: it includes the
-    request's HTTP, tokenization and scheduling, which the estimated engine time leaves out (SGLang's
-    bench_serving TTFTs of 300-600-token prompts come out 2-4x the estimate); it is judged like every row."""
+    token a client timed against a server sets no range (:attr:`Measurement.sets_range`): it includes the
+    request's HTTP, tokenization and scheduling, which the estimated engine time leaves out (SGLang's, whose
+    estimate carries them, are the exception); it is judged like every row."""
     from .speed import RANGE_BAND
 
     band_lo, band_hi = RANGE_BAND
     rows = published_measurements() if rows is None else rows
-    engine_timed = tuple(m for m in rows if not m.client_timed_prefill)
+    bounding = tuple(m for m in rows if m.sets_range)
     return {c: (min(math.floor(min(rs) * 100) / 100, band_lo), max(math.ceil(max(rs) * 100) / 100, band_hi))
-            for c, rs in sorted(ratios_by_category(engine_timed).items())}
+            for c, rs in sorted(ratios_by_category(bounding).items())}

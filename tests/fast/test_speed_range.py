@@ -111,18 +111,7 @@ def test_categories_follow_the_deployment() -> None:
     assert estimate_speed(moe, 1, 1024).decode_category == "moe"
 
 
-def _row_case(m):
-    if m.id in ("sglang-h200x1-gemma-4-26b-a4b-bf16-b1-ttft-cookbook",
-                "sglang-mi300x1-gemma-4-26b-a4b-bf16-b1-ttft-cookbook",
-                "sglang-b200x8-deepseek-r1-0528-fp8-b1-ttft-cookbook",
-                "sglang-b200x8-deepseek-r1-0528-fp8-b1-osl8k-ttft-cookbook"):
-        reason = ("a client-timed time to first token (SGLang bench_serving), 2.09 / 4.31 / 3.99 / 3.57: request "
-                  "handling the estimate leaves out; such rows set no range (kvcalc.speed_reference.measured_spread)")
-        return pytest.param(m, id=m.id, marks=pytest.mark.xfail(strict=True, reason=reason))
-    return pytest.param(m, id=m.id)
-
-
-@pytest.mark.parametrize("m", [_row_case(m) for m in ROWS])
+@pytest.mark.parametrize("m", ROWS, ids=lambda m: m.id)
 def test_every_published_figure_is_inside_its_shown_range(m) -> None:
     e = estimate_for(m)
     if m.metric == "decode_tokens_per_s_per_sequence":
