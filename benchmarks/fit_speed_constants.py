@@ -47,7 +47,9 @@ def _path(m: Measurement) -> str:
     return speed.expert_path(measured_deployment(m))
 
 
-ROWS = list(published_measurements())
+ROWS = [m for m in published_measurements() if measured_deployment(m).gpu.vendor not in speed.UNCALIBRATED_VENDORS]
+"""The rows the constants are fitted on: data/ but the GPUs of kvcalc.speed.UNCALIBRATED_VENDORS (their rows set
+only their own category's range)."""
 SELECT: dict[str, Callable[[Measurement], bool]] = {
     "LAYER_OVERHEAD_S": lambda m: category(m) == "dense" and m.batch == 1 and not _apple(m),
     "METAL_LAYER_OVERHEAD_S": lambda m: _apple(m) and m.is_decode and m.batch == 1 and not _moe(m),

@@ -93,7 +93,7 @@ fitted (benchmarks/fit_speed_constants.py) on the batch-1 dense decode rows of
 data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer runs 8-12 of them
 (CUDA Programming Guide, 'CUDA Graphs'; vLLM and llama.cpp capture graphs, which removes most of it)."""
 
-EXPERT_OVERHEAD_S = 9.5e-6
+EXPERT_OVERHEAD_S = 8e-6
 """Fixed seconds per MoE layer and per routed expert a token runs (top-k) in vLLM, SGLang and transformers
 (TensorRT-LLM: :data:`TRTLLM_EXPERT_OVERHEAD_S`; SGLang 0.4 and vLLM 0.10:
 :data:`EARLIER_RELEASE_EXPERT_OVERHEAD_S`): the router GEMM, top-k / softmax, the token sort and block alignment
@@ -101,9 +101,9 @@ EXPERT_OVERHEAD_S = 9.5e-6
 pair per expert, none of them enough to fill the GPU at batch 1. Fitted (benchmarks/fit_speed_constants.py) on the
 batch-1 MoE decode rows of recent SGLang builds in data/ (sgl-cookbook): SGLang 0.5.6's Qwen3-235B-A22B and
 0.5.6.post1's DeepSeek-R1-0528 on 8 x B200 (three runs each) and the gemma-4 branch's (April 2026) gemma-4-26B-A4B
-on one H200 and one MI300X. The held-out SGLang 0.5.7 DeepSeek-R1 on 8 x H200 and vLLM gpt-oss-120b on H100 (its
-Marlin MXFP4 path) rows check it. transformers has no rows: its per-expert loop is given the same cost, an
-extrapolation."""
+on one H200 (its MI300X run is an AMD GPU's: :data:`UNCALIBRATED_VENDORS`). The held-out SGLang 0.5.7
+DeepSeek-R1 on 8 x H200 and vLLM gpt-oss-120b on H100 (its Marlin MXFP4 path) rows check it. transformers has
+no rows: its per-expert loop is given the same cost, an extrapolation."""
 
 EARLIER_RELEASE_EXPERT_OVERHEAD_S = 58e-6
 """The same cost in the serving releases of December 2024 - August 2025 that kvcalc plans by version: SGLang 0.4
@@ -203,8 +203,8 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "dense": (0.7, 1.3), "long prefill": (0.7, 1.76), "moe": (0.7, 2.04), "quantized": (0.7, 1.38),
-    "short prefill": (0.7, 1.3), "tensor parallel": (0.67, 1.46),
+    "AMD GPU": (0.7, 4.39), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.5),
+    "quantized": (0.7, 1.38), "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.57),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category (but the client-timed times to first
@@ -215,6 +215,13 @@ spread: tokens/s from ``point / r_high`` to ``point / r_low``, seconds from ``po
 ``point x r_high``; the fast end stops where the datasheet bandwidth and tensor rate would (the step's
 bytes at ``bandwidth_gbps``, its FLOPs at the full rate, no fixed cost): ``point / r_low`` assumes
 0.77 / 0.7 = 1.1x the bandwidth on a memory-bound step, which no GPU reaches."""
+
+UNCALIBRATED_VENDORS: dict[str, str] = {"AMD": "AMD GPU"}
+"""GPU vendors (data/gpus.csv ``vendor``) the constants are not fitted on, each with its own category: their
+published rows (ROCm builds of vLLM, SGLang and llama.cpp on an MI300X) set no constant
+(benchmarks/fit_speed_constants.py leaves them out), only their own category's range, which stays wide: under
+the NVIDIA-fitted rules they spread from r 1.0 to 4.4 in data/, the ROCm kernels and releases varying more than
+one constant describes."""
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
@@ -244,14 +251,14 @@ them, with the small-M GEMM tiles of a short prompt). Fitted jointly with :data:
 time-to-first-token rows (Llama 7B on one GPU, Llama-2-70B at TP 4), whose layer counts (32, 80)
 separate the two."""
 
-SGLANG_PREFILL_LAYER_OVERHEAD_S = 1.04e-3
+SGLANG_PREFILL_LAYER_OVERHEAD_S = 0.94e-3
 """Fixed seconds per decoder layer of an SGLang prefill beyond :data:`PREFILL_LAYER_OVERHEAD_S` (fitted on
 TensorRT-LLM's C++ runtime): SGLang runs its extend (prefill) pass eagerly by default (SGLang 0.5.6
 ``server_args.ServerArgs.enable_piecewise_cuda_graph = False``; ``model_runner.forward_extend`` replays a graph
 only when it is on), so each of a layer's kernels pays PyTorch's Python dispatch as well as its launch; FP8
 block-quantized linears add a per-token-group quantization kernel each. Fitted (benchmarks/fit_speed_constants.py)
 on SGLang's times to first token in data/ (sgl-cookbook, bench_serving at concurrency 1: Qwen3-235B-A22B and
-DeepSeek-R1-0528 on 8 x B200 at 610 and 4,194 tokens, gemma-4-26B-A4B on one H200 and one MI300X). Those are
+DeepSeek-R1-0528 on 8 x B200 at 610 and 4,194 tokens, gemma-4-26B-A4B on one H200). Those are
 client-timed, so this also carries the request's tokenization, scheduling and HTTP round trip, which those rows
 do not separate from the forward pass; their nearly flat TTFT over prompt length (Qwen3-235B-A22B: 92 ms at 610
 tokens, 115 ms at 4,194) is what puts it per layer, not per token."""
@@ -321,9 +328,11 @@ def quantized_weights(d: Deployment) -> bool:
 
 def speed_category(d: Deployment, *, decode: bool, tokens: int) -> str:
     """The validation category an estimate falls in (its range comes from that category's spread):
-    ``tensor parallel`` on more than one GPU; for decode ``moe``, ``quantized`` (dense, integer
-    weights) or ``dense``; for a prefill of ``tokens`` prompt tokens in all ``short prefill`` up to
-    512, ``long prefill`` beyond."""
+    ``AMD GPU`` on an AMD GPU whatever the rest (:data:`UNCALIBRATED_VENDORS`); ``tensor parallel`` on more
+    than one GPU; for decode ``moe``, ``quantized`` (dense, integer weights) or ``dense``; for a prefill of
+    ``tokens`` prompt tokens in all ``short prefill`` up to 512, ``long prefill`` beyond."""
+    if d.gpu.vendor in UNCALIBRATED_VENDORS:
+        return UNCALIBRATED_VENDORS[d.gpu.vendor]
     if d.tp * d.pp > 1:
         return "tensor parallel"
     if decode:
@@ -519,7 +528,7 @@ def prefill_layer_overhead(d: Deployment) -> float:
     >>> from kvcalc.catalog import bundled_config
     >>> cfg = bundled_config("meta-llama/Llama-3.1-8B")
     >>> round(prefill_layer_overhead(deploy(cfg, gpu="h100-sxm", runtime="sglang")) * 1e6)
-    1200
+    1100
     """
     extra = SGLANG_PREFILL_LAYER_OVERHEAD_S if d.runtime == "sglang" else 0.0
     return PREFILL_LAYER_OVERHEAD_S + extra
@@ -622,6 +631,11 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
     if quantized_weights(d):
         assumptions.append(f"weights {d.weights.scheme}: integer-quantized, read at {QUANTIZED_BANDWIDTH_SHARE:.0%} of "
                            "that bandwidth share (their unpacking, fitted on published figures)")
+    if d.gpu.vendor in UNCALIBRATED_VENDORS:
+        lo, hi = _spread(UNCALIBRATED_VENDORS[d.gpu.vendor])
+        assumptions.append(f"{d.gpu.vendor} GPU: the fixed costs and efficiencies are fitted on NVIDIA and Apple GPUs; "
+                           f"the published {d.gpu.vendor} figures (ROCm builds of vLLM, SGLang and llama.cpp) spread "
+                           f"{lo:g}-{hi:g}x this estimate (the range shown)")
     if d.tp > 1:
         assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; two all-reduces per layer over "
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
@@ -666,8 +680,8 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
         f" x {bandwidth_efficiency:g}"
         + (f" x {QUANTIZED_BANDWIDTH_SHARE:g}" if quantized_weights(d) else "") + ") or the GEMM FLOPs if longer"
         f" + {dec_kv:,} B KV read (or the attention FLOPs) + {fixed * 1e3:.2f} ms fixed per-layer cost + "
-        f"{comm * 1e3:.2f} ms tensor-parallel all-reduce" + (f" = {step * 1e3:.2f} ms" if step is not None
-                                                            else " (bandwidth unknown)"),
+        f"{comm * 1e3:.2f} ms tensor-parallel all-reduce"
+        + (f" = {step * 1e3:.2f} ms" if step is not None else " (bandwidth unknown)"),
         "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
                                                if step else ""),
         ("time to first token" if batch == 1 else f"prefill of the whole batch, {batch:,} prompts in one pass")

@@ -38,7 +38,7 @@ from .deployment import Deployment, deploy
 from .engines import get_engine
 from .errors import ConfigError
 from .gpus import get_gpu
-from .speed import GB, TFLOP, SpeedEstimate, estimate_speed
+from .speed import GB, TFLOP, UNCALIBRATED_VENDORS, SpeedEstimate, estimate_speed
 
 MEASUREMENTS_PATH = data_path("speed_measurements.csv")
 XQA_RELEASE = (0, 8)
@@ -346,12 +346,15 @@ def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
     point: memory-bound even at 100 % of both datasheet rates), an Apple GPU's Metal dispatch cost
     (kvcalc.speed.METAL_LAYER_OVERHEAD_S) and a MoE model's routing and per-expert launches
     (kvcalc.speed.EXPERT_OVERHEAD_S, MOE_LAYER_OVERHEAD_S and the rest): those costs are fitted on the
-    same rows, so the rows do not set the efficiencies."""
+    same rows, so the rows do not set the efficiencies; and the kernels of a GPU no constant is fitted on
+    (kvcalc.speed.UNCALIBRATED_VENDORS)."""
     out = []
     if m.quantized_weights:
         out.append("weight dequantization")
     if get_gpu(m.gpu).vendor == "Apple":
         out.append("Metal dispatch overhead")
+    if get_gpu(m.gpu).vendor in UNCALIBRATED_VENDORS:
+        out.append(f"{get_gpu(m.gpu).vendor} GPU kernels (no constant is fitted on them)")
     if measured_deployment(m).spec.moe_experts:
         out.append("MoE routing overhead")
     if m.gpus > 1:

@@ -111,6 +111,14 @@ def test_categories_follow_the_deployment() -> None:
     assert estimate_speed(moe, 1, 1024).decode_category == "moe"
 
 
+def test_an_amd_gpu_has_its_own_category() -> None:
+    """On an MI300X an estimate is in the ``AMD GPU`` category whatever the model or split, its assumptions say so."""
+    d = deploy(bundled_config("meta-llama/Llama-3.1-8B"), gpu="mi300x", gpus=2, runtime="vllm")
+    e = estimate_speed(d, 4, 4096)
+    assert e.decode_category == e.prefill_category == "AMD GPU"
+    assert any(a.startswith("AMD GPU: ") for a in e.assumptions)
+
+
 @pytest.mark.parametrize("m", ROWS, ids=lambda m: m.id)
 def test_every_published_figure_is_inside_its_shown_range(m) -> None:
     e = estimate_for(m)
