@@ -47,9 +47,21 @@ def _path(m: Measurement) -> str:
     return speed.expert_path(measured_deployment(m))
 
 
-ROWS = [m for m in published_measurements() if measured_deployment(m).gpu.vendor not in speed.UNCALIBRATED_VENDORS]
-"""The rows the constants are fitted on: data/ but the GPUs of kvcalc.speed.UNCALIBRATED_VENDORS (their rows set
-only their own category's range)."""
+def _amd(m: Measurement) -> bool:
+    return measured_deployment(m).gpu.vendor == "AMD"
+
+
+ALL_ROWS = list(published_measurements())
+ROWS = [m for m in ALL_ROWS if measured_deployment(m).gpu.vendor not in speed.UNCALIBRATED_VENDORS]
+"""The rows the per-kernel constants are fitted on: data/ but the GPUs of kvcalc.speed.UNCALIBRATED_VENDORS, whose
+rows set only :data:`VENDOR_CONSTANTS` (and their own category's range)."""
+VENDOR_CONSTANTS = ("AMD_TIME_FACTOR",)
+
+
+def _rows(name: str) -> list[Measurement]:
+    return [m for m in (ALL_ROWS if name in VENDOR_CONSTANTS else ROWS) if SELECT[name](m)]
+
+
 SELECT: dict[str, Callable[[Measurement], bool]] = {
     "LAYER_OVERHEAD_S": lambda m: category(m) == "dense" and m.batch == 1 and not _apple(m),
     "METAL_LAYER_OVERHEAD_S": lambda m: _apple(m) and m.is_decode and m.batch == 1 and not _moe(m),
@@ -72,6 +84,7 @@ SELECT: dict[str, Callable[[Measurement], bool]] = {
     and not m.client_timed_prefill,
     "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8"
     and not m.client_timed_prefill,
+    "AMD_TIME_FACTOR": _amd,
 }
 GRID = {
     "LAYER_OVERHEAD_S": [i * 1e-6 for i in range(0, 41)],
@@ -90,6 +103,7 @@ GRID = {
     "SGLANG_PREFILL_LAYER_OVERHEAD_S": [i * 20e-6 for i in range(0, 151)],
     "PREFILL_OVERLAP": [i * 0.05 for i in range(0, 61)],
     "FP8_RATE_SHARE": [0.5 + i * 0.025 for i in range(0, 21)],
+    "AMD_TIME_FACTOR": [1 + i * 0.05 for i in range(0, 81)],
 }
 
 
@@ -110,11 +124,11 @@ def fit(rounds: int = 8) -> None:
         for name, values in GRID.items():
             if name in JOINT:
                 continue
-            rows = [m for m in ROWS if SELECT[name](m)]
+            rows = _rows(name)
             best = min(values, key=lambda v: (setattr(speed, name, v), loss(rows))[1])
             setattr(speed, name, best)
         a, b = JOINT
-        rows = [m for m in ROWS if SELECT[a](m)]
+        rows = _rows(a)
         pair = min(((x, y) for x in GRID[a] for y in GRID[b]),
                    key=lambda xy: (setattr(speed, a, xy[0]), setattr(speed, b, xy[1]), loss(rows))[2])
         setattr(speed, a, pair[0])
@@ -124,7 +138,7 @@ def fit(rounds: int = 8) -> None:
         if before == {name: getattr(speed, name) for name in GRID}:
             break
     for name in GRID:
-        rows = [m.id for m in ROWS if SELECT[name](m)]
+        rows = [m.id for m in _rows(name)]
         print(f"{name} = {getattr(speed, name):.3g}   fitted on {len(rows)} rows: {', '.join(rows)}")
     print(f"DEFAULT_BANDWIDTH_EFFICIENCY = {speed.DEFAULT_BANDWIDTH_EFFICIENCY}")
     print(f"DEFAULT_COMPUTE_EFFICIENCY = {speed.DEFAULT_COMPUTE_EFFICIENCY}")

@@ -203,7 +203,7 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "AMD GPU": (0.7, 4.39), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.5),
+    "AMD GPU": (0.47, 2.09), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.5),
     "quantized": (0.7, 1.38), "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.57),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
@@ -217,11 +217,20 @@ bytes at ``bandwidth_gbps``, its FLOPs at the full rate, no fixed cost): ``point
 0.77 / 0.7 = 1.1x the bandwidth on a memory-bound step, which no GPU reaches."""
 
 UNCALIBRATED_VENDORS: dict[str, str] = {"AMD": "AMD GPU"}
-"""GPU vendors (data/gpus.csv ``vendor``) the constants are not fitted on, each with its own category: their
-published rows (ROCm builds of vLLM, SGLang and llama.cpp on an MI300X) set no constant
-(benchmarks/fit_speed_constants.py leaves them out), only their own category's range, which stays wide: under
-the NVIDIA-fitted rules they spread from r 1.0 to 4.4 in data/, the ROCm kernels and releases varying more than
-one constant describes."""
+"""GPU vendors (data/gpus.csv ``vendor``) the per-kernel constants are not fitted on, each with its own category:
+their published rows (ROCm builds of vLLM, SGLang and llama.cpp on an MI300X) set no constant but
+:data:`AMD_TIME_FACTOR` (benchmarks/fit_speed_constants.py leaves them out of the rest) and their own category's
+range, which stays wide: under the NVIDIA-fitted rules they spread from r 1.0 to 4.4 in data/, the ROCm kernels
+and releases varying more than one factor describes."""
+
+AMD_TIME_FACTOR = 2.1
+"""Factor on every estimated second (decode step, time to first token) on an AMD GPU: the geometric mean of
+r = measured / estimated seconds over the data/ rows on one (24: vLLM 0.7.3 and SGLang 0.4.2 DeepSeek-R1 on
+8 x MI300X, dstack's March 2025 sweep; vLLM 0.17 gpt-oss-120b on one, InferenceX PR 1061; SGLang's gemma-4
+branch gemma-4-26B-A4B, sgl-cookbook) under the rules fitted on NVIDIA GPUs, i.e. the least-squares fit of
+log r (benchmarks/fit_speed_constants.py). Their implied bandwidth shares, 0.06-0.38 against 0.77 on NVIDIA, say
+ROCm's MoE, MLA and GEMV kernels reach far less of the MI300X's 5.3 TB/s than the CUDA kernels of their
+releases do of an H100's."""
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
@@ -287,8 +296,8 @@ class SpeedEstimate:
     decode_kv_bytes: int
     decode_flops_per_step: int
     decode_bound: str | None            # "memory bandwidth" or "compute"
-    decode_fixed_seconds: float | None  # per-layer (and per-expert) fixed cost inside the step
-    decode_allreduce_seconds: float | None   # tensor-parallel all-reduce time inside the step
+    decode_fixed_seconds: float | None  # per-layer (and per-expert) fixed cost, before vendor_time_factor
+    decode_allreduce_seconds: float | None   # tensor-parallel all-reduce, before vendor_time_factor
     prefill_tensor_rate: str            # "bf16", "fp8" or "fp4": the catalog rate the prefill uses
     decode_category: str                # speed_category of the decode (its range's spread)
     prefill_category: str               # speed_category of the whole batch's prefill
@@ -534,6 +543,19 @@ def prefill_layer_overhead(d: Deployment) -> float:
     return PREFILL_LAYER_OVERHEAD_S + extra
 
 
+def vendor_time_factor(d: Deployment) -> float:
+    """Factor on the estimated seconds for the deployment's GPU vendor: :data:`AMD_TIME_FACTOR` on an AMD GPU,
+    else 1.
+
+    >>> from kvcalc import deploy
+    >>> from kvcalc.catalog import bundled_config
+    >>> cfg = bundled_config("meta-llama/Llama-3.1-8B")
+    >>> vendor_time_factor(deploy(cfg, gpu="mi300x")), vendor_time_factor(deploy(cfg, gpu="h100-sxm"))
+    (2.1, 1.0)
+    """
+    return AMD_TIME_FACTOR if d.gpu.vendor == "AMD" else 1.0
+
+
 def layer_overhead(d: Deployment) -> float:
     """Fixed seconds per decoder layer per forward pass: :data:`METAL_LAYER_OVERHEAD_S` on an Apple GPU,
     else :data:`LAYER_OVERHEAD_S`."""
@@ -633,9 +655,10 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            "that bandwidth share (their unpacking, fitted on published figures)")
     if d.gpu.vendor in UNCALIBRATED_VENDORS:
         lo, hi = _spread(UNCALIBRATED_VENDORS[d.gpu.vendor])
-        assumptions.append(f"{d.gpu.vendor} GPU: the fixed costs and efficiencies are fitted on NVIDIA and Apple GPUs; "
-                           f"the published {d.gpu.vendor} figures (ROCm builds of vLLM, SGLang and llama.cpp) spread "
-                           f"{lo:g}-{hi:g}x this estimate (the range shown)")
+        assumptions.append(f"{d.gpu.vendor} GPU: the fixed costs and efficiencies are fitted on NVIDIA and Apple GPUs, "
+                           f"and every time is {vendor_time_factor(d):g}x theirs (the published {d.gpu.vendor} "
+                           f"figures' geometric mean: ROCm builds of vLLM, SGLang and llama.cpp); those figures "
+                           f"spread {lo:g}-{hi:g}x this estimate (the range shown)")
     if d.tp > 1:
         assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; two all-reduces per layer over "
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
@@ -667,6 +690,11 @@ def _rate_text(value: float | None, unit: str) -> str:
     return f"{value:g} {unit}" if value else f"unknown {unit}"
 
 
+def _vendor_text(d: Deployment) -> str:
+    slow = vendor_time_factor(d)
+    return f", all x {slow:g} ({d.gpu.vendor} GPU: kvcalc.speed.AMD_TIME_FACTOR)" if slow != 1 else ""
+
+
 def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, float | None],
               pre: tuple[int, float | None, str, float | None], bandwidth_efficiency: float,
               compute_efficiency: float) -> tuple[str, ...]:
@@ -680,14 +708,14 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
         f" x {bandwidth_efficiency:g}"
         + (f" x {QUANTIZED_BANDWIDTH_SHARE:g}" if quantized_weights(d) else "") + ") or the GEMM FLOPs if longer"
         f" + {dec_kv:,} B KV read (or the attention FLOPs) + {fixed * 1e3:.2f} ms fixed per-layer cost + "
-        f"{comm * 1e3:.2f} ms tensor-parallel all-reduce"
+        f"{comm * 1e3:.2f} ms tensor-parallel all-reduce" + _vendor_text(d)
         + (f" = {step * 1e3:.2f} ms" if step is not None else " (bandwidth unknown)"),
         "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
                                                if step else ""),
         ("time to first token" if batch == 1 else f"prefill of the whole batch, {batch:,} prompts in one pass")
         + f" = {pre_flops:,} FLOP / ({d.tp} x {_rate_text(tflops, rate_name + ' TFLOP/s')} x "
         f"{compute_efficiency:g}), + {PREFILL_OVERLAP:g} x the weight read where shorter, + fixed per-layer "
-        f"and all-reduce costs + {TTFT_FIXED_S * 1e3:g} ms once"
+        f"and all-reduce costs + {TTFT_FIXED_S * 1e3:g} ms once" + _vendor_text(d)
         + (f" = {prefill * 1e3:.1f} ms" if prefill is not None else " (tensor rate unknown)"),
     )
 
@@ -779,6 +807,8 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
             dec_compute_bound |= parts[0][1] or parts[1][1]
     prefill, pre_flops, pre_compute_bound = _prefill(d, batch, prompt, enc, active, bw, rate)
     one_prompt = _prefill(d, 1, prompt, enc, active, bw, rate)[0]
+    slow = vendor_time_factor(d)
+    step, prefill, one_prompt = step * slow, prefill * slow, one_prompt * slow
     pre_floor = _prefill(d, batch, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     one_floor = _prefill(d, 1, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None

@@ -14,6 +14,7 @@ from kvcalc.catalog import bundled_config
 from kvcalc.speed import estimate_speed
 from kvcalc.speed_reference import (
     estimate_for,
+    estimated_seconds,
     estimated_value,
     measured_spread,
     published_measurements,
@@ -111,12 +112,24 @@ def test_categories_follow_the_deployment() -> None:
     assert estimate_speed(moe, 1, 1024).decode_category == "moe"
 
 
-def test_an_amd_gpu_has_its_own_category() -> None:
-    """On an MI300X an estimate is in the ``AMD GPU`` category whatever the model or split, its assumptions say so."""
-    d = deploy(bundled_config("meta-llama/Llama-3.1-8B"), gpu="mi300x", gpus=2, runtime="vllm")
+def test_an_amd_gpu_has_its_own_category_and_time_factor(monkeypatch) -> None:
+    """On an MI300X every estimated second is kvcalc.speed.AMD_TIME_FACTOR times the NVIDIA-fitted rules' (the
+    same deployment with the factor at 1), in the ``AMD GPU`` category whatever the model or split; the factor
+    is the geometric mean of r over data/'s AMD rows under those rules, on the fit script's 0.05 grid."""
+    cfg = bundled_config("meta-llama/Llama-3.1-8B")
+    d = deploy(cfg, gpu="mi300x", gpus=2, runtime="vllm")
     e = estimate_speed(d, 4, 4096)
     assert e.decode_category == e.prefill_category == "AMD GPU"
-    assert any(a.startswith("AMD GPU: ") for a in e.assumptions)
+    assert any("AMD GPU" in a and "2.1x" in a for a in e.assumptions)
+    monkeypatch.setattr(speed, "AMD_TIME_FACTOR", 1.0)
+    base = estimate_speed(d, 4, 4096)
+    assert math.isclose(e.decode_step_seconds, 2.1 * base.decode_step_seconds)
+    assert math.isclose(e.ttft_seconds, 2.1 * base.ttft_seconds)
+    assert math.isclose(e.ttft_seconds_per_prompt, 2.1 * base.ttft_seconds_per_prompt)
+    amd = [m for m in ROWS if m.gpu == "mi300x"]
+    logs = [math.log(m.measured_seconds / estimated_seconds(m, estimate_for(m))) for m in amd]
+    assert len(amd) >= 20
+    assert round(math.exp(sum(logs) / len(logs)) / 0.05) * 0.05 == pytest.approx(2.1)
 
 
 @pytest.mark.parametrize("m", ROWS, ids=lambda m: m.id)
