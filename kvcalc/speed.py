@@ -106,13 +106,15 @@ DeepSeek-R1 on 8 x H200 and vLLM gpt-oss-120b on H100 (its Marlin MXFP4 path) ro
 no rows: its per-expert loop is given the same cost, an extrapolation."""
 
 EARLIER_RELEASE_EXPERT_OVERHEAD_S = 58e-6
-"""The same cost in the serving releases of December 2024 - August 2025 that kvcalc plans by version: SGLang 0.4
+"""The same cost in the serving releases up to August 2025 that kvcalc plans by version: SGLang 0.4
 (``sglang_version="0.4"``: v0.4.1-0.4.2, kvcalc.sglang.defaults), whose DeepSeek-V3 decode ran its FP8
-block-quantized experts through that release's Triton kernels, and vLLM 0.10 (``vllm_version="0.10"``; gpt-oss
-came with 0.10.1, first as the ``vllm/vllm-openai:gptoss`` image). Fitted on SGLang v0.4.1's batch-1 DeepSeek-V3 row
-on 8 x H200 (PR 2643's release note) alone, so it describes that row; its batch 8 / 32 rows and vLLM's gpt-oss
-launch image on one and two A100s (gpt-oss-120b at batch 1: 1.08 and 1.16 under this cost, 3.3 and 3.1 under
-:data:`EXPERT_OVERHEAD_S`) check it. That the vLLM rows share SGLang 0.4's cost was tried on those two rows before it
+block-quantized experts through that release's Triton kernels, and vLLM 0.10 (``vllm_version="0.10"``, which the
+validation also gives the earlier vLLM releases; gpt-oss came with 0.10.1, first as the ``vllm/vllm-openai:gptoss``
+image). Fitted on SGLang v0.4.1's batch-1 DeepSeek-V3 row on 8 x H200 (PR 2643's release note) alone, so it
+describes that row; its batch 8 / 32 rows, vLLM's gpt-oss launch image on one and two A100s (gpt-oss-120b at batch
+1: 1.08 and 1.16 under this cost, 3.3 and 3.1 under :data:`EXPERT_OVERHEAD_S`) and dstack's vLLM 0.7.4 DeepSeek-R1
+sweep on 8 x H200 (concurrency 4-128: 0.73-1.18 but its capacity-bound 6,400-token run, 1.5-2.8 under
+:data:`EXPERT_OVERHEAD_S`) check it. That the vLLM rows share SGLang 0.4's cost was tried on those rows before it
 was kept: they check it across engines, not blind."""
 
 MOE_LAYER_OVERHEAD_S = 56e-6
@@ -203,8 +205,8 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "AMD GPU": (0.47, 2.09), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.5),
-    "quantized": (0.7, 1.38), "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.57),
+    "AMD GPU": (0.62, 1.51), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.5),
+    "quantized": (0.7, 1.38), "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.82),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category (but the client-timed times to first
@@ -220,17 +222,17 @@ UNCALIBRATED_VENDORS: dict[str, str] = {"AMD": "AMD GPU"}
 """GPU vendors (data/gpus.csv ``vendor``) the per-kernel constants are not fitted on, each with its own category:
 their published rows (ROCm builds of vLLM, SGLang and llama.cpp on an MI300X) set no constant but
 :data:`AMD_TIME_FACTOR` (benchmarks/fit_speed_constants.py leaves them out of the rest) and their own category's
-range, which stays wide: under the NVIDIA-fitted rules they spread from r 1.0 to 4.4 in data/, the ROCm kernels
-and releases varying more than one factor describes."""
+range, which stays wider than the band: under the NVIDIA-fitted rules they spread from r 1.0 to 2.4 in data/, the
+ROCm kernels and releases varying more than one factor describes."""
 
-AMD_TIME_FACTOR = 2.1
+AMD_TIME_FACTOR = 1.6
 """Factor on every estimated second (decode step, time to first token) on an AMD GPU: the geometric mean of
 r = measured / estimated seconds over the data/ rows on one (24: vLLM 0.7.3 and SGLang 0.4.2 DeepSeek-R1 on
 8 x MI300X, dstack's March 2025 sweep; vLLM 0.17 gpt-oss-120b on one, InferenceX PR 1061; SGLang's gemma-4
 branch gemma-4-26B-A4B, sgl-cookbook) under the rules fitted on NVIDIA GPUs, i.e. the least-squares fit of
-log r (benchmarks/fit_speed_constants.py). Their implied bandwidth shares, 0.06-0.38 against 0.77 on NVIDIA, say
-ROCm's MoE, MLA and GEMV kernels reach far less of the MI300X's 5.3 TB/s than the CUDA kernels of their
-releases do of an H100's."""
+log r (benchmarks/fit_speed_constants.py). The same dstack sweep's vLLM rows on 8 x H200 (data/) come out at
+0.73-1.18 under those rules (1.81 the run whose batch does not fit), its MI300X vLLM rows at 1.29-1.92 without this
+factor: the gap is the MI300X's ROCm kernels, not the benchmark."""
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
@@ -551,7 +553,7 @@ def vendor_time_factor(d: Deployment) -> float:
     >>> from kvcalc.catalog import bundled_config
     >>> cfg = bundled_config("meta-llama/Llama-3.1-8B")
     >>> vendor_time_factor(deploy(cfg, gpu="mi300x")), vendor_time_factor(deploy(cfg, gpu="h100-sxm"))
-    (2.1, 1.0)
+    (1.6, 1.0)
     """
     return AMD_TIME_FACTOR if d.gpu.vendor == "AMD" else 1.0
 

@@ -138,14 +138,16 @@ class Measurement:
     def engine_options(self) -> dict[str, Any]:
         """The engine options the row's release implies (deploy() flags): a TensorRT-LLM release before v0.8
         ran no XQA kernel (``xqa=False``; the XQA blog: "will be included in the v0.8 releases"); an SGLang 0.4.x
-        row runs under ``sglang_version="0.4"`` and a vLLM 0.10.x row under ``vllm_version="0.10"`` (their
-        releases' rules, kvcalc.sglang.defaults, kvcalc.vllm.defaults)."""
+        row runs under ``sglang_version="0.4"`` and a vLLM row of 0.10.x or an earlier release under
+        ``vllm_version="0.10"``, the earliest release line kvcalc has rules for (kvcalc.sglang.defaults,
+        kvcalc.vllm.defaults): for speed, the earlier releases' per-expert cost
+        (kvcalc.speed.EARLIER_RELEASE_EXPERT_OVERHEAD_S)."""
         found = re.match(r"v?(\d+)\.(\d+)", self.engine_version)
         if self.runtime == "tensorrt_llm" and found and (int(found[1]), int(found[2])) < XQA_RELEASE:
             return {"xqa": False}
         if self.runtime == "sglang" and found and (int(found[1]), int(found[2])) == (0, 4):
             return {"sglang_version": "0.4"}
-        if self.runtime == "vllm" and found and (int(found[1]), int(found[2])) == (0, 10):
+        if self.runtime == "vllm" and found and (int(found[1]), int(found[2])) <= (0, 10):
             return {"vllm_version": "0.10"}
         return {}
 

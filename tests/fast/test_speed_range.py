@@ -120,16 +120,16 @@ def test_an_amd_gpu_has_its_own_category_and_time_factor(monkeypatch) -> None:
     d = deploy(cfg, gpu="mi300x", gpus=2, runtime="vllm")
     e = estimate_speed(d, 4, 4096)
     assert e.decode_category == e.prefill_category == "AMD GPU"
-    assert any("AMD GPU" in a and "2.1x" in a for a in e.assumptions)
+    assert any("AMD GPU" in a and "1.6x" in a for a in e.assumptions)
     monkeypatch.setattr(speed, "AMD_TIME_FACTOR", 1.0)
     base = estimate_speed(d, 4, 4096)
-    assert math.isclose(e.decode_step_seconds, 2.1 * base.decode_step_seconds)
-    assert math.isclose(e.ttft_seconds, 2.1 * base.ttft_seconds)
-    assert math.isclose(e.ttft_seconds_per_prompt, 2.1 * base.ttft_seconds_per_prompt)
+    assert math.isclose(e.decode_step_seconds, 1.6 * base.decode_step_seconds)
+    assert math.isclose(e.ttft_seconds, 1.6 * base.ttft_seconds)
+    assert math.isclose(e.ttft_seconds_per_prompt, 1.6 * base.ttft_seconds_per_prompt)
     amd = [m for m in ROWS if m.gpu == "mi300x"]
     logs = [math.log(m.measured_seconds / estimated_seconds(m, estimate_for(m))) for m in amd]
     assert len(amd) >= 20
-    assert round(math.exp(sum(logs) / len(logs)) / 0.05) * 0.05 == pytest.approx(2.1)
+    assert round(math.exp(sum(logs) / len(logs)) / 0.05) * 0.05 == pytest.approx(1.6)
 
 
 @pytest.mark.parametrize("m", ROWS, ids=lambda m: m.id)
