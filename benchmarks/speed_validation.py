@@ -3,9 +3,9 @@
 Run: ``python benchmarks/speed_validation.py [--before] [--rows] [--heldout]``; ``--heldout`` judges
 the set kept aside (data/speed_heldout.csv, never fitted on) instead; ``--svg PATH`` draws both.
 ``--before`` zeroes the fixed per-layer (CUDA and Metal), per-expert (serving and fused), all-reduce,
-prefill-floor and time-to-first-token terms, reads quantized weights at the full bandwidth share and
-costs every prefill at the bf16 rate (the estimator before they were added; the split GEMM / attention
-roofline stays).
+prefill-floor and time-to-first-token terms (SGLang's too), reads quantized weights at the full bandwidth
+share, drops the AMD time factor and costs every prefill at the bf16 rate (the estimator before they were
+added; the split GEMM / attention roofline stays).
 r = measured seconds / estimated seconds: above 1 the estimate is optimistic. Prints, per category,
 the count, the median r, the share within +-30 % (|r - 1| <= 0.3) and the most optimistic r."""
 from __future__ import annotations
@@ -33,18 +33,19 @@ from kvcalc.speed_reference import (  # noqa: E402
 FIXED_TERMS = ("LAYER_OVERHEAD_S", "METAL_LAYER_OVERHEAD_S", "EXPERT_OVERHEAD_S", "TRTLLM_EXPERT_OVERHEAD_S",
                "EARLIER_RELEASE_EXPERT_OVERHEAD_S", "MOE_LAYER_OVERHEAD_S", "MLA_LAYER_OVERHEAD_S",
                "METAL_MOE_LAYER_OVERHEAD_S", "FUSED_EXPERT_OVERHEAD_S",
-               "ALLREDUCE_LATENCY_S", "PREFILL_OVERLAP", "TTFT_FIXED_S", "PREFILL_LAYER_OVERHEAD_S")
+               "ALLREDUCE_LATENCY_S", "PREFILL_OVERLAP", "TTFT_FIXED_S", "PREFILL_LAYER_OVERHEAD_S",
+               "SGLANG_PREFILL_LAYER_OVERHEAD_S")
 """kvcalc.speed's fitted fixed-cost constants, zeroed by :func:`before`."""
 
 
 @contextmanager
 def before() -> Iterator[None]:
     """The estimator without the terms issue 24 added."""
-    saved = {name: getattr(speed, name) for name in FIXED_TERMS + ("QUANTIZED_BANDWIDTH_SHARE", "_tensor_rate",
-                                                                   "_allreduce_seconds")}
+    saved = {name: getattr(speed, name) for name in FIXED_TERMS + ("QUANTIZED_BANDWIDTH_SHARE", "AMD_TIME_FACTOR",
+                                                                   "_tensor_rate", "_allreduce_seconds")}
     for name in FIXED_TERMS:
         setattr(speed, name, 0.0)
-    speed.QUANTIZED_BANDWIDTH_SHARE = 1.0
+    speed.QUANTIZED_BANDWIDTH_SHARE = speed.AMD_TIME_FACTOR = 1.0
     speed._tensor_rate = lambda d: (d.gpu.bf16_tflops, "bf16")          # type: ignore[assignment]
     speed._allreduce_seconds = lambda d, layers, tokens: 0.0            # type: ignore[assignment]
     try:
