@@ -220,7 +220,7 @@ bytes at ``bandwidth_gbps``, its FLOPs at the full rate, no fixed cost): ``point
 
 UNCALIBRATED_VENDORS: dict[str, str] = {"AMD": "AMD GPU"}
 """GPU vendors (data/gpus.csv ``vendor``) the per-kernel constants are not fitted on, each with its own category:
-their published rows (ROCm builds of vLLM, SGLang and llama.cpp on an MI300X) set no constant but
+their published rows in data/ (ROCm builds of vLLM and SGLang on an MI300X, all of MoE models) set no constant but
 :data:`AMD_TIME_FACTOR` (benchmarks/fit_speed_constants.py leaves them out of the rest) and their own category's
 range, which stays wider than the band: under the NVIDIA-fitted rules they spread from r 1.0 to 2.4 in data/, the
 ROCm kernels and releases varying more than one factor describes."""
@@ -229,10 +229,12 @@ AMD_TIME_FACTOR = 1.6
 """Factor on every estimated second (decode step, time to first token) on an AMD GPU: the geometric mean of
 r = measured / estimated seconds over the data/ rows on one (24: vLLM 0.7.3 and SGLang 0.4.2 DeepSeek-R1 on
 8 x MI300X, dstack's March 2025 sweep; vLLM 0.17 gpt-oss-120b on one, InferenceX PR 1061; SGLang's gemma-4
-branch gemma-4-26B-A4B, sgl-cookbook) under the rules fitted on NVIDIA GPUs, i.e. the least-squares fit of
-log r (benchmarks/fit_speed_constants.py). The same dstack sweep's vLLM rows on 8 x H200 (data/) come out at
-0.73-1.18 under those rules (1.81 the run whose batch does not fit), its MI300X vLLM rows at 1.29-1.92 without this
-factor: the gap is the MI300X's ROCm kernels, not the benchmark."""
+branch gemma-4-26B-A4B, sgl-cookbook; all of them MoE models) under the rules fitted on NVIDIA GPUs, i.e. the
+least-squares fit of log r (benchmarks/fit_speed_constants.py). The same dstack sweep's vLLM rows on 8 x H200
+(data/) come out at 0.73-1.18 under those rules (1.81 the run whose batch does not fit), its MI300X vLLM rows at
+1.29-1.92 without this factor: the gap is the MI300X's ROCm kernels, not the benchmark. A dense model on an AMD
+GPU is an extrapolation: the only dense AMD rows (held out: llama.cpp, SGLang and vLLM 0.6.3 builds of October
+2024) ran 1.4-3.8x this estimate."""
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
@@ -658,9 +660,10 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
     if d.gpu.vendor in UNCALIBRATED_VENDORS:
         lo, hi = _spread(UNCALIBRATED_VENDORS[d.gpu.vendor])
         assumptions.append(f"{d.gpu.vendor} GPU: the fixed costs and efficiencies are fitted on NVIDIA and Apple GPUs, "
-                           f"and every time is {vendor_time_factor(d):g}x theirs (the published {d.gpu.vendor} "
-                           f"figures' geometric mean: ROCm builds of vLLM, SGLang and llama.cpp); those figures "
-                           f"spread {lo:g}-{hi:g}x this estimate (the range shown)")
+                           f"and every time is {vendor_time_factor(d):g}x theirs (the geometric mean of 24 published "
+                           "MI300X figures, vLLM and SGLang serving MoE models); those figures spread "
+                           f"{lo:g}-{hi:g}x this estimate (the estimate's range); older ROCm stacks and the one dense "
+                           "set kept aside ran up to 3.8x")
     if d.tp > 1:
         assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; two all-reduces per layer over "
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
@@ -888,4 +891,4 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         gemm = 2 * active * b * st.share / d.tp
         attn = b * (attended + st.cross_width * enc)[None, :]
         step += np.maximum(wt / wshare, gemm / rate) + np.maximum(kv, attn / rate)
-    return 1.0 / step
+    return 1.0 / (step * vendor_time_factor(d))

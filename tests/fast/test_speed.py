@@ -209,7 +209,8 @@ def test_cli_plan_prints_and_exports_the_estimate(capsys) -> None:
                                            ("google/gemma-3-27b-it", {"gpu": "h100-sxm", "gpus": 2}),
                                            ("Qwen/Qwen3-30B-A3B", {"gpu": "a100-80gb"}),
                                            ("meta-llama/Llama-3.1-8B", {"gpu": "t4"}),
-                                           ("google-t5/t5-small", {"gpu": "rtx-4090"})])
+                                           ("google-t5/t5-small", {"gpu": "rtx-4090"}),
+                                           ("Qwen/Qwen3-30B-A3B", {"gpu": "mi300x", "gpus": 2})])
 def test_the_vectorized_grid_equals_the_estimate_point_by_point(model: str, options: dict) -> None:
     from kvcalc.speed import decode_rate_grid
 

@@ -42,7 +42,7 @@ SHARE_FAILS = {
                      "5090 (PR 14555's baseline) 1.43",
     ("heldout", "AMD GPU"): "17 % (1 of 6): llm-tracker's October 2024 MI300X runs are slower than data/'s: llama.cpp "
                             "Q4_0 2.32 / 2.70, vLLM 0.6.3 Llama-3.1-405B at TP 8 2.64 / 3.78, SGLang Llama-3-8B at "
-                            "batch 32 1.41; InferenceX's vLLM 0.17 gpt-oss-120b at TP 8 within (0.77)",
+                            "batch 32 1.41; InferenceX's vLLM 0.17 gpt-oss-120b at TP 8 within (0.76)",
     ("heldout", "moe"): "88 % (14 of 16), both misses gpt-oss-20b tg128 in geerlingguy/ai-benchmarks, pessimistic: "
                         "under Vulkan on an RTX 4090 (0.64) and on a DGX Spark (0.69)",
     ("heldout", "tensor parallel"): "83 % (20 of 24): TensorRT-LLM's DeepSeek-R1 FP8 on 8 x H200 decodes at 1.48-1.87 "
@@ -50,9 +50,11 @@ SHARE_FAILS = {
                                     "run about twice as fast) and its 8,192-token time to first token is 0.63",
 }
 WORST_FAILS = {
-    ("data", "AMD GPU"): "vLLM 0.17 gpt-oss-120b on one MI300X at concurrency 256 (InferenceX PR 1061): 1.50004x",
+    ("data", "AMD GPU"): "vLLM 0.17 gpt-oss-120b on one MI300X at concurrency 256 (InferenceX PR 1061): 1.50004x, "
+                         "just past the bar (a refit that moves it below 1.5 turns this strict xfail into a failure "
+                         "to update)",
     ("data", "tensor parallel"): "vLLM 0.7.4 DeepSeek-R1 on 8 x H200 at concurrency 128 and 6,400 output tokens "
-                                 "(dstack): 1.82x, a batch kvcalc's plan says does not fit (at most 70 sequences of "
+                                 "(dstack): 1.81x, a batch kvcalc's plan says does not fit (at most 70 sequences of "
                                  "9,600 tokens), so the engine preempts",
     ("heldout", "AMD GPU"): "vLLM 0.6.3 Llama-3.1-405B bf16 on 8 x MI300X at batch 128: 3.78x",
     ("heldout", "tensor parallel"): "TensorRT-LLM DeepSeek-R1 FP8 on 8 x H200 at batch 1, 8,192 tokens: 1.87x",
