@@ -326,10 +326,12 @@ def runtime_options(container: Any, runtime: str, gpus: int = 1) -> dict[str, An
                 state.override(("tp", want_tp), ("pp", want_pp))
             if note and (from_link or want_pp != now_pp):      # TP typed nowhere else: it just follows
                 container.warning(md(note), icon="⚠️")
-        tp = int(c1.number_input("Tensor parallel (= GPUs / PP)", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
+        # no value=: the default is min_value (1), and a default beside state.override's Session State write
+        # makes Streamlit log a warning with its stack ('created with a default value but also had its value set')
+        tp = int(c1.number_input("Tensor parallel (= GPUs / PP)", min_value=1, max_value=state.MAX_GPUS_UI,
                                  **state.bound("tp"), disabled=True,
                                  help="Follows the GPU count: set GPUs and pipeline parallel."))
-        pp = int(c2.number_input("Pipeline parallel", min_value=1, max_value=state.MAX_GPUS_UI, value=1,
+        pp = int(c2.number_input("Pipeline parallel", min_value=1, max_value=state.MAX_GPUS_UI,
                                  **state.bound("pp")))
         out["parallel"] = (tp, pp)
         if takes_vllm_options(runtime):

@@ -416,3 +416,19 @@ def test_weights_link_value_plans_an_uncountable_model_and_is_ignored_for_a_coun
     at = start(gpu="rtx-4090", runtime="ideal", wgib="2.5")       # Llama-3.1-8B is counted: its 14.96 GiB
     assert metric(at, "Weights / GPU") == "14.96 GiB"
     assert not any(n.label.startswith("Weights per GPU (GiB)") for n in at.number_input)
+
+
+def test_tensor_parallel_following_the_gpu_count_logs_no_widget_state_warning(monkeypatch) -> None:
+    """Tensor parallel follows GPUs through Session State (dashboard.state.override): its widget takes no default
+    beside that write, or Streamlit logs 'created with a default value but also had its value set via the Session
+    State API' with a stack on every such change (a browser check found it setting 8 x MI300X)."""
+    from streamlit.elements.lib import policies
+
+    logged: list[str] = []
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    monkeypatch.setattr(policies._LOGGER, "warning", lambda msg, *a, **k: logged.append(msg % a))
+    at = start(model="meta-llama/Llama-3.1-8B", gpu="mi300x")
+    at.number_input(key="gpus").set_value(8)
+    rerun(at)
+    assert at.number_input(key="tp").value == 8
+    assert not [m for m in logged if "default value" in m], logged
