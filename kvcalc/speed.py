@@ -661,9 +661,9 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
         lo, hi = _spread(UNCALIBRATED_VENDORS[d.gpu.vendor])
         assumptions.append(f"{d.gpu.vendor} GPU: the fixed costs and efficiencies are fitted on NVIDIA and Apple GPUs, "
                            f"and every time is {vendor_time_factor(d):g}x theirs (the geometric mean of 24 published "
-                           "MI300X figures, vLLM and SGLang serving MoE models); those figures spread "
-                           f"{lo:g}-{hi:g}x this estimate (the estimate's range); older ROCm stacks and the one dense "
-                           "set kept aside ran up to 3.8x")
+                           "MI300X figures, vLLM and SGLang serving MoE models); those figures took "
+                           f"{lo:g}-{hi:g}x this estimate's time (its range); older ROCm stacks and the one dense "
+                           "set kept aside took up to 3.8x")
     if d.tp > 1:
         assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; two all-reduces per layer over "
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
