@@ -144,3 +144,15 @@ def test_every_published_figure_is_inside_its_shown_range(m) -> None:
         point = estimated_value(m, e)
         low, high = point / hi, point / lo
     assert low * (1 - 1e-9) <= m.value <= high * (1 + 1e-9), f"{m.id}: {m.value} outside {low:.4g}-{high:.4g}"
+
+
+def test_the_amd_assumption_line_states_the_counts_the_data_give() -> None:
+    """The AMD assumption line's literals ('24 published MI300X figures', 'up to 3.8x') are the count of data/'s AMD
+    rows and the largest held-out AMD r, rounded to 0.1: a new row that changes either fails here."""
+    from kvcalc.speed_reference import heldout_measurements, speed_ratio
+
+    d = deploy(bundled_config("meta-llama/Llama-3.1-8B"), gpu="mi300x", runtime="vllm")
+    line = next(a for a in estimate_speed(d, 1, 1024).assumptions if a.startswith("AMD GPU: "))
+    amd = [m for m in ROWS if m.gpu == "mi300x"]
+    worst = max(speed_ratio(m, estimate_for(m)) for m in heldout_measurements() if m.gpu == "mi300x")
+    assert f"{len(amd)} published MI300X figures" in line and f"up to {worst:.1f}x" in line
