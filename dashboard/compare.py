@@ -113,10 +113,17 @@ def short_header(column: str) -> str:
     return next((short for head, short in _SPEED_SHORT.items() if column.startswith(head)), column)
 
 
+def _is_speed(column: str) -> bool:
+    return any(column.startswith(head) for head in _SPEED_SHORT)
+
+
 def column_config(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Short headers, with the full column name as help."""
+    """Short headers, with the full column name as help; the speed columns show one decimal each (147.0 beside
+    150.2, not 147: the cells are rounded to 0.1 by :func:`table_rows`)."""
     cols = list(rows[0]) if rows else []
-    return {c: st.column_config.Column(short_header(c), help=c) for c in cols if short_header(c) != c}
+    return {c: (st.column_config.NumberColumn(short_header(c), help=c, format="%.1f") if _is_speed(c)
+                else st.column_config.Column(short_header(c), help=c))
+            for c in cols if short_header(c) != c}
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:

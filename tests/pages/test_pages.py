@@ -729,3 +729,14 @@ def test_compare_shows_the_answer_columns_first():
     assert cols[:5] == ["scenario", "longest context, chosen: GeForce RTX 4090 24GB", CLS16, CLS24, CLS80]
     assert [compare.short_header(c) for c in cols[1:5]] == [
         "longest @ chosen GPU", "longest @ 16 GB (T4)", "longest @ 24 GB (RTX 4090)", "longest @ 80 GB (H100)"]
+
+
+def test_compare_speed_columns_show_one_decimal_each():
+    """A browser check read '147' beside '150.2' in Compare's speed columns (a float rounded to 147.0 is shown
+    without its decimal): every speed column is a number column formatted '%.1f', the rest keep their type."""
+    from dashboard import compare
+
+    cols = list(compare.speed_columns(8192)) + ["longest context, chosen: GeForce RTX 4090 24GB"]
+    config = compare.column_config([dict.fromkeys(cols, 147.0)])
+    assert [config[c]["type_config"].get("format") for c in cols[:4]] == ["%.1f"] * 4
+    assert config[cols[4]].get("type_config") in (None, {})
