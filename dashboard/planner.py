@@ -415,12 +415,14 @@ def _speed_tiles(e: SpeedEstimate) -> list[tuple[str, str, str]]:
               f"reads {e.decode_bytes_per_step:,} bytes per GPU"),
              (f"Decode total, batch {e.batch:,} (est.)", tot,
               f"{tot_help}: " + ("the one sequence" if e.batch == 1 else f"all {e.batch:,} sequences together")),
-             (f"Time to first token, one {e.prompt_tokens:,}-token prompt (est.)", one,
-              f"{one_help}; one prompt alone" + (f", {e.prefill_bound} bound" if e.prefill_bound else ""))]
+             (f"TTFT, one {e.prompt_tokens:,}-token prompt (est.)", one,
+              f"time to first token of one prompt alone: {one_help}"
+              + (f", {e.prefill_bound} bound" if e.prefill_bound else ""))]
     if e.batch > 1:
         whole, whole_help = ms(e.ttft_seconds, e.ttft_seconds_low, e.ttft_seconds_high)
-        tiles.append((f"Prefill of the whole batch, {e.batch:,} prompts (est.)", whole,
-                      f"{whole_help}; all {e.batch:,} prompts in one forward pass ({e.prefill_category})"))
+        tiles.append((f"Prefill, all {e.batch:,} prompts (est.)", whole,
+                      f"the whole batch's prefill: {whole_help}; all {e.batch:,} prompts in one forward pass "
+                      f"({e.prefill_category})"))
     return tiles
 
 

@@ -25,8 +25,8 @@ def _ms(value: str) -> float:
 def test_planner_labels_time_to_first_token_per_prompt_and_for_the_whole_batch() -> None:
     """Llama-3.1-8B on one H100 at batch 4 x 8,192 tokens (fits: 14.96 GiB + 4 GiB of KV)."""
     m = _metrics(run_page(PLANNER, gpu="h100-sxm", batch="4", ctx="8192"))
-    one = _ms(m["Time to first token, one 8,192-token prompt (est.)"])
-    whole = _ms(m["Prefill of the whole batch, 4 prompts (est.)"])
+    one = _ms(m["TTFT, one 8,192-token prompt (est.)"])
+    whole = _ms(m["Prefill, all 4 prompts (est.)"])
     assert 3.5 < whole / one <= 4.0
     assert "Decode total, batch 4 (est.)" in m and "Decode / sequence (est.)" in m
 
@@ -73,3 +73,20 @@ def test_compare_speed_columns_use_the_context_given_and_say_per_sequence_and_to
     one = row["time to first token, one 8,192-token prompt, ms (estimated)"]
     whole = row["prefill of the whole batch, 8,192-token prompts, ms (estimated)"]
     assert 1.8 < whole / one <= 2.0
+
+
+def test_speed_tile_labels_fit_a_tile_at_1440_px() -> None:
+    """A browser check (Chromium at 1,440 px, four speed tiles) measured each tile's label box at 211 px and
+    the labels at 5.6 px a character: 'Time to first token, one 8,192-token prompt (est.)' (285 px) and 'Prefill
+    of the whole batch, 8 prompts (est.)' were cut. Every label stays within 37 characters at the page's largest
+    context and a four-digit batch."""
+    from paths import load_config
+
+    from dashboard.planner import _speed_tiles
+    from kvcalc.deployment import deploy
+    from kvcalc.speed import estimate_speed
+
+    cfg = load_config("meta-llama/Llama-3.1-8B")
+    e = estimate_speed(deploy(cfg, gpu="h200", gpus=1), 1024, 131_072)
+    labels = [label for label, _, _ in _speed_tiles(e)]
+    assert len(labels) == 4 and max(map(len, labels)) <= 37, labels
