@@ -225,6 +225,15 @@ their published rows in data/ (ROCm builds of vLLM and SGLang on an MI300X, all 
 range, which stays wider than the band: under the NVIDIA-fitted rules they spread from r 1.0 to 2.4 in data/, the
 ROCm kernels and releases varying more than one factor describes."""
 
+LLAMA_CPP_FITTED_GPUS = frozenset({"rtx-3090", "rtx-4090", "rtx-5090", "v100-32gb", "m2-ultra-192gb",
+                                   "m3-ultra-512gb"})
+"""The GPUs (data/gpus.csv keys) of data/'s llama.cpp rows, on which llama.cpp's constants are fitted. A llama.cpp
+estimate on another GPU names that in its assumptions, with how far the figures kept aside on such GPUs went
+(XiongjieDai's May 2024 llama-bench tables, data/speed_heldout.csv: decode within +-30 % on an RTX 4080, L40S and
+RTX A6000, 1.2-2.0x on an A100 and H100 PCIe; prefill 2-23x on the data-center cards). tests/fast/test_speed_range.py
+checks this set against data/ and the line's figures against the held-out rows. Not on an AMD GPU, whose own line
+(:data:`UNCALIBRATED_VENDORS`) covers it."""
+
 AMD_TIME_FACTOR = 1.6
 """Factor on every estimated second (decode step, time to first token) on an AMD GPU: the geometric mean of
 r = measured / estimated seconds over the data/ rows on one (24: vLLM 0.7.3 and SGLang 0.4.2 DeepSeek-R1 on
@@ -664,6 +673,11 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            "MI300X figures, vLLM and SGLang serving MoE models); those figures took "
                            f"{lo:g}-{hi:g}x this estimate's time (its range); older ROCm stacks and the one dense "
                            "set kept aside took up to 3.8x")
+    if d.runtime == "llama_cpp" and d.gpu.key not in LLAMA_CPP_FITTED_GPUS and d.gpu.vendor not in UNCALIBRATED_VENDORS:
+        assumptions.append(f"llama.cpp on {d.gpu.name}: no published llama.cpp figure on this GPU is among the fitted "
+                           "ones (GeForce RTX 3090 / 4090 / 5090, V100, Apple M2 / M3 Ultra); llama-bench figures kept "
+                           "aside on GPUs outside them (May 2024 builds) took up to 2.0x this decode's time and up to "
+                           "23x this prefill's, the data-center cards the farthest (docs/speed.md)")
     if d.tp > 1:
         assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; two all-reduces per layer over "
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")

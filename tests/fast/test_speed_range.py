@@ -156,3 +156,27 @@ def test_the_amd_assumption_line_states_the_counts_the_data_give() -> None:
     amd = [m for m in ROWS if m.gpu == "mi300x"]
     worst = max(speed_ratio(m, estimate_for(m)) for m in heldout_measurements() if m.gpu == "mi300x")
     assert f"{len(amd)} published MI300X figures" in line and f"up to {worst:.1f}x" in line
+
+
+def test_the_llama_cpp_gpu_line_states_what_the_data_give() -> None:
+    """kvcalc.speed.LLAMA_CPP_FITTED_GPUS is the set of GPUs of data/'s llama.cpp rows; a llama.cpp estimate on a GPU
+    outside it (an A100) says so, and its 'up to 2.0x' (decode) and 'up to 23x' (prefill) are the largest r of the
+    held-out llama.cpp rows on such GPUs (not an AMD GPU's: its own line covers it); on an RTX 4090 (fitted) the line is
+    absent."""
+    from kvcalc.speed_reference import category, heldout_measurements, speed_ratio
+
+    assert {m.gpu for m in ROWS if m.runtime == "llama_cpp"} == speed.LLAMA_CPP_FITTED_GPUS
+    cfg = bundled_config("meta-llama/Llama-3.1-8B")
+
+    def line(gpu: str) -> list[str]:
+        return [a for a in estimate_speed(deploy(cfg, gpu=gpu, runtime="llama_cpp", gguf="Q4_K_M"), 1, 1024).assumptions
+                if a.startswith("llama.cpp on ")]
+
+    assert not line("rtx-4090")
+    (text,) = line("a100-80gb")
+    fitted, amd = speed.LLAMA_CPP_FITTED_GPUS, speed.UNCALIBRATED_VENDORS.values()
+    outside = [m for m in heldout_measurements()
+               if m.runtime == "llama_cpp" and m.gpu not in fitted and category(m) not in amd]
+    decode = max(speed_ratio(m, estimate_for(m)) for m in outside if m.is_decode)
+    prefill = max(speed_ratio(m, estimate_for(m)) for m in outside if not m.is_decode)
+    assert f"up to {decode:.1f}x this decode's time" in text and f"up to {prefill:.0f}x this prefill's" in text
