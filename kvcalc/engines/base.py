@@ -180,6 +180,10 @@ class Engine:
     bytes for it (kvcalc.layer_bytes on a deployment does)."""
     cache_rules: ClassVar[CacheRules | None] = CacheRules()
     serves_gguf: ClassVar[bool] = False
+    fp16_accumulate_gemms: ClassVar[bool] = False
+    """Whether the engine's prefill GEMMs on an NVIDIA GPU run in fp16 with fp16 accumulation (llama.cpp's), so
+    kvcalc.speed costs them at the GPU's FP16-accumulate rate (twice the FP32-accumulate one on a GeForce card) x
+    kvcalc.speed.LLAMA_CPP_RATE_SHARE; False: at the checkpoint's bf16 / fp8 / fp4 rate (kvcalc.speed._tensor_rate)."""
     startup_log: ClassVar[str | None] = None
     """The module of kvcalc.startup_log that reads the engine's startup log: its line formats, calibration
     and model check (kvcalc.startup_log.formats); None where the engine prints none."""

@@ -128,6 +128,10 @@ class LlamaCppEngine(PagedEngine):
     single_gpu_error = SINGLE_GPU
     cli_flags = ("gguf_type", "gguf_file")
     serves_gguf = True
+    fp16_accumulate_gemms = True
+    """ggml-cuda.cu ggml_cuda_op_mul_mat_cublas: on Volta and later, F16 and (above MMQ's batch) quantized weights
+    are multiplied as fp16 with ``CUBLAS_COMPUTE_16F`` (llama.cpp 4426e298, May 2024, and ggml/src/ggml-cuda at
+    c392e509, Feb 2025; since PR 3370, Sept 2023)."""
     vllm_names = {"max_model_len": "n_ctx (-c)", "max_num_seqs": "n_parallel (-np)",
                   "max_num_batched_tokens": "n_batch (-b)"}
 
