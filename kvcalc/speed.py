@@ -80,12 +80,13 @@ the shares implied by the published decode figures with nothing unmodelled (7 ro
 A100, H100, L40S, RTX 3090 / 4090 / 5090, fixed costs taken off);
 ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
 
-DEFAULT_COMPUTE_EFFICIENCY = 0.84
+DEFAULT_COMPUTE_EFFICIENCY = 0.91
 """Share of the datasheet dense bf16 tensor rate a compute-bound prefill achieves: the median,
 rounded to 0.01, of the shares implied by the published prefill figures with nothing unmodelled
-(5 rows, fixed costs taken off: 0.72 A100 and 0.76 H100 / 0.93 L40S (their FP8 rate x FP8_RATE_SHARE)
-TensorRT-LLM at 2,048 tokens, 0.84 / 1.03 RTX 3090 / 4090 llama.cpp pp512, whose F16 GEMMs may
-accumulate in FP16 at twice the catalog's GeForce rate); ``kvcalc.speed_reference.derived_efficiencies()[1]``."""
+(5 rows, fixed costs taken off: 0.72 A100 and 0.83 H100 / 1.01 L40S (their FP8 rate x FP8_RATE_SHARE)
+TensorRT-LLM at 2,048 tokens, 0.91 / 1.30 RTX 3090 / 4090 llama.cpp pp512, of their FP16-accumulate rate x
+LLAMA_CPP_RATE_SHARE, with their materialized attention scores taken off as well); the rate of the engine's GEMMs
+(:func:`_tensor_rate`); ``kvcalc.speed_reference.derived_efficiencies()[1]``."""
 
 LAYER_OVERHEAD_S = 11e-6
 """Fixed seconds per decoder layer per forward pass (kernel launches, norms, rotary, sampling share):
@@ -117,7 +118,7 @@ sweep on 8 x H200 (concurrency 4-128: 0.73-1.18 but its capacity-bound 6,400-tok
 :data:`EXPERT_OVERHEAD_S`) check it. That the vLLM rows share SGLang 0.4's cost was tried on those rows before it
 was kept: they check it across engines, not blind."""
 
-MOE_LAYER_OVERHEAD_S = 56e-6
+MOE_LAYER_OVERHEAD_S = 54e-6
 """Fixed seconds per decoder layer of a MoE model in a llama.cpp (and ``ideal``) forward pass on a CUDA-class
 GPU, whatever its top-k: the router matmul, ``ggml_top_k`` / softmax, the ``ggml_mul_mat_id`` launches that run
 every selected expert of a token inside one matrix-vector kernel per projection (ggml-cuda mmvq with ids, under a
@@ -147,7 +148,7 @@ METAL_MOE_LAYER_OVERHEAD_S = 70e-6
 graph node, no graph replay). Fitted on the Apple batch-1 MoE decode rows (DeepSeek-R1 Q4_K_M on an M3 Ultra,
 Qwen3-Coder-30B-A3B Q8_0 on an M2 Ultra)."""
 
-FUSED_EXPERT_OVERHEAD_S = 37e-6
+FUSED_EXPERT_OVERHEAD_S = 36.5e-6
 """Fixed seconds per MoE layer and per expert a llama.cpp (and ``ideal``) **prefill** touches: with many
 tokens ``ggml_mul_mat_id`` runs each used expert's rows as their own matmul (ggml-cuda
 ``ggml_cuda_mul_mat_id``), so the cost grows with the experts the prompt's tokens activate. Fitted on the
@@ -194,7 +195,7 @@ single-GPU bf16 / fp16 time-to-first-token and prompt-processing rows: 0 since t
 (:data:`PREFILL_LAYER_OVERHEAD_S`) and per touched expert (:data:`FUSED_EXPERT_OVERHEAD_S`) carry that floor;
 kept as a term of the formula."""
 
-FP8_RATE_SHARE = 0.625
+FP8_RATE_SHARE = 0.575
 """Share of the datasheet FP8 (or FP4) dense rate a prefill on fp8 weights reaches relative to the bf16
 share (``compute_efficiency``): the FP8 GEMMs of the published figures run well below their 2x peak.
 Fitted on the FP8 time-to-first-token rows (TensorRT-LLM's H100 / L40S 'Low Latency' tables)."""
@@ -216,7 +217,7 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "AMD GPU": (0.62, 1.51), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.5),
+    "AMD GPU": (0.62, 1.51), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.45),
     "quantized": (0.7, 1.38), "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.82),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
@@ -395,6 +396,38 @@ def _causal_attended(a: AttentionCache, prompt: int, encoder_tokens: int) -> int
     return w * (w + 1) // 2 + (prompt - w) * w
 
 
+def _score_span(prompt: int, ubatch: int, cap: int) -> int:
+    """Scores one query head of a layer writes over a prompt of ``prompt`` tokens fed ``ubatch`` tokens a forward
+    pass without a fused attention kernel: each pass computes its tokens x every cell written so far (masked, not
+    causal within the pass; ``cap`` a sliding window, 0 none), ``sum_k u x min(k u, cap)``.
+
+    >>> _score_span(512, 512, 0), _score_span(1024, 512, 0)      # 512 x 512; 512 x 512 + 512 x 1,024
+    (262144, 786432)
+    """
+    u = max(1, min(ubatch, prompt))
+    full, rest = divmod(prompt, u)
+    below = full if cap == 0 else min(full, cap // u)
+    tail = rest * (prompt if cap == 0 else min(prompt, cap))
+    return u * u * below * (below + 1) // 2 + (full - below) * u * cap + tail
+
+
+def _scores_bytes(d: Deployment, st: _Stage, batch: int, *, context: int = 0, prompt: int = 0) -> int:
+    """Memory traffic of the attention scores one GPU of stage ``st`` writes and reads back when the engine
+    materializes them (``Engine.materialized_scores``: llama.cpp without FlashAttention; 0 otherwise): in a decode
+    step ``batch`` tokens x each sequence's ``context`` cells per query head, in a prefill ``batch`` prompts of
+    ``prompt`` tokens (:func:`_score_span`), at the engine's bytes per score (each sequence's own cells: llama.cpp's
+    unified cache, one stream for every slot, spans them all, so a batch there costs more)."""
+    ms = d.engine.materialized_scores(d)
+    if ms is None:
+        return 0
+    one, many, ubatch = ms
+    if prompt:
+        return (many if prompt > 1 else one) * batch * sum(h * _score_span(prompt, ubatch, cap)
+                                                           for cap, h in st.score_heads)
+    return (one if batch == 1 else many) * batch * sum(h * (context if cap == 0 else min(context, cap))
+                                                       for cap, h in st.score_heads)
+
+
 def _attention_width(a: AttentionCache) -> int:
     """FLOP per attended token per query position: 2 x heads x (k_dim + v_dim) (MLA: 2 x 2 x latent)."""
     if a.latent_dim:
@@ -420,6 +453,7 @@ class _Stage:
     cross_width: int                 # attention FLOP per encoder token (cross-attention layers)
     spec: ModelSpec
     kv_reads: float                  # times a step reads each cached byte (the engine's kv_reads, by bytes)
+    score_heads: tuple[tuple[int, int], ...]    # (window or 0 = unbounded, query heads of the rank over its layers)
 
 
 def _stages(d: Deployment) -> tuple[_Stage, ...]:
@@ -448,6 +482,7 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
     out = []
     for i, (spec, w) in enumerate(zip(stage_specs(d.rank, d.pp), weights)):
         widths: dict[int, int] = {}
+        heads: dict[int, int] = {}
         cross = 0
         held = reads = 0
         for layer in spec.layers:
@@ -458,10 +493,11 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
                     cross += _attention_width(a)
                 else:
                     widths[a.window or 0] = widths.get(a.window or 0, 0) + _attention_width(a)
+                    heads[a.window or 0] = heads.get(a.window or 0, 0) + a.query_heads
         out.append(_Stage(w, head if i == len(weights) - 1 else 0, table if i == 0 else 0, row if i == 0 else 0,
                           compile_cache(spec, dtype=d.model_dtype, kv_dtype=d.kv, runtime="ideal"),
                           spec.num_layers / n_layers, tuple(sorted(widths.items())), cross, spec,
-                          reads / held if held else 1.0))
+                          reads / held if held else 1.0, tuple(sorted(heads.items()))))
     d._memo["speed_stages"] = tuple(out)
     return tuple(out)
 
@@ -768,7 +804,8 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
              rate: float | None, *, fixed: bool = True) -> tuple[float, int, bool]:
     """(seconds, FLOPs over all GPUs, compute-bound) of ``batch`` prompts of ``prompt`` tokens in one
     forward pass: per stage ``max(c, m) + PREFILL_OVERLAP x min(c, m)`` + the fixed per-layer cost +
-    the all-reduce of ``batch x prompt`` tokens; ``c`` the FLOPs at ``rate``, ``m`` the weights and the
+    the all-reduce of ``batch x prompt`` tokens + any materialized attention scores at ``bw``
+    (:func:`_scores_bytes`); ``c`` the FLOPs at ``rate``, ``m`` the weights and the
     written cache at ``bw``. 0 seconds when ``rate`` is None. ``fixed=False``: ``max(c, m)`` alone (at the
     datasheet rates, the physical floor :func:`estimate_speed` caps a range at)."""
     seconds, flops_all, compute_bound = (TTFT_FIXED_S if fixed else 0.0), 0, False
@@ -781,6 +818,7 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
             continue
         comp_t = flops / rate
         mem_t = (st.weights + cache_bytes(st.cache, batch, prompt)) / bw if bw else 0.0
+        seconds += _scores_bytes(d, st, batch, prompt=prompt) / bw if bw else 0.0     # kernels of their own
         layers = st.spec.num_layers
         if not fixed:
             seconds += max(comp_t, mem_t)
@@ -844,9 +882,10 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         if bw is not None and peak_bw is not None:
             parts = _kernel_seconds(wt / (bw * wshare), gemm, rate), _kernel_seconds(kv / bw, attn, rate)
             extra = _fixed_seconds(d, layers), _allreduce_seconds(d, layers, batch)
-            step += parts[0][0] + parts[1][0] + sum(extra)
+            scores = _scores_bytes(d, st, batch, context=context)
+            step += parts[0][0] + parts[1][0] + sum(extra) + scores / bw
             floor += (_kernel_seconds(wt / peak_bw, gemm, peak_rate)[0]
-                      + _kernel_seconds(kv / peak_bw, attn, peak_rate)[0])
+                      + _kernel_seconds(kv / peak_bw, attn, peak_rate)[0] + scores / peak_bw)
             fixed, comm = fixed + extra[0], comm + extra[1]
             dec_compute_bound |= parts[0][1] or parts[1][1]
     prefill, pre_flops, pre_compute_bound = _prefill(d, batch, prompt, enc, active, bw, rate)
@@ -921,6 +960,8 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         wt, kv = wt / bw, kv_grid(st.cache, bs, ts).astype(np.float64) * st.kv_reads / bw
         layers = st.spec.num_layers
         step += np.asarray([_fixed_seconds(d, layers) + _allreduce_seconds(d, layers, x) for x in bs])[:, None]
+        if d.engine.materialized_scores(d) is not None:
+            step += np.asarray([[_scores_bytes(d, st, x, context=c) for c in ts] for x in bs], dtype=np.float64) / bw
         if rate is None:
             step += wt / wshare + kv
             continue

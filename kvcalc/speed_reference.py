@@ -149,7 +149,25 @@ class Measurement:
             return {"sglang_version": "0.4"}
         if self.runtime == "vllm" and found and (int(found[1]), int(found[2])) <= (0, 10):
             return {"vllm_version": "0.10"}
+        if self.llama_bench_without_flash_attention:
+            return {"flash_attn": "off"}
         return {}
+
+    @property
+    def llama_bench_without_flash_attention(self) -> bool:
+        """A llama-bench row that names no FlashAttention (its engine or a quoted ``fa 1`` / ``-fa 1``) and whose
+        build predates llama.cpp PR #23714 (May 2026: "the default is still kept as -fa off"; llama-bench's
+        ``cmd_params_defaults`` flash_attn false at 4426e298, May 2024, and c392e509, Feb 2025): it ran llama-bench's
+        default ``-fa 0``, its attention scores written to memory (kvcalc.speed: ``Engine.materialized_scores``). A
+        later build's default is not known here, so its rows keep kvcalc's default (FlashAttention where supported)."""
+        if "llama-bench" not in self.engine or "FlashAttention" in self.engine or "-fa 1" in self.engine:
+            return False
+        if re.search(r"-fa 1\b|\bfa[ =]1\b|FlashAttention on", self.notes):
+            return False
+        version = self.engine_version
+        pr = [int(n) for n in re.findall(r"#(\d+)", version)]
+        build = [int(n) for n in re.findall(r"\((\d{4,5})\)", version)]
+        return bool(re.search(r"\b202[345]\b", version) or (pr and max(pr) < 23714) or (build and max(build) < 8000))
 
     @property
     def gguf_type(self) -> str | None:

@@ -393,6 +393,13 @@ class Engine:
         TensorRT-LLM's XQA, llama.cpp's), as the published figures of every engine bear out."""
         return 1
 
+    def materialized_scores(self, d: Deployment) -> tuple[int, int, int] | None:
+        """(bytes of memory traffic per attention score in a one-token forward pass, in a longer one, prompt tokens
+        per forward pass) when the engine writes each layer's attention scores (query head x query token x cached
+        token) to memory and reads them back; None: a fused attention kernel keeps them on chip (FlashAttention,
+        FlashInfer, XQA), and kvcalc.speed adds no traffic for them."""
+        return None
+
     def speculative(self, d: Deployment) -> str | None:
         """The speculative decoding the run is configured with, in words (None: none): kvcalc.speed names it as
         not modelled, since its speed-up depends on the acceptance rate, which no config gives."""

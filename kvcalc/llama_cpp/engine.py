@@ -326,6 +326,24 @@ class LlamaCppEngine(PagedEngine):
         sized = replace(d.llama_cpp, n_parallel=batch, n_ctx=batch * context)
         return None if sized == d.llama_cpp else sized
 
+    def materialized_scores(self, d: Deployment) -> tuple[int, int, int] | None:
+        """Without FlashAttention (``-fa off``) llama.cpp's graph computes each layer's scores as tensors
+        (src/llama.cpp llm_build_kqv at 4426e298, May 2024: ``kq = ggml_mul_mat(k, q)``, ``ggml_soft_max_ext``,
+        ``kqv = ggml_mul_mat(v, kq)``), one microbatch (``-ub``) a forward pass. ggml-cuda.cu at that build: in a
+        one-token pass the KQ kernel writes F32 (4 B a score), the softmax reads and writes it (8 B) and the KQV kernel
+        reads it (4 B): 16 B; in a longer pass ggml_cuda_mul_mat_batched_cublas writes F16 (2 B), converts it to F32
+        (2 + 4 B), the softmax 8 B, and the KQV GEMM converts it back to F16 (4 + 2 B) and reads it (2 B): 24 B.
+
+        >>> from kvcalc import deploy
+        >>> from kvcalc.catalog import bundled_config
+        >>> d = deploy(bundled_config("meta-llama/Llama-3.2-1B"), gpu="rtx-4090", runtime="llama_cpp", gguf="F16",
+        ...            flash_attn="off")
+        >>> d.engine.materialized_scores(d)
+        (16, 24, 512)
+        """
+        o = d.llama_cpp
+        return None if o.flash_attention else (16, 24, min(o.n_ubatch, o.n_batch))
+
     def speculative(self, d: Deployment) -> str | None:
         """A draft model (``-md`` / ``-hfd``: ``LlamaCppOptions.speculative``) runs speculative decoding."""
         return "a draft model, -md" if d.llama_cpp.speculative else None

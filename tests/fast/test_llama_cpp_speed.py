@@ -59,3 +59,52 @@ def test_llama_cpps_prefill_runs_at_its_share_of_the_fp16_accumulate_rate() -> N
         assert speed._tensor_rate(v) == (v.gpu.bf16_tflops, "bf16")
     mi = deploy(config, gpu="mi300x", runtime="llama_cpp", gguf="F16")
     assert speed._tensor_rate(mi)[1] == "bf16"          # ROCm: no fp16-accumulate rule
+
+
+def test_without_flash_attention_the_scores_go_through_memory() -> None:
+    """llama.cpp -fa off writes each layer's scores (llm_build_kqv: kq, soft_max_ext, kqv): Llama-3.1-8B F16 on an
+    RTX 4090 (1,008 GB/s x the default 0.77), 32 layers x 32 query heads. A 1,024-token prompt in two 512-token
+    microbatches spans 512 x 512 + 512 x 1,024 scores a head at 24 B each (the batched cuBLAS path: F16 out, F32
+    conversion, softmax, back to F16); a decode step at 4,096 tokens 4,096 at 16 B. With FlashAttention, none."""
+    from kvcalc import speed
+
+    config = load_config("meta-llama__Llama-3.1-8B.json")
+    on = deploy(config, gpu="rtx-4090", runtime="llama_cpp", gguf="F16", flash_attn="on")
+    off = deploy(config, gpu="rtx-4090", runtime="llama_cpp", gguf="F16", flash_attn="off")
+    bw = 1008e9 * speed.DEFAULT_BANDWIDTH_EFFICIENCY
+    pre = 32 * 32 * (512 * 512 + 512 * 1024) * 24 / bw
+    a, b = estimate_speed(on, 1, 1024), estimate_speed(off, 1, 1024)
+    assert abs((b.ttft_seconds - a.ttft_seconds) - pre) < 1e-12
+    dec = 32 * 32 * 4096 * 16 / bw
+    a, b = estimate_speed(on, 1, 4096), estimate_speed(off, 1, 4096)
+    assert abs((b.decode_step_seconds - a.decode_step_seconds) - dec) < 1e-12
+    assert deploy(config, gpu="rtx-4090", runtime="vllm").engine.materialized_scores(off) is None
+
+
+def test_the_decode_grid_pays_the_scores_as_the_estimate_does() -> None:
+    import math
+
+    from kvcalc.speed import decode_rate_grid
+
+    d = deploy(load_config("google__gemma-3-4b-it.json"), gpu="l40s", runtime="llama_cpp", gguf="Q4_K_M",
+               flash_attn="off")            # sliding-window layers: their scores span at most the window
+    batches, contexts = [1, 4], [1, 700, 4096, 30_000]
+    grid = decode_rate_grid(d, batches, contexts)
+    for i, b in enumerate(batches):
+        for j, t in enumerate(contexts):
+            assert math.isclose(grid[i, j], estimate_speed(d, b, t).decode_tokens_per_s_per_sequence, rel_tol=1e-12)
+
+
+def test_llama_bench_rows_before_its_flash_attention_default_changed_run_without_it() -> None:
+    """llama-bench's default was -fa 0 (cmd_params_defaults at 4426e298 and c392e509; PR #23714, May 2026: 'the
+    default is still kept as -fa off'): data/'s PR #4766 rows (January 2024, before FlashAttention existed) are planned
+    with -fa off, a row whose table shows fa 1 with it, a row of a later build with kvcalc's default."""
+    from kvcalc.speed_reference import heldout_measurements, published_measurements
+
+    rows = {m.id: m for m in published_measurements() + heldout_measurements()}
+    assert rows["llamacpp-4090-llama-7b-f16-pp512"].engine_options == {"flash_attn": "off"}
+    assert rows["xd-rtx-4090-llama3-8b-f16-pp8192"].engine_options == {"flash_attn": "off"}
+    assert rows["llamacpp-4090-llama3-8b-q4_0-d32768"].engine_options == {}           # 'CUDA, FlashAttention'
+    assert rows["llamacpp-m3ultra-llama33-70b-q4_k_m-tg128"].engine_options == {}     # '-fa 1 -n 128'
+    assert rows["llamacpp-3090-gemma4-26b-a4b-q4_0-ub1pp256-pr29152"].engine_options == {}   # after PR #23714
+    assert rows["llamacpp-4090-llama3-8b-q6_k-server"].engine_options == {}           # llama-server, not llama-bench
