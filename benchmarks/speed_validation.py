@@ -46,7 +46,7 @@ def before() -> Iterator[None]:
     for name in FIXED_TERMS:
         setattr(speed, name, 0.0)
     speed.QUANTIZED_BANDWIDTH_SHARE = speed.AMD_TIME_FACTOR = 1.0
-    speed._tensor_rate = lambda d: (d.gpu.bf16_tflops, "bf16")          # type: ignore[assignment]
+    speed._tensor_rate = lambda d: (d.gpu.bf16_tflops or d.gpu.fp16_tflops, "bf16")    # type: ignore[assignment]
     speed._allreduce_seconds = lambda d, layers, tokens: 0.0            # type: ignore[assignment]
     try:
         yield

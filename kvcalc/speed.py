@@ -20,6 +20,7 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
                      + mla_layer_overhead per latent-attention layer on a CUDA-class GPU;
                      a llama.cpp prefill also + FUSED_EXPERT_OVERHEAD_S per distinct expert its tokens touch)
                   + 2 x layers_s x (ALLREDUCE_LATENCY_S + 2 (tp-1)/tp x batch x hidden x 2 B / link)   tp > 1
+                  + scores_s / (bandwidth x eta_bw)      an engine that writes its attention scores to memory
 
     ``kv_s`` is the ideal cache one rank of the stage holds (kvcalc.kv ``ideal``: full layers T
     tokens, sliding min(T, W), MLA the latent, recurrent states their fixed size), in the KV dtype:
@@ -41,7 +42,9 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     SGLang 0.4 and vLLM 0.10: :func:`expert_path`), TRTLLM_EXPERT_OVERHEAD_S in TensorRT-LLM; ``moe_layer_overhead``
     MOE_LAYER_OVERHEAD_S (METAL_MOE_LAYER_OVERHEAD_S on Apple) in llama.cpp and ``ideal``, plus MLA_LAYER_OVERHEAD_S
     per MLA layer there (:func:`layer_overhead`, :func:`expert_overhead`, :func:`moe_layer_overhead`,
-    :func:`mla_layer_overhead`).
+    :func:`mla_layer_overhead`). ``scores_s`` is the traffic of attention scores written and read back where the
+    engine materializes them (``Engine.materialized_scores``: llama.cpp without FlashAttention, bytes a score x
+    query heads x batch x cells attended; :func:`_scores_bytes`), 0 elsewhere.
 Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
     ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
     ``sum_{t=1..P} min(t, W)`` tokens per query position; per stage ``c = flops_s / (tp x rate x eta_c)``
@@ -49,8 +52,10 @@ Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forw
     PREFILL_OVERLAP x min(c, m)`` + the same fixed per-layer cost + ``layers x PREFILL_LAYER_OVERHEAD_S``
     (a prefill runs outside the decode CUDA graphs; under SGLang + SGLANG_PREFILL_LAYER_OVERHEAD_S, its eager
     extend pass and the request's handling: :func:`prefill_layer_overhead`) + the all-reduce of ``batch x prompt``
-    tokens + TTFT_FIXED_S once. ``rate`` is the catalog's dense bf16 rate (fp16 on a GPU without bf16), or its FP8 / FP4
-    rate x FP8_RATE_SHARE for fp8 / nvfp4 weights. ``ttft_seconds`` is the whole batch's prefill,
+    tokens + TTFT_FIXED_S once + the prompt's materialized scores (microbatch by microbatch, :func:`_score_span`).
+    ``rate`` is the catalog's dense bf16 rate (fp16 on a GPU without bf16), or its FP8 / FP4 rate x FP8_RATE_SHARE
+    for fp8 / nvfp4 weights, or under llama.cpp on an NVIDIA GPU LLAMA_CPP_RATE_SHARE x its FP16-accumulate rate.
+    ``ttft_seconds`` is the whole batch's prefill,
     ``ttft_seconds_per_prompt`` one prompt's.
 Range: every figure has a low-high from the spread of its category on the published rows
 (:data:`SPREAD`, :func:`speed_category`).
@@ -724,6 +729,11 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            f"at {LLAMA_CPP_RATE_SHARE:.0%} of {g.name}'s FP16-accumulate dense rate ({full:g} TFLOP/s"
                            + (", twice its FP32-accumulate figure" if g.fp16_acc16_tflops else "")
                            + "), the share its published GeForce prompt figures run at")
+    scores = d.engine.materialized_scores(d)
+    if scores is not None:
+        assumptions.append(f"{d.engine.label} without FlashAttention: each layer's attention scores go through memory, "
+                           f"{scores[0]} B a score in a one-token pass and {scores[1]} B in a longer one, a prompt "
+                           f"{scores[2]:,} tokens a pass")
     if quantized_weights(d):
         assumptions.append(f"weights {d.weights.scheme}: integer-quantized, read at {QUANTIZED_BANDWIDTH_SHARE:.0%} of "
                            "that bandwidth share (their unpacking, fitted on published figures)")

@@ -78,6 +78,9 @@ def test_without_flash_attention_the_scores_go_through_memory() -> None:
     dec = 32 * 32 * 4096 * 16 / bw
     a, b = estimate_speed(on, 1, 4096), estimate_speed(off, 1, 4096)
     assert abs((b.decode_step_seconds - a.decode_step_seconds) - dec) < 1e-12
+    named = [x for x in b.assumptions if x.startswith("llama.cpp without FlashAttention")]
+    assert named and "16 B a score in a one-token pass and 24 B" in named[0]
+    assert not any(x.startswith("llama.cpp without FlashAttention") for x in a.assumptions)
     assert deploy(config, gpu="rtx-4090", runtime="vllm").engine.materialized_scores(off) is None
 
 
