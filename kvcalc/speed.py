@@ -153,7 +153,7 @@ METAL_MOE_LAYER_OVERHEAD_S = 70e-6
 graph node, no graph replay). Fitted on the Apple batch-1 MoE decode rows (DeepSeek-R1 Q4_K_M on an M3 Ultra,
 Qwen3-Coder-30B-A3B Q8_0 on an M2 Ultra)."""
 
-FUSED_EXPERT_OVERHEAD_S = 36.5e-6
+FUSED_EXPERT_OVERHEAD_S = 35.5e-6
 """Fixed seconds per MoE layer and per expert a llama.cpp (and ``ideal``) **prefill** touches: with many
 tokens ``ggml_mul_mat_id`` runs each used expert's rows as their own matmul (ggml-cuda
 ``ggml_cuda_mul_mat_id``), so the cost grows with the experts the prompt's tokens activate. Fitted on the
@@ -216,6 +216,9 @@ rates are the same, it halves the rate. The rule was chosen after the held-out l
 RTX A6000, the RTX 3090's chip with twice its listed rate, ran prompts at the 3090's speed): the held-out set is not
 blind to it (docs/speed.md)."""
 
+LLAMA_CPP_RATE_NAME = f"({LLAMA_CPP_RATE_SHARE:g} x fp16-accumulate)"
+"""The name of that rate in the estimate (``SpeedEstimate.prefill_tensor_rate``, its formula and efficiency line)."""
+
 RANGE_BAND = (0.7, 1.3)
 """The narrowest range shown, as r = measured / estimated seconds: the +-30 % the estimate is validated to
 (tests/fast/test_speed_validation.py). A category's spread over its 3-21 published rows understates how far
@@ -247,7 +250,7 @@ LLAMA_CPP_FITTED_GPUS = frozenset({"rtx-3090", "rtx-4090", "rtx-5090", "v100-32g
 """The GPUs (data/gpus.csv keys) of data/'s llama.cpp rows, on which llama.cpp's constants are fitted. A llama.cpp
 estimate on another GPU names that in its assumptions, with how far the figures kept aside on such GPUs went
 (XiongjieDai's May 2024 llama-bench tables, data/speed_heldout.csv: decode within +-30 % on an RTX 4080, L40S and
-RTX A6000, 1.2-2.0x on an A100 and H100 PCIe; prefill up to 12x, on the A100 SXM). tests/fast/test_speed_range.py
+RTX A6000, 1.2-2.0x on an A100 and H100 PCIe; prefill up to 12.5x, on the A100 SXM). tests/fast/test_speed_range.py
 checks this set against data/ and the line's figures against the held-out rows. Not on an AMD GPU, whose own line
 (:data:`UNCALIBRATED_VENDORS`) covers it."""
 
@@ -328,7 +331,7 @@ class SpeedEstimate:
     decode_bound: str | None            # "memory bandwidth" or "compute"
     decode_fixed_seconds: float | None  # per-layer (and per-expert) fixed cost, before vendor_time_factor
     decode_allreduce_seconds: float | None   # tensor-parallel all-reduce, before vendor_time_factor
-    prefill_tensor_rate: str            # "bf16", "fp16", "fp8", "fp4" or "fp16 (fp16-accumulate)": the catalog rate
+    prefill_tensor_rate: str            # "bf16", "fp16", "fp8", "fp4" or LLAMA_CPP_RATE_NAME: the catalog rate
     #                                     the prefill uses (times its share: FP8_RATE_SHARE, LLAMA_CPP_RATE_SHARE)
     decode_category: str                # speed_category of the decode (its range's spread)
     prefill_category: str               # speed_category of the whole batch's prefill
@@ -420,17 +423,17 @@ def _scores_bytes(d: Deployment, st: _Stage, batch: int, *, context: int = 0, pr
     """Memory traffic of the attention scores one GPU of stage ``st`` writes and reads back when the engine
     materializes them (``Engine.materialized_scores``: llama.cpp without FlashAttention; 0 otherwise): in a decode
     step ``batch`` tokens x each sequence's ``context`` cells per query head, in a prefill ``batch`` prompts of
-    ``prompt`` tokens (:func:`_score_span`), at the engine's bytes per score (each sequence's own cells: llama.cpp's
-    unified cache, one stream for every slot, spans them all, so a batch there costs more)."""
-    ms = d.engine.materialized_scores(d)
-    if ms is None:
+    ``prompt`` tokens in microbatches (:func:`_score_span`), a sliding-window layer over its cache's cells
+    (``ScoreTraffic.span_cap``), at the engine's bytes per score. Each sequence over its own cells only: a lower
+    bound where one unified cache holds every slot (llama.cpp ``--kv-unified``), whose scores span them all."""
+    t = d.engine.materialized_scores(d)
+    if t is None:
         return 0
-    one, many, ubatch = ms
     if prompt:
-        return (many if prompt > 1 else one) * batch * sum(h * _score_span(prompt, ubatch, cap)
-                                                           for cap, h in st.score_heads)
-    return (one if batch == 1 else many) * batch * sum(h * (context if cap == 0 else min(context, cap))
-                                                       for cap, h in st.score_heads)
+        return t.per_score(min(prompt, t.ubatch)) * batch * sum(
+            h * _score_span(prompt, t.ubatch, t.span_cap(cap)) for cap, h in st.score_heads)
+    caps = ((t.span_cap(cap), h) for cap, h in st.score_heads)
+    return t.per_score(batch) * batch * sum(h * (context if c == 0 else min(context, c)) for c, h in caps)
 
 
 def _attention_width(a: AttentionCache) -> int:
@@ -561,7 +564,7 @@ def _tensor_rate(d: Deployment) -> tuple[float | None, str]:
     g, scheme = d.gpu, d.weights.scheme
     if d.engine.fp16_accumulate_gemms and g.vendor not in ("AMD", "Apple"):
         full = g.fp16_acc16_tflops or g.bf16_tflops or g.fp16_tflops
-        return (full * LLAMA_CPP_RATE_SHARE if full else None), "fp16 (fp16-accumulate)"
+        return (full * LLAMA_CPP_RATE_SHARE if full else None), LLAMA_CPP_RATE_NAME
     if scheme.startswith(("fp8", "float8")) and g.fp8_tflops:
         return g.fp8_tflops * FP8_RATE_SHARE, "fp8"
     if scheme.startswith(("nvfp4", "fp4")) and g.fp4_tflops:
@@ -724,7 +727,7 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
         assumptions.append("MoE: expert count or top-k not found in the config; every expert assumed read each step")
     g = d.gpu
     full = g.fp16_acc16_tflops or g.bf16_tflops or g.fp16_tflops
-    if rate_name == "fp16 (fp16-accumulate)" and full:
+    if rate_name == LLAMA_CPP_RATE_NAME and full:
         assumptions.append(f"{d.engine.label}'s prefill GEMMs accumulate in fp16 (cuBLAS CUBLAS_COMPUTE_16F): costed "
                            f"at {LLAMA_CPP_RATE_SHARE:.0%} of {g.name}'s FP16-accumulate dense rate ({full:g} TFLOP/s"
                            + (", twice its FP32-accumulate figure" if g.fp16_acc16_tflops else "")
@@ -732,8 +735,9 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
     scores = d.engine.materialized_scores(d)
     if scores is not None:
         assumptions.append(f"{d.engine.label} without FlashAttention: each layer's attention scores go through memory, "
-                           f"{scores[0]} B a score in a one-token pass and {scores[1]} B in a longer one, a prompt "
-                           f"{scores[2]:,} tokens a pass")
+                           f"{scores.one_token} B a score in a one-token pass and {scores.longer} B in a longer one, a "
+                           f"prompt {scores.ubatch:,} token{'s' if scores.ubatch != 1 else ''} a pass, each "
+                           "sequence over its own cells")
     if quantized_weights(d):
         assumptions.append(f"weights {d.weights.scheme}: integer-quantized, read at {QUANTIZED_BANDWIDTH_SHARE:.0%} of "
                            "that bandwidth share (their unpacking, fitted on published figures)")
@@ -748,7 +752,7 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
         assumptions.append(f"llama.cpp on {d.gpu.name}: no published llama.cpp figure on this GPU is among the fitted "
                            "ones (GeForce RTX 3090 / 4090 / 5090, V100, Apple M2 / M3 Ultra); llama-bench figures kept "
                            "aside on GPUs outside them (May 2024 builds) took up to 2.0x this decode's time and up to "
-                           "12x this prefill's, the data-center cards the farthest (docs/speed.md)")
+                           "12.5x this prefill's, the data-center cards the farthest (docs/speed.md)")
     if d.tp > 1:
         assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; two all-reduces per layer over "
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
@@ -787,25 +791,29 @@ def _vendor_text(d: Deployment) -> str:
 
 def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, float | None],
               pre: tuple[int, float | None, str, float | None], bandwidth_efficiency: float,
-              compute_efficiency: float) -> tuple[str, ...]:
+              compute_efficiency: float, scores: tuple[int, int] = (0, 0)) -> tuple[str, ...]:
     """The estimate's arithmetic in words: ``dec`` = (weight bytes, KV bytes, fixed s, all-reduce s, step s
     or None), ``pre`` = (FLOPs, TFLOP/s, rate name, seconds of the whole batch's prefill or None: at batch 1
-    the time to first token)."""
+    the time to first token), ``scores`` = (bytes of materialized attention scores a decode step and the prefill
+    move, per GPU: :func:`_scores_bytes`)."""
     dec_w, dec_kv, fixed, comm, step = dec
     pre_flops, tflops, rate_name, prefill = pre
+    bw_text = f"{_rate_text(d.gpu.bandwidth_gbps, 'GB/s')} x {bandwidth_efficiency:g}"
+    dec_sc = f" + {scores[0]:,} B of attention scores through memory / ({bw_text})" if scores[0] else ""
+    pre_sc = f", + {scores[1]:,} B of attention scores through memory / ({bw_text})" if scores[1] else ""
     return (
         f"decode step = {dec_w:,} B weights read / ({_rate_text(d.gpu.bandwidth_gbps, 'GB/s')}"
         f" x {bandwidth_efficiency:g}"
         + (f" x {QUANTIZED_BANDWIDTH_SHARE:g}" if quantized_weights(d) else "") + ") or the GEMM FLOPs if longer"
         f" + {dec_kv:,} B KV read (or the attention FLOPs) + {fixed * 1e3:.2f} ms fixed per-layer cost + "
-        f"{comm * 1e3:.2f} ms tensor-parallel all-reduce" + _vendor_text(d)
+        f"{comm * 1e3:.2f} ms tensor-parallel all-reduce" + dec_sc + _vendor_text(d)
         + (f" = {step * 1e3:.2f} ms" if step is not None else " (bandwidth unknown)"),
         "tokens/s per sequence = 1 / step" + (f" = {1 / step:,.1f}; total = {batch} / step = {batch / step:,.1f}"
                                                if step else ""),
         ("time to first token" if batch == 1 else f"prefill of the whole batch, {batch:,} prompts in one pass")
         + f" = {pre_flops:,} FLOP / ({d.tp} x {_rate_text(tflops, rate_name + ' TFLOP/s')} x "
         f"{compute_efficiency:g}), + {PREFILL_OVERLAP:g} x the weight read where shorter, + fixed per-layer "
-        f"and all-reduce costs + {TTFT_FIXED_S * 1e3:g} ms once" + _vendor_text(d)
+        f"and all-reduce costs + {TTFT_FIXED_S * 1e3:g} ms once" + pre_sc + _vendor_text(d)
         + (f" = {prefill * 1e3:.1f} ms" if prefill is not None else " (tensor rate unknown)"),
     )
 
@@ -905,9 +913,11 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     pre_floor = _prefill(d, batch, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     one_floor = _prefill(d, 1, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None
+    score_bytes = (sum(_scores_bytes(d, st, batch, context=context) for st in _stages(d)),
+                   sum(_scores_bytes(d, st, batch, prompt=prompt) for st in _stages(d)))
     formulas = _formulas(d, batch, (dec_w, dec_kv, fixed, comm, step if decode_ok else None),
                          (pre_flops, tflops, rate_name, prefill if prefill_ok else None),
-                         bandwidth_efficiency, compute_efficiency)
+                         bandwidth_efficiency, compute_efficiency, score_bytes)
     dec_cat = speed_category(d, decode=True, tokens=batch)
     pre_cat, one_cat = (speed_category(d, decode=False, tokens=n) for n in (batch * prompt, prompt))
     (d_lo, d_hi), (p_lo, p_hi), (o_lo, o_hi) = _spread(dec_cat), _spread(pre_cat), _spread(one_cat)

@@ -58,6 +58,33 @@ OptionType = Literal["int", "float", "bool", "text", "choice", "json", "length",
 
 
 @dataclass(frozen=True)
+class ScoreTraffic:
+    """How an engine that writes its attention scores to memory pays for them (``Engine.materialized_scores``):
+    bytes of traffic per score (query head x query token x cached cell) in a one-token forward pass and in a
+    longer one, ``ubatch`` prompt tokens a pass, and the cells a sliding-window layer's scores span: its window +
+    ``ubatch``, rounded up to ``window_pad`` cells (llama.cpp's SWA cache; None: every cell, ``--swa-full``).
+
+    >>> ScoreTraffic(16, 24, 512, 256).span_cap(4096), ScoreTraffic(16, 24, 512, None).span_cap(4096)
+    (4608, 0)
+    """
+
+    one_token: int
+    longer: int
+    ubatch: int
+    window_pad: int | None
+
+    def per_score(self, tokens: int) -> int:
+        """Bytes a score in a forward pass of ``tokens`` tokens."""
+        return self.one_token if tokens <= 1 else self.longer
+
+    def span_cap(self, window: int) -> int:
+        """Cells a layer with ``window`` (0 = full attention) spans at most; 0 = no cap."""
+        if window == 0 or self.window_pad is None:
+            return 0
+        return -(-(window + self.ubatch) // self.window_pad) * self.window_pad
+
+
+@dataclass(frozen=True)
 class KvQuantization:
     """An engine's 8-bit KV cache: ``kv_dtype`` to deploy with (None: the cache type is an engine option,
     llama.cpp's ``-ctk`` / ``-ctv``), ``options`` the engine options that say so (None: unchanged) and
@@ -393,11 +420,10 @@ class Engine:
         TensorRT-LLM's XQA, llama.cpp's), as the published figures of every engine bear out."""
         return 1
 
-    def materialized_scores(self, d: Deployment) -> tuple[int, int, int] | None:
-        """(bytes of memory traffic per attention score in a one-token forward pass, in a longer one, prompt tokens
-        per forward pass) when the engine writes each layer's attention scores (query head x query token x cached
-        token) to memory and reads them back; None: a fused attention kernel keeps them on chip (FlashAttention,
-        FlashInfer, XQA), and kvcalc.speed adds no traffic for them."""
+    def materialized_scores(self, d: Deployment) -> ScoreTraffic | None:
+        """How the engine pays for each layer's attention scores when it writes them to memory and reads them back
+        (:class:`ScoreTraffic`); None: a fused attention kernel keeps them on chip (FlashAttention, FlashInfer,
+        XQA), and kvcalc.speed adds no traffic for them."""
         return None
 
     def speculative(self, d: Deployment) -> str | None:

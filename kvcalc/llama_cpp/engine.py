@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..engines.base import Engine, KvQuantization
+from ..engines.base import Engine, KvQuantization, ScoreTraffic
 from ..engines.paged import PagedEngine
 from ..errors import InputError
 from ..gguf.mixes import GgufWeights, gguf_weights
@@ -129,9 +129,11 @@ class LlamaCppEngine(PagedEngine):
     cli_flags = ("gguf_type", "gguf_file")
     serves_gguf = True
     fp16_accumulate_gemms = True
-    """ggml-cuda.cu ggml_cuda_op_mul_mat_cublas: on Volta and later, F16 and (above MMQ's batch) quantized weights
-    are multiplied as fp16 with ``CUBLAS_COMPUTE_16F`` (llama.cpp 4426e298, May 2024, and ggml/src/ggml-cuda at
-    c392e509, Feb 2025; since PR 3370, Sept 2023)."""
+    """ggml-cuda.cu ggml_cuda_op_mul_mat_cublas: on Volta and later, F16 weights are multiplied as fp16 with
+    ``CUBLAS_COMPUTE_16F`` (llama.cpp 4426e298, May 2024, and ggml/src/ggml-cuda at c392e509, Feb 2025; since PR 3370,
+    Sept 2023), and so were quantized weights above MMQ's batch until the int8 tensor-core MMQ kernels (PRs 7860 /
+    8062, June 2024); later builds run quantized prompts through int8 MMQ on Turing and later, where the rule rests
+    on the published prompt figures alone (kvcalc.speed.LLAMA_CPP_RATE_SHARE)."""
     vllm_names = {"max_model_len": "n_ctx (-c)", "max_num_seqs": "n_parallel (-np)",
                   "max_num_batched_tokens": "n_batch (-b)"}
 
@@ -326,23 +328,27 @@ class LlamaCppEngine(PagedEngine):
         sized = replace(d.llama_cpp, n_parallel=batch, n_ctx=batch * context)
         return None if sized == d.llama_cpp else sized
 
-    def materialized_scores(self, d: Deployment) -> tuple[int, int, int] | None:
+    def materialized_scores(self, d: Deployment) -> ScoreTraffic | None:
         """Without FlashAttention (``-fa off``) llama.cpp's graph computes each layer's scores as tensors
         (src/llama.cpp llm_build_kqv at 4426e298, May 2024: ``kq = ggml_mul_mat(k, q)``, ``ggml_soft_max_ext``,
         ``kqv = ggml_mul_mat(v, kq)``), one microbatch (``-ub``) a forward pass. ggml-cuda.cu at that build: in a
         one-token pass the KQ kernel writes F32 (4 B a score), the softmax reads and writes it (8 B) and the KQV kernel
         reads it (4 B): 16 B; in a longer pass ggml_cuda_mul_mat_batched_cublas writes F16 (2 B), converts it to F32
-        (2 + 4 B), the softmax 8 B, and the KQV GEMM converts it back to F16 (4 + 2 B) and reads it (2 B): 24 B.
+        (2 + 4 B), the softmax 8 B, and the KQV GEMM converts it back to F16 (4 + 2 B) and reads it (2 B): 24 B. The
+        Metal and Vulkan backends are taken to move the same bytes. A sliding-window layer's scores span its cache,
+        ``GGML_PAD(n_swa + n_ubatch, 256)`` cells (kvcalc.llama_cpp.cache), every cell with ``--swa-full``.
 
         >>> from kvcalc import deploy
         >>> from kvcalc.catalog import bundled_config
         >>> d = deploy(bundled_config("meta-llama/Llama-3.2-1B"), gpu="rtx-4090", runtime="llama_cpp", gguf="F16",
         ...            flash_attn="off")
         >>> d.engine.materialized_scores(d)
-        (16, 24, 512)
+        ScoreTraffic(one_token=16, longer=24, ubatch=512, window_pad=256)
         """
         o = d.llama_cpp
-        return None if o.flash_attention else (16, 24, min(o.n_ubatch, o.n_batch))
+        if o.flash_attention:
+            return None
+        return ScoreTraffic(16, 24, min(o.n_ubatch, o.n_batch), None if o.swa_full else 256)
 
     def speculative(self, d: Deployment) -> str | None:
         """A draft model (``-md`` / ``-hfd``: ``LlamaCppOptions.speculative``) runs speculative decoding."""

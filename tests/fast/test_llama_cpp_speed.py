@@ -54,7 +54,7 @@ def test_llama_cpps_prefill_runs_at_its_share_of_the_fp16_accumulate_rate() -> N
     config = load_config("meta-llama__Llama-3.1-8B.json")
     for gpu, full in (("rtx-4090", 330.3), ("l40s", 362.0)):
         d = deploy(config, gpu=gpu, runtime="llama_cpp", gguf="F16")
-        assert speed._tensor_rate(d) == (full * speed.LLAMA_CPP_RATE_SHARE, "fp16 (fp16-accumulate)")
+        assert speed._tensor_rate(d) == (full * speed.LLAMA_CPP_RATE_SHARE, speed.LLAMA_CPP_RATE_NAME)
         v = deploy(config, gpu=gpu, runtime="vllm")
         assert speed._tensor_rate(v) == (v.gpu.bf16_tflops, "bf16")
     mi = deploy(config, gpu="mi300x", runtime="llama_cpp", gguf="F16")
@@ -90,7 +90,7 @@ def test_the_decode_grid_pays_the_scores_as_the_estimate_does() -> None:
     from kvcalc.speed import decode_rate_grid
 
     d = deploy(load_config("google__gemma-3-4b-it.json"), gpu="l40s", runtime="llama_cpp", gguf="Q4_K_M",
-               flash_attn="off")            # sliding-window layers: their scores span at most the window
+               flash_attn="off")            # sliding-window layers: their scores span their cache's cells
     batches, contexts = [1, 4], [1, 700, 4096, 30_000]
     grid = decode_rate_grid(d, batches, contexts)
     for i, b in enumerate(batches):
@@ -111,3 +111,24 @@ def test_llama_bench_rows_before_its_flash_attention_default_changed_run_without
     assert rows["llamacpp-m3ultra-llama33-70b-q4_k_m-tg128"].engine_options == {}     # '-fa 1 -n 128'
     assert rows["llamacpp-3090-gemma4-26b-a4b-q4_0-ub1pp256-pr29152"].engine_options == {}   # after PR #23714
     assert rows["llamacpp-4090-llama3-8b-q6_k-server"].engine_options == {}           # llama-server, not llama-bench
+
+
+def test_a_sliding_window_layers_scores_span_its_cache_and_swa_full_spans_every_cell() -> None:
+    """gemma-3-1b's sliding layers (window 512, llama.cpp's SWA cache GGML_PAD(512 + 512, 256) = 1,024 cells, as
+    kvcalc.llama_cpp.cache sizes it): a decode step at 30,000 tokens pays 1,024 cells a head there, and every cell with
+    --swa-full; a prompt fed one token a pass (-ub 1) pays the one-token pass's 16 B a score, not 24."""
+    from kvcalc import speed
+
+    config = load_config("google__gemma-3-1b-it.json")
+    kw = dict(gpu="rtx-4090", runtime="llama_cpp", gguf="F16", flash_attn="off")
+    d = deploy(config, **kw)
+    st = speed._stages(d)[0]
+    heads = dict(st.score_heads)
+    windowed = next(cap for cap in heads if cap)
+    assert d.engine.materialized_scores(d).span_cap(windowed) == 1024
+    assert speed._scores_bytes(d, st, 1, context=30_000) == 16 * (heads[0] * 30_000 + heads[windowed] * 1024)
+    full = deploy(config, swa_full=True, **kw)
+    assert speed._scores_bytes(full, speed._stages(full)[0], 1, context=30_000) == 16 * sum(heads.values()) * 30_000
+    one = deploy(config, n_ubatch=1, **kw)
+    ub1 = speed._scores_bytes(one, speed._stages(one)[0], 1, prompt=300)
+    assert ub1 == 16 * sum(h * speed._score_span(300, 1, 0) for h in heads.values())   # 300 < the window's cells

@@ -71,7 +71,7 @@ def test_no_end_of_a_range_is_faster_than_the_datasheet_allows(model, gpu, gpus,
     assert e.decode_tokens_per_s_per_sequence_high * e.decode_bytes_per_step <= bandwidth * (1 + 1e-9)
     assert e.decode_tokens_per_s_total_high <= batch * bandwidth / e.decode_bytes_per_step * (1 + 1e-9)
     rate = {"bf16": d.gpu.bf16_tflops, "fp16": d.gpu.fp16_tflops, "fp8": d.gpu.fp8_tflops, "fp4": d.gpu.fp4_tflops,
-            "fp16 (fp16-accumulate)": d.gpu.fp16_acc16_tflops or d.gpu.bf16_tflops or d.gpu.fp16_tflops}
+            speed.LLAMA_CPP_RATE_NAME: d.gpu.fp16_acc16_tflops or d.gpu.bf16_tflops or d.gpu.fp16_tflops}
     peak = rate[e.prefill_tensor_rate] * 1e12
     assert e.ttft_seconds_low >= e.prefill_flops / (d.tp * peak) * (1 - 1e-9)
     # one prompt does 1 / batch of the batch's FLOPs (every prompt the same length)
@@ -161,7 +161,7 @@ def test_the_amd_assumption_line_states_the_counts_the_data_give() -> None:
 
 def test_the_llama_cpp_gpu_line_states_what_the_data_give() -> None:
     """kvcalc.speed.LLAMA_CPP_FITTED_GPUS is the set of GPUs of data/'s llama.cpp rows; a llama.cpp estimate on a GPU
-    outside it (an A100) says so, and its 'up to 2.0x' (decode) and 'up to 12x' (prefill) are the largest r of the
+    outside it (an A100) says so, and its 'up to 2.0x' (decode) and 'up to 12.5x' (prefill) are the largest r of the
     held-out llama.cpp rows on such GPUs (not an AMD GPU's: its own line covers it); on an RTX 4090 (fitted) the line is
     absent."""
     from kvcalc.speed_reference import category, heldout_measurements, speed_ratio
@@ -180,4 +180,4 @@ def test_the_llama_cpp_gpu_line_states_what_the_data_give() -> None:
                if m.runtime == "llama_cpp" and m.gpu not in fitted and category(m) not in amd]
     decode = max(speed_ratio(m, estimate_for(m)) for m in outside if m.is_decode)
     prefill = max(speed_ratio(m, estimate_for(m)) for m in outside if not m.is_decode)
-    assert f"up to {decode:.1f}x this decode's time" in text and f"up to {prefill:.0f}x this prefill's" in text
+    assert f"up to {decode:.1f}x this decode's time" in text and f"up to {prefill:.1f}x this prefill's" in text

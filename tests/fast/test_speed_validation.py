@@ -79,7 +79,8 @@ WORST_FAILS = {
 }
 RANGE_FAILS: dict[str, str] = {
     "heldout": "65 of 254 outside their range: 55 of XiongjieDai's 194 llama-bench figures (the A100 / H100 "
-               "decode, the H100 / L40S / A100 SXM F16 prefill, the M1 Max's decode), the V100 PCIe Mistral-7B's "
+               "decode, the H100 and L40S prefill, the A100 SXM's F16 prompts, the M1 Max's and one M2 Ultra "
+               "decode above it, two RTX 4080 F16 prompts below it at 0.64 / 0.66), the V100 PCIe Mistral-7B's "
                "(1.42 / 1.56); below it gpt-oss-20b under Vulkan on an RTX 4090 (0.64) and on a DGX Spark (0.70) "
                "and TensorRT-LLM DeepSeek-R1's 8,192-token time to first token on 8 x H200 (0.63); above it that "
                "run's 8,192-token decode (1.87) and four of llm-tracker's October 2024 MI300X rows (llama.cpp Q4_0 "
