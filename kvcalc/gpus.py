@@ -54,6 +54,12 @@ class GPU:
     def memory_gib(self) -> float:
         return self.memory_mib / 1024
 
+    @property
+    def fp16_accumulate_tflops(self) -> float | None:
+        """Dense FP16 tensor rate with FP16 accumulate, TFLOP/s: ``fp16_acc16_tflops`` where the catalog gives one (a
+        GeForce card's), else the bf16 figure, else the fp16 one (the two accumulations run at one rate there)."""
+        return self.fp16_acc16_tflops or self.bf16_tflops or self.fp16_tflops
+
 
 def _float(text: str) -> float | None:
     return float(text) if text.strip() else None

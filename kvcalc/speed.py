@@ -73,6 +73,7 @@ from typing import Any
 
 from .deployment import Deployment
 from .dtypes import ceil_div
+from .engines.base import ScoreTraffic
 from .errors import InputError, KVCalcError
 from .limits import MAX_BATCH, MAX_CONTEXT, MIN_EFFICIENCY, check_count, check_finite
 from .parallel import stage_specs
@@ -419,6 +420,14 @@ def _score_span(prompt: int, ubatch: int, cap: int) -> int:
     return u * u * below * (below + 1) // 2 + (full - below) * u * cap + tail
 
 
+def _score_traffic(d: Deployment) -> ScoreTraffic | None:
+    """``Engine.materialized_scores`` of the deployment, memoized on it (a decode grid asks it per point)."""
+    if "score_traffic" not in d._memo:
+        d._memo["score_traffic"] = d.engine.materialized_scores(d)
+    traffic: ScoreTraffic | None = d._memo["score_traffic"]
+    return traffic
+
+
 def _scores_bytes(d: Deployment, st: _Stage, batch: int, *, context: int = 0, prompt: int = 0) -> int:
     """Memory traffic of the attention scores one GPU of stage ``st`` writes and reads back when the engine
     materializes them (``Engine.materialized_scores``: llama.cpp without FlashAttention; 0 otherwise): in a decode
@@ -426,7 +435,7 @@ def _scores_bytes(d: Deployment, st: _Stage, batch: int, *, context: int = 0, pr
     ``prompt`` tokens in microbatches (:func:`_score_span`), a sliding-window layer over its cache's cells
     (``ScoreTraffic.span_cap``), at the engine's bytes per score. Each sequence over its own cells only: a lower
     bound where one unified cache holds every slot (llama.cpp ``--kv-unified``), whose scores span them all."""
-    t = d.engine.materialized_scores(d)
+    t = _score_traffic(d)
     if t is None:
         return 0
     if prompt:
@@ -563,7 +572,7 @@ def _tensor_rate(d: Deployment) -> tuple[float | None, str]:
     checkpoint there in fp16 (vLLM's dtype check: bfloat16 needs compute capability 8.0)."""
     g, scheme = d.gpu, d.weights.scheme
     if d.engine.fp16_accumulate_gemms and g.vendor not in ("AMD", "Apple"):
-        full = g.fp16_acc16_tflops or g.bf16_tflops or g.fp16_tflops
+        full = g.fp16_accumulate_tflops
         return (full * LLAMA_CPP_RATE_SHARE if full else None), LLAMA_CPP_RATE_NAME
     if scheme.startswith(("fp8", "float8")) and g.fp8_tflops:
         return g.fp8_tflops * FP8_RATE_SHARE, "fp8"
@@ -726,13 +735,13 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
     elif params.moe_experts:
         assumptions.append("MoE: expert count or top-k not found in the config; every expert assumed read each step")
     g = d.gpu
-    full = g.fp16_acc16_tflops or g.bf16_tflops or g.fp16_tflops
+    full = g.fp16_accumulate_tflops
     if rate_name == LLAMA_CPP_RATE_NAME and full:
         assumptions.append(f"{d.engine.label}'s prefill GEMMs accumulate in fp16 (cuBLAS CUBLAS_COMPUTE_16F): costed "
                            f"at {LLAMA_CPP_RATE_SHARE:.0%} of {g.name}'s FP16-accumulate dense rate ({full:g} TFLOP/s"
                            + (", twice its FP32-accumulate figure" if g.fp16_acc16_tflops else "")
                            + "), the share its published GeForce prompt figures run at")
-    scores = d.engine.materialized_scores(d)
+    scores = _score_traffic(d)
     if scores is not None:
         assumptions.append(f"{d.engine.label} without FlashAttention: each layer's attention scores go through memory, "
                            f"{scores.one_token} B a score in a one-token pass and {scores.longer} B in a longer one, a "
@@ -883,7 +892,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     peak_bw = bw / bandwidth_efficiency if bw is not None else None
     peak_rate = rate / compute_efficiency if rate is not None else None
     step = fixed = comm = floor = 0.0       # floor: the step at the datasheet rates, no fixed cost
-    dec_bytes = dec_w = dec_kv = dec_flops = 0
+    dec_bytes = dec_w = dec_kv = dec_flops = dec_scores = 0
     dec_compute_bound = False
     for st in _stages(d):
         share, spec = st.share, st.spec
@@ -897,10 +906,11 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         dec_bytes, dec_w, dec_kv = dec_bytes + wt + kv, dec_w + wt, dec_kv + kv
         dec_flops += int(gemm + attn)
         layers = spec.num_layers
+        scores = _scores_bytes(d, st, batch, context=context)
+        dec_scores += scores
         if bw is not None and peak_bw is not None:
             parts = _kernel_seconds(wt / (bw * wshare), gemm, rate), _kernel_seconds(kv / bw, attn, rate)
             extra = _fixed_seconds(d, layers), _allreduce_seconds(d, layers, batch)
-            scores = _scores_bytes(d, st, batch, context=context)
             step += parts[0][0] + parts[1][0] + sum(extra) + scores / bw
             floor += (_kernel_seconds(wt / peak_bw, gemm, peak_rate)[0]
                       + _kernel_seconds(kv / peak_bw, attn, peak_rate)[0] + scores / peak_bw)
@@ -913,8 +923,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     pre_floor = _prefill(d, batch, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     one_floor = _prefill(d, 1, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None
-    score_bytes = (sum(_scores_bytes(d, st, batch, context=context) for st in _stages(d)),
-                   sum(_scores_bytes(d, st, batch, prompt=prompt) for st in _stages(d)))
+    score_bytes = (dec_scores, sum(_scores_bytes(d, st, batch, prompt=prompt) for st in _stages(d)))
     formulas = _formulas(d, batch, (dec_w, dec_kv, fixed, comm, step if decode_ok else None),
                          (pre_flops, tflops, rate_name, prefill if prefill_ok else None),
                          bandwidth_efficiency, compute_efficiency, score_bytes)
@@ -980,7 +989,7 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         wt, kv = wt / bw, kv_grid(st.cache, bs, ts).astype(np.float64) * st.kv_reads / bw
         layers = st.spec.num_layers
         step += np.asarray([_fixed_seconds(d, layers) + _allreduce_seconds(d, layers, x) for x in bs])[:, None]
-        if d.engine.materialized_scores(d) is not None:
+        if _score_traffic(d) is not None:
             step += np.asarray([[_scores_bytes(d, st, x, context=c) for c in ts] for x in bs], dtype=np.float64) / bw
         if rate is None:
             step += wt / wshare + kv
