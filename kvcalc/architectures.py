@@ -435,7 +435,7 @@ def _mla(r: ConfigReader, heads: int, pooled_indexer: bool = False) -> Attention
     if pooled_indexer and indexer:
         indexer = 2 * indexer + 1
     return AttentionCache(kv_heads=heads, k_head_dim=nope + rope, v_head_dim=v_dim, query_heads=heads,
-                          latent_dim=rank + rope, indexer_dim=indexer)
+                          latent_dim=rank + rope, indexer_dim=indexer, latent_rank=rank)
 
 
 def _recurrent_states(r: ConfigReader, entry: ModelType, model_type: str,
@@ -595,7 +595,7 @@ def per_layer_overrides(r: ConfigReader, entry: ModelType, n: int, types: list[s
                     "kv_lora_rank")))
                 rope = ConfigReader.check_int(f"{field}.qk_rope_head_dim", fields.get(
                     "qk_rope_head_dim", r.get_int("qk_rope_head_dim", minimum=0)), minimum=0)
-                out.setdefault(idx, {})["latent_dim"] = rank + rope
+                out.setdefault(idx, {}).update(latent_dim=rank + rope, latent_rank=rank)
         _indexed_layers_only(types, out)
         return out
     if r.has("block_configs"):

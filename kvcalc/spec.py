@@ -71,6 +71,9 @@ class AttentionCache:
     # DeepSeek-V4's compressed layers (kvcalc.models.deepseek_v4_cache): one entry of k_head_dim (+ indexer_dim)
     # per compress_rate tokens beside the shared K=V window; 0 elsewhere
     compress_rate: int = 0
+    # MLA: kv_lora_rank, the latent's compressed-KV columns (latent_dim minus the shared RoPE key), which an engine
+    # that views V inside the cached latent reads as V (llama.cpp build_attn, K-only cache); 0 elsewhere
+    latent_rank: int = 0
 
     @property
     def elements_per_token(self) -> int:

@@ -44,7 +44,8 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     per MLA layer there (:func:`layer_overhead`, :func:`expert_overhead`, :func:`moe_layer_overhead`,
     :func:`mla_layer_overhead`). ``scores_s`` is the traffic of attention scores written and read back where the
     engine materializes them (``Engine.materialized_scores``: llama.cpp without FlashAttention, bytes a score x
-    query heads x batch x cells attended; :func:`_scores_bytes`), 0 elsewhere.
+    query heads x batch x cells attended, + on an MLA layer the copy of the V it views inside its latent,
+    ``viewed_v_passes x kv_lora_rank x cells`` elements; :func:`_scores_bytes`), 0 elsewhere.
 Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
     ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
     ``sum_{t=1..P} min(t, W)`` tokens per query position; per stage ``c = flops_s / (tp x rate x eta_c)``
@@ -420,6 +421,21 @@ def _score_span(prompt: int, ubatch: int, cap: int) -> int:
     return u * u * below * (below + 1) // 2 + (full - below) * u * cap + tail
 
 
+def _pass_cells(prompt: int, ubatch: int, cap: int) -> int:
+    """Cells a layer's forward passes span over a prompt of ``prompt`` tokens fed ``ubatch`` tokens a pass: each
+    pass every cell written so far, its own included (``cap`` a sliding window's span, 0 none),
+    ``sum_k min(k u, cap)``.
+
+    >>> _pass_cells(1024, 512, 0), _pass_cells(1000, 512, 0), _pass_cells(4096, 1024, 2048)   # 512 + 1,024; ...
+    (1536, 1512, 7168)
+    """
+    u = max(1, min(ubatch, prompt))
+    full, rest = divmod(prompt, u)
+    below = full if cap == 0 else min(full, cap // u)
+    tail = (prompt if cap == 0 else min(prompt, cap)) if rest else 0
+    return u * below * (below + 1) // 2 + (full - below) * cap + tail
+
+
 def _score_traffic(d: Deployment) -> ScoreTraffic | None:
     """``Engine.materialized_scores`` of the deployment, memoized on it (a decode grid asks it per point)."""
     if "score_traffic" not in d._memo:
@@ -434,15 +450,23 @@ def _scores_bytes(d: Deployment, st: _Stage, batch: int, *, context: int = 0, pr
     step ``batch`` tokens x each sequence's ``context`` cells per query head, in a prefill ``batch`` prompts of
     ``prompt`` tokens in microbatches (:func:`_score_span`), a sliding-window layer over its cache's cells
     (``ScoreTraffic.span_cap``), at the engine's bytes per score. Each sequence over its own cells only: a lower
-    bound where one unified cache holds every slot (llama.cpp ``--kv-unified``), whose scores span them all."""
+    bound where one unified cache holds every slot (llama.cpp ``--kv-unified``), whose scores span them all. Where
+    a layer's V is a view inside its cached MLA latent, each pass also moves ``ScoreTraffic.viewed_v_passes`` x its
+    ``latent_rank`` columns of every cell it spans, in the KV dtype (:func:`_pass_cells`)."""
     t = _score_traffic(d)
     if t is None:
         return 0
     if prompt:
-        return t.per_score(min(prompt, t.ubatch)) * batch * sum(
+        scores = t.per_score(min(prompt, t.ubatch)) * batch * sum(
             h * _score_span(prompt, t.ubatch, t.span_cap(cap)) for cap, h in st.score_heads)
-    caps = ((t.span_cap(cap), h) for cap, h in st.score_heads)
-    return t.per_score(batch) * batch * sum(h * (context if c == 0 else min(context, c)) for c, h in caps)
+        cells = [(w, _pass_cells(prompt, t.ubatch, t.span_cap(cap))) for cap, w in st.viewed_v]
+    else:
+        caps = ((t.span_cap(cap), h) for cap, h in st.score_heads)
+        scores = t.per_score(batch) * batch * sum(h * (context if c == 0 else min(context, c)) for c, h in caps)
+        cells = [(w, context if c == 0 else min(context, c)) for c, w in
+                 ((t.span_cap(cap), w) for cap, w in st.viewed_v)]
+    views = t.viewed_v_passes * batch * sum(d.kv.nbytes(w * n) for w, n in cells) if t.viewed_v_passes else 0
+    return scores + views
 
 
 def _attention_width(a: AttentionCache) -> int:
@@ -471,6 +495,7 @@ class _Stage:
     spec: ModelSpec
     kv_reads: float                  # times a step reads each cached byte (the engine's kv_reads, by bytes)
     score_heads: tuple[tuple[int, int], ...]    # (window or 0 = unbounded, query heads of the rank over its layers)
+    viewed_v: tuple[tuple[int, int], ...]       # (window or 0, MLA V columns a cell holds over its layers: latent_rank)
 
 
 def _stages(d: Deployment) -> tuple[_Stage, ...]:
@@ -500,6 +525,7 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
     for i, (spec, w) in enumerate(zip(stage_specs(d.rank, d.pp), weights)):
         widths: dict[int, int] = {}
         heads: dict[int, int] = {}
+        views: dict[int, int] = {}
         cross = 0
         held = reads = 0
         for layer in spec.layers:
@@ -511,10 +537,12 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
                 else:
                     widths[a.window or 0] = widths.get(a.window or 0, 0) + _attention_width(a)
                     heads[a.window or 0] = heads.get(a.window or 0, 0) + a.query_heads
+                    if a.latent_rank:
+                        views[a.window or 0] = views.get(a.window or 0, 0) + a.latent_rank
         out.append(_Stage(w, head if i == len(weights) - 1 else 0, table if i == 0 else 0, row if i == 0 else 0,
                           compile_cache(spec, dtype=d.model_dtype, kv_dtype=d.kv, runtime="ideal"),
                           spec.num_layers / n_layers, tuple(sorted(widths.items())), cross, spec,
-                          reads / held if held else 1.0, tuple(sorted(heads.items()))))
+                          reads / held if held else 1.0, tuple(sorted(heads.items())), tuple(sorted(views.items()))))
     d._memo["speed_stages"] = tuple(out)
     return tuple(out)
 
@@ -746,7 +774,10 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
         assumptions.append(f"{d.engine.label} without FlashAttention: each layer's attention scores go through memory, "
                            f"{scores.one_token} B a score in a one-token pass and {scores.longer} B in a longer one, a "
                            f"prompt {scores.ubatch:,} token{'s' if scores.ubatch != 1 else ''} a pass, each "
-                           "sequence over its own cells")
+                           "sequence over its own cells"
+                           + (f"; each latent-attention layer copies the V it views inside its latent, "
+                              f"{scores.viewed_v_passes} passes over its kv_lora_rank columns of every cell"
+                              if scores.viewed_v_passes and any(st.viewed_v for st in _stages(d)) else ""))
     if quantized_weights(d):
         assumptions.append(f"weights {d.weights.scheme}: integer-quantized, read at {QUANTIZED_BANDWIDTH_SHARE:.0%} of "
                            "that bandwidth share (their unpacking, fitted on published figures)")
@@ -808,8 +839,9 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     dec_w, dec_kv, fixed, comm, step = dec
     pre_flops, tflops, rate_name, prefill = pre
     bw_text = f"{_rate_text(d.gpu.bandwidth_gbps, 'GB/s')} x {bandwidth_efficiency:g}"
-    dec_sc = f" + {scores[0]:,} B of attention scores through memory / ({bw_text})" if scores[0] else ""
-    pre_sc = f", + {scores[1]:,} B of attention scores through memory / ({bw_text})" if scores[1] else ""
+    what = "attention scores" + (" and MLA V copies" if any(st.viewed_v for st in _stages(d)) else "")
+    dec_sc = f" + {scores[0]:,} B of {what} through memory / ({bw_text})" if scores[0] else ""
+    pre_sc = f", + {scores[1]:,} B of {what} through memory / ({bw_text})" if scores[1] else ""
     return (
         f"decode step = {dec_w:,} B weights read / ({_rate_text(d.gpu.bandwidth_gbps, 'GB/s')}"
         f" x {bandwidth_efficiency:g}"

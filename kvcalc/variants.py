@@ -35,7 +35,7 @@ def _heads(a: AttentionCache, variant: str, kv_heads: int | None) -> AttentionCa
             raise InputError(f"GQA needs a number of KV heads that divides the {a.query_heads} query heads, "
                              f"got {kv_heads!r}")
         n = kv_heads
-    return replace(a, kv_heads=n, latent_dim=0, indexer_dim=0)
+    return replace(a, kv_heads=n, latent_dim=0, indexer_dim=0, latent_rank=0)
 
 
 def parse_pattern(pattern: str | None) -> int | None:

@@ -63,6 +63,8 @@ class ScoreTraffic:
     bytes of traffic per score (query head x query token x cached cell) in a one-token forward pass and in a
     longer one, ``ubatch`` prompt tokens a pass, and the cells a sliding-window layer's scores span: its window +
     ``ubatch``, rounded up to ``window_pad`` cells (llama.cpp's SWA cache; None: every cell, ``--swa-full``).
+    ``viewed_v_passes``: times a forward pass moves each cached V element of a layer whose V is a view inside its
+    cached latent (MLA, ``AttentionCache.latent_rank``) besides the cache read already counted; 0 where none.
 
     >>> ScoreTraffic(16, 24, 512, 256).span_cap(4096), ScoreTraffic(16, 24, 512, None).span_cap(4096)
     (4608, 0)
@@ -72,6 +74,7 @@ class ScoreTraffic:
     longer: int
     ubatch: int
     window_pad: int | None
+    viewed_v_passes: int = 0
 
     def per_score(self, tokens: int) -> int:
         """Bytes a score in a forward pass of ``tokens`` tokens."""

@@ -336,19 +336,25 @@ class LlamaCppEngine(PagedEngine):
         reads it (4 B): 16 B; in a longer pass ggml_cuda_mul_mat_batched_cublas writes F16 (2 B), converts it to F32
         (2 + 4 B), the softmax 8 B, and the KQV GEMM converts it back to F16 (4 + 2 B) and reads it (2 B): 24 B. The
         Metal and Vulkan backends are taken to move the same bytes. A sliding-window layer's scores span its cache,
-        ``GGML_PAD(n_swa + n_ubatch, 256)`` cells (kvcalc.llama_cpp.cache), every cell with ``--swa-full``.
+        ``GGML_PAD(n_swa + n_ubatch, 256)`` cells (kvcalc.llama_cpp.cache), every cell with ``--swa-full``. An MLA
+        layer caches the latent only and views V inside it (src/llama-graph.cpp ``build_attn`` with
+        ``llm_graph_input_attn_k``: ``v = ggml_view_4d(k, v_cur->ne[0], ...)`` with K's strides), so
+        ``build_attn_mha``'s ``v_trans = v->nb[1] > v->nb[2]`` is false and its path without FlashAttention copies it
+        (``v = ggml_cont(ggml_transpose(v))``, "note: avoid this branch") before ``kqv = ggml_mul_mat(v, kq)``: the
+        copy reads the view and writes the copy, the product reads the copy, 3 passes over ``kv_lora_rank`` columns
+        of every cell each forward pass (read at commit 00395eb285c7c6821ff372e3ca41dae9da33c2c7).
 
         >>> from kvcalc import deploy
         >>> from kvcalc.catalog import bundled_config
         >>> d = deploy(bundled_config("meta-llama/Llama-3.2-1B"), gpu="rtx-4090", runtime="llama_cpp", gguf="F16",
         ...            flash_attn="off")
         >>> d.engine.materialized_scores(d)
-        ScoreTraffic(one_token=16, longer=24, ubatch=512, window_pad=256)
+        ScoreTraffic(one_token=16, longer=24, ubatch=512, window_pad=256, viewed_v_passes=3)
         """
         o = d.llama_cpp
         if o.flash_attention:
             return None
-        return ScoreTraffic(16, 24, min(o.n_ubatch, o.n_batch), None if o.swa_full else 256)
+        return ScoreTraffic(16, 24, min(o.n_ubatch, o.n_batch), None if o.swa_full else 256, 3)
 
     def speculative(self, d: Deployment) -> str | None:
         """A draft model (``-md`` / ``-hfd``: ``LlamaCppOptions.speculative``) runs speculative decoding."""

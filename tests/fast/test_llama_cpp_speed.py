@@ -132,3 +132,26 @@ def test_a_sliding_window_layers_scores_span_its_cache_and_swa_full_spans_every_
     one = deploy(config, n_ubatch=1, **kw)
     ub1 = speed._scores_bytes(one, speed._stages(one)[0], 1, prompt=300)
     assert ub1 == 16 * sum(h * speed._score_span(300, 1, 0) for h in heads.values())   # 300 < the window's cells
+
+
+def test_without_flash_attention_an_mla_layer_copies_the_v_it_views_inside_its_latent() -> None:
+    """DeepSeek-V2-Lite (27 layers, 16 query heads, kv_lora_rank 512 + RoPE key 64) caches the 576-wide latent only;
+    llama.cpp views V inside it (build_attn with llm_graph_input_attn_k: ``ggml_view_4d(k, v_cur->ne[0], ...)`` with
+    K's strides), so build_attn_mha's path without FlashAttention copies it (``ggml_cont(ggml_transpose(v))``) before
+    the KQV product: 3 passes over 512 f16 columns of every cell a forward pass, besides the 16 B a score. At batch 1
+    and 32,768 cells that is 27 x (16 x 32,768 x 16 B + 3 x 32,768 x 512 x 2 B); a 1,024-token prompt in two 512-token
+    passes copies 512 + 1,024 cells' columns."""
+    from kvcalc import speed
+
+    config = load_config("deepseek-ai__DeepSeek-V2-Lite.json")
+    d = deploy(config, gpu="rtx-3090", runtime="llama_cpp", gguf="Q4_0", flash_attn="off")
+    st = speed._stages(d)[0]
+    assert st.viewed_v == ((0, 27 * 512),)
+    assert speed._scores_bytes(d, st, 1, context=32_768) == 27 * (16 * 32_768 * 16 + 3 * 32_768 * 512 * 2)
+    # two sequences decode in one two-token pass (24 B a score), each over its own stream's cells
+    assert speed._scores_bytes(d, st, 2, context=100) == 2 * 27 * (16 * 100 * 24 + 3 * 100 * 512 * 2)
+    scores = 24 * 27 * 16 * (512 * 512 + 512 * 1024)
+    assert speed._scores_bytes(d, st, 1, prompt=1024) == scores + 27 * 3 * (512 + 1024) * 512 * 2
+    gqa = deploy(load_config("meta-llama__Llama-3.1-8B.json"), gpu="rtx-3090", runtime="llama_cpp", gguf="Q4_0",
+                 flash_attn="off")
+    assert speed._stages(gqa)[0].viewed_v == ()          # V stored transposed (v_trans): no copy

@@ -37,9 +37,6 @@ SHARE_FAILS = {
     ("data", "AMD GPU"): "79 % (19 of 24) under kvcalc.speed.AMD_TIME_FACTOR (1.6, their geometric mean): SGLang "
                          "0.4.2's DeepSeek-R1 on 8 x MI300X at concurrency 4 / 8 (0.62 / 0.64) and 128 (1.40), "
                          "gemma-4-26B-A4B at batch 1 (1.37) and vLLM gpt-oss-120b at concurrency 256 (1.50)",
-    ("data", "moe"): "88 % (14 of 16): DeepSeek-V2-Lite's MLA cache read at depth on an older backend kernel, Q4_0 "
-                     "at 32K depth on a V100 (PR 17505's master, without FlashAttention) 1.45 and Q4_K_M at depth "
-                     "8,192 under Vulkan on an RTX 5090 (PR 14555's baseline) 1.45",
     ("heldout", "AMD GPU"): "17 % (1 of 6): llm-tracker's October 2024 MI300X runs are slower than data/'s: llama.cpp "
                             "Q4_0 2.32 / 2.70, vLLM 0.6.3 Llama-3.1-405B at TP 8 2.64 / 3.78, SGLang Llama-3-8B at "
                             "batch 32 1.41; InferenceX's vLLM 0.17 gpt-oss-120b at TP 8 within (0.76)",
