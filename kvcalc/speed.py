@@ -137,7 +137,7 @@ against 0.90 for a cost per expert x top-k (docs/speed.md). Fitted, together wit
 on the 12 llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on CUDA-class GPUs (gpt-oss-20b,
 Qwen3-30B-A3B and DeepSeek-V2-Lite on RTX 3090 / 4090 / 5090 and V100, CUDA and Vulkan)."""
 
-MLA_LAYER_OVERHEAD_S = 100e-6
+MLA_LAYER_OVERHEAD_S = 88e-6
 """Fixed seconds per decoder layer with multi-head latent attention (DeepSeek's MLA) in a llama.cpp (and
 ``ideal``) forward pass on a CUDA-class GPU, beyond :data:`LAYER_OVERHEAD_S` and the MoE cost: the absorbed
 decode path (llama.cpp ``src/models/deepseek2.cpp``, ``is_mla``) runs, besides a GQA layer's projections, the
@@ -146,7 +146,9 @@ concats building the 576-wide query and key, each a kernel too small to fill the
 together with :data:`MOE_LAYER_OVERHEAD_S` (coordinate-wise, benchmarks/fit_speed_constants.py) on the
 llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on CUDA-class GPUs, of which the MLA ones are
 DeepSeek-V2-Lite's (RTX 3090 / 4090 / 5090, V100): with one cost per MoE layer alone, DeepSeek-V2-Lite came
-out 0.95-1.84 and the GQA models (gpt-oss-20b, Qwen3-30B-A3B) 0.68-0.87. Not charged on an Apple GPU (its
+out 0.95-1.84 and the GQA models (gpt-oss-20b, Qwen3-30B-A3B) 0.68-0.87. 100 us until the copy of the V an MLA layer
+views inside its latent without FlashAttention was counted (:func:`_scores_bytes`): the V100 row at 32K depth, which
+runs without it, had carried that copy. Not charged on an Apple GPU (its
 constants are fitted on its own rows, DeepSeek-R1 among them) nor in the serving engines (their MoE cost per
 expert is fitted on DeepSeek-V3, an MLA model)."""
 
@@ -227,7 +229,7 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "AMD GPU": (0.62, 1.51), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.45),
+    "AMD GPU": (0.62, 1.51), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.54),
     "quantized": (0.7, 1.38), "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.82),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
