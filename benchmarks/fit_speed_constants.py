@@ -1,8 +1,8 @@
 """Fit kvcalc.speed's free constants on data/speed_measurements.csv; prints them and the rows each was fitted on.
 
 Run: ``python benchmarks/fit_speed_constants.py``. Each constant is fitted on its own rows (below) by a
-grid search minimising the sum of squared log(measured seconds / estimated seconds) (the two prefill
-fixed costs together, :data:`JOINT`); the two efficiencies are then re-derived as
+grid search minimising the sum of squared log(measured seconds / estimated seconds) (the pairs of
+:data:`JOINT` together); the two efficiencies are then re-derived as
 kvcalc.speed_reference.derived_efficiencies (medians of the clean rows, fixed costs taken off), and the
 loop repeats until nothing changes (at most 8 rounds). Only data/speed_measurements.csv is read:
 data/speed_heldout.csv is kept aside to judge the result (benchmarks/speed_validation.py --heldout)."""
@@ -55,7 +55,7 @@ ALL_ROWS = list(published_measurements())
 ROWS = [m for m in ALL_ROWS if measured_deployment(m).gpu.vendor not in speed.UNCALIBRATED_VENDORS]
 """The rows the per-kernel constants are fitted on: data/ but the GPUs of kvcalc.speed.UNCALIBRATED_VENDORS, whose
 rows set only :data:`VENDOR_CONSTANTS` (and their own category's range)."""
-VENDOR_CONSTANTS = ("AMD_TIME_FACTOR",)
+VENDOR_CONSTANTS = ("AMD_ROOFLINE_FACTOR", "AMD_FIXED_FACTOR")
 
 
 def _rows(name: str) -> list[Measurement]:
@@ -84,7 +84,8 @@ SELECT: dict[str, Callable[[Measurement], bool]] = {
     and not m.client_timed_prefill,
     "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8"
     and not m.client_timed_prefill,
-    "AMD_TIME_FACTOR": _amd,
+    "AMD_ROOFLINE_FACTOR": _amd,
+    "AMD_FIXED_FACTOR": _amd,
 }
 GRID = {
     "LAYER_OVERHEAD_S": [i * 1e-6 for i in range(0, 41)],
@@ -103,7 +104,8 @@ GRID = {
     "SGLANG_PREFILL_LAYER_OVERHEAD_S": [i * 20e-6 for i in range(0, 151)],
     "PREFILL_OVERLAP": [i * 0.05 for i in range(0, 61)],
     "FP8_RATE_SHARE": [0.5 + i * 0.025 for i in range(0, 21)],
-    "AMD_TIME_FACTOR": [1 + i * 0.05 for i in range(0, 81)],
+    "AMD_ROOFLINE_FACTOR": [1 + i * 0.05 for i in range(0, 61)],
+    "AMD_FIXED_FACTOR": [0.5 + i * 0.05 for i in range(0, 31)],
 }
 
 
@@ -113,26 +115,27 @@ def loss(rows: list[Measurement]) -> float:
     return sum(math.log(speed_ratio(m, estimate_for(m, **eff))) ** 2 for m in rows)
 
 
-JOINT = ("TTFT_FIXED_S", "PREFILL_LAYER_OVERHEAD_S")
-"""Fitted together on a 2-D grid (one row set): a prefill's fixed cost once and per layer trade off, and only
-the layer counts of the rows (32, 80) tell them apart."""
+JOINT = (("TTFT_FIXED_S", "PREFILL_LAYER_OVERHEAD_S"), ("AMD_ROOFLINE_FACTOR", "AMD_FIXED_FACTOR"))
+"""Pairs fitted together on a 2-D grid (each pair one row set): a prefill's fixed cost once and per layer trade off,
+and only the layer counts of the rows (32, 80) tell them apart; an AMD GPU's roofline and fixed seconds trade off,
+and only the rows' mix of the two (batch 1 to concurrency 256) tells them apart."""
 
 
 def fit(rounds: int = 8) -> None:
     for _ in range(rounds):
         before = {name: getattr(speed, name) for name in GRID}
         for name, values in GRID.items():
-            if name in JOINT:
+            if any(name in pair for pair in JOINT):
                 continue
             rows = _rows(name)
             best = min(values, key=lambda v: (setattr(speed, name, v), loss(rows))[1])
             setattr(speed, name, best)
-        a, b = JOINT
-        rows = _rows(a)
-        pair = min(((x, y) for x in GRID[a] for y in GRID[b]),
-                   key=lambda xy: (setattr(speed, a, xy[0]), setattr(speed, b, xy[1]), loss(rows))[2])
-        setattr(speed, a, pair[0])
-        setattr(speed, b, pair[1])
+        for a, b in JOINT:
+            rows = _rows(a)
+            pair = min(((x, y) for x in GRID[a] for y in GRID[b]),
+                       key=lambda xy: (setattr(speed, a, xy[0]), setattr(speed, b, xy[1]), loss(rows))[2])
+            setattr(speed, a, pair[0])
+            setattr(speed, b, pair[1])
         bw, comp = derived_efficiencies()
         speed.DEFAULT_BANDWIDTH_EFFICIENCY, speed.DEFAULT_COMPUTE_EFFICIENCY = round(bw, 2), round(comp, 2)
         if before == {name: getattr(speed, name) for name in GRID}:

@@ -41,11 +41,12 @@ FIXED_TERMS = ("LAYER_OVERHEAD_S", "METAL_LAYER_OVERHEAD_S", "EXPERT_OVERHEAD_S"
 @contextmanager
 def before() -> Iterator[None]:
     """The estimator without the terms issue 24 added."""
-    saved = {name: getattr(speed, name) for name in FIXED_TERMS + ("QUANTIZED_BANDWIDTH_SHARE", "AMD_TIME_FACTOR",
-                                                                   "_tensor_rate", "_allreduce_seconds")}
+    saved = {name: getattr(speed, name) for name in FIXED_TERMS + ("QUANTIZED_BANDWIDTH_SHARE", "AMD_ROOFLINE_FACTOR",
+                                                                   "AMD_FIXED_FACTOR", "_tensor_rate",
+                                                                   "_allreduce_seconds")}
     for name in FIXED_TERMS:
         setattr(speed, name, 0.0)
-    speed.QUANTIZED_BANDWIDTH_SHARE = speed.AMD_TIME_FACTOR = 1.0
+    speed.QUANTIZED_BANDWIDTH_SHARE = speed.AMD_ROOFLINE_FACTOR = speed.AMD_FIXED_FACTOR = 1.0
     speed._tensor_rate = lambda d: (d.gpu.bf16_tflops or d.gpu.fp16_tflops, "bf16")    # type: ignore[assignment]
     speed._allreduce_seconds = lambda d, layers, tokens: 0.0            # type: ignore[assignment]
     try:

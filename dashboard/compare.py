@@ -27,7 +27,12 @@ from kvcalc.scenarios import (
     takes_vllm_options,
     total_limit,
 )
-from kvcalc.speed import AMD_TIME_FACTOR, DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY
+from kvcalc.speed import (
+    AMD_FIXED_FACTOR,
+    AMD_ROOFLINE_FACTOR,
+    DEFAULT_BANDWIDTH_EFFICIENCY,
+    DEFAULT_COMPUTE_EFFICIENCY,
+)
 from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS
 
@@ -282,7 +287,8 @@ def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEX
                f"(weights read + every sequence's KV cache) / (memory bandwidth x {DEFAULT_BANDWIDTH_EFFICIENCY:g}) "
                "or the FLOPs where longer, + fitted per-layer, per-expert and all-reduce costs; prefill = (2 x active "
                f"parameters x prompt + attention) FLOPs / (tensor rate x {DEFAULT_COMPUTE_EFFICIENCY:g}); on an AMD "
-               f"GPU both x {AMD_TIME_FACTOR:g} (the published MI300X figures' mean); constants "
+               f"GPU the bandwidth- and compute-bound seconds x {AMD_ROOFLINE_FACTOR:g} and the fixed ones x "
+               f"{AMD_FIXED_FACTOR:g} (fitted on published MI300X figures); constants "
                "from published measurements (docs/speed.md); MoE under uniform routing. Empty: the GPU's bandwidth "
                "or tensor rate is unknown, or the batch does not run at that context on the chosen GPU (note).")
     st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv",

@@ -229,7 +229,7 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "AMD GPU": (0.62, 1.51), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.54),
+    "AMD GPU": (0.7, 1.35), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.54),
     "quantized": (0.7, 1.38), "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.82),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
@@ -245,9 +245,9 @@ bytes at ``bandwidth_gbps``, its FLOPs at the full rate, no fixed cost): ``point
 UNCALIBRATED_VENDORS: dict[str, str] = {"AMD": "AMD GPU"}
 """GPU vendors (data/gpus.csv ``vendor``) the per-kernel constants are not fitted on, each with its own category:
 their published rows in data/ (ROCm builds of vLLM and SGLang on an MI300X, all of MoE models) set no constant but
-:data:`AMD_TIME_FACTOR` (benchmarks/fit_speed_constants.py leaves them out of the rest) and their own category's
-range, which stays wider than the band: under the NVIDIA-fitted rules they spread from r 1.0 to 2.4 in data/, the
-ROCm kernels and releases varying more than one factor describes."""
+:data:`AMD_ROOFLINE_FACTOR` and :data:`AMD_FIXED_FACTOR` (benchmarks/fit_speed_constants.py leaves them out of the
+rest) and their own category's range: under the NVIDIA-fitted rules they spread from r 1.0 to 2.4 in data/, the ROCm
+kernels and releases varying more than two factors describe."""
 
 LLAMA_CPP_FITTED_GPUS = frozenset({"rtx-3090", "rtx-4090", "rtx-5090", "v100-32gb", "m2-ultra-192gb",
                                    "m3-ultra-512gb"})
@@ -258,16 +258,24 @@ RTX A6000, 1.2-2.0x on an A100 and H100 PCIe; prefill up to 12.5x, on the A100 S
 checks this set against data/ and the line's figures against the held-out rows. Not on an AMD GPU, whose own line
 (:data:`UNCALIBRATED_VENDORS`) covers it."""
 
-AMD_TIME_FACTOR = 1.6
-"""Factor on every estimated second (decode step, time to first token) on an AMD GPU: the geometric mean of
-r = measured / estimated seconds over the data/ rows on one (24: vLLM 0.7.3 and SGLang 0.4.2 DeepSeek-R1 on
-8 x MI300X, dstack's March 2025 sweep; vLLM 0.17 gpt-oss-120b on one, InferenceX PR 1061; SGLang's gemma-4
-branch gemma-4-26B-A4B, sgl-cookbook; all of them MoE models) under the rules fitted on NVIDIA GPUs, i.e. the
-least-squares fit of log r (benchmarks/fit_speed_constants.py). The same dstack sweep's vLLM rows on 8 x H200
-(data/) come out at 0.73-1.18 under those rules (1.81 the run whose batch does not fit), its MI300X vLLM rows at
-1.29-1.92 without this factor: the gap is the MI300X's ROCm kernels, not the benchmark. A dense model on an AMD
-GPU is an extrapolation: the only dense AMD rows (held out: llama.cpp, SGLang and vLLM 0.6.3 builds of October
-2024) ran 1.4-3.8x this estimate."""
+AMD_ROOFLINE_FACTOR = 2.3
+"""Factor on the roofline seconds on an AMD GPU (the weights and KV at the bandwidth share or the FLOPs at the tensor
+share, whichever is longer, and any materialized attention scores) of a decode step and a prefill; the fixed seconds
+take :data:`AMD_FIXED_FACTOR`. Fitted with it on one 2-D grid (benchmarks/fit_speed_constants.py), minimising the
+squared log of r = measured / estimated seconds over the data/ rows on an AMD GPU (24: vLLM 0.7.3 and SGLang 0.4.2
+DeepSeek-R1 on 8 x MI300X at concurrency 4-128, dstack's March 2025 sweep; vLLM 0.17 gpt-oss-120b on one,
+InferenceX PR 1061; SGLang's gemma-4 branch gemma-4-26B-A4B, sgl-cookbook; all of them MoE models) under the rules
+fitted on NVIDIA GPUs: an MI300X's ROCm kernels of those releases stream its 5.3 TB/s at about 0.77 / 2.3 = a third
+of the datasheet, while their fixed per-layer and per-expert costs are about the NVIDIA ones. One factor on every
+second (1.6, their geometric mean, before) left SGLang's concurrency-4 run at 0.62 (fixed-cost bound) and its
+concurrency-128 run at 1.40 (bandwidth-bound); the two factors put 22 of the 24 within +-30 % (squared log error 0.70
+against 1.37). The same sweep's vLLM rows on 8 x H200 (data/) come out at 0.73-1.18 under the NVIDIA rules: the gap
+is the MI300X's kernels, not the benchmark. A dense model on an AMD GPU is an extrapolation: the only dense AMD rows
+(held out: llama.cpp, SGLang and vLLM 0.6.3 builds of October 2024) ran 1.0-3.1x this estimate."""
+
+AMD_FIXED_FACTOR = 1.1
+"""Factor on the fixed seconds on an AMD GPU (per layer, per expert, once per prefill) and its all-reduces (RCCL):
+fitted with :data:`AMD_ROOFLINE_FACTOR` on the same rows."""
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
@@ -333,8 +341,8 @@ class SpeedEstimate:
     decode_kv_bytes: int
     decode_flops_per_step: int
     decode_bound: str | None            # "memory bandwidth" or "compute"
-    decode_fixed_seconds: float | None  # per-layer (and per-expert) fixed cost, before vendor_time_factor
-    decode_allreduce_seconds: float | None   # tensor-parallel all-reduce, before vendor_time_factor
+    decode_fixed_seconds: float | None  # per-layer (and per-expert) fixed cost, before vendor_factors
+    decode_allreduce_seconds: float | None   # tensor-parallel all-reduce, before vendor_factors
     prefill_tensor_rate: str            # "bf16", "fp16", "fp8", "fp4" or LLAMA_CPP_RATE_NAME: the catalog rate
     #                                     the prefill uses (times its share: FP8_RATE_SHARE, LLAMA_CPP_RATE_SHARE)
     decode_category: str                # speed_category of the decode (its range's spread)
@@ -657,17 +665,17 @@ def prefill_layer_overhead(d: Deployment) -> float:
     return PREFILL_LAYER_OVERHEAD_S + extra
 
 
-def vendor_time_factor(d: Deployment) -> float:
-    """Factor on the estimated seconds for the deployment's GPU vendor: :data:`AMD_TIME_FACTOR` on an AMD GPU,
-    else 1.
+def vendor_factors(d: Deployment) -> tuple[float, float]:
+    """(roofline, fixed) factors on the estimated seconds for the deployment's GPU vendor: :data:`AMD_ROOFLINE_FACTOR`
+    and :data:`AMD_FIXED_FACTOR` on an AMD GPU, else (1, 1).
 
     >>> from kvcalc import deploy
     >>> from kvcalc.catalog import bundled_config
     >>> cfg = bundled_config("meta-llama/Llama-3.1-8B")
-    >>> vendor_time_factor(deploy(cfg, gpu="mi300x")), vendor_time_factor(deploy(cfg, gpu="h100-sxm"))
-    (1.6, 1.0)
+    >>> vendor_factors(deploy(cfg, gpu="mi300x")), vendor_factors(deploy(cfg, gpu="h100-sxm"))
+    ((2.3, 1.1), (1.0, 1.0))
     """
-    return AMD_TIME_FACTOR if d.gpu.vendor == "AMD" else 1.0
+    return (AMD_ROOFLINE_FACTOR, AMD_FIXED_FACTOR) if d.gpu.vendor == "AMD" else (1.0, 1.0)
 
 
 def layer_overhead(d: Deployment) -> float:
@@ -785,11 +793,12 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            "that bandwidth share (their unpacking, fitted on published figures)")
     if d.gpu.vendor in UNCALIBRATED_VENDORS:
         lo, hi = _spread(UNCALIBRATED_VENDORS[d.gpu.vendor])
-        assumptions.append(f"{d.gpu.vendor} GPU: the fixed costs and efficiencies are fitted on NVIDIA and Apple GPUs, "
-                           f"and every time is {vendor_time_factor(d):g}x theirs (the geometric mean of 24 published "
-                           "MI300X figures, vLLM and SGLang serving MoE models); those figures took "
-                           f"{lo:g}-{hi:g}x this estimate's time (its range); older ROCm stacks and the one dense "
-                           "set kept aside took up to 3.8x")
+        roof, fix = vendor_factors(d)
+        assumptions.append(f"{d.gpu.vendor} GPU: the fixed costs and efficiencies are fitted on NVIDIA and Apple GPUs; "
+                           f"here the bandwidth- and compute-bound seconds are {roof:g}x theirs and the fixed costs "
+                           f"{fix:g}x (fitted on 24 published MI300X figures, vLLM and SGLang serving MoE models); "
+                           f"those figures took {lo:g}-{hi:g}x this estimate's time (its range); older ROCm stacks and "
+                           "the dense sets kept aside took up to 3.1x")
     if d.runtime == "llama_cpp" and d.gpu.key not in LLAMA_CPP_FITTED_GPUS and d.gpu.vendor not in UNCALIBRATED_VENDORS:
         assumptions.append(f"llama.cpp on {d.gpu.name}: no published llama.cpp figure on this GPU is among the fitted "
                            "ones (GeForce RTX 3090 / 4090 / 5090, V100, Apple M2 / M3 Ultra); llama-bench figures kept "
@@ -827,8 +836,11 @@ def _rate_text(value: float | None, unit: str) -> str:
 
 
 def _vendor_text(d: Deployment) -> str:
-    slow = vendor_time_factor(d)
-    return f", all x {slow:g} ({d.gpu.vendor} GPU: kvcalc.speed.AMD_TIME_FACTOR)" if slow != 1 else ""
+    roof, fix = vendor_factors(d)
+    if (roof, fix) == (1.0, 1.0):
+        return ""
+    return (f", the bandwidth- and compute-bound seconds x {roof:g} and the fixed ones x {fix:g} ({d.gpu.vendor} GPU: "
+            "kvcalc.speed.AMD_ROOFLINE_FACTOR, AMD_FIXED_FACTOR)")
 
 
 def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, float | None],
@@ -867,9 +879,11 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
     forward pass: per stage ``max(c, m) + PREFILL_OVERLAP x min(c, m)`` + the fixed per-layer cost +
     the all-reduce of ``batch x prompt`` tokens + any materialized attention scores at ``bw``
     (:func:`_scores_bytes`); ``c`` the FLOPs at ``rate``, ``m`` the weights and the
-    written cache at ``bw``. 0 seconds when ``rate`` is None. ``fixed=False``: ``max(c, m)`` alone (at the
+    written cache at ``bw``, the roofline seconds and the fixed ones (with the all-reduce) each times its
+    :func:`vendor_factors` factor. 0 seconds when ``rate`` is None. ``fixed=False``: ``max(c, m)`` alone (at the
     datasheet rates, the physical floor :func:`estimate_speed` caps a range at)."""
-    seconds, flops_all, compute_bound = (TTFT_FIXED_S if fixed else 0.0), 0, False
+    roof, flat = vendor_factors(d) if fixed else (1.0, 1.0)
+    seconds, flops_all, compute_bound = (TTFT_FIXED_S * flat if fixed else 0.0), 0, False
     experts = _touched(d, batch * prompt)[1]
     for st in _stages(d):
         flops = (2 * active * batch * prompt * st.share / d.tp
@@ -879,13 +893,18 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
             continue
         comp_t = flops / rate
         mem_t = (st.weights + cache_bytes(st.cache, batch, prompt)) / bw if bw else 0.0
-        seconds += _scores_bytes(d, st, batch, prompt=prompt) / bw if bw else 0.0     # kernels of their own
+        seconds += roof * _scores_bytes(d, st, batch, prompt=prompt) / bw if bw else 0.0     # kernels of their own
         layers = st.spec.num_layers
         if not fixed:
             seconds += max(comp_t, mem_t)
         else:
-            seconds += (max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t) + _fixed_seconds(d, layers, experts)
-                        + layers * prefill_layer_overhead(d) + _allreduce_seconds(d, layers, batch * prompt))
+            core = max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t)
+            parts = (_fixed_seconds(d, layers, experts), layers * prefill_layer_overhead(d),
+                     _allreduce_seconds(d, layers, batch * prompt))
+            if (roof, flat) == (1.0, 1.0):
+                seconds += core + parts[0] + parts[1] + parts[2]
+            else:
+                seconds += roof * core + flat * sum(parts)
         compute_bound |= comp_t >= mem_t
     return seconds, flops_all, compute_bound
 
@@ -952,8 +971,9 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
             dec_compute_bound |= parts[0][1] or parts[1][1]
     prefill, pre_flops, pre_compute_bound = _prefill(d, batch, prompt, enc, active, bw, rate)
     one_prompt = _prefill(d, 1, prompt, enc, active, bw, rate)[0]
-    slow = vendor_time_factor(d)
-    step, prefill, one_prompt = step * slow, prefill * slow, one_prompt * slow
+    roof, flat = vendor_factors(d)
+    if (roof, flat) != (1.0, 1.0):
+        step = roof * (step - fixed - comm) + flat * (fixed + comm)
     pre_floor = _prefill(d, batch, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     one_floor = _prefill(d, 1, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None
@@ -1016,13 +1036,20 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
     active = d.weights.params.active_count or 0
     if d.weights.params.active_count is None:    # no FLOP count: the memory-bound rate only
         rate = None
-    step = np.zeros((len(bs), len(ts)))
+    roof, fix = vendor_factors(d)
+    unit = (roof, fix) == (1.0, 1.0)
+    step = np.zeros((len(bs), len(ts)))      # the roofline seconds (and, without vendor factors, the fixed ones)
+    flat = np.zeros((len(bs), 1))            # the fixed ones and the all-reduce, under vendor factors
     for st in _stages(d):
         wt = np.asarray([_step_weights(st, f, x, d.spec.vocab_size) for f, x in zip(touched, bs)],
                         dtype=np.float64)[:, None]
         wt, kv = wt / bw, kv_grid(st.cache, bs, ts).astype(np.float64) * st.kv_reads / bw
         layers = st.spec.num_layers
-        step += np.asarray([_fixed_seconds(d, layers) + _allreduce_seconds(d, layers, x) for x in bs])[:, None]
+        fixed_s = np.asarray([_fixed_seconds(d, layers) + _allreduce_seconds(d, layers, x) for x in bs])[:, None]
+        if unit:
+            step += fixed_s
+        else:
+            flat += fixed_s
         if _score_traffic(d) is not None:
             step += np.asarray([[_scores_bytes(d, st, x, context=c) for c in ts] for x in bs], dtype=np.float64) / bw
         if rate is None:
@@ -1034,4 +1061,4 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         gemm = 2 * active * b * st.share / d.tp
         attn = b * (attended + st.cross_width * enc)[None, :]
         step += np.maximum(wt / wshare, gemm / rate) + np.maximum(kv, attn / rate)
-    return 1.0 / (step * vendor_time_factor(d))
+    return 1.0 / (step if unit else roof * step + fix * flat)
