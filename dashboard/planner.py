@@ -31,7 +31,7 @@ from kvcalc.verdict import Verdict, fewest_gpus_text, with_max_model_len
 from kvcalc.weights import weight_bytes
 
 from . import charts, engine_inputs, exports, inputs, page, paste, startup_box, state
-from .text import code, count, md, safe_rows
+from .text import code, compact, count, md, safe_rows
 
 
 def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], Any]:
@@ -118,24 +118,26 @@ def kv_token_formula(spec: kvcalc.ModelSpec, kv_dtype: Any, bytes_per_token: int
 
 
 def _metrics(p: kvcalc.PlanResult, v: Verdict, setup: Deployment | None = None) -> None:
-    """Six figures in two rows of three, short labels and values with units (they fit at 1280 px)."""
+    """Six figures in three rows of two (the parts, the total against the budget, the answers), short labels and
+    values with units: in rows of three a browser check (Chromium, sidebar open) cut '131,072 tokens' (225 px) and
+    '107 sequences' to a 177 px box at 1,024 px wide; two a row give each 274 px there."""
     st.markdown(f"KV cache {badge(p.kv_quality)} · weights {badge(p.weights_quality)}"
                 + (" - the assumptions are listed under *Config fields used and warnings*"
                    if "estimated" in (p.kv_quality, p.weights_quality) else ""))
-    row1, row2 = st.columns(3), st.columns(3)
-    row1[0].metric("Weights / GPU", human_bytes(p.weights_bytes),
-                   help=f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})")
-    row1[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
-    row1[2].metric("Total / GPU", human_bytes(p.total_bytes),
-                   help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}")
-    row2[0].metric("Longest context", count(v.longest, "token") if v.longest else "none",
-                   help=f"per sequence at batch {p.batch:,}"
-                        + (f" ({md(runtime_label(p.runtime))}: served with --max-model-len set to it)"
-                           if serves_context(p.runtime) else ""))
-    row2[1].metric("Largest batch", count(p.max_batch, "sequence") if p.max_batch else "none",
-                   help=f"sequences of {count(p.context, 'token')}")
-    row2[2].metric("Budget / GPU", human_bytes(p.budget_bytes),
-                   help="what the runtime may use (vLLM: gpu_memory_utilization x the GPU's memory)")
+    parts, totals, answers = st.columns(2), st.columns(2), st.columns(2)
+    parts[0].metric("Weights / GPU", human_bytes(p.weights_bytes),
+                    help=f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})")
+    parts[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
+    totals[0].metric("Total / GPU", human_bytes(p.total_bytes),
+                     help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}")
+    totals[1].metric("Budget / GPU", human_bytes(p.budget_bytes),
+                     help="what the runtime may use (vLLM: gpu_memory_utilization x the GPU's memory)")
+    answers[0].metric("Longest context", count(v.longest, "token") if v.longest else "none",
+                      help=f"per sequence at batch {p.batch:,}"
+                           + (f" ({md(runtime_label(p.runtime))}: served with --max-model-len set to it)"
+                              if serves_context(p.runtime) else ""))
+    answers[1].metric("Largest batch", count(p.max_batch, "sequence") if p.max_batch else "none",
+                      help=f"sequences of {count(p.context, 'token')}")
     st.caption(md(binding_caption(p, v, setup.spec.max_position_embeddings if setup else None)))
     if p.fits and p.total_bytes > p.budget_bytes:
         st.caption(md(_outside_budget(p)))
@@ -415,8 +417,8 @@ def _speed_tiles(e: SpeedEstimate) -> list[tuple[str, str, str]]:
               f"reads {e.decode_bytes_per_step:,} bytes per GPU"),
              (f"Decode total, batch {e.batch:,} (est.)", tot,
               f"{tot_help}: " + ("the one sequence" if e.batch == 1 else f"all {e.batch:,} sequences together")),
-             (f"TTFT, one {e.prompt_tokens:,}-token prompt (est.)", one,
-              f"time to first token of one prompt alone: {one_help}"
+             (f"TTFT, one {compact(e.prompt_tokens)}-token prompt (est.)", one,
+              f"time to first token of one {e.prompt_tokens:,}-token prompt alone: {one_help}"
               + (f", {e.prefill_bound} bound" if e.prefill_bound else ""))]
     if e.batch > 1:
         whole, whole_help = ms(e.ttft_seconds, e.ttft_seconds_low, e.ttft_seconds_high)
@@ -424,6 +426,11 @@ def _speed_tiles(e: SpeedEstimate) -> list[tuple[str, str, str]]:
                       f"the whole batch's prefill: {whole_help}; all {e.batch:,} prompts in one forward pass "
                       f"({e.prefill_category})"))
     return tiles
+
+
+SPEED_TILES_PER_ROW = 2
+"""Speed tiles a row: a browser check (Chromium, sidebar open) measured four tiles a row at 107 px of label at
+1,024 px wide, cutting every speed label; two a row leave each label its 37 characters (about 207 px) there."""
 
 
 def _speed(e: SpeedEstimate, v: Verdict | None = None) -> None:
@@ -440,9 +447,11 @@ def _speed(e: SpeedEstimate, v: Verdict | None = None) -> None:
         st.caption(f"Speed greyed out: the plan does not run as asked ({md(v.sentence)}); the figures are what "
                    "the deployment would reach if it did.")
         st.markdown("  \n".join(f":gray[{md(label)}: {md(value)}]" for label, value, _ in tiles))
-    else:
-        for col, (label, value, help_text) in zip(st.columns(len(tiles)), tiles):
-            col.metric(md(label), md(value), help=md(help_text))
+    else:       # two tiles a row: four in one row left a 107 px label box at 1,024 px with the sidebar open
+        for start in range(0, len(tiles), SPEED_TILES_PER_ROW):
+            row = tiles[start:start + SPEED_TILES_PER_ROW]
+            for col, (label, value, help_text) in zip(st.columns(SPEED_TILES_PER_ROW), row):
+                col.metric(md(label), md(value), help=md(help_text))
     with st.expander("How the speed is estimated"):
         for line in e.formulas:
             st.markdown(f"- {code(line)}")

@@ -73,6 +73,19 @@ def big_int(n: int) -> str:
     return f"{n:,}"
 
 
+def compact(n: int) -> str:
+    """A count short enough for a tile's label: exact with thousands separators below a million, else three
+    significant digits and M (10**6) or B (10**9); the exact figure belongs in the tile's help.
+
+    >>> compact(131_072), compact(1_048_576), compact(999_499_999), compact(1 << 30)
+    ('131,072', '1.05M', '999M', '1.07B')
+    """
+    if n < 10**6:
+        return f"{n:,}"
+    value, suffix = (n / 10**6, "M") if n < 999_500_000 else (n / 10**9, "B")
+    return f"{value:.3g}{suffix}"
+
+
 def safe_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Rows for ``st.dataframe``: strings encodable; every column that holds an int outside int64
     becomes exact text (:func:`big_int`) for all its rows, so the column keeps one type and

@@ -282,8 +282,8 @@ def test_rtx_4090_default_fits_in_green_with_the_context_as_max_model_len():
     assert metric(at, "KV cache") == gib(8192 * KV_TOKEN) == "1.00 GiB"
     assert any(c.value == "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192" for c in at.code)
     labels = [m.label for m in at.metric][:6]
-    assert labels == ["Weights / GPU", "KV cache / GPU", "Total / GPU", "Longest context", "Largest batch",
-                      "Budget / GPU"]
+    assert labels == ["Weights / GPU", "KV cache / GPU", "Total / GPU", "Budget / GPU", "Longest context",
+                      "Largest batch"]
     # an explicit max_model_len (here the model's 131,072) is kept, and the verdict names the fix
     at = start(gpu="rtx-4090", mml="131072")
     state, text = verdict_box(at)

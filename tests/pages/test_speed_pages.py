@@ -76,10 +76,12 @@ def test_compare_speed_columns_use_the_context_given_and_say_per_sequence_and_to
 
 
 def test_speed_tile_labels_fit_a_tile_at_1440_px() -> None:
-    """A browser check (Chromium at 1,440 px, four speed tiles) measured each tile's label box at 211 px and
+    """A browser check (Chromium at 1,440 px, four speed tiles in a row, before they went two a row:
+    dashboard.planner.SPEED_TILES_PER_ROW) measured each tile's label box at 211 px and
     the labels at 5.6 px a character: 'Time to first token, one 8,192-token prompt (est.)' (285 px) and 'Prefill
     of the whole batch, 8 prompts (est.)' were cut. Every label stays within 37 characters at a six-digit context
-    (131,072) and a four-digit batch; a seven-digit prompt's TTFT label (39) is still cut."""
+    (131,072) and a four-digit batch, and at the largest context and batch kvcalc takes: a prompt of a million
+    tokens or more is written 1.05M / 1.07B in the label (dashboard.text.compact), exactly in the tile's help."""
     from paths import load_config
 
     from dashboard.planner import _speed_tiles
@@ -90,3 +92,9 @@ def test_speed_tile_labels_fit_a_tile_at_1440_px() -> None:
     e = estimate_speed(deploy(cfg, gpu="h200", gpus=1), 1024, 131_072)
     labels = [label for label, _, _ in _speed_tiles(e)]
     assert len(labels) == 4 and max(map(len, labels)) <= 37, labels
+    from kvcalc.limits import MAX_BATCH, MAX_CONTEXT
+
+    for batch, prompt in ((MAX_BATCH, MAX_CONTEXT), (8, 1_048_576)):
+        tiles = _speed_tiles(estimate_speed(deploy(cfg, gpu="h200", gpus=1), batch, 4096, prompt_tokens=prompt))
+        assert max(len(label) for label, _, _ in tiles) <= 37, [label for label, _, _ in tiles]
+        assert f"one {prompt:,}-token prompt" in tiles[2][2]
