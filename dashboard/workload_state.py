@@ -44,9 +44,11 @@ class InstanceRow:
     max_len: int
 
 
-DEFAULT_INSTANCES = (InstanceRow("meta-llama/Llama-3.1-8B", "vllm", 0.5, 8192),
-                     InstanceRow("Qwen/Qwen3-0.6B", "vllm", 0.4, 8192))
-"""A fresh page's table: the kvcalc.workload.colocate doctest's pair (they fit an H100 together)."""
+DEFAULT_INSTANCES = (InstanceRow("meta-llama/Llama-3.1-8B", "vllm", 0.75, 8192),
+                     InstanceRow("Qwen/Qwen3-0.6B", "vllm", 0.2, 8192))
+"""A fresh page's table: the kvcalc.workload.colocate doctest's two models at shares that start and hold their
+8,192 tokens together on a 24 GB RTX 3090 / 4090, an RTX 5090, an L40S, an A100 80GB and an H100 (the doctest's
+0.5 / 0.4 leave the 8B model's 15 GiB of weights no KV on a 24 GB card); not on a 16 GB card, an L4 or an A10."""
 
 
 def _share_text(share: float) -> str:
@@ -57,7 +59,7 @@ def encode_instances(rows: tuple[InstanceRow, ...] | list[InstanceRow]) -> str:
     """The link value of a table (shares written with at most 4 decimals).
 
     >>> encode_instances(DEFAULT_INSTANCES)
-    'vllm:meta-llama/Llama-3.1-8B=0.5@8192,vllm:Qwen/Qwen3-0.6B=0.4@8192'
+    'vllm:meta-llama/Llama-3.1-8B=0.75@8192,vllm:Qwen/Qwen3-0.6B=0.2@8192'
     """
     return ",".join(f"{r.engine}:{r.model}={_share_text(r.share)}@{r.max_len}" for r in rows)
 

@@ -109,6 +109,22 @@ def test_a_colocation_over_the_device_is_refused():
     assert "vllm serve Qwen/Qwen3-0.6B" in at.code[0].value and "--port 8001" in at.code[0].value
 
 
+@pytest.mark.parametrize("gpu", ["rtx-4090", "rtx-3090", "rtx-5090", "h100-sxm"])
+def test_the_default_table_starts_on_a_24_gb_card_and_up(gpu):
+    """A fresh page's pair (Llama-3.1-8B at 0.75, Qwen3-0.6B at 0.2, 8,192 tokens each) on a 24 GB card: the first asks
+    ceil(0.75 x 25,757,220,864) = 19,317,915,648 B (RTX 4090: 24,564 MiB), 14.96 GiB of it weights, and the second
+    sees 25,757,220,864 - 19,317,915,648 - 2 x 512 MiB = 5,365,563,392 B free, more than its 0.2 x 24,564 MiB; no
+    red box, where the 0.5 / 0.4 pair was refused on every 24 GB card."""
+    at = run_page(WORKLOAD, gpu=gpu)
+    assert not at.error, [e.value for e in at.error]
+    assert not at.exception
+    if gpu == "rtx-4090":
+        total = 24_564 * MiB
+        first = -(-total * 75 // 100)
+        assert (total, first) == (25_757_220_864, 19_317_915_648)
+        assert total - first - 2 * 512 * MiB == 5_365_563_392 > total * 2 // 10
+
+
 def test_an_engine_that_cannot_colocate_is_refused_in_words():
     at = run_page(WORKLOAD, wl_colo="sglang:Qwen/Qwen3-0.6B=0.3@4096")
     assert any("only vLLM instances are modelled side by side" in e.value for e in at.error)
