@@ -55,7 +55,7 @@ ALL_ROWS = list(published_measurements())
 ROWS = [m for m in ALL_ROWS if measured_deployment(m).gpu.vendor not in speed.UNCALIBRATED_VENDORS]
 """The rows the per-kernel constants are fitted on: data/ but the GPUs of kvcalc.speed.UNCALIBRATED_VENDORS, whose
 rows set only :data:`VENDOR_CONSTANTS` (and their own category's range)."""
-VENDOR_CONSTANTS = ("AMD_ROOFLINE_FACTOR", "AMD_FIXED_FACTOR")
+VENDOR_CONSTANTS = ("AMD_BANDWIDTH_FACTOR", "AMD_FIXED_FACTOR")
 
 
 def _rows(name: str) -> list[Measurement]:
@@ -84,7 +84,7 @@ SELECT: dict[str, Callable[[Measurement], bool]] = {
     and not m.client_timed_prefill,
     "FP8_RATE_SHARE": lambda m: not m.is_decode and m.gpus == 1 and m.weights_format == "fp8"
     and not m.client_timed_prefill,
-    "AMD_ROOFLINE_FACTOR": _amd,
+    "AMD_BANDWIDTH_FACTOR": _amd,
     "AMD_FIXED_FACTOR": _amd,
 }
 GRID = {
@@ -104,7 +104,7 @@ GRID = {
     "SGLANG_PREFILL_LAYER_OVERHEAD_S": [i * 20e-6 for i in range(0, 151)],
     "PREFILL_OVERLAP": [i * 0.05 for i in range(0, 61)],
     "FP8_RATE_SHARE": [0.5 + i * 0.025 for i in range(0, 21)],
-    "AMD_ROOFLINE_FACTOR": [1 + i * 0.05 for i in range(0, 61)],
+    "AMD_BANDWIDTH_FACTOR": [1 + i * 0.05 for i in range(0, 61)],
     "AMD_FIXED_FACTOR": [0.5 + i * 0.05 for i in range(0, 31)],
 }
 
@@ -115,7 +115,7 @@ def loss(rows: list[Measurement]) -> float:
     return sum(math.log(speed_ratio(m, estimate_for(m, **eff))) ** 2 for m in rows)
 
 
-JOINT = (("TTFT_FIXED_S", "PREFILL_LAYER_OVERHEAD_S"), ("AMD_ROOFLINE_FACTOR", "AMD_FIXED_FACTOR"))
+JOINT = (("TTFT_FIXED_S", "PREFILL_LAYER_OVERHEAD_S"), ("AMD_BANDWIDTH_FACTOR", "AMD_FIXED_FACTOR"))
 """Pairs fitted together on a 2-D grid (each pair one row set): a prefill's fixed cost once and per layer trade off,
 and only the layer counts of the rows (32, 80) tell them apart; an AMD GPU's roofline and fixed seconds trade off,
 and only the rows' mix of the two (batch 1 to concurrency 256) tells them apart."""

@@ -4,7 +4,7 @@ Run: ``python benchmarks/speed_validation.py [--before] [--rows] [--heldout]``; 
 the set kept aside (data/speed_heldout.csv, never fitted on) instead; ``--svg PATH`` draws both.
 ``--before`` zeroes the fixed per-layer (CUDA and Metal), per-expert (serving and fused), all-reduce,
 prefill-floor and time-to-first-token terms (SGLang's too), reads quantized weights at the full bandwidth
-share, drops the AMD time factor and costs every prefill at the bf16 rate (the estimator before they were
+share, drops the two AMD factors and costs every prefill at the bf16 rate (the estimator before they were
 added; the split GEMM / attention roofline stays).
 r = measured seconds / estimated seconds: above 1 the estimate is optimistic. Prints, per category,
 the count, the median r, the share within +-30 % (|r - 1| <= 0.3) and the most optimistic r."""
@@ -35,18 +35,19 @@ FIXED_TERMS = ("LAYER_OVERHEAD_S", "METAL_LAYER_OVERHEAD_S", "EXPERT_OVERHEAD_S"
                "METAL_MOE_LAYER_OVERHEAD_S", "FUSED_EXPERT_OVERHEAD_S",
                "ALLREDUCE_LATENCY_S", "PREFILL_OVERLAP", "TTFT_FIXED_S", "PREFILL_LAYER_OVERHEAD_S",
                "SGLANG_PREFILL_LAYER_OVERHEAD_S")
-"""kvcalc.speed's fitted fixed-cost constants, zeroed by :func:`before`."""
+"""kvcalc.speed's fitted fixed-cost constants, zeroed by :func:`without_fitted_terms`."""
 
 
 @contextmanager
-def before() -> Iterator[None]:
-    """The estimator without the terms issue 24 added."""
-    saved = {name: getattr(speed, name) for name in FIXED_TERMS + ("QUANTIZED_BANDWIDTH_SHARE", "AMD_ROOFLINE_FACTOR",
+def without_fitted_terms() -> Iterator[None]:
+    """The estimator without its fitted terms (the fixed costs, the quantized share, the AMD factors, the engines'
+    own tensor rates): the roofline alone, as ``--before`` prints it."""
+    saved = {name: getattr(speed, name) for name in FIXED_TERMS + ("QUANTIZED_BANDWIDTH_SHARE", "AMD_BANDWIDTH_FACTOR",
                                                                    "AMD_FIXED_FACTOR", "_tensor_rate",
                                                                    "_allreduce_seconds")}
     for name in FIXED_TERMS:
         setattr(speed, name, 0.0)
-    speed.QUANTIZED_BANDWIDTH_SHARE = speed.AMD_ROOFLINE_FACTOR = speed.AMD_FIXED_FACTOR = 1.0
+    speed.QUANTIZED_BANDWIDTH_SHARE = speed.AMD_BANDWIDTH_FACTOR = speed.AMD_FIXED_FACTOR = 1.0
     speed._tensor_rate = lambda d: (d.gpu.bf16_tflops or d.gpu.fp16_tflops, "bf16")    # type: ignore[assignment]
     speed._allreduce_seconds = lambda d, layers, tokens: 0.0            # type: ignore[assignment]
     try:
@@ -123,7 +124,7 @@ def main() -> None:
     ap.add_argument("--svg", help="write the strip plot (before and after) to this path")
     args = ap.parse_args()
     if args.svg:
-        with before():
+        with without_fitted_terms():
             old = ratios_by_category()
         Path(args.svg).write_text(svg(ratios_by_category(), old, ratios_by_category(heldout_measurements())),
                                   encoding="utf-8")
@@ -132,7 +133,7 @@ def main() -> None:
         print(measured_spread())
         return
     if args.before:
-        with before():
+        with without_fitted_terms():
             print("\n".join(table(args.rows, args.heldout)))
     else:
         print("\n".join(table(args.rows, args.heldout)))

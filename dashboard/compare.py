@@ -28,8 +28,8 @@ from kvcalc.scenarios import (
     total_limit,
 )
 from kvcalc.speed import (
+    AMD_BANDWIDTH_FACTOR,
     AMD_FIXED_FACTOR,
-    AMD_ROOFLINE_FACTOR,
     DEFAULT_BANDWIDTH_EFFICIENCY,
     DEFAULT_COMPUTE_EFFICIENCY,
 )
@@ -287,7 +287,7 @@ def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEX
                f"(weights read + every sequence's KV cache) / (memory bandwidth x {DEFAULT_BANDWIDTH_EFFICIENCY:g}) "
                "or the FLOPs where longer, + fitted per-layer, per-expert and all-reduce costs; prefill = (2 x active "
                f"parameters x prompt + attention) FLOPs / (tensor rate x {DEFAULT_COMPUTE_EFFICIENCY:g}); on an AMD "
-               f"GPU the bandwidth- and compute-bound seconds x {AMD_ROOFLINE_FACTOR:g} and the fixed ones x "
+               f"GPU memory read at 1/{AMD_BANDWIDTH_FACTOR:g} of that share and the fixed costs x "
                f"{AMD_FIXED_FACTOR:g} (fitted on published MI300X figures); constants "
                "from published measurements (docs/speed.md); MoE under uniform routing. Empty: the GPU's bandwidth "
                "or tensor rate is unknown, or the batch does not run at that context on the chosen GPU (note).")

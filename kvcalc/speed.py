@@ -45,7 +45,7 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     :func:`mla_layer_overhead`). ``scores_s`` is the traffic of attention scores written and read back where the
     engine materializes them (``Engine.materialized_scores``: llama.cpp without FlashAttention, bytes a score x
     query heads x batch x cells attended, + on an MLA layer the copy of the V it views inside its latent,
-    ``viewed_v_passes x kv_lora_rank x cells`` elements; :func:`_scores_bytes`), 0 elsewhere.
+    ``viewed_v_passes x kv_lora_rank x cells`` elements; :func:`_materialized_bytes`), 0 elsewhere.
 Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forward pass):
     ``flops = 2 x active_params x batch x prompt + attention`` with causal attention over
     ``sum_{t=1..P} min(t, W)`` tokens per query position; per stage ``c = flops_s / (tp x rate x eta_c)``
@@ -53,11 +53,13 @@ Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forw
     PREFILL_OVERLAP x min(c, m)`` + the same fixed per-layer cost + ``layers x PREFILL_LAYER_OVERHEAD_S``
     (a prefill runs outside the decode CUDA graphs; under SGLang + SGLANG_PREFILL_LAYER_OVERHEAD_S, its eager
     extend pass and the request's handling: :func:`prefill_layer_overhead`) + the all-reduce of ``batch x prompt``
-    tokens + TTFT_FIXED_S once + the prompt's materialized scores (microbatch by microbatch, :func:`_score_span`).
+    tokens + TTFT_FIXED_S once + the prompt's materialized scores and MLA V copies (pass by pass, :func:`_passes`).
     ``rate`` is the catalog's dense bf16 rate (fp16 on a GPU without bf16), or its FP8 / FP4 rate x FP8_RATE_SHARE
     for fp8 / nvfp4 weights, or under llama.cpp on an NVIDIA GPU LLAMA_CPP_RATE_SHARE x its FP16-accumulate rate.
     ``ttft_seconds`` is the whole batch's prefill,
     ``ttft_seconds_per_prompt`` one prompt's.
+An AMD GPU (:func:`vendor_factors`): ``bandwidth`` is divided by AMD_BANDWIDTH_FACTOR in both, and every fixed cost
+and all-reduce is x AMD_FIXED_FACTOR; the tensor rate is the NVIDIA-fitted share (no AMD row is compute-bound).
 Range: every figure has a low-high from the spread of its category on the published rows
 (:data:`SPREAD`, :func:`speed_category`).
 
@@ -146,9 +148,9 @@ concats building the 576-wide query and key, each a kernel too small to fill the
 together with :data:`MOE_LAYER_OVERHEAD_S` (coordinate-wise, benchmarks/fit_speed_constants.py) on the
 llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on CUDA-class GPUs, of which the MLA ones are
 DeepSeek-V2-Lite's (RTX 3090 / 4090 / 5090, V100): with one cost per MoE layer alone, DeepSeek-V2-Lite came
-out 0.95-1.84 and the GQA models (gpt-oss-20b, Qwen3-30B-A3B) 0.68-0.87. 100 us until the copy of the V an MLA layer
-views inside its latent without FlashAttention was counted (:func:`_scores_bytes`): the V100 row at 32K depth, which
-runs without it, had carried that copy. Not charged on an Apple GPU (its
+out 0.95-1.84 and the GQA models (gpt-oss-20b, Qwen3-30B-A3B) 0.68-0.87. 100 us until the copy of the V an MLA
+layer views inside its latent without FlashAttention was counted (:func:`_materialized_bytes`): the V100 row at 32K
+depth, which runs without it, had carried that copy. Not charged on an Apple GPU (its
 constants are fitted on its own rows, DeepSeek-R1 among them) nor in the serving engines (their MoE cost per
 expert is fitted on DeepSeek-V3, an MLA model)."""
 
@@ -245,7 +247,7 @@ bytes at ``bandwidth_gbps``, its FLOPs at the full rate, no fixed cost): ``point
 UNCALIBRATED_VENDORS: dict[str, str] = {"AMD": "AMD GPU"}
 """GPU vendors (data/gpus.csv ``vendor``) the per-kernel constants are not fitted on, each with its own category:
 their published rows in data/ (ROCm builds of vLLM and SGLang on an MI300X, all of MoE models) set no constant but
-:data:`AMD_ROOFLINE_FACTOR` and :data:`AMD_FIXED_FACTOR` (benchmarks/fit_speed_constants.py leaves them out of the
+:data:`AMD_BANDWIDTH_FACTOR` and :data:`AMD_FIXED_FACTOR` (benchmarks/fit_speed_constants.py leaves them out of the
 rest) and their own category's range: under the NVIDIA-fitted rules they spread from r 1.0 to 2.4 in data/, the ROCm
 kernels and releases varying more than two factors describe."""
 
@@ -258,24 +260,27 @@ RTX A6000, 1.2-2.0x on an A100 and H100 PCIe; prefill up to 12.5x, on the A100 S
 checks this set against data/ and the line's figures against the held-out rows. Not on an AMD GPU, whose own line
 (:data:`UNCALIBRATED_VENDORS`) covers it."""
 
-AMD_ROOFLINE_FACTOR = 2.3
-"""Factor on the roofline seconds on an AMD GPU (the weights and KV at the bandwidth share or the FLOPs at the tensor
-share, whichever is longer, and any materialized attention scores) of a decode step and a prefill; the fixed seconds
-take :data:`AMD_FIXED_FACTOR`. Fitted with it on one 2-D grid (benchmarks/fit_speed_constants.py), minimising the
-squared log of r = measured / estimated seconds over the data/ rows on an AMD GPU (24: vLLM 0.7.3 and SGLang 0.4.2
-DeepSeek-R1 on 8 x MI300X at concurrency 4-128, dstack's March 2025 sweep; vLLM 0.17 gpt-oss-120b on one,
-InferenceX PR 1061; SGLang's gemma-4 branch gemma-4-26B-A4B, sgl-cookbook; all of them MoE models) under the rules
-fitted on NVIDIA GPUs: an MI300X's ROCm kernels of those releases stream its 5.3 TB/s at about 0.77 / 2.3 = a third
-of the datasheet, while their fixed per-layer and per-expert costs are about the NVIDIA ones. One factor on every
-second (1.6, their geometric mean, before) left SGLang's concurrency-4 run at 0.62 (fixed-cost bound) and its
-concurrency-128 run at 1.40 (bandwidth-bound); the two factors put 22 of the 24 within +-30 % (squared log error 0.70
-against 1.37). The same sweep's vLLM rows on 8 x H200 (data/) come out at 0.73-1.18 under the NVIDIA rules: the gap
-is the MI300X's kernels, not the benchmark. A dense model on an AMD GPU is an extrapolation: the only dense AMD rows
-(held out: llama.cpp, SGLang and vLLM 0.6.3 builds of October 2024) ran 1.0-3.1x this estimate."""
+AMD_BANDWIDTH_FACTOR = 2.3
+"""Factor on an AMD GPU's memory-bound seconds (the weights, KV and materialized scores a step or a prefill reads):
+its bandwidth share is ``bandwidth_efficiency`` / this, 0.77 / 2.3 = a third of the datasheet; the fixed seconds take
+:data:`AMD_FIXED_FACTOR`. Fitted with it on one 2-D grid (benchmarks/fit_speed_constants.py), minimising the squared
+log of r = measured / estimated seconds over the data/ rows on an AMD GPU (24: vLLM 0.7.3 and SGLang 0.4.2 DeepSeek-R1
+on 8 x MI300X at concurrency 4-128, dstack's March 2025 sweep; vLLM 0.17 gpt-oss-120b on one, InferenceX PR 1061;
+SGLang's gemma-4 branch gemma-4-26B-A4B, sgl-cookbook; all of them MoE models) under the rules fitted on NVIDIA GPUs:
+an MI300X's ROCm kernels of those releases stream its 5.3 TB/s at about a third, while their fixed per-layer and
+per-expert costs are about the NVIDIA ones. One factor on every second (1.6, their geometric mean, before) left
+SGLang's concurrency-4 run at 0.62 (fixed-cost bound) and its concurrency-128 run at 1.40 (bandwidth-bound); the two
+factors put 22 of the 24 within +-30 % (squared log error 0.70 against 1.37). Every one of those rows is
+bandwidth-bound, so the compute-bound side keeps the NVIDIA-fitted share of the tensor rate: a compute-bound AMD
+estimate (a long prompt's prefill) is an extrapolation, and says so. The same sweep's vLLM rows on 8 x H200 (data/)
+come out at 0.73-1.18 under the NVIDIA rules: the gap is the MI300X's kernels, not the benchmark. A dense model on an
+AMD GPU is an extrapolation too: the only dense AMD rows (held out: llama.cpp, SGLang and vLLM 0.6.3 builds of
+October 2024) ran 1.0-3.1x this estimate."""
 
 AMD_FIXED_FACTOR = 1.1
-"""Factor on the fixed seconds on an AMD GPU (per layer, per expert, once per prefill) and its all-reduces (RCCL):
-fitted with :data:`AMD_ROOFLINE_FACTOR` on the same rows."""
+"""Factor on the fixed seconds on an AMD GPU (per layer, per expert, once per prefill: :func:`_fixed_seconds`,
+:func:`prefill_layer_overhead`) and its all-reduces (RCCL, :func:`_allreduce_seconds`): fitted with
+:data:`AMD_BANDWIDTH_FACTOR` on the same rows."""
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
@@ -341,8 +346,8 @@ class SpeedEstimate:
     decode_kv_bytes: int
     decode_flops_per_step: int
     decode_bound: str | None            # "memory bandwidth" or "compute"
-    decode_fixed_seconds: float | None  # per-layer (and per-expert) fixed cost, before vendor_factors
-    decode_allreduce_seconds: float | None   # tensor-parallel all-reduce, before vendor_factors
+    decode_fixed_seconds: float | None  # per-layer (and per-expert) fixed cost (an AMD GPU's x AMD_FIXED_FACTOR)
+    decode_allreduce_seconds: float | None   # tensor-parallel all-reduce (an AMD GPU's x AMD_FIXED_FACTOR)
     prefill_tensor_rate: str            # "bf16", "fp16", "fp8", "fp4" or LLAMA_CPP_RATE_NAME: the catalog rate
     #                                     the prefill uses (times its share: FP8_RATE_SHARE, LLAMA_CPP_RATE_SHARE)
     decode_category: str                # speed_category of the decode (its range's spread)
@@ -416,34 +421,26 @@ def _causal_attended(a: AttentionCache, prompt: int, encoder_tokens: int) -> int
     return w * (w + 1) // 2 + (prompt - w) * w
 
 
-def _score_span(prompt: int, ubatch: int, cap: int) -> int:
-    """Scores one query head of a layer writes over a prompt of ``prompt`` tokens fed ``ubatch`` tokens a forward
-    pass without a fused attention kernel: each pass computes its tokens x every cell written so far (masked, not
-    causal within the pass; ``cap`` a sliding window, 0 none), ``sum_k u x min(k u, cap)``.
+def _passes(prompt: int, ubatch: int, cap: int) -> tuple[int, int]:
+    """Over a prompt of ``prompt`` tokens fed ``ubatch`` tokens a forward pass, each pass spanning every cell written
+    so far, its own included (``cap`` a sliding window's span, 0 none): (``sum_k min(k u, cap)`` cells the passes
+    span, ``sum_k tokens_k x min(k u, cap)`` the scores one query head computes over them, masked, not causal within
+    a pass), in closed form (a -ub 1 prompt of a million tokens is a million passes).
 
-    >>> _score_span(512, 512, 0), _score_span(1024, 512, 0)      # 512 x 512; 512 x 512 + 512 x 1,024
-    (262144, 786432)
+    >>> _passes(1024, 512, 0), _passes(1000, 512, 0), _passes(4096, 1024, 2048)   # 512 + 1,024 cells; ...
+    ((1536, 786432), (1512, 750144), (7168, 7340032))
     """
     u = max(1, min(ubatch, prompt))
     full, rest = divmod(prompt, u)
     below = full if cap == 0 else min(full, cap // u)
-    tail = rest * (prompt if cap == 0 else min(prompt, cap))
-    return u * u * below * (below + 1) // 2 + (full - below) * u * cap + tail
+    tail = _span(prompt, cap) if rest else 0
+    cells = u * below * (below + 1) // 2 + (full - below) * cap + tail
+    return cells, u * (cells - tail) + rest * tail
 
 
-def _pass_cells(prompt: int, ubatch: int, cap: int) -> int:
-    """Cells a layer's forward passes span over a prompt of ``prompt`` tokens fed ``ubatch`` tokens a pass: each
-    pass every cell written so far, its own included (``cap`` a sliding window's span, 0 none),
-    ``sum_k min(k u, cap)``.
-
-    >>> _pass_cells(1024, 512, 0), _pass_cells(1000, 512, 0), _pass_cells(4096, 1024, 2048)   # 512 + 1,024; ...
-    (1536, 1512, 7168)
-    """
-    u = max(1, min(ubatch, prompt))
-    full, rest = divmod(prompt, u)
-    below = full if cap == 0 else min(full, cap // u)
-    tail = (prompt if cap == 0 else min(prompt, cap)) if rest else 0
-    return u * below * (below + 1) // 2 + (full - below) * cap + tail
+def _span(cells: int, cap: int) -> int:
+    """The cells a layer attends over: ``cells``, or at most ``cap`` (0 = no cap)."""
+    return cells if cap == 0 else min(cells, cap)
 
 
 def _score_traffic(d: Deployment) -> ScoreTraffic | None:
@@ -454,27 +451,25 @@ def _score_traffic(d: Deployment) -> ScoreTraffic | None:
     return traffic
 
 
-def _scores_bytes(d: Deployment, st: _Stage, batch: int, *, context: int = 0, prompt: int = 0) -> int:
-    """Memory traffic of the attention scores one GPU of stage ``st`` writes and reads back when the engine
-    materializes them (``Engine.materialized_scores``: llama.cpp without FlashAttention; 0 otherwise): in a decode
-    step ``batch`` tokens x each sequence's ``context`` cells per query head, in a prefill ``batch`` prompts of
-    ``prompt`` tokens in microbatches (:func:`_score_span`), a sliding-window layer over its cache's cells
-    (``ScoreTraffic.span_cap``), at the engine's bytes per score. Each sequence over its own cells only: a lower
-    bound where one unified cache holds every slot (llama.cpp ``--kv-unified``), whose scores span them all. Where
-    a layer's V is a view inside its cached MLA latent, each pass also moves ``ScoreTraffic.viewed_v_passes`` x its
-    ``latent_rank`` columns of every cell it spans, in the KV dtype (:func:`_pass_cells`)."""
+def _materialized_bytes(d: Deployment, st: _Stage, batch: int, *, context: int = 0, prompt: int = 0) -> int:
+    """Memory traffic of the attention tensors one GPU of stage ``st`` writes and reads back when the engine
+    materializes them, its scores and an MLA layer's V copy (``Engine.materialized_scores``: llama.cpp without
+    FlashAttention; 0 otherwise): in a decode step ``batch`` tokens x each sequence's ``context`` cells per query
+    head, in a prefill ``batch`` prompts of ``prompt`` tokens in microbatches (:func:`_passes`), a sliding-window
+    layer over its cache's cells (``ScoreTraffic.span_cap``), at the engine's bytes per score. Each sequence over
+    its own cells only: a lower bound where one unified cache holds every slot (llama.cpp ``--kv-unified``),
+    whose scores span them all. Where a layer's V is a view inside its cached MLA latent, each pass also moves
+    ``ScoreTraffic.viewed_v_passes`` x its ``latent_rank`` columns of every cell it spans, in the KV dtype."""
     t = _score_traffic(d)
     if t is None:
         return 0
     if prompt:
         scores = t.per_score(min(prompt, t.ubatch)) * batch * sum(
-            h * _score_span(prompt, t.ubatch, t.span_cap(cap)) for cap, h in st.score_heads)
-        cells = [(w, _pass_cells(prompt, t.ubatch, t.span_cap(cap))) for cap, w in st.viewed_v]
+            h * _passes(prompt, t.ubatch, t.span_cap(cap))[1] for cap, h in st.score_heads)
+        cells = [(w, _passes(prompt, t.ubatch, t.span_cap(cap))[0]) for cap, w in st.viewed_v]
     else:
-        caps = ((t.span_cap(cap), h) for cap, h in st.score_heads)
-        scores = t.per_score(batch) * batch * sum(h * (context if c == 0 else min(context, c)) for c, h in caps)
-        cells = [(w, context if c == 0 else min(context, c)) for c, w in
-                 ((t.span_cap(cap), w) for cap, w in st.viewed_v)]
+        scores = t.per_score(batch) * batch * sum(h * _span(context, t.span_cap(cap)) for cap, h in st.score_heads)
+        cells = [(w, _span(context, t.span_cap(cap))) for cap, w in st.viewed_v]
     views = t.viewed_v_passes * batch * sum(d.kv.nbytes(w * n) for w, n in cells) if t.viewed_v_passes else 0
     return scores + views
 
@@ -624,13 +619,14 @@ def _tensor_rate(d: Deployment) -> tuple[float | None, str]:
 def _allreduce_seconds(d: Deployment, layers: int, tokens: float) -> float:
     """Two all-reduces per layer of ``tokens`` x hidden x 2 B (bf16 activations), ring algorithm:
     each GPU sends and receives 2 (tp - 1) / tp of the buffer over its link (NCCL's ring all-reduce
-    bus bandwidth, nccl-tests doc/PERFORMANCE.md), plus ALLREDUCE_LATENCY_S per collective."""
+    bus bandwidth, nccl-tests doc/PERFORMANCE.md), plus ALLREDUCE_LATENCY_S per collective; x AMD_FIXED_FACTOR on
+    an AMD GPU (:func:`vendor_factors`)."""
     tp = d.tp
     if tp <= 1:
         return 0.0
     link = (d.gpu.link_gbps or 16.0) * GB          # unknown link: PCIe 3.0 x16
     per = ALLREDUCE_LATENCY_S + 2 * (tp - 1) / tp * tokens * d.spec.hidden_size * 2 / link
-    return 2 * layers * per
+    return 2 * layers * per * vendor_factors(d)[1]
 
 
 def _fixed_seconds(d: Deployment, layers: int, experts: float | None = None) -> float:
@@ -640,20 +636,23 @@ def _fixed_seconds(d: Deployment, layers: int, experts: float | None = None) -> 
     kernels, so the cost does not grow with the batch), and the same top-k in a prefill of the grouped engines
     (:data:`GROUPED_MOE_RUNTIMES`; transformers: ``experts``, the distinct experts its tokens touch); in
     llama.cpp and ``ideal`` :func:`moe_layer_overhead` per layer, and in a prefill
-    :data:`FUSED_EXPERT_OVERHEAD_S` per touched expert (``experts``: ggml_cuda_mul_mat_id's matmul per expert)."""
+    :data:`FUSED_EXPERT_OVERHEAD_S` per touched expert (``experts``: ggml_cuda_mul_mat_id's matmul per expert);
+    x AMD_FIXED_FACTOR on an AMD GPU (:func:`vendor_factors`)."""
     per_layer = layer_overhead(d) + mla_layer_overhead(d)
+    vendor = vendor_factors(d)[1]
     if not (d.spec.moe_experts and d.spec.moe_top_k):
-        return layers * per_layer
+        return layers * per_layer * vendor
     if d.runtime not in SERVING_RUNTIMES:
         touched = 0.0 if experts is None else experts * FUSED_EXPERT_OVERHEAD_S
-        return layers * (per_layer + moe_layer_overhead(d) + touched)
+        return layers * (per_layer + moe_layer_overhead(d) + touched) * vendor
     used = d.spec.moe_top_k if experts is None or d.runtime in GROUPED_MOE_RUNTIMES else experts
-    return layers * (per_layer + used * expert_overhead(d))
+    return layers * (per_layer + used * expert_overhead(d)) * vendor
 
 
 def prefill_layer_overhead(d: Deployment) -> float:
     """Fixed seconds per decoder layer a prefill pays beyond :func:`layer_overhead`:
-    :data:`PREFILL_LAYER_OVERHEAD_S`, + :data:`SGLANG_PREFILL_LAYER_OVERHEAD_S` under SGLang (its eager extend pass).
+    :data:`PREFILL_LAYER_OVERHEAD_S`, + :data:`SGLANG_PREFILL_LAYER_OVERHEAD_S` under SGLang (its eager extend pass);
+    x AMD_FIXED_FACTOR on an AMD GPU (:func:`vendor_factors`).
 
     >>> from kvcalc import deploy
     >>> from kvcalc.catalog import bundled_config
@@ -662,12 +661,12 @@ def prefill_layer_overhead(d: Deployment) -> float:
     1100
     """
     extra = SGLANG_PREFILL_LAYER_OVERHEAD_S if d.runtime == "sglang" else 0.0
-    return PREFILL_LAYER_OVERHEAD_S + extra
+    return (PREFILL_LAYER_OVERHEAD_S + extra) * vendor_factors(d)[1]
 
 
 def vendor_factors(d: Deployment) -> tuple[float, float]:
-    """(roofline, fixed) factors on the estimated seconds for the deployment's GPU vendor: :data:`AMD_ROOFLINE_FACTOR`
-    and :data:`AMD_FIXED_FACTOR` on an AMD GPU, else (1, 1).
+    """(bandwidth, fixed) factors for the deployment's GPU vendor: :data:`AMD_BANDWIDTH_FACTOR` (the bandwidth share
+    is divided by it) and :data:`AMD_FIXED_FACTOR` (on the fixed seconds) on an AMD GPU, else (1, 1).
 
     >>> from kvcalc import deploy
     >>> from kvcalc.catalog import bundled_config
@@ -675,7 +674,7 @@ def vendor_factors(d: Deployment) -> tuple[float, float]:
     >>> vendor_factors(deploy(cfg, gpu="mi300x")), vendor_factors(deploy(cfg, gpu="h100-sxm"))
     ((2.3, 1.1), (1.0, 1.0))
     """
-    return (AMD_ROOFLINE_FACTOR, AMD_FIXED_FACTOR) if d.gpu.vendor == "AMD" else (1.0, 1.0)
+    return (AMD_BANDWIDTH_FACTOR, AMD_FIXED_FACTOR) if d.gpu.vendor == "AMD" else (1.0, 1.0)
 
 
 def layer_overhead(d: Deployment) -> float:
@@ -793,12 +792,13 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            "that bandwidth share (their unpacking, fitted on published figures)")
     if d.gpu.vendor in UNCALIBRATED_VENDORS:
         lo, hi = _spread(UNCALIBRATED_VENDORS[d.gpu.vendor])
-        roof, fix = vendor_factors(d)
+        slow, fix = vendor_factors(d)
         assumptions.append(f"{d.gpu.vendor} GPU: the fixed costs and efficiencies are fitted on NVIDIA and Apple GPUs; "
-                           f"here the bandwidth- and compute-bound seconds are {roof:g}x theirs and the fixed costs "
-                           f"{fix:g}x (fitted on 24 published MI300X figures, vLLM and SGLang serving MoE models); "
-                           f"those figures took {lo:g}-{hi:g}x this estimate's time (its range); older ROCm stacks and "
-                           "the dense sets kept aside took up to 3.1x")
+                           f"here memory is read at 1/{slow:g} of their bandwidth share and the fixed costs are "
+                           f"{fix:g}x theirs (fitted on 24 published MI300X figures, vLLM and SGLang serving MoE "
+                           f"models, all bandwidth-bound: a compute-bound part keeps their share of the tensor rate, "
+                           f"an extrapolation); those figures took {lo:g}-{hi:g}x this estimate's time (its range); "
+                           "older ROCm stacks and the dense sets kept aside took up to 3.1x")
     if d.runtime == "llama_cpp" and d.gpu.key not in LLAMA_CPP_FITTED_GPUS and d.gpu.vendor not in UNCALIBRATED_VENDORS:
         assumptions.append(f"llama.cpp on {d.gpu.name}: no published llama.cpp figure on this GPU is among the fitted "
                            "ones (GeForce RTX 3090 / 4090 / 5090, V100, Apple M2 / M3 Ultra); llama-bench figures kept "
@@ -836,11 +836,11 @@ def _rate_text(value: float | None, unit: str) -> str:
 
 
 def _vendor_text(d: Deployment) -> str:
-    roof, fix = vendor_factors(d)
-    if (roof, fix) == (1.0, 1.0):
+    slow, fix = vendor_factors(d)
+    if (slow, fix) == (1.0, 1.0):
         return ""
-    return (f", the bandwidth- and compute-bound seconds x {roof:g} and the fixed ones x {fix:g} ({d.gpu.vendor} GPU: "
-            "kvcalc.speed.AMD_ROOFLINE_FACTOR, AMD_FIXED_FACTOR)")
+    return (f", memory read at 1/{slow:g} of that bandwidth and the fixed costs x {fix:g} ({d.gpu.vendor} GPU: "
+            "kvcalc.speed.AMD_BANDWIDTH_FACTOR, AMD_FIXED_FACTOR)")
 
 
 def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, float | None],
@@ -849,7 +849,7 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     """The estimate's arithmetic in words: ``dec`` = (weight bytes, KV bytes, fixed s, all-reduce s, step s
     or None), ``pre`` = (FLOPs, TFLOP/s, rate name, seconds of the whole batch's prefill or None: at batch 1
     the time to first token), ``scores`` = (bytes of materialized attention scores a decode step and the prefill
-    move, per GPU: :func:`_scores_bytes`)."""
+    move, per GPU: :func:`_materialized_bytes`)."""
     dec_w, dec_kv, fixed, comm, step = dec
     pre_flops, tflops, rate_name, prefill = pre
     bw_text = f"{_rate_text(d.gpu.bandwidth_gbps, 'GB/s')} x {bandwidth_efficiency:g}"
@@ -878,12 +878,11 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
     """(seconds, FLOPs over all GPUs, compute-bound) of ``batch`` prompts of ``prompt`` tokens in one
     forward pass: per stage ``max(c, m) + PREFILL_OVERLAP x min(c, m)`` + the fixed per-layer cost +
     the all-reduce of ``batch x prompt`` tokens + any materialized attention scores at ``bw``
-    (:func:`_scores_bytes`); ``c`` the FLOPs at ``rate``, ``m`` the weights and the
-    written cache at ``bw``, the roofline seconds and the fixed ones (with the all-reduce) each times its
-    :func:`vendor_factors` factor. 0 seconds when ``rate`` is None. ``fixed=False``: ``max(c, m)`` alone (at the
+    (:func:`_materialized_bytes`); ``c`` the FLOPs at ``rate``, ``m`` the weights and the
+    written cache at ``bw`` (an AMD GPU's already divided by its bandwidth factor, the fixed costs times its fixed one:
+    :func:`vendor_factors`). 0 seconds when ``rate`` is None. ``fixed=False``: ``max(c, m)`` alone (at the
     datasheet rates, the physical floor :func:`estimate_speed` caps a range at)."""
-    roof, flat = vendor_factors(d) if fixed else (1.0, 1.0)
-    seconds, flops_all, compute_bound = (TTFT_FIXED_S * flat if fixed else 0.0), 0, False
+    seconds, flops_all, compute_bound = (TTFT_FIXED_S * vendor_factors(d)[1] if fixed else 0.0), 0, False
     experts = _touched(d, batch * prompt)[1]
     for st in _stages(d):
         flops = (2 * active * batch * prompt * st.share / d.tp
@@ -893,18 +892,13 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
             continue
         comp_t = flops / rate
         mem_t = (st.weights + cache_bytes(st.cache, batch, prompt)) / bw if bw else 0.0
-        seconds += roof * _scores_bytes(d, st, batch, prompt=prompt) / bw if bw else 0.0     # kernels of their own
+        seconds += _materialized_bytes(d, st, batch, prompt=prompt) / bw if bw else 0.0     # kernels of their own
         layers = st.spec.num_layers
         if not fixed:
             seconds += max(comp_t, mem_t)
         else:
-            core = max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t)
-            parts = (_fixed_seconds(d, layers, experts), layers * prefill_layer_overhead(d),
-                     _allreduce_seconds(d, layers, batch * prompt))
-            if (roof, flat) == (1.0, 1.0):
-                seconds += core + parts[0] + parts[1] + parts[2]
-            else:
-                seconds += roof * core + flat * sum(parts)
+            seconds += (max(comp_t, mem_t) + PREFILL_OVERLAP * min(comp_t, mem_t) + _fixed_seconds(d, layers, experts)
+                        + layers * prefill_layer_overhead(d) + _allreduce_seconds(d, layers, batch * prompt))
         compute_bound |= comp_t >= mem_t
     return seconds, flops_all, compute_bound
 
@@ -929,7 +923,8 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     tflops, rate_name = _tensor_rate(d)
     assumptions = _assumptions(d, batch, experts, bandwidth_efficiency, compute_efficiency, rate_name)
     enc = d.spec.default_encoder_tokens or context
-    bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
+    share = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
+    bw = share / vendor_factors(d)[0] if share is not None else None        # an AMD GPU's kernels stream less
     rate = tflops * TFLOP * compute_efficiency if tflops else None
     unavailable = []
     if bw is None:
@@ -942,7 +937,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         unavailable.append(f"no compute floor or time to first token: {_active_refusal(params)}")
 
     # the datasheet rates: no end of a range may be faster than they allow (``floor``, ``pre_floor``)
-    peak_bw = bw / bandwidth_efficiency if bw is not None else None
+    peak_bw = share / bandwidth_efficiency if share is not None else None
     peak_rate = rate / compute_efficiency if rate is not None else None
     step = fixed = comm = floor = 0.0       # floor: the step at the datasheet rates, no fixed cost
     dec_bytes = dec_w = dec_kv = dec_flops = dec_scores = 0
@@ -959,7 +954,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         dec_bytes, dec_w, dec_kv = dec_bytes + wt + kv, dec_w + wt, dec_kv + kv
         dec_flops += int(gemm + attn)
         layers = spec.num_layers
-        scores = _scores_bytes(d, st, batch, context=context)
+        scores = _materialized_bytes(d, st, batch, context=context)
         dec_scores += scores
         if bw is not None and peak_bw is not None:
             parts = _kernel_seconds(wt / (bw * wshare), gemm, rate), _kernel_seconds(kv / bw, attn, rate)
@@ -971,13 +966,10 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
             dec_compute_bound |= parts[0][1] or parts[1][1]
     prefill, pre_flops, pre_compute_bound = _prefill(d, batch, prompt, enc, active, bw, rate)
     one_prompt = _prefill(d, 1, prompt, enc, active, bw, rate)[0]
-    roof, flat = vendor_factors(d)
-    if (roof, flat) != (1.0, 1.0):
-        step = roof * (step - fixed - comm) + flat * (fixed + comm)
     pre_floor = _prefill(d, batch, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     one_floor = _prefill(d, 1, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None
-    score_bytes = (dec_scores, sum(_scores_bytes(d, st, batch, prompt=prompt) for st in _stages(d)))
+    score_bytes = (dec_scores, sum(_materialized_bytes(d, st, batch, prompt=prompt) for st in _stages(d)))
     formulas = _formulas(d, batch, (dec_w, dec_kv, fixed, comm, step if decode_ok else None),
                          (pre_flops, tflops, rate_name, prefill if prefill_ok else None),
                          bandwidth_efficiency, compute_efficiency, score_bytes)
@@ -1025,7 +1017,7 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         raise InputError(f"no speed estimate for {d.gpu.name}: memory bandwidth unknown")
     bs = [check_count("batch", b, 1, MAX_BATCH) for b in batches]
     ts = [check_count("context", t, 1, MAX_CONTEXT) for t in contexts]
-    bw = d.gpu.bandwidth_gbps * GB * bandwidth_efficiency
+    bw = d.gpu.bandwidth_gbps * GB * bandwidth_efficiency / vendor_factors(d)[0]
     tflops = _tensor_rate(d)[0]
     rate = tflops * TFLOP * compute_efficiency if tflops else None
     b = np.asarray(bs, dtype=np.float64)[:, None]
@@ -1036,22 +1028,16 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
     active = d.weights.params.active_count or 0
     if d.weights.params.active_count is None:    # no FLOP count: the memory-bound rate only
         rate = None
-    roof, fix = vendor_factors(d)
-    unit = (roof, fix) == (1.0, 1.0)
-    step = np.zeros((len(bs), len(ts)))      # the roofline seconds (and, without vendor factors, the fixed ones)
-    flat = np.zeros((len(bs), 1))            # the fixed ones and the all-reduce, under vendor factors
+    step = np.zeros((len(bs), len(ts)))
     for st in _stages(d):
         wt = np.asarray([_step_weights(st, f, x, d.spec.vocab_size) for f, x in zip(touched, bs)],
                         dtype=np.float64)[:, None]
         wt, kv = wt / bw, kv_grid(st.cache, bs, ts).astype(np.float64) * st.kv_reads / bw
         layers = st.spec.num_layers
-        fixed_s = np.asarray([_fixed_seconds(d, layers) + _allreduce_seconds(d, layers, x) for x in bs])[:, None]
-        if unit:
-            step += fixed_s
-        else:
-            flat += fixed_s
+        step += np.asarray([_fixed_seconds(d, layers) + _allreduce_seconds(d, layers, x) for x in bs])[:, None]
         if _score_traffic(d) is not None:
-            step += np.asarray([[_scores_bytes(d, st, x, context=c) for c in ts] for x in bs], dtype=np.float64) / bw
+            step += np.asarray([[_materialized_bytes(d, st, x, context=c) for c in ts] for x in bs],
+                               dtype=np.float64) / bw
         if rate is None:
             step += wt / wshare + kv
             continue
@@ -1061,4 +1047,4 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         gemm = 2 * active * b * st.share / d.tp
         attn = b * (attended + st.cross_width * enc)[None, :]
         step += np.maximum(wt / wshare, gemm / rate) + np.maximum(kv, attn / rate)
-    return 1.0 / (step if unit else roof * step + fix * flat)
+    return 1.0 / step

@@ -343,8 +343,8 @@ def implied_efficiency(m: Measurement) -> float:
     for a decode row, dense tensor-rate share (the rate kvcalc.speed picks: bf16, fp8, fp4) for a
     time-to-first-token row, once the modelled fixed costs (per layer, per expert, all-reduce; for a
     prefill the un-hidden weight read, kvcalc.speed.PREFILL_OVERLAP) are taken off the measured time. On an AMD
-    GPU it is the share before kvcalc.speed.vendor_factors (those rows set no efficiency:
-    :func:`unmodelled_effects`)."""
+    GPU it is the share its kernels reached, the fixed costs taken off with their AMD factor (those rows set no
+    efficiency: :func:`unmodelled_effects`)."""
     from . import speed
 
     d = measured_deployment(m)

@@ -64,7 +64,8 @@ class ScoreTraffic:
     longer one, ``ubatch`` prompt tokens a pass, and the cells a sliding-window layer's scores span: its window +
     ``ubatch``, rounded up to ``window_pad`` cells (llama.cpp's SWA cache; None: every cell, ``--swa-full``).
     ``viewed_v_passes``: times a forward pass moves each cached V element of a layer whose V is a view inside its
-    cached latent (MLA, ``AttentionCache.latent_rank``) besides the cache read already counted; 0 where none.
+    cached latent (MLA, ``AttentionCache.latent_rank``) besides the cache read already counted; the engine's
+    figure for such a layer, unused on a model without one (0: the engine copies none).
 
     >>> ScoreTraffic(16, 24, 512, 256).span_cap(4096), ScoreTraffic(16, 24, 512, None).span_cap(4096)
     (4608, 0)

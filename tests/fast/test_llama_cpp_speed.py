@@ -89,13 +89,18 @@ def test_the_decode_grid_pays_the_scores_as_the_estimate_does() -> None:
 
     from kvcalc.speed import decode_rate_grid
 
-    d = deploy(load_config("google__gemma-3-4b-it.json"), gpu="l40s", runtime="llama_cpp", gguf="Q4_K_M",
-               flash_attn="off")            # sliding-window layers: their scores span their cache's cells
-    batches, contexts = [1, 4], [1, 700, 4096, 30_000]
-    grid = decode_rate_grid(d, batches, contexts)
-    for i, b in enumerate(batches):
-        for j, t in enumerate(contexts):
-            assert math.isclose(grid[i, j], estimate_speed(d, b, t).decode_tokens_per_s_per_sequence, rel_tol=1e-12)
+    for d in (deploy(load_config("google__gemma-3-4b-it.json"), gpu="l40s", runtime="llama_cpp", gguf="Q4_K_M",
+                     flash_attn="off"),     # sliding-window layers: their scores span their cache's cells
+              deploy(load_config("deepseek-ai__DeepSeek-V2-Lite.json"), gpu="rtx-3090", runtime="llama_cpp",
+                     gguf="Q4_0", flash_attn="off"),       # MLA: the V copy too
+              deploy(load_config("deepseek-ai__DeepSeek-V2-Lite.json"), gpu="mi300x", runtime="llama_cpp",
+                     gguf="Q4_0", flash_attn="off")):      # and an AMD GPU's two factors
+        batches, contexts = [1, 4], [1, 700, 4096, 30_000]
+        grid = decode_rate_grid(d, batches, contexts)
+        for i, b in enumerate(batches):
+            for j, t in enumerate(contexts):
+                e = estimate_speed(d, b, t)
+                assert math.isclose(grid[i, j], e.decode_tokens_per_s_per_sequence, rel_tol=1e-12)
 
 
 def test_llama_bench_rows_before_its_flash_attention_default_changed_run_without_it() -> None:
@@ -126,12 +131,13 @@ def test_a_sliding_window_layers_scores_span_its_cache_and_swa_full_spans_every_
     heads = dict(st.score_heads)
     windowed = next(cap for cap in heads if cap)
     assert d.engine.materialized_scores(d).span_cap(windowed) == 1024
-    assert speed._scores_bytes(d, st, 1, context=30_000) == 16 * (heads[0] * 30_000 + heads[windowed] * 1024)
+    assert speed._materialized_bytes(d, st, 1, context=30_000) == 16 * (heads[0] * 30_000 + heads[windowed] * 1024)
     full = deploy(config, swa_full=True, **kw)
-    assert speed._scores_bytes(full, speed._stages(full)[0], 1, context=30_000) == 16 * sum(heads.values()) * 30_000
+    full_st = speed._stages(full)[0]
+    assert speed._materialized_bytes(full, full_st, 1, context=30_000) == 16 * sum(heads.values()) * 30_000
     one = deploy(config, n_ubatch=1, **kw)
-    ub1 = speed._scores_bytes(one, speed._stages(one)[0], 1, prompt=300)
-    assert ub1 == 16 * sum(h * speed._score_span(300, 1, 0) for h in heads.values())   # 300 < the window's cells
+    ub1 = speed._materialized_bytes(one, speed._stages(one)[0], 1, prompt=300)
+    assert ub1 == 16 * sum(h * speed._passes(300, 1, 0)[1] for h in heads.values())   # 300 < the window's cells
 
 
 def test_without_flash_attention_an_mla_layer_copies_the_v_it_views_inside_its_latent() -> None:
@@ -147,11 +153,12 @@ def test_without_flash_attention_an_mla_layer_copies_the_v_it_views_inside_its_l
     d = deploy(config, gpu="rtx-3090", runtime="llama_cpp", gguf="Q4_0", flash_attn="off")
     st = speed._stages(d)[0]
     assert st.viewed_v == ((0, 27 * 512),)
-    assert speed._scores_bytes(d, st, 1, context=32_768) == 27 * (16 * 32_768 * 16 + 3 * 32_768 * 512 * 2)
+    assert speed._materialized_bytes(d, st, 1, context=32_768) == 27 * (16 * 32_768 * 16 + 3 * 32_768 * 512 * 2)
     # two sequences decode in one two-token pass (24 B a score), each over its own stream's cells
-    assert speed._scores_bytes(d, st, 2, context=100) == 2 * 27 * (16 * 100 * 24 + 3 * 100 * 512 * 2)
+    assert speed._materialized_bytes(d, st, 2, context=100) == 2 * 27 * (16 * 100 * 24 + 3 * 100 * 512 * 2)
     scores = 24 * 27 * 16 * (512 * 512 + 512 * 1024)
-    assert speed._scores_bytes(d, st, 1, prompt=1024) == scores + 27 * 3 * (512 + 1024) * 512 * 2
+    assert speed._materialized_bytes(d, st, 1, prompt=1024) == scores + 27 * 3 * (512 + 1024) * 512 * 2
     gqa = deploy(load_config("meta-llama__Llama-3.1-8B.json"), gpu="rtx-3090", runtime="llama_cpp", gguf="Q4_0",
                  flash_attn="off")
     assert speed._stages(gqa)[0].viewed_v == ()          # V stored transposed (v_trans): no copy
+

@@ -53,7 +53,11 @@ PHYSICS_CASES = [("meta-llama/Llama-3.1-8B", "h100-sxm", 1, "vllm", {}), ("meta-
                  ("meta-llama/Llama-3.1-8B", "t4", 1, "vllm", {"dtype": "float16"}),
                  ("meta-llama/Llama-3.1-70B", "h100-sxm", 4, "vllm", {"tensor_parallel_size": 2,
                                                                        "pipeline_parallel_size": 2}),
-                 ("meta-llama/Llama-3.1-70B", "rtx-4090", 3, "llama_cpp", {"gguf": "Q4_K_M"})]
+                 ("meta-llama/Llama-3.1-70B", "rtx-4090", 3, "llama_cpp", {"gguf": "Q4_K_M"}),
+                 ("deepseek-ai/DeepSeek-V2-Lite", "mi300x", 1, "llama_cpp", {"gguf": "Q4_0", "flash_attn": "off"}),
+                 ("deepseek-ai/DeepSeek-V2-Lite", "rtx-3090", 1, "llama_cpp", {"gguf": "Q4_0", "flash_attn": "off"}),
+                 ("meta-llama/Llama-3.1-8B", "mi300x", 2, "vllm", {}), ("deepseek-ai/DeepSeek-R1", "mi300x", 8,
+                                                                        "sglang", {})]
 
 
 @pytest.mark.parametrize(("model", "gpu", "gpus", "runtime", "kw"), PHYSICS_CASES,
@@ -114,35 +118,38 @@ def test_categories_follow_the_deployment() -> None:
 
 
 def test_an_amd_gpu_has_its_own_category_and_time_factors(monkeypatch) -> None:
-    """On an MI300X the roofline seconds are kvcalc.speed.AMD_ROOFLINE_FACTOR times the NVIDIA-fitted rules' and the
-    fixed ones (with the all-reduce) AMD_FIXED_FACTOR times (the same deployment with both factors at 1), in the ``AMD
-    GPU`` category whatever the model or split; the pair is the least-squares fit of log r over data/'s AMD rows on
-    the fit script's 0.05 grid (each row's estimate is fixed + roofline seconds, so the grid is searched here from two
-    estimates a row)."""
+    """On an MI300X memory is read at 1 / kvcalc.speed.AMD_BANDWIDTH_FACTOR of the NVIDIA-fitted bandwidth share and
+    the fixed seconds (with the all-reduce) are AMD_FIXED_FACTOR times theirs; a compute-bound part (a 4 x 4,096-token
+    prefill) keeps their share of the tensor rate, as every AMD row of data/ is bandwidth-bound. The estimate is in the
+    ``AMD GPU`` category whatever the model or split; the pair is the least-squares fit of log r over data/'s AMD rows
+    on the fit script's 0.05 grid (each row's estimate is memory-bound + fixed seconds, so the grid is searched here
+    from two estimates a row)."""
     cfg = bundled_config("meta-llama/Llama-3.1-8B")
     d = deploy(cfg, gpu="mi300x", gpus=2, runtime="vllm")
     e = estimate_speed(d, 4, 4096)
     assert e.decode_category == e.prefill_category == "AMD GPU"
-    assert any("AMD GPU" in a and "2.3x theirs and the fixed costs 1.1x" in a for a in e.assumptions)
-    monkeypatch.setattr(speed, "AMD_ROOFLINE_FACTOR", 1.0)
+    assert e.decode_bound == "memory bandwidth" and e.prefill_bound == "compute"
+    assert any("AMD GPU" in a and "read at 1/2.3 of their bandwidth share and the fixed costs are 1.1x" in a
+               and "extrapolation" in a for a in e.assumptions)
+    monkeypatch.setattr(speed, "AMD_BANDWIDTH_FACTOR", 1.0)
     monkeypatch.setattr(speed, "AMD_FIXED_FACTOR", 1.0)
     base = estimate_speed(d, 4, 4096)
     flat = base.decode_fixed_seconds + base.decode_allreduce_seconds
     assert math.isclose(e.decode_step_seconds, 2.3 * (base.decode_step_seconds - flat) + 1.1 * flat)
-    monkeypatch.setattr(speed, "AMD_ROOFLINE_FACTOR", 2.0)
-    twice = estimate_speed(d, 4, 4096)
-    for name in ("ttft_seconds", "ttft_seconds_per_prompt"):
-        roof = getattr(twice, name) - getattr(base, name)
-        assert math.isclose(getattr(e, name), 2.3 * roof + 1.1 * (getattr(base, name) - roof))
+    monkeypatch.setattr(speed, "AMD_FIXED_FACTOR", 1.1)
+    assert math.isclose(estimate_speed(d, 4, 4096).ttft_seconds, e.ttft_seconds)    # compute-bound: no 2.3
     amd = [m for m in ROWS if m.gpu == "mi300x"]
     assert len(amd) >= 20
     parts = []
+    monkeypatch.setattr(speed, "AMD_FIXED_FACTOR", 1.0)
     for m in amd:
-        monkeypatch.setattr(speed, "AMD_ROOFLINE_FACTOR", 1.0)
-        one = estimated_seconds(m, estimate_for(m))
-        monkeypatch.setattr(speed, "AMD_ROOFLINE_FACTOR", 2.0)
-        roof = estimated_seconds(m, estimate_for(m)) - one
-        parts.append((m.measured_seconds, roof, one - roof))
+        monkeypatch.setattr(speed, "AMD_BANDWIDTH_FACTOR", 1.0)
+        one = estimate_for(m)
+        monkeypatch.setattr(speed, "AMD_BANDWIDTH_FACTOR", 2.0)
+        two = estimate_for(m)
+        assert (two.prefill_bound if m.metric == "ttft_ms" else two.decode_bound) == "memory bandwidth", m.id
+        memory = estimated_seconds(m, two) - estimated_seconds(m, one)
+        parts.append((m.measured_seconds, memory, estimated_seconds(m, one) - memory))
     grid = [(1 + i * 0.05, 0.5 + j * 0.05) for i in range(61) for j in range(31)]
     best = min(grid, key=lambda ab: sum(math.log(s / (ab[0] * v + ab[1] * f)) ** 2 for s, v, f in parts))
     assert best == pytest.approx((2.3, 1.1))
@@ -163,7 +170,7 @@ def test_every_published_figure_is_inside_its_shown_range(m) -> None:
 
 
 def test_the_amd_assumption_line_states_the_counts_the_data_give() -> None:
-    """The AMD assumption line's literals ('24 published MI300X figures', 'up to 3.8x') are the count of data/'s AMD
+    """The AMD assumption line's literals ('24 published MI300X figures', 'up to 3.1x') are the count of data/'s AMD
     rows and the largest held-out AMD r, rounded to 0.1: a new row that changes either fails here."""
     from kvcalc.speed_reference import heldout_measurements, speed_ratio
 

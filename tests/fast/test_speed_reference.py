@@ -64,7 +64,7 @@ def test_estimate_is_within_the_band_of_every_published_figure(m) -> None:
     r = speed_ratio(m, e)
     effects = unmodelled_effects(m)
     if e.decode_category in speed.UNCALIBRATED_VENDORS.values():
-        # a GPU no per-kernel constant is fitted on: two time factors (kvcalc.speed.AMD_ROOFLINE_FACTOR and
+        # a GPU no per-kernel constant is fitted on: two time factors (kvcalc.speed.AMD_BANDWIDTH_FACTOR and
         # AMD_FIXED_FACTOR, fitted on these rows), so its rows fall either side; judged by their range
         lo, hi = speed.SPREAD[e.decode_category]
         assert lo <= r <= hi, f"{m.id}: estimate {r:.2f}x the measured speed"
