@@ -459,7 +459,8 @@ def _materialized_bytes(d: Deployment, st: _Stage, batch: int, *, context: int =
     layer over its cache's cells (``ScoreTraffic.span_cap``), at the engine's bytes per score. Each sequence over
     its own cells only: a lower bound where one unified cache holds every slot (llama.cpp ``--kv-unified``),
     whose scores span them all. Where a layer's V is a view inside its cached MLA latent, each pass also moves
-    ``ScoreTraffic.viewed_v_passes`` x its ``latent_rank`` columns of every cell it spans, in the KV dtype."""
+    ``ScoreTraffic.viewed_v_passes`` x its ``latent_rank`` columns of every cell it spans, in the cache's element
+    type (``Engine.kv_read_dtype``)."""
     t = _score_traffic(d)
     if t is None:
         return 0
@@ -470,7 +471,8 @@ def _materialized_bytes(d: Deployment, st: _Stage, batch: int, *, context: int =
     else:
         scores = t.per_score(batch) * batch * sum(h * _span(context, t.span_cap(cap)) for cap, h in st.score_heads)
         cells = [(w, _span(context, t.span_cap(cap))) for cap, w in st.viewed_v]
-    views = t.viewed_v_passes * batch * sum(d.kv.nbytes(w * n) for w, n in cells) if t.viewed_v_passes else 0
+    kv = d.engine.kv_read_dtype(d)
+    views = t.viewed_v_passes * batch * sum(kv.nbytes(w * n) for w, n in cells) if t.viewed_v_passes else 0
     return scores + views
 
 
@@ -526,6 +528,7 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
         row = ceil_div(d.spec.hidden_size * emb.bytes, max(emb.params, 1))
     head = _head_bytes(d, params.tied_embeddings) * weights[-1] // max(raw[-1], 1)     # on the last stage
     n_layers = max(d.spec.num_layers, 1)
+    kv = d.engine.kv_read_dtype(d)       # the cache's own element type (llama.cpp: -ctk / -ctv)
     out = []
     for i, (spec, w) in enumerate(zip(stage_specs(d.rank, d.pp), weights)):
         widths: dict[int, int] = {}
@@ -545,7 +548,7 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
                     if a.latent_rank:
                         views[a.window or 0] = views.get(a.window or 0, 0) + a.latent_rank
         out.append(_Stage(w, head if i == len(weights) - 1 else 0, table if i == 0 else 0, row if i == 0 else 0,
-                          compile_cache(spec, dtype=d.model_dtype, kv_dtype=d.kv, runtime="ideal"),
+                          compile_cache(spec, dtype=d.model_dtype, kv_dtype=kv, runtime="ideal"),
                           spec.num_layers / n_layers, tuple(sorted(widths.items())), cross, spec,
                           reads / held if held else 1.0, tuple(sorted(heads.items())), tuple(sorted(views.items()))))
     d._memo["speed_stages"] = tuple(out)

@@ -424,6 +424,12 @@ class Engine:
         TensorRT-LLM's XQA, llama.cpp's), as the published figures of every engine bear out."""
         return 1
 
+    def kv_read_dtype(self, d: Deployment) -> Any:
+        """The element type (a kvcalc.dtypes.DType) of the cache a decode step reads, for kvcalc.speed: the
+        deployment's KV dtype (``d.kv``), unless the engine sizes its cache by options of its own (llama.cpp's
+        ``-ctk`` / ``-ctv``)."""
+        return d.kv
+
     def materialized_scores(self, d: Deployment) -> ScoreTraffic | None:
         """How the engine pays for each layer's attention scores when it writes them to memory and reads them back
         (:class:`ScoreTraffic`); None: a fused attention kernel keeps them on chip (FlashAttention, FlashInfer,

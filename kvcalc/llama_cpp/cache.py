@@ -31,10 +31,11 @@ Sources (ggml-org/llama.cpp, read, not copied):
 """
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass
 
-from ..dtypes import ceil_div
+from ..dtypes import DType, ceil_div
 from ..errors import InputError, UnsupportedError
 from ..gguf.types import GGMLType, ggml_type
 from ..spec import AttentionCache, ModelSpec
@@ -144,6 +145,24 @@ def _attention(spec: ModelSpec) -> list[tuple[int, AttentionCache]]:
                                        "modelled for the llama_cpp runtime")
             out.append((layer.index, a))
     return out
+
+
+def cache_dtype(options: LlamaCppOptions) -> DType:
+    """The cache's element type as a kvcalc.dtypes.DType, for the bytes a step reads: ``-ctk``'s ggml type when
+    ``-ctv`` is the same (a block of ``block_size`` values in ``type_size`` bytes: Q8_0 34 B per 32), else their mean
+    over as many K as V values (exact where K and V rows are equally wide, as in a GQA layer of equal head dims).
+
+    >>> [cache_dtype(LlamaCppOptions(cache_type_k=t, cache_type_v=t)).nbytes(128) for t in ("f16", "q8_0", "f32")]
+    [256, 136, 512]
+    >>> cache_dtype(LlamaCppOptions(cache_type_k="q8_0", cache_type_v="f16", flash_attn="on")).nbytes(128)
+    196
+    """
+    tk, tv = ggml_type(options.cache_type_k), ggml_type(options.cache_type_v)
+    if tk == tv:
+        return DType(tk.name.lower(), 0, not tk.quantized, tk.block_size, tk.type_size)
+    span = tk.block_size * tv.block_size // math.gcd(tk.block_size, tv.block_size)
+    size = span // tk.block_size * tk.type_size + span // tv.block_size * tv.type_size
+    return DType(f"{tk.name.lower()}/{tv.name.lower()}", 0, False, 2 * span, size)
 
 
 def kv_groups(spec: ModelSpec, options: LlamaCppOptions, cells: Cells) -> tuple[KVCacheGroup, ...]:

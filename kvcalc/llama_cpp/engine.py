@@ -328,6 +328,13 @@ class LlamaCppEngine(PagedEngine):
         sized = replace(d.llama_cpp, n_parallel=batch, n_ctx=batch * context)
         return None if sized == d.llama_cpp else sized
 
+    def kv_read_dtype(self, d: Deployment) -> Any:
+        """llama.cpp's cache holds ``-ctk`` / ``-ctv`` elements (kvcalc.llama_cpp.cache.cache_dtype), whatever the
+        model dtype: ``-ctk q8_0 -ctv q8_0`` reads 34 B per 32 values a step, not 64."""
+        from .cache import cache_dtype
+
+        return cache_dtype(d.llama_cpp)
+
     def materialized_scores(self, d: Deployment) -> ScoreTraffic | None:
         """Without FlashAttention (``-fa off``) llama.cpp's graph computes each layer's scores as tensors
         (src/llama.cpp llm_build_kqv at 4426e298, May 2024: ``kq = ggml_mul_mat(k, q)``, ``ggml_soft_max_ext``,

@@ -162,3 +162,16 @@ def test_without_flash_attention_an_mla_layer_copies_the_v_it_views_inside_its_l
                  flash_attn="off")
     assert speed._stages(gqa)[0].viewed_v == ()          # V stored transposed (v_trans): no copy
 
+
+def test_a_decode_step_reads_the_cache_in_its_own_types() -> None:
+    """llama.cpp's cache holds -ctk / -ctv elements whatever the model dtype (kvcalc.llama_cpp.cache.cache_dtype):
+    Llama-3.1-8B's 32 layers x 8 KV heads x 128 x (K + V) at 32,768 cells are 2**31 values, 2 B each in f16, 34 B per
+    32 in q8_0 (ggml's block_q8_0: a half scale + 32 int8), and 1,140,850,688 + 2,147,483,648 B with q8_0 K and f16
+    V."""
+    config = load_config("meta-llama__Llama-3.1-8B.json")
+    kw = dict(gpu="rtx-4090", runtime="llama_cpp", gguf="Q4_K_M", flash_attn="on")
+    read = {types: estimate_speed(deploy(config, cache_type_k=types[0], cache_type_v=types[1], **kw), 1,
+                                  32_768).decode_kv_bytes
+            for types in (("f16", "f16"), ("q8_0", "q8_0"), ("q8_0", "f16"), ("f32", "f32"))}
+    assert read == {("f16", "f16"): 2**31 * 2, ("q8_0", "q8_0"): 2**31 // 32 * 34,
+                    ("q8_0", "f16"): 2**30 // 32 * 34 + 2**30 * 2, ("f32", "f32"): 2**31 * 4}
