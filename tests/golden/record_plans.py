@@ -53,7 +53,7 @@ def scenarios() -> list[list[str]]:
         out.append(["plan", model, "--offline", "--gpu", "l4", "--batch", "2", "--json"])
         out.append(["plan", model, "--offline", "--gpu", "h200", "--gpus", "4", "-tp", "4", "--batch", "8",
                     "--context", "65536", "--json"])
-        # an AMD GPU (its own speed category and time factor: kvcalc.speed.UNCALIBRATED_VENDORS)
+        # an AMD GPU (its own speed category and time factors: kvcalc.speed.UNCALIBRATED_VENDORS)
         out.append(["plan", model, "--offline", "--gpu", "mi300x", "--gpus", "8", "-tp", "8", "--batch", "32",
                     "--context", "8192", "--json"])
         out.append(["plan", model, "--offline", "--gpu-mem-gib", "23.5", "--dtype", "bfloat16",
