@@ -31,7 +31,7 @@ from kvcalc.verdict import Verdict, fewest_gpus_text, with_max_model_len
 from kvcalc.weights import weight_bytes
 
 from . import charts, engine_inputs, exports, inputs, page, paste, startup_box, state
-from .text import code, compact, count, md, safe_rows
+from .text import code, compact, count, durations, md, safe_rows
 
 
 def _sidebar() -> tuple[inputs.ModelChoice, dict[str, Any], int, int, dict[str, Any], Any]:
@@ -405,8 +405,10 @@ def _speed_tiles(e: SpeedEstimate) -> list[tuple[str, str, str]]:
         return f"{x or 0:,.1f} tok/s", f"range {lo or 0:,.1f}-{hi or 0:,.1f} tok/s"
 
     def ms(x: float | None, lo: float | None, hi: float | None) -> tuple[str, str]:
-        return ("unknown", "") if x is None else (f"{x * 1e3:,.0f} ms", f"range {(lo or 0) * 1e3:,.0f}-"
-                                                                        f"{(hi or 0) * 1e3:,.0f} ms")
+        if x is None:
+            return "unknown", ""
+        point, low, high = durations(x, lo or 0.0, hi or 0.0)
+        return point, f"range {low}-{high}"
 
     per, per_help = rate(e.decode_tokens_per_s_per_sequence, e.decode_tokens_per_s_per_sequence_low,
                          e.decode_tokens_per_s_per_sequence_high)

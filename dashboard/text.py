@@ -86,6 +86,19 @@ def compact(n: int) -> str:
     return f"{value:.3g}{suffix}"
 
 
+def durations(point: float, *ends: float) -> list[str]:
+    """``point`` seconds and each of ``ends`` in the unit that reads best for ``point``: ms below 10 s (no decimals),
+    s below 10 minutes, minutes below 2 hours, else hours (one decimal), so a two-hour prefill does not read as
+    7,045,554 ms.
+
+    >>> durations(0.998, 0.7, 1.3), durations(19.006), durations(7045.554, 4931.9), durations(36_000)
+    (['998 ms', '700 ms', '1,300 ms'], ['19.0 s'], ['117.4 min', '82.2 min'], ['10.0 h'])
+    """
+    unit, scale, digits = next(u for u in (("ms", 1e-3, 0), ("s", 1.0, 1), ("min", 60.0, 1), ("h", 3600.0, 1))
+                               if point < {"ms": 10, "s": 600, "min": 7200, "h": float("inf")}[u[0]])
+    return [f"{x / scale:,.{digits}f} {unit}" for x in (point, *ends)]
+
+
 def safe_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Rows for ``st.dataframe``: strings encodable; every column that holds an int outside int64
     becomes exact text (:func:`big_int`) for all its rows, so the column keeps one type and

@@ -790,6 +790,10 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            + (f"; each latent-attention layer copies the V it views inside its latent, "
                               f"{scores.viewed_v_passes} passes over its kv_lora_rank columns of every cell"
                               if scores.viewed_v_passes and any(st.viewed_v for st in _stages(d)) else ""))
+    if any(a.indexer_dim for layer in d.spec.layers for a in layer.attention):
+        assumptions.append("sparse attention (an indexer picks the cached tokens each query attends) is not modelled: "
+                           "every cached token is read and attended, so at long contexts the decode and prefill "
+                           "times here are upper bounds")
     if quantized_weights(d):
         assumptions.append(f"weights {d.weights.scheme}: integer-quantized, read at {QUANTIZED_BANDWIDTH_SHARE:.0%} of "
                            "that bandwidth share (their unpacking, fitted on published figures)")
@@ -842,8 +846,8 @@ def _vendor_text(d: Deployment) -> str:
     slow, fix = vendor_factors(d)
     if (slow, fix) == (1.0, 1.0):
         return ""
-    return (f", memory read at 1/{slow:g} of that bandwidth and the fixed costs x {fix:g} ({d.gpu.vendor} GPU: "
-            "kvcalc.speed.AMD_BANDWIDTH_FACTOR, AMD_FIXED_FACTOR)")
+    return (f", memory read at 1/{slow:g} of that bandwidth and the fixed costs above already x {fix:g} "
+            f"({d.gpu.vendor} GPU: kvcalc.speed.AMD_BANDWIDTH_FACTOR, AMD_FIXED_FACTOR)")
 
 
 def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, float | None],

@@ -203,3 +203,13 @@ def test_the_llama_cpp_gpu_line_states_what_the_data_give() -> None:
     decode = max(speed_ratio(m, estimate_for(m)) for m in outside if m.is_decode)
     prefill = max(speed_ratio(m, estimate_for(m)) for m in outside if not m.is_decode)
     assert f"up to {decode:.1f}x this decode's time" in text and f"up to {prefill:.1f}x this prefill's" in text
+
+
+def test_an_estimate_for_a_sparse_attention_model_says_it_reads_every_cached_token() -> None:
+    """GLM-5's DeepSeek sparse attention (an indexer key per token: AttentionCache.indexer_dim) attends a top-k of the
+    cache; the estimate reads and attends all of it, and says so. A dense-attention model has no such line."""
+    line = "sparse attention (an indexer picks the cached tokens each query attends) is not modelled"
+    glm = estimate_speed(deploy(bundled_config("zai-org/GLM-5"), gpu="h200", gpus=8, tensor_parallel_size=8), 1, 65_536)
+    assert any(a.startswith(line) for a in glm.assumptions)
+    llama = estimate_speed(deploy(bundled_config("meta-llama/Llama-3.1-8B"), gpu="h200"), 1, 65_536)
+    assert not any(a.startswith(line) for a in llama.assumptions)
