@@ -25,15 +25,14 @@ def _headline(view: FitView) -> None:
     box(f"**{md(v.sentence)}.**" + (f"  \nFix: {md(v.fix)}." if v.fix else "")
         + (f"  \nvLLM {md(v.max_model_len_note)}." if v.max_model_len_note else ""))
     share, of = view.share
-    cols = st.columns(4)
-    cols[0].metric(f"{'Budget' if of == 'budget' else 'GPU memory'} used @ {p.batch:,} x {p.context:,}",
-                   f"{share:.1%}",
-                   help=f"{p.total_bytes:,} bytes per GPU of the runtime's budget {p.budget_bytes:,}"
-                        + ("" if of == "budget" else f" (the runtime's overhead {p.overhead_bytes:,} sits outside "
-                           f"its budget; GPU memory {p.gpu_memory_bytes:,})"))
-    cols[1].metric("Fits", "yes" if p.fits else "no")
-    cols[2].metric(f"Longest context @ batch {p.batch:,}", f"{v.longest:,}" if v.longest else "none")
-    cols[3].metric(f"Largest batch @ {p.context:,}", f"{p.max_batch:,}" if p.max_batch else "none")
+    page.metric_grid([
+        (f"{'Budget' if of == 'budget' else 'GPU memory'} used @ {p.batch:,} x {p.context:,}", f"{share:.1%}",
+         f"{p.total_bytes:,} bytes per GPU of the runtime's budget {p.budget_bytes:,}"
+         + ("" if of == "budget" else f" (the runtime's overhead {p.overhead_bytes:,} sits outside its budget; GPU "
+            f"memory {p.gpu_memory_bytes:,})")),
+        ("Fits", "yes" if p.fits else "no", None),
+        (f"Longest context @ batch {p.batch:,}", f"{v.longest:,}" if v.longest else "none", None),
+        (f"Largest batch @ {p.context:,}", f"{p.max_batch:,}" if p.max_batch else "none", None)])
     st.caption(f"Binding constraint: {md(p.binding_constraint)}.")
     why = pool_binds_text(p)
     if why:

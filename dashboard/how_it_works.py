@@ -207,12 +207,11 @@ def _formula(spec: ModelSpec, config: dict[str, Any], name: str, ctx: int) -> No
     kinds = ", ".join(f"{n} {k}" for k, n in spec.kinds().items())
     st.caption(f"Layer kinds: {md(kinds)}. Groups of layers with the same cache geometry; MLA layers cache one latent "
                "vector per token instead of per-head K and V.")
-    c = st.columns(3)
     one, at_ctx = r.bytes_per_token, at_context(spec, ctx)
     batch8 = kvcalc.kv_cache(spec, batch=8, context=ctx).total_bytes
-    c[0].metric("KV bytes / token", human_bytes(one), help=f"{one:,} bytes")          # GiB = 2**30 bytes
-    c[1].metric(f"KV at {count(ctx, 'token')}, batch 1", human_bytes(at_ctx), help=f"{at_ctx:,} bytes")
-    c[2].metric(f"KV at {count(ctx, 'token')}, batch 8", human_bytes(batch8), help=f"{batch8:,} bytes")
+    page.metric_grid([("KV bytes / token", human_bytes(one), f"{one:,} bytes"),          # GiB = 2**30 bytes
+                      (f"KV at {count(ctx, 'token')}, batch 1", human_bytes(at_ctx), f"{at_ctx:,} bytes"),
+                      (f"KV at {count(ctx, 'token')}, batch 8", human_bytes(batch8), f"{batch8:,} bytes")])
     if spec.max_position_embeddings and ctx > spec.max_position_embeddings:
         st.caption(f"The example context {ctx:,} is beyond this model's maximum of "
                    f"{spec.max_position_embeddings:,} tokens: the figures show the arithmetic only.")
@@ -266,13 +265,13 @@ def _mla(spec: ModelSpec, name: str) -> None:
         st.info(f"MLA comparison unavailable: {md(e)}")
         return
     a = next(a for l in example.layers for a in l.attention if a.latent_dim)
-    c = st.columns(3)
-    c[0].metric(f"{md(ex_name)}: latent bytes / token", human_bytes(latent),
-                help=f"{latent:,} bytes: {a.latent_dim} latent elements per layer"
-                     + (f" + {a.indexer_dim} indexer" if a.indexer_dim else ""))
-    c[1].metric("expanded per-head K/V bytes / token", human_bytes(expanded),
-                help=f"{expanded:,} bytes: {a.kv_heads} heads x ({a.k_head_dim} + {a.v_head_dim}) per layer")
-    c[2].metric("latent saves", _ratio(expanded, latent))
+    page.metric_grid([
+        (f"{md(ex_name)}: latent bytes / token", human_bytes(latent),
+         f"{latent:,} bytes: {a.latent_dim} latent elements per layer" + (f" + {a.indexer_dim} indexer"
+                                                                          if a.indexer_dim else "")),
+        ("expanded per-head K/V bytes / token", human_bytes(expanded),
+         f"{expanded:,} bytes: {a.kv_heads} heads x ({a.k_head_dim} + {a.v_head_dim}) per layer"),
+        ("latent saves", _ratio(expanded, latent), None)])
 
 
 def _dtypes(spec: ModelSpec, ctx: int) -> None:

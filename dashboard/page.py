@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
@@ -117,6 +118,20 @@ def phone_layout() -> None:
     st.html(_PHONE_CSS)
     st.session_state[_RUNS] = st.session_state.get(_RUNS, 0) + 1
     st.sidebar.html(_COLLAPSE_JS.format(run=st.session_state[_RUNS]), unsafe_allow_javascript=True)
+
+
+METRICS_PER_ROW = 2
+"""Figures a row on every page: a browser check (Chromium, sidebar open) at 1,024 px wide cut labels and values in
+rows of three and four (a 107-177 px box: '131,072 tokens' is 225 px, '26,624 blocks' 204 px); two a row give each
+figure 274 px there, and nothing was cut at 1,024, 1,280 or 1,440 px."""
+
+
+def metric_grid(figures: Sequence[tuple[str, str, str | None]]) -> None:
+    """``st.metric`` figures (label, value, help or None), :data:`METRICS_PER_ROW` a row, in order."""
+    for start in range(0, len(figures), METRICS_PER_ROW):
+        for col, (label, value, help_text) in zip(st.columns(METRICS_PER_ROW),
+                                                  figures[start:start + METRICS_PER_ROW]):
+            col.metric(label, value, help=help_text)
 
 
 def model_ready(choice: Any) -> bool:

@@ -118,26 +118,22 @@ def kv_token_formula(spec: kvcalc.ModelSpec, kv_dtype: Any, bytes_per_token: int
 
 
 def _metrics(p: kvcalc.PlanResult, v: Verdict, setup: Deployment | None = None) -> None:
-    """Six figures in three rows of two (the parts, the total against the budget, the answers), short labels and
-    values with units: in rows of three a browser check (Chromium, sidebar open) cut '131,072 tokens' (225 px) and
-    '107 sequences' to a 177 px box at 1,024 px wide; two a row give each 274 px there."""
+    """Six figures two a row (dashboard.page.metric_grid): the parts, the total against the budget, the answers;
+    short labels and values with units."""
     st.markdown(f"KV cache {badge(p.kv_quality)} · weights {badge(p.weights_quality)}"
                 + (" - the assumptions are listed under *Config fields used and warnings*"
                    if "estimated" in (p.kv_quality, p.weights_quality) else ""))
-    parts, totals, answers = st.columns(2), st.columns(2), st.columns(2)
-    parts[0].metric("Weights / GPU", human_bytes(p.weights_bytes),
-                    help=f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})")
-    parts[1].metric("KV cache / GPU", human_bytes(p.kv_bytes), help=f"{p.kv_bytes:,} bytes")
-    totals[0].metric("Total / GPU", human_bytes(p.total_bytes),
-                     help=f"weights + KV + overhead {human_bytes(p.overhead_bytes)}")
-    totals[1].metric("Budget / GPU", human_bytes(p.budget_bytes),
-                     help="what the runtime may use (vLLM: gpu_memory_utilization x the GPU's memory)")
-    answers[0].metric("Longest context", count(v.longest, "token") if v.longest else "none",
-                      help=f"per sequence at batch {p.batch:,}"
-                           + (f" ({md(runtime_label(p.runtime))}: served with --max-model-len set to it)"
-                              if serves_context(p.runtime) else ""))
-    answers[1].metric("Largest batch", count(p.max_batch, "sequence") if p.max_batch else "none",
-                      help=f"sequences of {count(p.context, 'token')}")
+    page.metric_grid([
+        ("Weights / GPU", human_bytes(p.weights_bytes), f"{p.weights_bytes:,} bytes ({md(p.weights_scheme)})"),
+        ("KV cache / GPU", human_bytes(p.kv_bytes), f"{p.kv_bytes:,} bytes"),
+        ("Total / GPU", human_bytes(p.total_bytes), f"weights + KV + overhead {human_bytes(p.overhead_bytes)}"),
+        ("Budget / GPU", human_bytes(p.budget_bytes),
+         "what the runtime may use (vLLM: gpu_memory_utilization x the GPU's memory)"),
+        ("Longest context", count(v.longest, "token") if v.longest else "none",
+         f"per sequence at batch {p.batch:,}" + (f" ({md(runtime_label(p.runtime))}: served with --max-model-len set "
+                                                 "to it)" if serves_context(p.runtime) else "")),
+        ("Largest batch", count(p.max_batch, "sequence") if p.max_batch else "none",
+         f"sequences of {count(p.context, 'token')}")])
     st.caption(md(binding_caption(p, v, setup.spec.max_position_embeddings if setup else None)))
     if p.fits and p.total_bytes > p.budget_bytes:
         st.caption(md(_outside_budget(p)))
@@ -430,11 +426,6 @@ def _speed_tiles(e: SpeedEstimate) -> list[tuple[str, str, str]]:
     return tiles
 
 
-SPEED_TILES_PER_ROW = 2
-"""Speed tiles a row: a browser check (Chromium, sidebar open) measured four tiles a row at 107 px of label at
-1,024 px wide, cutting every speed label; two a row leave each label its 37 characters (about 207 px) there."""
-
-
 def _speed(e: SpeedEstimate, v: Verdict | None = None) -> None:
     """Decode tokens/s and time to first token: always labelled estimated, with the range and the
     assumptions; greyed out with the reason when the batch does not run at its context (kvcalc's
@@ -449,11 +440,8 @@ def _speed(e: SpeedEstimate, v: Verdict | None = None) -> None:
         st.caption(f"Speed greyed out: the plan does not run as asked ({md(v.sentence)}); the figures are what "
                    "the deployment would reach if it did.")
         st.markdown("  \n".join(f":gray[{md(label)}: {md(value)}]" for label, value, _ in tiles))
-    else:       # two tiles a row: four in one row left a 107 px label box at 1,024 px with the sidebar open
-        for start in range(0, len(tiles), SPEED_TILES_PER_ROW):
-            row = tiles[start:start + SPEED_TILES_PER_ROW]
-            for col, (label, value, help_text) in zip(st.columns(SPEED_TILES_PER_ROW), row):
-                col.metric(md(label), md(value), help=md(help_text))
+    else:
+        page.metric_grid([(md(label), md(value), md(help_text)) for label, value, help_text in tiles])
     with st.expander("How the speed is estimated"):
         for line in e.formulas:
             st.markdown(f"- {code(line)}")

@@ -91,18 +91,18 @@ def _prefix_section(d: Any) -> dict[str, Any]:
     tokens = f"{s.request_tokens:,}-token requests"
     st.caption(f"Requests of {count(s.request_tokens, 'token')} each (the engine's longest request); "
                "x = requests at once.")
-    cols = st.columns(4)
-    cols[0].metric("Effective concurrency", f"{s.effective_concurrency:,.2f}x",
-                   help="Requests at once on the engine's own reporting basis (vLLM's \"Maximum concurrency\"): "
-                        "(pool - shared blocks) / (blocks a request - shared blocks)")
-    cols[1].metric("Whole requests at once", md(_requests(s.requests_at_once)),
-                   help=f"Whole requests that fit beside the {count(s.reserved_blocks, 'reserved block')} (vLLM's null "
-                        f"block), at most the running cap {s.running_cap:,}")
-    cols[2].metric("Blocks resident", count(s.blocks_resident, "block"),
-                   help=f"Of the pool's {count(s.pool_blocks, 'block')}: what those requests hold, the shared "
-                        f"{count(s.shared_blocks, 'block')} once")
-    cols[3].metric("Worst case (nothing shared)", f"{s.plain_concurrency:,.2f}x",
-                   help=f"pool {s.pool_blocks:,} / {count(s.blocks_per_request, 'block')} a request")
+    page.metric_grid([
+        ("Effective concurrency", f"{s.effective_concurrency:,.2f}x",
+         "Requests at once on the engine's own reporting basis (vLLM's \"Maximum concurrency\"): "
+         "(pool - shared blocks) / (blocks a request - shared blocks)"),
+        ("Whole requests at once", md(_requests(s.requests_at_once)),
+         f"Whole requests that fit beside the {count(s.reserved_blocks, 'reserved block')} (vLLM's null "
+         f"block), at most the running cap {s.running_cap:,}"),
+        ("Blocks resident", count(s.blocks_resident, "block"),
+         f"Of the pool's {count(s.pool_blocks, 'block')}: what those requests hold, the shared "
+         f"{count(s.shared_blocks, 'block')} once"),
+        ("Worst case (nothing shared)", f"{s.plain_concurrency:,.2f}x",
+         f"pool {s.pool_blocks:,} / {count(s.blocks_per_request, 'block')} a request")])
     size = ", ".join(f"{g.kind}: {count(g.block_size, 'token')} a block" for g in s.groups)
     st.caption(f"{md(s.engine)} {md(s.version)} ({md(s.quality)}): a request holds "
                f"{count(s.blocks_per_request, 'block')} ({md(size)}), {s.shared_blocks:,} of them the shared prefix "
@@ -132,13 +132,13 @@ def _lengths_section(d: Any) -> dict[str, Any]:
     except KVCalcError as e:
         st.info(f"Request lengths: {md(e)}")
         return {"error": str(e)}
-    cols = st.columns(3)
-    cols[0].metric("Expected at once", f"{lc.expected_concurrency:,.1f} requests",
-                   help=f"pool {lc.pool_tokens:,} tokens / {lc.occupancy_mean:,.1f} tokens a request holds on "
-                        "average (input + output / 2 + page / 2), at most the running cap")
-    cols[1].metric("At most 5 % wait chance", md(_requests(lc.concurrency_at_5pct)),
-                   help="The most requests running with at most a 5 % chance that the next one waits")
-    cols[2].metric("Worst case (every request at max length)", f"{lc.worst_case_concurrency:,.2f}x")
+    page.metric_grid([
+        ("Expected at once", f"{lc.expected_concurrency:,.1f} requests",
+         f"pool {lc.pool_tokens:,} tokens / {lc.occupancy_mean:,.1f} tokens a request holds on "
+         "average (input + output / 2 + page / 2), at most the running cap"),
+        ("At most 5 % wait chance", md(_requests(lc.concurrency_at_5pct)),
+         "The most requests running with at most a 5 % chance that the next one waits"),
+        ("Worst case (every request at max length)", f"{lc.worst_case_concurrency:,.2f}x", None)])
     rows = sorted({max(int(lc.worst_case_concurrency), 1), lc.concurrency_at_5pct, round(lc.expected_concurrency)})
     st.dataframe(safe_rows([{"requests running": n, "chance a new request waits (%)":
                              round(100 * lc.wait_probability(n), 2)} for n in rows if n > 0]),
@@ -172,13 +172,13 @@ def _offload_section(d: Any) -> dict[str, Any]:
     except KVCalcError as e:
         st.info(f"KV offload: {md(e)}")
         return {"error": str(e)}
-    cols = st.columns(4)
-    cols[0].metric("Off the GPU (tokens)", f"{t.tokens:,}", help=f"{t.bytes_per_token:,} bytes a token")
-    cols[1].metric("GPU pool (tokens)", f"{t.gpu_pool_tokens:,}")
-    cols[2].metric("Requests held", md(_requests(t.requests_held)), help=f"of {count(t.request_tokens, 'token')} each")
-    cols[3].metric("Reload one request", f"{t.reload_seconds * 1e3:,.1f} ms",
-                   help=f"the KV of {count(t.request_tokens, 'token')} over {md(t.link.name)} "
-                        f"({t.link.gbps:,.1f} GB/s a direction)")
+    page.metric_grid([
+        ("Off the GPU (tokens)", f"{t.tokens:,}", f"{t.bytes_per_token:,} bytes a token"),
+        ("GPU pool (tokens)", f"{t.gpu_pool_tokens:,}", None),
+        ("Requests held", md(_requests(t.requests_held)), f"of {count(t.request_tokens, 'token')} each"),
+        ("Reload one request", f"{t.reload_seconds * 1e3:,.1f} ms",
+         f"the KV of {count(t.request_tokens, 'token')} over {md(t.link.name)} ({t.link.gbps:,.1f} GB/s a "
+         "direction)")])
     st.caption(f"{md(t.connector)} ({md(t.quality)}): {code(t.formula)}. Flags: {code(' '.join(t.flags))}. "
                f"Link: {md(t.link.source)}.")
     return t.to_dict()
@@ -269,13 +269,13 @@ def _colocate_section(options: Mapping[str, Any]) -> dict[str, Any]:
         return {"error": c}
     over = [(k, i) for k, i in enumerate(c.instances, 1) if not i.starts]
     small = [(k, i) for k, i in enumerate(c.instances, 1) if i.starts and not i.kv_fits]
-    cols = st.columns(3)
-    cols[0].metric("Asked in all", f"{c.requested_bytes / GiB:,.2f} GiB",
-                   help="the sum of ceil(total x gpu_memory_utilization) over the instances")
-    cols[1].metric("GPU memory", f"{c.total_bytes / GiB:,.2f} GiB", help=f"{c.total_bytes:,} bytes ({md(c.gpu)})")
-    cols[2].metric("Left after the last", f"{c.headroom_bytes / GiB:,.2f} GiB",
-                   help=f"after every budget and {len(c.instances)} CUDA contexts of {human_bytes(c.context_bytes)} "
-                        "each (estimated)")
+    page.metric_grid([
+        ("Asked in all", f"{c.requested_bytes / GiB:,.2f} GiB",
+         "the sum of ceil(total x gpu_memory_utilization) over the instances"),
+        ("GPU memory", f"{c.total_bytes / GiB:,.2f} GiB", f"{c.total_bytes:,} bytes ({md(c.gpu)})"),
+        ("Left after the last", f"{c.headroom_bytes / GiB:,.2f} GiB",
+         f"after every budget and {len(c.instances)} CUDA contexts of {human_bytes(c.context_bytes)} each "
+         "(estimated)")])
     if over or small:
         st.error("Refused: " + "; ".join(
             [f"instance {k:d} ({md(i.model)}) asks {i.requested_bytes / GiB:,.2f} GiB but {i.free_at_start / GiB:,.2f} "

@@ -77,7 +77,7 @@ def test_compare_speed_columns_use_the_context_given_and_say_per_sequence_and_to
 
 def test_speed_tile_labels_fit_a_tile_at_1440_px() -> None:
     """A browser check (Chromium at 1,440 px, four speed tiles in a row, before they went two a row:
-    dashboard.planner.SPEED_TILES_PER_ROW) measured each tile's label box at 211 px and
+    dashboard.page.METRICS_PER_ROW) measured each tile's label box at 211 px and
     the labels at 5.6 px a character: 'Time to first token, one 8,192-token prompt (est.)' (285 px) and 'Prefill
     of the whole batch, 8 prompts (est.)' were cut. Every label stays within 37 characters at a six-digit context
     (131,072) and a four-digit batch, and at the largest context and batch kvcalc takes: a prompt of a million
