@@ -280,14 +280,15 @@ def _colocate_section(options: Mapping[str, Any]) -> dict[str, Any]:
         st.error("Refused: " + "; ".join(
             [f"instance {k:d} ({md(i.model)}) asks {i.requested_bytes / GiB:,.2f} GiB but {i.free_at_start / GiB:,.2f} "
              "GiB are free when it starts, so vLLM refuses to start it" for k, i in over]
-            + [f"instance {k:d} ({md(i.model)}): its KV cache does not hold one max_model_len request"
-               for k, i in small]))
+            + [f"instance {k:d} ({md(i.model)}): its KV cache holds {i.kv_cache_tokens:,} tokens, "
+               f"{i.max_concurrency:.2f}x one max_model_len request, so vLLM refuses to start it (give it a larger "
+               "memory share or a shorter max_model_len)" for k, i in small]))
     else:
         st.success(f"All {len(c.instances)} instances fit on one {md(c.gpu)}.")
     st.dataframe(safe_rows([{
         "launch": k, "model": i.model, "memory share": i.gpu_memory_utilization,
         "asks (GiB)": round(i.requested_bytes / GiB, 2), "free at its start (GiB)": round(i.free_at_start / GiB, 2),
-        "starts": "yes" if i.starts else "no", "KV cache (tokens)": i.kv_cache_tokens,
+        "starts": "yes" if i.starts and i.kv_fits else "no", "KV cache (tokens)": i.kv_cache_tokens,
         "max concurrency (x)": round(i.max_concurrency, 2)} for k, i in enumerate(c.instances, 1)]),
         hide_index=True, key="wl_colo_result")
     st.caption(f"Order: {md(c.order)}.")

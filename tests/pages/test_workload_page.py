@@ -125,6 +125,18 @@ def test_the_default_table_starts_on_a_24_gb_card_and_up(gpu):
         assert total - first - 2 * 512 * MiB == 5_365_563_392 > total * 2 // 10
 
 
+def test_an_instance_whose_kv_cannot_hold_one_request_is_refused_with_its_numbers():
+    """On an L4 the default pair's Llama-3.1-8B (0.75 of 23,034 MiB) has memory to start but a KV cache shorter than
+    its 8,192-token max_model_len: vLLM refuses it at startup, so the box gives the cache's tokens and the share of one
+    request, and the table does not say it starts."""
+    at = run_page(WORKLOAD, gpu="l4")
+    errors = " ".join(e.value for e in at.error).replace("\\", "")
+    assert "instance 1 (meta-llama/Llama-3.1-8B): its KV cache holds " in errors
+    assert "x one max_model_len request, so vLLM refuses to start it" in errors
+    table = next(df.value for df in at.dataframe if "starts" in df.value.columns)
+    assert table["starts"].tolist()[0] == "no"
+
+
 def test_an_engine_that_cannot_colocate_is_refused_in_words():
     at = run_page(WORKLOAD, wl_colo="sglang:Qwen/Qwen3-0.6B=0.3@4096")
     assert any("only vLLM instances are modelled side by side" in e.value for e in at.error)
