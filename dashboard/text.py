@@ -94,8 +94,9 @@ def durations(point: float, *ends: float) -> list[str]:
     >>> durations(0.998, 0.7, 1.3), durations(19.006), durations(7045.554, 4931.9), durations(36_000)
     (['998 ms', '700 ms', '1,300 ms'], ['19.0 s'], ['117.4 min', '82.2 min'], ['10.0 h'])
     """
-    unit, scale, digits = next(u for u in (("ms", 1e-3, 0), ("s", 1.0, 1), ("min", 60.0, 1), ("h", 3600.0, 1))
-                               if point < {"ms": 10, "s": 600, "min": 7200, "h": float("inf")}[u[0]])
+    unit, scale, digits = next((u, s, n) for u, s, n, below in (("ms", 1e-3, 0, 10), ("s", 1.0, 1, 600),
+                                                                ("min", 60.0, 1, 7200), ("h", 3600.0, 1, float("inf")))
+                               if point < below)
     return [f"{x / scale:,.{digits}f} {unit}" for x in (point, *ends)]
 
 

@@ -451,6 +451,13 @@ def _score_traffic(d: Deployment) -> ScoreTraffic | None:
     return traffic
 
 
+def _copies_viewed_v(d: Deployment) -> bool:
+    """Whether the deployment's materialized attention traffic includes an MLA layer's V copy (the engine copies a
+    viewed V and a layer views one): the assumption line and the formula name it then."""
+    t = _score_traffic(d)
+    return bool(t and t.viewed_v_passes and any(st.viewed_v for st in _stages(d)))
+
+
 def _materialized_bytes(d: Deployment, st: _Stage, batch: int, *, context: int = 0, prompt: int = 0) -> int:
     """Memory traffic of the attention tensors one GPU of stage ``st`` writes and reads back when the engine
     materializes them, its scores and an MLA layer's V copy (``Engine.materialized_scores``: llama.cpp without
@@ -471,8 +478,7 @@ def _materialized_bytes(d: Deployment, st: _Stage, batch: int, *, context: int =
     else:
         scores = t.per_score(batch) * batch * sum(h * _span(context, t.span_cap(cap)) for cap, h in st.score_heads)
         cells = [(w, _span(context, t.span_cap(cap))) for cap, w in st.viewed_v]
-    kv = d.engine.kv_read_dtype(d)
-    views = t.viewed_v_passes * batch * sum(kv.nbytes(w * n) for w, n in cells) if t.viewed_v_passes else 0
+    views = t.viewed_v_passes * batch * sum(st.kv_dtype.nbytes(w * n) for w, n in cells) if t.viewed_v_passes else 0
     return scores + views
 
 
@@ -503,6 +509,7 @@ class _Stage:
     kv_reads: float                  # times a step reads each cached byte (the engine's kv_reads, by bytes)
     score_heads: tuple[tuple[int, int], ...]    # (window or 0 = unbounded, query heads of the rank over its layers)
     viewed_v: tuple[tuple[int, int], ...]       # (window or 0, MLA V columns a cell holds over its layers: latent_rank)
+    kv_dtype: Any                    # the cache's element type (Engine.kv_read_dtype: llama.cpp's -ctk / -ctv)
 
 
 def _stages(d: Deployment) -> tuple[_Stage, ...]:
@@ -550,7 +557,8 @@ def _stages(d: Deployment) -> tuple[_Stage, ...]:
         out.append(_Stage(w, head if i == len(weights) - 1 else 0, table if i == 0 else 0, row if i == 0 else 0,
                           compile_cache(spec, dtype=d.model_dtype, kv_dtype=kv, runtime="ideal"),
                           spec.num_layers / n_layers, tuple(sorted(widths.items())), cross, spec,
-                          reads / held if held else 1.0, tuple(sorted(heads.items())), tuple(sorted(views.items()))))
+                          reads / held if held else 1.0, tuple(sorted(heads.items())), tuple(sorted(views.items())),
+                          kv))
     d._memo["speed_stages"] = tuple(out)
     return tuple(out)
 
@@ -789,7 +797,7 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            "sequence over its own cells"
                            + (f"; each latent-attention layer copies the V it views inside its latent, "
                               f"{scores.viewed_v_passes} passes over its kv_lora_rank columns of every cell"
-                              if scores.viewed_v_passes and any(st.viewed_v for st in _stages(d)) else ""))
+                              if _copies_viewed_v(d) else ""))
     if any(a.indexer_dim for layer in d.spec.layers for a in layer.attention):
         assumptions.append("sparse attention (an indexer picks the cached tokens each query attends) is not modelled: "
                            "every cached token is read and attended, so at long contexts the decode and prefill "
@@ -860,7 +868,7 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     dec_w, dec_kv, fixed, comm, step = dec
     pre_flops, tflops, rate_name, prefill = pre
     bw_text = f"{_rate_text(d.gpu.bandwidth_gbps, 'GB/s')} x {bandwidth_efficiency:g}"
-    what = "attention scores" + (" and MLA V copies" if any(st.viewed_v for st in _stages(d)) else "")
+    what = "attention scores" + (" and MLA V copies" if _copies_viewed_v(d) else "")
     dec_sc = f" + {scores[0]:,} B of {what} through memory / ({bw_text})" if scores[0] else ""
     pre_sc = f", + {scores[1]:,} B of {what} through memory / ({bw_text})" if scores[1] else ""
     return (
@@ -930,8 +938,8 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     tflops, rate_name = _tensor_rate(d)
     assumptions = _assumptions(d, batch, experts, bandwidth_efficiency, compute_efficiency, rate_name)
     enc = d.spec.default_encoder_tokens or context
-    share = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
-    bw = share / vendor_factors(d)[0] if share is not None else None        # an AMD GPU's kernels stream less
+    fitted_bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
+    bw = fitted_bw / vendor_factors(d)[0] if fitted_bw is not None else None    # an AMD GPU's kernels stream less
     rate = tflops * TFLOP * compute_efficiency if tflops else None
     unavailable = []
     if bw is None:
@@ -944,7 +952,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         unavailable.append(f"no compute floor or time to first token: {_active_refusal(params)}")
 
     # the datasheet rates: no end of a range may be faster than they allow (``floor``, ``pre_floor``)
-    peak_bw = share / bandwidth_efficiency if share is not None else None
+    peak_bw = fitted_bw / bandwidth_efficiency if fitted_bw is not None else None
     peak_rate = rate / compute_efficiency if rate is not None else None
     step = fixed = comm = floor = 0.0       # floor: the step at the datasheet rates, no fixed cost
     dec_bytes = dec_w = dec_kv = dec_flops = dec_scores = 0
