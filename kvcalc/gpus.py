@@ -45,6 +45,8 @@ class GPU:
     cuda_capability: int | None = None  # CUDA compute capability x 10 (NVIDIA's CUDA GPUs table: 70 V100, 75 T4,
     #                                     80 A100, 86 A10 / RTX 3090, 89 L4 / L40S / RTX 40xx, 90 H100 / H200,
     #                                     100 B200, 120 RTX 5090, 121 GB10), as vLLM compares it; None: not NVIDIA
+    sm_count: int | None = None         # streaming multiprocessors (NVIDIA's whitepapers / deviceQuery, the row's
+    #                                     speed_source); None: not NVIDIA, or not in the catalog
 
     @property
     def memory_bytes(self) -> int:
@@ -86,7 +88,8 @@ def gpu_catalog() -> tuple[GPU, ...]:
             fp4_tflops=_float(r.get("fp4_tflops_dense", "")), link_gbps=_float(r.get("link_gbps", "")),
             link_kind=r.get("link_kind", ""), fp16_tflops=_float(r.get("fp16_tflops_dense", "")),
             fp16_acc16_tflops=_float(r.get("fp16_acc16_tflops_dense", "")),
-            cuda_capability=_capability(r.get("cuda_compute_capability", "")))
+            cuda_capability=_capability(r.get("cuda_compute_capability", "")),
+            sm_count=int(r["sm_count"]) if r.get("sm_count", "").strip() else None)
         for r in rows
     )
 
