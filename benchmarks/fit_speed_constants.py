@@ -51,6 +51,11 @@ def _amd(m: Measurement) -> bool:
     return measured_deployment(m).gpu.vendor == "AMD"
 
 
+def _sm_limited_engine(m: Measurement) -> bool:
+    d = measured_deployment(m)
+    return d.engine.sm_stream_limited and d.gpu.sm_count is not None
+
+
 ALL_ROWS = list(published_measurements())
 ROWS = [m for m in ALL_ROWS if measured_deployment(m).gpu.vendor not in speed.UNCALIBRATED_VENDORS]
 """The rows the per-kernel constants are fitted on: data/ but the GPUs of kvcalc.speed.UNCALIBRATED_VENDORS, whose
@@ -86,6 +91,8 @@ SELECT: dict[str, Callable[[Measurement], bool]] = {
     and not m.client_timed_prefill,
     "AMD_BANDWIDTH_FACTOR": _amd,
     "AMD_FIXED_FACTOR": _amd,
+    # the limit binds only where a GPU's bandwidth per SM is above it; the rows below it bound it from beneath
+    "LLAMA_CPP_SM_STREAM_GBPS": lambda m: m.is_decode and _sm_limited_engine(m),
 }
 GRID = {
     "LAYER_OVERHEAD_S": [i * 1e-6 for i in range(0, 41)],
@@ -106,6 +113,7 @@ GRID = {
     "FP8_RATE_SHARE": [0.5 + i * 0.025 for i in range(0, 21)],
     "AMD_BANDWIDTH_FACTOR": [1 + i * 0.05 for i in range(0, 61)],
     "AMD_FIXED_FACTOR": [0.5 + i * 0.05 for i in range(0, 31)],
+    "LLAMA_CPP_SM_STREAM_GBPS": [8 + i * 0.1 for i in range(0, 121)],
 }
 
 

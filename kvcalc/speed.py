@@ -33,7 +33,9 @@ Decode (one new token for each of ``batch`` sequences, each ``context`` tokens l
     ``2 x query_heads x (k_dim + v_dim) x tokens attended`` (MLA: ``2 x query_heads x 2 x latent``).
     The GEMMs and the attention are separate kernels that run one after the other, so each is its
     own roofline (a large batch's GEMMs can be compute-bound while its attention streams the cache).
-    ``q`` is QUANTIZED_BANDWIDTH_SHARE for integer-quantized weights (their unpacking), else 1.
+    ``q`` is QUANTIZED_BANDWIDTH_SHARE for integer-quantized weights (their unpacking), else 1. A decode step's
+    ``bandwidth`` is :func:`decode_bandwidth_gbps`: the datasheet's, or under llama.cpp on an NVIDIA GPU at most
+    LLAMA_CPP_SM_STREAM_GBPS x its SMs (the loads in flight its one-token kernels keep per SM).
     Tokens/s per sequence ``1 / step``; aggregate ``batch / step``. Pipeline stages run one after
     another within a step (no micro-batch overlap). ``link`` is the catalog's GPU-to-GPU bandwidth per
     direction (NVLink or PCIe, data/gpus.csv ``link_gbps``), ``top_k`` 0 for a dense model.
@@ -83,21 +85,23 @@ from .parallel import stage_specs
 from .spec import AttentionCache, ModelSpec
 from .sweep import CompiledCache, cache_bytes, compile_cache
 
-DEFAULT_BANDWIDTH_EFFICIENCY = 0.77
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.78
 """Share of the datasheet memory bandwidth a decode step achieves: the median, rounded to 0.01, of
-the shares implied by the published decode figures with nothing unmodelled (7 rows: 0.70-0.82 on
-A100, H100, L40S, RTX 3090 / 4090 / 5090, fixed costs taken off);
+the shares implied by the published decode figures with nothing unmodelled (6 rows: 0.71-0.82 on
+A100, H100, L40S, RTX 4090 / 5090, fixed costs taken off; the RTX 3090's, whose llama.cpp rows
+:data:`LLAMA_CPP_SM_STREAM_GBPS` is fitted on, no longer);
 ``kvcalc.speed_reference.derived_efficiencies()[0]``."""
 
-DEFAULT_COMPUTE_EFFICIENCY = 0.91
+DEFAULT_COMPUTE_EFFICIENCY = 0.84
 """Share of the datasheet dense bf16 tensor rate a compute-bound prefill achieves: the median,
 rounded to 0.01, of the shares implied by the published prefill figures with nothing unmodelled
-(5 rows, fixed costs taken off: 0.72 A100 and 0.83 H100 / 1.01 L40S (their FP8 rate x FP8_RATE_SHARE)
-TensorRT-LLM at 2,048 tokens, 0.91 / 1.30 RTX 3090 / 4090 llama.cpp pp512, of their FP16-accumulate rate x
-LLAMA_CPP_RATE_SHARE, with their materialized attention scores taken off as well); the rate of the engine's GEMMs
+(10 rows, fixed costs taken off: 0.72 A100 and 0.76 H100 / 0.93 L40S (their FP8 rate x FP8_RATE_SHARE)
+TensorRT-LLM at 2,048 tokens, 0.91 / 1.29 RTX 3090 / 4090 llama.cpp pp512 and 0.81-0.91 A100 PCIe llama.cpp
+pp512-pp8192 (PR #6017), of their FP16-accumulate rate x LLAMA_CPP_RATE_SHARE, with their materialized attention
+scores taken off as well; 0.91 before PR #6017's five rows came in); the rate of the engine's GEMMs
 (:func:`_tensor_rate`); ``kvcalc.speed_reference.derived_efficiencies()[1]``."""
 
-LAYER_OVERHEAD_S = 11e-6
+LAYER_OVERHEAD_S = 10e-6
 """Fixed seconds per decoder layer per forward pass (kernel launches, norms, rotary, sampling share):
 fitted (benchmarks/fit_speed_constants.py) on the batch-1 dense decode rows of
 data/speed_measurements.csv; launch latency is 2-5 us per kernel and a layer runs 8-12 of them
@@ -127,7 +131,7 @@ sweep on 8 x H200 (concurrency 4-128: 0.73-1.18 but its capacity-bound 6,400-tok
 :data:`EXPERT_OVERHEAD_S`) check it. That the vLLM rows share SGLang 0.4's cost was tried on those rows before it
 was kept: they check it across engines, not blind."""
 
-MOE_LAYER_OVERHEAD_S = 54e-6
+MOE_LAYER_OVERHEAD_S = 56e-6
 """Fixed seconds per decoder layer of a MoE model in a llama.cpp (and ``ideal``) forward pass on a CUDA-class
 GPU, whatever its top-k: the router matmul, ``ggml_top_k`` / softmax, the ``ggml_mul_mat_id`` launches that run
 every selected expert of a token inside one matrix-vector kernel per projection (ggml-cuda mmvq with ids, under a
@@ -139,7 +143,7 @@ against 0.90 for a cost per expert x top-k (docs/speed.md). Fitted, together wit
 on the 12 llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on CUDA-class GPUs (gpt-oss-20b,
 Qwen3-30B-A3B and DeepSeek-V2-Lite on RTX 3090 / 4090 / 5090 and V100, CUDA and Vulkan)."""
 
-MLA_LAYER_OVERHEAD_S = 88e-6
+MLA_LAYER_OVERHEAD_S = 84e-6
 """Fixed seconds per decoder layer with multi-head latent attention (DeepSeek's MLA) in a llama.cpp (and
 ``ideal``) forward pass on a CUDA-class GPU, beyond :data:`LAYER_OVERHEAD_S` and the MoE cost: the absorbed
 decode path (llama.cpp ``src/models/deepseek2.cpp``, ``is_mla``) runs, besides a GQA layer's projections, the
@@ -150,16 +154,17 @@ llama.cpp batch-1 MoE decode rows of data/speed_measurements.csv on CUDA-class G
 DeepSeek-V2-Lite's (RTX 3090 / 4090 / 5090, V100): with one cost per MoE layer alone, DeepSeek-V2-Lite came
 out 0.95-1.84 and the GQA models (gpt-oss-20b, Qwen3-30B-A3B) 0.68-0.87. 100 us until the copy of the V an MLA
 layer views inside its latent without FlashAttention was counted (:func:`_materialized_bytes`): the V100 row at 32K
-depth, which runs without it, had carried that copy. Not charged on an Apple GPU (its
+depth, which runs without it, had carried that copy; 88 us until :data:`LLAMA_CPP_SM_STREAM_GBPS`. Not charged on an
+Apple GPU (its
 constants are fitted on its own rows, DeepSeek-R1 among them) nor in the serving engines (their MoE cost per
 expert is fitted on DeepSeek-V3, an MLA model)."""
 
-METAL_MOE_LAYER_OVERHEAD_S = 70e-6
+METAL_MOE_LAYER_OVERHEAD_S = 68e-6
 """The same cost per layer on an Apple GPU (llama.cpp's Metal backend, ``kernel_mul_mv_id``; one dispatch per
 graph node, no graph replay). Fitted on the Apple batch-1 MoE decode rows (DeepSeek-R1 Q4_K_M on an M3 Ultra,
 Qwen3-Coder-30B-A3B Q8_0 on an M2 Ultra)."""
 
-FUSED_EXPERT_OVERHEAD_S = 35.5e-6
+FUSED_EXPERT_OVERHEAD_S = 32.5e-6
 """Fixed seconds per MoE layer and per expert a llama.cpp (and ``ideal``) **prefill** touches: with many
 tokens ``ggml_mul_mat_id`` runs each used expert's rows as their own matmul (ggml-cuda
 ``ggml_cuda_mul_mat_id``), so the cost grows with the experts the prompt's tokens activate. Fitted on the
@@ -184,7 +189,7 @@ fixed per-expert cost for ``top_k`` experts, as a decode step does, however many
 ``ggml_cuda_mul_mat_id`` and transformers' expert loop run a matmul per expert, and TensorRT-LLM's two
 DeepSeek-R1 prefill rows of data/ (8 x B200, 1,600 and 8,192 tokens) follow that form, not the grouped one."""
 
-METAL_LAYER_OVERHEAD_S = 86e-6
+METAL_LAYER_OVERHEAD_S = 90e-6
 """Fixed seconds per decoder layer per forward pass on an Apple GPU (data/gpus.csv vendor ``Apple``) in
 place of :data:`LAYER_OVERHEAD_S`: llama.cpp's Metal backend encodes every graph node as its own compute
 dispatch with a memory barrier between dependent ones and has no graph replay like CUDA graphs, so each
@@ -193,7 +198,7 @@ implementation for metal': on an M2 Max '~9 ms [of 28.3 ms / token for 7B] is sp
 graph operations' than the matrix multiplications). Fitted on the Apple decode rows of
 data/speed_measurements.csv (M2 Ultra Llama-3.2-3B F16, M3 Ultra Llama-3.3-70B Q4_K_M)."""
 
-ALLREDUCE_LATENCY_S = 23e-6
+ALLREDUCE_LATENCY_S = 24e-6
 """Fixed seconds per all-reduce of a tensor-parallel layer (two a layer: after attention and after the
 MLP; vLLM and TensorRT-LLM RowParallelLinear): fitted on the TP > 1 decode rows; NCCL's small-message
 all-reduce latency is ~5-20 us (nccl-tests all_reduce_perf at 8 B-64 KiB)."""
@@ -206,7 +211,7 @@ single-GPU bf16 / fp16 time-to-first-token and prompt-processing rows: 0 since t
 (:data:`PREFILL_LAYER_OVERHEAD_S`) and per touched expert (:data:`FUSED_EXPERT_OVERHEAD_S`) carry that floor;
 kept as a term of the formula."""
 
-FP8_RATE_SHARE = 0.575
+FP8_RATE_SHARE = 0.625
 """Share of the datasheet FP8 (or FP4) dense rate a prefill on fp8 weights reaches relative to the bf16
 share (``compute_efficiency``): the FP8 GEMMs of the published figures run well below their 2x peak.
 Fitted on the FP8 time-to-first-token rows (TensorRT-LLM's H100 / L40S 'Low Latency' tables)."""
@@ -231,8 +236,8 @@ RANGE_BAND = (0.7, 1.3)
 a setup those rows do not cover can fall, so no range is narrower than that band."""
 
 SPREAD: dict[str, tuple[float, float]] = {
-    "AMD GPU": (0.7, 1.35), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.54),
-    "quantized": (0.7, 1.38), "short prefill": (0.7, 1.3), "tensor parallel": (0.7, 1.82),
+    "AMD GPU": (0.7, 1.37), "dense": (0.7, 1.3), "long prefill": (0.7, 1.3), "moe": (0.7, 1.56),
+    "quantized": (0.7, 1.4), "short prefill": (0.67, 1.3), "tensor parallel": (0.7, 1.83),
 }
 """Per category (:func:`speed_category`), the lowest and highest r = measured seconds / estimated seconds
 over the published rows of ``data/speed_measurements.csv`` in that category (but the client-timed times to first
@@ -242,7 +247,7 @@ tests/fast/test_speed_range.py checks the two agree). The shown range is the est
 spread: tokens/s from ``point / r_high`` to ``point / r_low``, seconds from ``point x r_low`` to
 ``point x r_high``; the fast end stops where the datasheet bandwidth and tensor rate would (the step's
 bytes at ``bandwidth_gbps``, its FLOPs at the full rate, no fixed cost): ``point / r_low`` assumes
-0.77 / 0.7 = 1.1x the bandwidth on a memory-bound step, which no GPU reaches."""
+0.78 / 0.7 = 1.1x the bandwidth on a memory-bound step, which no GPU reaches."""
 
 UNCALIBRATED_VENDORS: dict[str, str] = {"AMD": "AMD GPU"}
 """GPU vendors (data/gpus.csv ``vendor``) the per-kernel constants are not fitted on, each with its own category:
@@ -251,18 +256,19 @@ their published rows in data/ (ROCm builds of vLLM and SGLang on an MI300X, all 
 rest) and their own category's range: under the NVIDIA-fitted rules they spread from r 1.0 to 2.4 in data/, the ROCm
 kernels and releases varying more than two factors describe."""
 
-LLAMA_CPP_FITTED_GPUS = frozenset({"rtx-3090", "rtx-4090", "rtx-5090", "v100-32gb", "m2-ultra-192gb",
-                                   "m3-ultra-512gb"})
+LLAMA_CPP_FITTED_GPUS = frozenset({"rtx-3090", "rtx-4090", "rtx-5090", "v100-32gb", "a100-80gb-pcie",
+                                   "m2-ultra-192gb", "m3-ultra-512gb"})
 """The GPUs (data/gpus.csv keys) of data/'s llama.cpp rows, on which llama.cpp's constants are fitted. A llama.cpp
 estimate on another GPU names that in its assumptions, with how far the figures kept aside on such GPUs went
-(XiongjieDai's May 2024 llama-bench tables, data/speed_heldout.csv: decode within +-30 % on an RTX 4080, L40S and
-RTX A6000, 1.2-2.0x on an A100 and H100 PCIe; prefill up to 12.5x, on the A100 SXM). tests/fast/test_speed_range.py
+(XiongjieDai's May 2024 llama-bench tables, data/speed_heldout.csv: decode 0.72-1.21 on an A100 SXM and H100 PCIe
+under :data:`LLAMA_CPP_SM_STREAM_GBPS` (1.2-2.0x before it), within +-30 % on an RTX 4080, L40S and RTX A6000, up to
+1.6x on an M1 Max; prefill up to 11.7x, on the A100 SXM's F16 prompts). tests/fast/test_speed_range.py
 checks this set against data/ and the line's figures against the held-out rows. Not on an AMD GPU, whose own line
 (:data:`UNCALIBRATED_VENDORS`) covers it."""
 
 AMD_BANDWIDTH_FACTOR = 2.3
 """Factor on an AMD GPU's memory-bound seconds (the weights, KV and materialized scores a step or a prefill reads):
-its bandwidth share is ``bandwidth_efficiency`` / this, 0.77 / 2.3 = a third of the datasheet; the fixed seconds take
+its bandwidth share is ``bandwidth_efficiency`` / this, 0.78 / 2.3 = a third of the datasheet; the fixed seconds take
 :data:`AMD_FIXED_FACTOR`. Fitted with it on one 2-D grid (benchmarks/fit_speed_constants.py), minimising the squared
 log of r = measured / estimated seconds over the data/ rows on an AMD GPU (24: vLLM 0.7.3 and SGLang 0.4.2 DeepSeek-R1
 on 8 x MI300X at concurrency 4-128, dstack's March 2025 sweep; vLLM 0.17 gpt-oss-120b on one, InferenceX PR 1061;
@@ -282,12 +288,24 @@ AMD_FIXED_FACTOR = 1.1
 :func:`prefill_layer_overhead`) and its all-reduces (RCCL, :func:`_allreduce_seconds`): fitted with
 :data:`AMD_BANDWIDTH_FACTOR` on the same rows."""
 
+LLAMA_CPP_SM_STREAM_GBPS = 10.9
+"""GB/s per streaming multiprocessor (SM) that llama.cpp's decode kernels stream at most on an NVIDIA GPU
+(``Engine.sm_stream_limited``; :func:`decode_bandwidth_gbps`): a kernel keeps only so many bytes in flight per SM, so
+by Little's law it streams at most that many bytes per memory latency whatever the datasheet allows. Fitted
+(benchmarks/fit_speed_constants.py) on data/'s 23 llama.cpp decode rows on NVIDIA GPUs: it binds on llama.cpp PR
+#6017's A100 80GB PCIe tg128 (Llama-2-7B F16, 74.77 tok/s: 1.0 TB/s, half the datasheet; 1.45x the estimate
+without the limit, 0.91 with it) and a little on the RTX 3090's (82 SMs: 894 of 936 GB/s) and the V100's (872 of
+900) rows, while the RTX 5090's (10.5 GB/s per SM), which reach the full share, bound it from below. On an A100 it
+is 1,177 GB/s of 1,935-2,039, on an H100 PCIe 1,243 of 2,000; on an H100 SXM, H200 or B200 (25-54 GB/s per SM),
+where no published llama.cpp figure was found, an extrapolation. Not on the RTX 4090, L40S, RTX A6000, L4, A10 or
+T4 (5-9.4 GB/s per SM), nor on AMD or Apple GPUs (no SM count in the catalog)."""
+
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
 (8-bit weights are 0.5 of it, 4-bit about 0.3): read at QUANTIZED_BANDWIDTH_SHARE, with its own
 category and spread."""
 
-QUANTIZED_BANDWIDTH_SHARE = 0.83
+QUANTIZED_BANDWIDTH_SHARE = 0.82
 """Share of the bandwidth efficiency the weight read of a decode step on integer-quantized weights
 reaches (the GEMV unpacks every weight: int8 / int4 / GGUF Q-types / MXFP4 on cards without FP4 tensor
 cores): fitted (benchmarks/fit_speed_constants.py) on the dense quantized batch-1 decode rows. The
@@ -688,6 +706,39 @@ def vendor_factors(d: Deployment) -> tuple[float, float]:
     return (AMD_BANDWIDTH_FACTOR, AMD_FIXED_FACTOR) if d.gpu.vendor == "AMD" else (1.0, 1.0)
 
 
+A100_GBPS_PER_SM = 2039 / 108
+"""The most datasheet bandwidth per SM of a GPU with a published llama.cpp figure (the A100 SXM's 2,039 GB/s over 108
+SMs, held out; data/'s A100 PCIe has 1,935): beyond it (an H100 SXM, H200, B200) the per-SM limit is an
+extrapolation, and the assumption line says so."""
+
+
+def decode_bandwidth_gbps(d: Deployment) -> float | None:
+    """Datasheet bandwidth a decode step's kernels can stream, GB/s (before ``bandwidth_efficiency`` and
+    :func:`vendor_factors`): ``bandwidth_gbps``, or, under an engine whose decode kernels keep too little in flight
+    per SM (``Engine.sm_stream_limited``: llama.cpp) on a GPU whose SM count the catalog has, at most
+    :data:`LLAMA_CPP_SM_STREAM_GBPS` x its SMs. None where the bandwidth is unknown.
+
+    >>> from kvcalc import deploy
+    >>> from kvcalc.catalog import bundled_config
+    >>> cfg = bundled_config("meta-llama/Llama-3.1-8B")
+    >>> [round(decode_bandwidth_gbps(deploy(cfg, gpu=g, runtime="llama_cpp", gguf="Q4_K_M")))
+    ...  for g in ("rtx-4090", "a100-80gb-pcie")]
+    [1008, 1177]
+    >>> decode_bandwidth_gbps(deploy(cfg, gpu="a100-80gb-pcie", runtime="vllm"))
+    1935.0
+    """
+    full = d.gpu.bandwidth_gbps
+    if full and d.engine.sm_stream_limited and d.gpu.sm_count:
+        return min(full, LLAMA_CPP_SM_STREAM_GBPS * d.gpu.sm_count)
+    return full
+
+
+def stream_limited(d: Deployment) -> bool:
+    """Whether :func:`decode_bandwidth_gbps` is below the datasheet bandwidth (the per-SM limit binds)."""
+    full, limited = d.gpu.bandwidth_gbps, decode_bandwidth_gbps(d)
+    return full is not None and limited is not None and limited < full
+
+
 def layer_overhead(d: Deployment) -> float:
     """Fixed seconds per decoder layer per forward pass: :data:`METAL_LAYER_OVERHEAD_S` on an Apple GPU,
     else :data:`LAYER_OVERHEAD_S`."""
@@ -813,12 +864,19 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            f"{fix:g}x theirs (fitted on 24 published MI300X figures, vLLM and SGLang serving MoE "
                            f"models, all bandwidth-bound: a compute-bound part keeps their share of the tensor rate, "
                            f"an extrapolation); those figures took {lo:g}-{hi:g}x this estimate's time (its range); "
-                           "older ROCm stacks and the dense sets kept aside took up to 3.1x")
+                           "older ROCm stacks and the dense sets kept aside took up to 3.2x")
+    if stream_limited(d) and g.bandwidth_gbps and g.sm_count:
+        assumptions.append(f"{d.engine.label}'s decode kernels stream at most {LLAMA_CPP_SM_STREAM_GBPS:g} GB/s per SM "
+                           f"(the loads in flight an SM keeps; fitted on published A100 PCIe, RTX 3090 and V100 "
+                           f"figures): on {g.name}'s {g.sm_count} SMs {decode_bandwidth_gbps(d):,.0f} GB/s of its "
+                           f"{g.bandwidth_gbps:,.0f}"
+                           + (", an extrapolation (no published llama.cpp figure on a GPU with this much bandwidth "
+                              "per SM)" if g.bandwidth_gbps > A100_GBPS_PER_SM * g.sm_count else ""))
     if d.runtime == "llama_cpp" and d.gpu.key not in LLAMA_CPP_FITTED_GPUS and d.gpu.vendor not in UNCALIBRATED_VENDORS:
         assumptions.append(f"llama.cpp on {d.gpu.name}: no published llama.cpp figure on this GPU is among the fitted "
-                           "ones (GeForce RTX 3090 / 4090 / 5090, V100, Apple M2 / M3 Ultra); llama-bench figures kept "
-                           "aside on GPUs outside them (May 2024 builds) took up to 2.0x this decode's time and up to "
-                           "12.5x this prefill's, the data-center cards the farthest (docs/speed.md)")
+                           "ones (GeForce RTX 3090 / 4090 / 5090, V100, A100 PCIe, Apple M2 / M3 Ultra); llama-bench "
+                           "figures kept aside on GPUs outside them (May 2024 builds) took up to 1.6x this decode's "
+                           "time (an M1 Max) and up to 11.7x this prefill's (an A100 SXM's F16 prompts; docs/speed.md)")
     if d.tp > 1:
         assumptions.append(f"tensor parallel {d.tp}: bytes and FLOPs split evenly; two all-reduces per layer over "
                            f"{d.gpu.link_kind or 'an unknown link (PCIe 3.0 x16 assumed)'}")
@@ -868,11 +926,15 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     dec_w, dec_kv, fixed, comm, step = dec
     pre_flops, tflops, rate_name, prefill = pre
     bw_text = f"{_rate_text(d.gpu.bandwidth_gbps, 'GB/s')} x {bandwidth_efficiency:g}"
+    dec_rate = _rate_text(d.gpu.bandwidth_gbps, 'GB/s')
+    if stream_limited(d):
+        dec_rate = f"min({dec_rate}, {d.gpu.sm_count} SMs x {LLAMA_CPP_SM_STREAM_GBPS:g} GB/s)"
     what = "attention scores" + (" and MLA V copies" if _copies_viewed_v(d) else "")
-    dec_sc = f" + {scores[0]:,} B of {what} through memory / ({bw_text})" if scores[0] else ""
+    dec_bw_text = f"{dec_rate} x {bandwidth_efficiency:g}"
+    dec_sc = f" + {scores[0]:,} B of {what} through memory / ({dec_bw_text})" if scores[0] else ""
     pre_sc = f", + {scores[1]:,} B of {what} through memory / ({bw_text})" if scores[1] else ""
     return (
-        f"decode step = {dec_w:,} B weights read / ({_rate_text(d.gpu.bandwidth_gbps, 'GB/s')}"
+        f"decode step = {dec_w:,} B weights read / ({dec_rate}"
         f" x {bandwidth_efficiency:g}"
         + (f" x {QUANTIZED_BANDWIDTH_SHARE:g}" if quantized_weights(d) else "") + ") or the GEMM FLOPs if longer"
         f" + {dec_kv:,} B KV read (or the attention FLOPs) + {fixed * 1e3:.2f} ms fixed per-layer cost + "
@@ -940,6 +1002,8 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     enc = d.spec.default_encoder_tokens or context
     fitted_bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
     bw = fitted_bw / vendor_factors(d)[0] if fitted_bw is not None else None    # an AMD GPU's kernels stream less
+    dec_gbps = decode_bandwidth_gbps(d)
+    dec_bw = dec_gbps * GB * bandwidth_efficiency / vendor_factors(d)[0] if dec_gbps else None  # llama.cpp's per SM
     rate = tflops * TFLOP * compute_efficiency if tflops else None
     unavailable = []
     if bw is None:
@@ -971,10 +1035,10 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         layers = spec.num_layers
         scores = _materialized_bytes(d, st, batch, context=context)
         dec_scores += scores
-        if bw is not None and peak_bw is not None:
-            parts = _kernel_seconds(wt / (bw * wshare), gemm, rate), _kernel_seconds(kv / bw, attn, rate)
+        if dec_bw is not None and peak_bw is not None:
+            parts = _kernel_seconds(wt / (dec_bw * wshare), gemm, rate), _kernel_seconds(kv / dec_bw, attn, rate)
             extra = _fixed_seconds(d, layers), _allreduce_seconds(d, layers, batch)
-            step += parts[0][0] + parts[1][0] + sum(extra) + scores / bw
+            step += parts[0][0] + parts[1][0] + sum(extra) + scores / dec_bw
             floor += (_kernel_seconds(wt / peak_bw, gemm, peak_rate)[0]
                       + _kernel_seconds(kv / peak_bw, attn, peak_rate)[0] + scores / peak_bw)
             fixed, comm = fixed + extra[0], comm + extra[1]
@@ -1032,7 +1096,7 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         raise InputError(f"no speed estimate for {d.gpu.name}: memory bandwidth unknown")
     bs = [check_count("batch", b, 1, MAX_BATCH) for b in batches]
     ts = [check_count("context", t, 1, MAX_CONTEXT) for t in contexts]
-    bw = d.gpu.bandwidth_gbps * GB * bandwidth_efficiency / vendor_factors(d)[0]
+    bw = (decode_bandwidth_gbps(d) or 0.0) * GB * bandwidth_efficiency / vendor_factors(d)[0]
     tflops = _tensor_rate(d)[0]
     rate = tflops * TFLOP * compute_efficiency if tflops else None
     b = np.asarray(bs, dtype=np.float64)[:, None]

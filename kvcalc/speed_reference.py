@@ -38,7 +38,7 @@ from .deployment import Deployment, deploy
 from .engines import get_engine
 from .errors import ConfigError
 from .gpus import get_gpu
-from .speed import GB, TFLOP, UNCALIBRATED_VENDORS, SpeedEstimate, estimate_speed
+from .speed import GB, TFLOP, UNCALIBRATED_VENDORS, SpeedEstimate, estimate_speed, stream_limited
 
 MEASUREMENTS_PATH = data_path("speed_measurements.csv")
 XQA_RELEASE = (0, 8)
@@ -350,7 +350,7 @@ def implied_efficiency(m: Measurement) -> float:
     d = measured_deployment(m)
     e = estimate_speed(d, m.batch, m.context_tokens, prompt_tokens=m.prompt_tokens or None, logits=m.outputs_logits,
                        bandwidth_efficiency=speed.DEFAULT_BANDWIDTH_EFFICIENCY, compute_efficiency=1.0)
-    rate = d.gpu.bandwidth_gbps if m.is_decode else speed._tensor_rate(d)[0]
+    rate = speed.decode_bandwidth_gbps(d) if m.is_decode else speed._tensor_rate(d)[0]
     if not rate or e.decode_step_seconds is None or e.ttft_seconds is None:
         raise ConfigError(f"speed_measurements.csv {m.id}.gpu", m.gpu, "; ".join(e.unavailable))
     if m.is_decode:
@@ -367,7 +367,8 @@ def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
     the fixed per-kernel costs of a prefill too short to be compute-bound (below the GPU's ridge
     point: memory-bound even at 100 % of both datasheet rates), an Apple GPU's Metal dispatch cost
     (kvcalc.speed.METAL_LAYER_OVERHEAD_S) and a MoE model's routing and per-expert launches
-    (kvcalc.speed.EXPERT_OVERHEAD_S, MOE_LAYER_OVERHEAD_S and the rest): those costs are fitted on the
+    (kvcalc.speed.EXPERT_OVERHEAD_S, MOE_LAYER_OVERHEAD_S and the rest) and a decode whose kernels' per-SM streaming
+    limit binds (kvcalc.speed.LLAMA_CPP_SM_STREAM_GBPS): those costs are fitted on the
     same rows, so the rows do not set the efficiencies; and the kernels of a GPU no constant is fitted on
     (kvcalc.speed.UNCALIBRATED_VENDORS)."""
     out = []
@@ -379,6 +380,8 @@ def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
         out.append(f"{get_gpu(m.gpu).vendor} GPU kernels (no constant is fitted on them)")
     if measured_deployment(m).spec.moe_experts:
         out.append("MoE routing overhead")
+    if m.is_decode and stream_limited(measured_deployment(m)):
+        out.append("the decode kernels' per-SM streaming limit (kvcalc.speed.LLAMA_CPP_SM_STREAM_GBPS)")
     if m.gpus > 1:
         out.append("tensor-parallel communication")
     if m.client_timed_prefill:

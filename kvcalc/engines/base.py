@@ -215,6 +215,10 @@ class Engine:
     """Whether the engine's prefill GEMMs on an NVIDIA GPU run in fp16 with fp16 accumulation (llama.cpp's), so
     kvcalc.speed costs them at the GPU's FP16-accumulate rate (twice the FP32-accumulate one on a GeForce card) x
     kvcalc.speed.LLAMA_CPP_RATE_SHARE; False: at the checkpoint's bf16 / fp8 / fp4 rate (kvcalc.speed._tensor_rate)."""
+    sm_stream_limited: ClassVar[bool] = False
+    """Whether the engine's decode kernels keep too little memory traffic in flight per SM to stream a large
+    data-center GPU's bandwidth (llama.cpp's), so kvcalc.speed caps a decode step's bandwidth at
+    kvcalc.speed.LLAMA_CPP_SM_STREAM_GBPS x the GPU's SMs (kvcalc.speed.decode_bandwidth_gbps)."""
     startup_log: ClassVar[str | None] = None
     """The module of kvcalc.startup_log that reads the engine's startup log: its line formats, calibration
     and model check (kvcalc.startup_log.formats); None where the engine prints none."""

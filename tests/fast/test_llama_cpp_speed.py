@@ -3,6 +3,7 @@ layer offloaded (-ngl -1) that is the file's tensor data less token_embd, which 
 memory (src/llama-model.cpp ``load_tensors``: the input layer is always on the CPU)."""
 from __future__ import annotations
 
+import pytest
 from paths import load_config
 
 from kvcalc import deploy
@@ -63,7 +64,7 @@ def test_llama_cpps_prefill_runs_at_its_share_of_the_fp16_accumulate_rate() -> N
 
 def test_without_flash_attention_the_scores_go_through_memory() -> None:
     """llama.cpp -fa off writes each layer's scores (llm_build_kqv: kq, soft_max_ext, kqv): Llama-3.1-8B F16 on an
-    RTX 4090 (1,008 GB/s x the default 0.77), 32 layers x 32 query heads. A 1,024-token prompt in two 512-token
+    RTX 4090 (1,008 GB/s x the default 0.78), 32 layers x 32 query heads. A 1,024-token prompt in two 512-token
     microbatches spans 512 x 512 + 512 x 1,024 scores a head at 24 B each (the batched cuBLAS path: F16 out, F32
     conversion, softmax, back to F16); a decode step at 4,096 tokens 4,096 at 16 B. With FlashAttention, none."""
     from kvcalc import speed
@@ -94,7 +95,9 @@ def test_the_decode_grid_pays_the_scores_as_the_estimate_does() -> None:
               deploy(load_config("deepseek-ai__DeepSeek-V2-Lite.json"), gpu="rtx-3090", runtime="llama_cpp",
                      gguf="Q4_0", flash_attn="off"),       # MLA: the V copy too
               deploy(load_config("deepseek-ai__DeepSeek-V2-Lite.json"), gpu="mi300x", runtime="llama_cpp",
-                     gguf="Q4_0", flash_attn="off")):      # and an AMD GPU's two factors
+                     gguf="Q4_0", flash_attn="off"),       # and an AMD GPU's two factors
+              deploy(load_config("meta-llama__Llama-3.1-8B.json"), gpu="a100-80gb", runtime="llama_cpp",
+                     gguf="Q4_K_M")):                      # the per-SM streaming limit
         batches, contexts = [1, 4], [1, 700, 4096, 30_000]
         grid = decode_rate_grid(d, batches, contexts)
         for i, b in enumerate(batches):
@@ -175,3 +178,47 @@ def test_a_decode_step_reads_the_cache_in_its_own_types() -> None:
             for types in (("f16", "f16"), ("q8_0", "q8_0"), ("q8_0", "f16"), ("f32", "f32"))}
     assert read == {("f16", "f16"): 2**31 * 2, ("q8_0", "q8_0"): 2**31 // 32 * 34,
                     ("q8_0", "f16"): 2**30 // 32 * 34 + 2**30 * 2, ("f32", "f32"): 2**31 * 4}
+
+
+def test_llama_cpps_decode_streams_at_most_its_per_sm_limit_and_the_other_engines_the_datasheet(monkeypatch) -> None:
+    """kvcalc.speed.decode_bandwidth_gbps: under llama.cpp on an NVIDIA GPU with more datasheet bandwidth per SM than
+    LLAMA_CPP_SM_STREAM_GBPS, a decode step streams LLAMA_CPP_SM_STREAM_GBPS x SMs (an A100's 108, data/gpus.csv);
+    below it (an RTX 4090: 1,008 GB/s over 128 SMs) and in vLLM the datasheet's; on an Apple GPU (no SM count) too.
+    The prefill keeps the datasheet bandwidth. The step's weight read checks the arithmetic by hand."""
+    from kvcalc import speed
+    from kvcalc.speed import decode_bandwidth_gbps, stream_limited
+
+    cfg = load_config("meta-llama__Llama-3.1-8B.json")
+    a100 = deploy(cfg, gpu="a100-80gb", runtime="llama_cpp", gguf="F16")
+    assert a100.gpu.sm_count == 108
+    assert decode_bandwidth_gbps(a100) == pytest.approx(108 * speed.LLAMA_CPP_SM_STREAM_GBPS)
+    assert decode_bandwidth_gbps(a100) < 2039
+    assert stream_limited(a100)
+    for d in (deploy(cfg, gpu="rtx-4090", runtime="llama_cpp", gguf="F16"),
+              deploy(cfg, gpu="a100-80gb", runtime="vllm"),
+              deploy(cfg, gpu="m2-ultra-192gb", runtime="llama_cpp", gguf="F16")):
+        assert decode_bandwidth_gbps(d) == d.gpu.bandwidth_gbps and not stream_limited(d)
+    e = estimate_speed(a100, 1, 1)
+    bw = 108 * speed.LLAMA_CPP_SM_STREAM_GBPS * 1e9 * speed.DEFAULT_BANDWIDTH_EFFICIENCY
+    kv_and_fixed = e.decode_kv_bytes / bw + e.decode_fixed_seconds
+    assert e.decode_step_seconds == pytest.approx(e.decode_weight_bytes / bw + kv_and_fixed, rel=1e-9)
+    assert any("stream at most" in a and "108 SMs 1,177 GB/s of its 2,039" in a for a in e.assumptions)
+    assert "min(2039 GB/s, 108 SMs x 10.9 GB/s)" in e.formulas[0]
+    # a prefill's GEMMs fill the GPU: lifting the limit changes the decode step, not a short (memory-bound) prompt's
+    short = estimate_speed(a100, 1, 64)
+    monkeypatch.setattr(speed, "LLAMA_CPP_SM_STREAM_GBPS", 1e6)
+    lifted = estimate_speed(a100, 1, 64)
+    assert lifted.ttft_seconds == short.ttft_seconds
+    assert lifted.prefill_bound == short.prefill_bound == "memory bandwidth"
+    assert lifted.decode_step_seconds < short.decode_step_seconds
+
+
+def test_the_published_a100_figure_the_limit_is_fitted_on_comes_within_30_percent() -> None:
+    """llama.cpp PR #6017's single-GPU block: CodeLlama-7B F16 tg128 at 74.77 tok/s on one A100 80GB PCIe, 1.0 TB/s of
+    its 1,935 (1.45x the estimate without the limit); its five F16 prompts, which the limit does not touch, too."""
+    from kvcalc.speed_reference import estimate_for, published_measurements, speed_ratio
+
+    rows = [m for m in published_measurements() if m.source == "github.com/ggml-org/llama.cpp/pull/6017"]
+    assert len(rows) == 7
+    for m in rows:
+        assert abs(speed_ratio(m, estimate_for(m)) - 1) <= 0.3, m.id

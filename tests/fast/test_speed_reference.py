@@ -6,11 +6,11 @@ measured override) and estimated at the row's batch and mean context with the de
 kvcalc.speed. The comparison is of speeds: r = measured seconds / estimated seconds (decode step
 of the whole batch, or time to first token); r > 1 means the estimate is optimistic.
 
-Band: |r - 1| <= 25 % for a row that exercises nothing the estimate leaves out. Why 25 %: the
-clean rows' implied efficiencies spread 0.70-0.90 of the bandwidth (decode, 7 rows on 6 GPUs and
-3 engines) and 0.69-0.91 of the tensor rate (prefill, 3 rows), i.e. at most +-17 % / +-14 % about
-their medians; the rest is room for a setup that differs from these (clocks, power caps such as
-gpt-fast's 330 W A100, engine version) without a tuned factor per row.
+Band: |r - 1| <= 25 % for a decode row that exercises nothing the estimate leaves out. Why 25 %: the
+clean decode rows' implied efficiencies spread 0.71-0.82 of the bandwidth (6 rows on 5 GPUs and
+3 engines), i.e. -9 % / +5 % about their median; the rest is room for a setup that differs from these
+(clocks, power caps such as gpt-fast's 330 W A100, engine version) without a tuned factor per row.
+Prefill rows (their clean ones 0.72-1.29 of the tensor rate, 10 rows) are judged by category.
 A row with an unmodelled effect (integer-quantized weights, tensor-parallel all-reduce, a prefill
 below the ridge point: kvcalc.speed_reference.unmodelled_effects) gets the one-sided bound
 r >= 0.75: such effects only slow the real system, so the estimate may be optimistic by any
@@ -127,7 +127,12 @@ def test_unmodelled_effects_follow_from_the_row_not_from_its_error() -> None:
     by_id = {m.id: m for m in ROWS}
     assert unmodelled_effects(by_id["gptfast-a100-llama2-7b-bf16"]) == ()
     assert unmodelled_effects(by_id["llamacpp-4090-llama-7b-f16-tg128"]) == ()     # GGUF F16 is float
-    assert unmodelled_effects(by_id["llamacpp-3090-llama-7b-q4_0-tg128"]) == ("weight dequantization",)
+    # llama.cpp's per-SM streaming limit binds on an RTX 3090 (894 of 936 GB/s) and more on an A100 PCIe: it is
+    # fitted on these rows, so they do not set the bandwidth share too
+    limit = "the decode kernels' per-SM streaming limit (kvcalc.speed.LLAMA_CPP_SM_STREAM_GBPS)"
+    assert unmodelled_effects(by_id["llamacpp-3090-llama-7b-q4_0-tg128"]) == ("weight dequantization", limit)
+    assert unmodelled_effects(by_id["llamacpp-a100pcie-llama-7b-f16-tg128"]) == (limit,)
+    assert unmodelled_effects(by_id["llamacpp-a100pcie-llama-7b-f16-pp512"]) == ()
     assert unmodelled_effects(by_id["gptfast-a100x8-llama2-70b-bf16"]) == ("tensor-parallel communication",)
     # the fitted MoE routing costs are fitted on these rows: they do not set the efficiencies too
     assert unmodelled_effects(by_id["sglang-h200x8-deepseek-v3-fp8-b1"]) == (
