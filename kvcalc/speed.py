@@ -55,7 +55,9 @@ Prefill (time to first token, ``batch`` prompts of ``prompt`` tokens in one forw
     PREFILL_OVERLAP x min(c, m)`` + the same fixed per-layer cost + ``layers x PREFILL_LAYER_OVERHEAD_S``
     (a prefill runs outside the decode CUDA graphs; under SGLang + SGLANG_PREFILL_LAYER_OVERHEAD_S, its eager
     extend pass and the request's handling: :func:`prefill_layer_overhead`) + the all-reduce of ``batch x prompt``
-    tokens + TTFT_FIXED_S once + the prompt's materialized scores and MLA V copies (pass by pass, :func:`_passes`).
+    tokens + TTFT_FIXED_S once + the prompt's materialized scores and MLA V copies (pass by pass, :func:`_passes`)
+    + where the engine converts quantized weights to F16 before a pass's GEMMs (llama.cpp's cuBLAS path:
+    ``Engine.dequantized_prompt``) their stored bytes + 2 B a weight per longer pass (:func:`_dequantized_bytes`).
     ``rate`` is the catalog's dense bf16 rate (fp16 on a GPU without bf16), or its FP8 / FP4 rate x FP8_RATE_SHARE
     for fp8 / nvfp4 weights, or under llama.cpp on an NVIDIA GPU LLAMA_CPP_RATE_SHARE x its FP16-accumulate rate.
     ``ttft_seconds`` is the whole batch's prefill,
@@ -500,6 +502,32 @@ def _materialized_bytes(d: Deployment, st: _Stage, batch: int, *, context: int =
     return scores + views
 
 
+def _dequantized_bytes(d: Deployment, st: _Stage, tokens: int) -> int:
+    """Bytes one GPU of the stage moves converting its quantized weight matrices to F16 for ``tokens`` prompt tokens,
+    where the engine does so before each pass's GEMMs (``Engine.dequantized_prompt``: llama.cpp's cuBLAS path): the
+    tokens run in passes of ``-ub``; each pass of more than the MMQ limit reads every matrix's stored bytes and writes
+    2 B a weight (``to_fp16_cuda``), a kernel of its own before the GEMM; a MoE layer converts the experts the pass's
+    tokens touch (ggml_cuda_mul_mat_id runs each used expert's rows as their own product). The stored bytes are the
+    stage's, less its LM head and input table (a prompt's last token alone takes the logits, through the
+    matrix-vector kernel); 0 where the engine multiplies the stored weights."""
+    rule = d.engine.dequantized_prompt(d)
+    if rule is None or tokens <= 0:
+        return 0
+    ubatch, most = rule
+    full, rest = divmod(tokens, ubatch)
+    passes = full + (1 if rest > most else 0)
+    p = d.weights.params
+    matrices = (p.attention + p.mlp + p.mixer + p.other) * st.share / d.tp
+    if not passes or matrices <= 0:
+        return 0
+    used = matrices
+    if d.spec.moe_experts and d.spec.moe_top_k:
+        e, k = d.spec.moe_experts, d.spec.moe_top_k
+        used -= p.moe_experts * st.share / d.tp * (1 - expected_experts(e, k, min(tokens, ubatch)) / e)
+    stored = max(st.weights - st.head - st.table, 0) * used / matrices
+    return int(passes * (stored + 2 * used))
+
+
 def _attention_width(a: AttentionCache) -> int:
     """FLOP per attended token per query position: 2 x heads x (k_dim + v_dim) (MLA: 2 x 2 x latent)."""
     if a.latent_dim:
@@ -849,6 +877,15 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            + (f"; each latent-attention layer copies the V it views inside its latent, "
                               f"{scores.viewed_v_passes} passes over its kv_lora_rank columns of every cell"
                               if _copies_viewed_v(d) else ""))
+    dequant = d.engine.dequantized_prompt(d)
+    if dequant is not None:
+        ubatch, most = dequant
+        per_pass = sum(_dequantized_bytes(d, st, ubatch) for st in _stages(d))
+        assumptions.append(f"{d.engine.label}'s quantized prompt GEMMs run through cuBLAS here ("
+                           + ("a build with GGML_CUDA_FORCE_CUBLAS or before PR #8075" if d.llama_cpp.force_cublas
+                              else f"{g.name} has no int8 tensor-core MMQ")
+                           + f"): each pass of more than {most} tokens first converts the quantized weight matrices "
+                           f"to F16, {per_pass / 1e9:,.1f} GB read and written a {ubatch}-token pass")
     if any(a.indexer_dim for layer in d.spec.layers for a in layer.attention):
         assumptions.append("sparse attention (an indexer picks the cached tokens each query attends) is not modelled: "
                            "every cached token is read and attended, so at long contexts the decode and prefill "
@@ -918,7 +955,7 @@ def _vendor_text(d: Deployment) -> str:
 
 def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, float | None],
               pre: tuple[int, float | None, str, float | None], bandwidth_efficiency: float,
-              compute_efficiency: float, scores: tuple[int, int] = (0, 0)) -> tuple[str, ...]:
+              compute_efficiency: float, scores: tuple[int, int] = (0, 0), dequantized: int = 0) -> tuple[str, ...]:
     """The estimate's arithmetic in words: ``dec`` = (weight bytes, KV bytes, fixed s, all-reduce s, step s
     or None), ``pre`` = (FLOPs, TFLOP/s, rate name, seconds of the whole batch's prefill or None: at batch 1
     the time to first token), ``scores`` = (bytes of materialized attention scores a decode step and the prefill
@@ -933,6 +970,8 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     dec_bw_text = f"{dec_rate} x {bandwidth_efficiency:g}"
     dec_sc = f" + {scores[0]:,} B of {what} through memory / ({dec_bw_text})" if scores[0] else ""
     pre_sc = f", + {scores[1]:,} B of {what} through memory / ({bw_text})" if scores[1] else ""
+    if dequantized:
+        pre_sc += f", + {dequantized:,} B converting the quantized weights to F16 / ({bw_text})"
     return (
         f"decode step = {dec_w:,} B weights read / ({dec_rate}"
         f" x {bandwidth_efficiency:g}"
@@ -970,6 +1009,7 @@ def _prefill(d: Deployment, batch: int, prompt: int, enc: int, active: int, bw: 
         comp_t = flops / rate
         mem_t = (st.weights + cache_bytes(st.cache, batch, prompt)) / bw if bw else 0.0
         seconds += _materialized_bytes(d, st, batch, prompt=prompt) / bw if bw else 0.0     # kernels of their own
+        seconds += _dequantized_bytes(d, st, batch * prompt) / bw if bw else 0.0
         layers = st.spec.num_layers
         if not fixed:
             seconds += max(comp_t, mem_t)
@@ -1049,9 +1089,10 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     one_floor = _prefill(d, 1, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None
     score_bytes = (dec_scores, sum(_materialized_bytes(d, st, batch, prompt=prompt) for st in _stages(d)))
+    dequantized = sum(_dequantized_bytes(d, st, batch * prompt) for st in _stages(d))
     formulas = _formulas(d, batch, (dec_w, dec_kv, fixed, comm, step if decode_ok else None),
                          (pre_flops, tflops, rate_name, prefill if prefill_ok else None),
-                         bandwidth_efficiency, compute_efficiency, score_bytes)
+                         bandwidth_efficiency, compute_efficiency, score_bytes, dequantized)
     dec_cat = speed_category(d, decode=True, tokens=batch)
     pre_cat, one_cat = (speed_category(d, decode=False, tokens=n) for n in (batch * prompt, prompt))
     (d_lo, d_hi), (p_lo, p_hi), (o_lo, o_hi) = _spread(dec_cat), _spread(pre_cat), _spread(one_cat)

@@ -149,9 +149,28 @@ class Measurement:
             return {"sglang_version": "0.4"}
         if self.runtime == "vllm" and found and (int(found[1]), int(found[2])) <= (0, 10):
             return {"vllm_version": "0.10"}
+        out: dict[str, Any] = {}
         if self.llama_bench_without_flash_attention:
-            return {"flash_attn": "off"}
-        return {}
+            out["flash_attn"] = "off"
+        if self.llama_cpp_before_mmq_default:
+            out["force_cublas"] = True
+        return out
+
+    @property
+    def llama_cpp_before_mmq_default(self) -> bool:
+        """A llama.cpp CUDA row of a build before PR #8075 (June 2024, "by default mul_mat_q instead of FP16 cuBLAS
+        GEMM is used"): its version names a month of 2023 or of 2024 before June (or "early 2024"), or only PRs
+        before #8075; planned with ``force_cublas`` (its quantized prompts converted to F16 for cuBLAS:
+        ``Engine.dequantized_prompt``), unless its notes say the figure is the MMQ kernels' (PR #7676's column)."""
+        if self.runtime != "llama_cpp" or any(x in self.engine for x in ("Vulkan", "Metal", "ROCm", "HIP")):
+            return False
+        if get_gpu(self.gpu).vendor != "NVIDIA" or "MMQ" in self.notes:
+            return False
+        version = self.engine_version
+        if re.search(r"\b2023\b|early 2024|\b(Jan|Feb|March|Mar|April|Apr|May)\w* 2024\b", version):
+            return True
+        pr = [int(n) for n in re.findall(r"#(\d+)", version)]
+        return bool(pr) and max(pr) < 8075
 
     @property
     def llama_bench_without_flash_attention(self) -> bool:

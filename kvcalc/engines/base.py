@@ -434,6 +434,13 @@ class Engine:
         ``-ctk`` / ``-ctv``)."""
         return d.kv
 
+    def dequantized_prompt(self, d: Deployment) -> tuple[int, int] | None:
+        """(tokens a prompt pass runs, most tokens a pass multiplies the stored quantized weights directly) where the
+        engine's prompt GEMMs on quantized weights first convert every weight matrix to F16 (llama.cpp's cuBLAS path:
+        kvcalc.speed adds that conversion's traffic to each longer pass); None where they multiply the stored
+        weights (MMQ, Marlin, the serving engines' W4A16 / W8A8 kernels)."""
+        return None
+
     def materialized_scores(self, d: Deployment) -> ScoreTraffic | None:
         """How the engine pays for each layer's attention scores when it writes them to memory and reads them back
         (:class:`ScoreTraffic`); None: a fused attention kernel keeps them on chip (FlashAttention, FlashInfer,

@@ -42,7 +42,14 @@ if TYPE_CHECKING:
     from ..spec import ModelSpec
     from ..verdict import Verdict
 
+MMQ_MAX_BATCH_SIZE = 32
+"""The most tokens a prompt pass ran through llama.cpp's quantized MMQ kernels before PR #8075 on a GPU with FP16
+tensor cores (ggml-cuda/common.cuh at 4426e298: "max batch size to use MMQ kernels when tensor cores are
+available"); more went to FP16 cuBLAS."""
 
+MMQ_DP4A_MAX_BATCH_SIZE = 64
+"""Tokens from which today's llama.cpp multiplies quantized weights by FP16 cuBLAS on a GPU with FP16 but no int8
+tensor cores (a V100; ggml/src/ggml-cuda/mmq.cu ``ggml_cuda_should_use_mmq``)."""
 
 SINGLE_GPU = ("llama.cpp splits whole layers over the GPUs (--split-mode layer, -ts): give the GPU count only "
               "(gpus=N), not tensor_parallel_size / pipeline_parallel_size; --split-mode row is not modelled")
@@ -131,9 +138,10 @@ class LlamaCppEngine(PagedEngine):
     fp16_accumulate_gemms = True
     """ggml-cuda.cu ggml_cuda_op_mul_mat_cublas: on Volta and later, F16 weights are multiplied as fp16 with
     ``CUBLAS_COMPUTE_16F`` (llama.cpp 4426e298, May 2024, and ggml/src/ggml-cuda at c392e509, Feb 2025; since PR 3370,
-    Sept 2023), and so were quantized weights above MMQ's batch until the int8 tensor-core MMQ kernels (PRs 7860 /
-    8062, June 2024); later builds run quantized prompts through int8 MMQ on Turing and later, where the rule rests
-    on the published prompt figures alone (kvcalc.speed.LLAMA_CPP_RATE_SHARE)."""
+    Sept 2023), and so were quantized weights above MMQ's batch, converted to F16 first (:meth:`dequantized_prompt`),
+    until the int8 tensor-core MMQ kernels became the default (PRs 7860 / 8062 / 8075, June 2024); later builds run
+    quantized prompts through int8 MMQ on Turing and later, where the rule rests on the published prompt figures
+    alone (kvcalc.speed.LLAMA_CPP_RATE_SHARE)."""
     sm_stream_limited = True
     """ggml-cuda's one-token kernels keep too little in flight per SM to stream an A100's or H100's HBM
     (kvcalc.speed.decode_bandwidth_gbps): ggml/src/ggml-cuda/mmvq.cu ``mul_mat_vec_q`` at c392e509 (Feb 2025) runs one
@@ -339,6 +347,35 @@ class LlamaCppEngine(PagedEngine):
         from .cache import cache_dtype
 
         return cache_dtype(d.llama_cpp)
+
+    def dequantized_prompt(self, d: Deployment) -> tuple[int, int] | None:
+        """On an NVIDIA GPU with FP16 tensor cores (compute capability 7.0 and later) and a GGUF of quantized tensors,
+        a prompt pass of more tokens than MMQ takes runs ``ggml_cuda_op_mul_mat_cublas``, which converts each whole
+        weight matrix to F16 in a pool buffer (``to_fp16_cuda(src0_dd_i, src0_as_f16...)``, ggml-cuda.cu at 4426e298)
+        before ``cublasGemmEx``: in a build before PR #8075 (June 2024: "by default mul_mat_q instead of FP16 cuBLAS
+        GEMM is used") or one built with ``GGML_CUDA_FORCE_CUBLAS`` (``--cuda-force-cublas``) above 32 tokens
+        (``MMQ_MAX_BATCH_SIZE``); in today's builds only where there is no int8 tensor-core MMQ (a V100:
+        ``ggml_cuda_should_use_mmq`` returns ``!fp16_mma_hardware_available(cc) || ne11 < MMQ_DP4A_MAX_BATCH_SIZE``,
+        64, ggml/src/ggml-cuda/mmq.cu at c392e509 and 027ef876). A float GGUF (F16 / BF16 / F32) is multiplied as
+        stored. Returns (``-ub``, the most tokens a pass keeps on the quantized kernels).
+
+        >>> from kvcalc import deploy
+        >>> from kvcalc.catalog import bundled_config
+        >>> cfg = bundled_config("meta-llama/Llama-3.1-8B")
+        >>> [deploy(cfg, gpu=g, runtime="llama_cpp", gguf="Q4_K_M").engine.dequantized_prompt(
+        ...     deploy(cfg, gpu=g, runtime="llama_cpp", gguf="Q4_K_M")) for g in ("v100-32gb", "rtx-4090")]
+        [(512, 63), None]
+        >>> d = deploy(cfg, gpu="a100-80gb", runtime="llama_cpp", gguf="Q8_0", force_cublas=True)
+        >>> d.engine.dequantized_prompt(d)
+        (512, 32)
+        """
+        cc, scheme = d.gpu.cuda_capability, d.weights.scheme.upper().removeprefix("GGUF").strip()
+        if d.gpu.vendor != "NVIDIA" or cc is None or cc < 70 or scheme.startswith(("F16", "BF16", "F32")):
+            return None
+        o = d.llama_cpp
+        if o.force_cublas:
+            return o.n_ubatch, MMQ_MAX_BATCH_SIZE
+        return (o.n_ubatch, MMQ_DP4A_MAX_BATCH_SIZE - 1) if cc < 75 else None
 
     def materialized_scores(self, d: Deployment) -> ScoreTraffic | None:
         """Without FlashAttention (``-fa off``) llama.cpp's graph computes each layer's scores as tensors

@@ -148,6 +148,7 @@ class LlamaCppOptions:
     speculative: bool = False           # a draft model (-md / -hfd) was given (no memory of its own modelled)
     n_batch: int = DEFAULT_N_BATCH      # -b
     n_ubatch: int = DEFAULT_N_UBATCH    # -ub
+    force_cublas: bool = False          # a CUDA build that multiplies quantized prompts with cuBLAS (see DECLARATIONS)
     program: Program = "llama-server"
     model: str | None = None            # -m path or -hf repo[:quant], as text (never opened)
     hf_quant: str | None = None         # the ':Q4_K_M' tail of -hf
@@ -242,6 +243,10 @@ DECLARATIONS: tuple[Option, ...] = (
            DEFAULT_N_BATCH, None),
     Option("n_ubatch", ("-ub", "--ubatch-size"), "int", "physical batch (default 512)", "tokens", 1, MAX_CONTEXT,
            DEFAULT_N_UBATCH, None),
+    Option("force_cublas", ("--cuda-force-cublas",), "bool", "a CUDA build whose quantized prompts are converted "
+           "to F16 and multiplied by cuBLAS: built with -DGGML_CUDA_FORCE_CUBLAS=ON, or any build before PR #8075 "
+           "(June 2024), which made the quantized MMQ kernels the default (a build option, not a llama-server flag)",
+           "", None, None, False, "ll_cublas", command=False),
     Option("program", ("llama-server", "llama-cli"), "choice", "the program run: llama-server (4 unified slots "
            "for a bare -np 1) or llama-cli (one sequence)", "", None, None, "llama-server", "ll_prog",
            ("llama-server", "llama-cli"), cli=False, command=False),

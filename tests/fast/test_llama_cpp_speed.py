@@ -113,8 +113,9 @@ def test_llama_bench_rows_before_its_flash_attention_default_changed_run_without
     from kvcalc.speed_reference import heldout_measurements, published_measurements
 
     rows = {m.id: m for m in published_measurements() + heldout_measurements()}
-    assert rows["llamacpp-4090-llama-7b-f16-pp512"].engine_options == {"flash_attn": "off"}
-    assert rows["xd-rtx-4090-llama3-8b-f16-pp8192"].engine_options == {"flash_attn": "off"}
+    # both builds predate PR #8075 too (force_cublas: a float GGUF's prompts are multiplied as stored either way)
+    assert rows["llamacpp-4090-llama-7b-f16-pp512"].engine_options == {"flash_attn": "off", "force_cublas": True}
+    assert rows["xd-rtx-4090-llama3-8b-f16-pp8192"].engine_options == {"flash_attn": "off", "force_cublas": True}
     assert rows["llamacpp-4090-llama3-8b-q4_0-d32768"].engine_options == {}           # 'CUDA, FlashAttention'
     assert rows["llamacpp-m3ultra-llama33-70b-q4_k_m-tg128"].engine_options == {}     # '-fa 1 -n 128'
     assert rows["llamacpp-3090-gemma4-26b-a4b-q4_0-ub1pp256-pr29152"].engine_options == {}   # after PR #23714
@@ -222,3 +223,41 @@ def test_the_published_a100_figure_the_limit_is_fitted_on_comes_within_30_percen
     assert len(rows) == 7
     for m in rows:
         assert abs(speed_ratio(m, estimate_for(m)) - 1) <= 0.3, m.id
+
+
+def test_a_quantized_prompt_on_the_cublas_path_pays_the_conversion_of_its_weights_to_f16() -> None:
+    """ggml_cuda_op_mul_mat_cublas converts each quantized weight matrix to F16 before cublasGemmEx: per prompt pass of
+    more tokens than MMQ takes (63 on a V100, 32 in a build before PR #8075), Llama-3.1-8B Q4_K_M's matrices are read
+    at their stored 4,186,439,680 B (the GPU's 4,617,396,480 less the 430,956,800 B output layer) and written at 2 B
+    each of their 6,979,321,856 weights (attention + MLP). Today's builds on a Turing or later card (MMQ) and a
+    float GGUF pay nothing."""
+    from kvcalc.speed import _dequantized_bytes, _stages
+
+    cfg = load_config("meta-llama__Llama-3.1-8B.json")
+    per_pass = 4_186_439_680 + 2 * 6_979_321_856
+
+    def moved(tokens: int, **options) -> int:
+        d = deploy(cfg, runtime="llama_cpp", **options)
+        return _dequantized_bytes(d, _stages(d)[0], tokens)
+
+    v100 = {"gpu": "v100-32gb", "gguf": "Q4_K_M"}
+    assert moved(512, **v100) == per_pass and moved(1024, **v100) == 2 * per_pass
+    assert moved(512 + 63, **v100) == per_pass and moved(512 + 64, **v100) == 2 * per_pass
+    assert moved(63, **v100) == 0
+    assert moved(512, gpu="rtx-4090", gguf="Q4_K_M") == 0 and moved(512, gpu="v100-32gb", gguf="F16") == 0
+    old = {"gpu": "rtx-4090", "gguf": "Q4_K_M", "force_cublas": True}
+    assert moved(33, **old) == per_pass and moved(32, **old) == 0
+    e = estimate_speed(deploy(cfg, runtime="llama_cpp", **v100), 1, 512)
+    assert any("converts the quantized weight matrices to F16, 18.1 GB" in a for a in e.assumptions)
+    assert f"+ {per_pass:,} B converting the quantized weights to F16" in e.formulas[2]
+
+
+def test_llama_cpp_rows_before_pr_8075_run_their_quantized_prompts_through_cublas() -> None:
+    """PR #8075 (June 2024) made MMQ the default; data/'s PR #6017 Q8_0 prompt (March 2024) is planned with
+    force_cublas, PR #7676's column (its notes: the int8 tensor-core MMQ) and a 2025 build are not."""
+    from kvcalc.speed_reference import published_measurements
+
+    rows = {m.id: m for m in published_measurements()}
+    assert rows["llamacpp-a100pcie-llama-7b-q8_0-pp512"].engine_options == {"flash_attn": "off", "force_cublas": True}
+    assert "force_cublas" not in rows["llamacpp-4090-llama3-8b-q4_0-pp512-mma"].engine_options
+    assert "force_cublas" not in rows["llamacpp-3090-dsv2lite-q4_0-pp512"].engine_options

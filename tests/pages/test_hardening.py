@@ -182,7 +182,7 @@ def test_each_page_binds_the_keys_of_its_widgets():
     ENGINE_KEYS = ("mml", "util", "block", "mnbt", "seqs", "vllm_ver", "offload", "long_mml",
                    "sg_mem", "sg_ctx", "sg_mrr", "sg_page", "trt_frac", "trt_max_tokens", "trt_tpb", "trt_mseq",
                    "trt_mbs", "ll_ctx", "ll_np", "ll_kvu", "ll_ctk", "ll_ctv", "ll_fa", "ll_ngl", "ll_swa_full",
-                   "ll_ts", "ll_prog", "ll_gguf")
+                   "ll_ts", "ll_cublas", "ll_prog", "ll_gguf")
 
     # read off each page's sidebar by hand (How it works: model source, example context, GQA and
     # sliding-window examples)
