@@ -32,6 +32,8 @@ from kvcalc.speed import (
     AMD_FIXED_FACTOR,
     DEFAULT_BANDWIDTH_EFFICIENCY,
     DEFAULT_COMPUTE_EFFICIENCY,
+    LLAMA_CPP_SM_STREAM_GBPS,
+    LLAMA_CPP_VECTOR_BATCH,
 )
 from kvcalc.units import GiB
 from kvcalc.variants import VARIANTS
@@ -288,7 +290,9 @@ def _table(view: CompareView, batch: int, gpus: int, context: int = SPEED_CONTEX
                "or the FLOPs where longer, + fitted per-layer, per-expert and all-reduce costs; prefill = (2 x active "
                f"parameters x prompt + attention) FLOPs / (tensor rate x {DEFAULT_COMPUTE_EFFICIENCY:g}); on an AMD "
                f"GPU memory read at 1/{AMD_BANDWIDTH_FACTOR:g} of that share and the fixed costs x "
-               f"{AMD_FIXED_FACTOR:g} (fitted on published MI300X figures); constants "
+               f"{AMD_FIXED_FACTOR:g} (fitted on published MI300X figures); under llama.cpp on an NVIDIA GPU, at up "
+               f"to {LLAMA_CPP_VECTOR_BATCH:d} sequences, the bandwidth is at most {LLAMA_CPP_SM_STREAM_GBPS:g} GB/s x "
+               "its SMs; constants "
                "from published measurements (docs/speed.md); MoE under uniform routing. Empty: the GPU's bandwidth "
                "or tensor rate is unknown, or the batch does not run at that context on the chosen GPU (note).")
     st.download_button("Table (CSV)", to_csv(rows), file_name="kv_planner_compare.csv", mime="text/csv",

@@ -67,6 +67,10 @@ def _float(text: str) -> float | None:
     return float(text) if text.strip() else None
 
 
+def _int(text: str) -> int | None:
+    return int(text) if text.strip() else None
+
+
 def _capability(text: str) -> int | None:
     """"8.6" -> 86 (major x 10 + minor: vLLM's DeviceCapability.to_int), "" -> None."""
     if not text.strip():
@@ -89,7 +93,7 @@ def gpu_catalog() -> tuple[GPU, ...]:
             link_kind=r.get("link_kind", ""), fp16_tflops=_float(r.get("fp16_tflops_dense", "")),
             fp16_acc16_tflops=_float(r.get("fp16_acc16_tflops_dense", "")),
             cuda_capability=_capability(r.get("cuda_compute_capability", "")),
-            sm_count=int(r["sm_count"]) if r.get("sm_count", "").strip() else None)
+            sm_count=_int(r.get("sm_count", "")))
         for r in rows
     )
 

@@ -82,6 +82,7 @@ from .deployment import Deployment
 from .dtypes import ceil_div
 from .engines.base import ScoreTraffic
 from .errors import InputError, KVCalcError
+from .gpus import get_gpu
 from .limits import MAX_BATCH, MAX_CONTEXT, MIN_EFFICIENCY, check_count, check_finite
 from .parallel import stage_specs
 from .spec import AttentionCache, ModelSpec
@@ -222,12 +223,14 @@ LLAMA_CPP_RATE_SHARE = 0.5
 """Share of the FP16-accumulate dense rate llama.cpp's prefill GEMMs are costed at, before ``compute_efficiency``:
 its cuBLAS GEMMs accumulate in fp16 (``Engine.fp16_accumulate_gemms``), whose rate on a GeForce card is twice the
 FP32-accumulate figure the catalog lists, yet its published RTX 3090 / 4090 prompt figures (data/) run at about that
-FP32-accumulate figure. Not a free fit: 0.5 keeps the GeForce estimates where data/'s rows set them
-(kvcalc.speed_reference.derived_efficiencies, whose median clean prefill row is llama.cpp's RTX 3090 F16 one), so
-data/'s figures are unchanged by the rule; on a data-center or workstation card, whose FP16- and FP32-accumulate
-rates are the same, it halves the rate. The rule was chosen after the held-out llama-bench tables had been run (an
-RTX A6000, the RTX 3090's chip with twice its listed rate, ran prompts at the 3090's speed): the held-out set is not
-blind to it (docs/speed.md)."""
+FP32-accumulate figure. Not a free fit: 0.5 kept the GeForce estimates where data/'s rows set them when it was chosen
+(kvcalc.speed_reference.derived_efficiencies, whose median clean prefill row was then llama.cpp's RTX 3090 F16 one),
+so data/'s figures were unchanged by the rule; on a data-center or workstation card, whose FP16- and FP32-accumulate
+rates are the same, it halves the rate. Since PR #6017's A100 PCIe prompts joined the median (compute share 0.84),
+the RTX 3090 F16 pp512 comes out at 0.93 and the RTX 4090's at 0.73: llama.cpp's GeForce prompts run faster than
+this estimate, its A100 PCIe ones (0.94-1.03) as fast. The rule was chosen after the held-out llama-bench tables had
+been run (an RTX A6000, the RTX 3090's chip with twice its listed rate, ran prompts at the 3090's speed): the held-out
+set is not blind to it (docs/speed.md)."""
 
 LLAMA_CPP_RATE_NAME = f"({LLAMA_CPP_RATE_SHARE:g} x fp16-accumulate)"
 """The name of that rate in the estimate (``SpeedEstimate.prefill_tensor_rate``, its formula and efficiency line)."""
@@ -291,16 +294,20 @@ AMD_FIXED_FACTOR = 1.1
 :data:`AMD_BANDWIDTH_FACTOR` on the same rows."""
 
 LLAMA_CPP_SM_STREAM_GBPS = 10.9
-"""GB/s per streaming multiprocessor (SM) that llama.cpp's decode kernels stream at most on an NVIDIA GPU
-(``Engine.sm_stream_limited``; :func:`decode_bandwidth_gbps`): a kernel keeps only so many bytes in flight per SM, so
-by Little's law it streams at most that many bytes per memory latency whatever the datasheet allows. Fitted
-(benchmarks/fit_speed_constants.py) on data/'s 23 llama.cpp decode rows on NVIDIA GPUs: it binds on llama.cpp PR
-#6017's A100 80GB PCIe tg128 (Llama-2-7B F16, 74.77 tok/s: 1.0 TB/s, half the datasheet; 1.45x the estimate
-without the limit, 0.91 with it) and a little on the RTX 3090's (82 SMs: 894 of 936 GB/s) and the V100's (872 of
-900) rows, while the RTX 5090's (10.5 GB/s per SM), which reach the full share, bound it from below. On an A100 it
-is 1,177 GB/s of 1,935-2,039, on an H100 PCIe 1,243 of 2,000; on an H100 SXM, H200 or B200 (25-54 GB/s per SM),
-where no published llama.cpp figure was found, an extrapolation. Not on the RTX 4090, L40S, RTX A6000, L4, A10 or
-T4 (5-9.4 GB/s per SM), nor on AMD or Apple GPUs (no SM count in the catalog)."""
+"""GB/s per streaming multiprocessor (SM) that llama.cpp's one-token decode kernels stream at most on an NVIDIA GPU,
+at a batch of up to :data:`LLAMA_CPP_VECTOR_BATCH` (``Engine.sm_stream_limited``; :func:`decode_bandwidth_gbps`). The
+mechanism is inferred, not read from a kernel: a kernel streams at most the bytes it keeps in flight per SM over the
+memory latency (Little's law), and the matrix-vector kernels (dequantize_mul_mat_vec in the March 2024 build of the
+row below; mul_mat_vec / mul_mat_vec_q today) run a weight row or two per small block. Fitted
+(benchmarks/fit_speed_constants.py) on data/'s 23 llama.cpp decode rows on NVIDIA GPUs, all at batch 1. 10.9 is a
+compromise: llama.cpp PR #6017's A100 80GB PCIe tg128 (Llama-2-7B F16, 74.77 tok/s: 1.0 TB/s of the 1,935 datasheet;
+1.45x the estimate at the constants before the limit, 1.47 at today's with it lifted) alone gives 12.0, the RTX 3090
+and V100 rows, which the limit binds a little (82 SMs: 894 of 936 GB/s; 872 of 900), alone 10.7; at 10.9 the A100 row
+comes out at 0.91, and the RTX 5090's rows (10.5 GB/s per SM), which reach the full share, bound it from below. On
+an A100 it is 1,177 GB/s of 1,555-2,039, on an H100 PCIe 1,243 of 2,000; on an H100 SXM, H200 or B200 (25-54 GB/s per
+SM), where no published llama.cpp figure was found, an extrapolation. Not binding on the catalog's other NVIDIA cards
+(5-10.5 GB/s per SM), nor on AMD or Apple GPUs (no SM count in the catalog); a llama.cpp Vulkan build on an NVIDIA card
+is planned the same way (no data/ row checks that: its Vulkan rows are on an RTX 5090, below the limit)."""
 
 QUANTIZED_SHARE = 0.6
 """A measured weight size below this share of the 16-bit count is an integer-quantized checkpoint
@@ -734,17 +741,23 @@ def vendor_factors(d: Deployment) -> tuple[float, float]:
     return (AMD_BANDWIDTH_FACTOR, AMD_FIXED_FACTOR) if d.gpu.vendor == "AMD" else (1.0, 1.0)
 
 
-A100_GBPS_PER_SM = 2039 / 108
-"""The most datasheet bandwidth per SM of a GPU with a published llama.cpp figure (the A100 SXM's 2,039 GB/s over 108
-SMs, held out; data/'s A100 PCIe has 1,935): beyond it (an H100 SXM, H200, B200) the per-SM limit is an
-extrapolation, and the assumption line says so."""
+LLAMA_CPP_VECTOR_BATCH = 8
+"""The most sequences a llama.cpp decode step runs through ggml-cuda's one-token (matrix-vector) kernels
+(``MMVQ_MAX_BATCH_SIZE`` 8, ggml/src/ggml-cuda/mmvq.cuh at c392e509); a larger batch runs MMQ / cuBLAS GEMMs, which
+:data:`LLAMA_CPP_SM_STREAM_GBPS` does not limit (no published figure measures one on an HBM card)."""
+
+LLAMA_CPP_MEASURED_GPU = "a100-80gb"
+"""The GPU (data/gpus.csv key) with the most datasheet bandwidth per SM on which a llama.cpp decode figure was
+published (the A100 SXM's 2,039 GB/s over 108 SMs, held out; data/'s A100 PCIe has 1,935): on a GPU with more (an H100
+SXM, H200, B200) the per-SM limit is an extrapolation, and the assumption line says so."""
 
 
-def decode_bandwidth_gbps(d: Deployment) -> float | None:
-    """Datasheet bandwidth a decode step's kernels can stream, GB/s (before ``bandwidth_efficiency`` and
-    :func:`vendor_factors`): ``bandwidth_gbps``, or, under an engine whose decode kernels keep too little in flight
-    per SM (``Engine.sm_stream_limited``: llama.cpp) on a GPU whose SM count the catalog has, at most
-    :data:`LLAMA_CPP_SM_STREAM_GBPS` x its SMs. None where the bandwidth is unknown.
+def decode_bandwidth_gbps(d: Deployment, batch: int = 1) -> float | None:
+    """Datasheet bandwidth a decode step of ``batch`` sequences can stream, GB/s (before ``bandwidth_efficiency`` and
+    :func:`vendor_factors`): ``bandwidth_gbps``, or, under an engine whose one-token kernels keep too little in flight
+    per SM (``Engine.sm_stream_limited``: llama.cpp) at a batch they run (at most :data:`LLAMA_CPP_VECTOR_BATCH`) on a
+    GPU whose SM count the catalog has, at most :data:`LLAMA_CPP_SM_STREAM_GBPS` x its SMs. None where the bandwidth
+    is unknown.
 
     >>> from kvcalc import deploy
     >>> from kvcalc.catalog import bundled_config
@@ -752,19 +765,29 @@ def decode_bandwidth_gbps(d: Deployment) -> float | None:
     >>> [round(decode_bandwidth_gbps(deploy(cfg, gpu=g, runtime="llama_cpp", gguf="Q4_K_M")))
     ...  for g in ("rtx-4090", "a100-80gb-pcie")]
     [1008, 1177]
+    >>> decode_bandwidth_gbps(deploy(cfg, gpu="a100-80gb-pcie", runtime="llama_cpp", gguf="Q4_K_M"), 16)
+    1935.0
     >>> decode_bandwidth_gbps(deploy(cfg, gpu="a100-80gb-pcie", runtime="vllm"))
     1935.0
     """
     full = d.gpu.bandwidth_gbps
-    if full and d.engine.sm_stream_limited and d.gpu.sm_count:
+    if full and d.engine.sm_stream_limited and d.gpu.sm_count and batch <= LLAMA_CPP_VECTOR_BATCH:
         return min(full, LLAMA_CPP_SM_STREAM_GBPS * d.gpu.sm_count)
     return full
 
 
-def stream_limited(d: Deployment) -> bool:
-    """Whether :func:`decode_bandwidth_gbps` is below the datasheet bandwidth (the per-SM limit binds)."""
-    full, limited = d.gpu.bandwidth_gbps, decode_bandwidth_gbps(d)
+def decode_stream_limit_binds(d: Deployment, batch: int = 1) -> bool:
+    """Whether :func:`decode_bandwidth_gbps` at ``batch`` is below the datasheet bandwidth (the per-SM limit binds on
+    this GPU), as opposed to ``Engine.sm_stream_limited``, the engine's trait."""
+    full, limited = d.gpu.bandwidth_gbps, decode_bandwidth_gbps(d, batch)
     return full is not None and limited is not None and limited < full
+
+
+def _decode_bytes_per_s(d: Deployment, batch: int, bandwidth_efficiency: float) -> float | None:
+    """Bytes/s a decode step of ``batch`` sequences reads at: :func:`decode_bandwidth_gbps` x ``bandwidth_efficiency``
+    / an AMD GPU's bandwidth factor (:func:`vendor_factors`); None where the bandwidth is unknown."""
+    gbps = decode_bandwidth_gbps(d, batch)
+    return gbps * GB * bandwidth_efficiency / vendor_factors(d)[0] if gbps else None
 
 
 def layer_overhead(d: Deployment) -> float:
@@ -902,13 +925,16 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            f"models, all bandwidth-bound: a compute-bound part keeps their share of the tensor rate, "
                            f"an extrapolation); those figures took {lo:g}-{hi:g}x this estimate's time (its range); "
                            "older ROCm stacks and the dense sets kept aside took up to 3.2x")
-    if stream_limited(d) and g.bandwidth_gbps and g.sm_count:
-        assumptions.append(f"{d.engine.label}'s decode kernels stream at most {LLAMA_CPP_SM_STREAM_GBPS:g} GB/s per SM "
-                           f"(the loads in flight an SM keeps; fitted on published A100 PCIe, RTX 3090 and V100 "
-                           f"figures): on {g.name}'s {g.sm_count} SMs {decode_bandwidth_gbps(d):,.0f} GB/s of its "
+    if decode_stream_limit_binds(d, batch) and g.bandwidth_gbps and g.sm_count:
+        ref = get_gpu(LLAMA_CPP_MEASURED_GPU)
+        beyond = g.bandwidth_gbps * (ref.sm_count or 1) > (ref.bandwidth_gbps or 0.0) * g.sm_count
+        assumptions.append(f"{d.engine.label}'s one-token decode kernels (up to {LLAMA_CPP_VECTOR_BATCH} sequences) "
+                           f"stream at most {LLAMA_CPP_SM_STREAM_GBPS:g} GB/s per SM (the loads in flight an SM "
+                           f"keeps; fitted on published batch-1 A100 PCIe, RTX 3090 and V100 figures): on {g.name}'s "
+                           f"{g.sm_count} SMs {decode_bandwidth_gbps(d, batch):,.0f} GB/s of its "
                            f"{g.bandwidth_gbps:,.0f}"
                            + (", an extrapolation (no published llama.cpp figure on a GPU with this much bandwidth "
-                              "per SM)" if g.bandwidth_gbps > A100_GBPS_PER_SM * g.sm_count else ""))
+                              "per SM)" if beyond else ""))
     if d.runtime == "llama_cpp" and d.gpu.key not in LLAMA_CPP_FITTED_GPUS and d.gpu.vendor not in UNCALIBRATED_VENDORS:
         assumptions.append(f"llama.cpp on {d.gpu.name}: no published llama.cpp figure on this GPU is among the fitted "
                            "ones (GeForce RTX 3090 / 4090 / 5090, V100, A100 PCIe, Apple M2 / M3 Ultra); llama-bench "
@@ -964,7 +990,7 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     pre_flops, tflops, rate_name, prefill = pre
     bw_text = f"{_rate_text(d.gpu.bandwidth_gbps, 'GB/s')} x {bandwidth_efficiency:g}"
     dec_rate = _rate_text(d.gpu.bandwidth_gbps, 'GB/s')
-    if stream_limited(d):
+    if decode_stream_limit_binds(d, batch):
         dec_rate = f"min({dec_rate}, {d.gpu.sm_count} SMs x {LLAMA_CPP_SM_STREAM_GBPS:g} GB/s)"
     what = "attention scores" + (" and MLA V copies" if _copies_viewed_v(d) else "")
     dec_bw_text = f"{dec_rate} x {bandwidth_efficiency:g}"
@@ -1042,8 +1068,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     enc = d.spec.default_encoder_tokens or context
     fitted_bw = gpu.bandwidth_gbps * GB * bandwidth_efficiency if gpu.bandwidth_gbps else None
     bw = fitted_bw / vendor_factors(d)[0] if fitted_bw is not None else None    # an AMD GPU's kernels stream less
-    dec_gbps = decode_bandwidth_gbps(d)
-    dec_bw = dec_gbps * GB * bandwidth_efficiency / vendor_factors(d)[0] if dec_gbps else None  # llama.cpp's per SM
+    dec_bw = _decode_bytes_per_s(d, batch, bandwidth_efficiency)       # llama.cpp's per-SM limit at a small batch
     rate = tflops * TFLOP * compute_efficiency if tflops else None
     unavailable = []
     if bw is None:
@@ -1137,7 +1162,7 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         raise InputError(f"no speed estimate for {d.gpu.name}: memory bandwidth unknown")
     bs = [check_count("batch", b, 1, MAX_BATCH) for b in batches]
     ts = [check_count("context", t, 1, MAX_CONTEXT) for t in contexts]
-    bw = (decode_bandwidth_gbps(d) or 0.0) * GB * bandwidth_efficiency / vendor_factors(d)[0]
+    bw = np.asarray([_decode_bytes_per_s(d, x, bandwidth_efficiency) for x in bs], dtype=np.float64)[:, None]
     tflops = _tensor_rate(d)[0]
     rate = tflops * TFLOP * compute_efficiency if tflops else None
     b = np.asarray(bs, dtype=np.float64)[:, None]

@@ -6,15 +6,17 @@ format, batch, prompt and generated tokens) and its source. No Streamlit.
 
 The two defaults of :mod:`kvcalc.speed` come from here (:func:`derived_efficiencies`):
 
-* bandwidth efficiency of a decode row = bytes the step reads / (datasheet bandwidth x measured
+* bandwidth efficiency of a decode row = bytes the step reads / (the bandwidth the step streams at x measured
   step), the step being 1 / (tokens/s per sequence) = batch / (aggregate tokens/s), bytes from
-  ``kvcalc.speed.estimate_speed`` (weights touched + every sequence's ideal cache, per GPU);
+  ``kvcalc.speed.estimate_speed`` (weights touched + every sequence's ideal cache, per GPU), the bandwidth
+  ``kvcalc.speed.decode_bandwidth_gbps`` (the datasheet's, or llama.cpp's per-SM limit);
 * compute efficiency of a prefill row = prefill FLOPs / (GPUs x datasheet dense bf16 rate x
   measured time to first token).
 
 The default is the median over the rows that exercise nothing the estimate leaves out
 (:func:`unmodelled_effects` empty): integer-quantized weights (unpacking cost), tensor parallelism
-(all-reduce time), MoE routing, and prefills too short to be compute-bound (fixed per-kernel costs) are such
+(all-reduce time), MoE routing, llama.cpp's per-SM streaming limit where it binds (fitted on those rows), and
+prefills too short to be compute-bound (fixed per-kernel costs) are such
 effects; rows with them are kept as checks of the direction of the error, not used to set the
 defaults.
 
@@ -38,7 +40,7 @@ from .deployment import Deployment, deploy
 from .engines import get_engine
 from .errors import ConfigError
 from .gpus import get_gpu
-from .speed import GB, TFLOP, UNCALIBRATED_VENDORS, SpeedEstimate, estimate_speed, stream_limited
+from .speed import GB, TFLOP, UNCALIBRATED_VENDORS, SpeedEstimate, decode_stream_limit_binds, estimate_speed
 
 MEASUREMENTS_PATH = data_path("speed_measurements.csv")
 XQA_RELEASE = (0, 8)
@@ -369,7 +371,7 @@ def implied_efficiency(m: Measurement) -> float:
     d = measured_deployment(m)
     e = estimate_speed(d, m.batch, m.context_tokens, prompt_tokens=m.prompt_tokens or None, logits=m.outputs_logits,
                        bandwidth_efficiency=speed.DEFAULT_BANDWIDTH_EFFICIENCY, compute_efficiency=1.0)
-    rate = speed.decode_bandwidth_gbps(d) if m.is_decode else speed._tensor_rate(d)[0]
+    rate = speed.decode_bandwidth_gbps(d, m.batch) if m.is_decode else speed._tensor_rate(d)[0]
     if not rate or e.decode_step_seconds is None or e.ttft_seconds is None:
         raise ConfigError(f"speed_measurements.csv {m.id}.gpu", m.gpu, "; ".join(e.unavailable))
     if m.is_decode:
@@ -399,7 +401,7 @@ def unmodelled_effects(m: Measurement) -> tuple[str, ...]:
         out.append(f"{get_gpu(m.gpu).vendor} GPU kernels (no constant is fitted on them)")
     if measured_deployment(m).spec.moe_experts:
         out.append("MoE routing overhead")
-    if m.is_decode and stream_limited(measured_deployment(m)):
+    if m.is_decode and decode_stream_limit_binds(measured_deployment(m), m.batch):
         out.append("the decode kernels' per-SM streaming limit (kvcalc.speed.LLAMA_CPP_SM_STREAM_GBPS)")
     if m.gpus > 1:
         out.append("tensor-parallel communication")

@@ -143,10 +143,10 @@ class LlamaCppEngine(PagedEngine):
     quantized prompts through int8 MMQ on Turing and later, where the rule rests on the published prompt figures
     alone (kvcalc.speed.LLAMA_CPP_RATE_SHARE)."""
     sm_stream_limited = True
-    """ggml-cuda's one-token kernels keep too little in flight per SM to stream an A100's or H100's HBM
-    (kvcalc.speed.decode_bandwidth_gbps): ggml/src/ggml-cuda/mmvq.cu ``mul_mat_vec_q`` at c392e509 (Feb 2025) runs one
-    weight row per CUDA block of 4 warps at batch 1 under ``__launch_bounds__(..., 1)`` ("use as many registers as it
-    wants"), which bounds the blocks resident on an SM and so the loads in flight."""
+    """ggml-cuda's one-token kernels stream an A100's HBM at about half its datasheet (PR #6017's figure): taken as a
+    limit on the loads in flight per SM (kvcalc.speed.decode_bandwidth_gbps, an inferred mechanism): the matrix-vector
+    kernels run a weight row or two per small block (mmvq.cu ``mul_mat_vec_q`` at c392e509: one row per 4-warp block
+    at batch 1, ``__launch_bounds__(..., 1)`` letting the compiler trade occupancy for registers)."""
     vllm_names = {"max_model_len": "n_ctx (-c)", "max_num_seqs": "n_parallel (-np)",
                   "max_num_batched_tokens": "n_batch (-b)"}
 

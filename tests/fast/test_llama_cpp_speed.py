@@ -98,7 +98,7 @@ def test_the_decode_grid_pays_the_scores_as_the_estimate_does() -> None:
                      gguf="Q4_0", flash_attn="off"),       # and an AMD GPU's two factors
               deploy(load_config("meta-llama__Llama-3.1-8B.json"), gpu="a100-80gb", runtime="llama_cpp",
                      gguf="Q4_K_M")):                      # the per-SM streaming limit
-        batches, contexts = [1, 4], [1, 700, 4096, 30_000]
+        batches, contexts = [1, 4, 8, 9, 32], [1, 700, 4096, 30_000]
         grid = decode_rate_grid(d, batches, contexts)
         for i, b in enumerate(batches):
             for j, t in enumerate(contexts):
@@ -187,23 +187,30 @@ def test_llama_cpps_decode_streams_at_most_its_per_sm_limit_and_the_other_engine
     below it (an RTX 4090: 1,008 GB/s over 128 SMs) and in vLLM the datasheet's; on an Apple GPU (no SM count) too.
     The prefill keeps the datasheet bandwidth. The step's weight read checks the arithmetic by hand."""
     from kvcalc import speed
-    from kvcalc.speed import decode_bandwidth_gbps, stream_limited
+    from kvcalc.speed import decode_bandwidth_gbps, decode_stream_limit_binds
 
     cfg = load_config("meta-llama__Llama-3.1-8B.json")
     a100 = deploy(cfg, gpu="a100-80gb", runtime="llama_cpp", gguf="F16")
     assert a100.gpu.sm_count == 108
     assert decode_bandwidth_gbps(a100) == pytest.approx(108 * speed.LLAMA_CPP_SM_STREAM_GBPS)
     assert decode_bandwidth_gbps(a100) < 2039
-    assert stream_limited(a100)
+    assert decode_stream_limit_binds(a100)
+    # a batch past the one-token kernels (MMVQ_MAX_BATCH_SIZE 8) runs GEMMs: the datasheet bandwidth
+    assert decode_bandwidth_gbps(a100, 8) < 2039 and decode_bandwidth_gbps(a100, 9) == 2039
+    assert not decode_stream_limit_binds(a100, 16)
     for d in (deploy(cfg, gpu="rtx-4090", runtime="llama_cpp", gguf="F16"),
               deploy(cfg, gpu="a100-80gb", runtime="vllm"),
               deploy(cfg, gpu="m2-ultra-192gb", runtime="llama_cpp", gguf="F16")):
-        assert decode_bandwidth_gbps(d) == d.gpu.bandwidth_gbps and not stream_limited(d)
+        assert decode_bandwidth_gbps(d) == d.gpu.bandwidth_gbps and not decode_stream_limit_binds(d)
     e = estimate_speed(a100, 1, 1)
     bw = 108 * speed.LLAMA_CPP_SM_STREAM_GBPS * 1e9 * speed.DEFAULT_BANDWIDTH_EFFICIENCY
     kv_and_fixed = e.decode_kv_bytes / bw + e.decode_fixed_seconds
     assert e.decode_step_seconds == pytest.approx(e.decode_weight_bytes / bw + kv_and_fixed, rel=1e-9)
-    assert any("stream at most" in a and "108 SMs 1,177 GB/s of its 2,039" in a for a in e.assumptions)
+    assert any("stream at most" in a and "108 SMs 1,177 GB/s of its 2,039" in a and "extrapolation" not in a
+               for a in e.assumptions)
+    h200 = estimate_speed(deploy(cfg, gpu="h200", runtime="llama_cpp", gguf="F16"), 1, 1)
+    assert any("stream at most" in a and "an extrapolation" in a for a in h200.assumptions)
+    assert not any("stream at most" in a for a in estimate_speed(a100, 16, 1).assumptions)
     assert "min(2039 GB/s, 108 SMs x 10.9 GB/s)" in e.formulas[0]
     # a prefill's GEMMs fill the GPU: lifting the limit changes the decode step, not a short (memory-bound) prompt's
     short = estimate_speed(a100, 1, 64)
