@@ -74,6 +74,7 @@ scheduling and sampling overheads beyond the fitted fixed costs, engine-version 
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -509,30 +510,52 @@ def _materialized_bytes(d: Deployment, st: _Stage, batch: int, *, context: int =
     return scores + views
 
 
+def _converted_experts(n: int, experts: int, top_k: int, most: int) -> float:
+    """Expected number of a MoE layer's ``experts`` that more than ``most`` of ``n`` tokens pick (each token picks
+    ``top_k``, uniform routing): ``experts x P(Binomial(n, top_k / experts) > most)``.
+
+    >>> round(_converted_experts(512, 128, 8, 63), 3), round(_converted_experts(512, 8, 2, 63), 3)
+    (0.0, 8.0)
+    """
+    p = top_k / experts
+    if p >= 1:
+        return float(experts) if n > most else 0.0
+    at_most = sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * math.log(p)
+                           + (n - i) * math.log1p(-p)) for i in range(min(most, n) + 1))
+    return experts * max(0.0, 1.0 - at_most)
+
+
 def _dequantized_bytes(d: Deployment, st: _Stage, tokens: int) -> int:
-    """Bytes one GPU of the stage moves converting its quantized weight matrices to F16 for ``tokens`` prompt tokens,
-    where the engine does so before each pass's GEMMs (``Engine.dequantized_prompt``: llama.cpp's cuBLAS path): the
-    tokens run in passes of ``-ub``; each pass of more than the MMQ limit reads every matrix's stored bytes and writes
-    2 B a weight (``to_fp16_cuda``), a kernel of its own before the GEMM; a MoE layer converts the experts the pass's
-    tokens touch (ggml_cuda_mul_mat_id runs each used expert's rows as their own product). The stored bytes are the
-    stage's, less its LM head and input table (a prompt's last token alone takes the logits, through the
-    matrix-vector kernel); 0 where the engine multiplies the stored weights."""
+    """Bytes one GPU of the stage moves converting its quantized weight matrices to F16 for a forward pass of
+    ``tokens`` tokens (a prompt, or a decode step of that many sequences), where the engine does so before a GEMM
+    (``Engine.dequantized_prompt``: llama.cpp's cuBLAS path): the tokens run in passes of ``-ub``; in each pass of
+    more than the MMQ limit every dense matrix is read at its stored bytes and written at 2 B a weight
+    (``to_fp16_cuda``), a kernel of its own before the GEMM; a MoE layer's experts each by the rows routed to them
+    (``ggml_cuda_mul_mat_id`` multiplies each used expert's rows on their own, so an expert converts when more than
+    the limit pick it: :func:`_converted_experts`). The stored bytes are the stage's, less its LM head and input table
+    (a prompt's last token alone takes the logits, through the matrix-vector kernel); 0 where the engine multiplies
+    the stored weights. Partial offload (``-ngl``, ``-ncmoe``) is not modelled: the parameters are the stage's all."""
     rule = d.engine.dequantized_prompt(d)
     if rule is None or tokens <= 0:
         return 0
     ubatch, most = rule
-    full, rest = divmod(tokens, ubatch)
-    passes = full + (1 if rest > most else 0)
     p = d.weights.params
     matrices = (p.attention + p.mlp + p.mixer + p.other) * st.share / d.tp
-    if not passes or matrices <= 0:
+    if matrices <= 0:
         return 0
-    used = matrices
-    if d.spec.moe_experts and d.spec.moe_top_k:
-        e, k = d.spec.moe_experts, d.spec.moe_top_k
-        used -= p.moe_experts * st.share / d.tp * (1 - expected_experts(e, k, min(tokens, ubatch)) / e)
-    stored = max(st.weights - st.head - st.table, 0) * used / matrices
-    return int(passes * (stored + 2 * used))
+    full, rest = divmod(tokens, ubatch)
+    sizes = ([ubatch] if full else []) + ([rest] if rest else [])
+    counts = ([full] if full else []) + ([1] if rest else [])
+    e, k = d.spec.moe_experts, d.spec.moe_top_k
+    experts = p.moe_experts * st.share / d.tp if e and k else 0.0
+    per_param = max(st.weights - st.head - st.table, 0) / matrices + 2         # stored bytes + the F16 write
+    moved = 0.0
+    for n, times in zip(sizes, counts):
+        used = (matrices - experts) if n > most else 0.0
+        if experts and e and k:
+            used += experts * _converted_experts(n, e, k, most) / e
+        moved += times * used * per_param
+    return int(moved)
 
 
 def _attention_width(a: AttentionCache) -> int:
@@ -981,11 +1004,13 @@ def _vendor_text(d: Deployment) -> str:
 
 def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, float | None],
               pre: tuple[int, float | None, str, float | None], bandwidth_efficiency: float,
-              compute_efficiency: float, scores: tuple[int, int] = (0, 0), dequantized: int = 0) -> tuple[str, ...]:
+              compute_efficiency: float, scores: tuple[int, int] = (0, 0),
+              dequantized: tuple[int, int] = (0, 0)) -> tuple[str, ...]:
     """The estimate's arithmetic in words: ``dec`` = (weight bytes, KV bytes, fixed s, all-reduce s, step s
     or None), ``pre`` = (FLOPs, TFLOP/s, rate name, seconds of the whole batch's prefill or None: at batch 1
     the time to first token), ``scores`` = (bytes of materialized attention scores a decode step and the prefill
-    move, per GPU: :func:`_materialized_bytes`)."""
+    move, per GPU: :func:`_materialized_bytes`), ``dequantized`` = (bytes a decode step and the prefill move
+    converting quantized weights to F16: :func:`_dequantized_bytes`)."""
     dec_w, dec_kv, fixed, comm, step = dec
     pre_flops, tflops, rate_name, prefill = pre
     bw_text = f"{_rate_text(d.gpu.bandwidth_gbps, 'GB/s')} x {bandwidth_efficiency:g}"
@@ -996,8 +1021,10 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     dec_bw_text = f"{dec_rate} x {bandwidth_efficiency:g}"
     dec_sc = f" + {scores[0]:,} B of {what} through memory / ({dec_bw_text})" if scores[0] else ""
     pre_sc = f", + {scores[1]:,} B of {what} through memory / ({bw_text})" if scores[1] else ""
-    if dequantized:
-        pre_sc += f", + {dequantized:,} B converting the quantized weights to F16 / ({bw_text})"
+    if dequantized[0]:
+        dec_sc += f" + {dequantized[0]:,} B converting the quantized weights to F16 / ({dec_bw_text})"
+    if dequantized[1]:
+        pre_sc += f", + {dequantized[1]:,} B converting the quantized weights to F16 / ({bw_text})"
     return (
         f"decode step = {dec_w:,} B weights read / ({dec_rate}"
         f" x {bandwidth_efficiency:g}"
@@ -1084,7 +1111,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     peak_bw = fitted_bw / bandwidth_efficiency if fitted_bw is not None else None
     peak_rate = rate / compute_efficiency if rate is not None else None
     step = fixed = comm = floor = 0.0       # floor: the step at the datasheet rates, no fixed cost
-    dec_bytes = dec_w = dec_kv = dec_flops = dec_scores = 0
+    dec_bytes = dec_w = dec_kv = dec_flops = dec_scores = dec_conv = 0
     dec_compute_bound = False
     for st in _stages(d):
         share, spec = st.share, st.spec
@@ -1099,13 +1126,14 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
         dec_flops += int(gemm + attn)
         layers = spec.num_layers
         scores = _materialized_bytes(d, st, batch, context=context)
-        dec_scores += scores
+        conv = _dequantized_bytes(d, st, batch)         # a step of many sequences on llama.cpp's cuBLAS path
+        dec_scores, dec_conv = dec_scores + scores, dec_conv + conv
         if dec_bw is not None and peak_bw is not None:
             parts = _kernel_seconds(wt / (dec_bw * wshare), gemm, rate), _kernel_seconds(kv / dec_bw, attn, rate)
             extra = _fixed_seconds(d, layers), _allreduce_seconds(d, layers, batch)
-            step += parts[0][0] + parts[1][0] + sum(extra) + scores / dec_bw
+            step += parts[0][0] + parts[1][0] + sum(extra) + (scores + conv) / dec_bw
             floor += (_kernel_seconds(wt / peak_bw, gemm, peak_rate)[0]
-                      + _kernel_seconds(kv / peak_bw, attn, peak_rate)[0] + scores / peak_bw)
+                      + _kernel_seconds(kv / peak_bw, attn, peak_rate)[0] + (scores + conv) / peak_bw)
             fixed, comm = fixed + extra[0], comm + extra[1]
             dec_compute_bound |= parts[0][1] or parts[1][1]
     prefill, pre_flops, pre_compute_bound = _prefill(d, batch, prompt, enc, active, bw, rate)
@@ -1114,7 +1142,7 @@ def estimate_speed(d: Deployment, batch: int, context: int, *, prompt_tokens: in
     one_floor = _prefill(d, 1, prompt, enc, active, peak_bw, peak_rate, fixed=False)[0]
     decode_ok, prefill_ok = bw is not None, rate is not None
     score_bytes = (dec_scores, sum(_materialized_bytes(d, st, batch, prompt=prompt) for st in _stages(d)))
-    dequantized = sum(_dequantized_bytes(d, st, batch * prompt) for st in _stages(d))
+    dequantized = (dec_conv, sum(_dequantized_bytes(d, st, batch * prompt) for st in _stages(d)))
     formulas = _formulas(d, batch, (dec_w, dec_kv, fixed, comm, step if decode_ok else None),
                          (pre_flops, tflops, rate_name, prefill if prefill_ok else None),
                          bandwidth_efficiency, compute_efficiency, score_bytes, dequantized)
@@ -1183,6 +1211,8 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         if _score_traffic(d) is not None:
             step += np.asarray([[_materialized_bytes(d, st, x, context=c) for c in ts] for x in bs],
                                dtype=np.float64) / bw
+        if d.engine.dequantized_prompt(d) is not None:
+            step += np.asarray([_dequantized_bytes(d, st, x) for x in bs], dtype=np.float64)[:, None] / bw
         if rate is None:
             step += wt / wshare + kv
             continue

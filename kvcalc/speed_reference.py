@@ -160,19 +160,21 @@ class Measurement:
 
     @property
     def llama_cpp_before_mmq_default(self) -> bool:
-        """A llama.cpp CUDA row of a build before PR #8075 (June 2024, "by default mul_mat_q instead of FP16 cuBLAS
-        GEMM is used"): its version names a month of 2023 or of 2024 before June (or "early 2024"), or only PRs
-        before #8075; planned with ``force_cublas`` (its quantized prompts converted to F16 for cuBLAS:
-        ``Engine.dequantized_prompt``), unless its notes say the figure is the MMQ kernels' (PR #7676's column)."""
+        """A llama.cpp CUDA row of a build from PR #3776 (27 Oct 2023: FP16 cuBLAS above 32 tokens) to PR #8075
+        (June 2024, "by default mul_mat_q instead of FP16 cuBLAS GEMM is used"): its version names a month of 2024
+        before June (or "early 2024"), or only PRs from #3776 to #8074; planned with ``force_cublas`` (its quantized
+        passes converted to F16 for cuBLAS: ``Engine.dequantized_prompt``), unless its notes say the figure is the MMQ
+        kernels' (PR #7676's column). Earlier builds (MMQ at every size from August 2023, an F32 conversion before)
+        are planned as today's; no row is of one."""
         if self.runtime != "llama_cpp" or any(x in self.engine for x in ("Vulkan", "Metal", "ROCm", "HIP")):
             return False
         if get_gpu(self.gpu).vendor != "NVIDIA" or "MMQ" in self.notes:
             return False
         version = self.engine_version
-        if re.search(r"\b2023\b|early 2024|\b(Jan|Feb|March|Mar|April|Apr|May)\w* 2024\b", version):
+        if re.search(r"early 2024|\b(Jan|Feb|March|Mar|April|Apr|May)\w* 2024\b", version):
             return True
         pr = [int(n) for n in re.findall(r"#(\d+)", version)]
-        return bool(pr) and max(pr) < 8075
+        return bool(pr) and min(pr) >= 3776 and max(pr) < 8075
 
     @property
     def llama_bench_without_flash_attention(self) -> bool:

@@ -350,11 +350,13 @@ class LlamaCppEngine(PagedEngine):
 
     def dequantized_prompt(self, d: Deployment) -> tuple[int, int] | None:
         """On an NVIDIA GPU with FP16 tensor cores (compute capability 7.0 and later) and a GGUF of quantized tensors,
-        a prompt pass of more tokens than MMQ takes runs ``ggml_cuda_op_mul_mat_cublas``, which converts each whole
-        weight matrix to F16 in a pool buffer (``to_fp16_cuda(src0_dd_i, src0_as_f16...)``, ggml-cuda.cu at 4426e298)
-        before ``cublasGemmEx``: in a build before PR #8075 (June 2024: "by default mul_mat_q instead of FP16 cuBLAS
-        GEMM is used") or one built with ``GGML_CUDA_FORCE_CUBLAS`` (``--cuda-force-cublas``) above 32 tokens
-        (``MMQ_MAX_BATCH_SIZE``); in today's builds only where there is no int8 tensor-core MMQ (a V100:
+        a pass of more tokens than MMQ takes (a MoE expert: more rows routed to it) runs
+        ``ggml_cuda_op_mul_mat_cublas``, which converts each whole weight matrix to F16 in a pool buffer
+        (``to_fp16_cuda(src0_dd_i, src0_as_f16...)``, ggml-cuda.cu at 4426e298) before ``cublasGemmEx``: above 32
+        tokens (``MMQ_MAX_BATCH_SIZE``) in a build from PR #3776 (October 2023) to PR #8075 (June 2024: "by default
+        mul_mat_q instead of FP16 cuBLAS GEMM is used"), ``--cuda-force-cublas`` (a build with
+        ``GGML_CUDA_FORCE_CUBLAS`` converts from 9 tokens, taken as the same); in today's builds only where there is
+        no int8 tensor-core MMQ (a V100:
         ``ggml_cuda_should_use_mmq`` returns ``!fp16_mma_hardware_available(cc) || ne11 < MMQ_DP4A_MAX_BATCH_SIZE``,
         64, ggml/src/ggml-cuda/mmq.cu at c392e509 and 027ef876). A float GGUF (F16 / BF16 / F32) is multiplied as
         stored. Returns (``-ub``, the most tokens a pass keeps on the quantized kernels).
@@ -373,9 +375,10 @@ class LlamaCppEngine(PagedEngine):
         if d.gpu.vendor != "NVIDIA" or cc is None or cc < 70 or scheme.startswith(("F16", "BF16", "F32")):
             return None
         o = d.llama_cpp
+        ubatch = min(o.n_ubatch, o.n_batch)     # llama.cpp clamps n_ubatch to n_batch
         if o.force_cublas:
-            return o.n_ubatch, MMQ_MAX_BATCH_SIZE
-        return (o.n_ubatch, MMQ_DP4A_MAX_BATCH_SIZE - 1) if cc < 75 else None
+            return ubatch, MMQ_MAX_BATCH_SIZE
+        return (ubatch, MMQ_DP4A_MAX_BATCH_SIZE - 1) if cc < 75 else None
 
     def materialized_scores(self, d: Deployment) -> ScoreTraffic | None:
         """Without FlashAttention (``-fa off``) llama.cpp's graph computes each layer's scores as tensors

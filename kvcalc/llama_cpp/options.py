@@ -243,9 +243,10 @@ DECLARATIONS: tuple[Option, ...] = (
            DEFAULT_N_BATCH, None),
     Option("n_ubatch", ("-ub", "--ubatch-size"), "int", "physical batch (default 512)", "tokens", 1, MAX_CONTEXT,
            DEFAULT_N_UBATCH, None),
-    Option("force_cublas", ("--cuda-force-cublas",), "bool", "a CUDA build whose quantized prompts are converted "
-           "to F16 and multiplied by cuBLAS: built with -DGGML_CUDA_FORCE_CUBLAS=ON, or any build before PR #8075 "
-           "(June 2024), which made the quantized MMQ kernels the default (a build option, not a llama-server flag)",
+    Option("force_cublas", ("--cuda-force-cublas",), "bool", "a CUDA build whose quantized passes of more than 32 "
+           "tokens are converted to F16 and multiplied by cuBLAS: a build from PR #3776 (Oct 2023) to PR #8075 (June "
+           "2024), which made the quantized MMQ kernels the default; one built with -DGGML_CUDA_FORCE_CUBLAS=ON is "
+           "taken as the same (a build option, not a llama-server flag)",
            "", None, None, False, "ll_cublas", command=False),
     Option("program", ("llama-server", "llama-cli"), "choice", "the program run: llama-server (4 unified slots "
            "for a bare -np 1) or llama-cli (one sequence)", "", None, None, "llama-server", "ll_prog",

@@ -97,8 +97,10 @@ def test_the_decode_grid_pays_the_scores_as_the_estimate_does() -> None:
               deploy(load_config("deepseek-ai__DeepSeek-V2-Lite.json"), gpu="mi300x", runtime="llama_cpp",
                      gguf="Q4_0", flash_attn="off"),       # and an AMD GPU's two factors
               deploy(load_config("meta-llama__Llama-3.1-8B.json"), gpu="a100-80gb", runtime="llama_cpp",
-                     gguf="Q4_K_M")):                      # the per-SM streaming limit
-        batches, contexts = [1, 4, 8, 9, 32], [1, 700, 4096, 30_000]
+                     gguf="Q4_K_M"),                       # the per-SM streaming limit
+              deploy(load_config("meta-llama__Llama-3.1-8B.json"), gpu="v100-32gb", runtime="llama_cpp",
+                     gguf="Q4_K_M")):                      # a 64-sequence step's F16 conversion
+        batches, contexts = [1, 4, 8, 9, 32, 64], [1, 700, 4096, 30_000]
         grid = decode_rate_grid(d, batches, contexts)
         for i, b in enumerate(batches):
             for j, t in enumerate(contexts):
@@ -254,6 +256,18 @@ def test_a_quantized_prompt_on_the_cublas_path_pays_the_conversion_of_its_weight
     assert moved(512, gpu="rtx-4090", gguf="Q4_K_M") == 0 and moved(512, gpu="v100-32gb", gguf="F16") == 0
     old = {"gpu": "rtx-4090", "gguf": "Q4_K_M", "force_cublas": True}
     assert moved(33, **old) == per_pass and moved(32, **old) == 0
+    assert moved(4096, **old, n_ubatch=32) == 0                   # every pass within MMQ's limit
+    assert moved(4096, **old, n_batch=256) == 16 * per_pass       # -ub is clamped to -b: 16 passes of 256
+    # a MoE layer's experts convert by the rows routed to each: at 512 tokens none of Qwen3-30B-A3B's 128 experts
+    # gets 64 (8 picks a token), so only the attention and router matrices convert on a V100
+    moe = load_config("Qwen__Qwen3-30B-A3B.json")
+    d = deploy(moe, gpu="v100-32gb", runtime="llama_cpp", gguf="Q4_K_M")
+    p = d.weights.params
+    dense = p.attention + p.mlp + p.mixer + p.other - p.moe_experts
+    assert 0 < _dequantized_bytes(d, _stages(d)[0], 512) < 1.01 * dense * (2 + 0.7)
+    # a decode step of 64 sequences on a V100 runs the same cuBLAS path, and pays it
+    many = estimate_speed(deploy(cfg, runtime="llama_cpp", **v100), 64, 1024)
+    assert f"+ {per_pass:,} B converting the quantized weights to F16" in many.formulas[0]
     e = estimate_speed(deploy(cfg, runtime="llama_cpp", **v100), 1, 512)
     assert any("converts the quantized weight matrices to F16, 18.1 GB" in a for a in e.assumptions)
     assert f"+ {per_pass:,} B converting the quantized weights to F16" in e.formulas[2]
