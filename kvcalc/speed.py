@@ -930,8 +930,10 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
         assumptions.append(f"{d.engine.label}'s quantized prompt GEMMs run through cuBLAS here ("
                            + ("a build with GGML_CUDA_FORCE_CUBLAS or before PR #8075" if d.llama_cpp.force_cublas
                               else f"{g.name} has no int8 tensor-core MMQ")
-                           + f"): each pass of more than {most} tokens first converts the quantized weight matrices "
-                           f"to F16, {per_pass / 1e9:,.1f} GB read and written a {ubatch}-token pass")
+                           + f"): each pass of more than {most} tokens (a prompt's, or a decode step's of as many "
+                           f"sequences) first converts the quantized weight matrices to F16 (a MoE expert when more "
+                           f"than {most} tokens pick it), {per_pass / 1e9:,.1f} GB read and written a {ubatch}-token "
+                           "pass")
     if any(a.indexer_dim for layer in d.spec.layers for a in layer.attention):
         assumptions.append("sparse attention (an indexer picks the cached tokens each query attends) is not modelled: "
                            "every cached token is read and attended, so at long contexts the decode and prefill "
