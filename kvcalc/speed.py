@@ -471,6 +471,14 @@ def _span(cells: int, cap: int) -> int:
     return cells if cap == 0 else min(cells, cap)
 
 
+def _conversion_rule(d: Deployment) -> tuple[int, int] | None:
+    """``Engine.dequantized_prompt`` of the deployment, memoized on it (the decode grid asks it per batch and stage)."""
+    if "conversion_rule" not in d._memo:
+        d._memo["conversion_rule"] = d.engine.dequantized_prompt(d)
+    rule: tuple[int, int] | None = d._memo["conversion_rule"]
+    return rule
+
+
 def _score_traffic(d: Deployment) -> ScoreTraffic | None:
     """``Engine.materialized_scores`` of the deployment, memoized on it (a decode grid asks it per point)."""
     if "score_traffic" not in d._memo:
@@ -512,7 +520,8 @@ def _materialized_bytes(d: Deployment, st: _Stage, batch: int, *, context: int =
 
 def _converted_experts(n: int, experts: int, top_k: int, most: int) -> float:
     """Expected number of a MoE layer's ``experts`` that more than ``most`` of ``n`` tokens pick (each token picks
-    ``top_k``, uniform routing): ``experts x P(Binomial(n, top_k / experts) > most)``.
+    ``top_k``, uniform routing): ``experts x P(Binomial(n, top_k / experts) > most)``; :func:`expected_experts` is
+    its ``most = 0`` case (any expert a token picks), in closed form.
 
     >>> round(_converted_experts(512, 128, 8, 63), 3), round(_converted_experts(512, 8, 2, 63), 3)
     (0.0, 8.0)
@@ -535,7 +544,7 @@ def _dequantized_bytes(d: Deployment, st: _Stage, tokens: int) -> int:
     the limit pick it: :func:`_converted_experts`). The stored bytes are the stage's, less its LM head and input table
     (a prompt's last token alone takes the logits, through the matrix-vector kernel); 0 where the engine multiplies
     the stored weights. Partial offload (``-ngl``, ``-ncmoe``) is not modelled: the parameters are the stage's all."""
-    rule = d.engine.dequantized_prompt(d)
+    rule = _conversion_rule(d)
     if rule is None or tokens <= 0:
         return 0
     ubatch, most = rule
@@ -544,15 +553,14 @@ def _dequantized_bytes(d: Deployment, st: _Stage, tokens: int) -> int:
     if matrices <= 0:
         return 0
     full, rest = divmod(tokens, ubatch)
-    sizes = ([ubatch] if full else []) + ([rest] if rest else [])
-    counts = ([full] if full else []) + ([1] if rest else [])
-    e, k = d.spec.moe_experts, d.spec.moe_top_k
+    passes = [(n, times) for n, times in ((ubatch, full), (rest, 1)) if n and times]    # (tokens, how many)
+    e, k = d.spec.moe_experts or 0, d.spec.moe_top_k or 0
     experts = p.moe_experts * st.share / d.tp if e and k else 0.0
     per_param = max(st.weights - st.head - st.table, 0) / matrices + 2         # stored bytes + the F16 write
     moved = 0.0
-    for n, times in zip(sizes, counts):
+    for n, times in passes:
         used = (matrices - experts) if n > most else 0.0
-        if experts and e and k:
+        if experts:
             used += experts * _converted_experts(n, e, k, most) / e
         moved += times * used * per_param
     return int(moved)
@@ -923,7 +931,7 @@ def _assumptions(d: Deployment, batch: int, experts: float | None, bandwidth_eff
                            + (f"; each latent-attention layer copies the V it views inside its latent, "
                               f"{scores.viewed_v_passes} passes over its kv_lora_rank columns of every cell"
                               if _copies_viewed_v(d) else ""))
-    dequant = d.engine.dequantized_prompt(d)
+    dequant = _conversion_rule(d)
     if dequant is not None:
         ubatch, most = dequant
         per_pass = sum(_dequantized_bytes(d, st, ubatch) for st in _stages(d))
@@ -1028,8 +1036,7 @@ def _formulas(d: Deployment, batch: int, dec: tuple[int, int, float, float, floa
     if dequantized[1]:
         pre_sc += f", + {dequantized[1]:,} B converting the quantized weights to F16 / ({bw_text})"
     return (
-        f"decode step = {dec_w:,} B weights read / ({dec_rate}"
-        f" x {bandwidth_efficiency:g}"
+        f"decode step = {dec_w:,} B weights read / ({dec_bw_text}"
         + (f" x {QUANTIZED_BANDWIDTH_SHARE:g}" if quantized_weights(d) else "") + ") or the GEMM FLOPs if longer"
         f" + {dec_kv:,} B KV read (or the attention FLOPs) + {fixed * 1e3:.2f} ms fixed per-layer cost + "
         f"{comm * 1e3:.2f} ms tensor-parallel all-reduce" + dec_sc + _vendor_text(d)
@@ -1213,7 +1220,7 @@ def decode_rate_grid(d: Deployment, batches: Sequence[int], contexts: Sequence[i
         if _score_traffic(d) is not None:
             step += np.asarray([[_materialized_bytes(d, st, x, context=c) for c in ts] for x in bs],
                                dtype=np.float64) / bw
-        if d.engine.dequantized_prompt(d) is not None:
+        if _conversion_rule(d) is not None:
             step += np.asarray([_dequantized_bytes(d, st, x) for x in bs], dtype=np.float64)[:, None] / bw
         if rate is None:
             step += wt / wshare + kv

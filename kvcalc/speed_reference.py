@@ -159,6 +159,11 @@ class Measurement:
         return out
 
     @property
+    def version_prs(self) -> list[int]:
+        """The pull-request numbers ``engine_version`` names ('PR #6017 (March 2024)' -> [6017])."""
+        return [int(n) for n in re.findall(r"#(\d+)", self.engine_version)]
+
+    @property
     def llama_cpp_before_mmq_default(self) -> bool:
         """A llama.cpp CUDA row of a build from PR #3776 (27 Oct 2023: FP16 cuBLAS above 32 tokens) to PR #8075
         (June 2024, "by default mul_mat_q instead of FP16 cuBLAS GEMM is used"): its version names a month of 2024
@@ -173,7 +178,7 @@ class Measurement:
         version = self.engine_version
         if re.search(r"early 2024|\b(Jan|Feb|March|Mar|April|Apr|May)\w* 2024\b", version):
             return True
-        pr = [int(n) for n in re.findall(r"#(\d+)", version)]
+        pr = self.version_prs
         return bool(pr) and min(pr) >= 3776 and max(pr) < 8075
 
     @property
@@ -187,8 +192,7 @@ class Measurement:
             return False
         if re.search(r"-fa 1\b|\bfa[ =]1\b|FlashAttention on", self.notes):
             return False
-        version = self.engine_version
-        pr = [int(n) for n in re.findall(r"#(\d+)", version)]
+        version, pr = self.engine_version, self.version_prs
         build = [int(n) for n in re.findall(r"\((\d{4,5})\)", version)]
         return bool(re.search(r"\b202[345]\b", version) or (pr and max(pr) < 23714) or (build and max(build) < 8000))
 

@@ -364,9 +364,9 @@ class LlamaCppEngine(PagedEngine):
         >>> from kvcalc import deploy
         >>> from kvcalc.catalog import bundled_config
         >>> cfg = bundled_config("meta-llama/Llama-3.1-8B")
-        >>> [deploy(cfg, gpu=g, runtime="llama_cpp", gguf="Q4_K_M").engine.dequantized_prompt(
-        ...     deploy(cfg, gpu=g, runtime="llama_cpp", gguf="Q4_K_M")) for g in ("v100-32gb", "rtx-4090")]
-        [(512, 63), None]
+        >>> v100, rtx = (deploy(cfg, gpu=g, runtime="llama_cpp", gguf="Q4_K_M") for g in ("v100-32gb", "rtx-4090"))
+        >>> v100.engine.dequantized_prompt(v100), rtx.engine.dequantized_prompt(rtx)
+        ((512, 63), None)
         >>> d = deploy(cfg, gpu="a100-80gb", runtime="llama_cpp", gguf="Q8_0", force_cublas=True)
         >>> d.engine.dequantized_prompt(d)
         (512, 32)
